@@ -1,0 +1,14 @@
+#!/usr/bin/env node
+// Runs a TypeScript entry point through tsx's loader (used by npm scripts and tests).
+import { register } from 'tsx/esm/api';
+import { pathToFileURL } from 'node:url';
+import { resolve } from 'node:path';
+
+register();
+const entry = process.argv[2];
+if (!entry) {
+  process.stderr.write('usage: run-ts.js FILE.ts [args…]\n');
+  process.exit(2);
+}
+process.argv.splice(1, 1); // the script now sees itself as argv[1]
+await import(pathToFileURL(resolve(entry)).href);

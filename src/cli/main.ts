@@ -1,0 +1,31 @@
+/**
+ * The `bankdata` program: one commander program, one file per command, and one top-level
+ * handler that turns every error into a message with a hint and an exit code.
+ */
+import { Command, CommanderError } from 'commander';
+import { handleCliError } from './handle-error';
+
+export function buildProgram(): Command {
+  const program = new Command('bankdata')
+    .description('Open-banking data pipeline: sync a NZ bank Data API into SQLite, export CSV/JSON/OFX')
+    .version('0.1.0')
+    .exitOverride()
+    .showHelpAfterError();
+  return program;
+}
+
+export async function main(argv: string[]): Promise<number> {
+  try {
+    await buildProgram().parseAsync(argv);
+    return typeof process.exitCode === 'number' ? process.exitCode : 0;
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      // --help and --version end with code 0; anything else commander rejects is usage (2).
+      return error.exitCode === 0 ? 0 : 2;
+    }
+    return handleCliError(error);
+  }
+}
+
+const code = await main(process.argv);
+process.exitCode = code;
