@@ -77,7 +77,8 @@ export interface World {
   /**
    * Transactions the bank shows at instant `at`, full Detail payload: booked ones whose
    * booking is visible by then, and pending ones still open. Sorted BookingDateTime
-   * descending, then TransactionId. Never anything older than the bank's max_history_days.
+   * descending, then TransactionId. (The server, which knows meta, drops anything older than
+   * the bank's max_history_days.)
    */
   transactionsAt(bank: BankName, accountId: string, at: DateTime): Transaction[];
   /** Balances at `at` (InterimBooked, InterimAvailable; a credit line where the account has one). */
