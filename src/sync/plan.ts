@@ -1,0 +1,83 @@
+/**
+ * What a sync may ask of one consent: the consent's permissions ∩ the token's scopes ∩ the
+ * bank's meta features. Nothing the bank lacks is ever requested (ARCHITECTURE "Sync rules").
+ * Pure: the sync records each skip's reason.
+ */
+import { ENDPOINT_ACCESS, ENDPOINT_RESOURCE, creditDebitFilter, hasPermissionFor, type Endpoint } from '../api/rules';
+import type { BankMeta } from '../api/schemas';
+
+export const PLANNED_RESOURCES = [
+  'accounts',
+  'balances',
+  'transactions',
+  'statements',
+  'statement_file',
+  'account_party',
+  'party',
+] as const;
+export type PlannedResource = (typeof PLANNED_RESOURCES)[number];
+
+export type ResourceDecision = { fetch: true } | { fetch: false; reason: string };
+
+export interface ConsentPlan {
+  resources: Record<PlannedResource, ResourceDecision>;
+  /** The consent's Credits/Debits filter: which pending rows a fetch could have returned. */
+  creditDebitFilter: 'Credit' | 'Debit' | null;
+  /** Statement file types to accept, in the bank's order. */
+  statementFileTypes: string[];
+}
+
+/** Resources that hang off an account: without the account list they cannot be reached. */
+const PER_ACCOUNT: readonly PlannedResource[] = ['balances', 'transactions', 'statements', 'statement_file', 'account_party'];
+
+export function planConsent(input: {
+  permissions: readonly string[];
+  scopes: readonly string[];
+  bank: BankMeta | undefined;
+}): ConsentPlan {
+  const { permissions, scopes, bank } = input;
+  const decide = (resource: PlannedResource): ResourceDecision => {
+    const endpoint: Endpoint = resource;
+    if (!bank) return { fetch: false, reason: 'bank not listed in /v1/meta for this organisation' };
+    const feature = ENDPOINT_RESOURCE[endpoint];
+    if (feature && !bank.features.resources[feature]) {
+      return { fetch: false, reason: `bank ${bank.name} does not offer ${feature} (meta)` };
+    }
+    const { scope } = ENDPOINT_ACCESS[endpoint];
+    if (!scopes.includes(scope)) return { fetch: false, reason: `token lacks scope ${scope}` };
+    if (!hasPermissionFor(endpoint, permissions)) {
+      return {
+        fetch: false,
+        reason: `consent lacks permission ${ENDPOINT_ACCESS[endpoint].permissions.join(' or ')}`,
+      };
+    }
+    return { fetch: true };
+  };
+
+  const resources = Object.fromEntries(PLANNED_RESOURCES.map((r) => [r, decide(r)])) as Record<
+    PlannedResource,
+    ResourceDecision
+  >;
+  if (!resources.accounts.fetch) {
+    for (const r of PER_ACCOUNT) {
+      if (resources[r].fetch) resources[r] = { fetch: false, reason: `needs the account list: ${resources.accounts.reason}` };
+    }
+  }
+  if (resources.statement_file.fetch && !resources.statements.fetch) {
+    resources.statement_file = { fetch: false, reason: `needs the statement list: ${resources.statements.reason}` };
+  }
+  const fileTypes = bank?.features.statement_file_content_types ?? [];
+  if (resources.statement_file.fetch && fileTypes.length === 0) {
+    resources.statement_file = { fetch: false, reason: 'bank lists no statement file content types' };
+  }
+  return {
+    resources,
+    creditDebitFilter: creditDebitFilter(permissions),
+    statementFileTypes: fileTypes,
+  };
+}
+
+/** True when the plan fetches nothing at all (every resource skipped). */
+export function planIsEmpty(plan: ConsentPlan): boolean {
+  return PLANNED_RESOURCES.every((r) => !plan.resources[r].fetch);
+}

@@ -1,0 +1,100 @@
+import { describe, expect, it } from 'vitest';
+import { planConsent, planIsEmpty } from '../../src/sync/plan';
+import type { BankMeta } from '../../src/api/schemas';
+
+const ALL_SCOPES = ['manage:consents', 'read:meta', 'read:accounts', 'read:balances', 'read:transactions', 'read:party'];
+const FULL = [
+  'ReadAccountsDetail',
+  'ReadBalances',
+  'ReadTransactionsDetail',
+  'ReadTransactionsCredits',
+  'ReadTransactionsDebits',
+  'ReadStatements',
+  'ReadParty',
+  'ReadPartyAuthUser',
+];
+
+function bank(overrides: Partial<BankMeta['features']['resources']> = {}, fileTypes = ['application/pdf', 'text/csv']): BankMeta {
+  return {
+    name: 'PNZ',
+    features: {
+      permissions: FULL,
+      redirect_flow: { enabled: true },
+      decoupled_flow: { enabled: false, available_identifiers: [] },
+      gateway_flow: { enabled: true, request_timeout: 'PT15M' },
+      resources: {
+        accounts: true,
+        balances: true,
+        transactions: true,
+        statements: true,
+        statement_file: true,
+        party: true,
+        account_party: true,
+        ...overrides,
+      },
+      statement_file_content_types: fileTypes,
+      max_history_days: null,
+    },
+  };
+}
+
+describe('consent plan: permissions ∩ scopes ∩ bank features', () => {
+  it('fetches everything when the consent, token and bank allow it', () => {
+    const plan = planConsent({ permissions: FULL, scopes: ALL_SCOPES, bank: bank() });
+    expect(Object.values(plan.resources).every((d) => d.fetch)).toBe(true);
+    expect(plan.creditDebitFilter).toBeNull();
+  });
+
+  it('never requests a resource the bank meta marks false', () => {
+    const plan = planConsent({ permissions: FULL, scopes: ALL_SCOPES, bank: bank({ statements: false, statement_file: false }) });
+    expect(plan.resources.statements).toEqual({ fetch: false, reason: 'bank PNZ does not offer statements (meta)' });
+    expect(plan.resources.statement_file.fetch).toBe(false);
+    expect(plan.resources.transactions.fetch).toBe(true);
+  });
+
+  it('skips a resource whose permission the consent lacks (BDT411 is never provoked)', () => {
+    const plan = planConsent({
+      permissions: ['ReadAccountsBasic', 'ReadTransactionsBasic', 'ReadBalances'],
+      scopes: ALL_SCOPES,
+      bank: bank(),
+    });
+    expect(plan.resources.transactions.fetch).toBe(true);
+    expect(plan.resources.statements.fetch).toBe(false);
+    expect(plan.resources.party.fetch).toBe(false);
+    expect(plan.resources.account_party.fetch).toBe(false);
+  });
+
+  it('statement files need ReadStatements or ReadStatementsDetail, not Basic', () => {
+    const plan = planConsent({ permissions: ['ReadAccountsDetail', 'ReadStatementsBasic'], scopes: ALL_SCOPES, bank: bank() });
+    expect(plan.resources.statements.fetch).toBe(true);
+    expect(plan.resources.statement_file.fetch).toBe(false);
+  });
+
+  it('skips a resource whose scope the token lacks', () => {
+    const plan = planConsent({ permissions: FULL, scopes: ['read:accounts', 'read:transactions'], bank: bank() });
+    expect(plan.resources.balances).toEqual({ fetch: false, reason: 'token lacks scope read:balances' });
+    expect(plan.resources.party.fetch).toBe(false);
+    expect(plan.resources.transactions.fetch).toBe(true);
+  });
+
+  it('per-account resources are skipped when the account list cannot be read', () => {
+    const plan = planConsent({ permissions: ['ReadTransactionsDetail', 'ReadPartyAuthUser'], scopes: ALL_SCOPES, bank: bank() });
+    expect(plan.resources.transactions.fetch).toBe(false);
+    expect(plan.resources.party.fetch).toBe(true);
+  });
+
+  it('a bank missing from meta plans nothing', () => {
+    const plan = planConsent({ permissions: FULL, scopes: ALL_SCOPES, bank: undefined });
+    expect(planIsEmpty(plan)).toBe(true);
+  });
+
+  it('records the Credits/Debits filter of the consent', () => {
+    const plan = planConsent({ permissions: ['ReadAccountsDetail', 'ReadTransactionsDetail', 'ReadTransactionsCredits'], scopes: ALL_SCOPES, bank: bank() });
+    expect(plan.creditDebitFilter).toBe('Credit');
+  });
+
+  it('no statement file when the bank lists no content types', () => {
+    const plan = planConsent({ permissions: FULL, scopes: ALL_SCOPES, bank: bank({}, []) });
+    expect(plan.resources.statement_file.fetch).toBe(false);
+  });
+});
