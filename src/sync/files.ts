@@ -1,0 +1,108 @@
+/**
+ * Statement files on disk: names we generate (never a server-provided id as a path), written
+ * atomically (temp file, fsync, rename) with their SHA-256 and size.
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import { createWriteStream } from 'node:fs';
+import { mkdir, open, rename, rm } from 'node:fs/promises';
+import { dirname, join, posix } from 'node:path';
+import { Writable } from 'node:stream';
+import { finished } from 'node:stream/promises';
+
+const EXTENSIONS: Record<string, string> = { 'application/pdf': 'pdf', 'text/csv': 'csv' };
+
+/** The media type without parameters, lower case: `text/csv; charset=utf-8` → `text/csv`. */
+export function mediaType(contentType: string): string {
+  return contentType.split(';')[0]!.trim().toLowerCase();
+}
+
+export function extensionFor(contentType: string): string | null {
+  return EXTENSIONS[mediaType(contentType)] ?? null;
+}
+
+function digest(value: string): string {
+  return createHash('sha256').update(value).digest('hex').slice(0, 24);
+}
+
+/**
+ * The path of a statement file relative to the data dir. Built only from hashes of the ids and
+ * our own extension, so `../x` or `2025/02` in an id can never escape or nest directories.
+ */
+export function statementFilePath(bank: string, accountId: string, statementId: string, contentType: string): string {
+  const ext = extensionFor(contentType);
+  if (!ext) throw new RangeError(`unsupported statement file type: ${mediaType(contentType)}`);
+  const safeBank = bank.replace(/[^A-Za-z0-9]/g, '_');
+  return posix.join('statements', safeBank, digest(`${bank}\u0000${accountId}`), `${digest(statementId)}.${ext}`);
+}
+
+export interface AtomicFile {
+  /** Where the bytes go while they arrive. */
+  readonly stream: Writable;
+  /** fsync, rename into place; returns what was written. */
+  commit(): Promise<{ sha256: string; bytes: number }>;
+  /** Removes the temp file (after a failure). Never touches the final name. */
+  abort(): Promise<void>;
+}
+
+/** Opens `<final>.<random>.tmp` beside the final path; directories are created owner-only. */
+export async function createAtomicFile(finalPath: string): Promise<AtomicFile> {
+  await mkdir(dirname(finalPath), { recursive: true, mode: 0o700 });
+  const tempPath = `${finalPath}.${randomBytes(6).toString('hex')}.tmp`;
+  const file = createWriteStream(tempPath, { mode: 0o600, flags: 'wx' });
+  const hash = createHash('sha256');
+  let bytes = 0;
+  const stream = new Writable({
+    write(chunk: Buffer, _encoding, callback) {
+      hash.update(chunk);
+      bytes += chunk.length;
+      if (file.write(chunk)) callback();
+      else file.once('drain', () => callback());
+    },
+    final(callback) {
+      file.end(callback);
+    },
+    destroy(error, callback) {
+      file.destroy();
+      callback(error);
+    },
+  });
+  return {
+    stream,
+    async commit() {
+      if (!stream.writableFinished) {
+        if (!stream.writableEnded) stream.end();
+        await finished(stream);
+      }
+      await finished(file).catch(() => undefined);
+      const handle = await open(tempPath, 'r');
+      try {
+        await handle.sync();
+      } finally {
+        await handle.close();
+      }
+      await rename(tempPath, finalPath);
+      await syncDir(dirname(finalPath));
+      return { sha256: hash.digest('hex'), bytes };
+    },
+    async abort() {
+      stream.destroy();
+      await rm(tempPath, { force: true });
+    },
+  };
+}
+
+/** fsync a directory so the rename survives a power cut (best effort where unsupported). */
+async function syncDir(dir: string): Promise<void> {
+  const handle = await open(dir, 'r');
+  try {
+    await handle.sync();
+  } catch {
+    // Some file systems refuse fsync on directories; the rename itself is still atomic.
+  } finally {
+    await handle.close();
+  }
+}
+
+export function resolveInDataDir(dataDir: string, relative: string): string {
+  return join(dataDir, ...relative.split('/'));
+}

@@ -1,0 +1,52 @@
+import { describe, expect, it } from 'vitest';
+import { createHash } from 'node:crypto';
+import { mkdtemp, readFile, readdir, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createAtomicFile, extensionFor, resolveInDataDir, statementFilePath } from '../../src/sync/files';
+
+describe('statement file names', () => {
+  it('never uses a server-provided id as a path', () => {
+    const p = statementFilePath('PNZ', 'acc-1', '../../etc/passwd', 'application/pdf');
+    expect(p).toMatch(/^statements\/PNZ\/[0-9a-f]{24}\/[0-9a-f]{24}\.pdf$/);
+    const q = statementFilePath('PNZ', 'acc-1', '2025/02', 'text/csv; charset=utf-8');
+    expect(q).toMatch(/^statements\/PNZ\/[0-9a-f]{24}\/[0-9a-f]{24}\.csv$/);
+    expect(p).not.toContain('..');
+  });
+  it('gives different files to different statements and accounts', () => {
+    const a = statementFilePath('PNZ', 'acc-1', 'stm-1', 'application/pdf');
+    expect(statementFilePath('PNZ', 'acc-1', 'stm-2', 'application/pdf')).not.toBe(a);
+    expect(statementFilePath('PNZ', 'acc-2', 'stm-1', 'application/pdf')).not.toBe(a);
+    expect(statementFilePath('ANZ', 'acc-1', 'stm-1', 'application/pdf')).not.toBe(a);
+  });
+  it('refuses content types it does not know', () => {
+    expect(extensionFor('text/html')).toBeNull();
+    expect(() => statementFilePath('PNZ', 'a', 's', 'text/html')).toThrow(/unsupported/);
+  });
+});
+
+describe('atomic file writes', () => {
+  it('writes via a temp file and renames into place with sha256 and size', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'bankdata-files-'));
+    const final = resolveInDataDir(dir, 'statements/PNZ/x/y.pdf');
+    const file = await createAtomicFile(final);
+    const body = Buffer.from('%PDF-1.4\nhello\n%%EOF\n');
+    file.stream.write(body.subarray(0, 5));
+    file.stream.end(body.subarray(5));
+    const result = await file.commit();
+    expect(result.bytes).toBe(body.length);
+    expect(result.sha256).toBe(createHash('sha256').update(body).digest('hex'));
+    expect(await readFile(final)).toEqual(body);
+    expect((await stat(final)).mode & 0o777).toBe(0o600);
+    expect(await readdir(join(dir, 'statements/PNZ/x'))).toEqual(['y.pdf']);
+  });
+
+  it('leaves nothing under the final name when aborted', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'bankdata-files-'));
+    const final = join(dir, 'out.csv');
+    const file = await createAtomicFile(final);
+    file.stream.write('partial');
+    await file.abort();
+    expect(await readdir(dir)).toEqual([]);
+  });
+});
