@@ -1,0 +1,378 @@
+/**
+ * One error class per kind of failure, and ONE function (`toApiError`) that maps an HTTP
+ * answer (status, code, headers, path, request-id) to it (contract 7.2, 7.3). The client
+ * branches on `status` and `code` only, never on `error` or the message, with one exception:
+ * the legacy no-code BDT237 message of contract 7.2.
+ *
+ * Every error carries status, code, path, requestId and cause. Messages are passed through
+ * `redact`, and are built so that no secret is put in them in the first place.
+ */
+import { redact } from '../log';
+import { ENDPOINT_ACCESS, type Endpoint } from './rules';
+import type { Permission, Scope } from './schemas';
+
+export type ApiErrorKind =
+  | 'consent_ended'
+  | 'consent_not_authorised'
+  | 'permission_missing'
+  | 'split_needed'
+  | 'date_rule'
+  | 'configuration'
+  | 'idempotency'
+  | 'scope_missing'
+  | 'not_found'
+  | 'not_supported'
+  | 'unavailable'
+  | 'authentication'
+  | 'protocol'
+  | 'request_rejected';
+
+/** Which request an answer belongs to: a Data API endpoint, or the token endpoint. */
+export type RequestKind = Endpoint | 'token';
+
+export interface ApiErrorDetails {
+  /** HTTP status; null when no answer came (timeout, dropped connection) or before sending. */
+  status: number | null;
+  /** The BDT code as sent (for the legacy BDT237 message: null, see DateRuleError.ruleCode). */
+  code: string | null;
+  /** Request path without query string. */
+  path: string;
+  requestId: string | null;
+  cause?: unknown;
+}
+
+export abstract class ApiError extends Error {
+  abstract readonly kind: ApiErrorKind;
+  readonly status: number | null;
+  readonly code: string | null;
+  readonly path: string;
+  readonly requestId: string | null;
+
+  constructor(message: string, details: ApiErrorDetails) {
+    super(redact(message), details.cause === undefined ? undefined : { cause: details.cause });
+    this.status = details.status;
+    this.code = details.code;
+    this.path = details.path;
+    this.requestId = details.requestId;
+  }
+
+  /** What logs and `--json` output show: no headers, no body, no cause internals. */
+  toJSON(): Record<string, unknown> {
+    return {
+      name: this.name,
+      kind: this.kind,
+      message: this.message,
+      status: this.status,
+      code: this.code,
+      path: this.path,
+      requestId: this.requestId,
+    };
+  }
+}
+
+/** Why a consent can no longer be used (contract 7.3, "consent ended" codes). */
+export type ConsentEndReason =
+  | 'not_found' // BDT101
+  | 'already_ended' // BDT009: revoke of a Rejected, GatewayTimeout or Consumed consent
+  | 'gateway_timeout' // BDT013
+  | 'rejected' // BDT409
+  | 'revoked' // BDT410
+  | 'expired' // BDT412
+  | 'unusable'; // BDT415
+
+export const CONSENT_ENDED_CODES: Readonly<Record<string, ConsentEndReason>> = {
+  BDT009: 'already_ended',
+  BDT013: 'gateway_timeout',
+  BDT101: 'not_found',
+  BDT409: 'rejected',
+  BDT410: 'revoked',
+  BDT412: 'expired',
+  BDT415: 'unusable',
+};
+
+/** BDT009, 013, 101, 409, 410, 412, 415: record the status, stop using the consent. */
+export class ConsentEndedError extends ApiError {
+  readonly kind = 'consent_ended' as const;
+  readonly reason: ConsentEndReason;
+  constructor(message: string, details: ApiErrorDetails & { code: string }) {
+    super(message, details);
+    this.name = 'ConsentEndedError';
+    this.reason = CONSENT_ENDED_CODES[details.code] ?? 'unusable';
+  }
+  override toJSON() {
+    return { ...super.toJSON(), reason: this.reason };
+  }
+}
+
+/** BDT413: the consent is not yet authorised; try on a later run. */
+export class ConsentNotAuthorisedError extends ApiError {
+  readonly kind = 'consent_not_authorised' as const;
+  constructor(message: string, details: ApiErrorDetails) {
+    super(message, details);
+    this.name = 'ConsentNotAuthorisedError';
+  }
+}
+
+/** BDT411: the consent lacks the permission the endpoint needs; skip that resource. */
+export class PermissionMissingError extends ApiError {
+  readonly kind = 'permission_missing' as const;
+  /** Any one of these would do (contract 3). */
+  readonly permissions: readonly Permission[];
+  constructor(message: string, details: ApiErrorDetails, permissions: readonly Permission[]) {
+    super(message, details);
+    this.name = 'PermissionMissingError';
+    this.permissions = permissions;
+  }
+  override toJSON() {
+    return { ...super.toJSON(), permissions: this.permissions };
+  }
+}
+
+/** BDT263: the bank's result is too large for one request; split the range and retry. */
+export class SplitNeededError extends ApiError {
+  readonly kind = 'split_needed' as const;
+  constructor(message: string, details: ApiErrorDetails) {
+    super(message, details);
+    this.name = 'SplitNeededError';
+  }
+}
+
+/** BDT236–239 and the legacy no-code form of BDT237: a date query rule was broken. */
+export class DateRuleError extends ApiError {
+  readonly kind = 'date_rule' as const;
+  /** The rule broken: the code sent, or BDT237 for the legacy message (contract 7.2). */
+  readonly ruleCode: 'BDT236' | 'BDT237' | 'BDT238' | 'BDT239';
+  /** True when the server used the legacy no-code message for BDT237. */
+  readonly legacy: boolean;
+  constructor(message: string, details: ApiErrorDetails, ruleCode: DateRuleError['ruleCode'], legacy: boolean) {
+    super(message, details);
+    this.name = 'DateRuleError';
+    this.ruleCode = ruleCode;
+    this.legacy = legacy;
+  }
+  override toJSON() {
+    return { ...super.toJSON(), ruleCode: this.ruleCode, legacy: this.legacy };
+  }
+}
+
+/** Request or configuration must be fixed: consent-creation codes, transport not allowed. */
+export class ConfigurationError extends ApiError {
+  readonly kind = 'configuration' as const;
+  constructor(message: string, details: ApiErrorDetails) {
+    super(message, details);
+    this.name = 'ConfigurationError';
+  }
+}
+
+/** BDT701 (key reused, other body), BDT702 (already revoked), BDT704 (in progress). */
+export class IdempotencyError extends ApiError {
+  readonly kind = 'idempotency' as const;
+  constructor(message: string, details: ApiErrorDetails) {
+    super(message, details);
+    this.name = 'IdempotencyError';
+  }
+}
+
+/** 403 without code: the client was not assigned the endpoint's scope (seed Authentication 3). */
+export class ScopeMissingError extends ApiError {
+  readonly kind = 'scope_missing' as const;
+  readonly scope: Scope | null;
+  constructor(message: string, details: ApiErrorDetails, scope: Scope | null) {
+    super(message, details);
+    this.name = 'ScopeMissingError';
+    this.scope = scope;
+  }
+  override toJSON() {
+    return { ...super.toJSON(), scope: this.scope };
+  }
+}
+
+/** 404 without code: unknown path, account_id or statement_id (contract 7.2, 8.18). */
+export class NotFoundError extends ApiError {
+  readonly kind = 'not_found' as const;
+  constructor(message: string, details: ApiErrorDetails) {
+    super(message, details);
+    this.name = 'NotFoundError';
+  }
+}
+
+/** 501: the resource is not supported by the consent's bank. */
+export class NotSupportedError extends ApiError {
+  readonly kind = 'not_supported' as const;
+  constructor(message: string, details: ApiErrorDetails) {
+    super(message, details);
+    this.name = 'NotSupportedError';
+  }
+}
+
+/**
+ * 429, 503 (BDT601–604), 500, 502, 504, timeouts, dropped connections: the service could not
+ * answer now. Retried by the policy; after the last attempt it reaches the caller.
+ */
+export class UnavailableError extends ApiError {
+  readonly kind = 'unavailable' as const;
+  /** Raw `Retry-After` header, judged by the retry policy (integer seconds or HTTP-date). */
+  readonly retryAfter: string | null;
+  /** Raw `Date` header of the same answer: the reference instant for an HTTP-date Retry-After. */
+  readonly serverDate: string | null;
+  constructor(message: string, details: ApiErrorDetails, retryAfter: string | null = null, serverDate: string | null = null) {
+    super(message, details);
+    this.name = 'UnavailableError';
+    this.retryAfter = retryAfter;
+    this.serverDate = serverDate;
+  }
+}
+
+/** Credentials or environment wrong: token endpoint 401/403, or a 401 after a fresh token. */
+export class AuthenticationError extends ApiError {
+  readonly kind = 'authentication' as const;
+  constructor(message: string, details: ApiErrorDetails) {
+    super(message, details);
+    this.name = 'AuthenticationError';
+  }
+}
+
+/**
+ * The server broke the contract: a response that fails its schema envelope, an off-origin
+ * `Next`, a page loop, too many pages, a body too large, a redirect, a wrong Content-Type.
+ */
+export class ProtocolError extends ApiError {
+  readonly kind = 'protocol' as const;
+  constructor(message: string, details: ApiErrorDetails) {
+    super(message, details);
+    this.name = 'ProtocolError';
+  }
+}
+
+/**
+ * Any other refusal: 400 without code (missing parameter, unparsable date: a client bug),
+ * 405, 406, and codes this client does not know. Never retried.
+ */
+export class RequestRejectedError extends ApiError {
+  readonly kind = 'request_rejected' as const;
+  constructor(message: string, details: ApiErrorDetails) {
+    super(message, details);
+    this.name = 'RequestRejectedError';
+  }
+}
+
+// ---------------------------------------------------------------------------
+// The one mapping function
+
+/** Contract 7.2: the legacy no-code form of BDT237. The ONE place a message text is read. */
+export const LEGACY_BDT237_MESSAGE = 'To date time must not be before from date time';
+
+const DATE_RULE_CODES = new Set(['BDT236', 'BDT237', 'BDT238', 'BDT239']);
+const IDEMPOTENCY_CODES = new Set(['BDT701', 'BDT702', 'BDT704']);
+const AVAILABILITY_CODES = new Set(['BDT601', 'BDT602', 'BDT603', 'BDT604']);
+/** Consent-creation codes (contract 7.3): fix the request or the configuration. */
+const CONFIGURATION_CODES = new Set([
+  'BDT014',
+  'BDT211',
+  'BDT212',
+  'BDT213',
+  'BDT228',
+  'BDT230',
+  'BDT240',
+  'BDT241',
+  'BDT242',
+  'BDT243',
+  'BDT244',
+  'BDT245',
+  'BDT246',
+  ...Array.from({ length: 12 }, (_, i) => `BDT${251 + i}`), // BDT251–BDT262
+  'BDT264',
+  'BDT265',
+  'BDT266',
+  'BDT267',
+  'BDT268',
+  'BDT299',
+  'BDT401',
+  'BDT402',
+  'BDT403',
+]);
+const UNAVAILABLE_STATUSES = new Set([429, 500, 502, 503, 504]);
+
+export const AUTHENTICATION_HINT =
+  'check the client id and secret, and that they belong to the environment of the base URL (sandbox vs production)';
+
+/** An HTTP answer that is not a success, as the mapping function reads it. */
+export interface ErrorAnswer {
+  status: number;
+  /** `code` of the error body, when the body parsed as the error body of contract 7.1. */
+  code?: string | null | undefined;
+  /** `message` of the error body: shown to people, read only for the legacy BDT237 form. */
+  message?: string | null | undefined;
+  headers: Readonly<Record<string, string | string[] | undefined>>;
+  path: string;
+  requestId: string | null;
+  kind: RequestKind;
+  cause?: unknown;
+}
+
+function header(headers: ErrorAnswer['headers'], name: string): string | null {
+  const value = headers[name];
+  return (Array.isArray(value) ? value[0] : value) ?? null;
+}
+
+/** Maps a non-success answer to its error class. Code first, then status (contract 7.3). */
+export function toApiError(answer: ErrorAnswer): ApiError {
+  const { status, kind } = answer;
+  const code = answer.code ?? null;
+  const details: ApiErrorDetails = { status, code, path: answer.path, requestId: answer.requestId, cause: answer.cause };
+  const said = answer.message ? `: ${answer.message}` : '';
+  const what = `${status}${code ? ` ${code}` : ''} on ${answer.path}`;
+
+  if (kind === 'token' && (status === 401 || status === 403)) {
+    return new AuthenticationError(`token request refused (${status}): ${AUTHENTICATION_HINT}`, details);
+  }
+  if (code !== null) {
+    if (code in CONSENT_ENDED_CODES) {
+      return new ConsentEndedError(`consent can no longer be used (${CONSENT_ENDED_CODES[code]}), ${what}${said}`, {
+        ...details,
+        code,
+      });
+    }
+    if (code === 'BDT413') return new ConsentNotAuthorisedError(`consent not yet authorised, ${what}${said}`, details);
+    if (code === 'BDT411') {
+      const permissions = kind === 'token' ? [] : ENDPOINT_ACCESS[kind].permissions;
+      return new PermissionMissingError(
+        `consent lacks the permission for ${kind} (any of ${permissions.join(', ')}), ${what}${said}`,
+        details,
+        permissions,
+      );
+    }
+    if (code === 'BDT263') return new SplitNeededError(`bank result too large, split the range, ${what}${said}`, details);
+    if (DATE_RULE_CODES.has(code)) {
+      return new DateRuleError(`date rule broken, ${what}${said}`, details, code as DateRuleError['ruleCode'], false);
+    }
+    if (CONFIGURATION_CODES.has(code)) return new ConfigurationError(`request refused, ${what}${said}`, details);
+    if (IDEMPOTENCY_CODES.has(code)) return new IdempotencyError(`idempotency conflict, ${what}${said}`, details);
+    if (AVAILABILITY_CODES.has(code)) {
+      return new UnavailableError(`service unavailable, ${what}${said}`, details, header(answer.headers, 'retry-after'), header(answer.headers, 'date'));
+    }
+    // An unknown code falls through to its status.
+  }
+  if (status === 401) {
+    return new AuthenticationError(`401 on ${answer.path} with a fresh token: ${AUTHENTICATION_HINT}`, details);
+  }
+  if (status === 403 && code === null) {
+    const scope = kind === 'token' ? null : ENDPOINT_ACCESS[kind].scope;
+    return new ScopeMissingError(`the client is not assigned the scope ${scope} needed for ${kind}, ${what}`, details, scope);
+  }
+  if (status === 400 && code === null && answer.message === LEGACY_BDT237_MESSAGE) {
+    return new DateRuleError(`date rule broken (BDT237, legacy form), ${what}${said}`, details, 'BDT237', true);
+  }
+  if (status === 404 && code === null) return new NotFoundError(`not found, ${what}${said}`, details);
+  if (status === 501) return new NotSupportedError(`resource not supported by the bank, ${what}${said}`, details);
+  if (UNAVAILABLE_STATUSES.has(status)) {
+    return new UnavailableError(`service unavailable, ${what}${said}`, details, header(answer.headers, 'retry-after'), header(answer.headers, 'date'));
+  }
+  return new RequestRejectedError(`request refused, ${what}${said}`, details);
+}
+
+/** A timeout or dropped connection: no HTTP answer at all. */
+export function unreachableError(path: string, reason: 'timeout' | 'connection', cause: unknown): UnavailableError {
+  const text = reason === 'timeout' ? 'request timed out' : 'connection failed or dropped';
+  return new UnavailableError(`${text} on ${path}`, { status: null, code: null, path, requestId: null, cause });
+}

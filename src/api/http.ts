@@ -1,0 +1,203 @@
+/**
+ * One HTTP exchange with undici: a timeout on every request, no redirect followed (undici 7's
+ * `request` follows none without the redirect interceptor; a 3xx is a protocol error upstream),
+ * `https` required except for loopback hosts, a cap on the response size, the `request-id`
+ * captured, and the server's `Date` header recorded (the emulator's data clock travels there).
+ * It counts every request it sends, retries included. It knows nothing of tokens or retries.
+ */
+import type { Readable } from 'node:stream';
+import { DateTime } from 'luxon';
+import { request, type Dispatcher } from 'undici';
+import type { Logger } from '../log';
+import { ConfigurationError, ProtocolError, unreachableError, type RequestKind, type UnavailableError } from './errors';
+
+export type HttpMethod = 'GET' | 'POST' | 'DELETE';
+export type ResponseHeaders = Readonly<Record<string, string | string[] | undefined>>;
+
+export interface HttpExchange {
+  method: HttpMethod;
+  url: URL;
+  kind: RequestKind;
+  headers: Record<string, string>;
+  body?: string;
+  /** Overrides the client's timeout (statement files take longer). */
+  timeoutMs?: number;
+}
+
+/** An answer whose body is still a stream: read it or dump it. */
+export interface StreamAnswer {
+  status: number;
+  headers: ResponseHeaders;
+  requestId: string | null;
+  path: string;
+  body: Readable;
+  /** The error to report when reading `body` fails: the timeout, or a dropped connection. */
+  streamError(error: unknown): UnavailableError;
+}
+
+export interface HttpAnswer {
+  status: number;
+  headers: ResponseHeaders;
+  requestId: string | null;
+  path: string;
+  body: Buffer;
+}
+
+export interface HttpStats {
+  /** Every HTTP request sent, retries and token requests included. */
+  requests: number;
+  byKind: Partial<Record<RequestKind, number>>;
+}
+
+export interface HttpOptions {
+  timeoutMs: number;
+  maxResponseBytes: number;
+  logger: Logger;
+  dispatcher?: Dispatcher | undefined;
+}
+
+export interface Http {
+  /** Sends and reads the whole body (up to the size cap). */
+  send(exchange: HttpExchange): Promise<HttpAnswer>;
+  /** Sends and hands back the body as a stream; the timeout runs until the body ends. */
+  open(exchange: HttpExchange): Promise<StreamAnswer>;
+  /** Reads a streamed body up to `maxBytes` (a protocol error beyond). */
+  readBody(answer: StreamAnswer, maxBytes?: number): Promise<Buffer>;
+  stats(): HttpStats;
+  /** The instant of the last `Date` header seen, or null before any answer. */
+  serverNow(): DateTime | null;
+}
+
+const LOOPBACK = /^(localhost|127(?:\.\d{1,3}){3}|\[::1\])$/i;
+
+/** `https` required, except for loopback hosts (the emulator). */
+export function assertTransportAllowed(url: URL): void {
+  if (url.protocol === 'https:') return;
+  if (url.protocol === 'http:' && LOOPBACK.test(url.hostname)) return;
+  throw new ConfigurationError(
+    `refusing ${url.protocol}//${url.host}: the Data API is https only (plain http is allowed for loopback hosts)`,
+    { status: null, code: null, path: url.pathname, requestId: null },
+  );
+}
+
+function firstHeader(headers: ResponseHeaders, name: string): string | null {
+  const value = headers[name];
+  return (Array.isArray(value) ? value[0] : value) ?? null;
+}
+
+class TimeoutSignal extends Error {
+  constructor() {
+    super('request timed out');
+    this.name = 'TimeoutSignal';
+  }
+}
+
+export function createHttp(options: HttpOptions): Http {
+  const { logger } = options;
+  const stats: { requests: number; byKind: Partial<Record<RequestKind, number>> } = { requests: 0, byKind: {} };
+  let lastServerDate: DateTime | null = null;
+
+  const recordDate = (headers: ResponseHeaders) => {
+    const raw = firstHeader(headers, 'date');
+    if (!raw) return;
+    const parsed = DateTime.fromHTTP(raw, { zone: 'utc' });
+    if (parsed.isValid) lastServerDate = parsed;
+  };
+
+  async function open(exchange: HttpExchange): Promise<StreamAnswer> {
+    const { url, method, kind } = exchange;
+    assertTransportAllowed(url);
+    const path = url.pathname;
+    const timeoutMs = exchange.timeoutMs ?? options.timeoutMs;
+    const controller = new AbortController();
+    const timer = setTimeout(() => controller.abort(new TimeoutSignal()), timeoutMs);
+    const started = performance.now();
+    stats.requests += 1;
+    stats.byKind[kind] = (stats.byKind[kind] ?? 0) + 1;
+    const fail = (error: unknown): never => {
+      clearTimeout(timer);
+      const timedOut = controller.signal.aborted;
+      logger.debug('http request failed', {
+        method,
+        path,
+        kind,
+        reason: timedOut ? 'timeout' : 'connection',
+        durationMs: Math.round(performance.now() - started),
+      });
+      throw unreachableError(path, timedOut ? 'timeout' : 'connection', timedOut ? new TimeoutSignal() : error);
+    };
+    let response: Dispatcher.ResponseData;
+    try {
+      response = await request(url, {
+        method,
+        headers: exchange.headers,
+        body: exchange.body,
+        signal: controller.signal,
+        headersTimeout: timeoutMs,
+        bodyTimeout: timeoutMs,
+        ...(options.dispatcher ? { dispatcher: options.dispatcher } : {}),
+      });
+    } catch (error) {
+      return fail(error);
+    }
+    const headers = response.headers as ResponseHeaders;
+    const requestId = firstHeader(headers, 'request-id');
+    recordDate(headers);
+    logger.debug('http request', {
+      method,
+      path,
+      kind,
+      status: response.statusCode,
+      requestId,
+      durationMs: Math.round(performance.now() - started),
+    });
+    const body = response.body;
+    body.once('close', () => clearTimeout(timer));
+    body.once('end', () => clearTimeout(timer));
+    body.once('error', () => clearTimeout(timer));
+    // A failure while the body streams is a dropped connection or the timeout.
+    const streamError = (error: unknown) =>
+      controller.signal.aborted
+        ? unreachableError(path, 'timeout', new TimeoutSignal())
+        : unreachableError(path, 'connection', error);
+    return { status: response.statusCode, headers, requestId, path, body, streamError };
+  }
+
+  async function readBody(answer: StreamAnswer, maxBytes = options.maxResponseBytes): Promise<Buffer> {
+    const details = { status: answer.status, code: null, path: answer.path, requestId: answer.requestId };
+    const declared = Number(firstHeader(answer.headers, 'content-length') ?? NaN);
+    if (Number.isFinite(declared) && declared > maxBytes) {
+      answer.body.destroy();
+      throw new ProtocolError(`response body too large (${declared} bytes, cap ${maxBytes})`, details);
+    }
+    const chunks: Buffer[] = [];
+    let total = 0;
+    try {
+      for await (const chunk of answer.body) {
+        const buf = chunk as Buffer;
+        total += buf.length;
+        if (total > maxBytes) {
+          answer.body.destroy();
+          throw new ProtocolError(`response body too large (over the cap of ${maxBytes} bytes)`, details);
+        }
+        chunks.push(buf);
+      }
+    } catch (error) {
+      if (error instanceof ProtocolError) throw error;
+      throw answer.streamError(error);
+    }
+    return Buffer.concat(chunks);
+  }
+
+  return {
+    open,
+    readBody,
+    send: async (exchange) => {
+      const answer = await open(exchange);
+      const body = await readBody(answer);
+      return { status: answer.status, headers: answer.headers, requestId: answer.requestId, path: answer.path, body };
+    },
+    stats: () => ({ requests: stats.requests, byKind: { ...stats.byKind } }),
+    serverNow: () => lastServerDate,
+  };
+}

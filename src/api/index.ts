@@ -1,0 +1,36 @@
+/** What the rest of bankdata uses from the Data API client. */
+export { createDataApiClient, type ClientStats, type DataApiClient, type DataApiClientOptions } from './client';
+export type { CreateConsentOptions } from './endpoints/consents';
+export type { QueryDate, TransactionRange } from './endpoints/accounts';
+export {
+  STATEMENT_FILE_ACCEPT,
+  type StatementFileResult,
+  type StatementFileSink,
+  type StatementRange,
+} from './endpoints/statements';
+export {
+  ApiError,
+  AuthenticationError,
+  ConfigurationError,
+  ConsentEndedError,
+  ConsentNotAuthorisedError,
+  DateRuleError,
+  IdempotencyError,
+  NotFoundError,
+  NotSupportedError,
+  PermissionMissingError,
+  ProtocolError,
+  RequestRejectedError,
+  ScopeMissingError,
+  SplitNeededError,
+  UnavailableError,
+  toApiError,
+  type ApiErrorKind,
+  type ConsentEndReason,
+  type ErrorAnswer,
+  type RequestKind,
+} from './errors';
+export { DEFAULT_MAX_PAGES, type ListResult } from './paginate';
+export type { RecordReject, SingleResult } from './parse';
+export { DEFAULT_RETRY_POLICY, type RetryPolicy, type RetryRule } from './retry';
+export type { TokenAuthMethod } from './token';

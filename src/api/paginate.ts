@@ -1,0 +1,64 @@
+/**
+ * Pagination by `Links.Next` only (contract 1.4): the client follows it verbatim and never
+ * builds page URLs. A `Next` on another origin, a URL seen twice (a loop) or more pages than
+ * the cap are protocol errors: the server is at fault, and an unattended run must not spin.
+ */
+import { ProtocolError } from './errors';
+import type { HttpAnswer } from './http';
+import { parseListPage, type RecordOf, type RecordReject } from './parse';
+import type { ResourceMember } from './schemas';
+
+export interface ListResult<T> {
+  records: T[];
+  rejects: RecordReject[];
+  /** Pages fetched. */
+  pages: number;
+}
+
+export const DEFAULT_MAX_PAGES = 10_000;
+
+export interface PaginateOptions<M extends ResourceMember> {
+  member: M;
+  first: URL;
+  /** Pages must stay on this origin (the base URL's). */
+  origin: string;
+  maxPages: number;
+  fetchPage: (url: URL) => Promise<HttpAnswer>;
+}
+
+export async function paginate<M extends ResourceMember>(options: PaginateOptions<M>): Promise<ListResult<RecordOf<M>>> {
+  const { member, origin, maxPages, fetchPage } = options;
+  const seen = new Set<string>();
+  const records: RecordOf<M>[] = [];
+  const rejects: RecordReject[] = [];
+  let pages = 0;
+  let url: URL | null = options.first;
+  while (url) {
+    const answer = await fetchPage(url);
+    pages += 1;
+    seen.add(url.href);
+    const page = parseListPage(member, answer);
+    records.push(...page.records);
+    rejects.push(...page.rejects);
+    if (page.next === undefined) break;
+    const details = { status: answer.status, code: null, path: answer.path, requestId: answer.requestId };
+    let next: URL;
+    try {
+      next = new URL(page.next);
+    } catch (cause) {
+      throw new ProtocolError('Links.Next is not an absolute URL', { ...details, cause });
+    }
+    if (next.origin !== origin) {
+      // Following it would send our bearer token to another host.
+      throw new ProtocolError(`Links.Next points to another origin (${next.origin}); refused`, details);
+    }
+    if (seen.has(next.href)) {
+      throw new ProtocolError(`Links.Next loops back to a page already fetched (${next.pathname})`, details);
+    }
+    if (pages >= maxPages) {
+      throw new ProtocolError(`more than ${maxPages} pages for one ${member} listing; stopped`, details);
+    }
+    url = next;
+  }
+  return { records, rejects, pages };
+}

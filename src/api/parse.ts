@@ -1,0 +1,113 @@
+/**
+ * Every byte from the network is parsed here, once, with the zod schemas of schemas.ts.
+ * Resource pages: the envelope first (a failure is a protocol error), then each record on its
+ * own, so that a bad record is kept aside as a reject while the page's valid records are kept.
+ * Meta, consent and token responses are parsed strictly: all or a protocol error.
+ */
+import { z } from 'zod';
+import { ProtocolError } from './errors';
+import type { HttpAnswer } from './http';
+import { ErrorBody, RECORD_SCHEMAS, listEnvelope, singleEnvelope, type ResourceMember } from './schemas';
+
+export type RecordOf<M extends ResourceMember> = z.output<(typeof RECORD_SCHEMAS)[M]>;
+
+/** A record that failed its schema, kept aside with the reason (readable zod issues). */
+export interface RecordReject {
+  resource: ResourceMember;
+  reason: string;
+  raw: unknown;
+}
+
+/** Zod issues as one readable line: `Amount.Amount: amount must be … ; Status: Invalid option …`. */
+export function formatIssues(error: z.ZodError): string {
+  return error.issues.map((issue) => `${issue.path.map(String).join('.') || '(root)'}: ${issue.message}`).join('; ');
+}
+
+function detailsOf(answer: HttpAnswer, cause?: unknown) {
+  return { status: answer.status, code: null, path: answer.path, requestId: answer.requestId, cause };
+}
+
+function contentTypeOf(answer: HttpAnswer): string {
+  const value = answer.headers['content-type'];
+  return ((Array.isArray(value) ? value[0] : value) ?? '').toLowerCase();
+}
+
+/** The body as JSON; a protocol error when it is not `application/json` or does not parse. */
+export function parseJsonBody(answer: HttpAnswer): unknown {
+  const type = contentTypeOf(answer);
+  if (!/^application\/(?:[\w.+-]+\+)?json\b/.test(type)) {
+    throw new ProtocolError(`expected a JSON response, got Content-Type "${type || 'none'}"`, detailsOf(answer));
+  }
+  try {
+    return JSON.parse(answer.body.toString('utf8')) as unknown;
+  } catch (error) {
+    throw new ProtocolError('response body is not valid JSON', detailsOf(answer, error));
+  }
+}
+
+/** `code` and `message` of an error body (contract 7.1), when it is one; empty otherwise. */
+export function parseErrorBody(answer: HttpAnswer): { code: string | null; message: string | null } {
+  if (answer.body.length === 0) return { code: null, message: null };
+  let json: unknown;
+  try {
+    json = JSON.parse(answer.body.toString('utf8'));
+  } catch {
+    // A proxy's HTML page or an empty 502: the status alone classifies it.
+    return { code: null, message: null };
+  }
+  const parsed = ErrorBody.safeParse(json);
+  if (parsed.success) return { code: parsed.data.code ?? null, message: parsed.data.message };
+  // Not the full body of 7.1: still honour a well-formed code, never guess from other fields.
+  const loose = z.object({ code: ErrorBody.shape.code, message: z.string().optional() }).safeParse(json);
+  return loose.success ? { code: loose.data.code ?? null, message: loose.data.message ?? null } : { code: null, message: null };
+}
+
+/** A whole response checked against `schema`; any failure is a protocol error. */
+export function parseStrict<T extends z.ZodType>(schema: T, answer: HttpAnswer, what: string): z.output<T> {
+  const json = parseJsonBody(answer);
+  const parsed = schema.safeParse(json);
+  if (!parsed.success) {
+    throw new ProtocolError(`${what} response does not match the contract: ${formatIssues(parsed.error)}`, detailsOf(answer, parsed.error));
+  }
+  return parsed.data;
+}
+
+function parseRecord<M extends ResourceMember>(member: M, raw: unknown): { ok: RecordOf<M> } | { reject: RecordReject } {
+  const schema: z.ZodType<RecordOf<M>> = RECORD_SCHEMAS[member] as unknown as z.ZodType<RecordOf<M>>;
+  const parsed = schema.safeParse(raw);
+  return parsed.success ? { ok: parsed.data } : { reject: { resource: member, reason: formatIssues(parsed.error), raw } };
+}
+
+export interface ListPage<M extends ResourceMember> {
+  records: RecordOf<M>[];
+  rejects: RecordReject[];
+  next: string | undefined;
+}
+
+/** One page of a list endpoint: envelope strictly, records one by one. */
+export function parseListPage<M extends ResourceMember>(member: M, answer: HttpAnswer): ListPage<M> {
+  const envelope = parseStrict(listEnvelope(member), answer, `${member} list`);
+  const items = (envelope.Data as Record<M, unknown[]>)[member];
+  const records: RecordOf<M>[] = [];
+  const rejects: RecordReject[] = [];
+  for (const raw of items) {
+    const result = parseRecord(member, raw);
+    if ('ok' in result) records.push(result.ok);
+    else rejects.push(result.reject);
+  }
+  return { records, rejects, next: envelope.Links.Next };
+}
+
+export interface SingleResult<M extends ResourceMember> {
+  /** The record, or null when it failed its schema (then it is in `rejects`). */
+  record: RecordOf<M> | null;
+  rejects: RecordReject[];
+}
+
+/** A single-object response: envelope strictly, the record kept aside when it fails. */
+export function parseSingle<M extends ResourceMember>(member: M, answer: HttpAnswer): SingleResult<M> {
+  const envelope = parseStrict(singleEnvelope(member), answer, member);
+  const raw = (envelope.Data as Record<M, unknown>)[member];
+  const result = parseRecord(member, raw);
+  return 'ok' in result ? { record: result.ok, rejects: [] } : { record: null, rejects: [result.reject] };
+}

@@ -1,0 +1,118 @@
+/**
+ * Retry as a policy written as data (contract 7.4): which error kinds retry, how many
+ * attempts, and the delay: `Retry-After` when the server sent a readable one (clamped to the
+ * cap), else exponential backoff with FULL jitter. A 401 is not here: the token rule handles it.
+ */
+import { DateTime } from 'luxon';
+import { ApiError, UnavailableError, type ApiErrorKind } from './errors';
+
+export interface RetryRule {
+  kind: ApiErrorKind;
+  /** Only these codes of the kind (absent: every error of the kind). */
+  codes?: readonly string[];
+}
+
+export interface RetryPolicy {
+  /** Attempts in all, the first included. */
+  maxAttempts: number;
+  baseDelayMs: number;
+  maxDelayMs: number;
+  retryOn: readonly RetryRule[];
+}
+
+export const DEFAULT_RETRY_POLICY: RetryPolicy = Object.freeze({
+  maxAttempts: 5,
+  baseDelayMs: 1_000,
+  maxDelayMs: 60_000,
+  retryOn: Object.freeze([
+    // 429, 503 BDT601–604, 500, 502, 504, timeouts, dropped connections.
+    { kind: 'unavailable' },
+    // BDT704: the consent request with this key is still in progress; retry with the same key.
+    { kind: 'idempotency', codes: ['BDT704'] },
+  ]) as readonly RetryRule[],
+});
+
+/** Is the error one the policy retries? Any other 4xx (and every non-ApiError) is not. */
+export function isRetryable(policy: RetryPolicy, error: unknown): error is ApiError {
+  if (!(error instanceof ApiError)) return false;
+  return policy.retryOn.some(
+    (rule) => rule.kind === error.kind && (!rule.codes || (error.code !== null && rule.codes.includes(error.code))),
+  );
+}
+
+/**
+ * `Retry-After` (RFC 9110 10.2.3) in milliseconds: integer seconds, or an HTTP-date judged
+ * against `referenceMs` (the answer's own `Date` when it had one, so a skewed local clock
+ * cannot stretch or cut the wait). Null when absent or unreadable: the backoff applies.
+ */
+export function parseRetryAfterMs(value: string | null | undefined, referenceMs: number): number | null {
+  if (value == null) return null;
+  const text = value.trim();
+  if (/^\d+$/.test(text)) return Number(text) * 1000;
+  const date = DateTime.fromHTTP(text, { zone: 'utc' });
+  if (!date.isValid) return null;
+  return Math.max(0, date.toMillis() - referenceMs);
+}
+
+/** Full jitter: a uniform draw in [0, min(cap, base * 2^(attempt-1))). */
+export function backoffDelayMs(policy: RetryPolicy, attempt: number, random: () => number): number {
+  const ceiling = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** Math.max(0, attempt - 1));
+  return Math.floor(random() * ceiling);
+}
+
+export interface RetryClock {
+  now: () => number;
+  random: () => number;
+}
+
+/** The wait before the attempt after `attempt` (1-based) failed with `error`. */
+export function retryDelayMs(policy: RetryPolicy, attempt: number, error: unknown, clock: RetryClock): number {
+  if (error instanceof UnavailableError && error.retryAfter !== null) {
+    const serverNow = error.serverDate ? DateTime.fromHTTP(error.serverDate, { zone: 'utc' }) : null;
+    const reference = serverNow?.isValid ? serverNow.toMillis() : clock.now();
+    const fromServer = parseRetryAfterMs(error.retryAfter, reference);
+    if (fromServer !== null) return Math.min(policy.maxDelayMs, fromServer);
+  }
+  return backoffDelayMs(policy, attempt, clock.random);
+}
+
+export interface RetryDeps extends RetryClock {
+  sleep: (ms: number) => Promise<void>;
+  /** Called before each wait, for logging. */
+  onRetry?: (info: { attempt: number; delayMs: number; error: ApiError }) => void;
+}
+
+export interface RetryContext {
+  /** A POST is retried only when it carries an idempotency key (sent unchanged each time). */
+  method: string;
+  idempotencyKey?: string | undefined;
+  /** Extra veto, e.g. a download whose sink already took bytes. */
+  canRetry?: () => boolean;
+}
+
+/** Runs `operation` until it succeeds, the error is not retryable, or attempts run out. */
+export async function withRetry<T>(
+  policy: RetryPolicy,
+  deps: RetryDeps,
+  context: RetryContext,
+  operation: (attempt: number) => Promise<T>,
+): Promise<T> {
+  const postWithoutKey = context.method === 'POST' && !context.idempotencyKey;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await operation(attempt);
+    } catch (error) {
+      const again =
+        attempt < policy.maxAttempts &&
+        !postWithoutKey &&
+        isRetryable(policy, error) &&
+        (context.canRetry ? context.canRetry() : true);
+      if (!again) throw error;
+      const delayMs = retryDelayMs(policy, attempt, error, deps);
+      deps.onRetry?.({ attempt, delayMs, error });
+      await deps.sleep(delayMs);
+    }
+  }
+}
+
+export const realSleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));

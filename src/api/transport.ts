@@ -1,0 +1,155 @@
+/**
+ * An authorised, retried exchange with the Data API: the bearer token on every call, the
+ * token rule (a 401 gets one new token and one retry; a second 401 is an authentication
+ * error), the retry policy around it, and every non-success answer mapped by `toApiError`.
+ */
+import type { Logger } from '../log';
+import { ProtocolError, toApiError, type ApiError } from './errors';
+import type { Http, HttpAnswer, HttpExchange, HttpMethod, StreamAnswer } from './http';
+import { parseErrorBody } from './parse';
+import { withRetry, type RetryDeps, type RetryPolicy } from './retry';
+import type { Endpoint } from './rules';
+import type { TokenProvider } from './token';
+
+export interface ApiRequest {
+  kind: Endpoint;
+  method: HttpMethod;
+  url: URL;
+  headers?: Record<string, string>;
+  body?: string;
+  /** Sent as `idempotency-key`, unchanged on every attempt; a POST retries only with one. */
+  idempotencyKey?: string;
+  timeoutMs?: number;
+}
+
+export interface Transport {
+  readonly base: URL;
+  readonly maxPages: number;
+  /** `base` + an absolute API path (`/v1/...`) + query. */
+  url(path: string, query?: Record<string, string | undefined>): URL;
+  /** A 2xx answer with its body read, or a mapped error. */
+  exchange(request: ApiRequest): Promise<HttpAnswer>;
+  /**
+   * A 2xx answer handed to `onSuccess` while its body still streams. `canRetry` vetoes a
+   * retry (e.g. once a caller-given Writable took bytes).
+   */
+  stream<T>(request: ApiRequest, onSuccess: (answer: StreamAnswer) => Promise<T>, canRetry?: () => boolean): Promise<T>;
+}
+
+export interface TransportOptions {
+  base: URL;
+  maxPages: number;
+  http: Http;
+  tokens: TokenProvider;
+  retryPolicy: RetryPolicy;
+  retryDeps: RetryDeps;
+  logger: Logger;
+}
+
+export function createTransport(options: TransportOptions): Transport {
+  const { http, tokens, base } = options;
+  const basePath = base.pathname.replace(/\/+$/, '');
+
+  const toExchange = (request: ApiRequest, token: string): HttpExchange => ({
+    method: request.method,
+    url: request.url,
+    kind: request.kind,
+    body: request.body,
+    timeoutMs: request.timeoutMs,
+    headers: {
+      accept: 'application/json',
+      ...(request.body !== undefined ? { 'content-type': 'application/json' } : {}),
+      ...(request.idempotencyKey ? { 'idempotency-key': request.idempotencyKey } : {}),
+      ...request.headers,
+      authorization: `Bearer ${token}`,
+    },
+  });
+
+  /** Seed Authentication 4: on 401 get a new token and retry once. */
+  async function openAuthorised(request: ApiRequest): Promise<StreamAnswer> {
+    const first = await tokens.getToken();
+    const answer = await http.open(toExchange(request, first));
+    if (answer.status !== 401) return answer;
+    answer.body.resume();
+    tokens.invalidate(first);
+    const second = await tokens.getToken();
+    options.logger.debug('401 answered: retrying once with a new token', { path: answer.path, requestId: answer.requestId });
+    // A second 401 falls through to toApiError: an authentication error.
+    return http.open(toExchange(request, second));
+  }
+
+  /** Throws the mapped error for a non-2xx answer (its body read for code and message). */
+  async function failOnError(request: ApiRequest, answer: StreamAnswer): Promise<void> {
+    if (answer.status >= 200 && answer.status < 300) return;
+    const details = { status: answer.status, code: null, path: answer.path, requestId: answer.requestId };
+    if (answer.status >= 300 && answer.status < 400) {
+      answer.body.resume();
+      throw new ProtocolError(`redirect (${answer.status}) not followed: the Data API never redirects`, details);
+    }
+    const body = await http.readBody(answer);
+    const { code, message } = parseErrorBody({ ...answer, body });
+    throw toApiError({
+      status: answer.status,
+      code,
+      message,
+      headers: answer.headers,
+      path: answer.path,
+      requestId: answer.requestId,
+      kind: request.kind,
+    });
+  }
+
+  function retrying<T>(request: ApiRequest, attempt: () => Promise<T>, canRetry?: () => boolean): Promise<T> {
+    const deps: RetryDeps = {
+      ...options.retryDeps,
+      onRetry: (info: { attempt: number; delayMs: number; error: ApiError }) => {
+        options.logger.warn('retrying request', {
+          kind: request.kind,
+          method: request.method,
+          path: request.url.pathname,
+          attempt: info.attempt,
+          delayMs: info.delayMs,
+          status: info.error.status,
+          code: info.error.code,
+          errorKind: info.error.kind,
+        });
+        options.retryDeps.onRetry?.(info);
+      },
+    };
+    return withRetry(
+      options.retryPolicy,
+      deps,
+      { method: request.method, idempotencyKey: request.idempotencyKey, canRetry },
+      attempt,
+    );
+  }
+
+  return {
+    base,
+    maxPages: options.maxPages,
+    url(path, query) {
+      const url = new URL(base.origin + basePath + path);
+      for (const [key, value] of Object.entries(query ?? {})) if (value !== undefined) url.searchParams.set(key, value);
+      return url;
+    },
+    exchange(request) {
+      return retrying(request, async () => {
+        const answer = await openAuthorised(request);
+        await failOnError(request, answer);
+        const body = await http.readBody(answer);
+        return { status: answer.status, headers: answer.headers, requestId: answer.requestId, path: answer.path, body };
+      });
+    },
+    stream(request, onSuccess, canRetry) {
+      return retrying(
+        request,
+        async () => {
+          const answer = await openAuthorised(request);
+          await failOnError(request, answer);
+          return onSuccess(answer);
+        },
+        canRetry,
+      );
+    },
+  };
+}
