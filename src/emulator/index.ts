@@ -1,0 +1,72 @@
+/**
+ * The Data API emulator (ARCHITECTURE "Emulator"): a node:http server with state in memory,
+ * deterministic from seed and start. `startEmulator` is what tests, the demo and the CLI use.
+ */
+import type { DateTime } from 'luxon';
+import type { BankName } from '../api/schemas';
+import type { Logger } from '../log';
+import type { ConsentRecord } from './consent-store';
+import { launchEmulator } from './launch';
+import type { RequestLogEntry } from './request-log';
+import type { EmulatorSettings } from './settings';
+import { generateWorld } from './world';
+import type { World } from './world-types';
+
+export type { ConsentRecord } from './consent-store';
+export type { RequestLogEntry } from './request-log';
+export type { EmulatorSettings, FaultRates, FaultKind, FaultProfile, RateLimit } from './settings';
+export { FAULT_PROFILES } from './settings';
+
+export interface EmulatorOptions {
+  /** Default 1. */
+  seed?: number;
+  /** ISO instant of the data clock's start; default real now − 3 days (whole second). */
+  start?: string;
+  /** Default 127.0.0.1. */
+  host?: string;
+  /** Default 0 (a free port). */
+  port?: number;
+  /** sandbox: meta lists only PNZ; production: all seven banks. Default sandbox. */
+  environment?: 'sandbox' | 'production';
+  /** Default 'frozen' programmatically, 'running' from the CLI. */
+  clock?: 'running' | 'frozen';
+  faults?: 'none' | 'light' | 'heavy';
+  latencyMs?: number;
+  pageSize?: number;
+  maxResultSize?: Partial<Record<BankName, number>>;
+  rateLimit?: { requestsPerSecond: number; burst: number } | null;
+  /** Default 3600. */
+  tokenLifetimeSeconds?: number;
+  /** Default ['https://app.example.nz/consent/return']. */
+  redirectWhitelist?: string[];
+  /** Default random. */
+  clientSecret?: string;
+  /** Passed to the world (bench scale). */
+  customersPerBank?: number;
+  /** Receives one line per API request (the CLI logs them on stderr). */
+  logger?: Logger;
+}
+
+export interface StartedEmulator {
+  baseUrl: string;
+  clientId: string;
+  clientSecret: string;
+  consentIds: string[];
+  environment: 'sandbox' | 'production';
+  /** Ground truth for tests. */
+  world: World;
+  /** The data clock. */
+  now(): DateTime;
+  /** Moves the clock forward (never past real time: throws). */
+  advance(ms: number): DateTime;
+  /** The request log. */
+  requests(): RequestLogEntry[];
+  updateSettings(patch: Partial<EmulatorSettings>): void;
+  /** Current state after time-driven transitions. */
+  consent(id: string): ConsentRecord | undefined;
+  close(): Promise<void>;
+}
+
+export function startEmulator(options: EmulatorOptions = {}): Promise<StartedEmulator> {
+  return launchEmulator(options, generateWorld);
+}

@@ -1,0 +1,140 @@
+/**
+ * Wires the emulator together: clock, settings, world, clients, consents, server.
+ */
+import type { AddressInfo } from 'node:net';
+import { DateTime } from 'luxon';
+import type { Environment } from '../api/rules';
+import { SCOPES } from '../api/schemas';
+import { AuthRegistry } from './auth';
+import { banksFor } from './bank-meta';
+import { DataClock, type ClockMode } from './clock';
+import { ConsentStore } from './consent-store';
+import type { EmulatorContext } from './context';
+import { updateSettings } from './control-routes';
+import { RateLimiter } from './faults';
+import type { EmulatorOptions, StartedEmulator } from './index';
+import { RequestLog } from './request-log';
+import { createRandom, randomUuid } from './seeded-random';
+import { createEmulatorServer } from './server';
+import { DEFAULT_REDIRECT_WHITELIST, FAULT_PROFILES, applySettingsPatch, defaultSettings } from './settings';
+import type { World, WorldOptions } from './world-types';
+
+/** Seed streams, apart so that adding a fault draw never changes an id. */
+const ID_STREAM = 0x1d5eed;
+const FAULT_STREAM = 0xfa017;
+
+/** Starts the emulator over the world `createWorld` makes (index.ts passes the generator). */
+export async function launchEmulator(
+  options: EmulatorOptions,
+  createWorld: (options: WorldOptions) => World,
+): Promise<StartedEmulator> {
+  const seed = options.seed ?? 1;
+  const environment: Environment = options.environment ?? 'sandbox';
+  const start = resolveStart(options.start);
+  const clock = new DataClock(start.toMillis(), (options.clock ?? 'frozen') satisfies ClockMode);
+
+  let settings = defaultSettings();
+  settings = applySettingsPatch(settings, {
+    faults: { ...FAULT_PROFILES[options.faults ?? 'none'] },
+    redirectWhitelist: options.redirectWhitelist ?? [...DEFAULT_REDIRECT_WHITELIST],
+    rateLimit: options.rateLimit ?? null,
+    ...(options.latencyMs !== undefined ? { latencyMs: options.latencyMs } : {}),
+    ...(options.pageSize !== undefined ? { pageSize: options.pageSize } : {}),
+    ...(options.tokenLifetimeSeconds !== undefined ? { tokenLifetimeSeconds: options.tokenLifetimeSeconds } : {}),
+  });
+  if (options.maxResultSize) settings.maxResultSize = { ...settings.maxResultSize, ...options.maxResultSize };
+
+  const world = createWorld({
+    seed,
+    start,
+    banks: banksFor(environment),
+    ...(options.customersPerBank !== undefined ? { customersPerBank: options.customersPerBank } : {}),
+  });
+  const idRandom = createRandom(seed ^ ID_STREAM);
+  const auth = new AuthRegistry(environment);
+  const clientId = randomUuid(idRandom);
+  const clientSecret = options.clientSecret ?? auth.newSecret();
+  auth.addClient(clientId, clientSecret, SCOPES);
+
+  const consents = new ConsentStore(() => clock.now());
+  for (const seeded of world.seededConsents) {
+    consents.add({
+      consent_id: seeded.consent_id,
+      bank: seeded.bank,
+      status: seeded.status,
+      creation_date_time: seeded.creation_date_time,
+      status_update_date_time: seeded.status_update_date_time,
+      flow: seeded.flow,
+      permissions: [...seeded.permissions],
+      start_date_time: seeded.start_date_time,
+      ...(seeded.end_date_time ? { end_date_time: seeded.end_date_time } : {}),
+      ...(seeded.expiration_date_time ? { expiration_date_time: seeded.expiration_date_time } : {}),
+      customerId: seeded.customerId,
+      accountKeys: [...seeded.accountKeys],
+      bankUnusable: false,
+    });
+  }
+
+  const logger = options.logger;
+  const ctx: EmulatorContext = {
+    environment,
+    clock,
+    settings,
+    auth,
+    consents,
+    world,
+    idRandom,
+    faultRandom: createRandom(seed ^ FAULT_STREAM),
+    log: new RequestLog(
+      logger ? ({ time, ...entry }) => logger.info('request', { ...entry, data_time: time }) : undefined,
+    ),
+    rateLimiter: new RateLimiter(),
+    idempotency: new Map(),
+    defaultClientId: clientId,
+  };
+
+  const host = options.host ?? '127.0.0.1';
+  let hostPort = host;
+  const server = createEmulatorServer(ctx, () => hostPort);
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const { port } = server.address() as AddressInfo;
+  hostPort = `${host.includes(':') ? `[${host}]` : host}:${port}`;
+  const baseUrl = `http://${hostPort}`;
+
+  return {
+    baseUrl,
+    clientId,
+    clientSecret,
+    consentIds: world.seededConsents.map((c) => c.consent_id),
+    environment,
+    world,
+    now: () => clock.now(),
+    advance: (ms) => clock.advance(ms),
+    requests: () => ctx.log.list(),
+    updateSettings: (patch) => updateSettings(ctx, patch),
+    consent: (id) => {
+      const record = consents.get(id);
+      return record ? structuredClone(record) : undefined;
+    },
+    close: () =>
+      new Promise<void>((resolve, reject) => {
+        server.close((error) => (error ? reject(error) : resolve()));
+        server.closeAllConnections();
+      }),
+  };
+}
+
+/** Default start: real now minus 3 days, on a whole second. */
+function resolveStart(start: string | undefined): DateTime {
+  if (start === undefined) return DateTime.utc().minus({ days: 3 }).startOf('second');
+  const parsed = DateTime.fromISO(start, { setZone: true });
+  if (!parsed.isValid) throw new RangeError(`start is not an ISO instant: ${start}`);
+  return parsed.toUTC();
+}
+

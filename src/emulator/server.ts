@@ -1,0 +1,209 @@
+/**
+ * The node:http server: parses the request, routes it, runs contract 6.0's first steps
+ * (401, rate limit, 403 scope), writes the reply with `request-id` and a `Date` header from the
+ * DATA clock, and logs it.
+ */
+import { randomUUID } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { formatNz, ENDPOINT_ACCESS, type Endpoint } from '../api/rules';
+import type { EmulatorContext, RequestInfo } from './context';
+import { handleCreateConsent, handleGetConsent, handleRevokeConsent, injectFault } from './consent-routes';
+import { handleControl } from './control-routes';
+import { DropConnection, FaultError, retryAfter } from './faults';
+import { ApiError, Unauthorized, errorReply, jsonReply, unauthorizedReply, type Reply } from './http-reply';
+import { metaFor } from './bank-meta';
+import {
+  handleAccount,
+  handleAccountParty,
+  handleAccounts,
+  handleBalances,
+  handleParty,
+  handleStatement,
+  handleStatementFile,
+  handleStatements,
+  handleTransactions,
+} from './resource-routes';
+import { handleToken } from './token-route';
+
+const MAX_BODY_BYTES = 1024 * 1024;
+
+interface Route {
+  /** Method → handler. */
+  methods: Record<string, () => Reply | Promise<Reply>>;
+  /** The endpoint for scope checks; undefined for the token endpoint. */
+  endpoint?: Endpoint;
+}
+
+/** Matches a /v1 or token path to its route; null for unknown paths (404 without code). */
+function matchRoute(ctx: EmulatorContext, rq: RequestInfo): Route | null {
+  const s = rq.segments;
+  const n = s.length;
+  if (n === 2 && s[0] === 'oauth2' && s[1] === 'token') return { methods: { POST: () => handleToken(ctx, rq) } };
+  if (s[0] !== 'v1') return null;
+  const api = (endpoint: Endpoint, method: string, handler: () => Reply | Promise<Reply>): Route => ({
+    endpoint,
+    methods: { [method]: handler },
+  });
+  if (n === 2 && s[1] === 'meta') {
+    return api('meta', 'GET', () => {
+      injectFault(ctx);
+      return jsonReply(200, metaFor(ctx.environment, ctx.settings.gatewayFlowEnabled));
+    });
+  }
+  if (n === 2 && s[1] === 'consents') {
+    return {
+      endpoint: 'consents',
+      methods: { POST: () => handleCreateConsent(ctx, rq), DELETE: () => handleRevokeConsent(ctx, rq) },
+    };
+  }
+  if (n === 3 && s[1] === 'consents') return api('consents', 'GET', () => handleGetConsent(ctx, rq, s[2]!));
+  if (n === 2 && s[1] === 'party') return api('party', 'GET', () => handleParty(ctx, rq));
+  if (s[1] !== 'accounts') return null;
+  if (n === 2) return api('accounts', 'GET', () => handleAccounts(ctx, rq));
+  const accountId = s[2]!;
+  rq.accountId = accountId;
+  if (n === 3) return api('account', 'GET', () => handleAccount(ctx, rq, accountId));
+  if (n === 4 && s[3] === 'balances') return api('balances', 'GET', () => handleBalances(ctx, rq, accountId));
+  if (n === 4 && s[3] === 'transactions') return api('transactions', 'GET', () => handleTransactions(ctx, rq, accountId));
+  if (n === 4 && s[3] === 'party') return api('account_party', 'GET', () => handleAccountParty(ctx, rq, accountId));
+  if (n === 4 && s[3] === 'statements') return api('statements', 'GET', () => handleStatements(ctx, rq, accountId));
+  if (n === 5 && s[3] === 'statements') return api('statement', 'GET', () => handleStatement(ctx, rq, accountId, s[4]!));
+  if (n === 6 && s[3] === 'statements' && s[5] === 'file') {
+    return api('statement_file', 'GET', () => handleStatementFile(ctx, rq, accountId, s[4]!));
+  }
+  return null;
+}
+
+/** Step 1 (401) and step 2 (403 scope), with the rate limit (429) in between. */
+function authorize(ctx: EmulatorContext, rq: RequestInfo, endpoint: Endpoint): void {
+  const header = rq.req.headers.authorization;
+  const match = header ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null;
+  if (!match) throw new Unauthorized(header !== undefined && /^Bearer\s+\S/i.test(header));
+  const token = ctx.auth.verify(match[1]!, ctx.clock.nowMs());
+  if (!token) throw new Unauthorized(true);
+  rq.token = token;
+  rq.clientId = token.clientId;
+  const limit = ctx.settings.rateLimit;
+  if (limit) {
+    const waitSeconds = ctx.rateLimiter.take(token.clientId, limit, performance.now());
+    if (waitSeconds !== null) {
+      throw new ApiError(429, 'Too many requests', undefined, {
+        'retry-after': retryAfter(waitSeconds, ctx.settings, ctx.clock.now()),
+      });
+    }
+  }
+  const scope = ENDPOINT_ACCESS[endpoint].scope;
+  if (!token.scopes.includes(scope)) throw new ApiError(403, `Token lacks the scope ${scope}`);
+}
+
+async function route(ctx: EmulatorContext, rq: RequestInfo): Promise<Reply> {
+  const found = matchRoute(ctx, rq);
+  if (!found) throw new ApiError(404, `No such endpoint: ${rq.path}`);
+  const handler = found.methods[rq.method];
+  if (!handler) {
+    throw new ApiError(405, `Method ${rq.method} not allowed on ${rq.path}`, undefined, {
+      allow: Object.keys(found.methods).join(', '),
+    });
+  }
+  if (found.endpoint) authorize(ctx, rq, found.endpoint);
+  return handler();
+}
+
+function parseRequest(req: IncomingMessage, body: string, fallbackHost: string): RequestInfo | null {
+  const raw = req.url ?? '/';
+  const q = raw.indexOf('?');
+  const path = q < 0 ? raw : raw.slice(0, q);
+  let segments: string[];
+  try {
+    segments = path.split('/').slice(1).map(decodeURIComponent);
+  } catch {
+    return null;
+  }
+  return {
+    req,
+    method: (req.method ?? 'GET').toUpperCase(),
+    path,
+    segments,
+    query: new URLSearchParams(q < 0 ? '' : raw.slice(q + 1)),
+    origin: `http://${req.headers.host ?? fallbackHost}`,
+    body,
+  };
+}
+
+function readBody(req: IncomingMessage): Promise<string | null> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= MAX_BODY_BYTES) chunks.push(chunk);
+    });
+    req.on('end', () => resolve(size > MAX_BODY_BYTES ? null : Buffer.concat(chunks).toString('utf8')));
+    req.on('error', reject);
+  });
+}
+
+export async function handleRequest(ctx: EmulatorContext, req: IncomingMessage, res: ServerResponse, fallbackHost: string) {
+  const requestId = randomUUID();
+  const arrived = ctx.clock.now();
+  const body = await readBody(req);
+  if (ctx.settings.latencyMs > 0) await new Promise((r) => setTimeout(r, ctx.settings.latencyMs));
+  const rq = parseRequest(req, body ?? '', fallbackHost);
+  const path = rq?.path ?? (req.url ?? '/').split('?')[0]!;
+  let reply: Reply;
+  try {
+    if (!rq) throw new ApiError(404, `No such endpoint: ${path}`);
+    if (body === null) throw new ApiError(413, 'Request body too large');
+    reply = rq.segments[0] === '__emulator' ? handleControl(ctx, rq) : await route(ctx, rq);
+  } catch (error) {
+    reply = toReply(error, path, ctx);
+  }
+  const isControl = rq?.segments[0] === '__emulator';
+  if (!isControl) {
+    ctx.log.add({
+      time: formatNz(arrived),
+      method: rq?.method ?? req.method ?? 'GET',
+      path,
+      query: Object.fromEntries(rq?.query ?? []),
+      status: reply.drop ? 0 : reply.status,
+      ...(reply.code ? { code: reply.code } : {}),
+      ...(rq?.clientId ? { client_id: rq.clientId } : {}),
+      ...(rq?.consentId ? { consent_id: rq.consentId } : {}),
+      ...(rq?.accountId ? { account_id: rq.accountId } : {}),
+      request_id: requestId,
+      ...(reply.fault ? { fault: reply.fault } : {}),
+    });
+  }
+  if (reply.drop) {
+    req.socket.destroy();
+    return;
+  }
+  res.statusCode = reply.status;
+  res.setHeader('request-id', requestId);
+  res.setHeader('date', ctx.clock.now().toHTTP()!);
+  for (const [name, value] of Object.entries(reply.headers ?? {})) res.setHeader(name, value);
+  res.end(reply.body);
+}
+
+function toReply(error: unknown, path: string, ctx: EmulatorContext): Reply {
+  if (error instanceof DropConnection) return { status: 0, drop: true, fault: 'drop' };
+  if (error instanceof Unauthorized) return unauthorizedReply(error);
+  if (error instanceof ApiError) {
+    const reply = errorReply(error, path, ctx.clock.now());
+    return error instanceof FaultError ? { ...reply, fault: error.fault } : reply;
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  return errorReply(new ApiError(500, `Emulator error: ${message}`), path, ctx.clock.now());
+}
+
+export function createEmulatorServer(ctx: EmulatorContext, fallbackHost: () => string): Server {
+  return createServer((req, res) => {
+    handleRequest(ctx, req, res, fallbackHost()).catch((error: unknown) => {
+      if (!res.headersSent) {
+        res.statusCode = 500;
+        res.end();
+      }
+      void error;
+    });
+  });
+}

@@ -1,0 +1,44 @@
+/**
+ * POST /oauth2/token (seed "Token endpoint"; contract 2): form fields or HTTP Basic; bad or
+ * missing credentials 401 (checked first), any grant other than client_credentials 403;
+ * failure bodies are the 7.1 error body without code.
+ */
+import type { EmulatorContext, RequestInfo } from './context';
+import { ApiError, jsonReply, type Reply } from './http-reply';
+
+export function handleToken(ctx: EmulatorContext, rq: RequestInfo): Reply {
+  const form = new URLSearchParams(rq.body);
+  const basic = readBasic(rq.req.headers.authorization);
+  const clientId = basic?.id ?? form.get('client_id') ?? undefined;
+  const secret = basic?.secret ?? form.get('client_secret') ?? undefined;
+  if (clientId) rq.clientId = clientId;
+  const client = ctx.auth.authenticate(clientId, secret);
+  if (!client) throw new ApiError(401, 'Bad or missing client credentials');
+  if (form.get('grant_type') !== 'client_credentials') {
+    throw new ApiError(403, 'Unsupported grant_type: only client_credentials is allowed');
+  }
+  const lifetime = ctx.settings.tokenLifetimeSeconds;
+  const token = ctx.auth.issue(client, ctx.clock.nowMs(), lifetime);
+  return jsonReply(
+    200,
+    { access_token: token, token_type: 'Bearer', expires_in: lifetime, scope: client.scopes.join(' ') },
+    { 'cache-control': 'no-store' },
+  );
+}
+
+function readBasic(header: string | undefined): { id: string; secret: string } | null {
+  const match = header ? /^Basic\s+([A-Za-z0-9+/=]+)\s*$/i.exec(header) : null;
+  if (!match) return null;
+  const decoded = Buffer.from(match[1]!, 'base64').toString('utf8');
+  const colon = decoded.indexOf(':');
+  if (colon < 0) return null;
+  // RFC 6749 2.3.1: id and secret are form-encoded before Basic encoding.
+  const unescape = (s: string) => {
+    try {
+      return decodeURIComponent(s.replace(/\+/g, ' '));
+    } catch {
+      return s;
+    }
+  };
+  return { id: unescape(decoded.slice(0, colon)), secret: unescape(decoded.slice(colon + 1)) };
+}
