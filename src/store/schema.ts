@@ -1,0 +1,314 @@
+/**
+ * The SQLite tables (drizzle sqlite-core). Tables are internal; the public contract is the set of
+ * `v_*` views (migrations/*_views.sql, columns in views.ts, documented in docs/data-model.md).
+ *
+ * Conventions: instants are UTC ISO 8601 strings with milliseconds (`2025-03-02T20:15:00.000Z`,
+ * as `Date#toISOString`), one fixed width so that text order is time order; NZ dates are
+ * `YYYY-MM-DD`; money is a signed decimal string plus an integer in minor units; every row from
+ * the bank keeps the raw JSON it came from. `npx drizzle-kit generate` turns this file into SQL.
+ */
+import { sql } from 'drizzle-orm';
+import {
+  check,
+  foreignKey,
+  index,
+  integer,
+  primaryKey,
+  sqliteTable,
+  text,
+  uniqueIndex,
+} from 'drizzle-orm/sqlite-core';
+import {
+  BANKS,
+  CONSENT_STATUSES,
+  type AccountId,
+  type ConsentId,
+  type StatementId,
+  type TransactionId,
+  type PartyId,
+} from '../api/schemas';
+
+export const CONSENT_OUTCOMES = ['ok', 'partial', 'skipped', 'ended', 'failed'] as const;
+export type ConsentOutcome = (typeof CONSENT_OUTCOMES)[number];
+export const RUN_OUTCOMES = ['ok', 'partial', 'failed'] as const;
+export type RunOutcome = (typeof RUN_OUTCOMES)[number];
+export const INDICATORS = ['Credit', 'Debit'] as const;
+
+/** The consent registry: what `consents add` registered, and what the last GET said. */
+export const consents = sqliteTable('consents', {
+  consentId: text('consent_id').$type<ConsentId>().primaryKey(),
+  /** Unknown (NULL) until the consent has been read once. */
+  bank: text('bank', { enum: BANKS }),
+  status: text('status', { enum: CONSENT_STATUSES }),
+  /** Space-separated, as the consent lists them. */
+  permissions: text('permissions'),
+  creationDateTime: text('creation_date_time'),
+  statusUpdateDateTime: text('status_update_date_time'),
+  startDateTime: text('start_date_time'),
+  endDateTime: text('end_date_time'),
+  expirationDateTime: text('expiration_date_time'),
+  /** NZ date of expiration_date_time, computed with luxon (v_consents.days_to_expiry). */
+  expirationNzDate: text('expiration_nz_date'),
+  rawJson: text('raw_json'),
+  registeredAt: text('registered_at').notNull(),
+  /** Set when the consent ended (BDT009, 013, 101, 409, 410, 412, 415): skipped until re-added. */
+  endedAt: text('ended_at'),
+  endedReason: text('ended_reason'),
+  statusFetchedAt: text('status_fetched_at'),
+  lastSyncedAt: text('last_synced_at'),
+  lastOutcome: text('last_outcome', { enum: CONSENT_OUTCOMES }),
+});
+
+/** Per-bank features from GET /v1/meta. */
+export const bankMeta = sqliteTable('bank_meta', {
+  bank: text('bank', { enum: BANKS }).primaryKey(),
+  maxHistoryDays: integer('max_history_days'),
+  rawJson: text('raw_json').notNull(),
+  fetchedAt: text('fetched_at').notNull(),
+});
+
+export const accounts = sqliteTable(
+  'accounts',
+  {
+    bank: text('bank', { enum: BANKS }).notNull(),
+    accountId: text('account_id').$type<AccountId>().notNull(),
+    consentId: text('consent_id')
+      .$type<ConsentId>()
+      .notNull()
+      .references(() => consents.consentId),
+    currency: text('currency').notNull(),
+    nickname: text('nickname'),
+    description: text('description'),
+    accountType: text('account_type'),
+    accountSubtype: text('account_subtype'),
+    schemeName: text('scheme_name'),
+    identification: text('identification'),
+    accountName: text('account_name'),
+    secondaryIdentification: text('secondary_identification'),
+    servicerIdentification: text('servicer_identification'),
+    rawJson: text('raw_json').notNull(),
+    firstSeenAt: text('first_seen_at').notNull(),
+    lastSeenAt: text('last_seen_at').notNull(),
+    updatedAt: text('updated_at').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.bank, t.accountId] })],
+);
+
+/** Balance history: a row only when (bank, account, type, date_time, amount, indicator) is new. */
+export const balances = sqliteTable(
+  'balances',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    bank: text('bank', { enum: BANKS }).notNull(),
+    accountId: text('account_id').$type<AccountId>().notNull(),
+    consentId: text('consent_id')
+      .$type<ConsentId>()
+      .notNull()
+      .references(() => consents.consentId),
+    type: text('type').notNull(),
+    amount: text('amount').notNull(),
+    amountMinor: integer('amount_minor'),
+    currency: text('currency').notNull(),
+    creditDebitIndicator: text('credit_debit_indicator', { enum: INDICATORS }).notNull(),
+    dateTime: text('date_time').notNull(),
+    rawJson: text('raw_json').notNull(),
+    fetchedAt: text('fetched_at').notNull(),
+  },
+  (t) => [
+    uniqueIndex('balances_identity').on(t.bank, t.accountId, t.type, t.dateTime, t.amount, t.creditDebitIndicator),
+    foreignKey({ columns: [t.bank, t.accountId], foreignColumns: [accounts.bank, accounts.accountId] }),
+  ],
+);
+
+export const transactions = sqliteTable(
+  'transactions',
+  {
+    bank: text('bank', { enum: BANKS }).notNull(),
+    accountId: text('account_id').$type<AccountId>().notNull(),
+    transactionId: text('transaction_id').$type<TransactionId>().notNull(),
+    /** The consent that last returned the row. */
+    consentId: text('consent_id')
+      .$type<ConsentId>()
+      .notNull()
+      .references(() => consents.consentId),
+    status: text('status', { enum: ['Booked', 'Pending'] }).notNull(),
+    bookingDateTime: text('booking_date_time').notNull(),
+    bookingDate: text('booking_date').notNull(),
+    valueDateTime: text('value_date_time'),
+    amount: text('amount').notNull(),
+    amountMinor: integer('amount_minor'),
+    currency: text('currency').notNull(),
+    creditDebitIndicator: text('credit_debit_indicator', { enum: INDICATORS }).notNull(),
+    description: text('description'),
+    merchantName: text('merchant_name'),
+    merchantCategoryCode: text('merchant_category_code'),
+    creditorName: text('creditor_name'),
+    debtorName: text('debtor_name'),
+    creditorParticulars: text('creditor_particulars'),
+    creditorCode: text('creditor_code'),
+    creditorReference: text('creditor_reference'),
+    debtorParticulars: text('debtor_particulars'),
+    debtorCode: text('debtor_code'),
+    debtorReference: text('debtor_reference'),
+    bankTransactionCode: text('bank_transaction_code'),
+    bankTransactionSubcode: text('bank_transaction_subcode'),
+    proprietaryCode: text('proprietary_code'),
+    balanceAfter: text('balance_after'),
+    counterpartyAccount: text('counterparty_account'),
+    rawJson: text('raw_json').notNull(),
+    firstSeenAt: text('first_seen_at').notNull(),
+    lastSeenAt: text('last_seen_at').notNull(),
+    /** Last content change (not bumped by a fetch that changed nothing). */
+    updatedAt: text('updated_at').notNull(),
+    /** A pending row that a later fetch of its range no longer returned. */
+    removedAt: text('removed_at'),
+  },
+  (t) => [
+    primaryKey({ columns: [t.bank, t.accountId, t.transactionId] }),
+    foreignKey({ columns: [t.bank, t.accountId], foreignColumns: [accounts.bank, accounts.accountId] }),
+    index('transactions_open_pending').on(t.bank, t.accountId, t.status, t.removedAt, t.bookingDateTime),
+    index('transactions_booking_date').on(t.bookingDate),
+  ],
+);
+
+export const statements = sqliteTable(
+  'statements',
+  {
+    bank: text('bank', { enum: BANKS }).notNull(),
+    accountId: text('account_id').$type<AccountId>().notNull(),
+    statementId: text('statement_id').$type<StatementId>().notNull(),
+    consentId: text('consent_id')
+      .$type<ConsentId>()
+      .notNull()
+      .references(() => consents.consentId),
+    type: text('type').notNull(),
+    startDateTime: text('start_date_time').notNull(),
+    endDateTime: text('end_date_time').notNull(),
+    creationDateTime: text('creation_date_time').notNull(),
+    reference: text('reference'),
+    rawJson: text('raw_json').notNull(),
+    /** Relative to the data dir; set only once the file is on disk. */
+    filePath: text('file_path'),
+    fileContentType: text('file_content_type'),
+    fileSha256: text('file_sha256'),
+    fileBytes: integer('file_bytes'),
+    fileFetchedAt: text('file_fetched_at'),
+    firstSeenAt: text('first_seen_at').notNull(),
+    lastSeenAt: text('last_seen_at').notNull(),
+    updatedAt: text('updated_at').notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.bank, t.accountId, t.statementId] }),
+    foreignKey({ columns: [t.bank, t.accountId], foreignColumns: [accounts.bank, accounts.accountId] }),
+  ],
+);
+
+/**
+ * Parties: the consenting customer (GET /v1/party; account_id NULL, one per consent) and each
+ * account's owner (GET /v1/accounts/{id}/party; one per account). Each endpoint returns one
+ * object, so a new answer replaces the old one.
+ */
+export const parties = sqliteTable(
+  'parties',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    bank: text('bank', { enum: BANKS }).notNull(),
+    consentId: text('consent_id')
+      .$type<ConsentId>()
+      .notNull()
+      .references(() => consents.consentId),
+    accountId: text('account_id').$type<AccountId>(),
+    partyId: text('party_id').$type<PartyId>().notNull(),
+    partyNumber: text('party_number'),
+    partyType: text('party_type'),
+    name: text('name'),
+    email: text('email'),
+    phone: text('phone'),
+    mobile: text('mobile'),
+    address: text('address'),
+    rawJson: text('raw_json').notNull(),
+    firstSeenAt: text('first_seen_at').notNull(),
+    lastSeenAt: text('last_seen_at').notNull(),
+    updatedAt: text('updated_at').notNull(),
+  },
+  (t) => [
+    uniqueIndex('parties_customer').on(t.bank, t.consentId).where(sql`account_id IS NULL`),
+    uniqueIndex('parties_account').on(t.bank, t.accountId).where(sql`account_id IS NOT NULL`),
+  ],
+);
+
+export const runs = sqliteTable(
+  'runs',
+  {
+    runId: text('run_id').primaryKey(),
+    startedAt: text('started_at').notNull(),
+    finishedAt: text('finished_at'),
+    outcome: text('outcome', { enum: RUN_OUTCOMES }),
+    consents: integer('consents').notNull().default(0),
+    requests: integer('requests').notNull().default(0),
+    rowsWritten: integer('rows_written').notNull().default(0),
+    failedUnits: integer('failed_units').notNull().default(0),
+    errorSummary: text('error_summary'),
+  },
+  (t) => [index('runs_started_at').on(t.startedAt)],
+);
+
+/** Records that failed their schema: kept aside with the reason, never silently dropped. */
+export const rejects = sqliteTable(
+  'rejects',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    resource: text('resource').notNull(),
+    bank: text('bank', { enum: BANKS }),
+    consentId: text('consent_id').$type<ConsentId>(),
+    accountId: text('account_id').$type<AccountId>(),
+    reason: text('reason').notNull(),
+    rawPayload: text('raw_payload').notNull(),
+    runId: text('run_id').references(() => runs.runId),
+    createdAt: text('created_at').notNull(),
+  },
+  (t) => [index('rejects_run').on(t.runId)],
+);
+
+/** Per (bank, account, resource) watermark: the instant up to which the resource is synced. */
+export const syncState = sqliteTable(
+  'sync_state',
+  {
+    bank: text('bank', { enum: BANKS }).notNull(),
+    accountId: text('account_id').$type<AccountId>().notNull(),
+    resource: text('resource').notNull(),
+    watermark: text('watermark'),
+    updatedAt: text('updated_at').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.bank, t.accountId, t.resource] })],
+);
+
+/** Per bank, the transaction window size (NZ days) that last worked without BDT263. */
+export const bankWindow = sqliteTable('bank_window', {
+  bank: text('bank', { enum: BANKS }).primaryKey(),
+  windowDays: integer('window_days').notNull(),
+  updatedAt: text('updated_at').notNull(),
+});
+
+/** The run lock: at most one row. */
+export const lease = sqliteTable(
+  'lease',
+  {
+    id: integer('id').primaryKey(),
+    holderPid: integer('holder_pid').notNull(),
+    holderHost: text('holder_host').notNull(),
+    acquiredAt: text('acquired_at').notNull(),
+    expiresAt: text('expires_at').notNull(),
+  },
+  (t) => [check('lease_single_row', sql`${t.id} = 1`)],
+);
+
+/**
+ * Pacific/Auckland UTC offsets from each transition instant on, written by the app at open from
+ * luxon's zone data. SQLite has no time zones; v_consents finds NZ "today" with it, correctly
+ * across DST, whenever the view is read (no value that goes stale between runs).
+ */
+export const nzOffsets = sqliteTable('nz_offsets', {
+  utcFrom: text('utc_from').primaryKey(),
+  offsetMinutes: integer('offset_minutes').notNull(),
+});
