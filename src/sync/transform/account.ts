@@ -1,0 +1,24 @@
+/** Wire Account (contract 6.1) → accounts row. Pure. */
+import type { Account } from '../../api/schemas';
+import type { AccountRow } from '../../store/rows';
+import { toRawJson, type TransformContext } from './context';
+
+export function toAccountRow(account: Account, ctx: TransformContext, raw: unknown = account): AccountRow {
+  return {
+    bank: ctx.bank,
+    accountId: account.AccountId,
+    consentId: ctx.consentId,
+    currency: account.Currency,
+    nickname: account.Nickname,
+    description: account.Description ?? null,
+    accountType: account.AccountType ?? null,
+    accountSubtype: account.AccountSubType ?? null,
+    // `Account` and `Servicer` come with ReadAccountsDetail only (contract 3).
+    schemeName: account.Account?.SchemeName ?? null,
+    identification: account.Account?.Identification ?? null,
+    accountName: account.Account?.Name ?? null,
+    secondaryIdentification: account.Account?.SecondaryIdentification ?? null,
+    servicerIdentification: account.Servicer?.Identification ?? null,
+    rawJson: toRawJson(raw),
+  };
+}

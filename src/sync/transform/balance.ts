@@ -1,0 +1,22 @@
+/** Wire Balance (contract 6.3) → balances row. Pure. */
+import type { Balance } from '../../api/schemas';
+import type { BalanceRow } from '../../store/rows';
+import { toStoredInstant } from '../../store/time';
+import { amountMinor, signedAmount } from '../money';
+import { toRawJson, type TransformContext } from './context';
+
+export function toBalanceRow(balance: Balance, ctx: TransformContext, raw: unknown = balance): BalanceRow {
+  return {
+    bank: ctx.bank,
+    accountId: balance.AccountId,
+    consentId: ctx.consentId,
+    type: balance.Type,
+    amount: signedAmount(balance.Amount.Amount, balance.CreditDebitIndicator),
+    amountMinor: amountMinor(balance.Amount.Amount, balance.CreditDebitIndicator, balance.Amount.Currency),
+    currency: balance.Amount.Currency,
+    creditDebitIndicator: balance.CreditDebitIndicator,
+    dateTime: toStoredInstant(balance.DateTime),
+    rawJson: toRawJson(raw),
+    fetchedAt: toStoredInstant(ctx.fetchedAt),
+  };
+}

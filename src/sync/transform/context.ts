@@ -1,0 +1,17 @@
+import type { BankName, ConsentId } from '../../api/schemas';
+import type { Instant } from '../../store/time';
+
+/** Where a wire record came from: the bank, the consent it was read through, and when. */
+export interface TransformContext {
+  bank: BankName;
+  consentId: ConsentId;
+  fetchedAt: Instant;
+}
+
+/**
+ * The raw JSON a row keeps. Pass the payload as received (before zod dropped unknown fields)
+ * when there is one; otherwise the parsed record is kept.
+ */
+export function toRawJson(raw: unknown): string {
+  return JSON.stringify(raw);
+}

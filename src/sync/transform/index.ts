@@ -1,0 +1,7 @@
+export { toRawJson, type TransformContext } from './context';
+export { toAccountRow } from './account';
+export { toBalanceRow } from './balance';
+export { toTransactionRow } from './transaction';
+export { toStatementRow } from './statement';
+export { formatAddress, toPartyRow } from './party';
+export { toRejectInput } from './reject';

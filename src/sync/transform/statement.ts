@@ -1,0 +1,20 @@
+/** Wire Statement (contract 6.5) → statements row (file metadata comes later). Pure. */
+import type { Statement } from '../../api/schemas';
+import type { StatementRow } from '../../store/rows';
+import { toStoredInstant } from '../../store/time';
+import { toRawJson, type TransformContext } from './context';
+
+export function toStatementRow(statement: Statement, ctx: TransformContext, raw: unknown = statement): StatementRow {
+  return {
+    bank: ctx.bank,
+    accountId: statement.AccountId,
+    statementId: statement.StatementId,
+    consentId: ctx.consentId,
+    type: statement.Type,
+    startDateTime: toStoredInstant(statement.StartDateTime),
+    endDateTime: toStoredInstant(statement.EndDateTime),
+    creationDateTime: toStoredInstant(statement.CreationDateTime),
+    reference: statement.StatementReference ?? null,
+    rawJson: toRawJson(raw),
+  };
+}
