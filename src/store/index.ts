@@ -1,0 +1,22 @@
+/** The store's public surface: what the sync, the CLI and the export import. */
+export { openStore, type OpenStoreOptions, type Store } from './store';
+export type { AddConsentResult, ConsentRecord, StoredBankMeta } from './registry';
+export type { TransactionWindowInput, WindowCounts } from './window-commit';
+export type { InsertCounts, PartyInput, StatementFileInput, UnitInput, UpsertCounts } from './resource-writes';
+export type { SyncResource } from './sync-state';
+export type { RunRow, RunSummary } from './runs';
+export { LEASE_RENEW_MS, LEASE_TTL_MS, isProcessAlive, type AcquireResult, type LeaseHolder } from './lease';
+export {
+  ACCOUNT_DETAIL_COLUMNS,
+  TRANSACTION_DETAIL_COLUMNS,
+  type AccountRow,
+  type BalanceRow,
+  type PartyRow,
+  type RejectInput,
+  type RejectRow,
+  type StatementRow,
+  type TransactionRow,
+} from './rows';
+export { CONSENT_OUTCOMES, RUN_OUTCOMES, type ConsentOutcome, type RunOutcome } from './schema';
+export { VIEW_COLUMNS, VIEW_NAMES, type ViewName, type ViewRow } from './views';
+export { toStoredInstant, toStoredInstantOrNull, type Clock, type Instant } from './time';

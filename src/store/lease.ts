@@ -1,0 +1,90 @@
+/**
+ * The run lock (ARCHITECTURE.md "Sync rules"): one lease row holding pid, host and expiry,
+ * renewed every 15 s with a 60 s expiry. A lease whose expiry has passed, or whose holder
+ * process is gone (same host), is taken over at once. Each step is one IMMEDIATE transaction,
+ * so two runs starting together cannot both win.
+ */
+import { eq } from 'drizzle-orm';
+import { inWriteTransaction, type BankdataDb } from './db';
+import { lease } from './schema';
+import { toStoredInstant, toInstantMs, type Instant } from './time';
+
+export const LEASE_TTL_MS = 60_000;
+export const LEASE_RENEW_MS = 15_000;
+const LEASE_ROW = 1;
+
+export interface LeaseHolder {
+  pid: number;
+  host: string;
+}
+
+export type AcquireResult =
+  | { ok: true; expiresAt: string; tookOver: LeaseHolder | null }
+  | { ok: false; heldBy: LeaseHolder & { expiresAt: string } };
+
+/** True when a process with this pid exists on this host (`kill(pid, 0)`; ESRCH means gone). */
+export function isProcessAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    // EPERM: it exists but belongs to someone else. Only ESRCH proves it is gone.
+    return !(error instanceof Error && 'code' in error && error.code === 'ESRCH');
+  }
+}
+
+export function acquireLease(
+  db: BankdataDb,
+  holder: LeaseHolder & { now: Instant },
+  isAlive: (pid: number) => boolean = isProcessAlive,
+): AcquireResult {
+  const nowMs = toInstantMs(holder.now);
+  const expiresAt = toStoredInstant(nowMs + LEASE_TTL_MS);
+  return inWriteTransaction(db, (tx) => {
+    const current = tx.select().from(lease).where(eq(lease.id, LEASE_ROW)).get();
+    const mine = current && current.holderPid === holder.pid && current.holderHost === holder.host;
+    if (current && !mine) {
+      const expired = toInstantMs(current.expiresAt) <= nowMs;
+      const gone = current.holderHost === holder.host && !isAlive(current.holderPid);
+      if (!expired && !gone) {
+        return {
+          ok: false,
+          heldBy: { pid: current.holderPid, host: current.holderHost, expiresAt: current.expiresAt },
+        } as const;
+      }
+    }
+    const values = {
+      holderPid: holder.pid,
+      holderHost: holder.host,
+      acquiredAt: toStoredInstant(nowMs),
+      expiresAt,
+    };
+    tx.insert(lease)
+      .values({ id: LEASE_ROW, ...values })
+      .onConflictDoUpdate({ target: lease.id, set: values })
+      .run();
+    const tookOver = current && !mine ? { pid: current.holderPid, host: current.holderHost } : null;
+    return { ok: true, expiresAt, tookOver } as const;
+  });
+}
+
+/** Extends our lease; false when it is no longer ours (taken over after it lapsed). */
+export function renewLease(db: BankdataDb, holder: LeaseHolder & { now: Instant }): boolean {
+  const expiresAt = toStoredInstant(toInstantMs(holder.now) + LEASE_TTL_MS);
+  return inWriteTransaction(db, (tx) => {
+    const current = tx.select().from(lease).where(eq(lease.id, LEASE_ROW)).get();
+    if (!current || current.holderPid !== holder.pid || current.holderHost !== holder.host) return false;
+    tx.update(lease).set({ expiresAt }).where(eq(lease.id, LEASE_ROW)).run();
+    return true;
+  });
+}
+
+/** Gives the lease up; false when it was not ours. */
+export function releaseLease(db: BankdataDb, holder: LeaseHolder): boolean {
+  return inWriteTransaction(db, (tx) => {
+    const current = tx.select().from(lease).where(eq(lease.id, LEASE_ROW)).get();
+    if (!current || current.holderPid !== holder.pid || current.holderHost !== holder.host) return false;
+    tx.delete(lease).where(eq(lease.id, LEASE_ROW)).run();
+    return true;
+  });
+}

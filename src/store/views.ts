@@ -1,0 +1,44 @@
+/**
+ * The public views and their columns, in order (ARCHITECTURE.md "Data model";
+ * docs/data-model.md says what each column means). Accounting tools read these views directly
+ * and exports select from them: change only by adding columns at the end.
+ * The SQL is in migrations/0001_views.sql; test/store/views.test.ts holds both to this list.
+ */
+export const VIEW_COLUMNS = {
+  v_transactions: [
+    'consent_id', 'bank', 'account_id', 'transaction_id', 'status', 'booking_date_time', 'booking_date',
+    'value_date_time', 'amount', 'amount_minor', 'currency', 'credit_debit_indicator', 'description',
+    'merchant_name', 'merchant_category_code', 'creditor_name', 'debtor_name', 'creditor_particulars',
+    'creditor_code', 'creditor_reference', 'debtor_particulars', 'debtor_code', 'debtor_reference',
+    'bank_transaction_code', 'bank_transaction_subcode', 'proprietary_code', 'balance_after',
+    'counterparty_account', 'first_seen_at', 'last_seen_at',
+  ],
+  v_accounts: [
+    'bank', 'account_id', 'consent_id', 'currency', 'nickname', 'description', 'account_type',
+    'account_subtype', 'scheme_name', 'identification', 'account_name', 'first_seen_at', 'updated_at',
+  ],
+  v_balances: [
+    'bank', 'account_id', 'type', 'amount', 'amount_minor', 'currency', 'credit_debit_indicator',
+    'date_time', 'fetched_at',
+  ],
+  v_statements: [
+    'bank', 'account_id', 'statement_id', 'type', 'start_date_time', 'end_date_time', 'creation_date_time',
+    'reference', 'file_path', 'file_content_type', 'file_sha256', 'file_bytes',
+  ],
+  v_parties: [
+    'bank', 'consent_id', 'account_id', 'party_id', 'party_type', 'name', 'email', 'phone', 'mobile', 'address',
+  ],
+  v_consents: [
+    'consent_id', 'bank', 'status', 'permissions', 'start_date_time', 'end_date_time', 'expiration_date_time',
+    'days_to_expiry', 'last_synced_at', 'last_outcome',
+  ],
+  v_runs: [
+    'run_id', 'started_at', 'finished_at', 'outcome', 'consents', 'requests', 'rows_written', 'failed_units',
+    'error_summary',
+  ],
+} as const satisfies Record<string, readonly string[]>;
+
+export type ViewName = keyof typeof VIEW_COLUMNS;
+export const VIEW_NAMES = Object.keys(VIEW_COLUMNS) as ViewName[];
+/** One row of a view, as better-sqlite3 returns it (TEXT, INTEGER or NULL per column). */
+export type ViewRow<V extends ViewName> = Record<(typeof VIEW_COLUMNS)[V][number], string | number | null>;

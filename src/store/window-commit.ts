@@ -1,0 +1,151 @@
+/**
+ * One transaction window, committed in one SQLite transaction: its rows, the removal of its
+ * vanished pending rows, its rejects and the advance of the watermark (ARCHITECTURE.md "Sync
+ * rules"). A crash mid-window loses only that window; a rerun resumes without duplicates.
+ */
+import { and, eq, gte, inArray, isNull, lte } from 'drizzle-orm';
+import type { AccountId, BankName, ConsentId } from '../api/schemas';
+import { inWriteTransaction, type BankdataDb, type Conn } from './db';
+import { mergeRow } from './merge';
+import { insertRejectRows } from './rejects';
+import { TRANSACTION_DETAIL_COLUMNS, type RejectInput, type TransactionRow } from './rows';
+import { transactions } from './schema';
+import { advanceWatermark } from './sync-state';
+import { toStoredInstant, type Instant } from './time';
+
+export interface TransactionWindowInput {
+  bank: BankName;
+  accountId: AccountId;
+  consentId: ConsentId;
+  /** The fetched range, both ends inclusive (contract 6.4). */
+  range: { from: Instant; to: Instant };
+  /** The consent's Credits/Debits filter (rules.ts `creditDebitFilter`): what it could return. */
+  creditDebitFilter: 'Credit' | 'Debit' | null;
+  rows: readonly TransactionRow[];
+  rejects?: readonly RejectInput[];
+  /** Watermark to save with the window (never moves back); null leaves it as it is. */
+  checkpoint: { watermark: Instant } | null;
+  runId: string | null;
+  now: Instant;
+}
+
+export interface WindowCounts {
+  added: number;
+  /** Content changed, or a removed row restored. */
+  updated: number;
+  /** Stored pending rows of the range (and filter) that the fetch no longer returned. */
+  removed: number;
+  unchanged: number;
+}
+
+/** Columns that track the fetch, not the transaction's content. */
+const BOOKKEEPING = ['consentId'] as const satisfies readonly (keyof TransactionRow)[];
+
+export function commitTransactionWindow(db: BankdataDb, input: TransactionWindowInput): WindowCounts {
+  const now = toStoredInstant(input.now);
+  const from = toStoredInstant(input.range.from);
+  const to = toStoredInstant(input.range.to);
+  if (to < from) throw new RangeError(`window ends before it starts: ${from} .. ${to}`);
+  const rows = dedupeById(input);
+
+  return inWriteTransaction(db, (tx) => {
+    const counts: WindowCounts = { added: 0, updated: 0, removed: 0, unchanged: 0 };
+    for (const row of rows.values()) counts[upsertTransaction(tx, row, now)] += 1;
+    counts.removed = removeVanishedPending(tx, input, { from, to, now }, new Set(rows.keys()));
+    insertRejectRows(tx, input.rejects ?? [], input.runId, now);
+    if (input.checkpoint) {
+      advanceWatermark(tx, {
+        bank: input.bank,
+        accountId: input.accountId,
+        resource: 'transactions',
+        watermark: input.checkpoint.watermark,
+        now,
+      });
+    }
+    return counts;
+  });
+}
+
+/** Adjacent windows share their boundary instant, so a key may come twice: the last one wins. */
+function dedupeById(input: TransactionWindowInput): Map<string, TransactionRow> {
+  const rows = new Map<string, TransactionRow>();
+  for (const row of input.rows) {
+    if (row.bank !== input.bank || row.accountId !== input.accountId) {
+      throw new RangeError(`row ${row.bank}/${row.accountId}/${row.transactionId} is not of ${input.bank}/${input.accountId}`);
+    }
+    rows.set(row.transactionId, row);
+  }
+  return rows;
+}
+
+function upsertTransaction(tx: Conn, row: TransactionRow, now: string): 'added' | 'updated' | 'unchanged' {
+  const key = and(
+    eq(transactions.bank, row.bank),
+    eq(transactions.accountId, row.accountId),
+    eq(transactions.transactionId, row.transactionId),
+  );
+  const stored = tx.select().from(transactions).where(key).get();
+  if (!stored) {
+    tx.insert(transactions)
+      .values({ ...row, firstSeenAt: now, lastSeenAt: now, updatedAt: now, removedAt: null })
+      .run();
+    return 'added';
+  }
+  // A booked row replaces the pending row of the same id; a removed row that comes back is
+  // restored; detail columns are never blanked by a Basic fetch (merge.ts).
+  const { merged, changed } = mergeRow<TransactionRow>(stored, row, {
+    coalesce: TRANSACTION_DETAIL_COLUMNS,
+    bookkeeping: BOOKKEEPING,
+  });
+  const restored = stored.removedAt !== null;
+  if (!changed && !restored) {
+    tx.update(transactions).set({ lastSeenAt: now, consentId: row.consentId }).where(key).run();
+    return 'unchanged';
+  }
+  tx.update(transactions)
+    .set({ ...merged, lastSeenAt: now, updatedAt: now, removedAt: null })
+    .where(key)
+    .run();
+  return 'updated';
+}
+
+/**
+ * Pending rows are replaced per synced range (contract 6.4, 8.27): a stored open pending row
+ * whose booking instant lies in the range, that this fetch could have returned (its Credits /
+ * Debits filter) and did not return, is marked removed. Booked rows are never removed.
+ */
+function removeVanishedPending(
+  tx: Conn,
+  input: TransactionWindowInput,
+  window: { from: string; to: string; now: string },
+  returned: ReadonlySet<string>,
+): number {
+  const conditions = [
+    eq(transactions.bank, input.bank),
+    eq(transactions.accountId, input.accountId),
+    eq(transactions.status, 'Pending'),
+    isNull(transactions.removedAt),
+    gte(transactions.bookingDateTime, window.from),
+    lte(transactions.bookingDateTime, window.to),
+  ];
+  if (input.creditDebitFilter) conditions.push(eq(transactions.creditDebitIndicator, input.creditDebitFilter));
+  const candidates = tx
+    .select({ transactionId: transactions.transactionId })
+    .from(transactions)
+    .where(and(...conditions))
+    .all();
+  const vanished = candidates.map((c) => c.transactionId).filter((id) => !returned.has(id));
+  for (let i = 0; i < vanished.length; i += 500) {
+    tx.update(transactions)
+      .set({ removedAt: window.now, updatedAt: window.now })
+      .where(
+        and(
+          eq(transactions.bank, input.bank),
+          eq(transactions.accountId, input.accountId),
+          inArray(transactions.transactionId, vanished.slice(i, i + 500)),
+        ),
+      )
+      .run();
+  }
+  return vanished.length;
+}

@@ -1,0 +1,66 @@
+/** Shared set-up for the store tests: a fresh database in a temp dir, a consent, an account. */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach } from 'vitest';
+import { Transaction, type AccountId, type BankName, type ConsentId } from '../../src/api/schemas';
+import { openStore, type Store, type TransactionRow } from '../../src/store';
+import { toAccountRow, toTransactionRow } from '../../src/sync/transform';
+
+export const CONSENT = 'c0a8012e-7d3b-4f5e-9a61-2b9f4c1d8e70' as ConsentId;
+export const OTHER_CONSENT = 'd1b9123f-8e4c-4a6f-8b72-3c0a5d2e9f81' as ConsentId;
+export const BANK: BankName = 'PNZ';
+export const ACCOUNT = 'acc-0001' as AccountId;
+export const NOW = new Date('2025-03-05T00:00:00.000Z');
+
+const dirs: string[] = [];
+afterEach(() => {
+  while (dirs.length) rmSync(dirs.pop()!, { recursive: true, force: true });
+});
+
+export function tempDir(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'bankdata-store-'));
+  dirs.push(dir);
+  return dir;
+}
+
+/** A fresh store with CONSENT and OTHER_CONSENT registered and ACCOUNT stored. */
+export function freshStore(): Store {
+  const store = openStore(join(tempDir(), 'db', 'bankdata.sqlite'), { now: () => NOW });
+  store.consents.add(CONSENT);
+  store.consents.add(OTHER_CONSENT);
+  const ctx = { bank: BANK, consentId: CONSENT, fetchedAt: NOW };
+  store.commitAccounts({
+    bank: BANK,
+    consentId: CONSENT,
+    rows: [toAccountRow({ AccountId: ACCOUNT, Currency: 'NZD', Nickname: 'Bills' }, ctx)],
+    runId: null,
+  });
+  return store;
+}
+
+/** A wire transaction (Detail payload by default), parsed as the client would. */
+export function wireTx(overrides: Record<string, unknown> = {}): Transaction {
+  return Transaction.parse({
+    AccountId: ACCOUNT,
+    TransactionId: 'txn-1',
+    Amount: { Amount: '18.90', Currency: 'NZD' },
+    CreditDebitIndicator: 'Debit',
+    Status: 'Pending',
+    BookingDateTime: '2025-03-04T12:02:41+13:00',
+    TransactionInformation: 'CORNER CAFE',
+    MerchantDetails: { MerchantName: 'CORNER CAFE', MerchantCategoryCode: '5814' },
+    ...overrides,
+  });
+}
+
+export function txRow(overrides: Record<string, unknown> = {}, consentId: ConsentId = CONSENT): TransactionRow {
+  return toTransactionRow(wireTx(overrides), { bank: BANK, consentId, fetchedAt: NOW });
+}
+
+/** The stored row, removed or not, straight from the table. */
+export function storedTx(store: Store, transactionId: string): Record<string, unknown> | undefined {
+  return store.sqlite
+    .prepare('SELECT * FROM transactions WHERE bank = ? AND account_id = ? AND transaction_id = ?')
+    .get(BANK, ACCOUNT, transactionId) as Record<string, unknown> | undefined;
+}

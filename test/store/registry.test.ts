@@ -1,0 +1,104 @@
+import { describe, expect, it } from 'vitest';
+import { BankMeta, Consent } from '../../src/api/schemas';
+import { BANK, CONSENT, OTHER_CONSENT, freshStore } from './helpers';
+
+const authorised = Consent.parse({
+  consent_id: CONSENT,
+  status: 'Authorised',
+  creation_date_time: '2025-03-05T10:01:12+13:00',
+  status_update_date_time: '2025-03-05T10:03:40+13:00',
+  flow: { detail: { type: 'redirect', redirect_uri: 'https://app.example.nz/consent/return' }, flow_hint: { type: 'redirect', bank: 'PNZ' } },
+  permissions: ['ReadAccountsDetail', 'ReadBalances', 'ReadTransactionsDetail'],
+  start_date_time: '2024-03-05T00:00:00+13:00',
+  end_date_time: '2026-03-05T00:00:00+13:00',
+  expiration_date_time: '2026-03-05T23:59:59+13:00',
+});
+
+describe('consent registry', () => {
+  it('adds idempotently and re-registers an ended consent, which is synced again from then on', () => {
+    const store = freshStore();
+    expect(store.consents.add(CONSENT)).toBe('already-registered');
+    store.consents.markEnded(CONSENT, 'BDT410', '2025-03-06T00:00:00Z');
+    expect(store.consents.list({ active: true }).map((c) => c.consentId)).toEqual([OTHER_CONSENT]);
+    expect(store.consents.get(CONSENT)).toMatchObject({ endedReason: 'BDT410', lastOutcome: 'ended' });
+    expect(store.consents.add(CONSENT, '2025-03-07T00:00:00Z')).toBe('re-registered');
+    expect(store.consents.get(CONSENT)).toMatchObject({ endedAt: null, endedReason: null, registeredAt: '2025-03-07T00:00:00.000Z' });
+    expect(store.consents.list({ active: true })).toHaveLength(2);
+  });
+
+  it('records the consent read: bank, status, permissions, UTC dates, NZ expiry date and raw JSON', () => {
+    const store = freshStore();
+    store.consents.recordStatus(authorised, { raw: { ...authorised, extra: 1 } });
+    expect(store.consents.get(CONSENT)).toMatchObject({
+      bank: 'PNZ',
+      status: 'Authorised',
+      permissions: ['ReadAccountsDetail', 'ReadBalances', 'ReadTransactionsDetail'],
+      startDateTime: '2024-03-04T11:00:00.000Z',
+      expirationDateTime: '2026-03-05T10:59:59.000Z',
+      expirationNzDate: '2026-03-05',
+    });
+    expect(JSON.parse(store.consents.get(CONSENT)!.rawJson!)).toMatchObject({ extra: 1 });
+    expect(store.sqlite.prepare('SELECT permissions FROM v_consents WHERE consent_id = ?').get(CONSENT)).toEqual({
+      permissions: 'ReadAccountsDetail ReadBalances ReadTransactionsDetail',
+    });
+  });
+
+  it('moves last_synced_at only for outcomes that synced data', () => {
+    const store = freshStore();
+    store.consents.recordOutcome(CONSENT, 'ok', '2025-03-05T02:00:00Z');
+    store.consents.recordOutcome(CONSENT, 'skipped', '2025-03-06T02:00:00Z');
+    expect(store.sqlite.prepare('SELECT last_synced_at, last_outcome FROM v_consents WHERE consent_id = ?').get(CONSENT)).toEqual({
+      last_synced_at: '2025-03-05T02:00:00.000Z',
+      last_outcome: 'skipped',
+    });
+  });
+
+  it('keeps bank meta and parses it back with the wire schema', () => {
+    const store = freshStore();
+    const meta = BankMeta.parse({
+      name: 'PNZ',
+      features: {
+        permissions: ['ReadAccountsDetail'],
+        redirect_flow: { enabled: true, request_timeout: 'PT10M' },
+        decoupled_flow: { enabled: false, available_identifiers: [] },
+        gateway_flow: { enabled: true, request_timeout: 'PT15M' },
+        resources: { accounts: true, balances: true, transactions: true, statements: false, statement_file: false, party: true, account_party: true },
+        statement_file_content_types: [],
+        max_history_days: 730,
+      },
+    });
+    store.meta.save(meta);
+    expect(store.meta.get(BANK)).toEqual({ meta, fetchedAt: '2025-03-05T00:00:00.000Z' });
+    expect(store.meta.get('ANZ')).toBeNull();
+  });
+});
+
+describe('runs and sync state', () => {
+  it('records a run as v_runs shows it', () => {
+    const store = freshStore();
+    const runId = store.runs.start({ now: '2025-03-05T02:00:00Z' });
+    store.runs.finish(
+      runId,
+      { outcome: 'partial', consents: 2, requests: 41, rowsWritten: 310, failedUnits: 1, errorSummary: 'PNZ acc-0001 2025-02-01: BDT263' },
+      '2025-03-05T02:01:30Z',
+    );
+    expect(store.sqlite.prepare('SELECT * FROM v_runs').all()).toEqual([
+      {
+        run_id: runId, started_at: '2025-03-05T02:00:00.000Z', finished_at: '2025-03-05T02:01:30.000Z', outcome: 'partial',
+        consents: 2, requests: 41, rows_written: 310, failed_units: 1, error_summary: 'PNZ acc-0001 2025-02-01: BDT263',
+      },
+    ]);
+  });
+
+  it('remembers the window size that worked per bank and lets the watermark be reset', () => {
+    const store = freshStore();
+    expect(store.syncState.getWindowDays(BANK)).toBeNull();
+    store.syncState.setWindowDays(BANK, 8);
+    expect(store.syncState.getWindowDays(BANK)).toBe(8);
+    expect(() => store.syncState.setWindowDays(BANK, 0)).toThrow(RangeError);
+    const key = { bank: BANK, accountId: 'acc-0001' as never };
+    store.syncState.setWatermark({ ...key, watermark: '2025-03-05T00:00:00+13:00' });
+    store.syncState.setWatermark({ ...key, watermark: null });
+    expect(store.syncState.getWatermark(key)).toBeNull();
+  });
+});
