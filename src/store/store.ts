@@ -5,7 +5,7 @@
  */
 import type Database from 'better-sqlite3';
 import type { AccountId, BankMeta, BankName, Consent, ConsentId, StatementId } from '../api/schemas';
-import type { BankdataDb } from './db';
+import { inWriteTransaction, type BankdataDb } from './db';
 import { acquireLease, releaseLease, renewLease, type AcquireResult, type LeaseHolder } from './lease';
 import { openDatabase } from './open';
 import {
@@ -167,9 +167,7 @@ export function openStore(path: string, options: OpenStoreOptions = {}): Store {
     },
     rejects: {
       insert: (rejects, opts) =>
-        db.transaction((tx) => insertRejectRows(tx, rejects, opts.runId, toStoredInstant(at(opts.now))), {
-          behavior: 'immediate',
-        }),
+        inWriteTransaction(db, (tx) => insertRejectRows(tx, rejects, opts.runId, toStoredInstant(at(opts.now)))),
       list: (filter) => listRejects(db, filter),
     },
     lease: {
