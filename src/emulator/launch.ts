@@ -6,7 +6,7 @@ import { DateTime } from 'luxon';
 import type { Environment } from '../api/rules';
 import { SCOPES } from '../api/schemas';
 import { AuthRegistry } from './auth';
-import { banksFor } from './bank-meta';
+import { bankMeta, banksFor } from './bank-meta';
 import { DataClock, type ClockMode } from './clock';
 import { ConsentStore } from './consent-store';
 import type { EmulatorContext } from './context';
@@ -44,10 +44,21 @@ export async function launchEmulator(
   });
   if (options.maxResultSize) settings.maxResultSize = { ...settings.maxResultSize, ...options.maxResultSize };
 
+  const banks = banksFor(environment);
   const world = createWorld({
     seed,
     start,
-    banks: banksFor(environment),
+    banks,
+    // Seeded consents request only what the meta lists (BDT241) over enabled flows.
+    bankFeatures: Object.fromEntries(
+      banks.map((bank) => {
+        const features = bankMeta(bank, true).features;
+        return [
+          bank,
+          { permissions: features.permissions, redirectFlow: features.redirect_flow.enabled, decoupledFlow: features.decoupled_flow.enabled },
+        ];
+      }),
+    ),
     ...(options.customersPerBank !== undefined ? { customersPerBank: options.customersPerBank } : {}),
   });
   const idRandom = createRandom(seed ^ ID_STREAM);
