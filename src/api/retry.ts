@@ -86,6 +86,8 @@ export interface RetryContext {
   /** A POST is retried only when it carries an idempotency key (sent unchanged each time). */
   method: string;
   idempotencyKey?: string | undefined;
+  /** A POST that has no effect to repeat (the token request): retried without a key. */
+  repeatable?: boolean;
   /** Extra veto, e.g. a download whose sink already took bytes. */
   canRetry?: () => boolean;
 }
@@ -97,7 +99,7 @@ export async function withRetry<T>(
   context: RetryContext,
   operation: (attempt: number) => Promise<T>,
 ): Promise<T> {
-  const postWithoutKey = context.method === 'POST' && !context.idempotencyKey;
+  const postWithoutKey = context.method === 'POST' && !context.idempotencyKey && !context.repeatable;
   for (let attempt = 1; ; attempt++) {
     try {
       return await operation(attempt);

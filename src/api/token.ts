@@ -67,8 +67,8 @@ export function createTokenProvider(options: TokenProviderOptions): TokenProvide
       form.set('client_secret', options.clientSecret);
     }
     const requestedAt = now();
-    // The token POST carries no state: retrying it on 429/5xx is safe (no idempotency key needed).
-    const answer = await withRetry(options.retryPolicy, options.retryDeps, { method: 'GET' }, async () => {
+    // The token POST changes nothing on the server: retrying it on 429/5xx needs no key.
+    const answer = await withRetry(options.retryPolicy, options.retryDeps, { method: 'POST', repeatable: true }, async () => {
       const res = await http.send({ method: 'POST', url: options.tokenUrl, kind: 'token', headers, body: form.toString() });
       if (res.status !== 200) {
         const body = parseErrorBody(res);

@@ -24,7 +24,7 @@ export interface LocalServer {
 
 export const LOCAL_TOKEN = 'local-access-token-0123456789';
 
-export async function startLocalServer(handler: Handler): Promise<LocalServer> {
+export async function startLocalServer(handler: Handler, options: { answerTokens?: boolean } = {}): Promise<LocalServer> {
   const seen: SeenRequest[] = [];
   let origin = '';
   const server = createServer((req, res) => {
@@ -33,7 +33,7 @@ export async function startLocalServer(handler: Handler): Promise<LocalServer> {
     req.on('end', () => {
       const entry = { method: req.method ?? '', url: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks).toString() };
       seen.push(entry);
-      if (entry.url === '/oauth2/token') {
+      if (entry.url === '/oauth2/token' && options.answerTokens !== false) {
         json(res, 200, { access_token: LOCAL_TOKEN, token_type: 'Bearer', expires_in: 3600, scope: 'read:accounts read:transactions' });
         return;
       }

@@ -207,6 +207,29 @@ describe('client retries over HTTP', () => {
     expect(posts.every((p) => p.body === JSON.stringify(body))).toBe(true);
   });
 
+  it('retries the token request on 503 (it changes nothing, so no key is needed)', async () => {
+    let tokenCalls = 0;
+    server = await startLocalServer(
+      (req, res) => {
+        if (req.url === '/oauth2/token') {
+          if (++tokenCalls === 1) json(res, 503, errorBody(503), { 'retry-after': '2' });
+          else json(res, 200, { access_token: 'tok-123456789', token_type: 'Bearer', expires_in: 3600, scope: 'read:meta' });
+        } else json(res, 200, []);
+      },
+      { answerTokens: false },
+    );
+    const sleeps: number[] = [];
+    await clientFor(server, sleeps).getMeta();
+    expect(tokenCalls).toBe(2);
+    expect(sleeps).toEqual([2000]);
+    const form = new URLSearchParams(server.seen[0]!.body);
+    expect([form.get('grant_type'), form.get('client_id'), form.get('client_secret')]).toEqual([
+      'client_credentials',
+      'client',
+      'local-secret-value',
+    ]);
+  });
+
   it('does not retry a 400', async () => {
     server = await startLocalServer((req, res) => json(res, 400, errorBody(400, 'BDT212')));
     const sleeps: number[] = [];
