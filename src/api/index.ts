@@ -24,12 +24,11 @@ export {
   ScopeMissingError,
   SplitNeededError,
   UnavailableError,
-  toApiError,
   type ApiErrorKind,
   type ConsentEndReason,
-  type ErrorAnswer,
   type RequestKind,
 } from './errors';
+export { AUTHENTICATION_HINT, LEGACY_BDT237_MESSAGE, toApiError, type ErrorAnswer } from './map-error';
 export { DEFAULT_MAX_PAGES, type ListResult } from './paginate';
 export type { RecordReject, SingleResult } from './parse';
 export { DEFAULT_RETRY_POLICY, type RetryPolicy, type RetryRule } from './retry';

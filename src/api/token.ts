@@ -5,7 +5,8 @@
  * are known, and never put in a message.
  */
 import { registerSecret, type Logger } from '../log';
-import { ProtocolError, toApiError } from './errors';
+import { ProtocolError } from './errors';
+import { toApiError } from './map-error';
 import type { Http } from './http';
 import { parseErrorBody, parseJsonBody, formatIssues } from './parse';
 import { withRetry, type RetryDeps, type RetryPolicy } from './retry';

@@ -4,7 +4,8 @@
  * error), the retry policy around it, and every non-success answer mapped by `toApiError`.
  */
 import type { Logger } from '../log';
-import { ProtocolError, toApiError, type ApiError } from './errors';
+import { ProtocolError, type ApiError } from './errors';
+import { toApiError } from './map-error';
 import type { Http, HttpAnswer, HttpExchange, HttpMethod, StreamAnswer } from './http';
 import { parseErrorBody } from './parse';
 import { withRetry, type RetryDeps, type RetryPolicy } from './retry';

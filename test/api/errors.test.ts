@@ -13,9 +13,8 @@ import {
   ScopeMissingError,
   SplitNeededError,
   UnavailableError,
-  toApiError,
-  type ErrorAnswer,
 } from '../../src/api/errors';
+import { toApiError, type ErrorAnswer } from '../../src/api/map-error';
 
 const answer = (status: number, code?: string, extra: Partial<ErrorAnswer> = {}): ErrorAnswer => ({
   status,
