@@ -1,0 +1,141 @@
+/**
+ * One consent's sync: its status first, then the plan (permissions ∩ scopes ∩ bank meta),
+ * accounts, per account balances, transactions, statements with files and account party,
+ * then the customer's party. Ended consents are recorded and skipped from then on.
+ */
+import { AuthenticationError, ConsentEndedError, ConsentNotAuthorisedError, UnavailableError } from '../api';
+import type { BankMeta, ConsentId, ConsentStatus } from '../api/schemas';
+import type { ConsentOutcome } from '../store';
+import type { SyncContext } from './context';
+import { planConsent, type ConsentPlan } from './plan';
+import { syncAccounts, syncBalances, syncParty, syncStatementFile, syncStatements } from './resources';
+import { syncTransactions } from './transactions';
+import { describeError, recordFailure, runUnit } from './units';
+
+/** Statuses after which the consent can never be used again (contract 4.4). */
+export const ENDED_STATUSES: readonly ConsentStatus[] = ['Rejected', 'Revoked', 'Consumed', 'GatewayTimeout'];
+const AWAITING_STATUSES: readonly ConsentStatus[] = ['AwaitingAuthorisation', 'GatewayAwaitingSubmission'];
+
+export interface ConsentResult {
+  consentId: ConsentId;
+  bank: string | null;
+  status: ConsentStatus | null;
+  outcome: ConsentOutcome;
+  reason?: string;
+  /** True when a new consent is needed (ended). */
+  needsReconsent: boolean;
+  /** The service was unreachable for this consent's status read. */
+  unreachable?: boolean;
+}
+
+export async function syncConsent(
+  ctx: SyncContext,
+  consentId: ConsentId,
+  meta: ReadonlyMap<string, BankMeta>,
+  scopes: readonly string[],
+): Promise<ConsentResult> {
+  const failuresBefore = ctx.counters.failedUnits.length;
+  let consent;
+  try {
+    consent = await ctx.client.getConsent(consentId);
+  } catch (error) {
+    return consentError(ctx, consentId, null, error);
+  }
+  ctx.store.consents.recordStatus(consent);
+  const bank = consent.flow.flow_hint.bank;
+  if (ENDED_STATUSES.includes(consent.status)) {
+    ctx.store.consents.markEnded(consentId, consent.status, ctx.now().toJSDate());
+    return { consentId, bank, status: consent.status, outcome: 'ended', reason: `status ${consent.status}`, needsReconsent: true };
+  }
+  if (AWAITING_STATUSES.includes(consent.status)) {
+    ctx.store.consents.recordOutcome(consentId, 'skipped');
+    return { consentId, bank, status: consent.status, outcome: 'skipped', reason: `status ${consent.status}`, needsReconsent: false };
+  }
+
+  const bankMeta = meta.get(bank);
+  const plan = planConsent({ permissions: consent.permissions, scopes, bank: bankMeta });
+  for (const [resource, decision] of Object.entries(plan.resources)) {
+    if (!decision.fetch) ctx.counters.skipped.push({ consentId, resource, reason: decision.reason });
+  }
+  const record = ctx.store.consents.get(consentId)!;
+  try {
+    if (bankMeta) await syncPlanned(ctx, consentId, bankMeta, plan, record);
+  } catch (error) {
+    return consentError(ctx, consentId, bank, error);
+  }
+  const failed = ctx.counters.failedUnits.length > failuresBefore;
+  const outcome: ConsentOutcome = failed || ctx.stopping() ? 'partial' : 'ok';
+  ctx.store.consents.recordOutcome(consentId, outcome);
+  return { consentId, bank, status: consent.status, outcome, needsReconsent: false };
+}
+
+async function syncPlanned(
+  ctx: SyncContext,
+  consentId: ConsentId,
+  bank: BankMeta,
+  plan: ConsentPlan,
+  record: NonNullable<ReturnType<SyncContext['store']['consents']['get']>>,
+): Promise<void> {
+  const scope = { bank: bank.name, consentId };
+  const { resources } = plan;
+  if (resources.accounts.fetch) {
+    const accounts = await runUnit(ctx, consentId, 'accounts', 'accounts', () => syncAccounts(ctx, scope));
+    for (const account of accounts.ok ? accounts.value : []) {
+      const accountId = account.AccountId;
+      if (ctx.stopping()) return;
+      if (resources.balances.fetch) {
+        await runUnit(ctx, consentId, `balances ${accountId}`, 'balances', () => syncBalances(ctx, scope, accountId));
+      }
+      if (resources.transactions.fetch) {
+        await syncTransactions(ctx, { ...scope, accountId }, record, bank, plan.creditDebitFilter);
+      }
+      if (resources.statements.fetch && !ctx.stopping()) {
+        const missing = await runUnit(ctx, consentId, `statements ${accountId}`, 'statements', () =>
+          syncStatements(ctx, scope, accountId),
+        );
+        if (missing.ok && resources.statement_file.fetch) {
+          for (const statementId of missing.value) {
+            if (ctx.stopping()) return;
+            await runUnit(ctx, consentId, `statement file ${accountId} ${statementId}`, 'statement_file', () =>
+              syncStatementFile(ctx, scope, accountId, statementId),
+            );
+          }
+        }
+      }
+      if (resources.account_party.fetch && !ctx.stopping()) {
+        await runUnit(ctx, consentId, `account party ${accountId}`, 'account_party', () => syncParty(ctx, scope, accountId));
+      }
+      ctx.onProgress();
+    }
+  }
+  if (resources.party.fetch && !ctx.stopping()) {
+    await runUnit(ctx, consentId, 'party', 'party', () => syncParty(ctx, scope, null));
+  }
+}
+
+/** Consent-level answers: ended (recorded, skipped from then on), not yet authorised, or failed. */
+function consentError(ctx: SyncContext, consentId: ConsentId, bank: string | null, error: unknown): ConsentResult {
+  if (error instanceof AuthenticationError) throw error;
+  if (error instanceof ConsentEndedError) {
+    // BDT009/013/101/409/410/412/415: the consent can never be used again.
+    const reason = error.code ?? error.reason;
+    ctx.store.consents.markEnded(consentId, reason, ctx.now().toJSDate());
+    ctx.logger.warn('consent ended', { consent_id: consentId, code: error.code });
+    return { consentId, bank, status: null, outcome: 'ended', reason: describeError(error), needsReconsent: true };
+  }
+  if (error instanceof ConsentNotAuthorisedError) {
+    ctx.store.consents.recordOutcome(consentId, 'skipped');
+    return { consentId, bank, status: null, outcome: 'skipped', reason: describeError(error), needsReconsent: false };
+  }
+  recordFailure(ctx, consentId, 'consent', error);
+  ctx.store.consents.recordOutcome(consentId, 'failed');
+  return {
+    consentId,
+    bank,
+    status: null,
+    outcome: 'failed',
+    reason: describeError(error),
+    needsReconsent: false,
+    unreachable: error instanceof UnavailableError,
+  };
+}

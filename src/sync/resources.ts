@@ -1,0 +1,123 @@
+/**
+ * The per-resource units of a consent: accounts, balances, statements with their files, and
+ * party data. Each fetches, transforms (pure) and commits in one SQLite transaction.
+ */
+import type { Account, AccountId, BankName, ConsentId, StatementFileType, StatementId } from '../api/schemas';
+import type { RecordReject } from '../api';
+import { addRows, type SyncContext } from './context';
+import { createAtomicFile, resolveInDataDir, statementFilePath, type AtomicFile } from './files';
+import { toAccountRow, toBalanceRow, toPartyRow, toRejectInput, toStatementRow } from './transform';
+
+interface Scope {
+  bank: BankName;
+  consentId: ConsentId;
+}
+
+function context(ctx: SyncContext, scope: Scope) {
+  return { bank: scope.bank, consentId: scope.consentId, fetchedAt: ctx.now().toJSDate() };
+}
+
+function rejectsOf(ctx: SyncContext, scope: Scope, resource: string, accountId: AccountId | null, rejects: RecordReject[]) {
+  ctx.counters.rejects += rejects.length;
+  return rejects.map((r) => toRejectInput(resource, scope, accountId, r.raw, r.reason));
+}
+
+/** Accounts of the consent; returns the accounts that were stored (valid records). */
+export async function syncAccounts(ctx: SyncContext, scope: Scope): Promise<Account[]> {
+  const result = await ctx.client.listAccounts(scope.consentId);
+  const tctx = context(ctx, scope);
+  const counts = ctx.store.commitAccounts({
+    ...scope,
+    rows: result.records.map((a) => toAccountRow(a, tctx)),
+    rejects: rejectsOf(ctx, scope, 'account', null, result.rejects),
+    runId: ctx.runId,
+    now: tctx.fetchedAt,
+  });
+  addRows(ctx.counters, counts);
+  return result.records;
+}
+
+/** A snapshot each run; the store adds a row only when a balance is new. */
+export async function syncBalances(ctx: SyncContext, scope: Scope, accountId: AccountId): Promise<void> {
+  const result = await ctx.client.getBalances(scope.consentId, accountId);
+  const tctx = context(ctx, scope);
+  const rejects = rejectsOf(ctx, scope, 'balance', accountId, result.rejects);
+  const rows = [];
+  for (const balance of result.records) {
+    if (balance.AccountId === accountId) rows.push(toBalanceRow(balance, tctx));
+    else rejects.push(toRejectInput('balance', scope, accountId, balance, `AccountId ${balance.AccountId} in the answer for ${accountId}`));
+  }
+  const counts = ctx.store.commitBalances({ ...scope, accountId, rows, rejects, runId: ctx.runId, now: tctx.fetchedAt });
+  addRows(ctx.counters, counts);
+}
+
+/** The statement list; returns the ids of statements still without a file. */
+export async function syncStatements(ctx: SyncContext, scope: Scope, accountId: AccountId): Promise<StatementId[]> {
+  const result = await ctx.client.listStatements(scope.consentId, accountId);
+  const tctx = context(ctx, scope);
+  const rejects = rejectsOf(ctx, scope, 'statement', accountId, result.rejects);
+  const rows = [];
+  for (const statement of result.records) {
+    if (statement.AccountId === accountId) rows.push(toStatementRow(statement, tctx));
+    else rejects.push(toRejectInput('statement', scope, accountId, statement, `AccountId ${statement.AccountId} in the answer for ${accountId}`));
+  }
+  const counts = ctx.store.commitStatements({ ...scope, accountId, rows, rejects, runId: ctx.runId, now: tctx.fetchedAt });
+  addRows(ctx.counters, counts);
+  return ctx.store.listStatementsWithoutFile({ bank: scope.bank, accountId });
+}
+
+/**
+ * One statement file: streamed into a temp file beside its final name (a name we generate),
+ * fsynced, renamed, then recorded with its SHA-256 and size. A failed transfer leaves no file.
+ */
+export async function syncStatementFile(
+  ctx: SyncContext,
+  scope: Scope,
+  accountId: AccountId,
+  statementId: StatementId,
+): Promise<void> {
+  let file: AtomicFile | null = null;
+  let relativePath = '';
+  const sink = async (contentType: StatementFileType) => {
+    // Each attempt gets a fresh temp file; a broken earlier attempt's is removed.
+    if (file) await file.abort();
+    relativePath = statementFilePath(scope.bank, accountId, statementId, contentType);
+    file = await createAtomicFile(resolveInDataDir(ctx.dataDir, relativePath));
+    return file.stream;
+  };
+  try {
+    const result = await ctx.client.downloadStatementFile(scope.consentId, accountId, statementId, sink);
+    const written = await (file as AtomicFile | null)!.commit();
+    if (written.sha256 !== result.sha256 || written.bytes !== result.bytes) {
+      throw new Error(`statement file ${statementId}: bytes on disk differ from bytes received`);
+    }
+    ctx.store.recordStatementFile({
+      bank: scope.bank,
+      accountId,
+      statementId,
+      filePath: relativePath,
+      contentType: result.contentType,
+      sha256: written.sha256,
+      bytes: written.bytes,
+    });
+    ctx.counters.filesWritten += 1;
+  } catch (error) {
+    if (file) await (file as AtomicFile).abort();
+    throw error;
+  }
+}
+
+/** The consenting customer (accountId null, GET /v1/party) or an account's owner. */
+export async function syncParty(ctx: SyncContext, scope: Scope, accountId: AccountId | null): Promise<void> {
+  const result = accountId === null ? await ctx.client.getParty(scope.consentId) : await ctx.client.getAccountParty(scope.consentId, accountId);
+  const tctx = context(ctx, scope);
+  const counts = ctx.store.commitParty({
+    ...scope,
+    accountId,
+    row: result.record ? toPartyRow(result.record, tctx, accountId) : null,
+    rejects: rejectsOf(ctx, scope, accountId === null ? 'party' : 'account_party', accountId, result.rejects),
+    runId: ctx.runId,
+    now: tctx.fetchedAt,
+  });
+  addRows(ctx.counters, counts);
+}

@@ -1,0 +1,212 @@
+/**
+ * One sync run: the lease (one run at a time per database), meta once, then each registered
+ * consent in a bounded pool, and a summary recorded in `runs` (v_runs).
+ */
+import { hostname } from 'node:os';
+import { DateTime } from 'luxon';
+import { AuthenticationError, UnavailableError, type DataApiClient } from '../api';
+import type { BankMeta, ConsentId } from '../api/schemas';
+import { silentLogger, type Logger } from '../log';
+import { LEASE_RENEW_MS, type RunOutcome, type Store } from '../store';
+import { emptyCounters, type RunCounters, type SyncContext, type SyncSettings } from './context';
+import { syncConsent, type ConsentResult } from './consent';
+import { mapPool } from './pool';
+import { describeError } from './units';
+
+export interface SyncOptions {
+  store: Store;
+  client: DataApiClient;
+  dataDir: string;
+  settings: SyncSettings;
+  /** Only these registered consents (`--consent`); default all that have not ended. */
+  consentIds?: readonly ConsentId[];
+  since?: string | null;
+  full?: boolean;
+  logger?: Logger;
+  now?: () => DateTime;
+  /** Aborted on SIGTERM/SIGINT: the unit in flight finishes, nothing new starts. */
+  signal?: AbortSignal;
+  onProgress?: (progress: SyncProgress) => void;
+}
+
+export interface SyncProgress {
+  consentsDone: number;
+  consentsTotal: number;
+  windowsDone: number;
+  rows: number;
+}
+
+export interface SyncSummary {
+  runId: string;
+  outcome: RunOutcome;
+  startedAt: string;
+  finishedAt: string;
+  requests: number;
+  counters: RunCounters;
+  consents: ConsentResult[];
+  /** Consents whose status says a new consent is needed. */
+  needsReconsent: ConsentId[];
+  interrupted: boolean;
+  /** Set when the whole run could not proceed: authentication (exit 3) or unreachable (exit 5). */
+  fatal: { kind: 'authentication' | 'unavailable'; message: string } | null;
+}
+
+/** Another run holds the lease (exit 4). */
+export class RunLockedError extends Error {
+  constructor(readonly holder: { pid: number; host: string; expiresAt: string }) {
+    super(`another sync run holds the lock (pid ${holder.pid} on ${holder.host}, lease until ${holder.expiresAt})`);
+    this.name = 'RunLockedError';
+  }
+}
+
+/** Consents this run walks: the given ones (registered, or an error), else every active one. */
+export function consentsToSync(store: Store, consentIds: readonly ConsentId[] | undefined): ConsentId[] {
+  if (!consentIds || consentIds.length === 0) return store.consents.list({ active: true }).map((c) => c.consentId as ConsentId);
+  return consentIds.map((id) => {
+    const record = store.consents.get(id);
+    if (!record) throw new RangeError(`consent ${id} is not registered (bankdata consents add ${id})`);
+    return id;
+  });
+}
+
+export async function runSync(options: SyncOptions): Promise<SyncSummary> {
+  const { store, client } = options;
+  const logger = options.logger ?? silentLogger;
+  const now = options.now ?? (() => DateTime.utc());
+  const holder = { pid: process.pid, host: hostname() };
+  const consentIds = consentsToSync(store, options.consentIds);
+
+  const lease = store.lease.acquire(holder);
+  if (!lease.ok) throw new RunLockedError(lease.heldBy);
+  let leaseLost = false;
+  const renew = setInterval(() => {
+    try {
+      if (!store.lease.renew(holder)) leaseLost = true;
+    } catch (error) {
+      logger.error('lease renewal failed', { reason: describeError(error) });
+    }
+  }, LEASE_RENEW_MS);
+  renew.unref();
+
+  const startedAt = now();
+  const runId = store.runs.start({ now: startedAt.toJSDate() });
+  const counters = emptyCounters();
+  const results: ConsentResult[] = [];
+  let fatal: SyncSummary['fatal'] = null;
+  const progress: SyncProgress = { consentsDone: 0, consentsTotal: consentIds.length, windowsDone: 0, rows: 0 };
+  const report = () => {
+    progress.windowsDone = counters.windows;
+    progress.rows = counters.rowsAdded + counters.rowsUpdated + counters.rowsRemoved;
+    options.onProgress?.({ ...progress });
+  };
+  const ctx: SyncContext = {
+    store,
+    client,
+    dataDir: options.dataDir,
+    settings: options.settings,
+    logger,
+    runId,
+    counters,
+    since: options.since ?? null,
+    full: options.full ?? false,
+    now,
+    stopping: () => leaseLost || (options.signal?.aborted ?? false) || fatal !== null,
+    onProgress: report,
+  };
+  logger.info('sync started', { run_id: runId, consents: consentIds.length });
+
+  try {
+    const meta = await fetchMeta(ctx);
+    const scopes = await client.grantedScopes();
+    await mapPool(consentIds, options.settings.concurrency, async (consentId) => {
+      if (ctx.stopping()) return;
+      try {
+        const result = await syncConsent(ctx, consentId, meta, scopes);
+        results.push(result);
+        logger.info('consent synced', { consent_id: consentId, outcome: result.outcome, reason: result.reason });
+      } catch (error) {
+        if (error instanceof AuthenticationError) fatal ??= { kind: 'authentication', message: describeError(error) };
+        else throw error;
+      } finally {
+        progress.consentsDone += 1;
+        report();
+      }
+    });
+  } catch (error) {
+    if (error instanceof AuthenticationError) fatal = { kind: 'authentication', message: describeError(error) };
+    else if (error instanceof UnavailableError) fatal = { kind: 'unavailable', message: describeError(error) };
+    else {
+      clearInterval(renew);
+      finish(ctx, results, { kind: 'failed', message: describeError(error) }, startedAt, now);
+      store.lease.release(holder);
+      throw error;
+    }
+  } finally {
+    clearInterval(renew);
+  }
+  // Every consent unreachable is the service being down, not a partial run.
+  if (!fatal && results.length > 0 && results.every((r) => r.unreachable)) {
+    fatal = { kind: 'unavailable', message: 'the service could not be reached for any consent' };
+  }
+  const summary = finish(ctx, results, fatal, startedAt, now);
+  summary.interrupted = (options.signal?.aborted ?? false) || leaseLost;
+  store.lease.release(holder);
+  logger.info('sync finished', { run_id: runId, outcome: summary.outcome, requests: summary.requests });
+  return summary;
+}
+
+async function fetchMeta(ctx: SyncContext): Promise<Map<string, BankMeta>> {
+  const meta = await ctx.client.getMeta();
+  for (const bank of meta) ctx.store.meta.save(bank);
+  return new Map(meta.map((b) => [b.name, b]));
+}
+
+function finish(
+  ctx: SyncContext,
+  results: ConsentResult[],
+  fatal: SyncSummary['fatal'] | { kind: 'failed'; message: string },
+  startedAt: DateTime,
+  now: () => DateTime,
+): SyncSummary {
+  const { counters } = ctx;
+  const interrupted = ctx.stopping() && fatal === null;
+  const partial =
+    counters.failedUnits.length > 0 || counters.rejects > 0 || interrupted || results.some((r) => r.outcome === 'failed');
+  const outcome: RunOutcome = fatal ? 'failed' : partial ? 'partial' : 'ok';
+  const requests = ctx.client.stats().requests;
+  const errors = [
+    ...(fatal ? [fatal.message] : []),
+    ...counters.failedUnits.map((f) => `${f.consentId} ${f.unit}: ${f.reason}`),
+    ...(counters.rejects > 0 ? [`${counters.rejects} record(s) quarantined in rejects`] : []),
+    ...(interrupted ? ['interrupted: stopped after the unit in flight'] : []),
+  ];
+  const finishedAt = now();
+  ctx.store.runs.finish(
+    ctx.runId,
+    {
+      outcome,
+      consents: results.length,
+      requests,
+      rowsWritten: counters.rowsAdded + counters.rowsUpdated + counters.rowsRemoved,
+      failedUnits: counters.failedUnits.length,
+      errorSummary: errors.length > 0 ? truncate(errors.join('; '), 2000) : null,
+    },
+    finishedAt.toJSDate(),
+  );
+  return {
+    runId: ctx.runId,
+    outcome,
+    startedAt: startedAt.toUTC().toISO()!,
+    finishedAt: finishedAt.toUTC().toISO()!,
+    requests,
+    counters,
+    consents: results,
+    needsReconsent: results.filter((r) => r.needsReconsent).map((r) => r.consentId),
+    interrupted,
+    fatal: fatal && fatal.kind !== 'failed' ? (fatal as SyncSummary['fatal']) : null,
+  };
+}
+
+function truncate(text: string, max: number): string {
+  return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
+}
