@@ -1,0 +1,84 @@
+/**
+ * `bankdata export DATASET --format csv|json|ndjson|ofx [--out PATH|-] [filters…]`: one dataset
+ * of the public views, streamed to a file (written atomically) or to stdout (the default).
+ */
+import { existsSync } from 'node:fs';
+import Database from 'better-sqlite3';
+import type { Command } from 'commander';
+import { DATASETS, FORMATS, STATUSES, STDOUT, exportDataset, validateExportRequest } from '../export';
+import { UsageError } from './exit-codes';
+
+export const DEFAULT_DB_PATH = 'data/bankdata.sqlite';
+
+interface ExportFlags {
+  format: string;
+  out: string;
+  from?: string;
+  to?: string;
+  consent?: string;
+  account?: string;
+  bank?: string;
+  status: string;
+  excel?: boolean;
+  lf?: boolean;
+  db?: string;
+}
+
+/** --db, else BANKDATA_DB, else data/bankdata.sqlite (ARCHITECTURE.md "Configuration"). */
+export function resolveDbPath(flag: string | undefined, env: NodeJS.ProcessEnv = process.env): string {
+  return flag ?? (env.BANKDATA_DB || DEFAULT_DB_PATH);
+}
+
+/** Read-only: an export never writes to the database. */
+function openDatabase(path: string): Database.Database {
+  if (!existsSync(path)) {
+    throw new UsageError(`no database at ${path}`, 'run `bankdata sync` first, or point --db / BANKDATA_DB at it');
+  }
+  return new Database(path, { readonly: true, fileMustExist: true });
+}
+
+export function registerExportCommand(program: Command): void {
+  program
+    .command('export')
+    .description('export a dataset of the views as CSV, JSON, NDJSON or OFX (dates are NZ dates, inclusive)')
+    .argument('<dataset>', DATASETS.join(' | '))
+    .requiredOption('--format <format>', FORMATS.join(' | '))
+    .option('--out <path>', 'output file, or - for stdout', STDOUT)
+    .option('--from <date>', 'first NZ date, YYYY-MM-DD (transactions: booking_date; balances: date_time; statements: period overlap; runs: started_at)')
+    .option('--to <date>', 'last NZ date, YYYY-MM-DD, inclusive')
+    .option('--consent <id>', 'only rows of this consent')
+    .option('--account <id>', 'only rows of this account (required by --format ofx)')
+    .option('--bank <bank>', 'only rows of this bank')
+    .option('--status <status>', `transactions: ${STATUSES.join(' | ')}`, 'all')
+    .option('--excel', 'CSV: add a UTF-8 BOM so Excel reads the file as UTF-8')
+    .option('--lf', 'CSV: LF line endings instead of CRLF')
+    .option('--db <path>', `SQLite database (default BANKDATA_DB or ${DEFAULT_DB_PATH})`)
+    .action(async (dataset: string, flags: ExportFlags) => {
+      const filters = {
+        from: flags.from,
+        to: flags.to,
+        consentId: flags.consent,
+        accountId: flags.account,
+        bank: flags.bank,
+        status: flags.status,
+      };
+      // Judge the request before touching the database: a bad filter is exit 2 either way.
+      validateExportRequest(dataset, flags.format, filters);
+      const db = openDatabase(resolveDbPath(flags.db));
+      try {
+        const result = await exportDataset(db, {
+          dataset,
+          format: flags.format,
+          out: flags.out,
+          filters,
+          excel: flags.excel ?? false,
+          lineEnding: flags.lf ? 'lf' : 'crlf',
+        });
+        if (result.path !== STDOUT) {
+          process.stderr.write(`exported ${result.rows} ${dataset} rows to ${result.path} (${result.bytes} bytes)\n`);
+        }
+      } finally {
+        db.close();
+      }
+    });
+}

@@ -1,0 +1,119 @@
+/**
+ * The exportable datasets: one public view each (ARCHITECTURE.md "Data model"), the filters
+ * that apply to it, a stable row order, and the columns that hold numbers. The columns
+ * themselves are never listed here: they are read from the view at export time, so an export
+ * follows the view when a column is added.
+ */
+export const DATASETS = ['transactions', 'accounts', 'balances', 'statements', 'parties', 'consents', 'runs'] as const;
+export type DatasetName = (typeof DATASETS)[number];
+
+export const FORMATS = ['csv', 'json', 'ndjson', 'ofx'] as const;
+export type ExportFormat = (typeof FORMATS)[number];
+
+/** How `--from` / `--to` (NZ dates, both inclusive) select rows of a dataset. */
+export type DateRule =
+  /** a column that already holds the NZ date (YYYY-MM-DD) */
+  | { kind: 'nz-date-column'; column: string }
+  /** the NZ date of an instant column (ISO 8601 with offset or Z) */
+  | { kind: 'instant-column'; column: string }
+  /** a period [start, end] that overlaps the requested days */
+  | { kind: 'period'; start: string; end: string };
+
+/** How `--consent` selects rows: a column of the view, or through the account's consent. */
+export type ConsentRule = { kind: 'column' } | { kind: 'via-account' };
+
+export interface DatasetSpec {
+  readonly name: DatasetName;
+  readonly view: string;
+  readonly dates?: DateRule;
+  readonly consent?: ConsentRule;
+  readonly account?: true;
+  readonly bank?: true;
+  readonly status?: true;
+  /** A total order, so two exports of the same data are byte-identical. */
+  readonly orderBy: readonly string[];
+}
+
+export const DATASET_SPECS: Record<DatasetName, DatasetSpec> = {
+  transactions: {
+    name: 'transactions',
+    view: 'v_transactions',
+    dates: { kind: 'nz-date-column', column: 'booking_date' },
+    consent: { kind: 'column' },
+    account: true,
+    bank: true,
+    status: true,
+    orderBy: ['bank', 'account_id', 'booking_date_time', 'transaction_id'],
+  },
+  accounts: {
+    name: 'accounts',
+    view: 'v_accounts',
+    consent: { kind: 'column' },
+    account: true,
+    bank: true,
+    orderBy: ['bank', 'account_id'],
+  },
+  balances: {
+    name: 'balances',
+    view: 'v_balances',
+    dates: { kind: 'instant-column', column: 'date_time' },
+    consent: { kind: 'via-account' },
+    account: true,
+    bank: true,
+    orderBy: ['bank', 'account_id', 'date_time', 'type', 'fetched_at'],
+  },
+  statements: {
+    name: 'statements',
+    view: 'v_statements',
+    dates: { kind: 'period', start: 'start_date_time', end: 'end_date_time' },
+    consent: { kind: 'via-account' },
+    account: true,
+    bank: true,
+    orderBy: ['bank', 'account_id', 'start_date_time', 'statement_id'],
+  },
+  parties: {
+    name: 'parties',
+    view: 'v_parties',
+    consent: { kind: 'column' },
+    account: true,
+    bank: true,
+    orderBy: ['bank', 'consent_id', 'account_id', 'party_id'],
+  },
+  consents: {
+    name: 'consents',
+    view: 'v_consents',
+    consent: { kind: 'column' },
+    bank: true,
+    orderBy: ['bank', 'consent_id'],
+  },
+  runs: {
+    name: 'runs',
+    view: 'v_runs',
+    dates: { kind: 'instant-column', column: 'started_at' },
+    orderBy: ['started_at', 'run_id'],
+  },
+};
+
+/**
+ * Columns that hold numbers (signed decimal strings or integers). Their cells are written
+ * exactly as stored, a leading minus included: formula neutralisation must not touch money.
+ */
+export const NUMERIC_COLUMNS: ReadonlySet<string> = new Set([
+  'amount',
+  'amount_minor',
+  'balance_after',
+  'file_bytes',
+  'days_to_expiry',
+  'consents',
+  'requests',
+  'rows_written',
+  'failed_units',
+]);
+
+export function isDataset(value: string): value is DatasetName {
+  return (DATASETS as readonly string[]).includes(value);
+}
+
+export function isFormat(value: string): value is ExportFormat {
+  return (FORMATS as readonly string[]).includes(value);
+}

@@ -1,0 +1,196 @@
+/**
+ * Export filters: validated once (a bad filter is a usage error, exit 2, naming the problem)
+ * and turned into a parameterised WHERE clause over the dataset's view. Dates are NZ dates,
+ * both ends inclusive, judged in Pacific/Auckland with DST (src/api/rules.ts).
+ */
+import { addNzDays, nzMidnight } from '../api/rules';
+import { BANKS, type BankName } from '../api/schemas';
+import { UsageError } from '../cli/exit-codes';
+import { DATASET_SPECS, isDataset, isFormat, type DatasetName, type DatasetSpec, type ExportFormat } from './datasets';
+
+export const STATUSES = ['booked', 'pending', 'all'] as const;
+export type StatusFilter = (typeof STATUSES)[number];
+
+/** Filters as a caller gives them (CLI flags or the programmatic API). */
+export interface ExportFilters {
+  /** NZ date YYYY-MM-DD, inclusive */
+  from?: string | undefined;
+  /** NZ date YYYY-MM-DD, inclusive */
+  to?: string | undefined;
+  consentId?: string | undefined;
+  accountId?: string | undefined;
+  bank?: string | undefined;
+  status?: StatusFilter | string | undefined;
+}
+
+/** Filters after validation: dates checked, bank spelt as the API spells it. */
+export interface ValidFilters {
+  from?: string;
+  to?: string;
+  consentId?: string;
+  accountId?: string;
+  bank?: BankName;
+  status: StatusFilter;
+}
+
+export interface ExportRequest {
+  dataset: DatasetName;
+  format: ExportFormat;
+  filters: ValidFilters;
+}
+
+const NZ_DATE = /^\d{4}-\d{2}-\d{2}$/;
+
+function parseNzDate(flag: string, value: string): string {
+  if (NZ_DATE.test(value)) {
+    try {
+      nzMidnight(value);
+      return value;
+    } catch {
+      // falls through to the usage error below: 2025-02-30 matches the pattern but is no date
+    }
+  }
+  throw new UsageError(`${flag} is not a date: ${JSON.stringify(value)}`, `use an NZ date, YYYY-MM-DD (inclusive)`);
+}
+
+function parseBank(value: string): BankName {
+  const bank = BANKS.find((b) => b.toLowerCase() === value.toLowerCase());
+  if (!bank) throw new UsageError(`unknown bank: ${JSON.stringify(value)}`, `one of ${BANKS.join(', ')}`);
+  return bank;
+}
+
+function refuseFilter(spec: DatasetSpec, flag: string): never {
+  throw new UsageError(`${flag} does not apply to the ${spec.name} dataset`, filterHint(spec));
+}
+
+function filterHint(spec: DatasetSpec): string {
+  const flags = [
+    spec.dates ? '--from, --to' : null,
+    spec.consent ? '--consent' : null,
+    spec.account ? '--account' : null,
+    spec.bank ? '--bank' : null,
+    spec.status ? '--status' : null,
+  ].filter((f): f is string => f !== null);
+  return flags.length > 0 ? `${spec.name} accepts ${flags.join(', ')}` : `${spec.name} accepts no filters`;
+}
+
+function nonEmpty(flag: string, value: string | undefined): string | undefined {
+  if (value === undefined) return undefined;
+  if (value.trim() === '') throw new UsageError(`${flag} is empty`);
+  return value;
+}
+
+/** Checks dataset, format and filters together; throws UsageError naming the first problem. */
+export function validateExportRequest(dataset: string, format: string, filters: ExportFilters): ExportRequest {
+  if (!isDataset(dataset)) {
+    throw new UsageError(`unknown dataset: ${JSON.stringify(dataset)}`, `one of ${Object.keys(DATASET_SPECS).join(', ')}`);
+  }
+  if (!isFormat(format)) throw new UsageError(`unknown format: ${JSON.stringify(format)}`, 'one of csv, json, ndjson, ofx');
+  const spec = DATASET_SPECS[dataset];
+  const valid: ValidFilters = { status: 'all' };
+
+  const from = nonEmpty('--from', filters.from);
+  const to = nonEmpty('--to', filters.to);
+  if (from !== undefined || to !== undefined) {
+    if (!spec.dates) refuseFilter(spec, from !== undefined ? '--from' : '--to');
+    if (from !== undefined) valid.from = parseNzDate('--from', from);
+    if (to !== undefined) valid.to = parseNzDate('--to', to);
+    if (valid.from && valid.to && valid.from > valid.to) {
+      throw new UsageError(`--from ${valid.from} is after --to ${valid.to}`, 'both ends are inclusive NZ dates');
+    }
+  }
+  const consentId = nonEmpty('--consent', filters.consentId);
+  if (consentId !== undefined) {
+    if (!spec.consent) refuseFilter(spec, '--consent');
+    valid.consentId = consentId;
+  }
+  const accountId = nonEmpty('--account', filters.accountId);
+  if (accountId !== undefined) {
+    if (!spec.account) refuseFilter(spec, '--account');
+    valid.accountId = accountId;
+  }
+  const bank = nonEmpty('--bank', filters.bank);
+  if (bank !== undefined) {
+    if (!spec.bank) refuseFilter(spec, '--bank');
+    valid.bank = parseBank(bank);
+  }
+  const status = filters.status ?? 'all';
+  if (!(STATUSES as readonly string[]).includes(status)) {
+    throw new UsageError(`unknown status: ${JSON.stringify(status)}`, 'one of booked, pending, all');
+  }
+  valid.status = status as StatusFilter;
+  if (valid.status !== 'all' && !spec.status) refuseFilter(spec, '--status');
+
+  if (format === 'ofx') {
+    if (dataset !== 'transactions') {
+      throw new UsageError(`--format ofx exports only the transactions dataset, not ${dataset}`);
+    }
+    if (valid.accountId === undefined) {
+      throw new UsageError('--format ofx needs --account ID: an OFX statement covers one account');
+    }
+    // OFX carries booked transactions only; pending ones would be imported and never settle.
+    if (valid.status === 'pending') throw new UsageError('--format ofx exports booked transactions only; drop --status pending');
+  }
+  return { dataset, format, filters: valid };
+}
+
+export interface SqlQuery {
+  sql: string;
+  params: (string | number)[];
+}
+
+/** Unix seconds of 00:00 Pacific/Auckland on an NZ date. */
+function nzMidnightSeconds(date: string): number {
+  return nzMidnight(date).toSeconds();
+}
+
+/**
+ * The rows' SELECT over the view. Instants are compared through SQLite's unixepoch(), which
+ * reads ISO 8601 with `Z` or an offset, so the comparison is by instant whatever the offset.
+ */
+export function buildSelect(spec: DatasetSpec, filters: ValidFilters): SqlQuery {
+  const where: string[] = [];
+  const params: (string | number)[] = [];
+  const add = (clause: string, param: string | number) => {
+    where.push(clause);
+    params.push(param);
+  };
+  const { from, to } = filters;
+  if (spec.dates && (from || to)) {
+    const rule = spec.dates;
+    const fromSec = from ? nzMidnightSeconds(from) : undefined;
+    const toEndSec = to ? nzMidnightSeconds(addNzDays(to, 1)) : undefined;
+    if (rule.kind === 'nz-date-column') {
+      if (from) add(`v.${rule.column} >= ?`, from);
+      if (to) add(`v.${rule.column} <= ?`, to);
+    } else if (rule.kind === 'instant-column') {
+      if (fromSec !== undefined) add(`unixepoch(v.${rule.column}) >= ?`, fromSec);
+      if (toEndSec !== undefined) add(`unixepoch(v.${rule.column}) < ?`, toEndSec);
+    } else {
+      // A statement belongs to the range when its period overlaps it.
+      if (fromSec !== undefined) add(`unixepoch(v.${rule.end}) >= ?`, fromSec);
+      if (toEndSec !== undefined) add(`unixepoch(v.${rule.start}) < ?`, toEndSec);
+    }
+  }
+  if (filters.consentId !== undefined && spec.consent) {
+    if (spec.consent.kind === 'column') {
+      add('v.consent_id = ?', filters.consentId);
+    } else {
+      // The view has no consent column: the account's consent (v_accounts.consent_id) decides.
+      add(
+        'EXISTS (SELECT 1 FROM v_accounts a WHERE a.bank = v.bank AND a.account_id = v.account_id AND a.consent_id = ?)',
+        filters.consentId,
+      );
+    }
+  }
+  if (filters.accountId !== undefined) add('v.account_id = ?', filters.accountId);
+  if (filters.bank !== undefined) add('v.bank = ?', filters.bank);
+  if (spec.status && filters.status !== 'all') {
+    add('v.status = ?', filters.status === 'booked' ? 'Booked' : 'Pending');
+  }
+  const sql =
+    `SELECT v.* FROM ${spec.view} AS v` +
+    (where.length > 0 ? ` WHERE ${where.join(' AND ')}` : '') +
+    ` ORDER BY ${spec.orderBy.map((c) => `v.${c}`).join(', ')}`;
+  return { sql, params };
+}

@@ -1,0 +1,6 @@
+/** The export module's public surface (the CLI command and the demo use these). */
+export { exportDataset, type ExportOptions, type ExportResult } from './export-dataset';
+export { DATASETS, FORMATS, type DatasetName, type ExportFormat } from './datasets';
+export { STATUSES, validateExportRequest, type ExportFilters, type StatusFilter } from './filters';
+export { fitId } from './ofx-format';
+export { STDOUT } from './output';
