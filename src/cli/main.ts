@@ -3,6 +3,8 @@
  * handler that turns every error into a message with a hint and an exit code.
  */
 import { Command, CommanderError } from 'commander';
+import { registerExportCommand } from './export';
+import { registerEmulatorCommand } from './emulator';
 import { handleCliError } from './handle-error';
 
 export function buildProgram(): Command {
@@ -11,6 +13,8 @@ export function buildProgram(): Command {
     .version('0.1.0')
     .exitOverride()
     .showHelpAfterError();
+  registerEmulatorCommand(program);
+  registerExportCommand(program);
   return program;
 }
 
