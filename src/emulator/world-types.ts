@@ -30,6 +30,18 @@ export interface WorldOptions {
   horizonDays?: number;
   /** Scale knob for benchmarks: customers per bank (default 3). */
   customersPerBank?: number;
+  /**
+   * What each bank offers per the server's meta, so seeded consents request only listed
+   * permissions (BDT241) and enabled flows. Banks not named here offer everything.
+   */
+  bankFeatures?: Partial<Record<BankName, BankSeedFeatures>>;
+}
+
+/** The part of a bank's meta features that seeded consents depend on. */
+export interface BankSeedFeatures {
+  permissions: readonly string[];
+  redirectFlow: boolean;
+  decoupledFlow: boolean;
 }
 
 export interface Customer {

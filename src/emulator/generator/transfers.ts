@@ -1,0 +1,70 @@
+/**
+ * Movements between two of the customer's own accounts: both sides are generated together, the
+ * debit naming the other account as CreditorAccount and the credit naming it as DebtorAccount.
+ * Between currencies (wallet top-ups) both rows carry the CurrencyExchange.
+ */
+import type { Transaction } from '../../api/schemas';
+import type { AccountSpec } from './customers';
+import { bookedDraft, pcr, type Draft, type DraftContext, type TransactionDetail } from './drafts';
+import { formatUnits, rateNumber, type Units } from './money';
+import type { NzDay } from './nz-calendar';
+
+export function accountRef(spec: AccountSpec): NonNullable<Transaction['CreditorAccount']> {
+  const ref: NonNullable<Transaction['CreditorAccount']> = {
+    SchemeName: spec.account.Account?.SchemeName ?? 'BECSElectronicCredit',
+    Identification: spec.identification,
+  };
+  if (spec.account.Account?.Name) ref.Name = spec.account.Account.Name;
+  return ref;
+}
+
+export interface OwnTransfer {
+  from: AccountSpec;
+  to: AccountSpec;
+  day: NzDay;
+  atMs: number;
+  /** Amount leaving `from`, in its currency. */
+  debitUnits: Units;
+  /** Amount arriving in `to` (differs only between currencies). */
+  creditUnits: Units;
+  /** "TRANSFER", "ROUND UP", "CC PAYMENT"… */
+  label: string;
+  code?: string;
+  fx?: { rateMillionths: number };
+}
+
+export function ownTransferDrafts(ctx: DraftContext, t: OwnTransfer): { debit: Draft; credit: Draft } {
+  const reference = pcr(t.label, t.code, t.to.holderShortName.split(' ')[0]);
+  const names = { CreditorName: t.to.holderShortName, DebtorName: t.from.holderShortName };
+  const proprietary = { Code: 'TFR', Issuer: ctx.bank };
+  const exchange = t.fx
+    ? {
+        SourceCurrency: t.from.currency,
+        TargetCurrency: t.to.currency,
+        UnitCurrency: t.to.currency,
+        ExchangeRate: rateNumber(t.fx.rateMillionths),
+        InstructedAmount: { Amount: formatUnits(t.creditUnits, t.to.currency), Currency: t.to.currency },
+      }
+    : undefined;
+  const debitDetail: TransactionDetail = {
+    TransactionInformation: `${t.label} TO ${t.to.account.Nickname.toUpperCase()}`,
+    TransactionReference: { ...names, CreditorReference: reference, DebtorReference: reference },
+    BankTransactionCode: { Code: 'IssuedCreditTransfers', SubCode: 'InternalTransfer' },
+    ProprietaryBankTransactionCode: proprietary,
+    CreditorAccount: accountRef(t.to),
+  };
+  const creditDetail: TransactionDetail = {
+    TransactionInformation: `${t.label} FROM ${t.from.account.Nickname.toUpperCase()}`,
+    TransactionReference: { ...names, CreditorReference: reference, DebtorReference: reference },
+    BankTransactionCode: { Code: 'ReceivedCreditTransfers', SubCode: 'InternalTransfer' },
+    ProprietaryBankTransactionCode: proprietary,
+    DebtorAccount: accountRef(t.from),
+  };
+  if (exchange) {
+    debitDetail.CurrencyExchange = exchange;
+    creditDetail.CurrencyExchange = exchange;
+  }
+  const debit = bookedDraft(ctx, { day: t.day, atMs: t.atMs, units: t.debitUnits, indicator: 'Debit', detail: debitDetail });
+  const credit = bookedDraft(ctx, { day: t.day, atMs: t.atMs, units: t.creditUnits, indicator: 'Credit', detail: creditDetail });
+  return { debit, credit };
+}

@@ -1,0 +1,115 @@
+/**
+ * The emulator's deterministic world (issue 2, data part): generateWorld builds every bank's
+ * customers, accounts, transactions, balances, statements, parties and seeded consents from
+ * (seed, start); the server reads it at the data clock's instant. Same options, same bytes.
+ * What the world contains and why: docs/emulator-data.md.
+ */
+import type { DateTime } from 'luxon';
+import { addNzDays, nzDateOf } from '../api/rules';
+import { PERMISSIONS, type BankName, type Balance, type Statement, type StatementFileType, type Transaction } from '../api/schemas';
+import { planCustomers } from './generator/customers';
+import { seedConsents, type SeedBankFeatures } from './generator/consents';
+import { deepFreeze } from './generator/freeze';
+import { AccountLedger } from './generator/ledger';
+import { NzCalendar } from './generator/nz-calendar';
+import { createPrng } from './generator/prng';
+import { statementCsv, statementPdf } from './generator/statement-file';
+import { buildStatements, type WorldStatement } from './generator/statements';
+import { generateTimeline } from './generator/timeline';
+import { accountKey, type Customer, type SeededConsent, type World, type WorldAccount, type WorldOptions } from './world-types';
+
+export type { SeedBankFeatures } from './generator/consents';
+
+/**
+ * Days the calendar runs past the last generated day: pending rows settle up to 3 days later,
+ * and statements name the next statement's end and the payment due date (up to two months on).
+ */
+const TRAILING_DAYS = 70;
+
+interface AccountData {
+  ledger: AccountLedger;
+  statements: WorldStatement[];
+  statementsById: Map<string, WorldStatement>;
+}
+
+/** Every feature, for banks the options say nothing about. */
+const ALL_FEATURES: SeedBankFeatures = { permissions: PERMISSIONS, redirectFlow: true, decoupledFlow: true };
+
+export function resolveWorldOptions(options: WorldOptions): Required<WorldOptions> {
+  const resolved: Required<WorldOptions> = {
+    seed: options.seed,
+    start: options.start,
+    banks: [...options.banks],
+    historyDays: options.historyDays ?? 450,
+    horizonDays: options.horizonDays ?? 60,
+    customersPerBank: options.customersPerBank ?? 3,
+    bankFeatures: options.bankFeatures ?? {},
+  };
+  const wholeAtLeast = (value: number, min: number) => Number.isInteger(value) && value >= min;
+  if (!Number.isFinite(resolved.seed)) throw new RangeError('seed must be a finite number');
+  if (!resolved.start.isValid) throw new RangeError('start must be a valid instant');
+  if (resolved.banks.length === 0) throw new RangeError('banks must not be empty');
+  if (!wholeAtLeast(resolved.historyDays, 2)) throw new RangeError('historyDays must be an integer >= 2');
+  if (!wholeAtLeast(resolved.horizonDays, 0)) throw new RangeError('horizonDays must be an integer >= 0');
+  if (!wholeAtLeast(resolved.customersPerBank, 1)) throw new RangeError('customersPerBank must be an integer >= 1');
+  return resolved;
+}
+
+export function generateWorld(options: WorldOptions): World {
+  const opts = resolveWorldOptions(options);
+  const today = nzDateOf(opts.start);
+  const cal = new NzCalendar(addNzDays(today, -opts.historyDays), addNzDays(today, opts.horizonDays + TRAILING_DAYS));
+  const lastDay = cal.days.length - 1 - TRAILING_DAYS;
+  const openedMs = cal.days[0]!.midnightMs;
+
+  const customers: Customer[] = [];
+  const accounts = new Map<string, WorldAccount>();
+  const data = new Map<string, AccountData>();
+  const seededConsents: SeededConsent[] = [];
+  for (const bank of new Set(opts.banks)) {
+    const plans = planCustomers(opts.seed, bank, opts.customersPerBank);
+    for (const plan of plans) {
+      customers.push(deepFreeze(plan.customer));
+      const drafts = generateTimeline(opts.seed, plan, cal, 0, lastDay);
+      for (const spec of plan.accounts) {
+        accounts.set(spec.key, deepFreeze({ bank, customerId: plan.customer.customerId, account: spec.account, accountParty: spec.party }));
+        const ledger = new AccountLedger(spec, drafts.get(spec.key) ?? [], cal, openedMs, createPrng(opts.seed, bank, spec.accountId, 'ids'));
+        const statements = buildStatements(ledger, cal, 0, lastDay);
+        data.set(spec.key, { ledger, statements, statementsById: new Map(statements.map((s) => [s.record.StatementId, s])) });
+      }
+    }
+    const features = opts.bankFeatures[bank] ?? ALL_FEATURES;
+    seededConsents.push(...seedConsents(opts.seed, bank, plans, opts.start, opts.historyDays, features).map((c) => deepFreeze(c)));
+  }
+
+  const find = (bank: BankName, accountId: string) => data.get(accountKey(bank, accountId));
+  return {
+    // Not deep-frozen: luxon caches lazily inside its DateTime objects.
+    options: Object.freeze(opts),
+    customers,
+    accounts,
+    seededConsents,
+    transactionsAt(bank: BankName, accountId: string, at: DateTime): Transaction[] {
+      return find(bank, accountId)?.ledger.transactionsAt(at.toMillis()) ?? [];
+    },
+    balancesAt(bank: BankName, accountId: string, at: DateTime): Balance[] {
+      return find(bank, accountId)?.ledger.balancesAt(at.toMillis()) ?? [];
+    },
+    statementsAt(bank: BankName, accountId: string, at: DateTime): Statement[] {
+      const statements = find(bank, accountId)?.statements ?? [];
+      const atMs = at.toMillis();
+      const out: Statement[] = [];
+      for (let i = statements.length - 1; i >= 0; i--) {
+        const s = statements[i]!;
+        if (s.createdMs <= atMs) out.push(s.record);
+      }
+      return out;
+    },
+    statementFile(bank: BankName, accountId: string, statementId: string, type: StatementFileType): Buffer | null {
+      const account = find(bank, accountId);
+      const statement = account?.statementsById.get(statementId);
+      if (!account || !statement) return null;
+      return type === 'text/csv' ? statementCsv(statement) : statementPdf(bank, account.ledger.spec, statement);
+    },
+  };
+}
