@@ -1,8 +1,9 @@
 /**
  * The emulator's bank fixtures for GET /v1/meta (contract 5). These are ours, not claims about
  * real banks; each bank differs in one way so that the client's gating can be tested:
- * BNZ holds 730 days (matches BDT014), ANZ 365, ASB has no statements, Westpac no redirect
- * flow, Kiwibank no decoupled flow, NZHL prefers CSV files; PNZ supports everything.
+ * BNZ holds 730 days (matches BDT014), ANZ 365, ASB has no statements (nor their permissions),
+ * NZHL has statements but no statement files (501 on the file), Westpac no redirect flow,
+ * Kiwibank no decoupled flow and prefers CSV files; PNZ supports everything.
  */
 import { BANKS, type BankMeta, type BankName, type Permission } from '../api/schemas';
 import type { Environment } from '../api/rules';
@@ -40,8 +41,8 @@ const FIXTURES: Record<BankName, Fixture> = {
   ASB: { statements: false, redirect: true, decoupled: true, maxHistoryDays: 540, fileTypes: [] },
   BNZ: { statements: true, redirect: true, decoupled: true, maxHistoryDays: 730, fileTypes: ['application/pdf'] },
   Westpac: { statements: true, redirect: false, decoupled: true, maxHistoryDays: null, fileTypes: ['application/pdf', 'text/csv'] },
-  Kiwibank: { statements: true, redirect: true, decoupled: false, maxHistoryDays: null, fileTypes: ['application/pdf', 'text/csv'] },
-  NZHL: { statements: true, redirect: true, decoupled: true, maxHistoryDays: null, fileTypes: ['text/csv', 'application/pdf'] },
+  Kiwibank: { statements: true, redirect: true, decoupled: false, maxHistoryDays: null, fileTypes: ['text/csv', 'application/pdf'] },
+  NZHL: { statements: true, redirect: true, decoupled: true, maxHistoryDays: null, fileTypes: [] },
 };
 
 export function bankMeta(bank: BankName, gatewayFlowEnabled: boolean): BankMeta {

@@ -10,7 +10,7 @@ import { otherEnvironment } from './auth';
 import type { EmulatorContext, RequestInfo } from './context';
 import { ControlError, toConsentView, type ConsentRecord } from './consent-store';
 import { ApiError, badRequest, jsonReply, type Reply } from './http-reply';
-import { applySettingsPatch, SettingsPatch, type EmulatorSettings } from './settings';
+import { applySettingsPatch, SettingsPatch, type EmulatorSettingsPatch } from './settings';
 import { randomUuid } from './seeded-random';
 
 const ClockBody = z.union([
@@ -101,7 +101,7 @@ function moveClock(ctx: EmulatorContext, body: z.infer<typeof ClockBody>) {
 }
 
 /** Settings change at run time; a new rate limit starts with full buckets. */
-export function updateSettings(ctx: EmulatorContext, patch: Partial<EmulatorSettings> | SettingsPatch): void {
+export function updateSettings(ctx: EmulatorContext, patch: EmulatorSettingsPatch | SettingsPatch): void {
   ctx.settings = applySettingsPatch(ctx.settings, patch);
   if (patch.rateLimit !== undefined) ctx.rateLimiter.reset();
 }

@@ -8,13 +8,13 @@ import type { Logger } from '../log';
 import type { ConsentRecord } from './consent-store';
 import { launchEmulator } from './launch';
 import type { RequestLogEntry } from './request-log';
-import type { EmulatorSettings } from './settings';
+import type { EmulatorSettingsPatch } from './settings';
 import { generateWorld } from './world';
 import type { World } from './world-types';
 
 export type { ConsentRecord } from './consent-store';
 export type { RequestLogEntry } from './request-log';
-export type { EmulatorSettings, FaultRates, FaultKind, FaultProfile, RateLimit } from './settings';
+export type { EmulatorSettings, EmulatorSettingsPatch, FaultRates, FaultKind, FaultProfile, RateLimit } from './settings';
 export { FAULT_PROFILES } from './settings';
 
 export interface EmulatorOptions {
@@ -61,7 +61,8 @@ export interface StartedEmulator {
   advance(ms: number): DateTime;
   /** The request log. */
   requests(): RequestLogEntry[];
-  updateSettings(patch: Partial<EmulatorSettings>): void;
+  /** Any Partial<EmulatorSettings>; maxResultSize and faults merge per key, faults may name a profile. */
+  updateSettings(patch: EmulatorSettingsPatch): void;
   /** Current state after time-driven transitions. */
   consent(id: string): ConsentRecord | undefined;
   close(): Promise<void>;

@@ -131,17 +131,25 @@ export const SettingsPatch = z
   .strict();
 export type SettingsPatch = z.infer<typeof SettingsPatch>;
 
+/**
+ * A programmatic settings change: any subset; `maxResultSize` and `faults` merge per key and
+ * `faults` may name a profile. Every Partial<EmulatorSettings> is one.
+ */
+export type EmulatorSettingsPatch = Partial<Omit<EmulatorSettings, 'maxResultSize' | 'faults'>> & {
+  maxResultSize?: Partial<Record<BankName, number>>;
+  faults?: Partial<FaultRates> | FaultProfile;
+};
+
 /** Applies a patch; `maxResultSize` and `faults` merge per key, the rest replace. */
-export function applySettingsPatch(
-  settings: EmulatorSettings,
-  patch: Partial<EmulatorSettings> | SettingsPatch,
-): EmulatorSettings {
+export function applySettingsPatch(settings: EmulatorSettings, patch: EmulatorSettingsPatch | SettingsPatch): EmulatorSettings {
   const { maxResultSize, faults, ...rest } = patch;
-  const next: EmulatorSettings = { ...settings };
+  const next: EmulatorSettings = { ...settings, maxResultSize: { ...settings.maxResultSize } };
   for (const [key, value] of Object.entries(rest)) {
     if (value !== undefined) (next as unknown as Record<string, unknown>)[key] = value;
   }
-  if (maxResultSize) next.maxResultSize = { ...settings.maxResultSize, ...maxResultSize };
+  if (maxResultSize) {
+    for (const [bank, size] of Object.entries(maxResultSize)) if (size !== undefined) next.maxResultSize[bank as BankName] = size;
+  }
   if (typeof faults === 'string') next.faults = { ...FAULT_PROFILES[faults] };
   else if (faults) next.faults = { ...settings.faults, ...faults };
   return next;
