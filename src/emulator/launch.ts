@@ -7,7 +7,7 @@ import type { Environment } from '../api/rules';
 import { SCOPES } from '../api/schemas';
 import { AuthRegistry } from './auth';
 import { bankMeta, banksFor } from './bank-meta';
-import { DataClock, type ClockMode } from './clock';
+import { DataClock } from './clock';
 import { ConsentStore } from './consent-store';
 import type { EmulatorContext } from './context';
 import { updateSettings } from './control-routes';
@@ -31,7 +31,7 @@ export async function launchEmulator(
   const seed = options.seed ?? 1;
   const environment: Environment = options.environment ?? 'sandbox';
   const start = resolveStart(options.start);
-  const clock = new DataClock(start.toMillis(), (options.clock ?? 'frozen') satisfies ClockMode);
+  const clock = new DataClock(start.toMillis(), options.clock ?? 'frozen');
 
   let settings = defaultSettings();
   settings = applySettingsPatch(settings, {

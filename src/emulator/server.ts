@@ -198,12 +198,10 @@ function toReply(error: unknown, path: string, ctx: EmulatorContext): Reply {
 
 export function createEmulatorServer(ctx: EmulatorContext, fallbackHost: () => string): Server {
   return createServer((req, res) => {
-    handleRequest(ctx, req, res, fallbackHost()).catch((error: unknown) => {
-      if (!res.headersSent) {
-        res.statusCode = 500;
-        res.end();
-      }
-      void error;
+    // Handlers answer their own errors; this only catches a broken request stream.
+    handleRequest(ctx, req, res, fallbackHost()).catch(() => {
+      if (!res.headersSent) res.statusCode = 500;
+      res.end();
     });
   });
 }
