@@ -3,9 +3,9 @@
  * of the public views, streamed to a file (written atomically) or to stdout (the default).
  */
 import { existsSync } from 'node:fs';
-import Database from 'better-sqlite3';
 import type { Command } from 'commander';
 import { DATASETS, FORMATS, STATUSES, STDOUT, exportDataset, validateExportRequest } from '../export';
+import { openStore, type Store } from '../store';
 import { UsageError } from './exit-codes';
 
 export const DEFAULT_DB_PATH = 'data/bankdata.sqlite';
@@ -29,12 +29,15 @@ export function resolveDbPath(flag: string | undefined, env: NodeJS.ProcessEnv =
   return flag ?? (env.BANKDATA_DB || DEFAULT_DB_PATH);
 }
 
-/** Read-only: an export never writes to the database. */
-function openDatabase(path: string): Database.Database {
+/**
+ * Through the store, so a database written by an older version gets its views brought up to
+ * date (migrations) before they are read. A missing database is not created: nothing to export.
+ */
+function openExistingStore(path: string): Store {
   if (!existsSync(path)) {
     throw new UsageError(`no database at ${path}`, 'run `bankdata sync` first, or point --db / BANKDATA_DB at it');
   }
-  return new Database(path, { readonly: true, fileMustExist: true });
+  return openStore(path);
 }
 
 export function registerExportCommand(program: Command): void {
@@ -64,9 +67,9 @@ export function registerExportCommand(program: Command): void {
       };
       // Judge the request before touching the database: a bad filter is exit 2 either way.
       validateExportRequest(dataset, flags.format, filters);
-      const db = openDatabase(resolveDbPath(flags.db));
+      const store = openExistingStore(resolveDbPath(flags.db));
       try {
-        const result = await exportDataset(db, {
+        const result = await exportDataset(store.sqlite, {
           dataset,
           format: flags.format,
           out: flags.out,
@@ -78,7 +81,7 @@ export function registerExportCommand(program: Command): void {
           process.stderr.write(`exported ${result.rows} ${dataset} rows to ${result.path} (${result.bytes} bytes)\n`);
         }
       } finally {
-        db.close();
+        store.close();
       }
     });
 }

@@ -296,8 +296,8 @@ export function createFixtureStore(): FixtureStore {
   store.commitParty({ bank: 'PNZ', consentId: PNZ_CONSENT, accountId: null, row: party(null, 'J SMITH'), runId: null });
   store.commitParty({ bank: 'PNZ', consentId: PNZ_CONSENT, accountId: EVERYDAY, row: party(EVERYDAY, '@J Smith'), runId: null });
 
-  const runId = store.runs.start({ runId: 'run-0001', now: new Date('2025-03-04T20:00:00.000Z') });
-  store.runs.finish(runId, { outcome: 'partial', consents: 2, requests: 57, rowsWritten: 14, failedUnits: 1, errorSummary: '-1 window failed: BDT263' }, new Date('2025-03-04T20:01:30.000Z'));
+  const runId = store.runs.start({ runId: 'run-0001', now: new Date('2025-03-03T20:00:00.000Z') }); // 09:00 NZDT on 4 March
+  store.runs.finish(runId, { outcome: 'partial', consents: 2, requests: 57, rowsWritten: 14, failedUnits: 1, errorSummary: '-1 window failed: BDT263' }, new Date('2025-03-03T20:01:30.000Z'));
   store.runs.start({ runId: 'run-0002', now: new Date('2025-03-04T11:30:00.000Z') }); // 00:30 NZDT on 5 March
 
   return {
