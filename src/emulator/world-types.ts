@@ -32,7 +32,7 @@ export interface WorldOptions {
   customersPerBank?: number;
   /**
    * What each bank offers per the server's meta, so seeded consents request only listed
-   * permissions (BDT241) and enabled flows. Banks not named here offer everything.
+   * permissions (BDT241) and enabled flows. Banks not named here follow bank-meta.ts's fixtures.
    */
   bankFeatures?: Partial<Record<BankName, BankSeedFeatures>>;
 }

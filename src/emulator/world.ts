@@ -6,7 +6,8 @@
  */
 import type { DateTime } from 'luxon';
 import { addNzDays, nzDateOf } from '../api/rules';
-import { PERMISSIONS, type BankName, type Balance, type Statement, type StatementFileType, type Transaction } from '../api/schemas';
+import { type BankName, type Balance, type Statement, type StatementFileType, type Transaction } from '../api/schemas';
+import { bankMeta } from './bank-meta';
 import { planCustomers } from './generator/customers';
 import { seedConsents, type SeedBankFeatures } from './generator/consents';
 import { deepFreeze } from './generator/freeze';
@@ -32,8 +33,11 @@ interface AccountData {
   statementsById: Map<string, WorldStatement>;
 }
 
-/** Every feature, for banks the options say nothing about. */
-const ALL_FEATURES: SeedBankFeatures = { permissions: PERMISSIONS, redirectFlow: true, decoupledFlow: true };
+/** The emulator's meta fixtures (bank-meta.ts), for banks the options say nothing about. */
+function metaFeatures(bank: BankName): SeedBankFeatures {
+  const { features } = bankMeta(bank, true);
+  return { permissions: features.permissions, redirectFlow: features.redirect_flow.enabled, decoupledFlow: features.decoupled_flow.enabled };
+}
 
 export function resolveWorldOptions(options: WorldOptions): Required<WorldOptions> {
   const resolved: Required<WorldOptions> = {
@@ -78,7 +82,7 @@ export function generateWorld(options: WorldOptions): World {
         data.set(spec.key, { ledger, statements, statementsById: new Map(statements.map((s) => [s.record.StatementId, s])) });
       }
     }
-    const features = opts.bankFeatures[bank] ?? ALL_FEATURES;
+    const features = opts.bankFeatures[bank] ?? metaFeatures(bank);
     seededConsents.push(...seedConsents(opts.seed, bank, plans, opts.start, opts.historyDays, features).map((c) => deepFreeze(c)));
   }
 
