@@ -1,0 +1,202 @@
+/**
+ * Pure date-window planning for transactions (ARCHITECTURE.md "Sync rules"; contract 6.4, 8.3,
+ * 8.6): the range to fetch, its tiling into windows on Pacific/Auckland midnights, and the split
+ * of a window the bank refuses as too large (BDT263). No I/O, no clock: `now` is passed in.
+ */
+import { DateTime } from 'luxon';
+import { NZ_ZONE, addNzDays, nzDateOf, nzDaysBetween, nzMidnight, toInstant, type Instant } from '../api/rules';
+
+/** A transaction query range; both ends inclusive (contract 6.4), instants in UTC. */
+export interface DateWindow {
+  readonly from: DateTime;
+  readonly to: DateTime;
+}
+
+export interface SyncRangeInput {
+  /** The consent's `start_date_time`: nothing before it may be asked (BDT236). */
+  consentStart: Instant;
+  /** The consent's `end_date_time`, when set: nothing after it may be asked (BDT236). */
+  consentEnd?: Instant | null | undefined;
+  /** Meta `max_history_days`; null when the bank does not say. */
+  maxHistoryDays: number | null;
+  /** Config `sync.floor`, an NZ date (YYYY-MM-DD). */
+  configFloor?: string | null | undefined;
+  /** The earlier of the local clock and the server's `Date` (BDT238/BDT239 are judged by the server). */
+  now: Instant;
+  /** The `to` of the last committed window; absent on the first run. */
+  watermark?: Instant | null | undefined;
+  /** Config `sync.lookbackDays`: NZ calendar days re-fetched before the watermark. */
+  lookbackDays: number;
+  /** Booking instant of the oldest pending row still open for the account. */
+  oldestOpenPending?: Instant | null | undefined;
+  /** `--since`: also re-fetch from 00:00 of this NZ date (clamped to the floor). */
+  since?: string | null | undefined;
+  /** `--full`: re-fetch everything from the floor. */
+  full?: boolean | undefined;
+}
+
+export interface SyncRange {
+  /** The oldest instant the account may be asked for. */
+  readonly floor: DateTime;
+  /** The newest instant: never after the consent's end nor after `now`. */
+  readonly ceiling: DateTime;
+  /** Where this run starts: floor ≤ start ≤ ceiling. */
+  readonly start: DateTime;
+}
+
+/**
+ * The range this run fetches for one account, or null when there is nothing to fetch
+ * (the start lies after the ceiling, e.g. a consent that ended before its history floor).
+ *
+ * Instants are whole seconds: the floor rounds up and the ceiling rounds down, so neither
+ * crosses the bound it comes from and the wire values need no fraction.
+ */
+export function syncRange(input: SyncRangeInput): SyncRange | null {
+  const now = toInstant(input.now);
+  const floor = ceilToSecond(latest(floorCandidates(input, now)));
+  const ceiling = floorToSecond(input.consentEnd == null ? now : earliest([toInstant(input.consentEnd), now]));
+  // ceiling ≤ now, so its NZ date is never after today (BDT238), and every start ≤ ceiling
+  // is never in the future (BDT239).
+  const start = startOf(input, floor);
+  if (start > ceiling) return null;
+  return { floor, ceiling, start };
+}
+
+function floorCandidates(input: SyncRangeInput, now: DateTime): DateTime[] {
+  const candidates = [toInstant(input.consentStart)];
+  if (input.maxHistoryDays != null) {
+    assertWholeDays('maxHistoryDays', input.maxHistoryDays, 1);
+    // "now minus max_history_days": read both as NZ calendar days and as 24-hour days and take
+    // the later, so a DST change in between never makes us ask for the hour the bank dropped.
+    candidates.push(now.setZone(NZ_ZONE).minus({ days: input.maxHistoryDays }).toUTC());
+    candidates.push(now.minus({ hours: 24 * input.maxHistoryDays }));
+  }
+  if (input.configFloor) candidates.push(nzMidnight(input.configFloor).toUTC());
+  return candidates;
+}
+
+function startOf(input: SyncRangeInput, floor: DateTime): DateTime {
+  if (input.full || input.watermark == null) return floor;
+  assertWholeDays('lookbackDays', input.lookbackDays, 0);
+  // Late rows and pending that settled: re-read the lookback and everything since the oldest
+  // pending still open, so its booking (or its vanishing) is seen.
+  const candidates: DateTime[] = [toInstant(input.watermark).setZone(NZ_ZONE).minus({ days: input.lookbackDays }).toUTC()];
+  if (input.oldestOpenPending != null) candidates.push(toInstant(input.oldestOpenPending));
+  // --since only moves the start earlier, never before the floor.
+  if (input.since) candidates.push(latest([nzMidnight(input.since).toUTC(), floor]));
+  return latest([floorToSecond(earliest(candidates)), floor]);
+}
+
+// ---------------------------------------------------------------------------
+// Tiling
+
+export interface PlanWindowsInput {
+  start: DateTime;
+  ceiling: DateTime;
+  /** Whole NZ calendar days per window (config `sync.windowDays`, or the size that worked). */
+  windowDays: number;
+}
+
+/**
+ * Windows tiling [start, ceiling] on NZ midnights: [D 00:00, D+n 00:00], adjacent windows
+ * sharing their boundary instant (rows there are de-duplicated by key). The first starts at
+ * `start` (may be mid-day), the last ends at `ceiling`. Empty when start is after ceiling.
+ */
+export function planWindows(input: PlanWindowsInput): DateWindow[] {
+  const windows: DateWindow[] = [];
+  if (input.start > input.ceiling) return windows;
+  let from = input.start;
+  for (;;) {
+    const window = takeWindow({ from, ceiling: input.ceiling, windowDays: input.windowDays });
+    windows.push(window);
+    if (isLastWindow(window, input.ceiling)) return windows;
+    from = window.to;
+  }
+}
+
+/**
+ * The one window that starts at `from`: up to 00:00 NZ of the date `windowDays` after from's
+ * NZ date, or the ceiling when that comes first. For a caller that plans lazily, so a size
+ * learned from a BDT263 split applies to the very next window.
+ */
+export function takeWindow(input: { from: DateTime; ceiling: DateTime; windowDays: number }): DateWindow {
+  assertWholeDays('windowDays', input.windowDays, 1);
+  if (input.from > input.ceiling) throw new RangeError('window start is after the ceiling');
+  const boundary = nzMidnight(addNzDays(nzDateOf(input.from), input.windowDays)).toUTC();
+  return { from: input.from.toUTC(), to: earliest([boundary, input.ceiling.toUTC()]) };
+}
+
+/** True when the window reaches the ceiling, i.e. no window follows it. */
+export function isLastWindow(window: DateWindow, ceiling: DateTime): boolean {
+  return window.to >= ceiling;
+}
+
+// ---------------------------------------------------------------------------
+// Splitting on BDT263
+
+/**
+ * Halves a window the bank refused (BDT263) on the NZ midnight nearest its middle. Null when no
+ * midnight lies strictly inside: the window spans one NZ day or less (a partial day at either
+ * end included), and the caller records a failed unit (contract 8.6).
+ */
+export function splitWindow(window: DateWindow): [DateWindow, DateWindow] | null {
+  const { from, to } = window;
+  const middle = DateTime.fromMillis((from.toMillis() + to.toMillis()) / 2, { zone: 'utc' });
+  const before = nzMidnight(nzDateOf(middle)).toUTC();
+  const after = nzMidnight(addNzDays(nzDateOf(middle), 1)).toUTC();
+  const inside = [before, after].filter((m) => m > from && m < to);
+  if (inside.length === 0) return null;
+  const at = inside.reduce((best, m) => (distance(m, middle) < distance(best, middle) ? m : best));
+  return [
+    { from: from.toUTC(), to: at },
+    { from: at, to: to.toUTC() },
+  ];
+}
+
+/**
+ * How many NZ calendar days a window touches. A `to` exactly at midnight adds no day: that
+ * instant is the shared boundary with the next window.
+ */
+export function windowSpanDays(window: DateWindow): number {
+  const days = nzDaysBetween(nzDateOf(window.from), nzDateOf(window.to));
+  const endsAtMidnight = window.to.equals(nzMidnight(nzDateOf(window.to)).toUTC());
+  return Math.max(1, endsAtMidnight ? days : days + 1);
+}
+
+/**
+ * The window size to remember for the bank after a BDT263 split: the larger half's span, never
+ * more than the current size and never below one day. A failed single day (split null) says
+ * nothing about other days, so the size stays.
+ */
+export function nextWindowDays(current: number, split: readonly [DateWindow, DateWindow] | null): number {
+  assertWholeDays('windowDays', current, 1);
+  if (!split) return current;
+  const halves = Math.max(windowSpanDays(split[0]), windowSpanDays(split[1]));
+  return Math.max(1, Math.min(current, halves));
+}
+
+// ---------------------------------------------------------------------------
+
+function latest(values: DateTime[]): DateTime {
+  return values.reduce((a, b) => (b > a ? b : a)).toUTC();
+}
+
+function earliest(values: DateTime[]): DateTime {
+  return values.reduce((a, b) => (b < a ? b : a)).toUTC();
+}
+
+function distance(a: DateTime, b: DateTime): number {
+  return Math.abs(a.toMillis() - b.toMillis());
+}
+
+function ceilToSecond(dt: DateTime): DateTime {
+  return dt.millisecond === 0 ? dt : dt.startOf('second').plus({ seconds: 1 });
+}
+
+function floorToSecond(dt: DateTime): DateTime {
+  return dt.startOf('second');
+}
+
+function assertWholeDays(name: string, value: number, min: number): void {
+  if (!Number.isInteger(value) || value < min) throw new RangeError(`${name} must be a whole number ≥ ${min}: ${value}`);
+}
