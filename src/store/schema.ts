@@ -276,11 +276,13 @@ export const syncState = sqliteTable(
   {
     bank: text('bank', { enum: BANKS }).notNull(),
     accountId: text('account_id').$type<AccountId>().notNull(),
+    /** Each consent covers its own window and filter, so each keeps its own watermark. */
+    consentId: text('consent_id').$type<ConsentId>().notNull(),
     resource: text('resource').notNull(),
     watermark: text('watermark'),
     updatedAt: text('updated_at').notNull(),
   },
-  (t) => [primaryKey({ columns: [t.bank, t.accountId, t.resource] })],
+  (t) => [primaryKey({ columns: [t.bank, t.accountId, t.consentId, t.resource] })],
 );
 
 /** Per bank, the transaction window size (NZ days) that last worked without BDT263. */

@@ -83,8 +83,8 @@ export interface Store {
   commitParty(input: WithNow<PartyInput>): UpsertCounts;
 
   syncState: {
-    getWatermark(key: { bank: BankName; accountId: AccountId; resource?: SyncResource }): string | null;
-    setWatermark(key: { bank: BankName; accountId: AccountId; resource?: SyncResource; watermark: Instant | null; now?: Instant }): void;
+    getWatermark(key: { bank: BankName; accountId: AccountId; consentId: ConsentId; resource?: SyncResource }): string | null;
+    setWatermark(key: { bank: BankName; accountId: AccountId; consentId: ConsentId; resource?: SyncResource; watermark: Instant | null; now?: Instant }): void;
     oldestOpenPending(key: { bank: BankName; accountId: AccountId }): string | null;
     getWindowDays(bank: BankName): number | null;
     setWindowDays(bank: BankName, windowDays: number, now?: Instant): void;

@@ -1,9 +1,9 @@
 /**
- * Sync state: per (bank, account, resource) watermark, the oldest open pending row, and per bank
+ * Sync state: per (bank, account, consent, resource) watermark, the oldest open pending row, and per bank
  * the window size that worked (ARCHITECTURE.md "Sync rules").
  */
 import { and, eq, isNull, min } from 'drizzle-orm';
-import type { AccountId, BankName } from '../api/schemas';
+import type { AccountId, BankName, ConsentId } from '../api/schemas';
 import type { BankdataDb, Conn } from './db';
 import { bankWindow, syncState, transactions } from './schema';
 import { toStoredInstant, toStoredInstantOrNull, type Instant } from './time';
@@ -13,6 +13,8 @@ export type SyncResource = 'transactions' | 'statements';
 export interface WatermarkKey {
   bank: BankName;
   accountId: AccountId;
+  /** The consent the account is read through: each has its own window and filter. */
+  consentId: ConsentId;
   resource?: SyncResource;
 }
 
@@ -24,6 +26,7 @@ export function getWatermark(db: Conn, key: WatermarkKey): string | null {
       and(
         eq(syncState.bank, key.bank),
         eq(syncState.accountId, key.accountId),
+        eq(syncState.consentId, key.consentId),
         eq(syncState.resource, key.resource ?? 'transactions'),
       ),
     )
@@ -39,9 +42,9 @@ export function setWatermark(
   const watermark = toStoredInstantOrNull(key.watermark);
   const updatedAt = toStoredInstant(key.now);
   db.insert(syncState)
-    .values({ bank: key.bank, accountId: key.accountId, resource: key.resource ?? 'transactions', watermark, updatedAt })
+    .values({ bank: key.bank, accountId: key.accountId, consentId: key.consentId, resource: key.resource ?? 'transactions', watermark, updatedAt })
     .onConflictDoUpdate({
-      target: [syncState.bank, syncState.accountId, syncState.resource],
+      target: [syncState.bank, syncState.accountId, syncState.consentId, syncState.resource],
       set: { watermark, updatedAt },
     })
     .run();

@@ -57,6 +57,7 @@ export function commitTransactionWindow(db: BankdataDb, input: TransactionWindow
       advanceWatermark(tx, {
         bank: input.bank,
         accountId: input.accountId,
+        consentId: input.consentId,
         resource: 'transactions',
         watermark: input.checkpoint.watermark,
         now,

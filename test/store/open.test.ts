@@ -1,9 +1,13 @@
+import { readFileSync } from 'node:fs';
 import { chmodSync, existsSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { ConsentId } from '../../src/api/schemas';
 import { openStore } from '../../src/store';
 import { CONSENT, tempDir } from './helpers';
+
+/** Every migration in src/store/migrations/meta/_journal.json. */
+const MIGRATIONS = (JSON.parse(readFileSync(new URL('../../src/store/migrations/meta/_journal.json', import.meta.url), 'utf8')) as { entries: unknown[] }).entries.length;
 
 const mode = (path: string) => statSync(path).mode & 0o777;
 
@@ -24,7 +28,7 @@ describe('openStore', () => {
     expect(tables.map((t) => (t as { name: string }).name)).toEqual(
       expect.arrayContaining(['accounts', 'balances', 'consents', 'lease', 'rejects', 'runs', 'statements', 'transactions']),
     );
-    expect(store.sqlite.prepare('SELECT count(*) AS n FROM __drizzle_migrations').get()).toEqual({ n: 2 });
+    expect(store.sqlite.prepare('SELECT count(*) AS n FROM __drizzle_migrations').get()).toEqual({ n: MIGRATIONS });
     store.close();
   });
 
@@ -44,7 +48,7 @@ describe('openStore', () => {
     first.close();
     const second = openStore(file);
     expect(second.consents.list().map((c) => c.consentId)).toEqual([CONSENT]);
-    expect(second.sqlite.prepare('SELECT count(*) AS n FROM __drizzle_migrations').get()).toEqual({ n: 2 });
+    expect(second.sqlite.prepare('SELECT count(*) AS n FROM __drizzle_migrations').get()).toEqual({ n: MIGRATIONS });
     second.close();
   });
 

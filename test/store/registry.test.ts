@@ -96,8 +96,11 @@ describe('runs and sync state', () => {
     store.syncState.setWindowDays(BANK, 8);
     expect(store.syncState.getWindowDays(BANK)).toBe(8);
     expect(() => store.syncState.setWindowDays(BANK, 0)).toThrow(RangeError);
-    const key = { bank: BANK, accountId: 'acc-0001' as never };
+    const key = { bank: BANK, accountId: 'acc-0001' as never, consentId: CONSENT };
     store.syncState.setWatermark({ ...key, watermark: '2025-03-05T00:00:00+13:00' });
+    expect(store.syncState.getWatermark(key)).toBe('2025-03-04T11:00:00.000Z');
+    // Each consent keeps its own watermark: another consent over the same account starts afresh.
+    expect(store.syncState.getWatermark({ ...key, consentId: OTHER_CONSENT })).toBeNull();
     store.syncState.setWatermark({ ...key, watermark: null });
     expect(store.syncState.getWatermark(key)).toBeNull();
   });

@@ -155,10 +155,10 @@ describe('commitTransactionWindow', () => {
   it('saves the watermark in the same transaction and never moves it back', () => {
     const store = freshStore();
     commit(store, [], { checkpoint: { watermark: '2025-03-05T00:00:00+13:00' } });
-    expect(store.syncState.getWatermark({ bank: BANK, accountId: ACCOUNT })).toBe('2025-03-04T11:00:00.000Z');
+    expect(store.syncState.getWatermark({ bank: BANK, accountId: ACCOUNT, consentId: CONSENT })).toBe('2025-03-04T11:00:00.000Z');
     commit(store, [], { checkpoint: { watermark: '2025-03-01T00:00:00+13:00' } });
     commit(store, [], { checkpoint: null });
-    expect(store.syncState.getWatermark({ bank: BANK, accountId: ACCOUNT })).toBe('2025-03-04T11:00:00.000Z');
+    expect(store.syncState.getWatermark({ bank: BANK, accountId: ACCOUNT, consentId: CONSENT })).toBe('2025-03-04T11:00:00.000Z');
   });
 
   it('loses the whole window and keeps the watermark when the commit fails part-way', () => {
@@ -167,7 +167,7 @@ describe('commitTransactionWindow', () => {
     const rows = [txRow({ TransactionId: 'ok' }), txRow({ TransactionId: 'bad' }, unregistered)];
     expect(() => commit(store, rows)).toThrow(/FOREIGN KEY/);
     expect(store.sqlite.prepare('SELECT count(*) AS n FROM transactions').get()).toEqual({ n: 0 });
-    expect(store.syncState.getWatermark({ bank: BANK, accountId: ACCOUNT })).toBeNull();
+    expect(store.syncState.getWatermark({ bank: BANK, accountId: ACCOUNT, consentId: CONSENT })).toBeNull();
   });
 
   it('stores the window rejects with the run id', () => {
