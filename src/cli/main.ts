@@ -5,7 +5,10 @@
 import { Command, CommanderError } from 'commander';
 import { registerExportCommand } from './export';
 import { registerEmulatorCommand } from './emulator';
+import { addGlobalOptions } from './context';
 import { handleCliError } from './handle-error';
+import { registerStatusCommand } from './status';
+import { registerSyncCommand } from './sync';
 
 export function buildProgram(): Command {
   const program = new Command('bankdata')
@@ -13,6 +16,9 @@ export function buildProgram(): Command {
     .version('0.1.0')
     .exitOverride()
     .showHelpAfterError();
+  addGlobalOptions(program);
+  registerSyncCommand(program);
+  registerStatusCommand(program);
   registerEmulatorCommand(program);
   registerExportCommand(program);
   return program;

@@ -20,7 +20,9 @@ export interface AccountRef {
 }
 
 /** The range this run would fetch for an account, or null (nothing to fetch). */
-export function transactionRange(ctx: SyncContext, consent: ConsentRecord, bank: BankMeta, accountId: AccountId) {
+export type RangeContext = Pick<SyncContext, 'store' | 'client' | 'settings' | 'now' | 'since' | 'full'>;
+
+export function transactionRange(ctx: RangeContext, consent: ConsentRecord, bank: BankMeta, accountId: AccountId) {
   const key = { bank: bank.name, accountId };
   if (!consent.startDateTime) return null;
   return syncRange({

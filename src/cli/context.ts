@@ -1,0 +1,64 @@
+/**
+ * What commands share: the configuration (loaded once, with the global flags as its last
+ * layer), the logger, the store and the Data API client, each made on first use.
+ */
+import type { Command } from 'commander';
+import { createDataApiClient, type DataApiClient } from '../api';
+import { loadConfig, requireApiCredentials, type Config } from '../config';
+import { createLogger, type Logger, type LogLevel } from '../log';
+import { openStore, type Store } from '../store';
+
+export interface GlobalOptions {
+  db?: string;
+  dataDir?: string;
+  logLevel?: LogLevel;
+}
+
+/** Registers the options every command accepts (they are the config's flags layer). */
+export function addGlobalOptions(program: Command): Command {
+  return program
+    .option('--db <path>', 'SQLite database file (default: BANKDATA_DB or data/bankdata.sqlite)')
+    .option('--data-dir <dir>', 'data directory for statement files and exports (default: data)')
+    .option('--log-level <level>', 'debug | info | warn | error | silent (logs go to stderr as JSON lines)', 'warn');
+}
+
+export interface CliContext {
+  config: Config;
+  logger: Logger;
+  store(): Store;
+  client(): DataApiClient;
+  close(): void;
+}
+
+export function createCliContext(global: GlobalOptions): CliContext {
+  const config = loadConfig({ flags: { db: global.db, dataDir: global.dataDir } });
+  const logger = createLogger({ level: global.logLevel ?? 'warn' });
+  let store: Store | null = null;
+  let client: DataApiClient | null = null;
+  return {
+    config,
+    logger,
+    store() {
+      store ??= openStore(config.db);
+      return store;
+    },
+    client() {
+      if (!client) {
+        const credentials = requireApiCredentials(config);
+        client = createDataApiClient({ ...credentials, logger });
+      }
+      return client;
+    },
+    close() {
+      store?.close();
+      store = null;
+    },
+  };
+}
+
+/** The global options of the root program, from any sub-command. */
+export function globalsOf(command: Command): GlobalOptions {
+  let root = command;
+  while (root.parent) root = root.parent;
+  return root.opts<GlobalOptions>();
+}

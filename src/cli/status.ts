@@ -1,0 +1,106 @@
+/**
+ * `bankdata status`: the last runs, what failed, rejects waiting, and consents that ended or
+ * near expiry. Reads the database only; no request is sent.
+ */
+import type { Command } from 'commander';
+import type { Store } from '../store';
+import { createCliContext, globalsOf } from './context';
+import { ExitCode } from './exit-codes';
+
+interface RunRow {
+  run_id: string;
+  started_at: string;
+  finished_at: string | null;
+  outcome: string | null;
+  consents: number | null;
+  requests: number | null;
+  rows_written: number | null;
+  failed_units: number | null;
+  error_summary: string | null;
+}
+
+interface ConsentRow {
+  consent_id: string;
+  bank: string | null;
+  status: string | null;
+  days_to_expiry: number | null;
+  last_synced_at: string | null;
+  last_outcome: string | null;
+}
+
+export interface StatusReport {
+  database: string;
+  runs: RunRow[];
+  consents: ConsentRow[];
+  nearExpiry: ConsentRow[];
+  needsReconsent: ConsentRow[];
+  rejects: { resource: string; count: number }[];
+}
+
+export function readStatus(store: Store, expiryWarningDays: number, runs = 5): StatusReport {
+  const db = store.sqlite;
+  const consents = db
+    .prepare('SELECT consent_id, bank, status, days_to_expiry, last_synced_at, last_outcome FROM v_consents ORDER BY consent_id')
+    .all() as ConsentRow[];
+  return {
+    database: store.path,
+    runs: db.prepare('SELECT * FROM v_runs ORDER BY started_at DESC LIMIT ?').all(runs) as RunRow[],
+    consents,
+    nearExpiry: consents.filter(
+      (c) => c.status === 'Authorised' && c.days_to_expiry !== null && c.days_to_expiry <= expiryWarningDays,
+    ),
+    needsReconsent: consents.filter((c) => ['Rejected', 'Revoked', 'Consumed', 'GatewayTimeout'].includes(c.status ?? '') || c.last_outcome === 'ended'),
+    rejects: db.prepare('SELECT resource, count(*) AS count FROM rejects GROUP BY resource ORDER BY resource').all() as {
+      resource: string;
+      count: number;
+    }[],
+  };
+}
+
+export function formatStatus(report: StatusReport, expiryWarningDays: number): string {
+  const lines = [`database ${report.database}`, '', 'last runs:'];
+  if (report.runs.length === 0) lines.push('  (none yet: bankdata sync)');
+  for (const r of report.runs) {
+    lines.push(
+      `  ${r.started_at}  ${(r.outcome ?? 'running').padEnd(8)} consents ${r.consents ?? '-'}  requests ${r.requests ?? '-'}  rows ${r.rows_written ?? '-'}  failed units ${r.failed_units ?? '-'}`,
+    );
+    if (r.error_summary) lines.push(`      ${r.error_summary.slice(0, 300)}`);
+  }
+  lines.push('', 'consents:');
+  if (report.consents.length === 0) lines.push('  (none registered: bankdata consents add ID)');
+  for (const c of report.consents) {
+    const expiry = c.days_to_expiry === null ? 'no expiry' : `${c.days_to_expiry} day(s) to expiry`;
+    lines.push(`  ${c.consent_id}  ${(c.bank ?? '?').padEnd(8)} ${(c.status ?? 'unread').padEnd(26)} ${expiry.padEnd(20)} last ${c.last_outcome ?? '-'} ${c.last_synced_at ?? ''}`);
+  }
+  if (report.nearExpiry.length > 0) {
+    lines.push('', `expiring within ${expiryWarningDays} days (ask the customer to re-consent):`);
+    for (const c of report.nearExpiry) lines.push(`  ${c.consent_id} ${c.bank}: ${c.days_to_expiry} day(s)`);
+  }
+  if (report.needsReconsent.length > 0) {
+    lines.push('', 'ended (a new consent is needed):');
+    for (const c of report.needsReconsent) lines.push(`  ${c.consent_id} ${c.bank ?? ''}: ${c.status ?? c.last_outcome}`);
+  }
+  if (report.rejects.length > 0) {
+    lines.push('', 'rejected records kept aside (table rejects):');
+    for (const r of report.rejects) lines.push(`  ${r.resource}: ${r.count}`);
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+export function registerStatusCommand(program: Command): void {
+  program
+    .command('status')
+    .description('last runs, failures, consents near expiry or ended; reads the database only')
+    .option('--json', 'print as JSON')
+    .option('--runs <n>', 'how many runs to show', '5')
+    .action((flags: { json?: boolean; runs: string }, command: Command) => {
+      const ctx = createCliContext(globalsOf(command));
+      try {
+        const report = readStatus(ctx.store(), ctx.config.expiryWarningDays, Math.max(1, Number.parseInt(flags.runs, 10) || 5));
+        process.stdout.write(flags.json ? `${JSON.stringify(report, null, 2)}\n` : formatStatus(report, ctx.config.expiryWarningDays));
+        process.exitCode = ExitCode.Ok;
+      } finally {
+        ctx.close();
+      }
+    });
+}

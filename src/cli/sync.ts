@@ -1,0 +1,152 @@
+/**
+ * `bankdata sync [--consent ID…] [--since DATE] [--full] [--dry-run] [--json]`: one run,
+ * a progress line on a TTY, a summary at the end, and the exit codes of ARCHITECTURE.md.
+ */
+import type { Command } from 'commander';
+import { nzMidnight } from '../api/rules';
+import { ConsentIdSchema, type ConsentId } from '../api/schemas';
+import type { Config } from '../config';
+import type { Logger } from '../log';
+import type { Store } from '../store';
+import type { DataApiClient } from '../api';
+import { planDryRun, type DryRunPlan } from '../sync/dry-run';
+import { RunLockedError, runSync, type SyncSummary } from '../sync/run';
+import { createCliContext, globalsOf } from './context';
+import { CliError, ExitCode, UsageError } from './exit-codes';
+import { createProgress } from './progress';
+
+interface SyncFlags {
+  consent?: string[];
+  since?: string;
+  full?: boolean;
+  dryRun?: boolean;
+  json?: boolean;
+}
+
+export function registerSyncCommand(program: Command): void {
+  program
+    .command('sync')
+    .description('one sync run: every registered consent (or --consent ones) into the database')
+    .option('--consent <id...>', 'only these registered consents')
+    .option('--since <date>', 'also re-fetch from this NZ date (YYYY-MM-DD), clamped to the floor')
+    .option('--full', 're-fetch every window from the floor')
+    .option('--dry-run', 'plan and print the requests it would make; sends only meta and consent reads, writes nothing')
+    .option('--json', 'print the summary as JSON on stdout')
+    .action(async (flags: SyncFlags, command: Command) => {
+      const ctx = createCliContext(globalsOf(command));
+      try {
+        process.exitCode = await syncCommand(ctx.config, ctx.store(), ctx.client(), ctx.logger, flags);
+      } finally {
+        ctx.close();
+      }
+    });
+}
+
+function parseFlags(flags: SyncFlags): { consentIds: ConsentId[]; since: string | null } {
+  const consentIds = (flags.consent ?? []).map((id) => {
+    const parsed = ConsentIdSchema.safeParse(id);
+    if (!parsed.success) throw new UsageError(`--consent ${id}: not a consent id (a lowercase UUID)`);
+    return parsed.data;
+  });
+  if (flags.since !== undefined) {
+    try {
+      nzMidnight(flags.since);
+    } catch {
+      throw new UsageError(`--since ${flags.since}: expected an NZ date YYYY-MM-DD`);
+    }
+  }
+  if (flags.since !== undefined && flags.full) throw new UsageError('--since and --full exclude each other');
+  return { consentIds, since: flags.since ?? null };
+}
+
+/** Runs the command; returns the exit code. Reused by `demo` and the scheduled job. */
+export async function syncCommand(
+  config: Config,
+  store: Store,
+  client: DataApiClient,
+  logger: Logger,
+  flags: SyncFlags,
+  out: (s: string) => void = (s) => process.stdout.write(s),
+): Promise<number> {
+  const { consentIds, since } = parseFlags(flags);
+  for (const id of consentIds) {
+    if (!store.consents.get(id)) throw new UsageError(`consent ${id} is not registered`, `bankdata consents add ${id}`);
+  }
+  if (flags.dryRun) {
+    const plan = await planDryRun({ store, client, settings: config.sync, consentIds, since, full: flags.full });
+    out(flags.json ? `${JSON.stringify(plan, null, 2)}\n` : formatDryRun(plan));
+    return ExitCode.Ok;
+  }
+  const progress = createProgress();
+  const controller = new AbortController();
+  // SIGTERM / SIGINT: the unit in flight finishes, the lease is released, then we exit.
+  const stop = () => controller.abort();
+  process.once('SIGTERM', stop);
+  process.once('SIGINT', stop);
+  let summary: SyncSummary;
+  try {
+    summary = await runSync({
+      store,
+      client,
+      dataDir: config.dataDir,
+      settings: config.sync,
+      consentIds,
+      since,
+      full: flags.full ?? false,
+      logger,
+      signal: controller.signal,
+      onProgress: (p) => progress.update(p),
+    });
+  } catch (error) {
+    if (error instanceof RunLockedError) throw new CliError(error.message, ExitCode.Locked, 'wait for it to finish; a lease whose holder died is taken over at once');
+    throw error;
+  } finally {
+    process.off('SIGTERM', stop);
+    process.off('SIGINT', stop);
+    progress.done();
+  }
+  out(flags.json ? `${JSON.stringify(summary, null, 2)}\n` : formatSummary(summary, config));
+  return exitCodeOf(summary);
+}
+
+export function exitCodeOf(summary: SyncSummary): number {
+  if (summary.fatal?.kind === 'authentication') return ExitCode.Auth;
+  if (summary.fatal?.kind === 'unavailable') return ExitCode.Unavailable;
+  return summary.outcome === 'ok' ? ExitCode.Ok : ExitCode.Partial;
+}
+
+export function formatSummary(s: SyncSummary, config: Pick<Config, 'db'>): string {
+  const c = s.counters;
+  const by = (outcome: string) => s.consents.filter((r) => r.outcome === outcome).length;
+  const lines = [
+    `sync ${s.outcome}${s.interrupted ? ' (interrupted)' : ''}: run ${s.runId}`,
+    `  consents   ${s.consents.length}: ${by('ok')} ok, ${by('partial')} partial, ${by('skipped')} skipped, ${by('ended')} ended, ${by('failed')} failed`,
+    `  requests   ${s.requests}`,
+    `  rows       ${c.rowsAdded} added, ${c.rowsUpdated} updated, ${c.rowsRemoved} removed`,
+    `  windows    ${c.windows} (${c.splits} split on BDT263); ${c.filesWritten} statement file(s) written`,
+    `  rejects    ${c.rejects} record(s) quarantined${c.rejects > 0 ? ' (see the rejects table)' : ''}`,
+  ];
+  if (s.fatal) lines.push(`  error      ${s.fatal.message}`);
+  if (c.failedUnits.length > 0) {
+    lines.push(`  failed     ${c.failedUnits.length} unit(s), retried next run:`);
+    for (const f of c.failedUnits.slice(0, 10)) lines.push(`               ${f.consentId} ${f.unit}: ${f.reason}`);
+    if (c.failedUnits.length > 10) lines.push(`               … and ${c.failedUnits.length - 10} more (bankdata status)`);
+  }
+  for (const r of s.consents.filter((x) => x.outcome === 'skipped')) lines.push(`  skipped    ${r.consentId}: ${r.reason ?? ''}`);
+  if (s.needsReconsent.length > 0) {
+    lines.push(`  re-consent ${s.needsReconsent.length} consent(s) ended and need a new consent:`);
+    for (const r of s.consents.filter((x) => x.needsReconsent)) lines.push(`               ${r.consentId} (${r.reason ?? r.status ?? 'ended'})`);
+  }
+  lines.push(`  database   ${config.db}`);
+  return `${lines.join('\n')}\n`;
+}
+
+function formatDryRun(plan: DryRunPlan): string {
+  const lines = [`dry run: ${plan.requestsSent} request(s) sent (meta, token, consent reads); nothing written`];
+  for (const c of plan.consents) {
+    lines.push(`consent ${c.consentId} ${c.bank ?? ''} ${c.status}${c.note ? `: ${c.note}` : ''}`);
+    for (const r of c.requests) lines.push(`  ${r}`);
+    for (const s of c.skipped) lines.push(`  skip ${s.resource}: ${s.reason}`);
+  }
+  return `${lines.join('\n')}\n`;
+}
