@@ -1,0 +1,128 @@
+/**
+ * Loads the configuration once at start: config/default.json (shipped with the program), then
+ * config/local.json of the working directory if present, then the environment, then CLI flags;
+ * each later source wins, key by key. Validated with zod; the result is typed and frozen.
+ */
+import { resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Environment } from '../api/rules';
+import { ConfigError } from './errors';
+import { configSchema, type ConfigLayer, type ConfigValues } from './schema';
+import { readEnvLayer, readFlagsLayer, readJsonLayer, readSecrets, validateWith, type Secrets } from './sources';
+
+export interface Config {
+  readonly environment: Environment;
+  /** Data API base URL without a trailing slash; null when not configured. */
+  readonly dataBaseUrl: string | null;
+  readonly clientId: string | null;
+  readonly paymentsBaseUrl: string | null;
+  readonly paymentsClientId: string | null;
+  /** Absolute path of the SQLite file. */
+  readonly db: string;
+  /** Absolute path of the data directory (statement files, exports). */
+  readonly dataDir: string;
+  readonly redirectWhitelist: readonly string[];
+  readonly sync: {
+    readonly lookbackDays: number;
+    /** An NZ date (YYYY-MM-DD): nothing older is fetched. */
+    readonly floor: string | null;
+    readonly concurrency: number;
+    readonly windowDays: number;
+  };
+  readonly schedule: {
+    readonly sync: string;
+    readonly expiryCheck: string;
+    readonly metaRefresh: string;
+  };
+  readonly expiryWarningDays: number;
+  /** The sources read, in order of precedence (lowest first), for `status` and error hints. */
+  readonly sources: readonly string[];
+}
+
+/** CLI flags in the shape of a config file; undefined values are ignored. */
+export type ConfigFlags = ConfigLayer;
+
+export interface LoadConfigOptions {
+  /** Working directory: config/local.json and relative paths are resolved from it. */
+  cwd?: string;
+  env?: Readonly<Record<string, string | undefined>>;
+  flags?: ConfigFlags;
+}
+
+/** The program's defaults, beside the sources rather than in the working directory. */
+export const DEFAULT_CONFIG_FILE = fileURLToPath(new URL('../../config/default.json', import.meta.url));
+const DB_FILE_NAME = 'bankdata.sqlite';
+
+/**
+ * Secrets live beside the config, not in it: `JSON.stringify(config)` or a logged config never
+ * carries one. Read through `requireApiCredentials`.
+ */
+const secretsOf = new WeakMap<Config, Secrets>();
+
+export function loadConfig(options: LoadConfigOptions = {}): Config {
+  const cwd = resolve(options.cwd ?? process.cwd());
+  const env = options.env ?? process.env;
+  const localFile = resolve(cwd, 'config', 'local.json');
+
+  const defaults = readJsonLayer(DEFAULT_CONFIG_FILE, 'config/default.json');
+  if (!defaults) throw new ConfigError(`the defaults file is missing: ${DEFAULT_CONFIG_FILE}`, 'reinstall bankdata');
+  const layers: Array<[string, ConfigLayer | null]> = [
+    ['config/default.json', defaults],
+    [localFile, readJsonLayer(localFile, 'config/local.json')],
+    ['environment', readEnvLayer(env)],
+    ['flags', readFlagsLayer(options.flags ?? {})],
+  ];
+  const merged = layers.reduce<Record<string, unknown>>((acc, [, layer]) => (layer ? mergeLayer(acc, layer) : acc), {});
+  const values: ConfigValues = validateWith(configSchema, merged, 'the merged configuration', (path) => path);
+  const secrets = readSecrets(env, cwd);
+
+  const dataDir = resolve(cwd, values.dataDir);
+  const config: Config = deepFreeze({
+    environment: values.environment,
+    dataBaseUrl: values.dataBaseUrl && withoutTrailingSlash(values.dataBaseUrl),
+    clientId: values.clientId,
+    paymentsBaseUrl: values.paymentsBaseUrl && withoutTrailingSlash(values.paymentsBaseUrl),
+    paymentsClientId: values.paymentsClientId,
+    // BANKDATA_DB defaults to the data directory's bankdata.sqlite (data/bankdata.sqlite).
+    db: values.db === null ? resolve(dataDir, DB_FILE_NAME) : resolve(cwd, values.db),
+    dataDir,
+    redirectWhitelist: [...values.redirectWhitelist],
+    sync: { ...values.sync },
+    schedule: { ...values.schedule },
+    expiryWarningDays: values.expiryWarningDays,
+    sources: layers.filter(([, layer]) => layer !== null).map(([source]) => source),
+  });
+  secretsOf.set(config, secrets);
+  return config;
+}
+
+/** The secrets read with this config (never part of the config object itself). */
+export function secretsFor(config: Config): Secrets {
+  return secretsOf.get(config) ?? { clientSecret: null, paymentsClientSecret: null };
+}
+
+function mergeLayer(base: Record<string, unknown>, layer: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = { ...base };
+  for (const [key, value] of Object.entries(layer)) {
+    if (value === undefined) continue;
+    const current = out[key];
+    out[key] = isObject(current) && isObject(value) ? mergeLayer(current, value) : value;
+  }
+  return out;
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function withoutTrailingSlash(url: string): string {
+  return url.replace(/\/+$/, '');
+}
+
+function deepFreeze<T>(value: T): T {
+  if (typeof value === 'object' && value !== null) {
+    for (const child of Object.values(value)) deepFreeze(child);
+    Object.freeze(value);
+  }
+  return value;
+}

@@ -1,0 +1,122 @@
+/**
+ * The configuration's shape, validated once with zod (ARCHITECTURE.md "Configuration").
+ * Every layer (config/default.json, config/local.json, environment, flags) is checked on its
+ * own against `configLayerSchema`, so an error can name where the bad value came from; the
+ * merged result is checked against `configSchema`, where every key is present.
+ */
+import { BlockList, isIPv4, isIPv6 } from 'node:net';
+import { validate as isCronExpression } from 'node-cron';
+import { z } from 'zod';
+import { nzMidnight } from '../api/rules';
+
+const loopback = new BlockList();
+loopback.addSubnet('127.0.0.0', 8, 'ipv4');
+loopback.addAddress('::1', 'ipv6');
+
+/** Hosts allowed over plain http: the emulator on this machine (127.0.0.0/8, ::1, localhost). */
+export function isLoopbackHost(hostname: string): boolean {
+  const host = hostname.toLowerCase().replace(/^\[|\]$/g, '');
+  if (host === 'localhost') return true;
+  if (isIPv4(host)) return loopback.check(host, 'ipv4');
+  if (isIPv6(host)) return loopback.check(host, 'ipv6');
+  return false;
+}
+
+/** A base URL as the API clients use it: https (http only on loopback), nothing after the path. */
+export function isValidBaseUrl(value: string): boolean {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return false;
+  }
+  if (url.username || url.password || url.search || url.hash) return false;
+  // Seed: "All calls use HTTPS; plain HTTP requests are rejected." The emulator is the exception.
+  if (url.protocol === 'https:') return true;
+  return url.protocol === 'http:' && isLoopbackHost(url.hostname);
+}
+
+/** A redirect whitelist entry as the client portal registers it: absolute, with a host. */
+function isWhitelistEntry(value: string): boolean {
+  try {
+    return new URL(value).hostname !== '';
+  } catch {
+    return false;
+  }
+}
+
+function isNzDate(value: string): boolean {
+  try {
+    nzMidnight(value);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+const wholeDays = (min: number, max: number) => z.int().min(min).max(max);
+const cron = z.string().refine((v) => isCronExpression(v));
+
+export const syncSchema = z.strictObject({
+  lookbackDays: wholeDays(0, 3650),
+  floor: z.string().refine(isNzDate).nullable(),
+  concurrency: z.int().min(1).max(64),
+  windowDays: wholeDays(1, 366),
+});
+
+export const scheduleSchema = z.strictObject({
+  sync: cron,
+  expiryCheck: cron,
+  metaRefresh: cron,
+});
+
+const baseUrl = z.string().refine(isValidBaseUrl);
+const identifier = z.string().regex(/^\S+$/);
+const path = z.string().min(1);
+
+export const configSchema = z.strictObject({
+  environment: z.enum(['sandbox', 'production']),
+  dataBaseUrl: baseUrl.nullable(),
+  clientId: identifier.nullable(),
+  paymentsBaseUrl: baseUrl.nullable(),
+  paymentsClientId: identifier.nullable(),
+  /** The SQLite file; null means `<dataDir>/bankdata.sqlite`. */
+  db: path.nullable(),
+  dataDir: path,
+  redirectWhitelist: z.array(z.string().refine(isWhitelistEntry)),
+  sync: syncSchema,
+  schedule: scheduleSchema,
+  expiryWarningDays: wholeDays(0, 365),
+});
+
+/** One layer: any key may be absent, but an unknown key is an error (a typo never passes silently). */
+export const configLayerSchema = configSchema.partial().extend({
+  sync: syncSchema.partial().optional(),
+  schedule: scheduleSchema.partial().optional(),
+});
+
+export type ConfigValues = z.infer<typeof configSchema>;
+export type ConfigLayer = z.infer<typeof configLayerSchema>;
+
+/** The expected form of each key, for error messages (path with `[]` for array items). */
+export const EXPECTED_FORM: Record<string, string> = {
+  environment: '"sandbox" or "production"',
+  dataBaseUrl: 'an https URL (http only for a loopback host: 127.0.0.0/8, ::1, localhost), without user, password, query or fragment',
+  clientId: 'a client id without spaces',
+  paymentsBaseUrl: 'an https URL (http only for a loopback host: 127.0.0.0/8, ::1, localhost), without user, password, query or fragment',
+  paymentsClientId: 'a client id without spaces',
+  db: 'a file path (relative to the working directory)',
+  dataDir: 'a directory path (relative to the working directory)',
+  redirectWhitelist: 'a list of absolute URLs as registered in the client portal',
+  'redirectWhitelist[]': 'an absolute URL with a host, e.g. https://app.example.nz/callback or https://*.example.nz/',
+  sync: 'an object with lookbackDays, floor, concurrency, windowDays',
+  'sync.lookbackDays': 'a whole number of days from 0 to 3650',
+  'sync.floor': 'an NZ date YYYY-MM-DD, or null',
+  'sync.concurrency': 'a whole number from 1 to 64',
+  'sync.windowDays': 'a whole number of days from 1 to 366',
+  schedule: 'an object with sync, expiryCheck, metaRefresh',
+  'schedule.sync': 'a cron expression, e.g. "0 2 * * *"',
+  'schedule.expiryCheck': 'a cron expression, e.g. "0 8 * * *"',
+  'schedule.metaRefresh': 'a cron expression, e.g. "0 6 * * 1"',
+  expiryWarningDays: 'a whole number of days from 0 to 365',
+};

@@ -1,0 +1,210 @@
+/**
+ * The configuration's sources, each read into a layer and validated on its own so that an error
+ * names where the value came from: a JSON file, an environment variable, or a CLI flag.
+ * Secrets come only from the environment or a secret file, never from a layer.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import type { z } from 'zod';
+import { registerSecret } from '../log';
+import { ConfigError } from './errors';
+import { EXPECTED_FORM, configLayerSchema, type ConfigLayer } from './schema';
+
+/** Environment variables read into a layer (ARCHITECTURE.md "Configuration"). */
+export const ENV_KEYS = {
+  BANKDATA_ENVIRONMENT: 'environment',
+  BANKDATA_DATA_BASE_URL: 'dataBaseUrl',
+  BANKDATA_CLIENT_ID: 'clientId',
+  BANKDATA_PAYMENTS_BASE_URL: 'paymentsBaseUrl',
+  BANKDATA_PAYMENTS_CLIENT_ID: 'paymentsClientId',
+  BANKDATA_DB: 'db',
+  BANKDATA_DATA_DIR: 'dataDir',
+  BANKDATA_REDIRECT_WHITELIST: 'redirectWhitelist',
+} as const satisfies Record<string, keyof ConfigLayer>;
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+/** Keys that look like a secret: refused in files and flags, where they would leak. */
+const SECRET_KEY = /secret|password|passwd|token|api_?key/i;
+
+// ---------------------------------------------------------------------------
+// Layers
+
+/** A JSON config file as a layer; null when the file does not exist. */
+export function readJsonLayer(file: string, label: string): ConfigLayer | null {
+  if (!existsSync(file)) return null;
+  let values: unknown;
+  try {
+    values = JSON.parse(readFileSync(file, 'utf8'));
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    throw new ConfigError(`${label} is not valid JSON: ${reason}`, 'fix the file or remove it');
+  }
+  return validateLayer(values, label, (path) => `${label}: ${path}`);
+}
+
+/** Environment variables as a layer. Empty values count as unset. */
+export function readEnvLayer(env: Env): ConfigLayer {
+  const values: Record<string, unknown> = {};
+  const names: Record<string, string> = {};
+  for (const [name, key] of Object.entries(ENV_KEYS)) {
+    const raw = env[name]?.trim();
+    if (!raw) continue;
+    names[key] = name;
+    values[key] =
+      key === 'redirectWhitelist'
+        ? raw
+            .split(',')
+            .map((entry) => entry.trim())
+            .filter((entry) => entry !== '')
+        : raw;
+  }
+  return validateLayer(values, 'environment', (path) => {
+    const top = path.split(/[.[]/)[0] ?? path;
+    const name = names[top] ?? path;
+    const entry = /^\w+\[(\d+)\]$/.exec(path);
+    return entry ? `${name} (entry ${Number(entry[1]) + 1})` : name;
+  });
+}
+
+/** CLI flags (a plain object in the layer's shape) as a layer; undefined values are unset. */
+export function readFlagsLayer(flags: Record<string, unknown>): ConfigLayer {
+  return validateLayer(withoutUndefined(flags), 'flags', (path) => `flag ${path}`);
+}
+
+function withoutUndefined(value: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [key, v] of Object.entries(value)) {
+    if (v === undefined) continue;
+    out[key] = isPlainObject(v) ? withoutUndefined(v) : v;
+  }
+  return out;
+}
+
+/**
+ * Validates one layer. The error lists every problem, each naming the key (as the source calls
+ * it) and the expected form.
+ */
+function validateLayer(values: unknown, source: string, nameOf: (path: string) => string): ConfigLayer {
+  refuseSecrets(values, source, nameOf);
+  return validateWith(configLayerSchema, values, source, nameOf);
+}
+
+/** Parses `values` with `schema`, or throws a ConfigError naming each key and its expected form. */
+export function validateWith<T>(
+  schema: z.ZodType<T>,
+  values: unknown,
+  source: string,
+  nameOf: (path: string) => string,
+): T {
+  const parsed = schema.safeParse(values);
+  if (parsed.success) return parsed.data;
+  if (!isPlainObject(values)) throw new ConfigError(`${source}: expected a JSON object of configuration keys`);
+  const lines = parsed.error.issues.map((issue) => {
+    const path = formatPath(issue.path);
+    if (issue.code === 'unrecognized_keys') {
+      const known = Object.keys(EXPECTED_FORM).filter((k) => isChildOf(k, path));
+      return issue.keys
+        .map((key) => `${nameOf(path ? `${path}.${key}` : key)}: unknown key (known: ${known.join(', ')})`)
+        .join('\n');
+    }
+    const expected = EXPECTED_FORM[path.replace(/\[\d+\]/g, '[]')] ?? issue.message;
+    return `${nameOf(path)}: expected ${expected}, got ${display(valueAt(values, issue.path), path)}`;
+  });
+  throw new ConfigError(
+    `invalid configuration in ${source}:\n  ${lines.join('\n').split('\n').join('\n  ')}`,
+    'see docs/configuration.md',
+  );
+}
+
+function refuseSecrets(values: unknown, source: string, nameOf: (path: string) => string, prefix = ''): void {
+  if (!isPlainObject(values)) return;
+  for (const [key, value] of Object.entries(values)) {
+    const path = prefix ? `${prefix}.${key}` : key;
+    if (SECRET_KEY.test(key)) {
+      // Whatever it is, keep it out of every later message.
+      if (typeof value === 'string') registerSecret(value);
+      throw new ConfigError(
+        `${nameOf(path)}: secrets are not read from ${source}`,
+        `remove it from ${source} and set BANKDATA_CLIENT_SECRET or BANKDATA_CLIENT_SECRET_FILE in the environment`,
+      );
+    }
+    refuseSecrets(value, source, nameOf, path);
+  }
+}
+
+function isChildOf(key: string, parent: string): boolean {
+  if (key.includes('[]')) return false;
+  if (!parent) return !key.includes('.');
+  return key.startsWith(`${parent}.`) && !key.slice(parent.length + 1).includes('.');
+}
+
+function formatPath(path: readonly PropertyKey[]): string {
+  return path.reduce<string>((out, part) => {
+    if (typeof part === 'number') return `${out}[${part}]`;
+    return out ? `${out}.${String(part)}` : String(part);
+  }, '');
+}
+
+function valueAt(values: unknown, path: readonly PropertyKey[]): unknown {
+  let current: unknown = values;
+  for (const part of path) {
+    if (current === null || typeof current !== 'object') return undefined;
+    current = (current as Record<PropertyKey, unknown>)[part];
+  }
+  return current;
+}
+
+/** A value for an error message; a URL carrying user info is not echoed (it may hold a password). */
+function display(value: unknown, path: string): string {
+  if (value === undefined) return 'nothing';
+  if (typeof value === 'string' && /baseurl/i.test(path) && /\/\/[^/]*@/.test(value)) return 'a URL with user info';
+  const text = JSON.stringify(value) ?? String(value);
+  return text.length > 80 ? `${text.slice(0, 77)}...` : text;
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+// ---------------------------------------------------------------------------
+// Secrets
+
+export interface Secrets {
+  readonly clientSecret: string | null;
+  readonly paymentsClientSecret: string | null;
+}
+
+/** The client secrets, from the variable or the file it names (exactly one of them). */
+export function readSecrets(env: Env, cwd: string): Secrets {
+  return {
+    clientSecret: readSecret(env, cwd, 'BANKDATA_CLIENT_SECRET'),
+    paymentsClientSecret: readSecret(env, cwd, 'BANKDATA_PAYMENTS_CLIENT_SECRET'),
+  };
+}
+
+function readSecret(env: Env, cwd: string, name: string): string | null {
+  const fileName = `${name}_FILE`;
+  const direct = env[name] || undefined;
+  const file = env[fileName]?.trim() || undefined;
+  if (direct !== undefined && file !== undefined) {
+    throw new ConfigError(`both ${name} and ${fileName} are set`, `set only one of them`);
+  }
+  let secret: string | null = null;
+  if (direct !== undefined) secret = direct;
+  if (file !== undefined) {
+    const path = resolve(cwd, file);
+    let text: string;
+    try {
+      text = readFileSync(path, 'utf8');
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code ?? 'unreadable';
+      throw new ConfigError(`${fileName}: cannot read ${path} (${code})`, 'the file must hold the secret alone');
+    }
+    // Editors and `echo` end the file with a newline; the secret is what comes before it.
+    secret = text.replace(/[\r\n]+$/, '');
+    if (secret === '') throw new ConfigError(`${fileName}: ${path} is empty`, 'the file must hold the secret alone');
+  }
+  registerSecret(secret);
+  return secret;
+}

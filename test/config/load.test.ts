@@ -1,0 +1,214 @@
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ExitCode, UsageError } from '../../src/cli/exit-codes';
+import { handleCliError } from '../../src/cli/handle-error';
+import { ConfigError, DEFAULT_CONFIG_FILE, loadConfig, type Config } from '../../src/config';
+
+function workdir(local?: unknown): string {
+  const dir = mkdtempSync(join(tmpdir(), 'bankdata-config-'));
+  if (local !== undefined) {
+    mkdirSync(join(dir, 'config'));
+    writeFileSync(join(dir, 'config', 'local.json'), typeof local === 'string' ? local : JSON.stringify(local));
+  }
+  return dir;
+}
+
+/** The ConfigError a call throws (fails the test when it throws nothing or something else). */
+function configErrorOf(fn: () => unknown): ConfigError {
+  try {
+    fn();
+  } catch (error) {
+    expect(error).toBeInstanceOf(ConfigError);
+    return error as ConfigError;
+  }
+  throw new Error('expected a ConfigError');
+}
+
+describe('loadConfig defaults', () => {
+  it('gives the documented defaults with no local file, environment or flags', () => {
+    const cwd = workdir();
+    const config = loadConfig({ cwd, env: {} });
+    expect(config).toEqual({
+      environment: 'sandbox',
+      dataBaseUrl: null,
+      clientId: null,
+      paymentsBaseUrl: null,
+      paymentsClientId: null,
+      db: join(cwd, 'data', 'bankdata.sqlite'),
+      dataDir: join(cwd, 'data'),
+      redirectWhitelist: [],
+      sync: { lookbackDays: 14, floor: null, concurrency: 4, windowDays: 31 },
+      schedule: { sync: '0 2 * * *', expiryCheck: '0 8 * * *', metaRefresh: '0 6 * * 1' },
+      expiryWarningDays: 14,
+      sources: ['config/default.json', 'environment', 'flags'],
+    } satisfies Config);
+  });
+
+  it('returns a deeply frozen object', () => {
+    const config = loadConfig({ cwd: workdir(), env: {} });
+    expect(Object.isFrozen(config)).toBe(true);
+    expect(Object.isFrozen(config.sync)).toBe(true);
+    expect(Object.isFrozen(config.redirectWhitelist)).toBe(true);
+    expect(() => {
+      (config.sync as { windowDays: number }).windowDays = 1;
+    }).toThrow(TypeError);
+  });
+
+  it('ships config/default.json without secrets', () => {
+    expect(readFileSync(DEFAULT_CONFIG_FILE, 'utf8')).not.toMatch(/secret|token|password/i);
+  });
+
+  it('accepts config/example.local.json as a local.json', () => {
+    const example = JSON.parse(readFileSync(join(DEFAULT_CONFIG_FILE, '..', 'example.local.json'), 'utf8'));
+    const config = loadConfig({ cwd: workdir(example), env: {} });
+    expect(config.sync.floor).toBe('2024-07-01');
+    expect(config.sync.windowDays).toBe(31);
+    expect(config.schedule.expiryCheck).toBe('0 8 * * *');
+  });
+});
+
+describe('loadConfig precedence: default.json, local.json, environment, flags', () => {
+  it('each later source wins key by key; objects merge, lists replace', () => {
+    const cwd = workdir({
+      db: 'local.sqlite',
+      dataDir: 'store',
+      redirectWhitelist: ['https://a.example.nz/'],
+      sync: { windowDays: 7, lookbackDays: 3 },
+    });
+    const fromLocal = loadConfig({ cwd, env: {} });
+    expect(fromLocal.sync).toEqual({ lookbackDays: 3, floor: null, concurrency: 4, windowDays: 7 });
+    expect(fromLocal.db).toBe(join(cwd, 'local.sqlite'));
+    expect(fromLocal.sources).toEqual(['config/default.json', join(cwd, 'config', 'local.json'), 'environment', 'flags']);
+
+    const fromEnv = loadConfig({
+      cwd,
+      env: { BANKDATA_DB: '/srv/bank.sqlite', BANKDATA_REDIRECT_WHITELIST: ' https://b.example.nz/cb ,, myapp://host/x ' },
+    });
+    expect(fromEnv.db).toBe('/srv/bank.sqlite');
+    expect(fromEnv.dataDir).toBe(join(cwd, 'store'));
+    expect(fromEnv.redirectWhitelist).toEqual(['https://b.example.nz/cb', 'myapp://host/x']);
+
+    const fromFlags = loadConfig({
+      cwd,
+      env: { BANKDATA_DB: '/srv/bank.sqlite' },
+      flags: { db: 'flag.sqlite', dataDir: undefined, sync: { windowDays: 2 } },
+    });
+    expect(fromFlags.db).toBe(join(cwd, 'flag.sqlite'));
+    expect(fromFlags.dataDir).toBe(join(cwd, 'store'));
+    expect(fromFlags.sync).toEqual({ lookbackDays: 3, floor: null, concurrency: 4, windowDays: 2 });
+  });
+
+  it('derives the database path from BANKDATA_DATA_DIR when BANKDATA_DB is unset', () => {
+    const cwd = workdir();
+    const config = loadConfig({ cwd, env: { BANKDATA_DATA_DIR: 'var/bank' } });
+    expect(config.dataDir).toBe(join(cwd, 'var', 'bank'));
+    expect(config.db).toBe(join(cwd, 'var', 'bank', 'bankdata.sqlite'));
+  });
+
+  it('treats an empty environment variable as unset', () => {
+    const config = loadConfig({ cwd: workdir(), env: { BANKDATA_ENVIRONMENT: '', BANKDATA_DB: '' } });
+    expect(config.environment).toBe('sandbox');
+    expect(config.db.endsWith(join('data', 'bankdata.sqlite'))).toBe(true);
+  });
+
+  it('reads BANKDATA_ENVIRONMENT and the base URLs, dropping a trailing slash', () => {
+    const config = loadConfig({
+      cwd: workdir(),
+      env: {
+        BANKDATA_ENVIRONMENT: 'production',
+        BANKDATA_DATA_BASE_URL: 'https://data.example.nz/',
+        BANKDATA_CLIENT_ID: 'client-1',
+        BANKDATA_PAYMENTS_BASE_URL: 'https://pay.example.nz/api/',
+        BANKDATA_PAYMENTS_CLIENT_ID: 'client-2',
+      },
+    });
+    expect(config).toMatchObject({
+      environment: 'production',
+      dataBaseUrl: 'https://data.example.nz',
+      clientId: 'client-1',
+      paymentsBaseUrl: 'https://pay.example.nz/api',
+      paymentsClientId: 'client-2',
+    });
+  });
+});
+
+describe('loadConfig validation: the error names the key and the expected form (exit 2)', () => {
+  it('names an environment variable with a bad value', () => {
+    const error = configErrorOf(() => loadConfig({ cwd: workdir(), env: { BANKDATA_ENVIRONMENT: 'prod' } }));
+    expect(error.message).toContain('BANKDATA_ENVIRONMENT: expected "sandbox" or "production", got "prod"');
+    expect(error).toBeInstanceOf(UsageError);
+    expect(error.exitCode).toBe(ExitCode.Usage);
+  });
+
+  it('names a local.json key, its file, and lists every problem at once', () => {
+    const cwd = workdir({ sync: { windowDays: 0, floor: '2025-02-30', lookbakDays: 5 }, schedule: { sync: '0 25 * * *' } });
+    const error = configErrorOf(() => loadConfig({ cwd, env: {} }));
+    expect(error.message).toContain('config/local.json');
+    expect(error.message).toContain('sync.windowDays: expected a whole number of days from 1 to 366, got 0');
+    expect(error.message).toContain('sync.floor: expected an NZ date YYYY-MM-DD, or null, got "2025-02-30"');
+    expect(error.message).toContain('sync.lookbakDays: unknown key');
+    expect(error.message).toContain('schedule.sync: expected a cron expression');
+  });
+
+  it('names a flag with a bad value', () => {
+    const error = configErrorOf(() => loadConfig({ cwd: workdir(), env: {}, flags: { sync: { concurrency: 0 } } }));
+    expect(error.message).toContain('flag sync.concurrency: expected a whole number from 1 to 64, got 0');
+  });
+
+  it('refuses a local.json that is not JSON, naming the file', () => {
+    const error = configErrorOf(() => loadConfig({ cwd: workdir('{ "sync": '), env: {} }));
+    expect(error.message).toMatch(/^config\/local\.json is not valid JSON/);
+  });
+
+  it('refuses a local.json that is not an object', () => {
+    const error = configErrorOf(() => loadConfig({ cwd: workdir('[1, 2]'), env: {} }));
+    expect(error.message).toContain('config/local.json: expected a JSON object');
+  });
+
+  it('names the entry of BANKDATA_REDIRECT_WHITELIST that is not an absolute URL', () => {
+    const env = { BANKDATA_REDIRECT_WHITELIST: 'https://ok.example.nz/,/relative/path' };
+    const error = configErrorOf(() => loadConfig({ cwd: workdir(), env }));
+    expect(error.message).toContain('BANKDATA_REDIRECT_WHITELIST (entry 2): expected an absolute URL');
+  });
+});
+
+describe('base URLs: https required except on loopback hosts', () => {
+  const load = (url: string) => loadConfig({ cwd: workdir(), env: { BANKDATA_DATA_BASE_URL: url } });
+
+  it.each(['http://127.0.0.1:8080', 'http://127.9.9.9:1', 'http://[::1]:4000', 'http://localhost:3000', 'https://data.example.nz'])(
+    'accepts %s',
+    (url) => {
+      expect(load(url).dataBaseUrl).toBe(url);
+    },
+  );
+
+  it.each(['http://data.example.nz', 'http://10.0.0.5:8080', 'http://128.0.0.1', 'ftp://data.example.nz', 'data.example.nz', 'https://data.example.nz/?x=1'])(
+    'refuses %s naming BANKDATA_DATA_BASE_URL',
+    (url) => {
+      expect(configErrorOf(() => load(url)).message).toContain('BANKDATA_DATA_BASE_URL: expected an https URL');
+    },
+  );
+
+  it('refuses a URL with a password without echoing it', () => {
+    const error = configErrorOf(() => load('https://user:hunter2-pass@data.example.nz'));
+    expect(error.message).toContain('BANKDATA_DATA_BASE_URL');
+    expect(error.message).not.toContain('hunter2-pass');
+  });
+
+  it('applies the same rule to BANKDATA_PAYMENTS_BASE_URL', () => {
+    const env = { BANKDATA_PAYMENTS_BASE_URL: 'http://pay.example.nz' };
+    expect(configErrorOf(() => loadConfig({ cwd: workdir(), env })).message).toContain('BANKDATA_PAYMENTS_BASE_URL');
+  });
+});
+
+describe('handleCliError on a configuration error', () => {
+  it('prints the message and hint and exits 2', () => {
+    const error = configErrorOf(() => loadConfig({ cwd: workdir(), env: { BANKDATA_ENVIRONMENT: 'live' } }));
+    let out = '';
+    expect(handleCliError(error, (s) => (out += s))).toBe(2);
+    expect(out).toContain('BANKDATA_ENVIRONMENT');
+    expect(out).toContain('hint: see docs/configuration.md');
+  });
+});
