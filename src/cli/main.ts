@@ -6,6 +6,7 @@ import { Command, CommanderError } from 'commander';
 import { registerExportCommand } from './export';
 import { registerEmulatorCommand } from './emulator';
 import { addGlobalOptions } from './context';
+import { registerDemoCommand } from './demo';
 import { handleCliError } from './handle-error';
 import { registerStatusCommand } from './status';
 import { registerSyncCommand } from './sync';
@@ -17,6 +18,7 @@ export function buildProgram(): Command {
     .exitOverride()
     .showHelpAfterError();
   addGlobalOptions(program);
+  registerDemoCommand(program);
   registerSyncCommand(program);
   registerStatusCommand(program);
   registerEmulatorCommand(program);

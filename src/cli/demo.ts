@@ -1,0 +1,108 @@
+/**
+ * `bankdata demo` (`npm start`): the emulator on a free loopback port, its consents registered
+ * in a fresh demo database, a full sync with progress, CSV and JSON exports, then the bank's
+ * clock moved two days and an incremental sync, and a summary saying where everything is.
+ */
+import { rmSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import type { Command } from 'commander';
+import { createDataApiClient } from '../api';
+import type { ConsentId } from '../api/schemas';
+import { startEmulator } from '../emulator';
+import { exportDataset } from '../export';
+import { openStore } from '../store';
+import { runSync, type SyncSummary } from '../sync/run';
+import { createCliContext, globalsOf } from './context';
+import { ExitCode } from './exit-codes';
+import { createProgress } from './progress';
+import { exitCodeOf, formatSummary } from './sync';
+
+const DAY_MS = 24 * 3600 * 1000;
+
+export function registerDemoCommand(program: Command): void {
+  program
+    .command('demo')
+    .description('run the whole pipeline against the built-in emulator: sync, exports, an incremental sync')
+    .option('--seed <n>', 'emulator seed (same seed, same data)', '1')
+    .action(async (flags: { seed: string }, command: Command) => {
+      const ctx = createCliContext(globalsOf(command));
+      process.exitCode = await runDemo({
+        dataDir: ctx.config.dataDir,
+        settings: ctx.config.sync,
+        seed: Number.parseInt(flags.seed, 10) || 1,
+        out: (s) => process.stdout.write(s),
+      });
+    });
+}
+
+export async function runDemo(options: {
+  dataDir: string;
+  settings: { lookbackDays: number; floor: string | null; concurrency: number; windowDays: number };
+  seed: number;
+  out: (s: string) => void;
+}): Promise<number> {
+  const { dataDir, out } = options;
+  const started = Date.now();
+  const demoDir = join(dataDir, 'demo');
+  const exportsDir = join(dataDir, 'exports');
+  rmSync(demoDir, { recursive: true, force: true });
+
+  out('Starting the Data API emulator on a free loopback port…\n');
+  // A small per-request result cap so the demo shows windows split on BDT263.
+  const emu = await startEmulator({ seed: options.seed, maxResultSize: { PNZ: 60 } });
+  const store = openStore(join(demoDir, 'bankdata.sqlite'));
+  try {
+    out(`  ${emu.baseUrl} (sandbox, bank clock ${emu.now().toISO()}), ${emu.consentIds.length} consents in every status\n`);
+    for (const id of emu.consentIds) store.consents.add(id as ConsentId);
+    const client = createDataApiClient({ baseUrl: emu.baseUrl, clientId: emu.clientId, clientSecret: emu.clientSecret });
+    const sync = async (label: string): Promise<SyncSummary> => {
+      out(`\n${label}\n`);
+      const progress = createProgress();
+      try {
+        return await runSync({ store, client, dataDir: demoDir, settings: options.settings, onProgress: (p) => progress.update(p) });
+      } finally {
+        progress.done();
+      }
+    };
+
+    const first = await sync('Backfill: every registered consent, every window from the consent start…');
+    out(formatSummary(first, { db: store.path }));
+
+    out('\nExporting transactions…\n');
+    const csv = await exportDataset(store.sqlite, { dataset: 'transactions', format: 'csv', out: join(exportsDir, 'transactions.csv') });
+    const json = await exportDataset(store.sqlite, { dataset: 'transactions', format: 'json', out: join(exportsDir, 'transactions.json') });
+    const accounts = await exportDataset(store.sqlite, { dataset: 'accounts', format: 'csv', out: join(exportsDir, 'accounts.csv') });
+    for (const r of [csv, json, accounts]) out(`  ${relative(process.cwd(), r.path)}: ${r.rows} rows, ${r.bytes} bytes\n`);
+
+    emu.advance(2 * DAY_MS);
+    const second = await sync(`The bank's clock moves two days (${emu.now().toISO()}): an incremental sync settles pending rows…`);
+    out(formatSummary(second, { db: store.path }));
+
+    const counts = store.sqlite
+      .prepare(
+        `SELECT (SELECT count(*) FROM v_transactions) AS transactions, (SELECT count(*) FROM v_accounts) AS accounts,
+                (SELECT count(*) FROM v_statements WHERE file_path IS NOT NULL) AS files, (SELECT count(*) FROM v_balances) AS balances`,
+      )
+      .get() as { transactions: number; accounts: number; files: number; balances: number };
+    const rel = (p: string) => relative(process.cwd(), p) || '.';
+    out(
+      [
+        '',
+        `Done in ${((Date.now() - started) / 1000).toFixed(1)} s.`,
+        `  database    ${rel(store.path)}  (${counts.accounts} accounts, ${counts.transactions} transactions, ${counts.balances} balances)`,
+        `  statements  ${rel(join(demoDir, 'statements'))}/  (${counts.files} files, sha256 in v_statements)`,
+        `  exports     ${rel(exportsDir)}/transactions.csv, transactions.json, accounts.csv`,
+        '',
+        'Try:',
+        `  sqlite3 ${rel(store.path)} "SELECT booking_date, amount, currency, description FROM v_transactions ORDER BY booking_date DESC LIMIT 10"`,
+        `  npx bankdata export transactions --format ndjson --db ${rel(store.path)} --from 2026-01-01`,
+        `  npx bankdata status --db ${rel(store.path)}`,
+        '',
+      ].join('\n'),
+    );
+    return Math.max(exitCodeOf(first), exitCodeOf(second)) === ExitCode.Ok ? ExitCode.Ok : Math.max(exitCodeOf(first), exitCodeOf(second));
+  } finally {
+    store.close();
+    await emu.close();
+  }
+}
