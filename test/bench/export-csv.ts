@@ -1,0 +1,239 @@
+/**
+ * CSV export of 1,000,000 transactions (BENCH_ROWS to change): rows/s and peak memory of
+ *   - our export (SQLite iterate → neutralise → csv-stringify → temp file, fsync, rename),
+ *   - the same with one account of four (a quarter of the rows: memory must not follow rows),
+ *   - csv-stringify alone, streaming the same rows made in memory to a file,
+ *   - reading the rows from SQLite alone (no output),
+ *   - `sqlite3 -csv` where installed.
+ * Each measurement runs in its own child process, so its RSS high-water mark is its own.
+ */
+import { execFileSync, spawnSync } from 'node:child_process';
+import { createWriteStream, mkdtempSync, openSync, closeSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { fileURLToPath } from 'node:url';
+import { stringify } from 'csv-stringify';
+import type { AccountId, ConsentId } from '../../src/api/schemas';
+import { nzDateOf } from '../../src/api/rules';
+import { exportDataset } from '../../src/export';
+import { openStore, VIEW_COLUMNS } from '../../src/store';
+
+const ROWS = Number(process.env.BENCH_ROWS ?? 1_000_000);
+const ACCOUNTS = ['acc-0001', 'acc-0002', 'acc-0003', 'acc-0004'];
+const CONSENT = '0b7c9a1e-4f3d-4c2b-9a8e-1d2c3b4a5f60' as ConsentId;
+const SELF = fileURLToPath(import.meta.url);
+const RUN_TS = resolve(dirname(SELF), '../../bin/run-ts.js');
+const ORDER = 'ORDER BY bank, account_id, booking_date_time, transaction_id';
+
+const DESCRIPTIONS = [
+  'EFTPOS COUNTDOWN PONSONBY',
+  'AP CITY POWER LTD',
+  'DC SALARY ACME LTD',
+  'BP SPARK NZ',
+  'POS W/D Z ENERGY 4421',
+  'TFR TO SAVINGS',
+  'DD IRD PAYE',
+  'INTEREST CREDIT',
+  'Café Ōtautahi, "flat white"',
+  '=SUM(A1:A9)',
+];
+const MERCHANTS = ['COUNTDOWN', 'Z ENERGY', 'NEW WORLD', 'BUNNINGS', null, null];
+const BASE_MS = Date.UTC(2023, 0, 1);
+const nzDates = new Map<number, string>();
+
+/** Row i as the table stores it (snake_case columns), deterministic. */
+function makeRow(i: number): Record<string, string | number | null> {
+  const at = BASE_MS + i * 60_000;
+  const hour = Math.floor(at / 3_600_000);
+  let bookingDate = nzDates.get(hour);
+  if (!bookingDate) nzDates.set(hour, (bookingDate = nzDateOf(at)));
+  const debit = i % 3 !== 0;
+  const cents = (i * 7919) % 500_000;
+  const magnitude = `${Math.floor(cents / 100)}.${String(cents % 100).padStart(2, '0')}`;
+  const amount = cents === 0 ? '0.00' : debit ? `-${magnitude}` : magnitude;
+  const description = DESCRIPTIONS[i % DESCRIPTIONS.length]!;
+  const merchant = MERCHANTS[i % MERCHANTS.length] ?? null;
+  return {
+    bank: 'PNZ',
+    account_id: ACCOUNTS[i % ACCOUNTS.length]!,
+    transaction_id: `txn-${String(i).padStart(8, '0')}`,
+    consent_id: CONSENT,
+    status: i % 997 === 0 ? 'Pending' : 'Booked',
+    booking_date_time: new Date(at).toISOString(),
+    booking_date: bookingDate,
+    value_date_time: i % 2 === 0 ? new Date(at).toISOString() : null,
+    amount,
+    amount_minor: debit ? -cents : cents,
+    currency: 'NZD',
+    credit_debit_indicator: debit && cents !== 0 ? 'Debit' : 'Credit',
+    description,
+    merchant_name: merchant,
+    merchant_category_code: merchant ? '5411' : null,
+    creditor_name: debit ? 'CITY POWER LTD' : null,
+    debtor_name: debit ? null : 'ACME LTD',
+    creditor_particulars: debit ? 'ACCT 5531' : null,
+    creditor_code: null,
+    creditor_reference: debit ? `INV-${i % 10_000}` : null,
+    debtor_particulars: null,
+    debtor_code: null,
+    debtor_reference: null,
+    bank_transaction_code: 'IssuedCreditTransfers',
+    bank_transaction_subcode: 'AutomaticTransfer',
+    proprietary_code: 'AP',
+    balance_after: `${(i * 37) % 90_000}.${String(i % 100).padStart(2, '0')}`,
+    counterparty_account: debit ? '12-3456-0765432-00' : null,
+    raw_json: JSON.stringify({ TransactionId: `txn-${i}`, Amount: { Amount: amount, Currency: 'NZD' }, TransactionInformation: description }),
+    first_seen_at: '2025-03-05T01:00:00.000Z',
+    last_seen_at: '2025-03-05T01:00:00.000Z',
+    updated_at: '2025-03-05T01:00:00.000Z',
+    removed_at: null,
+  };
+}
+
+/** Fills a fresh database: consent and accounts through the store, the rows in bulk. */
+function generate(path: string): void {
+  const store = openStore(path, { now: () => new Date('2025-03-05T01:00:00.000Z') });
+  store.consents.add(CONSENT);
+  store.commitAccounts({
+    bank: 'PNZ',
+    consentId: CONSENT,
+    runId: null,
+    rows: ACCOUNTS.map((id) => ({
+      bank: 'PNZ' as const,
+      accountId: id as AccountId,
+      consentId: CONSENT,
+      currency: 'NZD',
+      nickname: id,
+      description: null,
+      accountType: 'Personal',
+      accountSubtype: 'CurrentAccount',
+      schemeName: null,
+      identification: null,
+      accountName: null,
+      secondaryIdentification: null,
+      servicerIdentification: null,
+      rawJson: '{}',
+    })),
+  });
+  const columns = Object.keys(makeRow(0));
+  const insert = store.sqlite.prepare(
+    `INSERT INTO transactions (${columns.join(', ')}) VALUES (${columns.map((c) => `@${c}`).join(', ')})`,
+  );
+  const insertMany = store.sqlite.transaction((from: number, to: number) => {
+    for (let i = from; i < to; i++) insert.run(makeRow(i));
+  });
+  for (let i = 0; i < ROWS; i += 50_000) insertMany(i, Math.min(i + 50_000, ROWS));
+  store.close();
+}
+
+interface Measure {
+  rows: number;
+  ms: number;
+  maxRssKb: number;
+  bytes: number;
+}
+
+/** One measurement in a child process (this file run with --child). */
+async function runChild(mode: string, db: string, out: string): Promise<void> {
+  const started = performance.now();
+  let rows = 0;
+  let bytes = 0;
+  if (mode === 'export' || mode === 'export-one-account') {
+    const store = openStore(db);
+    const filters = mode === 'export' ? {} : { accountId: 'acc-0002' };
+    const result = await exportDataset(store.sqlite, { dataset: 'transactions', format: 'csv', out, filters });
+    store.close();
+    ({ rows, bytes } = result);
+  } else if (mode === 'stringify') {
+    const columns = [...VIEW_COLUMNS.v_transactions];
+    const source = function* () {
+      for (let i = 0; i < ROWS; i++) {
+        const row = makeRow(i);
+        yield columns.map((c) => row[c]);
+      }
+    };
+    await pipeline(Readable.from(source()), stringify({ header: true, columns, record_delimiter: 'windows' }), createWriteStream(out));
+    rows = ROWS;
+    bytes = statSync(out).size;
+  } else if (mode === 'generate-only') {
+    const columns = [...VIEW_COLUMNS.v_transactions];
+    for (let i = 0; i < ROWS; i++) {
+      const row = makeRow(i);
+      if (columns.map((c) => row[c]).length > 0) rows++;
+    }
+  } else if (mode === 'read') {
+    const store = openStore(db);
+    const stmt = store.sqlite.prepare(`SELECT * FROM v_transactions ${ORDER}`).raw(true).safeIntegers(true);
+    for (const _row of stmt.iterate()) rows++;
+    store.close();
+  } else {
+    throw new Error(`unknown bench mode ${mode}`);
+  }
+  const measure: Measure = { rows, ms: performance.now() - started, maxRssKb: process.resourceUsage().maxRSS, bytes };
+  process.stdout.write(JSON.stringify(measure) + '\n');
+}
+
+function child(mode: string, db: string, out: string): Measure {
+  const output = execFileSync(process.execPath, [RUN_TS, SELF, '--child', mode, db, out], { encoding: 'utf8', maxBuffer: 1 << 20 });
+  return JSON.parse(output.trim().split('\n').pop()!) as Measure;
+}
+
+function hasSqlite3(): boolean {
+  return spawnSync('sqlite3', ['-version'], { encoding: 'utf8' }).status === 0;
+}
+
+/** `sqlite3 -csv -header` of the same query, under /usr/bin/time for its peak RSS. */
+function sqlite3Csv(db: string, out: string): Measure {
+  const fd = openSync(out, 'w');
+  const started = performance.now();
+  const r = spawnSync('/usr/bin/time', ['-f', '%M', 'sqlite3', '-csv', '-header', db, `SELECT * FROM v_transactions ${ORDER}`], {
+    stdio: ['ignore', fd, 'pipe'],
+    encoding: 'utf8',
+  });
+  const ms = performance.now() - started;
+  closeSync(fd);
+  if (r.status !== 0) throw new Error(`sqlite3 failed: ${r.stderr}`);
+  const rss = Number(r.stderr.trim().split('\n').pop());
+  return { rows: ROWS, ms, maxRssKb: rss, bytes: statSync(out).size };
+}
+
+const fmt = (n: number) => Math.round(n).toLocaleString('en-NZ');
+
+export default async function bench(): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), 'bankdata-bench-'));
+  try {
+    const db = join(dir, 'bench.sqlite');
+    let t = performance.now();
+    generate(db);
+    process.stdout.write(`generated ${fmt(ROWS)} transactions in ${fmt(performance.now() - t)} ms (${fmt(statSync(db).size / 1e6)} MB)\n`);
+    const results: [string, Measure][] = [];
+    const run = (label: string, measure: () => Measure) => {
+      t = performance.now();
+      const m = measure();
+      results.push([label, m]);
+      process.stdout.write(`${label}: ${fmt(m.rows)} rows in ${fmt(m.ms)} ms\n`);
+    };
+    run('bankdata export (CSV, all rows)', () => child('export', db, join(dir, 'export.csv')));
+    run('bankdata export (CSV, one account: 1/4 of rows)', () => child('export-one-account', db, join(dir, 'export-one.csv')));
+    run('csv-stringify alone (same rows, made in memory)', () => child('stringify', db, join(dir, 'stringify.csv')));
+    run('making those rows in memory (no output)', () => child('generate-only', db, join(dir, 'none')));
+    run('SQLite read alone (iterate, no output)', () => child('read', db, join(dir, 'none')));
+    if (hasSqlite3()) run('sqlite3 -csv -header (CLI)', () => sqlite3Csv(db, join(dir, 'sqlite3.csv')));
+    else process.stdout.write('sqlite3 not installed: its row skipped\n');
+
+    process.stdout.write('\n| Run | Rows | Time (ms) | Rows/s | Peak RSS (MB) | Output (MB) |\n|---|---:|---:|---:|---:|---:|\n');
+    for (const [label, m] of results) {
+      process.stdout.write(
+        `| ${label} | ${fmt(m.rows)} | ${fmt(m.ms)} | ${fmt(m.rows / (m.ms / 1000))} | ${fmt(m.maxRssKb / 1024)} | ${m.bytes ? (m.bytes / 1e6).toFixed(1) : '-'} |\n`,
+      );
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+if (process.argv[2] === '--child') {
+  await runChild(process.argv[3]!, process.argv[4]!, process.argv[5]!);
+}

@@ -1,0 +1,35 @@
+/**
+ * `npm run bench [NAME…]`: runs the bench files named (`export-csv`, or a path), or every
+ * `*.ts` file of test/bench/ but this one, one after another. A bench file's default export
+ * is an async function that prints its own figures. Benches are kept out of `npm test`.
+ */
+import { existsSync, readdirSync } from 'node:fs';
+import { basename, dirname, join, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+const here = dirname(fileURLToPath(import.meta.url));
+
+function benchPath(name: string): string {
+  if (existsSync(name)) return resolve(name);
+  const candidate = join(here, name.endsWith('.ts') ? basename(name) : `${name}.ts`);
+  if (!existsSync(candidate)) {
+    process.stderr.write(`bench: no bench file ${name}\n`);
+    process.exit(2);
+  }
+  return candidate;
+}
+
+const named = process.argv.slice(2);
+const files = named.length > 0
+  ? named.map(benchPath)
+  : readdirSync(here).filter((f) => f.endsWith('.ts') && f !== 'index.ts').sort().map((f) => join(here, f));
+
+for (const file of files) {
+  process.stdout.write(`\n## ${basename(file, '.ts')}\n`);
+  const bench = (await import(pathToFileURL(file).href)) as { default?: () => Promise<void> };
+  if (typeof bench.default !== 'function') {
+    process.stderr.write(`bench: ${file} has no default export to run\n`);
+    process.exit(2);
+  }
+  await bench.default();
+}
