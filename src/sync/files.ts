@@ -4,7 +4,7 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
-import { mkdir, open, rename, rm } from 'node:fs/promises';
+import { mkdir, open, readdir, rename, rm } from 'node:fs/promises';
 import { dirname, join, posix } from 'node:path';
 import { Writable } from 'node:stream';
 import { finished } from 'node:stream/promises';
@@ -105,4 +105,26 @@ async function syncDir(dir: string): Promise<void> {
 
 export function resolveInDataDir(dataDir: string, relative: string): string {
   return join(dataDir, ...relative.split('/'));
+}
+
+/**
+ * Removes temp files a killed run left behind (`<name>.<hex>.tmp`). Called while holding the
+ * run lease, so no other run is writing one. Returns how many were removed.
+ */
+export async function sweepTempFiles(dir: string): Promise<number> {
+  let removed = 0;
+  let entries;
+  try {
+    entries = await readdir(dir, { withFileTypes: true, recursive: true });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return 0;
+    throw error;
+  }
+  for (const entry of entries) {
+    if (entry.isFile() && /\.[0-9a-f]{12}\.tmp$/.test(entry.name)) {
+      await rm(join(entry.parentPath ?? (entry as unknown as { path: string }).path, entry.name), { force: true });
+      removed += 1;
+    }
+  }
+  return removed;
 }

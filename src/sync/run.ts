@@ -3,6 +3,7 @@
  * consent in a bounded pool, and a summary recorded in `runs` (v_runs).
  */
 import { hostname } from 'node:os';
+import { join } from 'node:path';
 import { DateTime } from 'luxon';
 import { AuthenticationError, UnavailableError, type DataApiClient } from '../api';
 import type { BankMeta, ConsentId } from '../api/schemas';
@@ -10,6 +11,7 @@ import { silentLogger, type Logger } from '../log';
 import { LEASE_RENEW_MS, type RunOutcome, type Store } from '../store';
 import { emptyCounters, type RunCounters, type SyncContext, type SyncSettings } from './context';
 import { syncConsent, type ConsentResult } from './consent';
+import { sweepTempFiles } from './files';
 import { mapPool } from './pool';
 import { describeError } from './units';
 
@@ -116,6 +118,8 @@ export async function runSync(options: SyncOptions): Promise<SyncSummary> {
   logger.info('sync started', { run_id: runId, consents: consentIds.length });
 
   try {
+    const swept = await sweepTempFiles(join(options.dataDir, 'statements'));
+    if (swept > 0) logger.info('removed temp files of an interrupted run', { files: swept });
     const meta = await fetchMeta(ctx);
     const scopes = await client.grantedScopes();
     await mapPool(consentIds, options.settings.concurrency, async (consentId) => {

@@ -50,3 +50,17 @@ describe('atomic file writes', () => {
     expect(await readdir(dir)).toEqual([]);
   });
 });
+
+describe('temp files of a killed run', () => {
+  it('are swept, and finished files are kept', async () => {
+    const { sweepTempFiles } = await import('../../src/sync/files');
+    const { mkdir, writeFile } = await import('node:fs/promises');
+    const dir = await mkdtemp(join(tmpdir(), 'bankdata-files-'));
+    await mkdir(join(dir, 'PNZ/abc'), { recursive: true });
+    await writeFile(join(dir, 'PNZ/abc/x.pdf'), 'done');
+    await writeFile(join(dir, 'PNZ/abc/x.pdf.0123456789ab.tmp'), 'partial');
+    expect(await sweepTempFiles(dir)).toBe(1);
+    expect(await readdir(join(dir, 'PNZ/abc'))).toEqual(['x.pdf']);
+    expect(await sweepTempFiles(join(dir, 'missing'))).toBe(0);
+  });
+});
