@@ -5,10 +5,8 @@
 import { existsSync } from 'node:fs';
 import type { Command } from 'commander';
 import { DATASETS, FORMATS, STATUSES, STDOUT, exportDataset, validateExportRequest } from '../export';
-import { openStore, type Store } from '../store';
+import { createCliContext, globalsOf, type CliContext } from './context';
 import { UsageError } from './exit-codes';
-
-export const DEFAULT_DB_PATH = 'data/bankdata.sqlite';
 
 interface ExportFlags {
   format: string;
@@ -21,23 +19,18 @@ interface ExportFlags {
   status: string;
   excel?: boolean;
   lf?: boolean;
-  db?: string;
-}
-
-/** --db, else BANKDATA_DB, else data/bankdata.sqlite (ARCHITECTURE.md "Configuration"). */
-export function resolveDbPath(flag: string | undefined, env: NodeJS.ProcessEnv = process.env): string {
-  return flag ?? (env.BANKDATA_DB || DEFAULT_DB_PATH);
 }
 
 /**
  * Through the store, so a database written by an older version gets its views brought up to
  * date (migrations) before they are read. A missing database is not created: nothing to export.
  */
-function openExistingStore(path: string): Store {
+function openExistingStore(context: CliContext) {
+  const path = context.config.db;
   if (!existsSync(path)) {
     throw new UsageError(`no database at ${path}`, 'run `bankdata sync` first, or point --db / BANKDATA_DB at it');
   }
-  return openStore(path);
+  return context.store();
 }
 
 export function registerExportCommand(program: Command): void {
@@ -55,8 +48,7 @@ export function registerExportCommand(program: Command): void {
     .option('--status <status>', `transactions: ${STATUSES.join(' | ')}`, 'all')
     .option('--excel', 'CSV: add a UTF-8 BOM so Excel reads the file as UTF-8')
     .option('--lf', 'CSV: LF line endings instead of CRLF')
-    .option('--db <path>', `SQLite database (default BANKDATA_DB or ${DEFAULT_DB_PATH})`)
-    .action(async (dataset: string, flags: ExportFlags) => {
+    .action(async (dataset: string, flags: ExportFlags, command: Command) => {
       const filters = {
         from: flags.from,
         to: flags.to,
@@ -67,7 +59,9 @@ export function registerExportCommand(program: Command): void {
       };
       // Judge the request before touching the database: a bad filter is exit 2 either way.
       validateExportRequest(dataset, flags.format, filters);
-      const store = openExistingStore(resolveDbPath(flags.db));
+      // The global --db over BANKDATA_DB over config files over data/bankdata.sqlite (src/config).
+      const context = createCliContext(globalsOf(command));
+      const store = openExistingStore(context);
       try {
         const result = await exportDataset(store.sqlite, {
           dataset,
@@ -81,7 +75,7 @@ export function registerExportCommand(program: Command): void {
           process.stderr.write(`exported ${result.rows} ${dataset} rows to ${result.path} (${result.bytes} bytes)\n`);
         }
       } finally {
-        store.close();
+        context.close();
       }
     });
 }

@@ -70,7 +70,7 @@ describe('bankdata export (the command)', () => {
     expect(unknown.stderr).toContain('unknown dataset: "ledger"');
     const missing = await bankdata(['export', 'runs', '--format', 'csv', '--db', 'nowhere/bankdata.sqlite']);
     expect(missing.code).toBe(2);
-    expect(missing.stderr).toContain('no database at nowhere/bankdata.sqlite');
+    expect(missing.stderr).toContain(`no database at ${join(fx.dir, 'nowhere', 'bankdata.sqlite')}`);
     expect(existsSync(join(fx.dir, 'nowhere'))).toBe(false);
   });
 });
