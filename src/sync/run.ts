@@ -91,6 +91,8 @@ export async function runSync(options: SyncOptions): Promise<SyncSummary> {
   renew.unref();
 
   const startedAt = now();
+  // The client may serve several runs (demo, scheduler): count this run's requests only.
+  const requestsBefore = client.stats().requests;
   const runId = store.runs.start({ now: startedAt.toJSDate() });
   const counters = emptyCounters();
   const results: ConsentResult[] = [];
@@ -141,7 +143,7 @@ export async function runSync(options: SyncOptions): Promise<SyncSummary> {
     else if (error instanceof UnavailableError) fatal = { kind: 'unavailable', message: describeError(error) };
     else {
       clearInterval(renew);
-      finish(ctx, results, { kind: 'failed', message: describeError(error) }, startedAt, now);
+      finish(ctx, results, { kind: 'failed', message: describeError(error) }, startedAt, now, requestsBefore);
       store.lease.release(holder);
       throw error;
     }
@@ -152,7 +154,7 @@ export async function runSync(options: SyncOptions): Promise<SyncSummary> {
   if (!fatal && results.length > 0 && results.every((r) => r.unreachable)) {
     fatal = { kind: 'unavailable', message: 'the service could not be reached for any consent' };
   }
-  const summary = finish(ctx, results, fatal, startedAt, now);
+  const summary = finish(ctx, results, fatal, startedAt, now, requestsBefore);
   summary.interrupted = (options.signal?.aborted ?? false) || leaseLost;
   store.lease.release(holder);
   logger.info('sync finished', { run_id: runId, outcome: summary.outcome, requests: summary.requests });
@@ -171,13 +173,14 @@ function finish(
   fatal: SyncSummary['fatal'] | { kind: 'failed'; message: string },
   startedAt: DateTime,
   now: () => DateTime,
+  requestsBefore: number,
 ): SyncSummary {
   const { counters } = ctx;
   const interrupted = ctx.stopping() && fatal === null;
   const partial =
     counters.failedUnits.length > 0 || counters.rejects > 0 || interrupted || results.some((r) => r.outcome === 'failed');
   const outcome: RunOutcome = fatal ? 'failed' : partial ? 'partial' : 'ok';
-  const requests = ctx.client.stats().requests;
+  const requests = ctx.client.stats().requests - requestsBefore;
   const errors = [
     ...(fatal ? [fatal.message] : []),
     ...counters.failedUnits.map((f) => `${f.consentId} ${f.unit}: ${f.reason}`),
