@@ -91,6 +91,11 @@ export function registerEmulatorCommand(program: Command): void {
           client_id: emulator.clientId,
           client_secret: emulator.clientSecret,
           consent_ids: emulator.consentIds,
+          payments_base_url: emulator.paymentsBaseUrl,
+          payments_client_id: emulator.paymentsClientId,
+          payments_client_secret: emulator.paymentsClientSecret,
+          payment_consent_ids: emulator.paymentConsentIds,
+          payment_consents: emulator.paymentConsents,
         }) + '\n',
       );
       const received = await signal;

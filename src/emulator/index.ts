@@ -5,7 +5,10 @@
 import type { DateTime } from 'luxon';
 import type { BankName } from '../api/schemas';
 import type { Logger } from '../log';
+import type { Payment } from '../api/payments/schemas';
 import type { ConsentRecord } from './consent-store';
+import type { PaymentConsentRole } from './payments/seed';
+import type { PaymentsSettingsPatch } from './payments/types';
 import { launchEmulator } from './launch';
 import type { RequestLogEntry } from './request-log';
 import type { EmulatorSettingsPatch } from './settings';
@@ -16,6 +19,9 @@ export type { ConsentRecord } from './consent-store';
 export type { RequestLogEntry } from './request-log';
 export type { EmulatorSettings, EmulatorSettingsPatch, FaultRates, FaultKind, FaultProfile, RateLimit } from './settings';
 export { FAULT_PROFILES } from './settings';
+export { PAYMENT_CONSENT_ROLES, type PaymentConsentRole } from './payments/seed';
+export type { PaymentsSettings, PaymentsSettingsPatch, PaymentFaultRates } from './payments/types';
+export { creditTransactionId } from './payments/credits';
 
 export interface EmulatorOptions {
   /** Default 1. */
@@ -45,6 +51,10 @@ export interface EmulatorOptions {
   customersPerBank?: number;
   /** Receives one line per API request (the CLI logs them on stderr). */
   logger?: Logger;
+  /** Port of the Payments API listener (default 0: a free port). */
+  paymentsPort?: number;
+  /** Default random. */
+  paymentsClientSecret?: string;
 }
 
 export interface StartedEmulator {
@@ -65,6 +75,18 @@ export interface StartedEmulator {
   updateSettings(patch: EmulatorSettingsPatch): void;
   /** Current state after time-driven transitions. */
   consent(id: string): ConsentRecord | undefined;
+  /** `{payments_base_url}`: the Payments API listener of the same process (docs/payments-contract.md). */
+  paymentsBaseUrl: string;
+  paymentsClientId: string;
+  paymentsClientSecret: string;
+  /** The seeded payment consents, one per role. */
+  paymentConsentIds: string[];
+  paymentConsents: Readonly<Record<PaymentConsentRole, string>>;
+  /** Where settled payments land in the Data API world. */
+  merchantAccount: { bank: BankName; accountId: string };
+  /** Every payment made, as GET /payments/v1/payments/{id} shows it now. */
+  payments(): Payment[];
+  updatePaymentsSettings(patch: PaymentsSettingsPatch): void;
   close(): Promise<void>;
 }
 

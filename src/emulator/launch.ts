@@ -16,6 +16,8 @@ import type { EmulatorOptions, StartedEmulator } from './index';
 import { RequestLog } from './request-log';
 import { createRandom, randomUuid } from './seeded-random';
 import { createEmulatorServer } from './server';
+import { applyPaymentsSettings } from './payments/control';
+import { listenPayments, setUpPayments } from './payments/launch';
 import { DEFAULT_REDIRECT_WHITELIST, FAULT_PROFILES, applySettingsPatch, defaultSettings } from './settings';
 import type { World, WorldOptions } from './world-types';
 
@@ -45,7 +47,7 @@ export async function launchEmulator(
   if (options.maxResultSize) settings.maxResultSize = { ...settings.maxResultSize, ...options.maxResultSize };
 
   const banks = banksFor(environment);
-  const world = createWorld({
+  const generated = createWorld({
     seed,
     start,
     banks,
@@ -61,6 +63,14 @@ export async function launchEmulator(
     ),
     ...(options.customersPerBank !== undefined ? { customersPerBank: options.customersPerBank } : {}),
   });
+  // The Payments API shares this process and clock; settled payments credit the merchant's account.
+  const payments = setUpPayments({
+    seed,
+    clock,
+    world: generated,
+    ...(options.paymentsClientSecret !== undefined ? { clientSecret: options.paymentsClientSecret } : {}),
+  });
+  const world = payments.world;
   const idRandom = createRandom(seed ^ ID_STREAM);
   const auth = new AuthRegistry(environment);
   const clientId = randomUuid(idRandom);
@@ -117,6 +127,10 @@ export async function launchEmulator(
   const { port } = server.address() as AddressInfo;
   hostPort = `${host.includes(':') ? `[${host}]` : host}:${port}`;
   const baseUrl = `http://${hostPort}`;
+  const paymentsListener = await listenPayments(ctx, payments.state, host, options.paymentsPort ?? 0).catch(async (error: unknown) => {
+    await new Promise((resolve) => server.close(resolve));
+    throw error;
+  });
 
   return {
     baseUrl,
@@ -133,11 +147,26 @@ export async function launchEmulator(
       const record = consents.get(id);
       return record ? structuredClone(record) : undefined;
     },
-    close: () =>
-      new Promise<void>((resolve, reject) => {
-        server.close((error) => (error ? reject(error) : resolve()));
-        server.closeAllConnections();
-      }),
+    paymentsBaseUrl: paymentsListener.baseUrl,
+    paymentsClientId: payments.clientId,
+    paymentsClientSecret: payments.clientSecret,
+    paymentConsentIds: Object.values(payments.consentRoles),
+    paymentConsents: payments.consentRoles,
+    merchantAccount: { bank: payments.merchant.bank, accountId: payments.merchant.accountId },
+    payments: () => [...payments.state.payments.values()].map((p) => payments.state.paymentView(p)),
+    updatePaymentsSettings: (patch) => {
+      payments.state.settings = applyPaymentsSettings(payments.state.settings, patch);
+    },
+    close: async () => {
+      const closing = [server, paymentsListener.server].map(
+        (s) =>
+          new Promise<void>((resolve, reject) => {
+            s.close((error) => (error ? reject(error) : resolve()));
+            s.closeAllConnections();
+          }),
+      );
+      await Promise.all(closing);
+    },
   };
 }
 

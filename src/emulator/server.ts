@@ -143,7 +143,18 @@ function readBody(req: IncomingMessage): Promise<string | null> {
   });
 }
 
-export async function handleRequest(ctx: EmulatorContext, req: IncomingMessage, res: ServerResponse, fallbackHost: string) {
+/** What answers a parsed request: the Data API's routes by default; the payments listener passes its own. */
+export type Router = (ctx: EmulatorContext, rq: RequestInfo) => Reply | Promise<Reply>;
+
+const dataApiRouter: Router = (ctx, rq) => (rq.segments[0] === '__emulator' ? handleControl(ctx, rq) : route(ctx, rq));
+
+export async function handleRequest(
+  ctx: EmulatorContext,
+  req: IncomingMessage,
+  res: ServerResponse,
+  fallbackHost: string,
+  router: Router = dataApiRouter,
+) {
   const requestId = randomUUID();
   const arrived = ctx.clock.now();
   const body = await readBody(req);
@@ -154,7 +165,7 @@ export async function handleRequest(ctx: EmulatorContext, req: IncomingMessage, 
   try {
     if (!rq) throw new ApiError(404, `No such endpoint: ${path}`);
     if (body === null) throw new ApiError(413, 'Request body too large');
-    reply = rq.segments[0] === '__emulator' ? handleControl(ctx, rq) : await route(ctx, rq);
+    reply = await router(ctx, rq);
   } catch (error) {
     reply = toReply(error, path, ctx);
   }
@@ -196,10 +207,10 @@ function toReply(error: unknown, path: string, ctx: EmulatorContext): Reply {
   return errorReply(new ApiError(500, `Emulator error: ${message}`), path, ctx.clock.now());
 }
 
-export function createEmulatorServer(ctx: EmulatorContext, fallbackHost: () => string): Server {
+export function createEmulatorServer(ctx: EmulatorContext, fallbackHost: () => string, router?: Router): Server {
   return createServer((req, res) => {
     // Handlers answer their own errors; this only catches a broken request stream.
-    handleRequest(ctx, req, res, fallbackHost()).catch(() => {
+    handleRequest(ctx, req, res, fallbackHost(), router).catch(() => {
       if (!res.headersSent) res.statusCode = 500;
       res.end();
     });

@@ -1,0 +1,83 @@
+/**
+ * What every Payments API route shares: the runtime (the Data emulator's context for clock, log
+ * and rate limit, plus the payments state), auth (401, 429, 403 scope), the UUID header rule
+ * (BP299) and body reading (BP299 when not a JSON object).
+ */
+import { UUID_PATTERN } from '../../api/schemas';
+import type { PaymentsScope } from '../../api/payments/schemas';
+import type { EmulatorContext, RequestInfo } from '../context';
+import { retryAfter } from '../faults';
+import { ApiError, Unauthorized } from '../http-reply';
+import type { PaymentsToken } from './auth';
+import type { PaymentsState } from './state';
+
+export interface PaymentsRuntime {
+  ctx: EmulatorContext;
+  state: PaymentsState;
+}
+
+const tokens = new WeakMap<RequestInfo, PaymentsToken>();
+
+/** 401 (empty body, WWW-Authenticate), then the shared rate limit (429), then the scope (403, no code). */
+export function authorizePayments(rt: PaymentsRuntime, rq: RequestInfo, scopes: readonly PaymentsScope[] | null): PaymentsToken {
+  const known = tokens.get(rq);
+  const token = known ?? authenticate(rt, rq);
+  if (scopes !== null && !scopes.some((s) => token.scopes.includes(s))) {
+    throw new ApiError(403, `Token lacks the scope ${scopes.join(' or ')}`);
+  }
+  return token;
+}
+
+function authenticate(rt: PaymentsRuntime, rq: RequestInfo): PaymentsToken {
+  const header = rq.req.headers.authorization;
+  const match = header ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null;
+  if (!match) throw new Unauthorized(header !== undefined && /^Bearer\s+\S/i.test(header));
+  const token = rt.state.auth.verify(match[1]!, rt.ctx.clock.nowMs());
+  if (!token) throw new Unauthorized(true);
+  tokens.set(rq, token);
+  rq.clientId = token.clientId;
+  const limit = rt.ctx.settings.rateLimit;
+  if (limit) {
+    const waitSeconds = rt.ctx.rateLimiter.take(`payments ${token.clientId}`, limit, performance.now());
+    if (waitSeconds !== null) {
+      throw new ApiError(429, 'Too many requests', undefined, { 'retry-after': retryAfter(waitSeconds, rt.ctx.settings, rt.ctx.clock.now()) });
+    }
+  }
+  return token;
+}
+
+/** BP299: idempotency-key, request-id and x-correlation-id must be UUIDs when sent (seed). */
+export function checkUuidHeaders(rq: RequestInfo): { idempotencyKey?: string } {
+  for (const name of ['idempotency-key', 'request-id', 'x-correlation-id']) {
+    const value = rq.req.headers[name];
+    if (value === undefined) continue;
+    const text = Array.isArray(value) ? value.join(',') : value;
+    if (!UUID_PATTERN.test(text.toLowerCase())) throw new ApiError(400, `Header ${name} is not a UUID: ${text}`, 'BP299');
+  }
+  const key = rq.req.headers['idempotency-key'];
+  return typeof key === 'string' ? { idempotencyKey: key.toLowerCase() } : {};
+}
+
+/** The body as a JSON object; BP299 otherwise. */
+export function readJsonObject(raw: string): Record<string, unknown> {
+  let value: unknown;
+  try {
+    value = JSON.parse(raw);
+  } catch {
+    throw new ApiError(400, 'Request body is not valid JSON', 'BP299');
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw new ApiError(400, 'Request body must be a JSON object', 'BP299');
+  }
+  return value as Record<string, unknown>;
+}
+
+/** BP299 for a path id that is not a UUID. */
+export function requireUuid(id: string, what: string): string {
+  if (!UUID_PATTERN.test(id)) throw new ApiError(400, `${what} is not a UUID: ${id}`, 'BP299');
+  return id;
+}
+
+export function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
