@@ -54,7 +54,18 @@ describe('bankdata emulator', () => {
     try {
       const [first] = (await once(lines, 'line')) as [string];
       const info = JSON.parse(first) as { base_url: string; client_id: string; client_secret: string; consent_ids: string[] };
-      expect(Object.keys(info).sort()).toEqual(['base_url', 'client_id', 'client_secret', 'consent_ids']);
+      // The Payments API's keys were added later (issue 7); the Data API's keys never change.
+      expect(Object.keys(info).sort()).toEqual([
+        'base_url',
+        'client_id',
+        'client_secret',
+        'consent_ids',
+        'payment_consent_ids',
+        'payment_consents',
+        'payments_base_url',
+        'payments_client_id',
+        'payments_client_secret',
+      ]);
       expect(info.base_url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
       expect(info.consent_ids.length).toBeGreaterThan(0);
       const token = await issueToken(info.base_url, info.client_id, info.client_secret);
