@@ -12,12 +12,16 @@ import type { Logger } from '../log';
 import { ConfigurationError, ProtocolError, unreachableError, type RequestKind, type UnavailableError } from './errors';
 
 export type HttpMethod = 'GET' | 'POST' | 'DELETE';
+/** Payments API requests (src/api/payments), counted beside the Data API's kinds. */
+export type PaymentsRequestKind = 'payment_create' | 'payment' | 'payment_consent_create' | 'payment_consent' | 'payment_consent_revoke';
+/** What a request is, for counts and the debug log. */
+export type HttpKind = RequestKind | PaymentsRequestKind;
 export type ResponseHeaders = Readonly<Record<string, string | string[] | undefined>>;
 
 export interface HttpExchange {
   method: HttpMethod;
   url: URL;
-  kind: RequestKind;
+  kind: HttpKind;
   headers: Record<string, string>;
   body?: string;
   /** Overrides the client's timeout (statement files take longer). */
@@ -46,7 +50,7 @@ export interface HttpAnswer {
 export interface HttpStats {
   /** Every HTTP request sent, retries and token requests included. */
   requests: number;
-  byKind: Partial<Record<RequestKind, number>>;
+  byKind: Partial<Record<HttpKind, number>>;
 }
 
 export interface HttpOptions {
@@ -94,7 +98,7 @@ class TimeoutSignal extends Error {
 
 export function createHttp(options: HttpOptions): Http {
   const { logger } = options;
-  const stats: { requests: number; byKind: Partial<Record<RequestKind, number>> } = { requests: 0, byKind: {} };
+  const stats: { requests: number; byKind: Partial<Record<HttpKind, number>> } = { requests: 0, byKind: {} };
   let lastServerDate: DateTime | null = null;
 
   const recordDate = (headers: ResponseHeaders) => {

@@ -1,0 +1,226 @@
+/**
+ * Payments API error classes, one per kind, and the seed's client action for each BP code
+ * (`PAYMENT_CODE_ACTIONS`: the seed's idempotency and availability tables are its spec).
+ * 429, 5xx, timeouts and dropped connections stay the Data client's `UnavailableError` and a
+ * refused token its `AuthenticationError`: the same failure, the same class, the same retry code.
+ */
+import { redact } from '../../log';
+import type { PaymentStatus } from './schemas';
+
+export type PaymentsErrorKind =
+  | 'consent_state'
+  | 'invalid_request'
+  | 'payment_refused'
+  | 'idempotency'
+  | 'payment_not_found'
+  | 'consent_check'
+  | 'scope_missing'
+  | 'request_rejected';
+
+/** What the client does next (seed tables; docs/payments-contract.md "Client actions"). */
+export type PaymentsClientAction =
+  /** The consent cannot pay (ended, revoked, unknown, a quick payment): stop, a new consent is needed. */
+  | 'stop_consent_unusable'
+  /** Not yet authorised (BP017): wait for the customer, then try again. */
+  | 'wait_for_authorisation'
+  /** Revoke answered "already revoked" (BP701): treat as done. */
+  | 'treat_as_done'
+  /** A payment still settles (BP707): revoke later. */
+  | 'revoke_after_settlement'
+  /** Fix the request or the configuration; never retried. */
+  | 'fix_request'
+  /** BP036: the bank refused for this period; a new attempt needs a new idempotency-key. */
+  | 'new_key_new_attempt'
+  /** Over a limit: refused, not retried. */
+  | 'refused'
+  /** BP702: the key belongs to another payload; a distinct request takes a unique key. */
+  | 'new_key_for_distinct_request'
+  /** BP703: poll the named payment; do not resubmit. */
+  | 'poll_named_payment'
+  /** BP708, BP601, BP602: retry with the same key (after Retry-After when sent). */
+  | 'retry_same_key'
+  /** BP709: retry. */
+  | 'retry'
+  /** BP710: Rejected → resubmit with a fresh key; AcceptedSettlementCompleted → do not resubmit. */
+  | 'resolve_by_terminal_status'
+  /** BP712: GET the consent's payments first. */
+  | 'get_consent_payments'
+  /** BP713: always send the idempotency-key header (a client bug). */
+  | 'always_send_key'
+  /** BP603: GET the consent before retrying. */
+  | 'get_consent_then_retry'
+  /** BP102: no such payment. */
+  | 'not_found';
+
+/** Every BP code this client knows: its HTTP status (seed) and the client action. */
+export const PAYMENT_CODE_ACTIONS: Readonly<Record<string, { status: number; kind: PaymentsErrorKind | 'unavailable'; action: PaymentsClientAction }>> = {
+  // Consent state (seed "Payments API: consent state").
+  BP101: { status: 404, kind: 'consent_state', action: 'stop_consent_unusable' },
+  BP002: { status: 422, kind: 'consent_state', action: 'stop_consent_unusable' },
+  BP003: { status: 422, kind: 'consent_state', action: 'stop_consent_unusable' },
+  BP004: { status: 422, kind: 'consent_state', action: 'stop_consent_unusable' },
+  BP011: { status: 422, kind: 'consent_state', action: 'stop_consent_unusable' },
+  BP015: { status: 422, kind: 'consent_state', action: 'stop_consent_unusable' },
+  BP017: { status: 422, kind: 'consent_state', action: 'wait_for_authorisation' },
+  BP018: { status: 422, kind: 'consent_state', action: 'stop_consent_unusable' },
+  BP021: { status: 422, kind: 'consent_state', action: 'stop_consent_unusable' },
+  BP701: { status: 409, kind: 'consent_state', action: 'treat_as_done' },
+  BP707: { status: 409, kind: 'consent_state', action: 'revoke_after_settlement' },
+  // Request validation.
+  BP035: { status: 422, kind: 'invalid_request', action: 'fix_request' },
+  BP214: { status: 400, kind: 'invalid_request', action: 'fix_request' },
+  BP216: { status: 400, kind: 'invalid_request', action: 'fix_request' },
+  BP235: { status: 400, kind: 'invalid_request', action: 'fix_request' },
+  BP240: { status: 400, kind: 'invalid_request', action: 'fix_request' },
+  BP265: { status: 400, kind: 'invalid_request', action: 'fix_request' },
+  BP276: { status: 400, kind: 'invalid_request', action: 'fix_request' },
+  BP283: { status: 400, kind: 'invalid_request', action: 'fix_request' },
+  BP289: { status: 400, kind: 'invalid_request', action: 'fix_request' },
+  BP290: { status: 400, kind: 'invalid_request', action: 'fix_request' },
+  BP291: { status: 400, kind: 'invalid_request', action: 'fix_request' },
+  BP292: { status: 400, kind: 'invalid_request', action: 'fix_request' },
+  BP293: { status: 400, kind: 'invalid_request', action: 'fix_request' },
+  BP299: { status: 400, kind: 'invalid_request', action: 'fix_request' },
+  // Payments and limits.
+  BP036: { status: 422, kind: 'payment_refused', action: 'new_key_new_attempt' },
+  BP044: { status: 422, kind: 'payment_refused', action: 'refused' },
+  BP229: { status: 400, kind: 'payment_refused', action: 'refused' },
+  BP230: { status: 400, kind: 'payment_refused', action: 'refused' },
+  BP262: { status: 400, kind: 'payment_refused', action: 'refused' },
+  BP263: { status: 400, kind: 'payment_refused', action: 'refused' },
+  BP102: { status: 404, kind: 'payment_not_found', action: 'not_found' },
+  // Idempotency and concurrency (all 409; the seed's client actions).
+  BP702: { status: 409, kind: 'idempotency', action: 'new_key_for_distinct_request' },
+  BP703: { status: 409, kind: 'idempotency', action: 'poll_named_payment' },
+  BP708: { status: 409, kind: 'idempotency', action: 'retry_same_key' },
+  BP709: { status: 409, kind: 'idempotency', action: 'retry' },
+  BP710: { status: 409, kind: 'idempotency', action: 'resolve_by_terminal_status' },
+  BP712: { status: 409, kind: 'idempotency', action: 'get_consent_payments' },
+  BP713: { status: 409, kind: 'idempotency', action: 'always_send_key' },
+  // Availability (all 503).
+  BP601: { status: 503, kind: 'unavailable', action: 'retry_same_key' },
+  BP602: { status: 503, kind: 'unavailable', action: 'retry_same_key' },
+  BP603: { status: 503, kind: 'consent_check', action: 'get_consent_then_retry' },
+};
+
+export interface PaymentsErrorDetails {
+  status: number | null;
+  code: string | null;
+  path: string;
+  requestId: string | null;
+  cause?: unknown;
+}
+
+export abstract class PaymentsApiError extends Error {
+  abstract readonly kind: PaymentsErrorKind;
+  readonly status: number | null;
+  readonly code: string | null;
+  readonly path: string;
+  readonly requestId: string | null;
+  /** The seed's client action for this answer. */
+  readonly action: PaymentsClientAction;
+
+  constructor(message: string, details: PaymentsErrorDetails, action: PaymentsClientAction) {
+    super(redact(message), details.cause === undefined ? undefined : { cause: details.cause });
+    this.status = details.status;
+    this.code = details.code;
+    this.path = details.path;
+    this.requestId = details.requestId;
+    this.action = action;
+  }
+
+  toJSON(): Record<string, unknown> {
+    return {
+      name: this.name,
+      kind: this.kind,
+      action: this.action,
+      message: this.message,
+      status: this.status,
+      code: this.code,
+      path: this.path,
+      requestId: this.requestId,
+    };
+  }
+}
+
+/** The consent cannot take this request: ended, revoked, unknown, not yet authorised, a quick payment. */
+export class PaymentConsentError extends PaymentsApiError {
+  readonly kind = 'consent_state' as const;
+  constructor(message: string, details: PaymentsErrorDetails, action: PaymentsClientAction) {
+    super(message, details, action);
+    this.name = 'PaymentConsentError';
+  }
+}
+
+/** The request is wrong: fix it or the configuration. */
+export class PaymentRequestError extends PaymentsApiError {
+  readonly kind = 'invalid_request' as const;
+  constructor(message: string, details: PaymentsErrorDetails) {
+    super(message, details, 'fix_request');
+    this.name = 'PaymentRequestError';
+  }
+}
+
+/** The bank or a limit refused the payment (BP036, BP044, BP229, BP230, BP262, BP263). */
+export class PaymentRefusedError extends PaymentsApiError {
+  readonly kind = 'payment_refused' as const;
+  constructor(message: string, details: PaymentsErrorDetails, action: PaymentsClientAction) {
+    super(message, details, action);
+    this.name = 'PaymentRefusedError';
+  }
+}
+
+/** 409 BP702, 703, 708, 709, 710, 712, 713; BP703 and BP710 name the payment in `message`. */
+export class PaymentIdempotencyError extends PaymentsApiError {
+  readonly kind = 'idempotency' as const;
+  /** From the message by a strict pattern (BP703, BP710); null when it did not match: GET instead. */
+  readonly paymentId: string | null;
+  readonly paymentStatus: PaymentStatus | null;
+  constructor(message: string, details: PaymentsErrorDetails, action: PaymentsClientAction, named: { paymentId: string | null; paymentStatus: PaymentStatus | null }) {
+    super(message, details, action);
+    this.name = 'PaymentIdempotencyError';
+    this.paymentId = named.paymentId;
+    this.paymentStatus = named.paymentStatus;
+  }
+  override toJSON() {
+    return { ...super.toJSON(), paymentId: this.paymentId, paymentStatus: this.paymentStatus };
+  }
+}
+
+/** BP102: the payment does not exist (or is another merchant's). */
+export class PaymentNotFoundError extends PaymentsApiError {
+  readonly kind = 'payment_not_found' as const;
+  constructor(message: string, details: PaymentsErrorDetails) {
+    super(message, details, 'not_found');
+    this.name = 'PaymentNotFoundError';
+  }
+}
+
+/** BP603: the bank refused the consent and sent no payment; GET the consent before retrying. */
+export class ConsentCheckError extends PaymentsApiError {
+  readonly kind = 'consent_check' as const;
+  readonly retryAfter: string | null;
+  constructor(message: string, details: PaymentsErrorDetails, retryAfter: string | null) {
+    super(message, details, 'get_consent_then_retry');
+    this.name = 'ConsentCheckError';
+    this.retryAfter = retryAfter;
+  }
+}
+
+/** 403 without code: the client was not assigned the scope. */
+export class PaymentsScopeError extends PaymentsApiError {
+  readonly kind = 'scope_missing' as const;
+  constructor(message: string, details: PaymentsErrorDetails) {
+    super(message, details, 'fix_request');
+    this.name = 'PaymentsScopeError';
+  }
+}
+
+/** Any other refusal (an unknown code on a 4xx, 400 without code, 404/405 of a path). */
+export class PaymentsRequestRejectedError extends PaymentsApiError {
+  readonly kind = 'request_rejected' as const;
+  constructor(message: string, details: PaymentsErrorDetails) {
+    super(message, details, 'fix_request');
+    this.name = 'PaymentsRequestRejectedError';
+  }
+}

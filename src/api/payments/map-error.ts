@@ -1,0 +1,83 @@
+/**
+ * The ONE function that maps a Payments API answer to its error class. Branches on `code`
+ * (seed: "Payments API, branch on code"), then on status; it reads `message` only where the
+ * seed puts a payment there (BP703, BP710), with a strict pattern.
+ */
+import { AuthenticationError, UnavailableError } from '../errors';
+import { AUTHENTICATION_HINT } from '../map-error';
+import {
+  ConsentCheckError,
+  PAYMENT_CODE_ACTIONS,
+  PaymentConsentError,
+  PaymentIdempotencyError,
+  PaymentNotFoundError,
+  PaymentRefusedError,
+  PaymentRequestError,
+  PaymentsRequestRejectedError,
+  PaymentsScopeError,
+  type PaymentsApiError,
+  type PaymentsErrorDetails,
+} from './errors';
+import { BP703_PATTERN, BP710_PATTERN, type PaymentStatus } from './schemas';
+
+export interface PaymentsErrorAnswer {
+  status: number;
+  code?: string | null | undefined;
+  message?: string | null | undefined;
+  headers: Readonly<Record<string, string | string[] | undefined>>;
+  path: string;
+  requestId: string | null;
+  cause?: unknown;
+}
+
+const UNAVAILABLE_STATUSES = new Set([429, 500, 502, 503, 504]);
+
+function header(headers: PaymentsErrorAnswer['headers'], name: string): string | null {
+  const value = headers[name];
+  return (Array.isArray(value) ? value[0] : value) ?? null;
+}
+
+/** BP703 / BP710: the payment named in the message, or nulls when the pattern does not match. */
+export function readNamedPayment(code: string, message: string | null | undefined): { paymentId: string | null; paymentStatus: PaymentStatus | null } {
+  const pattern = code === 'BP703' ? BP703_PATTERN : code === 'BP710' ? BP710_PATTERN : null;
+  const match = pattern && message ? pattern.exec(message) : null;
+  if (!match) return { paymentId: null, paymentStatus: null };
+  const status = match[2] as string;
+  const known: readonly string[] = ['Pending', 'AcceptedSettlementInProcess', 'AcceptedSettlementCompleted', 'Rejected'];
+  return { paymentId: match[1]!, paymentStatus: known.includes(status) ? (status as PaymentStatus) : null };
+}
+
+export function toPaymentsError(answer: PaymentsErrorAnswer): PaymentsApiError | UnavailableError | AuthenticationError {
+  const { status } = answer;
+  const code = answer.code ?? null;
+  const details: PaymentsErrorDetails = { status, code, path: answer.path, requestId: answer.requestId, cause: answer.cause };
+  const said = answer.message ? `: ${answer.message}` : '';
+  const what = `${status}${code ? ` ${code}` : ''} on ${answer.path}`;
+  const known = code === null ? undefined : PAYMENT_CODE_ACTIONS[code];
+  if (code !== null && known) {
+    switch (known.kind) {
+      case 'consent_state':
+        return new PaymentConsentError(`consent cannot take this request, ${what}${said}`, details, known.action);
+      case 'invalid_request':
+        return new PaymentRequestError(`request refused, ${what}${said}`, details);
+      case 'payment_refused':
+        return new PaymentRefusedError(`payment refused, ${what}${said}`, details, known.action);
+      case 'payment_not_found':
+        return new PaymentNotFoundError(`payment not found, ${what}${said}`, details);
+      case 'idempotency':
+        return new PaymentIdempotencyError(`idempotency conflict, ${what}${said}`, details, known.action, readNamedPayment(code, answer.message));
+      case 'consent_check':
+        return new ConsentCheckError(`bank refused the consent, no payment sent, ${what}${said}`, details, header(answer.headers, 'retry-after'));
+      case 'unavailable':
+        return new UnavailableError(`service unavailable, ${what}${said}`, { ...details }, header(answer.headers, 'retry-after'), header(answer.headers, 'date'));
+      default:
+        break;
+    }
+  }
+  if (status === 401) return new AuthenticationError(`401 on ${answer.path} with a fresh token: ${AUTHENTICATION_HINT}`, details);
+  if (status === 403 && code === null) return new PaymentsScopeError(`the client is not assigned the scope needed, ${what}${said}`, details);
+  if (UNAVAILABLE_STATUSES.has(status)) {
+    return new UnavailableError(`service unavailable, ${what}${said}`, details, header(answer.headers, 'retry-after'), header(answer.headers, 'date'));
+  }
+  return new PaymentsRequestRejectedError(`request refused, ${what}${said}`, details);
+}
