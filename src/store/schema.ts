@@ -27,6 +27,7 @@ import {
   type TransactionId,
   type PartyId,
 } from '../api/schemas';
+import { PAYMENT_STATUSES } from '../api/payments/schemas';
 
 export const CONSENT_OUTCOMES = ['ok', 'partial', 'skipped', 'ended', 'failed'] as const;
 export type ConsentOutcome = (typeof CONSENT_OUTCOMES)[number];
@@ -314,3 +315,115 @@ export const nzOffsets = sqliteTable('nz_offsets', {
   utcFrom: text('utc_from').primaryKey(),
   offsetMinutes: integer('offset_minutes').notNull(),
 });
+
+export const CONSENT_CREATION_STATES = ['pending', 'created', 'settled', 'failed'] as const;
+export type ConsentCreationState = (typeof CONSENT_CREATION_STATES)[number];
+
+/**
+ * Consent creations (`bankdata consents create`). The row, with its idempotency key and the exact
+ * body, is written BEFORE the POST is sent: a crash between send and answer leaves it `pending`,
+ * and the rerun sends the same body with the same key, so the server replays the first consent
+ * instead of making a second (contract 4.1: same key and body replays the original 201).
+ */
+export const consentCreations = sqliteTable(
+  'consent_creations',
+  {
+    idempotencyKey: text('idempotency_key').primaryKey(),
+    /** SHA-256 of what the user asked for (bank, flow, URIs, permissions, dates as given). */
+    intentHash: text('intent_hash').notNull(),
+    /** The exact JSON body sent, replayed byte for byte on a retry. */
+    bodyJson: text('body_json').notNull(),
+    bodySha256: text('body_sha256').notNull(),
+    bank: text('bank', { enum: BANKS }).notNull(),
+    flow: text('flow').notNull(),
+    /** pending: sent or about to be, no answer stored; created: 201 stored; settled; failed. */
+    state: text('state', { enum: CONSENT_CREATION_STATES }).notNull(),
+    consentId: text('consent_id').$type<ConsentId>(),
+    /** The create response (consent_id, redirect_uri to open); no secret in it. */
+    responseJson: text('response_json'),
+    /** The consent status it settled on, or the code that refused the request. */
+    outcome: text('outcome'),
+    createdAt: text('created_at').notNull(),
+    updatedAt: text('updated_at').notNull(),
+  },
+  (t) => [index('consent_creations_intent').on(t.intentHash, t.state)],
+);
+
+/** Which scheduled job a run of `runs` (v_runs) was, and what triggered it. */
+export const jobRuns = sqliteTable('job_runs', {
+  runId: text('run_id')
+    .primaryKey()
+    .references(() => runs.runId),
+  job: text('job').notNull(),
+  /** The cron instant it was scheduled for (UTC). */
+  scheduledFor: text('scheduled_for').notNull(),
+});
+
+// ---------------------------------------------------------------------------
+// Payments API (issue 7; docs/payments-contract.md). v_payments and v_payment_matches are in
+// migrations/*_payment_views.sql.
+
+/** Each payment as GET /payments/v1/payments/{id} last showed it. */
+export const payments = sqliteTable(
+  'payments',
+  {
+    paymentId: text('payment_id').primaryKey(),
+    consentId: text('consent_id').notNull(),
+    status: text('status', { enum: PAYMENT_STATUSES }).notNull(),
+    /** Decimal string as the API sent it (unsigned: a payment to the merchant). */
+    amount: text('amount').notNull(),
+    amountMinor: integer('amount_minor'),
+    currency: text('currency').notNull(),
+    particulars: text('particulars'),
+    code: text('code'),
+    reference: text('reference'),
+    createdAt: text('created_at').notNull(),
+    /** NZ dates (luxon, Pacific/Auckland), for the reconciliation date window. */
+    createdNzDate: text('created_nz_date').notNull(),
+    statusUpdatedAt: text('status_updated_at').notNull(),
+    statusUpdatedNzDate: text('status_updated_nz_date').notNull(),
+    idempotencyKey: text('idempotency_key'),
+    rawJson: text('raw_json').notNull(),
+    firstSeenAt: text('first_seen_at').notNull(),
+    lastCheckedAt: text('last_checked_at').notNull(),
+  },
+  (t) => [index('payments_status').on(t.status), index('payments_consent').on(t.consentId)],
+);
+
+/** Every status a payment was seen in, with the instant the API says it changed. */
+export const paymentStatusHistory = sqliteTable(
+  'payment_status_history',
+  {
+    paymentId: text('payment_id')
+      .notNull()
+      .references(() => payments.paymentId),
+    status: text('status', { enum: PAYMENT_STATUSES }).notNull(),
+    statusUpdatedAt: text('status_updated_at').notNull(),
+    observedAt: text('observed_at').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.paymentId, t.status] })],
+);
+
+export const PAYMENT_ATTEMPT_STATES = ['sending', 'created', 'refused', 'failed', 'superseded'] as const;
+export type PaymentAttemptState = (typeof PAYMENT_ATTEMPT_STATES)[number];
+
+/**
+ * Each payment request, stored with its idempotency key BEFORE it is sent (BP713), so a crash
+ * between send and answer is resumed with the same key and never pays twice.
+ */
+export const paymentAttempts = sqliteTable(
+  'payment_attempts',
+  {
+    idempotencyKey: text('idempotency_key').primaryKey(),
+    consentId: text('consent_id').notNull(),
+    /** The request body exactly as sent (canonical JSON). */
+    requestJson: text('request_json').notNull(),
+    state: text('state', { enum: PAYMENT_ATTEMPT_STATES }).notNull(),
+    paymentId: text('payment_id'),
+    outcomeCode: text('outcome_code'),
+    outcomeMessage: text('outcome_message'),
+    createdAt: text('created_at').notNull(),
+    updatedAt: text('updated_at').notNull(),
+  },
+  (t) => [index('payment_attempts_open').on(t.consentId, t.state)],
+);
