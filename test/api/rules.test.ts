@@ -19,6 +19,7 @@ import {
   tokenRenewAfterMs,
   whitelistEntryMatches,
 } from '../../src/api/rules';
+import { WHITELIST_CASES } from '../fixtures/whitelist-cases';
 
 const dt = (s: string) => DateTime.fromISO(s, { setZone: true });
 
@@ -122,39 +123,7 @@ describe('transaction query rules (contract 6.0 step 4 order, then BDT236)', () 
 });
 
 describe('redirect URI whitelist (seed "Redirect URI whitelist", one case per sentence)', () => {
-  const cases: Array<[string, string, boolean, string]> = [
-    // 2. single host: that path and any path starting with it as a raw string prefix
-    ['https://app.example.nz/cb', 'https://app.example.nz/cb', true, 'exact path'],
-    ['https://app.example.nz/cb', 'https://app.example.nz/cb/done', true, 'longer path'],
-    ['https://app.example.nz/cb', 'https://app.example.nz/cbx', true, 'raw string prefix, not segment'],
-    ['https://app.example.nz/cb', 'https://app.example.nz/c', false, 'shorter path'],
-    ['https://app.example.nz/cb', 'https://other.example.nz/cb', false, 'other host'],
-    // 2. wildcard subdomain: any depth, not the bare domain
-    ['https://*.example.nz/cb', 'https://a.example.nz/cb', true, 'one level'],
-    ['https://*.example.nz/cb', 'https://a.b.c.example.nz/cb/x', true, 'any depth'],
-    ['https://*.example.nz/cb', 'https://example.nz/cb', false, 'bare domain'],
-    ['https://*.example.nz/cb', 'https://evilexample.nz/cb', false, 'suffix without a dot'],
-    ['https://*.example.nz/cb', 'https://a.example.nz/other', false, 'wildcard path prefix still applies'],
-    // 3. scheme, host and port exact; host case-insensitive; queries ignored; trailing slash
-    ['https://app.example.nz/cb', 'http://app.example.nz/cb', false, 'scheme differs'],
-    ['https://app.example.nz/cb', 'https://app.example.nz:8443/cb', false, 'port differs'],
-    ['https://app.example.nz:8443/cb', 'https://app.example.nz:8443/cb', true, 'same port'],
-    ['https://app.example.nz/cb', 'https://app.example.nz:443/cb', true, ':443 on https is no port'],
-    ['https://APP.Example.nz/cb', 'https://app.example.NZ/cb', true, 'host case-insensitive'],
-    ['https://app.example.nz/CB', 'https://app.example.nz/cb', false, 'path case-sensitive'],
-    ['https://app.example.nz/cb?x=1', 'https://app.example.nz/cb?y=2', true, 'queries ignored on both sides'],
-    ['https://app.example.nz/cb/', 'https://app.example.nz/cb', false, 'registered trailing slash: slash-less fails'],
-    ['https://app.example.nz/cb/', 'https://app.example.nz/cb/', true, 'trailing slash form matches'],
-    // 4. wildcard rules
-    ['https://*.nz/cb', 'https://a.nz/cb', false, 'domain after *. needs two labels'],
-    ['https://a.*.example.nz/cb', 'https://a.b.example.nz/cb', false, '* only at the start'],
-    ['https://**.example.nz/cb', 'https://a.example.nz/cb', false, 'a single *. prefix'],
-    ['https://*.*.example.nz/cb', 'https://a.b.example.nz/cb', false, 'only one *'],
-    // 5. custom app schemes with a host part
-    ['myapp://callback/done', 'myapp://callback/done', true, 'custom scheme with host'],
-    ['myapp://callback/done', 'myapp://CALLBACK/done/x', true, 'custom scheme host case-insensitive, prefix'],
-    ['myapp://callback/done', 'otherapp://callback/done', false, 'custom scheme exact'],
-  ];
+  const cases = WHITELIST_CASES;
   it.each(cases)('entry %s vs %s → %s (%s)', (entry, candidate, expected) => {
     expect(whitelistEntryMatches(entry, candidate)).toBe(expected);
   });
@@ -174,6 +143,14 @@ describe('redirect URI whitelist (seed "Redirect URI whitelist", one case per se
     expect(checkRedirectUri('https://localhost/cb', list, 'production')?.code).toBe('BDT211');
     expect(checkRedirectUri('http://app.example.nz/cb', list, 'sandbox')).toBeNull();
     expect(checkRedirectUri('http://localhost:3000/cb', list, 'sandbox')).toBeNull();
+  });
+  it('production rejects localhost reached through a wildcard and http custom-looking URLs (BDT211)', () => {
+    expect(checkRedirectUri('https://a.localhost/cb', ['https://*.a.localhost/cb', 'https://a.localhost/cb'], 'production')?.code).toBe('BDT211');
+    expect(checkRedirectUri('http://a.example.nz/cb', ['http://*.example.nz/cb'], 'production')?.code).toBe('BDT211');
+    expect(checkRedirectUri('http://a.example.nz/cb', ['http://*.example.nz/cb'], 'sandbox')).toBeNull();
+  });
+  it('BDT212 for a custom scheme without a host in production too', () => {
+    expect(checkRedirectUri('myapp:/done', ['myapp:/done'], 'production')?.code).toBe('BDT212');
   });
   it('custom app schemes are accepted in production when whitelisted', () => {
     expect(checkRedirectUri('myapp://callback/done', ['myapp://callback/done'], 'production')).toBeNull();

@@ -1,0 +1,188 @@
+/**
+ * The local check of a consent request before anything is sent (`bankdata consents create`):
+ * the seed's rules in contract 4.1's order (first failure wins), so the code the check names is
+ * the code the server would answer. Pure: the bank features come from GET /v1/meta, the
+ * whitelist and environment from config, `now` from the caller. The URL and date rules are the
+ * shared ones of rules.ts that the emulator's validator also uses.
+ */
+import {
+  checkCallbackUrl,
+  checkConsentDates,
+  checkRedirectUri,
+  parseWireDateTime,
+  type Environment,
+  type Instant,
+} from './rules';
+import { BANKS, FLOW_HINT_TYPES, FLOW_TYPES, type BankMeta, type BankName } from './schemas';
+
+/** A consent request as it will go on the wire, before its values are known to be valid. */
+export interface ConsentRequestDraft {
+  flow: {
+    detail: { type: string; redirect_uri?: string; callback_url?: string };
+    flow_hint: { type: string; bank: string; identifier_type?: string; identifier_value?: string };
+  };
+  permissions: string[];
+  start_date_time: string;
+  end_date_time?: string;
+  expiration_date_time?: string;
+}
+
+export interface ConsentCheckContext {
+  /** GET /v1/meta: the banks set up for the organisation here, with their features. */
+  meta: readonly BankMeta[];
+  environment: Environment;
+  /** The environment's redirect whitelist, as registered in the client portal (config). */
+  redirectWhitelist: readonly string[];
+  /** The creation instant the date rules judge by. */
+  now: Instant;
+}
+
+/** The rule each code belongs to, as the CLI names it. */
+export const CONSENT_RULES = {
+  BDT245: 'flow type',
+  BDT212: 'redirect URI form',
+  BDT211: 'redirect URI whitelist',
+  BDT264: 'callback URL form',
+  BDT265: 'callback URL scheme',
+  BDT266: 'callback URL https in production',
+  BDT267: 'callback URL public host',
+  BDT246: 'flow hint type',
+  BDT243: 'bank list (case-sensitive)',
+  BDT213: 'bank set up for the organisation (sandbox: PNZ only)',
+  BDT403: 'gateway flow enabled',
+  BDT401: 'redirect flow enabled for the bank',
+  BDT402: 'decoupled flow enabled for the bank',
+  BDT228: 'identifier type offered by the bank',
+  BDT230: 'mobile number form',
+  BDT242: 'permissions not empty',
+  BDT241: 'permissions offered by the bank',
+  BDT252: 'start now or earlier',
+  BDT257: 'start and end on different NZ dates',
+  BDT251: 'end after today (NZ date)',
+  BDT240: 'expiration not before start',
+  BDT244: 'expiration not before end',
+  BDT258: 'expiration not on the creation date (NZ date)',
+  BDT014: 'BNZ start within the last 2 years',
+} as const;
+
+export type ConsentCheckCode = keyof typeof CONSENT_RULES;
+
+export interface ConsentCheckFailure {
+  /** The code the server answers; null for a 400 without code (a required field missing). */
+  code: ConsentCheckCode | null;
+  rule: string;
+  message: string;
+}
+
+const fail = (code: ConsentCheckCode, message: string): ConsentCheckFailure => ({ code, rule: CONSENT_RULES[code], message });
+const missing = (field: string): ConsentCheckFailure => ({
+  code: null,
+  rule: 'required field',
+  message: `required field missing: ${field}`,
+});
+
+/** The first rule the request breaks, or null when the server should accept it. */
+export function checkConsentRequest(draft: ConsentRequestDraft, ctx: ConsentCheckContext): ConsentCheckFailure | null {
+  const { detail, flow_hint: hint } = draft.flow;
+  if (!(FLOW_TYPES as readonly string[]).includes(detail.type)) return fail('BDT245', `unknown flow type: ${detail.type}`);
+
+  // redirect_uri for gateway and redirect flows; callback_url (optional) for decoupled only.
+  const urlFailure = detail.type === 'decoupled' ? checkCallback(detail.callback_url, ctx) : checkRedirect(detail.redirect_uri, ctx);
+  if (urlFailure) return urlFailure;
+
+  if (!(FLOW_HINT_TYPES as readonly string[]).includes(hint.type)) return fail('BDT246', `unknown flow hint type: ${hint.type}`);
+  // Contract 4.1: redirect needs hint redirect, decoupled needs hint decoupled, gateway takes either.
+  if (detail.type !== 'gateway' && hint.type !== detail.type) {
+    return fail('BDT246', `flow hint ${hint.type} does not fit flow ${detail.type}`);
+  }
+
+  const bankFailure = checkBank(hint.bank, ctx);
+  if (bankFailure) return bankFailure;
+  const features = ctx.meta.find((m) => m.name === hint.bank)!.features;
+
+  if (detail.type === 'gateway' && !features.gateway_flow.enabled) {
+    return fail('BDT403', 'the gateway flow is not enabled for the organisation');
+  }
+  if (hint.type === 'redirect' && !features.redirect_flow.enabled) {
+    return fail('BDT401', `the redirect flow is not enabled for ${hint.bank}`);
+  }
+  if (hint.type === 'decoupled' && !features.decoupled_flow.enabled) {
+    return fail('BDT402', `the decoupled flow is not enabled for ${hint.bank}`);
+  }
+
+  if (hint.type === 'decoupled') {
+    if (hint.identifier_type === undefined) return missing('flow.flow_hint.identifier_type');
+    const identifier = features.decoupled_flow.available_identifiers.find((i) => i.type === hint.identifier_type);
+    if (!identifier) {
+      const offered = features.decoupled_flow.available_identifiers.map((i) => i.type).join(', ') || 'none';
+      return fail('BDT228', `identifier type ${hint.identifier_type} is not offered by ${hint.bank} (offered: ${offered})`);
+    }
+    if (!hint.identifier_value) return missing('flow.flow_hint.identifier_value');
+    // BDT230 is the mobile number's code; meta gives its pattern.
+    if (identifier.type === 'mobile_number' && identifier.regex && !new RegExp(identifier.regex).test(hint.identifier_value)) {
+      return fail('BDT230', `mobile number ${hint.identifier_value} does not match ${identifier.regex}`);
+    }
+  }
+
+  if (draft.permissions.length === 0) return fail('BDT242', 'permissions must not be empty');
+  const unknown = draft.permissions.find((p) => !features.permissions.includes(p));
+  if (unknown !== undefined) {
+    return fail('BDT241', `permission ${unknown} is not offered by ${hint.bank} (GET /v1/meta lists what it offers)`);
+  }
+
+  return checkDates(draft, hint.bank as BankName, ctx.now);
+}
+
+function checkRedirect(uri: string | undefined, ctx: ConsentCheckContext): ConsentCheckFailure | null {
+  if (uri === undefined) return missing('flow.detail.redirect_uri');
+  const failure = checkRedirectUri(uri, ctx.redirectWhitelist, ctx.environment);
+  if (!failure) return null;
+  const hint =
+    failure.code === 'BDT211'
+      ? ctx.redirectWhitelist.length === 0
+        ? ' (the configured redirectWhitelist is empty)'
+        : ` (whitelist: ${ctx.redirectWhitelist.join(', ')})`
+      : '';
+  return fail(failure.code, `${failure.message}${hint}`);
+}
+
+function checkCallback(url: string | undefined, ctx: ConsentCheckContext): ConsentCheckFailure | null {
+  if (url === undefined) return null;
+  // BDT268 (unresolvable) is the server's to judge: no resolver here.
+  const failure = checkCallbackUrl(url, ctx.environment);
+  return failure && failure.code !== 'BDT268' ? fail(failure.code, failure.message) : null;
+}
+
+function checkBank(bank: string, ctx: ConsentCheckContext): ConsentCheckFailure | null {
+  // Seed: the bank names are case-sensitive; `pnz` is not a bank.
+  if (!(BANKS as readonly string[]).includes(bank)) {
+    return fail('BDT243', `bank not recognised: ${bank} (one of ${BANKS.join(', ')}, case-sensitive)`);
+  }
+  if (ctx.environment === 'sandbox' && bank !== 'PNZ') {
+    return fail('BDT213', `the sandbox accepts only PNZ, not ${bank}`);
+  }
+  if (!ctx.meta.some((m) => m.name === bank)) {
+    return fail('BDT213', `${bank} is not set up for the organisation in ${ctx.environment} (not in GET /v1/meta)`);
+  }
+  return null;
+}
+
+function checkDates(draft: ConsentRequestDraft, bank: BankName, now: Instant): ConsentCheckFailure | null {
+  const start = parseWireDateTime(draft.start_date_time);
+  if (!start) return { code: null, rule: 'date form', message: `start_date_time is not a date-time: ${draft.start_date_time}` };
+  const optional = (value: string | undefined, field: string) => {
+    if (value === undefined) return undefined;
+    const parsed = parseWireDateTime(value);
+    if (!parsed) throw new RangeError(`${field} is not a date-time: ${value}`);
+    return parsed;
+  };
+  let end, expiration;
+  try {
+    end = optional(draft.end_date_time, 'end_date_time');
+    expiration = optional(draft.expiration_date_time, 'expiration_date_time');
+  } catch (error) {
+    return { code: null, rule: 'date form', message: (error as RangeError).message };
+  }
+  const failure = checkConsentDates({ start, end, expiration }, now, bank);
+  return failure ? fail(failure.code, failure.message) : null;
+}
