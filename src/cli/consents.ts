@@ -1,0 +1,170 @@
+/**
+ * `bankdata consents add|list|show|revoke|create`: the local registry of consents (the API has
+ * no list endpoint, so ids are registered here), their live status and days to expiry, and the
+ * consent operations of issue 6. `create` lives in consents-create.ts.
+ */
+import { readFileSync } from 'node:fs';
+import type { Command } from 'commander';
+import { ConsentIdSchema, type ConsentId } from '../api/schemas';
+import { getCreationOf } from '../store/consent-creations';
+import { refreshConsentStatuses, type RefreshOutcome } from '../sync/consent-refresh';
+import { revokeConsentOp } from '../sync/consent-revoke';
+import { createCliContext, globalsOf, type CliContext } from './context';
+import { registerConsentCreateCommand } from './consents-create';
+import { consentView, formatConsentDetail, formatConsentTable, type ConsentView } from './consents-view';
+import { CliError, ExitCode, UsageError } from './exit-codes';
+
+export function registerConsentsCommand(program: Command): void {
+  const consents = program.command('consents').description('register, create, list, show and revoke consents');
+
+  consents
+    .command('add')
+    .description('register existing consent ids for sync (the API has no list endpoint)')
+    .argument('[ids...]', 'consent ids (lowercase UUIDs)')
+    .option('--from-file <file>', 'read ids from a file: one per line, # starts a comment')
+    .action((ids: string[], flags: { fromFile?: string }, command: Command) =>
+      withContext(command, (ctx) => {
+        const wanted = readConsentIds(ids, flags.fromFile);
+        const store = ctx.store();
+        for (const id of wanted) {
+          const result = store.consents.add(id);
+          process.stdout.write(`${ADD_WORDS[result]} ${id}\n`);
+        }
+        return ExitCode.Ok;
+      }),
+    );
+
+  consents
+    .command('list')
+    .description('registered consents with live status and days to expiry')
+    .option('--json', 'print as JSON')
+    .option('--offline', 'skip the live read; show what the database holds')
+    .action((flags: { json?: boolean; offline?: boolean }, command: Command) =>
+      withContext(command, async (ctx) => {
+        const store = ctx.store();
+        const ids = store.consents.list().map((c) => c.consentId as ConsentId);
+        const live = flags.offline ? [] : await refreshConsentStatuses(store, ctx.client(), ids, ctx.config.sync.concurrency);
+        const views = ids.map((id) => consentView(store, id, live.find((o) => o.consentId === id) ?? null, ctx.config.expiryWarningDays));
+        process.stdout.write(flags.json ? `${JSON.stringify(views, null, 2)}\n` : formatConsentTable(views, ctx.config.expiryWarningDays));
+        return liveExitCode(live);
+      }),
+    );
+
+  consents
+    .command('show')
+    .description('one consent: registry entry, live status, creation record')
+    .argument('<id>', 'consent id')
+    .option('--json', 'print as JSON')
+    .option('--offline', 'skip the live read')
+    .action((id: string, flags: { json?: boolean; offline?: boolean }, command: Command) =>
+      withContext(command, async (ctx) => {
+        const consentId = parseConsentId(id);
+        const store = ctx.store();
+        const registered = store.consents.get(consentId) !== null;
+        let live: RefreshOutcome | null = null;
+        if (!flags.offline) {
+          if (registered) live = (await refreshConsentStatuses(store, ctx.client(), [consentId], 1))[0] ?? null;
+          else live = await readUnregistered(ctx, consentId);
+        }
+        if (!registered && !live?.status) {
+          throw new CliError(
+            `consent ${consentId} is not registered${live?.error ? ` and the API answered ${live.error.code}` : ''}`,
+            ExitCode.Partial,
+            `bankdata consents add ${consentId}`,
+          );
+        }
+        const view: ConsentView = consentView(store, consentId, live, ctx.config.expiryWarningDays);
+        const creation = getCreationOf(store.db, consentId);
+        const detail = {
+          ...view,
+          ...(creation
+            ? { creation: { created_at: creation.createdAt, flow: creation.flow, idempotency_key: creation.idempotencyKey, state: creation.state, outcome: creation.outcome } }
+            : {}),
+        };
+        process.stdout.write(flags.json ? `${JSON.stringify(detail, null, 2)}\n` : formatConsentDetail(detail));
+        return liveExitCode(live ? [live] : []);
+      }),
+    );
+
+  consents
+    .command('revoke')
+    .description('revoke a consent (already revoked BDT702 or ended BDT009 count as done)')
+    .argument('<id>', 'consent id')
+    .action((id: string, _flags: unknown, command: Command) =>
+      withContext(command, async (ctx) => {
+        const result = await revokeConsentOp(ctx.store(), ctx.client(), parseConsentId(id));
+        const said =
+          result.outcome === 'revoked'
+            ? 'revoked'
+            : result.outcome === 'already-revoked'
+              ? 'already revoked (BDT702)'
+              : `already ended${result.status ? ` (${result.status})` : ''} (BDT009)`;
+        process.stdout.write(`${result.consentId} ${said}${result.registered ? '; no longer synced' : ''}\n`);
+        return ExitCode.Ok;
+      }),
+    );
+
+  registerConsentCreateCommand(consents);
+}
+
+const ADD_WORDS = { added: 'added', 're-registered': 're-registered', 'already-registered': 'already registered' } as const;
+
+async function withContext(command: Command, run: (ctx: CliContext) => number | Promise<number>): Promise<void> {
+  const ctx = createCliContext(globalsOf(command));
+  try {
+    process.exitCode = await run(ctx);
+  } finally {
+    ctx.close();
+  }
+}
+
+/** Exit 5 when some live read could not reach the service (what is shown is the last known). */
+function liveExitCode(live: readonly RefreshOutcome[]): number {
+  return live.some((o) => o.error?.code === 'unreachable') ? ExitCode.Unavailable : ExitCode.Ok;
+}
+
+async function readUnregistered(ctx: CliContext, consentId: ConsentId): Promise<RefreshOutcome> {
+  try {
+    const consent = await ctx.client().getConsent(consentId);
+    return { consentId, status: consent.status, error: null };
+  } catch (error) {
+    const code = (error as { code?: string | null }).code ?? 'failed';
+    return { consentId, status: null, error: { code, message: error instanceof Error ? error.message : String(error) } };
+  }
+}
+
+export function parseConsentId(value: string, where = ''): ConsentId {
+  const parsed = ConsentIdSchema.safeParse(value);
+  if (!parsed.success) throw new UsageError(`${where}not a consent id (a lowercase UUID): ${value}`);
+  return parsed.data;
+}
+
+/**
+ * Ids from the arguments and the file (one per line; `#` starts a comment; blank lines skipped),
+ * each a lowercase UUID, duplicates once. Every bad id is reported before anything is added.
+ */
+export function readConsentIds(args: readonly string[], file?: string): ConsentId[] {
+  const candidates: Array<{ value: string; where: string }> = args.map((value) => ({ value, where: '' }));
+  if (file !== undefined) {
+    let text: string;
+    try {
+      text = readFileSync(file, 'utf8');
+    } catch (error) {
+      throw new UsageError(`--from-file ${file}: ${error instanceof Error ? error.message : String(error)}`);
+    }
+    text.split(/\r?\n/).forEach((line, i) => {
+      const value = line.replace(/#.*$/, '').trim();
+      if (value !== '') candidates.push({ value, where: `${file}:${i + 1}: ` });
+    });
+  }
+  if (candidates.length === 0) throw new UsageError('no consent ids given', 'bankdata consents add ID… or --from-file FILE');
+  const bad = candidates.filter((c) => !ConsentIdSchema.safeParse(c.value).success);
+  if (bad.length > 0) {
+    throw new UsageError(
+      `not a consent id (a lowercase UUID):\n${bad.map((c) => `  ${c.where}${c.value}`).join('\n')}`,
+      'nothing was added; fix these and run again',
+    );
+  }
+  return [...new Set(candidates.map((c) => c.value as ConsentId))];
+}
+

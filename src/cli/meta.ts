@@ -1,0 +1,55 @@
+/**
+ * `bankdata meta [--json]`: GET /v1/meta, stored, and shown per bank: flows with their
+ * timeouts, decoupled identifiers, resources, statement file types, history and permissions.
+ */
+import type { Command } from 'commander';
+import type { BankMeta } from '../api/schemas';
+import { createCliContext, globalsOf } from './context';
+import { ExitCode } from './exit-codes';
+
+export function registerMetaCommand(program: Command): void {
+  program
+    .command('meta')
+    .description('fetch and show each bank\'s features (GET /v1/meta)')
+    .option('--json', 'print the meta response as JSON')
+    .action(async (flags: { json?: boolean }, command: Command) => {
+      const ctx = createCliContext(globalsOf(command));
+      try {
+        const meta = await ctx.client().getMeta();
+        const store = ctx.store();
+        for (const bank of meta) store.meta.save(bank);
+        process.stdout.write(flags.json ? `${JSON.stringify(meta, null, 2)}\n` : formatMeta(meta));
+        process.exitCode = ExitCode.Ok;
+      } finally {
+        ctx.close();
+      }
+    });
+}
+
+function flowCell(flow: { enabled: boolean; request_timeout?: string | undefined }): string {
+  return flow.enabled ? `yes ${flow.request_timeout ?? ''}`.trim() : 'no';
+}
+
+export function formatMeta(meta: readonly BankMeta[]): string {
+  if (meta.length === 0) return 'no banks are set up for this organisation in this environment\n';
+  const header = ['BANK', 'REDIRECT', 'DECOUPLED', 'GATEWAY', 'IDENTIFIERS', 'HISTORY', 'STATEMENT FILES', 'RESOURCES'];
+  const rows = meta.map((b) => {
+    const f = b.features;
+    const resources = Object.entries(f.resources).filter(([, on]) => on).map(([name]) => name);
+    return [
+      b.name,
+      flowCell(f.redirect_flow),
+      flowCell(f.decoupled_flow),
+      flowCell(f.gateway_flow),
+      f.decoupled_flow.available_identifiers.map((i) => i.type).join(',') || '-',
+      f.max_history_days === null ? 'unknown' : `${f.max_history_days} days`,
+      f.statement_file_content_types.join(',') || '-',
+      resources.length === Object.keys(f.resources).length ? 'all' : resources.join(','),
+    ];
+  });
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
+  const line = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i]!)).join('  ').trimEnd();
+  const out = [line(header), ...rows.map(line), '', 'permissions offered:'];
+  for (const b of meta) out.push(`  ${b.name.padEnd(8)} ${b.features.permissions.join(' ')}`);
+  return `${out.join('\n')}\n`;
+}
