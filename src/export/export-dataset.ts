@@ -7,7 +7,7 @@
  */
 import type Database from 'better-sqlite3';
 import type { Writable } from 'node:stream';
-import { UsageError } from '../cli/exit-codes';
+import { UsageError } from '../errors';
 import { csvChunks } from './csv';
 import { DATASET_SPECS } from './datasets';
 import { buildSelect, validateExportRequest, type ExportFilters, type ExportRequest } from './filters';

@@ -5,7 +5,7 @@
  */
 import { addNzDays, nzMidnight } from '../api/rules';
 import { BANKS, type BankName } from '../api/schemas';
-import { UsageError } from '../cli/exit-codes';
+import { UsageError } from '../errors';
 import { DATASET_SPECS, isDataset, isFormat, type DatasetName, type DatasetSpec, type ExportFormat } from './datasets';
 
 export const STATUSES = ['booked', 'pending', 'all'] as const;

@@ -5,7 +5,7 @@
  */
 import type Database from 'better-sqlite3';
 import { addNzDays, nzMidnight } from '../api/rules';
-import { UsageError } from '../cli/exit-codes';
+import { UsageError } from '../errors';
 import type { OfxBalance } from './ofx';
 import type { AccountFacts } from './ofx-format';
 import type { SqlQuery, ValidFilters } from './filters';
