@@ -1,0 +1,16 @@
+/** What every job gets: one store and one client for the scheduler's life, and the settings. */
+import type { DataApiClient } from '../src/api';
+import type { Logger } from '../src/log';
+import type { Store } from '../src/store';
+import type { SyncSettings } from '../src/sync/context';
+
+export interface JobContext {
+  store: Store;
+  client: DataApiClient;
+  dataDir: string;
+  sync: SyncSettings;
+  expiryWarningDays: number;
+  logger: Logger;
+  /** The clock (tests move it). */
+  now: () => Date;
+}

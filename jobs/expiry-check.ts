@@ -1,0 +1,119 @@
+/**
+ * The consent-expiry check: reads each active consent's status live, then warns about every
+ * Authorised consent whose `expiration_date_time` is within `expiryWarningDays` whole NZ days
+ * (as v_consents.days_to_expiry counts them) and lists the consents that need re-consent
+ * (expiring soon, or ended: Rejected, Revoked, Consumed, GatewayTimeout or gone).
+ */
+import { nzDateOf, nzDaysBetween } from '../src/api/rules';
+import type { ConsentId } from '../src/api/schemas';
+import { recordJobRun } from '../src/store/job-runs';
+import { refreshConsentStatuses } from '../src/sync/consent-refresh';
+import { describeError } from '../src/sync/units';
+import type { JobContext } from './context';
+import type { Job, JobReport } from './scheduler';
+
+export const EXPIRY_CHECK = 'expiry-check';
+
+export interface ExpiringConsent {
+  consent_id: ConsentId;
+  bank: string | null;
+  expiration_date_time: string;
+  days_to_expiry: number;
+}
+
+export interface EndedConsent {
+  consent_id: ConsentId;
+  bank: string | null;
+  reason: string;
+}
+
+export interface ExpiryCheckResult {
+  expiring: ExpiringConsent[];
+  ended: EndedConsent[];
+  /** Live reads that failed (the last stored status was judged instead). */
+  unread: ConsentId[];
+}
+
+export async function checkConsentExpiry(ctx: JobContext): Promise<ExpiryCheckResult> {
+  const active = ctx.store.consents.list({ active: true }).map((c) => c.consentId as ConsentId);
+  const live = await refreshConsentStatuses(ctx.store, ctx.client, active, ctx.sync.concurrency);
+  const today = nzDateOf(ctx.now());
+  const result: ExpiryCheckResult = { expiring: [], ended: [], unread: live.filter((o) => o.error).map((o) => o.consentId) };
+  for (const c of ctx.store.consents.list()) {
+    const id = c.consentId as ConsentId;
+    const ended = c.endedReason ?? (c.status && ['Rejected', 'Revoked', 'Consumed', 'GatewayTimeout'].includes(c.status) ? c.status : null);
+    if (ended) {
+      result.ended.push({ consent_id: id, bank: c.bank, reason: ended });
+      continue;
+    }
+    if (c.status !== 'Authorised' || c.expirationNzDate === null || c.expirationDateTime === null) continue;
+    const days = nzDaysBetween(today, c.expirationNzDate);
+    if (days <= ctx.expiryWarningDays) {
+      result.expiring.push({ consent_id: id, bank: c.bank, expiration_date_time: c.expirationDateTime, days_to_expiry: days });
+    }
+  }
+  result.expiring.sort((a, b) => a.days_to_expiry - b.days_to_expiry);
+  return result;
+}
+
+export function expiryCheckJob(ctx: JobContext, expression: string): Job {
+  return {
+    name: EXPIRY_CHECK,
+    expression,
+    async run(_signal, firedFor): Promise<JobReport> {
+      const requestsBefore = ctx.client.stats().requests;
+      const runId = ctx.store.runs.start({ now: ctx.now() });
+      recordJobRun(ctx.store.db, runId, EXPIRY_CHECK, firedFor);
+      try {
+        const result = await checkConsentExpiry(ctx);
+        for (const c of result.expiring) {
+          ctx.logger.warn('consent expires soon: ask the customer to re-consent', { ...c });
+        }
+        for (const c of result.ended) ctx.logger.warn('consent ended: a new consent is needed', { ...c });
+        const outcome = result.unread.length > 0 ? 'partial' : 'ok';
+        ctx.store.runs.finish(
+          runId,
+          {
+            outcome,
+            consents: result.expiring.length + result.ended.length,
+            requests: ctx.client.stats().requests - requestsBefore,
+            rowsWritten: 0,
+            failedUnits: result.unread.length,
+            errorSummary: result.unread.length > 0 ? `status not read live: ${result.unread.join(', ')}` : null,
+          },
+          ctx.now(),
+        );
+        return {
+          outcome,
+          runId,
+          details: {
+            warning_days: ctx.expiryWarningDays,
+            expiring: result.expiring,
+            needs_reconsent: [...result.expiring.map((c) => c.consent_id), ...result.ended.map((c) => c.consent_id)],
+            ended: result.ended,
+            unread: result.unread,
+          },
+        };
+      } catch (error) {
+        finishFailed(ctx, runId, requestsBefore, error);
+        throw error;
+      }
+    },
+  };
+}
+
+/** A job that threw still leaves its run in v_runs, failed with the reason. */
+export function finishFailed(ctx: JobContext, runId: string, requestsBefore: number, error: unknown): void {
+  ctx.store.runs.finish(
+    runId,
+    {
+      outcome: 'failed',
+      consents: 0,
+      requests: ctx.client.stats().requests - requestsBefore,
+      rowsWritten: 0,
+      failedUnits: 0,
+      errorSummary: describeError(error).slice(0, 2000),
+    },
+    ctx.now(),
+  );
+}

@@ -1,0 +1,53 @@
+/**
+ * The nightly sync job: one `runSync` with the scheduler's AbortSignal. The run takes the
+ * database lease, so a `bankdata sync` started by cron at the same time exits 4 instead of
+ * running beside it (and if that one holds the lease, this run is skipped). On SIGTERM the unit
+ * in flight finishes and the lease is released before the scheduler exits.
+ */
+import { DateTime } from 'luxon';
+import { RunLockedError, runSync } from '../src/sync/run';
+import { recordJobRun } from '../src/store/job-runs';
+import type { JobContext } from './context';
+import type { Job, JobReport } from './scheduler';
+
+export const NIGHTLY_SYNC = 'nightly-sync';
+
+export function nightlySyncJob(ctx: JobContext, expression: string): Job {
+  return {
+    name: NIGHTLY_SYNC,
+    expression,
+    async run(signal, firedFor): Promise<JobReport> {
+      try {
+        const summary = await runSync({
+          store: ctx.store,
+          client: ctx.client,
+          dataDir: ctx.dataDir,
+          settings: ctx.sync,
+          logger: ctx.logger,
+          signal,
+          now: () => DateTime.fromJSDate(ctx.now()).toUTC(),
+        });
+        recordJobRun(ctx.store.db, summary.runId, NIGHTLY_SYNC, firedFor);
+        const c = summary.counters;
+        return {
+          outcome: summary.outcome,
+          runId: summary.runId,
+          details: {
+            interrupted: summary.interrupted,
+            consents: summary.consents.length,
+            requests: summary.requests,
+            rows_written: c.rowsAdded + c.rowsUpdated + c.rowsRemoved,
+            failed_units: c.failedUnits.length,
+            needs_reconsent: summary.needsReconsent,
+            ...(summary.fatal ? { error: summary.fatal.message } : {}),
+          },
+        };
+      } catch (error) {
+        if (error instanceof RunLockedError) {
+          return { outcome: 'skipped', runId: null, details: { reason: error.message } };
+        }
+        throw error;
+      }
+    },
+  };
+}

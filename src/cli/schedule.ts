@@ -1,0 +1,58 @@
+/**
+ * `bankdata schedule`: runs the jobs of jobs/ in the foreground (node-cron, Pacific/Auckland):
+ * nightly sync, consent-expiry check, meta refresh, on the config's `schedule.*`. Prints one
+ * JSON line per job run on stdout (diagnostic logs stay on stderr). SIGTERM or SIGINT: no new
+ * run starts, the run in flight finishes its current unit and releases the lease, then exit 0.
+ */
+import type { Command } from 'commander';
+import { buildJobs, createScheduler, nodeCronEngine, type JobLine } from '../../jobs';
+import { NZ_ZONE } from '../api/rules';
+import { redact } from '../log';
+import { createCliContext, globalsOf } from './context';
+import { ExitCode } from './exit-codes';
+
+export function registerScheduleCommand(program: Command): void {
+  program
+    .command('schedule')
+    .description('run the scheduled jobs in the foreground (nightly sync, expiry check, meta refresh; Pacific/Auckland)')
+    .action(async (_flags: unknown, command: Command) => {
+      const ctx = createCliContext(globalsOf(command));
+      const print = (line: Record<string, unknown>) =>
+        process.stdout.write(`${redact(JSON.stringify({ time: new Date().toISOString(), ...line }))}\n`);
+      try {
+        const store = ctx.store();
+        const client = ctx.client();
+        const jobs = buildJobs(
+          {
+            store,
+            client,
+            dataDir: ctx.config.dataDir,
+            sync: ctx.config.sync,
+            expiryWarningDays: ctx.config.expiryWarningDays,
+            logger: ctx.logger,
+            now: () => new Date(),
+          },
+          ctx.config.schedule,
+        );
+        const scheduler = createScheduler(jobs, { engine: nodeCronEngine(), emit: (line: JobLine) => print(line) });
+        const signal = await new Promise<NodeJS.Signals>((resolve) => {
+          process.once('SIGTERM', () => resolve('SIGTERM'));
+          process.once('SIGINT', () => resolve('SIGINT'));
+          scheduler.start();
+          print({
+            event: 'started',
+            pid: process.pid,
+            timezone: NZ_ZONE,
+            jobs: jobs.map((j) => ({ job: j.name, schedule: j.expression })),
+          });
+        });
+        const running = scheduler.running();
+        print({ event: 'stopping', signal, running });
+        await scheduler.stop();
+        print({ event: 'stopped', signal });
+        process.exitCode = ExitCode.Ok;
+      } finally {
+        ctx.close();
+      }
+    });
+}

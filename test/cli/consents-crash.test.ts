@@ -1,0 +1,91 @@
+/**
+ * Crash between send and save: `bankdata consents create` is SIGKILLed while the server is
+ * still creating the consent (its answer never stored). The rerun of the same command finds the
+ * stored key and body, sends them again, gets the first consent replayed, and the emulator
+ * holds exactly one new consent.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { StartedEmulator } from '../../src/emulator';
+import { REDIRECT_URI, control, startTestEmulator } from '../api/emulator-helpers';
+import { spawnCli, waitFor } from './cli-process';
+
+let emu: StartedEmulator;
+let dir: string;
+let env: Record<string, string>;
+
+beforeAll(async () => {
+  emu = await startTestEmulator();
+  dir = mkdtempSync(join(tmpdir(), 'bankdata-crash-'));
+  env = {
+    BANKDATA_DATA_BASE_URL: emu.baseUrl,
+    BANKDATA_CLIENT_ID: emu.clientId,
+    BANKDATA_CLIENT_SECRET: emu.clientSecret,
+    BANKDATA_DB: join(dir, 'bankdata.sqlite'),
+    BANKDATA_REDIRECT_WHITELIST: REDIRECT_URI,
+    BANKDATA_ENVIRONMENT: 'sandbox',
+  };
+});
+afterAll(async () => {
+  await emu.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+type State = { consents: { consent_id: string; status: string }[] };
+const serverConsents = async () => ((await control(emu, 'GET', 'state')) as State).consents;
+
+function creations(): { key: string; state: string; consent_id: string | null }[] {
+  const db = new Database(env.BANKDATA_DB!, { readonly: true, fileMustExist: true });
+  try {
+    return db.prepare('SELECT idempotency_key AS key, state, consent_id FROM consent_creations').all() as never;
+  } finally {
+    db.close();
+  }
+}
+
+describe('consents create: crash between send and save', () => {
+  it('the retry reuses the stored key and the emulator holds one consent', async () => {
+    const args = ['consents', 'create', '--bank', 'PNZ', '--flow', 'redirect', '--expires', '2026-06-30'];
+    const before = (await serverConsents()).map((c) => c.consent_id);
+    emu.updateSettings({ consentCreateDelayMs: 2_500 });
+
+    const first = spawnCli(args, { env });
+    // The key is stored before the POST leaves; then the server starts creating the consent.
+    const [pending] = await waitFor(() => {
+      try {
+        const rows = creations();
+        return rows.length > 0 ? rows : undefined;
+      } catch {
+        return undefined; // the database is not created yet
+      }
+    });
+    expect(pending).toMatchObject({ state: 'pending', consent_id: null });
+    await new Promise((r) => setTimeout(r, 700));
+    first.child.kill('SIGKILL');
+    expect(await first.exited).toBe('SIGKILL');
+
+    // The server finishes the request it received: the consent exists, the client never knew.
+    const created = await waitFor(async () => (await serverConsents()).find((c) => !before.includes(c.consent_id)));
+    expect(creations()).toEqual([{ key: pending!.key, state: 'pending', consent_id: null }]);
+
+    emu.updateSettings({ consentCreateDelayMs: 0 });
+    const second = spawnCli(args, { env });
+    await waitFor(() => second.stdout().includes('open this URL'));
+    await control(emu, 'POST', `consents/${created.consent_id}/authorise`, {});
+    expect(await second.exited).toBe(0);
+
+    expect(second.stdout()).toContain(`consent ${created.consent_id} created (same request replayed with its stored key)`);
+    expect(second.stdout()).toContain('Authorised: registered for sync');
+    const after = (await serverConsents()).filter((c) => !before.includes(c.consent_id));
+    expect(after).toEqual([{ consent_id: created.consent_id, bank: 'PNZ', status: 'Authorised' }]);
+    expect(creations()).toEqual([{ key: pending!.key, state: 'settled', consent_id: created.consent_id }]);
+    const posts = emu.requests().filter((r) => r.method === 'POST' && r.path === '/v1/consents');
+    expect(posts.map((p) => [p.status, p.consent_id])).toEqual([
+      [201, created.consent_id],
+      [201, created.consent_id],
+    ]);
+  });
+});
