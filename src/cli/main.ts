@@ -4,7 +4,11 @@
  */
 import { Command, CommanderError } from 'commander';
 import { registerExportCommand } from './export';
+import { registerPaymentsCommand } from './payments';
 import { registerEmulatorCommand } from './emulator';
+import { registerConsentsCommand } from './consents';
+import { registerMetaCommand } from './meta';
+import { registerScheduleCommand } from './schedule';
 import { addGlobalOptions } from './context';
 import { registerDemoCommand } from './demo';
 import { handleCliError } from './handle-error';
@@ -23,6 +27,10 @@ export function buildProgram(): Command {
   registerStatusCommand(program);
   registerEmulatorCommand(program);
   registerExportCommand(program);
+  registerPaymentsCommand(program);
+  registerConsentsCommand(program);
+  registerMetaCommand(program);
+  registerScheduleCommand(program);
   return program;
 }
 
