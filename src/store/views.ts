@@ -36,6 +36,12 @@ export const VIEW_COLUMNS = {
     'run_id', 'started_at', 'finished_at', 'outcome', 'consents', 'requests', 'rows_written', 'failed_units',
     'error_summary',
   ],
+  // Payments (ARCHITECTURE.md "Payments"; SQL in migrations/0005_payment_views.sql).
+  v_payments: [
+    'payment_id', 'consent_id', 'status', 'amount', 'currency', 'particulars', 'code', 'reference', 'created_at',
+    'status_updated_at',
+  ],
+  v_payment_matches: ['payment_id', 'bank', 'account_id', 'transaction_id', 'match_rule'],
 } as const satisfies Record<string, readonly string[]>;
 
 export type ViewName = keyof typeof VIEW_COLUMNS;

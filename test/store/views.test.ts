@@ -30,6 +30,9 @@ const ARCHITECTURE_COLUMNS: Record<string, string> = {
     'consent_id, bank, status, permissions, start_date_time, end_date_time, expiration_date_time, ' +
     'days_to_expiry, last_synced_at, last_outcome',
   v_runs: 'run_id, started_at, finished_at, outcome, consents, requests, rows_written, failed_units, error_summary',
+  // ARCHITECTURE.md "Payments".
+  v_payments: 'payment_id, consent_id, status, amount, currency, particulars, code, reference, created_at, status_updated_at',
+  v_payment_matches: 'payment_id, bank, account_id, transaction_id, match_rule',
 };
 const expected = (view: string) => ARCHITECTURE_COLUMNS[view]!.split(', ');
 
