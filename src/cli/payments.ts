@@ -1,0 +1,212 @@
+/**
+ * `bankdata payments create|track|show|reconcile`: payments through the Payments API
+ * (docs/payments-contract.md), tracked in the same database as the bank transactions and
+ * matched to the credit that settled each one.
+ */
+import type { Command } from 'commander';
+import { UnavailableError } from '../api/errors';
+import {
+  createPaymentsClient,
+  PaymentConsentError,
+  PaymentRequestError,
+  PaymentsApiError,
+  PaymentsRequestRejectedError,
+  PaymentsScopeError,
+  type PaymentsClient,
+} from '../api/payments';
+import { isTerminalPaymentStatus, type Payment } from '../api/payments/schemas';
+import { requirePaymentsCredentials } from '../config';
+import {
+  createPayment,
+  getPaymentRow,
+  listPaymentHistory,
+  PaymentNotMadeError,
+  PaymentRuleError,
+  reconciliationSummary,
+  trackPayments,
+} from '../payments';
+import { createCliContext, globalsOf, type CliContext } from './context';
+import { CliError, ExitCode, UsageError } from './exit-codes';
+
+interface CreateFlags {
+  consent: string;
+  amount?: string;
+  currency: string;
+  particulars?: string;
+  code?: string;
+  reference?: string;
+  wait?: boolean;
+  json?: boolean;
+}
+
+interface TrackFlags {
+  once?: boolean;
+  intervalSeconds: string;
+  timeoutSeconds: string;
+  json?: boolean;
+}
+
+function paymentsClient(context: CliContext): PaymentsClient {
+  const credentials = requirePaymentsCredentials(context.config);
+  return createPaymentsClient({ ...credentials, logger: context.logger });
+}
+
+/** Payments errors as exit codes (ARCHITECTURE.md): refused 1, request or rule 2, scope 3, unreachable 5. */
+export function toCliError(error: unknown): unknown {
+  if (error instanceof PaymentRuleError) return new UsageError(error.message);
+  if (error instanceof PaymentNotMadeError) {
+    if (error.cause instanceof UnavailableError) {
+      return new CliError(error.message, ExitCode.Unavailable, 'the Payments API stayed unavailable; run the same command again: it resumes the same idempotency key');
+    }
+    return new CliError(error.message, ExitCode.Partial);
+  }
+  if (error instanceof PaymentsApiError) {
+    const where = [error.code, error.status].filter((x) => x !== null).join(' ');
+    const message = `${error.message}${where ? ` (${where})` : ''}${error.requestId ? ` request-id ${error.requestId}` : ''}`;
+    if (error instanceof PaymentsScopeError) return new CliError(message, ExitCode.Auth, 'the Payments API client lacks a scope it needs');
+    if (error instanceof PaymentRequestError || error instanceof PaymentsRequestRejectedError) return new CliError(message, ExitCode.Usage);
+    if (error instanceof PaymentConsentError && error.action === 'wait_for_authorisation') {
+      return new CliError(message, ExitCode.Partial, 'the customer has not authorised the consent yet; try again once they have');
+    }
+    return new CliError(message, ExitCode.Partial, `client action: ${error.action.replace(/_/g, ' ')}`);
+  }
+  return error;
+}
+
+async function withContext<T>(command: Command, run: (context: CliContext) => Promise<T>): Promise<T> {
+  const context = createCliContext(globalsOf(command));
+  try {
+    return await run(context);
+  } catch (error) {
+    throw toCliError(error);
+  } finally {
+    context.close();
+  }
+}
+
+function line(payment: Payment): string {
+  const pcr = [payment.pcr.particulars, payment.pcr.code ?? '', payment.pcr.reference ?? ''].join('/');
+  return `${payment.payment_id}  ${payment.status}  ${payment.amount.total} ${payment.amount.currency}  ${pcr}  consent ${payment.consent_id}`;
+}
+
+function seconds(value: string, flag: string): number {
+  if (!/^\d+$/.test(value) || Number(value) < 1) throw new UsageError(`${flag} must be a whole number of seconds, at least 1: ${value}`);
+  return Number(value) * 1000;
+}
+
+export function registerPaymentsCommand(program: Command): void {
+  const payments = program.command('payments').description('make payments through the Payments API, track them and match them to bank transactions');
+
+  payments
+    .command('create')
+    .description('make one payment against a consent; a rerun after a crash resumes the stored idempotency key and never pays twice')
+    .requiredOption('--consent <id>', 'payment consent id')
+    .option('--amount <amount>', 'enduring consents: decimal amount, e.g. 25.00 (single consents take it from the consent)')
+    .option('--currency <code>', 'currency of --amount', 'NZD')
+    .option('--particulars <text>', 'enduring consents: particulars (at most 12 characters)')
+    .option('--code <text>', 'enduring consents: code (at most 12 characters)')
+    .option('--reference <text>', 'enduring consents: reference (at most 12 characters)')
+    .option('--wait', 'poll the payment until AcceptedSettlementCompleted or Rejected')
+    .option('--json', 'print the payment as JSON')
+    .action(async (flags: CreateFlags, command: Command) => {
+      await withContext(command, async (context) => {
+        const client = paymentsClient(context);
+        const store = context.store();
+        const pcr = flags.particulars !== undefined || flags.code !== undefined || flags.reference !== undefined;
+        if (flags.currency !== 'NZD') throw new UsageError(`--currency must be NZD: ${flags.currency}`);
+        const result = await createPayment(
+          { client, store, logger: context.logger },
+          {
+            consentId: flags.consent,
+            ...(flags.amount !== undefined ? { amount: { total: flags.amount, currency: 'NZD' as const } } : {}),
+            ...(pcr
+              ? { pcr: { particulars: flags.particulars ?? '', ...(flags.code ? { code: flags.code } : {}), ...(flags.reference ? { reference: flags.reference } : {}) } }
+              : {}),
+          },
+        );
+        let payment = result.payment;
+        if (flags.wait && !isTerminalPaymentStatus(payment.status)) {
+          const tracked = await trackPayments({ client, store, logger: context.logger }, { paymentIds: [payment.payment_id] });
+          payment = tracked.payments[0] ?? payment;
+        }
+        if (flags.json) process.stdout.write(JSON.stringify({ ...payment, resumed: result.resumed }) + '\n');
+        else process.stdout.write(`${line(payment)}${result.resumed ? '  (resumed an earlier request)' : ''}\n`);
+        // A payment the bank rejected is a refused operation (exit 1).
+        if (payment.status === 'Rejected') process.exitCode = ExitCode.Partial;
+      });
+    });
+
+  payments
+    .command('track')
+    .description('poll payments until AcceptedSettlementCompleted or Rejected (default: every stored payment still in flight)')
+    .argument('[ids...]', 'payment ids')
+    .option('--once', 'one pass, no waiting')
+    .option('--interval-seconds <n>', 'between passes', '5')
+    .option('--timeout-seconds <n>', 'stop waiting after this long (payments stay open for the next run)', '600')
+    .option('--json', 'print the payments as JSON lines')
+    .action(async (ids: string[], flags: TrackFlags, command: Command) => {
+      await withContext(command, async (context) => {
+        const client = paymentsClient(context);
+        const result = await trackPayments(
+          { client, store: context.store(), logger: context.logger },
+          {
+            ...(ids.length > 0 ? { paymentIds: ids } : {}),
+            wait: !flags.once,
+            intervalMs: seconds(flags.intervalSeconds, '--interval-seconds'),
+            timeoutMs: seconds(flags.timeoutSeconds, '--timeout-seconds'),
+          },
+        );
+        for (const payment of result.payments) process.stdout.write(flags.json ? JSON.stringify(payment) + '\n' : `${line(payment)}\n`);
+        for (const failure of result.failures) {
+          const error = toCliError(failure.error);
+          process.stderr.write(`bankdata: payment ${failure.paymentId}: ${error instanceof Error ? error.message : String(error)}\n`);
+        }
+        if (result.failures.length > 0) {
+          const allUnreachable = result.failures.every((f) => f.error instanceof UnavailableError);
+          process.exitCode = allUnreachable && result.payments.length === 0 ? ExitCode.Unavailable : ExitCode.Partial;
+        }
+      });
+    });
+
+  payments
+    .command('show')
+    .description('a stored payment and its status history')
+    .argument('<id>', 'payment id')
+    .option('--json', 'print as JSON')
+    .action(async (id: string, flags: { json?: boolean }, command: Command) => {
+      await withContext(command, async (context) => {
+        const store = context.store();
+        const row = getPaymentRow(store.db, id);
+        if (!row) throw new UsageError(`payment ${id} is not stored`, 'bankdata payments track ID fetches it');
+        const history = listPaymentHistory(store.db, id).map((h) => ({ status: h.status, status_updated_at: h.statusUpdatedAt, observed_at: h.observedAt }));
+        const match = store.sqlite.prepare('SELECT bank, account_id, transaction_id, match_rule FROM v_payment_matches WHERE payment_id = ?').get(id) ?? null;
+        const view = store.sqlite.prepare('SELECT * FROM v_payments WHERE payment_id = ?').get(id);
+        if (flags.json) {
+          process.stdout.write(JSON.stringify({ payment: view, history, match }) + '\n');
+          return;
+        }
+        process.stdout.write(`${JSON.stringify(view)}\n`);
+        for (const h of history) process.stdout.write(`  ${h.status_updated_at}  ${h.status}\n`);
+        process.stdout.write(match ? `  matched: ${JSON.stringify(match)}\n` : '  not matched\n');
+      });
+    });
+
+  payments
+    .command('reconcile')
+    .description('settled payments matched to the bank transactions that carry them; unmatched and ambiguous ones listed')
+    .option('--json', 'print as JSON')
+    .action(async (flags: { json?: boolean }, command: Command) => {
+      await withContext(command, async (context) => {
+        const summary = reconciliationSummary(context.store());
+        if (flags.json) {
+          process.stdout.write(JSON.stringify(summary) + '\n');
+          return;
+        }
+        process.stdout.write(`settled ${summary.settled}, matched ${summary.matched}, unmatched ${summary.unmatched.length}, ambiguous ${summary.ambiguous.length}\n`);
+        for (const u of summary.unmatched) process.stdout.write(`  unmatched ${u.payment_id}  ${u.amount} ${u.currency}  ${[u.particulars, u.code, u.reference].join('/')}\n`);
+        for (const a of summary.ambiguous) {
+          process.stdout.write(`  ambiguous ${a.payment_id}  ${a.reason}: ${a.candidates.map((c) => `${c.bank}/${c.account_id}/${c.transaction_id}`).join(', ')}\n`);
+        }
+      });
+    });
+}

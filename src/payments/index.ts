@@ -1,0 +1,14 @@
+/** Payments: create (stored idempotency key, the seed's table), track, reconcile. */
+export { createPayment, PaymentNotMadeError, type CreatePaymentDeps, type CreatePaymentResult } from './create';
+export { checkPaymentRequest, PaymentRuleError, type PaymentRequestInput } from './request';
+export { syncPayments, trackPayments, type TrackDeps, type TrackOptions, type TrackResult } from './track';
+export {
+  listReconciliationIssues,
+  reconciliationSummary,
+  type AmbiguousMatch,
+  type ReconciliationIssues,
+  type ReconciliationSummary,
+  type TransactionRef,
+  type UnmatchedPayment,
+} from './reconcile';
+export { getPaymentRow, listOpenPayments, listPaymentHistory, type PaymentAttemptRow, type PaymentRow, type PaymentStatusRow } from './payment-store';

@@ -1,0 +1,66 @@
+/**
+ * What a payment request may carry, judged locally against the consent before anything is sent:
+ * a single consent sends neither amount nor PCR (BP235), an enduring one sends both, a quick
+ * payment takes no payment (BP018), and nothing ever sends surcharge or total_charge (BP276).
+ */
+import type { CreatePaymentRequest, PaymentAmount, PaymentConsent, Pcr } from '../api/payments/schemas';
+import { PaymentAmount as AmountSchema, Pcr as PcrSchema } from '../api/payments/schemas';
+
+export interface PaymentRequestInput {
+  consentId: string;
+  amount?: PaymentAmount;
+  pcr?: Pcr;
+}
+
+/** A local rule check that fails: it names the seed's code (exit 2). */
+export class PaymentRuleError extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+  ) {
+    super(`${message} (${code})`);
+    this.name = 'PaymentRuleError';
+  }
+}
+
+export function checkPaymentRequest(consent: PaymentConsent, input: PaymentRequestInput): CreatePaymentRequest {
+  if (consent.type === 'quick_payment') {
+    throw new PaymentRuleError('BP018', `consent ${consent.consent_id} is a quick payment: it completes at the gateway and takes no payment`);
+  }
+  if (consent.type === 'single') {
+    if (input.amount || input.pcr) {
+      throw new PaymentRuleError('BP235', 'a single consent sends neither amount nor particulars/code/reference: they come from the consent');
+    }
+    return { consent_id: consent.consent_id };
+  }
+  if (!input.amount || !input.pcr) {
+    throw new PaymentRuleError('BP299', 'an enduring consent needs --amount and --particulars (code and reference optional)');
+  }
+  const amount = AmountSchema.safeParse(input.amount);
+  if (!amount.success) throw new PaymentRuleError('BP299', 'amount must be a decimal with at most 2 decimals, above zero, currency NZD');
+  const pcr = PcrSchema.safeParse(input.pcr);
+  if (!pcr.success) throw new PaymentRuleError('BP299', 'particulars (required), code and reference are at most 12 printable characters each');
+  return { consent_id: consent.consent_id, amount: amount.data, pcr: stripEmpty(pcr.data) };
+}
+
+function stripEmpty(pcr: Pcr): Pcr {
+  return {
+    particulars: pcr.particulars,
+    ...(pcr.code ? { code: pcr.code } : {}),
+    ...(pcr.reference ? { reference: pcr.reference } : {}),
+  };
+}
+
+/** The body in canonical form (sorted keys): how an attempt is recognised on a rerun. */
+export function canonicalRequest(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalRequest).join(',')}]`;
+  if (typeof value === 'object' && value !== null) {
+    const record = value as Record<string, unknown>;
+    return `{${Object.keys(record)
+      .sort()
+      .filter((k) => record[k] !== undefined)
+      .map((k) => `${JSON.stringify(k)}:${canonicalRequest(record[k])}`)
+      .join(',')}}`;
+  }
+  return JSON.stringify(value);
+}

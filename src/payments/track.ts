@@ -1,0 +1,83 @@
+/**
+ * Tracking: non-terminal payments are polled (GET /payments/v1/payments/{id}) until
+ * AcceptedSettlementCompleted or Rejected; each answer lands in `payments` and its status in
+ * the history. `syncPayments` is one pass, for the nightly sync.
+ */
+import { UnavailableError } from '../api/errors';
+import { isTerminalPaymentStatus, type Payment } from '../api/payments/schemas';
+import type { PaymentsClient } from '../api/payments';
+import { realSleep } from '../api/retry';
+import { silentLogger, type Logger } from '../log';
+import type { Store } from '../store';
+import { listOpenPayments, recordPayment } from './payment-store';
+
+export interface TrackDeps {
+  client: PaymentsClient;
+  store: Store;
+  logger?: Logger;
+  now?: () => Date;
+  sleep?: (ms: number) => Promise<void>;
+}
+
+export interface TrackOptions {
+  /** These payments (known or not); default every stored payment not yet terminal. */
+  paymentIds?: readonly string[];
+  /** Poll until every payment is terminal (default); false: one pass. */
+  wait?: boolean;
+  /** Between passes (default 5 s). */
+  intervalMs?: number;
+  /** Give up waiting after this long (default 10 minutes); the payments stay open for the next run. */
+  timeoutMs?: number;
+}
+
+export interface TrackResult {
+  /** Each payment as last seen. */
+  payments: Payment[];
+  /** Still in flight when tracking stopped. */
+  open: string[];
+  /** Payments whose GET failed on the last pass. */
+  failures: { paymentId: string; error: unknown }[];
+  passes: number;
+}
+
+export async function trackPayments(deps: TrackDeps, options: TrackOptions = {}): Promise<TrackResult> {
+  const { client, store } = deps;
+  const logger = deps.logger ?? silentLogger;
+  const now = deps.now ?? (() => new Date());
+  const sleep = deps.sleep ?? realSleep;
+  const wait = options.wait ?? true;
+  const intervalMs = options.intervalMs ?? 5_000;
+  const deadline = Date.now() + (options.timeoutMs ?? 10 * 60_000);
+
+  let pending = [...new Set(options.paymentIds ?? listOpenPayments(store.db).map((p) => p.paymentId))];
+  const seen = new Map<string, Payment>();
+  let failures: TrackResult['failures'] = [];
+  let passes = 0;
+  for (;;) {
+    passes += 1;
+    failures = [];
+    const stillOpen: string[] = [];
+    for (const id of pending) {
+      try {
+        const payment = await client.getPayment(id);
+        recordPayment(store.db, payment, now());
+        seen.set(id, payment);
+        if (!isTerminalPaymentStatus(payment.status)) stillOpen.push(id);
+      } catch (error) {
+        // An unreachable service is retried next pass; anything else is reported for this payment.
+        failures.push({ paymentId: id, error });
+        if (error instanceof UnavailableError) stillOpen.push(id);
+        logger.warn('payment poll failed', { payment_id: id, reason: error instanceof Error ? error.message : String(error) });
+      }
+    }
+    pending = stillOpen;
+    if (!wait || pending.length === 0 || Date.now() + intervalMs > deadline) break;
+    await sleep(intervalMs);
+  }
+  return { payments: [...seen.values()], open: pending, failures, passes };
+}
+
+/** One pass over every stored payment not yet terminal (the nightly sync's part). */
+export function syncPayments(deps: TrackDeps): Promise<TrackResult> {
+  return trackPayments(deps, { wait: false });
+}
