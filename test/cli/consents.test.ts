@@ -1,0 +1,135 @@
+/**
+ * `bankdata consents …` and `bankdata meta` end to end: the real binary against the emulator,
+ * asserting exit codes, output and the database.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ConsentId } from '../../src/api/schemas';
+import type { StartedEmulator } from '../../src/emulator';
+import { openStore } from '../../src/store';
+import { REDIRECT_URI, control, startTestEmulator } from '../api/emulator-helpers';
+import { runCli, spawnCli, waitFor } from './cli-process';
+
+let emu: StartedEmulator;
+let dir: string;
+let env: Record<string, string>;
+
+beforeAll(async () => {
+  emu = await startTestEmulator();
+  dir = mkdtempSync(join(tmpdir(), 'bankdata-consents-cli-'));
+  env = {
+    BANKDATA_DATA_BASE_URL: emu.baseUrl,
+    BANKDATA_CLIENT_ID: emu.clientId,
+    BANKDATA_CLIENT_SECRET: emu.clientSecret,
+    BANKDATA_DB: join(dir, 'bankdata.sqlite'),
+    BANKDATA_REDIRECT_WHITELIST: REDIRECT_URI,
+  };
+});
+afterAll(async () => {
+  await emu.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const registered = () => {
+  const store = openStore(env.BANKDATA_DB!);
+  try {
+    return store.consents.list().map((c) => ({ id: c.consentId, ended: c.endedReason }));
+  } finally {
+    store.close();
+  }
+};
+
+describe('consents add (issue 4)', () => {
+  it('refuses a file with a bad id (exit 2, naming file and line) and adds nothing', async () => {
+    const file = join(dir, 'bad.txt');
+    writeFileSync(file, `# seeded\n${emu.consentIds[0]}\nC0A8012E-7D3B-4F5E-9A61-2B9F4C1D8E70\n`);
+    const r = await runCli(['consents', 'add', '--from-file', file], { env });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(`${file}:3: C0A8012E-7D3B-4F5E-9A61-2B9F4C1D8E70`);
+    expect(registered()).toEqual([]);
+  });
+
+  it('adds ids from arguments and a file with comments; says added, already registered, re-registered', async () => {
+    const [a, b, c] = emu.consentIds as [string, string, string];
+    const file = join(dir, 'ids.txt');
+    writeFileSync(file, `# consents of the shop\n${b}   # main account\n\n${a}\n`);
+    const first = await runCli(['consents', 'add', a, c, '--from-file', file], { env });
+    expect(first.code).toBe(0);
+    expect(first.stdout).toBe(`added ${a}\nadded ${c}\nadded ${b}\n`);
+    const store = openStore(env.BANKDATA_DB!);
+    store.consents.markEnded(c as ConsentId, 'BDT410');
+    store.close();
+    const second = await runCli(['consents', 'add', a, c], { env });
+    expect(second.stdout).toBe(`already registered ${a}\nre-registered ${c}\n`);
+    expect(registered().map((r) => r.ended)).toEqual([null, null, null]);
+  });
+});
+
+describe('consents list / show', () => {
+  it('list --offline --json shows the registry without a request; list reads each status live', async () => {
+    const before = emu.requests().length;
+    const offline = await runCli(['consents', 'list', '--offline', '--json'], { env });
+    expect(offline.code).toBe(0);
+    expect(emu.requests().length).toBe(before);
+    const rows = JSON.parse(offline.stdout) as { consent_id: string; live: boolean; status: string | null }[];
+    expect(rows.map((r) => [r.live, r.status])).toEqual([[false, null], [false, null], [false, null]]);
+
+    const live = await runCli(['consents', 'list', '--json'], { env });
+    expect(live.code).toBe(0);
+    const liveRows = JSON.parse(live.stdout) as { consent_id: string; live: boolean; status: string; days_to_expiry: number | null }[];
+    for (const row of liveRows) {
+      expect(row.live).toBe(true);
+      expect(row.status).toBe(emu.consent(row.consent_id)!.status);
+    }
+    const reads = emu.requests().filter((r) => r.method === 'GET' && r.path.startsWith('/v1/consents/'));
+    expect(reads.map((r) => r.consent_id).sort()).toEqual(liveRows.map((r) => r.consent_id).sort());
+  });
+
+  it('show prints one consent with its live status', async () => {
+    const id = emu.consentIds[0]!;
+    const r = await runCli(['consents', 'show', id], { env });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain(`consent      ${id}`);
+    expect(r.stdout).toContain(`status       ${emu.consent(id)!.status} (live)`);
+  });
+});
+
+describe('consents create / revoke, meta', () => {
+  it('a local rule failure is exit 2 naming the rule and its code, and sends nothing', async () => {
+    const before = emu.requests().filter((r) => r.method === 'POST' && r.path === '/v1/consents').length;
+    const r = await runCli(['consents', 'create', '--bank', 'PNZ', '--flow', 'redirect', '--redirect-uri', 'https://app.example.nz/other'], { env });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('redirect URI whitelist (BDT211)');
+    expect(emu.requests().filter((x) => x.method === 'POST' && x.path === '/v1/consents').length).toBe(before);
+  });
+
+  it('a consent the customer rejects ends with exit 1 and is not registered', async () => {
+    const run = spawnCli(['consents', 'create', '--bank', 'PNZ', '--flow', 'redirect'], { env });
+    const id = await waitFor(() => /consent ([0-9a-f-]{36}) created/.exec(run.stdout())?.[1]);
+    await control(emu, 'POST', `consents/${id}/reject`);
+    expect(await run.exited).toBe(1);
+    expect(run.stdout()).toContain('Rejected: the consent was not authorised');
+    expect(registered().map((r) => r.id)).not.toContain(id);
+  });
+
+  it('revoke answers done, then done again for BDT702; the registered consent is no longer synced', async () => {
+    const id = emu.consentIds.find((c) => emu.consent(c)?.status === 'Authorised')!;
+    await runCli(['consents', 'add', id], { env });
+    const first = await runCli(['consents', 'revoke', id], { env });
+    expect([first.code, first.stdout]).toEqual([0, `${id} revoked; no longer synced\n`]);
+    const again = await runCli(['consents', 'revoke', id], { env });
+    expect([again.code, again.stdout]).toEqual([0, `${id} already revoked (BDT702); no longer synced\n`]);
+    expect(registered().find((r) => r.id === id)?.ended).toBe('Revoked');
+  });
+
+  it('meta prints a table per bank, and --json the response', async () => {
+    const table = await runCli(['meta'], { env });
+    expect(table.code).toBe(0);
+    expect(table.stdout).toMatch(/^BANK\s+REDIRECT\s+DECOUPLED\s+GATEWAY/);
+    expect(table.stdout).toContain('PNZ   yes PT10M');
+    const json = await runCli(['meta', '--json'], { env });
+    expect((JSON.parse(json.stdout) as { name: string }[]).map((b) => b.name)).toEqual(['PNZ']);
+  });
+});

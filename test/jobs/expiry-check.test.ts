@@ -1,0 +1,76 @@
+/**
+ * The consent-expiry check against the emulator: Authorised consents whose expiration_date_time
+ * is within expiryWarningDays whole NZ days are warned about; ended ones are listed for
+ * re-consent; the run is recorded in v_runs and job_runs.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { EXPIRY_CHECK, buildJobs, checkConsentExpiry, type JobContext } from '../../jobs';
+import type { StartedEmulator } from '../../src/emulator';
+import { silentLogger } from '../../src/log';
+import { openStore, type Store } from '../../src/store';
+import { authorisedConsent, clientFor, consentBody, control, startTestEmulator } from '../api/emulator-helpers';
+
+let emu: StartedEmulator;
+let store: Store;
+let dir: string;
+
+beforeEach(async () => {
+  emu = await startTestEmulator();
+  dir = mkdtempSync(join(tmpdir(), 'bankdata-expiry-'));
+  store = openStore(join(dir, 'bankdata.sqlite'));
+});
+afterEach(async () => {
+  store.close();
+  await emu.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+function jobContext(): JobContext {
+  return {
+    store,
+    client: clientFor(emu).client,
+    dataDir: dir,
+    sync: { lookbackDays: 14, floor: null, concurrency: 2, windowDays: 31 },
+    expiryWarningDays: 14,
+    logger: silentLogger,
+    // The emulator's data clock: "today" is the bank's today.
+    now: () => emu.now().toJSDate(),
+  };
+}
+
+describe('consent-expiry check (warns expiryWarningDays before expiration_date_time)', () => {
+  it('lists Authorised consents expiring within 14 NZ days, not those further out, and ended ones for re-consent', async () => {
+    const ctx = jobContext();
+    const soon = await authorisedConsent(emu, ctx.client, { expiration: emu.now().plus({ days: 10 }) });
+    const edge = await authorisedConsent(emu, ctx.client, { expiration: emu.now().plus({ days: 14 }) });
+    const later = await authorisedConsent(emu, ctx.client, { expiration: emu.now().plus({ days: 20 }) });
+    const { consent_id: rejected } = await ctx.client.createConsent(consentBody(emu));
+    await control(emu, 'POST', `consents/${rejected}/reject`);
+    for (const id of [soon, edge, later, rejected]) store.consents.add(id);
+
+    const result = await checkConsentExpiry(ctx);
+    expect(result.expiring.map((c) => [c.consent_id, c.days_to_expiry])).toEqual([
+      [soon, 10],
+      [edge, 14],
+    ]);
+    expect(result.ended).toEqual([{ consent_id: rejected, bank: 'PNZ', reason: 'Rejected' }]);
+    expect(result.unread).toEqual([]);
+  });
+
+  it('the job run is recorded in v_runs and job_runs with the consents needing re-consent in its line', async () => {
+    const ctx = jobContext();
+    const soon = await authorisedConsent(emu, ctx.client, { expiration: emu.now().plus({ days: 3 }) });
+    store.consents.add(soon);
+    const job = buildJobs(ctx, { sync: '0 2 * * *', expiryCheck: '0 8 * * *', metaRefresh: '0 6 * * 1' }).find((j) => j.name === EXPIRY_CHECK)!;
+    const report = await job.run(new AbortController().signal, new Date('2025-06-02T20:00:00Z'));
+    expect(report).toMatchObject({ outcome: 'ok', details: { needs_reconsent: [soon] } });
+    const runs = store.sqlite.prepare('SELECT run_id, outcome, consents, requests, finished_at FROM v_runs').all();
+    expect(runs).toEqual([{ run_id: report.runId, outcome: 'ok', consents: 1, requests: expect.any(Number), finished_at: expect.any(String) }]);
+    expect(store.sqlite.prepare('SELECT job, scheduled_for FROM job_runs').all()).toEqual([
+      { job: EXPIRY_CHECK, scheduled_for: '2025-06-02T20:00:00.000Z' },
+    ]);
+  });
+});
