@@ -8,11 +8,13 @@ import { z } from 'zod';
 import type { RequestInfo } from '../context';
 import { handleControl } from '../control-routes';
 import { ApiError, badRequest, jsonReply, type Reply } from '../http-reply';
-import { isTerminalPaymentStatus } from '../../api/payments/schemas';
+import { PAYMENTS_SCOPES, isTerminalPaymentStatus } from '../../api/payments/schemas';
+import { randomUuid } from '../seeded-random';
 import type { PaymentsRuntime } from './request';
 import { PaymentsSettingsPatch, type PaymentsSettings } from './types';
 
 const RefuseBody = z.strictObject({ times: z.number().int().min(1).max(1000).optional() });
+const ClientBody = z.strictObject({ scopes: z.array(z.enum(PAYMENTS_SCOPES)) });
 
 function parseBody<T extends z.ZodType>(schema: T, raw: string): z.infer<T> {
   let value: unknown = {};
@@ -98,6 +100,11 @@ export function handlePaymentsControl(rt: PaymentsRuntime, rq: RequestInfo): Rep
     if (rq.method === 'PUT') state.settings = applyPaymentsSettings(state.settings, parseBody(PaymentsSettingsPatch, rq.body));
     else if (rq.method !== 'GET') throw new ApiError(405, `Method ${rq.method} not allowed`, undefined, { allow: 'GET, PUT' });
     return jsonReply(200, state.settings);
+  }
+  if (area === 'payments-clients' && n === 2 && rq.method === 'POST') {
+    // A client with only these scopes (403 tests); it owns no consents.
+    const client = state.auth.addClient(randomUuid(state.idRandom), state.auth.newSecret(), parseBody(ClientBody, rq.body).scopes);
+    return jsonReply(201, { client_id: client.clientId, client_secret: client.clientSecret, scope: client.scopes.join(' ') });
   }
   if (area === 'payments-tokens' && id === 'revoke' && n === 3 && rq.method === 'POST') {
     return jsonReply(200, { revoked: state.auth.revokeAll() });

@@ -1,0 +1,441 @@
+/**
+ * The Payments API emulator over real HTTP: token endpoint, request-id, every consent-state,
+ * validation, limit, idempotency, concurrency and availability code the seed ties to
+ * POST /payments/v1/payments and GET /payments/v1/payments/{id}, and settlement on the clock.
+ */
+import { randomUUID } from 'node:crypto';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { BP703_PATTERN, BP710_PATTERN } from '../../src/api/payments/schemas';
+import type { StartedEmulator } from '../../src/emulator';
+import { consentOf, ENDURING_BODY, PaymentsHttp, startPaymentsEmulator } from './helpers';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+let emu: StartedEmulator;
+let api: PaymentsHttp;
+beforeAll(async () => {
+  emu = await startPaymentsEmulator();
+  api = new PaymentsHttp(emu);
+});
+afterAll(() => emu.close());
+afterEach(() => emu.updatePaymentsSettings({ faults: { bp601: 0, bp602: 0, bp603: 0, bp709: 0, http500: 0, drop: 0 }, createDelayMs: 0 }));
+
+function expectError(reply: { status: number; json: any; headers: Headers }, status: number, code: string) {
+  expect(reply.status, JSON.stringify(reply.json)).toBe(status);
+  expect(reply.json.code).toBe(code);
+  expect(reply.json.status).toBe(status);
+  expect(reply.json.path).toBe('/payments/v1/payments');
+  expect(reply.json.timestamp).toMatch(/[+-]1[23]:00$/);
+  expect(reply.headers.get('request-id')).toMatch(UUID);
+}
+
+describe('token endpoint (seed Authentication 5)', () => {
+  it('issues a Bearer token with every Payments scope', async () => {
+    const res = await fetch(`${emu.paymentsBaseUrl}/oauth2/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ grant_type: 'client_credentials', client_id: emu.paymentsClientId, client_secret: emu.paymentsClientSecret }),
+    });
+    const json = (await res.json()) as { token_type: string; expires_in: number; scope: string };
+    expect(res.status).toBe(200);
+    expect(res.headers.get('request-id')).toMatch(UUID);
+    expect(json.token_type).toBe('Bearer');
+    expect(json.expires_in).toBe(3600);
+    expect(json.scope.split(' ')).toContain('create:payment');
+    expect(json.scope.split(' ')).toHaveLength(17);
+  });
+
+  it('answers 401 with the standard error body for a wrong secret, 403 for another grant type', async () => {
+    const post = (form: Record<string, string>) =>
+      fetch(`${emu.paymentsBaseUrl}/oauth2/token`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(form) });
+    const wrong = await post({ grant_type: 'client_credentials', client_id: emu.paymentsClientId, client_secret: 'not-the-secret' });
+    expect(wrong.status).toBe(401);
+    expect(await wrong.json()).toMatchObject({ status: 401, error: 'UNAUTHORIZED', path: '/oauth2/token' });
+    const grant = await post({ grant_type: 'password', client_id: emu.paymentsClientId, client_secret: emu.paymentsClientSecret });
+    expect(grant.status).toBe(403);
+    expect(await grant.json()).toMatchObject({ status: 403, path: '/oauth2/token' });
+  });
+
+  it('refuses a Data API token and the Data API refuses a Payments token (401, separate credentials)', async () => {
+    const dataToken = (await (
+      await fetch(`${emu.baseUrl}/oauth2/token`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ grant_type: 'client_credentials', client_id: emu.clientId, client_secret: emu.clientSecret }),
+      })
+    ).json()) as { access_token: string };
+    const onPayments = await api.call('GET', `/payments/v1/payments/${randomUUID()}`, { token: dataToken.access_token });
+    expect(onPayments.status).toBe(401);
+    expect(onPayments.text).toBe('');
+    expect(onPayments.headers.get('www-authenticate')).toBe('Bearer error="invalid_token"');
+    const paymentsToken = await api.issueToken();
+    const onData = await fetch(`${emu.baseUrl}/v1/meta`, { headers: { authorization: `Bearer ${paymentsToken}` } });
+    expect(onData.status).toBe(401);
+  });
+
+  it('answers 401 (bare Bearer) without a token, and 403 without code when the client lacks create:payment or view:payment', async () => {
+    const none = await api.call('POST', '/payments/v1/payments', { token: null, body: { consent_id: randomUUID() } });
+    expect(none.status).toBe(401);
+    expect(none.headers.get('www-authenticate')).toBe('Bearer');
+    expect(none.headers.get('request-id')).toMatch(UUID);
+    const client = (await api.control('POST', '/payments-clients', { scopes: ['view:single_consent'] })).json as { client_id: string; client_secret: string };
+    const token = (await (
+      await fetch(`${emu.paymentsBaseUrl}/oauth2/token`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ grant_type: 'client_credentials', client_id: client.client_id, client_secret: client.client_secret }),
+      })
+    ).json()) as { access_token: string };
+    const create = await api.call('POST', '/payments/v1/payments', { token: token.access_token, body: { consent_id: consentOf(emu, 'single-3') } });
+    expect(create.status).toBe(403);
+    expect(create.json.code).toBeUndefined();
+    expect(create.json.message).toContain('create:payment');
+    const get = await api.call('GET', `/payments/v1/payments/${randomUUID()}`, { token: token.access_token });
+    expect(get.status).toBe(403);
+  });
+});
+
+describe('consent state codes (seed "Payments API: consent state")', () => {
+  const cases: [string, Parameters<typeof consentOf>[1], number, string, Record<string, unknown>?][] = [
+    ['unpaid 48 hours after authorisation', 'single-unpaid-48h', 422, 'BP002'],
+    ['already consumed', 'single-consumed', 422, 'BP002'],
+    ['rejected', 'single-rejected', 422, 'BP002'],
+    ['enduring past expiry_timestamp', 'enduring-expired', 422, 'BP003', ENDURING_BODY],
+    ['exceeded its request timeout', 'single-request-timeout', 422, 'BP004'],
+    ['revoked', 'single-revoked', 422, 'BP015'],
+    ['not yet authorised', 'single-awaiting', 422, 'BP017'],
+    ['gateway awaiting submission', 'single-gateway-awaiting', 422, 'BP017'],
+    ['a quick payment', 'quick-payment', 422, 'BP018'],
+    ['gateway timed out', 'single-gateway-timeout', 422, 'BP021'],
+  ];
+  for (const [what, role, status, code, body] of cases) {
+    it(`refuses a payment on a consent ${what} with ${status} ${code}`, async () => {
+      expectError(await api.pay(consentOf(emu, role), body ?? {}), status, code);
+    });
+  }
+
+  it('refuses a consent that does not exist with 404 BP101', async () => {
+    expectError(await api.pay(randomUUID()), 404, 'BP101');
+  });
+
+  it('refuses a consent for another bank than the payer authorised at with 422 BP035', async () => {
+    expectError(await api.pay(consentOf(emu, 'enduring-other-payer-bank'), ENDURING_BODY), 422, 'BP035');
+  });
+});
+
+describe('request validation codes', () => {
+  it('BP235: a single-consent payment with amount or pcr', async () => {
+    expectError(await api.pay(consentOf(emu, 'single-3'), { amount: { total: '19.99', currency: 'NZD' } }), 400, 'BP235');
+    expectError(await api.pay(consentOf(emu, 'single-3'), { pcr: { particulars: 'X' } }), 400, 'BP235');
+  });
+
+  it('BP276: surcharge or total_charge sent', async () => {
+    expectError(await api.pay(consentOf(emu, 'single-3'), { surcharge: { total: '1.00', currency: 'NZD' } }), 400, 'BP276');
+    expectError(await api.pay(consentOf(emu, 'enduring'), { ...ENDURING_BODY, total_charge: { total: '121.00', currency: 'NZD' } }), 400, 'BP276');
+  });
+
+  it('BP216: the consent\'s bank is not set up for the merchant', async () => {
+    expectError(await api.pay(consentOf(emu, 'single-unconfigured-bank')), 400, 'BP216');
+  });
+
+  it('BP299: idempotency-key, request-id or x-correlation-id not a UUID, consent_id not a UUID, malformed amount', async () => {
+    const consent = consentOf(emu, 'single-3');
+    expectError(await api.pay(consent, {}, 'not-a-uuid'), 400, 'BP299');
+    for (const header of ['request-id', 'x-correlation-id']) {
+      const reply = await api.call('POST', '/payments/v1/payments', { body: { consent_id: consent }, headers: { [header]: 'abc', 'idempotency-key': randomUUID() } });
+      expectError(reply, 400, 'BP299');
+    }
+    expectError(await api.pay('not-a-uuid'), 400, 'BP299');
+    expectError(await api.pay(consentOf(emu, 'enduring'), { ...ENDURING_BODY, amount: { total: 12.5, currency: 'NZD' } }), 400, 'BP299');
+    expectError(await api.pay(consentOf(emu, 'enduring'), { pcr: ENDURING_BODY.pcr }), 400, 'BP299');
+    const notJson = await api.call('POST', '/payments/v1/payments', { body: '{', headers: { 'idempotency-key': randomUUID() } });
+    expectError(notJson, 400, 'BP299');
+  });
+});
+
+describe('limits (seed "Payments API: payments and limits")', () => {
+  const pay = (total: string) => api.pay(consentOf(emu, 'enduring'), { ...ENDURING_BODY, amount: { total, currency: 'NZD' } });
+  it('BP229: over the bank payment_limit (PNZ 10,000.00)', async () => expectError(await pay('10000.01'), 400, 'BP229'));
+  it('BP230: over the merchant limit (5,000.00)', async () => expectError(await pay('5000.01'), 400, 'BP230'));
+  it('BP262: larger than maximum_amount_period (1,000.00)', async () => expectError(await pay('1000.01'), 400, 'BP262'));
+  it('BP263: larger than maximum_amount_payment (300.00)', async () => expectError(await pay('300.01'), 400, 'BP263'));
+});
+
+describe('payments and their lifecycle', () => {
+  it('creates a payment (201) and GET shows it Pending, then AcceptedSettlementInProcess, then AcceptedSettlementCompleted as the clock moves', async () => {
+    const key = randomUUID();
+    const created = await api.pay(consentOf(emu, 'single-1'), {}, key);
+    expect(created.status).toBe(201);
+    expect(created.headers.get('request-id')).toMatch(UUID);
+    expect(created.json).toMatchObject({ status: 'Pending', amount: { total: '25.00', currency: 'NZD' }, pcr: { particulars: 'INV1001' }, idempotency_key: key });
+    const id = created.json.payment_id as string;
+    const get = () => api.call('GET', `/payments/v1/payments/${id}`);
+    expect((await get()).json.status).toBe('Pending');
+    emu.advance(5_000);
+    expect((await get()).json.status).toBe('AcceptedSettlementInProcess');
+    emu.advance(55_000);
+    const done = await get();
+    expect(done.json.status).toBe('AcceptedSettlementCompleted');
+    expect(done.headers.get('request-id')).toMatch(UUID);
+    // The single consent is Consumed: a second payment with a new key is BP002.
+    expectError(await api.pay(consentOf(emu, 'single-1')), 422, 'BP002');
+  });
+
+  it('a payment the bank rejects ends Rejected, and its single consent can pay again with a fresh key', async () => {
+    const first = await api.pay(consentOf(emu, 'single-2'));
+    expect(first.status).toBe(201);
+    await api.control('POST', `/payments/${first.json.payment_id}/reject`);
+    const rejected = await api.call('GET', `/payments/v1/payments/${first.json.payment_id}`);
+    expect(rejected.json.status).toBe('Rejected');
+    const again = await api.pay(consentOf(emu, 'single-2'));
+    expect(again.status).toBe(201);
+  });
+
+  it('GET answers 404 BP102 for an unknown payment and 400 BP299 for an id that is not a UUID', async () => {
+    const unknown = await api.call('GET', `/payments/v1/payments/${randomUUID()}`);
+    expect(unknown.status).toBe(404);
+    expect(unknown.json.code).toBe('BP102');
+    const bad = await api.call('GET', '/payments/v1/payments/xyz');
+    expect(bad.status).toBe(400);
+    expect(bad.json.code).toBe('BP299');
+  });
+
+  it('becomes GatewayTimeout (BP021) and request-timeout (BP004) as the clock passes 15 and 10 minutes', async () => {
+    const fresh = await startPaymentsEmulator();
+    try {
+      const http = new PaymentsHttp(fresh);
+      expect((await http.pay(consentOf(fresh, 'single-awaiting'))).json.code).toBe('BP017');
+      expect((await http.pay(consentOf(fresh, 'single-gateway-awaiting'))).json.code).toBe('BP017');
+      fresh.advance(11 * 60_000);
+      expect((await http.pay(consentOf(fresh, 'single-awaiting'))).json.code).toBe('BP004');
+      expect((await http.pay(consentOf(fresh, 'single-gateway-awaiting'))).json.code).toBe('BP021');
+    } finally {
+      await fresh.close();
+    }
+  });
+});
+
+describe('idempotency and concurrency (all 409)', () => {
+  it('BP702: the same key with a different payload', async () => {
+    const key = randomUUID();
+    expect((await api.pay(consentOf(emu, 'enduring'), ENDURING_BODY, key)).status).toBe(201);
+    expectError(await api.pay(consentOf(emu, 'enduring'), { ...ENDURING_BODY, amount: { total: '121.00', currency: 'NZD' } }, key), 409, 'BP702');
+  });
+
+  it('BP703 names the payment still in flight; BP710 names it with its terminal status once settled', async () => {
+    const key = randomUUID();
+    const body = { ...ENDURING_BODY, amount: { total: '11.00', currency: 'NZD' } };
+    const created = await api.pay(consentOf(emu, 'enduring'), body, key);
+    const id = created.json.payment_id as string;
+    const again = await api.pay(consentOf(emu, 'enduring'), body, key);
+    expectError(again, 409, 'BP703');
+    expect(BP703_PATTERN.exec(again.json.message)?.[1]).toBe(id);
+    emu.advance(60_000);
+    const terminal = await api.pay(consentOf(emu, 'enduring'), body, key);
+    expectError(terminal, 409, 'BP710');
+    expect(BP710_PATTERN.exec(terminal.json.message)?.slice(1, 3)).toEqual([id, 'AcceptedSettlementCompleted']);
+  });
+
+  it('BP710 names a Rejected payment too', async () => {
+    const key = randomUUID();
+    const body = { ...ENDURING_BODY, amount: { total: '12.00', currency: 'NZD' } };
+    const created = await api.pay(consentOf(emu, 'enduring'), body, key);
+    await api.control('POST', `/payments/${created.json.payment_id}/reject`);
+    const terminal = await api.pay(consentOf(emu, 'enduring'), body, key);
+    expect(BP710_PATTERN.exec(terminal.json.message)?.slice(1, 3)).toEqual([created.json.payment_id, 'Rejected']);
+  });
+
+  it('BP708 for the same key while its request is in progress; BP712 for another request on the consent', async () => {
+    emu.updatePaymentsSettings({ createDelayMs: 400 });
+    const key = randomUUID();
+    const body = { ...ENDURING_BODY, amount: { total: '13.00', currency: 'NZD' } };
+    const first = api.pay(consentOf(emu, 'enduring'), body, key);
+    await new Promise((r) => setTimeout(r, 100));
+    const [sameKey, otherKey] = await Promise.all([api.pay(consentOf(emu, 'enduring'), body, key), api.pay(consentOf(emu, 'enduring'), body)]);
+    expectError(sameKey, 409, 'BP708');
+    expectError(otherKey, 409, 'BP712');
+    expect((await first).status).toBe(201);
+  });
+
+  it('BP713: the same payment within a minute without an idempotency-key', async () => {
+    const body = { ...ENDURING_BODY, amount: { total: '14.00', currency: 'NZD' } };
+    expect((await api.pay(consentOf(emu, 'enduring'), body, null)).status).toBe(201);
+    expectError(await api.pay(consentOf(emu, 'enduring'), body, null), 409, 'BP713');
+    emu.advance(61_000);
+    expect((await api.pay(consentOf(emu, 'enduring'), body, null)).status).toBe(201);
+  });
+
+  it('BP709: the consent changed under the request (fault), nothing made', async () => {
+    emu.updatePaymentsSettings({ faults: { bp709: 1 } });
+    const before = emu.payments().length;
+    expectError(await api.pay(consentOf(emu, 'enduring'), { ...ENDURING_BODY, amount: { total: '15.00', currency: 'NZD' } }), 409, 'BP709');
+    expect(emu.payments()).toHaveLength(before);
+  });
+});
+
+describe('the bank and the period', () => {
+  it('BP036: the bank refuses for this period; the consent stays Authorised, the same key replays BP036, a new key pays', async () => {
+    const consent = consentOf(emu, 'single-3');
+    await api.control('POST', `/payment-consents/${consent}/bank-refuse`, { times: 1 });
+    const key = randomUUID();
+    expectError(await api.pay(consent, {}, key), 422, 'BP036');
+    const view = await api.call('GET', `/payments/v1/consents/${consent}`);
+    expect(view.json.status).toBe('Authorised');
+    expectError(await api.pay(consent, {}, key), 422, 'BP036');
+    expect((await api.pay(consent)).status).toBe(201);
+  });
+
+  it('BP044: an enduring payment that would pass maximum_amount_period for the month', async () => {
+    const fresh = await startPaymentsEmulator();
+    try {
+      const http = new PaymentsHttp(fresh);
+      const consent = consentOf(fresh, 'enduring');
+      for (const total of ['300.00', '300.00', '300.00']) {
+        expect((await http.pay(consent, { ...ENDURING_BODY, amount: { total, currency: 'NZD' } })).status).toBe(201);
+      }
+      const over = await http.pay(consent, { ...ENDURING_BODY, amount: { total: '100.01', currency: 'NZD' } });
+      expect(over.status).toBe(422);
+      expect(over.json.code).toBe('BP044');
+      expect((await http.pay(consent, { ...ENDURING_BODY, amount: { total: '100.00', currency: 'NZD' } })).status).toBe(201);
+    } finally {
+      await fresh.close();
+    }
+  });
+});
+
+describe('availability (all 503, Retry-After)', () => {
+  for (const code of ['BP601', 'BP602', 'BP603'] as const) {
+    it(`${code}: 503 with Retry-After, and no payment made`, async () => {
+      emu.updatePaymentsSettings({ faults: { [code.toLowerCase()]: 1 } });
+      const before = emu.payments().length;
+      const reply = await api.pay(consentOf(emu, 'enduring'), { ...ENDURING_BODY, amount: { total: '16.00', currency: 'NZD' } });
+      expectError(reply, 503, code);
+      expect(reply.headers.get('retry-after')).toBe('1');
+      expect(emu.payments()).toHaveLength(before);
+    });
+  }
+
+  it('a 500 after the payment exists: the payment is there, and the same key names it (BP703)', async () => {
+    emu.updatePaymentsSettings({ faults: { http500: 1 } });
+    const key = randomUUID();
+    const body = { ...ENDURING_BODY, amount: { total: '17.00', currency: 'NZD' } };
+    expect((await api.pay(consentOf(emu, 'enduring'), body, key)).status).toBe(500);
+    emu.updatePaymentsSettings({ faults: { http500: 0 } });
+    expect(emu.payments().filter((p) => p.idempotency_key === key)).toHaveLength(1);
+    expect((await api.pay(consentOf(emu, 'enduring'), body, key)).json.code).toBe('BP703');
+  });
+});
+
+describe('payment consents (paths ours)', () => {
+  const redirect = { detail: { type: 'redirect', redirect_uri: 'https://app.example.nz/consent/return' }, flow_hint: { type: 'redirect', bank: 'PNZ' } };
+  const create = (body: unknown) => api.call('POST', '/payments/v1/consents', { body, headers: { 'idempotency-key': randomUUID() } });
+  const code = async (body: unknown) => (await create(body)).json.code as string;
+  const single = { type: 'single', flow: redirect, amount: { total: '5.00', currency: 'NZD' }, pcr: { particulars: 'P' } };
+
+  it('creates a single consent awaiting authorisation, authorised by the control route, with payments listed', async () => {
+    const created = await create(single);
+    expect(created.status).toBe(201);
+    const id = created.json.consent_id as string;
+    expect((await api.call('GET', `/payments/v1/consents/${id}`)).json).toMatchObject({ status: 'AwaitingAuthorisation', type: 'single', payments: [] });
+    await api.control('POST', `/payment-consents/${id}/authorise`);
+    const paid = await api.pay(id);
+    expect(paid.status).toBe(201);
+    const view = await api.call('GET', `/payments/v1/consents/${id}`);
+    expect(view.json.status).toBe('Consumed');
+    expect(view.json.payments.map((p: { payment_id: string }) => p.payment_id)).toEqual([paid.json.payment_id]);
+  });
+
+  it('BP214 redirect_uri not whitelisted; BP216 bank not set up; BP229/BP230 single amount over a limit', async () => {
+    expect(await code({ ...single, flow: { ...redirect, detail: { type: 'redirect', redirect_uri: 'https://evil.example.com/x' } } })).toBe('BP214');
+    expect(await code({ ...single, flow: { ...redirect, flow_hint: { type: 'redirect', bank: 'NZHL' } } })).toBe('BP216');
+    expect(await code({ ...single, amount: { total: '10000.01', currency: 'NZD' } })).toBe('BP229');
+    expect(await code({ ...single, amount: { total: '5000.01', currency: 'NZD' } })).toBe('BP230');
+  });
+
+  it('BP240 identifier type the bank lacks; BP265 identifier_value not a consent ID; BP289–BP293 callback_url', async () => {
+    const decoupled = (hint: object, callback?: string) => ({
+      ...single,
+      flow: { detail: { type: 'decoupled', ...(callback ? { callback_url: callback } : {}) }, flow_hint: { type: 'decoupled', bank: 'PNZ', ...hint } },
+    });
+    const known = consentOf(emu, 'single-1');
+    expect(await code(decoupled({ identifier_type: 'mobile_number', identifier_value: known }))).toBe('BP240');
+    expect(await code(decoupled({ identifier_type: 'consent_id', identifier_value: '+64-211234567' }))).toBe('BP265');
+    expect(await code(decoupled({ identifier_type: 'consent_id', identifier_value: randomUUID() }))).toBe('BP265');
+    const hint = { identifier_type: 'consent_id', identifier_value: known };
+    expect(await code(decoupled(hint, 'not a url'))).toBe('BP289');
+    expect(await code(decoupled(hint, 'ftp://hooks.example.nz/x'))).toBe('BP290');
+    expect(await code(decoupled(hint, 'https://localhost/x'))).toBe('BP292');
+    expect(await code(decoupled(hint, 'https://hooks.example.invalid/x'))).toBe('BP293');
+    expect((await create(decoupled(hint, 'http://hooks.example.nz/x'))).status).toBe(201); // sandbox accepts http
+  });
+
+  it('BP291: http callback_url in production', async () => {
+    const prod = await startPaymentsEmulator({ environment: 'production' });
+    try {
+      const http = new PaymentsHttp(prod);
+      const reply = await http.call('POST', '/payments/v1/consents', {
+        body: {
+          ...single,
+          flow: { detail: { type: 'decoupled', callback_url: 'http://hooks.example.nz/x' }, flow_hint: { type: 'decoupled', bank: 'PNZ', identifier_type: 'consent_id', identifier_value: consentOf(prod, 'single-1') } },
+        },
+      });
+      expect(reply.json.code).toBe('BP291');
+    } finally {
+      await prod.close();
+    }
+  });
+
+  it('BP283: enduring from_timestamp and expiry_timestamp on the same NZ date', async () => {
+    const enduring = { type: 'enduring', flow: redirect, period: 'month', maximum_amount_period: { total: '100.00', currency: 'NZD' } };
+    expect(await code({ ...enduring, from_timestamp: '2026-03-11T00:30:00+13:00', expiry_timestamp: '2026-03-11T23:30:00+13:00' })).toBe('BP283');
+    expect((await create({ ...enduring, from_timestamp: '2026-03-11T00:30:00+13:00', expiry_timestamp: '2026-03-12T00:30:00+13:00' })).status).toBe(201);
+  });
+
+  it('revoke: 204, then BP701; BP707 while a payment settles; BP011 on a consent never authorised or ended', async () => {
+    const fresh = await startPaymentsEmulator();
+    try {
+      const http = new PaymentsHttp(fresh);
+      const del = (role: Parameters<typeof consentOf>[1]) => http.call('DELETE', `/payments/v1/consents/${consentOf(fresh, role)}`);
+      expect((await del('single-3')).status).toBe(204);
+      expect((await del('single-3')).json.code).toBe('BP701');
+      expect((await del('single-rejected')).json.code).toBe('BP011');
+      expect((await del('single-awaiting')).json.code).toBe('BP011');
+      expect((await http.pay(consentOf(fresh, 'enduring'), ENDURING_BODY)).status).toBe(201);
+      expect((await del('enduring')).json.code).toBe('BP707');
+      fresh.advance(60_000);
+      expect((await del('enduring')).status).toBe(204);
+    } finally {
+      await fresh.close();
+    }
+  });
+});
+
+describe('shared state with the Data API', () => {
+  it('a settled payment credits the merchant account from its settlement instant, keyed pmt-<payment id>', async () => {
+    const fresh = await startPaymentsEmulator();
+    try {
+      const http = new PaymentsHttp(fresh);
+      const paid = await http.pay(consentOf(fresh, 'single-1'));
+      const { bank, accountId } = fresh.merchantAccount;
+      const id = `pmt-${(paid.json.payment_id as string).replace(/-/g, '')}`;
+      const has = () => fresh.world.transactionsAt(bank as 'PNZ', accountId, fresh.now()).some((t) => t.TransactionId === id);
+      expect(has()).toBe(false);
+      fresh.advance(59_000);
+      expect(has()).toBe(false);
+      fresh.advance(1_000);
+      const credit = fresh.world.transactionsAt(bank as 'PNZ', accountId, fresh.now()).find((t) => t.TransactionId === id)!;
+      expect(credit).toMatchObject({
+        CreditDebitIndicator: 'Credit',
+        Status: 'Booked',
+        Amount: { Amount: '25.00', Currency: 'NZD' },
+        TransactionReference: { CreditorReference: { Particulars: 'INV1001', Code: 'SHOP', Reference: 'ORDER-1001' } },
+      });
+      // And the Data API's request log saw the payments requests, with request ids.
+      const logged = fresh.requests().filter((r) => r.path === '/payments/v1/payments');
+      expect(logged).toHaveLength(1);
+      expect(logged[0]!.status).toBe(201);
+    } finally {
+      await fresh.close();
+    }
+  });
+});
