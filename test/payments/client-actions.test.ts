@@ -1,0 +1,398 @@
+/**
+ * The client action each Payments answer triggers (seed idempotency and availability tables):
+ * the mapping of every code, and the create flow against the real emulator, asserted on the
+ * emulator's payments, the request log and the stored attempts.
+ */
+import { randomUUID } from 'node:crypto';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { AuthenticationError, UnavailableError } from '../../src/api/errors';
+import {
+  ConsentCheckError,
+  PAYMENT_CODE_ACTIONS,
+  PaymentConsentError,
+  PaymentIdempotencyError,
+  PaymentNotFoundError,
+  PaymentRefusedError,
+  PaymentRequestError,
+  PaymentsRequestRejectedError,
+  PaymentsScopeError,
+  readNamedPayment,
+  toPaymentsError,
+  type PaymentsClient,
+} from '../../src/api/payments';
+import { BP703_MESSAGE, BP710_MESSAGE } from '../../src/api/payments/schemas';
+import type { StartedEmulator } from '../../src/emulator';
+import { createPayment, PaymentRuleError } from '../../src/payments';
+import { canonicalRequest } from '../../src/payments/request';
+import { insertAttempt } from '../../src/payments/payment-store';
+import type { Store } from '../../src/store';
+import { consentOf, ENDURING_BODY, freshStore, PaymentsHttp, paymentsClientFor, startPaymentsEmulator } from './helpers';
+
+const answer = (status: number, code: string | null, message = 'm') => ({ status, code, message, headers: { 'retry-after': '2' }, path: '/payments/v1/payments', requestId: 'r' });
+
+describe('toPaymentsError: every BP code to its class and the seed\'s client action', () => {
+  const expected: Record<string, [new (...args: never[]) => unknown, string]> = {
+    BP101: [PaymentConsentError, 'stop_consent_unusable'],
+    BP002: [PaymentConsentError, 'stop_consent_unusable'],
+    BP003: [PaymentConsentError, 'stop_consent_unusable'],
+    BP004: [PaymentConsentError, 'stop_consent_unusable'],
+    BP011: [PaymentConsentError, 'stop_consent_unusable'],
+    BP015: [PaymentConsentError, 'stop_consent_unusable'],
+    BP017: [PaymentConsentError, 'wait_for_authorisation'],
+    BP018: [PaymentConsentError, 'stop_consent_unusable'],
+    BP021: [PaymentConsentError, 'stop_consent_unusable'],
+    BP701: [PaymentConsentError, 'treat_as_done'],
+    BP707: [PaymentConsentError, 'revoke_after_settlement'],
+    BP035: [PaymentRequestError, 'fix_request'],
+    BP214: [PaymentRequestError, 'fix_request'],
+    BP216: [PaymentRequestError, 'fix_request'],
+    BP235: [PaymentRequestError, 'fix_request'],
+    BP240: [PaymentRequestError, 'fix_request'],
+    BP265: [PaymentRequestError, 'fix_request'],
+    BP276: [PaymentRequestError, 'fix_request'],
+    BP283: [PaymentRequestError, 'fix_request'],
+    BP289: [PaymentRequestError, 'fix_request'],
+    BP290: [PaymentRequestError, 'fix_request'],
+    BP291: [PaymentRequestError, 'fix_request'],
+    BP292: [PaymentRequestError, 'fix_request'],
+    BP293: [PaymentRequestError, 'fix_request'],
+    BP299: [PaymentRequestError, 'fix_request'],
+    BP036: [PaymentRefusedError, 'new_key_new_attempt'],
+    BP044: [PaymentRefusedError, 'refused'],
+    BP229: [PaymentRefusedError, 'refused'],
+    BP230: [PaymentRefusedError, 'refused'],
+    BP262: [PaymentRefusedError, 'refused'],
+    BP263: [PaymentRefusedError, 'refused'],
+    BP102: [PaymentNotFoundError, 'not_found'],
+    BP702: [PaymentIdempotencyError, 'new_key_for_distinct_request'],
+    BP703: [PaymentIdempotencyError, 'poll_named_payment'],
+    BP708: [PaymentIdempotencyError, 'retry_same_key'],
+    BP709: [PaymentIdempotencyError, 'retry'],
+    BP710: [PaymentIdempotencyError, 'resolve_by_terminal_status'],
+    BP712: [PaymentIdempotencyError, 'get_consent_payments'],
+    BP713: [PaymentIdempotencyError, 'always_send_key'],
+    BP603: [ConsentCheckError, 'get_consent_then_retry'],
+  };
+  for (const [code, [cls, action]] of Object.entries(expected)) {
+    it(`${code} → ${(cls as { name: string }).name}, action ${action}`, () => {
+      const error = toPaymentsError(answer(PAYMENT_CODE_ACTIONS[code]!.status, code));
+      expect(error).toBeInstanceOf(cls);
+      expect((error as { action: string }).action).toBe(action);
+      expect(error.code).toBe(code);
+    });
+  }
+
+  it('every code of the table is covered above', () => {
+    expect(Object.keys(PAYMENT_CODE_ACTIONS).sort()).toEqual([...Object.keys(expected), 'BP601', 'BP602'].sort());
+  });
+
+  it('BP601 and BP602 are UnavailableError with Retry-After (retried with the same key); 429, 500, 502, 504 too', () => {
+    for (const [status, code] of [[503, 'BP601'], [503, 'BP602'], [429, null], [500, null], [502, null], [504, null], [503, null]] as const) {
+      const error = toPaymentsError(answer(status, code));
+      expect(error).toBeInstanceOf(UnavailableError);
+      expect((error as UnavailableError).retryAfter).toBe('2');
+    }
+  });
+
+  it('401 after a fresh token is an AuthenticationError; 403 without code a scope error; an unknown code falls to its status', () => {
+    expect(toPaymentsError(answer(401, null))).toBeInstanceOf(AuthenticationError);
+    expect(toPaymentsError(answer(403, null))).toBeInstanceOf(PaymentsScopeError);
+    expect(toPaymentsError(answer(409, 'BP799'))).toBeInstanceOf(PaymentsRequestRejectedError);
+    expect(toPaymentsError(answer(503, 'BP699'))).toBeInstanceOf(UnavailableError);
+  });
+
+  it('BP703/BP710: the payment is read from the message only by the strict pattern; anything else gives nulls (GET instead)', () => {
+    const id = randomUUID();
+    expect(readNamedPayment('BP703', BP703_MESSAGE(id, 'Pending'))).toEqual({ paymentId: id, paymentStatus: 'Pending' });
+    expect(readNamedPayment('BP710', BP710_MESSAGE(id, 'Rejected'))).toEqual({ paymentId: id, paymentStatus: 'Rejected' });
+    expect(readNamedPayment('BP703', `payment ${id} is in flight`)).toEqual({ paymentId: null, paymentStatus: null });
+    expect(readNamedPayment('BP710', BP710_MESSAGE(id, 'Pending'))).toEqual({ paymentId: null, paymentStatus: null });
+    expect(readNamedPayment('BP703', `${BP703_MESSAGE(id, 'Pending')} (more)`)).toEqual({ paymentId: null, paymentStatus: null });
+  });
+});
+
+describe('createPayment: the seed\'s table against the emulator', () => {
+  let emu: StartedEmulator;
+  let http: PaymentsHttp;
+  let store: Store;
+  let sleeps: number[];
+  let client: PaymentsClient;
+  let onSleep: () => void;
+  let amountCents = 100;
+  const nextBody = () => {
+    amountCents += 1;
+    return { amount: { total: (amountCents / 100).toFixed(2), currency: 'NZD' as const }, pcr: { particulars: 'TEST', reference: `R${amountCents}` } };
+  };
+  const deps = () => ({ client, store, sleep: async (ms: number) => { sleeps.push(ms); onSleep(); }, random: () => 0.5, retry: { baseDelayMs: 10, maxDelayMs: 5_000 } });
+  const attempts = () => store.sqlite.prepare('SELECT idempotency_key, state, payment_id, outcome_code FROM payment_attempts ORDER BY created_at, rowid').all() as { idempotency_key: string; state: string; payment_id: string | null; outcome_code: string | null }[];
+  const paymentsOn = (consent: string) => emu.payments().filter((p) => p.consent_id === consent);
+  const posts = (after: number) => emu.requests().filter((r) => r.seq > after && r.path === '/payments/v1/payments');
+  const lastSeq = () => emu.requests().at(-1)?.seq ?? 0;
+
+  beforeAll(async () => {
+    emu = await startPaymentsEmulator();
+    http = new PaymentsHttp(emu);
+  });
+  afterAll(() => emu.close());
+  afterEach(() => {
+    emu.updatePaymentsSettings({ faults: { bp601: 0, bp602: 0, bp603: 0, bp709: 0, http500: 0, drop: 0 }, createDelayMs: 0 });
+    store.close();
+  });
+  const setUp = () => {
+    store = freshStore().store;
+    sleeps = [];
+    onSleep = () => {};
+    client = paymentsClientFor(emu);
+  };
+
+  it('201: records the payment and its attempt, the key stored before sending', async () => {
+    setUp();
+    const consent = consentOf(emu, 'enduring');
+    const result = await createPayment(deps(), { consentId: consent, ...nextBody() });
+    expect(result.sends).toBe(1);
+    expect(attempts()).toEqual([{ idempotency_key: result.idempotencyKey, state: 'created', payment_id: result.payment.payment_id, outcome_code: null }]);
+    expect(emu.payments().find((p) => p.payment_id === result.payment.payment_id)?.idempotency_key).toBe(result.idempotencyKey);
+    const row = store.sqlite.prepare('SELECT * FROM v_payments').get() as Record<string, unknown>;
+    expect(row).toMatchObject({ payment_id: result.payment.payment_id, consent_id: consent, status: 'Pending', particulars: 'TEST', currency: 'NZD' });
+  });
+
+  for (const code of ['BP601', 'BP602'] as const) {
+    it(`${code}: retried with the same key after Retry-After; one payment`, async () => {
+      setUp();
+      emu.updatePaymentsSettings({ faults: { [code.toLowerCase()]: 1 } });
+      onSleep = () => emu.updatePaymentsSettings({ faults: { [code.toLowerCase()]: 0 } });
+      const before = lastSeq();
+      const result = await createPayment(deps(), { consentId: consentOf(emu, 'enduring'), ...nextBody() });
+      expect(posts(before).map((r) => [r.status, r.code ?? null])).toEqual([[503, code], [201, null]]);
+      expect(sleeps).toEqual([1000]);
+      expect(attempts()).toHaveLength(1);
+      expect(emu.payments().filter((p) => p.idempotency_key === result.idempotencyKey)).toHaveLength(1);
+    });
+  }
+
+  it('BP603: GETs the consent before retrying, then retries with the same key', async () => {
+    setUp();
+    emu.updatePaymentsSettings({ faults: { bp603: 1 } });
+    onSleep = () => emu.updatePaymentsSettings({ faults: { bp603: 0 } });
+    const before = lastSeq();
+    const consent = consentOf(emu, 'enduring');
+    const result = await createPayment(deps(), { consentId: consent, ...nextBody() });
+    const log = emu.requests().filter((r) => r.seq > before && r.path !== '/oauth2/token').map((r) => `${r.method} ${r.path} ${r.status}`);
+    expect(log).toEqual([
+      `GET /payments/v1/consents/${consent} 200`,
+      'POST /payments/v1/payments 503',
+      `GET /payments/v1/consents/${consent} 200`,
+      'POST /payments/v1/payments 201',
+    ]);
+    expect(attempts().map((a) => a.idempotency_key)).toEqual([result.idempotencyKey]);
+  });
+
+  it('BP709: retried; one payment', async () => {
+    setUp();
+    emu.updatePaymentsSettings({ faults: { bp709: 1 } });
+    onSleep = () => emu.updatePaymentsSettings({ faults: { bp709: 0 } });
+    const before = lastSeq();
+    const result = await createPayment(deps(), { consentId: consentOf(emu, 'enduring'), ...nextBody() });
+    expect(posts(before).map((r) => r.code ?? r.status)).toEqual(['BP709', 201]);
+    expect(emu.payments().filter((p) => p.idempotency_key === result.idempotencyKey)).toHaveLength(1);
+  });
+
+  it('500 after the payment exists (no clear answer): finds our key on the consent and adopts it without resubmitting', async () => {
+    setUp();
+    emu.updatePaymentsSettings({ faults: { http500: 1 } });
+    const before = lastSeq();
+    const consent = consentOf(emu, 'enduring');
+    const result = await createPayment(deps(), { consentId: consent, ...nextBody() });
+    expect(posts(before).map((r) => r.status)).toEqual([500]);
+    expect(result.sends).toBe(1);
+    expect(emu.payments().filter((p) => p.idempotency_key === result.idempotencyKey)).toHaveLength(1);
+    expect(attempts()[0]!.state).toBe('created');
+  });
+
+  it('a dropped connection after the payment exists: the same, one payment', async () => {
+    setUp();
+    emu.updatePaymentsSettings({ faults: { drop: 1 } });
+    const result = await createPayment(deps(), { consentId: consentOf(emu, 'enduring'), ...nextBody() });
+    expect(result.sends).toBe(1);
+    expect(emu.payments().filter((p) => p.idempotency_key === result.idempotencyKey)).toHaveLength(1);
+  });
+
+  it('BP708 then BP703: two runs of the same request at once share the stored key and one payment', async () => {
+    setUp();
+    emu.updatePaymentsSettings({ createDelayMs: 300 });
+    const input = { consentId: consentOf(emu, 'enduring'), ...nextBody() };
+    const before = lastSeq();
+    const first = createPayment(deps(), input);
+    await new Promise((r) => setTimeout(r, 100));
+    const second = await createPayment({ ...deps(), sleep: (ms: number) => new Promise((r) => setTimeout(r, Math.min(ms, 150))) }, input);
+    const made = await first;
+    expect(second.payment.payment_id).toBe(made.payment.payment_id);
+    expect(second.resumed).toBe(true);
+    expect(posts(before).map((r) => r.code ?? r.status)).toEqual(expect.arrayContaining([201, 'BP708', 'BP703']));
+    expect(emu.payments().filter((p) => p.idempotency_key === made.idempotencyKey)).toHaveLength(1);
+  });
+
+  it('BP712: another request on the consent is submitting: GETs the consent\'s payments, then retries with the same key', async () => {
+    setUp();
+    emu.updatePaymentsSettings({ createDelayMs: 300 });
+    const consent = consentOf(emu, 'enduring');
+    const before = lastSeq();
+    const other = http.pay(consent, nextBody());
+    await new Promise((r) => setTimeout(r, 100));
+    const result = await createPayment({ ...deps(), sleep: (ms: number) => new Promise((r) => setTimeout(r, Math.max(ms, 300))) }, { consentId: consent, ...nextBody() });
+    expect((await other).status).toBe(201);
+    const log = emu.requests().filter((r) => r.seq > before && r.path !== '/oauth2/token').map((r) => r.code ?? `${r.method} ${r.status}`);
+    // Ours: BP712, then the consent's payments, then the same key again (201); the other request's 201 lands when its delay ends.
+    expect(log.slice(log.indexOf('BP712'), log.indexOf('BP712') + 2)).toEqual(['BP712', 'GET 200']);
+    expect(log.filter((entry) => entry === 'POST 201')).toHaveLength(2);
+    expect(attempts().map((a) => a.state)).toEqual(['created']);
+    expect(emu.payments().filter((p) => p.idempotency_key === result.idempotencyKey)).toHaveLength(1);
+  });
+
+  /** A request sent by an earlier run whose answer was lost: the emulator has it, the store has the attempt. */
+  async function lostAnswer(consent: string, body: Record<string, unknown>) {
+    const key = randomUUID();
+    const sent = await http.pay(consent, body, key);
+    expect(sent.status).toBe(201);
+    insertAttempt(store.db, { idempotencyKey: key, consentId: consent, requestJson: canonicalRequest({ consent_id: consent, ...body }), now: new Date() });
+    return { key, paymentId: sent.json.payment_id as string };
+  }
+
+  it('BP703: a rerun resumes the stored key and polls the named payment; never resubmits', async () => {
+    setUp();
+    const consent = consentOf(emu, 'enduring');
+    const body = nextBody();
+    const lost = await lostAnswer(consent, body);
+    const before = lastSeq();
+    const result = await createPayment(deps(), { consentId: consent, ...body });
+    expect(result).toMatchObject({ resumed: true, idempotencyKey: lost.key, sends: 1 });
+    expect(result.payment.payment_id).toBe(lost.paymentId);
+    expect(posts(before).map((r) => r.code)).toEqual(['BP703']);
+    expect(emu.requests().some((r) => r.seq > before && r.path === `/payments/v1/payments/${lost.paymentId}`)).toBe(true);
+    expect(emu.payments().filter((p) => p.idempotency_key === lost.key)).toHaveLength(1);
+  });
+
+  it('BP710 AcceptedSettlementCompleted: adopts the payment, does not resubmit', async () => {
+    setUp();
+    const consent = consentOf(emu, 'enduring');
+    const body = nextBody();
+    const lost = await lostAnswer(consent, body);
+    await http.control('POST', `/payments/${lost.paymentId}/settle`);
+    const count = paymentsOn(consent).length;
+    const result = await createPayment(deps(), { consentId: consent, ...body });
+    expect(result.payment).toMatchObject({ payment_id: lost.paymentId, status: 'AcceptedSettlementCompleted' });
+    expect(paymentsOn(consent)).toHaveLength(count);
+  });
+
+  it('BP710 Rejected: resubmits with a fresh key; the old attempt is superseded', async () => {
+    setUp();
+    const consent = consentOf(emu, 'enduring');
+    const body = nextBody();
+    const lost = await lostAnswer(consent, body);
+    await http.control('POST', `/payments/${lost.paymentId}/reject`);
+    const result = await createPayment(deps(), { consentId: consent, ...body });
+    expect(result.idempotencyKey).not.toBe(lost.key);
+    expect(result.payment.status).toBe('Pending');
+    expect(attempts().map((a) => [a.state, a.outcome_code])).toEqual([['superseded', 'BP710'], ['created', null]]);
+    const history = store.sqlite.prepare('SELECT status FROM v_payments WHERE payment_id = ?').get(lost.paymentId) as { status: string };
+    expect(history.status).toBe('Rejected');
+  });
+
+  it('BP702: the stored key is bound to another payload: this distinct request takes a fresh key', async () => {
+    setUp();
+    const consent = consentOf(emu, 'enduring');
+    const key = randomUUID();
+    await http.pay(consent, nextBody(), key);
+    const body = nextBody();
+    insertAttempt(store.db, { idempotencyKey: key, consentId: consent, requestJson: canonicalRequest({ consent_id: consent, ...body }), now: new Date() });
+    const result = await createPayment(deps(), { consentId: consent, ...body });
+    expect(result.idempotencyKey).not.toBe(key);
+    expect(attempts().map((a) => [a.state, a.outcome_code])).toEqual([['superseded', 'BP702'], ['created', null]]);
+  });
+
+  it('BP036: the attempt ends refused (exit 1); a rerun is a new attempt with a new key and pays', async () => {
+    setUp();
+    const consent = consentOf(emu, 'single-3');
+    await http.control('POST', `/payment-consents/${consent}/bank-refuse`, { times: 1 });
+    const refused = createPayment(deps(), { consentId: consent });
+    await expect(refused).rejects.toBeInstanceOf(PaymentRefusedError);
+    await expect(refused).rejects.toMatchObject({ code: 'BP036', action: 'new_key_new_attempt' });
+    const again = await createPayment(deps(), { consentId: consent });
+    expect(again.resumed).toBe(false);
+    expect(attempts().map((a) => a.state)).toEqual(['refused', 'created']);
+    expect(paymentsOn(consent)).toHaveLength(1);
+  });
+
+  it('BP235 is judged locally: a single consent with an amount sends no payment request', async () => {
+    setUp();
+    const before = lastSeq();
+    await expect(createPayment(deps(), { consentId: consentOf(emu, 'single-1'), amount: { total: '25.00', currency: 'NZD' } })).rejects.toMatchObject({ code: 'BP235' });
+    await expect(createPayment(deps(), { consentId: consentOf(emu, 'quick-payment') })).rejects.toBeInstanceOf(PaymentRuleError);
+    expect(posts(before)).toEqual([]);
+    expect(attempts()).toEqual([]);
+  });
+
+  it('a consent-state code ends the attempt with its code (BP015: stop)', async () => {
+    setUp();
+    await expect(createPayment(deps(), { consentId: consentOf(emu, 'single-revoked') })).rejects.toMatchObject({ code: 'BP015', action: 'stop_consent_unusable' });
+    expect(attempts().map((a) => [a.state, a.outcome_code])).toEqual([['failed', 'BP015']]);
+  });
+});
+
+describe('createPayment: a BP703 whose message does not match the pattern falls back to a GET of the consent', () => {
+  it('finds the payment by its idempotency_key on the consent, never by guessing', async () => {
+    const { store } = freshStore();
+    const consentId = randomUUID();
+    const calls: string[] = [];
+    let key = '';
+    const payment = (idempotencyKey: string) => ({
+      payment_id: randomUUID() as never,
+      consent_id: consentId as never,
+      status: 'AcceptedSettlementInProcess' as const,
+      creation_timestamp: '2026-03-10T10:00:00+13:00',
+      status_updated_timestamp: '2026-03-10T10:00:05+13:00',
+      amount: { total: '5.00', currency: 'NZD' as const },
+      pcr: { particulars: 'X' },
+      idempotency_key: idempotencyKey,
+    });
+    const other = payment(randomUUID());
+    let ours: ReturnType<typeof payment> | null = null;
+    const consent = () => ({
+      consent_id: consentId as never,
+      type: 'single' as const,
+      status: 'Consumed' as const,
+      creation_timestamp: '2026-03-10T09:00:00+13:00',
+      status_updated_timestamp: '2026-03-10T10:00:00+13:00',
+      flow: { detail: { type: 'redirect' as const }, flow_hint: { type: 'redirect' as const, bank: 'PNZ' as const } },
+      payments: ours ? [other, ours] : [other],
+    });
+    const stub: PaymentsClient = {
+      async getConsent() {
+        calls.push('getConsent');
+        return consent();
+      },
+      async createPayment(_body, opts) {
+        calls.push('createPayment');
+        key = opts.idempotencyKey;
+        ours = payment(key);
+        throw toPaymentsError({ status: 409, code: 'BP703', message: 'Payment is in flight (reworded)', headers: {}, path: '/payments/v1/payments', requestId: null });
+      },
+      async getPayment() {
+        calls.push('getPayment');
+        throw new Error('must not guess a payment id');
+      },
+      createConsent: async () => {
+        throw new Error('unused');
+      },
+      revokeConsent: async () => {},
+      grantedScopes: async () => [],
+      stats: () => ({ requests: 0, byKind: {}, retries: 0 }),
+      serverNow: () => null,
+    };
+    const result = await createPayment({ client: stub, store, sleep: async () => {} }, { consentId });
+    expect(calls).toEqual(['getConsent', 'createPayment', 'getConsent']);
+    expect(result.payment.idempotency_key).toBe(key);
+    expect(result.payment.payment_id).not.toBe(other.payment_id);
+    store.close();
+  });
+});
