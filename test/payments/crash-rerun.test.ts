@@ -1,0 +1,93 @@
+/**
+ * A crash and a rerun never pay twice: `bankdata payments create` is killed (SIGKILL) between
+ * sending the payment request and reading its answer, then run again; the emulator shows
+ * exactly one payment, and the rerun records it under the key stored before the first send.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { StartedEmulator } from '../../src/emulator';
+import { openStore } from '../../src/store';
+import { consentOf, freshStore, startPaymentsEmulator } from './helpers';
+
+const BIN = fileURLToPath(new URL('../../bin/bankdata.js', import.meta.url));
+
+let emu: StartedEmulator;
+beforeAll(async () => {
+  emu = await startPaymentsEmulator({ clock: 'running' });
+});
+afterAll(() => emu.close());
+
+function runCreate(dir: string, db: string, consent: string): { child: ChildProcess; done: Promise<{ code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }> } {
+  const child = spawn(process.execPath, [BIN, 'payments', 'create', '--consent', consent, '--json'], {
+    cwd: dir,
+    env: {
+      PATH: process.env.PATH ?? '',
+      BANKDATA_DB: db,
+      BANKDATA_PAYMENTS_BASE_URL: emu.paymentsBaseUrl,
+      BANKDATA_PAYMENTS_CLIENT_ID: emu.paymentsClientId,
+      BANKDATA_PAYMENTS_CLIENT_SECRET: emu.paymentsClientSecret,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const done = once(child, 'exit').then(([code, signal]) => ({ code: code as number | null, signal: signal as NodeJS.Signals | null, stdout, stderr }));
+  return { child, done };
+}
+
+async function until(check: () => boolean, timeoutMs: number): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > end) throw new Error('timed out waiting');
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+describe('payments create: killed between send and answer, then rerun', () => {
+  it('pays exactly once: the rerun resumes the stored key (BP708/BP703) and records the one payment', async () => {
+    const { dir, path, store } = freshStore();
+    store.close();
+    const consent = consentOf(emu, 'single-2');
+    // The emulator makes the payment at once and holds the answer: the kill lands in between.
+    emu.updatePaymentsSettings({ createDelayMs: 2_000 });
+
+    const first = runCreate(dir, path, consent);
+    await until(() => emu.payments().some((p) => p.consent_id === consent), 20_000);
+    first.child.kill('SIGKILL');
+    const killed = await first.done;
+    expect(killed.signal).toBe('SIGKILL');
+    expect(killed.stdout).toBe('');
+
+    const made = emu.payments().filter((p) => p.consent_id === consent);
+    expect(made).toHaveLength(1);
+    const check = openStore(path);
+    // The key was stored before the request went out, and no answer was stored.
+    expect(check.sqlite.prepare('SELECT idempotency_key, state FROM payment_attempts').all()).toEqual([
+      { idempotency_key: made[0]!.idempotency_key, state: 'sending' },
+    ]);
+    expect(check.sqlite.prepare('SELECT count(*) AS n FROM v_payments').get()).toEqual({ n: 0 });
+    check.close();
+
+    const rerun = runCreate(dir, path, consent);
+    const result = await rerun.done;
+    expect(result.code, result.stderr).toBe(0);
+    const printed = JSON.parse(result.stdout) as { payment_id: string; resumed: boolean };
+    expect(printed).toMatchObject({ payment_id: made[0]!.payment_id, resumed: true });
+
+    expect(emu.payments().filter((p) => p.consent_id === consent)).toHaveLength(1);
+    const after = openStore(path);
+    expect(after.sqlite.prepare('SELECT idempotency_key, state, payment_id FROM payment_attempts').all()).toEqual([
+      { idempotency_key: made[0]!.idempotency_key, state: 'created', payment_id: made[0]!.payment_id },
+    ]);
+    expect(after.sqlite.prepare('SELECT payment_id, consent_id FROM v_payments').all()).toEqual([{ payment_id: made[0]!.payment_id, consent_id: consent }]);
+    after.close();
+    // The rerun's POSTs were answered BP708 (first request still held) and/or BP703 (in flight): never a second 201.
+    const answers = emu.requests().filter((r) => r.path === '/payments/v1/payments').map((r) => r.code ?? r.status);
+    expect(answers.filter((a) => a === 201)).toHaveLength(1);
+    expect(answers).toContain('BP703');
+  }, 60_000);
+});
