@@ -1,0 +1,249 @@
+/**
+ * The fewest requests a complete first sync of the registered consents needs, computed from the
+ * emulator's ground truth (its world at the data clock and its meta fixtures), not from what the
+ * sync did. Used by the sync-backfill bench to judge the sync's request count.
+ *
+ * Per consent: 1 consent read; when Authorised and the plan allows: account pages; per account
+ * balances (1), transaction pages over the cheapest tiling of the range on NZ midnights whose
+ * every window the bank accepts (≤ maxResultSize rows, else BDT263), statement pages, one file per
+ * statement not fetched yet, account party (1); the customer's party (1). Plus meta and token.
+ */
+import type { DateTime } from 'luxon';
+import { addNzDays, creditDebitFilter, nzDateOf, nzMidnight } from '../../../src/api/rules';
+import { SCOPES, type BankMeta, type BankName, type ConsentStatus } from '../../../src/api/schemas';
+import type { StartedEmulator } from '../../../src/emulator';
+import { bankMeta } from '../../../src/emulator/bank-meta';
+import { historyFloorMs } from '../../../src/emulator/resource-guard';
+import { accountKey } from '../../../src/emulator/world-types';
+import { planConsent } from '../../../src/sync/plan';
+import { syncRange } from '../../../src/sync/windows';
+
+export const REQUEST_KINDS = [
+  'token',
+  'meta',
+  'consent',
+  'accounts',
+  'balances',
+  'transactions',
+  'statements',
+  'statement_file',
+  'account_party',
+  'party',
+] as const;
+export type RequestKind = (typeof REQUEST_KINDS)[number];
+export type KindCounts = Record<RequestKind, number>;
+
+export interface EmulatorLimits {
+  pageSize: number;
+  accountsPageSize: number;
+  maxResultSize: Record<BankName, number>;
+}
+
+export interface ConsentMinimum {
+  consentId: string;
+  bank: BankName | null;
+  status: ConsentStatus | null;
+  /** Requests this consent needs, one after another (the sync walks a consent in one lane). */
+  requests: number;
+  /** Longest chain of requests that depend on each other (consent → accounts → Next pages …). */
+  chain: number;
+}
+
+export interface MinimumRequests {
+  total: number;
+  byKind: KindCounts;
+  consents: ConsentMinimum[];
+  /** Transaction keys `bank|account|id` a complete sync must hold. */
+  transactionKeys: Set<string>;
+  /** Transaction windows of the cheapest tilings, and NZ days the bank refuses even alone. */
+  windows: number;
+  refusedDays: number;
+}
+
+export function emptyKindCounts(): KindCounts {
+  return Object.fromEntries(REQUEST_KINDS.map((k) => [k, 0])) as KindCounts;
+}
+
+const pages = (items: number, size: number) => Math.max(1, Math.ceil(items / size));
+
+export function minimumRequests(emu: StartedEmulator, consentIds: readonly string[], limits: EmulatorLimits): MinimumRequests {
+  const now = emu.now();
+  const byKind = emptyKindCounts();
+  byKind.token = 1;
+  byKind.meta = 1;
+  const transactionKeys = new Set<string>();
+  const filesSeen = new Set<string>();
+  const consents: ConsentMinimum[] = [];
+  let windows = 0;
+  let refusedDays = 0;
+
+  for (const consentId of consentIds) {
+    const record = emu.consent(consentId);
+    const own = emptyKindCounts();
+    own.consent = 1;
+    let chain = 1;
+    if (record && record.status === 'Authorised') {
+      const meta = bankMeta(record.bank, true);
+      const plan = planConsent({ permissions: record.permissions, scopes: SCOPES, bank: meta });
+      const r = plan.resources;
+      let longestAccountChain = r.party.fetch ? 1 : 0;
+      if (r.party.fetch) own.party = 1;
+      if (r.accounts.fetch) {
+        own.accounts = pages(record.accountKeys.length, limits.accountsPageSize);
+        for (const key of record.accountKeys) {
+          const accountId = emu.world.accounts.get(key)?.account.AccountId;
+          if (accountId === undefined) continue;
+          let accountChain = 0;
+          if (r.balances.fetch) {
+            own.balances += 1;
+            accountChain = 1;
+          }
+          if (r.account_party.fetch) {
+            own.account_party += 1;
+            accountChain = Math.max(accountChain, 1);
+          }
+          if (r.transactions.fetch) {
+            const tiling = cheapestTiling(emu, record, meta, accountId, now, limits, transactionKeys);
+            own.transactions += tiling.pages;
+            windows += tiling.windows;
+            refusedDays += tiling.refusedDays;
+            accountChain = Math.max(accountChain, tiling.longestWindowPages);
+          }
+          if (r.statements.fetch) {
+            const floor = historyFloorMs(meta, now);
+            const statements = emu.world
+              .statementsAt(record.bank, accountId, now)
+              .filter((s) => floor === null || Date.parse(s.EndDateTime) >= floor);
+            own.statements += pages(statements.length, limits.pageSize);
+            let files = 0;
+            if (r.statement_file.fetch) {
+              for (const s of statements) {
+                const fileKey = `${accountKey(record.bank, accountId)}:${s.StatementId}`;
+                if (filesSeen.has(fileKey)) continue;
+                filesSeen.add(fileKey);
+                files += 1;
+              }
+            }
+            own.statement_file += files;
+            accountChain = Math.max(accountChain, pages(statements.length, limits.pageSize) + (files > 0 ? 1 : 0));
+          }
+          longestAccountChain = Math.max(longestAccountChain, accountChain);
+        }
+        chain += own.accounts;
+      }
+      chain += longestAccountChain;
+    }
+    const requests = REQUEST_KINDS.reduce((sum, k) => sum + own[k], 0);
+    for (const k of REQUEST_KINDS) byKind[k] += own[k];
+    consents.push({ consentId, bank: record?.bank ?? null, status: record?.status ?? null, requests, chain });
+  }
+  const total = REQUEST_KINDS.reduce((sum, k) => sum + byKind[k], 0);
+  return { total, byKind, consents, transactionKeys, windows, refusedDays };
+}
+
+interface Tiling {
+  pages: number;
+  windows: number;
+  longestWindowPages: number;
+  refusedDays: number;
+}
+
+/**
+ * The cheapest tiling of the account's first-run range (src/sync/windows syncRange: the floor
+ * to the ceiling) into windows on NZ midnights, both ends inclusive as the bank counts them.
+ * A window costs max(1, ceil(rows / pageSize)) requests and may hold at most maxResultSize rows
+ * (BDT263); exact by dynamic programming over the boundaries. A single NZ day over the limit
+ * costs its one refused request (the sync records a failed unit).
+ */
+function cheapestTiling(
+  emu: StartedEmulator,
+  record: NonNullable<ReturnType<StartedEmulator['consent']>>,
+  meta: BankMeta,
+  accountId: string,
+  now: DateTime,
+  limits: EmulatorLimits,
+  keys: Set<string>,
+): Tiling {
+  const range = syncRange({
+    consentStart: record.start_date_time,
+    consentEnd: record.end_date_time ?? null,
+    maxHistoryDays: meta.features.max_history_days,
+    configFloor: null,
+    now,
+    lookbackDays: 0,
+  });
+  if (!range) return { pages: 0, windows: 0, longestWindowPages: 0, refusedDays: 0 };
+  const floor = historyFloorMs(meta, now) ?? -Infinity;
+  const direction = creditDebitFilter(record.permissions);
+  const fromMs = range.start.toMillis();
+  const toMs = range.ceiling.toMillis();
+  const times: number[] = [];
+  for (const t of emu.world.transactionsAt(record.bank, accountId, now)) {
+    const at = Date.parse(t.BookingDateTime);
+    if (at < fromMs || at > toMs || at < floor) continue;
+    if (direction !== null && t.CreditDebitIndicator !== direction) continue;
+    times.push(at);
+    keys.add(`${record.bank}|${accountId}|${t.TransactionId}`);
+  }
+  times.sort((a, b) => a - b);
+
+  const bounds = windowBounds(range.start, range.ceiling);
+  // Rows in [bounds[i], bounds[j]] = atMost[j] − below[i].
+  const below = bounds.map((b) => firstIndex(times, (t) => t >= b));
+  const atMost = bounds.map((b) => firstIndex(times, (t) => t > b));
+  const n = bounds.length - 1;
+  const best = new Array<number>(n + 1).fill(Infinity);
+  const from = new Array<number>(n + 1).fill(-1);
+  best[0] = 0;
+  for (let j = 1; j <= n; j++) {
+    for (let i = j - 1; i >= 0; i--) {
+      const rows = atMost[j]! - below[i]!;
+      if (rows > limits.maxResultSize[record.bank] && i < j - 1) break;
+      const cost = rows > limits.maxResultSize[record.bank] ? 1 : pages(rows, limits.pageSize);
+      if (best[i]! + cost < best[j]!) {
+        best[j] = best[i]! + cost;
+        from[j] = i;
+      }
+    }
+  }
+  let windows = 0;
+  let longest = 0;
+  let refused = 0;
+  for (let j = n; j > 0; j = from[j]!) {
+    const i = from[j]!;
+    const rows = atMost[j]! - below[i]!;
+    windows += 1;
+    if (rows > limits.maxResultSize[record.bank]) refused += 1;
+    longest = Math.max(longest, pages(rows, limits.pageSize));
+  }
+  return { pages: n > 0 ? best[n]! : 1, windows: Math.max(windows, 1), longestWindowPages: Math.max(longest, 1), refusedDays: refused };
+}
+
+const boundsCache = new Map<string, number[]>();
+
+/** The range's ends and every NZ midnight strictly between them (ms), cached per range. */
+function windowBounds(start: DateTime, ceiling: DateTime): number[] {
+  const cacheKey = `${start.toMillis()}|${ceiling.toMillis()}`;
+  const cached = boundsCache.get(cacheKey);
+  if (cached) return cached;
+  const bounds = [start.toMillis()];
+  // Calendar days in the NZ zone: a DST day is 23 or 25 hours, still midnight to midnight.
+  for (let midnight = nzMidnight(addNzDays(nzDateOf(start), 1)); midnight < ceiling; midnight = midnight.plus({ days: 1 })) {
+    bounds.push(midnight.toMillis());
+  }
+  bounds.push(ceiling.toMillis());
+  boundsCache.set(cacheKey, bounds);
+  return bounds;
+}
+
+/** First index whose value satisfies `test` (monotonic over the sorted array); length if none. */
+function firstIndex(sorted: readonly number[], test: (value: number) => boolean): number {
+  let lo = 0;
+  let hi = sorted.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (test(sorted[mid]!)) hi = mid;
+    else lo = mid + 1;
+  }
+  return lo;
+}
