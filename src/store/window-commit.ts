@@ -3,7 +3,7 @@
  * vanished pending rows, its rejects and the advance of the watermark (ARCHITECTURE.md "Sync
  * rules"). A crash mid-window loses only that window; a rerun resumes without duplicates.
  */
-import { and, eq, gte, inArray, isNull, lte } from 'drizzle-orm';
+import { and, eq, getTableColumns, gte, inArray, isNull, lte, sql, type Placeholder } from 'drizzle-orm';
 import type { AccountId, BankName, ConsentId } from '../api/schemas';
 import { inWriteTransaction, type BankdataDb, type Conn } from './db';
 import { mergeRow } from './merge';
@@ -50,7 +50,8 @@ export function commitTransactionWindow(db: BankdataDb, input: TransactionWindow
 
   return inWriteTransaction(db, (tx) => {
     const counts: WindowCounts = { added: 0, updated: 0, removed: 0, unchanged: 0 };
-    for (const row of rows.values()) counts[upsertTransaction(tx, row, now)] += 1;
+    const statements = prepareUpsert(tx);
+    for (const row of rows.values()) counts[upsertTransaction(tx, statements, row, now)] += 1;
     counts.removed = removeVanishedPending(tx, input, { from, to, now }, new Set(rows.keys()));
     insertRejectRows(tx, input.rejects ?? [], input.runId, now);
     if (input.checkpoint) {
@@ -79,17 +80,41 @@ function dedupeById(input: TransactionWindowInput): Map<string, TransactionRow> 
   return rows;
 }
 
-function upsertTransaction(tx: Conn, row: TransactionRow, now: string): 'added' | 'updated' | 'unchanged' {
+/** Every column of the table as a named placeholder of the same name. */
+const INSERT_PLACEHOLDERS = Object.fromEntries(
+  Object.keys(getTableColumns(transactions)).map((name) => [name, sql.placeholder(name)]),
+) as { [K in keyof typeof transactions.$inferInsert]-?: Placeholder };
+
+type UpsertStatements = ReturnType<typeof prepareUpsert>;
+
+/**
+ * The per-row statements, built and prepared once per window rather than once per row: query
+ * building and SQLite's prepare were about nine tenths of a window's time (docs/benchmarks.md
+ * "Store writes").
+ */
+function prepareUpsert(tx: Conn) {
   const key = and(
-    eq(transactions.bank, row.bank),
-    eq(transactions.accountId, row.accountId),
-    eq(transactions.transactionId, row.transactionId),
+    eq(transactions.bank, sql.placeholder('bank')),
+    eq(transactions.accountId, sql.placeholder('accountId')),
+    eq(transactions.transactionId, sql.placeholder('transactionId')),
   );
-  const stored = tx.select().from(transactions).where(key).get();
+  return {
+    select: tx.select().from(transactions).where(key).prepare(),
+    insert: tx.insert(transactions).values(INSERT_PLACEHOLDERS).prepare(),
+    touch: tx
+      .update(transactions)
+      // set() takes SQL, not a bare placeholder.
+      .set({ lastSeenAt: sql`${sql.placeholder('now')}`, consentId: sql`${sql.placeholder('consentId')}` })
+      .where(key)
+      .prepare(),
+  };
+}
+
+function upsertTransaction(tx: Conn, statements: UpsertStatements, row: TransactionRow, now: string): 'added' | 'updated' | 'unchanged' {
+  const keyValues = { bank: row.bank, accountId: row.accountId, transactionId: row.transactionId };
+  const stored = statements.select.get(keyValues);
   if (!stored) {
-    tx.insert(transactions)
-      .values({ ...row, firstSeenAt: now, lastSeenAt: now, updatedAt: now, removedAt: null })
-      .run();
+    statements.insert.run({ ...row, firstSeenAt: now, lastSeenAt: now, updatedAt: now, removedAt: null });
     return 'added';
   }
   // A booked row replaces the pending row of the same id; a removed row that comes back is
@@ -100,9 +125,14 @@ function upsertTransaction(tx: Conn, row: TransactionRow, now: string): 'added' 
   });
   const restored = stored.removedAt !== null;
   if (!changed && !restored) {
-    tx.update(transactions).set({ lastSeenAt: now, consentId: row.consentId }).where(key).run();
+    statements.touch.run({ ...keyValues, now, consentId: row.consentId });
     return 'unchanged';
   }
+  const key = and(
+    eq(transactions.bank, row.bank),
+    eq(transactions.accountId, row.accountId),
+    eq(transactions.transactionId, row.transactionId),
+  );
   tx.update(transactions)
     .set({ ...merged, lastSeenAt: now, updatedAt: now, removedAt: null })
     .where(key)
