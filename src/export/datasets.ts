@@ -4,7 +4,17 @@
  * themselves are never listed here: they are read from the view at export time, so an export
  * follows the view when a column is added.
  */
-export const DATASETS = ['transactions', 'accounts', 'balances', 'statements', 'parties', 'consents', 'runs'] as const;
+export const DATASETS = [
+  'transactions',
+  'accounts',
+  'balances',
+  'statements',
+  'parties',
+  'consents',
+  'runs',
+  'payments',
+  'payment_matches',
+] as const;
 export type DatasetName = (typeof DATASETS)[number];
 
 export const FORMATS = ['csv', 'json', 'ndjson', 'ofx'] as const;
@@ -91,6 +101,21 @@ export const DATASET_SPECS: Record<DatasetName, DatasetSpec> = {
     view: 'v_runs',
     dates: { kind: 'instant-column', column: 'started_at' },
     orderBy: ['started_at', 'run_id'],
+  },
+  // Payments (docs/payments-contract.md): the Payments API's payments and their matches.
+  payments: {
+    name: 'payments',
+    view: 'v_payments',
+    dates: { kind: 'instant-column', column: 'created_at' },
+    consent: { kind: 'column' },
+    orderBy: ['created_at', 'payment_id'],
+  },
+  payment_matches: {
+    name: 'payment_matches',
+    view: 'v_payment_matches',
+    account: true,
+    bank: true,
+    orderBy: ['payment_id', 'bank', 'account_id', 'transaction_id'],
   },
 };
 

@@ -22,7 +22,7 @@ async function ids(dataset: string, filters: ExportFilters, key: string): Promis
 
 describe('a bad request is a usage error that names the problem', () => {
   const cases: [string, string, string, ExportFilters, RegExp][] = [
-    ['unknown dataset', 'payments', 'csv', {}, /unknown dataset: "payments"/],
+    ['unknown dataset', 'refunds', 'csv', {}, /unknown dataset: "refunds"/],
     ['unknown format', 'transactions', 'xlsx', {}, /unknown format: "xlsx"/],
     ['unparsable --from', 'transactions', 'csv', { from: '2025-13-01' }, /--from is not a date: "2025-13-01"/],
     ['impossible --to', 'transactions', 'csv', { to: '2025-02-30' }, /--to is not a date/],
@@ -87,7 +87,7 @@ describe('filters select rows by NZ dates, inclusive', () => {
   });
 
   it('--consent selects by the view column, or for balances and statements through the account', async () => {
-    expect(await ids('transactions', { consentId: ANZ_CONSENT }, 'transaction_id')).toEqual(['anz-1']);
+    expect(await ids('transactions', { consentId: ANZ_CONSENT }, 'transaction_id')).toEqual(['anz-1', 'pmt-1']);
     expect(await ids('consents', { consentId: PNZ_CONSENT }, 'consent_id')).toEqual([PNZ_CONSENT]);
     expect(await ids('balances', { consentId: ANZ_CONSENT }, 'type')).toEqual([]);
     expect((await ids('balances', { consentId: PNZ_CONSENT }, 'account_id')).length).toBe(4);

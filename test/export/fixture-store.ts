@@ -9,6 +9,8 @@ import { join } from 'node:path';
 import type { AccountId, BankName, ConsentId, PartyId, StatementId, TransactionId } from '../../src/api/schemas';
 import { nzDateOf } from '../../src/api/rules';
 import { openStore, type AccountRow, type Store, type TransactionRow } from '../../src/store';
+import { Payment } from '../../src/api/payments/schemas';
+import { recordPayment } from '../../src/payments/payment-store';
 
 export const NOW = new Date('2025-03-05T01:00:00.000Z'); // 14:00 NZDT, 5 March 2025
 export const PNZ_CONSENT = 'c0a8012e-7d3b-4f5e-9a61-2b9f4c1d8e70' as ConsentId;
@@ -232,7 +234,11 @@ export function createFixtureStore(): FixtureStore {
     consentId: ANZ_CONSENT,
     range: { from: '2025-02-01T00:00:00+13:00', to: '2025-03-05T00:00:00+13:00' },
     creditDebitFilter: null,
-    rows: [txn('ANZ', EVERYDAY, ANZ_CONSENT, { id: 'anz-1', at: '2025-03-02T08:00:00+13:00', amount: '99.99' })],
+    rows: [
+      txn('ANZ', EVERYDAY, ANZ_CONSENT, { id: 'anz-1', at: '2025-03-02T08:00:00+13:00', amount: '99.99' }),
+      // The credit that carries the payment below (v_payment_matches).
+      txn('ANZ', EVERYDAY, ANZ_CONSENT, { id: 'pmt-1', at: '2025-03-03T10:01:00+13:00', amount: '42.50', creditorParticulars: '=INV-77', creditorReference: 'ORDER 77' }),
+    ],
     checkpoint: null,
     runId: null,
   });
@@ -295,6 +301,21 @@ export function createFixtureStore(): FixtureStore {
   });
   store.commitParty({ bank: 'PNZ', consentId: PNZ_CONSENT, accountId: null, row: party(null, 'J SMITH'), runId: null });
   store.commitParty({ bank: 'PNZ', consentId: PNZ_CONSENT, accountId: EVERYDAY, row: party(EVERYDAY, '@J Smith'), runId: null });
+
+  // A settled payment (Payments API) whose PCR starts like a formula, matched to pmt-1.
+  recordPayment(
+    store.db,
+    Payment.parse({
+      payment_id: '0d6f1c2e-3b4a-4c5d-8e9f-a0b1c2d3e4f5',
+      consent_id: 'a1b2c3d4-e5f6-4789-8abc-def012345678',
+      status: 'AcceptedSettlementCompleted',
+      creation_timestamp: '2025-03-03T10:00:00+13:00',
+      status_updated_timestamp: '2025-03-03T10:01:00+13:00',
+      amount: { total: '42.50', currency: 'NZD' },
+      pcr: { particulars: '=INV-77', reference: 'ORDER 77' },
+    }),
+    NOW,
+  );
 
   const runId = store.runs.start({ runId: 'run-0001', now: new Date('2025-03-03T20:00:00.000Z') }); // 09:00 NZDT on 4 March
   store.runs.finish(runId, { outcome: 'partial', consents: 2, requests: 57, rowsWritten: 14, failedUnits: 1, errorSummary: '-1 window failed: BDT263' }, new Date('2025-03-03T20:01:30.000Z'));

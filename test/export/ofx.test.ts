@@ -133,7 +133,7 @@ describe('OFX 2.2 bank statement of one account', () => {
     const stmt = doc.OFX.BANKMSGSRSV1.STMTTRNRS.STMTRS;
     expect(stmt.BANKACCTFROM).toEqual({ BANKID: 'ANZ', ACCTID: 'acc-0001', ACCTTYPE: 'CHECKING' });
     expect(stmt.LEDGERBAL).toBeUndefined();
-    expect((stmt.BANKTRANLIST.STMTTRN as Xml[]).map((t) => t.TRNAMT)).toEqual(['99.99']);
+    expect((stmt.BANKTRANLIST.STMTTRN as Xml[]).map((t) => t.TRNAMT)).toEqual(['99.99', '42.50']);
   });
 
   it('keeps long account ids within ACCTID 22 characters, distinct and stable', () => {
