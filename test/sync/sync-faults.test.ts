@@ -65,13 +65,14 @@ class Chaos {
           return;
         }
         this.phase = 'rate-limit';
-        // One request per 50 ms: the 429's Retry-After says 1 s; the client waits its cap (5 ms).
-        emu.updateSettings({ faults: 'none', rateLimit: { requestsPerSecond: 20, burst: 1 } });
+        // One request per 50 ms. The 429's Retry-After says 1 s, here as an HTTP-date (RFC 9110);
+        // the client waits its policy's cap (5 ms).
+        emu.updateSettings({ faults: 'none', rateLimit: { requestsPerSecond: 20, burst: 1 }, retryAfterHttpDate: true });
         return;
       case 'rate-limit':
         if (entry.status === 429 && ++this.limited >= 10) {
           this.phase = 'revoke';
-          emu.updateSettings({ rateLimit: null });
+          emu.updateSettings({ rateLimit: null, retryAfterHttpDate: false });
           this.revoked = fetch(`${emu.baseUrl}/__emulator/tokens/revoke`, { method: 'POST' });
         }
         return;

@@ -13,7 +13,7 @@ import type { RequestLogEntry } from '../../src/emulator';
 import { metaFor } from '../../src/emulator/bank-meta';
 import type { SyncSummary } from '../../src/sync/run';
 import { windowSpanDays } from '../../src/sync/windows';
-import { consentOf, endpointOf, windowOf } from '../fixtures/request-log';
+import { consentOf, endpointOf, requestHook, windowOf } from '../fixtures/request-log';
 import { SETTINGS, startHarness, storedTransactions, type Harness } from '../fixtures/sync-harness';
 import { expectSameTransactions, truthTransactions } from '../fixtures/sync-truth';
 
@@ -27,7 +27,18 @@ describe('sync gating in production (seven banks, every seeded consent)', () => 
   let h: Harness;
   let runs: SyncSummary[];
   let log: RequestLogEntry[];
+  /** Ended mid-run: ASB's full consent by the bank (BDT415), Kiwibank's by the customer (BDT410). */
+  let unusable: string;
+  let cancelled: string;
+  let cancelling: Promise<Response> | null = null;
   const bankOf = (entry: RequestLogEntry) => h.emu.consent(consentOf(entry)!)!.bank;
+  const fullConsentOf = (bank: BankName) =>
+    h.emu.consentIds.find((id) => {
+      const c = h.emu.consent(id)!;
+      const lasting = c.expiration_date_time && ms(c.expiration_date_time) > h.emu.now().plus({ days: 30 }).toMillis();
+      return c.bank === bank && c.status === 'Authorised' && c.permissions.includes('ReadPartyAuthUser') && lasting;
+    })!;
+  const control = (path: string) => fetch(`${h.emu.baseUrl}/__emulator/${path}`, { method: 'POST' });
 
   beforeAll(async () => {
     // Long windows and big pages keep the run short (the store commits row by row); the rules
@@ -37,13 +48,23 @@ describe('sync gating in production (seven banks, every seeded consent)', () => 
       customersPerBank: 1,
       pageSize: 5000,
       maxResultSize: Object.fromEntries(BANKS.map((b) => [b, 100_000])) as Record<BankName, number>,
+      // The customer cancels at the bank while the sync reads the consent's transactions.
+      logger: requestHook((entry) => {
+        if (!cancelling && entry.consent_id === cancelled && endpointOf(entry.path) === 'transactions') {
+          cancelling = control(`consents/${cancelled}/cancel`);
+        }
+      }),
     });
     expect(h.emu.consentIds.length).toBe(70);
+    unusable = fullConsentOf('ASB');
+    cancelled = fullConsentOf('Kiwibank');
+    expect((await control(`consents/${unusable}/bank-unusable`)).ok).toBe(true);
     const settings = { ...SETTINGS, windowDays: 400 };
     const first = await h.sync({ settings });
     // Two days later: pending settle, a consent expires, awaiting consents time out.
     h.emu.advance(2 * 24 * 3600 * 1000);
     const second = await h.sync({ settings });
+    expect((await cancelling)?.ok).toBe(true);
     runs = [first, second];
     log = h.emu.requests();
   }, 120_000);
@@ -56,11 +77,16 @@ describe('sync gating in production (seven banks, every seeded consent)', () => 
       expect(run.counters.failedUnits).toEqual([]);
       expect(run.outcome).toBe('ok');
     }
-    // The only error answers: the token the data clock expired while it moved two days
-    // (the client's cache runs on the local clock), each renewed and the request repeated.
+    expect(runs[0]!.needsReconsent).toEqual(expect.arrayContaining([unusable, cancelled]));
+    // The only error answers: the two consents ended mid-run, and the token the data clock
+    // expired while it moved two days (the client's cache runs on the local clock), renewed.
     const errors = log.filter((e) => e.status >= 400);
-    expect(errors.filter((e) => e.status !== 401)).toEqual([]);
-    for (const denied of errors) {
+    const refusals = errors.filter((e) => e.status !== 401).map((e) => [consentOf(e), e.status, e.code]);
+    expect(refusals.sort((a, b) => String(a[2]).localeCompare(String(b[2])))).toEqual([
+      [cancelled, 422, 'BDT410'],
+      [unusable, 422, 'BDT415'],
+    ]);
+    for (const denied of errors.filter((e) => e.status === 401)) {
       const next = log.find((e) => e.seq > denied.seq && e.path === denied.path && e.query.consent_id === denied.query.consent_id);
       expect(next?.status).toBe(200);
     }
@@ -126,7 +152,9 @@ describe('sync gating in production (seven banks, every seeded consent)', () => 
       const reveal = mine.find(
         (e) =>
           (e.code !== undefined && ENDED_CODES.has(e.code)) ||
-          (endpointOf(e.path) === 'consents' && e.status === 200 && ms(e.time) >= endedAt),
+          // A read after the transition (the clock is frozen during a run: a consent ended
+          // mid-run shares its instant with the run's first read, which still said Authorised).
+          (endpointOf(e.path) === 'consents' && e.status === 200 && ms(e.time) > endedAt),
       );
       if (!reveal) {
         violations.push(`${consent.bank} ${id} (${consent.status}): never seen ended`);
@@ -135,6 +163,14 @@ describe('sync gating in production (seven banks, every seeded consent)', () => 
       for (const e of mine.filter((x) => x.seq > reveal.seq)) violations.push(`${consent.bank} ${id} (${consent.status}): ${e.method} ${e.path}`);
     }
     expect(violations).toEqual([]);
+
+    // Ended mid-run: the bank's BDT415 on the first resource call, the customer's cancel
+    // (BDT410) while the transactions were read; the answer was the last request on each.
+    for (const [id, code] of [[unusable, 'BDT415'], [cancelled, 'BDT410']] as const) {
+      const mine = log.filter((e) => consentOf(e) === id);
+      expect(mine.at(-1)!.code, id).toBe(code);
+      expect(mine.filter((e) => e.status === 200).length).toBeGreaterThan(id === cancelled ? 2 : 0);
+    }
 
     // The consent that expired between the runs was read in the second run, and only read.
     const expired = ended.filter((id) => {
