@@ -1,0 +1,85 @@
+/**
+ * `bankdata payments` exit codes (ARCHITECTURE.md): a local rule check names its code (2), a
+ * refused payment is 1, a made payment 0; reconcile and show read the same database.
+ */
+import { execFile } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { StartedEmulator } from '../../src/emulator';
+import { consentOf, freshStore, startPaymentsEmulator } from './helpers';
+
+const BIN = fileURLToPath(new URL('../../bin/bankdata.js', import.meta.url));
+
+let emu: StartedEmulator;
+let dir: string;
+let db: string;
+beforeAll(async () => {
+  emu = await startPaymentsEmulator();
+  const fresh = freshStore();
+  fresh.store.close();
+  dir = fresh.dir;
+  db = fresh.path;
+});
+afterAll(() => emu.close());
+
+async function run(args: string[], env: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
+  try {
+    const { stdout, stderr } = await promisify(execFile)(process.execPath, [BIN, ...args], {
+      cwd: dir,
+      env: {
+        PATH: process.env.PATH ?? '',
+        BANKDATA_DB: db,
+        BANKDATA_PAYMENTS_BASE_URL: emu.paymentsBaseUrl,
+        BANKDATA_PAYMENTS_CLIENT_ID: emu.paymentsClientId,
+        BANKDATA_PAYMENTS_CLIENT_SECRET: emu.paymentsClientSecret,
+        ...env,
+      },
+    });
+    return { code: 0, stdout, stderr };
+  } catch (error) {
+    const e = error as { code: number; stdout: string; stderr: string };
+    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
+  }
+}
+
+describe('bankdata payments', () => {
+  it('exit 2 naming BP235 when a single consent is given an amount; nothing is sent', async () => {
+    const before = emu.requests().filter((r) => r.path === '/payments/v1/payments').length;
+    const result = await run(['payments', 'create', '--consent', consentOf(emu, 'single-1'), '--amount', '25.00']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('BP235');
+    expect(emu.requests().filter((r) => r.path === '/payments/v1/payments')).toHaveLength(before);
+  }, 30_000);
+
+  it('exit 1 when the consent cannot pay (BP015), with the client action as the hint', async () => {
+    const result = await run(['payments', 'create', '--consent', consentOf(emu, 'single-revoked')]);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('BP015');
+    expect(result.stderr).toContain('stop consent unusable');
+  }, 30_000);
+
+  it('exit 2 naming the missing variables when the Payments credentials are not set', async () => {
+    const result = await run(['payments', 'create', '--consent', consentOf(emu, 'single-1')], { BANKDATA_PAYMENTS_CLIENT_SECRET: '' });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('BANKDATA_PAYMENTS_CLIENT_SECRET');
+  }, 30_000);
+
+  it('exit 0 for a payment made, tracked with --once, shown with its history, reconciled (unmatched until synced)', async () => {
+    const made = await run(['payments', 'create', '--consent', consentOf(emu, 'single-1'), '--json']);
+    expect(made.code, made.stderr).toBe(0);
+    const payment = JSON.parse(made.stdout) as { payment_id: string; status: string };
+    expect(payment.status).toBe('Pending');
+    emu.advance(60_000);
+    const tracked = await run(['payments', 'track', '--once', '--json']);
+    expect(tracked.code, tracked.stderr).toBe(0);
+    expect(JSON.parse(tracked.stdout)).toMatchObject({ payment_id: payment.payment_id, status: 'AcceptedSettlementCompleted' });
+    const shown = await run(['payments', 'show', payment.payment_id, '--json']);
+    const view = JSON.parse(shown.stdout) as { history: { status: string }[]; match: unknown };
+    expect(view.history.map((h) => h.status)).toEqual(['Pending', 'AcceptedSettlementCompleted']);
+    expect(view.match).toBeNull();
+    const reconciled = await run(['payments', 'reconcile', '--json']);
+    expect(JSON.parse(reconciled.stdout)).toMatchObject({ settled: 1, matched: 0, ambiguous: [], unmatched: [{ payment_id: payment.payment_id }] });
+    expect(made.stderr + tracked.stderr + shown.stderr).not.toContain(emu.paymentsClientSecret);
+  }, 60_000);
+});
