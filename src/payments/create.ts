@@ -26,7 +26,7 @@ import {
   PaymentsApiError,
   type PaymentsClient,
 } from '../api/payments';
-import type { Payment, PaymentAmount, Pcr } from '../api/payments/schemas';
+import type { Payment } from '../api/payments/schemas';
 import { backoffDelayMs, DEFAULT_RETRY_POLICY, realSleep, retryDelayMs, type RetryPolicy } from '../api/retry';
 import { silentLogger, type Logger } from '../log';
 import type { Store } from '../store';
@@ -199,5 +199,3 @@ function codeOf(error: unknown): string | null {
 function statusOf(error: unknown): number | null {
   return error instanceof PaymentsApiError || error instanceof UnavailableError ? error.status : null;
 }
-
-export type { PaymentAmount, Pcr };

@@ -98,7 +98,7 @@ function checkDecoupled(rt: PaymentsRuntime, flow: PaymentsConsentFlow, bank: Ba
   const callback = flow.detail.callback_url;
   if (callback !== undefined) {
     const failure = checkCallbackUrl(callback, rt.ctx.environment, resolvesInEmulator);
-    if (failure) throw bad(failure.message.replace('BDT', 'BP'), CALLBACK_CODES[failure.code]);
+    if (failure) throw bad(failure.message, CALLBACK_CODES[failure.code]);
   }
 }
 
