@@ -1,6 +1,7 @@
 /** What every job gets: one store and one client for the scheduler's life, and the settings. */
 import type { DataApiClient } from '../src/api';
 import type { Logger } from '../src/log';
+import type { PaymentsPassResult } from '../src/payments/sync-pass';
 import type { Store } from '../src/store';
 import type { SyncSettings } from '../src/sync/context';
 
@@ -11,6 +12,8 @@ export interface JobContext {
   sync: SyncSettings;
   expiryWarningDays: number;
   logger: Logger;
+  /** The payments pass run after each sync (null result: Payments API not configured). */
+  payments?: () => Promise<PaymentsPassResult | null>;
   /** The clock (tests move it). */
   now: () => Date;
 }

@@ -28,6 +28,7 @@ export function nightlySyncJob(ctx: JobContext, expression: string): Job {
           now: () => DateTime.fromJSDate(ctx.now()).toUTC(),
         });
         recordJobRun(ctx.store.db, summary.runId, NIGHTLY_SYNC, firedFor);
+        const payments = summary.fatal || summary.interrupted || !ctx.payments ? null : await ctx.payments();
         const c = summary.counters;
         return {
           outcome: summary.outcome,
@@ -39,6 +40,7 @@ export function nightlySyncJob(ctx: JobContext, expression: string): Job {
             rows_written: c.rowsAdded + c.rowsUpdated + c.rowsRemoved,
             failed_units: c.failedUnits.length,
             needs_reconsent: summary.needsReconsent,
+            ...(payments ? { payments } : {}),
             ...(summary.fatal ? { error: summary.fatal.message } : {}),
           },
         };

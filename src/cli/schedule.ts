@@ -8,6 +8,7 @@ import type { Command } from 'commander';
 import { buildJobs, createScheduler, nodeCronEngine, type JobLine } from '../../jobs';
 import { NZ_ZONE } from '../api/rules';
 import { redact } from '../log';
+import { paymentsPass } from '../payments/sync-pass';
 import { createCliContext, globalsOf } from './context';
 import { ExitCode } from './exit-codes';
 
@@ -29,6 +30,7 @@ export function registerScheduleCommand(program: Command): void {
             dataDir: ctx.config.dataDir,
             sync: ctx.config.sync,
             expiryWarningDays: ctx.config.expiryWarningDays,
+            payments: () => paymentsPass(ctx.config, store, ctx.logger),
             logger: ctx.logger,
             now: () => new Date(),
           },

@@ -3,6 +3,7 @@
  * near expiry. Reads the database only; no request is sent.
  */
 import type { Command } from 'commander';
+import { listReconciliationIssues, type ReconciliationIssues } from '../payments';
 import type { Store } from '../store';
 import { createCliContext, globalsOf } from './context';
 import { ExitCode } from './exit-codes';
@@ -35,6 +36,8 @@ export interface StatusReport {
   nearExpiry: ConsentRow[];
   needsReconsent: ConsentRow[];
   rejects: { resource: string; count: number }[];
+  /** Settled payments with no single bank transaction carrying them, and ambiguous ones. */
+  payments: ReconciliationIssues;
 }
 
 export function readStatus(store: Store, expiryWarningDays: number, runs = 5): StatusReport {
@@ -54,6 +57,7 @@ export function readStatus(store: Store, expiryWarningDays: number, runs = 5): S
       resource: string;
       count: number;
     }[],
+    payments: listReconciliationIssues(store),
   };
 }
 
@@ -83,6 +87,17 @@ export function formatStatus(report: StatusReport, expiryWarningDays: number): s
   if (report.rejects.length > 0) {
     lines.push('', 'rejected records kept aside (table rejects):');
     for (const r of report.rejects) lines.push(`  ${r.resource}: ${r.count}`);
+  }
+  const { unmatched, ambiguous } = report.payments;
+  if (unmatched.length > 0) {
+    lines.push('', 'settled payments without a matching bank transaction (bankdata export payments):');
+    for (const p of unmatched) lines.push(`  ${p.payment_id} ${p.amount} ${p.currency} ${[p.particulars, p.code, p.reference].filter(Boolean).join('/')}`);
+  }
+  if (ambiguous.length > 0) {
+    lines.push('', 'payments with more than one possible bank transaction:');
+    for (const p of ambiguous) {
+      lines.push(`  ${p.payment_id} ${p.amount} ${p.currency} (${p.reason}): ${p.candidates.map((c) => `${c.bank}/${c.account_id}/${c.transaction_id}`).join(', ')}`);
+    }
   }
   return `${lines.join('\n')}\n`;
 }

@@ -9,6 +9,7 @@ import type { Config } from '../config';
 import type { Logger } from '../log';
 import type { Store } from '../store';
 import type { DataApiClient } from '../api';
+import { paymentsPass, type PaymentsPassResult } from '../payments/sync-pass';
 import { planDryRun, type DryRunPlan } from '../sync/dry-run';
 import { RunLockedError, runSync, type SyncSummary } from '../sync/run';
 import { createCliContext, globalsOf } from './context';
@@ -105,8 +106,18 @@ export async function syncCommand(
     process.off('SIGINT', stop);
     progress.done();
   }
-  out(flags.json ? `${JSON.stringify(summary, null, 2)}\n` : formatSummary(summary, config));
-  return exitCodeOf(summary);
+  // Payments not yet terminal are polled with the run, when the Payments API is configured.
+  const payments = summary.fatal || summary.interrupted ? null : await paymentsPass(config, store, logger);
+  out(flags.json ? `${JSON.stringify({ ...summary, payments }, null, 2)}\n` : formatSummary(summary, config) + formatPayments(payments));
+  const code = exitCodeOf(summary);
+  return code === ExitCode.Ok && payments && payments.failures.length > 0 ? ExitCode.Partial : code;
+}
+
+function formatPayments(p: PaymentsPassResult | null): string {
+  if (!p) return '';
+  const lines = [`  payments   ${p.tracked} tracked, ${p.open} still in flight, ${p.failures.length} could not be read`];
+  if (p.unmatched + p.ambiguous > 0) lines.push(`  reconcile  ${p.unmatched} settled payment(s) unmatched, ${p.ambiguous} ambiguous (bankdata status)`);
+  return `${lines.join('\n')}\n`;
 }
 
 export function exitCodeOf(summary: SyncSummary): number {
