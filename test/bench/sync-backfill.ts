@@ -7,21 +7,29 @@
  * BENCH_LATENCY_MS (20), rate limit BENCH_RATE req/s with burst BENCH_BURST (50, 20). Every
  * seeded consent is registered, plus (BENCH_EXTRA_CONSENTS=1, the default) one full consent per
  * customer that no seeded Authorised consent covers, so that the customer count scales the work.
- * One run with concurrency BENCH_CONCURRENCY (4), the client's default retry policy
+ * One run with concurrency BENCH_CONCURRENCY (4), first window BENCH_WINDOW_DAYS (31), the client's default retry policy
  * (Retry-After honoured), a fresh database. The emulator runs in this process: the CPU time
  * reported includes it.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { z } from 'zod';
 import { createDataApiClient } from '../../src/api';
 import { addNzDays, formatNz, nzDateOf, nzMidnight } from '../../src/api/rules';
-import type { BankName, ConsentFlow, ConsentId, Permission } from '../../src/api/schemas';
+import { BANKS, type ConsentFlow, type ConsentId, type Permission } from '../../src/api/schemas';
 import { startEmulator, type RequestLogEntry, type StartedEmulator } from '../../src/emulator';
 import { bankMeta } from '../../src/emulator/bank-meta';
 import { openStore } from '../../src/store';
 import { runSync } from '../../src/sync/run';
-import { REQUEST_KINDS, emptyKindCounts, minimumRequests, type KindCounts, type RequestKind } from './sync-support/minimum-requests';
+import {
+  REQUEST_KINDS,
+  emptyKindCounts,
+  minimumRequests,
+  type EmulatorLimits,
+  type KindCounts,
+  type RequestKind,
+} from './sync-support/minimum-requests';
 
 const num = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
 const CUSTOMERS = num('BENCH_CUSTOMERS', 8);
@@ -34,7 +42,9 @@ const EXTRA_CONSENTS = process.env.BENCH_EXTRA_CONSENTS !== '0';
 const START = process.env.BENCH_START ?? '2026-03-10T10:00:00+13:00';
 const SEED = 7;
 const REDIRECT_URI = 'https://app.example.nz/consent/return';
-const SETTINGS = { lookbackDays: 14, floor: null, concurrency: CONCURRENCY, windowDays: 31 };
+/** Config `sync.windowDays`, the first window's size (default 31). */
+const WINDOW_DAYS = num('BENCH_WINDOW_DAYS', 31);
+const SETTINGS = { lookbackDays: 14, floor: null, concurrency: CONCURRENCY, windowDays: WINDOW_DAYS };
 const FULL: readonly Permission[] = [
   'ReadAccountsDetail',
   'ReadBalances',
@@ -86,6 +96,19 @@ async function createExtraConsents(emu: StartedEmulator): Promise<string[]> {
   return ids;
 }
 
+const Limits = z.object({
+  pageSize: z.number().int(),
+  accountsPageSize: z.number().int(),
+  maxResultSize: z.record(z.enum(BANKS), z.number().int()),
+});
+
+/** Page sizes and the BDT263 limits the emulator serves by (GET /__emulator/settings). */
+async function emulatorLimits(emu: StartedEmulator): Promise<EmulatorLimits> {
+  const answer = await fetch(`${emu.baseUrl}/__emulator/settings`);
+  if (!answer.ok) throw new Error(`reading the emulator's settings failed: ${answer.status}`);
+  return Limits.parse(await answer.json());
+}
+
 /** The request log's path → the kind of request it was. */
 function kindOf(entry: RequestLogEntry): RequestKind {
   const s = entry.path.split('/').slice(1);
@@ -135,7 +158,7 @@ export default async function bench(): Promise<void> {
   const store = openStore(join(dataDir, 'bankdata.sqlite'));
   try {
     for (const id of consentIds) store.consents.add(id as ConsentId);
-    const limits = { pageSize: 50, accountsPageSize: 100, maxResultSize: Object.fromEntries(emu.world.options.banks.map((b) => [b, 400])) as Record<BankName, number> };
+    const limits = await emulatorLimits(emu);
     const minimum = minimumRequests(emu, consentIds, limits);
     const authorised = minimum.consents.filter((c) => c.status === 'Authorised').length;
     process.stdout.write(
@@ -173,8 +196,8 @@ export default async function bench(): Promise<void> {
     const boundMs = Math.max(rateBoundMs, poolBoundMs);
 
     process.stdout.write(
-      `\nsettings: latency ${LATENCY_MS} ms, rate limit ${RATE} req/s burst ${BURST}, concurrency ${CONCURRENCY}, ` +
-        `page size ${limits.pageSize}, max result size 400; outcome ${summary.outcome}, ` +
+      `\nsettings: latency ${LATENCY_MS} ms, rate limit ${RATE} req/s burst ${BURST}, concurrency ${CONCURRENCY}, windowDays ${WINDOW_DAYS}, ` +
+        `page size ${limits.pageSize}, max result size ${[...new Set(Object.values(limits.maxResultSize))].join('/')}; outcome ${summary.outcome}, ` +
         `${summary.counters.failedUnits.length} failed units, ${summary.counters.splits} BDT263 splits, ${client.stats().retries} retries\n`,
     );
     process.stdout.write('\n| Requests | Minimum | Made | of which 2xx | 429 | 422 BDT263 | other |\n|---|---:|---:|---:|---:|---:|---:|\n');
