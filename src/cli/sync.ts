@@ -144,6 +144,10 @@ export function formatSummary(s: SyncSummary, config: Pick<Config, 'db'>): strin
     if (c.failedUnits.length > 10) lines.push(`               … and ${c.failedUnits.length - 10} more (bankdata status)`);
   }
   for (const r of s.consents.filter((x) => x.outcome === 'skipped')) lines.push(`  skipped    ${r.consentId}: ${r.reason ?? ''}`);
+  // Resources a consent may not read, or its bank does not offer: never requested, reason kept.
+  const reasons = new Map<string, number>();
+  for (const k of c.skipped) reasons.set(`${k.resource}: ${k.reason}`, (reasons.get(`${k.resource}: ${k.reason}`) ?? 0) + 1);
+  for (const [reason, n] of reasons) lines.push(`  not asked  ${reason}${n > 1 ? ` (${n} consents)` : ''}`);
   if (s.needsReconsent.length > 0) {
     lines.push(`  re-consent ${s.needsReconsent.length} consent(s) ended and need a new consent:`);
     for (const r of s.consents.filter((x) => x.needsReconsent)) lines.push(`               ${r.consentId} (${r.reason ?? r.status ?? 'ended'})`);

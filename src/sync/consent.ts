@@ -55,7 +55,10 @@ export async function syncConsent(
   const bankMeta = meta.get(bank);
   const plan = planConsent({ permissions: consent.permissions, scopes, bank: bankMeta });
   for (const [resource, decision] of Object.entries(plan.resources)) {
-    if (!decision.fetch) ctx.counters.skipped.push({ consentId, resource, reason: decision.reason });
+    if (!decision.fetch) {
+      ctx.counters.skipped.push({ consentId, resource, reason: decision.reason });
+      ctx.logger.info('resource not requested', { consent_id: consentId, resource, reason: decision.reason });
+    }
   }
   const record = ctx.store.consents.get(consentId)!;
   try {
