@@ -89,7 +89,8 @@ export interface RetryContext {
   /** A POST that has no effect to repeat (the token request): retried without a key. */
   repeatable?: boolean;
   /** Extra veto, e.g. a download whose sink already took bytes. */
-  canRetry?: () => boolean;
+  /** A veto on retrying after this error (e.g. a sink that already took bytes). */
+  canRetry?: (error: unknown) => boolean;
 }
 
 /** Runs `operation` until it succeeds, the error is not retryable, or attempts run out. */
@@ -108,7 +109,7 @@ export async function withRetry<T>(
         attempt < policy.maxAttempts &&
         !postWithoutKey &&
         isRetryable(policy, error) &&
-        (context.canRetry ? context.canRetry() : true);
+        (context.canRetry ? context.canRetry(error) : true);
       if (!again) throw error;
       const delayMs = retryDelayMs(policy, attempt, error, deps);
       deps.onRetry?.({ attempt, delayMs, error });

@@ -66,14 +66,28 @@ export function createTransport(options: TransportOptions): Transport {
     },
   });
 
+  /**
+   * Token failures already went through the token request's own retries: retrying the API call
+   * around them again would multiply the attempts (5 × 5 against a service that is down).
+   */
+  const tokenFailures = new WeakSet<object>();
+  async function token(): Promise<string> {
+    try {
+      return await tokens.getToken();
+    } catch (error) {
+      if (typeof error === 'object' && error !== null) tokenFailures.add(error);
+      throw error;
+    }
+  }
+
   /** Seed Authentication 4: on 401 get a new token and retry once. */
   async function openAuthorised(request: ApiRequest): Promise<StreamAnswer> {
-    const first = await tokens.getToken();
+    const first = await token();
     const answer = await http.open(toExchange(request, first));
     if (answer.status !== 401) return answer;
     answer.body.resume();
     tokens.invalidate(first);
-    const second = await tokens.getToken();
+    const second = await token();
     options.logger.debug('401 answered: retrying once with a new token', { path: answer.path, requestId: answer.requestId });
     // A second 401 falls through to toApiError: an authentication error.
     return http.open(toExchange(request, second));
@@ -100,7 +114,9 @@ export function createTransport(options: TransportOptions): Transport {
     });
   }
 
-  function retrying<T>(request: ApiRequest, attempt: () => Promise<T>, canRetry?: () => boolean): Promise<T> {
+  function retrying<T>(request: ApiRequest, attempt: () => Promise<T>, veto?: () => boolean): Promise<T> {
+    const canRetry = (error: unknown) =>
+      !(typeof error === 'object' && error !== null && tokenFailures.has(error)) && (veto ? veto() : true);
     const deps: RetryDeps = {
       ...options.retryDeps,
       onRetry: (info: { attempt: number; delayMs: number; error: ApiError }) => {
