@@ -38,7 +38,7 @@ interface Route {
 function matchRoute(ctx: EmulatorContext, rq: RequestInfo): Route | null {
   const s = rq.segments;
   const n = s.length;
-  if (n === 2 && s[0] === 'oauth2' && s[1] === 'token') return { methods: { POST: () => handleToken(ctx, rq) } };
+  if (n === 2 && s[0] === 'oauth2' && s[1] === 'token') return { methods: { POST: () => handleToken(ctx.auth, ctx, rq) } };
   if (s[0] !== 'v1') return null;
   const api = (endpoint: Endpoint, method: string, handler: () => Reply | Promise<Reply>): Route => ({
     endpoint,

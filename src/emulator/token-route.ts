@@ -1,24 +1,36 @@
 /**
- * POST /oauth2/token (seed "Token endpoint"; contract 2): form fields or HTTP Basic; bad or
- * missing credentials 401 (checked first), any grant other than client_credentials 403;
- * failure bodies are the 7.1 error body without code.
+ * POST /oauth2/token (seed "Token endpoint"; contract 2), served by both listeners: the Data
+ * API's with its registry, the Payments API's with its own (a token of one API is not valid on
+ * the other). Form fields or HTTP Basic; bad or missing credentials 401 (checked first), any
+ * grant other than client_credentials 403; failure bodies are the 7.1 error body without code.
  */
 import type { EmulatorContext, RequestInfo } from './context';
 import { ApiError, jsonReply, type Reply } from './http-reply';
 
-export function handleToken(ctx: EmulatorContext, rq: RequestInfo): Reply {
+/** The registry a token endpoint authenticates against and issues from. */
+export interface TokenIssuer<C extends { readonly scopes: readonly string[] }> {
+  /** The client when the credentials match, else null (401). */
+  authenticate(clientId: string | undefined, clientSecret: string | undefined): C | null;
+  issue(client: C, nowMs: number, lifetimeSeconds: number): string;
+}
+
+export function handleToken<C extends { readonly scopes: readonly string[] }>(
+  auth: TokenIssuer<C>,
+  ctx: EmulatorContext,
+  rq: RequestInfo,
+): Reply {
   const form = new URLSearchParams(rq.body);
   const basic = readBasic(rq.req.headers.authorization);
   const clientId = basic?.id ?? form.get('client_id') ?? undefined;
   const secret = basic?.secret ?? form.get('client_secret') ?? undefined;
   if (clientId) rq.clientId = clientId;
-  const client = ctx.auth.authenticate(clientId, secret);
+  const client = auth.authenticate(clientId, secret);
   if (!client) throw new ApiError(401, 'Bad or missing client credentials');
   if (form.get('grant_type') !== 'client_credentials') {
     throw new ApiError(403, 'Unsupported grant_type: only client_credentials is allowed');
   }
   const lifetime = ctx.settings.tokenLifetimeSeconds;
-  const token = ctx.auth.issue(client, ctx.clock.nowMs(), lifetime);
+  const token = auth.issue(client, ctx.clock.nowMs(), lifetime);
   return jsonReply(
     200,
     { access_token: token, token_type: 'Bearer', expires_in: lifetime, scope: client.scopes.join(' ') },

@@ -4,20 +4,20 @@
  */
 import type { EmulatorContext, RequestInfo } from '../context';
 import { ApiError, errorReply, type Reply } from '../http-reply';
+import { handleToken } from '../token-route';
 import { handleCreatePaymentConsent, handleGetPaymentConsent, handleRevokePaymentConsent } from './consent-routes';
 import { handlePaymentsControl } from './control';
 import { PaymentFaultError } from './faults';
 import { handleCreatePayment, handleGetPayment } from './payment-routes';
 import type { PaymentsRuntime } from './request';
 import type { PaymentsState } from './state';
-import { handlePaymentsToken } from './token-route';
 
 type Handlers = Record<string, () => Reply | Promise<Reply>>;
 
 function match(rt: PaymentsRuntime, rq: RequestInfo): Handlers | null {
   const s = rq.segments;
   const n = s.length;
-  if (n === 2 && s[0] === 'oauth2' && s[1] === 'token') return { POST: () => handlePaymentsToken(rt, rq) };
+  if (n === 2 && s[0] === 'oauth2' && s[1] === 'token') return { POST: () => handleToken(rt.state.auth, rt.ctx, rq) };
   if (s[0] !== 'payments' || s[1] !== 'v1') return null;
   if (s[2] === 'payments' && n === 3) return { POST: () => handleCreatePayment(rt, rq) };
   if (s[2] === 'payments' && n === 4) return { GET: () => handleGetPayment(rt, rq, s[3]!) };
