@@ -6,10 +6,11 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { formatNz, ENDPOINT_ACCESS, type Endpoint } from '../api/rules';
+import { authenticateBearer, requireScope } from './auth';
 import type { EmulatorContext, RequestInfo } from './context';
 import { handleCreateConsent, handleGetConsent, handleRevokeConsent, injectFault } from './consent-routes';
 import { handleControl } from './control-routes';
-import { DropConnection, FaultError, retryAfter } from './faults';
+import { DropConnection, FaultError } from './faults';
 import { ApiError, Unauthorized, errorReply, jsonReply, unauthorizedReply, type Reply } from './http-reply';
 import { metaFor } from './bank-meta';
 import {
@@ -76,24 +77,9 @@ function matchRoute(ctx: EmulatorContext, rq: RequestInfo): Route | null {
 
 /** Step 1 (401) and step 2 (403 scope), with the rate limit (429) in between. */
 function authorize(ctx: EmulatorContext, rq: RequestInfo, endpoint: Endpoint): void {
-  const header = rq.req.headers.authorization;
-  const match = header ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null;
-  if (!match) throw new Unauthorized(header !== undefined && /^Bearer\s+\S/i.test(header));
-  const token = ctx.auth.verify(match[1]!, ctx.clock.nowMs());
-  if (!token) throw new Unauthorized(true);
+  const token = authenticateBearer(ctx, rq, ctx.auth);
   rq.token = token;
-  rq.clientId = token.clientId;
-  const limit = ctx.settings.rateLimit;
-  if (limit) {
-    const waitSeconds = ctx.rateLimiter.take(token.clientId, limit, performance.now());
-    if (waitSeconds !== null) {
-      throw new ApiError(429, 'Too many requests', undefined, {
-        'retry-after': retryAfter(waitSeconds, ctx.settings, ctx.clock.now()),
-      });
-    }
-  }
-  const scope = ENDPOINT_ACCESS[endpoint].scope;
-  if (!token.scopes.includes(scope)) throw new ApiError(403, `Token lacks the scope ${scope}`);
+  requireScope(token.scopes, [ENDPOINT_ACCESS[endpoint].scope]);
 }
 
 async function route(ctx: EmulatorContext, rq: RequestInfo): Promise<Reply> {

@@ -6,8 +6,8 @@
 import { UUID_PATTERN } from '../../api/schemas';
 import type { PaymentsScope } from '../../api/payments/schemas';
 import type { EmulatorContext, RequestInfo } from '../context';
-import { retryAfter } from '../faults';
-import { ApiError, Unauthorized } from '../http-reply';
+import { authenticateBearer, requireScope } from '../auth';
+import { ApiError } from '../http-reply';
 import type { PaymentsToken } from './auth';
 import type { PaymentsState } from './state';
 
@@ -20,29 +20,13 @@ const tokens = new WeakMap<RequestInfo, PaymentsToken>();
 
 /** 401 (empty body, WWW-Authenticate), then the shared rate limit (429), then the scope (403, no code). */
 export function authorizePayments(rt: PaymentsRuntime, rq: RequestInfo, scopes: readonly PaymentsScope[] | null): PaymentsToken {
-  const known = tokens.get(rq);
-  const token = known ?? authenticate(rt, rq);
-  if (scopes !== null && !scopes.some((s) => token.scopes.includes(s))) {
-    throw new ApiError(403, `Token lacks the scope ${scopes.join(' or ')}`);
+  let token = tokens.get(rq);
+  if (!token) {
+    // Payments clients get their own rate-limit buckets beside the Data API's.
+    token = authenticateBearer(rt.ctx, rq, rt.state.auth, 'payments ');
+    tokens.set(rq, token);
   }
-  return token;
-}
-
-function authenticate(rt: PaymentsRuntime, rq: RequestInfo): PaymentsToken {
-  const header = rq.req.headers.authorization;
-  const match = header ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null;
-  if (!match) throw new Unauthorized(header !== undefined && /^Bearer\s+\S/i.test(header));
-  const token = rt.state.auth.verify(match[1]!, rt.ctx.clock.nowMs());
-  if (!token) throw new Unauthorized(true);
-  tokens.set(rq, token);
-  rq.clientId = token.clientId;
-  const limit = rt.ctx.settings.rateLimit;
-  if (limit) {
-    const waitSeconds = rt.ctx.rateLimiter.take(`payments ${token.clientId}`, limit, performance.now());
-    if (waitSeconds !== null) {
-      throw new ApiError(429, 'Too many requests', undefined, { 'retry-after': retryAfter(waitSeconds, rt.ctx.settings, rt.ctx.clock.now()) });
-    }
-  }
+  if (scopes !== null) requireScope(token.scopes, scopes);
   return token;
 }
 
