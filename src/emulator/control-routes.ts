@@ -5,13 +5,13 @@
  */
 import { z } from 'zod';
 import { parseWireDateTime, formatNz, type Environment } from '../api/rules';
-import { SCOPES, type Scope } from '../api/schemas';
-import { otherEnvironment } from './auth';
+import { SCOPES } from '../api/schemas';
+import { otherEnvironment, type RegisteredClient } from './auth';
 import type { EmulatorContext, RequestInfo } from './context';
 import { ControlError, toConsentView, type ConsentRecord } from './consent-store';
 import { ApiError, badRequest, jsonReply, type Reply } from './http-reply';
 import { applySettingsPatch, SettingsPatch, type EmulatorSettingsPatch } from './settings';
-import { randomUuid } from './seeded-random';
+import { randomUuid, type Random } from './seeded-random';
 
 const ClockBody = z.union([
   z.object({ advance_seconds: z.number().min(0) }).strict(),
@@ -31,7 +31,7 @@ export function handleControl(ctx: EmulatorContext, rq: RequestInfo): Reply {
       case 'GET state':
         return jsonReply(200, state(ctx));
       case 'POST clock':
-        return jsonReply(200, moveClock(ctx, parseBody(ClockBody, rq.body)));
+        return jsonReply(200, moveClock(ctx, parseControlBody(ClockBody, rq.body)));
       case 'GET requests': {
         const after = Number(rq.query.get('after') ?? '0');
         if (!Number.isInteger(after) || after < 0) throw badRequest('after must be a non-negative integer');
@@ -43,14 +43,14 @@ export function handleControl(ctx: EmulatorContext, rq: RequestInfo): Reply {
       case 'GET settings':
         return jsonReply(200, ctx.settings);
       case 'PUT settings':
-        updateSettings(ctx, parseBody(SettingsPatch, rq.body));
+        updateSettings(ctx, parseControlBody(SettingsPatch, rq.body));
         return jsonReply(200, ctx.settings);
       case 'POST tokens/revoke':
         return jsonReply(200, { revoked: ctx.auth.revokeAll() });
       case 'POST clients':
-        return jsonReply(201, addClient(ctx, parseBody(ClientBody, rq.body).scopes));
+        return jsonReply(201, addControlClient(ctx.auth, ctx.idRandom, parseControlBody(ClientBody, rq.body).scopes));
       case 'POST tokens/mint':
-        return jsonReply(201, mintToken(ctx, parseBody(MintBody, rq.body)));
+        return jsonReply(201, mintToken(ctx, parseControlBody(MintBody, rq.body)));
       case 'GET authorise':
         return jsonReply(200, consentPage(ctx, rq.query.get('cid') ?? ''));
     }
@@ -66,7 +66,8 @@ export function handleControl(ctx: EmulatorContext, rq: RequestInfo): Reply {
   }
 }
 
-function parseBody<T extends z.ZodType>(schema: T, raw: string): z.infer<T> {
+/** A control route's JSON body (empty means `{}`), checked by `schema`; 400 without code otherwise. */
+export function parseControlBody<T extends z.ZodType>(schema: T, raw: string): z.infer<T> {
   let value: unknown = {};
   if (raw.trim() !== '') {
     try {
@@ -106,8 +107,13 @@ export function updateSettings(ctx: EmulatorContext, patch: EmulatorSettingsPatc
   if (patch.rateLimit !== undefined) ctx.rateLimiter.reset();
 }
 
-function addClient(ctx: EmulatorContext, scopes: Scope[]) {
-  const client = ctx.auth.addClient(randomUuid(ctx.idRandom), ctx.auth.newSecret(), scopes);
+/** A new client with only these scopes (403 tests), on either API's registry. */
+export function addControlClient<S extends string>(
+  registry: { addClient(clientId: string, clientSecret: string, scopes: readonly S[]): RegisteredClient<S>; newSecret(): string },
+  idRandom: Random,
+  scopes: readonly S[],
+) {
+  const client = registry.addClient(randomUuid(idRandom), registry.newSecret(), scopes);
   return { client_id: client.clientId, client_secret: client.clientSecret, scope: client.scopes.join(' ') };
 }
 
@@ -136,7 +142,7 @@ export function actOnConsent(ctx: EmulatorContext, id: string, action: string, r
     case 'submit':
       return ctx.consents.submit(id);
     case 'authorise': {
-      const body = parseBody(AuthoriseBody, rawBody);
+      const body = parseControlBody(AuthoriseBody, rawBody);
       const { customerId, accountKeys } = chooseAccounts(ctx, record, body.customer_id, body.account_ids);
       return ctx.consents.authorise(id, customerId, accountKeys);
     }

@@ -6,29 +6,14 @@
  */
 import { z } from 'zod';
 import type { RequestInfo } from '../context';
-import { handleControl } from '../control-routes';
-import { ApiError, badRequest, jsonReply, type Reply } from '../http-reply';
+import { addControlClient, handleControl, parseControlBody } from '../control-routes';
+import { ApiError, jsonReply, type Reply } from '../http-reply';
 import { PAYMENTS_SCOPES, isTerminalPaymentStatus } from '../../api/payments/schemas';
-import { randomUuid } from '../seeded-random';
 import type { PaymentsRuntime } from './request';
 import { PaymentsSettingsPatch, type PaymentsSettings } from './types';
 
 const RefuseBody = z.strictObject({ times: z.number().int().min(1).max(1000).optional() });
 const ClientBody = z.strictObject({ scopes: z.array(z.enum(PAYMENTS_SCOPES)) });
-
-function parseBody<T extends z.ZodType>(schema: T, raw: string): z.infer<T> {
-  let value: unknown = {};
-  if (raw.trim() !== '') {
-    try {
-      value = JSON.parse(raw);
-    } catch {
-      throw badRequest('Body is not JSON');
-    }
-  }
-  const parsed = schema.safeParse(value);
-  if (!parsed.success) throw badRequest(parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; '));
-  return parsed.data;
-}
 
 export function applyPaymentsSettings(settings: PaymentsSettings, patch: z.infer<typeof PaymentsSettingsPatch>): PaymentsSettings {
   const { faults, bankLimits, ...rest } = patch;
@@ -89,7 +74,7 @@ export function handlePaymentsControl(rt: PaymentsRuntime, rq: RequestInfo): Rep
         conflict(() => state.revoke(consent));
         break;
       case 'bank-refuse':
-        consent.bankRefusals += parseBody(RefuseBody, rq.body).times ?? 1;
+        consent.bankRefusals += parseControlBody(RefuseBody, rq.body).times ?? 1;
         break;
       default:
         throw new ApiError(404, `Unknown payment consent action: ${action}`);
@@ -97,14 +82,12 @@ export function handlePaymentsControl(rt: PaymentsRuntime, rq: RequestInfo): Rep
     return jsonReply(200, state.consentView(consent));
   }
   if (area === 'payments-settings' && n === 2) {
-    if (rq.method === 'PUT') state.settings = applyPaymentsSettings(state.settings, parseBody(PaymentsSettingsPatch, rq.body));
+    if (rq.method === 'PUT') state.settings = applyPaymentsSettings(state.settings, parseControlBody(PaymentsSettingsPatch, rq.body));
     else if (rq.method !== 'GET') throw new ApiError(405, `Method ${rq.method} not allowed`, undefined, { allow: 'GET, PUT' });
     return jsonReply(200, state.settings);
   }
   if (area === 'payments-clients' && n === 2 && rq.method === 'POST') {
-    // A client with only these scopes (403 tests); it owns no consents.
-    const client = state.auth.addClient(randomUuid(state.idRandom), state.auth.newSecret(), parseBody(ClientBody, rq.body).scopes);
-    return jsonReply(201, { client_id: client.clientId, client_secret: client.clientSecret, scope: client.scopes.join(' ') });
+    return jsonReply(201, addControlClient(state.auth, state.idRandom, parseControlBody(ClientBody, rq.body).scopes));
   }
   if (area === 'payments-tokens' && id === 'revoke' && n === 3 && rq.method === 'POST') {
     return jsonReply(200, { revoked: state.auth.revokeAll() });
