@@ -3,8 +3,7 @@
  * provider, one retry policy and one HTTP layer. Knows nothing of SQLite.
  */
 import type { DateTime } from 'luxon';
-import type { Dispatcher } from 'undici';
-import { silentLogger, type Logger } from '../log';
+import { createClientCore, type ApiClientOptions, type ClientCoreStats } from './client-core';
 import { getAccount, getBalances, listAccounts, listTransactions, type TransactionRange } from './endpoints/accounts';
 import { createConsent, getConsent, revokeConsent, type CreateConsentOptions } from './endpoints/consents';
 import { getMeta } from './endpoints/meta';
@@ -17,11 +16,8 @@ import {
   type StatementFileSink,
   type StatementRange,
 } from './endpoints/statements';
-import { ConfigurationError } from './errors';
-import { assertTransportAllowed, createHttp, type HttpStats } from './http';
 import { DEFAULT_MAX_PAGES, type ListResult } from './paginate';
 import type { SingleResult } from './parse';
-import { DEFAULT_RETRY_POLICY, realSleep, type RetryDeps, type RetryPolicy } from './retry';
 import type {
   Account,
   AccountId,
@@ -35,19 +31,9 @@ import type {
   StatementId,
   Transaction,
 } from './schemas';
-import { createTokenProvider, type TokenAuthMethod } from './token';
 import { createTransport } from './transport';
 
-export interface DataApiClientOptions {
-  /** `{data_base_url}`: https, or http on a loopback host (the emulator). */
-  baseUrl: string;
-  clientId: string;
-  clientSecret: string;
-  /** How the token request carries the credentials: form fields (default) or HTTP Basic. */
-  tokenAuth?: TokenAuthMethod;
-  logger?: Logger;
-  /** Per request, headers and body (default 30 s). */
-  timeoutMs?: number;
+export interface DataApiClientOptions extends ApiClientOptions {
   /** Statement file transfers (default 5 minutes). */
   fileTimeoutMs?: number;
   /** Cap on a JSON response body (default 16 MiB). */
@@ -56,20 +42,9 @@ export interface DataApiClientOptions {
   maxFileBytes?: number;
   /** Pages per listing before it is refused as a protocol error (default 10 000). */
   maxPages?: number;
-  /** Overrides of the retry policy (contract 7.4 defaults). */
-  retry?: Partial<RetryPolicy>;
-  /** Injectable for tests: wait, jitter draw in [0, 1), and the local clock (epoch ms). */
-  sleep?: (ms: number) => Promise<void>;
-  random?: () => number;
-  now?: () => number;
-  /** undici dispatcher (default: undici's global one). */
-  dispatcher?: Dispatcher;
 }
 
-export interface ClientStats extends HttpStats {
-  /** Retries made by the policy (waits taken), all endpoints. */
-  retries: number;
-}
+export type ClientStats = ClientCoreStats;
 
 export interface DataApiClient {
   getMeta(): Promise<MetaResponse>;
@@ -98,56 +73,9 @@ export interface DataApiClient {
   serverNow(): DateTime | null;
 }
 
-function parseBaseUrl(baseUrl: string): URL {
-  let url: URL;
-  try {
-    url = new URL(baseUrl);
-  } catch (cause) {
-    throw new ConfigurationError('the Data API base URL is not an absolute URL', { status: null, code: null, path: '', requestId: null, cause });
-  }
-  if (url.search || url.hash || url.username || url.password) {
-    throw new ConfigurationError('the Data API base URL must not carry credentials, a query or a fragment', {
-      status: null,
-      code: null,
-      path: url.pathname,
-      requestId: null,
-    });
-  }
-  assertTransportAllowed(url);
-  return url;
-}
-
 export function createDataApiClient(options: DataApiClientOptions): DataApiClient {
-  const base = parseBaseUrl(options.baseUrl);
-  const logger = options.logger ?? silentLogger;
-  const now = options.now ?? Date.now;
-  const retryPolicy: RetryPolicy = { ...DEFAULT_RETRY_POLICY, ...options.retry };
-  let retries = 0;
-  const retryDeps: RetryDeps = {
-    sleep: options.sleep ?? realSleep,
-    random: options.random ?? Math.random,
-    now,
-    onRetry: () => {
-      retries += 1;
-    },
-  };
-  const http = createHttp({
-    timeoutMs: options.timeoutMs ?? 30_000,
-    maxResponseBytes: options.maxResponseBytes ?? 16 * 1024 * 1024,
-    logger,
-    dispatcher: options.dispatcher,
-  });
-  const tokens = createTokenProvider({
-    tokenUrl: new URL(`${base.origin}${base.pathname.replace(/\/+$/, '')}/oauth2/token`),
-    clientId: options.clientId,
-    clientSecret: options.clientSecret,
-    authMethod: options.tokenAuth ?? 'form',
-    http,
-    retryPolicy,
-    retryDeps,
-    now,
-    logger,
-  });
+  const core = createClientCore(options, { apiName: 'Data API', maxResponseBytes: options.maxResponseBytes ?? 16 * 1024 * 1024 });
+  const { base, http, tokens, retryPolicy, retryDeps, logger } = core;
   const t = createTransport({
     base,
     maxPages: options.maxPages ?? DEFAULT_MAX_PAGES,
@@ -177,11 +105,8 @@ export function createDataApiClient(options: DataApiClientOptions): DataApiClien
       downloadStatementFile(t, consentId, accountId, statementId, sink, fileOptions),
     getParty: (consentId) => getParty(t, consentId),
     getAccountParty: (consentId, accountId) => getAccountParty(t, consentId, accountId),
-    grantedScopes: async () => {
-      await tokens.getToken();
-      return tokens.scopes();
-    },
-    stats: () => ({ ...http.stats(), retries }),
-    serverNow: () => http.serverNow(),
+    grantedScopes: core.grantedScopes,
+    stats: core.stats,
+    serverNow: core.serverNow,
   };
 }

@@ -1,7 +1,9 @@
 /**
  * The ONE function that maps an HTTP answer (status, code, headers, path, request-id) to its
  * error class (contract 7.2, 7.3). It decides by `code` first, then `status`; it never reads
- * `error`, and reads `message` only for the legacy no-code BDT237 of contract 7.2.
+ * `error`, and reads `message` only for the legacy no-code BDT237 of contract 7.2. The parts
+ * that do not depend on the API (details, 401 with a fresh token, unavailable) are exported for
+ * the Payments API's mapping function (payments/map-error.ts).
  */
 import {
   AuthenticationError,
@@ -56,7 +58,8 @@ const CONFIGURATION_CODES = new Set([
   'BDT402',
   'BDT403',
 ]);
-const UNAVAILABLE_STATUSES = new Set([429, 500, 502, 503, 504]);
+/** Statuses that mean "try again later" for both APIs (contract 7.3; seed Payments API). */
+export const UNAVAILABLE_STATUSES: ReadonlySet<number> = new Set([429, 500, 502, 503, 504]);
 
 export const AUTHENTICATION_HINT =
   'check the client id and secret, and that they belong to the environment of the base URL (sandbox vs production)';
@@ -75,18 +78,41 @@ export interface ErrorAnswer {
   cause?: unknown;
 }
 
-function header(headers: ErrorAnswer['headers'], name: string): string | null {
+/** What both mapping functions read from an answer, whichever API it came from. */
+export type AnswerFacts = Omit<ErrorAnswer, 'kind'>;
+
+/** A header's (first) value, or null. */
+export function firstHeader(headers: AnswerFacts['headers'], name: string): string | null {
   const value = headers[name];
   return (Array.isArray(value) ? value[0] : value) ?? null;
+}
+
+/** An answer's code, error details and the two message parts every mapped error uses. */
+export function describeAnswer(answer: AnswerFacts): { code: string | null; details: ApiErrorDetails; what: string; said: string } {
+  const { status } = answer;
+  const code = answer.code ?? null;
+  return {
+    code,
+    details: { status, code, path: answer.path, requestId: answer.requestId, cause: answer.cause },
+    what: `${status}${code ? ` ${code}` : ''} on ${answer.path}`,
+    said: answer.message ? `: ${answer.message}` : '',
+  };
+}
+
+/** A 401 on a request sent with a fresh token (seed Authentication 4): the credentials are wrong. */
+export function toFreshTokenError(answer: AnswerFacts, details: ApiErrorDetails): AuthenticationError {
+  return new AuthenticationError(`401 on ${answer.path} with a fresh token: ${AUTHENTICATION_HINT}`, details);
+}
+
+/** Service unavailable (BDT601–604, BP codes of that kind, or an unavailable status), with Retry-After and Date. */
+export function toUnavailableError(answer: AnswerFacts, details: ApiErrorDetails, what: string, said: string): UnavailableError {
+  return new UnavailableError(`service unavailable, ${what}${said}`, details, firstHeader(answer.headers, 'retry-after'), firstHeader(answer.headers, 'date'));
 }
 
 /** Maps a non-success answer to its error class. Code first, then status (contract 7.3). */
 export function toApiError(answer: ErrorAnswer): ApiError {
   const { status, kind } = answer;
-  const code = answer.code ?? null;
-  const details: ApiErrorDetails = { status, code, path: answer.path, requestId: answer.requestId, cause: answer.cause };
-  const said = answer.message ? `: ${answer.message}` : '';
-  const what = `${status}${code ? ` ${code}` : ''} on ${answer.path}`;
+  const { code, details, what, said } = describeAnswer(answer);
 
   if (kind === 'token' && (status === 401 || status === 403)) {
     return new AuthenticationError(`token request refused (${status}): ${AUTHENTICATION_HINT}`, details);
@@ -113,14 +139,10 @@ export function toApiError(answer: ErrorAnswer): ApiError {
     }
     if (CONFIGURATION_CODES.has(code)) return new ConfigurationError(`request refused, ${what}${said}`, details);
     if (IDEMPOTENCY_CODES.has(code)) return new IdempotencyError(`idempotency conflict, ${what}${said}`, details);
-    if (AVAILABILITY_CODES.has(code)) {
-      return new UnavailableError(`service unavailable, ${what}${said}`, details, header(answer.headers, 'retry-after'), header(answer.headers, 'date'));
-    }
+    if (AVAILABILITY_CODES.has(code)) return toUnavailableError(answer, details, what, said);
     // An unknown code falls through to its status.
   }
-  if (status === 401) {
-    return new AuthenticationError(`401 on ${answer.path} with a fresh token: ${AUTHENTICATION_HINT}`, details);
-  }
+  if (status === 401) return toFreshTokenError(answer, details);
   if (status === 403 && code === null) {
     const scope = kind === 'token' ? null : ENDPOINT_ACCESS[kind].scope;
     return new ScopeMissingError(`the client is not assigned the scope ${scope} needed for ${kind}, ${what}`, details, scope);
@@ -130,8 +152,6 @@ export function toApiError(answer: ErrorAnswer): ApiError {
   }
   if (status === 404 && code === null) return new NotFoundError(`not found, ${what}${said}`, details);
   if (status === 501) return new NotSupportedError(`resource not supported by the bank, ${what}${said}`, details);
-  if (UNAVAILABLE_STATUSES.has(status)) {
-    return new UnavailableError(`service unavailable, ${what}${said}`, details, header(answer.headers, 'retry-after'), header(answer.headers, 'date'));
-  }
+  if (UNAVAILABLE_STATUSES.has(status)) return toUnavailableError(answer, details, what, said);
   return new RequestRejectedError(`request refused, ${what}${said}`, details);
 }

@@ -7,14 +7,12 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { DateTime } from 'luxon';
-import type { Dispatcher } from 'undici';
-import { silentLogger, type Logger } from '../../log';
-import { ConfigurationError, ProtocolError } from '../errors';
-import { assertTransportAllowed, createHttp, type HttpAnswer, type HttpMethod, type HttpStats, type PaymentsRequestKind } from '../http';
+import { createClientCore, type ApiClientOptions, type ClientCoreStats } from '../client-core';
+import { ProtocolError } from '../errors';
+import type { HttpAnswer, HttpMethod, PaymentsRequestKind } from '../http';
 import { parseErrorBody, parseStrict } from '../parse';
-import { DEFAULT_RETRY_POLICY, realSleep, withRetry, type RetryDeps, type RetryPolicy } from '../retry';
+import { withRetry } from '../retry';
 import { MAX_IDEMPOTENCY_KEY_LENGTH } from '../rules';
-import { createTokenProvider, type TokenAuthMethod } from '../token';
 import { toPaymentsError } from './map-error';
 import {
   CreatePaymentConsentResponse,
@@ -26,21 +24,8 @@ import {
   type PaymentId,
 } from './schemas';
 
-export interface PaymentsClientOptions {
-  /** `{payments_base_url}`: https, or http on a loopback host (the emulator). */
-  baseUrl: string;
-  clientId: string;
-  clientSecret: string;
-  tokenAuth?: TokenAuthMethod;
-  logger?: Logger;
-  /** Per request (default 30 s). */
-  timeoutMs?: number;
-  retry?: Partial<RetryPolicy>;
-  sleep?: (ms: number) => Promise<void>;
-  random?: () => number;
-  now?: () => number;
-  dispatcher?: Dispatcher;
-}
+/** `baseUrl` is `{payments_base_url}`. */
+export type PaymentsClientOptions = ApiClientOptions;
 
 export interface CreatePaymentOptions {
   /** Required: every payment request carries one, stored before sending (BP713). */
@@ -49,9 +34,7 @@ export interface CreatePaymentOptions {
   correlationId?: string;
 }
 
-export interface PaymentsClientStats extends HttpStats {
-  retries: number;
-}
+export type PaymentsClientStats = ClientCoreStats;
 
 export interface PaymentsClient {
   /** One attempt; every failure is mapped (PaymentsApiError, UnavailableError, AuthenticationError). */
@@ -67,48 +50,15 @@ export interface PaymentsClient {
 
 const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
-function parseBaseUrl(baseUrl: string): URL {
-  const fail = (message: string, cause?: unknown) =>
-    new ConfigurationError(message, { status: null, code: null, path: '', requestId: null, ...(cause ? { cause } : {}) });
-  let url: URL;
-  try {
-    url = new URL(baseUrl);
-  } catch (cause) {
-    throw fail('the Payments API base URL is not an absolute URL', cause);
-  }
-  if (url.search || url.hash || url.username || url.password) throw fail('the Payments API base URL must not carry credentials, a query or a fragment');
-  assertTransportAllowed(url);
-  return url;
-}
-
 export function createPaymentsClient(options: PaymentsClientOptions): PaymentsClient {
-  const base = parseBaseUrl(options.baseUrl);
-  const basePath = base.pathname.replace(/\/+$/, '');
-  const logger = options.logger ?? silentLogger;
-  const now = options.now ?? Date.now;
-  const retryPolicy: RetryPolicy = { ...DEFAULT_RETRY_POLICY, ...options.retry, retryOn: [{ kind: 'unavailable' }] };
-  let retries = 0;
-  const retryDeps: RetryDeps = {
-    sleep: options.sleep ?? realSleep,
-    random: options.random ?? Math.random,
-    now,
-    onRetry: (info) => {
-      retries += 1;
-      logger.warn('retrying payments request', { attempt: info.attempt, delayMs: info.delayMs, status: info.error.status, code: info.error.code });
-    },
-  };
-  const http = createHttp({ timeoutMs: options.timeoutMs ?? 30_000, maxResponseBytes: 4 * 1024 * 1024, logger, dispatcher: options.dispatcher });
-  const tokens = createTokenProvider({
-    tokenUrl: new URL(`${base.origin}${basePath}/oauth2/token`),
-    clientId: options.clientId,
-    clientSecret: options.clientSecret,
-    authMethod: options.tokenAuth ?? 'form',
-    http,
-    retryPolicy,
-    retryDeps,
-    now,
-    logger,
+  const core = createClientCore(options, {
+    apiName: 'Payments API',
+    maxResponseBytes: 4 * 1024 * 1024,
+    retryOverrides: { retryOn: [{ kind: 'unavailable' }] },
+    onRetry: (info) =>
+      core.logger.warn('retrying payments request', { attempt: info.attempt, delayMs: info.delayMs, status: info.error.status, code: info.error.code }),
   });
+  const { base, basePath, http, tokens, retryPolicy, retryDeps } = core;
   const url = (path: string) => new URL(base.origin + basePath + path);
 
   /** One exchange with the 401 rule (seed Authentication 4): a new token, one retry. */
@@ -188,11 +138,8 @@ export function createPaymentsClient(options: PaymentsClientOptions): PaymentsCl
       retried('DELETE', undefined, async () => {
         await send('payment_consent_revoke', 'DELETE', `/payments/v1/consents/${encodeURIComponent(consentId)}`);
       }),
-    grantedScopes: async () => {
-      await tokens.getToken();
-      return tokens.scopes();
-    },
-    stats: () => ({ ...http.stats(), retries }),
-    serverNow: () => http.serverNow(),
+    grantedScopes: core.grantedScopes,
+    stats: core.stats,
+    serverNow: core.serverNow,
   };
 }

@@ -3,8 +3,8 @@
  * (seed: "Payments API, branch on code"), then on status; it reads `message` only where the
  * seed puts a payment there (BP703, BP710), with a strict pattern.
  */
-import { AuthenticationError, UnavailableError } from '../errors';
-import { AUTHENTICATION_HINT } from '../map-error';
+import type { AuthenticationError, UnavailableError } from '../errors';
+import { UNAVAILABLE_STATUSES, describeAnswer, firstHeader, toFreshTokenError, toUnavailableError, type AnswerFacts } from '../map-error';
 import {
   ConsentCheckError,
   PAYMENT_CODE_ACTIONS,
@@ -16,26 +16,11 @@ import {
   PaymentsRequestRejectedError,
   PaymentsScopeError,
   type PaymentsApiError,
-  type PaymentsErrorDetails,
 } from './errors';
 import { BP703_PATTERN, BP710_PATTERN, type PaymentStatus } from './schemas';
 
-export interface PaymentsErrorAnswer {
-  status: number;
-  code?: string | null | undefined;
-  message?: string | null | undefined;
-  headers: Readonly<Record<string, string | string[] | undefined>>;
-  path: string;
-  requestId: string | null;
-  cause?: unknown;
-}
-
-const UNAVAILABLE_STATUSES = new Set([429, 500, 502, 503, 504]);
-
-function header(headers: PaymentsErrorAnswer['headers'], name: string): string | null {
-  const value = headers[name];
-  return (Array.isArray(value) ? value[0] : value) ?? null;
-}
+/** A Payments API answer that is not a success: the Data API's, without the request kind. */
+export type PaymentsErrorAnswer = AnswerFacts;
 
 /** BP703 / BP710: the payment named in the message, or nulls when the pattern does not match. */
 export function readNamedPayment(code: string, message: string | null | undefined): { paymentId: string | null; paymentStatus: PaymentStatus | null } {
@@ -49,10 +34,7 @@ export function readNamedPayment(code: string, message: string | null | undefine
 
 export function toPaymentsError(answer: PaymentsErrorAnswer): PaymentsApiError | UnavailableError | AuthenticationError {
   const { status } = answer;
-  const code = answer.code ?? null;
-  const details: PaymentsErrorDetails = { status, code, path: answer.path, requestId: answer.requestId, cause: answer.cause };
-  const said = answer.message ? `: ${answer.message}` : '';
-  const what = `${status}${code ? ` ${code}` : ''} on ${answer.path}`;
+  const { code, details, what, said } = describeAnswer(answer);
   const known = code === null ? undefined : PAYMENT_CODE_ACTIONS[code];
   if (code !== null && known) {
     switch (known.kind) {
@@ -67,17 +49,15 @@ export function toPaymentsError(answer: PaymentsErrorAnswer): PaymentsApiError |
       case 'idempotency':
         return new PaymentIdempotencyError(`idempotency conflict, ${what}${said}`, details, known.action, readNamedPayment(code, answer.message));
       case 'consent_check':
-        return new ConsentCheckError(`bank refused the consent, no payment sent, ${what}${said}`, details, header(answer.headers, 'retry-after'));
+        return new ConsentCheckError(`bank refused the consent, no payment sent, ${what}${said}`, details, firstHeader(answer.headers, 'retry-after'));
       case 'unavailable':
-        return new UnavailableError(`service unavailable, ${what}${said}`, { ...details }, header(answer.headers, 'retry-after'), header(answer.headers, 'date'));
+        return toUnavailableError(answer, details, what, said);
       default:
         break;
     }
   }
-  if (status === 401) return new AuthenticationError(`401 on ${answer.path} with a fresh token: ${AUTHENTICATION_HINT}`, details);
+  if (status === 401) return toFreshTokenError(answer, details);
   if (status === 403 && code === null) return new PaymentsScopeError(`the client is not assigned the scope needed, ${what}${said}`, details);
-  if (UNAVAILABLE_STATUSES.has(status)) {
-    return new UnavailableError(`service unavailable, ${what}${said}`, details, header(answer.headers, 'retry-after'), header(answer.headers, 'date'));
-  }
+  if (UNAVAILABLE_STATUSES.has(status)) return toUnavailableError(answer, details, what, said);
   return new PaymentsRequestRejectedError(`request refused, ${what}${said}`, details);
 }
