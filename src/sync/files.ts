@@ -1,13 +1,13 @@
 /**
  * Statement files on disk: names we generate (never a server-provided id as a path), written
- * atomically (temp file, fsync, rename) with their SHA-256 and size.
+ * atomically (src/fs/atomic-file.ts: temp file, fsync, rename) with their SHA-256 and size.
  */
-import { createHash, randomBytes } from 'node:crypto';
-import { createWriteStream } from 'node:fs';
-import { mkdir, open, readdir, rename, rm } from 'node:fs/promises';
-import { dirname, join, posix } from 'node:path';
+import { createHash } from 'node:crypto';
+import { readdir, rm } from 'node:fs/promises';
+import { join, posix } from 'node:path';
 import { Writable } from 'node:stream';
 import { finished } from 'node:stream/promises';
+import { openAtomicFile } from '../fs/atomic-file';
 
 const EXTENSIONS: Record<string, string> = { 'application/pdf': 'pdf', 'text/csv': 'csv' };
 
@@ -44,25 +44,23 @@ export interface AtomicFile {
   abort(): Promise<void>;
 }
 
-/** Opens `<final>.<random>.tmp` beside the final path; directories are created owner-only. */
+/** Opens `<final>.<random>.tmp` beside the final path (src/fs/atomic-file.ts), hashing what passes. */
 export async function createAtomicFile(finalPath: string): Promise<AtomicFile> {
-  await mkdir(dirname(finalPath), { recursive: true, mode: 0o700 });
-  const tempPath = `${finalPath}.${randomBytes(6).toString('hex')}.tmp`;
-  const file = createWriteStream(tempPath, { mode: 0o600, flags: 'wx' });
+  const file = await openAtomicFile(finalPath);
   const hash = createHash('sha256');
   let bytes = 0;
   const stream = new Writable({
     write(chunk: Buffer, _encoding, callback) {
       hash.update(chunk);
       bytes += chunk.length;
-      if (file.write(chunk)) callback();
-      else file.once('drain', () => callback());
+      if (file.stream.write(chunk)) callback();
+      else file.stream.once('drain', () => callback());
     },
     final(callback) {
-      file.end(callback);
+      file.stream.end(callback);
     },
     destroy(error, callback) {
-      file.destroy();
+      file.stream.destroy();
       callback(error);
     },
   });
@@ -73,34 +71,14 @@ export async function createAtomicFile(finalPath: string): Promise<AtomicFile> {
         if (!stream.writableEnded) stream.end();
         await finished(stream);
       }
-      await finished(file).catch(() => undefined);
-      const handle = await open(tempPath, 'r');
-      try {
-        await handle.sync();
-      } finally {
-        await handle.close();
-      }
-      await rename(tempPath, finalPath);
-      await syncDir(dirname(finalPath));
+      await file.commit();
       return { sha256: hash.digest('hex'), bytes };
     },
     async abort() {
       stream.destroy();
-      await rm(tempPath, { force: true });
+      await file.abort();
     },
   };
-}
-
-/** fsync a directory so the rename survives a power cut (best effort where unsupported). */
-async function syncDir(dir: string): Promise<void> {
-  const handle = await open(dir, 'r');
-  try {
-    await handle.sync();
-  } catch {
-    // Some file systems refuse fsync on directories; the rename itself is still atomic.
-  } finally {
-    await handle.close();
-  }
 }
 
 export function resolveInDataDir(dataDir: string, relative: string): string {

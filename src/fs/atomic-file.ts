@@ -1,0 +1,64 @@
+/**
+ * One file written atomically, for statement files (sync) and exports (export): a temp file
+ * beside the target (same directory, so the rename never crosses a file system), owner-only
+ * (the bytes are financial data, like the database), fsync'd before it closes, renamed over the
+ * final name, then the directory fsync'd so the rename survives a power cut. A failure removes
+ * the temp file and never leaves a half file under the final name. Temp names end in
+ * `.<12 hex>.tmp`, the form sync's sweep of a killed run's leftovers looks for.
+ */
+import { randomBytes } from 'node:crypto';
+import { createWriteStream, type WriteStream } from 'node:fs';
+import { mkdir, open, rename, rm } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
+import { finished } from 'node:stream/promises';
+
+export interface AtomicFileOptions {
+  /** `.<name>.<hex>.tmp` (hidden from a listing of the directory) instead of `<name>.<hex>.tmp`. */
+  hiddenTemp?: boolean;
+}
+
+export interface AtomicFile {
+  /** The temp file: write the bytes here (or pipe into it). */
+  readonly stream: WriteStream;
+  /** Ends the stream if needed, waits for it to close (fsync'd), renames into place, fsyncs the directory. */
+  commit(): Promise<void>;
+  /** Removes the temp file (after a failure). Never touches the final name. */
+  abort(): Promise<void>;
+}
+
+/** Opens the temp file beside `finalPath`; missing directories are created owner-only. */
+export async function openAtomicFile(finalPath: string, options: AtomicFileOptions = {}): Promise<AtomicFile> {
+  const dir = dirname(finalPath);
+  await mkdir(dir, { recursive: true, mode: 0o700 });
+  const suffix = `${randomBytes(6).toString('hex')}.tmp`;
+  const tempPath = options.hiddenTemp ? join(dir, `.${basename(finalPath)}.${suffix}`) : `${finalPath}.${suffix}`;
+  // flush: fsync before the descriptor closes; `finished` resolves only after that close.
+  const stream = createWriteStream(tempPath, { flags: 'wx', mode: 0o600, flush: true });
+  return {
+    stream,
+    async commit() {
+      if (!stream.writableEnded) stream.end();
+      await finished(stream);
+      await rename(tempPath, finalPath);
+      await syncDirectory(dir);
+    },
+    async abort() {
+      stream.destroy();
+      // Wait for the descriptor to close, so the temp file is not (re)created after the rm.
+      await finished(stream).catch(() => undefined);
+      await rm(tempPath, { force: true });
+    },
+  };
+}
+
+/** fsync a directory so a rename survives a power cut (best effort where unsupported). */
+export async function syncDirectory(dir: string): Promise<void> {
+  const handle = await open(dir, 'r');
+  try {
+    await handle.sync();
+  } catch {
+    // EINVAL/EISDIR on file systems without directory fsync: the rename itself is still atomic.
+  } finally {
+    await handle.close();
+  }
+}
