@@ -12,6 +12,7 @@ import {
   parseWireDateTime,
   type Environment,
   type Instant,
+  type RuleFailure,
 } from './rules';
 import { BANKS, FLOW_HINT_TYPES, FLOW_TYPES, type BankMeta, type BankName } from './schemas';
 
@@ -75,11 +76,66 @@ export interface ConsentCheckFailure {
 }
 
 const fail = (code: ConsentCheckCode, message: string): ConsentCheckFailure => ({ code, rule: CONSENT_RULES[code], message });
+const fromRule = (failure: ConsentRuleFailure): ConsentCheckFailure => fail(failure.code, failure.message);
 const missing = (field: string): ConsentCheckFailure => ({
   code: null,
   rule: 'required field',
   message: `required field missing: ${field}`,
 });
+
+/** A rule of contract 4.1 broken, as the client's check and the emulator both report it. */
+export type ConsentRuleFailure = RuleFailure<ConsentCheckCode>;
+type BankFeatures = BankMeta['features'];
+
+// The checks below are the ones the emulator's POST /v1/consents validation calls too
+// (src/emulator/consent-validate.ts), so both sides judge a request the same way. Each takes
+// values already known to be present; missing fields are each side's own (400 without code).
+
+/** BDT246: a known hint type; redirect needs hint redirect, decoupled needs hint decoupled, gateway takes either. */
+export function checkFlowHint(detailType: string, hintType: string): ConsentRuleFailure | null {
+  if (!(FLOW_HINT_TYPES as readonly string[]).includes(hintType)) return { code: 'BDT246', message: `unknown flow hint type: ${hintType}` };
+  if (detailType !== 'gateway' && hintType !== detailType) {
+    return { code: 'BDT246', message: `flow hint ${hintType} does not fit flow ${detailType}` };
+  }
+  return null;
+}
+
+/** The flow enabled per meta: gateway for the organisation (BDT403), redirect (BDT401) and decoupled (BDT402) per bank. */
+export function checkFlowEnabled(features: BankFeatures, bank: string, detailType: string, hintType: string): ConsentRuleFailure | null {
+  if (detailType === 'gateway' && !features.gateway_flow.enabled) {
+    return { code: 'BDT403', message: 'the gateway flow is not enabled for the organisation' };
+  }
+  if (hintType === 'redirect' && !features.redirect_flow.enabled) {
+    return { code: 'BDT401', message: `the redirect flow is not enabled for ${bank}` };
+  }
+  if (hintType === 'decoupled' && !features.decoupled_flow.enabled) {
+    return { code: 'BDT402', message: `the decoupled flow is not enabled for ${bank}` };
+  }
+  return null;
+}
+
+/** BDT228: the decoupled identifier type is one the bank offers (meta `available_identifiers`). */
+export function checkIdentifierType(features: BankFeatures, bank: string, identifierType: string): ConsentRuleFailure | null {
+  const identifiers = features.decoupled_flow.available_identifiers;
+  if (identifiers.some((i) => i.type === identifierType)) return null;
+  const offered = identifiers.map((i) => i.type).join(', ') || 'none';
+  return { code: 'BDT228', message: `identifier type ${identifierType} is not offered by ${bank} (offered: ${offered})` };
+}
+
+/** BDT230: a mobile number matches the pattern meta gives for it; other identifier types have no form rule. */
+export function checkMobileNumber(features: BankFeatures, identifierType: string, identifierValue: string): ConsentRuleFailure | null {
+  const identifier = features.decoupled_flow.available_identifiers.find((i) => i.type === identifierType);
+  if (identifier?.type !== 'mobile_number' || !identifier.regex || new RegExp(identifier.regex).test(identifierValue)) return null;
+  return { code: 'BDT230', message: `mobile number ${identifierValue} does not match ${identifier.regex}` };
+}
+
+/** BDT242: at least one permission; BDT241: each one offered by the bank (meta `permissions`). */
+export function checkPermissionsOffered(features: BankFeatures, bank: string, requested: readonly string[]): ConsentRuleFailure | null {
+  if (requested.length === 0) return { code: 'BDT242', message: 'permissions must not be empty' };
+  const unknown = requested.find((p) => !features.permissions.includes(p));
+  if (unknown === undefined) return null;
+  return { code: 'BDT241', message: `permission ${unknown} is not offered by ${bank} (GET /v1/meta lists what it offers)` };
+}
 
 /** The first rule the request breaks, or null when the server should accept it. */
 export function checkConsentRequest(draft: ConsentRequestDraft, ctx: ConsentCheckContext): ConsentCheckFailure | null {
@@ -90,45 +146,27 @@ export function checkConsentRequest(draft: ConsentRequestDraft, ctx: ConsentChec
   const urlFailure = detail.type === 'decoupled' ? checkCallback(detail.callback_url, ctx) : checkRedirect(detail.redirect_uri, ctx);
   if (urlFailure) return urlFailure;
 
-  if (!(FLOW_HINT_TYPES as readonly string[]).includes(hint.type)) return fail('BDT246', `unknown flow hint type: ${hint.type}`);
-  // Contract 4.1: redirect needs hint redirect, decoupled needs hint decoupled, gateway takes either.
-  if (detail.type !== 'gateway' && hint.type !== detail.type) {
-    return fail('BDT246', `flow hint ${hint.type} does not fit flow ${detail.type}`);
-  }
+  const hintFailure = checkFlowHint(detail.type, hint.type);
+  if (hintFailure) return fromRule(hintFailure);
 
   const bankFailure = checkBank(hint.bank, ctx);
   if (bankFailure) return bankFailure;
   const features = ctx.meta.find((m) => m.name === hint.bank)!.features;
 
-  if (detail.type === 'gateway' && !features.gateway_flow.enabled) {
-    return fail('BDT403', 'the gateway flow is not enabled for the organisation');
-  }
-  if (hint.type === 'redirect' && !features.redirect_flow.enabled) {
-    return fail('BDT401', `the redirect flow is not enabled for ${hint.bank}`);
-  }
-  if (hint.type === 'decoupled' && !features.decoupled_flow.enabled) {
-    return fail('BDT402', `the decoupled flow is not enabled for ${hint.bank}`);
-  }
+  const flowFailure = checkFlowEnabled(features, hint.bank, detail.type, hint.type);
+  if (flowFailure) return fromRule(flowFailure);
 
   if (hint.type === 'decoupled') {
     if (hint.identifier_type === undefined) return missing('flow.flow_hint.identifier_type');
-    const identifier = features.decoupled_flow.available_identifiers.find((i) => i.type === hint.identifier_type);
-    if (!identifier) {
-      const offered = features.decoupled_flow.available_identifiers.map((i) => i.type).join(', ') || 'none';
-      return fail('BDT228', `identifier type ${hint.identifier_type} is not offered by ${hint.bank} (offered: ${offered})`);
-    }
+    const identifierFailure = checkIdentifierType(features, hint.bank, hint.identifier_type);
+    if (identifierFailure) return fromRule(identifierFailure);
     if (!hint.identifier_value) return missing('flow.flow_hint.identifier_value');
-    // BDT230 is the mobile number's code; meta gives its pattern.
-    if (identifier.type === 'mobile_number' && identifier.regex && !new RegExp(identifier.regex).test(hint.identifier_value)) {
-      return fail('BDT230', `mobile number ${hint.identifier_value} does not match ${identifier.regex}`);
-    }
+    const mobileFailure = checkMobileNumber(features, hint.identifier_type, hint.identifier_value);
+    if (mobileFailure) return fromRule(mobileFailure);
   }
 
-  if (draft.permissions.length === 0) return fail('BDT242', 'permissions must not be empty');
-  const unknown = draft.permissions.find((p) => !features.permissions.includes(p));
-  if (unknown !== undefined) {
-    return fail('BDT241', `permission ${unknown} is not offered by ${hint.bank} (GET /v1/meta lists what it offers)`);
-  }
+  const permissionFailure = checkPermissionsOffered(features, hint.bank, draft.permissions);
+  if (permissionFailure) return fromRule(permissionFailure);
 
   return checkDates(draft, hint.bank as BankName, ctx.now);
 }

@@ -2,10 +2,12 @@
  * POST /v1/consents validation, every rule of contract 4.1 in its stated order (first failure
  * wins): headers (BDT255, BDT254) → body readable (BDT299) → JSON types (BDT259) → fields in
  * table order, with BDT401–BDT403 right after the bank → date rules in table order. Idempotency
- * comes last and lives in the route.
+ * comes last and lives in the route. The rule checks are the client's own (api/consent-checks.ts,
+ * api/rules.ts, both pure); what is the emulator's is reading raw JSON and the missing fields.
  */
 import type { IncomingHttpHeaders } from 'node:http';
 import type { DateTime } from 'luxon';
+import { checkFlowEnabled, checkFlowHint, checkIdentifierType, checkMobileNumber, checkPermissionsOffered } from '../api/consent-checks';
 import {
   MAX_IDEMPOTENCY_KEY_LENGTH,
   checkCallbackUrl,
@@ -14,8 +16,9 @@ import {
   parseWireDateTime,
   resolvesInEmulator,
   type Environment,
+  type RuleFailure,
 } from '../api/rules';
-import { BANKS, FLOW_HINT_TYPES, FLOW_TYPES, type BankName, type ConsentFlow, type Permission } from '../api/schemas';
+import { BANKS, FLOW_TYPES, type BankName, type ConsentFlow, type IdentifierType, type Permission } from '../api/schemas';
 import { bankMeta, banksFor } from './bank-meta';
 import { ApiError, badRequest } from './http-reply';
 
@@ -39,6 +42,9 @@ export interface ConsentValidationContext {
 }
 
 const bdt = (code: string, message: string) => new ApiError(400, message, code);
+const throwIfBroken = (failure: RuleFailure | null) => {
+  if (failure) throw bdt(failure.code, failure.message);
+};
 
 /** The idempotency key of the request (headers step); throws BDT255 / BDT254. */
 export function readIdempotencyKey(headers: IncomingHttpHeaders): string | undefined {
@@ -135,26 +141,19 @@ export function validateConsentFields(
     // redirect_uri is required for gateway and redirect flows; ignored for decoupled.
     const redirectUri = str('flow.detail.redirect_uri');
     if (redirectUri === undefined) throw badRequest('Required field missing: flow.detail.redirect_uri');
-    const failure = checkRedirectUri(redirectUri, ctx.redirectWhitelist, ctx.environment);
-    if (failure) throw bdt(failure.code, failure.message);
+    throwIfBroken(checkRedirectUri(redirectUri, ctx.redirectWhitelist, ctx.environment));
     detail.redirect_uri = redirectUri;
   } else {
     const callbackUrl = str('flow.detail.callback_url');
     if (callbackUrl !== undefined) {
-      const failure = checkCallbackUrl(callbackUrl, ctx.environment, resolvesInEmulator);
-      if (failure) throw bdt(failure.code, failure.message);
+      throwIfBroken(checkCallbackUrl(callbackUrl, ctx.environment, resolvesInEmulator));
       detail.callback_url = callbackUrl;
     }
   }
 
   const hintType = str('flow.flow_hint.type');
   if (hintType === undefined) throw bdt('BDT262', 'flow.flow_hint.type is missing');
-  if (!(FLOW_HINT_TYPES as readonly string[]).includes(hintType)) {
-    throw bdt('BDT246', `Unknown flow.flow_hint.type: ${hintType}`);
-  }
-  if ((type === 'redirect' || type === 'decoupled') && hintType !== type) {
-    throw bdt('BDT246', `flow.flow_hint.type ${hintType} does not match flow.detail.type ${type}`);
-  }
+  throwIfBroken(checkFlowHint(type, hintType));
   const hint = hintType as ConsentFlow['flow_hint']['type'];
 
   const bankName = str('flow.flow_hint.bank');
@@ -165,45 +164,30 @@ export function validateConsentFields(
     throw bdt('BDT213', `Bank ${bank} is not set up for the organisation in ${ctx.environment}`);
   }
   const features = bankMeta(bank, ctx.gatewayFlowEnabled).features;
-  if (type === 'gateway' && !features.gateway_flow.enabled) {
-    throw bdt('BDT403', 'Gateway flow is not enabled for the organisation');
-  }
-  if (hint === 'redirect' && !features.redirect_flow.enabled) {
-    throw bdt('BDT401', `Redirect flow is not enabled for ${bank}`);
-  }
-  if (hint === 'decoupled' && !features.decoupled_flow.enabled) {
-    throw bdt('BDT402', `Decoupled flow is not enabled for ${bank}`);
-  }
+  throwIfBroken(checkFlowEnabled(features, bank, type, hint));
   const flowHint: ConsentFlow['flow_hint'] = { type: hint, bank };
 
   if (hint === 'decoupled') {
     const identifierType = str('flow.flow_hint.identifier_type');
     if (identifierType === undefined) throw badRequest('Required field missing: flow.flow_hint.identifier_type');
-    const identifier = features.decoupled_flow.available_identifiers.find((i) => i.type === identifierType);
-    if (!identifier) throw bdt('BDT228', `identifier_type ${identifierType} is not supported by ${bank}`);
+    throwIfBroken(checkIdentifierType(features, bank, identifierType));
     const identifierValue = str('flow.flow_hint.identifier_value');
     if (!identifierValue) throw badRequest('Required field missing: flow.flow_hint.identifier_value');
-    if (identifier.type === 'mobile_number' && identifier.regex && !new RegExp(identifier.regex).test(identifierValue)) {
-      throw bdt('BDT230', `Mobile number is not valid: ${identifierValue}`);
-    }
-    flowHint.identifier_type = identifier.type;
+    throwIfBroken(checkMobileNumber(features, identifierType, identifierValue));
+    flowHint.identifier_type = identifierType as IdentifierType;
     flowHint.identifier_value = identifierValue;
   }
 
   const requested = at(body, 'permissions') as string[] | undefined;
   if (requested === undefined) throw badRequest('Required field missing: permissions');
-  if (requested.length === 0) throw bdt('BDT242', 'permissions must not be empty');
-  const offered = features.permissions;
-  const unknown = requested.find((p) => !offered.includes(p));
-  if (unknown !== undefined) throw bdt('BDT241', `Permission not offered by ${bank}: ${unknown}`);
+  throwIfBroken(checkPermissionsOffered(features, bank, requested));
   const permissions = [...new Set(requested)] as Permission[];
 
   const start = readDate(str('start_date_time'), 'start_date_time', true)!;
   const end = readDate(str('end_date_time'), 'end_date_time', false);
   const expiration = readDate(str('expiration_date_time'), 'expiration_date_time', false);
 
-  const failure = checkConsentDates({ start, end, expiration }, ctx.now, bank);
-  if (failure) throw bdt(failure.code, failure.message);
+  throwIfBroken(checkConsentDates({ start, end, expiration }, ctx.now, bank));
 
   return {
     bank,
