@@ -19,12 +19,21 @@ export class DropConnection extends Error {
 
 /** One draw: the fault kind whose cumulative rate the draw falls under, or null. */
 export function drawFault(random: Random, settings: EmulatorSettings): FaultKind | null {
-  const total = FAULT_KINDS.reduce((sum, kind) => sum + settings.faults[kind], 0);
+  return drawWeighted(random, FAULT_KINDS, settings.faults);
+}
+
+/**
+ * One draw over a table of rates (each in [0, 1]): the kind whose cumulative rate the draw
+ * falls under, or null (no fault). Rates summing past 1 are scaled down to share the draw.
+ * Both listeners draw their faults this way (payments/faults.ts).
+ */
+export function drawWeighted<K extends string>(random: Random, kinds: readonly K[], rates: Readonly<Record<K, number>>): K | null {
+  const total = kinds.reduce((sum, kind) => sum + rates[kind], 0);
   if (total <= 0) return null;
   const draw = random() * Math.max(1, total);
   let edge = 0;
-  for (const kind of FAULT_KINDS) {
-    edge += settings.faults[kind];
+  for (const kind of kinds) {
+    edge += rates[kind];
     if (draw < edge) return kind;
   }
   return null;

@@ -4,7 +4,7 @@
  * client must find out what happened before paying again.
  */
 import type { DateTime } from 'luxon';
-import { DropConnection, retryAfter } from '../faults';
+import { DropConnection, drawWeighted, retryAfter } from '../faults';
 import { ApiError } from '../http-reply';
 import type { EmulatorSettings } from '../settings';
 import type { Random } from '../seeded-random';
@@ -13,15 +13,7 @@ import { PAYMENT_FAULT_KINDS, type PaymentsSettings } from './types';
 export type PaymentFaultKind = (typeof PAYMENT_FAULT_KINDS)[number];
 
 export function drawPaymentFault(random: Random, settings: PaymentsSettings): PaymentFaultKind | null {
-  const total = PAYMENT_FAULT_KINDS.reduce((sum, kind) => sum + settings.faults[kind], 0);
-  if (total <= 0) return null;
-  const draw = random() * Math.max(1, total);
-  let edge = 0;
-  for (const kind of PAYMENT_FAULT_KINDS) {
-    edge += settings.faults[kind];
-    if (draw < edge) return kind;
-  }
-  return null;
+  return drawWeighted(random, PAYMENT_FAULT_KINDS, settings.faults);
 }
 
 export function isBeforeEffect(kind: PaymentFaultKind): boolean {
