@@ -6,7 +6,7 @@ import type { Account, AccountId, BankName, ConsentId, StatementFileType, Statem
 import type { RecordReject } from '../api';
 import { addRows, type SyncContext } from './context';
 import { createAtomicFile, resolveInDataDir, statementFilePath, type AtomicFile } from './files';
-import { toAccountRow, toBalanceRow, toPartyRow, toRejectInput, toStatementRow } from './transform';
+import { splitByAccount, toAccountRow, toBalanceRow, toPartyRow, toRejectInput, toStatementRow } from './transform';
 
 interface Scope {
   bank: BankName;
@@ -41,12 +41,8 @@ export async function syncAccounts(ctx: SyncContext, scope: Scope): Promise<Acco
 export async function syncBalances(ctx: SyncContext, scope: Scope, accountId: AccountId): Promise<void> {
   const result = await ctx.client.getBalances(scope.consentId, accountId);
   const tctx = context(ctx, scope);
-  const rejects = rejectsOf(ctx, scope, 'balance', accountId, result.rejects);
-  const rows = [];
-  for (const balance of result.records) {
-    if (balance.AccountId === accountId) rows.push(toBalanceRow(balance, tctx));
-    else rejects.push(toRejectInput('balance', scope, accountId, balance, `AccountId ${balance.AccountId} in the answer for ${accountId}`));
-  }
+  const { rows, strays } = splitByAccount('balance', scope, accountId, result.records, (b) => toBalanceRow(b, tctx));
+  const rejects = [...rejectsOf(ctx, scope, 'balance', accountId, result.rejects), ...strays];
   const counts = ctx.store.commitBalances({ ...scope, accountId, rows, rejects, runId: ctx.runId, now: tctx.fetchedAt });
   addRows(ctx.counters, counts);
 }
@@ -55,12 +51,8 @@ export async function syncBalances(ctx: SyncContext, scope: Scope, accountId: Ac
 export async function syncStatements(ctx: SyncContext, scope: Scope, accountId: AccountId): Promise<StatementId[]> {
   const result = await ctx.client.listStatements(scope.consentId, accountId);
   const tctx = context(ctx, scope);
-  const rejects = rejectsOf(ctx, scope, 'statement', accountId, result.rejects);
-  const rows = [];
-  for (const statement of result.records) {
-    if (statement.AccountId === accountId) rows.push(toStatementRow(statement, tctx));
-    else rejects.push(toRejectInput('statement', scope, accountId, statement, `AccountId ${statement.AccountId} in the answer for ${accountId}`));
-  }
+  const { rows, strays } = splitByAccount('statement', scope, accountId, result.records, (s) => toStatementRow(s, tctx));
+  const rejects = [...rejectsOf(ctx, scope, 'statement', accountId, result.rejects), ...strays];
   const counts = ctx.store.commitStatements({ ...scope, accountId, rows, rejects, runId: ctx.runId, now: tctx.fetchedAt });
   addRows(ctx.counters, counts);
   return ctx.store.listStatementsWithoutFile({ bank: scope.bank, accountId });

@@ -9,7 +9,7 @@ import { SplitNeededError } from '../api';
 import type { AccountId, BankMeta, ConsentId } from '../api/schemas';
 import type { ConsentRecord } from '../store';
 import { addRows, bankNow, type SyncContext } from './context';
-import { toRejectInput, toTransactionRow } from './transform';
+import { splitByAccount, toRejectInput, toTransactionRow } from './transform';
 import { recordFailure, runUnit } from './units';
 import { isLastWindow, nextWindowDays, splitWindow, syncRange, takeWindow, type DateWindow } from './windows';
 
@@ -113,15 +113,8 @@ async function fetchAndCommit(
   const fetchedAt = ctx.now();
   const tctx = { bank: ref.bank, consentId: ref.consentId, fetchedAt: fetchedAt.toJSDate() };
   // A record of another account in this account's answer is kept aside, never stored under it.
-  const rows = [];
-  const rejects = result.rejects.map((r) => toRejectInput('transaction', tctx, ref.accountId, r.raw, r.reason));
-  for (const record of result.records) {
-    if (record.AccountId !== ref.accountId) {
-      rejects.push(toRejectInput('transaction', tctx, ref.accountId, record, `AccountId ${record.AccountId} in the answer for ${ref.accountId}`));
-      continue;
-    }
-    rows.push(toTransactionRow(record, tctx));
-  }
+  const { rows, strays } = splitByAccount('transaction', tctx, ref.accountId, result.records, (r) => toTransactionRow(r, tctx));
+  const rejects = [...result.rejects.map((r) => toRejectInput('transaction', tctx, ref.accountId, r.raw, r.reason)), ...strays];
   const counts = ctx.store.commitTransactionWindow({
     bank: ref.bank,
     accountId: ref.accountId,
