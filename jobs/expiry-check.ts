@@ -6,10 +6,9 @@
  */
 import { nzDateOf, nzDaysBetween } from '../src/api/rules';
 import type { ConsentId } from '../src/api/schemas';
-import { recordJobRun } from '../src/store/job-runs';
 import { refreshConsentStatuses } from '../src/sync/consent-refresh';
-import { describeError } from '../src/sync/units';
 import type { JobContext } from './context';
+import { runRecorded } from './recorded-run';
 import type { Job, JobReport } from './scheduler';
 
 export const EXPIRY_CHECK = 'expiry-check';
@@ -60,32 +59,19 @@ export function expiryCheckJob(ctx: JobContext, expression: string): Job {
   return {
     name: EXPIRY_CHECK,
     expression,
-    async run(_signal, firedFor): Promise<JobReport> {
-      const requestsBefore = ctx.client.stats().requests;
-      const runId = ctx.store.runs.start({ now: ctx.now() });
-      recordJobRun(ctx.store.db, runId, EXPIRY_CHECK, firedFor);
-      try {
+    run: (_signal, firedFor): Promise<JobReport> =>
+      runRecorded(ctx, EXPIRY_CHECK, firedFor, async () => {
         const result = await checkConsentExpiry(ctx);
         for (const c of result.expiring) {
           ctx.logger.warn('consent expires soon: ask the customer to re-consent', { ...c });
         }
         for (const c of result.ended) ctx.logger.warn('consent ended: a new consent is needed', { ...c });
-        const outcome = result.unread.length > 0 ? 'partial' : 'ok';
-        ctx.store.runs.finish(
-          runId,
-          {
-            outcome,
-            consents: result.expiring.length + result.ended.length,
-            requests: ctx.client.stats().requests - requestsBefore,
-            rowsWritten: 0,
-            failedUnits: result.unread.length,
-            errorSummary: result.unread.length > 0 ? `status not read live: ${result.unread.join(', ')}` : null,
-          },
-          ctx.now(),
-        );
         return {
-          outcome,
-          runId,
+          outcome: result.unread.length > 0 ? 'partial' : 'ok',
+          consents: result.expiring.length + result.ended.length,
+          rowsWritten: 0,
+          failedUnits: result.unread.length,
+          errorSummary: result.unread.length > 0 ? `status not read live: ${result.unread.join(', ')}` : null,
           details: {
             warning_days: ctx.expiryWarningDays,
             expiring: result.expiring,
@@ -94,26 +80,6 @@ export function expiryCheckJob(ctx: JobContext, expression: string): Job {
             unread: result.unread,
           },
         };
-      } catch (error) {
-        finishFailed(ctx, runId, requestsBefore, error);
-        throw error;
-      }
-    },
+      }),
   };
-}
-
-/** A job that threw still leaves its run in v_runs, failed with the reason. */
-export function finishFailed(ctx: JobContext, runId: string, requestsBefore: number, error: unknown): void {
-  ctx.store.runs.finish(
-    runId,
-    {
-      outcome: 'failed',
-      consents: 0,
-      requests: ctx.client.stats().requests - requestsBefore,
-      rowsWritten: 0,
-      failedUnits: 0,
-      errorSummary: describeError(error).slice(0, 2000),
-    },
-    ctx.now(),
-  );
 }

@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { EXPIRY_CHECK, buildJobs, checkConsentExpiry, type JobContext } from '../../jobs';
+import { EXPIRY_CHECK, META_REFRESH, buildJobs, checkConsentExpiry, type JobContext } from '../../jobs';
 import type { StartedEmulator } from '../../src/emulator';
 import { silentLogger } from '../../src/log';
 import { openStore, type Store } from '../../src/store';
@@ -73,4 +73,22 @@ describe('consent-expiry check (warns expiryWarningDays before expiration_date_t
       { job: EXPIRY_CHECK, scheduled_for: '2025-06-02T20:00:00.000Z' },
     ]);
   });
+
+  it('a job whose work fails is recorded as a failed run with the reason, and the error goes on to the scheduler', async () => {
+    const ctx = jobContext();
+    const jobs = buildJobs(ctx, { sync: '0 2 * * *', expiryCheck: '0 8 * * *', metaRefresh: '0 6 * * 1' });
+    const refresh = jobs.find((j) => j.name === META_REFRESH)!;
+    const ok = await refresh.run(new AbortController().signal, new Date('2025-06-02T18:00:00Z'));
+    expect(ok).toMatchObject({ outcome: 'ok', details: { banks: ['PNZ'] } });
+    // A service that has gone away: every request is refused (retries are instant here).
+    const gone = await startTestEmulator();
+    const failing = { ...ctx, client: clientFor(gone).client };
+    await gone.close();
+    const failed = buildJobs(failing, { sync: '0 2 * * *', expiryCheck: '0 8 * * *', metaRefresh: '0 6 * * 1' }).find((j) => j.name === META_REFRESH)!;
+    await expect(failed.run(new AbortController().signal, new Date('2025-06-09T18:00:00Z'))).rejects.toThrow();
+    const runs = store.sqlite.prepare('SELECT outcome, error_summary FROM v_runs ORDER BY started_at').all() as { outcome: string; error_summary: string | null }[];
+    expect(runs.map((r) => r.outcome)).toEqual(['ok', 'failed']);
+    expect(runs[1]!.error_summary).toMatch(/\S/);
+  }, 60_000);
 });
+
