@@ -88,7 +88,6 @@ export interface RetryContext {
   idempotencyKey?: string | undefined;
   /** A POST that has no effect to repeat (the token request): retried without a key. */
   repeatable?: boolean;
-  /** Extra veto, e.g. a download whose sink already took bytes. */
   /** A veto on retrying after this error (e.g. a sink that already took bytes). */
   canRetry?: (error: unknown) => boolean;
 }

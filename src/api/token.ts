@@ -37,6 +37,18 @@ export interface TokenProvider {
   scopes(): readonly string[];
 }
 
+/**
+ * Failures of the token request, which already had the retry policy's attempts: a call that
+ * needed the token must not retry around them again (5 × 5 attempts against a service that is
+ * down). Both clients' retry loops veto them through `isTokenFailure`.
+ */
+const tokenFailures = new WeakSet<object>();
+
+/** True when `error` came from the token request (its retries are spent). */
+export function isTokenFailure(error: unknown): boolean {
+  return typeof error === 'object' && error !== null && tokenFailures.has(error);
+}
+
 interface CachedToken {
   value: string;
   renewAt: number;
@@ -100,9 +112,14 @@ export function createTokenProvider(options: TokenProviderOptions): TokenProvide
     getToken() {
       if (cached && now() < cached.renewAt) return Promise.resolve(cached.value);
       if (!inflight) {
-        inflight = fetchToken().finally(() => {
-          inflight = null;
-        });
+        inflight = fetchToken()
+          .catch((error: unknown) => {
+            if (typeof error === 'object' && error !== null) tokenFailures.add(error);
+            throw error;
+          })
+          .finally(() => {
+            inflight = null;
+          });
       }
       return inflight;
     },

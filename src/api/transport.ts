@@ -10,7 +10,7 @@ import type { Http, HttpAnswer, HttpExchange, HttpMethod, StreamAnswer } from '.
 import { parseErrorBody } from './parse';
 import { withRetry, type RetryDeps, type RetryPolicy } from './retry';
 import type { Endpoint } from './rules';
-import type { TokenProvider } from './token';
+import { isTokenFailure, type TokenProvider } from './token';
 
 export interface ApiRequest {
   kind: Endpoint;
@@ -66,28 +66,14 @@ export function createTransport(options: TransportOptions): Transport {
     },
   });
 
-  /**
-   * Token failures already went through the token request's own retries: retrying the API call
-   * around them again would multiply the attempts (5 × 5 against a service that is down).
-   */
-  const tokenFailures = new WeakSet<object>();
-  async function token(): Promise<string> {
-    try {
-      return await tokens.getToken();
-    } catch (error) {
-      if (typeof error === 'object' && error !== null) tokenFailures.add(error);
-      throw error;
-    }
-  }
-
   /** Seed Authentication 4: on 401 get a new token and retry once. */
   async function openAuthorised(request: ApiRequest): Promise<StreamAnswer> {
-    const first = await token();
+    const first = await tokens.getToken();
     const answer = await http.open(toExchange(request, first));
     if (answer.status !== 401) return answer;
     answer.body.resume();
     tokens.invalidate(first);
-    const second = await token();
+    const second = await tokens.getToken();
     options.logger.debug('401 answered: retrying once with a new token', { path: answer.path, requestId: answer.requestId });
     // A second 401 falls through to toApiError: an authentication error.
     return http.open(toExchange(request, second));
@@ -115,8 +101,8 @@ export function createTransport(options: TransportOptions): Transport {
   }
 
   function retrying<T>(request: ApiRequest, attempt: () => Promise<T>, veto?: () => boolean): Promise<T> {
-    const canRetry = (error: unknown) =>
-      !(typeof error === 'object' && error !== null && tokenFailures.has(error)) && (veto ? veto() : true);
+    // A token failure already had its retries (token.ts): retrying the call around it would multiply them.
+    const canRetry = (error: unknown) => !isTokenFailure(error) && (veto ? veto() : true);
     const deps: RetryDeps = {
       ...options.retryDeps,
       onRetry: (info: { attempt: number; delayMs: number; error: ApiError }) => {

@@ -13,6 +13,7 @@ import type { HttpAnswer, HttpMethod, PaymentsRequestKind } from '../http';
 import { parseErrorBody, parseStrict } from '../parse';
 import { withRetry } from '../retry';
 import { MAX_IDEMPOTENCY_KEY_LENGTH } from '../rules';
+import { isTokenFailure } from '../token';
 import { toPaymentsError } from './map-error';
 import {
   CreatePaymentConsentResponse,
@@ -97,7 +98,8 @@ export function createPaymentsClient(options: PaymentsClientOptions): PaymentsCl
   }
 
   const retried = <T>(method: HttpMethod, idempotencyKey: string | undefined, operation: () => Promise<T>) =>
-    withRetry(retryPolicy, retryDeps, { method, idempotencyKey }, operation);
+    // A token failure already had its retries (token.ts): retrying the call around it would multiply them.
+    withRetry(retryPolicy, retryDeps, { method, idempotencyKey, canRetry: (error) => !isTokenFailure(error) }, operation);
 
   const checkKey = (key: string) => {
     if (key.length === 0 || key.length > MAX_IDEMPOTENCY_KEY_LENGTH || !UUID_V4.test(key)) {
