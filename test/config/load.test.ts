@@ -162,6 +162,12 @@ describe('loadConfig validation: the error names the key and the expected form (
     expect(error.message).toMatch(/^config\/local\.json is not valid JSON/);
   });
 
+  it('does not quote a local.json that is not JSON: the text around the fault may be a secret', () => {
+    const error = configErrorOf(() => loadConfig({ cwd: workdir('{"clientSecret": hunter2-very-secret}'), env: {} }));
+    expect(error.message).toMatch(/^config\/local\.json is not valid JSON/);
+    expect(error.message).not.toContain('hunter2');
+  });
+
   it('refuses a local.json that is not an object', () => {
     const error = configErrorOf(() => loadConfig({ cwd: workdir('[1, 2]'), env: {} }));
     expect(error.message).toContain('config/local.json: expected a JSON object');
