@@ -77,7 +77,18 @@ export function planConsent(input: {
   };
 }
 
-/** True when the plan fetches nothing at all (every resource skipped). */
-export function planIsEmpty(plan: ConsentPlan): boolean {
-  return PLANNED_RESOURCES.every((r) => !plan.resources[r].fetch);
+/**
+ * Why a token with these scopes lets a sync ask nothing at all, or null when it can ask
+ * something. Exit 3, "a scope missing for everything asked" (ARCHITECTURE exit codes;
+ * docs/client.md): without `manage:consents` no consent status can be read (the sync reads it
+ * first), and without the scope of any reachable resource nothing could be fetched.
+ */
+export function scopeGapForSync(scopes: readonly string[]): string | null {
+  const consents = ENDPOINT_ACCESS.consents.scope;
+  if (!scopes.includes(consents)) return `the token lacks scope ${consents}: no consent status can be read`;
+  const allowed = (r: PlannedResource) => scopes.includes(ENDPOINT_ACCESS[r].scope);
+  const reachable = PLANNED_RESOURCES.filter((r) => allowed(r) && (!PER_ACCOUNT.includes(r) || allowed('accounts')));
+  if (reachable.length > 0) return null;
+  const needed = [...new Set(PLANNED_RESOURCES.map((r) => ENDPOINT_ACCESS[r].scope))].join(', ');
+  return `the token lacks every scope a sync reads (${needed}): nothing can be fetched`;
 }

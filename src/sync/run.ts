@@ -12,6 +12,7 @@ import { LEASE_RENEW_MS, type RunOutcome, type Store } from '../store';
 import { emptyCounters, type RunCounters, type SyncContext, type SyncSettings } from './context';
 import { syncConsent, type ConsentResult } from './consent';
 import { sweepTempFiles } from './files';
+import { scopeGapForSync } from './plan';
 import { mapPool } from './pool';
 import { describeError } from './units';
 
@@ -124,20 +125,26 @@ export async function runSync(options: SyncOptions): Promise<SyncSummary> {
     if (swept > 0) logger.info('removed temp files of an interrupted run', { files: swept });
     const meta = await fetchMeta(ctx);
     const scopes = await client.grantedScopes();
-    await mapPool(consentIds, options.settings.concurrency, async (consentId) => {
-      if (ctx.stopping()) return;
-      try {
-        const result = await syncConsent(ctx, consentId, meta, scopes);
-        results.push(result);
-        logger.info('consent synced', { consent_id: consentId, outcome: result.outcome, reason: result.reason });
-      } catch (error) {
-        if (error instanceof AuthenticationError) fatal ??= { kind: 'authentication', message: describeError(error) };
-        else throw error;
-      } finally {
-        progress.consentsDone += 1;
-        report();
-      }
-    });
+    // A scope missing for everything asked is an authentication error (exit 3), not a run of skips.
+    const scopeGap = scopeGapForSync(scopes);
+    if (scopeGap) {
+      fatal = { kind: 'authentication', message: scopeGap };
+    } else {
+      await mapPool(consentIds, options.settings.concurrency, async (consentId) => {
+        if (ctx.stopping()) return;
+        try {
+          const result = await syncConsent(ctx, consentId, meta, scopes);
+          results.push(result);
+          logger.info('consent synced', { consent_id: consentId, outcome: result.outcome, reason: result.reason });
+        } catch (error) {
+          if (error instanceof AuthenticationError) fatal ??= { kind: 'authentication', message: describeError(error) };
+          else throw error;
+        } finally {
+          progress.consentsDone += 1;
+          report();
+        }
+      });
+    }
   } catch (error) {
     if (error instanceof AuthenticationError) fatal = { kind: 'authentication', message: describeError(error) };
     else if (error instanceof UnavailableError) fatal = { kind: 'unavailable', message: describeError(error) };

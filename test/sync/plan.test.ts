@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { planConsent, planIsEmpty } from '../../src/sync/plan';
+import { PLANNED_RESOURCES, planConsent, scopeGapForSync } from '../../src/sync/plan';
 import type { BankMeta } from '../../src/api/schemas';
 
 const ALL_SCOPES = ['manage:consents', 'read:meta', 'read:accounts', 'read:balances', 'read:transactions', 'read:party'];
@@ -85,7 +85,7 @@ describe('consent plan: permissions ∩ scopes ∩ bank features', () => {
 
   it('a bank missing from meta plans nothing', () => {
     const plan = planConsent({ permissions: FULL, scopes: ALL_SCOPES, bank: undefined });
-    expect(planIsEmpty(plan)).toBe(true);
+    expect(PLANNED_RESOURCES.filter((r) => plan.resources[r].fetch)).toEqual([]);
   });
 
   it('records the Credits/Debits filter of the consent', () => {
@@ -96,5 +96,20 @@ describe('consent plan: permissions ∩ scopes ∩ bank features', () => {
   it('no statement file when the bank lists no content types', () => {
     const plan = planConsent({ permissions: FULL, scopes: ALL_SCOPES, bank: bank({}, []) });
     expect(plan.resources.statement_file.fetch).toBe(false);
+  });
+});
+
+describe('scopeGapForSync (exit 3: a scope missing for everything asked)', () => {
+  it('a token with every scope, or with only the party scope, can ask something', () => {
+    expect(scopeGapForSync(ALL_SCOPES)).toBeNull();
+    expect(scopeGapForSync(['manage:consents', 'read:party'])).toBeNull();
+  });
+
+  it('without manage:consents no consent status can be read', () => {
+    expect(scopeGapForSync(ALL_SCOPES.filter((s) => s !== 'manage:consents'))).toMatch(/manage:consents/);
+  });
+
+  it('without read:accounts and read:party nothing is reachable, whatever else the token holds', () => {
+    expect(scopeGapForSync(['manage:consents', 'read:meta', 'read:balances', 'read:transactions'])).toMatch(/lacks every scope/);
   });
 });
