@@ -6,7 +6,7 @@
  */
 import { DateTime } from 'luxon';
 import type { DataApiClient } from '../api';
-import { ConsentEndedError, ConsentNotAuthorisedError } from '../api';
+import { AuthenticationError, ConsentEndedError, ConsentNotAuthorisedError } from '../api';
 import type { AccountId, ConsentId } from '../api/schemas';
 import type { Store } from '../store';
 import type { SyncSettings } from './context';
@@ -59,6 +59,8 @@ export async function planDryRun(options: {
     try {
       consent = await client.getConsent(consentId);
     } catch (error) {
+      // Credentials wrong: nothing else will work either (exit 3), as in a real run.
+      if (error instanceof AuthenticationError) throw error;
       const status = error instanceof ConsentEndedError ? 'ended' : error instanceof ConsentNotAuthorisedError ? 'not authorised' : 'unreadable';
       consents.push({ consentId, status, bank: null, requests: [], skipped: [], note: describeError(error) });
       continue;
