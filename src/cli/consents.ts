@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { ConsentIdSchema, type ConsentId } from '../api/schemas';
 import { getCreationOf } from '../store/consent-creations';
-import { refreshConsentStatuses, type RefreshOutcome } from '../sync/consent-refresh';
+import { readFailure, refreshConsentStatuses, type RefreshOutcome } from '../sync/consent-refresh';
 import { revokeConsentOp } from '../sync/consent-revoke';
 import { createCliContext, globalsOf, type CliContext } from './context';
 import { registerConsentCreateCommand } from './consents-create';
@@ -69,7 +69,7 @@ export function registerConsentsCommand(program: Command): void {
         if (!registered && !live?.status) {
           throw new CliError(
             `consent ${consentId} is not registered${live?.error ? ` and the API answered ${live.error.code}` : ''}`,
-            ExitCode.Partial,
+            live?.error?.code === 'unreachable' ? ExitCode.Unavailable : ExitCode.Partial,
             `bankdata consents add ${consentId}`,
           );
         }
@@ -128,8 +128,7 @@ async function readUnregistered(ctx: CliContext, consentId: ConsentId): Promise<
     const consent = await ctx.client().getConsent(consentId);
     return { consentId, status: consent.status, error: null };
   } catch (error) {
-    const code = (error as { code?: string | null }).code ?? 'failed';
-    return { consentId, status: null, error: { code, message: error instanceof Error ? error.message : String(error) } };
+    return { consentId, status: null, error: readFailure(error) };
   }
 }
 

@@ -4,7 +4,7 @@
  * server no longer knows (BDT101) is marked ended, as the sync would; other failures are
  * reported per consent and leave the last known status in place.
  */
-import { AuthenticationError, ConsentEndedError, UnavailableError, type DataApiClient } from '../api';
+import { ApiError, AuthenticationError, ConsentEndedError, UnavailableError, type DataApiClient } from '../api';
 import type { ConsentId, ConsentStatus } from '../api/schemas';
 import type { Store } from '../store';
 import { mapPool } from './pool';
@@ -31,14 +31,22 @@ export async function refreshConsentStatuses(
       store.consents.recordStatus(consent);
       outcomes.set(consentId, { consentId, status: consent.status, error: null });
     } catch (error) {
-      // Credentials wrong: nothing else will work either (exit 3).
-      if (error instanceof AuthenticationError) throw error;
+      const failure = readFailure(error);
       if (error instanceof ConsentEndedError && error.code && store.consents.get(consentId)) {
         store.consents.markEnded(consentId, error.code);
       }
-      const code = error instanceof UnavailableError ? 'unreachable' : ((error as { code?: string | null }).code ?? 'failed');
-      outcomes.set(consentId, { consentId, status: null, error: { code, message: describeError(error) } });
+      outcomes.set(consentId, { consentId, status: null, error: failure });
     }
   });
   return consentIds.map((id) => outcomes.get(id)!);
+}
+
+/**
+ * Why a live consent read failed: its code (BDT101…), `unreachable` (the CLI exits 5), or
+ * `failed`. A refused token is rethrown: credentials wrong, nothing else will work either (exit 3).
+ */
+export function readFailure(error: unknown): { code: string; message: string } {
+  if (error instanceof AuthenticationError) throw error;
+  const code = error instanceof UnavailableError ? 'unreachable' : error instanceof ApiError && error.code !== null ? error.code : 'failed';
+  return { code, message: describeError(error) };
 }

@@ -2,6 +2,7 @@
  * `bankdata consents …` and `bankdata meta` end to end: the real binary against the emulator,
  * asserting exit codes, output and the database.
  */
+import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -93,6 +94,12 @@ describe('consents list / show', () => {
     expect(r.code).toBe(0);
     expect(r.stdout).toContain(`consent      ${id}`);
     expect(r.stdout).toContain(`status       ${emu.consent(id)!.status} (live)`);
+  });
+
+  it('show of an unregistered consent with refused credentials is an authentication error (exit 3), never hidden as "not registered"', async () => {
+    const r = await runCli(['consents', 'show', randomUUID()], { env: { ...env, BANKDATA_CLIENT_SECRET: 'not-the-secret-of-this-client' } });
+    expect(r.code).toBe(3);
+    expect(r.stderr).not.toContain('not registered');
   });
 });
 
