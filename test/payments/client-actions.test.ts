@@ -51,6 +51,8 @@ describe('toPaymentsError: every BP code to its class and the seed\'s client act
     BP265: [PaymentRequestError, 'fix_request'],
     BP276: [PaymentRequestError, 'fix_request'],
     BP283: [PaymentRequestError, 'fix_request'],
+    BP287: [PaymentRequestError, 'fix_request'],
+    BP288: [PaymentRequestError, 'fix_request'],
     BP289: [PaymentRequestError, 'fix_request'],
     BP290: [PaymentRequestError, 'fix_request'],
     BP291: [PaymentRequestError, 'fix_request'],

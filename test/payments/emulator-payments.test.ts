@@ -391,6 +391,22 @@ describe('payment consents (paths ours)', () => {
     expect((await create({ ...enduring, from_timestamp: '2026-03-11T00:30:00+13:00', expiry_timestamp: '2026-03-12T00:30:00+13:00' })).status).toBe(201);
   });
 
+  it('BP287/BP288: an enduring maximum_amount_period over the bank, then the merchant limit, without maximum_amount_payment', async () => {
+    const enduring = (period: string, perPayment?: string) => ({
+      type: 'enduring',
+      flow: redirect,
+      from_timestamp: '2026-03-11T00:30:00+13:00',
+      period: 'month',
+      maximum_amount_period: { total: period, currency: 'NZD' },
+      ...(perPayment ? { maximum_amount_payment: { total: perPayment, currency: 'NZD' } } : {}),
+    });
+    expect(await code(enduring('10000.01'))).toBe('BP287'); // PNZ payment_limit 10,000.00
+    expect(await code(enduring('5000.01'))).toBe('BP288'); // merchant limit 5,000.00
+    expect((await create(enduring('5000.00'))).status).toBe(201);
+    // A per-payment cap bounds each payment: the period cap may then exceed the limits.
+    expect((await create(enduring('20000.00', '300.00'))).status).toBe(201);
+  });
+
   it('revoke: 204, then BP701; BP707 while a payment settles; BP011 on a consent never authorised or ended', async () => {
     const fresh = await startPaymentsEmulator();
     try {

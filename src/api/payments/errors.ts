@@ -75,6 +75,8 @@ export const PAYMENT_CODE_ACTIONS: Readonly<Record<string, { status: number; kin
   BP265: { status: 400, kind: 'invalid_request', action: 'fix_request' },
   BP276: { status: 400, kind: 'invalid_request', action: 'fix_request' },
   BP283: { status: 400, kind: 'invalid_request', action: 'fix_request' },
+  BP287: { status: 400, kind: 'invalid_request', action: 'fix_request' },
+  BP288: { status: 400, kind: 'invalid_request', action: 'fix_request' },
   BP289: { status: 400, kind: 'invalid_request', action: 'fix_request' },
   BP290: { status: 400, kind: 'invalid_request', action: 'fix_request' },
   BP291: { status: 400, kind: 'invalid_request', action: 'fix_request' },

@@ -1,6 +1,6 @@
 /**
  * Payment consents (paths ours, docs/payments-contract.md): POST /payments/v1/consents with the
- * seed's request-validation codes (BP299, BP214, BP216, BP240, BP265, BP289–293, BP283, limits),
+ * seed's request-validation codes (BP299, BP214, BP216, BP240, BP265, BP289–293, BP283, limits, BP287/BP288),
  * GET /payments/v1/consents/{id} with its `payments`, DELETE with BP701, BP707, BP011.
  */
 import { PaymentAmount, PaymentPeriod, Pcr, PaymentsConsentFlow, type PaymentsScope } from '../../api/payments/schemas';
@@ -10,6 +10,7 @@ import { canonicalJson } from '../consent-validate';
 import type { RequestInfo } from '../context';
 import { ApiError, jsonReply, type Reply } from '../http-reply';
 import { randomUuid } from '../seeded-random';
+import { toCents } from './money';
 import { checkLimits } from './payment-routes';
 import { authorizePayments, checkUuidHeaders, readJsonObject, requireUuid, type PaymentsRuntime } from './request';
 import { DECOUPLED_IDENTIFIERS, type PaymentConsentRecord } from './types';
@@ -70,6 +71,7 @@ export function handleCreatePaymentConsent(rt: PaymentsRuntime, rq: RequestInfo)
     if (!period.success || !perPeriod.success || (perPayment && !perPayment.success)) {
       throw bad('period and maximum_amount_period are required; maximum_amount_payment is optional');
     }
+    if (!perPayment) checkPeriodCapAgainstLimits(rt, bank, perPeriod.data);
     Object.assign(record, {
       type: 'enduring',
       from_timestamp: body.from_timestamp,
@@ -84,6 +86,22 @@ export function handleCreatePaymentConsent(rt: PaymentsRuntime, rq: RequestInfo)
   const redirectUri = flow.detail.type === 'decoupled' ? undefined : `${rq.origin}/__emulator/payments/authorise?cid=${record.consent_id}`;
   if (slot !== undefined) state.consentKeys.set(slot, { canonicalBody, consentId: record.consent_id, ...(redirectUri ? { redirectUri } : {}) });
   return jsonReply(201, { consent_id: record.consent_id, ...(redirectUri ? { redirect_uri: redirectUri } : {}) });
+}
+
+/**
+ * BP287 / BP288 (seed): without maximum_amount_payment one payment may take the whole
+ * maximum_amount_period, so that cap must fit the bank's payment_limit, then the merchant's.
+ */
+function checkPeriodCapAgainstLimits(rt: PaymentsRuntime, bank: BankName, perPeriod: PaymentAmount): void {
+  const { settings } = rt.state;
+  const cap = toCents(perPeriod.total);
+  const bankLimit = settings.bankLimits[bank];
+  if (bankLimit !== undefined && cap > toCents(bankLimit)) {
+    throw bad(`maximum_amount_period ${perPeriod.total} without maximum_amount_payment is over ${bank}'s payment limit ${bankLimit}`, 'BP287');
+  }
+  if (cap > toCents(settings.merchantLimit)) {
+    throw bad(`maximum_amount_period ${perPeriod.total} without maximum_amount_payment is over the merchant's payment limit ${settings.merchantLimit}`, 'BP288');
+  }
 }
 
 /** BP240 (identifier type the bank lacks), BP265 (value not a consent ID), BP289–293 (callback_url). */
