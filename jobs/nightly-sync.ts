@@ -30,8 +30,10 @@ export function nightlySyncJob(ctx: JobContext, expression: string): Job {
         recordJobRun(ctx.store.db, summary.runId, NIGHTLY_SYNC, firedFor);
         const payments = summary.fatal || summary.interrupted || !ctx.payments ? null : await ctx.payments();
         const c = summary.counters;
+        // Payments that could not be read make the job partial, as they make `bankdata sync` exit 1.
+        const paymentsFailed = payments !== null && payments.failures.length > 0;
         return {
-          outcome: summary.outcome,
+          outcome: summary.outcome === 'ok' && paymentsFailed ? 'partial' : summary.outcome,
           runId: summary.runId,
           details: {
             interrupted: summary.interrupted,
