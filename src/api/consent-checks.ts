@@ -208,18 +208,11 @@ function checkBank(bank: string, ctx: ConsentCheckContext): ConsentCheckFailure 
 function checkDates(draft: ConsentRequestDraft, bank: BankName, now: Instant): ConsentCheckFailure | null {
   const start = parseWireDateTime(draft.start_date_time);
   if (!start) return { code: null, rule: 'date form', message: `start_date_time is not a date-time: ${draft.start_date_time}` };
-  const optional = (value: string | undefined, field: string) => {
-    if (value === undefined) return undefined;
-    const parsed = parseWireDateTime(value);
-    if (!parsed) throw new RangeError(`${field} is not a date-time: ${value}`);
-    return parsed;
-  };
-  let end, expiration;
-  try {
-    end = optional(draft.end_date_time, 'end_date_time');
-    expiration = optional(draft.expiration_date_time, 'expiration_date_time');
-  } catch (error) {
-    return { code: null, rule: 'date form', message: (error as RangeError).message };
+  const end = draft.end_date_time === undefined ? undefined : parseWireDateTime(draft.end_date_time);
+  if (end === null) return { code: null, rule: 'date form', message: `end_date_time is not a date-time: ${draft.end_date_time}` };
+  const expiration = draft.expiration_date_time === undefined ? undefined : parseWireDateTime(draft.expiration_date_time);
+  if (expiration === null) {
+    return { code: null, rule: 'date form', message: `expiration_date_time is not a date-time: ${draft.expiration_date_time}` };
   }
   const failure = checkConsentDates({ start, end, expiration }, now, bank);
   return failure ? fail(failure.code, failure.message) : null;

@@ -139,6 +139,15 @@ describe('local consent check: every rule with its code, and the emulator answer
     if (local) expect(local.rule.length).toBeGreaterThan(0);
   });
 
+  it('an unparsable end_date_time or expiration_date_time is a 400 without code; locally a date-form failure naming the field', async () => {
+    for (const field of ['end_date_time', 'expiration_date_time'] as const) {
+      const { local, server } = await judge({}, (n) => ({ ...base(n), [field]: '2031-03-05' }));
+      expect(local).toMatchObject({ code: null, rule: 'date form' });
+      expect(local?.message).toContain(field);
+      expect(server).toBe('400 without code');
+    }
+  });
+
   it('names the rule with the code, for the CLI message', async () => {
     const now = apis.sandbox!.emu.now();
     const failure = checkConsentRequest(base(now, 'pnz'), { meta: await metaOf(apis.sandbox!), environment: 'sandbox', redirectWhitelist: [RETURN], now });
