@@ -360,8 +360,9 @@ export function checkCallbackUrl(
   environment: Environment,
   resolves?: (hostname: string) => boolean,
 ): RuleFailure<CallbackCode> | null {
-  const url = parseAbsoluteWithHost(value);
+  const url = parseUrl(value);
   if (!url) return { code: 'BDT264', message: `callback_url is malformed: ${value}` };
+  // A well-formed URL of another scheme (`mailto:`, host-less) is BDT265, not malformed.
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
     return { code: 'BDT265', message: `callback_url scheme must be http or https: ${url.protocol}` };
   }

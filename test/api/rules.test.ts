@@ -167,6 +167,7 @@ describe('callback_url rules (BDT264–268)', () => {
   it('BDT265 scheme not http/https', () => {
     expect(code('ftp://hooks.example.nz/x')).toBe('BDT265');
     expect(code('myapp://hooks/x')).toBe('BDT265');
+    expect(code('mailto:hooks@example.nz')).toBe('BDT265'); // well-formed, no host: the scheme is what is wrong
   });
   it('BDT266 http in production; sandbox accepts http', () => {
     expect(code('http://hooks.example.nz/x', 'production')).toBe('BDT266');
