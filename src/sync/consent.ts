@@ -53,6 +53,14 @@ export async function syncConsent(
   }
 
   const bankMeta = meta.get(bank);
+  if (!bankMeta) {
+    // Contract 5: a bank absent from meta is unusable here. Nothing is asked, and the consent is
+    // not reported as synced (`ok` would move last_synced_at with nothing fetched).
+    const reason = `bank ${bank} is not listed in /v1/meta for this organisation and environment`;
+    ctx.logger.warn('consent skipped', { consent_id: consentId, reason });
+    ctx.store.consents.recordOutcome(consentId, 'skipped');
+    return { consentId, bank, status: consent.status, outcome: 'skipped', reason, needsReconsent: false };
+  }
   const plan = planConsent({ permissions: consent.permissions, scopes, bank: bankMeta });
   for (const [resource, decision] of Object.entries(plan.resources)) {
     if (!decision.fetch) {
@@ -62,7 +70,7 @@ export async function syncConsent(
   }
   const record = ctx.store.consents.get(consentId)!;
   try {
-    if (bankMeta) await syncPlanned(ctx, consentId, bankMeta, plan, record);
+    await syncPlanned(ctx, consentId, bankMeta, plan, record);
   } catch (error) {
     return consentError(ctx, consentId, bank, error);
   }
