@@ -11,7 +11,7 @@ import { randomUUID } from 'node:crypto';
 import { ApiError, IdempotencyError, UnavailableError, type DataApiClient } from '../api';
 import { checkConsentRequest, type ConsentCheckFailure, type ConsentRequestDraft } from '../api/consent-checks';
 import type { Environment } from '../api/rules';
-import { CreateConsentRequest, type Consent, type ConsentId, type CreateConsentResponse } from '../api/schemas';
+import { CreateConsentRequest, CreateConsentResponse, type Consent, type ConsentId } from '../api/schemas';
 import { silentLogger, type Logger } from '../log';
 import type { Store } from '../store';
 import {
@@ -90,12 +90,13 @@ export async function createConsentFlow(
   let how: CreatedInfo['how'];
   if (open?.state === 'created' && open.responseJson) {
     key = open.idempotencyKey;
-    draft = JSON.parse(open.bodyJson) as ConsentRequestDraft;
-    response = JSON.parse(open.responseJson) as CreateConsentResponse;
+    // The database is a boundary too: what was stored is parsed again, never cast.
+    draft = CreateConsentRequest.parse(JSON.parse(open.bodyJson));
+    response = CreateConsentResponse.parse(JSON.parse(open.responseJson));
     how = 'resumed';
   } else {
     // A pending row is the same command after a crash: its exact body, its key.
-    draft = open ? (JSON.parse(open.bodyJson) as ConsentRequestDraft) : buildConsentRequest(input, { meta, redirectWhitelist: deps.redirectWhitelist, now: ruleNow });
+    draft = open ? CreateConsentRequest.parse(JSON.parse(open.bodyJson)) : buildConsentRequest(input, { meta, redirectWhitelist: deps.redirectWhitelist, now: ruleNow });
     const failure = checkConsentRequest(draft, { meta, environment: deps.environment, redirectWhitelist: deps.redirectWhitelist, now: ruleNow });
     if (failure) throw new ConsentRuleError(failure);
     const body = CreateConsentRequest.parse(draft);

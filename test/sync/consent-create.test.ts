@@ -163,4 +163,15 @@ describe('consents create: idempotency (contract 4.1)', () => {
     expect(resumed).toMatchObject({ how: 'resumed', consentId: first.consentId, status: 'Authorised', registered: true });
     expect(emu.requests().filter((r) => r.method === 'POST').length).toBe(postsBefore);
   });
+
+  it('a stored answer that no longer fits its schema is refused, never polled as a consent id (the database is a boundary)', async () => {
+    const { client } = clientFor(emu);
+    const first = await createConsentFlow(deps(client), INPUT, { wait: false });
+    store.sqlite
+      .prepare('UPDATE consent_creations SET response_json = ? WHERE idempotency_key = ?')
+      .run(JSON.stringify({ consent_id: '../not-a-consent' }), first.idempotencyKey);
+    const readsBefore = emu.requests().length;
+    await expect(createConsentFlow(deps(client), INPUT)).rejects.toThrow(/consent_id/);
+    expect(emu.requests().slice(readsBefore).filter((r) => r.path.startsWith('/v1/consents/'))).toEqual([]);
+  });
 });
