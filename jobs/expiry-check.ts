@@ -6,6 +6,7 @@
  */
 import { nzDateOf, nzDaysBetween } from '../src/api/rules';
 import type { ConsentId } from '../src/api/schemas';
+import { isEndedStatus } from '../src/sync/consent';
 import { refreshConsentStatuses } from '../src/sync/consent-refresh';
 import type { JobContext } from './context';
 import { runRecorded } from './recorded-run';
@@ -40,7 +41,7 @@ export async function checkConsentExpiry(ctx: JobContext): Promise<ExpiryCheckRe
   const result: ExpiryCheckResult = { expiring: [], ended: [], unread: live.filter((o) => o.error).map((o) => o.consentId) };
   for (const c of ctx.store.consents.list()) {
     const id = c.consentId as ConsentId;
-    const ended = c.endedReason ?? (c.status && ['Rejected', 'Revoked', 'Consumed', 'GatewayTimeout'].includes(c.status) ? c.status : null);
+    const ended = c.endedReason ?? (isEndedStatus(c.status) ? c.status : null);
     if (ended) {
       result.ended.push({ consent_id: id, bank: c.bank, reason: ended });
       continue;

@@ -13,7 +13,6 @@ import { exportDataset } from '../export';
 import { openStore } from '../store';
 import { runSync, type SyncSummary } from '../sync/run';
 import { createCliContext, globalsOf } from './context';
-import { ExitCode } from './exit-codes';
 import { createProgress } from './progress';
 import { exitCodeOf, formatSummary } from './sync';
 
@@ -100,7 +99,7 @@ export async function runDemo(options: {
         '',
       ].join('\n'),
     );
-    return Math.max(exitCodeOf(first), exitCodeOf(second)) === ExitCode.Ok ? ExitCode.Ok : Math.max(exitCodeOf(first), exitCodeOf(second));
+    return Math.max(exitCodeOf(first), exitCodeOf(second));
   } finally {
     store.close();
     await emu.close();

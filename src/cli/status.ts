@@ -5,6 +5,7 @@
 import type { Command } from 'commander';
 import { listReconciliationIssues, type ReconciliationIssues } from '../payments';
 import type { Store } from '../store';
+import { isEndedStatus } from '../sync/consent';
 import { createCliContext, globalsOf } from './context';
 import { ExitCode } from './exit-codes';
 
@@ -52,7 +53,7 @@ export function readStatus(store: Store, expiryWarningDays: number, runs = 5): S
     nearExpiry: consents.filter(
       (c) => c.status === 'Authorised' && c.days_to_expiry !== null && c.days_to_expiry <= expiryWarningDays,
     ),
-    needsReconsent: consents.filter((c) => ['Rejected', 'Revoked', 'Consumed', 'GatewayTimeout'].includes(c.status ?? '') || c.last_outcome === 'ended'),
+    needsReconsent: consents.filter((c) => isEndedStatus(c.status) || c.last_outcome === 'ended'),
     rejects: db.prepare('SELECT resource, count(*) AS count FROM rejects GROUP BY resource ORDER BY resource').all() as {
       resource: string;
       count: number;

@@ -14,6 +14,11 @@ import { describeError, recordFailure, runUnit } from './units';
 
 /** Statuses after which the consent can never be used again (contract 4.4). */
 export const ENDED_STATUSES: readonly ConsentStatus[] = ['Rejected', 'Revoked', 'Consumed', 'GatewayTimeout'];
+
+/** A stored or read status (text, possibly null) that says the consent has ended. */
+export function isEndedStatus(status: string | null): status is ConsentStatus {
+  return (ENDED_STATUSES as readonly string[]).includes(status ?? '');
+}
 const AWAITING_STATUSES: readonly ConsentStatus[] = ['AwaitingAuthorisation', 'GatewayAwaitingSubmission'];
 
 export interface ConsentResult {
