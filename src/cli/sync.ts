@@ -110,11 +110,13 @@ export async function syncCommand(
   const payments = summary.fatal || summary.interrupted ? null : await paymentsPass(config, store, logger);
   out(flags.json ? `${JSON.stringify({ ...summary, payments }, null, 2)}\n` : formatSummary(summary, config) + formatPayments(payments));
   const code = exitCodeOf(summary);
+  if (payments?.authenticationError) return Math.max(code, ExitCode.Auth);
   return code === ExitCode.Ok && payments && payments.failures.length > 0 ? ExitCode.Partial : code;
 }
 
 function formatPayments(p: PaymentsPassResult | null): string {
   if (!p) return '';
+  if (p.authenticationError) return `  payments   not tracked: ${p.authenticationError}\n`;
   const lines = [`  payments   ${p.tracked} tracked, ${p.open} still in flight, ${p.failures.length} could not be read`];
   if (p.unmatched + p.ambiguous > 0) lines.push(`  reconcile  ${p.unmatched} settled payment(s) unmatched, ${p.ambiguous} ambiguous (bankdata status)`);
   return `${lines.join('\n')}\n`;

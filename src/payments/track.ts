@@ -3,7 +3,7 @@
  * AcceptedSettlementCompleted or Rejected; each answer lands in `payments` and its status in
  * the history. `syncPayments` is one pass, for the nightly sync.
  */
-import { UnavailableError } from '../api/errors';
+import { AuthenticationError, UnavailableError } from '../api/errors';
 import { isTerminalPaymentStatus, type Payment } from '../api/payments/schemas';
 import type { PaymentsClient } from '../api/payments';
 import { realSleep } from '../api/retry';
@@ -64,6 +64,8 @@ export async function trackPayments(deps: TrackDeps, options: TrackOptions = {})
         seen.set(id, payment);
         if (!isTerminalPaymentStatus(payment.status)) stillOpen.push(id);
       } catch (error) {
+        // A refused token refuses every payment alike: the caller's business (exit 3), not this one's.
+        if (error instanceof AuthenticationError) throw error;
         // An unreachable service is retried next pass; anything else is reported for this payment.
         failures.push({ paymentId: id, error });
         if (error instanceof UnavailableError) stillOpen.push(id);

@@ -18,7 +18,7 @@ beforeAll(async () => {
 }, 60_000);
 afterAll(() => h.close());
 
-function configFor(withPayments: boolean) {
+function configFor(withPayments: boolean, paymentsSecret?: string) {
   return loadConfig({
     cwd: h.dir,
     env: {
@@ -31,7 +31,7 @@ function configFor(withPayments: boolean) {
         ? {
             BANKDATA_PAYMENTS_BASE_URL: h.emu.paymentsBaseUrl,
             BANKDATA_PAYMENTS_CLIENT_ID: h.emu.paymentsClientId,
-            BANKDATA_PAYMENTS_CLIENT_SECRET: h.emu.paymentsClientSecret,
+            BANKDATA_PAYMENTS_CLIENT_SECRET: paymentsSecret ?? h.emu.paymentsClientSecret,
           }
         : {}),
     },
@@ -72,4 +72,20 @@ describe('sync and status with payments', () => {
     expect(report.payments.unmatched.map((u) => u.payment_id)).toContain(payment.payment_id);
     expect(formatStatus(report, 14)).toContain(`settled payments without a matching bank transaction`);
   });
+
+  it('a refused Payments token lands the data, says payments were not tracked, and exits 3', async () => {
+    const payments = createPaymentsClient({
+      baseUrl: h.emu.paymentsBaseUrl,
+      clientId: h.emu.paymentsClientId,
+      clientSecret: h.emu.paymentsClientSecret,
+    });
+    await createPayment({ client: payments, store: h.store, sleep: async () => {} }, { consentId: consentOf(h.emu, 'single-2') });
+    let out = '';
+    const code = await syncCommand(configFor(true, 'not-the-payments-secret'), h.store, h.client, silentLogger, {}, (s) => (out += s));
+    expect(code).toBe(3);
+    expect(out).toMatch(/^sync ok/);
+    expect(out).toMatch(/payments\s+not tracked: .*401/);
+    expect(out).not.toContain('not-the-payments-secret');
+  });
 });
+
