@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { StartedEmulator } from '../../src/emulator';
 import { REDIRECT_URI, control, startTestEmulator } from '../api/emulator-helpers';
 import { spawnCli, waitFor } from './cli-process';
+import { emulatorEnv } from '../fixtures/cli-env';
 
 let emu: StartedEmulator;
 let dir: string;
@@ -20,14 +21,7 @@ let env: Record<string, string>;
 beforeAll(async () => {
   emu = await startTestEmulator();
   dir = mkdtempSync(join(tmpdir(), 'bankdata-crash-'));
-  env = {
-    BANKDATA_DATA_BASE_URL: emu.baseUrl,
-    BANKDATA_CLIENT_ID: emu.clientId,
-    BANKDATA_CLIENT_SECRET: emu.clientSecret,
-    BANKDATA_DB: join(dir, 'bankdata.sqlite'),
-    BANKDATA_REDIRECT_WHITELIST: REDIRECT_URI,
-    BANKDATA_ENVIRONMENT: 'sandbox',
-  };
+  env = emulatorEnv(emu, dir, { BANKDATA_REDIRECT_WHITELIST: REDIRECT_URI, BANKDATA_ENVIRONMENT: 'sandbox' });
 });
 afterAll(async () => {
   await emu.close();

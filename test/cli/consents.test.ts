@@ -12,6 +12,7 @@ import type { StartedEmulator } from '../../src/emulator';
 import { openStore } from '../../src/store';
 import { REDIRECT_URI, control, startTestEmulator } from '../api/emulator-helpers';
 import { runCli, spawnCli, waitFor } from './cli-process';
+import { emulatorEnv } from '../fixtures/cli-env';
 
 let emu: StartedEmulator;
 let dir: string;
@@ -20,13 +21,7 @@ let env: Record<string, string>;
 beforeAll(async () => {
   emu = await startTestEmulator();
   dir = mkdtempSync(join(tmpdir(), 'bankdata-consents-cli-'));
-  env = {
-    BANKDATA_DATA_BASE_URL: emu.baseUrl,
-    BANKDATA_CLIENT_ID: emu.clientId,
-    BANKDATA_CLIENT_SECRET: emu.clientSecret,
-    BANKDATA_DB: join(dir, 'bankdata.sqlite'),
-    BANKDATA_REDIRECT_WHITELIST: REDIRECT_URI,
-  };
+  env = emulatorEnv(emu, dir, { BANKDATA_REDIRECT_WHITELIST: REDIRECT_URI });
 });
 afterAll(async () => {
   await emu.close();

@@ -13,6 +13,7 @@ import type { StartedEmulator } from '../../src/emulator';
 import { openStore } from '../../src/store';
 import { startTestEmulator } from '../api/emulator-helpers';
 import { spawnCli, waitFor } from '../cli/cli-process';
+import { emulatorEnv } from '../fixtures/cli-env';
 
 let emu: StartedEmulator;
 let dir: string;
@@ -47,11 +48,7 @@ describe('bankdata schedule: SIGTERM', () => {
   it('lets the sync in flight finish its unit, leaves no lease behind, records the run and exits 0', async () => {
     const run = spawnCli(['schedule'], {
       cwd: dir,
-      env: {
-        BANKDATA_DATA_BASE_URL: emu.baseUrl,
-        BANKDATA_CLIENT_ID: emu.clientId,
-        BANKDATA_CLIENT_SECRET: emu.clientSecret,
-      },
+      env: emulatorEnv(emu, join(dir, 'data')),
     });
     // The nightly sync holds the lease: it is mid-run.
     await waitFor(() => query<{ n: number }>('SELECT count(*) AS n FROM lease')[0]!.n === 1, 20_000);

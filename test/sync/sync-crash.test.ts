@@ -11,6 +11,7 @@ import Database from 'better-sqlite3';
 import type { ConsentId } from '../../src/api/schemas';
 import { startEmulator, type StartedEmulator } from '../../src/emulator';
 import { openStore } from '../../src/store';
+import { emulatorEnv } from '../fixtures/cli-env';
 
 const BIN = resolve(__dirname, '../../bin/bankdata.js');
 /** Columns that say when or through which consent a row was seen, not what it holds. */
@@ -31,14 +32,7 @@ function register(db: string, ids: readonly string[]): void {
 function startSync(emu: StartedEmulator, dir: string): ChildProcess {
   return spawn(process.execPath, [BIN, 'sync', '--json'], {
     cwd: dir,
-    env: {
-      PATH: process.env.PATH,
-      BANKDATA_DATA_BASE_URL: emu.baseUrl,
-      BANKDATA_CLIENT_ID: emu.clientId,
-      BANKDATA_CLIENT_SECRET: emu.clientSecret,
-      BANKDATA_DB: join(dir, 'bankdata.sqlite'),
-      BANKDATA_DATA_DIR: dir,
-    },
+    env: emulatorEnv(emu, dir),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
 }

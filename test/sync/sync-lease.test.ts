@@ -19,6 +19,7 @@ import { isProcessAlive, openStore, type Store } from '../../src/store';
 import { runSync } from '../../src/sync/run';
 import { endpointOf, requestHook, unitKeyOf, windowOf } from '../fixtures/request-log';
 import { SETTINGS } from '../fixtures/sync-harness';
+import { emulatorEnv } from '../fixtures/cli-env';
 
 const BIN = fileURLToPath(new URL('../../bin/bankdata.js', import.meta.url));
 
@@ -61,14 +62,7 @@ describe('the run lease and SIGTERM', () => {
   function startSync(dir: string): { child: ChildProcess; exit: Promise<Exit> } {
     const child = spawn(process.execPath, [BIN, 'sync', '--json'], {
       cwd: dir,
-      env: {
-        ...process.env,
-        BANKDATA_DATA_BASE_URL: emu.baseUrl,
-        BANKDATA_CLIENT_ID: emu.clientId,
-        BANKDATA_CLIENT_SECRET: emu.clientSecret,
-        BANKDATA_DB: join(dir, 'data', 'bankdata.sqlite'),
-        BANKDATA_DATA_DIR: join(dir, 'data'),
-      },
+      env: emulatorEnv(emu, join(dir, 'data')),
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     children.push(child);
