@@ -86,7 +86,10 @@ export async function runSync(options: SyncOptions): Promise<SyncSummary> {
     try {
       if (!store.lease.renew(holder)) leaseLost = true;
     } catch (error) {
-      logger.error('lease renewal failed', { reason: describeError(error) });
+      // A lease we cannot renew will expire under us: stop after the unit in flight rather than
+      // write on while another run may take over.
+      leaseLost = true;
+      logger.error('lease renewal failed: stopping after the unit in flight', { reason: describeError(error) });
     }
   }, LEASE_RENEW_MS);
   renew.unref();

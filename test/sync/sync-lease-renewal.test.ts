@@ -1,0 +1,31 @@
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { LEASE_RENEW_MS } from '../../src/store';
+import { startHarness, type Harness } from '../fixtures/sync-harness';
+
+describe('lease renewal', () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await startHarness();
+  });
+  afterAll(async () => {
+    vi.useRealTimers();
+    await h.close();
+  });
+
+  it('a renewal that fails stops the run after the unit in flight: partial, interrupted, lease released', async () => {
+    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
+    const renew = vi.spyOn(h.store.lease, 'renew').mockImplementation(() => {
+      throw new Error('disk I/O error');
+    });
+    const running = h.sync();
+    vi.advanceTimersByTime(LEASE_RENEW_MS);
+    expect(renew).toHaveBeenCalledTimes(1);
+    const summary = await running;
+    renew.mockRestore();
+    expect(summary.interrupted).toBe(true);
+    expect(summary.outcome).toBe('partial');
+    // It stopped early: far fewer windows than a whole backfill.
+    expect(summary.consents.length).toBeLessThan(h.emu.consentIds.length);
+    expect(h.store.sqlite.prepare('SELECT count(*) AS n FROM lease').get()).toEqual({ n: 0 });
+  });
+});
