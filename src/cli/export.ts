@@ -1,10 +1,11 @@
 /**
- * `bankdata export DATASET --format csv|json|ndjson|ofx [--out PATH|-] [filters…]`: one dataset
- * of the public views, streamed to a file (written atomically) or to stdout (the default).
+ * `bankdata export DATASET --format csv|json|ndjson|ofx|xero|myob [--out PATH|-] [filters…]`: one
+ * dataset of the public views, streamed to a file (written atomically) or to stdout (the default).
+ * Warnings (an export partial by construction) go to stderr, with the summary line.
  */
 import { existsSync } from 'node:fs';
 import type { Command } from 'commander';
-import { DATASETS, FORMATS, STATUSES, STDOUT, exportDataset, validateExportRequest } from '../export';
+import { DATASETS, FORMATS, OFX_DIALECTS, STATUSES, STDOUT, exportDataset, validateExportRequest } from '../export';
 import { createCliContext, globalsOf, type CliContext } from './context';
 import { UsageError } from './exit-codes';
 
@@ -14,12 +15,16 @@ interface ExportFlags {
   from?: string;
   to?: string;
   consent?: string;
-  account?: string;
+  account: string[];
   bank?: string;
   status: string;
   excel?: boolean;
   lf?: boolean;
+  neutralise: boolean;
+  ofxDialect?: string;
 }
+
+const repeatable = (value: string, previous: string[]) => [...previous, value];
 
 /**
  * Through the store, so a database written by an older version gets its views brought up to
@@ -43,17 +48,19 @@ export function registerExportCommand(program: Command): void {
     .option('--from <date>', 'first NZ date, YYYY-MM-DD (transactions: booking_date; balances: date_time; statements: period overlap; runs: started_at)')
     .option('--to <date>', 'last NZ date, YYYY-MM-DD, inclusive')
     .option('--consent <id>', 'only rows of this consent')
-    .option('--account <id>', 'only rows of this account (required by --format ofx)')
+    .option('--account <id>', 'only rows of this account; repeat for several (ofx: one statement each; xero, myob: exactly one)', repeatable, [])
     .option('--bank <bank>', 'only rows of this bank')
     .option('--status <status>', `transactions: ${STATUSES.join(' | ')}`, 'all')
     .option('--excel', 'CSV: add a UTF-8 BOM so Excel reads the file as UTF-8')
     .option('--lf', 'CSV: LF line endings instead of CRLF')
+    .option('--no-neutralise', 'CSV, xero, myob: write text cells exactly, no leading quote before = + - @ (for programs, not spreadsheets)')
+    .option('--ofx-dialect <dialect>', `OFX: ${OFX_DIALECTS.join(' | ')} (default sgml: OFX 1.6, UTF-8, read by libofx, ofxparse, ledger-autosync)`)
     .action(async (dataset: string, flags: ExportFlags, command: Command) => {
       const filters = {
         from: flags.from,
         to: flags.to,
         consentId: flags.consent,
-        accountId: flags.account,
+        accountId: flags.account.length > 0 ? flags.account : undefined,
         bank: flags.bank,
         status: flags.status,
       };
@@ -70,9 +77,13 @@ export function registerExportCommand(program: Command): void {
           filters,
           excel: flags.excel ?? false,
           lineEnding: flags.lf ? 'lf' : 'crlf',
+          neutralise: flags.neutralise,
+          ...(flags.ofxDialect !== undefined ? { ofxDialect: flags.ofxDialect } : {}),
         });
+        for (const warning of result.warnings) process.stderr.write(`warning: ${warning}\n`);
         if (result.path !== STDOUT) {
-          process.stderr.write(`exported ${result.rows} ${dataset} rows to ${result.path} (${result.bytes} bytes)\n`);
+          const partial = result.warnings.length > 0 ? `; partial by construction: ${result.warnings.length} warning(s) above` : '';
+          process.stderr.write(`exported ${result.rows} ${dataset} rows to ${result.path} (${result.bytes} bytes)${partial}\n`);
         }
       } finally {
         context.close();

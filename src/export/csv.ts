@@ -14,12 +14,21 @@ export interface CsvOptions {
   lineEnding: 'crlf' | 'lf';
   /** Prepend the UTF-8 byte order mark, so Excel opens the file as UTF-8. */
   bom: boolean;
+  /**
+   * Formula neutralisation of text cells (default on). Off (`--no-neutralise`) for consumers
+   * that are not spreadsheets, which would otherwise keep the leading `'` (docs/exports.md "CSV").
+   */
+  neutralise?: boolean;
+  /** Columns written exactly (money, counts); NUMERIC_COLUMNS unless given. */
+  numericColumns?: ReadonlySet<string>;
 }
 
 const BATCH_ROWS = 512;
 
 export function csvStringifyOptions(columns: readonly string[], options: CsvOptions): Options {
-  const numeric = columns.map((c) => NUMERIC_COLUMNS.has(c));
+  const numericColumns = options.numericColumns ?? NUMERIC_COLUMNS;
+  const numeric = columns.map((c) => numericColumns.has(c));
+  const neutralise = options.neutralise ?? true;
   return {
     columns: [...columns],
     header: true,
@@ -31,7 +40,7 @@ export function csvStringifyOptions(columns: readonly string[], options: CsvOpti
     cast: {
       // Header cells are our own column names; data cells are neutralised by column kind.
       string: (value, context) =>
-        context.header ? value : numeric[context.index] ? neutraliseNumericText(value) : neutraliseText(value),
+        context.header || !neutralise ? value : numeric[context.index] ? neutraliseNumericText(value) : neutraliseText(value),
       // better-sqlite3 hands BLOBs over as Buffers; the views hold none, but never print [object].
       object: (value) => (Buffer.isBuffer(value) ? value.toString('base64') : JSON.stringify(value)),
     },

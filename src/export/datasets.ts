@@ -17,8 +17,11 @@ export const DATASETS = [
 ] as const;
 export type DatasetName = (typeof DATASETS)[number];
 
-export const FORMATS = ['csv', 'json', 'ndjson', 'ofx'] as const;
+export const FORMATS = ['csv', 'json', 'ndjson', 'ofx', 'xero', 'myob'] as const;
 export type ExportFormat = (typeof FORMATS)[number];
+
+/** Bank-statement formats for accounting software: booked transactions of named accounts. */
+export const STATEMENT_FORMATS = ['ofx', 'xero', 'myob'] as const satisfies readonly ExportFormat[];
 
 /** How `--from` / `--to` (NZ dates, both inclusive) select rows of a dataset. */
 export type DateRule =

@@ -6,7 +6,7 @@
 import { addNzDays, nzMidnight } from '../api/rules';
 import { BANKS, type BankName } from '../api/schemas';
 import { UsageError } from '../errors';
-import { DATASET_SPECS, isDataset, isFormat, type DatasetName, type DatasetSpec, type ExportFormat } from './datasets';
+import { DATASET_SPECS, FORMATS, STATEMENT_FORMATS, isDataset, isFormat, type DatasetName, type DatasetSpec, type ExportFormat } from './datasets';
 
 export const STATUSES = ['booked', 'pending', 'all'] as const;
 export type StatusFilter = (typeof STATUSES)[number];
@@ -18,7 +18,8 @@ export interface ExportFilters {
   /** NZ date YYYY-MM-DD, inclusive */
   to?: string | undefined;
   consentId?: string | undefined;
-  accountId?: string | undefined;
+  /** one account, or several (`--account` repeated) */
+  accountId?: string | readonly string[] | undefined;
   bank?: string | undefined;
   status?: StatusFilter | string | undefined;
 }
@@ -28,7 +29,8 @@ export interface ValidFilters {
   from?: string;
   to?: string;
   consentId?: string;
-  accountId?: string;
+  /** one or more account ids, each given once */
+  accountIds?: string[];
   bank?: BankName;
   status: StatusFilter;
 }
@@ -85,7 +87,7 @@ export function validateExportRequest(dataset: string, format: string, filters: 
   if (!isDataset(dataset)) {
     throw new UsageError(`unknown dataset: ${JSON.stringify(dataset)}`, `one of ${Object.keys(DATASET_SPECS).join(', ')}`);
   }
-  if (!isFormat(format)) throw new UsageError(`unknown format: ${JSON.stringify(format)}`, 'one of csv, json, ndjson, ofx');
+  if (!isFormat(format)) throw new UsageError(`unknown format: ${JSON.stringify(format)}`, `one of ${FORMATS.join(', ')}`);
   const spec = DATASET_SPECS[dataset];
   const valid: ValidFilters = { status: 'all' };
 
@@ -104,10 +106,11 @@ export function validateExportRequest(dataset: string, format: string, filters: 
     if (!spec.consent) refuseFilter(spec, '--consent');
     valid.consentId = consentId;
   }
-  const accountId = nonEmpty('--account', filters.accountId);
-  if (accountId !== undefined) {
+  const given = filters.accountId === undefined ? [] : typeof filters.accountId === 'string' ? [filters.accountId] : filters.accountId;
+  const accountIds = [...new Set(given.map((id) => nonEmpty('--account', id)!))];
+  if (accountIds.length > 0) {
     if (!spec.account) refuseFilter(spec, '--account');
-    valid.accountId = accountId;
+    valid.accountIds = accountIds;
   }
   const bank = nonEmpty('--bank', filters.bank);
   if (bank !== undefined) {
@@ -121,15 +124,20 @@ export function validateExportRequest(dataset: string, format: string, filters: 
   valid.status = status as StatusFilter;
   if (valid.status !== 'all' && !spec.status) refuseFilter(spec, '--status');
 
-  if (format === 'ofx') {
+  if ((STATEMENT_FORMATS as readonly string[]).includes(format)) {
     if (dataset !== 'transactions') {
-      throw new UsageError(`--format ofx exports only the transactions dataset, not ${dataset}`);
+      throw new UsageError(`--format ${format} exports only the transactions dataset, not ${dataset}`);
     }
-    if (valid.accountId === undefined) {
-      throw new UsageError('--format ofx needs --account ID: an OFX statement covers one account');
+    if (format === 'ofx') {
+      // One statement per account: the accounts asked for, or every account of --consent.
+      if (valid.accountIds === undefined && valid.consentId === undefined) {
+        throw new UsageError('--format ofx needs --account ID (repeat it for several accounts) or --consent ID (all its accounts)');
+      }
+    } else if (valid.accountIds?.length !== 1) {
+      throw new UsageError(`--format ${format} needs exactly one --account ID: a bank statement file covers one account`);
     }
-    // OFX carries booked transactions only; pending ones would be imported and never settle.
-    if (valid.status === 'pending') throw new UsageError('--format ofx exports booked transactions only; drop --status pending');
+    // Statements carry booked transactions only; pending ones would be imported and never settle.
+    if (valid.status === 'pending') throw new UsageError(`--format ${format} exports booked transactions only; drop --status pending`);
   }
   return { dataset, format, filters: valid };
 }
@@ -148,7 +156,7 @@ function nzMidnightSeconds(date: string): number {
  * The rows' SELECT over the view. Instants are compared through SQLite's unixepoch(), which
  * reads ISO 8601 with `Z` or an offset, so the comparison is by instant whatever the offset.
  */
-export function buildSelect(spec: DatasetSpec, filters: ValidFilters): SqlQuery {
+export function buildSelect(spec: DatasetSpec, filters: ValidFilters, columns?: readonly string[]): SqlQuery {
   const where: string[] = [];
   const params: (string | number)[] = [];
   const add = (clause: string, param: string | number) => {
@@ -183,14 +191,29 @@ export function buildSelect(spec: DatasetSpec, filters: ValidFilters): SqlQuery 
       );
     }
   }
-  if (filters.accountId !== undefined) add('v.account_id = ?', filters.accountId);
+  if (filters.accountIds !== undefined) {
+    where.push(`v.account_id IN (${filters.accountIds.map(() => '?').join(', ')})`);
+    params.push(...filters.accountIds);
+  }
   if (filters.bank !== undefined) add('v.bank = ?', filters.bank);
   if (spec.status && filters.status !== 'all') {
     add('v.status = ?', filters.status === 'booked' ? 'Booked' : 'Pending');
   }
   const sql =
-    `SELECT v.* FROM ${spec.view} AS v` +
+    `SELECT ${columns ? fileColumns(columns).join(', ') : 'v.*'} FROM ${spec.view} AS v` +
     (where.length > 0 ? ` WHERE ${where.join(' AND ')}` : '') +
     ` ORDER BY ${spec.orderBy.map((c) => `v.${c}`).join(', ')}`;
   return { sql, params };
+}
+
+/**
+ * The select list of a file: the view's columns in order, except that a column with an exact
+ * text twin (`amount` and `amount_text`, version 0.2 of the views) is written from the text and
+ * the twin is not repeated. Files keep their 0.1 form: `amount` is the bank's exact digits.
+ */
+export function fileColumns(viewColumns: readonly string[]): string[] {
+  const names = new Set(viewColumns);
+  return viewColumns
+    .filter((c) => !(c.endsWith('_text') && names.has(c.slice(0, -'_text'.length))))
+    .map((c) => (names.has(`${c}_text`) ? `v.${c}_text AS ${c}` : `v.${c}`));
 }

@@ -1,9 +1,11 @@
 /**
- * Pure pieces of the OFX 2.x mapping: text cleaning and escaping, OFX date-times in NZ time,
- * the FITID rule, TRNTYPE, and the account aggregate's identifiers.
+ * Pure pieces of the OFX mapping: text cleaning and escaping, OFX dates of NZ calendar dates,
+ * the FITID rule, TRNTYPE, and the account aggregate's identifiers. Why each choice: the
+ * importers' behaviour recorded in docs/exports.md "OFX".
  */
 import { createHash } from 'node:crypto';
-import { NZ_ZONE, toInstant, type Instant } from '../api/rules';
+import { DateTime } from 'luxon';
+import { toInstant, type Instant } from '../api/rules';
 
 /** OFX 2.2 field limits (A-n): NAME 32, MEMO 255, ACCTID 22, BANKID 9. */
 export const OFX_LIMITS = { name: 32, memo: 255, acctId: 22, bankId: 9 } as const;
@@ -11,7 +13,8 @@ export const OFX_LIMITS = { name: 32, memo: 255, acctId: 22, bankId: 9 } as cons
 /**
  * Text as an OFX element value: control characters (illegal in XML 1.0, or line breaks that
  * importers split on) become spaces, runs of spaces collapse, the result is cut to `max`
- * code points and then XML-escaped.
+ * code points and then escaped. Everything else (quotes, apostrophes, macrons, emoji) is
+ * written as itself, UTF-8.
  */
 export function ofxText(value: string, max: number): string {
   const clean = value
@@ -22,21 +25,34 @@ export function ofxText(value: string, max: number): string {
   return escapeXml([...clean].slice(0, max).join('').trimEnd());
 }
 
+/**
+ * Only `&`, `<` and `>` become entities: the three that both XML and the OFX SGML DTD define.
+ * `&quot;` and `&apos;` are XML-only; libofx (GnuCash, KMyMoney) drops the characters and
+ * fails the file, and a quote is legal as itself in element content of both dialects.
+ */
 export function escapeXml(value: string): string {
-  return value.replace(/[&<>"']/g, (c) => XML_ENTITIES[c]!);
+  return value.replace(/[&<>]/g, (c) => XML_ENTITIES[c]!);
 }
 
-const XML_ENTITIES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&apos;' };
+const XML_ENTITIES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;' };
 
 /**
- * An OFX date-time, `YYYYMMDDHHMMSS.XXX[+13:NZDT]`, in Pacific/Auckland: importers that keep
- * only the date part then file a transaction under its NZ date, as the bank does.
+ * An NZ calendar date (YYYY-MM-DD) as an OFX date-time: `YYYYMMDD000000.000[0:GMT]`.
+ * Importers move a time with an offset to UTC (ofxparse, ledger-autosync) or to the local zone
+ * (libofx), so 07:44 NZDT becomes the previous UTC day. 00:00 GMT of the NZ date is an instant
+ * on that same NZ date (12:00 NZST or 13:00 NZDT), its UTC date is the NZ date, and libofx
+ * reads a midnight as "date only" (10:59 UTC, the same date from UTC−11 to UTC+13): every
+ * importer keeps the NZ booking date.
  */
+export function ofxDate(nzDate: string): string {
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(nzDate)) throw new Error(`not an NZ date: ${nzDate}`);
+  return `${nzDate.replaceAll('-', '')}000000.000[0:GMT]`;
+}
+
+/** An instant as an OFX date-time in UTC (DTSERVER): `YYYYMMDDHHMMSS.XXX[0:GMT]`. */
 export function ofxDateTime(value: Instant): string {
-  const nz = toInstant(value).setZone(NZ_ZONE);
-  const hours = nz.offset / 60;
-  const zoneName = nz.offset === 780 ? 'NZDT' : nz.offset === 720 ? 'NZST' : 'GMT';
-  return `${nz.toFormat('yyyyMMddHHmmss.SSS')}[${hours >= 0 ? '+' : ''}${hours}:${zoneName}]`;
+  const utc: DateTime = toInstant(value).toUTC();
+  return `${utc.toFormat('yyyyMMddHHmmss.SSS')}[0:GMT]`;
 }
 
 /**

@@ -1,38 +1,55 @@
 /**
- * OFX 2.2 (XML) bank or credit card statement of one account: SIGNONMSGSRSV1, then
- * BANKMSGSRSV1/STMTTRNRS/STMTRS (or CREDITCARDMSGSRSV1/CCSTMTTRNRS/CCSTMTRS for cards) with
- * BANKTRANLIST (DTSTART, DTEND, one STMTTRN per booked transaction), LEDGERBAL and AVAILBAL
- * when the bank reported them. Transactions are written as they stream from SQLite.
+ * An OFX bank / credit card statement download: SIGNONMSGSRSV1 (FI with ORG and FID), then one
+ * STMTTRNRS per bank account in BANKMSGSRSV1 and one CCSTMTTRNRS per card in
+ * CREDITCARDMSGSRSV1, each with BANKTRANLIST (DTSTART, DTEND, one STMTTRN per booked
+ * transaction), LEDGERBAL always, AVAILBAL when the bank reported one. Two dialects with the same
+ * body (every element closed, valid in both): `sgml` (default), OFX 1.6 headers with
+ * ENCODING:UTF-8, which libofx, ofxparse and ledger-autosync all read with non-ASCII text; and
+ * `xml`, OFX 2.2, for XML consumers (ofxparse reads its body as ASCII: see docs/exports.md "OFX").
+ * Transactions are written as they stream from SQLite.
  */
 import {
   OFX_LIMITS,
   escapeXml,
   fitId,
+  ofxDate,
   ofxDateTime,
   ofxText,
   ofxTransactionType,
   type OfxAccount,
 } from './ofx-format';
+import { memo, payeeName } from './statement-text';
+
+export const OFX_DIALECTS = ['sgml', 'xml'] as const;
+export type OfxDialect = (typeof OFX_DIALECTS)[number];
 
 export interface OfxBalance {
-  /** signed decimal string, as the view holds it */
+  /** signed decimal string, the exact text */
   amount: string;
-  /** ISO 8601 instant */
-  dateTime: string;
+  /** the NZ date it is as of (DTASOF) */
+  nzDate: string;
 }
 
-export interface OfxStatementHead {
-  /** the bank's name (FI/ORG) */
-  bank: string;
+export interface OfxStatement {
   account: OfxAccount;
   currency: string;
-  /** ISO 8601 instants */
+  /** NZ dates of the period (DTSTART, DTEND) */
   dtStart: string;
   dtEnd: string;
-  ledger: OfxBalance | null;
+  ledger: OfxBalance;
   available: OfxBalance | null;
+  /** booked v_transactions rows of the account, file columns (amount is the exact text) */
+  columns: readonly string[];
+  rows: Iterable<readonly unknown[]>;
+}
+
+export interface OfxDocument {
+  dialect: OfxDialect;
+  /** FI: ORG is the bank's name, FID the same (one bank per file) */
+  bank: string;
   /** the export instant (DTSERVER) */
   now: Date;
+  statements: readonly OfxStatement[];
 }
 
 const CHUNK_CHARS = 64 * 1024;
@@ -42,8 +59,8 @@ const USED = [
   'bank',
   'account_id',
   'transaction_id',
-  'booking_date_time',
-  'value_date_time',
+  'booking_date',
+  'value_date',
   'amount',
   'description',
   'merchant_name',
@@ -59,7 +76,7 @@ const USED = [
 ] as const;
 export type OfxColumn = (typeof USED)[number];
 type Used = OfxColumn;
-const REQUIRED: readonly Used[] = ['bank', 'account_id', 'transaction_id', 'booking_date_time', 'amount'];
+const REQUIRED: readonly Used[] = ['bank', 'account_id', 'transaction_id', 'booking_date', 'amount'];
 
 type RowReader = (row: readonly unknown[], column: Used) => string | null;
 
@@ -77,31 +94,17 @@ function rowReader(columns: readonly string[]): RowReader {
   };
 }
 
-/** The counterparty for NAME: the merchant, else the other side of the transfer, else the narrative. */
-function payeeName(get: (c: Used) => string | null, debit: boolean): string | null {
-  return get('merchant_name') ?? (debit ? get('creditor_name') : get('debtor_name')) ?? get('description');
-}
-
-/**
- * MEMO: the narrative, then this account holder's side of the BECS references (the debtor's
- * on money out, the creditor's on money in: contract 6.4 TransactionReference).
- */
-function memo(get: (c: Used) => string | null, debit: boolean): string {
-  const side = debit ? (['debtor_particulars', 'debtor_code', 'debtor_reference'] as const) : (['creditor_particulars', 'creditor_code', 'creditor_reference'] as const);
-  return [get('description'), ...side.map((c) => get(c))].filter((v): v is string => v !== null && v.trim() !== '').join(' ');
-}
-
-/** One STMTTRN, elements in the order of the OFX 2.2 schema. */
+/** One STMTTRN, elements in the order of the OFX schema; dates are NZ dates (ofxDate). */
 export function ofxTransaction(get: (c: Used) => string | null): string {
   const amount = get('amount')!;
   const debit = amount.startsWith('-');
   const lines = [
     '<STMTTRN>',
     `<TRNTYPE>${ofxTransactionType(amount, get('proprietary_code'))}</TRNTYPE>`,
-    `<DTPOSTED>${ofxDateTime(get('booking_date_time')!)}</DTPOSTED>`,
+    `<DTPOSTED>${ofxDate(get('booking_date')!)}</DTPOSTED>`,
   ];
-  const valueDate = get('value_date_time');
-  if (valueDate) lines.push(`<DTAVAIL>${ofxDateTime(valueDate)}</DTAVAIL>`);
+  const valueDate = get('value_date');
+  if (valueDate) lines.push(`<DTAVAIL>${ofxDate(valueDate)}</DTAVAIL>`);
   lines.push(
     `<TRNAMT>${amount}</TRNAMT>`,
     `<FITID>${fitId(get('bank')!, get('account_id')!, get('transaction_id')!)}</FITID>`,
@@ -129,56 +132,80 @@ function accountAggregate(account: OfxAccount): string {
 
 function balance(tag: 'LEDGERBAL' | 'AVAILBAL', value: OfxBalance | null): string {
   if (!value) return '';
-  return `<${tag}>\n<BALAMT>${value.amount}</BALAMT>\n<DTASOF>${ofxDateTime(value.dateTime)}</DTASOF>\n</${tag}>\n`;
+  return `<${tag}>\n<BALAMT>${value.amount}</BALAMT>\n<DTASOF>${ofxDate(value.nzDate)}</DTASOF>\n</${tag}>\n`;
 }
 
 const STATUS_OK = '<STATUS>\n<CODE>0</CODE>\n<SEVERITY>INFO</SEVERITY>\n</STATUS>\n';
 
-function head(h: OfxStatementHead): string {
-  const card = h.account.kind === 'creditcard';
+/**
+ * `sgml`: OFX 1.6 headers. ENCODING:UTF-8 with CHARSET:NONE is what makes ofxparse (and so
+ * ledger-autosync) decode the body as UTF-8; libofx converts from UTF-8 by the same header.
+ */
+const SGML_HEADER =
+  'OFXHEADER:100\nDATA:OFXSGML\nVERSION:160\nSECURITY:NONE\nENCODING:UTF-8\nCHARSET:NONE\nCOMPRESSION:NONE\nOLDFILEUID:NONE\nNEWFILEUID:NONE\n\n';
+const XML_HEADER =
+  '<?xml version="1.0" encoding="UTF-8" standalone="no"?>\n' +
+  '<?OFX OFXHEADER="200" VERSION="220" SECURITY="NONE" OLDFILEUID="NONE" NEWFILEUID="NONE"?>\n';
+
+function signOn(doc: OfxDocument): string {
+  const fi = escapeXml(doc.bank);
   return (
-    '<?xml version="1.0" encoding="UTF-8" standalone="no"?>\n' +
-    '<?OFX OFXHEADER="200" VERSION="220" SECURITY="NONE" OLDFILEUID="NONE" NEWFILEUID="NONE"?>\n' +
+    (doc.dialect === 'sgml' ? SGML_HEADER : XML_HEADER) +
     '<OFX>\n<SIGNONMSGSRSV1>\n<SONRS>\n' +
     STATUS_OK +
-    `<DTSERVER>${ofxDateTime(h.now)}</DTSERVER>\n<LANGUAGE>ENG</LANGUAGE>\n` +
-    `<FI>\n<ORG>${escapeXml(h.bank)}</ORG>\n</FI>\n` +
-    '</SONRS>\n</SIGNONMSGSRSV1>\n' +
-    (card ? '<CREDITCARDMSGSRSV1>\n<CCSTMTTRNRS>\n' : '<BANKMSGSRSV1>\n<STMTTRNRS>\n') +
-    '<TRNUID>0</TRNUID>\n' +
+    `<DTSERVER>${ofxDateTime(doc.now)}</DTSERVER>\n<LANGUAGE>ENG</LANGUAGE>\n` +
+    `<FI>\n<ORG>${fi}</ORG>\n<FID>${fi}</FID>\n</FI>\n` +
+    '</SONRS>\n</SIGNONMSGSRSV1>\n'
+  );
+}
+
+function statementHead(st: OfxStatement, trnUid: number): string {
+  const card = st.account.kind === 'creditcard';
+  return (
+    (card ? '<CCSTMTTRNRS>\n' : '<STMTTRNRS>\n') +
+    `<TRNUID>${trnUid}</TRNUID>\n` +
     STATUS_OK +
     (card ? '<CCSTMTRS>\n' : '<STMTRS>\n') +
-    `<CURDEF>${escapeXml(h.currency)}</CURDEF>\n` +
-    accountAggregate(h.account) +
-    `<BANKTRANLIST>\n<DTSTART>${ofxDateTime(h.dtStart)}</DTSTART>\n<DTEND>${ofxDateTime(h.dtEnd)}</DTEND>\n`
+    `<CURDEF>${escapeXml(st.currency)}</CURDEF>\n` +
+    accountAggregate(st.account) +
+    `<BANKTRANLIST>\n<DTSTART>${ofxDate(st.dtStart)}</DTSTART>\n<DTEND>${ofxDate(st.dtEnd)}</DTEND>\n`
   );
 }
 
-function tail(h: OfxStatementHead): string {
-  const card = h.account.kind === 'creditcard';
+function statementTail(st: OfxStatement): string {
+  const card = st.account.kind === 'creditcard';
   return (
     '</BANKTRANLIST>\n' +
-    balance('LEDGERBAL', h.ledger) +
-    balance('AVAILBAL', h.available) +
-    (card ? '</CCSTMTRS>\n</CCSTMTTRNRS>\n</CREDITCARDMSGSRSV1>\n' : '</STMTRS>\n</STMTTRNRS>\n</BANKMSGSRSV1>\n') +
-    '</OFX>\n'
+    balance('LEDGERBAL', st.ledger) +
+    balance('AVAILBAL', st.available) +
+    (card ? '</CCSTMTRS>\n</CCSTMTTRNRS>\n' : '</STMTRS>\n</STMTTRNRS>\n')
   );
 }
 
-/** The OFX document in chunks; `rows` are booked v_transactions rows of the one account. */
-export function* ofxChunks(
-  statement: OfxStatementHead,
-  columns: readonly string[],
-  rows: Iterable<readonly unknown[]>,
-): Generator<string> {
-  const read = rowReader(columns);
-  let chunk = head(statement);
-  for (const row of rows) {
-    chunk += ofxTransaction((c) => read(row, c));
-    if (chunk.length >= CHUNK_CHARS) {
-      yield chunk;
-      chunk = '';
+/** The OFX document in chunks: bank accounts in BANKMSGSRSV1, then cards in CREDITCARDMSGSRSV1. */
+export function* ofxChunks(doc: OfxDocument): Generator<string> {
+  let chunk = signOn(doc);
+  let trnUid = 0;
+  const sets = [
+    { open: '<BANKMSGSRSV1>\n', close: '</BANKMSGSRSV1>\n', statements: doc.statements.filter((s) => s.account.kind !== 'creditcard') },
+    { open: '<CREDITCARDMSGSRSV1>\n', close: '</CREDITCARDMSGSRSV1>\n', statements: doc.statements.filter((s) => s.account.kind === 'creditcard') },
+  ];
+  for (const set of sets) {
+    if (set.statements.length === 0) continue;
+    chunk += set.open;
+    for (const st of set.statements) {
+      const read = rowReader(st.columns);
+      chunk += statementHead(st, trnUid++);
+      for (const row of st.rows) {
+        chunk += ofxTransaction((c) => read(row, c));
+        if (chunk.length >= CHUNK_CHARS) {
+          yield chunk;
+          chunk = '';
+        }
+      }
+      chunk += statementTail(st);
     }
+    chunk += set.close;
   }
-  yield chunk + tail(statement);
+  yield chunk + '</OFX>\n';
 }

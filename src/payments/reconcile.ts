@@ -51,7 +51,7 @@ export function reconciliationSummary(store: Store): ReconciliationSummary {
   const db = store.sqlite;
   const unmatched = db
     .prepare(
-      `SELECT p.payment_id, p.consent_id, p.amount, p.currency, p.particulars, p.code, p.reference, p.status_updated_at
+      `SELECT p.payment_id, p.consent_id, p.amount_text AS amount, p.currency, p.particulars, p.code, p.reference, p.status_updated_at
        FROM v_payments p
        WHERE p.status = 'AcceptedSettlementCompleted'
          AND NOT EXISTS (SELECT 1 FROM payment_match_candidates c WHERE c.payment_id = p.payment_id)
@@ -60,7 +60,7 @@ export function reconciliationSummary(store: Store): ReconciliationSummary {
     .all() as UnmatchedPayment[];
   const rows = db
     .prepare(
-      `SELECT p.payment_id, p.amount, p.currency, c.bank, c.account_id, c.transaction_id,
+      `SELECT p.payment_id, p.amount_text AS amount, p.currency, c.bank, c.account_id, c.transaction_id,
               (SELECT count(*) FROM payment_match_candidates x WHERE x.payment_id = p.payment_id) AS per_payment
        FROM v_payments p JOIN payment_match_candidates c ON c.payment_id = p.payment_id
        WHERE p.status = 'AcceptedSettlementCompleted'

@@ -86,7 +86,7 @@ describe('payments → settlement → sync → reconciliation', () => {
     // Exactly once both ways: one row per payment, one payment per transaction.
     expect(new Set(matches().map((m) => m.transaction_id)).size).toBe(made.length);
     expect(listReconciliationIssues(h.store)).toEqual({ unmatched: [], ambiguous: [] });
-    const credit = h.store.sqlite.prepare('SELECT amount, creditor_particulars, creditor_reference FROM v_transactions WHERE transaction_id = ?').get(creditTransactionId(made[5]!));
+    const credit = h.store.sqlite.prepare('SELECT amount_text AS amount, creditor_particulars, creditor_reference FROM v_transactions WHERE transaction_id = ?').get(creditTransactionId(made[5]!));
     expect(credit).toEqual({ amount: '75.5', creditor_particulars: 'SUB-0001', creditor_reference: 'MAR' });
     // The rejected payment credited nothing.
     expect(h.store.sqlite.prepare('SELECT count(*) AS n FROM v_transactions WHERE transaction_id = ?').get(creditTransactionId(rejected))).toEqual({ n: 0 });

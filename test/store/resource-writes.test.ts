@@ -25,7 +25,7 @@ describe('commitBalances', () => {
     expect(
       store.commitBalances({ ...unit, rows: [balance('2315.07', '2025-03-05T12:05:00+13:00'), balance('2400.00')] }),
     ).toEqual({ added: 2, unchanged: 0 });
-    const rows = store.sqlite.prepare('SELECT amount, amount_minor, date_time FROM v_balances ORDER BY date_time, amount').all();
+    const rows = store.sqlite.prepare('SELECT amount_text AS amount, amount_minor, date_time FROM v_balances ORDER BY date_time, amount').all();
     expect(rows).toEqual([
       { amount: '2315.07', amount_minor: 231507, date_time: '2025-03-03T23:05:00.000Z' },
       { amount: '2400.00', amount_minor: 240000, date_time: '2025-03-03T23:05:00.000Z' },
@@ -103,7 +103,7 @@ describe('statements', () => {
       start_date_time: '2025-01-31T11:00:00.000Z', end_date_time: '2025-02-28T10:59:59.000Z',
       creation_date_time: '2025-02-28T17:00:00.000Z', reference: '002',
       file_path: 'statements/PNZ/acc-0001/stm-2025-02.pdf', file_content_type: 'application/pdf',
-      file_sha256: sha256, file_bytes: 1843,
+      file_sha256: sha256, file_bytes: 1843, start_date: '2025-02-01', end_date: '2025-02-28',
     });
   });
 

@@ -17,21 +17,22 @@ const ARCHITECTURE_COLUMNS: Record<string, string> = {
     'amount, amount_minor, currency, credit_debit_indicator, description, merchant_name, ' +
     'merchant_category_code, creditor_name, debtor_name, creditor_particulars, creditor_code, ' +
     'creditor_reference, debtor_particulars, debtor_code, debtor_reference, bank_transaction_code, ' +
-    'bank_transaction_subcode, proprietary_code, balance_after, counterparty_account, first_seen_at, last_seen_at',
+    'bank_transaction_subcode, proprietary_code, balance_after, counterparty_account, first_seen_at, last_seen_at, ' +
+    'amount_text, balance_after_text, value_date',
   v_accounts:
     'bank, account_id, consent_id, currency, nickname, description, account_type, account_subtype, ' +
     'scheme_name, identification, account_name, first_seen_at, updated_at',
-  v_balances: 'bank, account_id, type, amount, amount_minor, currency, credit_debit_indicator, date_time, fetched_at',
+  v_balances: 'bank, account_id, type, amount, amount_minor, currency, credit_debit_indicator, date_time, fetched_at, amount_text, date',
   v_statements:
     'bank, account_id, statement_id, type, start_date_time, end_date_time, creation_date_time, reference, ' +
-    'file_path, file_content_type, file_sha256, file_bytes',
+    'file_path, file_content_type, file_sha256, file_bytes, start_date, end_date',
   v_parties: 'bank, consent_id, account_id, party_id, party_type, name, email, phone, mobile, address',
   v_consents:
     'consent_id, bank, status, permissions, start_date_time, end_date_time, expiration_date_time, ' +
     'days_to_expiry, last_synced_at, last_outcome',
   v_runs: 'run_id, started_at, finished_at, outcome, consents, requests, rows_written, failed_units, error_summary',
   // ARCHITECTURE.md "Payments".
-  v_payments: 'payment_id, consent_id, status, amount, currency, particulars, code, reference, created_at, status_updated_at',
+  v_payments: 'payment_id, consent_id, status, amount, currency, particulars, code, reference, created_at, status_updated_at, amount_text, amount_minor, created_date',
   v_payment_matches: 'payment_id, bank, account_id, transaction_id, match_rule',
 };
 const expected = (view: string) => ARCHITECTURE_COLUMNS[view]!.split(', ');

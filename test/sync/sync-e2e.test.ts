@@ -51,7 +51,7 @@ describe('sync end to end against the emulator (sandbox, PNZ)', () => {
       const account = h.emu.world.accounts.get(key)!;
       for (const b of h.emu.world.balancesAt(account.bank, account.account.AccountId, now)) {
         const row = h.store.sqlite
-          .prepare('SELECT amount, currency, date_time FROM v_balances WHERE bank = ? AND account_id = ? AND type = ? ORDER BY date_time DESC LIMIT 1')
+          .prepare('SELECT amount_text AS amount, currency, date_time FROM v_balances WHERE bank = ? AND account_id = ? AND type = ? ORDER BY date_time DESC LIMIT 1')
           .get(account.bank, account.account.AccountId, b.Type) as { amount: string; currency: string; date_time: string };
         expect(row.amount).toBe(signedAmount(b.Amount.Amount, b.CreditDebitIndicator));
         expect(DateTime.fromISO(row.date_time).toMillis()).toBe(DateTime.fromISO(b.DateTime).toMillis());
