@@ -5,7 +5,7 @@ import { XMLParser } from 'fast-xml-parser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { UsageError } from '../../src/cli/exit-codes';
 import { exportDataset, type ExportFilters } from '../../src/export';
-import { ofxAccount, ofxDateTime, ofxText } from '../../src/export/ofx-format';
+import { ofxAccount, ofxDate, ofxDateTime, ofxText } from '../../src/export/ofx-format';
 import { createFixtureStore, NOW, type FixtureStore } from './fixture-store';
 
 let fx: FixtureStore;
@@ -22,9 +22,10 @@ const parser = new XMLParser({
   isArray: (name) => name === 'STMTTRN',
 });
 
-async function exportOfx(name: string, filters: ExportFilters): Promise<{ text: string; doc: Xml; rows: number }> {
+/** The XML dialect, so an XML parser reads it; the SGML default has the same body (tested below). */
+async function exportOfx(name: string, filters: ExportFilters, ofxDialect = 'xml'): Promise<{ text: string; doc: Xml; rows: number }> {
   const out = join(fx.dir, name);
-  const result = await exportDataset(fx.store.sqlite, { dataset: 'transactions', format: 'ofx', out, filters, now: () => NOW });
+  const result = await exportDataset(fx.store.sqlite, { dataset: 'transactions', format: 'ofx', out, filters, now: () => NOW, ofxDialect });
   const text = readFileSync(out, 'utf8');
   return { text, doc: parser.parse(text) as Xml, rows: result.rows };
 }
@@ -39,30 +40,43 @@ function bookedRows(bank: string, accountId: string, to?: string) {
     .prepare(
       `SELECT * FROM v_transactions WHERE bank = ? AND account_id = ? AND status = 'Booked'${to ? ' AND booking_date <= ?' : ''} ORDER BY booking_date_time, transaction_id`,
     )
-    .all(...(to ? [bank, accountId, to] : [bank, accountId])) as { transaction_id: string; amount: string; bank: string; account_id: string }[];
+    .all(...(to ? [bank, accountId, to] : [bank, accountId])) as { transaction_id: string; amount_text: string; bank: string; account_id: string }[];
 }
 
-describe('OFX 2.2 bank statement of one account', () => {
+describe('OFX bank statement of one account', () => {
   it('parses as XML with the STMTRS path; booked rows only, count, amounts and FITIDs match the view', async () => {
     const { doc, rows } = await exportOfx('everyday.ofx', { accountId: 'acc-0001', bank: 'PNZ' });
     const stmt = doc.OFX.BANKMSGSRSV1.STMTTRNRS.STMTRS;
     expect(doc.OFX.SIGNONMSGSRSV1.SONRS.STATUS.CODE).toBe('0');
+    expect(doc.OFX.SIGNONMSGSRSV1.SONRS.FI).toEqual({ ORG: 'PNZ', FID: 'PNZ' });
+    expect(doc.OFX.SIGNONMSGSRSV1.SONRS.DTSERVER).toBe('20250305010000.000[0:GMT]');
     expect(stmt.CURDEF).toBe('NZD');
     expect(stmt.BANKACCTFROM).toEqual({ BANKID: '12', BRANCHID: '3456', ACCTID: '12-3456-0123456-00', ACCTTYPE: 'CHECKING' });
     const expected = bookedRows('PNZ', 'acc-0001');
     const trns = stmt.BANKTRANLIST.STMTTRN as Xml[];
     expect(rows).toBe(expected.length);
     expect(trns).toHaveLength(expected.length);
-    expect(trns.map((t) => t.TRNAMT)).toEqual(expected.map((r) => r.amount));
+    expect(trns.map((t) => t.TRNAMT)).toEqual(expected.map((r) => r.amount_text));
     expect(trns.map((t) => t.FITID)).toEqual(expected.map((r) => expectedFitId(r.bank, r.account_id, r.transaction_id)));
     expect(trns.map((t) => t.FITID)).not.toContain(expectedFitId('PNZ', 'acc-0001', 'txn-pend-7731'));
   });
 
-  it('LEDGERBAL is the latest InterimBooked/ClosingBooked balance of v_balances; AVAILBAL the latest available one', async () => {
+  it("LEDGERBAL is the last exported row's running balance, as of its NZ date; AVAILBAL the latest available balance", async () => {
     const { doc } = await exportOfx('balances.ofx', { accountId: 'acc-0001', bank: 'PNZ' });
     const stmt = doc.OFX.BANKMSGSRSV1.STMTTRNRS.STMTRS;
-    expect(stmt.LEDGERBAL).toEqual({ BALAMT: '2315.07', DTASOF: '20250304120500.000[+13:NZDT]' });
-    expect(stmt.AVAILBAL).toEqual({ BALAMT: '2796.17', DTASOF: '20250304120500.000[+13:NZDT]' });
+    // The last booked row is txn-20250303-0001 (09:15 NZDT on 3 March), Balance 2315.07.
+    expect(stmt.LEDGERBAL).toEqual({ BALAMT: '2315.07', DTASOF: '20250303000000.000[0:GMT]' });
+    expect(stmt.AVAILBAL).toEqual({ BALAMT: '2796.17', DTASOF: '20250304000000.000[0:GMT]' });
+  });
+
+  it('the default dialect is OFX 1.6 SGML headers with ENCODING:UTF-8 and the same body', async () => {
+    const xml = await exportOfx('body-xml.ofx', { accountId: 'acc-0001', bank: 'PNZ' });
+    const sgml = await exportOfx('body-sgml.ofx', { accountId: 'acc-0001', bank: 'PNZ' }, 'sgml');
+    expect(sgml.text.startsWith('OFXHEADER:100\nDATA:OFXSGML\nVERSION:160\nSECURITY:NONE\nENCODING:UTF-8\nCHARSET:NONE\n')).toBe(true);
+    expect(sgml.text.slice(sgml.text.indexOf('<OFX>'))).toBe(xml.text.slice(xml.text.indexOf('<OFX>')));
+    const out = join(fx.dir, 'default.ofx');
+    await exportDataset(fx.store.sqlite, { dataset: 'transactions', format: 'ofx', out, filters: { accountId: 'acc-0001', bank: 'PNZ' }, now: () => NOW });
+    expect(readFileSync(out, 'utf8')).toBe(sgml.text);
   });
 
   it('a second export gives the same FITIDs (and, with the same clock, the same bytes)', async () => {
@@ -77,19 +91,24 @@ describe('OFX 2.2 bank statement of one account', () => {
   it('--to bounds rows, DTEND and the ledger balance: the balance of the period, not a later one', async () => {
     const { doc } = await exportOfx('to.ofx', { accountId: 'acc-0001', bank: 'PNZ', from: '2025-02-20', to: '2025-02-28' });
     const stmt = doc.OFX.BANKMSGSRSV1.STMTTRNRS.STMTRS;
-    expect(stmt.BANKTRANLIST.DTSTART).toBe('20250220000000.000[+13:NZDT]');
-    expect(stmt.BANKTRANLIST.DTEND).toBe('20250228235959.999[+13:NZDT]');
+    expect(stmt.BANKTRANLIST.DTSTART).toBe('20250220000000.000[0:GMT]');
+    expect(stmt.BANKTRANLIST.DTEND).toBe('20250228000000.000[0:GMT]');
     expect((stmt.BANKTRANLIST.STMTTRN as Xml[]).length).toBe(bookedRows('PNZ', 'acc-0001', '2025-02-28').length);
-    expect(stmt.LEDGERBAL).toEqual({ BALAMT: '1890.12', DTASOF: '20250228235959.000[+13:NZDT]' });
+    // The last row (23:59:59 on 28 Feb) has no running balance: ClosingBooked read at that instant.
+    expect(stmt.LEDGERBAL).toEqual({ BALAMT: '1890.12', DTASOF: '20250228000000.000[0:GMT]' });
     expect(stmt.AVAILBAL).toBeUndefined();
   });
 
-  it('dates are NZ local time with offset: a booking at 00:00 NZDT keeps its NZ date', async () => {
+  it('dates are the NZ booking date at 00:00 GMT: a booking at 00:00 NZDT (11:00 UTC the day before) keeps its NZ date', async () => {
     const { doc } = await exportOfx('dates.ofx', { accountId: 'acc-0001', bank: 'PNZ' });
     const trns = doc.OFX.BANKMSGSRSV1.STMTTRNRS.STMTRS.BANKTRANLIST.STMTTRN as Xml[];
     const salary = trns.find((t) => t.FITID === expectedFitId('PNZ', 'acc-0001', 'txn-20250301-0002'))!;
-    expect(salary.DTPOSTED).toBe('20250301000000.000[+13:NZDT]');
-    expect(ofxDateTime('2025-07-01T00:00:00Z')).toBe('20250701120000.000[+12:NZST]');
+    expect(salary.DTPOSTED).toBe('20250301000000.000[0:GMT]');
+    // value_date_time 2025-03-02T11:00:00Z is NZ midnight of 3 March.
+    const power = trns.find((t) => t.FITID === expectedFitId('PNZ', 'acc-0001', 'txn-20250303-0001'))!;
+    expect(power.DTAVAIL).toBe('20250303000000.000[0:GMT]');
+    expect(ofxDate('2025-07-01')).toBe('20250701000000.000[0:GMT]');
+    expect(ofxDateTime('2025-07-01T00:00:00+12:00')).toBe('20250630120000.000[0:GMT]');
   });
 
   it('TRNTYPE: finer types from the bank code when the sign agrees, else CREDIT/DEBIT', async () => {
@@ -106,6 +125,9 @@ describe('OFX 2.2 bank statement of one account', () => {
   it('NAME and MEMO are XML-escaped and read back as the text; NAME is the counterparty, cut to 32 characters', async () => {
     const { text, doc } = await exportOfx('names.ofx', { accountId: 'acc-0001', bank: 'PNZ' });
     expect(text).toContain('<NAME>Café &amp; Bar &lt;Ōtautahi&gt; ☕</NAME>');
+    // Quotes as themselves: libofx drops &quot; / &apos; (not in the OFX SGML DTD).
+    expect(text).toContain('<MEMO>SALARY "ACME", MARCH PAY 03</MEMO>');
+    expect(text).not.toMatch(/&quot;|&apos;/);
     const trns = doc.OFX.BANKMSGSRSV1.STMTTRNRS.STMTRS.BANKTRANLIST.STMTTRN as Xml[];
     const byId = (id: string) => trns.find((t) => t.FITID === expectedFitId('PNZ', 'acc-0001', id))!;
     expect(byId('txn-20250302-0005').NAME).toBe('Café & Bar <Ōtautahi> ☕');
@@ -128,12 +150,33 @@ describe('OFX 2.2 bank statement of one account', () => {
     expect((stmt.BANKTRANLIST.STMTTRN as Xml[]).map((t) => t.TRNAMT)).toEqual(['-312.40']);
   });
 
-  it('without a BECS number (Basic permission) BANKID is the bank and ACCTID its account id; no balance, no LEDGERBAL', async () => {
-    const { doc } = await exportOfx('anz.ofx', { accountId: 'acc-0001', bank: 'ANZ' });
-    const stmt = doc.OFX.BANKMSGSRSV1.STMTTRNRS.STMTRS;
-    expect(stmt.BANKACCTFROM).toEqual({ BANKID: 'ANZ', ACCTID: 'acc-0001', ACCTTYPE: 'CHECKING' });
-    expect(stmt.LEDGERBAL).toBeUndefined();
-    expect((stmt.BANKTRANLIST.STMTTRN as Xml[]).map((t) => t.TRNAMT)).toEqual(['99.99', '42.50']);
+  it('without a BECS number (Basic permission) BANKID is the bank and ACCTID its account id', () => {
+    expect(ofxAccount({ bank: 'ANZ', accountId: 'acc-0001', subtype: 'CurrentAccount', identification: null })).toEqual({
+      kind: 'bank',
+      bankId: 'ANZ',
+      acctId: 'acc-0001',
+      acctType: 'CHECKING',
+    });
+  });
+
+  it('no balance read and no running balance: the export says LEDGERBAL cannot be known, and why (no file)', async () => {
+    await expect(exportOfx('anz.ofx', { accountId: 'acc-0001', bank: 'ANZ' })).rejects.toThrow(
+      /cannot write an OFX LEDGERBAL: no booked balance of acc-0001 was read/,
+    );
+  });
+
+  it('several accounts in one file: --account repeated; bank accounts in BANKMSGSRSV1, cards in CREDITCARDMSGSRSV1', async () => {
+    const { doc, rows } = await exportOfx('two.ofx', { accountId: ['acc-0001', 'acc-card-77'], bank: 'PNZ' });
+    const bank = doc.OFX.BANKMSGSRSV1.STMTTRNRS;
+    const card = doc.OFX.CREDITCARDMSGSRSV1.CCSTMTTRNRS;
+    expect(bank.TRNUID).toBe('0');
+    expect(card.TRNUID).toBe('1');
+    expect(bank.STMTRS.BANKTRANLIST.STMTTRN).toHaveLength(bookedRows('PNZ', 'acc-0001').length);
+    expect(card.CCSTMTRS.BANKTRANLIST.STMTTRN).toHaveLength(1);
+    expect(rows).toBe(bookedRows('PNZ', 'acc-0001').length + 1);
+    // --consent alone: every account of the consent.
+    const all = await exportOfx('consent.ofx', { consentId: 'c0a8012e-7d3b-4f5e-9a61-2b9f4c1d8e70' });
+    expect(all.text).toBe((await exportOfx('two-again.ofx', { accountId: ['acc-0001', 'acc-card-77'], bank: 'PNZ' })).text);
   });
 
   it('keeps long account ids within ACCTID 22 characters, distinct and stable', () => {
@@ -149,8 +192,16 @@ describe('OFX usage errors (exit 2)', () => {
   const attempt = (dataset: string, filters: ExportFilters) =>
     exportDataset(fx.store.sqlite, { dataset, format: 'ofx', out: join(fx.dir, 'never.ofx'), filters });
 
-  it('needs --account', async () => {
-    await expect(attempt('transactions', {})).rejects.toThrow(new UsageError('--format ofx needs --account ID: an OFX statement covers one account'));
+  it('needs --account or --consent', async () => {
+    await expect(attempt('transactions', {})).rejects.toThrow(/--format ofx needs --account ID \(repeat it for several accounts\) or --consent ID/);
+  });
+  it('one bank per file', async () => {
+    await expect(attempt('transactions', { accountId: ['acc-0001', 'acc-card-77'] })).rejects.toThrow(/exists at ANZ and PNZ/);
+  });
+  it('an unknown dialect is named', async () => {
+    await expect(
+      exportDataset(fx.store.sqlite, { dataset: 'transactions', format: 'ofx', out: join(fx.dir, 'never.ofx'), filters: { accountId: 'acc-card-77' }, ofxDialect: 'qfx' }),
+    ).rejects.toThrow(/unknown OFX dialect: "qfx"/);
   });
   it('exports only transactions', async () => {
     await expect(attempt('balances', { accountId: 'acc-0001' })).rejects.toThrow(/ofx exports only the transactions dataset/);
