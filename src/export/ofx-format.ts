@@ -17,12 +17,17 @@ export const OFX_LIMITS = { name: 32, memo: 255, acctId: 22, bankId: 9 } as cons
  * written as itself, UTF-8.
  */
 export function ofxText(value: string, max: number): string {
+  return escapeXml(ofxPlainText(value, max));
+}
+
+/** The text an importer reads back from an element written by ofxText (before escaping). */
+export function ofxPlainText(value: string, max: number): string {
   const clean = value
     .replace(/[\u0000-\u001F\u007F\uFFFE\uFFFF]/g, ' ')
     .replace(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, '\uFFFD')
     .replace(/ {2,}/g, ' ')
     .trim();
-  return escapeXml([...clean].slice(0, max).join('').trimEnd());
+  return [...clean].slice(0, max).join('').trimEnd();
 }
 
 /**
