@@ -1,7 +1,8 @@
 /**
  * `bankdata demo` (`npm start`): the emulator on a free loopback port, its consents registered
- * in a fresh demo database, a full sync with progress, CSV and JSON exports, then the bank's
- * clock moved two days and an incremental sync, and a summary saying where everything is.
+ * in a fresh demo database, a full sync with progress, then the bank's clock moved two days and
+ * an incremental sync, CSV and JSON exports of the final database, and a summary saying where
+ * everything is.
  */
 import { rmSync } from 'node:fs';
 import { join, relative } from 'node:path';
@@ -67,15 +68,16 @@ export async function runDemo(options: {
     const first = await sync('Backfill: every registered consent, every window from the consent start…');
     out(formatSummary(first, { db: store.path }));
 
-    out('\nExporting transactions…\n');
+    emu.advance(2 * DAY_MS);
+    const second = await sync(`The bank's clock moves two days (${emu.now().toISO()}): an incremental sync settles pending rows…`);
+    out(formatSummary(second, { db: store.path }));
+
+    // After the last sync, so the files hold what the database holds.
+    out('\nExporting transactions (after the last sync)…\n');
     const csv = await exportDataset(store.sqlite, { dataset: 'transactions', format: 'csv', out: join(exportsDir, 'transactions.csv') });
     const json = await exportDataset(store.sqlite, { dataset: 'transactions', format: 'json', out: join(exportsDir, 'transactions.json') });
     const accounts = await exportDataset(store.sqlite, { dataset: 'accounts', format: 'csv', out: join(exportsDir, 'accounts.csv') });
     for (const r of [csv, json, accounts]) out(`  ${relative(process.cwd(), r.path)}: ${r.rows} rows, ${r.bytes} bytes\n`);
-
-    emu.advance(2 * DAY_MS);
-    const second = await sync(`The bank's clock moves two days (${emu.now().toISO()}): an incremental sync settles pending rows…`);
-    out(formatSummary(second, { db: store.path }));
 
     const counts = store.sqlite
       .prepare(

@@ -124,6 +124,7 @@ describe.skipIf(missing.length > 0)(`OFX read by libofx, ofxparse, ledger-autosy
   it('every account: ofxdump, ofxparse and ledger-autosync keep count, FITIDs, amounts, NZ dates, texts; ledger and hledger pass the balance assertion', async () => {
     const checked: string[] = [];
     const refused: string[] = [];
+    const subCentAccounts: string[] = [];
     for (const account of accounts) {
       const rows = booked(account);
       if (rows.length === 0) continue;
@@ -154,7 +155,7 @@ describe.skipIf(missing.length > 0)(`OFX read by libofx, ofxparse, ledger-autosy
       // ofxparse
       const parsed = run(PYTHON, [OFXPARSE_DUMP, file]);
       expect(parsed.status, `${label}: ofxparse\n${parsed.stderr.slice(-2000)}`).toBe(0);
-      const [statement] = JSON.parse(parsed.stdout) as { fid: string; org: string; balance: string; balance_date: string; transactions: { id: string; date: string; amount: string; payee: string; memo: string }[] }[];
+      const [statement] = JSON.parse(parsed.stdout) as { account_id: string; fid: string; org: string; balance: string; balance_date: string; transactions: { id: string; date: string; amount: string; payee: string; memo: string }[] }[];
       expect(statement!.fid).toBe(account.bank);
       expect(statement!.transactions.map((t) => t.id)).toEqual(dumped.map((t) => t["Financial institution's ID for this transaction"]));
       expect(statement!.transactions.map((t) => t.date.slice(0, 10))).toEqual(rows.map((r) => r.booking_date));
@@ -165,29 +166,44 @@ describe.skipIf(missing.length > 0)(`OFX read by libofx, ofxparse, ledger-autosy
       if (last.balance_after_text !== null) expect(statement!.balance).toBe(last.balance_after_text);
       expect(statement!.balance_date.slice(0, 10)).toBe(last.booking_date);
 
-      // ledger-autosync, to ledger (no journal to de-duplicate against: its ledger payee lookup
-      // breaks on a `"` in a payee, docs/exports.md) and to hledger (opening balance, assertion),
-      // each journal read back by the program it was written for; the hledger one by ledger too.
-      for (const flavour of ['ledger', 'hledger'] as const) {
-        const args =
-          flavour === 'ledger'
-            ? ['-L', '--assertions', '-a', 'Assets:Bank', file]
-            : ['-l', emptyJournal(), '--hledger', '--initial', '--assertions', '-a', 'Assets:Bank', file];
-        const synced = run('ledger-autosync', args);
-        expect(synced.status, `${label}: ledger-autosync ${flavour}\n${synced.stderr.slice(-2000)}`).toBe(0);
-        const entries = journalEntries(synced.stdout).filter((e) => !e.payee.startsWith('--Autosync'));
-        expect(entries.map((e) => e.date), `${label} ${flavour}`).toEqual(rows.map((r) => r.booking_date));
-        expect(entries.map((e) => e.ofxid)).toEqual(rows.map((r) => `${account.bank}.${statementAcctId(file)}.${fitId(String(r.bank), String(r.account_id), String(r.transaction_id))}`));
-        expect(entries.map((e) => e.payee)).toEqual(rows.map(expectedName));
-        const journal = join(dir, `${account.account_id}.${flavour}`);
-        writeFileSync(journal, synced.stdout);
-        const readers = flavour === 'ledger' ? [['ledger', '--permissive']] : [['hledger'], ['ledger']];
-        for (const [program, ...flags] of readers) {
-          const read = run(program!, ['-f', journal, ...flags, 'balance', 'Assets:Bank']);
-          expect(read.status, `${label}: ${program} reads the ${flavour} journal\n${read.stderr}`).toBe(0);
-          expect(read.stderr).not.toMatch(/error|assertion/i);
-          expect(read.stdout).toContain(account.currency);
-        }
+      // ledger-autosync in ledger mode over the whole file (-L: no journal to de-duplicate against;
+      // its ledger payee lookup breaks on a `"`, docs/exports.md): entries, dates, payees, ids.
+      const whole = run('ledger-autosync', ['-L', '--payee-format', '{payee}', '-a', 'Assets:Bank', file]);
+      expect(whole.status, `${label}: ledger-autosync\n${whole.stderr.slice(-2000)}`).toBe(0);
+      const entries = journalEntries(whole.stdout);
+      expect(entries.map((e) => e.date), label).toEqual(rows.map((r) => r.booking_date));
+      // ledger-autosync's own id cleaning turns the card mask's `*` (and / $ space @ + & [ ] | %) into `_`.
+      const cleanId = (id: string) => id.replace(/[/$ @*+&[\]|%]/g, '_');
+      expect(entries.map((e) => e.ofxid)).toEqual(rows.map((r) => cleanId(`${account.bank}.${statement!.account_id}.${fitId(String(r.bank), String(r.account_id), String(r.transaction_id))}`)));
+      expect(entries.map((e) => e.payee)).toEqual(rows.map(expectedName));
+      const wholeJournal = join(dir, `${account.account_id}.ledger`);
+      writeFileSync(wholeJournal, whole.stdout);
+      const readWhole = run('ledger', ['-f', wholeJournal, 'balance', 'Assets:Bank']);
+      expect(readWhole.status, `${label}: ledger reads it\n${readWhole.stderr}`).toBe(0);
+
+      // ledger-autosync --hledger with a journal (--initial needs one; it asks hledger once per
+      // row, so the last rows of the account, with their hostile ones, keep the run short):
+      // opening balance and LEDGERBAL assertion, read back by hledger and by ledger.
+      const recentFrom = String(rows.at(-Math.min(rows.length, 40))!.booking_date);
+      const recent = await exportOfx(`${account.account_id}-recent.ofx`, { accountId: account.account_id, bank: account.bank, from: recentFrom });
+      const synced = run('ledger-autosync', ['-l', emptyJournal(), '--hledger', '--initial', '--assertions', '-a', 'Assets:Bank', recent]);
+      expect(synced.status, `${label}: ledger-autosync --hledger\n${synced.stderr.slice(-2000)}`).toBe(0);
+      expect(synced.stdout).toMatch(/Autosync Initial Balance/);
+      expect(synced.stdout).toMatch(/Autosync Balance Assertion/);
+      const journal = join(dir, `${account.account_id}.journal`);
+      writeFileSync(journal, synced.stdout);
+      // ledger-autosync writes every amount with two decimals ("%0.2f"), so sub-cent amounts
+      // (USD interest at 5 decimals) are rounded per row and the assertion may miss by cents: its
+      // loss, not the file's (ofxparse read the exact digits above). Those journals are read with
+      // assertions off (-I / --permissive).
+      const subCent = rows.filter((r) => String(r.booking_date) >= recentFrom).some((r) => r.amount_minor === null);
+      if (subCent) subCentAccounts.push(label);
+      for (const program of ['hledger', 'ledger']) {
+        const read = run(program, ['-f', journal, ...(subCent ? [program === 'hledger' ? '-I' : '--permissive'] : []), 'balance', 'Assets:Bank']);
+        expect(read.status, `${label}: ${program} reads the --hledger journal with its assertion\n${read.stderr}`).toBe(0);
+        expect(read.stderr).not.toMatch(/error|assertion/i);
+        // ledger-autosync writes USD as `$`.
+        expect(read.stdout).toContain(account.currency === 'USD' ? '$' : account.currency);
       }
       checked.push(label);
     }
@@ -196,7 +212,7 @@ describe.skipIf(missing.length > 0)(`OFX read by libofx, ofxparse, ledger-autosy
     expect(checked.join(' ')).toMatch(/USD/);
     expect(checked.join(' ')).toMatch(/JPY/);
     expect(checked.join(' ')).toMatch(/CurrentAccount, NZD/);
-    console.info(`interop OFX: ${checked.length} accounts through ofxdump, ofxparse, ledger-autosync→ledger/hledger; LEDGERBAL unknown (refused): ${refused.length}`);
+    console.info(`interop OFX: ${checked.length} accounts through ofxdump, ofxparse, ledger-autosync→ledger/hledger; LEDGERBAL unknown (refused): ${refused.length}; assertions off for sub-cent accounts (ledger-autosync rounds): ${subCentAccounts.join(', ') || 'none'}`);
   }, 300_000);
 
   it("LEDGERBAL agrees across periods in ledger and hledger; carried from a balance read, it is the bank's running balance", async () => {
@@ -207,23 +223,26 @@ describe.skipIf(missing.length > 0)(`OFX read by libofx, ofxparse, ledger-autosy
     expect(account, 'an everyday account with balances read and running balances').toBeDefined();
     const filters = { accountId: account!.account_id, bank: account!.bank };
     const truth = booked(account!);
-    const middle = String(truth[Math.floor(truth.length / 2)]!.booking_date);
+    // The last 60 rows, split in two (ledger-autosync with a journal asks hledger once per row).
+    const recentFrom = String(truth.at(-60)!.booking_date);
+    const middle = String(truth.at(-30)!.booking_date);
     const dayAfter = new Date(Date.parse(`${middle}T00:00:00Z`) + 86_400_000).toISOString().slice(0, 10);
 
     // Two statements, one journal: the opening balance of the first, then both assertions.
-    const first = await exportOfx('first.ofx', { ...filters, to: middle });
+    const first = await exportOfx('first.ofx', { ...filters, from: recentFrom, to: middle });
     const second = await exportOfx('second.ofx', { ...filters, from: dayAfter });
-    for (const flavour of ['ledger', 'hledger'] as const) {
-      const extra = ['--hledger'];
-      const a = run('ledger-autosync', ['-l', emptyJournal(), '--initial', '--assertions', '-a', 'Assets:Bank', '--hledger', first]);
-      const b = run('ledger-autosync', ['-L', '--assertions', '-a', 'Assets:Bank', ...extra, second]);
-      expect([a.status, b.status], a.stderr + b.stderr).toEqual([0, 0]);
-      const journal = join(dir, `two-periods.${flavour}`);
-      writeFileSync(journal, `${a.stdout}\n${b.stdout}`);
-      expect(journalEntries(`${a.stdout}\n${b.stdout}`).filter((e) => !e.payee.startsWith('--Autosync'))).toHaveLength(truth.length);
-      expect(`${a.stdout}${b.stdout}`.match(/Balance Assertion/g)).toHaveLength(2);
-      const read = flavour === 'ledger' ? run('ledger', ['-f', journal, 'balance']) : run('hledger', ['-f', journal, 'balance']);
-      expect(read.status, `${flavour}: ${read.stderr}`).toBe(0);
+    const a = run('ledger-autosync', ['-l', emptyJournal(), '--initial', '--assertions', '-a', 'Assets:Bank', '--hledger', first]);
+    const b = run('ledger-autosync', ['-L', '--assertions', '-a', 'Assets:Bank', '--hledger', second]);
+    expect([a.status, b.status], a.stderr + b.stderr).toEqual([0, 0]);
+    const journal = join(dir, 'two-periods.journal');
+    writeFileSync(journal, `${a.stdout}\n${b.stdout}`);
+    expect(journalEntries(`${a.stdout}\n${b.stdout}`).filter((e) => !e.payee.startsWith('--Autosync'))).toHaveLength(
+      truth.filter((r) => String(r.booking_date) >= recentFrom).length,
+    );
+    expect(`${a.stdout}${b.stdout}`.match(/Balance Assertion/g)).toHaveLength(2);
+    for (const program of ['ledger', 'hledger']) {
+      const read = run(program, ['-f', journal, 'balance']);
+      expect(read.status, `${program}: ${read.stderr}`).toBe(0);
       expect(read.stdout).toContain(truth.at(-1)!.balance_after_text as string);
     }
 
@@ -267,10 +286,4 @@ function emptyJournal(): string {
   const path = join(dir, 'empty.journal');
   writeFileSync(path, '');
   return path;
-}
-
-/** ACCTID of the (single) statement in a file, as ledger-autosync puts it in the ofxid. */
-function statementAcctId(file: string): string {
-  const parsed = JSON.parse(run(PYTHON, [OFXPARSE_DUMP, file]).stdout) as { account_id: string }[];
-  return parsed[0]!.account_id;
 }

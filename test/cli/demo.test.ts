@@ -1,0 +1,31 @@
+/** The demo exports after its last sync: the files hold exactly what the final database holds. */
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { parse } from 'csv-parse/sync';
+import { afterAll, describe, expect, it } from 'vitest';
+import { runDemo } from '../../src/cli/demo';
+import { SETTINGS } from '../fixtures/sync-harness';
+
+const dir = mkdtempSync(join(tmpdir(), 'bankdata-demo-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+describe('bankdata demo', () => {
+  it('writes its exports after the incremental sync: file rows = view rows of the final database', async () => {
+    let printed = '';
+    await runDemo({ dataDir: dir, settings: SETTINGS, seed: 1, out: (s) => (printed += s) });
+    expect(printed.indexOf('Exporting transactions')).toBeGreaterThan(printed.indexOf("The bank's clock moves two days"));
+    const db = new Database(join(dir, 'demo', 'bankdata.sqlite'), { readonly: true });
+    try {
+      const view = db.prepare('SELECT transaction_id FROM v_transactions ORDER BY bank, account_id, booking_date_time, transaction_id').all() as { transaction_id: string }[];
+      const [header, ...rows] = parse(readFileSync(join(dir, 'exports', 'transactions.csv'), 'utf8')) as string[][];
+      const id = header!.indexOf('transaction_id');
+      expect(rows.map((r) => r[id])).toEqual(view.map((v) => v.transaction_id));
+      const json = JSON.parse(readFileSync(join(dir, 'exports', 'transactions.json'), 'utf8')) as unknown[];
+      expect(json).toHaveLength(view.length);
+    } finally {
+      db.close();
+    }
+  }, 120_000);
+});
