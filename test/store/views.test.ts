@@ -34,6 +34,9 @@ const ARCHITECTURE_COLUMNS: Record<string, string> = {
   // ARCHITECTURE.md "Payments".
   v_payments: 'payment_id, consent_id, status, amount, currency, particulars, code, reference, created_at, status_updated_at, amount_text, amount_minor, created_date',
   v_payment_matches: 'payment_id, bank, account_id, transaction_id, match_rule',
+  v_continuity:
+    'bank, account_id, kind, from_date, to_date, amount, amount_minor, currency, cause, transaction_id, detail, ' +
+    'from_date_time, to_date_time, run_id, checked_at',
 };
 const expected = (view: string) => ARCHITECTURE_COLUMNS[view]!.split(', ');
 
