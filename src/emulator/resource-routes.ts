@@ -1,6 +1,7 @@
 /**
  * Resource endpoints (contract 6.1–6.8) over the world at the data clock's instant.
  */
+import { applyDataFaults } from './data-faults';
 import { DateTime } from 'luxon';
 import { checkInsideConsentWindow, creditDebitFilter, toInstant } from '../api/rules';
 import { negotiateContentType, statementFileName } from './accept';
@@ -79,7 +80,8 @@ export function handleTransactions(ctx: EmulatorContext, rq: RequestInfo, accoun
   const toMs = to.at.toMillis();
   const floor = historyFloorMs(meta, at) ?? -Infinity;
   const direction = creditDebitFilter(consent.permissions);
-  const rows = ctx.world.transactionsAt(consent.bank, accountId, at).filter((t) => {
+  const served = applyDataFaults(ctx.settings.dataFaults, consent.bank, accountId, ctx.world.transactionsAt(consent.bank, accountId, at));
+  const rows = served.filter((t) => {
     const booked = Date.parse(t.BookingDateTime);
     return booked >= fromMs && booked <= toMs && booked >= floor && (direction === null || t.CreditDebitIndicator === direction);
   });

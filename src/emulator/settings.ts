@@ -4,6 +4,7 @@
  */
 import { z } from 'zod';
 import { BANKS, type BankName } from '../api/schemas';
+import { DataFault } from './data-faults';
 
 /** Probability (0–1) per eligible request of each fault kind; drawn from the seeded PRNG. */
 export interface FaultRates {
@@ -72,6 +73,8 @@ export interface EmulatorSettings {
   redirectWhitelist: string[];
   /** Gateway flow enabled for the organisation (BDT403 when false). */
   gatewayFlowEnabled: boolean;
+  /** Planted data faults: rows never served, served twice, running balances that skip (data-faults.ts). */
+  dataFaults: DataFault[];
 }
 
 export const DEFAULT_REDIRECT_WHITELIST = ['https://app.example.nz/consent/return'];
@@ -92,6 +95,7 @@ export function defaultSettings(): EmulatorSettings {
     consentCreateDelayMs: 0,
     redirectWhitelist: [...DEFAULT_REDIRECT_WHITELIST],
     gatewayFlowEnabled: true,
+    dataFaults: [],
   };
 }
 
@@ -126,6 +130,7 @@ export const SettingsPatch = z
     consentCreateDelayMs: z.number().int().min(0).max(60_000),
     redirectWhitelist: z.array(z.string()),
     gatewayFlowEnabled: z.boolean(),
+    dataFaults: z.array(DataFault),
   })
   .partial()
   .strict();

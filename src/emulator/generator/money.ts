@@ -75,3 +75,9 @@ export function convertUnits(units: Units, rateMillionths: number, targetCurrenc
 export function rateNumber(rateMillionths: number): number {
   return Number(`${Math.trunc(rateMillionths / 1_000_000)}.${String(rateMillionths % 1_000_000).padStart(6, '0')}`);
 }
+
+/** Units of an unsigned wire amount ("142.5", "0.04166"). */
+export function parseUnits(amount: string): Units {
+  const [whole = '0', fraction = ''] = amount.split('.');
+  return BigInt(whole) * UNIT_SCALE + BigInt(fraction.padEnd(FRACTION_DIGITS, '0'));
+}

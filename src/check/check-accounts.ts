@@ -1,0 +1,180 @@
+/**
+ * `bankdata check` and the step at the end of every sync: per account, the booked balance
+ * snapshots against the booked rows between them, and the running balance row by row
+ * (continuity.ts); each break with its dates, amount and likely cause, written to v_continuity.
+ * docs/continuity.md says why each rule is as it is.
+ */
+import { creditDebitFilter, nzDateOf } from '../api/rules';
+import { toStoredInstant, type Store } from '../store';
+import {
+  hasLookAlikeRows,
+  hasPendingOfAmount,
+  iterateBookedRows,
+  latestBookingDateTime,
+  listCheckAccounts,
+  listTransactionCoverage,
+  readBalanceSnapshots,
+  replaceContinuityFindings,
+  type CheckAccount,
+  type ContinuityFinding,
+} from '../store/continuity';
+import type { ContinuityCause } from '../store/schema';
+import { findSnapshotBreaks, RunningBalanceWalk, type Snapshot, type SnapshotBreak } from './continuity';
+import { formatUnits, toMinor, toUnits, unitsPerMinor, type Units } from './units';
+
+/** Rows booked this close to the latest row are not judged by the walk yet (late rows arrive within it). */
+export const SETTLE_DAYS = 3;
+/** How far back a row may be backdated and still explain a snapshot (the sync's default lookback). */
+export const LATE_WINDOW_DAYS = 14;
+const DAY_MS = 86_400_000;
+
+export interface CheckOptions {
+  /** Only this account (`--account`). */
+  accountId?: string;
+  /** The sync run this check closes (v_continuity.run_id). */
+  runId?: string | null;
+  now?: Date;
+}
+
+export interface CheckResult {
+  accounts: number;
+  findings: ContinuityFinding[];
+  /** Accounts not judged, and why (transactions of one direction only). */
+  skipped: { bank: string; accountId: string; reason: string }[];
+  checkedAt: string;
+}
+
+export async function checkContinuity(store: Store, options: CheckOptions = {}): Promise<CheckResult> {
+  const accounts = await listCheckAccounts(store, { accountId: options.accountId });
+  const findings: ContinuityFinding[] = [];
+  const skipped: CheckResult['skipped'] = [];
+  for (const account of accounts) {
+    const from = await completeFrom(store, account);
+    if (from === null) {
+      skipped.push({ bank: account.bank, accountId: account.accountId, reason: 'no consent returns both credits and debits' });
+    } else {
+      findings.push(...(await checkAccount(store, account, from)));
+    }
+  }
+  const checkedAt = (options.now ?? store.now()).toISOString();
+  await replaceContinuityFindings(store, { accounts, findings, runId: options.runId ?? null, checkedAt });
+  return { accounts: accounts.length, findings, skipped, checkedAt };
+}
+
+/**
+ * Where the stored rows are complete: from the earliest start of a consent that returns both
+ * credits and debits and has synced the account's transactions. Rows a credits-only (or
+ * debits-only) consent returned before it are half the account and would break every sum.
+ * Null when no such consent has synced the account.
+ */
+async function completeFrom(store: Store, account: CheckAccount): Promise<string | null> {
+  const coverage = await listTransactionCoverage(store, account);
+  const complete = coverage.filter((c) => creditDebitFilter((c.permissions ?? '').split(' ')) === null);
+  if (complete.length === 0) return null;
+  const starts = complete.map((c) => (c.startDateTime ? toStoredInstant(c.startDateTime) : ''));
+  return starts.sort()[0]!;
+}
+
+async function checkAccount(store: Store, account: CheckAccount, from: string): Promise<ContinuityFinding[]> {
+  const { currency } = account;
+  const scale = unitsPerMinor(currency);
+  const rows = await readBalanceSnapshots(store, account, { scale, lateWindowDays: LATE_WINDOW_DAYS, from });
+  const snapshots: Snapshot[] = rows.map((r) => ({
+    dateTime: r.dateTime,
+    units: toUnits(r.amount),
+    betweenUnits: BigInt(r.betweenUnits),
+    lateUnits: BigInt(r.lateUnits),
+  }));
+  const money = (units: Units) => `${formatUnits(units, currency)} ${currency}`;
+  const findings: ContinuityFinding[] = [];
+  const snapshotBreaks = findSnapshotBreaks(snapshots);
+  for (const b of snapshotBreaks) {
+    const from = snapshots[b.from]!;
+    const to = snapshots[b.to]!;
+    const range = { from: from.dateTime, to: to.dateTime, scale };
+    let cause: ContinuityCause = 'missing_transaction';
+    if (abs(b.units) < scale) cause = 'minor_unit';
+    else if (await hasLookAlikeRows(store, account, { ...range, units: -b.units })) cause = 'duplicate';
+    else if (await hasPendingOfAmount(store, account, { ...range, units: b.units })) cause = 'pending_row';
+    findings.push(
+      finding(account, b.units, cause, {
+        kind: 'balances',
+        fromDateTime: from.dateTime,
+        toDateTime: to.dateTime,
+        transactionId: null,
+        detail:
+          `booked balance ${money(from.units)} then ${money(to.units)}: moved by ${money(to.units - from.units)}, ` +
+          `the stored booked transactions between them sum to ${money(to.betweenUnits)}`,
+      }),
+    );
+  }
+
+  const latest = await latestBookingDateTime(store, account);
+  const horizon = latest === null ? null : new Date(Date.parse(latest) - SETTLE_DAYS * DAY_MS).toISOString();
+  const walk = new RunningBalanceWalk(horizon);
+  for await (const row of iterateBookedRows(store, account, from)) {
+    walk.push({
+      transactionId: row.transactionId,
+      bookingDateTime: row.bookingDateTime,
+      bookingDate: row.bookingDate,
+      units: toUnits(row.amount),
+      balanceAfter: row.balanceAfter === null ? null : toUnits(row.balanceAfter),
+    });
+  }
+  for (const b of walk.finish()) {
+    const range = { from: b.before.bookingDateTime, to: b.row.bookingDateTime, scale };
+    let cause: ContinuityCause;
+    if (b.repeats) cause = 'duplicate';
+    else if (abs(b.units) < scale) cause = 'minor_unit';
+    else if (await hasPendingOfAmount(store, account, { ...range, units: b.units })) cause = 'pending_row';
+    else cause = runningCause(snapshots, snapshotBreaks, b.row.bookingDateTime, b.units);
+    const expected = b.before.balanceAfter! + b.row.units;
+    findings.push(
+      finding(account, b.units, cause, {
+        kind: 'running_balance',
+        fromDateTime: b.before.bookingDateTime,
+        toDateTime: b.row.bookingDateTime,
+        transactionId: b.row.transactionId,
+        detail:
+          `${b.row.transactionId}: balance before ${money(b.before.balanceAfter!)} (after ${b.before.transactionId}) ` +
+          `+ amount ${money(b.row.units)} = ${money(expected)}, the bank's running balance is ${money(b.row.balanceAfter!)}`,
+      }),
+    );
+  }
+  return findings;
+}
+
+/**
+ * A running-balance break the balances confirm (a break of the same amount around it, or no
+ * two balances around it to say otherwise) is a row missing; one the balances contradict (they
+ * add up across it) is the running balance itself jumping.
+ */
+function runningCause(snapshots: readonly Snapshot[], breaks: readonly SnapshotBreak[], at: string, units: Units): ContinuityCause {
+  const around = (b: { from: number; to: number }) => snapshots[b.from]!.dateTime < at && at <= snapshots[b.to]!.dateTime;
+  if (breaks.some((b) => b.units === units && around(b))) return 'missing_transaction';
+  const spanned = snapshots.some((s, i) => i > 0 && around({ from: i - 1, to: i }));
+  return spanned ? 'running_balance_jump' : 'missing_transaction';
+}
+
+function finding(
+  account: CheckAccount,
+  units: Units,
+  cause: ContinuityCause,
+  where: Pick<ContinuityFinding, 'kind' | 'fromDateTime' | 'toDateTime' | 'transactionId' | 'detail'>,
+): ContinuityFinding {
+  return {
+    bank: account.bank,
+    accountId: account.accountId,
+    ...where,
+    fromDate: nzDateOf(where.fromDateTime),
+    toDate: nzDateOf(where.toDateTime),
+    amount: formatUnits(units, account.currency),
+    amountMinor: toMinor(units, account.currency),
+    currency: account.currency,
+    cause,
+  };
+}
+
+function abs(units: Units): Units {
+  return units < 0n ? -units : units;
+}

@@ -1,0 +1,117 @@
+/**
+ * The continuity rules, pure (docs/continuity.md): where an account's booked balances and its
+ * booked transactions stop adding up, and where a running balance does not follow from the row
+ * before. The store's look-ups and the findings' text are in check-accounts.ts.
+ */
+import type { TransactionId } from '../api/schemas';
+import type { Units } from './units';
+
+export interface Snapshot {
+  dateTime: string;
+  /** The booked balance, signed. */
+  units: Units;
+  /** Booked rows between the previous snapshot's instant (excluded) and this one's (included). */
+  betweenUnits: Units;
+  /** Backdated rows first seen after the next snapshot was read (see readBalanceSnapshots). */
+  lateUnits: Units;
+}
+
+export interface SnapshotBreak {
+  /** Indices of the two snapshots between which the break lies. */
+  from: number;
+  to: number;
+  /** What the balance moved by beyond the stored transactions (a missing credit is positive). */
+  units: Units;
+}
+
+/**
+ * Each snapshot's offset is its balance minus the running sum of the stored booked rows (up to a
+ * constant). Where nothing is missing or doubled, every offset is the same. The walk goes from
+ * the latest snapshot, the most complete (the rows the bank showed when it was read are stored),
+ * back to the oldest: an offset that differs from the level after it is a break, unless leaving
+ * out the rows first seen only later (rows the bank posted late, with an earlier booking date)
+ * makes it agree. A break changes the level for the older snapshots.
+ */
+export function findSnapshotBreaks(snapshots: readonly Snapshot[]): SnapshotBreak[] {
+  if (snapshots.length < 2) return [];
+  const offsets: Units[] = [0n];
+  for (let i = 1; i < snapshots.length; i++) {
+    const s = snapshots[i]!;
+    offsets.push(offsets[i - 1]! + (s.units - snapshots[i - 1]!.units) - s.betweenUnits);
+  }
+  const breaks: SnapshotBreak[] = [];
+  let level = offsets[offsets.length - 1]!;
+  for (let i = snapshots.length - 2; i >= 0; i--) {
+    const offset = offsets[i]!;
+    if (offset === level || offset + snapshots[i]!.lateUnits === level) continue;
+    breaks.push({ from: i, to: i + 1, units: level - offset });
+    level = offset;
+  }
+  return breaks.reverse();
+}
+
+export interface BookedRow {
+  transactionId: TransactionId;
+  bookingDateTime: string;
+  bookingDate: string;
+  units: Units;
+  /** The row's running balance, signed; null when the bank sent none. */
+  balanceAfter: Units | null;
+}
+
+export interface RunningBreak {
+  before: BookedRow;
+  row: BookedRow;
+  /** The bank's balance after `row` minus (balance after `before` + row's amount). */
+  units: Units;
+  /** `row` repeats `before`: same instant, amount and running balance. */
+  repeats: boolean;
+}
+
+/**
+ * Walks a running balance row by row in booking order. Rows of one instant are put in the order
+ * their balances chain (banks order same-instant rows differently); a row without a balance
+ * restarts the walk. Rows booked after `horizon` are not judged: the bank may still post a row
+ * with an earlier booking date in front of them.
+ */
+export class RunningBalanceWalk {
+  private previous: BookedRow | null = null;
+  private group: BookedRow[] = [];
+  readonly breaks: RunningBreak[] = [];
+
+  constructor(private readonly horizon: string | null) {}
+
+  push(row: BookedRow): void {
+    if (this.group.length > 0 && this.group[0]!.bookingDateTime !== row.bookingDateTime) this.flush();
+    this.group.push(row);
+  }
+
+  finish(): RunningBreak[] {
+    this.flush();
+    return this.breaks;
+  }
+
+  private flush(): void {
+    const remaining = this.group;
+    this.group = [];
+    while (remaining.length > 0) {
+      const balance = this.previous?.balanceAfter ?? null;
+      let next = remaining.findIndex((r) => balance !== null && r.balanceAfter !== null && balance + r.units === r.balanceAfter);
+      if (next < 0) next = 0;
+      const [row] = remaining.splice(next, 1);
+      this.step(row!);
+    }
+  }
+
+  private step(row: BookedRow): void {
+    const before = this.previous;
+    this.previous = row;
+    if (!before || before.balanceAfter === null || row.balanceAfter === null) return;
+    if (this.horizon !== null && row.bookingDateTime > this.horizon) return;
+    const units = row.balanceAfter - (before.balanceAfter + row.units);
+    if (units === 0n) return;
+    const repeats =
+      row.bookingDateTime === before.bookingDateTime && row.units === before.units && row.balanceAfter === before.balanceAfter;
+    this.breaks.push({ before, row, units, repeats });
+  }
+}
