@@ -10,6 +10,7 @@ import { registerConsentsCommand } from './consents';
 import { registerMetaCommand } from './meta';
 import { registerScheduleCommand } from './schedule';
 import { addGlobalOptions } from './context';
+import { registerCheckCommand } from './check';
 import { registerDemoCommand } from './demo';
 import { handleCliError } from './handle-error';
 import { registerStatusCommand } from './status';
@@ -25,6 +26,7 @@ export function buildProgram(): Command {
   registerDemoCommand(program);
   registerSyncCommand(program);
   registerStatusCommand(program);
+  registerCheckCommand(program);
   registerEmulatorCommand(program);
   registerExportCommand(program);
   registerPaymentsCommand(program);

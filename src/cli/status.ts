@@ -5,6 +5,7 @@
 import type { Command } from 'commander';
 import { listReconciliationIssues, type ReconciliationIssues } from '../payments';
 import type { Store } from '../store';
+import { countContinuityFindings } from '../store/continuity';
 import { isEndedStatus } from '../sync/consent';
 import { createCliContext, globalsOf } from './context';
 import { ExitCode } from './exit-codes';
@@ -39,6 +40,8 @@ export interface StatusReport {
   rejects: { resource: string; count: number }[];
   /** Settled payments with no single bank transaction carrying them, and ambiguous ones. */
   payments: ReconciliationIssues;
+  /** Rows of v_continuity (the latest check's breaks); filled by the command. */
+  continuityBreaks?: number;
 }
 
 export function readStatus(store: Store, expiryWarningDays: number, runs = 5): StatusReport {
@@ -89,6 +92,9 @@ export function formatStatus(report: StatusReport, expiryWarningDays: number): s
     lines.push('', 'rejected records kept aside (table rejects):');
     for (const r of report.rejects) lines.push(`  ${r.resource}: ${r.count}`);
   }
+  if (report.continuityBreaks !== undefined && report.continuityBreaks > 0) {
+    lines.push('', `continuity: ${report.continuityBreaks} break(s) between balances and transactions (bankdata check)`);
+  }
   const { unmatched, ambiguous } = report.payments;
   if (unmatched.length > 0) {
     lines.push('', 'settled payments without a matching bank transaction (bankdata export payments):');
@@ -109,10 +115,14 @@ export function registerStatusCommand(program: Command): void {
     .description('last runs, failures, consents near expiry or ended; reads the database only')
     .option('--json', 'print as JSON')
     .option('--runs <n>', 'how many runs to show', '5')
-    .action((flags: { json?: boolean; runs: string }, command: Command) => {
+    .action(async (flags: { json?: boolean; runs: string }, command: Command) => {
       const ctx = createCliContext(globalsOf(command));
       try {
-        const report = readStatus(ctx.store(), ctx.config.expiryWarningDays, Math.max(1, Number.parseInt(flags.runs, 10) || 5));
+        const store = ctx.store();
+        const report: StatusReport = {
+          ...readStatus(store, ctx.config.expiryWarningDays, Math.max(1, Number.parseInt(flags.runs, 10) || 5)),
+          continuityBreaks: await countContinuityFindings(store),
+        };
         process.stdout.write(flags.json ? `${JSON.stringify(report, null, 2)}\n` : formatStatus(report, ctx.config.expiryWarningDays));
         process.exitCode = ExitCode.Ok;
       } finally {

@@ -139,6 +139,14 @@ export function formatSummary(s: SyncSummary, config: Pick<Config, 'db'>): strin
     `  windows    ${c.windows} (${c.splits} split on BDT263); ${c.filesWritten} statement file(s) written`,
     `  rejects    ${c.rejects} record(s) quarantined${c.rejects > 0 ? ' (see the rejects table)' : ''}`,
   ];
+  if (s.continuity && 'error' in s.continuity) lines.push(`  continuity not checked: ${s.continuity.error}`);
+  else if (s.continuity) {
+    lines.push(
+      s.continuity.breaks > 0
+        ? `  continuity ${s.continuity.breaks} break(s) between balances and transactions (bankdata check)`
+        : `  continuity no break in ${s.continuity.accounts} account(s)`,
+    );
+  }
   if (s.fatal) lines.push(`  error      ${s.fatal.message}`);
   if (c.failedUnits.length > 0) {
     lines.push(`  failed     ${c.failedUnits.length} unit(s), retried next run:`);

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { DateTime } from 'luxon';
 import { AuthenticationError, UnavailableError, type DataApiClient } from '../api';
 import type { BankMeta, ConsentId } from '../api/schemas';
+import { checkContinuity } from '../check/check-accounts';
 import { silentLogger, type Logger } from '../log';
 import { LEASE_RENEW_MS, type RunOutcome, type Store } from '../store';
 import { emptyCounters, type RunCounters, type SyncContext, type SyncSettings } from './context';
@@ -52,6 +53,12 @@ export interface SyncSummary {
   interrupted: boolean;
   /** Set when the whole run could not proceed: authentication (exit 3) or unreachable (exit 5). */
   fatal: { kind: 'authentication' | 'unavailable'; message: string } | null;
+  /**
+   * The closing continuity check (v_continuity, run_id = this run): breaks found, or why it could
+   * not run. Never changes the outcome: a lasting bank error must not make every run partial.
+   * Null when the run could not proceed.
+   */
+  continuity: { accounts: number; breaks: number } | { error: string } | null;
 }
 
 /** Another run holds the lease (exit 4). */
@@ -164,11 +171,25 @@ export async function runSync(options: SyncOptions): Promise<SyncSummary> {
   if (!fatal && results.length > 0 && results.every((r) => r.unreachable)) {
     fatal = { kind: 'unavailable', message: 'the service could not be reached for any consent' };
   }
+  const continuity = fatal ? null : await closingCheck(ctx);
   const summary = finish(ctx, results, fatal, startedAt, now, requestsBefore);
+  summary.continuity = continuity;
   summary.interrupted = (options.signal?.aborted ?? false) || leaseLost;
   store.lease.release(holder);
   logger.info('sync finished', { run_id: runId, outcome: summary.outcome, requests: summary.requests });
   return summary;
+}
+
+/** The continuity check over every account, recorded with this run's id; its failure is logged, not raised. */
+async function closingCheck(ctx: SyncContext): Promise<SyncSummary['continuity']> {
+  try {
+    const result = await checkContinuity(ctx.store, { runId: ctx.runId });
+    if (result.findings.length > 0) ctx.logger.warn('continuity breaks found (bankdata check)', { breaks: result.findings.length });
+    return { accounts: result.accounts, breaks: result.findings.length };
+  } catch (error) {
+    ctx.logger.error('continuity check failed', { reason: describeError(error) });
+    return { error: describeError(error) };
+  }
 }
 
 async function fetchMeta(ctx: SyncContext): Promise<Map<string, BankMeta>> {
@@ -221,6 +242,7 @@ function finish(
     needsReconsent: results.filter((r) => r.needsReconsent).map((r) => r.consentId),
     interrupted,
     fatal: fatal && fatal.kind !== 'failed' ? (fatal as SyncSummary['fatal']) : null,
+    continuity: null,
   };
 }
 

@@ -9,6 +9,7 @@ import { DateTime } from 'luxon';
 import { creditDebitFilter, nzDateOf } from '../../src/api/rules';
 import type { Transaction } from '../../src/api/schemas';
 import { checkContinuity } from '../../src/check/check-accounts';
+import { runCli } from '../cli/cli-process';
 import { startHarness, type Harness } from '../fixtures/sync-harness';
 
 const DAY_MS = 86_400_000;
@@ -47,6 +48,11 @@ describe('bankdata check on clean emulator data', () => {
     const result = await checkContinuity(h.store);
     expect(result.accounts).toBe(kinds.length);
     expect(result.findings).toEqual([]);
+    // The sync's closing step ran the same check, recorded without changing the outcome.
+    expect(summary.continuity).toEqual({ accounts: kinds.length, breaks: 0 });
+    const cli = await runCli(['check', '--db', h.store.path]);
+    expect(cli.code, cli.stderr).toBe(0);
+    expect(cli.stdout).toMatch(/^continuity: no break in \d+ account\(s\)/);
   }, 60_000);
 
   it('finds no break after the clock moves and late, backdated rows arrive', async () => {
@@ -104,7 +110,11 @@ describe('bankdata check with planted faults', () => {
         { kind: 'balance-skip', bank: 'PNZ', accountId: a3!, transactionId: skipped.TransactionId, amount: '-12.34' },
       ],
     });
-    expect((await h.sync()).outcome).toBe('ok');
+    const synced3 = await h.sync();
+    // Breaks do not make the run partial; the closing check counted them under this run's id.
+    expect(synced3.outcome).toBe('ok');
+    expect(synced3.continuity).toMatchObject({ breaks: 5 });
+    expect(h.store.sqlite.prepare('SELECT DISTINCT run_id FROM v_continuity').all()).toEqual([{ run_id: synced3.runId }]);
     const result = await checkContinuity(h.store);
 
     const of = (accountId: string) => result.findings.filter((f) => f.accountId === accountId);
@@ -148,6 +158,28 @@ describe('bankdata check with planted faults', () => {
 
     const view = h.store.sqlite.prepare('SELECT account_id, kind, amount, cause FROM v_continuity ORDER BY account_id, kind').all();
     expect(view).toHaveLength(5);
+
+    // The command: exit 1, each break on its line; --account narrows; status shows the count.
+    const cli = await runCli(['check', '--db', h.store.path]);
+    expect(cli.code, cli.stderr).toBe(1);
+    expect(cli.stdout).toContain('continuity: 5 break(s)');
+    for (const id of [a1, a2, a3]) expect(cli.stdout).toContain(`PNZ ${id}`);
+    const one = await runCli(['check', '--db', h.store.path, '--account', a3!, '--json']);
+    expect(one.code).toBe(1);
+    const parsed = JSON.parse(one.stdout) as { findings: { accountId: string; amount: string }[] };
+    expect(parsed.findings.map((f) => [f.accountId, f.amount])).toEqual([[a3, '-12.34']]);
+    expect((h.store.sqlite.prepare('SELECT count(*) AS n FROM v_continuity').get() as { n: number }).n).toBe(5);
+    const status = await runCli(['status', '--db', h.store.path, '--json']);
+    expect((JSON.parse(status.stdout) as { continuityBreaks: number }).continuityBreaks).toBe(5);
+    const unknown = await runCli(['check', '--db', h.store.path, '--account', 'acc-nope']);
+    expect(unknown.code).toBe(2);
+
+    // Faults lifted and a full re-fetch: the missing row arrives and the running balances are
+    // re-served, so those breaks heal; the stored duplicate stays (the sync never deletes a
+    // booked row), so its two findings remain.
+    h.emu.updateSettings({ dataFaults: [] });
+    expect((await h.sync({ full: true })).continuity).toMatchObject({ breaks: 2 });
+    expect(h.store.sqlite.prepare('SELECT DISTINCT account_id AS id, cause FROM v_continuity').all()).toEqual([{ id: a2, cause: 'duplicate' }]);
   }, 120_000);
 });
 

@@ -1,0 +1,55 @@
+/**
+ * `bankdata check [--account ID] [--json]`: balance continuity per account (src/check;
+ * docs/continuity.md). Reads the database, writes the findings to v_continuity, sends no
+ * request. Exit 1 when a break is found.
+ */
+import type { Command } from 'commander';
+import { checkContinuity, type CheckResult } from '../check/check-accounts';
+import { listCheckAccounts } from '../store/continuity';
+import { createCliContext, globalsOf } from './context';
+import { ExitCode, UsageError } from './exit-codes';
+
+const CAUSES: Record<string, string> = {
+  missing_transaction: 'a transaction missing',
+  duplicate: 'a transaction stored twice',
+  pending_row: 'a pending row counted',
+  minor_unit: "below the currency's minor unit",
+  running_balance_jump: 'the running balance jumps',
+};
+
+export function formatCheck(result: CheckResult): string {
+  const lines: string[] = [];
+  if (result.findings.length === 0) lines.push(`continuity: no break in ${result.accounts - result.skipped.length} account(s)`);
+  else lines.push(`continuity: ${result.findings.length} break(s) in ${result.accounts - result.skipped.length} account(s) checked`);
+  for (const f of result.findings) {
+    const amount = f.amount.startsWith('-') ? f.amount : `+${f.amount}`;
+    lines.push(
+      `  ${f.bank} ${f.accountId}  ${f.kind === 'balances' ? 'balances' : 'running balance'}  ${f.fromDate} to ${f.toDate}  ${amount} ${f.currency}  ${CAUSES[f.cause] ?? f.cause}`,
+      `      ${f.detail}`,
+    );
+  }
+  for (const s of result.skipped) lines.push(`  not checked ${s.bank} ${s.accountId}: ${s.reason}`);
+  return `${lines.join('\n')}\n`;
+}
+
+export function registerCheckCommand(program: Command): void {
+  program
+    .command('check')
+    .description('balance continuity: booked balances against booked transactions, and running balances; exit 1 on a break')
+    .option('--account <id>', 'only this account')
+    .option('--json', 'print the result as JSON')
+    .action(async (flags: { account?: string; json?: boolean }, command: Command) => {
+      const ctx = createCliContext(globalsOf(command));
+      try {
+        const store = ctx.store();
+        if (flags.account !== undefined && (await listCheckAccounts(store, { accountId: flags.account })).length === 0) {
+          throw new UsageError(`--account ${flags.account}: no such account in the database`, 'bankdata export accounts lists them');
+        }
+        const result = await checkContinuity(store, { accountId: flags.account });
+        process.stdout.write(flags.json ? `${JSON.stringify(result, null, 2)}\n` : formatCheck(result));
+        process.exitCode = result.findings.length > 0 ? ExitCode.Partial : ExitCode.Ok;
+      } finally {
+        ctx.close();
+      }
+    });
+}
