@@ -1,8 +1,8 @@
 /**
  * `bankdata demo` (`npm start`): the emulator on a free loopback port, its consents registered
  * in a fresh demo database, a full sync with progress, then the bank's clock moved two days and
- * an incremental sync, CSV and JSON exports of the final database, and a summary saying where
- * everything is.
+ * an incremental sync, CSV and JSON exports of the final database, the HTML report, and a summary
+ * saying where everything is.
  */
 import { rmSync } from 'node:fs';
 import { join, relative } from 'node:path';
@@ -79,6 +79,11 @@ export async function runDemo(options: {
     const accounts = await exportDataset(store.sqlite, { dataset: 'accounts', format: 'csv', out: join(exportsDir, 'accounts.csv') });
     for (const r of [csv, json, accounts]) out(`  ${relative(process.cwd(), r.path)}: ${r.rows} rows, ${r.bytes} bytes\n`);
 
+    out('\nWriting the HTML report…\n');
+    const { writeReport } = await import('../report/write-report');
+    const report = await writeReport(store, join(dataDir, 'report.html'));
+    out(`  ${relative(process.cwd(), report.path)}: ${report.accounts} accounts, ${report.charts} charts (open it in a browser)\n`);
+
     const counts = store.sqlite
       .prepare(
         `SELECT (SELECT count(*) FROM v_transactions) AS transactions, (SELECT count(*) FROM v_accounts) AS accounts,
@@ -93,11 +98,13 @@ export async function runDemo(options: {
         `  database    ${rel(store.path)}  (${counts.accounts} accounts, ${counts.transactions} transactions, ${counts.balances} balances)`,
         `  statements  ${rel(join(demoDir, 'statements'))}/  (${counts.files} files, sha256 in v_statements)`,
         `  exports     ${rel(exportsDir)}/transactions.csv, transactions.json, accounts.csv`,
+        `  report      ${rel(report.path)}`,
         '',
         'Try:',
         `  sqlite3 ${rel(store.path)} "SELECT booking_date, amount, currency, description FROM v_transactions ORDER BY booking_date DESC LIMIT 10"`,
         `  npx bankdata export transactions --format ndjson --db ${rel(store.path)} --from 2026-01-01`,
         `  npx bankdata status --db ${rel(store.path)}`,
+        `  npx bankdata check --db ${rel(store.path)}`,
         '',
       ].join('\n'),
     );

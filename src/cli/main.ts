@@ -13,6 +13,7 @@ import { addGlobalOptions } from './context';
 import { registerCheckCommand } from './check';
 import { registerDemoCommand } from './demo';
 import { handleCliError } from './handle-error';
+import { registerReportCommand } from './report';
 import { registerStatusCommand } from './status';
 import { registerSyncCommand } from './sync';
 
@@ -27,6 +28,7 @@ export function buildProgram(): Command {
   registerSyncCommand(program);
   registerStatusCommand(program);
   registerCheckCommand(program);
+  registerReportCommand(program);
   registerEmulatorCommand(program);
   registerExportCommand(program);
   registerPaymentsCommand(program);

@@ -1,0 +1,57 @@
+/**
+ * `bankdata report [--out FILE] [--from DATE] [--to DATE] [--account ID]`: one self-contained
+ * HTML file (src/report). Reads the database only. The report's modules (ECharts among them)
+ * are loaded when the command runs, so other commands never pay for them.
+ */
+import { join } from 'node:path';
+import type { Command } from 'commander';
+import { nzMidnight } from '../api/rules';
+import { listReportAccounts } from '../store/report-queries';
+import { createCliContext, globalsOf } from './context';
+import { ExitCode, UsageError } from './exit-codes';
+
+interface ReportFlags {
+  out?: string;
+  from?: string;
+  to?: string;
+  account?: string;
+}
+
+function nzDate(flag: string, value: string | undefined): string | null {
+  if (value === undefined) return null;
+  try {
+    nzMidnight(value);
+    return value;
+  } catch {
+    throw new UsageError(`${flag} ${value}: expected an NZ date YYYY-MM-DD`);
+  }
+}
+
+export function registerReportCommand(program: Command): void {
+  program
+    .command('report')
+    .description('one self-contained HTML report: balances, money in and out, consents, runs, continuity, payments')
+    .option('--out <file>', 'where to write it (default: <data dir>/report.html)')
+    .option('--from <date>', 'first NZ date of the period (YYYY-MM-DD)')
+    .option('--to <date>', 'last NZ date of the period (YYYY-MM-DD)')
+    .option('--account <id>', 'only this account')
+    .action(async (flags: ReportFlags, command: Command) => {
+      const from = nzDate('--from', flags.from);
+      const to = nzDate('--to', flags.to);
+      if (from && to && from > to) throw new UsageError(`--from ${from} is after --to ${to}`);
+      const ctx = createCliContext(globalsOf(command));
+      try {
+        const store = ctx.store();
+        if (flags.account !== undefined && (await listReportAccounts(store, { accountId: flags.account })).length === 0) {
+          throw new UsageError(`--account ${flags.account}: no such account in the database`);
+        }
+        const { writeReport } = await import('../report/write-report');
+        const out = flags.out ?? join(ctx.config.dataDir, 'report.html');
+        const written = await writeReport(store, out, { from, to, accountId: flags.account });
+        process.stdout.write(`report written: ${written.path} (${written.accounts} account(s), ${written.charts} chart(s))\n`);
+        process.exitCode = ExitCode.Ok;
+      } finally {
+        ctx.close();
+      }
+    });
+}

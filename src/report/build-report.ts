@@ -1,0 +1,129 @@
+/**
+ * `bankdata report`: gathers the report's figures from SQL aggregates (src/store/report-queries.ts;
+ * memory follows the number of days and months, never the number of rows) and renders one
+ * self-contained HTML file (html.ts) with the charts drawn at build time (charts.ts).
+ */
+import { DateTime } from 'luxon';
+import { NZ_ZONE } from '../api/rules';
+import { reconciliationSummary } from '../payments';
+import type { Store } from '../store';
+import { listContinuityFindings } from '../store/continuity';
+import {
+  balanceAnchor,
+  countPayments,
+  dailyMovement,
+  listReportAccounts,
+  listReportConsents,
+  listReportRuns,
+  monthlyFlows,
+  type ReportAccount,
+  type ReportConsent,
+  type ReportRun,
+} from '../store/report-queries';
+import { unitsPerMinor, type Units } from '../check/units';
+import type { BalancePoint, FlowPoint } from './charts';
+import { renderReport } from './html';
+
+export interface ReportOptions {
+  /** NZ dates (YYYY-MM-DD), both optional and inclusive. */
+  from?: string | null;
+  to?: string | null;
+  accountId?: string;
+  now?: Date;
+  /** How many runs to list (default 10). */
+  runs?: number;
+}
+
+export interface AccountSection {
+  account: ReportAccount;
+  /** End-of-day balances within the period; `anchored` false when no balance is known (movement from zero). */
+  balances: BalancePoint[];
+  anchored: boolean;
+  flows: FlowPoint[];
+  totals: { inUnits: Units; outUnits: Units; rows: number };
+}
+
+export interface ReportData {
+  generatedAt: string;
+  database: string;
+  from: string | null;
+  to: string | null;
+  accounts: AccountSection[];
+  consents: ReportConsent[];
+  runs: ReportRun[];
+  continuity: Record<string, unknown>[];
+  payments: { count: number; settled: number; matched: number; unmatched: number; ambiguous: number } | null;
+}
+
+export async function gatherReport(store: Store, options: ReportOptions = {}): Promise<ReportData> {
+  const from = options.from ?? null;
+  const to = options.to ?? null;
+  const accounts: AccountSection[] = [];
+  for (const account of await listReportAccounts(store, { accountId: options.accountId })) {
+    accounts.push(await accountSection(store, account, from, to));
+  }
+  const paymentCount = await countPayments(store);
+  let payments: ReportData['payments'] = null;
+  if (paymentCount > 0) {
+    const issues = reconciliationSummary(store);
+    payments = { count: paymentCount, settled: issues.settled, matched: issues.matched, unmatched: issues.unmatched.length, ambiguous: issues.ambiguous.length };
+  }
+  return {
+    generatedAt: (options.now ?? store.now()).toISOString(),
+    database: store.path,
+    from,
+    to,
+    accounts,
+    consents: await listReportConsents(store),
+    runs: await listReportRuns(store, options.runs ?? 10),
+    continuity: await listContinuityFindings(store, { accountId: options.accountId }),
+    payments,
+  };
+}
+
+async function accountSection(store: Store, account: ReportAccount, from: string | null, to: string | null): Promise<AccountSection> {
+  const scale = unitsPerMinor(account.currency);
+  const movement = await dailyMovement(store, account, scale);
+  const anchor = await balanceAnchor(store, account, scale);
+  // balance(end of D) = stated balance − rows up to when it was stated + rows up to the end of D.
+  const base = anchor ? anchor.units - anchor.rowsUnits : 0n;
+  const balances: BalancePoint[] = [];
+  let running = base;
+  let before: BalancePoint | null = null;
+  for (const day of movement) {
+    running += BigInt(day.units);
+    if (from !== null && day.date < from) {
+      before = { date: from, units: running };
+      continue;
+    }
+    if (to !== null && day.date > to) break;
+    balances.push({ date: day.date, units: running });
+  }
+  // The balance carried into the period starts the line at its first day.
+  if (before && (balances.length === 0 || balances[0]!.date !== from)) balances.unshift(before);
+  const flows = await monthlyFlows(store, account, { scale, from, to });
+  const totals = flows.reduce(
+    (sum, f) => ({ inUnits: sum.inUnits + BigInt(f.inUnits), outUnits: sum.outUnits + BigInt(f.outUnits), rows: sum.rows + f.rows }),
+    { inUnits: 0n, outUnits: 0n, rows: 0 },
+  );
+  return {
+    account,
+    balances,
+    anchored: anchor !== null,
+    flows: flows.map((f) => ({ month: f.month, inUnits: BigInt(f.inUnits), outUnits: BigInt(f.outUnits) })),
+    totals,
+  };
+}
+
+export async function buildReport(store: Store, options: ReportOptions = {}): Promise<{ html: string; data: ReportData; charts: number }> {
+  const data = await gatherReport(store, options);
+  const { html, charts } = renderReport(data);
+  return { html, data, charts };
+}
+
+/** An instant as the NZ date and time people read ("2025-03-05 14:02"). */
+export function nzDateTime(instant: string | null): string {
+  if (!instant) return '';
+  const at = DateTime.fromISO(instant, { zone: 'utc' }).setZone(NZ_ZONE);
+  return at.isValid ? at.toFormat('yyyy-MM-dd HH:mm') : instant;
+}
