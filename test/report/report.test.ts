@@ -1,3 +1,4 @@
+/// <reference lib="dom" />
 /**
  * `bankdata report` on data synced from the emulator: the figures are right (the balance line
  * ends at the booked balance the bank stated, JPY without minor digits, negative amounts signed,
@@ -135,8 +136,8 @@ describe.skipIf(!haveChromium && !process.env.CI)(`report in Chromium (${CHROMIU
       const charts = await page.$$eval('figure.chart-figure', (figures) =>
         figures.map((f) => {
           const svg = f.querySelector('svg[role="img"]');
-          const label = svg?.getAttribute('aria-labelledby')?.split(' ').map((id) => document.getElementById(id)?.textContent ?? '') ?? [];
-          const marks = svg ? [...svg.querySelectorAll('path')].filter((p) => ['#1d4f91', '#1e7b34', '#b3261e'].includes((p.getAttribute('stroke') ?? p.getAttribute('fill') ?? '').toLowerCase())) : [];
+          const label = svg?.getAttribute('aria-labelledby')?.split(' ').map((id: string) => document.getElementById(id)?.textContent ?? '') ?? [];
+          const marks = svg ? Array.from(svg.querySelectorAll('path')).filter((p) => ['#1d4f91', '#1e7b34', '#b3261e'].includes((p.getAttribute('stroke') ?? p.getAttribute('fill') ?? '').toLowerCase())) : [];
           const box = svg?.getBoundingClientRect();
           return { label, marks: marks.length, rows: f.querySelectorAll('tbody tr').length, width: box?.width ?? 0, height: box?.height ?? 0 };
         }),
