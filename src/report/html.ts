@@ -49,7 +49,7 @@ export function renderReport(data: ReportData): { html: string; charts: number }
 <dl class="cards">
 <div><dt>Accounts</dt><dd>${data.accounts.length}</dd></div>
 <div><dt>Consents</dt><dd>${data.consents.length}</dd></div>
-<div><dt>Last run</dt><dd>${lastRun ? `${outcomeBadge(lastRun.outcome)} <span class="small">${esc(nzDateTime(lastRun.started_at))}</span>` : 'none yet'}</dd></div>
+<div><dt>Last run</dt><dd>${lastRun ? `${outcomeBadge(lastRun.outcome)}<span class="when">${esc(nzDateTime(lastRun.started_at))} NZ</span>` : 'none yet'}</dd></div>
 <div><dt>Continuity breaks</dt><dd>${breaks === 0 ? '<span class="badge ok">none</span>' : `<span class="badge bad">${breaks}</span>`}</dd></div>
 ${data.payments ? `<div><dt>Payments reconciled</dt><dd>${data.payments.matched} of ${data.payments.settled} settled</dd></div>` : ''}
 </dl>
@@ -116,15 +116,23 @@ ${table(head, rows, `${esc(title)}. ${esc(description)}`)}
 </figure>`;
 }
 
+const NUMERIC = /^−?[\d,]+(\.\d+)?( [A-Z]{3})?$/;
+const IDENTIFIER = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+/** A table; a column whose every filled cell is a number or an amount is right-aligned, header included. */
 function table(head: string[], rows: (string | number | null)[][], caption?: string): string {
+  const text = (v: string | number | null) => (v === null ? '' : String(v));
+  const numeric = head.map((_, i) => {
+    const cells = rows.map((r) => text(r[i] ?? null)).filter((t) => t !== '');
+    return cells.length > 0 && cells.every((t) => NUMERIC.test(t));
+  });
   const cell = (v: string | number | null, i: number) => {
-    const text = v === null ? '' : String(v);
-    const numeric = i > 0 && /^[−\d]/.test(text) && /\d/.test(text);
-    const negative = text.startsWith('−');
-    return `<td${numeric ? ` class="num${negative ? ' neg' : ''}"` : ''}>${esc(text)}</td>`;
+    const t = text(v);
+    const classes = [numeric[i] ? 'num' : '', numeric[i] && t.startsWith('−') ? 'neg' : '', IDENTIFIER.test(t) ? 'id' : ''].filter(Boolean);
+    return `<td${classes.length ? ` class="${classes.join(' ')}"` : ''}>${esc(t)}</td>`;
   };
   return `<div class="table-wrap"><table>${caption ? `<caption>${caption}</caption>` : ''}
-<thead><tr>${head.map((h) => `<th scope="col">${esc(h)}</th>`).join('')}</tr></thead>
+<thead><tr>${head.map((h, i) => `<th scope="col"${numeric[i] ? ' class="num"' : ''}>${esc(h)}</th>`).join('')}</tr></thead>
 <tbody>${rows.map((r) => `<tr>${r.map(cell).join('')}</tr>`).join('\n')}</tbody></table></div>`;
 }
 
@@ -134,12 +142,19 @@ function renderConsents(data: ReportData): string {
     c.bank,
     c.status,
     `${nzDateTime(c.start_date_time).slice(0, 10) || '…'} to ${nzDateTime(c.end_date_time).slice(0, 10) || 'open'}`,
-    c.expiration_date_time ? `${nzDateTime(c.expiration_date_time).slice(0, 10)} (${c.days_to_expiry} day(s))` : 'none',
+    expiry(c.expiration_date_time, c.days_to_expiry),
     c.last_synced_at ? `${nzDateTime(c.last_synced_at)} (${c.last_outcome ?? ''})` : 'never',
   ]);
   return `<section id="consents" aria-labelledby="consents-h"><h2 id="consents-h">Consents</h2>
 ${rows.length ? table(['Consent', 'Bank', 'Status', 'Window (NZ dates)', 'Expires', 'Last sync'], rows) : '<p>No consent registered.</p>'}
 </section>`;
+}
+
+function expiry(at: string | null, days: number | null): string {
+  if (!at) return 'none';
+  const date = nzDateTime(at).slice(0, 10);
+  if (days === null) return date;
+  return days < 0 ? `${date} (expired ${-days} day(s) ago)` : `${date} (in ${days} day(s))`;
 }
 
 function renderRuns(data: ReportData): string {
@@ -218,7 +233,9 @@ table{border-collapse:collapse;width:100%;margin:6px 0;font-size:.9rem}
 caption{text-align:left;color:var(--muted);padding:4px 0}
 th,td{border-bottom:1px solid var(--line);padding:4px 8px;text-align:left;vertical-align:top}
 th{background:var(--panel)}
-td.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
+td.num,th.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
+td.id{font-family:ui-monospace,Menlo,Consolas,monospace;font-size:.85em;white-space:nowrap}
+.when{display:block;font-size:.85rem;font-weight:normal;color:var(--muted)}
 td.neg{color:#8a1c14}
 code{font-size:.9em;word-break:break-all}
 footer{color:var(--muted);font-size:.85rem;padding-top:16px;padding-bottom:32px}
