@@ -112,14 +112,16 @@ async function checkAccount(store: Store, account: CheckAccount, from: string): 
   const latest = await latestBookingDateTime(store, account);
   const horizon = latest === null ? null : new Date(Date.parse(latest) - SETTLE_DAYS * DAY_MS).toISOString();
   const walk = new RunningBalanceWalk(horizon);
-  for await (const row of iterateBookedRows(store, account, from)) {
-    walk.push({
-      transactionId: row.transactionId,
-      bookingDateTime: row.bookingDateTime,
-      bookingDate: row.bookingDate,
-      units: toUnits(row.amount),
-      balanceAfter: row.balanceAfter === null ? null : toUnits(row.balanceAfter),
-    });
+  for await (const rows of iterateBookedRows(store, account, from)) {
+    for (const row of rows) {
+      walk.push({
+        transactionId: row.transactionId,
+        bookingDateTime: row.bookingDateTime,
+        bookingDate: row.bookingDate,
+        units: row.amountMinor === null ? toUnits(row.amount) : BigInt(row.amountMinor) * scale,
+        balanceAfter: row.balanceAfter === null ? null : toUnits(row.balanceAfter),
+      });
+    }
   }
   for (const b of walk.finish()) {
     const range = { from: b.before.bookingDateTime, to: b.row.bookingDateTime, scale };

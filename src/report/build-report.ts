@@ -4,18 +4,17 @@
  * self-contained HTML file (html.ts) with the charts drawn at build time (charts.ts).
  */
 import { DateTime } from 'luxon';
-import { NZ_ZONE } from '../api/rules';
+import { NZ_ZONE, nzDateOf } from '../api/rules';
 import { reconciliationSummary } from '../payments';
 import type { Store } from '../store';
 import { listContinuityFindings } from '../store/continuity';
 import {
   balanceAnchor,
   countPayments,
-  dailyMovement,
+  dailyFlows,
   listReportAccounts,
   listReportConsents,
   listReportRuns,
-  monthlyFlows,
   type ReportAccount,
   type ReportConsent,
   type ReportRun,
@@ -40,7 +39,7 @@ export interface AccountSection {
   balances: BalancePoint[];
   anchored: boolean;
   flows: FlowPoint[];
-  totals: { inUnits: Units; outUnits: Units; rows: number };
+  totals: { inUnits: Units; outUnits: Units };
 }
 
 export interface ReportData {
@@ -83,36 +82,41 @@ export async function gatherReport(store: Store, options: ReportOptions = {}): P
 
 async function accountSection(store: Store, account: ReportAccount, from: string | null, to: string | null): Promise<AccountSection> {
   const scale = unitsPerMinor(account.currency);
-  const movement = await dailyMovement(store, account, scale);
-  const anchor = await balanceAnchor(store, account, scale);
+  const days = await dailyFlows(store, account, scale);
+  const anchor = await balanceAnchor(store, account, { scale, nzDateOf });
   // balance(end of D) = stated balance − rows up to when it was stated + rows up to the end of D.
-  const base = anchor ? anchor.units - anchor.rowsUnits : 0n;
+  let base = 0n;
+  if (anchor) {
+    const anchorDate = nzDateOf(anchor.dateTime);
+    let upTo = -anchor.laterSameDayUnits;
+    for (const day of days) if (day.date <= anchorDate) upTo += BigInt(day.inUnits) + BigInt(day.outUnits);
+    base = anchor.units - upTo;
+  }
   const balances: BalancePoint[] = [];
+  const months = new Map<string, FlowPoint & { rows: number }>();
   let running = base;
-  let before: BalancePoint | null = null;
-  for (const day of movement) {
-    running += BigInt(day.units);
+  let carried: BalancePoint | null = null;
+  for (const day of days) {
+    const inUnits = BigInt(day.inUnits);
+    const outUnits = BigInt(day.outUnits);
+    running += inUnits + outUnits;
     if (from !== null && day.date < from) {
-      before = { date: from, units: running };
+      carried = { date: from, units: running };
       continue;
     }
     if (to !== null && day.date > to) break;
     balances.push({ date: day.date, units: running });
+    const key = day.date.slice(0, 7);
+    const month = months.get(key) ?? { month: key, inUnits: 0n, outUnits: 0n, rows: 0 };
+    month.inUnits += inUnits;
+    month.outUnits += outUnits;
+    months.set(key, month);
   }
   // The balance carried into the period starts the line at its first day.
-  if (before && (balances.length === 0 || balances[0]!.date !== from)) balances.unshift(before);
-  const flows = await monthlyFlows(store, account, { scale, from, to });
-  const totals = flows.reduce(
-    (sum, f) => ({ inUnits: sum.inUnits + BigInt(f.inUnits), outUnits: sum.outUnits + BigInt(f.outUnits), rows: sum.rows + f.rows }),
-    { inUnits: 0n, outUnits: 0n, rows: 0 },
-  );
-  return {
-    account,
-    balances,
-    anchored: anchor !== null,
-    flows: flows.map((f) => ({ month: f.month, inUnits: BigInt(f.inUnits), outUnits: BigInt(f.outUnits) })),
-    totals,
-  };
+  if (carried && (balances.length === 0 || balances[0]!.date !== from)) balances.unshift(carried);
+  const flows = [...months.values()];
+  const totals = flows.reduce((sum, f) => ({ inUnits: sum.inUnits + f.inUnits, outUnits: sum.outUnits + f.outUnits }), { inUnits: 0n, outUnits: 0n });
+  return { account, balances, anchored: anchor !== null, flows: flows.map(({ month, inUnits, outUnits }) => ({ month, inUnits, outUnits })), totals };
 }
 
 export async function buildReport(store: Store, options: ReportOptions = {}): Promise<{ html: string; data: ReportData; charts: number }> {

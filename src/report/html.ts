@@ -80,7 +80,7 @@ function renderAccount(section: AccountSection, index: number): { html: string; 
   let count = 0;
   parts.push(`<article class="account" aria-labelledby="${id}-h">
 <h3 id="${id}-h">${esc(name)} <span class="muted">${esc(account.bank)} · ${esc(account.accountId)} · ${esc(c)}</span></h3>
-<p class="facts">${esc(kind)}${latest ? ` · balance ${section.anchored ? '' : '(movement, no balance held) '}${esc(money(latest.units, c))} on ${esc(latest.date)}` : ''} · in ${esc(money(totals.inUnits, c))} · out ${esc(money(totals.outUnits, c))} · ${totals.rows} booked row(s)</p>`);
+<p class="facts">${esc(kind)}${latest ? ` · balance ${section.anchored ? '' : '(movement, no balance held) '}${esc(money(latest.units, c))} on ${esc(latest.date)}` : ''} · in ${esc(money(totals.inUnits, c))} · out ${esc(money(totals.outUnits, c))}</p>`);
   if (balances.length > 0) {
     const low = balances.reduce((a, b) => (b.units < a.units ? b : a));
     const high = balances.reduce((a, b) => (b.units > a.units ? b : a));

@@ -132,18 +132,31 @@ export interface RunningBalanceRow {
   bookingDateTime: string;
   bookingDate: string;
   amount: string;
+  /** The amount in minor units where it has no finer digits (cheaper to read than the text). */
+  amountMinor: number | null;
   balanceAfter: string | null;
 }
 
-/** The account's booked rows from `from` on in booking order, one at a time (memory does not follow the row count). */
-export async function* iterateBookedRows(store: Store, key: AccountKey, from: string): AsyncGenerator<RunningBalanceRow> {
+/**
+ * The account's booked rows from `from` on in booking order, in batches (memory follows the
+ * batch, not the row count; one await per batch, not per row).
+ */
+export async function* iterateBookedRows(store: Store, key: AccountKey, from: string, batchSize = 2000): AsyncGenerator<RunningBalanceRow[]> {
   const statement = store.sqlite.prepare(
     `SELECT t.transaction_id AS transactionId, t.booking_date_time AS bookingDateTime, t.booking_date AS bookingDate,
-            t.amount, t.balance_after AS balanceAfter
+            t.amount, t.amount_minor AS amountMinor, t.balance_after AS balanceAfter
      FROM transactions t WHERE ${BOOKED_ROW} AND t.booking_date_time >= :from
      ORDER BY t.booking_date_time, t.transaction_id`,
   );
-  for (const row of statement.iterate({ bank: key.bank, account: key.accountId, from })) yield row as RunningBalanceRow;
+  let batch: RunningBalanceRow[] = [];
+  for (const row of statement.iterate({ bank: key.bank, account: key.accountId, from })) {
+    batch.push(row as RunningBalanceRow);
+    if (batch.length === batchSize) {
+      yield batch;
+      batch = [];
+    }
+  }
+  if (batch.length > 0) yield batch;
 }
 
 /** The latest booking instant among the account's rows, booked or pending (NULL when none). */

@@ -26,31 +26,38 @@ export async function listReportAccounts(store: Store, filter: { accountId?: str
     .all({ account: filter.accountId ?? null }) as ReportAccount[];
 }
 
-export interface DailyMovement {
+export interface DailyFlow {
   /** NZ date. */
   date: string;
-  units: bigint;
+  inUnits: bigint;
+  outUnits: bigint;
 }
 
 const BOOKED = `t.bank = :bank AND t.account_id = :account AND t.status = 'Booked' AND t.removed_at IS NULL`;
 
-/** Booked movement per NZ booking date, oldest first (every date: the balance needs all of them). */
-export async function dailyMovement(store: Store, key: AccountKey, scale: bigint): Promise<DailyMovement[]> {
+/**
+ * Booked money in and out per NZ booking date, oldest first: one pass over the account's rows
+ * (every date: the balance line needs them all; months are summed from days).
+ */
+export async function dailyFlows(store: Store, key: AccountKey, scale: bigint): Promise<DailyFlow[]> {
+  const units = amountUnitsSql('t');
   return store.sqlite
     .prepare(
-      `SELECT t.booking_date AS date, sum(${amountUnitsSql('t')}) AS units
+      `SELECT t.booking_date AS date,
+              coalesce(sum(CASE WHEN ${units} > 0 THEN ${units} END), 0) AS inUnits,
+              coalesce(sum(CASE WHEN ${units} < 0 THEN ${units} END), 0) AS outUnits
        FROM transactions t WHERE ${BOOKED} GROUP BY t.booking_date ORDER BY t.booking_date`,
     )
     .safeIntegers(true)
-    .all({ bank: key.bank, account: key.accountId, scale }) as DailyMovement[];
+    .all({ bank: key.bank, account: key.accountId, scale }) as DailyFlow[];
 }
 
 export interface BalanceAnchor {
   /** A balance the bank stated, in units, and the instant it held. */
   units: bigint;
   dateTime: string;
-  /** The sum of the booked rows up to that instant. */
-  rowsUnits: bigint;
+  /** Booked rows after that instant but on or before its NZ date (to cut that day's sum at the instant). */
+  laterSameDayUnits: bigint;
   source: 'balance' | 'running_balance';
 }
 
@@ -58,8 +65,12 @@ export interface BalanceAnchor {
  * What turns movement into a balance: the latest booked balance held, else the latest running
  * balance a row carries. Null when the account has neither.
  */
-export async function balanceAnchor(store: Store, key: AccountKey, scale: bigint): Promise<BalanceAnchor | null> {
-  const params = { bank: key.bank, account: key.accountId, scale };
+export async function balanceAnchor(
+  store: Store,
+  key: AccountKey,
+  options: { scale: bigint; nzDateOf: (instant: string) => string },
+): Promise<BalanceAnchor | null> {
+  const params = { bank: key.bank, account: key.accountId, scale: options.scale };
   const types = BOOKED_BALANCE_TYPES.map((t) => `'${t}'`).join(', ');
   const stated = store.sqlite
     .prepare(
@@ -68,7 +79,7 @@ export async function balanceAnchor(store: Store, key: AccountKey, scale: bigint
        ORDER BY b.date_time DESC, b.fetched_at DESC, b.id DESC LIMIT 1`,
     )
     .get(params) as { amount: string; dateTime: string; source: 'balance' } | undefined;
-  const running =
+  const found =
     stated ??
     (store.sqlite
       .prepare(
@@ -76,50 +87,18 @@ export async function balanceAnchor(store: Store, key: AccountKey, scale: bigint
          WHERE ${BOOKED} AND t.balance_after IS NOT NULL ORDER BY t.booking_date_time DESC, t.transaction_id DESC LIMIT 1`,
       )
       .get(params) as { amount: string; dateTime: string; source: 'running_balance' } | undefined);
-  if (!running) return null;
+  if (!found) return null;
   const sums = store.sqlite
     .prepare(
-      `SELECT coalesce(sum(${amountUnitsSql('t')}), 0) AS rowsUnits, ${unitsSql(':amount')} AS units
-       FROM transactions t WHERE ${BOOKED} AND t.booking_date_time <= :at`,
+      `SELECT coalesce(sum(${amountUnitsSql('t')}), 0) AS later, ${unitsSql(':amount')} AS units
+       FROM transactions t WHERE ${BOOKED} AND t.booking_date_time > :at AND t.booking_date <= :date`,
     )
     .safeIntegers(true)
-    .get({ ...params, at: running.dateTime, amount: running.amount }) as { rowsUnits: bigint; units: bigint };
-  return { units: sums.units, dateTime: running.dateTime, rowsUnits: sums.rowsUnits, source: running.source };
-}
-
-export interface MonthlyFlow {
-  /** YYYY-MM (NZ). */
-  month: string;
-  inUnits: bigint;
-  outUnits: bigint;
-  rows: number;
-}
-
-/** Booked money in and out per NZ month within [from, to] (NZ dates, either open). */
-export async function monthlyFlows(
-  store: Store,
-  key: AccountKey,
-  options: { scale: bigint; from: string | null; to: string | null },
-): Promise<MonthlyFlow[]> {
-  const units = amountUnitsSql('t');
-  const rows = store.sqlite
-    .prepare(
-      `SELECT substr(t.booking_date, 1, 7) AS month,
-              coalesce(sum(CASE WHEN ${units} > 0 THEN ${units} END), 0) AS inUnits,
-              coalesce(sum(CASE WHEN ${units} < 0 THEN ${units} END), 0) AS outUnits,
-              count(*) AS rows
-       FROM transactions t
-       WHERE ${BOOKED} AND (:from IS NULL OR t.booking_date >= :from) AND (:to IS NULL OR t.booking_date <= :to)
-       GROUP BY month ORDER BY month`,
-    )
-    .safeIntegers(true)
-    .all({ bank: key.bank, account: key.accountId, scale: options.scale, from: options.from, to: options.to }) as {
-    month: string;
-    inUnits: bigint;
-    outUnits: bigint;
-    rows: bigint;
-  }[];
-  return rows.map((r) => ({ ...r, rows: Number(r.rows) }));
+    .get({ ...params, at: found.dateTime, date: options.nzDateOf(found.dateTime), amount: found.amount }) as {
+    later: bigint;
+    units: bigint;
+  };
+  return { units: sums.units, dateTime: found.dateTime, laterSameDayUnits: sums.later, source: found.source };
 }
 
 export interface ReportConsent {
