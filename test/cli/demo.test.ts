@@ -1,7 +1,7 @@
-/** The demo exports after its last sync: the files hold exactly what the final database holds. */
+/** The demo exports after its last sync (the files hold exactly what the final database holds), then writes the report. */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import Database from 'better-sqlite3';
 import { parse } from 'csv-parse/sync';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -9,11 +9,11 @@ import { runDemo } from '../../src/cli/demo';
 import { SETTINGS } from '../fixtures/sync-harness';
 
 const dir = mkdtempSync(join(tmpdir(), 'bankdata-demo-'));
+let printed = '';
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe('bankdata demo', () => {
   it('writes its exports after the incremental sync: file rows = view rows of the final database', async () => {
-    let printed = '';
     await runDemo({ dataDir: dir, settings: SETTINGS, seed: 1, out: (s) => (printed += s) });
     expect(printed.indexOf('Exporting transactions')).toBeGreaterThan(printed.indexOf("The bank's clock moves two days"));
     const db = new Database(join(dir, 'demo', 'bankdata.sqlite'), { readonly: true });
@@ -28,4 +28,12 @@ describe('bankdata demo', () => {
       db.close();
     }
   }, 120_000);
+
+  it('writes the HTML report after the last sync and prints its path', () => {
+    const report = join(dir, 'report.html');
+    expect(printed).toContain(`  report      ${relative(process.cwd(), report)}`);
+    const html = readFileSync(report, 'utf8');
+    expect(html.startsWith('<!doctype html>')).toBe(true);
+    expect((html.match(/<svg class="chart" role="img"/g) ?? []).length).toBeGreaterThan(4);
+  });
 });
