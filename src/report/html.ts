@@ -174,7 +174,7 @@ ${rows.length ? table(['Started (NZ)', 'Outcome', 'Consents', 'Requests', 'Rows 
 
 function renderContinuity(data: ReportData): string {
   const rows = data.continuity.map((f) => {
-    const amount = String(f['amount']);
+    const amount = String(f['amount_text']);
     return [
       `${f['bank']} ${f['account_id']}`,
       f['kind'] === 'balances' ? 'between balances' : 'running balance',

@@ -49,7 +49,7 @@ export const VIEW_COLUMNS = {
   // Continuity (docs/data-model.md "Continuity"; SQL in migrations/0007_continuity.sql).
   v_continuity: [
     'bank', 'account_id', 'kind', 'from_date', 'to_date', 'amount', 'amount_minor', 'currency', 'cause',
-    'transaction_id', 'detail', 'from_date_time', 'to_date_time', 'run_id', 'checked_at',
+    'transaction_id', 'detail', 'from_date_time', 'to_date_time', 'run_id', 'checked_at', 'amount_text',
   ],
 } as const satisfies Record<string, readonly string[]>;
 

@@ -91,6 +91,7 @@ describe('report figures', () => {
     expect(jpyTable).not.toMatch(/\d\.\d+ JPY/);
     expect(html).toMatch(/<td class="num neg">−[\d,]+\.\d{2} NZD<\/td>/);
     expect(html).toContain('&lt;script&gt;alert(1)&lt;/script&gt;');
+    expect(html).toContain('<td class="num neg">−42.50 NZD</td>'); // the finding's exact amount_text
     expect(html).not.toContain('<script');
     expect(html).not.toMatch(/https?:\/\/(?!www\.w3\.org)/); // nothing to fetch: SVG namespaces only
   });

@@ -36,7 +36,7 @@ const ARCHITECTURE_COLUMNS: Record<string, string> = {
   v_payment_matches: 'payment_id, bank, account_id, transaction_id, match_rule',
   v_continuity:
     'bank, account_id, kind, from_date, to_date, amount, amount_minor, currency, cause, transaction_id, detail, ' +
-    'from_date_time, to_date_time, run_id, checked_at',
+    'from_date_time, to_date_time, run_id, checked_at, amount_text',
 };
 const expected = (view: string) => ARCHITECTURE_COLUMNS[view]!.split(', ');
 

@@ -19,10 +19,12 @@ CREATE TABLE `continuity_findings` (
 );
 --> statement-breakpoint
 CREATE INDEX `continuity_account` ON `continuity_findings` (`bank`,`account_id`);--> statement-breakpoint
--- v_continuity (docs/data-model.md "Continuity"): the breaks the latest check found per account.
--- Public: change only by adding columns at the end.
+-- v_continuity (docs/data-model.md "v_continuity"): the breaks the latest check found per account.
+-- Public: change only by adding columns at the end. As in every view, `amount` is a number and the
+-- exact signed decimal text is `amount_text`.
 CREATE VIEW `v_continuity` AS
 SELECT
-  f.bank, f.account_id, f.kind, f.from_date, f.to_date, f.amount, f.amount_minor, f.currency,
-  f.cause, f.transaction_id, f.detail, f.from_date_time, f.to_date_time, f.run_id, f.checked_at
+  f.bank, f.account_id, f.kind, f.from_date, f.to_date, CAST(f.amount AS REAL) AS amount, f.amount_minor,
+  f.currency, f.cause, f.transaction_id, f.detail, f.from_date_time, f.to_date_time, f.run_id, f.checked_at,
+  f.amount AS amount_text
 FROM continuity_findings f;
