@@ -41,7 +41,7 @@ export function registerConsentsCommand(program: Command): void {
     .option('--offline', 'skip the live read; show what the database holds')
     .action((flags: { json?: boolean; offline?: boolean }, command: Command) =>
       withContext(command, async (ctx) => {
-        const store = ctx.store();
+        const store = flags.offline ? ctx.readStore() : ctx.store();
         const ids = store.consents.list().map((c) => c.consentId as ConsentId);
         const live = flags.offline ? [] : await refreshConsentStatuses(store, ctx.client(), ids, ctx.config.sync.concurrency);
         const views = ids.map((id) => consentView(store, id, live.find((o) => o.consentId === id) ?? null, ctx.config.expiryWarningDays));
@@ -59,7 +59,7 @@ export function registerConsentsCommand(program: Command): void {
     .action((id: string, flags: { json?: boolean; offline?: boolean }, command: Command) =>
       withContext(command, async (ctx) => {
         const consentId = parseConsentId(id);
-        const store = ctx.store();
+        const store = flags.offline ? ctx.readStore() : ctx.store();
         const registered = store.consents.get(consentId) !== null;
         let live: RefreshOutcome | null = null;
         if (!flags.offline) {

@@ -25,7 +25,10 @@ export function addGlobalOptions(program: Command): Command {
 export interface CliContext {
   config: Config;
   logger: Logger;
+  /** The database for a command that writes: created when missing; an older one is refused (exit 6, `bankdata db migrate`). */
   store(): Store;
+  /** The database for a command that only reads: opened read-only, never created or migrated (exit 6 otherwise). */
+  readStore(): Store;
   client(): DataApiClient;
   close(): void;
 }
@@ -34,13 +37,19 @@ export function createCliContext(global: GlobalOptions): CliContext {
   const config = loadConfig({ flags: { db: global.db, dataDir: global.dataDir } });
   const logger = createLogger({ level: global.logLevel ?? 'warn' });
   let store: Store | null = null;
+  let readOnly: Store | null = null;
   let client: DataApiClient | null = null;
   return {
     config,
     logger,
     store() {
-      store ??= openStore(config.db);
+      store ??= openStore(config.db, { migrate: 'refuse-existing' });
       return store;
+    },
+    readStore() {
+      if (store) return store;
+      readOnly ??= openStore(config.db, { readOnly: true });
+      return readOnly;
     },
     client() {
       if (!client) {
@@ -51,7 +60,9 @@ export function createCliContext(global: GlobalOptions): CliContext {
     },
     close() {
       store?.close();
+      readOnly?.close();
       store = null;
+      readOnly = null;
     },
   };
 }

@@ -175,7 +175,7 @@ export function registerPaymentsCommand(program: Command): void {
     .option('--json', 'print as JSON')
     .action(async (id: string, flags: { json?: boolean }, command: Command) => {
       await withContext(command, async (context) => {
-        const store = context.store();
+        const store = context.readStore();
         const row = getPaymentRow(store.db, id);
         if (!row) throw new UsageError(`payment ${id} is not stored`, 'bankdata payments track ID fetches it');
         const history = listPaymentHistory(store.db, id).map((h) => ({ status: h.status, status_updated_at: h.statusUpdatedAt, observed_at: h.observedAt }));
@@ -197,7 +197,7 @@ export function registerPaymentsCommand(program: Command): void {
     .option('--json', 'print as JSON')
     .action(async (flags: { json?: boolean }, command: Command) => {
       await withContext(command, async (context) => {
-        const summary = reconciliationSummary(context.store());
+        const summary = reconciliationSummary(context.readStore());
         if (flags.json) {
           process.stdout.write(JSON.stringify(summary) + '\n');
           return;

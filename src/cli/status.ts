@@ -112,7 +112,7 @@ export function registerStatusCommand(program: Command): void {
     .action((flags: { json?: boolean; runs: string }, command: Command) => {
       const ctx = createCliContext(globalsOf(command));
       try {
-        const report = readStatus(ctx.store(), ctx.config.expiryWarningDays, Math.max(1, Number.parseInt(flags.runs, 10) || 5));
+        const report = readStatus(ctx.readStore(), ctx.config.expiryWarningDays, Math.max(1, Number.parseInt(flags.runs, 10) || 5));
         process.stdout.write(flags.json ? `${JSON.stringify(report, null, 2)}\n` : formatStatus(report, ctx.config.expiryWarningDays));
         process.exitCode = ExitCode.Ok;
       } finally {
