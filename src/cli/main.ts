@@ -12,6 +12,7 @@ import { registerScheduleCommand } from './schedule';
 import { addGlobalOptions } from './context';
 import { registerDemoCommand } from './demo';
 import { handleCliError } from './handle-error';
+import { terminalSafe } from '../terminal-text';
 import { registerStatusCommand } from './status';
 import { registerSyncCommand } from './sync';
 
@@ -20,7 +21,9 @@ export function buildProgram(): Command {
     .description('Open-banking data pipeline: sync a NZ bank Data API into SQLite, export CSV/JSON/OFX')
     .version('0.1.0')
     .exitOverride()
-    .showHelpAfterError();
+    // One error line and one hint line, like every other failure (README "Exit codes").
+    .configureOutput({ outputError: (text, write) => write(`bankdata: ${terminalSafe(text.replace(/^error: /, '').trim())}\n`) })
+    .showHelpAfterError('hint: add --help to see the usage');
   addGlobalOptions(program);
   registerDemoCommand(program);
   registerSyncCommand(program);

@@ -117,8 +117,15 @@ export function toDatabaseError(file: string, error: unknown): unknown {
   return error;
 }
 
+let lastOpened: string | null = null;
+/** The database this process opened last: named by the CLI's error handler for a SQLite error. */
+export function lastOpenedDatabase(): string | null {
+  return lastOpened;
+}
+
 export function openDatabase(path: string, options: OpenDatabaseOptions = {}): OpenedDatabase {
   const file = resolve(path);
+  lastOpened = file;
   const { exists } = checkFile(file);
   if (options.readOnly) {
     if (!exists) throw new DatabaseError(file, 'does not exist', 'run `bankdata sync` first, or name the database with --db or BANKDATA_DB');
