@@ -15,6 +15,7 @@ import { handleCliError } from './handle-error';
 import { terminalSafe } from '../terminal-text';
 import { registerStatusCommand } from './status';
 import { registerSyncCommand } from './sync';
+import { registerDbCommand } from './db';
 
 export function buildProgram(): Command {
   const program = new Command('bankdata')
@@ -34,6 +35,7 @@ export function buildProgram(): Command {
   registerConsentsCommand(program);
   registerMetaCommand(program);
   registerScheduleCommand(program);
+  registerDbCommand(program);
   return program;
 }
 

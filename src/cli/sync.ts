@@ -12,6 +12,7 @@ import type { DataApiClient } from '../api';
 import { paymentsPass, type PaymentsPassResult } from '../payments/sync-pass';
 import { planDryRun, type DryRunPlan } from '../sync/dry-run';
 import { RunLockedError, runSync, type SyncSummary } from '../sync/run';
+import { migrateWithBackup } from '../store/backup';
 import { createCliContext, globalsOf } from './context';
 import { CliError, ExitCode, UsageError } from './exit-codes';
 import { createProgress } from './progress';
@@ -36,6 +37,11 @@ export function registerSyncCommand(program: Command): void {
     .action(async (flags: SyncFlags, command: Command) => {
       const ctx = createCliContext(globalsOf(command));
       try {
+        // An older database is migrated by sync itself, after an online backup (every row kept).
+        if (!flags.dryRun) {
+          const migrated = await migrateWithBackup(ctx.config.db, { now: new Date() });
+          if (migrated.applied > 0) ctx.logger.warn('database migrated', { applied: migrated.applied, backup: migrated.backup });
+        }
         process.exitCode = await syncCommand(ctx.config, ctx.store(), ctx.client(), ctx.logger, flags);
       } finally {
         ctx.close();
