@@ -7,7 +7,9 @@ import { listReconciliationIssues, type ReconciliationIssues } from '../payments
 import type { Store } from '../store';
 import { isEndedStatus } from '../sync/consent';
 import { createCliContext, globalsOf } from './context';
-import { ExitCode } from './exit-codes';
+import { ExitCode, UsageError } from './exit-codes';
+import { terminalSafe } from '../terminal-text';
+import { readLease, unfinishedRunState } from '../store/lease';
 
 interface RunRow {
   run_id: string;
@@ -41,14 +43,24 @@ export interface StatusReport {
   payments: ReconciliationIssues;
 }
 
-export function readStatus(store: Store, expiryWarningDays: number, runs = 5): StatusReport {
+export async function readStatus(store: Store, expiryWarningDays: number, runs = 5): Promise<StatusReport> {
   const db = store.sqlite;
+  const current = await readLease(store.db);
+  const now = store.now();
+  let newestUnfinished = true;
+  // A run with no end is running only under its own live lease; a killed one shows as interrupted.
+  const withState = (r: RunRow): RunRow => {
+    if (r.outcome !== null || r.finished_at !== null) return r;
+    const state = newestUnfinished ? unfinishedRunState({ startedAt: r.started_at }, current, now) : 'interrupted';
+    newestUnfinished = false;
+    return state === 'running' ? r : { ...r, outcome: 'interrupted' };
+  };
   const consents = db
     .prepare('SELECT consent_id, bank, status, days_to_expiry, last_synced_at, last_outcome FROM v_consents ORDER BY consent_id')
     .all() as ConsentRow[];
   return {
     database: store.path,
-    runs: db.prepare('SELECT * FROM v_runs ORDER BY started_at DESC LIMIT ?').all(runs) as RunRow[],
+    runs: (db.prepare('SELECT * FROM v_runs ORDER BY started_at DESC LIMIT ?').all(runs) as RunRow[]).map(withState),
     consents,
     nearExpiry: consents.filter(
       (c) => c.status === 'Authorised' && c.days_to_expiry !== null && c.days_to_expiry <= expiryWarningDays,
@@ -69,7 +81,7 @@ export function formatStatus(report: StatusReport, expiryWarningDays: number): s
     lines.push(
       `  ${r.started_at}  ${(r.outcome ?? 'running').padEnd(8)} consents ${r.consents ?? '-'}  requests ${r.requests ?? '-'}  rows ${r.rows_written ?? '-'}  failed units ${r.failed_units ?? '-'}`,
     );
-    if (r.error_summary) lines.push(`      ${r.error_summary.slice(0, 300)}`);
+    if (r.error_summary) lines.push(`      ${terminalSafe(r.error_summary.slice(0, 300))}`);
   }
   lines.push('', 'consents:');
   if (report.consents.length === 0) lines.push('  (none registered: bankdata consents add ID)');
@@ -108,15 +120,24 @@ export function registerStatusCommand(program: Command): void {
     .command('status')
     .description('last runs, failures, consents near expiry or ended; reads the database only')
     .option('--json', 'print as JSON')
-    .option('--runs <n>', 'how many runs to show', '5')
-    .action((flags: { json?: boolean; runs: string }, command: Command) => {
+    .option('--runs <n>', 'how many runs to show (1 to 1000)', '5')
+    .action(async (flags: { json?: boolean; runs: string }, command: Command) => {
+      const runs = wholeNumber(flags.runs, '--runs', 1, 1000);
       const ctx = createCliContext(globalsOf(command));
       try {
-        const report = readStatus(ctx.readStore(), ctx.config.expiryWarningDays, Math.max(1, Number.parseInt(flags.runs, 10) || 5));
+        const report = await readStatus(ctx.readStore(), ctx.config.expiryWarningDays, runs);
         process.stdout.write(flags.json ? `${JSON.stringify(report, null, 2)}\n` : formatStatus(report, ctx.config.expiryWarningDays));
         process.exitCode = ExitCode.Ok;
       } finally {
         ctx.close();
       }
     });
+}
+
+/** A whole number flag within bounds, or a usage error naming it (never a silent default). */
+export function wholeNumber(value: string, flag: string, min: number, max: number): number {
+  if (!/^\d{1,9}$/.test(value) || Number(value) < min || Number(value) > max) {
+    throw new UsageError(`${flag} must be a whole number from ${min} to ${max}: ${JSON.stringify(value).slice(0, 40)}`);
+  }
+  return Number(value);
 }
