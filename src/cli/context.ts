@@ -54,7 +54,7 @@ export function createCliContext(global: GlobalOptions): CliContext {
     client() {
       if (!client) {
         const credentials = requireApiCredentials(config);
-        client = createDataApiClient({ ...credentials, logger });
+        client = createDataApiClient({ ...credentials, logger, maxRecords: config.sync.maxRecordsPerListing });
       }
       return client;
     },
