@@ -3,7 +3,7 @@
  * no list endpoint, so ids are registered here), their live status and days to expiry, and the
  * consent operations of issue 6. `create` lives in consents-create.ts.
  */
-import { readFileSync } from 'node:fs';
+import { readTextCapped } from '../fs/read-capped';
 import type { Command } from 'commander';
 import { ConsentIdSchema, type ConsentId } from '../api/schemas';
 import { getCreationOf } from '../store/consent-creations';
@@ -145,12 +145,8 @@ export function parseConsentId(value: string, where = ''): ConsentId {
 export function readConsentIds(args: readonly string[], file?: string): ConsentId[] {
   const candidates: Array<{ value: string; where: string }> = args.map((value) => ({ value, where: '' }));
   if (file !== undefined) {
-    let text: string;
-    try {
-      text = readFileSync(file, 'utf8');
-    } catch (error) {
-      throw new UsageError(`--from-file ${file}: ${error instanceof Error ? error.message : String(error)}`);
-    }
+    // At most 1 MiB (about 27 000 ids): an endless device or a wrong file stops here.
+    const text = readTextCapped(file, 1024 * 1024, '--from-file');
     text.split(/\r?\n/).forEach((line, i) => {
       const value = line.replace(/#.*$/, '').trim();
       if (value !== '') candidates.push({ value, where: `${file}:${i + 1}: ` });

@@ -2,7 +2,7 @@
  * What commands share: the configuration (loaded once, with the global flags as its last
  * layer), the logger, the store and the Data API client, each made on first use.
  */
-import type { Command } from 'commander';
+import { Option, type Command } from 'commander';
 import { createDataApiClient, type DataApiClient } from '../api';
 import { loadConfig, requireApiCredentials, type Config } from '../config';
 import { createLogger, type Logger, type LogLevel } from '../log';
@@ -19,7 +19,7 @@ export function addGlobalOptions(program: Command): Command {
   return program
     .option('--db <path>', 'SQLite database file (default: BANKDATA_DB or data/bankdata.sqlite)')
     .option('--data-dir <dir>', 'data directory for statement files and exports (default: data)')
-    .option('--log-level <level>', 'debug | info | warn | error | silent (logs go to stderr as JSON lines)', 'warn');
+    .addOption(new Option('--log-level <level>', 'logs go to stderr as JSON lines').choices(['debug', 'info', 'warn', 'error', 'silent']).default('warn'));
 }
 
 export interface CliContext {

@@ -14,6 +14,7 @@ import { exportDataset } from '../export';
 import { openStore } from '../store';
 import { runSync, type SyncSummary } from '../sync/run';
 import { createCliContext, globalsOf } from './context';
+import { wholeNumber } from './flags';
 import { createProgress } from './progress';
 import { exitCodeOf, formatSummary } from './sync';
 
@@ -25,11 +26,12 @@ export function registerDemoCommand(program: Command): void {
     .description('run the whole pipeline against the built-in emulator: sync, exports, an incremental sync')
     .option('--seed <n>', 'emulator seed (same seed, same data)', '1')
     .action(async (flags: { seed: string }, command: Command) => {
+      const seed = wholeNumber(flags.seed, '--seed', 0, 2 ** 31 - 1);
       const ctx = createCliContext(globalsOf(command));
       process.exitCode = await runDemo({
         dataDir: ctx.config.dataDir,
         settings: ctx.config.sync,
-        seed: Number.parseInt(flags.seed, 10) || 1,
+        seed,
         out: (s) => process.stdout.write(s),
       });
     });

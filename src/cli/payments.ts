@@ -27,6 +27,7 @@ import {
 } from '../payments';
 import { terminalSafe } from '../terminal-text';
 import { createCliContext, globalsOf, type CliContext } from './context';
+import { paymentId } from './flags';
 import { CliError, ExitCode, UsageError } from './exit-codes';
 
 interface CreateFlags {
@@ -161,12 +162,13 @@ export function registerPaymentsCommand(program: Command): void {
     .option('--timeout-seconds <n>', 'stop waiting after this long (payments stay open for the next run)', '600')
     .option('--json', 'print the payments as JSON lines')
     .action(async (ids: string[], flags: TrackFlags, command: Command) => {
+      const wanted = ids.map(paymentId);
       await withContext(command, async (context) => {
         const client = paymentsClient(context);
         const result = await trackPayments(
           { client, store: context.store(), logger: context.logger },
           {
-            ...(ids.length > 0 ? { paymentIds: ids } : {}),
+            ...(wanted.length > 0 ? { paymentIds: wanted } : {}),
             wait: !flags.once,
             intervalMs: seconds(flags.intervalSeconds, '--interval-seconds'),
             timeoutMs: seconds(flags.timeoutSeconds, '--timeout-seconds'),
@@ -191,6 +193,7 @@ export function registerPaymentsCommand(program: Command): void {
     .option('--json', 'print as JSON')
     .action(async (id: string, flags: { json?: boolean }, command: Command) => {
       await withContext(command, async (context) => {
+        paymentId(id);
         const store = context.readStore();
         const row = getPaymentRow(store.db, id);
         if (!row) throw new UsageError(`payment ${id} is not stored`, 'bankdata payments track ID fetches it');

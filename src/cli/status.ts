@@ -7,7 +7,8 @@ import { listReconciliationIssues, type ReconciliationIssues } from '../payments
 import type { Store } from '../store';
 import { isEndedStatus } from '../sync/consent';
 import { createCliContext, globalsOf } from './context';
-import { ExitCode, UsageError } from './exit-codes';
+import { ExitCode } from './exit-codes';
+import { wholeNumber } from './flags';
 import { terminalSafe } from '../terminal-text';
 import { readLease, unfinishedRunState } from '../store/lease';
 
@@ -134,10 +135,3 @@ export function registerStatusCommand(program: Command): void {
     });
 }
 
-/** A whole number flag within bounds, or a usage error naming it (never a silent default). */
-export function wholeNumber(value: string, flag: string, min: number, max: number): number {
-  if (!/^\d{1,9}$/.test(value) || Number(value) < min || Number(value) > max) {
-    throw new UsageError(`${flag} must be a whole number from ${min} to ${max}: ${JSON.stringify(value).slice(0, 40)}`);
-  }
-  return Number(value);
-}
