@@ -10,6 +10,7 @@ import { getCreationOf } from '../store/consent-creations';
 import { readFailure, refreshConsentStatuses, type RefreshOutcome } from '../sync/consent-refresh';
 import { revokeConsentOp } from '../sync/consent-revoke';
 import { createCliContext, globalsOf, type CliContext } from './context';
+import { registerConsentForgetCommand } from './consents-forget';
 import { registerConsentCreateCommand } from './consents-create';
 import { consentView, formatConsentDetail, formatConsentTable, type ConsentView } from './consents-view';
 import { CliError, ExitCode, UsageError } from './exit-codes';
@@ -105,6 +106,7 @@ export function registerConsentsCommand(program: Command): void {
     );
 
   registerConsentCreateCommand(consents);
+  registerConsentForgetCommand(consents);
 }
 
 const ADD_WORDS = { added: 'added', 're-registered': 're-registered', 'already-registered': 'already registered' } as const;
