@@ -107,7 +107,7 @@ describe('item 2: the store never changes the permissions of what it did not cre
     expect(mode(file)).toBe(0o644);
   });
 
-  it('a database the user made read-only (0444) stays 0444 after status and export, which still work', async () => {
+  it('a database the user made read-only (0444) stays 0444 and unchanged after status, export, meta --offline and consents list --offline, which work offline', async () => {
     const copy = join(mkdtempSync(join(tmpdir(), 'bankdata-ro-')), 'bankdata.sqlite');
     fx.store.sqlite.pragma('wal_checkpoint(TRUNCATE)');
     cpSync(fx.path, copy);
@@ -118,6 +118,10 @@ describe('item 2: the store never changes the permissions of what it did not cre
     const exported = await bankdata(['--db', copy, 'export', 'accounts', '--format', 'csv']);
     expect(exported.code, exported.stderr).toBe(0);
     expect(exported.stdout).toContain('acc-0001');
+    for (const args of [['meta', '--offline'], ['consents', 'list', '--offline']]) {
+      const r = await bankdata(['--db', copy, ...args]);
+      expect(r.code, `${args.join(' ')}: ${r.stderr}`).toBe(0);
+    }
     expect(mode(copy)).toBe(0o444);
     expect(hash(copy)).toBe(before);
   });
