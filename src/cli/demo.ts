@@ -4,7 +4,7 @@
  * an incremental sync, CSV and JSON exports of the final database, and a summary saying where
  * everything is.
  */
-import { rmSync } from 'node:fs';
+import { mkdirSync, rmSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import type { Command } from 'commander';
 import { createDataApiClient } from '../api';
@@ -76,6 +76,8 @@ export async function runDemo(options: {
 
     // After the last sync, so the files hold what the database holds.
     out('\nExporting transactions (after the last sync)…\n');
+    // The demo owns its exports directory (an export itself never creates directories).
+    mkdirSync(exportsDir, { recursive: true, mode: 0o700 });
     const csv = await exportDataset(store.sqlite, { dataset: 'transactions', format: 'csv', out: join(exportsDir, 'transactions.csv') });
     const json = await exportDataset(store.sqlite, { dataset: 'transactions', format: 'json', out: join(exportsDir, 'transactions.json') });
     const accounts = await exportDataset(store.sqlite, { dataset: 'accounts', format: 'csv', out: join(exportsDir, 'accounts.csv') });
