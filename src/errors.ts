@@ -11,7 +11,14 @@ export const ExitCode = {
   Locked: 4,
   /** the service could not be reached or stayed unavailable after retries */
   Unavailable: 5,
+  /** the database cannot be used: not a database, damaged, missing for a read-only command, read-only where writing is needed, or needs a migration first; names the path */
+  Database: 6,
+  /** a local file could not be written: the output path is a directory, the database, unwritable, or the disk is full; names the path */
+  LocalFile: 7,
+  /** an internal error (a bug): one line, and where the full report was written */
+  Internal: 70,
 } as const;
+/** Signals are not here: a run stopped by signal n exits 128 + n (130 SIGINT, 143 SIGTERM), as shells report it. */
 export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode];
 
 /** An error the CLI reports as it is: a message, an optional hint, and its exit code. */
@@ -31,5 +38,29 @@ export class UsageError extends CliError {
   constructor(message: string, hint?: string) {
     super(message, ExitCode.Usage, hint);
     this.name = 'UsageError';
+  }
+}
+
+/** The database at `path` cannot be used (exit 6); the message names the path. */
+export class DatabaseError extends CliError {
+  constructor(
+    readonly path: string,
+    reason: string,
+    hint?: string,
+  ) {
+    super(`database ${path}: ${reason}`, ExitCode.Database, hint);
+    this.name = 'DatabaseError';
+  }
+}
+
+/** A local file at `path` could not be written (exit 7); the message names the path. */
+export class LocalFileError extends CliError {
+  constructor(
+    readonly path: string,
+    reason: string,
+    hint?: string,
+  ) {
+    super(`${path}: ${reason}`, ExitCode.LocalFile, hint);
+    this.name = 'LocalFileError';
   }
 }

@@ -3,6 +3,8 @@
  * registered as secret (client secrets, access tokens) wherever it appears, so a secret that
  * slips into a message or a field never reaches the output.
  */
+import { terminalSafeJson } from './terminal-text';
+
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error' | 'silent';
 const ORDER: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40, silent: 99 };
 
@@ -42,7 +44,8 @@ export function createLogger(options: LoggerOptions = {}): Logger {
   const emit = (lvl: Exclude<LogLevel, 'silent'>, msg: string, fields?: Record<string, unknown>) => {
     if (ORDER[lvl] < ORDER[level]) return;
     const record = { time: new Date().toISOString(), level: lvl, msg, ...base, ...fields };
-    sink(redact(JSON.stringify(record, errorReplacer)));
+    // JSON escapes C0; C1, DEL and bidi overrides are escaped too (a server's text reaches a terminal).
+    sink(redact(terminalSafeJson(JSON.stringify(record, errorReplacer))));
   };
   return {
     level,

@@ -16,7 +16,7 @@ import {
   type StatementFileSink,
   type StatementRange,
 } from './endpoints/statements';
-import { DEFAULT_MAX_PAGES, type ListResult } from './paginate';
+import { DEFAULT_MAX_PAGES, DEFAULT_MAX_RECORDS, type ListResult } from './paginate';
 import type { SingleResult } from './parse';
 import type {
   Account,
@@ -42,6 +42,8 @@ export interface DataApiClientOptions extends ApiClientOptions {
   maxFileBytes?: number;
   /** Pages per listing before it is refused as a protocol error (default 10 000). */
   maxPages?: number;
+  /** Records per listing held in memory before it is refused with TooManyRecordsError (default 100 000). */
+  maxRecords?: number;
 }
 
 export type ClientStats = ClientCoreStats;
@@ -79,6 +81,7 @@ export function createDataApiClient(options: DataApiClientOptions): DataApiClien
   const t = createTransport({
     base,
     maxPages: options.maxPages ?? DEFAULT_MAX_PAGES,
+    maxRecords: options.maxRecords ?? DEFAULT_MAX_RECORDS,
     http,
     tokens,
     retryPolicy,

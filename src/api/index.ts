@@ -29,7 +29,7 @@ export {
   type RequestKind,
 } from './errors';
 export { AUTHENTICATION_HINT, LEGACY_BDT237_MESSAGE, toApiError, type ErrorAnswer } from './map-error';
-export { DEFAULT_MAX_PAGES, type ListResult } from './paginate';
+export { DEFAULT_MAX_PAGES, DEFAULT_MAX_RECORDS, TooManyRecordsError, type ListResult } from './paginate';
 export type { RecordReject, SingleResult } from './parse';
 export { DEFAULT_RETRY_POLICY, type RetryPolicy, type RetryRule } from './retry';
 export type { TokenAuthMethod } from './token';

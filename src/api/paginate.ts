@@ -3,7 +3,7 @@
  * builds page URLs. A `Next` on another origin, a URL seen twice (a loop) or more pages than
  * the cap are protocol errors: the server is at fault, and an unattended run must not spin.
  */
-import { ProtocolError } from './errors';
+import { ProtocolError, SplitNeededError } from './errors';
 import type { HttpAnswer } from './http';
 import { parseListPage, type RecordOf, type RecordReject } from './parse';
 import type { ResourceMember } from './schemas';
@@ -16,6 +16,20 @@ export interface ListResult<T> {
 }
 
 export const DEFAULT_MAX_PAGES = 10_000;
+/**
+ * Records per listing held in memory before it is refused (a server that keeps answering full
+ * pages with a fresh `Links.Next` must not exhaust the heap). A transactions window over it is
+ * halved like BDT263 and fails only at one NZ day (src/sync/transactions.ts).
+ */
+export const DEFAULT_MAX_RECORDS = 100_000;
+
+/** A listing went over the record ceiling: like BDT263, the range must be split. */
+export class TooManyRecordsError extends SplitNeededError {
+  constructor(message: string, details: ConstructorParameters<typeof SplitNeededError>[1]) {
+    super(message, details);
+    this.name = 'TooManyRecordsError';
+  }
+}
 
 export interface PaginateOptions<M extends ResourceMember> {
   member: M;
@@ -23,6 +37,8 @@ export interface PaginateOptions<M extends ResourceMember> {
   /** Pages must stay on this origin (the base URL's). */
   origin: string;
   maxPages: number;
+  /** Records (kept and rejected) before the listing is refused with TooManyRecordsError. */
+  maxRecords?: number;
   fetchPage: (url: URL) => Promise<HttpAnswer>;
 }
 
@@ -38,10 +54,14 @@ export async function paginate<M extends ResourceMember>(options: PaginateOption
     pages += 1;
     seen.add(url.href);
     const page = parseListPage(member, answer);
-    records.push(...page.records);
-    rejects.push(...page.rejects);
-    if (page.next === undefined) break;
     const details = { status: answer.status, code: null, path: answer.path, requestId: answer.requestId };
+    const maxRecords = options.maxRecords ?? DEFAULT_MAX_RECORDS;
+    if (records.length + rejects.length + page.records.length + page.rejects.length > maxRecords) {
+      throw new TooManyRecordsError(`more than ${maxRecords} records for one ${member} listing (${pages} pages); the range is split`, details);
+    }
+    for (const record of page.records) records.push(record);
+    for (const reject of page.rejects) rejects.push(reject);
+    if (page.next === undefined) break;
     let next: URL;
     try {
       next = new URL(page.next);

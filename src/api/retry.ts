@@ -67,13 +67,21 @@ export interface RetryClock {
 
 /** The wait before the attempt after `attempt` (1-based) failed with `error`. */
 export function retryDelayMs(policy: RetryPolicy, attempt: number, error: unknown, clock: RetryClock): number {
-  if (error instanceof UnavailableError && error.retryAfter !== null) {
-    const serverNow = error.serverDate ? DateTime.fromHTTP(error.serverDate, { zone: 'utc' }) : null;
+  const { retryAfter, serverDate } = retryHints(error);
+  if (retryAfter !== null) {
+    const serverNow = serverDate ? DateTime.fromHTTP(serverDate, { zone: 'utc' }) : null;
     const reference = serverNow?.isValid ? serverNow.toMillis() : clock.now();
-    const fromServer = parseRetryAfterMs(error.retryAfter, reference);
+    const fromServer = parseRetryAfterMs(retryAfter, reference);
     if (fromServer !== null) return Math.min(policy.maxDelayMs, fromServer);
   }
   return backoffDelayMs(policy, attempt, clock.random);
+}
+
+/** `Retry-After` and `Date` of an answer: an UnavailableError's, or any error that carries a `retryAfter` (BP603). */
+function retryHints(error: unknown): { retryAfter: string | null; serverDate: string | null } {
+  if (error instanceof UnavailableError) return { retryAfter: error.retryAfter, serverDate: error.serverDate };
+  const carried = (error as { retryAfter?: unknown } | null)?.retryAfter;
+  return { retryAfter: typeof carried === 'string' ? carried : null, serverDate: null };
 }
 
 export interface RetryDeps extends RetryClock {

@@ -26,6 +26,7 @@ export interface ApiRequest {
 export interface Transport {
   readonly base: URL;
   readonly maxPages: number;
+  readonly maxRecords: number;
   /** `base` + an absolute API path (`/v1/...`) + query. */
   url(path: string, query?: Record<string, string | undefined>): URL;
   /** A 2xx answer with its body read, or a mapped error. */
@@ -40,6 +41,7 @@ export interface Transport {
 export interface TransportOptions {
   base: URL;
   maxPages: number;
+  maxRecords: number;
   http: Http;
   tokens: TokenProvider;
   retryPolicy: RetryPolicy;
@@ -130,6 +132,7 @@ export function createTransport(options: TransportOptions): Transport {
   return {
     base,
     maxPages: options.maxPages,
+    maxRecords: options.maxRecords,
     url(path, query) {
       const url = new URL(base.origin + basePath + path);
       for (const [key, value] of Object.entries(query ?? {})) if (value !== undefined) url.searchParams.set(key, value);

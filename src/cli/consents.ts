@@ -3,13 +3,14 @@
  * no list endpoint, so ids are registered here), their live status and days to expiry, and the
  * consent operations of issue 6. `create` lives in consents-create.ts.
  */
-import { readFileSync } from 'node:fs';
+import { readTextCapped } from '../fs/read-capped';
 import type { Command } from 'commander';
 import { ConsentIdSchema, type ConsentId } from '../api/schemas';
 import { getCreationOf } from '../store/consent-creations';
 import { readFailure, refreshConsentStatuses, type RefreshOutcome } from '../sync/consent-refresh';
 import { revokeConsentOp } from '../sync/consent-revoke';
 import { createCliContext, globalsOf, type CliContext } from './context';
+import { registerConsentForgetCommand } from './consents-forget';
 import { registerConsentCreateCommand } from './consents-create';
 import { consentView, formatConsentDetail, formatConsentTable, type ConsentView } from './consents-view';
 import { CliError, ExitCode, UsageError } from './exit-codes';
@@ -41,7 +42,7 @@ export function registerConsentsCommand(program: Command): void {
     .option('--offline', 'skip the live read; show what the database holds')
     .action((flags: { json?: boolean; offline?: boolean }, command: Command) =>
       withContext(command, async (ctx) => {
-        const store = ctx.store();
+        const store = flags.offline ? ctx.readStore() : ctx.store();
         const ids = store.consents.list().map((c) => c.consentId as ConsentId);
         const live = flags.offline ? [] : await refreshConsentStatuses(store, ctx.client(), ids, ctx.config.sync.concurrency);
         const views = ids.map((id) => consentView(store, id, live.find((o) => o.consentId === id) ?? null, ctx.config.expiryWarningDays));
@@ -59,7 +60,7 @@ export function registerConsentsCommand(program: Command): void {
     .action((id: string, flags: { json?: boolean; offline?: boolean }, command: Command) =>
       withContext(command, async (ctx) => {
         const consentId = parseConsentId(id);
-        const store = ctx.store();
+        const store = flags.offline ? ctx.readStore() : ctx.store();
         const registered = store.consents.get(consentId) !== null;
         let live: RefreshOutcome | null = null;
         if (!flags.offline) {
@@ -105,6 +106,7 @@ export function registerConsentsCommand(program: Command): void {
     );
 
   registerConsentCreateCommand(consents);
+  registerConsentForgetCommand(consents);
 }
 
 const ADD_WORDS = { added: 'added', 're-registered': 're-registered', 'already-registered': 'already registered' } as const;
@@ -145,12 +147,8 @@ export function parseConsentId(value: string, where = ''): ConsentId {
 export function readConsentIds(args: readonly string[], file?: string): ConsentId[] {
   const candidates: Array<{ value: string; where: string }> = args.map((value) => ({ value, where: '' }));
   if (file !== undefined) {
-    let text: string;
-    try {
-      text = readFileSync(file, 'utf8');
-    } catch (error) {
-      throw new UsageError(`--from-file ${file}: ${error instanceof Error ? error.message : String(error)}`);
-    }
+    // At most 1 MiB (about 27 000 ids): an endless device or a wrong file stops here.
+    const text = readTextCapped(file, 1024 * 1024, '--from-file');
     text.split(/\r?\n/).forEach((line, i) => {
       const value = line.replace(/#.*$/, '').trim();
       if (value !== '') candidates.push({ value, where: `${file}:${i + 1}: ` });

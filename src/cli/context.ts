@@ -2,7 +2,7 @@
  * What commands share: the configuration (loaded once, with the global flags as its last
  * layer), the logger, the store and the Data API client, each made on first use.
  */
-import type { Command } from 'commander';
+import { Option, type Command } from 'commander';
 import { createDataApiClient, type DataApiClient } from '../api';
 import { loadConfig, requireApiCredentials, type Config } from '../config';
 import { createLogger, type Logger, type LogLevel } from '../log';
@@ -19,13 +19,16 @@ export function addGlobalOptions(program: Command): Command {
   return program
     .option('--db <path>', 'SQLite database file (default: BANKDATA_DB or data/bankdata.sqlite)')
     .option('--data-dir <dir>', 'data directory for statement files and exports (default: data)')
-    .option('--log-level <level>', 'debug | info | warn | error | silent (logs go to stderr as JSON lines)', 'warn');
+    .addOption(new Option('--log-level <level>', 'logs go to stderr as JSON lines').choices(['debug', 'info', 'warn', 'error', 'silent']).default('warn'));
 }
 
 export interface CliContext {
   config: Config;
   logger: Logger;
+  /** The database for a command that writes: created when missing; an older one is refused (exit 6, `bankdata db migrate`). */
   store(): Store;
+  /** The database for a command that only reads: opened read-only, never created or migrated (exit 6 otherwise). */
+  readStore(): Store;
   client(): DataApiClient;
   close(): void;
 }
@@ -34,24 +37,32 @@ export function createCliContext(global: GlobalOptions): CliContext {
   const config = loadConfig({ flags: { db: global.db, dataDir: global.dataDir } });
   const logger = createLogger({ level: global.logLevel ?? 'warn' });
   let store: Store | null = null;
+  let readOnly: Store | null = null;
   let client: DataApiClient | null = null;
   return {
     config,
     logger,
     store() {
-      store ??= openStore(config.db);
+      store ??= openStore(config.db, { migrate: 'refuse-existing' });
       return store;
+    },
+    readStore() {
+      if (store) return store;
+      readOnly ??= openStore(config.db, { readOnly: true });
+      return readOnly;
     },
     client() {
       if (!client) {
         const credentials = requireApiCredentials(config);
-        client = createDataApiClient({ ...credentials, logger });
+        client = createDataApiClient({ ...credentials, logger, maxRecords: config.sync.maxRecordsPerListing });
       }
       return client;
     },
     close() {
       store?.close();
+      readOnly?.close();
       store = null;
+      readOnly = null;
     },
   };
 }

@@ -4,7 +4,7 @@
  * an incremental sync, CSV and JSON exports of the final database, the HTML report, and a summary
  * saying where everything is.
  */
-import { rmSync } from 'node:fs';
+import { mkdirSync, rmSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import type { Command } from 'commander';
 import { createDataApiClient } from '../api';
@@ -14,6 +14,7 @@ import { exportDataset } from '../export';
 import { openStore } from '../store';
 import { runSync, type SyncSummary } from '../sync/run';
 import { createCliContext, globalsOf } from './context';
+import { wholeNumber } from './flags';
 import { createProgress } from './progress';
 import { exitCodeOf, formatSummary } from './sync';
 
@@ -25,11 +26,12 @@ export function registerDemoCommand(program: Command): void {
     .description('run the whole pipeline against the built-in emulator: sync, exports, an incremental sync')
     .option('--seed <n>', 'emulator seed (same seed, same data)', '1')
     .action(async (flags: { seed: string }, command: Command) => {
+      const seed = wholeNumber(flags.seed, '--seed', 0, 2 ** 31 - 1);
       const ctx = createCliContext(globalsOf(command));
       process.exitCode = await runDemo({
         dataDir: ctx.config.dataDir,
         settings: ctx.config.sync,
-        seed: Number.parseInt(flags.seed, 10) || 1,
+        seed,
         out: (s) => process.stdout.write(s),
       });
     });
@@ -74,6 +76,8 @@ export async function runDemo(options: {
 
     // After the last sync, so the files hold what the database holds.
     out('\nExporting transactions (after the last sync)…\n');
+    // The demo owns its exports directory (an export itself never creates directories).
+    mkdirSync(exportsDir, { recursive: true, mode: 0o700 });
     const csv = await exportDataset(store.sqlite, { dataset: 'transactions', format: 'csv', out: join(exportsDir, 'transactions.csv') });
     const json = await exportDataset(store.sqlite, { dataset: 'transactions', format: 'json', out: join(exportsDir, 'transactions.json') });
     const accounts = await exportDataset(store.sqlite, { dataset: 'accounts', format: 'csv', out: join(exportsDir, 'accounts.csv') });

@@ -3,7 +3,8 @@
  * dataset of the public views, streamed to a file (written atomically) or to stdout (the default).
  * Warnings (an export partial by construction) go to stderr, with the summary line.
  */
-import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { checkOutputPath } from '../fs/output-path';
 import type { Command } from 'commander';
 import { DATASETS, FORMATS, OFX_DIALECTS, STATUSES, STDOUT, exportDataset, validateExportRequest } from '../export';
 import { createCliContext, globalsOf, type CliContext } from './context';
@@ -26,17 +27,6 @@ interface ExportFlags {
 
 const repeatable = (value: string, previous: string[]) => [...previous, value];
 
-/**
- * Through the store, so a database written by an older version gets its views brought up to
- * date (migrations) before they are read. A missing database is not created: nothing to export.
- */
-function openExistingStore(context: CliContext) {
-  const path = context.config.db;
-  if (!existsSync(path)) {
-    throw new UsageError(`no database at ${path}`, 'run `bankdata sync` first, or point --db / BANKDATA_DB at it');
-  }
-  return context.store();
-}
 
 export function registerExportCommand(program: Command): void {
   program
@@ -68,7 +58,12 @@ export function registerExportCommand(program: Command): void {
       validateExportRequest(dataset, flags.format, filters);
       // The global --db over BANKDATA_DB over config files over data/bankdata.sqlite (src/config).
       const context = createCliContext(globalsOf(command));
-      const store = openExistingStore(context);
+      // No output may replace the database or a statement file, or be a directory (exit 7).
+      if (flags.out !== STDOUT) {
+        checkOutputPath(flags.out, { databases: [context.config.db], directories: [join(context.config.dataDir, 'statements')] });
+      }
+      // Read-only: never created, written or migrated (exit 6 with a hint otherwise).
+      const store = context.readStore();
       try {
         const result = await exportDataset(store.sqlite, {
           dataset,

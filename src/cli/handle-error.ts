@@ -1,8 +1,13 @@
 /**
- * The one top-level error handler: a message on stderr, a hint where one helps, and the exit
- * code of ARCHITECTURE.md. Branches on error classes only. Messages pass through `redact` so
- * no secret reaches the terminal.
+ * The one top-level error handler: one line on stderr, a hint line where one helps, and the
+ * exit code of the README's table. Branches on error classes only. Messages pass through
+ * `redact` (no secret reaches the terminal) and `terminalSafe` (no server text can move the
+ * cursor or forge a line). An error no class covers is a bug: exit 70, one line, and the full
+ * report (stack included, redacted) written to a private file whose path is printed.
  */
+import { writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { ZodError } from 'zod';
 import {
   ApiError,
@@ -12,8 +17,11 @@ import {
   ScopeMissingError,
   UnavailableError,
 } from '../api';
+import { toLocalFileError } from '../fs/output-path';
 import { redact } from '../log';
+import { lastOpenedDatabase, toDatabaseError } from '../store/open';
 import { RunLockedError } from '../sync/run';
+import { terminalSafe } from '../terminal-text';
 import { CliError, ExitCode } from './exit-codes';
 
 interface Verdict {
@@ -23,15 +31,12 @@ interface Verdict {
 }
 
 export function classifyError(error: unknown): Verdict {
-  if (error instanceof CliError) return { exitCode: error.exitCode, message: error.message, hint: error.hint };
+  if (error instanceof CliError) return { exitCode: error.exitCode, message: error.message, ...(error.hint ? { hint: error.hint } : {}) };
   if (error instanceof RunLockedError) {
     return { exitCode: ExitCode.Locked, message: error.message, hint: 'wait for that run to finish' };
   }
   if (error instanceof ZodError) {
-    return {
-      exitCode: ExitCode.Usage,
-      message: `invalid input:\n${error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`).join('\n')}`,
-    };
+    return { exitCode: ExitCode.Usage, message: `invalid input: ${error.issues.map((i) => `${i.path.join('.') || '(value)'}: ${i.message}`).join('; ')}` };
   }
   if (error instanceof ApiError) {
     const where = [error.code, error.status, error.path].filter((x) => x !== null && x !== '').join(' ');
@@ -46,16 +51,45 @@ export function classifyError(error: unknown): Verdict {
     if (error instanceof IdempotencyError) return { exitCode: ExitCode.Partial, message };
     return { exitCode: ExitCode.Partial, message };
   }
+  // A SQLite error after the open (damaged pages, a read-only file, a full disk): exit 6, named.
+  const database = lastOpenedDatabase();
+  if (database) {
+    const mapped = toDatabaseError(database, error);
+    if (mapped !== error) return classifyError(mapped);
+  }
+  // A local file that could not be written (its path is on the error): exit 7, named.
+  const path = (error as NodeJS.ErrnoException | null)?.path;
+  if (typeof path === 'string') {
+    const mapped = toLocalFileError(path, error);
+    if (mapped !== error) return classifyError(mapped);
+  }
   const message = error instanceof Error ? error.message : String(error);
-  return { exitCode: ExitCode.Partial, message: `unexpected error: ${message}` };
+  const report = writeReport(error);
+  return {
+    exitCode: ExitCode.Internal,
+    message: `internal error (a bug): ${message.split('\n')[0]}`,
+    hint: report ? `the full report is in ${report}; please attach it to a bug report` : 'the full report could not be written; run again with BANKDATA_DEBUG=1',
+  };
+}
+
+/** The whole error, stack included and redacted, in a private file; null when it cannot be written. */
+function writeReport(error: unknown): string | null {
+  const file = join(tmpdir(), `bankdata-error-${new Date().toISOString().replace(/[:.]/g, '')}-${process.pid}.txt`);
+  const text = error instanceof Error ? `${error.stack ?? error.message}\n${error.cause ? `cause: ${String(error.cause)}\n` : ''}` : `${String(error)}\n`;
+  try {
+    writeFileSync(file, redact(`bankdata ${process.argv.slice(2).join(' ')}\n${text}`), { mode: 0o600, flag: 'wx' });
+    return file;
+  } catch {
+    return null;
+  }
 }
 
 export function handleCliError(error: unknown, write: (s: string) => void = (s) => process.stderr.write(s)): number {
   const verdict = classifyError(error);
-  write(redact(`bankdata: ${verdict.message}\n`));
-  if (verdict.hint) write(redact(`hint: ${verdict.hint}\n`));
-  if (!(error instanceof CliError) && !(error instanceof ApiError) && error instanceof Error && process.env.BANKDATA_DEBUG && error.stack) {
-    write(redact(`${error.stack}\n`));
+  write(`bankdata: ${terminalSafe(redact(verdict.message))}\n`);
+  if (verdict.hint) write(`hint: ${terminalSafe(redact(verdict.hint))}\n`);
+  if (verdict.exitCode === ExitCode.Internal && error instanceof Error && process.env.BANKDATA_DEBUG && error.stack) {
+    write(`${terminalSafe(redact(error.stack)).replace(/\\u\{a\}/g, '\n')}\n`);
   }
   return verdict.exitCode;
 }

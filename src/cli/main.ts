@@ -14,15 +14,19 @@ import { registerCheckCommand } from './check';
 import { registerDemoCommand } from './demo';
 import { handleCliError } from './handle-error';
 import { registerReportCommand } from './report';
+import { terminalSafe } from '../terminal-text';
 import { registerStatusCommand } from './status';
 import { registerSyncCommand } from './sync';
+import { registerDbCommand } from './db';
 
 export function buildProgram(): Command {
   const program = new Command('bankdata')
     .description('Open-banking data pipeline: sync a NZ bank Data API into SQLite, export CSV/JSON/OFX')
     .version('0.1.0')
     .exitOverride()
-    .showHelpAfterError();
+    // One error line and one hint line, like every other failure (README "Exit codes").
+    .configureOutput({ outputError: (text, write) => write(`bankdata: ${terminalSafe(text.replace(/^error: /, '').trim())}\n`) })
+    .showHelpAfterError('hint: add --help to see the usage');
   addGlobalOptions(program);
   registerDemoCommand(program);
   registerSyncCommand(program);
@@ -35,6 +39,7 @@ export function buildProgram(): Command {
   registerConsentsCommand(program);
   registerMetaCommand(program);
   registerScheduleCommand(program);
+  registerDbCommand(program);
   return program;
 }
 

@@ -1,9 +1,9 @@
 /**
- * `bankdata meta [--json]`: GET /v1/meta, stored, and shown per bank: flows with their
+ * `bankdata meta [--json] [--offline]`: GET /v1/meta (or, offline, the stored copy), stored, and shown per bank: flows with their
  * timeouts, decoupled identifiers, resources, statement file types, history and permissions.
  */
 import type { Command } from 'commander';
-import type { BankMeta } from '../api/schemas';
+import { BANKS, type BankMeta } from '../api/schemas';
 import { createCliContext, globalsOf } from './context';
 import { ExitCode } from './exit-codes';
 
@@ -12,12 +12,19 @@ export function registerMetaCommand(program: Command): void {
     .command('meta')
     .description('fetch and show each bank\'s features (GET /v1/meta)')
     .option('--json', 'print the meta response as JSON')
-    .action(async (flags: { json?: boolean }, command: Command) => {
+    .option('--offline', 'show what the last fetch stored; no request, the database opened read-only')
+    .action(async (flags: { json?: boolean; offline?: boolean }, command: Command) => {
       const ctx = createCliContext(globalsOf(command));
       try {
-        const meta = await ctx.client().getMeta();
-        const store = ctx.store();
-        for (const bank of meta) store.meta.save(bank);
+        let meta: BankMeta[];
+        if (flags.offline) {
+          const store = ctx.readStore();
+          meta = BANKS.map((bank) => store.meta.get(bank)?.meta).filter((m): m is BankMeta => m !== undefined);
+        } else {
+          meta = await ctx.client().getMeta();
+          const store = ctx.store();
+          for (const bank of meta) store.meta.save(bank);
+        }
         process.stdout.write(flags.json ? `${JSON.stringify(meta, null, 2)}\n` : formatMeta(meta));
         process.exitCode = ExitCode.Ok;
       } finally {

@@ -25,7 +25,9 @@ import {
   reconciliationSummary,
   trackPayments,
 } from '../payments';
+import { terminalSafe } from '../terminal-text';
 import { createCliContext, globalsOf, type CliContext } from './context';
+import { paymentId } from './flags';
 import { CliError, ExitCode, UsageError } from './exit-codes';
 
 interface CreateFlags {
@@ -37,6 +39,8 @@ interface CreateFlags {
   reference?: string;
   wait?: boolean;
   json?: boolean;
+  allowDuplicate?: boolean;
+  key?: string;
 }
 
 interface TrackFlags {
@@ -108,6 +112,8 @@ export function registerPaymentsCommand(program: Command): void {
     .option('--reference <text>', 'enduring consents: reference (at most 12 characters)')
     .option('--wait', 'poll the payment until AcceptedSettlementCompleted or Rejected')
     .option('--json', 'print the payment as JSON')
+    .option('--allow-duplicate', 'pay again although the same request already made a payment that is not Rejected')
+    .option('--key <key>', 'your own idempotency key (a lowercase UUID): the same key is always the same payment')
     .action(async (flags: CreateFlags, command: Command) => {
       await withContext(command, async (context) => {
         const client = paymentsClient(context);
@@ -115,7 +121,13 @@ export function registerPaymentsCommand(program: Command): void {
         const pcr = flags.particulars !== undefined || flags.code !== undefined || flags.reference !== undefined;
         if (flags.currency !== 'NZD') throw new UsageError(`--currency must be NZD: ${flags.currency}`);
         const result = await createPayment(
-          { client, store, logger: context.logger },
+          {
+            client,
+            store,
+            logger: context.logger,
+            // Printed the moment the bank answers (it is stored already): an interrupt later loses nothing.
+            onCreated: (made) => process.stderr.write(`bankdata: payment ${made.payment_id} made (${made.status}); a rerun of this command reports it and does not pay again\n`),
+          },
           {
             consentId: flags.consent,
             ...(flags.amount !== undefined ? { amount: { total: flags.amount, currency: 'NZD' as const } } : {}),
@@ -123,14 +135,19 @@ export function registerPaymentsCommand(program: Command): void {
               ? { pcr: { particulars: flags.particulars ?? '', ...(flags.code ? { code: flags.code } : {}), ...(flags.reference ? { reference: flags.reference } : {}) } }
               : {}),
           },
+          { allowDuplicate: flags.allowDuplicate ?? false, ...(flags.key !== undefined ? { key: flags.key } : {}) },
         );
+        if (result.duplicateOf) {
+          process.stderr.write(`bankdata: this request already made payment ${result.payment.payment_id} (${result.payment.status}); nothing was sent\n`);
+          process.stderr.write('hint: --allow-duplicate pays again on purpose\n');
+        }
         let payment = result.payment;
         if (flags.wait && !isTerminalPaymentStatus(payment.status)) {
           const tracked = await trackPayments({ client, store, logger: context.logger }, { paymentIds: [payment.payment_id] });
           payment = tracked.payments[0] ?? payment;
         }
-        if (flags.json) process.stdout.write(JSON.stringify({ ...payment, resumed: result.resumed }) + '\n');
-        else process.stdout.write(`${line(payment)}${result.resumed ? '  (resumed an earlier request)' : ''}\n`);
+        if (flags.json) process.stdout.write(JSON.stringify({ ...payment, resumed: result.resumed, duplicate_of_earlier: result.duplicateOf }) + '\n');
+        else process.stdout.write(`${terminalSafe(line(payment))}${result.duplicateOf ? '  (made earlier by the same request)' : result.resumed ? '  (resumed an earlier request)' : ''}\n`);
         // A payment the bank rejected is a refused operation (exit 1).
         if (payment.status === 'Rejected') process.exitCode = ExitCode.Partial;
       });
@@ -145,12 +162,13 @@ export function registerPaymentsCommand(program: Command): void {
     .option('--timeout-seconds <n>', 'stop waiting after this long (payments stay open for the next run)', '600')
     .option('--json', 'print the payments as JSON lines')
     .action(async (ids: string[], flags: TrackFlags, command: Command) => {
+      const wanted = ids.map(paymentId);
       await withContext(command, async (context) => {
         const client = paymentsClient(context);
         const result = await trackPayments(
           { client, store: context.store(), logger: context.logger },
           {
-            ...(ids.length > 0 ? { paymentIds: ids } : {}),
+            ...(wanted.length > 0 ? { paymentIds: wanted } : {}),
             wait: !flags.once,
             intervalMs: seconds(flags.intervalSeconds, '--interval-seconds'),
             timeoutMs: seconds(flags.timeoutSeconds, '--timeout-seconds'),
@@ -175,7 +193,8 @@ export function registerPaymentsCommand(program: Command): void {
     .option('--json', 'print as JSON')
     .action(async (id: string, flags: { json?: boolean }, command: Command) => {
       await withContext(command, async (context) => {
-        const store = context.store();
+        paymentId(id);
+        const store = context.readStore();
         const row = getPaymentRow(store.db, id);
         if (!row) throw new UsageError(`payment ${id} is not stored`, 'bankdata payments track ID fetches it');
         const history = listPaymentHistory(store.db, id).map((h) => ({ status: h.status, status_updated_at: h.statusUpdatedAt, observed_at: h.observedAt }));
@@ -197,7 +216,7 @@ export function registerPaymentsCommand(program: Command): void {
     .option('--json', 'print as JSON')
     .action(async (flags: { json?: boolean }, command: Command) => {
       await withContext(command, async (context) => {
-        const summary = reconciliationSummary(context.store());
+        const summary = reconciliationSummary(context.readStore());
         if (flags.json) {
           process.stdout.write(JSON.stringify(summary) + '\n');
           return;

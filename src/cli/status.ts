@@ -9,6 +9,9 @@ import { countContinuityFindings } from '../store/continuity';
 import { isEndedStatus } from '../sync/consent';
 import { createCliContext, globalsOf } from './context';
 import { ExitCode } from './exit-codes';
+import { wholeNumber } from './flags';
+import { terminalSafe } from '../terminal-text';
+import { readLease, unfinishedRunState } from '../store/lease';
 
 interface RunRow {
   run_id: string;
@@ -44,14 +47,24 @@ export interface StatusReport {
   continuityBreaks?: number;
 }
 
-export function readStatus(store: Store, expiryWarningDays: number, runs = 5): StatusReport {
+export async function readStatus(store: Store, expiryWarningDays: number, runs = 5): Promise<StatusReport> {
   const db = store.sqlite;
+  const current = await readLease(store.db);
+  const now = store.now();
+  let newestUnfinished = true;
+  // A run with no end is running only under its own live lease; a killed one shows as interrupted.
+  const withState = (r: RunRow): RunRow => {
+    if (r.outcome !== null || r.finished_at !== null) return r;
+    const state = newestUnfinished ? unfinishedRunState({ startedAt: r.started_at }, current, now) : 'interrupted';
+    newestUnfinished = false;
+    return state === 'running' ? r : { ...r, outcome: 'interrupted' };
+  };
   const consents = db
     .prepare('SELECT consent_id, bank, status, days_to_expiry, last_synced_at, last_outcome FROM v_consents ORDER BY consent_id')
     .all() as ConsentRow[];
   return {
     database: store.path,
-    runs: db.prepare('SELECT * FROM v_runs ORDER BY started_at DESC LIMIT ?').all(runs) as RunRow[],
+    runs: (db.prepare('SELECT * FROM v_runs ORDER BY started_at DESC LIMIT ?').all(runs) as RunRow[]).map(withState),
     consents,
     nearExpiry: consents.filter(
       (c) => c.status === 'Authorised' && c.days_to_expiry !== null && c.days_to_expiry <= expiryWarningDays,
@@ -72,7 +85,7 @@ export function formatStatus(report: StatusReport, expiryWarningDays: number): s
     lines.push(
       `  ${r.started_at}  ${(r.outcome ?? 'running').padEnd(8)} consents ${r.consents ?? '-'}  requests ${r.requests ?? '-'}  rows ${r.rows_written ?? '-'}  failed units ${r.failed_units ?? '-'}`,
     );
-    if (r.error_summary) lines.push(`      ${r.error_summary.slice(0, 300)}`);
+    if (r.error_summary) lines.push(`      ${terminalSafe(r.error_summary.slice(0, 300))}`);
   }
   lines.push('', 'consents:');
   if (report.consents.length === 0) lines.push('  (none registered: bankdata consents add ID)');
@@ -114,13 +127,14 @@ export function registerStatusCommand(program: Command): void {
     .command('status')
     .description('last runs, failures, consents near expiry or ended; reads the database only')
     .option('--json', 'print as JSON')
-    .option('--runs <n>', 'how many runs to show', '5')
+    .option('--runs <n>', 'how many runs to show (1 to 1000)', '5')
     .action(async (flags: { json?: boolean; runs: string }, command: Command) => {
+      const runs = wholeNumber(flags.runs, '--runs', 1, 1000);
       const ctx = createCliContext(globalsOf(command));
       try {
-        const store = ctx.store();
+        const store = ctx.readStore();
         const report: StatusReport = {
-          ...readStatus(store, ctx.config.expiryWarningDays, Math.max(1, Number.parseInt(flags.runs, 10) || 5)),
+          ...(await readStatus(store, ctx.config.expiryWarningDays, runs)),
           continuityBreaks: await countContinuityFindings(store),
         };
         process.stdout.write(flags.json ? `${JSON.stringify(report, null, 2)}\n` : formatStatus(report, ctx.config.expiryWarningDays));
@@ -130,3 +144,4 @@ export function registerStatusCommand(program: Command): void {
       }
     });
 }
+

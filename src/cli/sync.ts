@@ -2,6 +2,7 @@
  * `bankdata sync [--consent ID…] [--since DATE] [--full] [--dry-run] [--json]`: one run,
  * a progress line on a TTY, a summary at the end, and the exit codes of ARCHITECTURE.md.
  */
+import { constants, hostname } from 'node:os';
 import type { Command } from 'commander';
 import { nzMidnight } from '../api/rules';
 import { ConsentIdSchema, type ConsentId } from '../api/schemas';
@@ -12,6 +13,7 @@ import type { DataApiClient } from '../api';
 import { paymentsPass, type PaymentsPassResult } from '../payments/sync-pass';
 import { planDryRun, type DryRunPlan } from '../sync/dry-run';
 import { RunLockedError, runSync, type SyncSummary } from '../sync/run';
+import { migrateWithBackup } from '../store/backup';
 import { createCliContext, globalsOf } from './context';
 import { CliError, ExitCode, UsageError } from './exit-codes';
 import { createProgress } from './progress';
@@ -36,6 +38,11 @@ export function registerSyncCommand(program: Command): void {
     .action(async (flags: SyncFlags, command: Command) => {
       const ctx = createCliContext(globalsOf(command));
       try {
+        // An older database is migrated by sync itself, after an online backup (every row kept).
+        if (!flags.dryRun) {
+          const migrated = await migrateWithBackup(ctx.config.db, { now: new Date() });
+          if (migrated.applied > 0) ctx.logger.warn('database migrated', { applied: migrated.applied, backup: migrated.backup });
+        }
         process.exitCode = await syncCommand(ctx.config, ctx.store(), ctx.client(), ctx.logger, flags);
       } finally {
         ctx.close();
@@ -80,10 +87,28 @@ export async function syncCommand(
   }
   const progress = createProgress();
   const controller = new AbortController();
-  // SIGTERM / SIGINT: the unit in flight finishes, the lease is released, then we exit.
-  const stop = () => controller.abort();
-  process.once('SIGTERM', stop);
-  process.once('SIGINT', stop);
+  // SIGTERM / SIGINT: the unit in flight finishes if it can within STOP_GRACE_MS, else it is
+  // abandoned whole (each unit is one SQLite transaction: nothing half-written); either way the
+  // lease is released and the exit code is 128 + the signal's number. A second signal stops at once.
+  let received: NodeJS.Signals | null = null;
+  const hardStop = (signal: NodeJS.Signals) => {
+    progress.done();
+    try {
+      store.lease.release({ pid: process.pid, host: hostname() });
+    } catch {
+      // The lease then expires by itself (60 s); status shows the run as interrupted.
+    }
+    process.stderr.write(`bankdata: stopped by ${signal}; the unit in flight was abandoned whole and the lease released\n`);
+    process.exit(signalExitCode(signal));
+  };
+  const stop = (signal: NodeJS.Signals) => {
+    if (received) hardStop(signal);
+    received = signal;
+    controller.abort();
+    setTimeout(() => hardStop(signal), STOP_GRACE_MS).unref();
+  };
+  process.on('SIGTERM', stop);
+  process.on('SIGINT', stop);
   let summary: SyncSummary;
   try {
     summary = await runSync({
@@ -107,11 +132,20 @@ export async function syncCommand(
     progress.done();
   }
   // Payments not yet terminal are polled with the run, when the Payments API is configured.
-  const payments = summary.fatal || summary.interrupted ? null : await paymentsPass(config, store, logger);
+  const payments = summary.fatal || summary.interrupted || received ? null : await paymentsPass(config, store, logger);
   out(flags.json ? `${JSON.stringify({ ...summary, payments }, null, 2)}\n` : formatSummary(summary, config) + formatPayments(payments));
+  if (received) return signalExitCode(received);
   const code = exitCodeOf(summary);
   if (payments?.authenticationError) return Math.max(code, ExitCode.Auth);
   return code === ExitCode.Ok && payments && payments.failures.length > 0 ? ExitCode.Partial : code;
+}
+
+/** How long a stopping run may take to finish its unit in flight before it is abandoned. */
+const STOP_GRACE_MS = 5_000;
+
+/** 128 + the signal's number, as shells report it (130 SIGINT, 143 SIGTERM). */
+export function signalExitCode(signal: NodeJS.Signals): number {
+  return 128 + (constants.signals[signal] ?? 0);
 }
 
 function formatPayments(p: PaymentsPassResult | null): string {

@@ -28,6 +28,8 @@ export interface Config {
     readonly floor: string | null;
     readonly concurrency: number;
     readonly windowDays: number;
+    /** Records one listing may hold in memory (docs/security.md). */
+    readonly maxRecordsPerListing: number;
   };
   readonly schedule: {
     readonly sync: string;

@@ -62,6 +62,7 @@ export const syncSchema = z.strictObject({
   floor: z.string().refine(isNzDate).nullable(),
   concurrency: z.int().min(1).max(64),
   windowDays: wholeDays(1, 366),
+  maxRecordsPerListing: z.int().min(100).max(1_000_000),
 });
 
 export const scheduleSchema = z.strictObject({
@@ -109,11 +110,12 @@ export const EXPECTED_FORM: Record<string, string> = {
   dataDir: 'a directory path (relative to the working directory)',
   redirectWhitelist: 'a list of absolute URLs as registered in the client portal',
   'redirectWhitelist[]': 'an absolute URL with a host, e.g. https://app.example.nz/callback or https://*.example.nz/',
-  sync: 'an object with lookbackDays, floor, concurrency, windowDays',
+  sync: 'an object with lookbackDays, floor, concurrency, windowDays, maxRecordsPerListing',
   'sync.lookbackDays': 'a whole number of days from 0 to 3650',
   'sync.floor': 'an NZ date YYYY-MM-DD, or null',
   'sync.concurrency': 'a whole number from 1 to 64',
   'sync.windowDays': 'a whole number of days from 1 to 366',
+  'sync.maxRecordsPerListing': 'a whole number from 100 to 1000000',
   schedule: 'an object with sync, expiryCheck, metaRefresh',
   'schedule.sync': 'a cron expression, e.g. "0 2 * * *"',
   'schedule.expiryCheck': 'a cron expression, e.g. "0 8 * * *"',

@@ -3,7 +3,7 @@
  * names where the value came from: a JSON file, an environment variable, or a CLI flag.
  * Secrets come only from the environment or a secret file, never from a layer.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { z } from 'zod';
 import { registerSecret } from '../log';
@@ -24,6 +24,9 @@ export const ENV_KEYS = {
 
 type Env = Readonly<Record<string, string | undefined>>;
 
+/** A configuration file is a few lines: a bigger one (or a device) is refused before it is read. */
+const MAX_CONFIG_BYTES = 1024 * 1024;
+
 /** Keys that look like a secret: refused in files and flags, where they would leak. */
 const SECRET_KEY = /secret|password|passwd|token|api_?key/i;
 
@@ -33,9 +36,18 @@ const SECRET_KEY = /secret|password|passwd|token|api_?key/i;
 /** A JSON config file as a layer; null when the file does not exist. */
 export function readJsonLayer(file: string, label: string): ConfigLayer | null {
   if (!existsSync(file)) return null;
+  let text: string;
+  try {
+    if (!statSync(file).isFile()) throw new ConfigError(`${label} is not a file`, 'remove it, or make it a JSON file');
+    if (statSync(file).size > MAX_CONFIG_BYTES) throw new ConfigError(`${label} is larger than ${MAX_CONFIG_BYTES} bytes`, 'a configuration file is a few lines of JSON');
+    text = readFileSync(file, 'utf8');
+  } catch (error) {
+    if (error instanceof ConfigError) throw error;
+    throw new ConfigError(`${label} cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'})`);
+  }
   let values: unknown;
   try {
-    values = JSON.parse(readFileSync(file, 'utf8'));
+    values = JSON.parse(text);
   } catch {
     // V8's message quotes the text around the fault ("tSecret": hunter2-ve"…): a secret misplaced
     // in the file, not yet known to the redaction, would reach the output. It is not repeated.
@@ -113,7 +125,7 @@ export function validateWith<T>(
     return `${nameOf(path)}: expected ${expected}, got ${display(valueAt(values, issue.path), path)}`;
   });
   throw new ConfigError(
-    `invalid configuration in ${source}:\n  ${lines.join('\n').split('\n').join('\n  ')}`,
+    `invalid configuration in ${source}: ${lines.join('\n').split('\n').join('; ')}`,
     'see docs/configuration.md',
   );
 }
@@ -159,9 +171,25 @@ function valueAt(values: unknown, path: readonly PropertyKey[]): unknown {
 /** A value for an error message; a URL carrying user info is not echoed (it may hold a password). */
 function display(value: unknown, path: string): string {
   if (value === undefined) return 'nothing';
-  if (typeof value === 'string' && /baseurl/i.test(path) && /\/\/[^/]*@/.test(value)) return 'a URL with user info';
+  if (typeof value === 'string' && /url/i.test(path)) return displayUrl(value);
   const text = JSON.stringify(value) ?? String(value);
   return text.length > 80 ? `${text.slice(0, 77)}...` : text;
+}
+
+/**
+ * A URL without the parts that may hold a secret (user info, query, fragment): named, never
+ * shown (docs/configuration.md: a secret never reaches a message).
+ */
+function displayUrl(value: string): string {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return 'a text that is not an absolute URL';
+  }
+  const parts = [url.username || url.password ? 'user info' : '', url.search ? 'a query' : '', url.hash ? 'a fragment' : ''].filter(Boolean);
+  const bare = `${url.protocol}//${url.host}${url.pathname}`;
+  return parts.length > 0 ? `${JSON.stringify(bare.slice(0, 80))} with ${parts.join(' and ')} (not shown)` : JSON.stringify(bare.slice(0, 80));
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
@@ -202,10 +230,19 @@ function readSecret(env: Env, cwd: string, name: string): string | null {
       const code = (error as NodeJS.ErrnoException).code ?? 'unreadable';
       throw new ConfigError(`${fileName}: cannot read ${path} (${code})`, 'the file must hold the secret alone');
     }
+    warnIfShared(path, fileName);
     // Editors and `echo` end the file with a newline; the secret is what comes before it.
     secret = text.replace(/[\r\n]+$/, '');
     if (secret === '') throw new ConfigError(`${fileName}: ${path} is empty`, 'the file must hold the secret alone');
   }
   registerSecret(secret);
   return secret;
+}
+
+/** A secret file others can read is accepted (it may be a mounted secret) but warned about. */
+function warnIfShared(path: string, fileName: string): void {
+  const mode = statSync(path).mode & 0o777;
+  if ((mode & 0o077) !== 0) {
+    process.stderr.write(`bankdata: warning: ${fileName}: ${path} is readable by others (mode ${mode.toString(8).padStart(4, '0')}); run chmod 600 on it\n`);
+  }
 }

@@ -9,6 +9,7 @@ import { resolve } from 'node:path';
 import { Readable, type Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { openAtomicFile } from '../fs/atomic-file';
+import { toLocalFileError } from '../fs/output-path';
 
 export const STDOUT = '-';
 
@@ -34,13 +35,18 @@ export async function writeOutput(out: string, chunks: Chunks, stdout: Writable 
     return { path: STDOUT, bytes };
   }
   const finalPath = resolve(out);
-  const file = await openAtomicFile(finalPath, { hiddenTemp: true });
+  let file;
+  try {
+    file = await openAtomicFile(finalPath, { hiddenTemp: true, createDirectories: false });
+  } catch (error) {
+    throw toLocalFileError(finalPath, error);
+  }
   try {
     await pipeline(Readable.from(counted()), file.stream);
     await file.commit();
   } catch (error) {
     await file.abort();
-    throw error;
+    throw toLocalFileError(finalPath, error);
   }
   return { path: finalPath, bytes };
 }

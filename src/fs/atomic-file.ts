@@ -15,6 +15,8 @@ import { finished } from 'node:stream/promises';
 export interface AtomicFileOptions {
   /** `.<name>.<hex>.tmp` (hidden from a listing of the directory) instead of `<name>.<hex>.tmp`. */
   hiddenTemp?: boolean;
+  /** Create missing directories owner-only (default; statement files). Exports pass false. */
+  createDirectories?: boolean;
 }
 
 export interface AtomicFile {
@@ -26,10 +28,10 @@ export interface AtomicFile {
   abort(): Promise<void>;
 }
 
-/** Opens the temp file beside `finalPath`; missing directories are created owner-only. */
+/** Opens the temp file beside `finalPath`; missing directories are created owner-only unless told not to. */
 export async function openAtomicFile(finalPath: string, options: AtomicFileOptions = {}): Promise<AtomicFile> {
   const dir = dirname(finalPath);
-  await mkdir(dir, { recursive: true, mode: 0o700 });
+  if (options.createDirectories ?? true) await mkdir(dir, { recursive: true, mode: 0o700 });
   const suffix = `${randomBytes(6).toString('hex')}.tmp`;
   const tempPath = options.hiddenTemp ? join(dir, `.${basename(finalPath)}.${suffix}`) : `${finalPath}.${suffix}`;
   // flush: fsync before the descriptor closes; `finished` resolves only after that close.

@@ -1,48 +1,62 @@
 /**
- * One payment, made so that a crash and a rerun never pay twice: the idempotency key and the
- * body are stored BEFORE the request is sent (BP713), a rerun of the same request resumes the
- * stored key, and every answer is handled as the seed's idempotency and availability tables say:
+ * One payment, made so that neither a crash, nor an interrupt, nor a repeated command pays twice
+ * by accident (docs/security.md "Interrupted payments"):
  *
- * | Answer | Action |
+ * - the idempotency key and the body are stored BEFORE the request is sent (BP713), and a rerun
+ *   of a request sent without a stored answer resumes that key;
+ * - the payment is stored the moment the bank answers (`onCreated` lets the CLI print its id);
+ * - a rerun of the same request (same consent and body: amount, currency, particulars, code,
+ *   reference) whose earlier payment is not Rejected reports that payment and sends nothing;
+ *   `allowDuplicate` pays again on purpose; a caller-given `key` makes the match explicit.
+ *
+ * Each answer is handled by its client action in `PAYMENT_CODE_ACTIONS` (the bank's idempotency
+ * and availability tables), and the waits and the number of sends come from the shared retry
+ * policy (src/api/retry.ts) on the injected clock:
+ *
+ * | Action | What happens |
  * |---|---|
- * | 201 | record the payment |
- * | BP601, BP602, 429 | retry with the same key (after Retry-After when sent) |
- * | BP603 | GET the consent; retry with the same key while it is Authorised |
- * | 500, 502, 504, 503 without code, timeout, dropped | no clear answer: GET the consent's payments for our key; adopt it, else retry with the same key |
- * | BP702 | the key belongs to another payload: this distinct request takes a fresh key |
- * | BP703 | poll the named payment (message, strict pattern; else GET the consent): adopt it, never resubmit |
- * | BP708, BP709 | retry with the same key |
- * | BP710 | Rejected: resubmit with a fresh key; AcceptedSettlementCompleted: adopt it, do not resubmit |
- * | BP712 | GET the consent's payments first: adopt ours, else retry with the same key |
- * | BP036 | refused: the attempt ends; a new attempt (a rerun) takes a new key |
- * | other codes | the attempt ends with the code |
+ * | retry_same_key, retry (BP601, BP602, BP708, BP709, 429) | send again with the same key, after Retry-After when sent |
+ * | (no clear answer: 500, 502, 504, 503 without code, timeout, dropped) | GET the consent's payments for our key: adopt it, else send again |
+ * | get_consent_then_retry (BP603) | GET the consent; send again with the same key while it is Authorised |
+ * | new_key_for_distinct_request (BP702) | this distinct request takes a fresh key |
+ * | poll_named_payment (BP703) | poll the named payment (else GET the consent): adopt it, never resubmit |
+ * | resolve_by_terminal_status (BP710) | Rejected: resubmit with a fresh key; otherwise adopt it |
+ * | get_consent_payments (BP712) | GET the consent's payments first: adopt ours, else send again |
+ * | any other (BP036 refused, consent state, request errors) | the attempt ends with the code |
  */
 import { randomUUID } from 'node:crypto';
 import { UnavailableError } from '../api/errors';
-import {
-  ConsentCheckError,
-  PaymentIdempotencyError,
-  PaymentRefusedError,
-  PaymentsApiError,
-  type PaymentsClient,
-} from '../api/payments';
+import { PAYMENT_CODE_ACTIONS, PaymentRefusedError, PaymentsApiError, type PaymentsClient, type PaymentsClientAction } from '../api/payments';
 import type { Payment } from '../api/payments/schemas';
-import { backoffDelayMs, DEFAULT_RETRY_POLICY, realSleep, retryDelayMs, type RetryPolicy } from '../api/retry';
+import { Payment as PaymentSchema } from '../api/payments/schemas';
+import { DEFAULT_RETRY_POLICY, realSleep, retryDelayMs, type RetryPolicy } from '../api/retry';
+import { UsageError } from '../errors';
 import { silentLogger, type Logger } from '../log';
 import type { Store } from '../store';
-import { canonicalRequest, checkPaymentRequest, type PaymentRequestInput } from './request';
+import { findAttemptByKey, findEarlierPayment } from '../store/payment-requests';
 import { findUnansweredAttempt, insertAttempt, recordPayment, updateAttempt } from './payment-store';
+import { canonicalRequest, checkPaymentRequest, type PaymentRequestInput } from './request';
 
 export interface CreatePaymentDeps {
   client: PaymentsClient;
   store: Store;
   logger?: Logger;
+  /** The clock for stored instants and for Retry-After dates (never Date.now). */
   now?: () => Date;
   sleep?: (ms: number) => Promise<void>;
   random?: () => number;
   /** Sends in all before giving up (the attempt stays open: a rerun resumes its key). Default 8. */
   maxSends?: number;
   retry?: Partial<RetryPolicy>;
+  /** Called once the bank's answer is stored, before anything else (the CLI prints the id). */
+  onCreated?: (payment: Payment) => void;
+}
+
+export interface CreatePaymentOptions {
+  /** Pay again even though the same request already made a payment that is not Rejected. */
+  allowDuplicate?: boolean;
+  /** A caller-given idempotency key: the same key is the same payment, whatever else. */
+  key?: string;
 }
 
 export interface CreatePaymentResult {
@@ -50,6 +64,8 @@ export interface CreatePaymentResult {
   idempotencyKey: string;
   /** The stored key of an earlier run was resumed. */
   resumed: boolean;
+  /** Nothing was sent: an earlier run of the same request made this payment. */
+  duplicateOf: boolean;
   /** Requests sent to POST /payments. */
   sends: number;
 }
@@ -66,22 +82,43 @@ export class PaymentNotMadeError extends Error {
   }
 }
 
-export async function createPayment(deps: CreatePaymentDeps, input: PaymentRequestInput): Promise<CreatePaymentResult> {
+/** A caller-given key: what the bank accepts as an idempotency-key, a lowercase UUID. */
+const KEY_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+/** The action for an answer: the table's for a known code; a missing answer has none of its own. */
+function actionOf(error: unknown): PaymentsClientAction | 'no_clear_answer' | 'end' {
+  if (error instanceof PaymentsApiError) return error.action;
+  if (error instanceof UnavailableError) {
+    const known = error.code !== null ? PAYMENT_CODE_ACTIONS[error.code] : undefined;
+    if (known) return known.action;
+    return error.status === 429 ? 'retry_same_key' : 'no_clear_answer';
+  }
+  return 'end';
+}
+
+export async function createPayment(deps: CreatePaymentDeps, input: PaymentRequestInput, options: CreatePaymentOptions = {}): Promise<CreatePaymentResult> {
   const { client, store } = deps;
   const logger = deps.logger ?? silentLogger;
   const now = deps.now ?? (() => new Date());
   const sleep = deps.sleep ?? realSleep;
   const random = deps.random ?? Math.random;
-  const policy: RetryPolicy = { ...DEFAULT_RETRY_POLICY, ...deps.retry };
-  const maxSends = deps.maxSends ?? 8;
+  const policy: RetryPolicy = { ...DEFAULT_RETRY_POLICY, ...deps.retry, maxAttempts: deps.maxSends ?? 8 };
+  const clock = { now: () => now().getTime(), random };
+  if (options.key !== undefined && !KEY_PATTERN.test(options.key)) {
+    throw new UsageError('--key must be a lowercase UUID, as the bank requires of an idempotency-key', 'make one with: uuidgen | tr A-Z a-z');
+  }
 
   // The consent says what may be sent: a single consent sends neither amount nor PCR (BP235).
   const consent = await client.getConsent(input.consentId);
   const body = checkPaymentRequest(consent, input);
   const requestJson = canonicalRequest(body);
+  let sends = 0;
 
-  const open = findUnansweredAttempt(store.db, input.consentId, requestJson);
-  let key = open?.idempotencyKey ?? randomUUID();
+  const standing = await earlierStanding();
+  if (standing) return standing;
+
+  const open = options.key !== undefined ? await findAttemptByKey(store.db, options.key) : findUnansweredAttempt(store.db, input.consentId, requestJson);
+  let key = open?.idempotencyKey ?? options.key ?? randomUUID();
   const resumed = open !== null;
   if (!open) insertAttempt(store.db, { idempotencyKey: key, consentId: input.consentId, requestJson, now: now() });
   if (resumed) logger.info('resuming a payment request sent before without a stored answer', { idempotency_key: key });
@@ -89,9 +126,10 @@ export async function createPayment(deps: CreatePaymentDeps, input: PaymentReque
   const adopt = (payment: Payment): CreatePaymentResult => {
     recordPayment(store.db, payment, now());
     updateAttempt(store.db, key, { state: 'created', paymentId: payment.payment_id, now: now() });
-    return { payment, idempotencyKey: key, resumed, sends };
+    deps.onCreated?.(payment);
+    return { payment, idempotencyKey: key, resumed, duplicateOf: false, sends };
   };
-  /** A fresh key for the same request, where the seed allows one (BP702, BP710 Rejected). */
+  /** A fresh key for the same request, where the bank allows one (BP702, BP710 Rejected). */
   const freshKey = (reason: string, paymentId: string | null) => {
     updateAttempt(store.db, key, { state: 'superseded', paymentId, outcomeCode: reason, now: now() });
     key = randomUUID();
@@ -102,51 +140,73 @@ export async function createPayment(deps: CreatePaymentDeps, input: PaymentReque
     const current = await client.getConsent(input.consentId);
     return current.payments.find((p) => p.idempotency_key === key) ?? null;
   };
+  const end = (error: PaymentsApiError | UnavailableError): never => {
+    const state = error instanceof PaymentRefusedError ? 'refused' : 'failed';
+    updateAttempt(store.db, key, { state, outcomeCode: error.code, outcomeMessage: error.message, now: now() });
+    throw error;
+  };
 
-  let sends = 0;
   let last: unknown = null;
-  for (let attempt = 1; attempt <= maxSends; attempt++) {
+  for (let attempt = 1; attempt <= policy.maxAttempts; attempt++) {
+    let error: unknown;
     try {
       sends += 1;
       return adopt(await client.createPayment(body, { idempotencyKey: key }));
-    } catch (error) {
-      last = error;
-      const wait = () => sleep(error instanceof UnavailableError ? retryDelayMs(policy, attempt, error, { now: Date.now, random }) : backoffDelayMs(policy, attempt, random));
-      logger.warn('payment request answered', { attempt, code: codeOf(error), status: statusOf(error) });
-      if (error instanceof UnavailableError) {
-        const clear = error.status === 429 || (error.status === 503 && (error.code === 'BP601' || error.code === 'BP602'));
-        if (!clear) {
-          // No clear answer: check the resource before resubmitting (seed "Availability").
-          const ours = await findOurs();
-          if (ours) return adopt(ours);
+    } catch (caught) {
+      error = caught;
+    }
+    last = error;
+    const action = actionOf(error);
+    logger.warn('payment request answered', { attempt, code: codeOf(error), status: statusOf(error), action });
+    const wait = () => sleep(retryDelayMs(policy, attempt, error, clock));
+    switch (action) {
+      case 'retry_same_key':
+      case 'retry':
+        await wait();
+        continue;
+      case 'no_clear_answer':
+      case 'get_consent_payments': {
+        // No clear answer, or another request is submitting: check the resource before resubmitting.
+        const ours = await findOurs();
+        if (ours) return adopt(ours);
+        await wait();
+        continue;
+      }
+      case 'get_consent_then_retry': {
+        const current = await client.getConsent(input.consentId);
+        if (current.status !== 'Authorised') {
+          updateAttempt(store.db, key, { state: 'failed', outcomeCode: codeOf(error), outcomeMessage: `consent is ${current.status}`, now: now() });
+          throw new PaymentNotMadeError(`the bank refused consent ${input.consentId}, now ${current.status}; no payment was sent (BP603)`, key, error);
         }
         await wait();
         continue;
       }
-      if (error instanceof ConsentCheckError) {
-        const current = await client.getConsent(input.consentId);
-        if (current.status !== 'Authorised') {
-          updateAttempt(store.db, key, { state: 'failed', outcomeCode: error.code, outcomeMessage: `consent is ${current.status}`, now: now() });
-          throw new PaymentNotMadeError(`the bank refused consent ${input.consentId}, now ${current.status}; no payment was sent (BP603)`, key, error);
-        }
-        await sleep(retryDelayMs(policy, attempt, new UnavailableError('BP603', { status: 503, code: 'BP603', path: error.path, requestId: error.requestId }, error.retryAfter), { now: Date.now, random }));
+      case 'new_key_for_distinct_request':
+        // Our body is what was stored with the key, so another request owns it: a distinct request takes a unique key.
+        freshKey(codeOf(error) ?? 'BP702', null);
+        continue;
+      case 'poll_named_payment': {
+        const named = namedPayment(error);
+        const found = named ? await client.getPayment(named) : await findOurs();
+        if (found) return adopt(found);
+        await wait();
         continue;
       }
-      if (error instanceof PaymentIdempotencyError) {
-        const resolved = await resolveConflict(error);
-        if (resolved === 'retry') {
+      case 'resolve_by_terminal_status': {
+        const named = namedPayment(error);
+        const found = named ? await client.getPayment(named) : await findOurs();
+        if (!found) {
           await wait();
           continue;
         }
-        if (resolved === 'fresh') continue;
-        return adopt(resolved);
+        if (found.status !== 'Rejected') return adopt(found);
+        recordPayment(store.db, found, now());
+        freshKey(codeOf(error) ?? 'BP710', found.payment_id);
+        continue;
       }
-      if (error instanceof PaymentsApiError) {
-        const state = error instanceof PaymentRefusedError ? 'refused' : 'failed';
-        updateAttempt(store.db, key, { state, outcomeCode: error.code, outcomeMessage: error.message, now: now() });
+      default:
+        if (error instanceof PaymentsApiError || error instanceof UnavailableError) end(error);
         throw error;
-      }
-      throw error;
     }
   }
   throw new PaymentNotMadeError(
@@ -155,44 +215,48 @@ export async function createPayment(deps: CreatePaymentDeps, input: PaymentReque
     last,
   );
 
-  async function resolveConflict(error: PaymentIdempotencyError): Promise<Payment | 'retry' | 'fresh'> {
-    switch (error.code) {
-      case 'BP702':
-        // Our body is what was stored with the key, so another request owns this key: a
-        // distinct request takes a unique key (seed).
-        freshKey('BP702', null);
-        return 'fresh';
-      case 'BP703': {
-        // Poll the named payment; when the message cannot be read, GET the consent instead.
-        if (error.paymentId) return client.getPayment(error.paymentId);
-        const ours = await findOurs();
-        if (ours) return ours;
-        return 'retry';
+  /**
+   * The payment an earlier run made for this request (or this `key`), when it stands (not
+   * Rejected): reported, nothing sent. Its status is read again when the bank answers.
+   */
+  async function earlierStanding(): Promise<CreatePaymentResult | null> {
+    if (options.key !== undefined) {
+      const keyed = await findAttemptByKey(store.db, options.key);
+      if (!keyed) return null;
+      if (keyed.consentId !== input.consentId || keyed.requestJson !== requestJson) {
+        throw new UsageError(`--key ${options.key} was used for another payment request`, 'a key names one request; take a new key for a new payment');
       }
-      case 'BP708':
-      case 'BP709':
-        return 'retry';
-      case 'BP710': {
-        const named = error.paymentId ? await client.getPayment(error.paymentId) : await findOurs();
-        if (!named) return 'retry';
-        if (named.status === 'Rejected') {
-          recordPayment(store.db, named, now());
-          freshKey('BP710', named.payment_id);
-          return 'fresh';
-        }
-        return named;
-      }
-      case 'BP712': {
-        const ours = await findOurs();
-        return ours ?? 'retry';
-      }
-      default:
-        updateAttempt(store.db, key, { state: 'failed', outcomeCode: error.code, outcomeMessage: error.message, now: now() });
-        throw error;
+      if (!keyed.paymentId) return null;
+      const payment = await current(keyed.paymentId, null);
+      return payment ? { payment, idempotencyKey: keyed.idempotencyKey, resumed: true, duplicateOf: true, sends } : null;
+    }
+    if (options.allowDuplicate) return null;
+    const earlier = await findEarlierPayment(store.db, { consentId: input.consentId, requestJson });
+    if (!earlier || earlier.status === 'Rejected') return null;
+    const payment = await current(earlier.paymentId, earlier.rawJson);
+    if (!payment || payment.status === 'Rejected') return null;
+    logger.info('the same request already made a payment; not paying again', { payment_id: payment.payment_id });
+    return { payment, idempotencyKey: earlier.idempotencyKey, resumed: false, duplicateOf: true, sends };
+  }
+
+  /** The payment as the bank shows it now (stored), or as stored when the bank cannot be asked. */
+  async function current(paymentId: string, rawJson: string | null): Promise<Payment | null> {
+    try {
+      const payment = await client.getPayment(paymentId);
+      recordPayment(store.db, payment, now());
+      return payment;
+    } catch (error) {
+      if (!(error instanceof UnavailableError)) throw error;
+      const stored = rawJson ? PaymentSchema.safeParse(JSON.parse(rawJson)) : null;
+      return stored?.success ? stored.data : null;
     }
   }
 }
 
+/** BP703 / BP710 name the payment in the message (strict pattern); null: GET the consent instead. */
+function namedPayment(error: unknown): string | null {
+  return (error as { paymentId?: string | null } | null)?.paymentId ?? null;
+}
 function codeOf(error: unknown): string | null {
   return error instanceof PaymentsApiError || error instanceof UnavailableError ? error.code : null;
 }

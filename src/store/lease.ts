@@ -88,3 +88,27 @@ export function releaseLease(db: BankdataDb, holder: LeaseHolder): boolean {
     return true;
   });
 }
+
+export interface LeaseRow {
+  holderPid: number;
+  holderHost: string;
+  acquiredAt: string;
+  expiresAt: string;
+}
+
+/** The lease as stored (expired or not), or null: status tells a live run from a killed one. */
+export async function readLease(db: BankdataDb): Promise<LeaseRow | null> {
+  const row = db.select().from(lease).where(eq(lease.id, LEASE_ROW)).get();
+  return row ? { holderPid: row.holderPid, holderHost: row.holderHost, acquiredAt: row.acquiredAt, expiresAt: row.expiresAt } : null;
+}
+
+/**
+ * What an unfinished run (no finished_at) is: 'running' only while a lease that is not expired
+ * was taken no later than the run started (its own); a lease that expired, is gone, or was
+ * taken over by a later run means its process was killed: 'interrupted'.
+ */
+export function unfinishedRunState(run: { startedAt: string }, current: LeaseRow | null, now: Date): 'running' | 'interrupted' {
+  if (!current) return 'interrupted';
+  if (Date.parse(current.expiresAt) <= now.getTime()) return 'interrupted';
+  return Date.parse(current.acquiredAt) <= Date.parse(run.startedAt) ? 'running' : 'interrupted';
+}

@@ -1,13 +1,19 @@
 /**
- * Opens (and creates) the database: directory 0700 when we create it, file 0600, WAL,
- * foreign keys on, a busy timeout, migrations applied with drizzle's migrator.
+ * Opens the database. Writing: creates it when missing (directory 0700 and file 0600, only
+ * what this function created), WAL, foreign keys on, a busy timeout, migrations applied with
+ * drizzle's migrator (or refused, see `migrate`). Read-only: never creates, never writes a
+ * pragma or a migration; a database that needs a migration is refused with a hint to run
+ * `bankdata db migrate`. Nothing that exists is ever chmod-ed: a path the user named (a
+ * directory, a device, a read-only file) keeps its permissions, and anything that is not a
+ * SQLite file is refused before SQLite touches it (docs/security.md "Local misuse").
  */
-import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from 'node:fs';
+import { closeSync, existsSync, lstatSync, mkdirSync, openSync, readFileSync, readSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { drizzle } from 'drizzle-orm/better-sqlite3';
 import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
+import { DatabaseError } from '../errors';
 import type { BankdataDb } from './db';
 import { nzOffsets } from './schema';
 import { nzOffsetTransitions } from './time';
@@ -16,6 +22,8 @@ export const MIGRATIONS_DIR = fileURLToPath(new URL('./migrations', import.meta.
 const BUSY_TIMEOUT_MS = 10_000;
 /** Years covered by nz_offsets (v_consents.days_to_expiry); NULL outside them. */
 const NZ_OFFSET_YEARS = { from: 2000, to: 2100 } as const;
+const SQLITE_HEADER = 'SQLite format 3\0';
+export const MIGRATE_HINT = 'run `bankdata db migrate` (it takes a backup first)';
 
 export interface OpenedDatabase {
   sqlite: Database.Database;
@@ -23,28 +31,163 @@ export interface OpenedDatabase {
   path: string;
 }
 
-export function openDatabase(path: string): OpenedDatabase {
-  const file = resolve(path);
-  const dir = dirname(file);
-  // A directory we create is private. One that exists is the user's (it could be /tmp): left as is.
-  if (!existsSync(dir)) mkdirSync(dir, { recursive: true, mode: 0o700 });
-  if (!existsSync(file)) closeSync(openSync(file, 'a', 0o600));
-  chmodSync(file, 0o600);
+export interface OpenDatabaseOptions {
+  /** Open read-only: never create, never write (status, export, meta, consents list). */
+  readOnly?: boolean;
+  /**
+   * Writing opens only: 'apply' (default) migrates; 'refuse-existing' migrates only a database
+   * with no migration applied yet (nothing to lose) and refuses any other with exit 6 and the
+   * `bankdata db migrate` hint (the CLI's writers: a migration is taken after a backup).
+   */
+  migrate?: 'apply' | 'refuse-existing';
+  /** Read-only opens only: accept a database with pending migrations or none (backup, migrate). */
+  allowPending?: boolean;
+}
 
-  const sqlite = new Database(file);
+/** Why the file cannot be a database, checked before SQLite opens it (null: it can be one). */
+function checkFile(file: string): { exists: boolean } {
+  let link;
+  try {
+    link = lstatSync(file);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { exists: false };
+    throw new DatabaseError(file, `cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'})`);
+  }
+  const stat = link.isSymbolicLink() ? statSafe(file) : link;
+  if (!stat) throw new DatabaseError(file, 'is a dangling symbolic link');
+  if (stat.isDirectory()) throw new DatabaseError(file, 'is a directory, not a database file', 'name a file with --db or BANKDATA_DB');
+  if (!stat.isFile()) throw new DatabaseError(file, 'is not a regular file', 'name a file with --db or BANKDATA_DB');
+  if (stat.size > 0) {
+    const header = Buffer.alloc(16);
+    let fd: number | null = null;
+    try {
+      fd = openSync(file, 'r');
+      readSync(fd, header, 0, 16, 0);
+    } catch (error) {
+      throw new DatabaseError(file, `cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'})`);
+    } finally {
+      if (fd !== null) closeSync(fd);
+    }
+    if (header.toString('latin1') !== SQLITE_HEADER) throw new DatabaseError(file, 'is not a SQLite database', 'name the bankdata database with --db or BANKDATA_DB');
+  }
+  return { exists: true };
+}
+
+function statSafe(file: string) {
+  try {
+    return statSync(file);
+  } catch {
+    return null;
+  }
+}
+
+/** The `when` of each migration in the journal, in order. */
+export function journalMigrations(): number[] {
+  const journal = JSON.parse(readFileSync(`${MIGRATIONS_DIR}/meta/_journal.json`, 'utf8')) as { entries: { when: number }[] };
+  return journal.entries.map((e) => e.when);
+}
+
+/** Migrations applied to the open database, and how many of the journal's are pending. */
+export function migrationState(sqlite: Database.Database): { applied: number; pending: number } {
+  const table = sqlite.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name = '__drizzle_migrations'").get();
+  const journal = journalMigrations();
+  if (!table) return { applied: 0, pending: journal.length };
+  const row = sqlite.prepare('SELECT COUNT(*) AS n, MAX(created_at) AS last FROM __drizzle_migrations').get() as { n: number; last: number | null };
+  const last = row.last ?? 0;
+  return { applied: row.n, pending: journal.filter((when) => when > last).length };
+}
+
+/** A SQLite error from better-sqlite3 as exit 6, naming the path; anything else as it is. */
+export function toDatabaseError(file: string, error: unknown): unknown {
+  if (error instanceof DatabaseError) return error;
+  const code = (error as { code?: unknown } | null)?.code;
+  if (typeof code === 'string' && code.startsWith('SQLITE_')) {
+    const reason: Record<string, string> = {
+      SQLITE_NOTADB: 'is not a SQLite database',
+      SQLITE_CORRUPT: 'is damaged',
+      SQLITE_READONLY: 'is read-only and this command writes',
+      SQLITE_CANTOPEN: 'cannot be opened',
+      SQLITE_IOERR: 'could not be read or written (I/O error)',
+      SQLITE_FULL: 'could not be written: the disk is full',
+      SQLITE_PERM: 'may not be accessed (permission denied)',
+    };
+    const base = code.split('_').slice(0, 2).join('_');
+    return new DatabaseError(file, `${reason[base] ?? 'cannot be used'} (${code})`);
+  }
+  return error;
+}
+
+let lastOpened: string | null = null;
+/** The database this process opened last: named by the CLI's error handler for a SQLite error. */
+export function lastOpenedDatabase(): string | null {
+  return lastOpened;
+}
+
+export function openDatabase(path: string, options: OpenDatabaseOptions = {}): OpenedDatabase {
+  const file = resolve(path);
+  lastOpened = file;
+  const { exists } = checkFile(file);
+  if (options.readOnly) {
+    if (!exists) throw new DatabaseError(file, 'does not exist', 'run `bankdata sync` first, or name the database with --db or BANKDATA_DB');
+    return openReadOnly(file, options.allowPending ?? false);
+  }
+  if (!exists) create(file);
+
+  let sqlite: Database.Database;
+  try {
+    sqlite = new Database(file, { fileMustExist: true });
+  } catch (error) {
+    throw toDatabaseError(file, error);
+  }
   try {
     sqlite.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
     sqlite.pragma('journal_mode = WAL');
     sqlite.pragma('synchronous = NORMAL');
     sqlite.pragma('foreign_keys = ON');
     const db = drizzle(sqlite);
+    const state = migrationState(sqlite);
+    if (state.pending > 0 && state.applied > 0 && options.migrate === 'refuse-existing') {
+      throw new DatabaseError(file, `needs ${state.pending} migration(s) before this version can write to it`, MIGRATE_HINT);
+    }
     migrate(db, { migrationsFolder: MIGRATIONS_DIR });
     fillNzOffsets(db);
-    for (const side of ['-wal', '-shm']) if (existsSync(file + side)) chmodSync(file + side, 0o600);
     return { sqlite, db, path: file };
   } catch (error) {
     sqlite.close();
-    throw error;
+    throw toDatabaseError(file, error);
+  }
+}
+
+/** Creates the file (0600) and its directory (0700) when missing: the only modes this sets. */
+function create(file: string): void {
+  const dir = dirname(file);
+  try {
+    // A directory we create is private. One that exists is the user's (it could be /tmp): left as is.
+    if (!existsSync(dir)) mkdirSync(dir, { recursive: true, mode: 0o700 });
+    closeSync(openSync(file, 'wx', 0o600));
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return;
+    throw new DatabaseError(file, `could not be created (${(error as NodeJS.ErrnoException).code ?? 'error'})`);
+  }
+}
+
+function openReadOnly(file: string, allowPending: boolean): OpenedDatabase {
+  let sqlite: Database.Database;
+  try {
+    sqlite = new Database(file, { readonly: true, fileMustExist: true });
+  } catch (error) {
+    throw toDatabaseError(file, error);
+  }
+  try {
+    sqlite.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
+    const state = migrationState(sqlite);
+    if (allowPending) return { sqlite, db: drizzle(sqlite), path: file };
+    if (state.applied === 0) throw new DatabaseError(file, 'is empty: nothing has been synced into it', 'run `bankdata sync` first, or name the database with --db or BANKDATA_DB');
+    if (state.pending > 0) throw new DatabaseError(file, `needs ${state.pending} migration(s) before this version can read it`, MIGRATE_HINT);
+    return { sqlite, db: drizzle(sqlite), path: file };
+  } catch (error) {
+    sqlite.close();
+    throw toDatabaseError(file, error);
   }
 }
 

@@ -7,7 +7,7 @@ import type Database from 'better-sqlite3';
 import type { AccountId, BankMeta, BankName, Consent, ConsentId, StatementId } from '../api/schemas';
 import { inWriteTransaction, type BankdataDb } from './db';
 import { acquireLease, releaseLease, renewLease, type AcquireResult, type LeaseHolder } from './lease';
-import { openDatabase } from './open';
+import { openDatabase, type OpenDatabaseOptions } from './open';
 import {
   addConsent,
   getBankMeta,
@@ -107,14 +107,14 @@ export interface Store {
   };
 }
 
-export interface OpenStoreOptions {
+export interface OpenStoreOptions extends OpenDatabaseOptions {
   /** The clock for every `now` left out (tests fix it). */
   now?: Clock;
 }
 
-/** Opens the database (creating it, its directory and the schema as needed). */
+/** Opens the database (writing: creating it, its directory and the schema as needed; see open.ts). */
 export function openStore(path: string, options: OpenStoreOptions = {}): Store {
-  const { sqlite, db, path: file } = openDatabase(path);
+  const { sqlite, db, path: file } = openDatabase(path, options);
   const clock = options.now ?? systemClock;
   const at = (now: Instant | undefined): Instant => now ?? clock();
 

@@ -3,10 +3,11 @@
  * atomically (src/fs/atomic-file.ts: temp file, fsync, rename) with their SHA-256 and size.
  */
 import { createHash } from 'node:crypto';
-import { readdir, rm } from 'node:fs/promises';
-import { join, posix } from 'node:path';
+import { lstat, readdir, rm } from 'node:fs/promises';
+import { dirname, join, posix, relative, sep } from 'node:path';
 import { Writable } from 'node:stream';
 import { finished } from 'node:stream/promises';
+import { LocalFileError } from '../errors';
 import { openAtomicFile } from '../fs/atomic-file';
 
 const EXTENSIONS: Record<string, string> = { 'application/pdf': 'pdf', 'text/csv': 'csv' };
@@ -44,8 +45,13 @@ export interface AtomicFile {
   abort(): Promise<void>;
 }
 
-/** Opens `<final>.<random>.tmp` beside the final path (src/fs/atomic-file.ts), hashing what passes. */
-export async function createAtomicFile(finalPath: string): Promise<AtomicFile> {
+/**
+ * Opens `<final>.<random>.tmp` beside the final path (src/fs/atomic-file.ts), hashing what
+ * passes. Below `root` (the data directory) no symbolic link is followed: a link planted in
+ * `statements/` must not send statement files elsewhere (docs/security.md "Local misuse").
+ */
+export async function createAtomicFile(finalPath: string, root?: string): Promise<AtomicFile> {
+  if (root !== undefined) await refuseLinksBelow(root, dirname(finalPath));
   const file = await openAtomicFile(finalPath);
   const hash = createHash('sha256');
   let bytes = 0;
@@ -105,4 +111,21 @@ export async function sweepTempFiles(dir: string): Promise<number> {
     }
   }
   return removed;
+}
+
+/** Throws LocalFileError when a directory between `root` (exclusive) and `dir` is a symbolic link. */
+async function refuseLinksBelow(root: string, dir: string): Promise<void> {
+  const rel = relative(root, dir);
+  if (rel.startsWith('..')) throw new LocalFileError(dir, `is outside the data directory ${root}`);
+  let current = root;
+  for (const part of rel.split(sep).filter(Boolean)) {
+    current = join(current, part);
+    let stat;
+    try {
+      stat = await lstat(current);
+    } catch {
+      return; // missing from here on: created owner-only by openAtomicFile
+    }
+    if (stat.isSymbolicLink()) throw new LocalFileError(current, 'is a symbolic link inside the data directory; refused (statement files are never written through links)');
+  }
 }

@@ -74,7 +74,7 @@ export async function syncStatementFile(
     // Each attempt gets a fresh temp file; a broken earlier attempt's is removed.
     if (file) await file.abort();
     relativePath = statementFilePath(scope.bank, accountId, statementId, contentType);
-    file = await createAtomicFile(resolveInDataDir(ctx.dataDir, relativePath));
+    file = await createAtomicFile(resolveInDataDir(ctx.dataDir, relativePath), ctx.dataDir);
     return file.stream;
   };
   try {

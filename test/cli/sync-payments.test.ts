@@ -64,11 +64,11 @@ describe('sync and status with payments', () => {
     // The Data API part of the same run landed the merchant's credit, so the payment is matched.
     const matched = h.store.sqlite.prepare('SELECT count(*) AS n FROM v_payment_matches WHERE payment_id = ?').get(payment.payment_id) as { n: number };
     expect(matched.n).toBe(1);
-    expect(readStatus(h.store, 14).payments).toEqual({ unmatched: [], ambiguous: [] });
+    expect((await readStatus(h.store, 14)).payments).toEqual({ unmatched: [], ambiguous: [] });
 
     // A settled payment without its credit is listed by status.
     h.store.sqlite.prepare("UPDATE transactions SET removed_at = '2026-03-10T00:00:00.000Z' WHERE transaction_id LIKE 'pmt-%'").run();
-    const report = readStatus(h.store, 14);
+    const report = await readStatus(h.store, 14);
     expect(report.payments.unmatched.map((u) => u.payment_id)).toContain(payment.payment_id);
     expect(formatStatus(report, 14)).toContain(`settled payments without a matching bank transaction`);
   });

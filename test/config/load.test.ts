@@ -39,7 +39,7 @@ describe('loadConfig defaults', () => {
       db: join(cwd, 'data', 'bankdata.sqlite'),
       dataDir: join(cwd, 'data'),
       redirectWhitelist: [],
-      sync: { lookbackDays: 14, floor: null, concurrency: 4, windowDays: 31 },
+      sync: { lookbackDays: 14, floor: null, concurrency: 4, windowDays: 31, maxRecordsPerListing: 100000 },
       schedule: { sync: '0 2 * * *', expiryCheck: '0 8 * * *', metaRefresh: '0 6 * * 1' },
       expiryWarningDays: 14,
       sources: ['config/default.json', 'environment', 'flags'],
@@ -78,7 +78,7 @@ describe('loadConfig precedence: default.json, local.json, environment, flags', 
       sync: { windowDays: 7, lookbackDays: 3 },
     });
     const fromLocal = loadConfig({ cwd, env: {} });
-    expect(fromLocal.sync).toEqual({ lookbackDays: 3, floor: null, concurrency: 4, windowDays: 7 });
+    expect(fromLocal.sync).toEqual({ lookbackDays: 3, floor: null, concurrency: 4, windowDays: 7, maxRecordsPerListing: 100000 });
     expect(fromLocal.db).toBe(join(cwd, 'local.sqlite'));
     expect(fromLocal.sources).toEqual(['config/default.json', join(cwd, 'config', 'local.json'), 'environment', 'flags']);
 
@@ -97,7 +97,7 @@ describe('loadConfig precedence: default.json, local.json, environment, flags', 
     });
     expect(fromFlags.db).toBe(join(cwd, 'flag.sqlite'));
     expect(fromFlags.dataDir).toBe(join(cwd, 'store'));
-    expect(fromFlags.sync).toEqual({ lookbackDays: 3, floor: null, concurrency: 4, windowDays: 2 });
+    expect(fromFlags.sync).toEqual({ lookbackDays: 3, floor: null, concurrency: 4, windowDays: 2, maxRecordsPerListing: 100000 });
   });
 
   it('derives the database path from BANKDATA_DATA_DIR when BANKDATA_DB is unset', () => {

@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -42,6 +42,7 @@ describe('bankdata export (the command)', () => {
   });
 
   it('--out writes the file, reports rows and bytes on stderr; BANKDATA_DB names the database', async () => {
+    mkdirSync(join(fx.dir, 'exports'), { recursive: true });
     const r = await bankdata(['export', 'accounts', '--format', 'json', '--out', 'exports/accounts.json'], { BANKDATA_DB: fx.path });
     expect(r.code).toBe(0);
     const out = join(fx.dir, 'exports', 'accounts.json');
@@ -64,13 +65,13 @@ describe('bankdata export (the command)', () => {
     expect(existsSync(join(fx.dir, 'x.ofx'))).toBe(false);
   });
 
-  it('an unknown dataset exits 2; a missing database exits 2 and is not created', async () => {
+  it('an unknown dataset exits 2; a missing database exits 6, named, and is not created', async () => {
     const unknown = await bankdata(['export', 'ledger', '--format', 'csv', '--db', fx.path]);
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toContain('unknown dataset: "ledger"');
     const missing = await bankdata(['export', 'runs', '--format', 'csv', '--db', 'nowhere/bankdata.sqlite']);
-    expect(missing.code).toBe(2);
-    expect(missing.stderr).toContain(`no database at ${join(fx.dir, 'nowhere', 'bankdata.sqlite')}`);
+    expect(missing.code).toBe(6);
+    expect(missing.stderr).toContain(`database ${join(fx.dir, 'nowhere', 'bankdata.sqlite')}: does not exist`);
     expect(existsSync(join(fx.dir, 'nowhere'))).toBe(false);
   });
 });

@@ -59,6 +59,7 @@ describe('atomic output', () => {
   it('a failure mid-export keeps the previous file under the final name intact', async () => {
     const dir = join(fx.dir, 'fail-old');
     const out = join(dir, 'runs.ndjson');
+    mkdirSync(dir); // an export never creates directories
     await exportDataset(fx.store.sqlite, { dataset: 'accounts', format: 'ndjson', out });
     const before = readFileSync(out);
     const seen = failMidway(dir, 4000);
@@ -76,6 +77,7 @@ describe('atomic output', () => {
 
   it('a successful export is owner-only (0600), complete, and leaves no temp file', async () => {
     const out = join(fx.dir, 'ok', 'runs.csv');
+    mkdirSync(join(fx.dir, 'ok'));
     const result = await exportDataset(fx.store.sqlite, { dataset: 'runs', format: 'csv', out });
     expect(result.rows).toBeGreaterThan(ROWS);
     expect(statSync(out).mode & 0o777).toBe(0o600);

@@ -101,7 +101,7 @@ describe('payments → settlement → sync → reconciliation', () => {
         consentId: consentOf(h.emu, 'enduring'),
         amount: { total: '33.00', currency: 'NZD' },
         pcr: { particulars: 'SUB-0001', code: 'MONTHLY', reference: 'TWIN' },
-      });
+      }, { allowDuplicate: i > 0 });
       twins.push(result.payment.payment_id);
     }
     h.emu.advance(120_000);

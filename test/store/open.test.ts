@@ -52,7 +52,7 @@ describe('openStore', () => {
     second.close();
   });
 
-  it('tightens an existing database file to 0600 but leaves an existing directory as it is', () => {
+  it('leaves the mode of an existing database file and directory as they are (it did not create them)', () => {
     const dir = join(tempDir(), 'shared');
     mkdirSync(dir, { mode: 0o755 });
     chmodSync(dir, 0o755);
@@ -60,7 +60,7 @@ describe('openStore', () => {
     writeFileSync(file, '', { mode: 0o644 });
     chmodSync(file, 0o644);
     openStore(file).close();
-    expect(mode(file)).toBe(0o600);
+    expect(mode(file)).toBe(0o644);
     expect(mode(dir)).toBe(0o755);
   });
 });

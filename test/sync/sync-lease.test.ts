@@ -125,7 +125,7 @@ describe('the run lease and SIGTERM', () => {
     expect(leaseRows(store)).toEqual([]);
   });
 
-  it('SIGTERM: the unit in flight finishes, the run is recorded partial (interrupted), the lease released', async () => {
+  it('SIGTERM: the unit in flight finishes, the run is recorded partial (interrupted), the lease released, exit 143', async () => {
     const consentId = consentWith('Authorised', 'ReadStatements');
     const { store, dir } = freshStore([consentId]);
     // One consent: its units run one after another, so "in flight" is one request at a time.
@@ -142,7 +142,8 @@ describe('the run lease and SIGTERM', () => {
     const result = await exit;
     expect(seqAtSignal).toBeGreaterThan(0);
     expect(result.signal).toBeNull();
-    expect(result.code).toBe(1);
+    // 128 + 15, as a shell reports a process stopped by SIGTERM.
+    expect(result.code).toBe(143);
     const summary = JSON.parse(result.stdout) as { outcome: string; interrupted: boolean; runId: string };
     expect(summary).toMatchObject({ outcome: 'partial', interrupted: true });
 

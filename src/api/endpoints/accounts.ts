@@ -19,6 +19,7 @@ export function listAll<M extends 'Account' | 'Balance' | 'Transaction' | 'State
     first,
     origin: transport.base.origin,
     maxPages: transport.maxPages,
+    maxRecords: transport.maxRecords,
     fetchPage: (url) => transport.exchange({ kind, method: 'GET', url }),
   });
 }

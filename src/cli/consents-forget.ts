@@ -1,0 +1,56 @@
+/**
+ * `bankdata consents forget ID [--dry-run]`: deletes on request the data of an ENDED consent
+ * (revoked, expired, rejected: the bank no longer shares it): rows, statement files and raw
+ * payloads (src/store/forget.ts); accounts another consent still reads keep what it reads.
+ * Says what it removed; `--dry-run` says what it would remove and changes nothing.
+ */
+import { rmSync } from 'node:fs';
+import type { Command } from 'commander';
+import { isEndedStatus } from '../sync/consent';
+import { resolveInDataDir } from '../sync/files';
+import { forgetConsentData, type ForgetReport } from '../store/forget';
+import { createCliContext, globalsOf } from './context';
+import { ExitCode, UsageError } from './exit-codes';
+import { parseConsentId } from './consents';
+
+export function registerConsentForgetCommand(consents: Command): void {
+  consents
+    .command('forget')
+    .description('delete the stored data of an ended consent: rows, statement files, raw payloads')
+    .argument('<id>', 'consent id')
+    .option('--dry-run', 'say what would be removed; change nothing')
+    .action(async (id: string, flags: { dryRun?: boolean }, command: Command) => {
+      const consentId = parseConsentId(id);
+      const ctx = createCliContext(globalsOf(command));
+      try {
+        const store = ctx.store();
+        const record = store.consents.get(consentId);
+        if (!record) throw new UsageError(`consent ${consentId} is not stored`, 'bankdata consents list --offline shows the stored ones');
+        if (!isEndedStatus(record.status) && record.endedAt === null) {
+          throw new UsageError(`consent ${consentId} has not ended (${record.status ?? 'status unread'}); only an ended consent's data is forgotten`, `bankdata consents revoke ${consentId} first`);
+        }
+        const report = await forgetConsentData(store.sqlite, consentId, { dryRun: flags.dryRun ?? false });
+        let removedFiles = 0;
+        if (!flags.dryRun) {
+          for (const file of report.files) {
+            rmSync(resolveInDataDir(ctx.config.dataDir, file), { force: true });
+            removedFiles += 1;
+          }
+        }
+        process.stdout.write(describe(report, flags.dryRun ?? false, removedFiles));
+        process.exitCode = ExitCode.Ok;
+      } finally {
+        ctx.close();
+      }
+    });
+}
+
+function describe(report: ForgetReport, dryRun: boolean, removedFiles: number): string {
+  const rows = Object.entries(report.deleted).map(([table, n]) => `${n} ${table}`);
+  const kept = Object.entries(report.handedOver).map(([table, n]) => `${n} ${table}`);
+  const lines = [
+    `${dryRun ? 'would remove' : 'removed'} for consent ${report.consentId}: ${rows.length > 0 ? rows.join(', ') : 'no rows'}; ${dryRun ? report.files.length : removedFiles} statement file(s)`,
+  ];
+  if (kept.length > 0) lines.push(`kept (another consent reads these accounts): ${kept.join(', ')}`);
+  return `${lines.join('\n')}\n`;
+}
