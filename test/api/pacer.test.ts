@@ -32,6 +32,7 @@ async function simulate(opts: { rate: number; burst: number; latencyMs: number; 
     tokens -= 1;
     return true;
   };
+  const result: SimResult = { sent: 0, refused: 0, refusedLate: 0, lateRate: 0, rate: null };
   let lateAccepted = 0;
   let stop = false;
   const lane = async () => {
