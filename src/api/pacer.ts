@@ -35,6 +35,19 @@ export interface PacerState {
   refused: number;
   /** Total time requests waited for their slot, ms. */
   waitedMs: number;
+  /** Mean time from send to answer (moving average), ms; null before any answer. */
+  latencyMs: number | null;
+}
+
+/**
+ * Lanes that keep the pacer busy: enough that `rate` requests per second flow while each lane
+ * waits `latencyMs` per request (with half again for the lane's own work), within [min, max];
+ * `max` while no rate is known (the pacer then learns it).
+ */
+export function lanesFor(state: Pick<PacerState, 'rate' | 'latencyMs'>, min: number, max: number): number {
+  if (state.rate === null || state.latencyMs === null) return max;
+  const needed = Math.ceil(1.5 * state.rate * (state.latencyMs / 1000)) + 1;
+  return Math.max(min, Math.min(max, needed));
 }
 
 export interface Pacer {
@@ -72,6 +85,7 @@ export function createPacer(options: PacerOptions): Pacer {
   let acceptedTotal = 0;
   let refusedTotal = 0;
   let waitedMs = 0;
+  let latencyMs: number | null = null;
 
   const rateAt = (t: number): number | null => {
     if (base === null) return null;
@@ -149,7 +163,9 @@ export function createPacer(options: PacerOptions): Pacer {
     },
     settle(sentAt, answer) {
       if (answer.headers) learnFromHeaders(answer.headers);
-      forget(options.now());
+      const t = options.now();
+      latencyMs = latencyMs === null ? t - sentAt : latencyMs * 0.9 + (t - sentAt) * 0.1;
+      forget(t);
       if (answer.status === 429) {
         refusedTotal += 1;
         if (source !== 'headers') learnFromRefusal(sentAt);
@@ -160,7 +176,7 @@ export function createPacer(options: PacerOptions): Pacer {
       }
     },
     state() {
-      return { rate: rateAt(options.now()), source, accepted: acceptedTotal, refused: refusedTotal, waitedMs };
+      return { rate: rateAt(options.now()), source, accepted: acceptedTotal, refused: refusedTotal, waitedMs, latencyMs };
     },
   };
 }

@@ -28,6 +28,8 @@ export interface Config {
     readonly floor: string | null;
     readonly concurrency: number;
     readonly windowDays: number;
+    readonly minWindowDays: number;
+    readonly partyRefreshDays: number;
   };
   readonly schedule: {
     readonly sync: string;
