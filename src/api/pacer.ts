@@ -39,17 +39,6 @@ export interface PacerState {
   latencyMs: number | null;
 }
 
-/**
- * Lanes that keep the pacer busy: enough that `rate` requests per second flow while each lane
- * waits `latencyMs` per request (with half again for the lane's own work), within [min, max];
- * `max` while no rate is known (the pacer then learns it).
- */
-export function lanesFor(state: Pick<PacerState, 'rate' | 'latencyMs'>, min: number, max: number): number {
-  if (state.rate === null || state.latencyMs === null) return max;
-  const needed = Math.ceil(1.5 * state.rate * (state.latencyMs / 1000)) + 1;
-  return Math.max(min, Math.min(max, needed));
-}
-
 export interface Pacer {
   /** Waits for this request's send slot; returns the send instant to pass to `settle`. */
   acquire(): Promise<number>;
@@ -68,6 +57,8 @@ const ROUGH = 0.05;
 const CREEP_PER_S = 0.0005;
 /** Before any bound: a refusal with no estimate yet starts from the accepted rate of the last second. */
 const FIRST_WINDOW_MS = 1000;
+/** How fast the creep itself grows while no refusal comes, per second². */
+const ACCELERATION_PER_S2 = 0.0003;
 /** Refusals tried as the start of a bound (the most recent ones). */
 const MAX_ANCHORS = 64;
 /** Upward creep per second while no bound is certified yet. */
@@ -93,7 +84,10 @@ export function createPacer(options: PacerOptions): Pacer {
     // Creep fast while the bound is rough; once it is tight, barely (each probe past the
     // limit costs a refusal).
     const creep = uncertainty > ROUGH ? uncertainty : CREEP_PER_S;
-    return base * Math.exp((creep * Math.max(0, t - baseAt)) / 1000);
+    // The longer without a refusal, the faster it creeps: a bound measured while the lanes
+    // sent less than the bank allowed is low, and only a probe past it shows that.
+    const s = Math.max(0, t - baseAt) / 1000;
+    return base * Math.exp(creep * s + (ACCELERATION_PER_S2 * s * s) / 2);
   };
 
   const forget = (t: number) => {
