@@ -59,6 +59,8 @@ const CREEP_PER_S = 0.0005;
 const FIRST_WINDOW_MS = 1000;
 /** How fast the creep itself grows while no refusal comes, per second². */
 const ACCELERATION_PER_S2 = 0.0003;
+/** The most the rate creeps above its last bound (a client that never reaches the limit). */
+const MAX_CREEP = 8;
 /** Refusals tried as the start of a bound (the most recent ones). */
 const MAX_ANCHORS = 64;
 /** Upward creep per second while no bound is certified yet. */
@@ -87,7 +89,7 @@ export function createPacer(options: PacerOptions): Pacer {
     // The longer without a refusal, the faster it creeps: a bound measured while the lanes
     // sent less than the bank allowed is low, and only a probe past it shows that.
     const s = Math.max(0, t - baseAt) / 1000;
-    return base * Math.exp(creep * s + (ACCELERATION_PER_S2 * s * s) / 2);
+    return base * Math.min(MAX_CREEP, Math.exp(creep * s + (ACCELERATION_PER_S2 * s * s) / 2));
   };
 
   const forget = (t: number) => {

@@ -110,11 +110,11 @@ export async function syncTransactions(
       continue;
     }
     const { rows } = outcome.value;
-    const days = windowSpanDays(window);
     learning.accepted(rows);
-    if (days >= 1 && window.to > window.from) {
+    if (window.to > window.from) {
       account.rows += rows;
       account.days += (window.to.toMillis() - window.from.toMillis()) / 86_400_000;
+      learning.density(`${ref.consentId}|${ref.accountId}`, account.rows / account.days);
     }
     // A refused window's count is the sum of the windows that cover it, once all have landed.
     for (const r of refused) {
@@ -126,7 +126,6 @@ export async function syncTransactions(
     }
   }
   if (account.days > 0) await ctx.store.syncState.setRowsPerDay({ ...key, rowsPerDay: account.rows / account.days });
-  if (account.days > 0) learning.density(account.rows / account.days);
   await learning.save();
 }
 
@@ -152,8 +151,11 @@ interface BankLearning {
   minRefusedRows: number | null;
   accepted(rows: number): void;
   refused(rows: number): void;
-  density(rowsPerDay: number): void;
-  /** Rows per day to assume for an account never read: the mean of the bank's accounts so far. */
+  density(account: string, rowsPerDay: number): void;
+  /**
+   * Rows per day to assume for an account never read: the densest of the bank's accounts so
+   * far (a window too small costs part of a page; one too large a refusal and a split).
+   */
   prior(): number | null;
   save(): Promise<void>;
 }
@@ -166,7 +168,7 @@ function windowLearning(ctx: SyncContext, bank: AccountRef['bank']): Promise<Ban
   let learning = perRun.get(bank);
   if (!learning) {
     learning = ctx.store.syncState.getWindowKnowledge(bank).then((known) => {
-      const densities: number[] = [];
+      const densities = new Map<string, number>();
       let dirty = false;
       const state: BankLearning = {
         maxAcceptedRows: known.maxAcceptedRows,
@@ -183,11 +185,11 @@ function windowLearning(ctx: SyncContext, bank: AccountRef['bank']): Promise<Ban
             dirty = true;
           }
         },
-        density(rowsPerDay) {
-          densities.push(rowsPerDay);
+        density(account, rowsPerDay) {
+          densities.set(account, rowsPerDay);
         },
         prior() {
-          return densities.length === 0 ? null : densities.reduce((a, b) => a + b, 0) / densities.length;
+          return densities.size === 0 ? null : Math.max(...densities.values());
         },
         async save() {
           if (!dirty) return;
