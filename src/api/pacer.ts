@@ -59,8 +59,13 @@ const CREEP_PER_S = 0.0005;
 const FIRST_WINDOW_MS = 1000;
 /** How fast the creep itself grows while no refusal comes, per second². */
 const ACCELERATION_PER_S2 = 0.0003;
+/** A refusal more than this after the one before is isolated: the rate is only trimmed. */
+const ISOLATED_MS = 1000;
+const TRIM = 0.03;
 /** The most the rate creeps above its last bound (a client that never reaches the limit). */
 const MAX_CREEP = 8;
+/** The creep of a rough bound stops at e^MAX_GROWTH times it (a client that never reaches the limit). */
+const MAX_GROWTH = 8;
 /** Refusals tried as the start of a bound (the most recent ones). */
 const MAX_ANCHORS = 64;
 /** Upward creep per second while no bound is certified yet. */
@@ -89,7 +94,7 @@ export function createPacer(options: PacerOptions): Pacer {
     // The longer without a refusal, the faster it creeps: a bound measured while the lanes
     // sent less than the bank allowed is low, and only a probe past it shows that.
     const s = Math.max(0, t - baseAt) / 1000;
-    return base * Math.min(MAX_CREEP, Math.exp(creep * s + (ACCELERATION_PER_S2 * s * s) / 2));
+    return base * Math.exp(Math.min(creep * s, MAX_GROWTH)) * Math.min(MAX_CREEP, Math.exp((ACCELERATION_PER_S2 * s * s) / 2));
   };
 
   const forget = (t: number) => {
@@ -110,7 +115,14 @@ export function createPacer(options: PacerOptions): Pacer {
       const rate = ((count - 1) * 1000) / (t - a);
       if (!best || rate > best.rate) best = { rate, count };
     }
-    if (best) {
+    const previous = refusals.at(-1);
+    const isolated = base !== null && (previous === undefined || t - previous > ISOLATED_MS);
+    if (best && isolated) {
+      // One refusal after a quiet spell is a clump of sends (a stalled event loop, a burst of
+      // lanes), not a rate above the bank's: trim a little, never below the certified bound.
+      const current = rateAt(t)!;
+      base = Math.max(best.rate * (1 + PROBE), current * (1 - TRIM));
+    } else if (best) {
       uncertainty = 1 / best.count;
       base = best.rate * (1 + PROBE);
       source = 'refusals';

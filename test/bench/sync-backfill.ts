@@ -179,7 +179,9 @@ export default async function bench(): Promise<void> {
     const client = createDataApiClient({ baseUrl: emu.baseUrl, clientId: emu.clientId, clientSecret: emu.clientSecret });
     const cpu = process.cpuUsage();
     t = performance.now();
-    const summary = await runSync({ store, client, dataDir, settings: SETTINGS });
+    // The local clock follows the emulator's frozen data clock (party data's age is judged by it).
+    const now = () => emu.now();
+    const summary = await runSync({ store, client, dataDir, settings: SETTINGS, now });
     const wallMs = performance.now() - t;
     const cpuUsed = process.cpuUsage(cpu);
     const log = countLog(emu.requests().filter((e) => e.seq > logAfter));
@@ -234,6 +236,38 @@ export default async function bench(): Promise<void> {
     row('**lower bound (the largest)**', boundMs);
     row('CPU time of the process (sync + in-process emulator)', (cpuUsed.user + cpuUsed.system) / 1000);
     process.stdout.write(`\nwall / bound ${(wallMs / boundMs).toFixed(2)}; requests made / minimum ${(sum(log.all) / minimum.total).toFixed(2)}\n`);
+
+    // Nightly runs: the clock moves one day, then six more (party data is due after seven).
+    const accounts = consentIds.reduce((n, id) => {
+      const consent = emu.consent(id);
+      return consent?.status === 'Authorised' ? n + consent.accountKeys.length : n;
+    }, 0);
+    const nightly: { label: string; counts: LogCounts; wallMs: number; cpuMs: number; outcome: string }[] = [];
+    for (const [label, days] of [['one day later', 1], ['seven days after the backfill', 6]] as const) {
+      emu.advance(days * 86_400_000);
+      const after = emu.requests().at(-1)?.seq ?? 0;
+      // A new process each night: a new client, its token fetched afresh.
+      const nightClient = createDataApiClient({ baseUrl: emu.baseUrl, clientId: emu.clientId, clientSecret: emu.clientSecret });
+      const nightCpu = process.cpuUsage();
+      const started = performance.now();
+      const run = await runSync({ store, client: nightClient, dataDir, settings: SETTINGS, now });
+      const used = process.cpuUsage(nightCpu);
+      nightly.push({
+        label,
+        counts: countLog(emu.requests().filter((e) => e.seq > after)),
+        wallMs: performance.now() - started,
+        cpuMs: (used.user + used.system) / 1000,
+        outcome: run.outcome,
+      });
+    }
+    process.stdout.write(`\nNightly runs: requests per account, ${fmt(accounts)} accounts of Authorised consents\n\n`);
+    process.stdout.write(`| Requests | ${nightly.map((n) => n.label).join(' | ')} |\n|---|${nightly.map(() => '---:').join('|')}|\n`);
+    for (const k of REQUEST_KINDS) process.stdout.write(`| ${k} | ${nightly.map((n) => fmt(n.counts.all[k])).join(' | ')} |\n`);
+    process.stdout.write(`| **all** | ${nightly.map((n) => `**${fmt(sum(n.counts.all))}**`).join(' | ')} |\n`);
+    process.stdout.write(`| 429 / BDT263 | ${nightly.map((n) => `${sum(n.counts.tooMany)} / ${sum(n.counts.bdt263)}`).join(' | ')} |\n`);
+    process.stdout.write(`| **per account** | ${nightly.map((n) => `**${(sum(n.counts.all) / accounts).toFixed(2)}**`).join(' | ')} |\n`);
+    process.stdout.write(`| wall / CPU (s) | ${nightly.map((n) => `${secs(n.wallMs)} / ${secs(n.cpuMs)}`).join(' | ')} |\n`);
+    process.stdout.write(`| outcome | ${nightly.map((n) => n.outcome).join(' | ')} |\n`);
   } finally {
     store.close();
     await emu.close();
