@@ -9,6 +9,7 @@ import type { Dispatcher } from 'undici';
 import { silentLogger, type Logger } from '../log';
 import { ConfigurationError } from './errors';
 import { assertTransportAllowed, createHttp, type Http, type HttpStats } from './http';
+import { createPacer, type Pacer, type PacerState } from './pacer';
 import { DEFAULT_RETRY_POLICY, realSleep, type RetryDeps, type RetryPolicy } from './retry';
 import { createTokenProvider, type TokenAuthMethod, type TokenProvider } from './token';
 
@@ -46,6 +47,8 @@ export interface ClientCoreSettings {
 export interface ClientCoreStats extends HttpStats {
   /** Retries made by the policy (waits taken), all requests. */
   retries: number;
+  /** The pacer's learned rate and counts (docs/client.md "Pacing"). */
+  pacing?: PacerState;
 }
 
 export interface ClientCore {
@@ -57,6 +60,8 @@ export interface ClientCore {
   tokens: TokenProvider;
   retryPolicy: RetryPolicy;
   retryDeps: RetryDeps;
+  /** One pacer for every request of this client, all lanes. */
+  pacer: Pacer;
   /** Scopes assigned to the client, from the token response (fetches a token if none yet). */
   grantedScopes(): Promise<readonly string[]>;
   stats(): ClientCoreStats;
@@ -116,6 +121,7 @@ export function createClientCore(options: ApiClientOptions, settings: ClientCore
     now,
     logger,
   });
+  const pacer = createPacer({ now, sleep: retryDeps.sleep });
   return {
     base,
     basePath,
@@ -124,11 +130,12 @@ export function createClientCore(options: ApiClientOptions, settings: ClientCore
     tokens,
     retryPolicy,
     retryDeps,
+    pacer,
     grantedScopes: async () => {
       await tokens.getToken();
       return tokens.scopes();
     },
-    stats: () => ({ ...http.stats(), retries }),
+    stats: () => ({ ...http.stats(), retries, pacing: pacer.state() }),
     serverNow: () => http.serverNow(),
   };
 }

@@ -87,6 +87,7 @@ export function createDataApiClient(options: DataApiClientOptions): DataApiClien
     retryPolicy,
     retryDeps,
     logger,
+    pacer: core.pacer,
   });
   const fileOptions = {
     maxBytes: options.maxFileBytes ?? 64 * 1024 * 1024,

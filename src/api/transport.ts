@@ -7,6 +7,7 @@ import type { Logger } from '../log';
 import { ProtocolError, type ApiError } from './errors';
 import { toApiError } from './map-error';
 import type { Http, HttpAnswer, HttpExchange, HttpMethod, StreamAnswer } from './http';
+import type { Pacer } from './pacer';
 import { parseErrorBody } from './parse';
 import { withRetry, type RetryDeps, type RetryPolicy } from './retry';
 import type { Endpoint } from './rules';
@@ -47,6 +48,8 @@ export interface TransportOptions {
   retryPolicy: RetryPolicy;
   retryDeps: RetryDeps;
   logger: Logger;
+  /** Every request's send slot (the token request excepted); absent: unpaced. */
+  pacer?: Pacer;
 }
 
 export function createTransport(options: TransportOptions): Transport {
@@ -68,17 +71,26 @@ export function createTransport(options: TransportOptions): Transport {
     },
   });
 
+  /** One request through the pacer: its slot first, then what the bank answered. */
+  async function openPaced(exchange: HttpExchange): Promise<StreamAnswer> {
+    if (!options.pacer) return http.open(exchange);
+    const sentAt = await options.pacer.acquire();
+    const answer = await http.open(exchange);
+    options.pacer.settle(sentAt, answer);
+    return answer;
+  }
+
   /** Seed Authentication 4: on 401 get a new token and retry once. */
   async function openAuthorised(request: ApiRequest): Promise<StreamAnswer> {
     const first = await tokens.getToken();
-    const answer = await http.open(toExchange(request, first));
+    const answer = await openPaced(toExchange(request, first));
     if (answer.status !== 401) return answer;
     answer.body.resume();
     tokens.invalidate(first);
     const second = await tokens.getToken();
     options.logger.debug('401 answered: retrying once with a new token', { path: answer.path, requestId: answer.requestId });
     // A second 401 falls through to toApiError: an authentication error.
-    return http.open(toExchange(request, second));
+    return openPaced(toExchange(request, second));
   }
 
   /** Throws the mapped error for a non-2xx answer (its body read for code and message). */

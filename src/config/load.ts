@@ -30,6 +30,8 @@ export interface Config {
     readonly windowDays: number;
     /** Records one listing may hold in memory (docs/security.md). */
     readonly maxRecordsPerListing: number;
+    readonly minWindowDays: number;
+    readonly partyRefreshDays: number;
   };
   readonly schedule: {
     readonly sync: string;

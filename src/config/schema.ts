@@ -61,7 +61,12 @@ export const syncSchema = z.strictObject({
   lookbackDays: wholeDays(0, 3650),
   floor: z.string().refine(isNzDate).nullable(),
   concurrency: z.int().min(1).max(64),
-  windowDays: wholeDays(1, 366),
+  /** The largest transaction window (NZ days); the sync picks each window's size below it. */
+  windowDays: wholeDays(1, 3650),
+  /** The smallest window the sync plans (BDT263 halving may still go down to one day). */
+  minWindowDays: wholeDays(1, 3650),
+  /** Party data is read again after this many days (a new consent: always). */
+  partyRefreshDays: wholeDays(0, 3650),
   maxRecordsPerListing: z.int().min(100).max(1_000_000),
 });
 
@@ -110,11 +115,13 @@ export const EXPECTED_FORM: Record<string, string> = {
   dataDir: 'a directory path (relative to the working directory)',
   redirectWhitelist: 'a list of absolute URLs as registered in the client portal',
   'redirectWhitelist[]': 'an absolute URL with a host, e.g. https://app.example.nz/callback or https://*.example.nz/',
-  sync: 'an object with lookbackDays, floor, concurrency, windowDays, maxRecordsPerListing',
+  sync: 'an object with lookbackDays, floor, concurrency, windowDays, minWindowDays, partyRefreshDays, maxRecordsPerListing',
   'sync.lookbackDays': 'a whole number of days from 0 to 3650',
   'sync.floor': 'an NZ date YYYY-MM-DD, or null',
   'sync.concurrency': 'a whole number from 1 to 64',
-  'sync.windowDays': 'a whole number of days from 1 to 366',
+  'sync.windowDays': 'a whole number of days from 1 to 3650',
+  'sync.minWindowDays': 'a whole number of days from 1 to 3650',
+  'sync.partyRefreshDays': 'a whole number of days from 0 to 3650',
   'sync.maxRecordsPerListing': 'a whole number from 100 to 1000000',
   schedule: 'an object with sync, expiryCheck, metaRefresh',
   'schedule.sync': 'a cron expression, e.g. "0 2 * * *"',

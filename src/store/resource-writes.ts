@@ -2,9 +2,9 @@
  * Unit commits for accounts, balances, statements and parties: each call is one SQLite
  * transaction holding the rows and the unit's rejects, and returns what it did.
  */
-import { and, eq, isNull, type SQL } from 'drizzle-orm';
+import { and, desc, eq, isNull, max, type SQL } from 'drizzle-orm';
 import type { AccountId, BankName, ConsentId, StatementId } from '../api/schemas';
-import { inWriteTransaction, type BankdataDb } from './db';
+import { inWriteTransaction, type BankdataDb, type Conn } from './db';
 import { mergeRow } from './merge';
 import { insertRejectRows } from './rejects';
 import {
@@ -234,4 +234,28 @@ function upsert<R extends { rawJson: string; consentId: ConsentId }>(step: {
   }
   step.update(merged);
   return 'updated';
+}
+
+/**
+ * When party data was last read: the consent's customer (accountId null) or the account's
+ * owner (whichever consent read it). Null when never. Async like the Store will be.
+ */
+export async function partyLastSeen(db: Conn, key: { bank: BankName; consentId: ConsentId; accountId: AccountId | null }): Promise<string | null> {
+  const where =
+    key.accountId === null
+      ? and(eq(parties.bank, key.bank), eq(parties.consentId, key.consentId), isNull(parties.accountId))
+      : and(eq(parties.bank, key.bank), eq(parties.accountId, key.accountId));
+  return db.select({ at: max(parties.lastSeenAt) }).from(parties).where(where).get()?.at ?? null;
+}
+
+/** The `StartDateTime` of the newest statement held for the account, or null. */
+export async function latestStatementStart(db: Conn, key: { bank: BankName; accountId: AccountId }): Promise<string | null> {
+  const row = db
+    .select({ start: statements.startDateTime })
+    .from(statements)
+    .where(and(eq(statements.bank, key.bank), eq(statements.accountId, key.accountId)))
+    .orderBy(desc(statements.startDateTime))
+    .limit(1)
+    .get();
+  return row?.start ?? null;
 }

@@ -13,6 +13,7 @@ import {
   foreignKey,
   index,
   integer,
+  real,
   primaryKey,
   sqliteTable,
   text,
@@ -281,15 +282,22 @@ export const syncState = sqliteTable(
     consentId: text('consent_id').$type<ConsentId>().notNull(),
     resource: text('resource').notNull(),
     watermark: text('watermark'),
+    /** Transactions per NZ day seen in this account's windows (sizes the next windows). */
+    rowsPerDay: real('rows_per_day'),
     updatedAt: text('updated_at').notNull(),
   },
   (t) => [primaryKey({ columns: [t.bank, t.accountId, t.consentId, t.resource] })],
 );
 
-/** Per bank, the transaction window size (NZ days) that last worked without BDT263. */
+/**
+ * Per bank, what its transaction queries taught (BDT263): the window size (NZ days) that last
+ * worked, the most rows one accepted query returned, and the fewest rows known in a refused one.
+ */
 export const bankWindow = sqliteTable('bank_window', {
   bank: text('bank', { enum: BANKS }).primaryKey(),
   windowDays: integer('window_days').notNull(),
+  maxAcceptedRows: integer('max_accepted_rows'),
+  minRefusedRows: integer('min_refused_rows'),
   updatedAt: text('updated_at').notNull(),
 });
 

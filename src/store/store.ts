@@ -27,7 +27,9 @@ import {
   commitBalances,
   commitParty,
   commitStatements,
+  latestStatementStart,
   listStatementsWithoutFile,
+  partyLastSeen,
   recordStatementFile,
   type InsertCounts,
   type PartyInput,
@@ -39,12 +41,17 @@ import type { AccountRow, BalanceRow, RejectInput, RejectRow, StatementRow } fro
 import { finishRun, getRun, listRuns, startRun, type RunRow, type RunSummary } from './runs';
 import type { ConsentOutcome } from './schema';
 import {
+  getRowsPerDay,
   getWatermark,
   getWindowDays,
+  getWindowKnowledge,
   oldestOpenPending,
+  recordWindowKnowledge,
+  setRowsPerDay,
   setWatermark,
   setWindowDays,
   type SyncResource,
+  type WindowKnowledge,
 } from './sync-state';
 import { systemClock, toStoredInstant, type Clock, type Instant } from './time';
 import { commitTransactionWindow, type TransactionWindowInput, type WindowCounts } from './window-commit';
@@ -80,6 +87,10 @@ export interface Store {
   commitStatements(input: WithNow<UnitInput<StatementRow>> & { accountId: AccountId }): UpsertCounts;
   recordStatementFile(input: WithNow<StatementFileInput>): void;
   listStatementsWithoutFile(key: { bank: BankName; accountId: AccountId }): StatementId[];
+  /** The `StartDateTime` (stored instant) of the newest statement held for the account. */
+  latestStatementStart(key: { bank: BankName; accountId: AccountId }): Promise<string | null>;
+  /** When the customer's (accountId null) or the account's party was last read, or null. */
+  partyLastSeen(key: { bank: BankName; consentId: ConsentId; accountId: AccountId | null }): Promise<string | null>;
   commitParty(input: WithNow<PartyInput>): UpsertCounts;
 
   syncState: {
@@ -88,6 +99,11 @@ export interface Store {
     oldestOpenPending(key: { bank: BankName; accountId: AccountId }): string | null;
     getWindowDays(bank: BankName): number | null;
     setWindowDays(bank: BankName, windowDays: number, now?: Instant): void;
+    /** What the bank's transaction queries taught (BDT263 and accepted sizes). */
+    getWindowKnowledge(bank: BankName): Promise<WindowKnowledge>;
+    recordWindowKnowledge(bank: BankName, learned: { acceptedRows?: number | null; refusedRows?: number | null; windowDays?: number | null }, now?: Instant): Promise<void>;
+    getRowsPerDay(key: { bank: BankName; accountId: AccountId; consentId: ConsentId }): Promise<number | null>;
+    setRowsPerDay(key: { bank: BankName; accountId: AccountId; consentId: ConsentId; rowsPerDay: number; now?: Instant }): Promise<void>;
   };
   runs: {
     start(options?: { runId?: string; now?: Instant }): string;
@@ -150,6 +166,8 @@ export function openStore(path: string, options: OpenStoreOptions = {}): Store {
     },
     recordStatementFile: (input) => recordStatementFile(db, { ...input, now: at(input.now) }),
     listStatementsWithoutFile: (key) => listStatementsWithoutFile(db, key),
+    latestStatementStart: (key) => latestStatementStart(db, key),
+    partyLastSeen: (key) => partyLastSeen(db, key),
     commitParty: (input) => commitParty(db, { ...input, now: at(input.now) }),
 
     syncState: {
@@ -158,6 +176,10 @@ export function openStore(path: string, options: OpenStoreOptions = {}): Store {
       oldestOpenPending: (key) => oldestOpenPending(db, key),
       getWindowDays: (bank) => getWindowDays(db, bank),
       setWindowDays: (bank, days, now) => setWindowDays(db, bank, days, at(now)),
+      getWindowKnowledge: (bank) => getWindowKnowledge(db, bank),
+      recordWindowKnowledge: (bank, learned, now) => recordWindowKnowledge(db, bank, learned, at(now)),
+      getRowsPerDay: (key) => getRowsPerDay(db, key),
+      setRowsPerDay: (key) => setRowsPerDay(db, { ...key, now: at(key.now) }),
     },
     runs: {
       start: (opts = {}) => startRun(db, { runId: opts.runId, now: at(opts.now) }),

@@ -90,3 +90,75 @@ export function setWindowDays(db: BankdataDb, bank: BankName, windowDays: number
     .onConflictDoUpdate({ target: bankWindow.bank, set: { windowDays, updatedAt } })
     .run();
 }
+
+// ---------------------------------------------------------------------------
+// What transaction queries taught (docs/configuration.md "Sync windows"). Async like the
+// Store's other operations will be: the callers await them.
+
+export interface WindowKnowledge {
+  /** The window size that last worked (NZ days); kept for old databases and the dry run. */
+  windowDays: number | null;
+  /** The most rows one accepted transactions query returned. */
+  maxAcceptedRows: number | null;
+  /** The fewest rows known in a query the bank refused (BDT263): its limit is below. */
+  minRefusedRows: number | null;
+}
+
+export async function getWindowKnowledge(db: Conn, bank: BankName): Promise<WindowKnowledge> {
+  const row = db
+    .select({ windowDays: bankWindow.windowDays, maxAcceptedRows: bankWindow.maxAcceptedRows, minRefusedRows: bankWindow.minRefusedRows })
+    .from(bankWindow)
+    .where(eq(bankWindow.bank, bank))
+    .get();
+  return row ?? { windowDays: null, maxAcceptedRows: null, minRefusedRows: null };
+}
+
+/** Merges what one account's windows taught: the largest accepted, the smallest refused. */
+export async function recordWindowKnowledge(
+  db: BankdataDb,
+  bank: BankName,
+  learned: { acceptedRows?: number | null; refusedRows?: number | null; windowDays?: number | null },
+  now: Instant,
+): Promise<void> {
+  const current = await getWindowKnowledge(db, bank);
+  const pick = (a: number | null, b: number | null | undefined, f: (x: number, y: number) => number) =>
+    b == null ? a : a == null ? b : f(a, b);
+  const maxAcceptedRows = pick(current.maxAcceptedRows, learned.acceptedRows, Math.max);
+  const minRefusedRows = pick(current.minRefusedRows, learned.refusedRows, Math.min);
+  const windowDays = learned.windowDays ?? current.windowDays ?? 1;
+  if (!Number.isInteger(windowDays) || windowDays < 1) throw new RangeError(`window days must be a positive integer: ${windowDays}`);
+  const updatedAt = toStoredInstant(now);
+  db.insert(bankWindow)
+    .values({ bank, windowDays, maxAcceptedRows, minRefusedRows, updatedAt })
+    .onConflictDoUpdate({ target: bankWindow.bank, set: { windowDays, maxAcceptedRows, minRefusedRows, updatedAt } })
+    .run();
+}
+
+/** Transactions per NZ day last seen for the account through this consent, or null. */
+export async function getRowsPerDay(db: Conn, key: WatermarkKey): Promise<number | null> {
+  const row = db
+    .select({ rowsPerDay: syncState.rowsPerDay })
+    .from(syncState)
+    .where(
+      and(
+        eq(syncState.bank, key.bank),
+        eq(syncState.accountId, key.accountId),
+        eq(syncState.consentId, key.consentId),
+        eq(syncState.resource, key.resource ?? 'transactions'),
+      ),
+    )
+    .get();
+  return row?.rowsPerDay ?? null;
+}
+
+export async function setRowsPerDay(db: Conn, key: WatermarkKey & { rowsPerDay: number; now: Instant }): Promise<void> {
+  if (!(key.rowsPerDay >= 0) || !Number.isFinite(key.rowsPerDay)) throw new RangeError(`rows per day must be a finite number ≥ 0: ${key.rowsPerDay}`);
+  const updatedAt = toStoredInstant(key.now);
+  db.insert(syncState)
+    .values({ bank: key.bank, accountId: key.accountId, consentId: key.consentId, resource: key.resource ?? 'transactions', watermark: null, rowsPerDay: key.rowsPerDay, updatedAt })
+    .onConflictDoUpdate({
+      target: [syncState.bank, syncState.accountId, syncState.consentId, syncState.resource],
+      set: { rowsPerDay: key.rowsPerDay, updatedAt },
+    })
+    .run();
+}

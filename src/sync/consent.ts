@@ -8,7 +8,7 @@ import type { BankMeta, ConsentId, ConsentStatus } from '../api/schemas';
 import type { ConsentOutcome } from '../store';
 import type { SyncContext } from './context';
 import { planConsent, type ConsentPlan } from './plan';
-import { syncAccounts, syncBalances, syncParty, syncStatementFile, syncStatements } from './resources';
+import { partyDue, syncAccounts, syncBalances, syncParty, syncStatementFile, syncStatements } from './resources';
 import { syncTransactions } from './transactions';
 import { describeError, recordFailure, runUnit } from './units';
 
@@ -94,6 +94,8 @@ async function syncPlanned(
 ): Promise<void> {
   const scope = { bank: bank.name, consentId };
   const { resources } = plan;
+  // A consent never synced before reads its party data whatever is held (docs: party refresh).
+  const firstSync = record.lastSyncedAt === null;
   if (resources.accounts.fetch) {
     const accounts = await runUnit(ctx, consentId, 'accounts', 'accounts', () => syncAccounts(ctx, scope));
     for (const account of accounts.ok ? accounts.value : []) {
@@ -118,13 +120,13 @@ async function syncPlanned(
           }
         }
       }
-      if (resources.account_party.fetch && !ctx.stopping()) {
+      if (resources.account_party.fetch && !ctx.stopping() && (await partyDue(ctx, scope, accountId, firstSync))) {
         await runUnit(ctx, consentId, `account party ${accountId}`, 'account_party', () => syncParty(ctx, scope, accountId));
       }
       ctx.onProgress();
     }
   }
-  if (resources.party.fetch && !ctx.stopping()) {
+  if (resources.party.fetch && !ctx.stopping() && (await partyDue(ctx, scope, null, firstSync))) {
     await runUnit(ctx, consentId, 'party', 'party', () => syncParty(ctx, scope, null));
   }
 }

@@ -13,10 +13,14 @@ export interface SyncSettings {
   lookbackDays: number;
   /** Config `sync.floor`: an NZ date, or null. */
   floor: string | null;
-  /** Config `sync.concurrency`: consents in parallel. */
+  /** Config `sync.concurrency`: the most consents in parallel (fewer once the rate is known). */
   concurrency: number;
-  /** Config `sync.windowDays`: first window size. */
+  /** Config `sync.windowDays`: the largest transaction window, NZ days. */
   windowDays: number;
+  /** Config `sync.minWindowDays` (default 1): the smallest window planned. */
+  minWindowDays?: number;
+  /** Config `sync.partyRefreshDays` (default 7): party data read again after this many days. */
+  partyRefreshDays?: number;
 }
 
 export interface FailedUnit {

@@ -2,6 +2,7 @@
  * The per-resource units of a consent: accounts, balances, statements with their files, and
  * party data. Each fetches, transforms (pure) and commits in one SQLite transaction.
  */
+import { DateTime } from 'luxon';
 import type { Account, AccountId, BankName, ConsentId, StatementFileType, StatementId } from '../api/schemas';
 import type { RecordReject } from '../api';
 import { addRows, type SyncContext } from './context';
@@ -47,9 +48,15 @@ export async function syncBalances(ctx: SyncContext, scope: Scope, accountId: Ac
   addRows(ctx.counters, counts);
 }
 
-/** The statement list; returns the ids of statements still without a file. */
+/**
+ * The statement list, from the newest statement already held on (`fromStatementDateTime` is
+ * inclusive, so that one comes again: one page a night), the whole list on a first read or
+ * `--full`; returns the ids of statements still without a file.
+ */
 export async function syncStatements(ctx: SyncContext, scope: Scope, accountId: AccountId): Promise<StatementId[]> {
-  const result = await ctx.client.listStatements(scope.consentId, accountId);
+  const newest = ctx.full ? null : await ctx.store.latestStatementStart({ bank: scope.bank, accountId });
+  const range = newest === null ? {} : { from: DateTime.fromISO(newest, { zone: 'utc' }) };
+  const result = await ctx.client.listStatements(scope.consentId, accountId, range);
   const tctx = context(ctx, scope);
   const { rows, strays } = splitByAccount('statement', scope, accountId, result.records, (s) => toStatementRow(s, tctx));
   const rejects = [...rejectsOf(ctx, scope, 'statement', accountId, result.rejects), ...strays];
@@ -97,6 +104,18 @@ export async function syncStatementFile(
     if (file) await (file as AtomicFile).abort();
     throw error;
   }
+}
+
+/**
+ * Whether party data is due: always for a consent never synced before and with `--full`, else
+ * when it was last read `sync.partyRefreshDays` (7) or more days ago (or never).
+ */
+export async function partyDue(ctx: SyncContext, scope: Scope, accountId: AccountId | null, firstSync: boolean): Promise<boolean> {
+  if (firstSync || ctx.full) return true;
+  const last = await ctx.store.partyLastSeen({ bank: scope.bank, consentId: scope.consentId, accountId });
+  if (last === null) return true;
+  const days = ctx.settings.partyRefreshDays ?? 7;
+  return ctx.now().diff(DateTime.fromISO(last, { zone: 'utc' }), 'days').days >= days;
 }
 
 /** The consenting customer (accountId null, GET /v1/party) or an account's owner. */

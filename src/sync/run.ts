@@ -140,6 +140,8 @@ export async function runSync(options: SyncOptions): Promise<SyncSummary> {
     if (scopeGap) {
       fatal = { kind: 'authentication', message: scopeGap };
     } else {
+      // Lanes: `sync.concurrency` (16); the client's pacer holds those the bank's rate leaves
+      // idle, so latency is no limit while rate × (latency + a lane's own work) < lanes.
       await mapPool(consentIds, options.settings.concurrency, async (consentId) => {
         if (ctx.stopping()) return;
         try {

@@ -6,12 +6,13 @@
  */
 import { DateTime } from 'luxon';
 import { SplitNeededError } from '../api';
+import { NZ_ZONE } from '../api/rules';
 import type { AccountId, BankMeta, ConsentId } from '../api/schemas';
 import type { ConsentRecord } from '../store';
 import { addRows, bankNow, type SyncContext } from './context';
 import { splitByAccount, toRejectInput, toTransactionRow } from './transform';
 import { recordFailure, runUnit } from './units';
-import { isLastWindow, nextWindowDays, splitWindow, syncRange, takeWindow, type DateWindow } from './windows';
+import { chooseWindowDays, isLastWindow, splitWindow, syncRange, takeWindow, windowSpanDays, type DateWindow } from './windows';
 
 export interface AccountRef {
   consentId: ConsentId;
@@ -48,21 +49,36 @@ export async function syncTransactions(
 ): Promise<void> {
   const range = transactionRange(ctx, consent, bank, ref.accountId);
   if (!range) return;
-  let windowDays = ctx.store.syncState.getWindowDays(ref.bank) ?? ctx.settings.windowDays;
+  if (endedAndSettled(ctx, ref, consent, range.ceiling)) {
+    ctx.logger.debug('transactions not read: the consent window ended and its rows had time to settle', { account_id: ref.accountId });
+    return;
+  }
+  const learning = await windowLearning(ctx, ref.bank);
+  const key = { bank: ref.bank, accountId: ref.accountId, consentId: ref.consentId };
+  const account = { rows: 0, days: 0, stored: await ctx.store.syncState.getRowsPerDay(key) };
+  const rowsPerDay = () => (account.days > 0 ? account.rows / account.days : (account.stored ?? learning.prior()));
   const queue: DateWindow[] = [];
+  const refused: { window: DateWindow; rows: number; covered: number; days: number }[] = [];
   let cursor = range.start;
   let planned = false; // true once the last window up to the ceiling has been taken
   // The watermark advances only over an unbroken run of committed windows: after a failed
   // window the rest still lands, but the next run starts again before the gap.
   let contiguous = true;
-  let splitSeen = false;
 
   while (queue.length > 0 || !planned) {
-    if (ctx.stopping()) return;
+    if (ctx.stopping()) break;
     let window: DateWindow;
     if (queue.length > 0) {
       window = queue.shift()!;
     } else {
+      const windowDays = chooseWindowDays({
+        rowsPerDay: rowsPerDay(),
+        maxAcceptedRows: learning.maxAcceptedRows,
+        minRefusedRows: learning.minRefusedRows,
+        remainingDays: windowSpanDays({ from: cursor, to: range.ceiling }),
+        minDays: ctx.settings.minWindowDays ?? 1,
+        maxDays: ctx.settings.windowDays,
+      });
       window = takeWindow({ from: cursor, ceiling: range.ceiling, windowDays });
       cursor = window.to;
       planned = isLastWindow(window, range.ceiling);
@@ -89,17 +105,103 @@ export async function syncTransactions(
         continue;
       }
       ctx.counters.splits += 1;
-      splitSeen = true;
-      windowDays = nextWindowDays(windowDays, halves);
+      refused.push({ window, rows: 0, covered: 0, days: windowSpanDays(window) });
       queue.unshift(...halves);
       continue;
     }
-    if (splitSeen) {
-      // The size that worked is remembered per bank, so the next windows start there.
-      ctx.store.syncState.setWindowDays(ref.bank, windowDays);
-      splitSeen = false;
+    const { rows } = outcome.value;
+    learning.accepted(rows);
+    if (window.to > window.from) {
+      account.rows += rows;
+      account.days += (window.to.toMillis() - window.from.toMillis()) / 86_400_000;
+      learning.density(`${ref.consentId}|${ref.accountId}`, account.rows / account.days);
+    }
+    // A refused window's count is the sum of the windows that cover it, once all have landed.
+    for (const r of refused) {
+      if (window.from >= r.window.from && window.to <= r.window.to) {
+        r.rows += rows;
+        r.covered += (window.to.toMillis() - window.from.toMillis());
+        if (r.covered >= r.window.to.toMillis() - r.window.from.toMillis()) learning.refused(r.rows);
+      }
     }
   }
+  if (account.days > 0) await ctx.store.syncState.setRowsPerDay({ ...key, rowsPerDay: account.rows / account.days });
+  await learning.save();
+}
+
+/**
+ * A consent whose window ended (`end_date_time` passed) is read no more once its rows were
+ * read to the end, the look-back has passed since (late rows and pending ones settled) and no
+ * pending row of the account is still open. `--full` and `--since` read it anyway.
+ */
+function endedAndSettled(ctx: SyncContext, ref: AccountRef, consent: ConsentRecord, ceiling: DateTime): boolean {
+  if (!consent.endDateTime || ctx.full || ctx.since) return false;
+  const end = DateTime.fromISO(String(consent.endDateTime), { zone: 'utc' });
+  if (!end.isValid || ceiling < end.startOf('second')) return false;
+  const watermark = ctx.store.syncState.getWatermark({ bank: ref.bank, accountId: ref.accountId, consentId: ref.consentId });
+  if (watermark === null || DateTime.fromISO(watermark, { zone: 'utc' }) < ceiling) return false;
+  const settledAt = end.setZone(NZ_ZONE).plus({ days: ctx.settings.lookbackDays });
+  if (bankNow(ctx) < settledAt) return false;
+  return ctx.store.syncState.oldestOpenPending({ bank: ref.bank, accountId: ref.accountId }) === null;
+}
+
+/** What this run knows of one bank's limit, shared by its accounts; saved after each account. */
+interface BankLearning {
+  maxAcceptedRows: number | null;
+  minRefusedRows: number | null;
+  accepted(rows: number): void;
+  refused(rows: number): void;
+  density(account: string, rowsPerDay: number): void;
+  /**
+   * Rows per day to assume for an account never read: the densest of the bank's accounts so
+   * far (a window too small costs part of a page; one too large a refusal and a split).
+   */
+  prior(): number | null;
+  save(): Promise<void>;
+}
+
+const learnings = new WeakMap<SyncContext['counters'], Map<string, Promise<BankLearning>>>();
+
+function windowLearning(ctx: SyncContext, bank: AccountRef['bank']): Promise<BankLearning> {
+  let perRun = learnings.get(ctx.counters);
+  if (!perRun) learnings.set(ctx.counters, (perRun = new Map()));
+  let learning = perRun.get(bank);
+  if (!learning) {
+    learning = ctx.store.syncState.getWindowKnowledge(bank).then((known) => {
+      const densities = new Map<string, number>();
+      let dirty = false;
+      const state: BankLearning = {
+        maxAcceptedRows: known.maxAcceptedRows,
+        minRefusedRows: known.minRefusedRows,
+        accepted(rows) {
+          if (state.maxAcceptedRows === null || rows > state.maxAcceptedRows) {
+            state.maxAcceptedRows = rows;
+            dirty = true;
+          }
+        },
+        refused(rows) {
+          if (state.minRefusedRows === null || rows < state.minRefusedRows) {
+            state.minRefusedRows = rows;
+            dirty = true;
+          }
+        },
+        density(account, rowsPerDay) {
+          densities.set(account, rowsPerDay);
+        },
+        prior() {
+          return densities.size === 0 ? null : Math.max(...densities.values());
+        },
+        async save() {
+          if (!dirty) return;
+          dirty = false;
+          await ctx.store.syncState.recordWindowKnowledge(bank, { acceptedRows: state.maxAcceptedRows, refusedRows: state.minRefusedRows });
+        },
+      };
+      return state;
+    });
+    perRun.set(bank, learning);
+  }
+  return learning;
 }
 
 async function fetchAndCommit(
@@ -108,7 +210,7 @@ async function fetchAndCommit(
   window: DateWindow,
   creditDebitFilter: 'Credit' | 'Debit' | null,
   advanceWatermark: boolean,
-): Promise<{ committed: true }> {
+): Promise<{ committed: true; rows: number }> {
   const result = await ctx.client.listTransactions(ref.consentId, ref.accountId, { from: window.from, to: window.to });
   const fetchedAt = ctx.now();
   const tctx = { bank: ref.bank, consentId: ref.consentId, fetchedAt: fetchedAt.toJSDate() };
@@ -131,7 +233,7 @@ async function fetchAndCommit(
   ctx.counters.rejects += rejects.length;
   ctx.counters.windows += 1;
   ctx.onProgress();
-  return { committed: true };
+  return { committed: true, rows: result.records.length + result.rejects.length };
 }
 
 function iso(value: DateTime): string {

@@ -132,6 +132,52 @@ export function isLastWindow(window: DateWindow, ceiling: DateTime): boolean {
 }
 
 // ---------------------------------------------------------------------------
+// Choosing the size (docs/configuration.md "Sync windows": adaptive size)
+
+/** What is known when the next window's size is chosen. */
+export interface WindowSizeInput {
+  /** Transactions per NZ day expected for the account (its own windows, else a prior); null: unknown. */
+  rowsPerDay: number | null;
+  /** The most rows one accepted query of the bank returned, or null. */
+  maxAcceptedRows: number | null;
+  /** The fewest rows known in a query the bank refused (BDT263), or null: its limit lies below. */
+  minRefusedRows: number | null;
+  /** NZ days the rest of the range touches, the next window's included. */
+  remainingDays: number;
+  /** Config `sync.minWindowDays` and `sync.windowDays`. */
+  minDays: number;
+  maxDays: number;
+}
+
+/** The share of the bank's known limit a window aims at: rows per day vary from day to day. */
+export const TARGET_FILL = 0.85;
+
+/**
+ * NZ days for the next window: as many as the bank's known limit allows at the account's rate
+ * (aiming at `TARGET_FILL` of it), the rest of the range spread evenly over the windows it
+ * needs, within [minDays, maxDays]. With no limit known or no rate known, the largest window:
+ * the bank's BDT263 then teaches the limit, and the halves the rate.
+ */
+export function chooseWindowDays(input: WindowSizeInput): number {
+  const max = Math.max(1, input.maxDays);
+  const min = Math.max(1, Math.min(input.minDays, max));
+  const remaining = Math.max(1, input.remainingDays);
+  const limit = input.minRefusedRows === null ? null : Math.max(input.minRefusedRows - 1, input.maxAcceptedRows ?? 0, 1);
+  if (limit === null || input.rowsPerDay === null) return clamp(max, min, max);
+  const target = limit * TARGET_FILL;
+  const perWindow = input.rowsPerDay > 0 ? Math.max(1, Math.floor(target / input.rowsPerDay)) : max;
+  const days = clamp(perWindow, min, max);
+  // The whole rest in one window when it fits under the limit itself, else evenly spread.
+  if (input.rowsPerDay * remaining <= limit * 0.95 && remaining <= max) return Math.max(min, remaining);
+  const windows = Math.ceil(remaining / days);
+  return clamp(Math.ceil(remaining / windows), min, max);
+}
+
+function clamp(value: number, min: number, max: number): number {
+  return Math.max(min, Math.min(max, value));
+}
+
+// ---------------------------------------------------------------------------
 // Splitting on BDT263
 
 /**

@@ -11,16 +11,18 @@
  * (Retry-After honoured), a fresh database. The emulator runs in this process: the CPU time
  * reported includes it.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { createDataApiClient } from '../../src/api';
+import type { PacerState } from '../../src/api/pacer';
 import { addNzDays, formatNz, nzDateOf, nzMidnight } from '../../src/api/rules';
 import { BANKS, type ConsentFlow, type ConsentId, type Permission } from '../../src/api/schemas';
 import { startEmulator, type RequestLogEntry, type StartedEmulator } from '../../src/emulator';
 import { bankMeta } from '../../src/emulator/bank-meta';
 import { openStore } from '../../src/store';
+import type { SyncSettings } from '../../src/sync/context';
 import { runSync } from '../../src/sync/run';
 import {
   REQUEST_KINDS,
@@ -36,15 +38,17 @@ const CUSTOMERS = num('BENCH_CUSTOMERS', 8);
 const LATENCY_MS = num('BENCH_LATENCY_MS', 20);
 const RATE = num('BENCH_RATE', 50);
 const BURST = num('BENCH_BURST', 20);
-const CONCURRENCY = num('BENCH_CONCURRENCY', 4);
+/** The default configuration's sync settings (config/default.json), knobs over it. */
+const DEFAULT_SYNC = (JSON.parse(readFileSync(new URL('../../config/default.json', import.meta.url), 'utf8')) as { sync: SyncSettings }).sync;
+const CONCURRENCY = num('BENCH_CONCURRENCY', DEFAULT_SYNC.concurrency);
 const EXTRA_CONSENTS = process.env.BENCH_EXTRA_CONSENTS !== '0';
 /** A fixed data clock, so that runs on different days serve the same world. */
 const START = process.env.BENCH_START ?? '2026-03-10T10:00:00+13:00';
 const SEED = 7;
 const REDIRECT_URI = 'https://app.example.nz/consent/return';
-/** Config `sync.windowDays`, the first window's size (default 31). */
-const WINDOW_DAYS = num('BENCH_WINDOW_DAYS', 31);
-const SETTINGS = { lookbackDays: 14, floor: null, concurrency: CONCURRENCY, windowDays: WINDOW_DAYS };
+/** Config `sync.windowDays`, the largest window. */
+const WINDOW_DAYS = num('BENCH_WINDOW_DAYS', DEFAULT_SYNC.windowDays);
+const SETTINGS: SyncSettings = { ...DEFAULT_SYNC, concurrency: CONCURRENCY, windowDays: WINDOW_DAYS };
 const FULL: readonly Permission[] = [
   'ReadAccountsDetail',
   'ReadBalances',
@@ -146,6 +150,9 @@ function countLog(entries: readonly RequestLogEntry[]): LogCounts {
   return counts;
 }
 
+const pacing = (p: PacerState | undefined) =>
+  p ? `learned ${p.rate === null ? 'no limit' : `${p.rate.toFixed(2)} req/s`} (${p.source}), ${p.refused} refused, mean latency ${p.latencyMs?.toFixed(1) ?? '-'} ms, waited ${secs(p.waitedMs)} s in all` : '-';
+
 const sum = (c: KindCounts) => REQUEST_KINDS.reduce((s, k) => s + c[k], 0);
 
 export default async function bench(): Promise<void> {
@@ -172,7 +179,9 @@ export default async function bench(): Promise<void> {
     const client = createDataApiClient({ baseUrl: emu.baseUrl, clientId: emu.clientId, clientSecret: emu.clientSecret });
     const cpu = process.cpuUsage();
     t = performance.now();
-    const summary = await runSync({ store, client, dataDir, settings: SETTINGS });
+    // The local clock follows the emulator's frozen data clock (party data's age is judged by it).
+    const now = () => emu.now();
+    const summary = await runSync({ store, client, dataDir, settings: SETTINGS, now });
     const wallMs = performance.now() - t;
     const cpuUsed = process.cpuUsage(cpu);
     const log = countLog(emu.requests().filter((e) => e.seq > logAfter));
@@ -198,7 +207,8 @@ export default async function bench(): Promise<void> {
     process.stdout.write(
       `\nsettings: latency ${LATENCY_MS} ms, rate limit ${RATE} req/s burst ${BURST}, concurrency ${CONCURRENCY}, windowDays ${WINDOW_DAYS}, ` +
         `page size ${limits.pageSize}, max result size ${[...new Set(Object.values(limits.maxResultSize))].join('/')}; outcome ${summary.outcome}, ` +
-        `${summary.counters.failedUnits.length} failed units, ${summary.counters.splits} BDT263 splits, ${client.stats().retries} retries\n`,
+        `${summary.counters.failedUnits.length} failed units, ${summary.counters.splits} BDT263 splits, ${client.stats().retries} retries; ` +
+        `pacer: ${pacing(client.stats().pacing)}\n`,
     );
     process.stdout.write('\n| Requests | Minimum | Made | of which 2xx | 429 | 422 BDT263 | other |\n|---|---:|---:|---:|---:|---:|---:|\n');
     for (const k of REQUEST_KINDS) {
@@ -226,6 +236,38 @@ export default async function bench(): Promise<void> {
     row('**lower bound (the largest)**', boundMs);
     row('CPU time of the process (sync + in-process emulator)', (cpuUsed.user + cpuUsed.system) / 1000);
     process.stdout.write(`\nwall / bound ${(wallMs / boundMs).toFixed(2)}; requests made / minimum ${(sum(log.all) / minimum.total).toFixed(2)}\n`);
+
+    // Nightly runs: the clock moves one day, then six more (party data is due after seven).
+    const accounts = consentIds.reduce((n, id) => {
+      const consent = emu.consent(id);
+      return consent?.status === 'Authorised' ? n + consent.accountKeys.length : n;
+    }, 0);
+    const nightly: { label: string; counts: LogCounts; wallMs: number; cpuMs: number; outcome: string }[] = [];
+    for (const [label, days] of [['one day later', 1], ['seven days after the backfill', 6]] as const) {
+      emu.advance(days * 86_400_000);
+      const after = emu.requests().at(-1)?.seq ?? 0;
+      // A new process each night: a new client, its token fetched afresh.
+      const nightClient = createDataApiClient({ baseUrl: emu.baseUrl, clientId: emu.clientId, clientSecret: emu.clientSecret });
+      const nightCpu = process.cpuUsage();
+      const started = performance.now();
+      const run = await runSync({ store, client: nightClient, dataDir, settings: SETTINGS, now });
+      const used = process.cpuUsage(nightCpu);
+      nightly.push({
+        label,
+        counts: countLog(emu.requests().filter((e) => e.seq > after)),
+        wallMs: performance.now() - started,
+        cpuMs: (used.user + used.system) / 1000,
+        outcome: run.outcome,
+      });
+    }
+    process.stdout.write(`\nNightly runs: requests per account, ${fmt(accounts)} accounts of Authorised consents\n\n`);
+    process.stdout.write(`| Requests | ${nightly.map((n) => n.label).join(' | ')} |\n|---|${nightly.map(() => '---:').join('|')}|\n`);
+    for (const k of REQUEST_KINDS) process.stdout.write(`| ${k} | ${nightly.map((n) => fmt(n.counts.all[k])).join(' | ')} |\n`);
+    process.stdout.write(`| **all** | ${nightly.map((n) => `**${fmt(sum(n.counts.all))}**`).join(' | ')} |\n`);
+    process.stdout.write(`| 429 / BDT263 | ${nightly.map((n) => `${sum(n.counts.tooMany)} / ${sum(n.counts.bdt263)}`).join(' | ')} |\n`);
+    process.stdout.write(`| **per account** | ${nightly.map((n) => `**${(sum(n.counts.all) / accounts).toFixed(2)}**`).join(' | ')} |\n`);
+    process.stdout.write(`| wall / CPU (s) | ${nightly.map((n) => `${secs(n.wallMs)} / ${secs(n.cpuMs)}`).join(' | ')} |\n`);
+    process.stdout.write(`| outcome | ${nightly.map((n) => n.outcome).join(' | ')} |\n`);
   } finally {
     store.close();
     await emu.close();

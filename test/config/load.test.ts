@@ -39,7 +39,7 @@ describe('loadConfig defaults', () => {
       db: join(cwd, 'data', 'bankdata.sqlite'),
       dataDir: join(cwd, 'data'),
       redirectWhitelist: [],
-      sync: { lookbackDays: 14, floor: null, concurrency: 4, windowDays: 31, maxRecordsPerListing: 100000 },
+      sync: { lookbackDays: 14, floor: null, concurrency: 16, windowDays: 3650, minWindowDays: 1, partyRefreshDays: 7, maxRecordsPerListing: 100000 },
       schedule: { sync: '0 2 * * *', expiryCheck: '0 8 * * *', metaRefresh: '0 6 * * 1' },
       expiryWarningDays: 14,
       sources: ['config/default.json', 'environment', 'flags'],
@@ -64,7 +64,7 @@ describe('loadConfig defaults', () => {
     const example = JSON.parse(readFileSync(join(DEFAULT_CONFIG_FILE, '..', 'example.local.json'), 'utf8'));
     const config = loadConfig({ cwd: workdir(example), env: {} });
     expect(config.sync.floor).toBe('2024-07-01');
-    expect(config.sync.windowDays).toBe(31);
+    expect(config.sync.windowDays).toBe(3650);
     expect(config.schedule.expiryCheck).toBe('0 8 * * *');
   });
 });
@@ -78,7 +78,7 @@ describe('loadConfig precedence: default.json, local.json, environment, flags', 
       sync: { windowDays: 7, lookbackDays: 3 },
     });
     const fromLocal = loadConfig({ cwd, env: {} });
-    expect(fromLocal.sync).toEqual({ lookbackDays: 3, floor: null, concurrency: 4, windowDays: 7, maxRecordsPerListing: 100000 });
+    expect(fromLocal.sync).toEqual({ lookbackDays: 3, floor: null, concurrency: 16, windowDays: 7, minWindowDays: 1, partyRefreshDays: 7, maxRecordsPerListing: 100000 });
     expect(fromLocal.db).toBe(join(cwd, 'local.sqlite'));
     expect(fromLocal.sources).toEqual(['config/default.json', join(cwd, 'config', 'local.json'), 'environment', 'flags']);
 
@@ -97,7 +97,7 @@ describe('loadConfig precedence: default.json, local.json, environment, flags', 
     });
     expect(fromFlags.db).toBe(join(cwd, 'flag.sqlite'));
     expect(fromFlags.dataDir).toBe(join(cwd, 'store'));
-    expect(fromFlags.sync).toEqual({ lookbackDays: 3, floor: null, concurrency: 4, windowDays: 2, maxRecordsPerListing: 100000 });
+    expect(fromFlags.sync).toEqual({ lookbackDays: 3, floor: null, concurrency: 16, windowDays: 2, minWindowDays: 1, partyRefreshDays: 7, maxRecordsPerListing: 100000 });
   });
 
   it('derives the database path from BANKDATA_DATA_DIR when BANKDATA_DB is unset', () => {
@@ -146,7 +146,7 @@ describe('loadConfig validation: the error names the key and the expected form (
     const cwd = workdir({ sync: { windowDays: 0, floor: '2025-02-30', lookbakDays: 5 }, schedule: { sync: '0 25 * * *' } });
     const error = configErrorOf(() => loadConfig({ cwd, env: {} }));
     expect(error.message).toContain('config/local.json');
-    expect(error.message).toContain('sync.windowDays: expected a whole number of days from 1 to 366, got 0');
+    expect(error.message).toContain('sync.windowDays: expected a whole number of days from 1 to 3650, got 0');
     expect(error.message).toContain('sync.floor: expected an NZ date YYYY-MM-DD, or null, got "2025-02-30"');
     expect(error.message).toContain('sync.lookbakDays: unknown key');
     expect(error.message).toContain('schedule.sync: expected a cron expression');

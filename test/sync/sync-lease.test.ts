@@ -134,7 +134,7 @@ describe('the run lease and SIGTERM', () => {
     let seqAtSignal = 0;
     let transactions = 0;
     onRequest = (entry) => {
-      if (seqAtSignal === 0 && endpointOf(entry.path) === 'transactions' && !entry.query.page && ++transactions === 3) {
+      if (seqAtSignal === 0 && endpointOf(entry.path) === 'transactions' && !entry.query.page && entry.status === 200 && ++transactions === 3) {
         seqAtSignal = entry.seq;
         child.kill('SIGTERM');
       }
@@ -159,7 +159,8 @@ describe('the run lease and SIGTERM', () => {
     // Every transactions window asked was committed, the one in flight included: its rows are
     // stored and the account's watermark stands at the end of the last window.
     const now = emu.now();
-    const windows = log.filter((e) => windowOf(e) !== null && !e.query.page);
+    // (A window the bank refused with BDT263 has nothing to commit: its halves are asked next.)
+    const windows = log.filter((e) => windowOf(e) !== null && !e.query.page && e.status === 200);
     expect(windows.length).toBeGreaterThanOrEqual(3);
     const stored = new Set(
       (store.sqlite.prepare('SELECT account_id, transaction_id FROM v_transactions').all() as { account_id: string; transaction_id: string }[]).map(

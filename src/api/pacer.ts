@@ -1,0 +1,230 @@
+/**
+ * One pacer per client: every Data API request of every lane takes its send slot here, so the
+ * client as a whole keeps under the bank's rate limit instead of meeting it with 429s
+ * (docs/client.md "Pacing").
+ *
+ * The bank does not publish its limit. The pacer starts unpaced and learns from what the
+ * bank answers:
+ * - A `RateLimit-Policy` (`q=…;w=…`, or `N;w=S`) or a `RateLimit-Limit`/`X-RateLimit-Limit`
+ *   with a window in seconds, when a bank sends them, give the rate outright.
+ * - Otherwise each 429 says the bank's bucket was empty when that request arrived. From such a
+ *   moment `a` on, a token bucket of rate r passed at most 1 + r·(t − a) requests by any later
+ *   `t`, so (accepted in (a, t] − 1) / (t − a) is a rate the bank certainly allows. The pacer
+ *   keeps the best such bound over the refusals of the last minutes and paces a little above it
+ *   (by the bound's own uncertainty), so it keeps probing upward and the bound tightens as the
+ *   span grows; between refusals the rate creeps up slowly, so a pacer that undershot recovers.
+ * A refused request itself still waits its `Retry-After` (the retry policy): the bank asks it.
+ *
+ * Pure but for the injected clock and sleep: unit-tested with a fake clock.
+ */
+
+export interface PacerOptions {
+  /** Epoch milliseconds (injectable for tests). */
+  now: () => number;
+  sleep: (ms: number) => Promise<void>;
+  /** How long refusals and accepted sends are remembered for learning (default 5 minutes). */
+  memoryMs?: number;
+}
+
+export interface PacerState {
+  /** Requests per second the pacer allows now; null while it has learned no limit. */
+  rate: number | null;
+  /** Where the rate came from. */
+  source: 'none' | 'refusals' | 'headers';
+  accepted: number;
+  refused: number;
+  /** Total time requests waited for their slot, ms. */
+  waitedMs: number;
+  /** Mean time from send to answer (moving average), ms; null before any answer. */
+  latencyMs: number | null;
+}
+
+export interface Pacer {
+  /** Waits for this request's send slot; returns the send instant to pass to `settle`. */
+  acquire(): Promise<number>;
+  /** What the bank answered the request sent at `sentAt`. */
+  settle(sentAt: number, answer: { status: number; headers?: Readonly<Record<string, string | string[] | undefined>> }): void;
+  state(): PacerState;
+}
+
+/** A certified bound needs this many accepted requests after its refusal to be trusted. */
+const MIN_COUNT = 4;
+/** Headroom above the certified bound, besides the bound's own count uncertainty. */
+const PROBE = 0.001;
+/** A bound measured over fewer than 1 / ROUGH requests is rough: the rate creeps up fast. */
+const ROUGH = 0.05;
+/** Upward creep per second between refusals, at least (the bound's uncertainty when larger). */
+const CREEP_PER_S = 0.0005;
+/** Before any bound: a refusal with no estimate yet starts from the accepted rate of the last second. */
+const FIRST_WINDOW_MS = 1000;
+/** How fast the creep itself grows while no refusal comes, per second². */
+const ACCELERATION_PER_S2 = 0.0003;
+/** A refusal more than this after the one before is isolated: the rate is only trimmed. */
+const ISOLATED_MS = 1000;
+const TRIM = 0.03;
+/** The most the rate creeps above its last bound (a client that never reaches the limit). */
+const MAX_CREEP = 8;
+/** The creep of a rough bound stops at e^MAX_GROWTH times it (a client that never reaches the limit). */
+const MAX_GROWTH = 8;
+/** Refusals tried as the start of a bound (the most recent ones). */
+const MAX_ANCHORS = 64;
+/** Upward creep per second while no bound is certified yet. */
+const UNKNOWN_CREEP_PER_S = 1;
+
+export function createPacer(options: PacerOptions): Pacer {
+  const memoryMs = options.memoryMs ?? 300_000;
+  const accepted: number[] = []; // send instants, ascending-ish (settled in answer order)
+  const refusals: number[] = [];
+  let base: number | null = null; // req/s at `baseAt`
+  let baseAt = 0;
+  let uncertainty = 0.2; // relative, of the current bound
+  let source: PacerState['source'] = 'none';
+  let nextAt = 0;
+  let acceptedTotal = 0;
+  let refusedTotal = 0;
+  let waitedMs = 0;
+  let latencyMs: number | null = null;
+
+  const rateAt = (t: number): number | null => {
+    if (base === null) return null;
+    if (source === 'headers') return base;
+    // Creep fast while the bound is rough; once it is tight, barely (each probe past the
+    // limit costs a refusal).
+    const creep = uncertainty > ROUGH ? uncertainty : CREEP_PER_S;
+    // The longer without a refusal, the faster it creeps: a bound measured while the lanes
+    // sent less than the bank allowed is low, and only a probe past it shows that.
+    const s = Math.max(0, t - baseAt) / 1000;
+    return base * Math.exp(Math.min(creep * s, MAX_GROWTH)) * Math.min(MAX_CREEP, Math.exp((ACCELERATION_PER_S2 * s * s) / 2));
+  };
+
+  const forget = (t: number) => {
+    const cut = t - memoryMs;
+    while (accepted.length > 0 && accepted[0]! < cut) accepted.shift();
+    while (refusals.length > 0 && refusals[0]! < cut) refusals.shift();
+  };
+
+  /** Accepted sends in (from, to]: `accepted` is kept sorted. */
+  const acceptedIn = (from: number, to: number): number => upperBound(accepted, to) - upperBound(accepted, from);
+
+  function learnFromRefusal(t: number): void {
+    let best: { rate: number; count: number } | null = null;
+    for (const a of refusals.slice(-MAX_ANCHORS)) {
+      if (a >= t) continue;
+      const count = acceptedIn(a, t);
+      if (count < MIN_COUNT) continue;
+      const rate = ((count - 1) * 1000) / (t - a);
+      if (!best || rate > best.rate) best = { rate, count };
+    }
+    const previous = refusals.at(-1);
+    const isolated = base !== null && (previous === undefined || t - previous > ISOLATED_MS);
+    if (best && isolated) {
+      // One refusal after a quiet spell is a clump of sends (a stalled event loop, a burst of
+      // lanes), not a rate above the bank's: trim a little, never below the certified bound.
+      const current = rateAt(t)!;
+      base = Math.max(best.rate * (1 + PROBE), current * (1 - TRIM));
+    } else if (best) {
+      uncertainty = 1 / best.count;
+      base = best.rate * (1 + PROBE);
+      source = 'refusals';
+    } else if (base === null) {
+      // The first refusal: the last second's accepted rate (it may include the bank's burst);
+      // later refusals measure the true rate against this one. A client that sent only a few
+      // requests in that second was not refused for its own rate: `Retry-After` answers it.
+      const recent = acceptedIn(t - FIRST_WINDOW_MS, t);
+      if (recent < MIN_COUNT) return;
+      base = (recent * 1000) / FIRST_WINDOW_MS;
+      uncertainty = UNKNOWN_CREEP_PER_S;
+      source = 'refusals';
+    } else if (t < baseAt) {
+      // Sent before the pacer last changed its rate: that change already answered it.
+      return;
+    } else {
+      // Too few accepted since the last refusal to measure: slow down meanwhile.
+      base = Math.max(0.5, (rateAt(t) ?? base) * 0.9);
+    }
+    baseAt = t;
+  }
+
+  function learnFromHeaders(headers: Readonly<Record<string, string | string[] | undefined>>): void {
+    const rate = rateFromHeaders(headers);
+    if (rate === null) return;
+    base = rate;
+    baseAt = options.now();
+    source = 'headers';
+  }
+
+  return {
+    async acquire() {
+      const t = options.now();
+      const rate = rateAt(t);
+      if (rate === null) {
+        nextAt = t;
+        return t;
+      }
+      const slot = Math.max(t, nextAt);
+      nextAt = slot + 1000 / rate;
+      if (slot > t) {
+        waitedMs += slot - t;
+        await options.sleep(slot - t);
+      }
+      return slot;
+    },
+    settle(sentAt, answer) {
+      if (answer.headers) learnFromHeaders(answer.headers);
+      const t = options.now();
+      latencyMs = latencyMs === null ? t - sentAt : latencyMs * 0.9 + (t - sentAt) * 0.1;
+      forget(t);
+      if (answer.status === 429) {
+        refusedTotal += 1;
+        if (source !== 'headers') learnFromRefusal(sentAt);
+        refusals.push(sentAt);
+      } else {
+        acceptedTotal += 1;
+        accepted.splice(upperBound(accepted, sentAt), 0, sentAt);
+      }
+    },
+    state() {
+      return { rate: rateAt(options.now()), source, accepted: acceptedTotal, refused: refusedTotal, waitedMs, latencyMs };
+    },
+  };
+}
+
+/** The index of the first value greater than `x` in ascending `values`. */
+function upperBound(values: readonly number[], x: number): number {
+  let lo = 0;
+  let hi = values.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (values[mid]! <= x) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+function header(headers: Readonly<Record<string, string | string[] | undefined>>, name: string): string | null {
+  const value = headers[name];
+  if (value === undefined) return null;
+  return Array.isArray(value) ? (value[0] ?? null) : value;
+}
+
+/**
+ * The rate a bank states in standard headers, requests per second, or null:
+ * `RateLimit-Policy: 50;w=1` or `"default";q=50;w=1` (the IETF draft's policy), else
+ * `RateLimit-Limit` / `X-RateLimit-Limit` with `X-RateLimit-Window` or a `w=` parameter.
+ */
+export function rateFromHeaders(headers: Readonly<Record<string, string | string[] | undefined>>): number | null {
+  const policy = header(headers, 'ratelimit-policy');
+  if (policy) {
+    const first = policy.split(',')[0]!;
+    const quota = /(?:^|;)\s*q=(\d+(?:\.\d+)?)/.exec(first)?.[1] ?? /^\s*(\d+(?:\.\d+)?)\s*(?:;|$)/.exec(first)?.[1];
+    const window = /(?:^|;)\s*w=(\d+(?:\.\d+)?)/.exec(first)?.[1];
+    if (quota && window && Number(window) > 0) return Number(quota) / Number(window);
+  }
+  const limit = header(headers, 'ratelimit-limit') ?? header(headers, 'x-ratelimit-limit');
+  if (limit) {
+    const quota = /^\s*(\d+(?:\.\d+)?)/.exec(limit)?.[1];
+    const window = /;\s*w=(\d+(?:\.\d+)?)/.exec(limit)?.[1] ?? header(headers, 'x-ratelimit-window');
+    if (quota && window && Number(window) > 0) return Number(quota) / Number(window);
+  }
+  return null;
+}

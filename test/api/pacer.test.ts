@@ -1,0 +1,136 @@
+/**
+ * The pacer against a simulated bank: a token bucket judged on a fake clock, lanes that wait
+ * their slot, the latency and the `Retry-After` second. No real time passes: every sleep is an
+ * event on the fake clock.
+ */
+import { describe, expect, it } from 'vitest';
+import { createPacer, rateFromHeaders } from '../../src/api/pacer';
+
+interface SimResult {
+  sent: number;
+  refused: number;
+  /** Refusals after the first `warmupMs`. */
+  refusedLate: number;
+  /** Accepted requests per second over the last 20 s. */
+  lateRate: number;
+  rate: number | null;
+}
+
+/** `lanes` loops of acquire → latency → bank's bucket (rate, burst) → settle, until `untilMs`. */
+async function simulate(opts: { rate: number; burst: number; latencyMs: number; lanes: number; untilMs: number; warmupMs: number; headers?: Record<string, string> }): Promise<SimResult> {
+  let now = 0;
+  const timers: { at: number; seq: number; fire: () => void }[] = [];
+  let seq = 0;
+  const sleep = (ms: number) => new Promise<void>((fire) => timers.push({ at: now + ms, seq: seq++, fire }));
+  const pacer = createPacer({ now: () => now, sleep });
+  let tokens = opts.burst;
+  let tokensAt = 0;
+  const take = () => {
+    tokens = Math.min(opts.burst, tokens + ((now - tokensAt) / 1000) * opts.rate);
+    tokensAt = now;
+    if (tokens < 1) return false;
+    tokens -= 1;
+    return true;
+  };
+  const result: SimResult = { sent: 0, refused: 0, refusedLate: 0, lateRate: 0, rate: null };
+  let lateAccepted = 0;
+  let stop = false;
+  const lane = async () => {
+    while (!stop) {
+      const sentAt = await pacer.acquire();
+      if (stop) return;
+      result.sent += 1;
+      await sleep(opts.latencyMs);
+      if (stop) return;
+      const ok = take();
+      pacer.settle(sentAt, { status: ok ? 200 : 429, headers: opts.headers ?? {} });
+      if (!ok) {
+        result.refused += 1;
+        if (sentAt > opts.warmupMs) result.refusedLate += 1;
+        await sleep(1000); // Retry-After: 1
+      } else if (sentAt > opts.untilMs - 20_000) {
+        lateAccepted += 1;
+      }
+    }
+  };
+  const lanes = Array.from({ length: opts.lanes }, lane);
+  while (now < opts.untilMs) {
+    await new Promise((r) => setImmediate(r));
+    timers.sort((a, b) => a.at - b.at || a.seq - b.seq);
+    const next = timers.shift();
+    if (!next) break;
+    now = next.at;
+    next.fire();
+  }
+  stop = true;
+  let done = false;
+  const all = Promise.all(lanes).then(() => void (done = true));
+  while (!done) {
+    for (const t of timers.splice(0)) t.fire();
+    await new Promise((r) => setImmediate(r));
+  }
+  await all;
+  result.lateRate = lateAccepted / 20;
+  result.rate = pacer.state().rate;
+  return result;
+}
+
+describe('pacer', () => {
+  it('sends at once while it has learned no limit', async () => {
+    let slept = 0;
+    const pacer = createPacer({ now: () => 1000, sleep: async (ms) => void (slept += ms) });
+    for (let i = 0; i < 100; i++) pacer.settle(await pacer.acquire(), { status: 200 });
+    expect(slept).toBe(0);
+    expect(pacer.state()).toMatchObject({ rate: null, source: 'none', accepted: 100 });
+  });
+
+  it('a 429 after a few requests (not our own rate) leaves the pacing to Retry-After', async () => {
+    let now = 0;
+    let slept = 0;
+    const pacer = createPacer({ now: () => now, sleep: async (ms) => void (slept += ms) });
+    pacer.settle(await pacer.acquire(), { status: 200 });
+    now = 10;
+    pacer.settle(await pacer.acquire(), { status: 429 });
+    expect(pacer.state().rate).toBeNull();
+    now = 1010;
+    pacer.settle(await pacer.acquire(), { status: 200 });
+    expect(slept).toBe(0);
+  });
+
+  it.each([
+    { rate: 50, burst: 20, latencyMs: 20, lanes: 16 },
+    { rate: 10, burst: 20, latencyMs: 20, lanes: 16 },
+    { rate: 200, burst: 20, latencyMs: 5, lanes: 16 },
+    { rate: 50, burst: 20, latencyMs: 100, lanes: 16 },
+  ])('learns a bank limit of $rate/s (burst $burst, latency $latencyMs ms) from 429s: throughput at the limit, refusals rare', async (bank) => {
+    const r = await simulate({ ...bank, untilMs: Number(process.env.SIM_MS ?? 120_000), warmupMs: 30_000 });
+    // Throughput over the last 20 s within 3% of the bank's rate (never above it: the bucket).
+    expect(r.lateRate).toBeGreaterThanOrEqual(bank.rate * 0.97);
+    expect(r.rate!).toBeGreaterThan(bank.rate * 0.97);
+    expect(r.rate!).toBeLessThan(bank.rate * 1.03);
+    // After the first 30 s (learning), refusals are under 1% of the requests sent.
+    expect(r.refusedLate / r.sent).toBeLessThan(0.01);
+  });
+
+  it('a RateLimit-Policy header sets the rate outright: no refusal at all', async () => {
+    const r = await simulate({ rate: 50, burst: 20, latencyMs: 20, lanes: 16, untilMs: 30_000, warmupMs: 0, headers: { 'ratelimit-policy': '"default";q=50;w=1' } });
+    expect(r.rate).toBe(50);
+    // The burst is spent by the first requests, sent before any header was seen.
+    expect(r.refused).toBeLessThanOrEqual(16);
+    expect(r.lateRate).toBeGreaterThanOrEqual(49);
+  });
+});
+
+describe('rateFromHeaders', () => {
+  it.each([
+    [{ 'ratelimit-policy': '100;w=60' }, 100 / 60],
+    [{ 'ratelimit-policy': '"burst";q=20;w=1, "day";q=10000;w=86400' }, 20],
+    [{ 'ratelimit-limit': '50;w=1' }, 50],
+    [{ 'x-ratelimit-limit': '300', 'x-ratelimit-window': '60' }, 5],
+    [{ 'x-ratelimit-limit': '300' }, null],
+    [{ 'ratelimit-policy': 'garbage' }, null],
+    [{}, null],
+  ])('%j → %s', (headers, expected) => {
+    expect(rateFromHeaders(headers)).toBe(expected);
+  });
+});
