@@ -1,0 +1,87 @@
+/**
+ * Copies every row of every table from a SQLite database into a migrated, empty PostgreSQL
+ * database, in one PostgreSQL transaction: the kernel of `bankdata db copy` (SQLite → PostgreSQL).
+ * Both dialects have the same tables and columns (src/store/pg/schema.ts mirrors
+ * src/store/schema.ts; test/store/pg/schema.pg.test.ts holds them to it), so rows move as they
+ * are, ids included; identity sequences then continue after the largest id copied.
+ */
+import type Database from 'better-sqlite3';
+import type pg from 'pg';
+
+/** Tables in foreign-key order. Not copied: `lease` (a run lock, never data) and `nz_offsets`
+ * (SQLite only: PostgreSQL has the time zone database). */
+export const COPIED_TABLES = [
+  'consents', 'bank_meta', 'accounts', 'balances', 'transactions', 'statements', 'parties', 'runs', 'rejects',
+  'sync_state', 'bank_window', 'consent_creations', 'job_runs', 'payments', 'payment_status_history',
+  'payment_attempts',
+] as const;
+export type CopiedTable = (typeof COPIED_TABLES)[number];
+/** Tables whose `id` is an identity column in PostgreSQL. */
+const IDENTITY_TABLES: readonly CopiedTable[] = ['balances', 'parties', 'rejects'];
+/** PostgreSQL allows 65535 bind parameters per statement. */
+const MAX_PARAMS = 60_000;
+
+export type CopyCounts = Record<CopiedTable, number>;
+
+/** The column names of a SQLite table, in order. */
+export function sqliteColumns(sqlite: Database.Database, table: string): string[] {
+  return (sqlite.prepare(`SELECT name FROM pragma_table_info(?) ORDER BY cid`).all(table) as { name: string }[]).map(
+    (c) => c.name,
+  );
+}
+
+export async function copySqliteToPostgres(sqlite: Database.Database, pool: pg.Pool): Promise<CopyCounts> {
+  const client = await pool.connect();
+  const counts = {} as CopyCounts;
+  try {
+    await client.query('BEGIN');
+    for (const table of COPIED_TABLES) {
+      const columns = sqliteColumns(sqlite, table);
+      const rowsPerInsert = Math.max(1, Math.floor(MAX_PARAMS / columns.length));
+      const select = sqlite.prepare(`SELECT ${columns.map(quote).join(', ')} FROM ${quote(table)}`).raw(true);
+      let batch: unknown[][] = [];
+      counts[table] = 0;
+      const flush = async (): Promise<void> => {
+        if (batch.length === 0) return;
+        await client.query(insertSql(table, columns, batch.length), batch.flat());
+        counts[table] += batch.length;
+        batch = [];
+      };
+      for (const row of select.iterate() as Iterable<unknown[]>) {
+        batch.push(row.map(toPgValue));
+        if (batch.length >= rowsPerInsert) await flush();
+      }
+      await flush();
+    }
+    for (const table of IDENTITY_TABLES) {
+      await client.query(
+        `SELECT setval(pg_get_serial_sequence($1, 'id'), coalesce((SELECT max(id) FROM ${quote(table)}), 0) + 1, false)`,
+        [table],
+      );
+    }
+    await client.query('COMMIT');
+    return counts;
+  } catch (error) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    throw error;
+  } finally {
+    client.release();
+  }
+}
+
+function insertSql(table: string, columns: string[], rows: number): string {
+  const tuples: string[] = [];
+  for (let r = 0; r < rows; r++) {
+    tuples.push(`(${columns.map((_, c) => `$${r * columns.length + c + 1}`).join(', ')})`);
+  }
+  return `INSERT INTO ${quote(table)} (${columns.map(quote).join(', ')}) VALUES ${tuples.join(', ')}`;
+}
+
+/** better-sqlite3 gives numbers and bigints; node-postgres sends a bigint as its decimal text. */
+function toPgValue(value: unknown): unknown {
+  return typeof value === 'bigint' ? value.toString() : value;
+}
+
+function quote(identifier: string): string {
+  return `"${identifier.replace(/"/g, '""')}"`;
+}
