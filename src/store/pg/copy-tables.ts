@@ -8,8 +8,9 @@
 import type Database from 'better-sqlite3';
 import type pg from 'pg';
 
-/** Tables in foreign-key order. Not copied: `lease` (a run lock, never data) and `nz_offsets`
- * (SQLite only: PostgreSQL has the time zone database). */
+/** Tables in foreign-key order. Not copied: `lease` (a run lock, never data), `nz_offsets`
+ * (SQLite only: PostgreSQL has the time zone database), and PostgreSQL's worker tables
+ * (`run_consents`, `run_workers`, `rate_budget`: coordination of runs in progress). */
 export const COPIED_TABLES = [
   'consents', 'bank_meta', 'accounts', 'balances', 'transactions', 'statements', 'parties', 'runs', 'rejects',
   'sync_state', 'bank_window', 'consent_creations', 'job_runs', 'payments', 'payment_status_history',

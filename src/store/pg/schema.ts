@@ -21,6 +21,7 @@ import {
   pgTable,
   primaryKey,
   text,
+  timestamp,
   uniqueIndex,
 } from 'drizzle-orm/pg-core';
 import {
@@ -423,3 +424,65 @@ export const paymentAttempts = pgTable(
   },
   (t) => [index('payment_attempts_open').on(t.consentId, t.state)],
 );
+
+// ---------------------------------------------------------------------------
+// PostgreSQL only: cooperating workers (docs/postgres.md "Cooperating workers"). SQLite keeps its
+// single-run lease (`lease`): one process, one run. Lease expiries are the server's clock
+// (timestamptz, compared with now() in the same statement), so workers on machines whose clocks
+// disagree still agree on who holds what.
+
+export const RUN_CONSENT_STATES = ['queued', 'leased', 'done'] as const;
+
+/** The consents of a shared run: each queued once, leased by one worker at a time, then done. */
+export const runConsents = pgTable(
+  'run_consents',
+  {
+    runId: text('run_id')
+      .notNull()
+      .references(() => runs.runId),
+    consentId: text('consent_id').$type<ConsentId>().notNull(),
+    state: text('state', { enum: RUN_CONSENT_STATES }).notNull(),
+    workerId: text('worker_id'),
+    leaseExpiresAt: timestamp('lease_expires_at', { withTimezone: true, mode: 'string' }),
+    /** How many times it was leased: more than 1 means a worker died or gave it up. */
+    attempts: integer('attempts').notNull().default(0),
+    outcome: text('outcome', { enum: CONSENT_OUTCOMES }),
+    leasedAt: text('leased_at'),
+    finishedAt: text('finished_at'),
+  },
+  (t) => [primaryKey({ columns: [t.runId, t.consentId] }), index('run_consents_state').on(t.runId, t.state)],
+);
+
+/** Each worker that took part in a run, and what it did (the run summary is their sum). */
+export const runWorkers = pgTable(
+  'run_workers',
+  {
+    runId: text('run_id')
+      .notNull()
+      .references(() => runs.runId),
+    workerId: text('worker_id').notNull(),
+    host: text('host').notNull(),
+    pid: integer('pid').notNull(),
+    joinedAt: text('joined_at').notNull(),
+    lastSeenAt: timestamp('last_seen_at', { withTimezone: true, mode: 'string' }).notNull(),
+    leftAt: text('left_at'),
+    consents: integer('consents').notNull().default(0),
+    requests: integer('requests').notNull().default(0),
+    rowsWritten: integer('rows_written').notNull().default(0),
+    failedUnits: integer('failed_units').notNull().default(0),
+    /** Set when the worker stopped: its own outcome (a fatal error makes the run failed). */
+    outcome: text('outcome', { enum: RUN_OUTCOMES }),
+    errorSummary: text('error_summary'),
+  },
+  (t) => [primaryKey({ columns: [t.runId, t.workerId] })],
+);
+
+/**
+ * The shared pacing budget for the bank's rate limit, which is per client, not per worker: one
+ * row per client, holding the theoretical arrival time of the next request (GCRA). Each request
+ * reserves its slot in one atomic UPDATE, so N workers together keep to one rate.
+ */
+export const rateBudget = pgTable('rate_budget', {
+  key: text('key').primaryKey(),
+  theoreticalArrivalAt: timestamp('theoretical_arrival_at', { withTimezone: true, mode: 'string' }).notNull(),
+});

@@ -11,6 +11,8 @@ import { createPool, migratePostgres, openPostgres } from '../../../src/store/pg
 import { startHarness, type Harness } from '../../fixtures/sync-harness';
 import { createTestDatabase, describePostgres } from '../../support/postgres';
 
+/** PostgreSQL only: the cooperating workers' run state (SQLite runs one process under its lease). */
+const WORKER_TABLES = ['rate_budget', 'run_consents', 'run_workers'];
 /** Internal views that exist in both dialects beside the public ones. */
 const INTERNAL_VIEWS = ['nz_today', 'payment_match_candidates'];
 
@@ -67,7 +69,9 @@ describePostgres('PostgreSQL schema', () => {
       const { rows } = await pool.query<{ table_name: string }>(
         `SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema() AND table_type = 'BASE TABLE'`,
       );
-      expect(rows.map((r) => r.table_name).sort()).toEqual(sqliteTables.filter((t) => t !== 'nz_offsets').sort());
+      expect(rows.map((r) => r.table_name).sort()).toEqual(
+        [...sqliteTables.filter((t) => t !== 'nz_offsets'), ...WORKER_TABLES].sort(),
+      );
       for (const table of sqliteTables.filter((t) => t !== 'nz_offsets')) {
         expect(await pgColumns(pool, table), table).toEqual(sqliteColumns(sqlite, table));
       }
