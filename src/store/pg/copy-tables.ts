@@ -5,6 +5,9 @@
  * src/store/schema.ts; test/store/pg/schema.pg.test.ts holds them to it), so rows move as they
  * are, ids included; identity sequences then continue after the largest id copied.
  */
+import { createHash } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import type Database from 'better-sqlite3';
 import type pg from 'pg';
 
@@ -22,7 +25,7 @@ const IDENTITY_TABLES: readonly CopiedTable[] = ['balances', 'parties', 'rejects
 /** PostgreSQL allows 65535 bind parameters per statement. */
 const MAX_PARAMS = 60_000;
 
-export type CopyCounts = Record<CopiedTable, number>;
+export type CopyCounts = Record<CopiedTable, number> & { statementFiles: number };
 
 /** The column names of a SQLite table, in order. */
 export function sqliteColumns(sqlite: Database.Database, table: string): string[] {
@@ -31,9 +34,15 @@ export function sqliteColumns(sqlite: Database.Database, table: string): string[
   );
 }
 
-export async function copySqliteToPostgres(sqlite: Database.Database, pool: pg.Pool): Promise<CopyCounts> {
+/**
+ * `dataDir` is the SQLite database's data dir: each statement file its rows name is read from
+ * there, checked against its SHA-256 and stored in `statement_files`. A file that is missing or
+ * does not match stops the copy (nothing is committed): the source is damaged, and a copy must not
+ * lose what the rows promise.
+ */
+export async function copySqliteToPostgres(sqlite: Database.Database, pool: pg.Pool, options: { dataDir: string }): Promise<CopyCounts> {
   const client = await pool.connect();
-  const counts = {} as CopyCounts;
+  const counts = { statementFiles: 0 } as CopyCounts;
   try {
     await client.query('BEGIN');
     for (const table of COPIED_TABLES) {
@@ -54,6 +63,7 @@ export async function copySqliteToPostgres(sqlite: Database.Database, pool: pg.P
       }
       await flush();
     }
+    counts.statementFiles = await copyStatementFiles(sqlite, client, options.dataDir);
     for (const table of IDENTITY_TABLES) {
       await client.query(
         `SELECT setval(pg_get_serial_sequence($1, 'id'), coalesce((SELECT max(id) FROM ${quote(table)}), 0) + 1, false)`,
@@ -68,6 +78,29 @@ export async function copySqliteToPostgres(sqlite: Database.Database, pool: pg.P
   } finally {
     client.release();
   }
+}
+
+async function copyStatementFiles(sqlite: Database.Database, client: pg.PoolClient, dataDir: string): Promise<number> {
+  const files = sqlite
+    .prepare(
+      `SELECT DISTINCT file_path, file_content_type, file_sha256, file_fetched_at FROM statements
+       WHERE file_path IS NOT NULL ORDER BY file_path`,
+    )
+    .all() as { file_path: string; file_content_type: string; file_sha256: string; file_fetched_at: string }[];
+  for (const file of files) {
+    const path = join(dataDir, file.file_path);
+    const content = await readFile(path).catch((error: NodeJS.ErrnoException) => {
+      throw new Error(`statement file ${path} named by the database cannot be read (${error.code ?? error.message})`);
+    });
+    if (createHash('sha256').update(content).digest('hex') !== file.file_sha256) {
+      throw new Error(`statement file ${path} does not match the SHA-256 the database holds`);
+    }
+    await client.query(
+      `INSERT INTO statement_files (file_path, content_type, sha256, bytes, content, stored_at) VALUES ($1, $2, $3, $4, $5, $6)`,
+      [file.file_path, file.file_content_type, file.file_sha256, content.byteLength, content, file.file_fetched_at],
+    );
+  }
+  return files.length;
 }
 
 function insertSql(table: string, columns: string[], rows: number): string {

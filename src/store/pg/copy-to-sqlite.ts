@@ -10,9 +10,12 @@
  * data consents asked for. Rows move as they are, ids included, in one SQLite transaction; rows
  * are read through a server-side cursor, so memory stays bounded.
  */
+import { join } from 'node:path';
 import type Database from 'better-sqlite3';
 import type pg from 'pg';
 import { nzMidnight } from '../../api/rules';
+import { openAtomicFile } from '../../fs/atomic-file';
+import { readStatementFile } from './statement-files';
 import { COPIED_TABLES, sqliteColumns, type CopiedTable, type CopyCounts } from './copy-tables';
 
 export interface CopyFilter {
@@ -29,9 +32,18 @@ interface TableQuery {
   params: unknown[];
 }
 
-export async function copyPostgresToSqlite(pool: pg.Pool, sqlite: Database.Database, filter: CopyFilter = {}): Promise<CopyCounts> {
+/**
+ * `dataDir` is the new file's data dir: the statement files of the copied statements are written
+ * there (atomically, owner-only), at the `file_path` their rows name, before the rows commit.
+ */
+export async function copyPostgresToSqlite(
+  pool: pg.Pool,
+  sqlite: Database.Database,
+  options: { dataDir: string; filter?: CopyFilter },
+): Promise<CopyCounts> {
+  const filter = options.filter ?? {};
   const client = await pool.connect();
-  const counts = {} as CopyCounts;
+  const counts = { statementFiles: 0 } as CopyCounts;
   try {
     // One snapshot of the source for every table: rows that reference each other stay together.
     await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
@@ -59,6 +71,7 @@ export async function copyPostgresToSqlite(pool: pg.Pool, sqlite: Database.Datab
         }
         await client.query(`CLOSE ${cursor}`);
       }
+      counts.statementFiles = await writeStatementFiles(sqlite, client, options.dataDir);
       sqlite.exec('COMMIT');
     } catch (error) {
       sqlite.exec('ROLLBACK');
@@ -72,6 +85,26 @@ export async function copyPostgresToSqlite(pool: pg.Pool, sqlite: Database.Datab
   } finally {
     client.release();
   }
+}
+
+async function writeStatementFiles(sqlite: Database.Database, client: pg.PoolClient, dataDir: string): Promise<number> {
+  const paths = sqlite
+    .prepare(`SELECT DISTINCT file_path FROM statements WHERE file_path IS NOT NULL ORDER BY file_path`)
+    .pluck()
+    .all() as string[];
+  for (const path of paths) {
+    const file = await readStatementFile(client, path);
+    if (!file) throw new Error(`statement file ${path} is named by a statement but not stored in the database`);
+    const out = await openAtomicFile(join(dataDir, path));
+    try {
+      out.stream.end(file.content);
+      await out.commit();
+    } catch (error) {
+      await out.abort();
+      throw error;
+    }
+  }
+  return paths.length;
 }
 
 /** The WHERE clause of each table; a table left out is not copied. */

@@ -15,6 +15,7 @@ import { sql } from 'drizzle-orm';
 import {
   bigint,
   check,
+  customType,
   foreignKey,
   index,
   integer,
@@ -485,4 +486,21 @@ export const runWorkers = pgTable(
 export const rateBudget = pgTable('rate_budget', {
   key: text('key').primaryKey(),
   theoreticalArrivalAt: timestamp('theoretical_arrival_at', { withTimezone: true, mode: 'string' }).notNull(),
+});
+
+/** bytea (drizzle 0.45 has no builder for it): node-postgres reads it as a Buffer. */
+const bytea = customType<{ data: Buffer; driverData: Buffer }>({ dataType: () => 'bytea' });
+
+/**
+ * Statement files, in the database (docs/postgres.md "Statement files"): workers on any machine
+ * write and read them with the rows, with no shared directory to mount. Keyed by the statement's
+ * `file_path` (relative, as in SQLite's data dir), checked against its SHA-256.
+ */
+export const statementFiles = pgTable('statement_files', {
+  filePath: text('file_path').primaryKey(),
+  contentType: text('content_type').notNull(),
+  sha256: text('sha256').notNull(),
+  bytes: bigint('bytes', { mode: 'number' }).notNull(),
+  content: bytea('content').notNull(),
+  storedAt: text('stored_at').notNull(),
 });

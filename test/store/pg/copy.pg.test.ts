@@ -3,6 +3,7 @@
  * the filtered copy into a file (--consent, --account, --from) holding exactly the rows asked
  * for, with the file's foreign keys intact.
  */
+import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -30,7 +31,7 @@ describePostgres('db copy between SQLite and PostgreSQL', () => {
     expect((await harness.sync()).outcome).toBe('ok');
     source = new Database(harness.store.path, { readonly: true });
     pool = createPool(await createTestDatabase());
-    await copySqliteToPostgres(source, pool);
+    await copySqliteToPostgres(source, pool, { dataDir: harness.dataDir });
   }, 60_000);
   afterAll(async () => {
     source?.close();
@@ -38,9 +39,12 @@ describePostgres('db copy between SQLite and PostgreSQL', () => {
     await harness?.close();
   });
 
+  let copyDataDir = '';
   async function copyBack(filter?: CopyFilter): Promise<Database.Database> {
-    const { sqlite } = openDatabase(join(tempDir(), 'copy.sqlite'));
-    await copyPostgresToSqlite(pool, sqlite, filter);
+    const dir = tempDir();
+    copyDataDir = join(dir, 'data');
+    const { sqlite } = openDatabase(join(copyDataDir, 'copy.sqlite'));
+    await copyPostgresToSqlite(pool, sqlite, { dataDir: copyDataDir, filter });
     return sqlite;
   }
 
@@ -49,6 +53,10 @@ describePostgres('db copy between SQLite and PostgreSQL', () => {
     try {
       for (const table of COPIED_TABLES) expect(tableRows(copy, table), table).toEqual(tableRows(source, table));
       expect(tableRows(source, 'transactions').length).toBeGreaterThan(100);
+      // Statement files travel with their rows, byte for byte.
+      const paths = source.prepare(`SELECT file_path FROM statements WHERE file_path IS NOT NULL`).pluck().all() as string[];
+      expect(paths.length).toBeGreaterThan(0);
+      for (const path of paths) expect(readFileSync(join(copyDataDir, path)).equals(readFileSync(join(harness.dataDir, path))), path).toBe(true);
     } finally {
       copy.close();
     }
@@ -94,6 +102,30 @@ describePostgres('db copy between SQLite and PostgreSQL', () => {
       expect(copy.prepare('PRAGMA foreign_key_check').all()).toEqual([]);
     } finally {
       copy.close();
+    }
+  });
+
+  it('refuses to copy a SQLite database whose statement file is missing, and commits nothing', async () => {
+    const target = createPool(await createTestDatabase());
+    const dir = tempDir();
+    const { sqlite } = openDatabase(join(dir, 'data', 'damaged.sqlite'));
+    try {
+      sqlite.exec(`ATTACH DATABASE '${harness.store.path}' AS src`);
+      for (const table of COPIED_TABLES) sqlite.exec(`INSERT INTO main."${table}" SELECT * FROM src."${table}"`);
+      sqlite.exec('DETACH DATABASE src');
+      const path = sqlite.prepare(`SELECT file_path FROM statements WHERE file_path IS NOT NULL LIMIT 1`).pluck().get() as string;
+      // The data dir of the damaged copy has every file except this one.
+      const { cpSync } = await import('node:fs');
+      cpSync(join(harness.dataDir, 'statements'), join(dir, 'data', 'statements'), { recursive: true });
+      rmSync(join(dir, 'data', path));
+      await expect(copySqliteToPostgres(sqlite, target, { dataDir: join(dir, 'data') })).rejects.toThrow(
+        `statement file ${join(dir, 'data', path)} named by the database cannot be read (ENOENT)`,
+      );
+      const { rows } = await target.query('SELECT (SELECT count(*) FROM consents) + (SELECT count(*) FROM statement_files) AS n');
+      expect(rows[0].n).toBe(0);
+    } finally {
+      sqlite.close();
+      await target.end();
     }
   });
 });

@@ -13,6 +13,8 @@ import { createTestDatabase, describePostgres } from '../../support/postgres';
 
 /** PostgreSQL only: the cooperating workers' run state (SQLite runs one process under its lease). */
 const WORKER_TABLES = ['rate_budget', 'run_consents', 'run_workers'];
+/** PostgreSQL only: statement files are stored in the database (SQLite keeps them in its data dir). */
+const PG_ONLY_TABLES = [...WORKER_TABLES, 'statement_files'];
 /** Internal views that exist in both dialects beside the public ones. */
 const INTERNAL_VIEWS = ['nz_today', 'payment_match_candidates'];
 
@@ -70,7 +72,7 @@ describePostgres('PostgreSQL schema', () => {
         `SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema() AND table_type = 'BASE TABLE'`,
       );
       expect(rows.map((r) => r.table_name).sort()).toEqual(
-        [...sqliteTables.filter((t) => t !== 'nz_offsets'), ...WORKER_TABLES].sort(),
+        [...sqliteTables.filter((t) => t !== 'nz_offsets'), ...PG_ONLY_TABLES].sort(),
       );
       for (const table of sqliteTables.filter((t) => t !== 'nz_offsets')) {
         expect(await pgColumns(pool, table), table).toEqual(sqliteColumns(sqlite, table));
@@ -102,7 +104,7 @@ describePostgres('PostgreSQL schema', () => {
   it('gives the same rows in every view as SQLite, byte for byte, from the same table rows', async () => {
     const pool = createPool(await createTestDatabase());
     try {
-      const counts = await copySqliteToPostgres(sqlite, pool);
+      const counts = await copySqliteToPostgres(sqlite, pool, { dataDir: harness.dataDir });
       expect(counts.transactions).toBeGreaterThan(100);
       expect(counts.statements).toBeGreaterThan(0);
       expect(counts.parties).toBeGreaterThan(0);
