@@ -55,7 +55,12 @@ const pgTypes = {
 };
 
 export function createPool(url: string, options: { max?: number } = {}): pg.Pool {
-  return new pg.Pool({ connectionString: url, max: options.max ?? 10, types: pgTypes });
+  const pool = new pg.Pool({ connectionString: url, max: options.max ?? 10, types: pgTypes });
+  // An idle connection the server dropped (restart, failover, idle timeout): the pool discards it
+  // and the next query connects again or fails with its own error. Without a listener, node would
+  // end the process on this event.
+  pool.on('error', () => undefined);
+  return pool;
 }
 
 /** Applies the committed migrations (src/store/pg/migrations), one process at a time. */

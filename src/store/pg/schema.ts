@@ -451,7 +451,13 @@ export const runConsents = pgTable(
     leasedAt: text('leased_at'),
     finishedAt: text('finished_at'),
   },
-  (t) => [primaryKey({ columns: [t.runId, t.consentId] }), index('run_consents_state').on(t.runId, t.state)],
+  (t) => [
+    primaryKey({ columns: [t.runId, t.consentId] }),
+    // The two ways a consent is leased, each an index scan that stops at the first row it can lock
+    // (a sort over the whole run per lease made leasing quadratic in the number of consents).
+    index('run_consents_queued').on(t.runId, t.consentId).where(sql`state = 'queued'`),
+    index('run_consents_expiring').on(t.runId, t.leaseExpiresAt).where(sql`state = 'leased'`),
+  ],
 );
 
 /** Each worker that took part in a run, and what it did (the run summary is their sum). */

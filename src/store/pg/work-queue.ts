@@ -93,19 +93,33 @@ export interface LeasedConsent {
   tookOverFrom: string | null;
 }
 
-/** Leases the next queued consent, or one whose lease expired; null when none is left. */
+/**
+ * Leases a consent whose lease expired (its worker died), else the next queued one; null when none
+ * is left. One statement, one round trip: each branch is a partial-index scan that stops at the
+ * first row no other worker holds locked (SKIP LOCKED), and that row is leased in the same
+ * statement.
+ */
 export async function leaseNextConsent(
   pool: Queryable,
   input: { runId: string; workerId: string; leaseTtlMs: number; now: Instant },
 ): Promise<LeasedConsent | null> {
   const { rows } = await pool.query<{ consent_id: string; attempts: number; previous_worker: string | null }>(
-    `WITH next AS (
-       SELECT run_id, consent_id, CASE WHEN state = 'leased' THEN worker_id END AS previous_worker
+    `WITH expired AS (
+       SELECT run_id, consent_id, worker_id AS previous_worker
        FROM run_consents
-       WHERE run_id = $1 AND (state = 'queued' OR (state = 'leased' AND lease_expires_at < clock_timestamp()))
+       WHERE run_id = $1 AND state = 'leased' AND lease_expires_at < clock_timestamp()
+       ORDER BY lease_expires_at
+       LIMIT 1
+       FOR UPDATE SKIP LOCKED
+     ), queued AS (
+       SELECT run_id, consent_id, NULL::text AS previous_worker
+       FROM run_consents
+       WHERE run_id = $1 AND state = 'queued' AND NOT EXISTS (SELECT 1 FROM expired)
        ORDER BY consent_id
        LIMIT 1
        FOR UPDATE SKIP LOCKED
+     ), next AS (
+       SELECT * FROM expired UNION ALL SELECT * FROM queued
      )
      UPDATE run_consents rc
      SET state = 'leased', worker_id = $2, lease_expires_at = clock_timestamp() + $3 * interval '1 millisecond',
@@ -186,6 +200,9 @@ export async function leaveRun(
 ): Promise<boolean> {
   const { report } = input;
   return inTransaction(pool, async (client) => {
+    // Leavers take the run's row lock first: two last workers leaving together would otherwise
+    // each see the other still in the run (neither commit visible yet) and neither would close it.
+    await client.query(`SELECT 1 FROM runs WHERE run_id = $1 FOR UPDATE`, [input.runId]);
     await client.query(
       `UPDATE run_workers SET left_at = $3, consents = $4, requests = $5, rows_written = $6, failed_units = $7,
          outcome = $8, error_summary = $9, last_seen_at = clock_timestamp()

@@ -139,6 +139,24 @@ describePostgres('cooperating workers: the work queue', () => {
     expect((await open(pool(), 3)).opened).toBe(true);
   });
 
+  it('closes the run when its last two workers leave at the same moment', async () => {
+    for (let round = 0; round < 5; round++) {
+      const ps = [pool(), pool(), pool(), pool()];
+      const { runId } = await open(ps[0]!, 1, CONSENTS.slice(0, 4));
+      await Promise.all(ps.slice(1).map((p, i) => open(p, i + 2)));
+      await Promise.all(
+        ps.map(async (p, i) => {
+          const leased = await leaseNextConsent(p, { runId, workerId: `w${i + 1}`, leaseTtlMs: TTL, now: NOW });
+          await finishConsent(p, { runId, workerId: `w${i + 1}`, consentId: leased!.consentId, outcome: 'ok', now: NOW });
+          await leaveRun(p, { runId, workerId: `w${i + 1}`, report: report({ consents: 1 }), now: NOW, leaseTtlMs: TTL });
+        }),
+      );
+      const { rows } = await ps[0]!.query(`SELECT consents, finished_at FROM runs WHERE run_id = $1`, [runId]);
+      expect(rows[0].finished_at, `round ${round}`).not.toBeNull();
+      expect(rows[0].consents).toBe(4);
+    }
+  });
+
   it('closes a finished run whose last worker died without leaving, when the next pass starts', async () => {
     const a = pool();
     const { runId } = await open(a, 1, CONSENTS.slice(0, 1));

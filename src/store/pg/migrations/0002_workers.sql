@@ -33,9 +33,19 @@ CREATE TABLE "run_workers" (
 	CONSTRAINT "run_workers_run_id_worker_id_pk" PRIMARY KEY("run_id","worker_id")
 );
 --> statement-breakpoint
+CREATE TABLE "statement_files" (
+	"file_path" text PRIMARY KEY NOT NULL,
+	"content_type" text NOT NULL,
+	"sha256" text NOT NULL,
+	"bytes" bigint NOT NULL,
+	"content" "bytea" NOT NULL,
+	"stored_at" text NOT NULL
+);
+--> statement-breakpoint
 ALTER TABLE "run_consents" ADD CONSTRAINT "run_consents_run_id_runs_run_id_fk" FOREIGN KEY ("run_id") REFERENCES "public"."runs"("run_id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "run_workers" ADD CONSTRAINT "run_workers_run_id_runs_run_id_fk" FOREIGN KEY ("run_id") REFERENCES "public"."runs"("run_id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
-CREATE INDEX "run_consents_state" ON "run_consents" USING btree ("run_id","state");--> statement-breakpoint
+CREATE INDEX "run_consents_queued" ON "run_consents" USING btree ("run_id","consent_id") WHERE state = 'queued';--> statement-breakpoint
+CREATE INDEX "run_consents_expiring" ON "run_consents" USING btree ("run_id","lease_expires_at") WHERE state = 'leased';--> statement-breakpoint
 -- Text compares byte by byte, as in every table (0001_views.sql).
 DO $$
 DECLARE col record;
@@ -43,7 +53,7 @@ BEGIN
   FOR col IN
     SELECT c.table_name, c.column_name FROM information_schema.columns c
     WHERE c.table_schema = current_schema() AND c.data_type = 'text'
-      AND c.table_name IN ('rate_budget', 'run_consents', 'run_workers')
+      AND c.table_name IN ('rate_budget', 'run_consents', 'run_workers', 'statement_files')
   LOOP
     EXECUTE format('ALTER TABLE %I ALTER COLUMN %I TYPE text COLLATE "C"', col.table_name, col.column_name);
   END LOOP;
