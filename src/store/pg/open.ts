@@ -78,6 +78,48 @@ export async function migratePostgres(pool: pg.Pool): Promise<void> {
   }
 }
 
+/** Where a URL points, for messages: host, port and database, never the user's password. */
+export function postgresLocation(url: string): string {
+  try {
+    const parsed = new URL(url);
+    return `${parsed.hostname || 'localhost'}:${parsed.port || '5432'}/${decodeURIComponent(parsed.pathname.slice(1)) || '(default database)'}`;
+  } catch {
+    return '(unparseable PostgreSQL URL)';
+  }
+}
+
+/**
+ * Why a PostgreSQL database cannot be used, in one line that names where it is (exit 6 in the
+ * CLI), from the driver's error code or the server's SQLSTATE, never from the message text.
+ * Null when the error is not about reaching or using the database.
+ */
+export function describeUnusablePostgres(error: unknown, url: string): string | null {
+  const where = `PostgreSQL database ${postgresLocation(url)}`;
+  const code = typeof error === 'object' && error !== null && 'code' in error ? String(error.code) : '';
+  switch (code) {
+    case 'ECONNREFUSED':
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN':
+    case 'ETIMEDOUT':
+    case 'EHOSTUNREACH':
+    case 'ECONNRESET':
+      return `${where} cannot be reached (${code})`;
+    case '28P01':
+    case '28000':
+      return `${where} refused the login (SQLSTATE ${code}: check the user and password in the URL)`;
+    case '3D000':
+      return `${where} does not exist (SQLSTATE 3D000: create it first, e.g. createdb)`;
+    case '42501':
+      return `${where} refused the permission needed (SQLSTATE 42501: the user must be able to create tables)`;
+    case '57P01':
+    case '57P03':
+    case '53300':
+      return `${where} is not accepting connections (SQLSTATE ${code})`;
+    default:
+      return null;
+  }
+}
+
 export async function openPostgres(url: string, options: { max?: number } = {}): Promise<OpenedPostgres> {
   const pool = createPool(url, options);
   try {
