@@ -115,7 +115,15 @@ describePostgres('PostgreSQL schema', () => {
         const fromSqlite = sqlite.prepare(`SELECT * FROM "${view}" ORDER BY ${order}`).all();
         const { rows: fromPg } = await pool.query(`SELECT * FROM "${view}" ORDER BY ${order}`);
         expect(fromSqlite.length, view).toBeGreaterThan(0);
-        expect(fromPg, view).toEqual(fromSqlite);
+        // amount / balance_after: SQLite REAL, PostgreSQL exact numeric (its text keeps the bank's
+        // digits): equal as values, and the numeric's text is the exact text itself.
+        const asValues = (rows: Record<string, unknown>[]) =>
+          rows.map((r) => ({ ...r, ...numericColumns(r, (v) => (v === null ? null : Number(v))) }));
+        expect(asValues(fromPg), view).toEqual(asValues(fromSqlite as Record<string, unknown>[]));
+        for (const row of fromPg) {
+          if ('amount_text' in row) expect(row.amount, view).toBe(row.amount_text);
+          if ('balance_after_text' in row) expect(row.balance_after, view).toBe(row.balance_after_text);
+        }
       }
       // Identity columns continue after the copied ids.
       const { rows } = await pool.query(
@@ -150,9 +158,13 @@ describePostgres('PostgreSQL schema', () => {
         );
       }
       const { rows: got } = await pool.query(
-        `SELECT transaction_id, amount, amount_minor, description FROM v_transactions ORDER BY transaction_id`,
+        `SELECT transaction_id, amount_text, amount_minor, description, amount FROM v_transactions ORDER BY transaction_id`,
       );
-      expect(got.map((r) => [r.transaction_id, r.amount, r.amount_minor, r.description])).toEqual(rows.map((r) => [...r]));
+      expect(got.map((r) => [r.transaction_id, r.amount_text, r.amount_minor, r.description])).toEqual(rows.map((r) => [...r]));
+      // The numeric amount is exact, not a float: sums and comparisons act on values.
+      expect(got.map((r) => r.amount)).toEqual(['-12.50', '0.00125', '90071992547409.91']);
+      const { rows: sum } = await pool.query(`SELECT sum(amount) AS total, max(amount) AS top FROM v_transactions`);
+      expect(sum[0]).toEqual({ total: '90071992547397.41125', top: '90071992547409.91' });
       const { rows: raw } = await pool.query(`SELECT raw_json FROM accounts`);
       expect(raw[0].raw_json).toBe('{"b":1,"a":2,"a":3}');
     } finally {
@@ -160,6 +172,12 @@ describePostgres('PostgreSQL schema', () => {
     }
   });
 });
+
+function numericColumns(row: Record<string, unknown>, map: (v: unknown) => unknown): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const column of ['amount', 'balance_after']) if (column in row) out[column] = map(row[column]);
+  return out;
+}
 
 /**
  * Two payments: one settled that a synced booked credit carries (so v_payment_matches has a row),

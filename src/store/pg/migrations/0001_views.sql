@@ -1,5 +1,8 @@
 -- The public views for PostgreSQL: the same names, columns and order as the SQLite views
--- (src/store/migrations/*_views.sql, column lists in src/store/views.ts; docs/data-model.md).
+-- (src/store/migrations/*_views.sql, column lists in src/store/views.ts; docs/data-model.md), in
+-- their version 0.2 form from the start (no PostgreSQL database had the 0.1 views): `amount` and
+-- `balance_after` are exact `numeric` computed from the text the tables keep, the bank's digits
+-- are in `amount_text` / `balance_after_text`, and the NZ dates come from the time zone database.
 -- Column names, order and meaning are a contract for accounting tools: change them only by adding
 -- columns at the end, in both dialects.
 --
@@ -29,14 +32,17 @@ CREATE VIEW "v_transactions" AS
 SELECT
   t.consent_id, t.bank, t.account_id, t.transaction_id, t.status,
   t.booking_date_time, t.booking_date, t.value_date_time,
-  t.amount, t.amount_minor, t.currency, t.credit_debit_indicator,
+  t.amount::numeric AS amount, t.amount_minor, t.currency, t.credit_debit_indicator,
   t.description, t.merchant_name, t.merchant_category_code,
   t.creditor_name, t.debtor_name,
   t.creditor_particulars, t.creditor_code, t.creditor_reference,
   t.debtor_particulars, t.debtor_code, t.debtor_reference,
   t.bank_transaction_code, t.bank_transaction_subcode, t.proprietary_code,
-  t.balance_after, t.counterparty_account,
-  t.first_seen_at, t.last_seen_at
+  t.balance_after::numeric AS balance_after, t.counterparty_account,
+  t.first_seen_at, t.last_seen_at,
+  t.amount AS amount_text,
+  t.balance_after AS balance_after_text,
+  to_char((t.value_date_time::timestamptz AT TIME ZONE 'Pacific/Auckland')::date, 'YYYY-MM-DD') AS value_date
 FROM transactions t
 WHERE t.removed_at IS NULL;
 --> statement-breakpoint
@@ -49,15 +55,19 @@ FROM accounts a;
 --> statement-breakpoint
 CREATE VIEW "v_balances" AS
 SELECT
-  b.bank, b.account_id, b.type, b.amount, b.amount_minor, b.currency,
-  b.credit_debit_indicator, b.date_time, b.fetched_at
+  b.bank, b.account_id, b.type, b.amount::numeric AS amount, b.amount_minor, b.currency,
+  b.credit_debit_indicator, b.date_time, b.fetched_at,
+  b.amount AS amount_text,
+  to_char((b.date_time::timestamptz AT TIME ZONE 'Pacific/Auckland')::date, 'YYYY-MM-DD') AS date
 FROM balances b;
 --> statement-breakpoint
 CREATE VIEW "v_statements" AS
 SELECT
   s.bank, s.account_id, s.statement_id, s.type,
   s.start_date_time, s.end_date_time, s.creation_date_time, s.reference,
-  s.file_path, s.file_content_type, s.file_sha256, s.file_bytes
+  s.file_path, s.file_content_type, s.file_sha256, s.file_bytes,
+  to_char((s.start_date_time::timestamptz AT TIME ZONE 'Pacific/Auckland')::date, 'YYYY-MM-DD') AS start_date,
+  to_char((s.end_date_time::timestamptz AT TIME ZONE 'Pacific/Auckland')::date, 'YYYY-MM-DD') AS end_date
 FROM statements s;
 --> statement-breakpoint
 CREATE VIEW "v_parties" AS
@@ -88,8 +98,9 @@ FROM runs r;
 -- v_payment_matches. Internal: payment_match_candidates (the rule is the SQLite one, word for word).
 CREATE VIEW "v_payments" AS
 SELECT
-  p.payment_id, p.consent_id, p.status, p.amount, p.currency,
-  p.particulars, p.code, p.reference, p.created_at, p.status_updated_at
+  p.payment_id, p.consent_id, p.status, p.amount::numeric AS amount, p.currency,
+  p.particulars, p.code, p.reference, p.created_at, p.status_updated_at,
+  p.amount AS amount_text, p.amount_minor, p.created_nz_date AS created_date
 FROM payments p;
 --> statement-breakpoint
 CREATE VIEW "payment_match_candidates" AS
