@@ -2,11 +2,23 @@ import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
     exclude: ['test/bench/**', 'node_modules/**'],
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: 'forks',
     reporters: ['default'],
+    projects: [
+      { extends: true, test: { name: 'unit', include: ['test/**/*.test.ts'], exclude: ['test/**/*.pg.test.ts', 'test/bench/**', 'node_modules/**'] } },
+      // Files named *.pg.test.ts need a real PostgreSQL server: this project's global setup starts
+      // one (test/support/postgres-global-setup.ts) only when such a file is selected.
+      {
+        extends: true,
+        test: {
+          name: 'postgres',
+          include: ['test/**/*.pg.test.ts'],
+          globalSetup: ['test/support/postgres-global-setup.ts'],
+        },
+      },
+    ],
   },
 });

@@ -23,7 +23,7 @@ export function insertRejectRows(tx: Conn, inputs: readonly RejectInput[], runId
 }
 
 /** The payload as JSON text; a payload that is already text (an unparsable body) is kept as is. */
-function toPayloadText(payload: unknown): string {
+export function toPayloadText(payload: unknown): string {
   if (typeof payload === 'string') return payload;
   return JSON.stringify(payload) ?? 'null';
 }

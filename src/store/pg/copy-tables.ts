@@ -1,0 +1,121 @@
+/**
+ * Copies every row of every table from a SQLite database into a migrated, empty PostgreSQL
+ * database, in one PostgreSQL transaction: the kernel of `bankdata db copy` (SQLite → PostgreSQL).
+ * Both dialects have the same tables and columns (src/store/pg/schema.ts mirrors
+ * src/store/schema.ts; test/store/pg/schema.pg.test.ts holds them to it), so rows move as they
+ * are, ids included; identity sequences then continue after the largest id copied.
+ */
+import { createHash } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type Database from 'better-sqlite3';
+import type pg from 'pg';
+
+/** Tables in foreign-key order. Not copied: `lease` (a run lock, never data), `nz_offsets`
+ * (SQLite only: PostgreSQL has the time zone database), and PostgreSQL's worker tables
+ * (`run_consents`, `run_workers`, `rate_budget`: coordination of runs in progress). */
+export const COPIED_TABLES = [
+  'consents', 'bank_meta', 'accounts', 'balances', 'transactions', 'statements', 'parties', 'runs', 'rejects',
+  'sync_state', 'bank_window', 'consent_creations', 'job_runs', 'payments', 'payment_status_history',
+  'payment_attempts',
+] as const;
+export type CopiedTable = (typeof COPIED_TABLES)[number];
+/** Tables whose `id` is an identity column in PostgreSQL. */
+const IDENTITY_TABLES: readonly CopiedTable[] = ['balances', 'parties', 'rejects'];
+/** PostgreSQL allows 65535 bind parameters per statement. */
+const MAX_PARAMS = 60_000;
+
+export type CopyCounts = Record<CopiedTable, number> & { statementFiles: number };
+
+/** The column names of a SQLite table, in order. */
+export function sqliteColumns(sqlite: Database.Database, table: string): string[] {
+  return (sqlite.prepare(`SELECT name FROM pragma_table_info(?) ORDER BY cid`).all(table) as { name: string }[]).map(
+    (c) => c.name,
+  );
+}
+
+/**
+ * `dataDir` is the SQLite database's data dir: each statement file its rows name is read from
+ * there, checked against its SHA-256 and stored in `statement_files`. A file that is missing or
+ * does not match stops the copy (nothing is committed): the source is damaged, and a copy must not
+ * lose what the rows promise.
+ */
+export async function copySqliteToPostgres(sqlite: Database.Database, pool: pg.Pool, options: { dataDir: string }): Promise<CopyCounts> {
+  const client = await pool.connect();
+  const counts = { statementFiles: 0 } as CopyCounts;
+  try {
+    await client.query('BEGIN');
+    for (const table of COPIED_TABLES) {
+      const columns = sqliteColumns(sqlite, table);
+      const rowsPerInsert = Math.max(1, Math.floor(MAX_PARAMS / columns.length));
+      const select = sqlite.prepare(`SELECT ${columns.map(quote).join(', ')} FROM ${quote(table)}`).raw(true);
+      let batch: unknown[][] = [];
+      counts[table] = 0;
+      const flush = async (): Promise<void> => {
+        if (batch.length === 0) return;
+        await client.query(insertSql(table, columns, batch.length), batch.flat());
+        counts[table] += batch.length;
+        batch = [];
+      };
+      for (const row of select.iterate() as Iterable<unknown[]>) {
+        batch.push(row.map(toPgValue));
+        if (batch.length >= rowsPerInsert) await flush();
+      }
+      await flush();
+    }
+    counts.statementFiles = await copyStatementFiles(sqlite, client, options.dataDir);
+    for (const table of IDENTITY_TABLES) {
+      await client.query(
+        `SELECT setval(pg_get_serial_sequence($1, 'id'), coalesce((SELECT max(id) FROM ${quote(table)}), 0) + 1, false)`,
+        [table],
+      );
+    }
+    await client.query('COMMIT');
+    return counts;
+  } catch (error) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    throw error;
+  } finally {
+    client.release();
+  }
+}
+
+async function copyStatementFiles(sqlite: Database.Database, client: pg.PoolClient, dataDir: string): Promise<number> {
+  const files = sqlite
+    .prepare(
+      `SELECT DISTINCT file_path, file_content_type, file_sha256, file_fetched_at FROM statements
+       WHERE file_path IS NOT NULL ORDER BY file_path`,
+    )
+    .all() as { file_path: string; file_content_type: string; file_sha256: string; file_fetched_at: string }[];
+  for (const file of files) {
+    const path = join(dataDir, file.file_path);
+    const content = await readFile(path).catch((error: NodeJS.ErrnoException) => {
+      throw new Error(`statement file ${path} named by the database cannot be read (${error.code ?? error.message})`);
+    });
+    if (createHash('sha256').update(content).digest('hex') !== file.file_sha256) {
+      throw new Error(`statement file ${path} does not match the SHA-256 the database holds`);
+    }
+    await client.query(
+      `INSERT INTO statement_files (file_path, content_type, sha256, bytes, content, stored_at) VALUES ($1, $2, $3, $4, $5, $6)`,
+      [file.file_path, file.file_content_type, file.file_sha256, content.byteLength, content, file.file_fetched_at],
+    );
+  }
+  return files.length;
+}
+
+function insertSql(table: string, columns: string[], rows: number): string {
+  const tuples: string[] = [];
+  for (let r = 0; r < rows; r++) {
+    tuples.push(`(${columns.map((_, c) => `$${r * columns.length + c + 1}`).join(', ')})`);
+  }
+  return `INSERT INTO ${quote(table)} (${columns.map(quote).join(', ')}) VALUES ${tuples.join(', ')}`;
+}
+
+/** better-sqlite3 gives numbers and bigints; node-postgres sends a bigint as its decimal text. */
+function toPgValue(value: unknown): unknown {
+  return typeof value === 'bigint' ? value.toString() : value;
+}
+
+function quote(identifier: string): string {
+  return `"${identifier.replace(/"/g, '""')}"`;
+}

@@ -1,0 +1,184 @@
+/**
+ * Copies a PostgreSQL database, or the part an analyst asks for, into a new SQLite file (the
+ * reverse of copy-tables.ts; docs/postgres.md "Copy"). Filters:
+ * - `consentIds`: the accounts those consents hold (accounts.consent_id, or a watermark of one of
+ *   them) and every row of those accounts; `accountIds`: those accounts (any bank);
+ * - `from` (an NZ date): transactions booked, balances dated and statements ending on or after it;
+ *   payments created on or after it.
+ * The consents that copied rows name are copied with them (foreign keys hold in the file). With a
+ * consent or account filter, payments are not copied: they belong to payment consents, not to the
+ * data consents asked for. Rows move as they are, ids included, in one SQLite transaction; rows
+ * are read through a server-side cursor, so memory stays bounded.
+ */
+import { join } from 'node:path';
+import type Database from 'better-sqlite3';
+import type pg from 'pg';
+import { nzMidnight } from '../../api/rules';
+import { openAtomicFile } from '../../fs/atomic-file';
+import { readStatementFile } from './statement-files';
+import { COPIED_TABLES, sqliteColumns, type CopiedTable, type CopyCounts } from './copy-tables';
+
+export interface CopyFilter {
+  consentIds?: readonly string[];
+  accountIds?: readonly string[];
+  /** NZ date, YYYY-MM-DD. */
+  from?: string;
+}
+
+const FETCH_ROWS = 5000;
+
+interface TableQuery {
+  where: string;
+  params: unknown[];
+}
+
+/**
+ * `dataDir` is the new file's data dir: the statement files of the copied statements are written
+ * there (atomically, owner-only), at the `file_path` their rows name, before the rows commit.
+ */
+export async function copyPostgresToSqlite(
+  pool: pg.Pool,
+  sqlite: Database.Database,
+  options: { dataDir: string; filter?: CopyFilter },
+): Promise<CopyCounts> {
+  const filter = options.filter ?? {};
+  const client = await pool.connect();
+  const counts = { statementFiles: 0 } as CopyCounts;
+  try {
+    // One snapshot of the source for every table: rows that reference each other stay together.
+    await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+    const queries = await planQueries(client, filter);
+    sqlite.exec('BEGIN IMMEDIATE');
+    try {
+      for (const table of COPIED_TABLES) {
+        const query = queries[table];
+        counts[table] = 0;
+        if (!query) continue;
+        const columns = sqliteColumns(sqlite, table);
+        const insert = sqlite.prepare(
+          `INSERT INTO "${table}" (${columns.map((c) => `"${c}"`).join(', ')}) VALUES (${columns.map(() => '?').join(', ')})`,
+        );
+        const cursor = `copy_${table}`;
+        await client.query(
+          `DECLARE ${cursor} NO SCROLL CURSOR FOR SELECT ${columns.map((c) => `"${c}"`).join(', ')} FROM "${table}" WHERE ${query.where}`,
+          query.params,
+        );
+        for (;;) {
+          const { rows } = await client.query({ text: `FETCH ${FETCH_ROWS} FROM ${cursor}`, rowMode: 'array' });
+          for (const row of rows as unknown[][]) insert.run(row);
+          counts[table] += rows.length;
+          if (rows.length < FETCH_ROWS) break;
+        }
+        await client.query(`CLOSE ${cursor}`);
+      }
+      counts.statementFiles = await writeStatementFiles(sqlite, client, options.dataDir);
+      sqlite.exec('COMMIT');
+    } catch (error) {
+      sqlite.exec('ROLLBACK');
+      throw error;
+    }
+    await client.query('COMMIT');
+    return counts;
+  } catch (error) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    throw error;
+  } finally {
+    client.release();
+  }
+}
+
+async function writeStatementFiles(sqlite: Database.Database, client: pg.PoolClient, dataDir: string): Promise<number> {
+  const paths = sqlite
+    .prepare(`SELECT DISTINCT file_path FROM statements WHERE file_path IS NOT NULL ORDER BY file_path`)
+    .pluck()
+    .all() as string[];
+  for (const path of paths) {
+    const file = await readStatementFile(client, path);
+    if (!file) throw new Error(`statement file ${path} is named by a statement but not stored in the database`);
+    const out = await openAtomicFile(join(dataDir, path));
+    try {
+      out.stream.end(file.content);
+      await out.commit();
+    } catch (error) {
+      await out.abort();
+      throw error;
+    }
+  }
+  return paths.length;
+}
+
+/** The WHERE clause of each table; a table left out is not copied. */
+async function planQueries(client: pg.PoolClient, filter: CopyFilter): Promise<Partial<Record<CopiedTable, TableQuery>>> {
+  const all: TableQuery = { where: 'true', params: [] };
+  const fromInstant = filter.from ? nzMidnight(filter.from).toUTC().toISO()! : null;
+  const dated = (column: string, value: string | null): TableQuery =>
+    value === null ? all : { where: `${column} >= $1`, params: [value] };
+  const byAccount = Boolean(filter.consentIds?.length || filter.accountIds?.length);
+
+  if (!byAccount) {
+    return {
+      consents: all, bank_meta: all, accounts: all, runs: all, rejects: all, sync_state: all, bank_window: all,
+      consent_creations: all, job_runs: all, parties: all,
+      transactions: dated('booking_date', filter.from ?? null),
+      balances: dated('date_time', fromInstant),
+      statements: dated('end_date_time', fromInstant),
+      payments: dated('created_nz_date', filter.from ?? null),
+      payment_status_history: filter.from
+        ? { where: `payment_id IN (SELECT payment_id FROM payments WHERE created_nz_date >= $1)`, params: [filter.from] }
+        : all,
+      payment_attempts: filter.from
+        ? { where: `payment_id IS NULL OR payment_id IN (SELECT payment_id FROM payments WHERE created_nz_date >= $1)`, params: [filter.from] }
+        : all,
+    };
+  }
+
+  // The accounts asked for, as (bank, account_id) pairs.
+  const { rows: accountRows } = await client.query<{ bank: string; account_id: string }>(
+    `SELECT bank, account_id FROM accounts
+     WHERE ($1::text[] IS NOT NULL AND (consent_id = ANY($1)
+              OR (bank, account_id) IN (SELECT bank, account_id FROM sync_state WHERE consent_id = ANY($1))))
+        OR ($2::text[] IS NOT NULL AND account_id = ANY($2))`,
+    [filter.consentIds?.length ? filter.consentIds : null, filter.accountIds?.length ? filter.accountIds : null],
+  );
+  const banks = accountRows.map((r) => r.bank);
+  const ids = accountRows.map((r) => r.account_id);
+  const inAccounts = `(bank, account_id) IN (SELECT * FROM unnest($1::text[], $2::text[]))`;
+  const accountQuery = (extra?: { column: string; value: string | null }): TableQuery =>
+    extra?.value
+      ? { where: `${inAccounts} AND ${extra.column} >= $3`, params: [banks, ids, extra.value] }
+      : { where: inAccounts, params: [banks, ids] };
+  const asked = filter.consentIds ?? [];
+  // Every consent a copied row names, and the ones asked for: the file's foreign keys hold.
+  const consentsQuery: TableQuery = {
+    where: `consent_id = ANY($3::text[]) OR consent_id IN (
+      SELECT consent_id FROM accounts WHERE ${inAccounts}
+      UNION SELECT consent_id FROM transactions WHERE ${inAccounts}
+      UNION SELECT consent_id FROM balances WHERE ${inAccounts}
+      UNION SELECT consent_id FROM statements WHERE ${inAccounts}
+      UNION SELECT consent_id FROM parties WHERE ${inAccounts}
+      UNION SELECT consent_id FROM parties WHERE account_id IS NULL AND consent_id = ANY($3::text[]))`,
+    params: [banks, ids, asked],
+  };
+  return {
+    consents: consentsQuery,
+    bank_meta: all,
+    bank_window: all,
+    accounts: accountQuery(),
+    transactions: accountQuery({ column: 'booking_date', value: filter.from ?? null }),
+    balances: accountQuery({ column: 'date_time', value: fromInstant }),
+    statements: accountQuery({ column: 'end_date_time', value: fromInstant }),
+    // The accounts' owners, and the consenting customer of each consent asked for.
+    parties: {
+      where: `${inAccounts} OR (account_id IS NULL AND consent_id = ANY($3::text[]))`,
+      params: [banks, ids, asked],
+    },
+    sync_state: accountQuery(),
+    runs: all,
+    rejects: {
+      where: `${inAccounts} OR (account_id IS NULL AND consent_id = ANY($3::text[]))`,
+      params: [banks, ids, asked],
+    },
+    job_runs: all,
+    consent_creations: { where: `consent_id = ANY($1::text[])`, params: [asked] },
+  };
+}

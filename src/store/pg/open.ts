@@ -1,0 +1,132 @@
+/**
+ * Opens a PostgreSQL database (docs/postgres.md): a node-postgres pool, drizzle's pg dialect over
+ * it, and the committed migrations applied under an advisory lock, so that workers starting
+ * together migrate once and the others wait for it.
+ */
+import { fileURLToPath } from 'node:url';
+import { drizzle, type NodePgDatabase } from 'drizzle-orm/node-postgres';
+import { migrate } from 'drizzle-orm/node-postgres/migrator';
+import pg from 'pg';
+
+export const PG_MIGRATIONS_DIR = fileURLToPath(new URL('./migrations', import.meta.url));
+/** An arbitrary constant: the advisory lock key "bankdata migrations". */
+const MIGRATION_LOCK_KEY = 0x62616e6b;
+const INT8_OID = 20;
+
+export type PgDb = NodePgDatabase;
+
+export interface OpenedPostgres {
+  pool: pg.Pool;
+  db: PgDb;
+  /** The URL without its password, for messages. */
+  displayUrl: string;
+  close(): Promise<void>;
+}
+
+/** True for the URLs that select PostgreSQL (`BANKDATA_DB`, `--db`). */
+export function isPostgresUrl(value: string): boolean {
+  return /^postgres(ql)?:\/\//i.test(value);
+}
+
+/** The URL with any password replaced, safe for logs and error messages. */
+export function redactPostgresUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password) parsed.password = '***';
+    return parsed.toString();
+  } catch {
+    return 'postgres://(unparseable URL)';
+  }
+}
+
+/**
+ * bigint (int8) columns come back as numbers, as SQLite gives them: amount_minor is NULL beyond
+ * 2^53−1 by the data model, and counts never approach it. A larger value is refused, not rounded.
+ */
+function parseInt8(text: string): number {
+  const value = Number(text);
+  if (!Number.isSafeInteger(value)) throw new RangeError(`int8 value ${text} is beyond 2^53-1`);
+  return value;
+}
+
+const pgTypes = {
+  getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
+    oid === INT8_OID && format !== 'binary' ? parseInt8 : pg.types.getTypeParser(oid, format ?? 'text')) as typeof pg.types.getTypeParser,
+};
+
+export function createPool(url: string, options: { max?: number } = {}): pg.Pool {
+  const pool = new pg.Pool({ connectionString: url, max: options.max ?? 10, types: pgTypes });
+  // An idle connection the server dropped (restart, failover, idle timeout): the pool discards it
+  // and the next query connects again or fails with its own error. Without a listener, node would
+  // end the process on this event.
+  pool.on('error', () => undefined);
+  return pool;
+}
+
+/** Applies the committed migrations (src/store/pg/migrations), one process at a time. */
+export async function migratePostgres(pool: pg.Pool): Promise<void> {
+  const client = await pool.connect();
+  try {
+    await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK_KEY]);
+    try {
+      await migrate(drizzle(client), { migrationsFolder: PG_MIGRATIONS_DIR });
+    } finally {
+      await client.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK_KEY]);
+    }
+  } finally {
+    client.release();
+  }
+}
+
+/** Where a URL points, for messages: host, port and database, never the user's password. */
+export function postgresLocation(url: string): string {
+  try {
+    const parsed = new URL(url);
+    return `${parsed.hostname || 'localhost'}:${parsed.port || '5432'}/${decodeURIComponent(parsed.pathname.slice(1)) || '(default database)'}`;
+  } catch {
+    return '(unparseable PostgreSQL URL)';
+  }
+}
+
+/**
+ * Why a PostgreSQL database cannot be used, in one line that names where it is (exit 6 in the
+ * CLI), from the driver's error code or the server's SQLSTATE, never from the message text.
+ * Null when the error is not about reaching or using the database.
+ */
+export function describeUnusablePostgres(error: unknown, url: string): string | null {
+  const where = `PostgreSQL database ${postgresLocation(url)}`;
+  const code = typeof error === 'object' && error !== null && 'code' in error ? String(error.code) : '';
+  switch (code) {
+    case 'ECONNREFUSED':
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN':
+    case 'ETIMEDOUT':
+    case 'EHOSTUNREACH':
+    case 'ECONNRESET':
+      return `${where} cannot be reached (${code})`;
+    case '28P01':
+    case '28000':
+      return `${where} refused the login (SQLSTATE ${code}: check the user and password in the URL)`;
+    case '3D000':
+      return `${where} does not exist (SQLSTATE 3D000: create it first, e.g. createdb)`;
+    case '42501':
+      return `${where} refused the permission needed (SQLSTATE 42501: the user must be able to create tables)`;
+    case '57P01':
+    case '57P03':
+    case '53300':
+      return `${where} is not accepting connections (SQLSTATE ${code})`;
+    default:
+      return null;
+  }
+}
+
+export async function openPostgres(url: string, options: { max?: number } = {}): Promise<OpenedPostgres> {
+  const pool = createPool(url, options);
+  try {
+    await migratePostgres(pool);
+  } catch (error) {
+    await pool.end();
+    throw error;
+  }
+  return { pool, db: drizzle(pool), displayUrl: redactPostgresUrl(url), close: () => pool.end() };
+}

@@ -1,0 +1,137 @@
+/**
+ * One transaction window on PostgreSQL: the same unit as ../window-commit.ts (its rows, the
+ * removal of its vanished pending rows, its rejects and the watermark, in one transaction), with
+ * the same merge rules (../merge.ts), so both dialects store the same rows byte for byte.
+ * SQLite serialises writers with BEGIN IMMEDIATE; here two workers may write the same account
+ * at once (two consents over one account), so the transaction first takes an advisory lock on
+ * the account: the read-then-write of each row cannot race, and other accounts are not held up.
+ */
+import { and, eq, gte, inArray, isNull, lte } from 'drizzle-orm';
+import { sql } from 'drizzle-orm';
+import type { TransactionId } from '../../api/schemas';
+import { mergeRow } from '../merge';
+import { toPayloadText } from '../rejects';
+import { TRANSACTION_DETAIL_COLUMNS, type RejectInput, type TransactionRow } from '../rows';
+import { toStoredInstant } from '../time';
+import type { TransactionWindowInput, WindowCounts } from '../window-commit';
+import type { PgDb } from './open';
+import { rejects, syncState, transactions } from './schema';
+
+type Tx = Parameters<Parameters<PgDb['transaction']>[0]>[0];
+
+const BOOKKEEPING = ['consentId'] as const satisfies readonly (keyof TransactionRow)[];
+
+export async function commitTransactionWindowPg(db: PgDb, input: TransactionWindowInput): Promise<WindowCounts> {
+  const now = toStoredInstant(input.now);
+  const from = toStoredInstant(input.range.from);
+  const to = toStoredInstant(input.range.to);
+  if (to < from) throw new RangeError(`window ends before it starts: ${from} .. ${to}`);
+  const rows = new Map<TransactionId, TransactionRow>();
+  for (const row of input.rows) {
+    if (row.bank !== input.bank || row.accountId !== input.accountId) {
+      throw new RangeError(`row ${row.bank}/${row.accountId}/${row.transactionId} is not of ${input.bank}/${input.accountId}`);
+    }
+    rows.set(row.transactionId, row);
+  }
+
+  return db.transaction(async (tx) => {
+    await lockAccount(tx, input.bank, input.accountId);
+    const counts: WindowCounts = { added: 0, updated: 0, removed: 0, unchanged: 0 };
+    const ids = [...rows.keys()];
+    const stored = new Map<TransactionId, typeof transactions.$inferSelect>();
+    for (let i = 0; i < ids.length; i += 1000) {
+      const found = await tx
+        .select()
+        .from(transactions)
+        .where(and(eq(transactions.bank, input.bank), eq(transactions.accountId, input.accountId), inArray(transactions.transactionId, ids.slice(i, i + 1000))));
+      for (const row of found) stored.set(row.transactionId, row);
+    }
+    const inserts: (typeof transactions.$inferInsert)[] = [];
+    for (const row of rows.values()) {
+      const before = stored.get(row.transactionId);
+      if (!before) {
+        inserts.push({ ...row, firstSeenAt: now, lastSeenAt: now, updatedAt: now, removedAt: null });
+        counts.added += 1;
+        continue;
+      }
+      const { removedAt, firstSeenAt: _first, lastSeenAt: _last, updatedAt: _updated, ...storedRow } = before;
+      const { merged, changed } = mergeRow<TransactionRow>(storedRow, row, {
+        coalesce: TRANSACTION_DETAIL_COLUMNS,
+        bookkeeping: BOOKKEEPING,
+      });
+      const key = and(eq(transactions.bank, row.bank), eq(transactions.accountId, row.accountId), eq(transactions.transactionId, row.transactionId));
+      if (!changed && removedAt === null) {
+        await tx.update(transactions).set({ lastSeenAt: now, consentId: row.consentId }).where(key);
+        counts.unchanged += 1;
+      } else {
+        await tx.update(transactions).set({ ...merged, lastSeenAt: now, updatedAt: now, removedAt: null }).where(key);
+        counts.updated += 1;
+      }
+    }
+    // Multi-row inserts, under PostgreSQL's 65,535 parameters per statement (34 columns a row).
+    for (let i = 0; i < inserts.length; i += 1000) await tx.insert(transactions).values(inserts.slice(i, i + 1000));
+    counts.removed = await removeVanishedPending(tx, input, { from, to, now }, new Set(ids));
+    await insertRejects(tx, input.rejects ?? [], input.runId, now);
+    if (input.checkpoint) {
+      const watermark = toStoredInstant(input.checkpoint.watermark);
+      // Never moves back: the upsert keeps the later of the stored and the new instant.
+      await tx
+        .insert(syncState)
+        .values({ bank: input.bank, accountId: input.accountId, consentId: input.consentId, resource: 'transactions', watermark, updatedAt: now })
+        .onConflictDoUpdate({
+          target: [syncState.bank, syncState.accountId, syncState.consentId, syncState.resource],
+          set: { watermark, updatedAt: now },
+          setWhere: sql`${syncState.watermark} IS NULL OR ${syncState.watermark} < ${watermark}`,
+        });
+    }
+    return counts;
+  });
+}
+
+/** Serialises writers of one account until the transaction ends (a bank name has no "/", so the key is unambiguous; text may not hold NUL). */
+export async function lockAccount(tx: Tx, bank: string, accountId: string): Promise<void> {
+  await tx.execute(sql`SELECT pg_advisory_xact_lock(hashtextextended(${`${bank}/${accountId}`}, 0))`);
+}
+
+/** ../window-commit.ts removeVanishedPending: the same rule, contract 6.4 and 8.27. */
+async function removeVanishedPending(
+  tx: Tx,
+  input: TransactionWindowInput,
+  window: { from: string; to: string; now: string },
+  returned: ReadonlySet<TransactionId>,
+): Promise<number> {
+  const conditions = [
+    eq(transactions.bank, input.bank),
+    eq(transactions.accountId, input.accountId),
+    eq(transactions.status, 'Pending'),
+    isNull(transactions.removedAt),
+    gte(transactions.bookingDateTime, window.from),
+    lte(transactions.bookingDateTime, window.to),
+  ];
+  if (input.creditDebitFilter) conditions.push(eq(transactions.creditDebitIndicator, input.creditDebitFilter));
+  const candidates = await tx.select({ transactionId: transactions.transactionId }).from(transactions).where(and(...conditions));
+  const vanished = candidates.map((c) => c.transactionId).filter((id) => !returned.has(id));
+  for (let i = 0; i < vanished.length; i += 1000) {
+    await tx
+      .update(transactions)
+      .set({ removedAt: window.now, updatedAt: window.now })
+      .where(and(eq(transactions.bank, input.bank), eq(transactions.accountId, input.accountId), inArray(transactions.transactionId, vanished.slice(i, i + 1000))));
+  }
+  return vanished.length;
+}
+
+async function insertRejects(tx: Tx, inputs: readonly RejectInput[], runId: string | null, now: string): Promise<void> {
+  if (inputs.length === 0) return;
+  await tx.insert(rejects).values(
+    inputs.map((reject) => ({
+      resource: reject.resource,
+      bank: reject.bank,
+      consentId: reject.consentId,
+      accountId: reject.accountId,
+      reason: reject.reason,
+      rawPayload: toPayloadText(reject.rawPayload),
+      runId,
+      createdAt: now,
+    })),
+  );
+}

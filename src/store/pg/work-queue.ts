@@ -1,0 +1,276 @@
+/**
+ * Cooperating workers over PostgreSQL (docs/postgres.md "Cooperating workers"): a run is the set
+ * of consent leases of one pass. The first worker that finds no run open opens one and queues its
+ * consents; workers that start while it is open join it. Each consent is leased by one worker at
+ * a time with `FOR UPDATE SKIP LOCKED` (no two workers wait on, or take, the same row), with an
+ * expiry on the server's clock that the holder renews; a dead worker's consents are taken over
+ * once their lease has expired. The run closes when its consents are done; its summary in `runs`
+ * (v_runs) is the sum of what each worker reported in `run_workers`.
+ */
+import type pg from 'pg';
+import type { ConsentId } from '../../api/schemas';
+import type { ConsentOutcome, RunOutcome } from '../schema';
+import { toStoredInstant, type Instant } from '../time';
+
+/** Serialises opening a run: two first workers must not open two runs. */
+const RUN_OPEN_LOCK_KEY = 0x62647275; // "bdru"
+
+export interface WorkerIdentity {
+  workerId: string;
+  host: string;
+  pid: number;
+}
+
+export interface JoinedRun {
+  runId: string;
+  /** True for the worker that opened it. */
+  opened: boolean;
+}
+
+type Queryable = pg.Pool | pg.PoolClient;
+
+async function inTransaction<T>(pool: pg.Pool, body: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+  const client = await pool.connect();
+  try {
+    await client.query('BEGIN');
+    const result = await body(client);
+    await client.query('COMMIT');
+    return result;
+  } catch (error) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    throw error;
+  } finally {
+    client.release();
+  }
+}
+
+/**
+ * Joins the open run, or opens one with these consents queued. A run whose consents are all done
+ * but that nobody closed (its last worker died) is closed first.
+ */
+export async function openOrJoinRun(
+  pool: pg.Pool,
+  input: { worker: WorkerIdentity; consentIds: readonly ConsentId[]; runId: string; now: Instant; leaseTtlMs: number },
+): Promise<JoinedRun> {
+  const nowText = toStoredInstant(input.now);
+  return inTransaction(pool, async (client) => {
+    await client.query('SELECT pg_advisory_xact_lock($1)', [RUN_OPEN_LOCK_KEY]);
+    const open = await client.query<{ run_id: string }>(
+      `SELECT r.run_id FROM runs r
+       WHERE r.finished_at IS NULL AND EXISTS (SELECT 1 FROM run_consents c WHERE c.run_id = r.run_id)
+       ORDER BY r.started_at DESC`,
+    );
+    for (const { run_id: runId } of open.rows) {
+      if (await closeRunIfDone(client, { runId, now: input.now, leaseTtlMs: input.leaseTtlMs, force: true })) continue;
+      await addWorker(client, runId, input.worker, nowText);
+      return { runId, opened: false };
+    }
+    await client.query(`INSERT INTO runs (run_id, started_at) VALUES ($1, $2)`, [input.runId, nowText]);
+    if (input.consentIds.length > 0) {
+      await client.query(
+        `INSERT INTO run_consents (run_id, consent_id, state) SELECT $1, unnest($2::text[]), 'queued'`,
+        [input.runId, [...input.consentIds]],
+      );
+    }
+    await addWorker(client, input.runId, input.worker, nowText);
+    return { runId: input.runId, opened: true };
+  });
+}
+
+async function addWorker(client: Queryable, runId: string, worker: WorkerIdentity, nowText: string): Promise<void> {
+  await client.query(
+    `INSERT INTO run_workers (run_id, worker_id, host, pid, joined_at, last_seen_at)
+     VALUES ($1, $2, $3, $4, $5, clock_timestamp()) ON CONFLICT DO NOTHING`,
+    [runId, worker.workerId, worker.host, worker.pid, nowText],
+  );
+}
+
+export interface LeasedConsent {
+  consentId: ConsentId;
+  /** 1 the first time; more when a worker died or gave it back. */
+  attempts: number;
+  /** The worker whose expired lease this one replaced. */
+  tookOverFrom: string | null;
+}
+
+/**
+ * Leases a consent whose lease expired (its worker died), else the next queued one; null when none
+ * is left. One statement, one round trip: each branch is a partial-index scan that stops at the
+ * first row no other worker holds locked (SKIP LOCKED), and that row is leased in the same
+ * statement.
+ */
+export async function leaseNextConsent(
+  pool: Queryable,
+  input: { runId: string; workerId: string; leaseTtlMs: number; now: Instant },
+): Promise<LeasedConsent | null> {
+  const { rows } = await pool.query<{ consent_id: string; attempts: number; previous_worker: string | null }>(
+    `WITH expired AS (
+       SELECT run_id, consent_id, worker_id AS previous_worker
+       FROM run_consents
+       WHERE run_id = $1 AND state = 'leased' AND lease_expires_at < clock_timestamp()
+       ORDER BY lease_expires_at
+       LIMIT 1
+       FOR UPDATE SKIP LOCKED
+     ), queued AS (
+       SELECT run_id, consent_id, NULL::text AS previous_worker
+       FROM run_consents
+       WHERE run_id = $1 AND state = 'queued' AND NOT EXISTS (SELECT 1 FROM expired)
+       ORDER BY consent_id
+       LIMIT 1
+       FOR UPDATE SKIP LOCKED
+     ), next AS (
+       SELECT * FROM expired UNION ALL SELECT * FROM queued
+     )
+     UPDATE run_consents rc
+     SET state = 'leased', worker_id = $2, lease_expires_at = clock_timestamp() + $3 * interval '1 millisecond',
+         attempts = rc.attempts + 1, leased_at = $4
+     FROM next
+     WHERE rc.run_id = next.run_id AND rc.consent_id = next.consent_id
+     RETURNING rc.consent_id, rc.attempts, next.previous_worker`,
+    [input.runId, input.workerId, input.leaseTtlMs, toStoredInstant(input.now)],
+  );
+  const row = rows[0];
+  return row ? { consentId: row.consent_id as ConsentId, attempts: row.attempts, tookOverFrom: row.previous_worker } : null;
+}
+
+/**
+ * Renews the leases this worker holds and marks it alive. Returns the consents it still holds: one
+ * missing was taken over after its lease expired, and the worker must stop working on it.
+ */
+export async function renewWorkerLeases(
+  pool: pg.Pool,
+  input: { runId: string; workerId: string; leaseTtlMs: number },
+): Promise<ConsentId[]> {
+  return inTransaction(pool, async (client) => {
+    await client.query(`UPDATE run_workers SET last_seen_at = clock_timestamp() WHERE run_id = $1 AND worker_id = $2`, [
+      input.runId,
+      input.workerId,
+    ]);
+    const { rows } = await client.query<{ consent_id: string }>(
+      `UPDATE run_consents SET lease_expires_at = clock_timestamp() + $3 * interval '1 millisecond'
+       WHERE run_id = $1 AND worker_id = $2 AND state = 'leased'
+       RETURNING consent_id`,
+      [input.runId, input.workerId, input.leaseTtlMs],
+    );
+    return rows.map((r) => r.consent_id as ConsentId);
+  });
+}
+
+/** Marks a leased consent done. False when this worker no longer held it (taken over). */
+export async function finishConsent(
+  pool: Queryable,
+  input: { runId: string; workerId: string; consentId: ConsentId; outcome: ConsentOutcome; now: Instant },
+): Promise<boolean> {
+  const { rowCount } = await pool.query(
+    `UPDATE run_consents SET state = 'done', outcome = $4, finished_at = $5, lease_expires_at = NULL
+     WHERE run_id = $1 AND consent_id = $3 AND worker_id = $2 AND state = 'leased'`,
+    [input.runId, input.workerId, input.consentId, input.outcome, toStoredInstant(input.now)],
+  );
+  return rowCount === 1;
+}
+
+/** Gives a consent back (the worker is stopping before it): another worker takes it at once. */
+export async function releaseConsent(
+  pool: Queryable,
+  input: { runId: string; workerId: string; consentId: ConsentId },
+): Promise<void> {
+  await pool.query(
+    `UPDATE run_consents SET state = 'queued', worker_id = NULL, lease_expires_at = NULL
+     WHERE run_id = $1 AND consent_id = $3 AND worker_id = $2 AND state = 'leased'`,
+    [input.runId, input.workerId, input.consentId],
+  );
+}
+
+export interface WorkerReport {
+  consents: number;
+  requests: number;
+  rowsWritten: number;
+  failedUnits: number;
+  outcome: RunOutcome;
+  errorSummary: string | null;
+}
+
+/**
+ * Records what this worker did and leaves the run; the run is then closed if its consents are
+ * done. Returns true when the run is closed (by this call or before).
+ */
+export async function leaveRun(
+  pool: pg.Pool,
+  input: { runId: string; workerId: string; report: WorkerReport; now: Instant; leaseTtlMs: number },
+): Promise<boolean> {
+  const { report } = input;
+  return inTransaction(pool, async (client) => {
+    // Leavers take the run's row lock first: two last workers leaving together would otherwise
+    // each see the other still in the run (neither commit visible yet) and neither would close it.
+    await client.query(`SELECT 1 FROM runs WHERE run_id = $1 FOR UPDATE`, [input.runId]);
+    await client.query(
+      `UPDATE run_workers SET left_at = $3, consents = $4, requests = $5, rows_written = $6, failed_units = $7,
+         outcome = $8, error_summary = $9, last_seen_at = clock_timestamp()
+       WHERE run_id = $1 AND worker_id = $2`,
+      [input.runId, input.workerId, toStoredInstant(input.now), report.consents, report.requests, report.rowsWritten,
+        report.failedUnits, report.outcome, report.errorSummary],
+    );
+    return closeRunIfDone(client, { runId: input.runId, now: input.now, leaseTtlMs: input.leaseTtlMs, force: false });
+  });
+}
+
+/**
+ * When every consent of the run is done, writes the run's summary as the sum of its workers'
+ * reports and sets finished_at (once). Called by each worker that leaves, so a report that
+ * arrives after the close is still counted. A worker that never left is counted as gone once it
+ * has not been seen for a lease's time; `force` closes without waiting for it (a later pass).
+ */
+async function closeRunIfDone(
+  client: Queryable,
+  input: { runId: string; now: Instant; leaseTtlMs: number; force: boolean },
+): Promise<boolean> {
+  const { rows } = await client.query<{ run_id: string }>(
+    `WITH c AS (
+       SELECT count(*) AS consents,
+              count(*) FILTER (WHERE state <> 'done') AS open,
+              count(*) FILTER (WHERE outcome = 'failed') AS failed
+       FROM run_consents WHERE run_id = $1
+     ), w AS (
+       SELECT coalesce(sum(requests), 0) AS requests, coalesce(sum(rows_written), 0) AS rows_written,
+              coalesce(sum(failed_units), 0) AS failed_units,
+              count(*) FILTER (WHERE outcome = 'failed') AS fatal,
+              count(*) FILTER (WHERE outcome = 'partial') AS partial,
+              count(*) FILTER (WHERE left_at IS NULL AND last_seen_at > clock_timestamp() - $3 * interval '1 millisecond') AS live,
+              string_agg(error_summary, '; ' ORDER BY worker_id) AS errors
+       FROM run_workers WHERE run_id = $1
+     )
+     UPDATE runs SET
+       finished_at = coalesce(runs.finished_at, $2),
+       consents = c.consents, requests = w.requests, rows_written = w.rows_written, failed_units = w.failed_units,
+       outcome = CASE WHEN w.fatal > 0 THEN 'failed' WHEN w.partial > 0 OR c.failed > 0 THEN 'partial' ELSE 'ok' END,
+       error_summary = left(w.errors, 2000)
+     FROM c, w
+     WHERE runs.run_id = $1 AND c.open = 0 AND ($4 OR w.live = 0 OR runs.finished_at IS NOT NULL)
+     RETURNING runs.run_id`,
+    [input.runId, toStoredInstant(input.now), input.leaseTtlMs, input.force],
+  );
+  return rows.length === 1;
+}
+
+/**
+ * The shared pacing budget (GCRA): reserves the next request slot of this client and returns how
+ * long to wait before sending it, in ms (0: send now). `intervalMs` is 1000 / the bank's rate per
+ * second; `burst` requests may go at once after a quiet spell. One atomic statement, so any number
+ * of workers on any number of machines keep to one rate together.
+ */
+export async function reserveRequestSlot(
+  pool: Queryable,
+  input: { key: string; intervalMs: number; burst: number },
+): Promise<number> {
+  const toleranceMs = Math.max(0, input.burst - 1) * input.intervalMs;
+  const { rows } = await pool.query<{ wait_ms: string }>(
+    `INSERT INTO rate_budget AS b (key, theoretical_arrival_at)
+     VALUES ($1, clock_timestamp() + $2 * interval '1 millisecond')
+     ON CONFLICT (key) DO UPDATE
+       SET theoretical_arrival_at = greatest(b.theoretical_arrival_at, clock_timestamp()) + $2 * interval '1 millisecond'
+     RETURNING extract(epoch FROM (b.theoretical_arrival_at - $2 * interval '1 millisecond'
+       - $3 * interval '1 millisecond' - clock_timestamp())) * 1000 AS wait_ms`,
+    [input.key, input.intervalMs, toleranceMs],
+  );
+  return Math.max(0, Math.ceil(Number(rows[0]!.wait_ms)));
+}

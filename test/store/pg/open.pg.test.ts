@@ -1,0 +1,44 @@
+/** Opening PostgreSQL: the reasons it cannot be used, named by host and database, never with the password. */
+import { expect, it } from 'vitest';
+import { describeUnusablePostgres, openPostgres, redactPostgresUrl } from '../../../src/store/pg/open';
+import { createTestDatabase, describePostgres, postgresUrl } from '../../support/postgres';
+
+const SECRET = 's3cret-Pa55word';
+
+async function openError(url: string): Promise<unknown> {
+  try {
+    const opened = await openPostgres(url);
+    await opened.close();
+  } catch (error) {
+    return error;
+  }
+  throw new Error('opened');
+}
+
+describePostgres('opening a PostgreSQL database', () => {
+  it('says a server that is not there cannot be reached, naming host and database', async () => {
+    const url = `postgres://bankdata:${SECRET}@127.0.0.1:1/bankdata`;
+    const message = describeUnusablePostgres(await openError(url), url);
+    expect(message).toBe('PostgreSQL database 127.0.0.1:1/bankdata cannot be reached (ECONNREFUSED)');
+  });
+
+  it('says a wrong password was refused, without the password', async () => {
+    const real = new URL(await createTestDatabase());
+    real.password = SECRET;
+    const message = describeUnusablePostgres(await openError(real.toString()), real.toString());
+    expect(message).toMatch(/^PostgreSQL database 127\.0\.0\.1:\d+\/t_\w+ refused the login \(SQLSTATE 28P01/);
+    expect(message).not.toContain(SECRET);
+  });
+
+  it('says a database that does not exist does not exist', async () => {
+    const url = new URL(postgresUrl!);
+    url.pathname = '/no_such_database';
+    const message = describeUnusablePostgres(await openError(url.toString()), url.toString());
+    expect(message).toMatch(/^PostgreSQL database 127\.0\.0\.1:\d+\/no_such_database does not exist \(SQLSTATE 3D000/);
+  });
+
+  it('leaves other errors to the caller, and redacts a URL for logs', () => {
+    expect(describeUnusablePostgres(new Error('boom'), 'postgres://h/db')).toBeNull();
+    expect(redactPostgresUrl(`postgres://u:${SECRET}@h:5432/db`)).toBe('postgres://u:***@h:5432/db');
+  });
+});

@@ -1,0 +1,193 @@
+/**
+ * The cooperating workers' queries against a real PostgreSQL server: one run opened and joined,
+ * each consent leased by one worker at a time, an expired lease taken over, the run closed with
+ * the sum of the workers' reports, and one shared pacing budget.
+ */
+import { randomUUID } from 'node:crypto';
+import type pg from 'pg';
+import { afterEach, beforeEach, expect, it } from 'vitest';
+import type { ConsentId } from '../../../src/api/schemas';
+import { createPool } from '../../../src/store/pg/open';
+import {
+  finishConsent,
+  leaseNextConsent,
+  leaveRun,
+  openOrJoinRun,
+  releaseConsent,
+  renewWorkerLeases,
+  reserveRequestSlot,
+  type WorkerReport,
+} from '../../../src/store/pg/work-queue';
+import { createTestDatabase, describePostgres } from '../../support/postgres';
+
+const NOW = new Date('2025-03-05T00:00:00.000Z');
+const TTL = 60_000;
+const CONSENTS = Array.from({ length: 40 }, (_, i) => `consent-${String(i).padStart(3, '0')}` as ConsentId);
+const worker = (n: number) => ({ workerId: `w${n}`, host: 'test-host', pid: 1000 + n });
+const report = (over: Partial<WorkerReport> = {}): WorkerReport => ({
+  consents: 0, requests: 0, rowsWritten: 0, failedUnits: 0, outcome: 'ok', errorSummary: null, ...over,
+});
+
+describePostgres('cooperating workers: the work queue', () => {
+  let url: string;
+  const pools: pg.Pool[] = [];
+  const pool = () => {
+    const p = createPool(url, { max: 2 });
+    pools.push(p);
+    return p;
+  };
+  beforeEach(async () => {
+    url = await createTestDatabase();
+  });
+  afterEach(async () => {
+    await Promise.all(pools.splice(0).map((p) => p.end()));
+  });
+
+  const open = (p: pg.Pool, n: number, consentIds = CONSENTS) =>
+    openOrJoinRun(p, { worker: worker(n), consentIds, runId: randomUUID(), now: NOW, leaseTtlMs: TTL });
+
+  it('opens one run for the first worker; workers that start while it is open join it', async () => {
+    const results = await Promise.all([1, 2, 3, 4].map((n) => open(pool(), n)));
+    expect(new Set(results.map((r) => r.runId)).size).toBe(1);
+    expect(results.filter((r) => r.opened)).toHaveLength(1);
+    const p = pool();
+    const { rows } = await p.query(`SELECT count(*) AS n FROM run_consents WHERE run_id = $1 AND state = 'queued'`, [results[0]!.runId]);
+    expect(rows[0].n).toBe(CONSENTS.length);
+    const { rows: workers } = await p.query(`SELECT worker_id FROM run_workers ORDER BY worker_id`);
+    expect(workers.map((w) => w.worker_id)).toEqual(['w1', 'w2', 'w3', 'w4']);
+  });
+
+  it('leases each consent to exactly one of four concurrent workers (FOR UPDATE SKIP LOCKED)', async () => {
+    const { runId } = await open(pool(), 1);
+    const taken = new Map<string, string[]>();
+    await Promise.all(
+      [1, 2, 3, 4].map(async (n) => {
+        const p = pool();
+        await open(p, n);
+        for (;;) {
+          const leased = await leaseNextConsent(p, { runId, workerId: `w${n}`, leaseTtlMs: TTL, now: NOW });
+          if (!leased) break;
+          expect(leased.attempts).toBe(1);
+          taken.set(leased.consentId, [...(taken.get(leased.consentId) ?? []), `w${n}`]);
+          expect(await finishConsent(p, { runId, workerId: `w${n}`, consentId: leased.consentId, outcome: 'ok', now: NOW })).toBe(true);
+        }
+      }),
+    );
+    expect([...taken.keys()].sort()).toEqual([...CONSENTS]);
+    expect([...taken.values()].every((by) => by.length === 1)).toBe(true);
+    // More than one worker did some of the work.
+    expect(new Set([...taken.values()].flat()).size).toBeGreaterThan(1);
+  });
+
+  it("takes over a dead worker's consent once its lease has expired, and not before", async () => {
+    const a = pool();
+    const b = pool();
+    const { runId } = await open(a, 1, CONSENTS.slice(0, 1));
+    await open(b, 2, CONSENTS.slice(0, 1));
+    const first = await leaseNextConsent(a, { runId, workerId: 'w1', leaseTtlMs: 300, now: NOW });
+    expect(first).toEqual({ consentId: CONSENTS[0], attempts: 1, tookOverFrom: null });
+    expect(await leaseNextConsent(b, { runId, workerId: 'w2', leaseTtlMs: TTL, now: NOW })).toBeNull();
+    // w1 stops renewing (killed). Poll until the server's clock passes its expiry.
+    let second = null;
+    for (let i = 0; i < 50 && !second; i++) {
+      await new Promise((r) => setTimeout(r, 50));
+      second = await leaseNextConsent(b, { runId, workerId: 'w2', leaseTtlMs: TTL, now: NOW });
+    }
+    expect(second).toEqual({ consentId: CONSENTS[0], attempts: 2, tookOverFrom: 'w1' });
+    // The old holder learns it lost the consent: renewal no longer lists it, finishing is refused.
+    expect(await renewWorkerLeases(a, { runId, workerId: 'w1', leaseTtlMs: TTL })).toEqual([]);
+    expect(await finishConsent(a, { runId, workerId: 'w1', consentId: CONSENTS[0]!, outcome: 'ok', now: NOW })).toBe(false);
+    expect(await finishConsent(b, { runId, workerId: 'w2', consentId: CONSENTS[0]!, outcome: 'ok', now: NOW })).toBe(true);
+  });
+
+  it('keeps a renewed lease past its first expiry; a released consent is taken at once', async () => {
+    const a = pool();
+    const b = pool();
+    const { runId } = await open(a, 1, CONSENTS.slice(0, 2));
+    await open(b, 2);
+    const held = await leaseNextConsent(a, { runId, workerId: 'w1', leaseTtlMs: 100, now: NOW });
+    expect(await renewWorkerLeases(a, { runId, workerId: 'w1', leaseTtlMs: TTL })).toEqual([held!.consentId]);
+    await new Promise((r) => setTimeout(r, 200));
+    const other = await leaseNextConsent(b, { runId, workerId: 'w2', leaseTtlMs: TTL, now: NOW });
+    expect(other!.consentId).not.toBe(held!.consentId);
+    expect(await leaseNextConsent(b, { runId, workerId: 'w2', leaseTtlMs: TTL, now: NOW })).toBeNull();
+    await releaseConsent(a, { runId, workerId: 'w1', consentId: held!.consentId });
+    expect(await leaseNextConsent(b, { runId, workerId: 'w2', leaseTtlMs: TTL, now: NOW })).toEqual({
+      consentId: held!.consentId, attempts: 2, tookOverFrom: null,
+    });
+  });
+
+  it('closes the run when its consents are done, with the sum of the workers in v_runs', async () => {
+    const a = pool();
+    const b = pool();
+    const { runId } = await open(a, 1, CONSENTS.slice(0, 3));
+    await open(b, 2);
+    const later = new Date(NOW.getTime() + 5000);
+    for (const [p, w] of [[a, 'w1'], [b, 'w2'], [a, 'w1']] as const) {
+      const leased = await leaseNextConsent(p, { runId, workerId: w, leaseTtlMs: TTL, now: NOW });
+      await finishConsent(p, { runId, workerId: w, consentId: leased!.consentId, outcome: 'ok', now: later });
+    }
+    // w1 leaves first: w2 is still in the run, so it stays open until w2 reports too.
+    expect(await leaveRun(a, { runId, workerId: 'w1', report: report({ consents: 2, requests: 30, rowsWritten: 100 }), now: later, leaseTtlMs: TTL })).toBe(false);
+    expect(await leaveRun(b, { runId, workerId: 'w2', report: report({ consents: 1, requests: 12, rowsWritten: 7, failedUnits: 1, outcome: 'partial', errorSummary: 'c x: boom' }), now: later, leaseTtlMs: TTL })).toBe(true);
+    const { rows } = await a.query(`SELECT * FROM v_runs WHERE run_id = $1`, [runId]);
+    expect(rows[0]).toEqual({
+      run_id: runId, started_at: NOW.toISOString(), finished_at: later.toISOString(), outcome: 'partial',
+      consents: 3, requests: 42, rows_written: 107, failed_units: 1, error_summary: 'c x: boom',
+    });
+    // The next worker opens a new run.
+    expect((await open(pool(), 3)).opened).toBe(true);
+  });
+
+  it('closes the run when its last two workers leave at the same moment', async () => {
+    for (let round = 0; round < 5; round++) {
+      const ps = [pool(), pool(), pool(), pool()];
+      const { runId } = await open(ps[0]!, 1, CONSENTS.slice(0, 4));
+      await Promise.all(ps.slice(1).map((p, i) => open(p, i + 2)));
+      await Promise.all(
+        ps.map(async (p, i) => {
+          const leased = await leaseNextConsent(p, { runId, workerId: `w${i + 1}`, leaseTtlMs: TTL, now: NOW });
+          await finishConsent(p, { runId, workerId: `w${i + 1}`, consentId: leased!.consentId, outcome: 'ok', now: NOW });
+          await leaveRun(p, { runId, workerId: `w${i + 1}`, report: report({ consents: 1 }), now: NOW, leaseTtlMs: TTL });
+        }),
+      );
+      const { rows } = await ps[0]!.query(`SELECT consents, finished_at FROM runs WHERE run_id = $1`, [runId]);
+      expect(rows[0].finished_at, `round ${round}`).not.toBeNull();
+      expect(rows[0].consents).toBe(4);
+    }
+  });
+
+  it('closes a finished run whose last worker died without leaving, when the next pass starts', async () => {
+    const a = pool();
+    const { runId } = await open(a, 1, CONSENTS.slice(0, 1));
+    const leased = await leaseNextConsent(a, { runId, workerId: 'w1', leaseTtlMs: TTL, now: NOW });
+    await finishConsent(a, { runId, workerId: 'w1', consentId: leased!.consentId, outcome: 'ok', now: NOW });
+    // w1 is killed here: it never leaves. The next pass closes that run and opens its own.
+    const next = await open(pool(), 2);
+    expect(next.opened).toBe(true);
+    expect(next.runId).not.toBe(runId);
+    const { rows } = await a.query(`SELECT outcome, consents, finished_at FROM runs WHERE run_id = $1`, [runId]);
+    expect(rows[0]).toMatchObject({ outcome: 'ok', consents: 1 });
+    expect(rows[0].finished_at).not.toBeNull();
+  });
+
+  it('shares one pacing budget: four workers together keep to the interval after the burst', async () => {
+    const intervalMs = 40;
+    const starts: number[] = [];
+    await Promise.all(
+      [1, 2, 3, 4].map(async () => {
+        const p = pool();
+        for (let i = 0; i < 5; i++) {
+          const wait = await reserveRequestSlot(p, { key: 'client-a', intervalMs, burst: 2 });
+          starts.push(Date.now() + wait);
+        }
+      }),
+    );
+    starts.sort((x, y) => x - y);
+    // 20 requests, 2 in the first burst: the last can go no sooner than 18 intervals after the first.
+    expect(starts[19]! - starts[0]!).toBeGreaterThanOrEqual(18 * intervalMs - 10);
+    for (let i = 2; i < starts.length; i++) expect(starts[i]! - starts[i - 2]!).toBeGreaterThanOrEqual(intervalMs - 10);
+    // Another client has its own budget.
+    expect(await reserveRequestSlot(pool(), { key: 'client-b', intervalMs, burst: 1 })).toBe(0);
+  });
+});

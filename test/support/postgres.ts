@@ -1,0 +1,58 @@
+/**
+ * PostgreSQL for one test file: `describePostgres` runs its tests against the server the global
+ * setup started (test/support/postgres-global-setup.ts), or skips them with the reason when no
+ * server could be had; with CI set it fails instead. `createTestDatabase` gives each test file
+ * its own database, migrated (from the template) or empty, dropped after the file.
+ */
+import { randomBytes } from 'node:crypto';
+import { afterAll, describe, inject, it } from 'vitest';
+import { createPool } from '../../src/store/pg/open';
+import { TEMPLATE_DB, withDatabase } from './postgres-global-setup';
+
+const provided = inject('postgres');
+export const postgresUrl: string | null = 'url' in provided ? provided.url : null;
+const unavailable = 'reason' in provided ? provided.reason : null;
+
+/** describe() for tests that need a real PostgreSQL server. */
+export function describePostgres(name: string, body: () => void): void {
+  if (postgresUrl) {
+    describe(name, body);
+    return;
+  }
+  if (process.env.CI) {
+    describe(name, () => {
+      it('needs a PostgreSQL server (CI is set, so this fails instead of skipping)', () => {
+        throw new Error(`no PostgreSQL server: ${unavailable}`);
+      });
+    });
+    return;
+  }
+  console.warn(`skipping "${name}": no PostgreSQL server (${unavailable})`);
+  describe.skip(`${name} (skipped: no PostgreSQL server: ${unavailable})`, body);
+}
+
+const created: string[] = [];
+afterAll(async () => {
+  if (!postgresUrl || created.length === 0) return;
+  const admin = createPool(postgresUrl, { max: 1 });
+  try {
+    for (const name of created.splice(0)) await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+  } finally {
+    await admin.end();
+  }
+});
+
+/** A database of this test file's own: migrated from the template, or empty. Returns its URL. */
+export async function createTestDatabase(options: { migrated?: boolean } = {}): Promise<string> {
+  if (!postgresUrl) throw new Error('createTestDatabase outside describePostgres');
+  const name = `t_${process.pid}_${randomBytes(4).toString('hex')}`;
+  const template = options.migrated === false ? 'template0' : TEMPLATE_DB;
+  const admin = createPool(postgresUrl, { max: 1 });
+  try {
+    await admin.query(`CREATE DATABASE ${name} TEMPLATE ${template}`);
+  } finally {
+    await admin.end();
+  }
+  created.push(name);
+  return withDatabase(postgresUrl, name);
+}
