@@ -17,6 +17,7 @@ import {
   bigint,
   check,
   customType,
+  doublePrecision,
   foreignKey,
   index,
   integer,
@@ -291,15 +292,19 @@ export const syncState = pgTable(
     consentId: text('consent_id').$type<ConsentId>().notNull(),
     resource: text('resource').notNull(),
     watermark: text('watermark'),
+    /** Transactions per NZ day seen in this account's windows (sizes the next windows). */
+    rowsPerDay: doublePrecision('rows_per_day'),
     updatedAt: text('updated_at').notNull(),
   },
   (t) => [primaryKey({ columns: [t.bank, t.accountId, t.consentId, t.resource] })],
 );
 
-/** Per bank, the transaction window size (NZ days) that last worked without BDT263. */
+/** Per bank, what its transaction queries taught (BDT263): as in the SQLite schema. */
 export const bankWindow = pgTable('bank_window', {
   bank: text('bank', { enum: BANKS }).primaryKey(),
   windowDays: integer('window_days').notNull(),
+  maxAcceptedRows: integer('max_accepted_rows'),
+  minRefusedRows: integer('min_refused_rows'),
   updatedAt: text('updated_at').notNull(),
 });
 
