@@ -24,7 +24,7 @@ export interface ApiClientOptions {
   logger?: Logger;
   /** Per request, headers and body (default 30 s). */
   timeoutMs?: number;
-  /** Overrides of the retry policy (contract 7.4 defaults). */
+  /** Overrides of the retry policy (docs/bank-api.md §7.4 defaults). */
   retry?: Partial<RetryPolicy>;
   /** Injectable for tests: wait, jitter draw in [0, 1), and the local clock (epoch ms). */
   sleep?: (ms: number) => Promise<void>;

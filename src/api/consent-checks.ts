@@ -1,6 +1,6 @@
 /**
  * The local check of a consent request before anything is sent (`bankdata consents create`):
- * the seed's rules in contract 4.1's order (first failure wins), so the code the check names is
+ * the seed's rules in docs/bank-api.md §4.1's order (first failure wins), so the code the check names is
  * the code the server would answer. Pure: the bank features come from GET /v1/meta, the
  * whitelist and environment from config, `now` from the caller. The URL and date rules are the
  * shared ones of rules.ts that the emulator's validator also uses.
@@ -83,7 +83,7 @@ const missing = (field: string): ConsentCheckFailure => ({
   message: `required field missing: ${field}`,
 });
 
-/** A rule of contract 4.1 broken, as the client's check and the emulator both report it. */
+/** A rule of docs/bank-api.md §4.1 broken, as the client's check and the emulator both report it. */
 export type ConsentRuleFailure = RuleFailure<ConsentCheckCode>;
 type BankFeatures = BankMeta['features'];
 

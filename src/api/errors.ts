@@ -1,5 +1,5 @@
 /**
- * One error class per kind of failure (contract 7.3); `map-error.ts` holds the ONE function
+ * One error class per kind of failure (docs/bank-api.md §7.3); `map-error.ts` holds the ONE function
  * that maps an HTTP answer to them. Every error carries status, code, path, requestId and
  * cause. Messages are passed through `redact`, and are built so that no secret is put in
  * them in the first place.
@@ -67,7 +67,7 @@ export abstract class ApiError extends Error {
   }
 }
 
-/** Why a consent can no longer be used (contract 7.3, "consent ended" codes). */
+/** Why a consent can no longer be used (docs/bank-api.md §7.3, "consent ended" codes). */
 export type ConsentEndReason =
   | 'not_found' // BDT101
   | 'already_ended' // BDT009: revoke of a Rejected, GatewayTimeout or Consumed consent
@@ -113,7 +113,7 @@ export class ConsentNotAuthorisedError extends ApiError {
 /** BDT411: the consent lacks the permission the endpoint needs; skip that resource. */
 export class PermissionMissingError extends ApiError {
   readonly kind = 'permission_missing' as const;
-  /** Any one of these would do (contract 3). */
+  /** Any one of these would do (docs/bank-api.md §3). */
   readonly permissions: readonly Permission[];
   constructor(message: string, details: ApiErrorDetails, permissions: readonly Permission[]) {
     super(message, details);
@@ -137,7 +137,7 @@ export class SplitNeededError extends ApiError {
 /** BDT236–239 and the legacy no-code form of BDT237: a date query rule was broken. */
 export class DateRuleError extends ApiError {
   readonly kind = 'date_rule' as const;
-  /** The rule broken: the code sent, or BDT237 for the legacy message (contract 7.2). */
+  /** The rule broken: the code sent, or BDT237 for the legacy message (docs/bank-api.md §7.2). */
   readonly ruleCode: 'BDT236' | 'BDT237' | 'BDT238' | 'BDT239';
   /** True when the server used the legacy no-code message for BDT237. */
   readonly legacy: boolean;
@@ -184,7 +184,7 @@ export class ScopeMissingError extends ApiError {
   }
 }
 
-/** 404 without code: unknown path, account_id or statement_id (contract 7.2, 8.18). */
+/** 404 without code: unknown path, account_id or statement_id (docs/bank-api.md §7.2, §6.0). */
 export class NotFoundError extends ApiError {
   readonly kind = 'not_found' as const;
   constructor(message: string, details: ApiErrorDetails) {

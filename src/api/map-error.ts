@@ -1,7 +1,7 @@
 /**
  * The ONE function that maps an HTTP answer (status, code, headers, path, request-id) to its
- * error class (contract 7.2, 7.3). It decides by `code` first, then `status`; it never reads
- * `error`, and reads `message` only for the legacy no-code BDT237 of contract 7.2. The parts
+ * error class (docs/bank-api.md §7.2, §7.3). It decides by `code` first, then `status`; it never reads
+ * `error`, and reads `message` only for the legacy no-code BDT237 of docs/bank-api.md §7.2. The parts
  * that do not depend on the API (details, 401 with a fresh token, unavailable) are exported for
  * the Payments API's mapping function (payments/map-error.ts).
  */
@@ -26,13 +26,13 @@ import {
 } from './errors';
 import { ENDPOINT_ACCESS } from './rules';
 
-/** Contract 7.2: the legacy no-code form of BDT237. The ONE place a message text is read. */
+/** docs/bank-api.md §7.2: the legacy no-code form of BDT237. The ONE place a message text is read. */
 export const LEGACY_BDT237_MESSAGE = 'To date time must not be before from date time';
 
 const DATE_RULE_CODES = new Set(['BDT236', 'BDT237', 'BDT238', 'BDT239']);
 const IDEMPOTENCY_CODES = new Set(['BDT701', 'BDT702', 'BDT704']);
 const AVAILABILITY_CODES = new Set(['BDT601', 'BDT602', 'BDT603', 'BDT604']);
-/** Consent-creation codes (contract 7.3): fix the request or the configuration. */
+/** Consent-creation codes (docs/bank-api.md §7.3): fix the request or the configuration. */
 const CONFIGURATION_CODES = new Set([
   'BDT014',
   'BDT211',
@@ -58,7 +58,7 @@ const CONFIGURATION_CODES = new Set([
   'BDT402',
   'BDT403',
 ]);
-/** Statuses that mean "try again later" for both APIs (contract 7.3; seed Payments API). */
+/** Statuses that mean "try again later" for both APIs (docs/bank-api.md §7.3; seed Payments API). */
 export const UNAVAILABLE_STATUSES: ReadonlySet<number> = new Set([429, 500, 502, 503, 504]);
 
 export const AUTHENTICATION_HINT =
@@ -67,7 +67,7 @@ export const AUTHENTICATION_HINT =
 /** An HTTP answer that is not a success, as the mapping function reads it. */
 export interface ErrorAnswer {
   status: number;
-  /** `code` of the error body, when the body parsed as the error body of contract 7.1. */
+  /** `code` of the error body, when the body parsed as the error body of docs/bank-api.md §7.1. */
   code?: string | null | undefined;
   /** `message` of the error body: shown to people, read only for the legacy BDT237 form. */
   message?: string | null | undefined;
@@ -109,7 +109,7 @@ export function toUnavailableError(answer: AnswerFacts, details: ApiErrorDetails
   return new UnavailableError(`service unavailable, ${what}${said}`, details, firstHeader(answer.headers, 'retry-after'), firstHeader(answer.headers, 'date'));
 }
 
-/** Maps a non-success answer to its error class. Code first, then status (contract 7.3). */
+/** Maps a non-success answer to its error class. Code first, then status (docs/bank-api.md §7.3). */
 export function toApiError(answer: ErrorAnswer): ApiError {
   const { status, kind } = answer;
   const { code, details, what, said } = describeAnswer(answer);

@@ -1,5 +1,5 @@
 /**
- * Pagination by `Links.Next` only (contract 1.4): the client follows it verbatim and never
+ * Pagination by `Links.Next` only (docs/bank-api.md §1.4): the client follows it verbatim and never
  * builds page URLs. A `Next` on another origin, a URL seen twice (a loop) or more pages than
  * the cap are protocol errors: the server is at fault, and an unattended run must not spin.
  */

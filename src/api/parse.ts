@@ -45,7 +45,7 @@ export function parseJsonBody(answer: HttpAnswer): unknown {
   }
 }
 
-/** `code` and `message` of an error body (contract 7.1), when it is one; empty otherwise. */
+/** `code` and `message` of an error body (docs/bank-api.md §7.1), when it is one; empty otherwise. */
 export function parseErrorBody(answer: HttpAnswer): { code: string | null; message: string | null } {
   if (answer.body.length === 0) return { code: null, message: null };
   let json: unknown;

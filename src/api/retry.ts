@@ -1,5 +1,5 @@
 /**
- * Retry as a policy written as data (contract 7.4): which error kinds retry, how many
+ * Retry as a policy written as data (docs/bank-api.md §7.4): which error kinds retry, how many
  * attempts, and the delay: `Retry-After` when the server sent a readable one (clamped to the
  * cap), else exponential backoff with FULL jitter. A 401 is not here: the token rule handles it.
  */

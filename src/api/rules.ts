@@ -65,7 +65,7 @@ export function parseWireDateTime(value: string): DateTime | null {
 }
 
 /**
- * A date query parameter (contract 6.4): a date-time with offset, or YYYY-MM-DD meaning
+ * A date query parameter (docs/bank-api.md §6.4): a date-time with offset, or YYYY-MM-DD meaning
  * 00:00 Pacific/Auckland. A raw space where the offset sign belongs is read as `+` (a `+`
  * that was not percent-encoded). Null when unparsable (400 without code).
  */
@@ -79,7 +79,7 @@ export function parseQueryDateTime(value: string): DateTime | null {
 }
 
 // ---------------------------------------------------------------------------
-// Consent date rules (seed "Data consent date rules"; contract 4.1 table, in order)
+// Consent date rules (seed "Data consent date rules"; docs/bank-api.md §4.1 table, in order)
 
 export type ConsentDateCode = 'BDT252' | 'BDT257' | 'BDT251' | 'BDT240' | 'BDT244' | 'BDT258' | 'BDT014';
 
@@ -136,7 +136,7 @@ export function bnzEarliestStart(now: Instant): DateTime {
 }
 
 // ---------------------------------------------------------------------------
-// Transaction query rules (contract 6.0 step 4, then step 10)
+// Transaction query rules (docs/bank-api.md §6.0 step 4, then step 10)
 
 export type RangeCode = 'BDT237' | 'BDT239' | 'BDT238';
 
@@ -162,7 +162,7 @@ export function checkInsideConsentWindow(
 }
 
 // ---------------------------------------------------------------------------
-// Endpoints: scope and consent permission (contract 3)
+// Endpoints: scope and consent permission (docs/bank-api.md §3)
 
 export type Endpoint =
   | 'accounts'
@@ -217,7 +217,7 @@ export function hasPermissionFor(endpoint: Endpoint, granted: readonly string[])
 }
 
 /**
- * ReadTransactionsCredits / ReadTransactionsDebits are filters (contract 3): Credits alone
+ * ReadTransactionsCredits / ReadTransactionsDebits are filters (docs/bank-api.md §3): Credits alone
  * returns only Credit entries, Debits alone only Debit; both or neither, all.
  */
 export function creditDebitFilter(granted: readonly string[]): 'Credit' | 'Debit' | null {
@@ -228,13 +228,13 @@ export function creditDebitFilter(granted: readonly string[]): 'Credit' | 'Debit
   return null;
 }
 
-/** Payload level (contract 3): Detail wins when both are held. */
+/** Payload level (docs/bank-api.md §3): Detail wins when both are held. */
 export function payloadLevel(granted: readonly string[], basic: Permission, detail: Permission): 'Basic' | 'Detail' {
   return granted.includes(detail) ? 'Detail' : granted.includes(basic) ? 'Basic' : 'Detail';
 }
 
 // ---------------------------------------------------------------------------
-// Redirect URI whitelist (seed "Redirect URI whitelist"; contract 4.1 URL rules)
+// Redirect URI whitelist (seed "Redirect URI whitelist"; docs/bank-api.md §4.1 URL rules)
 
 function parseUrl(value: string): URL | null {
   try {
@@ -336,7 +336,7 @@ function hexPairToIpv4(hi: string, lo: string): string {
   return [a >> 8, a & 255, b >> 8, b & 255].join('.');
 }
 
-/** "Public" per contract 4.1: not localhost/.localhost/.local/.internal, not a non-public IP. */
+/** "Public" per docs/bank-api.md §4.1: not localhost/.localhost/.local/.internal, not a non-public IP. */
 export function isPublicHost(hostname: string): boolean {
   const h = hostname.toLowerCase().replace(/^\[|\]$/g, '').replace(/\.$/, '');
   if (h === 'localhost' || h.endsWith('.localhost') || h.endsWith('.local') || h.endsWith('.internal')) return false;
@@ -379,7 +379,7 @@ export function checkCallbackUrl(
 }
 
 // ---------------------------------------------------------------------------
-// Tokens (seed Authentication 2; contract 2)
+// Tokens (seed Authentication 2; docs/bank-api.md §2)
 
 /** Renew 5 minutes before expiry, or at half the lifetime when it is under 10 minutes. */
 export function tokenRenewAfterMs(expiresInSeconds: number): number {

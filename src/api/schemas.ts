@@ -26,7 +26,7 @@ export const StatementIdSchema = resourceId.transform((s) => s as StatementId);
 export const PartyIdSchema = resourceId.transform((s) => s as PartyId);
 
 // ---------------------------------------------------------------------------
-// Value formats (contract 1.2)
+// Value formats (docs/bank-api.md §1.2)
 
 /** RFC 3339 with seconds and an explicit offset; fraction optional. */
 export const DATE_TIME_PATTERN =
@@ -52,7 +52,7 @@ export const CreditDebitIndicator = z.enum(['Credit', 'Debit']);
 export type CreditDebitIndicator = z.infer<typeof CreditDebitIndicator>;
 
 // ---------------------------------------------------------------------------
-// Banks, permissions, scopes (seed; contract 3)
+// Banks, permissions, scopes (seed; docs/bank-api.md §3)
 export const BANKS = ['ANZ', 'ASB', 'BNZ', 'Westpac', 'Kiwibank', 'NZHL', 'PNZ'] as const;
 export const BankName = z.enum(BANKS);
 export type BankName = z.infer<typeof BankName>;
@@ -103,7 +103,7 @@ export const IdentifierType = z.enum(IDENTIFIER_TYPES);
 export type IdentifierType = z.infer<typeof IdentifierType>;
 
 // ---------------------------------------------------------------------------
-// Token endpoint (contract 2)
+// Token endpoint (docs/bank-api.md §2)
 export const TokenResponse = z.object({
   access_token: z.string().min(1),
   token_type: z.literal('Bearer'),
@@ -113,7 +113,7 @@ export const TokenResponse = z.object({
 export type TokenResponse = z.infer<typeof TokenResponse>;
 
 // ---------------------------------------------------------------------------
-// Error body (seed; contract 7.1)
+// Error body (seed; docs/bank-api.md §7.1)
 export const ErrorBody = z.object({
   timestamp: z.string(),
   path: z.string(),
@@ -125,7 +125,7 @@ export const ErrorBody = z.object({
 export type ErrorBody = z.infer<typeof ErrorBody>;
 
 // ---------------------------------------------------------------------------
-// Consents (contract 4)
+// Consents (docs/bank-api.md §4)
 export const CONSENT_STATUSES = [
   'GatewayAwaitingSubmission',
   'AwaitingAuthorisation',
@@ -183,7 +183,7 @@ export const Consent = z.object({
 export type Consent = z.infer<typeof Consent>;
 
 // ---------------------------------------------------------------------------
-// Meta (contract 5)
+// Meta (docs/bank-api.md §5)
 const Duration = z.string().regex(/^P(?!$)(\d+Y)?(\d+M)?(\d+W)?(\d+D)?(T(?=\d)(\d+H)?(\d+M)?(\d+(\.\d+)?S)?)?$/);
 const FlowFeature = z.object({ enabled: z.boolean(), request_timeout: Duration.optional() });
 export const RESOURCE_FEATURES = [
@@ -230,7 +230,7 @@ export const MetaResponse = z.array(BankMeta);
 export type MetaResponse = z.infer<typeof MetaResponse>;
 
 // ---------------------------------------------------------------------------
-// Resource envelope (contract 1.3). Data members are parsed record by record, so that one bad
+// Resource envelope (docs/bank-api.md §1.3). Data members are parsed record by record, so that one bad
 // record is kept aside as a reject while the valid records of the same page are kept.
 export const Links = z.object({
   Self: z.string().url(),

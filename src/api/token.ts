@@ -1,5 +1,5 @@
 /**
- * OAuth2 client credentials (seed Authentication; contract 2). The token is cached and renewed
+ * OAuth2 client credentials (seed Authentication; docs/bank-api.md §2). The token is cached and renewed
  * before expiry (`tokenRenewAfterMs`: 5 minutes before, or at half a short lifetime);
  * concurrent callers share ONE refresh. Secrets are registered for redaction the moment they
  * are known, and never put in a message.

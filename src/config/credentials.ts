@@ -7,7 +7,7 @@ import { ConfigError } from './errors';
 import { secretsFor, type Config } from './load';
 
 export interface ApiCredentials {
-  /** Base URL without a trailing slash; every path starts with /v1 (contract 1.1). */
+  /** Base URL without a trailing slash; every path starts with /v1 (docs/bank-api.md §1.1). */
   readonly baseUrl: string;
   readonly clientId: string;
   /** Registered with the logger's redaction when read: it never reaches output. */

@@ -1,5 +1,5 @@
 /**
- * Statement file content negotiation (contract 6.7): the Accept header's q-values are honoured;
+ * Statement file content negotiation (docs/bank-api.md §6.7): the Accept header's q-values are honoured;
  * among equal q the bank's list order decides; a more specific range overrides a wider one.
  */
 export interface MediaRange {

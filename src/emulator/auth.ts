@@ -1,5 +1,5 @@
 /**
- * Clients and tokens (seed "Authentication"; contract 2), for both listeners: each API keeps its
+ * Clients and tokens (seed "Authentication"; docs/bank-api.md §2), for both listeners: each API keeps its
  * own registry (its own credentials, scopes and tokens: a token of one is not valid on the
  * other). Scopes belong to the client; every token carries all of them and expires by the data
  * clock. Data API tokens also carry their environment: a token of the other environment is
@@ -119,7 +119,7 @@ export function otherEnvironment(environment: Environment): Environment {
 }
 
 /**
- * Contract 6.0 step 1 (401: empty body, WWW-Authenticate), then the shared rate limit (429 with
+ * docs/bank-api.md §6.0 step 1 (401: empty body, WWW-Authenticate), then the shared rate limit (429 with
  * Retry-After), bucketed per client under `rateBucketPrefix`. Returns the token's grant.
  */
 export function authenticateBearer<G extends TokenGrant<string>>(

@@ -1,5 +1,5 @@
 /**
- * The emulator's bank fixtures for GET /v1/meta (contract 5). These are ours, not claims about
+ * The emulator's bank fixtures for GET /v1/meta (docs/bank-api.md §5). These are ours, not claims about
  * real banks; each bank differs in one way so that the client's gating can be tested:
  * BNZ holds 730 days (matches BDT014), ANZ 365, ASB has no statements (nor their permissions),
  * NZHL has statements but no statement files (501 on the file), Westpac no redirect flow,

@@ -1,5 +1,5 @@
 /**
- * Consent endpoints (contract 4.1–4.3): create with every 4.1 rule in order and idempotency,
+ * Consent endpoints (docs/bank-api.md §4.1–§4.3): create with every 4.1 rule in order and idempotency,
  * read, revoke.
  */
 import { formatNz } from '../api/rules';
@@ -80,7 +80,7 @@ export function handleGetConsent(ctx: EmulatorContext, rq: RequestInfo, id: stri
   return jsonReply(200, toConsentView(record));
 }
 
-/** DELETE /v1/consents?consent_id= (contract 4.3). */
+/** DELETE /v1/consents?consent_id= (docs/bank-api.md §4.3). */
 export function handleRevokeConsent(ctx: EmulatorContext, rq: RequestInfo): Reply {
   const id = rq.query.get('consent_id');
   if (id === null || id === '') throw badRequest('Required query parameter missing: consent_id');

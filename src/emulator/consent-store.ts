@@ -1,5 +1,5 @@
 /**
- * Consent records and their lifecycle (contract 4.4). Time-driven transitions are applied
+ * Consent records and their lifecycle (docs/bank-api.md §4.4). Time-driven transitions are applied
  * lazily against the data clock whenever a record is read, so a read after the instant of a
  * transition already shows it; the status_update_date_time is the transition's own instant.
  */
@@ -27,7 +27,7 @@ export interface ConsentRecord {
   bankUnusable: boolean;
 }
 
-/** The wire view of a record (contract 4.2). */
+/** The wire view of a record (docs/bank-api.md §4.2). */
 export interface ConsentView {
   consent_id: string;
   status: ConsentStatus;
@@ -132,7 +132,7 @@ export class ConsentStore {
 }
 
 /**
- * Seed and contract 4.4: a gateway consent awaiting submission times out after 15 minutes
+ * Seed and docs/bank-api.md §4.4: a gateway consent awaiting submission times out after 15 minutes
  * (GatewayTimeout, BDT013); an awaiting consent past its flow's request_timeout is Rejected
  * (our choice); an Authorised consent whose expiration_date_time has come is Consumed (BDT412).
  */

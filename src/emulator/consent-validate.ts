@@ -1,5 +1,5 @@
 /**
- * POST /v1/consents validation, every rule of contract 4.1 in its stated order (first failure
+ * POST /v1/consents validation, every rule of docs/bank-api.md §4.1 in its stated order (first failure
  * wins): headers (BDT255, BDT254) → body readable (BDT299) → JSON types (BDT259) → fields in
  * table order, with BDT401–BDT403 right after the bank → date rules in table order. Idempotency
  * comes last and lives in the route. The rule checks are the client's own (api/consent-checks.ts,

@@ -78,7 +78,7 @@ export class FaultError extends ApiError {
 }
 
 /**
- * Retry-After: integer seconds (contract 7.2), or an HTTP-date when the setting asks. The date
+ * Retry-After: integer seconds (docs/bank-api.md §7.2), or an HTTP-date when the setting asks. The date
  * is on the data clock, the same clock as the `Date` header, so `Retry-After − Date` is the wait.
  */
 export function retryAfter(seconds: number, settings: EmulatorSettings, now: DateTime): string {

@@ -1,6 +1,6 @@
 /**
  * Replies as values: every handler returns a Reply or throws an ApiError; the server writes it,
- * adds `request-id` and the data-clock `Date`, and logs it. Error bodies follow contract 7.1.
+ * adds `request-id` and the data-clock `Date`, and logs it. Error bodies follow docs/bank-api.md §7.1.
  */
 import type { DateTime } from 'luxon';
 import { NZ_ZONE } from '../api/rules';
@@ -31,7 +31,7 @@ export class ApiError extends Error {
   }
 }
 
-/** 401 on API calls (contract 7.2): empty body, WWW-Authenticate; bare `Bearer` when no token. */
+/** 401 on API calls (docs/bank-api.md §7.2): empty body, WWW-Authenticate; bare `Bearer` when no token. */
 export class Unauthorized extends Error {
   constructor(readonly tokenSent: boolean) {
     super('unauthorized');
@@ -90,7 +90,7 @@ export function unauthorizedReply(error: Unauthorized): Reply {
   };
 }
 
-/** 400 without code (contract 7.2: missing field or parameter, unparsable date, id not a UUID). */
+/** 400 without code (docs/bank-api.md §7.2: missing field or parameter, unparsable date, id not a UUID). */
 export function badRequest(message: string): ApiError {
   return new ApiError(400, message);
 }

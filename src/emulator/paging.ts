@@ -1,5 +1,5 @@
 /**
- * Pagination (contract 1.4): an opaque `page` parameter; `Links.Next` is absolute, on the
+ * Pagination (docs/bank-api.md §1.4): an opaque `page` parameter; `Links.Next` is absolute, on the
  * request's origin, and holds consent_id and every original filter. The token also pins the
  * data-clock instant of the first page, so later pages read the same snapshot even while the
  * clock runs.

@@ -1,5 +1,5 @@
 /**
- * The common checks of every resource call, in contract 6.0's order: (1–2 in the server)
+ * The common checks of every resource call, in docs/bank-api.md §6.0's order: (1–2 in the server)
  * 3 query parameters → 4 date rules → 5 consent exists → 6 consent state → 7 permission →
  * 8 account / statement → 9 resource supported → (10 in the handler) → 11 upstream.
  */
@@ -29,7 +29,7 @@ export function readDateParam(rq: RequestInfo, name: string, required: boolean):
   }
   const at = parseQueryDateTime(raw);
   if (!at) throw badRequest(`Unparsable date in ${name}: ${raw}`);
-  // A raw space where the offset sign belongs was a `+` (contract 1.2); keep the repaired form.
+  // A raw space where the offset sign belongs was a `+` (docs/bank-api.md §1.2); keep the repaired form.
   return { value: raw.replace(/ (\d{2}:\d{2})$/, '+$1'), at };
 }
 
@@ -42,7 +42,7 @@ export function checkDateRules(ctx: EmulatorContext, from: DateTime, to: DateTim
 }
 
 function bdt237(ctx: EmulatorContext): ApiError {
-  // Contract 7.2: the legacy no-code form, when the setting asks for it.
+  // docs/bank-api.md §7.2: the legacy no-code form, when the setting asks for it.
   return ctx.settings.legacyBdt237
     ? badRequest('To date time must not be before from date time')
     : new ApiError(400, 'To date must not be before from date', 'BDT237');

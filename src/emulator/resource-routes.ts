@@ -1,5 +1,5 @@
 /**
- * Resource endpoints (contract 6.1–6.8) over the world at the data clock's instant.
+ * Resource endpoints (docs/bank-api.md §6.1–§6.8) over the world at the data clock's instant.
  */
 import { applyDataFaults } from './data-faults';
 import { DateTime } from 'luxon';
@@ -86,7 +86,7 @@ export function handleTransactions(ctx: EmulatorContext, rq: RequestInfo, accoun
     return booked >= fromMs && booked <= toMs && booked >= floor && (direction === null || t.CreditDebitIndicator === direction);
   });
   checkUpstream(ctx, consent, () => {
-    // BDT263 only on the first page (contract 1.4 rule 6): a Next is always served.
+    // BDT263 only on the first page (docs/bank-api.md §1.4 rule 6): a Next is always served.
     const max = ctx.settings.maxResultSize[consent.bank];
     if (page.atMs === null && rows.length > max) {
       throw new ApiError(422, `Result too large for one request: ${rows.length} records over ${max}`, 'BDT263');
@@ -109,7 +109,7 @@ export function handleStatements(ctx: EmulatorContext, rq: RequestInfo, accountI
   const from = readDateParam(rq, 'fromStatementDateTime', false);
   const to = readDateParam(rq, 'toStatementDateTime', false);
   const page = readPage(rq.query.get('page'), ctx.clock.nowMs());
-  // Statement filters are outside the consent-window and today rules (contract 8.24): BDT237 only.
+  // Statement filters are outside the consent-window and today rules (docs/bank-api.md §6.5): BDT237 only.
   if (from && to) checkDateRules(ctx, from.at, to.at, false);
   const { consent, meta } = guardResource(ctx, rq, 'statements', consentId, { accountId });
   checkUpstream(ctx, consent);

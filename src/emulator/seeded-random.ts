@@ -17,7 +17,7 @@ export function createRandom(seed: number): Random {
   };
 }
 
-/** A lowercase UUID v4 drawn from the PRNG (contract 1.2: consent_id is a lowercase UUID). */
+/** A lowercase UUID v4 drawn from the PRNG (docs/bank-api.md §1.2: consent_id is a lowercase UUID). */
 export function randomUuid(random: Random): string {
   const bytes: number[] = [];
   for (let i = 0; i < 16; i++) bytes.push(Math.floor(random() * 256));

@@ -1,5 +1,5 @@
 /**
- * The node:http server: parses the request, routes it, runs contract 6.0's first steps
+ * The node:http server: parses the request, routes it, runs docs/bank-api.md §6.0's first steps
  * (401, rate limit, 403 scope), writes the reply with `request-id` and a `Date` header from the
  * DATA clock, and logs it.
  */

@@ -50,9 +50,9 @@ export interface RateLimit {
 export interface EmulatorSettings {
   /** Delay before every answer, real milliseconds. */
   latencyMs: number;
-  /** Page size of transactions and statements (contract 1.4: 50). */
+  /** Page size of transactions and statements (docs/bank-api.md §1.4: 50). */
   pageSize: number;
-  /** Page size of accounts (contract 1.4: 100). */
+  /** Page size of accounts (docs/bank-api.md §1.4: 100). */
   accountsPageSize: number;
   /** Per bank: a filtered transaction range holding more records gets 422 BDT263 (first page). */
   maxResultSize: Record<BankName, number>;
@@ -63,7 +63,7 @@ export interface EmulatorSettings {
   faultRetryAfterSeconds: number | null;
   /** Send Retry-After as an HTTP-date (RFC 9110) instead of integer seconds. */
   retryAfterHttpDate: boolean;
-  /** Answer `to` before `from` with the legacy no-code 400 instead of BDT237 (contract 7.2). */
+  /** Answer `to` before `from` with the legacy no-code 400 instead of BDT237 (docs/bank-api.md §7.2). */
   legacyBdt237: boolean;
   /** Lifetime of newly issued tokens, seconds (seed: 3600). */
   tokenLifetimeSeconds: number;

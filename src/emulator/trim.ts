@@ -1,5 +1,5 @@
 /**
- * Payload levels and filters (contract 3): Basic omits the Detail-only fields; Detail wins when
+ * Payload levels and filters (docs/bank-api.md §3): Basic omits the Detail-only fields; Detail wins when
  * both are held; ReadTransactionsCredits / ReadTransactionsDebits filter by direction.
  */
 import { payloadLevel } from '../api/rules';
@@ -26,7 +26,7 @@ export function trimTransaction(transaction: Transaction, granted: readonly stri
   return basic;
 }
 
-/** ReadStatements is the seed's name for ReadStatementsDetail (contract 3). */
+/** ReadStatements is the seed's name for ReadStatementsDetail (docs/bank-api.md §3). */
 export function trimStatement(statement: Statement, granted: readonly string[]): Statement {
   if (granted.includes('ReadStatements') || granted.includes('ReadStatementsDetail')) return statement;
   const {

@@ -56,7 +56,7 @@ export interface Customer {
 export interface WorldAccount {
   bank: BankName;
   customerId: string;
-  /** The account as the Detail payload shows it (contract 6.1). */
+  /** The account as the Detail payload shows it (docs/bank-api.md §6.1). */
   account: Account;
   /** The account's owner (GET /v1/accounts/{id}/party), full detail. */
   accountParty: Party;
@@ -97,7 +97,7 @@ export interface World {
   balancesAt(bank: BankName, accountId: string, at: DateTime): Balance[];
   /** Statements created by `at`, full Detail payload, newest first. */
   statementsAt(bank: BankName, accountId: string, at: DateTime): Statement[];
-  /** The statement file's bytes (PDF 1.4 document or CSV per contract 6.7); null when unknown. */
+  /** The statement file's bytes (PDF 1.4 document or CSV per docs/bank-api.md §6.7); null when unknown. */
   statementFile(bank: BankName, accountId: string, statementId: string, type: StatementFileType): Buffer | null;
 }
 

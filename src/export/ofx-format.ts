@@ -108,7 +108,7 @@ export type OfxAccount =
 /** NZ BECS account number: bank 2, branch 4, account 7, suffix 2 or 3 digits. */
 const BECS = /^(\d{2})-?(\d{4})-?(\d{7})-?(\d{2,3})$/;
 
-/** Account subtypes (contract 6.1) that OFX carries as a credit card statement (CCSTMTRS). */
+/** Account subtypes (docs/bank-api.md §6.1) that OFX carries as a credit card statement (CCSTMTRS). */
 const CARD_SUBTYPES = new Set(['CreditCard', 'ChargeCard']);
 
 const ACCT_TYPES: Record<string, string> = {

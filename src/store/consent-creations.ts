@@ -2,7 +2,7 @@
  * Consent creations with their idempotency keys (`bankdata consents create`). The key and the
  * exact body are stored before the POST is sent, so a crash between send and answer is
  * recovered by sending the same body with the same key: the server replays the first consent
- * (contract 4.1) rather than creating a second one.
+ * (docs/bank-api.md §4.1) rather than creating a second one.
  */
 import { createHash } from 'node:crypto';
 import { and, desc, eq, gte } from 'drizzle-orm';
@@ -13,7 +13,7 @@ import { toStoredInstant, toInstantMs, type Instant } from './time';
 
 export type ConsentCreationRow = typeof consentCreations.$inferSelect;
 
-/** Contract 4.1: the server keeps keys at least 24 h; an older pending key is not replayed. */
+/** docs/bank-api.md §4.1: the server keeps keys at least 24 h; an older pending key is not replayed. */
 export const CREATION_KEY_TTL_MS = 24 * 60 * 60 * 1000;
 
 export function sha256(text: string): string {

@@ -48,7 +48,7 @@ function checkRowsBelong(input: { bank: BankName; consentId: ConsentId }, rows: 
   }
 }
 
-/** Accounts keyed by (bank, AccountId) (contract 6.0). Accounts not returned are kept. */
+/** Accounts keyed by (bank, AccountId) (docs/bank-api.md §6.0). Accounts not returned are kept. */
 export function commitAccounts(db: BankdataDb, input: UnitInput<AccountRow>): UpsertCounts {
   checkRowsBelong(input, input.rows);
   const now = toStoredInstant(input.now);

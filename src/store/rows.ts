@@ -30,7 +30,7 @@ export interface RejectInput {
 export type RejectRow = typeof rejects.$inferSelect;
 
 /**
- * The transaction columns that a Basic payload omits (contract 3): a fetch through a consent
+ * The transaction columns that a Basic payload omits (docs/bank-api.md §3): a fetch through a consent
  * with fewer permissions never blanks them once another fetch filled them.
  */
 export const TRANSACTION_DETAIL_COLUMNS = [
@@ -41,7 +41,7 @@ export const TRANSACTION_DETAIL_COLUMNS = [
   'counterpartyAccount',
 ] as const satisfies readonly (keyof TransactionRow)[];
 
-/** The account columns a Basic payload omits (`Account`, `Servicer`; contract 3). */
+/** The account columns a Basic payload omits (`Account`, `Servicer`; docs/bank-api.md §3). */
 export const ACCOUNT_DETAIL_COLUMNS = [
   'schemeName',
   'identification',

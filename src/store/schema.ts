@@ -331,7 +331,7 @@ export type ConsentCreationState = (typeof CONSENT_CREATION_STATES)[number];
  * Consent creations (`bankdata consents create`). The row, with its idempotency key and the exact
  * body, is written BEFORE the POST is sent: a crash between send and answer leaves it `pending`,
  * and the rerun sends the same body with the same key, so the server replays the first consent
- * instead of making a second (contract 4.1: same key and body replays the original 201).
+ * instead of making a second (docs/bank-api.md §4.1: same key and body replays the original 201).
  */
 export const consentCreations = sqliteTable(
   'consent_creations',

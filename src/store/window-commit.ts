@@ -17,7 +17,7 @@ export interface TransactionWindowInput {
   bank: BankName;
   accountId: AccountId;
   consentId: ConsentId;
-  /** The fetched range, both ends inclusive (contract 6.4). */
+  /** The fetched range, both ends inclusive (docs/bank-api.md §6.4). */
   range: { from: Instant; to: Instant };
   /** The consent's Credits/Debits filter (rules.ts `creditDebitFilter`): what it could return. */
   creditDebitFilter: 'Credit' | 'Debit' | null;
@@ -141,7 +141,7 @@ function upsertTransaction(tx: Conn, statements: UpsertStatements, row: Transact
 }
 
 /**
- * Pending rows are replaced per synced range (contract 6.4, 8.27): a stored open pending row
+ * Pending rows are replaced per synced range (docs/bank-api.md §6.4): a stored open pending row
  * whose booking instant lies in the range, that this fetch could have returned (its Credits /
  * Debits filter) and did not return, is marked removed. Booked rows are never removed.
  */

@@ -5,7 +5,7 @@
  *
  * Crash safety: the key and the exact body are committed before sending. A rerun of the same
  * command finds that `pending` row and sends the same body with the same key, so the server
- * replays the first 201 (contract 4.1) and one consent exists, never two.
+ * replays the first 201 (docs/bank-api.md §4.1) and one consent exists, never two.
  */
 import { randomUUID } from 'node:crypto';
 import { ApiError, IdempotencyError, UnavailableError, type DataApiClient } from '../api';

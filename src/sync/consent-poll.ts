@@ -1,12 +1,12 @@
 /**
- * Polling a new consent until it settles (contract 4.4): GET /v1/consents/{id} every 2 s while
+ * Polling a new consent until it settles (docs/bank-api.md §4.4): GET /v1/consents/{id} every 2 s while
  * it awaits the customer, for at most the flow's request_timeout. The client trusts only the
  * consent record, never the redirect back or the decoupled callback.
  */
 import type { DataApiClient } from '../api';
 import type { Consent, ConsentId, ConsentStatus } from '../api/schemas';
 
-/** Contract 4.4: poll every 2–5 s. */
+/** docs/bank-api.md §4.4: poll every 2–5 s. */
 export const POLL_INTERVAL_MS = 2_000;
 const AWAITING: readonly ConsentStatus[] = ['GatewayAwaitingSubmission', 'AwaitingAuthorisation'];
 

@@ -1,6 +1,6 @@
 /**
  * What `bankdata consents create` asks for, turned into the wire body of POST /v1/consents
- * (contract 4.1) with its defaults filled from GET /v1/meta, and the "intent" that identifies a
+ * (docs/bank-api.md §4.1) with its defaults filled from GET /v1/meta, and the "intent" that identifies a
  * retry of the same command (its hash finds the stored idempotency key after a crash).
  */
 import { DateTime } from 'luxon';
@@ -105,7 +105,7 @@ export function intentHashOf(input: ConsentRequestInput, target: { baseUrl: stri
   return sha256(JSON.stringify(entries));
 }
 
-/** How long polling may wait (contract 4.4): the flow's request_timeout from meta. */
+/** How long polling may wait (docs/bank-api.md §4.4): the flow's request_timeout from meta. */
 export function pollTimeoutMs(draft: ConsentRequestDraft, features: BankMeta['features'] | undefined): number {
   const hintTimeout = durationOr(
     draft.flow.flow_hint.type === 'decoupled' ? features?.decoupled_flow.request_timeout : features?.redirect_flow.request_timeout,

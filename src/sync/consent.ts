@@ -12,7 +12,7 @@ import { partyDue, syncAccounts, syncBalances, syncParty, syncStatementFile, syn
 import { syncTransactions } from './transactions';
 import { describeError, recordFailure, runUnit } from './units';
 
-/** Statuses after which the consent can never be used again (contract 4.4). */
+/** Statuses after which the consent can never be used again (docs/bank-api.md §4.4). */
 export const ENDED_STATUSES: readonly ConsentStatus[] = ['Rejected', 'Revoked', 'Consumed', 'GatewayTimeout'];
 
 /** A stored or read status (text, possibly null) that says the consent has ended. */
@@ -59,7 +59,7 @@ export async function syncConsent(
 
   const bankMeta = meta.get(bank);
   if (!bankMeta) {
-    // Contract 5: a bank absent from meta is unusable here. Nothing is asked, and the consent is
+    // docs/bank-api.md §5: a bank absent from meta is unusable here. Nothing is asked, and the consent is
     // not reported as synced (`ok` would move last_synced_at with nothing fetched).
     const reason = `bank ${bank} is not listed in /v1/meta for this organisation and environment`;
     ctx.logger.warn('consent skipped', { consent_id: consentId, reason });

@@ -1,5 +1,5 @@
 /**
- * Money, exactly: the wire's unsigned decimal string (contract 1.2) plus its CreditDebitIndicator
+ * Money, exactly: the wire's unsigned decimal string (docs/bank-api.md §1.2) plus its CreditDebitIndicator
  * become a signed decimal string with the bank's digits and an integer in the currency's minor
  * unit. String and BigInt arithmetic only; a binary float never touches an amount.
  */

@@ -1,12 +1,12 @@
 /**
- * Pure date-window planning for transactions (ARCHITECTURE.md "Sync rules"; contract 6.4, 8.3,
- * 8.6): the range to fetch, its tiling into windows on Pacific/Auckland midnights, and the split
+ * Pure date-window planning for transactions (ARCHITECTURE.md "Sync rules"; docs/bank-api.md §6.4):
+ * the range to fetch, its tiling into windows on Pacific/Auckland midnights, and the split
  * of a window the bank refuses as too large (BDT263). No I/O, no clock: `now` is passed in.
  */
 import { DateTime } from 'luxon';
 import { NZ_ZONE, addNzDays, nzDateOf, nzDaysBetween, nzMidnight, toInstant, type Instant } from '../api/rules';
 
-/** A transaction query range; both ends inclusive (contract 6.4), instants in UTC. */
+/** A transaction query range; both ends inclusive (docs/bank-api.md §6.4), instants in UTC. */
 export interface DateWindow {
   readonly from: DateTime;
   readonly to: DateTime;
@@ -183,7 +183,7 @@ function clamp(value: number, min: number, max: number): number {
 /**
  * Halves a window the bank refused (BDT263) on the NZ midnight nearest its middle. Null when no
  * midnight lies strictly inside: the window spans one NZ day or less (a partial day at either
- * end included), and the caller records a failed unit (contract 8.6).
+ * end included), and the caller records a failed unit (docs/bank-api.md §6.4).
  */
 export function splitWindow(window: DateWindow): [DateWindow, DateWindow] | null {
   const { from, to } = window;

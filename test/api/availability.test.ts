@@ -1,5 +1,5 @@
 /**
- * Contract 7.4 against the emulator: 429 and 503 with Retry-After (seconds and HTTP-date),
+ * docs/bank-api.md §7.4 against the emulator: 429 and 503 with Retry-After (seconds and HTTP-date),
  * 500/502/504 and dropped connections with backoff, caps, timeouts. The client's sleep is
  * injected and recorded: no real waiting.
  */

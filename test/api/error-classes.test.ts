@@ -1,4 +1,4 @@
-/** Every error class of contract 7.3, produced by the real emulator over HTTP. */
+/** Every error class of docs/bank-api.md §7.3, produced by the real emulator over HTTP. */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -118,7 +118,7 @@ describe('error classes from emulator answers', () => {
     expect(error).toMatchObject({ status: 400, code, ruleCode: code, legacy: false });
   });
 
-  it('the legacy no-code "to before from" answer is BDT237 (contract 7.2)', async () => {
+  it('the legacy no-code "to before from" answer is BDT237 (docs/bank-api.md §7.2)', async () => {
     emu.updateSettings({ legacyBdt237: true });
     try {
       const error = await failure(client.listTransactions(consent, account, range(-1, -2)));

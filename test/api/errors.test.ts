@@ -27,7 +27,7 @@ const answer = (status: number, code?: string, extra: Partial<ErrorAnswer> = {})
   ...extra,
 });
 
-describe('toApiError maps status and code per contract 7.3', () => {
+describe('toApiError maps status and code per docs/bank-api.md §7.3', () => {
   it.each([
     ['BDT009', 422, 'already_ended'],
     ['BDT013', 422, 'gateway_timeout'],
@@ -64,7 +64,7 @@ describe('toApiError maps status and code per contract 7.3', () => {
     expect((error as DateRuleError).legacy).toBe(false);
   });
 
-  it('the legacy no-code 400 "To date time must not be before from date time" is BDT237 (contract 7.2)', () => {
+  it('the legacy no-code 400 "To date time must not be before from date time" is BDT237 (docs/bank-api.md §7.2)', () => {
     const error = toApiError(answer(400, undefined, { message: 'To date time must not be before from date time' }));
     expect(error).toBeInstanceOf(DateRuleError);
     expect((error as DateRuleError).ruleCode).toBe('BDT237');

@@ -32,7 +32,7 @@ describe('Retry-After (RFC 9110 10.2.3)', () => {
   });
 });
 
-describe('delay per the policy (contract 7.4)', () => {
+describe('delay per the policy (docs/bank-api.md §7.4)', () => {
   const clock = (random: number, now = 0) => ({ random: () => random, now: () => now });
   it('backs off exponentially from 1 s with full jitter', () => {
     expect([1, 2, 3, 4].map((a) => backoffDelayMs(DEFAULT_RETRY_POLICY, a, () => 0.99999))).toEqual([999, 1999, 3999, 7999]);

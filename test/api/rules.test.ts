@@ -48,7 +48,7 @@ describe('NZ dates (Pacific/Auckland, DST included)', () => {
   });
 });
 
-describe('consent date rules (seed; contract 4.1 order)', () => {
+describe('consent date rules (seed; docs/bank-api.md §4.1 order)', () => {
   const now = dt('2025-03-05T10:00:00+13:00');
   const rule = (start: string, end?: string, expiration?: string, bank: 'PNZ' | 'BNZ' = 'PNZ') =>
     checkConsentDates(
@@ -102,7 +102,7 @@ describe('consent date rules (seed; contract 4.1 order)', () => {
   });
 });
 
-describe('transaction query rules (contract 6.0 step 4 order, then BDT236)', () => {
+describe('transaction query rules (docs/bank-api.md §6.0 step 4 order, then BDT236)', () => {
   const now = dt('2025-03-05T10:00:00+13:00');
   it('BDT237 before BDT239 before BDT238', () => {
     expect(checkQueryRange(dt('2025-03-09T00:00:00+13:00'), dt('2025-03-08T00:00:00+13:00'), now)?.code).toBe('BDT237');
@@ -204,7 +204,7 @@ describe('callback_url rules (BDT264–268)', () => {
 });
 
 describe('permissions, filters and tokens', () => {
-  it('maps each endpoint to its permissions (contract 3)', () => {
+  it('maps each endpoint to its permissions (docs/bank-api.md §3)', () => {
     expect(hasPermissionFor('transactions', ['ReadTransactionsBasic'])).toBe(true);
     expect(hasPermissionFor('transactions', ['ReadTransactionsCredits'])).toBe(false);
     expect(hasPermissionFor('statement_file', ['ReadStatementsBasic'])).toBe(false);

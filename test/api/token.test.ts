@@ -1,4 +1,4 @@
-/** Seed "Authentication" and contract 2, against the real emulator. */
+/** Seed "Authentication" and docs/bank-api.md §2, against the real emulator. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AuthenticationError, ScopeMissingError } from '../../src/api/errors';
 import { createLogger } from '../../src/log';

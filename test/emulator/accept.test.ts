@@ -3,7 +3,7 @@ import { negotiateContentType, statementFileName } from '../../src/emulator/acce
 
 const BANK = ['application/pdf', 'text/csv'];
 
-describe('negotiateContentType (contract 6.7)', () => {
+describe('negotiateContentType (docs/bank-api.md §6.7)', () => {
   it.each<[string | undefined, readonly string[], string | null]>([
     [undefined, BANK, 'application/pdf'],
     ['', BANK, 'application/pdf'],
@@ -23,7 +23,7 @@ describe('negotiateContentType (contract 6.7)', () => {
   });
 });
 
-describe('statementFileName (contract 6.7)', () => {
+describe('statementFileName (docs/bank-api.md §6.7)', () => {
   it('replaces every character outside A-Za-z0-9._- with _', () => {
     expect(statementFileName('stm-2025-02', 'application/pdf')).toBe('stm-2025-02.pdf');
     expect(statementFileName('../x', 'text/csv')).toBe('.._x.csv');

@@ -27,7 +27,7 @@ function withFlow(b: Body, edit: (flow: Body) => void): Body {
   return b;
 }
 
-describe('POST /v1/consents: headers and body (contract 4.1)', () => {
+describe('POST /v1/consents: headers and body (docs/bank-api.md §4.1)', () => {
   it('answers 400 BDT255 when both idempotency-key and x-idempotency-key are sent', async () => {
     expectErrorBody(await post(body(), { 'idempotency-key': 'a', 'x-idempotency-key': 'b' }), 400, 'BDT255');
   });
@@ -217,7 +217,7 @@ describe('POST /v1/consents: fields in table order', () => {
   });
 });
 
-describe('POST /v1/consents: validation order (contract 4.1)', () => {
+describe('POST /v1/consents: validation order (docs/bank-api.md §4.1)', () => {
   it('checks headers before the body: BDT255 beats BDT299', async () => {
     expectErrorBody(await post('{oops', { 'idempotency-key': 'a', 'x-idempotency-key': 'b' }), 400, 'BDT255');
   });
@@ -309,7 +309,7 @@ describe('POST /v1/consents: response and idempotency', () => {
   });
 });
 
-describe('GET /v1/consents/{id} (contract 4.2)', () => {
+describe('GET /v1/consents/{id} (docs/bank-api.md §4.2)', () => {
   it('returns the consent as created, with status and timestamps', async () => {
     const b = body();
     const created = await post(b);
@@ -341,7 +341,7 @@ describe('GET /v1/consents/{id} (contract 4.2)', () => {
   });
 });
 
-describe('DELETE /v1/consents?consent_id= (contract 4.3)', () => {
+describe('DELETE /v1/consents?consent_id= (docs/bank-api.md §4.3)', () => {
   it('revokes an authorised consent with 204, then answers 409 BDT702', async () => {
     const id = await api.authorisedConsent();
     const res = await api.call('DELETE', `/v1/consents?consent_id=${id}`);

@@ -19,7 +19,7 @@ afterAll(() => emu.close());
 const NONE = { bdt601: 0, bdt602: 0, bdt603: 0, bdt604: 0, http500: 0, http502: 0, http504: 0, drop: 0 };
 const accounts = () => api.get(`/v1/accounts?consent_id=${consent}`);
 
-describe('fault kinds (contract 7.3: BDT601–604 are 503)', () => {
+describe('fault kinds (docs/bank-api.md §7.3: BDT601–604 are 503)', () => {
   it.each(['bdt601', 'bdt602', 'bdt603', 'bdt604'] as const)('answers 503 %s with Retry-After seconds when its rate is 1', async (kind) => {
     await api.token();
     emu.updateSettings({ faults: { ...NONE, [kind]: 1 }, faultRetryAfterSeconds: 7 });
@@ -151,7 +151,7 @@ describe('fault kinds (contract 7.3: BDT601–604 are 503)', () => {
   });
 });
 
-describe('rate limit (contract 7.2: 429 with Retry-After seconds, no code)', () => {
+describe('rate limit (docs/bank-api.md §7.2: 429 with Retry-After seconds, no code)', () => {
   it('answers 429 after the burst, per client, with integer Retry-After', async () => {
     await api.token();
     emu.updateSettings({ rateLimit: { requestsPerSecond: 0.01, burst: 3 } });

@@ -1,5 +1,5 @@
 /**
- * GET /v1/meta (contract 5) and the gating it drives, in both environments: banks listed,
+ * GET /v1/meta (docs/bank-api.md §5) and the gating it drives, in both environments: banks listed,
  * fixtures that differ per bank, 501 for a resource marked false, max_history_days honoured.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -1,6 +1,6 @@
 /**
- * Consent lifecycle by the data clock and the control routes (contract 4.4), and the consent
- * state codes of resource calls (contract 6.0 step 6).
+ * Consent lifecycle by the data clock and the control routes (docs/bank-api.md §4.4), and the consent
+ * state codes of resource calls (docs/bank-api.md §6.0 step 6).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { StartedEmulator } from '../../src/emulator';

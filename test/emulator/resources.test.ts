@@ -1,5 +1,5 @@
 /**
- * Resource endpoints (contract 6.1–6.8) over the generated world: shapes, trimming, filters,
+ * Resource endpoints (docs/bank-api.md §6.1–§6.8) over the generated world: shapes, trimming, filters,
  * pagination, the 6.0 check order, BDT263, statement files and content negotiation.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -71,7 +71,7 @@ describe('accounts (6.1, 6.2)', () => {
     }
   });
 
-  it('omits Account and Servicer under ReadAccountsBasic (contract 3)', async () => {
+  it('omits Account and Servicer under ReadAccountsBasic (docs/bank-api.md §3)', async () => {
     const basic = await api.authorisedConsent({ permissions: ['ReadAccountsBasic'] });
     const res = await api.get(`/v1/accounts/${current}?consent_id=${basic}`);
     expect(res.json.Data.Account.AccountId).toBe(current);
@@ -233,7 +233,7 @@ describe('transactions (6.4)', () => {
 
 });
 
-describe('contract 6.0 check order', () => {
+describe('docs/bank-api.md §6.0 check order', () => {
   const unknown = '00000000-0000-4000-8000-000000000000';
 
   it('date rules (step 4) before the consent lookup (step 5): BDT237 for an unknown consent', async () => {

@@ -18,7 +18,7 @@ function tokenRequest(body: Record<string, string>, headers: Record<string, stri
   });
 }
 
-describe('token endpoint (contract 2)', () => {
+describe('token endpoint (docs/bank-api.md §2)', () => {
   it('issues a Bearer token with every scope of the client and expires_in 3600', async () => {
     const res = await tokenRequest({ grant_type: 'client_credentials', client_id: emu.clientId, client_secret: emu.clientSecret });
     expect(res.status).toBe(200);
@@ -73,7 +73,7 @@ describe('token endpoint (contract 2)', () => {
   });
 });
 
-describe('401 on API calls (contract 7.2)', () => {
+describe('401 on API calls (docs/bank-api.md §7.2)', () => {
   it('sends a bare Bearer challenge and an empty body when no token is sent', async () => {
     const res = await api.get('/v1/meta', { token: null });
     expect(res.status).toBe(401);
@@ -124,7 +124,7 @@ describe('401 on API calls (contract 7.2)', () => {
 });
 
 describe('scope, unknown paths, methods', () => {
-  it('answers 403 without code when the client lacks the scope (contract 3)', async () => {
+  it('answers 403 without code when the client lacks the scope (docs/bank-api.md §3)', async () => {
     const client = await api.control('POST', '/clients', { scopes: ['read:meta'] });
     expect(client.status).toBe(201);
     const token = await issueToken(emu.baseUrl, client.json.client_id, client.json.client_secret);

@@ -55,7 +55,7 @@ describe('seeded consents', () => {
     expect(full.permissions).toEqual(expect.arrayContaining(['ReadAccountsDetail', 'ReadTransactionsDetail', 'ReadParty', 'ReadPartyAuthUser']));
   });
 
-  it('include Basic-only and Credits-only Authorised consents (contract 3 payload levels and filters)', () => {
+  it('include Basic-only and Credits-only Authorised consents (docs/bank-api.md §3 payload levels and filters)', () => {
     const authorised = byStatus('Authorised');
     const full = authorised[0]!;
     const basic = authorised.find((c) => c.permissions.includes('ReadTransactionsBasic'))!;

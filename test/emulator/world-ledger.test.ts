@@ -18,7 +18,7 @@ function openingOf(rows: Transaction[]): bigint {
 }
 
 describe('transactionsAt: what the bank shows at an instant', () => {
-  it('sorts BookingDateTime descending, then TransactionId (contract 1.4)', () => {
+  it('sorts BookingDateTime descending, then TransactionId (docs/bank-api.md §1.4)', () => {
     for (const { bank, account } of accountsOf(world)) {
       const rows = world.transactionsAt(bank, account.AccountId, START);
       for (let i = 1; i < rows.length; i++) {

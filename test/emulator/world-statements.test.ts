@@ -80,7 +80,7 @@ describe('statementsAt: monthly RegularPeriodic statements', () => {
     expect(withFee).toBeGreaterThan(0);
   });
 
-  it('gives exactly one account ids containing "/" (clients must encode ids, contract 1.2)', () => {
+  it('gives exactly one account ids containing "/" (clients must encode ids, docs/bank-api.md §1.2)', () => {
     const slashed = accounts.filter(({ bank, account }) =>
       world.statementsAt(bank, account.AccountId, START).some((s) => s.StatementId.includes('/')),
     );
@@ -91,7 +91,7 @@ describe('statementsAt: monthly RegularPeriodic statements', () => {
   });
 });
 
-describe('statementFile (contract 6.7)', () => {
+describe('statementFile (docs/bank-api.md §6.7)', () => {
   const { bank, account } = accounts[0]!;
   const statement = world.statementsAt(bank, account.AccountId, START)[1]!;
 

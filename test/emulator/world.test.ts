@@ -56,7 +56,7 @@ describe('generateWorld: determinism', () => {
   });
 });
 
-describe('generateWorld: records pass the wire schemas (contract 6)', () => {
+describe('generateWorld: records pass the wire schemas (docs/bank-api.md §6)', () => {
   const world = sandboxWorld();
 
   it('every account, party, transaction, balance and statement parses with its zod schema', () => {

@@ -56,7 +56,7 @@ describe('commitTransactionWindow', () => {
     expect(store.sqlite.prepare('SELECT count(*) AS n FROM transactions').get()).toEqual({ n: 1 });
   });
 
-  it('removes a pending row that vanished when its successor books under a new id (contract 6.4, 8.27)', () => {
+  it('removes a pending row that vanished when its successor books under a new id (docs/bank-api.md §6.4)', () => {
     const store = freshStore();
     commit(store, [txRow({ TransactionId: 'txn-pend-7731' })]);
     const counts = commit(store, [txRow({ TransactionId: 'txn-20250304-0009', Status: 'Booked' })]);
@@ -122,7 +122,7 @@ describe('commitTransactionWindow', () => {
     });
     commit(store, [detail]);
     const detailRaw = storedTx(store, 'txn-1')!.raw_json;
-    // ReadTransactionsBasic omits TransactionInformation, Balance, MerchantDetails, CreditorAccount (contract 3).
+    // ReadTransactionsBasic omits TransactionInformation, Balance, MerchantDetails, CreditorAccount (docs/bank-api.md §3).
     const basic = txRow(
       { Status: 'Booked', TransactionInformation: undefined, MerchantDetails: undefined },
       OTHER_CONSENT as ConsentId,

@@ -56,7 +56,7 @@ function deps(client: DataApiClient, onSleep?: (consentId: string) => Promise<vo
 
 const consentsOnServer = async () => ((await control(emu, 'GET', 'state')) as { consents: unknown[] }).consents.length;
 
-describe('consents create: polling and registration (contract 4.4)', () => {
+describe('consents create: polling and registration (docs/bank-api.md §4.4)', () => {
   it('registers an authorised consent for sync at once', async () => {
     const { client } = clientFor(emu);
     const result = await createConsentFlow(deps(client, (id) => control(emu, 'POST', `consents/${id}/authorise`, {}).then(() => undefined)), INPUT);
@@ -111,7 +111,7 @@ describe('consents create: nothing is sent when a local rule fails', () => {
   });
 });
 
-describe('consents create: idempotency (contract 4.1)', () => {
+describe('consents create: idempotency (docs/bank-api.md §4.1)', () => {
   it('an answer lost after the server created the consent is replayed with the same key: one consent; BDT704 meanwhile is retried with the same key', async () => {
     emu.updateSettings({ consentCreateDelayMs: 1_500 });
     const before = await consentsOnServer();

@@ -1,5 +1,5 @@
 /**
- * Revoking a consent (contract 4.3): 204 revokes, BDT702 (already revoked) and BDT009 (already
+ * Revoking a consent (docs/bank-api.md §4.3): 204 revokes, BDT702 (already revoked) and BDT009 (already
  * Rejected, GatewayTimeout or Consumed) count as done, and a registered consent is marked ended
  * with the status it ended in, so sync skips it from then on.
  */
@@ -29,7 +29,7 @@ afterEach(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-describe('consents revoke (contract 4.3)', () => {
+describe('consents revoke (docs/bank-api.md §4.3)', () => {
   it('revokes an authorised consent (204) and marks the registered consent ended', async () => {
     const { client } = clientFor(emu);
     const id = await authorisedConsent(emu, client);

@@ -5,7 +5,7 @@ import { amountMinor, isZeroAmount, minorUnitExponent, signedAmount } from '../.
 
 const digits = (min: number, max: number) =>
   fc.array(fc.constantFrom(...'0123456789'), { minLength: min, maxLength: max }).map((d) => d.join(''));
-/** Any amount the wire allows (contract 1.2): 1–13 integer digits, optional 1–5 fraction digits. */
+/** Any amount the wire allows (docs/bank-api.md §1.2): 1–13 integer digits, optional 1–5 fraction digits. */
 const wireAmount = fc
   .tuple(digits(1, 13), fc.option(digits(1, 5), { nil: undefined }))
   .map(([int, frac]) => (frac === undefined ? int : `${int}.${frac}`));
@@ -69,7 +69,7 @@ describe('amountMinor', () => {
   });
 
   it('is NULL beyond 2^53−1 minor units, exact up to it', () => {
-    // 13 integer digits at most (contract 1.2): only 3- and 4-decimal currencies can pass 2^53−1.
+    // 13 integer digits at most (docs/bank-api.md §1.2): only 3- and 4-decimal currencies can pass 2^53−1.
     expect(amountMinor('9999999999999.99', 'Debit', 'NZD')).toBe(-999999999999999);
     expect(amountMinor('9007199254740.991', 'Credit', 'KWD')).toBe(Number.MAX_SAFE_INTEGER);
     expect(amountMinor('9007199254740.991', 'Debit', 'KWD')).toBe(-Number.MAX_SAFE_INTEGER);

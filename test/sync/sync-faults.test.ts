@@ -1,5 +1,5 @@
 /**
- * The sync under faults (contract 7.4): 503 BDT601–604, 500, 502, 504, dropped connections, a
+ * The sync under faults (docs/bank-api.md §7.4): 503 BDT601–604, 500, 502, 504, dropped connections, a
  * tight rate limit (429 with Retry-After) and every token revoked mid-run. The first run
  * reports the units whose retries ran out (exit 1); the second completes them, and the data
  * then equals the emulator's world exactly.

@@ -18,7 +18,7 @@ import { SETTINGS, startHarness, storedTransactions, type Harness } from '../fix
 import { expectSameTransactions, truthTransactions } from '../fixtures/sync-truth';
 
 const ENDED_STATUSES = new Set(['Rejected', 'Revoked', 'Consumed', 'GatewayTimeout']);
-/** Answers that say the consent has ended (contract 7.3): nothing may follow them. */
+/** Answers that say the consent has ended (docs/bank-api.md §7.3): nothing may follow them. */
 const ENDED_CODES = new Set(['BDT009', 'BDT013', 'BDT101', 'BDT409', 'BDT410', 'BDT412', 'BDT415']);
 const META = new Map<string, BankMeta>(metaFor('production', true).map((b) => [b.name, b]));
 const ms = (iso: string) => DateTime.fromISO(iso).toMillis();

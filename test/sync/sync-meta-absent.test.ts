@@ -1,5 +1,5 @@
 /**
- * A consent whose bank /v1/meta does not list (contract 5: unusable for this organisation and
+ * A consent whose bank /v1/meta does not list (docs/bank-api.md §5: unusable for this organisation and
  * environment): nothing is asked of it, and it is recorded as skipped with the reason, never as
  * synced `ok` with nothing fetched.
  */

@@ -1,11 +1,11 @@
-/** The pure wire → row transforms, on the contract's own example payloads (data-api.md 6.1–6.8). */
+/** The pure wire → row transforms, on the example payloads of docs/bank-api.md §6.1–§6.8. */
 import { describe, expect, it } from 'vitest';
 import { Account, Balance, Party, Statement, Transaction, type AccountId, type ConsentId } from '../../src/api/schemas';
 import { toAccountRow, toBalanceRow, toPartyRow, toStatementRow, toTransactionRow } from '../../src/sync/transform';
 
 const ctx = { bank: 'PNZ' as const, consentId: 'c0a8012e-7d3b-4f5e-9a61-2b9f4c1d8e70' as ConsentId, fetchedAt: '2025-03-05T10:00:00+13:00' };
 
-// Contract 6.4, first example (Detail payload).
+// docs/bank-api.md §6.4, first example (Detail payload).
 const bookedWire = {
   AccountId: 'acc-0001',
   TransactionId: 'txn-20250303-0001',
@@ -26,7 +26,7 @@ const bookedWire = {
   Balance: { Amount: { Amount: '2315.07', Currency: 'NZD' }, CreditDebitIndicator: 'Credit', Type: 'InterimBooked' },
   CreditorAccount: { SchemeName: 'BECSElectronicCredit', Identification: '12-3456-0765432-00', Name: 'CITY POWER LTD' },
 };
-// Contract 6.4, second example (a card pending entry).
+// docs/bank-api.md §6.4, second example (a card pending entry).
 const pendingWire = {
   AccountId: 'acc-0001', TransactionId: 'txn-pend-7731',
   Amount: { Amount: '18.9', Currency: 'NZD' }, CreditDebitIndicator: 'Debit',
@@ -118,7 +118,7 @@ describe('toTransactionRow', () => {
 });
 
 describe('toAccountRow', () => {
-  it('maps the Detail account of contract 6.1', () => {
+  it('maps the Detail account of docs/bank-api.md §6.1', () => {
     const wire = {
       AccountId: 'acc-0001', Currency: 'NZD', AccountType: 'Personal', AccountSubType: 'CurrentAccount',
       Description: 'Everyday account', Nickname: 'Bills',
@@ -132,14 +132,14 @@ describe('toAccountRow', () => {
     });
   });
 
-  it('leaves the Detail-only fields NULL for a Basic account (contract 6.2)', () => {
+  it('leaves the Detail-only fields NULL for a Basic account (docs/bank-api.md §6.2)', () => {
     const wire = { AccountId: 'acc-0001', Currency: 'NZD', Nickname: 'Bills', AccountType: 'Personal', AccountSubType: 'CurrentAccount' };
     expect(toAccountRow(Account.parse(wire), ctx)).toMatchObject({ description: null, schemeName: null, identification: null, accountName: null });
   });
 });
 
 describe('toBalanceRow', () => {
-  it('maps the InterimAvailable balance of contract 6.3', () => {
+  it('maps the InterimAvailable balance of docs/bank-api.md §6.3', () => {
     const wire = {
       AccountId: 'acc-0001', Amount: { Amount: '2796.17', Currency: 'NZD' }, CreditDebitIndicator: 'Credit',
       Type: 'InterimAvailable', DateTime: '2025-03-04T12:05:00+13:00',
@@ -154,7 +154,7 @@ describe('toBalanceRow', () => {
 });
 
 describe('toStatementRow', () => {
-  it('maps the statement of contract 6.5', () => {
+  it('maps the statement of docs/bank-api.md §6.5', () => {
     const wire = {
       AccountId: 'acc-0001', StatementId: 'stm-2025-02', StatementReference: '002', Type: 'RegularPeriodic',
       StartDateTime: '2025-02-01T00:00:00+13:00', EndDateTime: '2025-02-28T23:59:59+13:00',
@@ -175,7 +175,7 @@ describe('toPartyRow', () => {
     Address: [{ AddressType: 'Residential', AddressLine: ['Flat 2', '10 Queen Street'], TownName: 'Auckland', PostCode: '1010', Country: 'NZ' }],
   };
 
-  it('joins address lines, town, post code and country with ", " (contract 6.8 example)', () => {
+  it('joins address lines, town, post code and country with ", " (docs/bank-api.md §6.8 example)', () => {
     expect(toPartyRow(Party.parse(wire), ctx, 'acc-0001' as AccountId)).toMatchObject({
       accountId: 'acc-0001', partyId: 'pty-5512', partyType: 'Sole', name: 'Jane Smith', email: 'jane@example.nz',
       phone: null, mobile: '+64-211234567', address: 'Flat 2, 10 Queen Street, Auckland, 1010, NZ',

@@ -1,4 +1,4 @@
-/** Accounts, balances and transactions (contract 6.1–6.4). */
+/** Accounts, balances and transactions (docs/bank-api.md §6.1–§6.4). */
 import type { DateTime } from 'luxon';
 import { paginate, type ListResult } from '../paginate';
 import { parseSingle, type SingleResult } from '../parse';
@@ -53,7 +53,7 @@ export function formatQueryDate(value: QueryDate): string {
 }
 
 export interface TransactionRange {
-  /** Inclusive (contract 6.4: fromBookingDateTime). */
+  /** Inclusive (docs/bank-api.md §6.4: fromBookingDateTime). */
   from: QueryDate;
   /** Inclusive (toBookingDateTime). */
   to: QueryDate;

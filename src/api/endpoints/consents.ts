@@ -1,4 +1,4 @@
-/** Consents (contract 4): create, read, revoke. Responses parsed strictly. */
+/** Consents (docs/bank-api.md §4): create, read, revoke. Responses parsed strictly. */
 import { randomUUID } from 'node:crypto';
 import { parseStrict } from '../parse';
 import { MAX_IDEMPOTENCY_KEY_LENGTH } from '../rules';
@@ -18,7 +18,7 @@ export interface CreateConsentOptions {
   idempotencyKey?: string;
 }
 
-/** POST /v1/consents. Retried on 429/5xx and BDT704 with the same key (contract 7.4). */
+/** POST /v1/consents. Retried on 429/5xx and BDT704 with the same key (docs/bank-api.md §7.4). */
 export async function createConsent(
   transport: Transport,
   body: CreateConsentRequest,
@@ -50,7 +50,7 @@ export async function getConsent(transport: Transport, consentId: ConsentId): Pr
 }
 
 /**
- * DELETE /v1/consents?consent_id= (contract 4.3): 204 when revoked. BDT702 (already revoked)
+ * DELETE /v1/consents?consent_id= (docs/bank-api.md §4.3): 204 when revoked. BDT702 (already revoked)
  * and BDT009 (already ended) reach the caller as errors; the CLI treats both as done.
  * DELETE is idempotent, so it is retried like a GET.
  */

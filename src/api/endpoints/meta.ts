@@ -1,4 +1,4 @@
-/** GET /v1/meta (contract 5): each bank's features, parsed strictly. */
+/** GET /v1/meta (docs/bank-api.md §5): each bank's features, parsed strictly. */
 import { parseStrict } from '../parse';
 import { MetaResponse } from '../schemas';
 import type { Transport } from '../transport';

@@ -1,4 +1,4 @@
-/** Party (contract 6.8): the consenting customer, and an account's owner. */
+/** Party (docs/bank-api.md §6.8): the consenting customer, and an account's owner. */
 import { parseSingle, type SingleResult } from '../parse';
 import type { AccountId, ConsentId } from '../schemas';
 import type { Transport } from '../transport';

@@ -1,4 +1,4 @@
-/** Statements (contract 6.5–6.7): list, one statement, and the statement file streamed to a sink. */
+/** Statements (docs/bank-api.md §6.5–§6.7): list, one statement, and the statement file streamed to a sink. */
 import { createHash } from 'node:crypto';
 import { Transform, type Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -66,7 +66,7 @@ export interface StatementFileOptions {
   timeoutMs: number;
 }
 
-/** Contract 6.7: what our client accepts, PDF preferred. */
+/** docs/bank-api.md §6.7: what our client accepts, PDF preferred. */
 export const STATEMENT_FILE_ACCEPT = 'application/pdf, text/csv;q=0.5';
 
 function mediaTypeOf(value: string | string[] | undefined): string {

@@ -67,7 +67,7 @@ export const FOREIGN_CARD_SPEND: readonly { merchant: Merchant; currency: string
 ];
 
 export interface Biller {
-  /** BECS creditor name, at most 20 characters (contract 6.4). */
+  /** BECS creditor name, at most 20 characters (docs/bank-api.md §6.4). */
   name: string;
   account: string;
   code: string;

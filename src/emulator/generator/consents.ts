@@ -59,10 +59,10 @@ export function seedConsents(
     // Full access over the history: end a year after the start, expiry a day after the end.
     { status: 'Authorised', permissions: FULL, customer: 0, created: { daysAgo: 400 }, flow: 'best',
       dates: (s, c) => ({ end: midnight(s, 365), expiration: midnight(s, 366), updated: minutes(c, 3) }) },
-    // Basic payloads over the same accounts as the full one (contract 3, payload level).
+    // Basic payloads over the same accounts as the full one (docs/bank-api.md §3, payload level).
     { status: 'Authorised', permissions: BASIC, customer: 0, created: { daysAgo: 399 }, flow: 'best',
       dates: (s, c) => ({ end: midnight(s, 365), expiration: midnight(s, 366), updated: minutes(c, 2) }) },
-    // Credits filter without Debits (contract 3): only Credit entries are served.
+    // Credits filter without Debits (docs/bank-api.md §3): only Credit entries are served.
     { status: 'Authorised', permissions: CREDITS_ONLY, customer: 1, created: { daysAgo: 180 }, flow: 'best',
       dates: (s, c) => ({ end: midnight(s, 200), updated: minutes(c, 4) }) },
     // Expires one day after the start: Consumed once the clock passes it (BDT412).
@@ -127,6 +127,6 @@ function flowFor(bank: BankName, kind: 'best' | 'gateway', features: SeedBankFea
       flow_hint: { type: 'decoupled', bank, identifier_type: 'mobile_number', identifier_value: mobile },
     };
   }
-  // The gateway flow is set up per organisation, so every bank has it (contract 5).
+  // The gateway flow is set up per organisation, so every bank has it (docs/bank-api.md §5).
   return { detail: { type: 'gateway', redirect_uri: DEFAULT_REDIRECT_URI }, flow_hint: { type: 'redirect', bank } };
 }

@@ -23,7 +23,7 @@ export interface AccountSpec {
   opening: Units;
   /** Monthly account fee in minor units, 0 when none (shown as StatementFee Monthly). */
   monthlyFeeMinor: number;
-  /** Statement id form; one account per bank uses `2025/02` (ids are not paths, contract 1.2). */
+  /** Statement id form; one account per bank uses `2025/02` (ids are not paths, docs/bank-api.md §1.2). */
   statementIds: 'dashed' | 'slashed';
   /** BECS number (BB-bbbb-AAAAAAA-SS) of bank accounts; the masked card of card accounts. */
   identification: string;

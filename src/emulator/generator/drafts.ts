@@ -38,7 +38,7 @@ export interface Draft {
   style: 'fixed' | 'trimmed';
   detail: TransactionDetail;
   pending?: { outcome: PendingOutcome; fromMs: number; untilMs: number; units: Units; style: 'fixed' | 'trimmed' };
-  /** Statement fee and interest entries are built from these rows (contract 6.5). */
+  /** Statement fee and interest entries are built from these rows (docs/bank-api.md §6.5). */
   feeType?: 'Monthly';
   interest?: boolean;
 }
@@ -148,7 +148,7 @@ export function becsAccount(identification: string, name: string): NonNullable<T
   return { SchemeName: 'BECSElectronicCredit', Identification: identification, Name: name };
 }
 
-/** BECS PCR fields are at most 12 characters (contract 6.4). */
+/** BECS PCR fields are at most 12 characters (docs/bank-api.md §6.4). */
 export function pcr(particulars?: string, code?: string, reference?: string) {
   const out: { Particulars?: string; Code?: string; Reference?: string } = {};
   if (particulars) out.Particulars = particulars.slice(0, 12);

@@ -46,7 +46,7 @@ function partitionPoint<T>(items: readonly T[], before: (item: T) => boolean): n
   return lo;
 }
 
-/** Contract 1.4's order: BookingDateTime descending, then TransactionId. */
+/** docs/bank-api.md §1.4's order: BookingDateTime descending, then TransactionId. */
 function newestFirst(a: { bookingMs: number; id: string }, b: { bookingMs: number; id: string }): number {
   return b.bookingMs - a.bookingMs || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 }

@@ -39,7 +39,7 @@ export function roundToMinor(currency: string, units: Units): Units {
 }
 
 /**
- * Wire form of an unsigned amount (contract 1.2 pattern). `fixed` shows the currency's minor
+ * Wire form of an unsigned amount (docs/bank-api.md §1.2 pattern). `fixed` shows the currency's minor
  * digits ("142.50", JPY "1250"); `trimmed` drops trailing zeros ("18.9", "18"), as some bank
  * feeds do. Digits below the minor unit are always shown ("0.00125").
  */
@@ -71,7 +71,7 @@ export function convertUnits(units: Units, rateMillionths: number, targetCurrenc
   return roundToMinor(targetCurrency, (units * BigInt(rateMillionths)) / 1_000_000n);
 }
 
-/** The wire's ExchangeRate (a JSON number, contract 6.4) of a rate in millionths, printed exactly. */
+/** The wire's ExchangeRate (a JSON number, docs/bank-api.md §6.4) of a rate in millionths, printed exactly. */
 export function rateNumber(rateMillionths: number): number {
   return Number(`${Math.trunc(rateMillionths / 1_000_000)}.${String(rateMillionths % 1_000_000).padStart(6, '0')}`);
 }

@@ -1,5 +1,5 @@
 /**
- * Statement files (contract 6.7): a small valid PDF 1.4 document listing the statement's lines
+ * Statement files (docs/bank-api.md §6.7): a small valid PDF 1.4 document listing the statement's lines
  * (xref table with exact byte offsets, so strict readers open it), or a CSV with one row per
  * booked transaction of the period (RFC 4180: CRLF records, quoting where needed).
  */

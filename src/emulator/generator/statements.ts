@@ -28,7 +28,7 @@ const MONTH_NAMES = [
 
 function statementId(spec: AccountSpec, day: NzDay): string {
   const month = String(day.month).padStart(2, '0');
-  // One account per bank uses ids with `/`: clients must percent-encode ids (contract 1.2)
+  // One account per bank uses ids with `/`: clients must percent-encode ids (docs/bank-api.md §1.2)
   // and never use them as file paths (6.7).
   return spec.statementIds === 'slashed' ? `${day.year}/${month}` : `stm-${day.year}-${month}`;
 }

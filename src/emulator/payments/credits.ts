@@ -17,7 +17,7 @@ export interface MerchantAccount {
   accountId: string;
   /** accountKey(bank, accountId). */
   key: string;
-  /** CreditorName on the credit (at most 20 characters, contract 6.4). */
+  /** CreditorName on the credit (at most 20 characters, docs/bank-api.md §6.4). */
   name: string;
 }
 
@@ -74,7 +74,7 @@ function toUnits(amount: string): Units {
   return BigInt(whole) * UNIT_SCALE + BigInt(fraction.padEnd(FRACTION_DIGITS, '0').slice(0, FRACTION_DIGITS) || '0');
 }
 
-/** Contract 1.4 order: BookingDateTime descending, then TransactionId. */
+/** docs/bank-api.md §1.4 order: BookingDateTime descending, then TransactionId. */
 function newestFirst(a: Transaction, b: Transaction): number {
   const d = Date.parse(b.BookingDateTime) - Date.parse(a.BookingDateTime);
   return d !== 0 ? d : a.TransactionId < b.TransactionId ? -1 : a.TransactionId > b.TransactionId ? 1 : 0;

@@ -93,7 +93,7 @@ export async function lockAccount(tx: Tx, bank: string, accountId: string): Prom
   await tx.execute(sql`SELECT pg_advisory_xact_lock(hashtextextended(${`${bank}/${accountId}`}, 0))`);
 }
 
-/** ../window-commit.ts removeVanishedPending: the same rule, contract 6.4 and 8.27. */
+/** ../window-commit.ts removeVanishedPending: the same rule, docs/bank-api.md §6.4. */
 async function removeVanishedPending(
   tx: Tx,
   input: TransactionWindowInput,

@@ -1,4 +1,4 @@
-/** Wire Account (contract 6.1) → accounts row. Pure. */
+/** Wire Account (docs/bank-api.md §6.1) → accounts row. Pure. */
 import type { Account } from '../../api/schemas';
 import type { AccountRow } from '../../store/rows';
 import { toRawJson, type TransformContext } from './context';
@@ -13,7 +13,7 @@ export function toAccountRow(account: Account, ctx: TransformContext, raw: unkno
     description: account.Description ?? null,
     accountType: account.AccountType ?? null,
     accountSubtype: account.AccountSubType ?? null,
-    // `Account` and `Servicer` come with ReadAccountsDetail only (contract 3).
+    // `Account` and `Servicer` come with ReadAccountsDetail only (docs/bank-api.md §3).
     schemeName: account.Account?.SchemeName ?? null,
     identification: account.Account?.Identification ?? null,
     accountName: account.Account?.Name ?? null,

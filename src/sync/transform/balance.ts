@@ -1,4 +1,4 @@
-/** Wire Balance (contract 6.3) → balances row. Pure. */
+/** Wire Balance (docs/bank-api.md §6.3) → balances row. Pure. */
 import type { Balance } from '../../api/schemas';
 import type { BalanceRow } from '../../store/rows';
 import { toStoredInstant } from '../../store/time';

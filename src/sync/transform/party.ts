@@ -1,4 +1,4 @@
-/** Wire Party (contract 6.8) → parties row. Pure. */
+/** Wire Party (docs/bank-api.md §6.8) → parties row. Pure. */
 import type { AccountId, Party } from '../../api/schemas';
 import type { PartyRow } from '../../store/rows';
 import { toRawJson, type TransformContext } from './context';

@@ -1,4 +1,4 @@
-/** Wire Statement (contract 6.5) → statements row (file metadata comes later). Pure. */
+/** Wire Statement (docs/bank-api.md §6.5) → statements row (file metadata comes later). Pure. */
 import type { Statement } from '../../api/schemas';
 import type { StatementRow } from '../../store/rows';
 import { toStoredInstant } from '../../store/time';

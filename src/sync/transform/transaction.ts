@@ -1,4 +1,4 @@
-/** Wire Transaction (contract 6.4) → transactions row. Pure. */
+/** Wire Transaction (docs/bank-api.md §6.4) → transactions row. Pure. */
 import { nzDateOf } from '../../api/rules';
 import type { Transaction } from '../../api/schemas';
 import type { TransactionRow } from '../../store/rows';
