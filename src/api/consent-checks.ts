@@ -1,6 +1,6 @@
 /**
  * The local check of a consent request before anything is sent (`bankdata consents create`):
- * the seed's rules in docs/bank-api.md §4.1's order (first failure wins), so the code the check names is
+ * the bank's rules in docs/bank-api.md §4.1's order (first failure wins), so the code the check names is
  * the code the server would answer. Pure: the bank features come from GET /v1/meta, the
  * whitelist and environment from config, `now` from the caller. The URL and date rules are the
  * shared ones of rules.ts that the emulator's validator also uses.
@@ -192,7 +192,7 @@ function checkCallback(url: string | undefined, ctx: ConsentCheckContext): Conse
 }
 
 function checkBank(bank: string, ctx: ConsentCheckContext): ConsentCheckFailure | null {
-  // Seed: the bank names are case-sensitive; `pnz` is not a bank.
+  // docs/bank-api.md §4.1: the bank names are case-sensitive; `pnz` is not a bank.
   if (!(BANKS as readonly string[]).includes(bank)) {
     return fail('BDT243', `bank not recognised: ${bank} (one of ${BANKS.join(', ')}, case-sensitive)`);
   }

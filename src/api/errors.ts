@@ -170,7 +170,7 @@ export class IdempotencyError extends ApiError {
   }
 }
 
-/** 403 without code: the client was not assigned the endpoint's scope (seed Authentication 3). */
+/** 403 without code: the client was not assigned the endpoint's scope (docs/bank-api.md §2, §3). */
 export class ScopeMissingError extends ApiError {
   readonly kind = 'scope_missing' as const;
   readonly scope: Scope | null;

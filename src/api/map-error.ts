@@ -58,7 +58,7 @@ const CONFIGURATION_CODES = new Set([
   'BDT402',
   'BDT403',
 ]);
-/** Statuses that mean "try again later" for both APIs (docs/bank-api.md §7.3; seed Payments API). */
+/** Statuses that mean "try again later" for both APIs (docs/bank-api.md §7.3; docs/payments-contract.md §5). */
 export const UNAVAILABLE_STATUSES: ReadonlySet<number> = new Set([429, 500, 502, 503, 504]);
 
 export const AUTHENTICATION_HINT =
@@ -99,7 +99,7 @@ export function describeAnswer(answer: AnswerFacts): { code: string | null; deta
   };
 }
 
-/** A 401 on a request sent with a fresh token (seed Authentication 4): the credentials are wrong. */
+/** A 401 on a request sent with a fresh token (docs/bank-api.md §7.4): the credentials are wrong. */
 export function toFreshTokenError(answer: AnswerFacts, details: ApiErrorDetails): AuthenticationError {
   return new AuthenticationError(`401 on ${answer.path} with a fresh token: ${AUTHENTICATION_HINT}`, details);
 }

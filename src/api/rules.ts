@@ -1,5 +1,5 @@
 /**
- * The seed's pure rules, shared by client and emulator so both judge the same way:
+ * The bank's pure rules (docs/bank-api.md), shared by client and emulator so both judge the same way:
  * NZ dates, consent date rules, transaction query rules, redirect whitelist matching,
  * callback URL rules, and which scope and permission each endpoint needs.
  */
@@ -8,9 +8,9 @@ import { DateTime, Duration } from 'luxon';
 import { DATE_TIME_PATTERN, type BankName, type Permission, type Scope } from './schemas';
 
 export const NZ_ZONE = 'Pacific/Auckland';
-/** Seed: a gateway consent awaiting the customer times out after 15 minutes (BDT013). */
+/** docs/bank-api.md §4.4: a gateway consent awaiting the customer times out after 15 minutes (BDT013). */
 export const GATEWAY_TIMEOUT_MS = 15 * 60 * 1000;
-/** Seed: idempotency-key at most 255 characters (BDT254). */
+/** docs/bank-api.md §4.1: idempotency-key at most 255 characters (BDT254). */
 export const MAX_IDEMPOTENCY_KEY_LENGTH = 255;
 
 export type Environment = 'sandbox' | 'production';
@@ -79,7 +79,7 @@ export function parseQueryDateTime(value: string): DateTime | null {
 }
 
 // ---------------------------------------------------------------------------
-// Consent date rules (seed "Data consent date rules"; docs/bank-api.md §4.1 table, in order)
+// Consent date rules (docs/bank-api.md §4.1 date rules, in order)
 
 export type ConsentDateCode = 'BDT252' | 'BDT257' | 'BDT251' | 'BDT240' | 'BDT244' | 'BDT258' | 'BDT014';
 
@@ -234,7 +234,7 @@ export function payloadLevel(granted: readonly string[], basic: Permission, deta
 }
 
 // ---------------------------------------------------------------------------
-// Redirect URI whitelist (seed "Redirect URI whitelist"; docs/bank-api.md §4.1 URL rules)
+// Redirect URI whitelist (docs/bank-api.md §4.1 URL rules)
 
 function parseUrl(value: string): URL | null {
   try {
@@ -379,7 +379,7 @@ export function checkCallbackUrl(
 }
 
 // ---------------------------------------------------------------------------
-// Tokens (seed Authentication 2; docs/bank-api.md §2)
+// Tokens (docs/bank-api.md §1.6, §2)
 
 /** Renew 5 minutes before expiry, or at half the lifetime when it is under 10 minutes. */
 export function tokenRenewAfterMs(expiresInSeconds: number): number {

@@ -1,5 +1,5 @@
 /**
- * The wire contract of the Data API (shared/contract/data-api.md) as zod schemas.
+ * The wire contract of the Data API (docs/bank-api.md) as zod schemas.
  * Client and emulator both use these: one contract, judged the same way on both sides.
  * Every byte from the network is parsed here once; inside, types are trusted.
  */
@@ -52,7 +52,7 @@ export const CreditDebitIndicator = z.enum(['Credit', 'Debit']);
 export type CreditDebitIndicator = z.infer<typeof CreditDebitIndicator>;
 
 // ---------------------------------------------------------------------------
-// Banks, permissions, scopes (seed; docs/bank-api.md §3)
+// Banks, permissions, scopes (docs/bank-api.md §3)
 export const BANKS = ['ANZ', 'ASB', 'BNZ', 'Westpac', 'Kiwibank', 'NZHL', 'PNZ'] as const;
 export const BankName = z.enum(BANKS);
 export type BankName = z.infer<typeof BankName>;
@@ -113,7 +113,7 @@ export const TokenResponse = z.object({
 export type TokenResponse = z.infer<typeof TokenResponse>;
 
 // ---------------------------------------------------------------------------
-// Error body (seed; docs/bank-api.md §7.1)
+// Error body (docs/bank-api.md §7.1)
 export const ErrorBody = z.object({
   timestamp: z.string(),
   path: z.string(),

@@ -1,5 +1,5 @@
 /**
- * OAuth2 client credentials (seed Authentication; docs/bank-api.md §2). The token is cached and renewed
+ * OAuth2 client credentials (docs/bank-api.md §2). The token is cached and renewed
  * before expiry (`tokenRenewAfterMs`: 5 minutes before, or at half a short lifetime);
  * concurrent callers share ONE refresh. Secrets are registered for redaction the moment they
  * are known, and never put in a message.
@@ -19,7 +19,7 @@ export interface TokenProviderOptions {
   tokenUrl: URL;
   clientId: string;
   clientSecret: string;
-  /** Form fields (default) or HTTP Basic; the seed allows both. */
+  /** Form fields (default) or HTTP Basic; docs/bank-api.md §2 allows both. */
   authMethod: TokenAuthMethod;
   http: Http;
   retryPolicy: RetryPolicy;

@@ -80,7 +80,7 @@ export function createTransport(options: TransportOptions): Transport {
     return answer;
   }
 
-  /** Seed Authentication 4: on 401 get a new token and retry once. */
+  /** docs/bank-api.md §7.4: on 401 get a new token and retry once. */
   async function openAuthorised(request: ApiRequest): Promise<StreamAnswer> {
     const first = await tokens.getToken();
     const answer = await openPaced(toExchange(request, first));

@@ -1,6 +1,6 @@
 /**
  * `bankdata consents create --bank B --flow gateway|redirect|decoupled …`: checks the request
- * locally by the seed's rules (exit 2 naming the rule and its code, nothing sent), creates it
+ * locally by the bank's rules (docs/bank-api.md §4.1) (exit 2 naming the rule and its code, nothing sent), creates it
  * with a stored idempotency key, prints the URL to open, polls until the consent settles, and
  * registers an authorised consent for sync. Rejected, GatewayTimeout or polling timed out: exit 1.
  */

@@ -12,7 +12,7 @@ export interface ApiCredentials {
   readonly clientId: string;
   /** Registered with the logger's redaction when read: it never reaches output. */
   readonly clientSecret: string;
-  /** Seed Authentication 2: a token of one environment is not valid in the other. */
+  /** docs/bank-api.md §1.6: a token of one environment is not valid in the other. */
   readonly environment: Environment;
 }
 

@@ -31,7 +31,7 @@ export function isValidBaseUrl(value: string): boolean {
     return false;
   }
   if (url.username || url.password || url.search || url.hash) return false;
-  // Seed: "All calls use HTTPS; plain HTTP requests are rejected." The emulator is the exception.
+  // docs/bank-api.md §1.1: production is HTTPS only; plain HTTP is rejected. The emulator is the exception.
   if (url.protocol === 'https:') return true;
   return url.protocol === 'http:' && isLoopbackHost(url.hostname);
 }

@@ -1,5 +1,5 @@
 /**
- * Clients and tokens (seed "Authentication"; docs/bank-api.md §2), for both listeners: each API keeps its
+ * Clients and tokens (docs/bank-api.md §2), for both listeners: each API keeps its
  * own registry (its own credentials, scopes and tokens: a token of one is not valid on the
  * other). Scopes belong to the client; every token carries all of them and expires by the data
  * clock. Data API tokens also carry their environment: a token of the other environment is
@@ -30,7 +30,7 @@ export abstract class ClientRegistry<S extends string, G extends TokenGrant<S>> 
   private readonly clients = new Map<string, RegisteredClient<S>>();
   private readonly tokens = new Map<string, G>();
 
-  /** `scopeOrder`: the seed's scope order, so `scope` reads the same whatever order was asked. */
+  /** `scopeOrder`: the scope order of docs/bank-api.md §2, so `scope` reads the same whatever order was asked. */
   constructor(private readonly scopeOrder: readonly S[]) {}
 
   addClient(clientId: string, clientSecret: string, scopes: readonly S[]): RegisteredClient<S> {

@@ -132,7 +132,7 @@ export class ConsentStore {
 }
 
 /**
- * Seed and docs/bank-api.md §4.4: a gateway consent awaiting submission times out after 15 minutes
+ * docs/bank-api.md §4.4: a gateway consent awaiting submission times out after 15 minutes
  * (GatewayTimeout, BDT013); an awaiting consent past its flow's request_timeout is Rejected
  * (our choice); an Authorised consent whose expiration_date_time has come is Consumed (BDT412).
  */

@@ -1,5 +1,5 @@
 /**
- * POST /oauth2/token (seed "Token endpoint"; docs/bank-api.md §2), served by both listeners: the Data
+ * POST /oauth2/token (docs/bank-api.md §2), served by both listeners: the Data
  * API's with its registry, the Payments API's with its own (a token of one API is not valid on
  * the other). Form fields or HTTP Basic; bad or missing credentials 401 (checked first), any
  * grant other than client_credentials 403; failure bodies are the 7.1 error body without code.

@@ -26,7 +26,7 @@ export function trimTransaction(transaction: Transaction, granted: readonly stri
   return basic;
 }
 
-/** ReadStatements is the seed's name for ReadStatementsDetail (docs/bank-api.md §3). */
+/** ReadStatements is the bank's name for ReadStatementsDetail (docs/bank-api.md §3). */
 export function trimStatement(statement: Statement, granted: readonly string[]): Statement {
   if (granted.includes('ReadStatements') || granted.includes('ReadStatementsDetail')) return statement;
   const {

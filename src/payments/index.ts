@@ -1,4 +1,4 @@
-/** Payments: create (stored idempotency key, the seed's table), track, reconcile. */
+/** Payments: create (stored idempotency key, docs/payments-contract.md §5), track, reconcile. */
 export { createPayment, PaymentNotMadeError, type CreatePaymentDeps, type CreatePaymentResult } from './create';
 export { checkPaymentRequest, PaymentRuleError, type PaymentRequestInput } from './request';
 export { syncPayments, trackPayments, type TrackDeps, type TrackOptions, type TrackResult } from './track';

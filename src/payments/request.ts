@@ -12,7 +12,7 @@ export interface PaymentRequestInput {
   pcr?: Pcr;
 }
 
-/** A local rule check that fails: it names the seed's code (exit 2). */
+/** A local rule check that fails: it names the bank's code (exit 2). */
 export class PaymentRuleError extends Error {
   constructor(
     readonly code: string,

@@ -1,5 +1,5 @@
 /**
- * Creating a consent (`bankdata consents create`): local check by the seed's rules, the
+ * Creating a consent (`bankdata consents create`): local check by the bank's rules (docs/bank-api.md §4.1), the
  * idempotency key stored before the POST, the answer stored, then polling until the consent
  * settles. An authorised consent is registered for sync at once.
  *

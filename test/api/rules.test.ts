@@ -48,7 +48,7 @@ describe('NZ dates (Pacific/Auckland, DST included)', () => {
   });
 });
 
-describe('consent date rules (seed; docs/bank-api.md §4.1 order)', () => {
+describe('consent date rules (docs/bank-api.md §4.1 order)', () => {
   const now = dt('2025-03-05T10:00:00+13:00');
   const rule = (start: string, end?: string, expiration?: string, bank: 'PNZ' | 'BNZ' = 'PNZ') =>
     checkConsentDates(
@@ -122,7 +122,7 @@ describe('transaction query rules (docs/bank-api.md §6.0 step 4 order, then BDT
   });
 });
 
-describe('redirect URI whitelist (seed "Redirect URI whitelist", one case per sentence)', () => {
+describe('redirect URI whitelist (docs/bank-api.md §4.1 URL rules, one case per sentence)', () => {
   const cases = WHITELIST_CASES;
   it.each(cases)('entry %s vs %s → %s (%s)', (entry, candidate, expected) => {
     expect(whitelistEntryMatches(entry, candidate)).toBe(expected);

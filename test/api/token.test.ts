@@ -1,4 +1,4 @@
-/** Seed "Authentication" and docs/bank-api.md §2, against the real emulator. */
+/** docs/bank-api.md §2 and §7.4, against the real emulator. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AuthenticationError, ScopeMissingError } from '../../src/api/errors';
 import { createLogger } from '../../src/log';
@@ -51,7 +51,7 @@ describe('token handling against the emulator', () => {
     expect(seen.filter((e) => e.path === '/v1/meta' && e.status === 200)).toHaveLength(20);
   });
 
-  it('a revoked token gets one new token and one retry, shared by concurrent callers (seed Authentication 4)', async () => {
+  it('a revoked token gets one new token and one retry, shared by concurrent callers (docs/bank-api.md §7.4)', async () => {
     const { client } = clientFor(emu);
     await client.getMeta();
     await control(emu, 'POST', 'tokens/revoke');
@@ -114,7 +114,7 @@ describe('token handling against the emulator', () => {
     expect(seen.map((e) => [e.path, e.status])).toEqual([['/oauth2/token', 401]]);
   });
 
-  it('403 without code names the scope the endpoint needs (seed Authentication 3)', async () => {
+  it('403 without code names the scope the endpoint needs (docs/bank-api.md §2, §3)', async () => {
     const created = (await control(emu, 'POST', 'clients', { scopes: ['read:meta'] })) as {
       client_id: string;
       client_secret: string;

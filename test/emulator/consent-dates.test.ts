@@ -1,5 +1,5 @@
 /**
- * Consent date rules (seed "Data consent date rules"; docs/bank-api.md §4.1) judged by NZ date across
+ * Consent date rules (docs/bank-api.md §4.1) judged by NZ date across
  * daylight saving: the last Sunday of September (a 23-hour day, +12 → +13) and the first Sunday
  * of April (a 25-hour day, +13 → +12).
  */

@@ -105,7 +105,7 @@ describe('POST /v1/consents: fields in table order', () => {
     },
   );
 
-  it('matches the whitelist as a raw path prefix, ignoring the query (seed whitelist rules)', async () => {
+  it('matches the whitelist as a raw path prefix, ignoring the query (docs/bank-api.md §4.1 URL rules)', async () => {
     const uri = 'https://APP.example.nz/consent/return/deeper?state=1';
     expect((await post(withFlow(body(), (f) => (f.detail.redirect_uri = uri)))).status).toBe(201);
   });

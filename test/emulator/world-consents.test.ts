@@ -34,7 +34,7 @@ describe('seeded consents', () => {
     expect(new Set(consents.map((c) => c.consent_id)).size).toBe(consents.length);
   });
 
-  it('obey the seed date rules at their creation instant (BDT252, 257, 251, 240, 244, 258)', () => {
+  it('obey the consent date rules at their creation instant (BDT252, 257, 251, 240, 244, 258)', () => {
     for (const c of consents) expect(checkDates(c)).toBeNull();
   });
 

@@ -1,5 +1,5 @@
 /**
- * The client action each Payments answer triggers (seed idempotency and availability tables):
+ * The client action each Payments answer triggers (docs/payments-contract.md §5):
  * the mapping of every code, and the create flow against the real emulator, asserted on the
  * emulator's payments, the request log and the stored attempts.
  */
@@ -30,7 +30,7 @@ import { consentOf, ENDURING_BODY, freshStore, PaymentsHttp, paymentsClientFor, 
 
 const answer = (status: number, code: string | null, message = 'm') => ({ status, code, message, headers: { 'retry-after': '2' }, path: '/payments/v1/payments', requestId: 'r' });
 
-describe('toPaymentsError: every BP code to its class and the seed\'s client action', () => {
+describe('toPaymentsError: every BP code to its class and the bank\'s client action', () => {
   const expected: Record<string, [new (...args: never[]) => unknown, string]> = {
     BP101: [PaymentConsentError, 'stop_consent_unusable'],
     BP002: [PaymentConsentError, 'stop_consent_unusable'],
@@ -113,7 +113,7 @@ describe('toPaymentsError: every BP code to its class and the seed\'s client act
   });
 });
 
-describe('createPayment: the seed\'s table against the emulator', () => {
+describe('createPayment: the client-action table against the emulator', () => {
   let emu: StartedEmulator;
   let http: PaymentsHttp;
   let store: Store;

@@ -1,6 +1,6 @@
 /**
  * The Payments API emulator over real HTTP: token endpoint, request-id, every consent-state,
- * validation, limit, idempotency, concurrency and availability code the seed ties to
+ * validation, limit, idempotency, concurrency and availability code the bank ties to
  * POST /payments/v1/payments and GET /payments/v1/payments/{id}, and settlement on the clock.
  */
 import { randomUUID } from 'node:crypto';
@@ -29,7 +29,7 @@ function expectError(reply: { status: number; json: any; headers: Headers }, sta
   expect(reply.headers.get('request-id')).toMatch(UUID);
 }
 
-describe('token endpoint (seed Authentication 5)', () => {
+describe('token endpoint (docs/payments-contract.md §2)', () => {
   it('issues a Bearer token with every Payments scope', async () => {
     const res = await fetch(`${emu.paymentsBaseUrl}/oauth2/token`, {
       method: 'POST',
@@ -95,7 +95,7 @@ describe('token endpoint (seed Authentication 5)', () => {
   });
 });
 
-describe('consent state codes (seed "Payments API: consent state")', () => {
+describe('consent state codes (docs/payments-contract.md §5)', () => {
   const cases: [string, Parameters<typeof consentOf>[1], number, string, Record<string, unknown>?][] = [
     ['unpaid 48 hours after authorisation', 'single-unpaid-48h', 422, 'BP002'],
     ['already consumed', 'single-consumed', 422, 'BP002'],
@@ -153,7 +153,7 @@ describe('request validation codes', () => {
   });
 });
 
-describe('limits (seed "Payments API: payments and limits")', () => {
+describe('limits (docs/payments-contract.md §3.1, §4)', () => {
   const pay = (total: string) => api.pay(consentOf(emu, 'enduring'), { ...ENDURING_BODY, amount: { total, currency: 'NZD' } });
   it('BP229: over the bank payment_limit (PNZ 10,000.00)', async () => expectError(await pay('10000.01'), 400, 'BP229'));
   it('BP230: over the merchant limit (5,000.00)', async () => expectError(await pay('5000.01'), 400, 'BP230'));

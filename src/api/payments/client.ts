@@ -3,7 +3,7 @@
  * the same token manager (its own token URL and credentials: `{payments_base_url}/oauth2/token`),
  * the same retry policy and `Retry-After` reading. GETs, consent creation and revocation are
  * retried when the service is unavailable; `createPayment` makes ONE attempt, because what
- * follows a failed payment POST is the seed's table, which the caller (src/payments) follows.
+ * follows a failed payment POST is the table of docs/payments-contract.md §5, which the caller (src/payments) follows.
  */
 import { randomUUID } from 'node:crypto';
 import type { DateTime } from 'luxon';
@@ -62,7 +62,7 @@ export function createPaymentsClient(options: PaymentsClientOptions): PaymentsCl
   const { base, basePath, http, tokens, retryPolicy, retryDeps } = core;
   const url = (path: string) => new URL(base.origin + basePath + path);
 
-  /** One exchange with the 401 rule (seed Authentication 4): a new token, one retry. */
+  /** One exchange with the 401 rule (docs/bank-api.md §7.4): a new token, one retry. */
   async function send(kind: PaymentsRequestKind, method: HttpMethod, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<HttpAnswer> {
     const exchange = (token: string) => ({
       method,
@@ -71,7 +71,7 @@ export function createPaymentsClient(options: PaymentsClientOptions): PaymentsCl
       headers: {
         accept: 'application/json',
         ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
-        // Seed: request-id (UUID) on each request; a new one per attempt.
+        // docs/payments-contract.md §1: request-id (UUID) on each request; a new one per attempt.
         'request-id': randomUUID(),
         ...headers,
         authorization: `Bearer ${token}`,

@@ -1,6 +1,6 @@
 /**
- * Payments API error classes, one per kind, and the seed's client action for each BP code
- * (`PAYMENT_CODE_ACTIONS`: the seed's idempotency and availability tables are its spec).
+ * Payments API error classes, one per kind, and the client action for each BP code
+ * (`PAYMENT_CODE_ACTIONS`: docs/payments-contract.md §5 is its spec).
  * 429, 5xx, timeouts and dropped connections stay the Data client's `UnavailableError` and a
  * refused token its `AuthenticationError`: the same failure, the same class, the same retry code.
  */
@@ -17,7 +17,7 @@ export type PaymentsErrorKind =
   | 'scope_missing'
   | 'request_rejected';
 
-/** What the client does next (seed tables; docs/payments-contract.md "Client actions"). */
+/** What the client does next (docs/payments-contract.md §5). */
 export type PaymentsClientAction =
   /** The consent cannot pay (ended, revoked, unknown, a quick payment): stop, a new consent is needed. */
   | 'stop_consent_unusable'
@@ -54,7 +54,7 @@ export type PaymentsClientAction =
 
 /** Every BP code this client knows: its HTTP status (seed) and the client action. */
 export const PAYMENT_CODE_ACTIONS: Readonly<Record<string, { status: number; kind: PaymentsErrorKind | 'unavailable'; action: PaymentsClientAction }>> = {
-  // Consent state (seed "Payments API: consent state").
+  // Consent state (docs/payments-contract.md §5).
   BP101: { status: 404, kind: 'consent_state', action: 'stop_consent_unusable' },
   BP002: { status: 422, kind: 'consent_state', action: 'stop_consent_unusable' },
   BP003: { status: 422, kind: 'consent_state', action: 'stop_consent_unusable' },
@@ -91,7 +91,7 @@ export const PAYMENT_CODE_ACTIONS: Readonly<Record<string, { status: number; kin
   BP262: { status: 400, kind: 'payment_refused', action: 'refused' },
   BP263: { status: 400, kind: 'payment_refused', action: 'refused' },
   BP102: { status: 404, kind: 'payment_not_found', action: 'not_found' },
-  // Idempotency and concurrency (all 409; the seed's client actions).
+  // Idempotency and concurrency (all 409; docs/payments-contract.md §5).
   BP702: { status: 409, kind: 'idempotency', action: 'new_key_for_distinct_request' },
   BP703: { status: 409, kind: 'idempotency', action: 'poll_named_payment' },
   BP708: { status: 409, kind: 'idempotency', action: 'retry_same_key' },
@@ -119,7 +119,7 @@ export abstract class PaymentsApiError extends Error {
   readonly code: string | null;
   readonly path: string;
   readonly requestId: string | null;
-  /** The seed's client action for this answer. */
+  /** The client action for this answer (docs/payments-contract.md §5). */
   readonly action: PaymentsClientAction;
 
   constructor(message: string, details: PaymentsErrorDetails, action: PaymentsClientAction) {

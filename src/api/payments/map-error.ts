@@ -1,7 +1,7 @@
 /**
  * The ONE function that maps a Payments API answer to its error class. Branches on `code`
  * (seed: "Payments API, branch on code"), then on status; it reads `message` only where the
- * seed puts a payment there (BP703, BP710), with a strict pattern.
+ * bank's API documentation puts a payment there (BP703, BP710), with a strict pattern.
  */
 import type { AuthenticationError, UnavailableError } from '../errors';
 import { UNAVAILABLE_STATUSES, describeAnswer, firstHeader, toFreshTokenError, toUnavailableError, type AnswerFacts } from '../map-error';

@@ -1,7 +1,7 @@
 /**
  * The Payments API wire contract (docs/payments-contract.md) as zod schemas, shared by the
  * client and the emulator: one contract, judged the same way on both sides. Paths and bodies
- * the seed leaves unshown are our choices, written in that document.
+ * the bank's API documentation leaves unshown are our choices, written in that document.
  */
 import { z } from 'zod';
 import { BankName, CONSENT_STATUSES, DateTimeString, UUID_PATTERN, type ConsentId } from '../schemas';
@@ -18,7 +18,7 @@ export const PaymentConsentIdSchema = z
   .regex(UUID_PATTERN, 'consent_id must be a lowercase UUID')
   .transform((s) => s as PaymentConsentId);
 
-/** Seed "Scopes, Payments API", in the seed's order. */
+/** The Payments API scopes, in the order the bank's API documentation lists them. */
 export const PAYMENTS_SCOPES = [
   'view:metadata',
   'view:single_consent',
@@ -63,7 +63,7 @@ export const Pcr = z.object({
 });
 export type Pcr = z.infer<typeof Pcr>;
 
-/** Statuses (seed names Rejected and AcceptedSettlementCompleted; the in-flight ones are ours). */
+/** Statuses (the bank names Rejected and AcceptedSettlementCompleted; the in-flight ones are ours). */
 export const PAYMENT_STATUSES = ['Pending', 'AcceptedSettlementInProcess', 'AcceptedSettlementCompleted', 'Rejected'] as const;
 export const PaymentStatus = z.enum(PAYMENT_STATUSES);
 export type PaymentStatus = z.infer<typeof PaymentStatus>;
@@ -72,7 +72,7 @@ export function isTerminalPaymentStatus(status: PaymentStatus): boolean {
   return TERMINAL_PAYMENT_STATUSES.includes(status);
 }
 
-/** POST /payments/v1/payments (seed "Create-payment request"). */
+/** POST /payments/v1/payments (docs/payments-contract.md §3.1). */
 export const CreatePaymentRequest = z.object({
   consent_id: PaymentConsentIdSchema,
   amount: PaymentAmount.optional(),

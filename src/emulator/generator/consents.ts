@@ -2,7 +2,7 @@
  * Consents that exist when the emulator starts, one set per bank, in every status a client
  * meets: full, Basic-only and Credits-only Authorised consents over the history, one about to
  * expire, and one each awaiting, rejected, revoked, consumed and timed out. Dates obey the
- * seed's consent date rules at each consent's creation instant and lie inside the history.
+ * bank's consent date rules (docs/bank-api.md §4.1) at each consent's creation instant and lie inside the history.
  */
 import { DateTime } from 'luxon';
 import { NZ_ZONE, formatNz } from '../../api/rules';
@@ -84,7 +84,7 @@ export function seedConsents(
         const end = midnight(s, -daysBefore);
         return { end, expiration: end, updated: end };
       } },
-    // Seed: a gateway consent awaiting the customer over 15 minutes times out (BDT013).
+    // docs/bank-api.md §4.4: a gateway consent awaiting the customer over 15 minutes times out (BDT013).
     { status: 'GatewayTimeout', permissions: FULL, customer: other(), created: { daysAgo: 3 }, flow: 'gateway',
       dates: (s, c) => ({ end: midnight(s, 300), updated: minutes(c, 15) }) },
   ];

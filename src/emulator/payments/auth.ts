@@ -1,5 +1,5 @@
 /**
- * Payments API clients and tokens (seed "Authentication"): the Payments API has its own token
+ * Payments API clients and tokens (docs/payments-contract.md §2): the Payments API has its own token
  * endpoint, credentials and scopes; a Data API token is not valid here, nor the other way round.
  * Tokens expire by the shared data clock.
  */

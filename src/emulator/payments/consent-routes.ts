@@ -1,6 +1,6 @@
 /**
  * Payment consents (paths ours, docs/payments-contract.md): POST /payments/v1/consents with the
- * seed's request-validation codes (BP299, BP214, BP216, BP240, BP265, BP289–293, BP283, limits, BP287/BP288),
+ * bank's request-validation codes (BP299, BP214, BP216, BP240, BP265, BP289–293, BP283, limits, BP287/BP288),
  * GET /payments/v1/consents/{id} with its `payments`, DELETE with BP701, BP707, BP011.
  */
 import { PaymentAmount, PaymentPeriod, Pcr, PaymentsConsentFlow, type PaymentsScope } from '../../api/payments/schemas';
@@ -15,7 +15,7 @@ import { checkLimits } from './payment-routes';
 import { authorizePayments, checkUuidHeaders, readJsonObject, requireUuid, type PaymentsRuntime } from './request';
 import { DECOUPLED_IDENTIFIERS, type PaymentConsentRecord } from './types';
 
-/** Callback codes in the seed's range, in the order of the shared rule (malformed, scheme, http in production, not public, unresolvable). */
+/** Callback codes in the bank's range, in the order of the shared rule (malformed, scheme, http in production, not public, unresolvable). */
 const CALLBACK_CODES: Record<string, string> = { BDT264: 'BP289', BDT265: 'BP290', BDT266: 'BP291', BDT267: 'BP292', BDT268: 'BP293' };
 
 const bad = (message: string, code = 'BP299') => new ApiError(400, message, code);
@@ -145,7 +145,7 @@ function baseRecord(rt: PaymentsRuntime, flow: PaymentsConsentFlow, clientId: st
 
 function viewScopes(record: PaymentConsentRecord, verb: 'view' | 'revoke'): PaymentsScope[] {
   if (record.type === 'enduring') return [verb === 'view' ? 'view:enduring_consent' : 'revoke:enduring_consent'];
-  // Seed: revoking a quick payment uses revoke:single_consent.
+  // The bank's API documentation: revoking a quick payment uses revoke:single_consent.
   if (record.type === 'quick_payment') return [verb === 'view' ? 'view:quick_payment' : 'revoke:single_consent'];
   return [verb === 'view' ? 'view:single_consent' : 'revoke:single_consent'];
 }

@@ -1,5 +1,5 @@
 /**
- * Payment consents that exist when the emulator starts, one per state the seed names (and the
+ * Payment consents that exist when the emulator starts, one per state the bank's API documentation names (and the
  * single ones a merchant pays against), ids from the payments PRNG so the Data API's ids never
  * move. Times are relative to the data clock's start. docs/payments-contract.md lists them.
  */

@@ -143,5 +143,5 @@ export const DECOUPLED_IDENTIFIERS: Partial<Record<BankName, readonly string[]>>
   Kiwibank: ['consent_id'],
 };
 
-/** Flow request timeouts (as the Data API meta fixtures; gateway per the seed). */
+/** Flow request timeouts (as the Data API meta fixtures; gateway 15 minutes, docs/bank-api.md §4.4). */
 export const REQUEST_TIMEOUT_MS = { redirect: 10 * 60_000, decoupled: 5 * 60_000 } as const;
