@@ -1,4 +1,4 @@
-/** Exit codes of ARCHITECTURE.md (a public interface that scripts and cron depend on) and the errors that carry them. Shared by config, export and cli, so that none of them imports the CLI. */
+/** Exit codes of README.md (a public interface that scripts and cron depend on) and the errors that carry them. Shared by config, export and cli, so that none of them imports the CLI. */
 export const ExitCode = {
   Ok: 0,
   /** finished, but some units failed or records were quarantined; or the service refused */

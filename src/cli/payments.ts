@@ -55,7 +55,7 @@ function paymentsClient(context: CliContext): PaymentsClient {
   return createPaymentsClient({ ...credentials, logger: context.logger });
 }
 
-/** Payments errors as exit codes (ARCHITECTURE.md): refused 1, request or rule 2, scope 3, unreachable 5. */
+/** Payments errors as exit codes (README.md): refused 1, request or rule 2, scope 3, unreachable 5. */
 export function toCliError(error: unknown): unknown {
   if (error instanceof PaymentRuleError) return new UsageError(error.message);
   if (error instanceof PaymentNotMadeError) {

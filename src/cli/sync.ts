@@ -1,6 +1,6 @@
 /**
  * `bankdata sync [--consent ID…] [--since DATE] [--full] [--dry-run] [--json]`: one run,
- * a progress line on a TTY, a summary at the end, and the exit codes of ARCHITECTURE.md.
+ * a progress line on a TTY, a summary at the end, and the exit codes of README.md.
  */
 import { constants, hostname } from 'node:os';
 import type { Command } from 'commander';

@@ -1,5 +1,5 @@
 /**
- * The configuration's shape, validated once with zod (ARCHITECTURE.md "Configuration").
+ * The configuration's shape, validated once with zod (docs/configuration.md).
  * Every layer (config/default.json, config/local.json, environment, flags) is checked on its
  * own against `configLayerSchema`, so an error can name where the bad value came from; the
  * merged result is checked against `configSchema`, where every key is present.

@@ -10,7 +10,7 @@ import { registerSecret } from '../log';
 import { ConfigError } from './errors';
 import { EXPECTED_FORM, configLayerSchema, type ConfigLayer } from './schema';
 
-/** Environment variables read into a layer (ARCHITECTURE.md "Configuration"). */
+/** Environment variables read into a layer (docs/configuration.md). */
 export const ENV_KEYS = {
   BANKDATA_ENVIRONMENT: 'environment',
   BANKDATA_DATA_BASE_URL: 'dataBaseUrl',

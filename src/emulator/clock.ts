@@ -1,5 +1,5 @@
 /**
- * The data clock (ARCHITECTURE "Clock"): starts behind real time, moves forward only, never
+ * The data clock (docs/emulator.md "The data clock"): starts behind real time, moves forward only, never
  * past real time. Frozen, it moves only when told; running, it also follows real time.
  */
 import { DateTime } from 'luxon';

@@ -1,5 +1,5 @@
 /**
- * The Data API emulator (ARCHITECTURE "Emulator"): a node:http server with state in memory,
+ * The Data API emulator (docs/emulator.md): a node:http server with state in memory,
  * deterministic from seed and start. `startEmulator` is what tests, the demo and the CLI use.
  */
 import type { DateTime } from 'luxon';

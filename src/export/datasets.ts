@@ -1,5 +1,5 @@
 /**
- * The exportable datasets: one public view each (ARCHITECTURE.md "Data model"), the filters
+ * The exportable datasets: one public view each (docs/data-model.md "Views"), the filters
  * that apply to it, a stable row order, and the columns that hold numbers. The columns
  * themselves are never listed here: they are read from the view at export time, so an export
  * follows the view when a column is added.

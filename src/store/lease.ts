@@ -1,5 +1,5 @@
 /**
- * The run lock (ARCHITECTURE.md "Sync rules"): one lease row holding pid, host and expiry,
+ * The run lock (docs/configuration.md "Sync rules"): one lease row holding pid, host and expiry,
  * renewed every 15 s with a 60 s expiry. A lease whose expiry has passed, or whose holder
  * process is gone (same host), is taken over at once. Each step is one IMMEDIATE transaction,
  * so two runs starting together cannot both win.

@@ -1,7 +1,7 @@
 /**
  * How a fetched row meets the stored one. Shared by every upsert so that the rules read once:
  * - detail columns are COALESCEd: a fetch through a consent with fewer permissions (Basic) never
- *   blanks a field that another fetch filled (ARCHITECTURE.md "Sync rules");
+ *   blanks a field that another fetch filled (docs/configuration.md "Sync rules");
  * - a row whose columns are all equal is unchanged and is not rewritten;
  * - the raw JSON follows the last payload that changed the row, and a payload that merely lacks
  *   a top-level field the stored one has (a poorer view of the same record) does not replace it.

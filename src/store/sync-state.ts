@@ -1,6 +1,6 @@
 /**
  * Sync state: per (bank, account, consent, resource) watermark, the oldest open pending row, and per bank
- * the window size that worked (ARCHITECTURE.md "Sync rules").
+ * the window size that worked (docs/configuration.md "Sync rules").
  */
 import { and, eq, isNull, min } from 'drizzle-orm';
 import type { AccountId, BankName, ConsentId } from '../api/schemas';

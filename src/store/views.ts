@@ -1,5 +1,5 @@
 /**
- * The public views and their columns, in order (ARCHITECTURE.md "Data model";
+ * The public views and their columns, in order (docs/data-model.md "Views";
  * docs/data-model.md says what each column means). Accounting tools read these views directly
  * and exports select from them: change only by adding columns at the end.
  * The SQL is in migrations/0001_views.sql, 0005_payment_views.sql and (version 0.2: numeric
@@ -40,7 +40,7 @@ export const VIEW_COLUMNS = {
     'run_id', 'started_at', 'finished_at', 'outcome', 'consents', 'requests', 'rows_written', 'failed_units',
     'error_summary',
   ],
-  // Payments (ARCHITECTURE.md "Payments"; SQL in migrations/0005_payment_views.sql).
+  // Payments (docs/data-model.md "Views"; SQL in migrations/0005_payment_views.sql).
   v_payments: [
     'payment_id', 'consent_id', 'status', 'amount', 'currency', 'particulars', 'code', 'reference', 'created_at',
     'status_updated_at', 'amount_text', 'amount_minor', 'created_date',

@@ -1,7 +1,7 @@
 /**
  * One transaction window, committed in one SQLite transaction: its rows, the removal of its
- * vanished pending rows, its rejects and the advance of the watermark (ARCHITECTURE.md "Sync
- * rules"). A crash mid-window loses only that window; a rerun resumes without duplicates.
+ * vanished pending rows, its rejects and the advance of the watermark (docs/configuration.md
+ * "Sync rules"). A crash mid-window loses only that window; a rerun resumes without duplicates.
  */
 import { and, eq, getTableColumns, gte, inArray, isNull, lte, sql, type Placeholder } from 'drizzle-orm';
 import type { AccountId, BankName, ConsentId } from '../api/schemas';

@@ -1,6 +1,6 @@
 /**
  * What a sync may ask of one consent: the consent's permissions ∩ the token's scopes ∩ the
- * bank's meta features. Nothing the bank lacks is ever requested (ARCHITECTURE "Sync rules").
+ * bank's meta features. Nothing the bank lacks is ever requested (docs/configuration.md "Sync rules").
  * Pure: the sync records each skip's reason.
  */
 import { ENDPOINT_ACCESS, ENDPOINT_RESOURCE, creditDebitFilter, hasPermissionFor, type Endpoint } from '../api/rules';
@@ -79,7 +79,7 @@ export function planConsent(input: {
 
 /**
  * Why a token with these scopes lets a sync ask nothing at all, or null when it can ask
- * something. Exit 3, "a scope missing for everything asked" (ARCHITECTURE exit codes;
+ * something. Exit 3, "a scope missing for everything asked" (README.md exit codes;
  * docs/client.md): without `manage:consents` no consent status can be read (the sync reads it
  * first), and without the scope of any reachable resource nothing could be fetched.
  */

@@ -1,5 +1,5 @@
 /**
- * Transactions of one account, window by window (ARCHITECTURE "Sync rules"): the range from
+ * Transactions of one account, window by window (docs/configuration.md "Sync rules"): the range from
  * the floor (first run) or the lookback (later runs) to the ceiling, tiled on NZ midnights;
  * BDT263 halves a window, down to one NZ day; each window commits its rows, its vanished
  * pending rows and the watermark in one SQLite transaction.

@@ -1,5 +1,5 @@
 /**
- * Pure date-window planning for transactions (ARCHITECTURE.md "Sync rules"; docs/bank-api.md §6.4):
+ * Pure date-window planning for transactions (docs/configuration.md "Sync rules"; docs/bank-api.md §6.4):
  * the range to fetch, its tiling into windows on Pacific/Auckland midnights, and the split
  * of a window the bank refuses as too large (BDT263). No I/O, no clock: `now` is passed in.
  */

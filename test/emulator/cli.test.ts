@@ -1,5 +1,5 @@
 /**
- * `bankdata emulator` (ARCHITECTURE CLI): one JSON line on stdout, request logs on stderr, a
+ * `bankdata emulator` (README.md): one JSON line on stdout, request logs on stderr, a
  * clean stop on SIGTERM.
  */
 import { spawn } from 'node:child_process';

@@ -1,5 +1,5 @@
 /**
- * `bankdata payments` exit codes (ARCHITECTURE.md): a local rule check names its code (2), a
+ * `bankdata payments` exit codes (README.md): a local rule check names its code (2), a
  * refused payment is 1, a made payment 0; reconcile and show read the same database.
  */
 import { execFile } from 'node:child_process';

@@ -7,7 +7,7 @@ import { VIEW_COLUMNS, VIEW_NAMES } from '../../src/store';
 import { CONSENT, freshStore } from './helpers';
 
 /**
- * The view columns exactly as ARCHITECTURE.md "Data model" lists them (copied from it, in its
+ * The view columns exactly as docs/data-model.md "Views" lists them (copied from it, in its
  * order). They are a public contract for accounting tools: this test fails if one is renamed,
  * dropped or moved.
  */
@@ -31,7 +31,7 @@ const ARCHITECTURE_COLUMNS: Record<string, string> = {
     'consent_id, bank, status, permissions, start_date_time, end_date_time, expiration_date_time, ' +
     'days_to_expiry, last_synced_at, last_outcome',
   v_runs: 'run_id, started_at, finished_at, outcome, consents, requests, rows_written, failed_units, error_summary',
-  // ARCHITECTURE.md "Payments".
+  // docs/data-model.md "Views" (payments).
   v_payments: 'payment_id, consent_id, status, amount, currency, particulars, code, reference, created_at, status_updated_at, amount_text, amount_minor, created_date',
   v_payment_matches: 'payment_id, bank, account_id, transaction_id, match_rule',
   v_continuity:
@@ -41,7 +41,7 @@ const ARCHITECTURE_COLUMNS: Record<string, string> = {
 const expected = (view: string) => ARCHITECTURE_COLUMNS[view]!.split(', ');
 
 describe('public views', () => {
-  it('has exactly the views of ARCHITECTURE.md', () => {
+  it('has exactly the public views of docs/data-model.md', () => {
     const store = freshStore();
     const views = store.sqlite
       .prepare("SELECT name FROM sqlite_master WHERE type = 'view' AND name LIKE 'v\\_%' ESCAPE '\\' ORDER BY name")
@@ -51,7 +51,7 @@ describe('public views', () => {
   });
 
   for (const view of Object.keys(ARCHITECTURE_COLUMNS)) {
-    it(`${view} has the columns of ARCHITECTURE.md, in order`, () => {
+    it(`${view} has the columns of docs/data-model.md, in order`, () => {
       const store = freshStore();
       const columns = (store.sqlite.prepare(`PRAGMA table_info(${view})`).all() as { name: string }[]).map((c) => c.name);
       expect(columns).toEqual(expected(view));

@@ -1,5 +1,5 @@
 /**
- * `sync --dry-run` (ARCHITECTURE CLI): plans with the same rules as a run, sends only meta and
+ * `sync --dry-run` (README.md): plans with the same rules as a run, sends only meta and
  * consent reads (and the token request), and writes nothing.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -1,5 +1,5 @@
 /**
- * What the sync asks for, judged from the emulator's request log (ARCHITECTURE "Sync rules"):
+ * What the sync asks for, judged from the emulator's request log (docs/configuration.md "Sync rules"):
  * nothing the bank's meta lacks, no transactions range outside the consent window, the bank's
  * history or its today, nothing more on a consent once it is known to have ended, only the
  * consent read for one not yet authorised; and BDT263 splits down to one NZ day, a day still

@@ -1,5 +1,5 @@
 /**
- * One run at a time per database (ARCHITECTURE "Sync rules"): a second live run exits with
+ * One run at a time per database (docs/configuration.md "Sync rules"): a second live run exits with
  * code 4, a lease whose holder process is gone is taken over at once, and SIGTERM makes a
  * running `bankdata sync` finish the unit in flight, record the run as partial (interrupted),
  * release the lease and exit. The CLI runs as a child process against the emulator over HTTP.

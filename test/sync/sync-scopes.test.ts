@@ -1,5 +1,5 @@
 /**
- * A token whose scopes let the sync ask nothing is an authentication error (ARCHITECTURE exit
+ * A token whose scopes let the sync ask nothing is an authentication error (README.md exit
  * code 3: "a scope missing for everything asked"; docs/client.md), not a run of skips that ends
  * `ok`. Clients with chosen scopes come from the emulator's control route.
  */

@@ -1,4 +1,4 @@
--- The public views (ARCHITECTURE.md "Data model"; docs/data-model.md). Column names, order and
+-- The public views (docs/data-model.md "Views"). Column names, order and
 -- meaning are a contract for accounting tools: change them only by adding columns at the end.
 -- NZ "today" for v_consents: SQLite has no time zones, and date('now', '+13 hours') is wrong for
 -- half the year, so the offset in force now is looked up in nz_offsets (Pacific/Auckland

@@ -1,4 +1,4 @@
--- Payments views (ARCHITECTURE.md "Payments"; docs/payments-contract.md "Reconciliation").
+-- Payments views (docs/data-model.md "Views"; docs/payments-contract.md §8).
 -- Public: v_payments, v_payment_matches (change only by adding columns at the end).
 -- Internal: payment_match_candidates (every settled payment x every booked credit that carries it).
 CREATE VIEW `v_payments` AS

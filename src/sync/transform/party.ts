@@ -5,7 +5,7 @@ import { toRawJson, type TransformContext } from './context';
 
 /**
  * One address as a line: address lines, town, post code, country, joined with ", "
- * (ARCHITECTURE.md v_parties). The party's first address is shown; all of them stay in raw_json.
+ * (docs/data-model.md "Views"). The party's first address is shown; all of them stay in raw_json.
  */
 export function formatAddress(address: NonNullable<Party['Address']>[number]): string {
   return [...(address.AddressLine ?? []), address.TownName, address.PostCode, address.Country]
