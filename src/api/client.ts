@@ -1,5 +1,5 @@
 /**
- * `createDataApiClient`: one typed function per endpoint of the contract, over one token
+ * `createDataApiClient`: one typed function per endpoint of docs/bank-api.md, over one token
  * provider, one retry policy and one HTTP layer. Knows nothing of SQLite.
  */
 import type { DateTime } from 'luxon';

@@ -1,6 +1,6 @@
 /**
  * The wire contract of the Data API (docs/bank-api.md) as zod schemas.
- * Client and emulator both use these: one contract, judged the same way on both sides.
+ * Client and emulator both use these: one set of wire shapes (docs/bank-api.md), judged the same way on both sides.
  * Every byte from the network is parsed here once; inside, types are trusted.
  */
 import { z } from 'zod';
@@ -554,6 +554,6 @@ export const RECORD_SCHEMAS = {
   Party,
 } as const;
 
-/** Statement file content types the contract knows (6.7). */
+/** Statement file content types docs/bank-api.md §6.7 names. */
 export const STATEMENT_FILE_TYPES = ['application/pdf', 'text/csv'] as const;
 export type StatementFileType = (typeof STATEMENT_FILE_TYPES)[number];

@@ -442,7 +442,7 @@ export const CONTINUITY_CAUSES = ['missing_transaction', 'duplicate', 'pending_r
 export type ContinuityCause = (typeof CONTINUITY_CAUSES)[number];
 
 /**
- * Breaks found by `bankdata check` (v_continuity; docs/data-model.md "Continuity"): the latest
+ * Breaks found by `bankdata check` (v_continuity; docs/data-model.md "v_continuity"): the latest
  * check's findings per account (a check replaces the findings of the accounts it covered).
  */
 export const continuityFindings = sqliteTable(

@@ -46,7 +46,7 @@ export const VIEW_COLUMNS = {
     'status_updated_at', 'amount_text', 'amount_minor', 'created_date',
   ],
   v_payment_matches: ['payment_id', 'bank', 'account_id', 'transaction_id', 'match_rule'],
-  // Continuity (docs/data-model.md "Continuity"; SQL in migrations/0007_continuity.sql).
+  // Continuity (docs/data-model.md "v_continuity"; SQL in migrations/0007_continuity.sql).
   v_continuity: [
     'bank', 'account_id', 'kind', 'from_date', 'to_date', 'amount', 'amount_minor', 'currency', 'cause',
     'transaction_id', 'detail', 'from_date_time', 'to_date_time', 'run_id', 'checked_at', 'amount_text',

@@ -1,6 +1,6 @@
 /**
- * Revoking a consent (`bankdata consents revoke`), DELETE /v1/consents?consent_id= (contract
- * 4.3). BDT702 (already revoked) is success; BDT009 (already Rejected, GatewayTimeout or
+ * Revoking a consent (`bankdata consents revoke`), DELETE /v1/consents?consent_id= (docs/bank-api.md
+ * §4.3). BDT702 (already revoked) is success; BDT009 (already Rejected, GatewayTimeout or
  * Consumed) is success too, and the status it ended in is read and recorded. A registered
  * consent is marked ended either way, so sync skips it from then on.
  */

@@ -17,7 +17,7 @@ export function accountsOf(world: World): WorldAccount[] {
   return [...world.accounts.values()];
 }
 
-/** Signed amount in units of 1/100000 (the contract's finest grain), exact. */
+/** Signed amount in units of 1/100000 (the finest grain of docs/bank-api.md §1.2), exact. */
 export function signedUnits(amount: string, indicator: 'Credit' | 'Debit'): bigint {
   const [whole, fraction = ''] = amount.split('.');
   const units = BigInt(whole!) * 100_000n + BigInt(fraction.padEnd(5, '0'));

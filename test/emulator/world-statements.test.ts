@@ -122,7 +122,7 @@ describe('statementFile (docs/bank-api.md §6.7)', () => {
     for (const t of first3) expect(text).toContain(t.TransactionInformation!.replace(/([\\()])/g, '\\$1').slice(0, 30));
   });
 
-  it('is a CSV with the contract header and one row per booked transaction of the period', () => {
+  it('is a CSV with the docs/bank-api.md §6.7 header and one row per booked transaction of the period', () => {
     const csv = world.statementFile(bank, account.AccountId, statement.StatementId, 'text/csv')!.toString('utf8');
     expect(csv.split('\r\n')[0]).toBe('BookingDateTime,TransactionId,Amount,Currency,CreditDebitIndicator,TransactionInformation');
     const records = parse(csv, { columns: true }) as Record<string, string>[];

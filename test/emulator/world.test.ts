@@ -194,7 +194,7 @@ describe('generateWorld: narratives', () => {
     }
   });
 
-  it('formats amounts per the contract: usual cents, some trimmed, rare sub-cent, JPY without fraction', () => {
+  it('formats amounts per docs/bank-api.md §1.2: usual cents, some trimmed, rare sub-cent, JPY without fraction', () => {
     const amounts = all.map((t) => t.Amount);
     expect(amounts.some((a) => a.Currency === 'NZD' && /^\d+\.\d{2}$/.test(a.Amount))).toBe(true);
     expect(amounts.some((a) => a.Currency === 'NZD' && /^\d+(\.\d)?$/.test(a.Amount))).toBe(true);

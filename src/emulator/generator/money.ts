@@ -1,6 +1,6 @@
 /**
  * Exact money for the generator. Amounts are bigint counts of 1/100000 of the currency's major
- * unit: the contract's finest grain (amount pattern, 5 fraction digits), so sub-cent interest
+ * unit: the finest grain of docs/bank-api.md §1.2 (amount pattern, 5 fraction digits), so sub-cent interest
  * such as 0.00125 stays exact. Whole minor units (cents, yen) are multiples of UNIT_SCALE /
  * 10^exponent. Never a binary float.
  */

@@ -1,6 +1,6 @@
 /**
- * Payment amounts in the emulator: NZD decimal strings with at most 2 decimals (contract
- * "Amounts") as bigint cents. Never a binary float.
+ * Payment amounts in the emulator: NZD decimal strings with at most 2 decimals (docs/payments-contract.md
+ * §3.1) as bigint cents. Never a binary float.
  */
 export type Cents = bigint;
 

@@ -1,6 +1,6 @@
 /**
  * POST /payments/v1/payments and GET /payments/v1/payments/{payment_id}, with every rule the
- * bank ties to them, in the order of docs/payments-contract.md "Processing order": headers
+ * bank ties to them, in the processing order of docs/payments-contract.md §3.1: headers
  * (BP299) → body (BP299, BP276) → idempotency (BP702, BP708, BP703, BP710) → duplicate without a
  * key (BP713) → consent (BP101, BP018, BP235, BP216, limits BP229/230/262/263, state
  * BP021/004/017/015/002/003, BP035) → concurrency (BP712) → the bank (BP036, BP044) → faults
