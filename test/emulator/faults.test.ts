@@ -115,7 +115,7 @@ describe('fault kinds (docs/bank-api.md §7.3: BDT601–604 are 503)', () => {
     }
   });
 
-  it('sets a profile over HTTP (PUT /__emulator/settings) and draws deterministically from the emulator's seed', async () => {
+  it('sets a profile over HTTP (PUT /__emulator/settings) and draws deterministically from the emulator seed', async () => {
     const kinds = async (e: StartedEmulator, a: Api) => {
       await a.token();
       expect((await a.control('PUT', '/settings', { faults: 'heavy' })).json.faults.bdt601).toBeGreaterThan(0);
