@@ -17,11 +17,11 @@ import type pg from 'pg';
 export const COPIED_TABLES = [
   'consents', 'bank_meta', 'accounts', 'balances', 'transactions', 'statements', 'parties', 'runs', 'rejects',
   'sync_state', 'bank_window', 'consent_creations', 'job_runs', 'payments', 'payment_status_history',
-  'payment_attempts',
+  'payment_attempts', 'continuity_findings',
 ] as const;
 export type CopiedTable = (typeof COPIED_TABLES)[number];
 /** Tables whose `id` is an identity column in PostgreSQL. */
-const IDENTITY_TABLES: readonly CopiedTable[] = ['balances', 'parties', 'rejects'];
+const IDENTITY_TABLES: readonly CopiedTable[] = ['balances', 'parties', 'rejects', 'continuity_findings'];
 /** PostgreSQL allows 65535 bind parameters per statement. */
 const MAX_PARAMS = 60_000;
 

@@ -119,6 +119,8 @@ async function planQueries(client: pg.PoolClient, filter: CopyFilter): Promise<P
     return {
       consents: all, bank_meta: all, accounts: all, runs: all, rejects: all, sync_state: all, bank_window: all,
       consent_creations: all, job_runs: all, parties: all,
+      // A check's findings: the breaks that end on or after the date.
+      continuity_findings: dated('to_date', filter.from ?? null),
       transactions: dated('booking_date', filter.from ?? null),
       balances: dated('date_time', fromInstant),
       statements: dated('end_date_time', fromInstant),
@@ -179,6 +181,7 @@ async function planQueries(client: pg.PoolClient, filter: CopyFilter): Promise<P
       params: [banks, ids, asked],
     },
     job_runs: all,
+    continuity_findings: accountQuery({ column: 'to_date', value: filter.from ?? null }),
     consent_creations: { where: `consent_id = ANY($1::text[])`, params: [asked] },
   };
 }

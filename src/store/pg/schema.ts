@@ -40,6 +40,8 @@ import { PAYMENT_STATUSES } from '../../api/payments/schemas';
 import {
   CONSENT_CREATION_STATES,
   CONSENT_OUTCOMES,
+  CONTINUITY_CAUSES,
+  CONTINUITY_KINDS,
   INDICATORS,
   PAYMENT_ATTEMPT_STATES,
   RUN_OUTCOMES,
@@ -430,6 +432,37 @@ export const paymentAttempts = pgTable(
     updatedAt: text('updated_at').notNull(),
   },
   (t) => [index('payment_attempts_open').on(t.consentId, t.state)],
+);
+
+/**
+ * Breaks found by `bankdata check` (v_continuity; docs/data-model.md "Continuity"): the latest
+ * check's findings per account (a check replaces the findings of the accounts it covered).
+ */
+export const continuityFindings = pgTable(
+  'continuity_findings',
+  {
+    id: bigint('id', { mode: 'number' }).primaryKey().generatedByDefaultAsIdentity(),
+    bank: text('bank', { enum: BANKS }).notNull(),
+    accountId: text('account_id').$type<AccountId>().notNull(),
+    kind: text('kind', { enum: CONTINUITY_KINDS }).notNull(),
+    /** The instants between which the break lies (UTC), and their NZ dates. */
+    fromDateTime: text('from_date_time').notNull(),
+    toDateTime: text('to_date_time').notNull(),
+    fromDate: text('from_date').notNull(),
+    toDate: text('to_date').notNull(),
+    /** Signed decimal string: what the bank's balance moved by beyond the stored transactions. */
+    amount: text('amount').notNull(),
+    amountMinor: bigint('amount_minor', { mode: 'number' }),
+    currency: text('currency').notNull(),
+    cause: text('cause', { enum: CONTINUITY_CAUSES }).notNull(),
+    /** The row after the break in a running balance; NULL for a break between balances. */
+    transactionId: text('transaction_id').$type<TransactionId>(),
+    detail: text('detail').notNull(),
+    /** The sync run whose closing check found it; NULL for `bankdata check`. */
+    runId: text('run_id').references(() => runs.runId),
+    checkedAt: text('checked_at').notNull(),
+  },
+  (t) => [index('continuity_account').on(t.bank, t.accountId)],
 );
 
 // ---------------------------------------------------------------------------

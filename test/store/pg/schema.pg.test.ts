@@ -38,6 +38,7 @@ describePostgres('PostgreSQL schema', () => {
     expect(summary.outcome).toBe('ok');
     sqlite = new Database(harness.store.path, { readonly: false });
     addPayments(sqlite);
+    addContinuityFindings(sqlite);
   }, 60_000);
   afterAll(async () => {
     sqlite?.close();
@@ -200,4 +201,25 @@ function addPayments(db: Database.Database): void {
   insert.run('pay-1', 'AcceptedSettlementCompleted', credit.amount, credit.amount_minor, credit.currency,
     credit.creditor_particulars, credit.creditor_code, credit.creditor_reference, at, credit.booking_date, at, credit.booking_date, at, at);
   insert.run('pay-2', 'Pending', '1.00', 100, 'NZD', null, null, null, at, credit.booking_date, at, credit.booking_date, at, at);
+}
+
+/**
+ * Two continuity findings on a synced account (the sync found no break): a running-balance break
+ * with trailing zeros, its row and its run, and a break between balances with sub-cent digits.
+ */
+function addContinuityFindings(db: Database.Database): void {
+  const row = db
+    .prepare(`SELECT bank, account_id, transaction_id, booking_date, booking_date_time, currency FROM transactions ORDER BY booking_date_time LIMIT 1`)
+    .get() as Record<string, string>;
+  const runId = (db.prepare(`SELECT run_id FROM runs ORDER BY started_at LIMIT 1`).get() as { run_id: string }).run_id;
+  const insert = db.prepare(
+    `INSERT INTO continuity_findings (bank, account_id, kind, from_date_time, to_date_time, from_date, to_date, amount,
+       amount_minor, currency, cause, transaction_id, detail, run_id, checked_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+  );
+  const at = row.booking_date_time!;
+  insert.run(row.bank, row.account_id, 'running_balance', at, at, row.booking_date, row.booking_date, '-12.50', -1250, row.currency,
+    'running_balance_jump', row.transaction_id, 'balance after jumps by −12.50 “Ōtautahi”', runId, at);
+  insert.run(row.bank, row.account_id, 'balances', at, at, row.booking_date, row.booking_date, '0.00125', null, row.currency,
+    'minor_unit', null, 'sub-cent', null, at);
 }
