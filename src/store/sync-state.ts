@@ -113,6 +113,17 @@ export async function getWindowKnowledge(db: Conn, bank: BankName): Promise<Wind
   return row ?? { windowDays: null, maxAcceptedRows: null, minRefusedRows: null };
 }
 
+/** Throws unless `windowDays` is a positive integer; returns it. Shared with pg/sync-state.ts. */
+export function checkWindowDays(windowDays: number): number {
+  if (!Number.isInteger(windowDays) || windowDays < 1) throw new RangeError(`window days must be a positive integer: ${windowDays}`);
+  return windowDays;
+}
+
+/** Throws unless `rowsPerDay` is a finite number ≥ 0. Shared with pg/sync-state.ts. */
+export function checkRowsPerDay(rowsPerDay: number): void {
+  if (!(rowsPerDay >= 0) || !Number.isFinite(rowsPerDay)) throw new RangeError(`rows per day must be a finite number ≥ 0: ${rowsPerDay}`);
+}
+
 /** Merges what one account's windows taught: the largest accepted, the smallest refused. */
 export async function recordWindowKnowledge(
   db: BankdataDb,
@@ -125,8 +136,7 @@ export async function recordWindowKnowledge(
     b == null ? a : a == null ? b : f(a, b);
   const maxAcceptedRows = pick(current.maxAcceptedRows, learned.acceptedRows, Math.max);
   const minRefusedRows = pick(current.minRefusedRows, learned.refusedRows, Math.min);
-  const windowDays = learned.windowDays ?? current.windowDays ?? 1;
-  if (!Number.isInteger(windowDays) || windowDays < 1) throw new RangeError(`window days must be a positive integer: ${windowDays}`);
+  const windowDays = checkWindowDays(learned.windowDays ?? current.windowDays ?? 1);
   const updatedAt = toStoredInstant(now);
   db.insert(bankWindow)
     .values({ bank, windowDays, maxAcceptedRows, minRefusedRows, updatedAt })
@@ -152,7 +162,7 @@ export async function getRowsPerDay(db: Conn, key: WatermarkKey): Promise<number
 }
 
 export async function setRowsPerDay(db: Conn, key: WatermarkKey & { rowsPerDay: number; now: Instant }): Promise<void> {
-  if (!(key.rowsPerDay >= 0) || !Number.isFinite(key.rowsPerDay)) throw new RangeError(`rows per day must be a finite number ≥ 0: ${key.rowsPerDay}`);
+  checkRowsPerDay(key.rowsPerDay);
   const updatedAt = toStoredInstant(key.now);
   db.insert(syncState)
     .values({ bank: key.bank, accountId: key.accountId, consentId: key.consentId, resource: key.resource ?? 'transactions', watermark: null, rowsPerDay: key.rowsPerDay, updatedAt })

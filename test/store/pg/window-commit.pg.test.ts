@@ -2,14 +2,17 @@
  * A transaction window on PostgreSQL stores what SQLite stores: the windows a real backfill and a
  * later incremental run commit into SQLite (pending rows booked, vanished, restored; watermarks;
  * Basic fetches that must not blank details) are replayed, in order, into PostgreSQL, and both
- * tables end byte for byte the same, with the same counts per window.
+ * tables end byte for byte the same, with the same counts per window. What the windows taught
+ * (rows per day, the bank's accepted and refused sizes) is replayed with them, in the same order.
  */
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { TransactionWindowInput, WindowCounts } from '../../../src/store';
 import { copySqliteToPostgres, sqliteColumns } from '../../../src/store/pg/copy-tables';
 import { createPool } from '../../../src/store/pg/open';
+import { recordWindowKnowledgePg, setRowsPerDayPg } from '../../../src/store/pg/sync-state';
 import { commitTransactionWindowPg } from '../../../src/store/pg/window-commit';
+import type { Instant } from '../../../src/store/time';
 import { drizzle } from 'drizzle-orm/node-postgres';
 import { startHarness, type Harness } from '../../fixtures/sync-harness';
 import { createTestDatabase, describePostgres } from '../../support/postgres';
@@ -18,15 +21,39 @@ const DAY_MS = 24 * 3600 * 1000;
 
 describePostgres('a transaction window on PostgreSQL', () => {
   let harness: Harness;
-  const windows: { input: TransactionWindowInput; counts: WindowCounts }[] = [];
+  type Window = { input: TransactionWindowInput; counts: WindowCounts };
+  const windows: Window[] = [];
+  type Knowledge = Parameters<Harness['store']['syncState']['recordWindowKnowledge']>;
+  const steps: (
+    | { window: Window }
+    | { rowsPerDay: Parameters<Harness['store']['syncState']['setRowsPerDay']>[0] & { now: Instant } }
+    | { knowledge: { bank: Knowledge[0]; learned: Knowledge[1]; now: Instant } }
+  )[] = [];
 
   beforeAll(async () => {
     harness = await startHarness({ seed: 3 });
     const commit = harness.store.commitTransactionWindow.bind(harness.store);
     harness.store.commitTransactionWindow = (input) => {
       const counts = commit(input);
-      windows.push({ input: structuredClone({ ...input, now: input.now ?? harness.store.now() }), counts });
+      const window = { input: structuredClone({ ...input, now: input.now ?? harness.store.now() }), counts };
+      windows.push(window);
+      steps.push({ window });
       return counts;
+    };
+    // What the windows taught (migration 0008): each account's density after its windows, each
+    // bank's accepted and refused sizes; replayed in the same order, at the same instants.
+    const syncState = harness.store.syncState;
+    const setRowsPerDay = syncState.setRowsPerDay.bind(syncState);
+    syncState.setRowsPerDay = (key) => {
+      const fixed = { ...key, now: key.now ?? harness.store.now() };
+      steps.push({ rowsPerDay: structuredClone(fixed) });
+      return setRowsPerDay(fixed);
+    };
+    const recordWindowKnowledge = syncState.recordWindowKnowledge.bind(syncState);
+    syncState.recordWindowKnowledge = (bank, learned, now) => {
+      const at = now ?? harness.store.now();
+      steps.push({ knowledge: structuredClone({ bank, learned, now: at }) });
+      return recordWindowKnowledge(bank, learned, at);
     };
     expect((await harness.sync()).outcome).toBe('ok');
     harness.emu.advance(3 * DAY_MS);
@@ -42,20 +69,32 @@ describePostgres('a transaction window on PostgreSQL', () => {
     try {
       // Everything but what the windows write comes over as it is; the windows are replayed.
       await copySqliteToPostgres(sqlite, pool, { dataDir: harness.dataDir });
-      await pool.query(`DELETE FROM transactions; DELETE FROM sync_state WHERE resource = 'transactions'; DELETE FROM rejects`);
+      await pool.query(`DELETE FROM transactions; DELETE FROM sync_state WHERE resource = 'transactions'; DELETE FROM rejects; DELETE FROM bank_window`);
       const db = drizzle(pool);
       const counts = { added: 0, updated: 0, removed: 0, unchanged: 0 };
-      for (const { input, counts: expected } of windows) {
+      for (const step of steps) {
+        if ('rowsPerDay' in step) {
+          await setRowsPerDayPg(db, step.rowsPerDay);
+          continue;
+        }
+        if ('knowledge' in step) {
+          await recordWindowKnowledgePg(db, step.knowledge.bank, step.knowledge.learned, step.knowledge.now);
+          continue;
+        }
+        const { input, counts: expected } = step.window;
         const got = await commitTransactionWindowPg(db, input as TransactionWindowInput & { now: Date });
         expect(got).toEqual(expected);
         for (const k of Object.keys(counts) as (keyof WindowCounts)[]) counts[k] += got[k];
       }
+      // The runs taught something: densities and accepted sizes.
+      expect(steps.filter((s) => 'rowsPerDay' in s).length).toBeGreaterThan(0);
+      expect(steps.filter((s) => 'knowledge' in s).length).toBeGreaterThan(0);
       // The runs exercised every path.
       expect(counts.added).toBeGreaterThan(1000);
       expect(counts.updated).toBeGreaterThan(0);
       expect(counts.unchanged).toBeGreaterThan(0);
       expect(counts.removed).toBeGreaterThan(0);
-      for (const [table, where] of [['transactions', 'true'], ['sync_state', `resource = 'transactions'`]] as const) {
+      for (const [table, where] of [['transactions', 'true'], ['sync_state', `resource = 'transactions'`], ['bank_window', 'true']] as const) {
         const columns = sqliteColumns(sqlite, table).map((c) => `"${c}"`).join(', ');
         const fromSqlite = sqlite.prepare(`SELECT ${columns} FROM ${table} WHERE ${where} ORDER BY ${columns}`).raw(true).all();
         const { rows } = await pool.query({ text: `SELECT ${columns} FROM ${table} WHERE ${where} ORDER BY ${columns.replaceAll('",', '" NULLS FIRST,')} NULLS FIRST`, rowMode: 'array' });
