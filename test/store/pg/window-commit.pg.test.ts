@@ -145,9 +145,14 @@ describePostgres('a transaction window on PostgreSQL', () => {
       let settled = false;
       const blocked = commitTransactionWindowPg(drizzle(pool), held!).then((r) => ((settled = true), r));
       // The server shows the window waiting for the account's lock (polled: no fixed sleep).
+      // pg_locks is the whole server's: other test files run beside this one (concurrent
+      // migrations, run openings) and wait on advisory locks too, so count this database's only.
       let waiting = 0;
       for (let i = 0; i < 100 && waiting === 0 && !settled; i++) {
-        const { rows } = await holder.query(`SELECT count(*) AS n FROM pg_locks WHERE locktype = 'advisory' AND NOT granted`);
+        const { rows } = await holder.query(
+          `SELECT count(*) AS n FROM pg_locks
+           WHERE locktype = 'advisory' AND NOT granted AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`,
+        );
         waiting = rows[0].n;
         if (waiting === 0) await new Promise((r) => setTimeout(r, 50));
       }
