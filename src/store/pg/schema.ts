@@ -435,7 +435,7 @@ export const paymentAttempts = pgTable(
 );
 
 /**
- * Breaks found by `bankdata check` (v_continuity; docs/data-model.md "Continuity"): the latest
+ * Breaks found by `bankdata check` (v_continuity; docs/data-model.md "v_continuity"): the latest
  * check's findings per account (a check replaces the findings of the accounts it covered).
  */
 export const continuityFindings = pgTable(
