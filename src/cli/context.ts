@@ -2,25 +2,13 @@
  * What commands share: the configuration (loaded once, with the global flags as its last
  * layer), the logger, the store and the Data API client, each made on first use.
  */
-import { Option, type Command } from 'commander';
 import { createDataApiClient, type DataApiClient } from '../api';
 import { loadConfig, requireApiCredentials, type Config } from '../config';
-import { createLogger, type Logger, type LogLevel } from '../log';
+import { createLogger, type Logger } from '../log';
+import type { GlobalOptions } from './globals';
 import { openStore, type Store } from '../store';
 
-export interface GlobalOptions {
-  db?: string;
-  dataDir?: string;
-  logLevel?: LogLevel;
-}
-
-/** Registers the options every command accepts (they are the config's flags layer). */
-export function addGlobalOptions(program: Command): Command {
-  return program
-    .option('--db <path>', 'SQLite database file (default: BANKDATA_DB or data/bankdata.sqlite)')
-    .option('--data-dir <dir>', 'data directory for statement files and exports (default: data)')
-    .addOption(new Option('--log-level <level>', 'logs go to stderr as JSON lines').choices(['debug', 'info', 'warn', 'error', 'silent']).default('warn'));
-}
+export { addGlobalOptions, globalsOf, type GlobalOptions } from './globals';
 
 export interface CliContext {
   config: Config;
@@ -65,11 +53,4 @@ export function createCliContext(global: GlobalOptions): CliContext {
       readOnly = null;
     },
   };
-}
-
-/** The global options of the root program, from any sub-command. */
-export function globalsOf(command: Command): GlobalOptions {
-  let root = command;
-  while (root.parent) root = root.parent;
-  return root.opts<GlobalOptions>();
 }

@@ -4,7 +4,7 @@
  * each later source wins, key by key. Validated with zod; the result is typed and frozen.
  */
 import { resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { DEFAULT_CONFIG_PATH } from '../paths';
 import type { Environment } from '../api/rules';
 import { ConfigError } from './errors';
 import { configSchema, type ConfigLayer, type ConfigValues } from './schema';
@@ -54,7 +54,7 @@ export interface LoadConfigOptions {
 }
 
 /** The program's defaults, beside the sources rather than in the working directory. */
-export const DEFAULT_CONFIG_FILE = fileURLToPath(new URL('../../config/default.json', import.meta.url));
+export const DEFAULT_CONFIG_FILE = DEFAULT_CONFIG_PATH;
 const DB_FILE_NAME = 'bankdata.sqlite';
 
 /**

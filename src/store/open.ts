@@ -9,16 +9,17 @@
  */
 import { closeSync, existsSync, lstatSync, mkdirSync, openSync, readFileSync, readSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { drizzle } from 'drizzle-orm/better-sqlite3';
 import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
 import { DatabaseError } from '../errors';
+import { MIGRATIONS_PATH } from '../paths';
 import type { BankdataDb } from './db';
 import { nzOffsets } from './schema';
 import { nzOffsetTransitions } from './time';
 
-export const MIGRATIONS_DIR = fileURLToPath(new URL('./migrations', import.meta.url));
+/** Beside this file in the sources; the compiled program finds it through src/paths.ts. */
+export const MIGRATIONS_DIR = MIGRATIONS_PATH;
 const BUSY_TIMEOUT_MS = 10_000;
 /** Years covered by nz_offsets (v_consents.days_to_expiry); NULL outside them. */
 const NZ_OFFSET_YEARS = { from: 2000, to: 2100 } as const;

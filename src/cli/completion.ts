@@ -1,0 +1,205 @@
+/**
+ * `bankdata completion bash|zsh`: prints a completion script made from commander's own
+ * metadata (every command, sub-command, option, and the values an option or argument takes),
+ * so it follows the program as commands are added. The script is static: a TAB runs no node.
+ *
+ * Values come from commander's `.choices()` where a command declares them, else from VALUES
+ * by the placeholder's name (`<dataset>`, `--format <format>`…). An option or argument without
+ * known values falls back to file names. Install: docs/completion.md (and README).
+ */
+import { type Argument, type Command, type Option } from 'commander';
+import { DATASETS, FORMATS, STATUSES } from '../export';
+import { UsageError } from './exit-codes';
+import { buildFullProgram } from './main';
+
+export const SHELLS = ['bash', 'zsh'] as const;
+
+/** Known values by placeholder name, for options and arguments that do not declare choices. */
+const VALUES: Record<string, readonly string[]> = {
+  dataset: DATASETS,
+  format: FORMATS,
+  status: STATUSES,
+  shell: SHELLS,
+  level: ['debug', 'info', 'warn', 'error', 'silent'],
+  profile: ['none', 'light', 'heavy'],
+  env: ['sandbox', 'production'],
+};
+
+/** One command's completion data; `path` is its command names joined by '/', '' for the root. */
+interface Node {
+  path: string;
+  subcommands: string[];
+  options: string[];
+  /** Options that take a value (the next word is that value). */
+  valued: string[];
+  optionValues: Map<string, readonly string[]>;
+  argumentValues: (readonly string[] | null)[];
+}
+
+function placeholder(text: string): string {
+  return /[<[]([\w-]+)(?:\.\.\.)?[>\]]/.exec(text)?.[1] ?? '';
+}
+
+function optionValues(option: Option): readonly string[] | null {
+  return option.argChoices ?? VALUES[placeholder(option.flags)] ?? null;
+}
+
+function argumentValues(argument: Argument): readonly string[] | null {
+  return argument.argChoices ?? VALUES[argument.name()] ?? null;
+}
+
+export function completionNodes(program: Command): Node[] {
+  const nodes: Node[] = [];
+  const walk = (command: Command, path: string, inherited: readonly Option[]) => {
+    // Program options are accepted after a sub-command too (commander's default).
+    const options = [...command.options, ...inherited];
+    const flags = (o: Option) => [o.long, o.short].filter((f): f is string => f !== undefined);
+    const node: Node = {
+      path,
+      subcommands: command.commands.map((c) => c.name()),
+      options: [...options.flatMap(flags), '--help'],
+      valued: options.filter((o) => o.required || o.optional).flatMap(flags),
+      optionValues: new Map(),
+      argumentValues: command.registeredArguments.map(argumentValues),
+    };
+    for (const o of options) {
+      const values = optionValues(o);
+      if (values && (o.required || o.optional)) for (const f of flags(o)) node.optionValues.set(f, values);
+    }
+    nodes.push(node);
+    // The root's --version belongs to the root alone.
+    const passed = path === '' ? command.options.filter((o) => o.long !== '--version') : inherited;
+    for (const sub of command.commands) walk(sub, path === '' ? sub.name() : `${path}/${sub.name()}`, passed);
+  };
+  walk(program, '', []);
+  return nodes;
+}
+
+const quote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
+
+/** The tables as shell functions (POSIX `case`, read the same by bash and zsh). */
+function tables(nodes: readonly Node[]): string {
+  const table = (name: string, comment: string, rows: [string, readonly string[]][]) =>
+    [
+      `# ${comment}`,
+      `_bankdata_${name}() {`,
+      '  case "$1" in',
+      ...rows.filter(([, words]) => words.length > 0).map(([key, words]) => `    ${quote(key)}) echo ${quote(words.join(' '))} ;;`),
+      '  esac',
+      '}',
+    ].join('\n');
+  return [
+    table('subcommands', 'the sub-commands of a command path', nodes.map((n) => [n.path, n.subcommands])),
+    table('options', 'the options of a command path', nodes.map((n) => [n.path, n.options])),
+    table('valued', 'the options of a command path that take a value', nodes.map((n) => [n.path, n.valued])),
+    table('option_values', 'the values of "PATH OPTION"', nodes.flatMap((n) => [...n.optionValues].map(([o, v]): [string, readonly string[]] => [`${n.path} ${o}`, v]))),
+    table('argument_values', 'the values of "PATH N", the command\'s Nth argument (from 0)', nodes.flatMap((n) =>
+      n.argumentValues.flatMap((v, i): [string, readonly string[]][] => (v ? [[`${n.path} ${i}`, v]] : [])),
+    )),
+  ].join('\n\n');
+}
+
+/**
+ * The candidates for the word being completed: `_bankdata_candidates PROGRAM WORD… CURRENT`
+ * walks the words before the current one to find the command path and whether an option's
+ * value is due, then prints what may come. Positional parameters only, so bash and zsh read
+ * it alike (no arrays, whose indexing differs; no variable named `path`, special in zsh).
+ */
+const WALK = String.raw`
+_bankdata_candidates() {
+  local cmdpath='' skip=0 position=0 word='' prev='' option='' current='' subs='' value=''
+  shift
+  while [ $# -gt 1 ]; do
+    prev=$word
+    word=$1
+    shift
+    if [ "$skip" = 1 ]; then
+      # An option's value; after --option= the value is one word further.
+      if [ "$word" = '=' ]; then option=$prev; else skip=0; fi
+      continue
+    fi
+    case $word in
+      --*=*) ;;
+      -*)
+        case " $(_bankdata_valued "$cmdpath") " in *" $word "*) skip=1; option=$word ;; esac
+        ;;
+      *)
+        case " $(_bankdata_subcommands "$cmdpath") " in
+          *" $word "*) cmdpath=${'$'}{cmdpath:+$cmdpath/}$word; position=0 ;;
+          *) position=$((position + 1)) ;;
+        esac
+        ;;
+    esac
+  done
+  current=$1
+  if [ "$skip" = 1 ]; then
+    _bankdata_option_values "$cmdpath $option"
+    return
+  fi
+  case $current in
+    --*=*)
+      for value in $(_bankdata_option_values "$cmdpath ${'$'}{current%%=*}"); do echo "${'$'}{current%%=*}=$value"; done
+      ;;
+    -*) _bankdata_options "$cmdpath" ;;
+    *)
+      subs=$(_bankdata_subcommands "$cmdpath")
+      if [ -n "$subs" ]; then echo "$subs"; else _bankdata_argument_values "$cmdpath $position"; fi
+      ;;
+  esac
+}`;
+
+function bashScript(nodes: readonly Node[]): string {
+  return `# bankdata completion for bash. Load it with
+#   eval "$(bankdata completion bash)"          (in ~/.bashrc)
+# or save it: bankdata completion bash > ~/.local/share/bash-completion/completions/bankdata
+${tables(nodes)}
+${WALK}
+
+_bankdata() {
+  local cur=${'$'}{COMP_WORDS[COMP_CWORD]}
+  [ "$cur" = '=' ] && cur=''
+  local IFS=${'$'}' \t\n'
+  # An empty list lets bash complete file names (complete -o default).
+  COMPREPLY=($(compgen -W "$(_bankdata_candidates "${'$'}{COMP_WORDS[@]:0:COMP_CWORD}" "$cur")" -- "$cur"))
+}
+complete -o default -F _bankdata bankdata
+`;
+}
+
+function zshScript(nodes: readonly Node[]): string {
+  return `#compdef bankdata
+# bankdata completion for zsh. Load it with
+#   eval "$(bankdata completion zsh)"           (in ~/.zshrc, after compinit)
+# or save it as _bankdata in a directory of $fpath.
+${tables(nodes)}
+${WALK}
+
+_bankdata() {
+  local -a candidates
+  candidates=(${'$'}{=${'$'}(_bankdata_candidates "${'$'}{(@)words[1,CURRENT-1]}" "${'$'}{words[CURRENT]}")})
+  if (( ${'$'}#candidates )); then
+    compadd -- "${'$'}{candidates[@]}"
+  else
+    _files
+  fi
+}
+if [ "${'$'}{funcstack[1]}" = _bankdata ]; then _bankdata "$@"; else compdef _bankdata bankdata; fi
+`;
+}
+
+export function completionScript(shell: string, program: Command): string {
+  const nodes = completionNodes(program);
+  if (shell === 'bash') return bashScript(nodes);
+  if (shell === 'zsh') return zshScript(nodes);
+  throw new UsageError(`completion: unknown shell ${shell} (${SHELLS.join(' or ')})`);
+}
+
+export function registerCompletionCommand(program: Command): void {
+  program
+    .command('completion')
+    .description('print a shell completion script: bankdata completion bash|zsh')
+    .argument('<shell>', SHELLS.join(' | '))
+    .action(async (shell: string) => {
+      process.stdout.write(completionScript(shell, await buildFullProgram()));
+    });
+}
