@@ -5,6 +5,8 @@ export default defineConfig({
     exclude: ['test/bench/**', 'node_modules/**'],
     testTimeout: 30_000,
     hookTimeout: 30_000,
+    // dist/ is built once first: tests that spawn the CLI run this tree's code.
+    globalSetup: ['test/global-setup.ts'],
     pool: 'forks',
     reporters: ['default'],
     projects: [

@@ -13,7 +13,7 @@
  * `registerNameCommand(program: Command)`, as the files below do, then add one entry here with
  * its description copied from the module (test/cli/program.test.ts checks they match).
  */
-import { Command, CommanderError } from 'commander';
+import { Command, CommanderError, Help } from 'commander';
 import { version } from '../../package.json';
 import { terminalSafe } from '../terminal-text';
 import { addGlobalOptions } from './globals';
@@ -129,7 +129,13 @@ function rootProgram(): Command {
 export function buildProgram(argv: readonly string[]): Command {
   const program = rootProgram();
   const usageOf = new Map(COMMANDS.map((c) => [c.name, c.usage]));
-  program.configureHelp({ subcommandTerm: (cmd) => [cmd.name(), usageOf.get(cmd.name())].filter(Boolean).join(' ') });
+  const help = new Help();
+  program.configureHelp({
+    subcommandTerm: (cmd) => {
+      const usage = usageOf.get(cmd.name());
+      return usage === undefined ? help.subcommandTerm(cmd) : [cmd.name(), usage].filter(Boolean).join(' ');
+    },
+  });
   for (const entry of COMMANDS) {
     program
       .command(entry.name)

@@ -1,0 +1,93 @@
+#!/usr/bin/env node
+/**
+ * `npm run test:pack` (run by .ci/run, not by `npm test`: installing compiles better-sqlite3,
+ * about 2 minutes): packs the tarball, installs it into an empty temporary folder with
+ * production dependencies only, and from there runs `npx bankdata --version`, a short demo and
+ * the emulator (through node_modules/.bin, a symlink). Exits 1 on the first failure.
+ */
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const { version } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
+const work = mkdtempSync(join(tmpdir(), 'bankdata-pack-'));
+const app = join(work, 'app');
+let passed = 0;
+let failed = 0;
+
+function check(name, ok, detail = '') {
+  if (ok) passed++;
+  else failed++;
+  process.stdout.write(`${ok ? 'ok  ' : 'FAIL'} ${name}${ok || !detail ? '' : `\n${detail}`}\n`);
+}
+
+function run(cmd, args, options = {}) {
+  const result = spawnSync(cmd, args, { encoding: 'utf8', ...options });
+  return { code: result.status, out: result.stdout ?? '', err: result.stderr ?? '' };
+}
+
+/** `npx bankdata emulator`: its JSON line on stdout, then SIGTERM to its pid, then a clean exit. */
+function emulator() {
+  return new Promise((resolve) => {
+    const child = spawn('npx', ['--no-install', 'bankdata', 'emulator', '--port', '0'], { cwd: app, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    let line = null;
+    child.stdout.on('data', (d) => {
+      out += d;
+      if (line === null && out.includes('\n')) {
+        line = out.slice(0, out.indexOf('\n'));
+        child.kill('SIGTERM');
+      }
+    });
+    const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      resolve({ line, code, signal });
+    });
+  });
+}
+
+try {
+  execFileSync('npm', ['pack', '--pack-destination', work], { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] });
+  const tarball = readdirSync(work).find((f) => f.endsWith('.tgz'));
+  check('npm pack made a tarball', tarball !== undefined);
+  const listing = execFileSync('tar', ['-tzf', join(work, tarball)], { encoding: 'utf8' });
+  for (const file of ['package/bin/bankdata.js', 'package/dist/bankdata.js', 'package/config/default.json', 'package/src/store/migrations/0000_init.sql', 'package/src/store/migrations/meta/_journal.json']) {
+    check(`the tarball holds ${file.slice('package/'.length)}`, listing.split('\n').includes(file));
+  }
+  check('the tarball holds no TypeScript sources', !listing.split('\n').some((f) => f.endsWith('.ts')));
+
+  // As the README says: npm runs no dependency's install script unless allowed, and
+  // better-sqlite3 builds its native binding in one.
+  mkdirSync(app);
+  writeFileSync(join(app, '.npmrc'), 'allow-scripts=better-sqlite3\n');
+  const install = run('npm', ['install', '--omit=dev', '--no-audit', '--no-fund', join(work, tarball)], { cwd: app });
+  check('npm install ./bankdata-*.tgz in an empty folder', install.code === 0, install.err);
+  for (const dev of ['tsx', 'esbuild', 'typescript', 'vitest', 'eslint']) {
+    check(`no development dependency installed: ${dev}`, !existsSync(join(app, 'node_modules', dev)));
+  }
+
+  const v = run('npx', ['--no-install', 'bankdata', '--version'], { cwd: app });
+  check(`npx bankdata --version prints ${version}`, v.code === 0 && v.out.trim() === version, `${v.code}\n${v.out}${v.err}`);
+
+  const demo = run('npx', ['--no-install', 'bankdata', 'demo', '--data-dir', join(work, 'data')], { cwd: app, timeout: 180_000 });
+  check('npx bankdata demo exits 0 and writes its exports', demo.code === 0 && /Done in/.test(demo.out) && existsSync(join(work, 'data', 'exports', 'transactions.csv')), `${demo.code}\n${demo.out}${demo.err}`);
+
+  const emu = await emulator();
+  let parsed = null;
+  try {
+    parsed = JSON.parse(emu.line ?? '');
+  } catch {
+    parsed = null;
+  }
+  check('npx bankdata emulator prints its JSON line and stops on SIGTERM', parsed !== null && /^http:\/\/127\.0\.0\.1:\d+/.test(parsed.base_url) && emu.code === 0, JSON.stringify(emu));
+} catch (error) {
+  check('pack test ran to the end', false, String(error?.stack ?? error));
+} finally {
+  rmSync(work, { recursive: true, force: true });
+}
+process.stdout.write(`pack test: ${passed} passed, ${failed} failed\n`);
+process.exitCode = failed === 0 ? 0 : 1;

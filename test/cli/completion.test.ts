@@ -1,0 +1,97 @@
+/**
+ * `bankdata completion bash|zsh`: the script the compiled CLI prints is loaded into a real bash
+ * (and zsh) and its completion function called the way the shell calls it on TAB; the test
+ * asserts what it offers: commands, sub-commands, options (global ones too), and values from
+ * commander's choices or the known lists (datasets, formats).
+ */
+import { execFileSync, spawnSync } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { DATASETS, FORMATS } from '../../src/export';
+import { runCli } from './cli-process';
+
+const dir = mkdtempSync(join(tmpdir(), 'bankdata-completion-'));
+const hasZsh = spawnSync('zsh', ['-c', 'true']).status === 0;
+if (!hasZsh && !process.env.CI) console.warn('zsh is not installed: the zsh completion test is skipped');
+
+/** What bash offers for the words (the last one is being completed), as COMPREPLY. */
+function bashOffers(script: string, words: string[]): string[] {
+  const line = words.map((w) => `'${w}'`).join(' ');
+  const out = execFileSync('bash', ['--norc', '-c', `source '${script}'; COMP_WORDS=(${line}); COMP_CWORD=${words.length - 1}; _bankdata; printf '%s\\n' "\${COMPREPLY[@]}"`], {
+    encoding: 'utf8',
+  });
+  return out.split('\n').filter((l) => l !== '');
+}
+
+/** What zsh's completion function adds (compadd and _files stubbed to print). */
+function zshOffers(script: string, words: string[]): string[] {
+  const line = words.map((w) => `'${w}'`).join(' ');
+  // compadd offers the words that start with the prefix typed, as zsh's does.
+  const stubs = `compdef() { :; }; compadd() { shift; local w; for w in "$@"; do [[ $w == "$PREFIX"* ]] && print -r -- $w; done; return 0; }; _files() { print -r -- '<files>'; }`;
+  const run = `${stubs}; source '${script}'; words=(${line}); CURRENT=${words.length}; PREFIX=${line.split(' ').at(-1)}; _bankdata`;
+  const out = execFileSync('zsh', ['-f', '-c', run], { encoding: 'utf8' });
+  return out.split('\n').filter((l) => l !== '');
+}
+
+const TOP = ['demo', 'sync', 'status', 'emulator', 'export', 'payments', 'consents', 'meta', 'schedule', 'completion'];
+
+describe('bankdata completion bash', () => {
+  const script = join(dir, 'bankdata.bash');
+  beforeAll(async () => {
+    const run = await runCli(['completion', 'bash']);
+    expect(run.code).toBe(0);
+    writeFileSync(script, run.stdout);
+  });
+
+  it('offers the commands, and those that start with the word', () => {
+    expect(bashOffers(script, ['bankdata', ''])).toEqual(TOP);
+    expect(bashOffers(script, ['bankdata', 'co'])).toEqual(['consents', 'completion']);
+  });
+
+  it('offers the dataset names after export, with or without global options before', () => {
+    expect(bashOffers(script, ['bankdata', 'export', ''])).toEqual([...DATASETS]);
+    expect(bashOffers(script, ['bankdata', '--db', 'x.sqlite', 'export', 'pay'])).toEqual(['payments', 'payment_matches']);
+    // After the dataset, nothing known: bash falls back to file names (complete -o default).
+    expect(bashOffers(script, ['bankdata', 'export', 'accounts', ''])).toEqual([]);
+  });
+
+  it("offers an option's values: formats, choices declared in commander, log levels, shells", () => {
+    expect(bashOffers(script, ['bankdata', 'export', 'transactions', '--format', ''])).toEqual([...FORMATS]);
+    // bash splits --format=… at '=' (COMP_WORDBREAKS)
+    expect(bashOffers(script, ['bankdata', 'export', 'transactions', '--format', '=', 'n'])).toEqual(['ndjson']);
+    expect(bashOffers(script, ['bankdata', 'consents', 'create', '--flow', ''])).toEqual(['gateway', 'redirect', 'decoupled']);
+    expect(bashOffers(script, ['bankdata', 'sync', '--log-level', 'd'])).toEqual(['debug']);
+    expect(bashOffers(script, ['bankdata', 'completion', ''])).toEqual(['bash', 'zsh']);
+    // A value with no known list: file names.
+    expect(bashOffers(script, ['bankdata', 'export', 'accounts', '--out', ''])).toEqual([]);
+  });
+
+  it("offers a command's options and the global ones; a valued option's value is not taken for a command", () => {
+    const sync = bashOffers(script, ['bankdata', 'sync', '--']);
+    expect(sync).toEqual(expect.arrayContaining(['--consent', '--since', '--full', '--dry-run', '--json', '--db', '--data-dir', '--log-level', '--help']));
+    expect(sync).not.toContain('--format');
+    expect(bashOffers(script, ['bankdata', '--data-dir', 'sync', 'export', '--f'])).toEqual(['--format', '--from']);
+    expect(bashOffers(script, ['bankdata', 'consents', ''])).toEqual(['add', 'list', 'show', 'revoke', 'create']);
+    expect(bashOffers(script, ['bankdata', 'consents', 'create', '--no'])).toEqual(['--no-wait']);
+  });
+});
+
+describe.skipIf(!hasZsh && !process.env.CI)(`bankdata completion zsh${hasZsh ? '' : ' (zsh missing)'}`, () => {
+  const script = join(dir, '_bankdata');
+  beforeAll(async () => {
+    const run = await runCli(['completion', 'zsh']);
+    expect(run.code).toBe(0);
+    writeFileSync(script, run.stdout);
+  });
+
+  it('offers the same: commands, datasets, option values, options; files where nothing is known', () => {
+    expect(zshOffers(script, ['bankdata', ''])).toEqual(TOP);
+    expect(zshOffers(script, ['bankdata', 'export', ''])).toEqual([...DATASETS]);
+    expect(zshOffers(script, ['bankdata', 'export', 'accounts', '--format=n'])).toEqual(['--format=ndjson']);
+    expect(zshOffers(script, ['bankdata', 'consents', 'create', '--flow', ''])).toEqual(['gateway', 'redirect', 'decoupled']);
+    expect(zshOffers(script, ['bankdata', 'sync', '--'])).toEqual(expect.arrayContaining(['--dry-run', '--db']));
+    expect(zshOffers(script, ['bankdata', 'export', 'accounts', '--out', ''])).toEqual(['<files>']);
+  });
+});
