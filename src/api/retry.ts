@@ -24,12 +24,12 @@ export const DEFAULT_RETRY_POLICY: RetryPolicy = Object.freeze({
   maxAttempts: 5,
   baseDelayMs: 1_000,
   maxDelayMs: 60_000,
-  retryOn: Object.freeze([
+  retryOn: Object.freeze<RetryRule[]>([
     // 429, 503 BDT601–604, 500, 502, 504, timeouts, dropped connections.
     { kind: 'unavailable' },
     // BDT704: the consent request with this key is still in progress; retry with the same key.
     { kind: 'idempotency', codes: ['BDT704'] },
-  ]) as readonly RetryRule[],
+  ]),
 });
 
 /** Is the error one the policy retries? Any other 4xx (and every non-ApiError) is not. */

@@ -517,7 +517,7 @@ export const Statement = z.object({
 export type Statement = z.infer<typeof Statement>;
 
 // Party (6.8)
-const PHONE_PATTERN = /^\+[0-9]{1,3}-[0-9()+\-]{1,30}$/;
+const PHONE_PATTERN = /^\+[0-9]{1,3}-[0-9()+-]{1,30}$/;
 export const Party = z.object({
   PartyId: PartyIdSchema,
   PartyNumber: str(1, 35).optional(),

@@ -23,6 +23,7 @@ export function ofxText(value: string, max: number): string {
 /** The text an importer reads back from an element written by ofxText (before escaping). */
 export function ofxPlainText(value: string, max: number): string {
   const clean = value
+    // eslint-disable-next-line no-control-regex -- control characters are what this removes
     .replace(/[\u0000-\u001F\u007F\uFFFE\uFFFF]/g, ' ')
     .replace(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, '\uFFFD')
     .replace(/ {2,}/g, ' ')

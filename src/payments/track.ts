@@ -51,7 +51,7 @@ export async function trackPayments(deps: TrackDeps, options: TrackOptions = {})
 
   let pending = [...new Set(options.paymentIds ?? listOpenPayments(store.db).map((p) => p.paymentId))];
   const seen = new Map<string, Payment>();
-  let failures: TrackResult['failures'] = [];
+  let failures: TrackResult['failures'];
   let passes = 0;
   for (;;) {
     passes += 1;

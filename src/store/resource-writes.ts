@@ -226,7 +226,7 @@ function upsert<R extends { rawJson: string; consentId: ConsentId }>(step: {
   }
   const { merged, changed } = mergeRow<R>(step.stored, step.row, {
     coalesce: step.coalesce,
-    bookkeeping: CONSENT_ONLY as readonly (keyof R)[],
+    bookkeeping: CONSENT_ONLY,
   });
   if (!changed) {
     step.touch();

@@ -41,9 +41,8 @@ export async function pollConsent(
   const clock = deps.clockMs ?? Date.now;
   const interval = deps.pollIntervalMs ?? POLL_INTERVAL_MS;
   const deadline = clock() + timeoutMs;
-  let consent: Consent | null = null;
   for (;;) {
-    consent = await client.getConsent(consentId);
+    const consent = await client.getConsent(consentId);
     onStatus?.(consent.status);
     // Authorised, Rejected, GatewayTimeout (or Revoked/Consumed): settled, nothing more to wait for.
     if (!isAwaiting(consent.status)) return { consent, timedOut: false };

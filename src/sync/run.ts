@@ -71,7 +71,7 @@ export class RunLockedError extends Error {
 
 /** Consents this run walks: the given ones (registered, or an error), else every active one. */
 export function consentsToSync(store: Store, consentIds: readonly ConsentId[] | undefined): ConsentId[] {
-  if (!consentIds || consentIds.length === 0) return store.consents.list({ active: true }).map((c) => c.consentId as ConsentId);
+  if (!consentIds || consentIds.length === 0) return store.consents.list({ active: true }).map((c) => c.consentId);
   return consentIds.map((id) => {
     const record = store.consents.get(id);
     if (!record) throw new RangeError(`consent ${id} is not registered (bankdata consents add ${id})`);

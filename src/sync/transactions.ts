@@ -32,7 +32,7 @@ export function transactionRange(ctx: RangeContext, consent: ConsentRecord, bank
     maxHistoryDays: bank.features.max_history_days,
     configFloor: ctx.settings.floor,
     now: bankNow(ctx),
-    watermark: ctx.store.syncState.getWatermark({ ...key, consentId: consent.consentId as ConsentId }),
+    watermark: ctx.store.syncState.getWatermark({ ...key, consentId: consent.consentId }),
     lookbackDays: ctx.settings.lookbackDays,
     oldestOpenPending: ctx.store.syncState.oldestOpenPending(key),
     since: ctx.since,

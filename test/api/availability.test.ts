@@ -4,7 +4,6 @@
  * injected and recorded: no real waiting.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { DataApiClient } from '../../src/api/client';
 import { UnavailableError } from '../../src/api/errors';
 import type { StartedEmulator } from '../../src/emulator/index';
 import { FAULT_PROFILES } from '../../src/emulator/index';

@@ -10,7 +10,7 @@ import { Agent, type Dispatcher } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDataApiClient, type DataApiClient, type DataApiClientOptions } from '../../src/api/client';
 import type { AccountId, ConsentId, StatementId } from '../../src/api/schemas';
-import { BANKS, type BankName } from '../../src/api/schemas';
+import { BANKS } from '../../src/api/schemas';
 import { createLogger } from '../../src/log';
 import { FAULT_PROFILES, type StartedEmulator } from '../../src/emulator/index';
 import { consentBody, control, startTestEmulator } from './emulator-helpers';
@@ -95,9 +95,9 @@ describe('canary: secrets never leave the client', () => {
     emu.updateSettings({ legacyBdt237: false });
     await capture(client.listTransactions(consent, account, range(2, 3)));
     await capture(client.listTransactions(consent, account, range(-900, 0)));
-    emu.updateSettings({ maxResultSize: Object.fromEntries(BANKS.map((b) => [b, 1])) as Record<BankName, number> });
+    emu.updateSettings({ maxResultSize: Object.fromEntries(BANKS.map((b) => [b, 1])) });
     await capture(client.listTransactions(consent, account, range(-100, 0)));
-    emu.updateSettings({ maxResultSize: Object.fromEntries(BANKS.map((b) => [b, 400])) as Record<BankName, number> });
+    emu.updateSettings({ maxResultSize: Object.fromEntries(BANKS.map((b) => [b, 400])) });
     // Configuration and idempotency.
     const bad = consentBody(emu);
     bad.flow.detail.redirect_uri = 'https://elsewhere.example.nz/x';
@@ -128,6 +128,7 @@ describe('canary: secrets never leave the client', () => {
     // Second 401: every token is dead on arrival (the emulator's log hook moves its clock past
     // the token's lifetime as soon as it issued one).
     let dead: StartedEmulator | undefined;
+    // eslint-disable-next-line prefer-const -- the log sink below reads it, after it is assigned
     dead = await startTestEmulator({
       clientSecret: secret,
       tokenLifetimeSeconds: 60,

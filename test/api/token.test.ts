@@ -70,6 +70,7 @@ describe('token handling against the emulator', () => {
     // (short) lifetime as soon as it has issued a token.
     const lifetimeMs = 60_000;
     let dead: StartedEmulator | undefined;
+    // eslint-disable-next-line prefer-const -- the log sink below reads it, after it is assigned
     dead = await startTestEmulator({
       tokenLifetimeSeconds: lifetimeMs / 1000,
       logger: createLogger({

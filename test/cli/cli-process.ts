@@ -20,8 +20,8 @@ export function spawnCli(args: string[], options: { env?: Record<string, string>
   });
   let out = '';
   let err = '';
-  child.stdout!.on('data', (d: Buffer) => (out += d.toString('utf8')));
-  child.stderr!.on('data', (d: Buffer) => (err += d.toString('utf8')));
+  child.stdout.on('data', (d: Buffer) => (out += d.toString('utf8')));
+  child.stderr.on('data', (d: Buffer) => (err += d.toString('utf8')));
   const exited = new Promise<number | NodeJS.Signals>((resolveExit) => {
     child.on('close', (code, signal) => resolveExit(code ?? signal ?? -1));
   });

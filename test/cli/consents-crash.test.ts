@@ -32,7 +32,7 @@ type State = { consents: { consent_id: string; status: string }[] };
 const serverConsents = async () => ((await control(emu, 'GET', 'state')) as State).consents;
 
 function creations(): { key: string; state: string; consent_id: string | null }[] {
-  const db = new Database(env.BANKDATA_DB!, { readonly: true, fileMustExist: true });
+  const db = new Database(env.BANKDATA_DB, { readonly: true, fileMustExist: true });
   try {
     return db.prepare('SELECT idempotency_key AS key, state, consent_id FROM consent_creations').all() as never;
   } finally {

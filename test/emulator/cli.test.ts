@@ -47,9 +47,9 @@ describe('bankdata emulator', () => {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     const stderr: string[] = [];
-    createInterface({ input: child.stderr! }).on('line', (line) => stderr.push(line));
+    createInterface({ input: child.stderr }).on('line', (line) => stderr.push(line));
     const stdoutLines: string[] = [];
-    const lines = createInterface({ input: child.stdout! });
+    const lines = createInterface({ input: child.stdout });
     lines.on('line', (line) => stdoutLines.push(line));
     try {
       const [first] = (await once(lines, 'line')) as [string];

@@ -17,7 +17,7 @@ afterAll(async () => {
 
 type Body = Record<string, any>;
 function body(o: ConsentOverrides = {}, e: StartedEmulator = emu): Body {
-  return consentBody(e, o) as Body;
+  return consentBody(e, o);
 }
 function post(b: Body | string, headers: Record<string, string> = {}, a: Api = api) {
   return a.call('POST', '/v1/consents', { body: b, headers });

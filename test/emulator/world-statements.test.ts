@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parse } from 'csv-parse/sync';
-import type { Statement, Transaction } from '../../src/api/schemas';
+import type { Statement } from '../../src/api/schemas';
 import { START, accountsOf, ms, rowUnits, sandboxWorld, signedUnits } from './world-fixtures';
 
 const world = sandboxWorld();
@@ -125,7 +125,7 @@ describe('statementFile (docs/bank-api.md §6.7)', () => {
   it('is a CSV with the docs/bank-api.md §6.7 header and one row per booked transaction of the period', () => {
     const csv = world.statementFile(bank, account.AccountId, statement.StatementId, 'text/csv')!.toString('utf8');
     expect(csv.split('\r\n')[0]).toBe('BookingDateTime,TransactionId,Amount,Currency,CreditDebitIndicator,TransactionInformation');
-    const records = parse(csv, { columns: true }) as Record<string, string>[];
+    const records = parse<Record<string, string>>(csv, { columns: true });
     const rows = bookedRowsOf('PNZ', account.AccountId, statement);
     expect(rows.length).toBeGreaterThan(20);
     expect(records).toEqual(

@@ -25,12 +25,12 @@ async function exportCsv(name: string, options: { excel?: boolean; lineEnding?: 
 describe('CSV formula-injection neutralisation (OWASP CSV Injection)', () => {
   it.each(HOSTILE)('a description starting %j gets a leading single quote and reads back intact after it', (hostile) => {
     const text = csv(['description', 'amount'], [[hostile, '-5.00']]);
-    const [, record] = parse(text) as string[][];
+    const [, record] = parse(text);
     expect(record).toEqual([`'${hostile}`, '-5.00']);
   });
 
   it('hostile descriptions and merchant names exported from the store are all neutralised', async () => {
-    const records = parse(await exportCsv('hostile.csv'), { columns: true }) as Record<string, string>[];
+    const records = parse<Record<string, string>>(await exportCsv('hostile.csv'), { columns: true });
     const hostileRows = records.filter((r) => r.transaction_id!.startsWith('txn-hostile-'));
     expect(hostileRows.map((r) => r.description)).toEqual(HOSTILE.map((h) => `'${h}`));
     expect(hostileRows.map((r) => r.merchant_name)).toEqual(HOSTILE.map((h) => `'${h}`));
@@ -44,7 +44,7 @@ describe('CSV formula-injection neutralisation (OWASP CSV Injection)', () => {
   });
 
   it('negative amounts, minor units and balances stay exact: no quote, sign kept', async () => {
-    const records = parse(await exportCsv('negative.csv'), { columns: true }) as Record<string, string>[];
+    const records = parse<Record<string, string>>(await exportCsv('negative.csv'), { columns: true });
     const power = records.find((r) => r.transaction_id === 'txn-20250303-0001')!;
     expect([power.amount, power.amount_minor, power.balance_after]).toEqual(['-142.50', '-14250', '2315.07']);
     const fee = records.find((r) => r.transaction_id === 'txn-20250228-0003')!;
@@ -55,7 +55,7 @@ describe('CSV formula-injection neutralisation (OWASP CSV Injection)', () => {
   });
 
   it('a non-number in a numeric column is still neutralised (no way around through a column name)', () => {
-    const [, record] = parse(csv(['amount', 'days_to_expiry'], [['=1+1', -3n]])) as string[][];
+    const [, record] = parse(csv(['amount', 'days_to_expiry'], [['=1+1', -3n]]));
     expect(record).toEqual(["'=1+1", '-3']);
   });
 
@@ -107,7 +107,7 @@ describe('CSV framing (RFC 4180)', () => {
 
   it('one header and no duplicate rows across batch boundaries (1,100 rows)', () => {
     const rows = Array.from({ length: 1100 }, (_, i) => [`t-${i}`, `-${i}.00`]);
-    const parsed = parse(csv(['transaction_id', 'amount'], rows)) as string[][];
+    const parsed = parse(csv(['transaction_id', 'amount'], rows));
     expect(parsed).toHaveLength(1101);
     expect(parsed.slice(1)).toEqual(rows);
   });

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { AccountId, BankName, ConsentId, PartyId, StatementId, TransactionId } from '../../src/api/schemas';
 import { nzDateOf } from '../../src/api/rules';
-import { openStore, type AccountRow, type Store, type TransactionRow } from '../../src/store';
+import { openStore, type AccountRow, type BalanceRow, type Store, type TransactionRow } from '../../src/store';
 import { Payment } from '../../src/api/payments/schemas';
 import { recordPayment } from '../../src/payments/payment-store';
 
@@ -174,7 +174,7 @@ export function createFixtureStore(): FixtureStore {
   // The same account id at a second bank (ids are unique per bank only), Basic permission.
   store.commitAccounts({ bank: 'ANZ', consentId: ANZ_CONSENT, runId: null, rows: [account('ANZ', ANZ_CONSENT, EVERYDAY, {})] });
 
-  const balance = (type: string, amount: string, dateTime: string) => ({
+  const balance = (type: string, amount: string, dateTime: string): BalanceRow => ({
     bank: 'PNZ' as const,
     accountId: EVERYDAY,
     consentId: PNZ_CONSENT,
@@ -182,7 +182,7 @@ export function createFixtureStore(): FixtureStore {
     amount,
     amountMinor: Math.round(Number(amount) * 100),
     currency: 'NZD',
-    creditDebitIndicator: (amount.startsWith('-') ? 'Debit' : 'Credit') as 'Debit' | 'Credit',
+    creditDebitIndicator: amount.startsWith('-') ? 'Debit' : 'Credit',
     dateTime: new Date(dateTime).toISOString(),
     rawJson: '{}',
     fetchedAt: NOW.toISOString(),

@@ -48,7 +48,7 @@ describe('round-trip: every dataset in every tabular format reads back as the vi
       const result = await exportDataset(fx.store.sqlite, { dataset, format: 'csv', out });
       const text = readFileSync(out, 'utf8');
       expect(result).toEqual({ rows: viewRows(dataset).length, path: out, bytes: Buffer.byteLength(text), warnings: [] });
-      const [header, ...records] = parse(text, { relax_column_count: false }) as string[][];
+      const [header, ...records] = parse(text, { relax_column_count: false });
       const columns = viewColumns(DATASET_SPECS[dataset].view);
       expect(header).toEqual(columns);
       const expected = viewRows(dataset);

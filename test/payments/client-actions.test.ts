@@ -26,7 +26,7 @@ import { createPayment, PaymentRuleError } from '../../src/payments';
 import { canonicalRequest } from '../../src/payments/request';
 import { insertAttempt } from '../../src/payments/payment-store';
 import type { Store } from '../../src/store';
-import { consentOf, ENDURING_BODY, freshStore, PaymentsHttp, paymentsClientFor, startPaymentsEmulator } from './helpers';
+import { consentOf, freshStore, PaymentsHttp, paymentsClientFor, startPaymentsEmulator } from './helpers';
 
 const answer = (status: number, code: string | null, message = 'm') => ({ status, code, message, headers: { 'retry-after': '2' }, path: '/payments/v1/payments', requestId: 'r' });
 

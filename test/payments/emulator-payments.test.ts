@@ -434,7 +434,7 @@ describe('shared state with the Data API', () => {
       const paid = await http.pay(consentOf(fresh, 'single-1'));
       const { bank, accountId } = fresh.merchantAccount;
       const id = `pmt-${(paid.json.payment_id as string).replace(/-/g, '')}`;
-      const has = () => fresh.world.transactionsAt(bank as 'PNZ', accountId, fresh.now()).some((t) => t.TransactionId === id);
+      const has = () => fresh.world.transactionsAt(bank, accountId, fresh.now()).some((t) => t.TransactionId === id);
       expect(has()).toBe(false);
       fresh.advance(59_000);
       expect(has()).toBe(false);

@@ -9,8 +9,8 @@ const T0 = Date.parse('2025-03-05T02:00:00Z');
 /** The pid of a process that has exited. */
 function deadPid(): number {
   const child = spawnSync(process.execPath, ['-e', '']);
-  expect(isProcessAlive(child.pid!)).toBe(false);
-  return child.pid!;
+  expect(isProcessAlive(child.pid)).toBe(false);
+  return child.pid;
 }
 
 describe('run lease', () => {

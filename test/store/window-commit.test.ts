@@ -125,7 +125,7 @@ describe('commitTransactionWindow', () => {
     // ReadTransactionsBasic omits TransactionInformation, Balance, MerchantDetails, CreditorAccount (docs/bank-api.md §3).
     const basic = txRow(
       { Status: 'Booked', TransactionInformation: undefined, MerchantDetails: undefined },
-      OTHER_CONSENT as ConsentId,
+      OTHER_CONSENT,
     );
     expect(basic.description).toBeNull();
     const counts = commit(store, [basic], { consentId: OTHER_CONSENT });

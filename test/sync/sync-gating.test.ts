@@ -47,7 +47,7 @@ describe('sync gating in production (seven banks, every seeded consent)', () => 
       environment: 'production',
       customersPerBank: 1,
       pageSize: 5000,
-      maxResultSize: Object.fromEntries(BANKS.map((b) => [b, 100_000])) as Record<BankName, number>,
+      maxResultSize: Object.fromEntries(BANKS.map((b) => [b, 100_000])),
       // The customer cancels at the bank while the sync reads the consent's transactions.
       logger: requestHook((entry) => {
         if (!cancelling && entry.consent_id === cancelled && endpointOf(entry.path) === 'transactions') {

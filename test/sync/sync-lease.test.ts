@@ -68,8 +68,8 @@ describe('the run lease and SIGTERM', () => {
     children.push(child);
     let stdout = '';
     let stderr = '';
-    child.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
-    child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
     const exit = once(child, 'close').then(([code, signal]) => ({
       code: code as number | null,
       signal: signal as NodeJS.Signals | null,

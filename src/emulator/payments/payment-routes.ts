@@ -50,7 +50,7 @@ function parseCreateBody(raw: string): { body: Record<string, unknown>; valid: V
 }
 
 export async function handleCreatePayment(rt: PaymentsRuntime, rq: RequestInfo): Promise<Reply> {
-  const { state, ctx } = rt;
+  const { state } = rt;
   const token = authorizePayments(rt, rq, ['create:payment']);
   const { idempotencyKey } = checkUuidHeaders(rq);
   const { body, valid } = parseCreateBody(rq.body);
