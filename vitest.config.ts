@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
@@ -8,6 +9,10 @@ export default defineConfig({
     // dist/ is built once first: tests that spawn the CLI run this tree's code.
     globalSetup: ['test/global-setup.ts'],
     pool: 'forks',
+    // Much of the suite waits (child processes, HTTP on loopback): vitest's default of one worker
+    // per core less one runs the files one after another on a 2-core machine. Every test file
+    // works in its own temporary directories and on free ports, so files run side by side.
+    maxWorkers: Math.max(2, availableParallelism()),
     reporters: ['default'],
     projects: [
       { extends: true, test: { name: 'unit', include: ['test/**/*.test.ts'], exclude: ['test/**/*.pg.test.ts', 'test/bench/**', 'node_modules/**'] } },

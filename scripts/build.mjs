@@ -2,8 +2,7 @@
 /**
  * `npm run build` (run by `prepare`, so `npm ci` builds): compiles the CLI with esbuild into
  * dist/. One entry, src/cli/run.ts; every command module that src/cli/main.ts imports with
- * `import()` becomes its own chunk, loaded only when that command runs. npm packages stay
- * external (imported from node_modules at run time, never bundled). Every output file lands
+ * `import()` becomes its own chunk, loaded only when that command runs. Every output file lands
  * flat in dist/, one level below the package root like src/paths.ts, so `new URL('..',
  * import.meta.url)` is the package root in both (config/default.json and the migrations are
  * read from there). Why esbuild and not tsc: docs/packaging.md.
@@ -28,7 +27,13 @@ export async function buildCli() {
     format: 'esm',
     platform: 'node',
     target: 'node20',
-    packages: 'external',
+    // npm packages are bundled too (hundreds of small files, zod's and drizzle's, cost more to
+    // load than the code in them), but two stay outside, imported from node_modules: better-sqlite3
+    // loads its native binding beside itself, and undici does not work bundled (its requests
+    // fail) and loads only when a request is sent (src/api/http.ts).
+    external: ['better-sqlite3', 'undici'],
+    // Bundled CommonJS (commander, node-cron) calls require() for node's own modules.
+    banner: { js: "import { createRequire as __bankdataCreateRequire } from 'node:module'; const require = __bankdataCreateRequire(import.meta.url);" },
     entryNames: '[name]',
     chunkNames: '[name]-[hash]',
     sourcemap: 'linked',

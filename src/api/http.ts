@@ -7,9 +7,12 @@
  */
 import type { Readable } from 'node:stream';
 import { DateTime } from 'luxon';
-import { request, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
 import type { Logger } from '../log';
 import { ConfigurationError, ProtocolError, unreachableError, type RequestKind, type UnavailableError } from './errors';
+
+/** undici loads on the first request sent: commands that send none (export, status) never load it. */
+let undici: Promise<typeof import('undici')> | null = null;
 
 export type HttpMethod = 'GET' | 'POST' | 'DELETE';
 /** Payments API requests (src/api/payments), counted beside the Data API's kinds. */
@@ -132,6 +135,7 @@ export function createHttp(options: HttpOptions): Http {
     };
     let response: Dispatcher.ResponseData;
     try {
+      const { request } = await (undici ??= import('undici'));
       response = await request(url, {
         method,
         headers: exchange.headers,

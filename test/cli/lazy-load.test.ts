@@ -22,9 +22,9 @@ const ROOT = resolve('.');
 interface Loaded {
   code: number | NodeJS.Signals;
   stdout: string;
-  /** Packages loaded from node_modules, by name. */
+  /** Packages loaded, by name: from node_modules or bundled into the compiled files loaded. */
   packages: Set<string>;
-  /** Source files (src/…, jobs/…) inside the compiled files loaded. */
+  /** Source files of the project (src/…, jobs/…) inside the compiled files loaded. */
   sources: string[];
 }
 
@@ -35,11 +35,12 @@ async function loadsOf(args: string[], env: Record<string, string> = {}): Promis
   const urls = readFileSync(record, 'utf8').split('\n').filter((u) => u.startsWith('file:'));
   const files = urls.map((u) => relative(ROOT, fileURLToPath(u)));
   const meta = JSON.parse(readFileSync('dist/meta.json', 'utf8')) as { outputs: Record<string, { inputs: Record<string, unknown> }> };
+  // What the compiled files loaded hold (packages are bundled in, but better-sqlite3), and the files loaded from node_modules.
+  const inputs = files.filter((f) => f.startsWith('dist/')).flatMap((f) => Object.keys(meta.outputs[f]?.inputs ?? {}));
   const packages = new Set(
-    files.flatMap((f) => /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(f)?.[1] ?? []),
+    [...files, ...inputs].flatMap((f) => /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(f)?.[1] ?? []),
   );
-  const sources = files.filter((f) => f.startsWith('dist/')).flatMap((f) => Object.keys(meta.outputs[f]?.inputs ?? {}));
-  return { code: run.code, stdout: run.stdout, packages, sources };
+  return { code: run.code, stdout: run.stdout, packages, sources: inputs.filter((f) => !f.includes('node_modules/')) };
 }
 
 describe('what each command loads', () => {
