@@ -8,7 +8,7 @@
  * known values falls back to file names. Install: docs/completion.md (and README).
  */
 import { type Argument, type Command, type Option } from 'commander';
-import { DATASETS, FORMATS, STATUSES } from '../export';
+import { DATASETS, FORMATS, OFX_DIALECTS, STATUSES } from '../export';
 import { UsageError } from './exit-codes';
 import { buildFullProgram } from './main';
 
@@ -19,6 +19,7 @@ const VALUES: Record<string, readonly string[]> = {
   dataset: DATASETS,
   format: FORMATS,
   status: STATUSES,
+  dialect: OFX_DIALECTS,
   shell: SHELLS,
   level: ['debug', 'info', 'warn', 'error', 'silent'],
   profile: ['none', 'light', 'heavy'],

@@ -9,7 +9,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { DATASETS, FORMATS } from '../../src/export';
+import { DATASETS, FORMATS, OFX_DIALECTS } from '../../src/export';
 import { runCli } from './cli-process';
 
 const dir = mkdtempSync(join(tmpdir(), 'bankdata-completion-'));
@@ -64,6 +64,7 @@ describe('bankdata completion bash', () => {
     expect(bashOffers(script, ['bankdata', 'consents', 'create', '--flow', ''])).toEqual(['gateway', 'redirect', 'decoupled']);
     expect(bashOffers(script, ['bankdata', 'sync', '--log-level', 'd'])).toEqual(['debug']);
     expect(bashOffers(script, ['bankdata', 'completion', ''])).toEqual(['bash', 'zsh']);
+    expect(bashOffers(script, ['bankdata', 'export', 'transactions', '--ofx-dialect', ''])).toEqual([...OFX_DIALECTS]);
     // A value with no known list: file names.
     expect(bashOffers(script, ['bankdata', 'export', 'accounts', '--out', ''])).toEqual([]);
   });
