@@ -8,7 +8,7 @@
 import type Database from 'better-sqlite3';
 import type { Writable } from 'node:stream';
 import { UsageError } from '../errors';
-import { bankCsvChunks, XERO_MAX_LINES, type BankCsvFormat } from './bank-csv';
+import { bankCsvChunks, XERO_MAX_LINES } from './bank-csv';
 import { csvChunks } from './csv';
 import { DATASET_SPECS } from './datasets';
 import { buildSelect, validateExportRequest, type ExportFilters, type ExportRequest } from './filters';
@@ -107,7 +107,7 @@ function tabular(db: Database.Database, request: ExportRequest, options: ExportO
       return csvChunks(columns, rows, { bom: options.excel ?? false, lineEnding: options.lineEnding ?? 'crlf', neutralise });
     case 'xero':
     case 'myob':
-      return bankCsvChunks(request.format as BankCsvFormat, columns, rows, { neutralise });
+      return bankCsvChunks(request.format, columns, rows, { neutralise });
     case 'json':
       return jsonChunks(columns, rows);
     default:

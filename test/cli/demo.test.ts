@@ -19,7 +19,7 @@ describe('bankdata demo', () => {
     const db = new Database(join(dir, 'demo', 'bankdata.sqlite'), { readonly: true });
     try {
       const view = db.prepare('SELECT transaction_id FROM v_transactions ORDER BY bank, account_id, booking_date_time, transaction_id').all() as { transaction_id: string }[];
-      const [header, ...rows] = parse(readFileSync(join(dir, 'exports', 'transactions.csv'), 'utf8')) as string[][];
+      const [header, ...rows] = parse(readFileSync(join(dir, 'exports', 'transactions.csv'), 'utf8'));
       const id = header!.indexOf('transaction_id');
       expect(rows.map((r) => r[id])).toEqual(view.map((v) => v.transaction_id));
       const json = JSON.parse(readFileSync(join(dir, 'exports', 'transactions.json'), 'utf8')) as unknown[];

@@ -19,7 +19,7 @@ async function exportAs(format: string, filters: ExportFilters, extra: { neutral
   const out = join(fx.dir, `${format}-${Math.random().toString(36).slice(2)}.csv`);
   const result = await exportDataset(fx.store.sqlite, { dataset: 'transactions', format, out, filters, ...extra });
   const text = readFileSync(out, 'utf8');
-  return { result, text, records: parse(text) as string[][] };
+  return { result, text, records: parse(text) };
 }
 
 const booked = () =>
@@ -72,7 +72,7 @@ describe('CSV --no-neutralise', () => {
   it('writes hostile text exactly (for programs); the default quotes it (for spreadsheets)', async () => {
     const out = join(fx.dir, 'plain.csv');
     await exportDataset(fx.store.sqlite, { dataset: 'transactions', format: 'csv', out, neutralise: false, filters: { accountId: 'acc-0001', bank: 'PNZ' } });
-    const [header, ...rows] = parse(readFileSync(out, 'utf8')) as string[][];
+    const [header, ...rows] = parse(readFileSync(out, 'utf8'));
     const description = header!.indexOf('description');
     expect(rows.map((r) => r[description])).toEqual(expect.arrayContaining([...HOSTILE.slice(0, 4)]));
     await expect(exportDataset(fx.store.sqlite, { dataset: 'transactions', format: 'json', out, neutralise: false })).rejects.toThrow(/--no-neutralise applies to/);

@@ -35,7 +35,7 @@ describe.skipIf(missing.length > 0)(`CSV read by hledger with docs/hledger.rules
       .all() as Record<string, string | null>[];
     const printed = run('hledger', ['-f', out, '--rules-file', RULES, 'print', '-O', 'csv']);
     expect(printed.status, printed.stderr).toBe(0);
-    const [, ...postings] = parse(printed.stdout) as string[][];
+    const [, ...postings] = parse(printed.stdout);
     // Two postings per transaction; the bank side first. hledger sorts by date (stable).
     const bankSide = postings.filter((p) => p[7]!.startsWith('assets:bank:'));
     const byCode = new Map(bankSide.map((p) => [p[4]!, p]));
@@ -51,7 +51,7 @@ describe.skipIf(missing.length > 0)(`CSV read by hledger with docs/hledger.rules
     expect(readFileSync(out, 'utf8')).toContain('"=HYPERLINK(""http://x"",""y"")"'); // exact, not neutralised
     const balance = run('hledger', ['-f', out, '--rules-file', RULES, 'balance', 'assets', '-N', '-O', 'csv']);
     expect(balance.status, balance.stderr).toBe(0);
-    const [, total] = parse(balance.stdout) as string[][];
+    const [, total] = parse(balance.stdout);
     expect(canonical(total![1]!.replace(/^NZD/, '').trim())).toBe(canonical(sumDecimals(rows.map((r) => r.amount_text!))));
   });
 });
