@@ -35,7 +35,7 @@ function zshOffers(script: string, words: string[]): string[] {
   return out.split('\n').filter((l) => l !== '');
 }
 
-const TOP = ['demo', 'sync', 'status', 'emulator', 'export', 'payments', 'consents', 'meta', 'schedule', 'completion'];
+const TOP = ['demo', 'sync', 'status', 'check', 'report', 'emulator', 'export', 'payments', 'consents', 'meta', 'schedule', 'db', 'completion'];
 
 describe('bankdata completion bash', () => {
   const script = join(dir, 'bankdata.bash');
@@ -74,7 +74,7 @@ describe('bankdata completion bash', () => {
     expect(sync).toEqual(expect.arrayContaining(['--consent', '--since', '--full', '--dry-run', '--json', '--db', '--data-dir', '--log-level', '--help']));
     expect(sync).not.toContain('--format');
     expect(bashOffers(script, ['bankdata', '--data-dir', 'sync', 'export', '--f'])).toEqual(['--format', '--from']);
-    expect(bashOffers(script, ['bankdata', 'consents', ''])).toEqual(['add', 'list', 'show', 'revoke', 'create']);
+    expect(bashOffers(script, ['bankdata', 'consents', ''])).toEqual(['add', 'list', 'show', 'revoke', 'create', 'forget']);
     expect(bashOffers(script, ['bankdata', 'consents', 'create', '--no'])).toEqual(['--no-wait']);
   });
 });

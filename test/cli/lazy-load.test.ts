@@ -49,7 +49,7 @@ describe('what each command loads', () => {
     expect(loaded.code).toBe(0);
     expect(loaded.stdout).toMatch(flag === '--version' ? /^\d+\.\d+\.\d+\n$/ : /Commands:/);
     expect([...loaded.packages]).toEqual(['commander']);
-    expect(loaded.sources.sort()).toEqual(['package.json', 'src/cli/globals.ts', 'src/cli/main.ts', 'src/cli/run.ts']);
+    expect(loaded.sources.sort()).toEqual(['package.json', 'src/cli/globals.ts', 'src/cli/main.ts', 'src/cli/run.ts', 'src/terminal-text.ts']);
   });
 
   describe('sync', () => {
