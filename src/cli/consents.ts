@@ -43,7 +43,7 @@ export function registerConsentsCommand(program: Command): void {
     .action((flags: { json?: boolean; offline?: boolean }, command: Command) =>
       withContext(command, async (ctx) => {
         const store = flags.offline ? ctx.readStore() : ctx.store();
-        const ids = store.consents.list().map((c) => c.consentId as ConsentId);
+        const ids = store.consents.list().map((c) => c.consentId);
         const live = flags.offline ? [] : await refreshConsentStatuses(store, ctx.client(), ids, ctx.config.sync.concurrency);
         const views = ids.map((id) => consentView(store, id, live.find((o) => o.consentId === id) ?? null, ctx.config.expiryWarningDays));
         process.stdout.write(flags.json ? `${JSON.stringify(views, null, 2)}\n` : formatConsentTable(views, ctx.config.expiryWarningDays));

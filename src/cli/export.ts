@@ -7,8 +7,7 @@ import { join } from 'node:path';
 import { checkOutputPath } from '../fs/output-path';
 import type { Command } from 'commander';
 import { DATASETS, FORMATS, OFX_DIALECTS, STATUSES, STDOUT, exportDataset, validateExportRequest } from '../export';
-import { createCliContext, globalsOf, type CliContext } from './context';
-import { UsageError } from './exit-codes';
+import { createCliContext, globalsOf } from './context';
 
 interface ExportFlags {
   format: string;

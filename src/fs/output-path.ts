@@ -79,6 +79,6 @@ export function toLocalFileError(path: string, error: unknown): unknown {
     ENOTDIR: 'could not be written: a part of the path is not a directory',
     EEXIST: 'could not be written: a file is in the way',
   };
-  if (typeof code === 'string' && reasons[code]) return new LocalFileError(path, reasons[code]!);
+  if (typeof code === 'string' && reasons[code]) return new LocalFileError(path, reasons[code]);
   return error;
 }

@@ -176,10 +176,10 @@ function renderContinuity(data: ReportData): string {
   const rows = data.continuity.map((f) => {
     const amount = String(f['amount_text']);
     return [
-      `${f['bank']} ${f['account_id']}`,
+      `${String(f['bank'])} ${String(f['account_id'])}`,
       f['kind'] === 'balances' ? 'between balances' : 'running balance',
-      `${f['from_date']} to ${f['to_date']}`,
-      `${amount.replace(/^-/, '−')} ${f['currency']}`,
+      `${String(f['from_date'])} to ${String(f['to_date'])}`,
+      `${amount.replace(/^-/, '−')} ${String(f['currency'])}`,
       CAUSES[String(f['cause'])] ?? String(f['cause']),
       String(f['detail']),
     ];

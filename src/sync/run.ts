@@ -243,7 +243,7 @@ function finish(
     consents: results,
     needsReconsent: results.filter((r) => r.needsReconsent).map((r) => r.consentId),
     interrupted,
-    fatal: fatal && fatal.kind !== 'failed' ? (fatal as SyncSummary['fatal']) : null,
+    fatal: fatal && fatal.kind !== 'failed' ? (fatal) : null,
     continuity: null,
   };
 }

@@ -164,7 +164,7 @@ const learnings = new WeakMap<SyncContext['counters'], Map<string, Promise<BankL
 
 function windowLearning(ctx: SyncContext, bank: AccountRef['bank']): Promise<BankLearning> {
   let perRun = learnings.get(ctx.counters);
-  if (!perRun) learnings.set(ctx.counters, (perRun = new Map()));
+  if (!perRun) learnings.set(ctx.counters, (perRun = new Map<string, Promise<BankLearning>>()));
   let learning = perRun.get(bank);
   if (!learning) {
     learning = ctx.store.syncState.getWindowKnowledge(bank).then((known) => {

@@ -74,7 +74,7 @@ async function runChild(mode: string, db: string, out: string): Promise<void> {
   const started = performance.now();
   const store = openStore(db);
   let bytes = 0;
-  let note = '';
+  let note: string;
   if (mode === 'report') {
     const written = await writeReport(store, out);
     bytes = written.bytes;

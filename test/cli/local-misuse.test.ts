@@ -178,7 +178,7 @@ describe('items 6 and 7: local failures have their exit code and name the path; 
     const backup = /backup in (\S+)/.exec(migrated.stderr)?.[1];
     expect(backup).toBeDefined();
     expect(hash(backup!)).not.toBe('');
-    const copy = new Database(backup!, { readonly: true });
+    const copy = new Database(backup, { readonly: true });
     expect(copy.prepare('SELECT consent_id FROM consents').all()).toEqual([{ consent_id: 'c0a8012e-7d3b-4f5e-9a61-2b9f4c1d8e70' }]);
     copy.close();
     expect(mode(backup!)).toBe(0o600);
