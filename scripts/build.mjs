@@ -30,8 +30,9 @@ export async function buildCli() {
     // npm packages are bundled too (hundreds of small files, zod's and drizzle's, cost more to
     // load than the code in them), but two stay outside, imported from node_modules: better-sqlite3
     // loads its native binding beside itself, and undici does not work bundled (its requests
-    // fail) and loads only when a request is sent (src/api/http.ts).
-    external: ['better-sqlite3', 'undici'],
+    // fail) and loads only when a request is sent (src/api/http.ts); pg (and its optional
+    // pg-native) is left as the package ships it.
+    external: ['better-sqlite3', 'undici', 'pg', 'pg-native'],
     // Bundled CommonJS (commander, node-cron) calls require() for node's own modules.
     banner: { js: "import { createRequire as __bankdataCreateRequire } from 'node:module'; const require = __bankdataCreateRequire(import.meta.url);" },
     entryNames: '[name]',
