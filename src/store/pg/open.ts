@@ -50,6 +50,8 @@ function parseInt8(text: string): number {
 }
 
 const pgTypes = {
+  // pg's typing of getTypeParser returns any; the cast to its own type is the point here.
+   
   getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
     oid === INT8_OID && format !== 'binary' ? parseInt8 : pg.types.getTypeParser(oid, format ?? 'text')) as typeof pg.types.getTypeParser,
 };
