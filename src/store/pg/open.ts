@@ -50,9 +50,9 @@ function parseInt8(text: string): number {
 }
 
 const pgTypes = {
-  // pg's typing of getTypeParser returns any; the cast to its own type is the point here.
-   
   getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
+    // pg types getTypeParser's result as any; the cast below gives the function its own type.
+    // eslint-disable-next-line @typescript-eslint/no-unsafe-return
     oid === INT8_OID && format !== 'binary' ? parseInt8 : pg.types.getTypeParser(oid, format ?? 'text')) as typeof pg.types.getTypeParser,
 };
 
