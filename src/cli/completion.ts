@@ -5,7 +5,7 @@
  *
  * Values come from commander's `.choices()` where a command declares them, else from VALUES
  * by the placeholder's name (`<dataset>`, `--format <format>`…). An option or argument without
- * known values falls back to file names. Install: docs/completion.md (and README).
+ * known values falls back to file names. Install: docs/packaging.md "Shell completion".
  */
 import { type Argument, type Command, type Option } from 'commander';
 import { DATASETS, FORMATS, OFX_DIALECTS, STATUSES } from '../export';

@@ -9,7 +9,7 @@
  * program, and that program parses the same argv again. Errors end in one top-level handler
  * that turns them into a message with a hint and an exit code.
  *
- * Adding a command (docs/architecture.md, "Commands"): write src/cli/NAME.ts exporting
+ * Adding a command (docs/packaging.md "Commands load when they run"): write src/cli/NAME.ts exporting
  * `registerNameCommand(program: Command)`, as the files below do, then add one entry here with
  * its description copied from the module (test/cli/program.test.ts checks they match).
  */
