@@ -67,7 +67,7 @@ function brokenReferences(): Problem[] {
   const problems: Problem[] = [];
   for (const file of files) {
     for (const m of file.text.matchAll(DOC_REF)) {
-      const at = `${file.path}:${lineOf(file.text, m.index!)}`;
+      const at = `${file.path}:${lineOf(file.text, m.index)}`;
       const doc = m[1]!;
       if (!existsSync(join(ROOT, 'docs', doc))) {
         problems.push({ at, problem: `docs/${doc} does not exist` });
@@ -108,7 +108,7 @@ function forbiddenCitations(): Problem[] {
     for (const [what, pattern] of FORBIDDEN) {
       const global = new RegExp(pattern.source, pattern.flags.includes('g') ? pattern.flags : `${pattern.flags}g`);
       for (const m of file.text.matchAll(global)) {
-        problems.push({ at: `${file.path}:${lineOf(file.text, m.index!)}`, problem: `cites ${what}: "${m[0]}"` });
+        problems.push({ at: `${file.path}:${lineOf(file.text, m.index)}`, problem: `cites ${what}: "${m[0]}"` });
       }
     }
   }
