@@ -82,7 +82,7 @@ describePostgres('a transaction window on PostgreSQL', () => {
           continue;
         }
         const { input, counts: expected } = step.window;
-        const got = await commitTransactionWindowPg(db, input as TransactionWindowInput & { now: Date });
+        const got = await commitTransactionWindowPg(db, input);
         expect(got).toEqual(expected);
         for (const k of Object.keys(counts) as (keyof WindowCounts)[]) counts[k] += got[k];
       }
