@@ -18,18 +18,21 @@ export interface WatermarkKey {
   resource?: SyncResource;
 }
 
+/** The sync_state row of one (bank, account, consent, resource). */
+function stateKey(key: WatermarkKey) {
+  return and(
+    eq(syncState.bank, key.bank),
+    eq(syncState.accountId, key.accountId),
+    eq(syncState.consentId, key.consentId),
+    eq(syncState.resource, key.resource ?? 'transactions'),
+  );
+}
+
 export function getWatermark(db: Conn, key: WatermarkKey): string | null {
   const row = db
     .select({ watermark: syncState.watermark })
     .from(syncState)
-    .where(
-      and(
-        eq(syncState.bank, key.bank),
-        eq(syncState.accountId, key.accountId),
-        eq(syncState.consentId, key.consentId),
-        eq(syncState.resource, key.resource ?? 'transactions'),
-      ),
-    )
+    .where(stateKey(key))
     .get();
   return row?.watermark ?? null;
 }
@@ -149,14 +152,7 @@ export async function getRowsPerDay(db: Conn, key: WatermarkKey): Promise<number
   const row = db
     .select({ rowsPerDay: syncState.rowsPerDay })
     .from(syncState)
-    .where(
-      and(
-        eq(syncState.bank, key.bank),
-        eq(syncState.accountId, key.accountId),
-        eq(syncState.consentId, key.consentId),
-        eq(syncState.resource, key.resource ?? 'transactions'),
-      ),
-    )
+    .where(stateKey(key))
     .get();
   return row?.rowsPerDay ?? null;
 }
