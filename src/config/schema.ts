@@ -79,6 +79,11 @@ export const scheduleSchema = z.strictObject({
 const baseUrl = z.string().refine(isValidBaseUrl);
 const identifier = z.string().regex(/^\S+$/);
 const path = z.string().min(1);
+/**
+ * The database: a SQLite file. A URL (a `postgres://` one included) is refused rather than taken
+ * for a file name: the PostgreSQL store is not finished yet (docs/postgres.md).
+ */
+const dbPath = path.refine((value) => !/^[a-z][a-z0-9+.-]*:\/\//i.test(value));
 
 export const configSchema = z.strictObject({
   environment: z.enum(['sandbox', 'production']),
@@ -87,7 +92,7 @@ export const configSchema = z.strictObject({
   paymentsBaseUrl: baseUrl.nullable(),
   paymentsClientId: identifier.nullable(),
   /** The SQLite file; null means `<dataDir>/bankdata.sqlite`. */
-  db: path.nullable(),
+  db: dbPath.nullable(),
   dataDir: path,
   redirectWhitelist: z.array(z.string().refine(isWhitelistEntry)),
   sync: syncSchema,
@@ -111,7 +116,7 @@ export const EXPECTED_FORM: Record<string, string> = {
   clientId: 'a client id without spaces',
   paymentsBaseUrl: 'an https URL (http only for a loopback host: 127.0.0.0/8, ::1, localhost), without user, password, query or fragment',
   paymentsClientId: 'a client id without spaces',
-  db: 'a file path (relative to the working directory)',
+  db: 'a SQLite file path (relative to the working directory); a URL such as postgres:// is not accepted yet (docs/postgres.md)',
   dataDir: 'a directory path (relative to the working directory)',
   redirectWhitelist: 'a list of absolute URLs as registered in the client portal',
   'redirectWhitelist[]': 'an absolute URL with a host, e.g. https://app.example.nz/callback or https://*.example.nz/',

@@ -171,7 +171,8 @@ function valueAt(values: unknown, path: readonly PropertyKey[]): unknown {
 /** A value for an error message; a URL carrying user info is not echoed (it may hold a password). */
 function display(value: unknown, path: string): string {
   if (value === undefined) return 'nothing';
-  if (typeof value === 'string' && /url/i.test(path)) return displayUrl(value);
+  // Any URL, wherever it was given (a database URL too), may carry a password: shown without it.
+  if (typeof value === 'string' && (/url/i.test(path) || /^[a-z][a-z0-9+.-]*:\/\//i.test(value))) return displayUrl(value);
   const text = JSON.stringify(value) ?? String(value);
   return text.length > 80 ? `${text.slice(0, 77)}...` : text;
 }

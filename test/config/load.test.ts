@@ -203,6 +203,16 @@ describe('base URLs: https required except on loopback hosts', () => {
     expect(error.message).not.toContain('hunter2-pass');
   });
 
+  it('refuses a database URL (PostgreSQL is not accepted yet) without echoing its password, instead of taking it for a file name', () => {
+    for (const url of ['postgres://bank:s3cret-pg-pass@127.0.0.1:5432/bankdata', 'postgresql://bank:s3cret-pg-pass@db.example.nz/bankdata']) {
+      const error = configErrorOf(() => loadConfig({ cwd: workdir(), env: { BANKDATA_DB: url } }));
+      expect(error.message).toContain('BANKDATA_DB: expected a SQLite file path');
+      expect(error.message).toContain('user info (not shown)');
+      expect(error.message).not.toContain('s3cret-pg-pass');
+    }
+    expect(loadConfig({ cwd: workdir(), env: { BANKDATA_DB: 'data/postgres-copy.sqlite' } }).db).toMatch(/postgres-copy\.sqlite$/);
+  });
+
   it('applies the same rule to BANKDATA_PAYMENTS_BASE_URL', () => {
     const env = { BANKDATA_PAYMENTS_BASE_URL: 'http://pay.example.nz' };
     expect(configErrorOf(() => loadConfig({ cwd: workdir(), env })).message).toContain('BANKDATA_PAYMENTS_BASE_URL');
