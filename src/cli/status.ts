@@ -12,18 +12,10 @@ import { ExitCode } from './exit-codes';
 import { wholeNumber } from './flags';
 import { terminalSafe } from '../terminal-text';
 import { readLease, unfinishedRunState } from '../store/lease';
+import { listReportRuns, type ReportRun } from '../store/report-queries';
 
-interface RunRow {
-  run_id: string;
-  started_at: string;
-  finished_at: string | null;
-  outcome: string | null;
-  consents: number | null;
-  requests: number | null;
-  rows_written: number | null;
-  failed_units: number | null;
-  error_summary: string | null;
-}
+/** A row of v_runs (one shape and one query for status and the report). */
+type RunRow = ReportRun;
 
 interface ConsentRow {
   consent_id: string;
@@ -64,7 +56,7 @@ export async function readStatus(store: Store, expiryWarningDays: number, runs =
     .all() as ConsentRow[];
   return {
     database: store.path,
-    runs: (db.prepare('SELECT * FROM v_runs ORDER BY started_at DESC LIMIT ?').all(runs) as RunRow[]).map(withState),
+    runs: (await listReportRuns(store, runs)).map(withState),
     consents,
     nearExpiry: consents.filter(
       (c) => c.status === 'Authorised' && c.days_to_expiry !== null && c.days_to_expiry <= expiryWarningDays,
