@@ -35,11 +35,11 @@ export interface ExpiryCheckResult {
 }
 
 export async function checkConsentExpiry(ctx: JobContext): Promise<ExpiryCheckResult> {
-  const active = ctx.store.consents.list({ active: true }).map((c) => c.consentId);
+  const active = (await ctx.store.consents.list({ active: true })).map((c) => c.consentId);
   const live = await refreshConsentStatuses(ctx.store, ctx.client, active, ctx.sync.concurrency);
   const today = nzDateOf(ctx.now());
   const result: ExpiryCheckResult = { expiring: [], ended: [], unread: live.filter((o) => o.error).map((o) => o.consentId) };
-  for (const c of ctx.store.consents.list()) {
+  for (const c of await ctx.store.consents.list()) {
     const id = c.consentId;
     const ended = c.endedReason ?? (isEndedStatus(c.status) ? c.status : null);
     if (ended) {

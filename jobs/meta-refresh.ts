@@ -12,7 +12,7 @@ export function metaRefreshJob(ctx: JobContext, expression: string): Job {
     run: (_signal, firedFor): Promise<JobReport> =>
       runRecorded(ctx, META_REFRESH, firedFor, async () => {
         const meta = await ctx.client.getMeta();
-        for (const bank of meta) ctx.store.meta.save(bank, { now: ctx.now() });
+        for (const bank of meta) await ctx.store.meta.save(bank, { now: ctx.now() });
         return {
           outcome: 'ok',
           consents: 0,

@@ -6,7 +6,6 @@
  */
 import { DateTime } from 'luxon';
 import { RunLockedError, runSync } from '../src/sync/run';
-import { recordJobRun } from '../src/store/job-runs';
 import type { JobContext } from './context';
 import type { Job, JobReport } from './scheduler';
 
@@ -27,7 +26,7 @@ export function nightlySyncJob(ctx: JobContext, expression: string): Job {
           signal,
           now: () => DateTime.fromJSDate(ctx.now()).toUTC(),
         });
-        recordJobRun(ctx.store.db, summary.runId, NIGHTLY_SYNC, firedFor);
+        await ctx.store.runs.recordJob(summary.runId, NIGHTLY_SYNC, firedFor);
         const payments = summary.fatal || summary.interrupted || !ctx.payments ? null : await ctx.payments();
         const c = summary.counters;
         // Payments that could not be read make the job partial, as they make `bankdata sync` exit 1.

@@ -4,7 +4,6 @@
  * nightly sync records its own run (runSync); the other jobs use this.
  */
 import type { RunOutcome } from '../src/store';
-import { recordJobRun } from '../src/store/job-runs';
 import { describeError } from '../src/sync/units';
 import type { JobContext } from './context';
 import type { JobReport } from './scheduler';
@@ -25,16 +24,16 @@ export async function runRecorded(
   work: () => Promise<RecordedWork>,
 ): Promise<JobReport> {
   const requestsBefore = ctx.client.stats().requests;
-  const runId = ctx.store.runs.start({ now: ctx.now() });
-  recordJobRun(ctx.store.db, runId, job, firedFor);
+  const runId = await ctx.store.runs.start({ now: ctx.now() });
+  await ctx.store.runs.recordJob(runId, job, firedFor);
   const finish = (summary: Omit<RecordedWork, 'details'>) =>
     ctx.store.runs.finish(runId, { ...summary, requests: ctx.client.stats().requests - requestsBefore }, ctx.now());
   try {
     const { details, ...summary } = await work();
-    finish(summary);
+    await finish(summary);
     return { outcome: summary.outcome, runId, details };
   } catch (error) {
-    finish({ outcome: 'failed', consents: 0, rowsWritten: 0, failedUnits: 0, errorSummary: describeError(error).slice(0, 2000) });
+    await finish({ outcome: 'failed', consents: 0, rowsWritten: 0, failedUnits: 0, errorSummary: describeError(error).slice(0, 2000) });
     throw error;
   }
 }

@@ -41,7 +41,7 @@ export function registerCheckCommand(program: Command): void {
     .action(async (flags: { account?: string; json?: boolean }, command: Command) => {
       const ctx = createCliContext(globalsOf(command));
       try {
-        const store = ctx.store();
+        const store = await ctx.store();
         if (flags.account !== undefined && (await listCheckAccounts(store, { accountId: flags.account })).length === 0) {
           throw new UsageError(`--account ${flags.account}: no such account in the database`, 'bankdata export accounts lists them');
         }
@@ -49,7 +49,7 @@ export function registerCheckCommand(program: Command): void {
         process.stdout.write(flags.json ? `${JSON.stringify(result, null, 2)}\n` : formatCheck(result));
         process.exitCode = result.findings.length > 0 ? ExitCode.Partial : ExitCode.Ok;
       } finally {
-        ctx.close();
+        await ctx.close();
       }
     });
 }

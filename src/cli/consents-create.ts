@@ -68,7 +68,7 @@ export function registerConsentCreateCommand(consents: Command): void {
         };
         const result = await createConsentFlow(
           {
-            store: ctx.store(),
+            store: await ctx.store(),
             client: ctx.client(),
             environment: ctx.config.environment,
             redirectWhitelist: ctx.config.redirectWhitelist,
@@ -88,7 +88,7 @@ export function registerConsentCreateCommand(consents: Command): void {
         spinner.stop();
         throw explain(error);
       } finally {
-        ctx.close();
+        await ctx.close();
       }
     });
 }

@@ -8,7 +8,7 @@ import { rmSync } from 'node:fs';
 import type { Command } from 'commander';
 import { isEndedStatus } from '../sync/consent';
 import { resolveInDataDir } from '../sync/files';
-import { forgetConsentData, type ForgetReport } from '../store/forget';
+import type { ForgetReport } from '../store/forget';
 import { createCliContext, globalsOf } from './context';
 import { ExitCode, UsageError } from './exit-codes';
 import { parseConsentId } from './consents';
@@ -23,13 +23,13 @@ export function registerConsentForgetCommand(consents: Command): void {
       const consentId = parseConsentId(id);
       const ctx = createCliContext(globalsOf(command));
       try {
-        const store = ctx.store();
-        const record = store.consents.get(consentId);
+        const store = await ctx.store();
+        const record = await store.consents.get(consentId);
         if (!record) throw new UsageError(`consent ${consentId} is not stored`, 'bankdata consents list --offline shows the stored ones');
         if (!isEndedStatus(record.status) && record.endedAt === null) {
           throw new UsageError(`consent ${consentId} has not ended (${record.status ?? 'status unread'}); only an ended consent's data is forgotten`, `bankdata consents revoke ${consentId} first`);
         }
-        const report = await forgetConsentData(store.sqlite, consentId, { dryRun: flags.dryRun ?? false });
+        const report = await store.consents.forget(consentId, { dryRun: flags.dryRun ?? false });
         let removedFiles = 0;
         if (!flags.dryRun) {
           for (const file of report.files) {
@@ -40,7 +40,7 @@ export function registerConsentForgetCommand(consents: Command): void {
         process.stdout.write(describe(report, flags.dryRun ?? false, removedFiles));
         process.exitCode = ExitCode.Ok;
       } finally {
-        ctx.close();
+        await ctx.close();
       }
     });
 }

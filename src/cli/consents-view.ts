@@ -36,8 +36,8 @@ export function daysToExpiry(expirationNzDate: string | null, now: Date = new Da
   return expirationNzDate === null ? null : nzDaysBetween(nzDateOf(now), expirationNzDate);
 }
 
-export function consentView(store: Store, consentId: ConsentId, live: RefreshOutcome | null, warnDays: number, now = new Date()): ConsentView {
-  const record = store.consents.get(consentId);
+export async function consentView(store: Store, consentId: ConsentId, live: RefreshOutcome | null, warnDays: number, now = new Date()): Promise<ConsentView> {
+  const record = await store.consents.get(consentId);
   const days = daysToExpiry(record?.expirationNzDate ?? null, now);
   const status = live?.status ?? record?.status ?? null;
   return {

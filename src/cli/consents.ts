@@ -6,7 +6,6 @@
 import { readTextCapped } from '../fs/read-capped';
 import type { Command } from 'commander';
 import { ConsentIdSchema, type ConsentId } from '../api/schemas';
-import { getCreationOf } from '../store/consent-creations';
 import { readFailure, refreshConsentStatuses, type RefreshOutcome } from '../sync/consent-refresh';
 import { revokeConsentOp } from '../sync/consent-revoke';
 import { createCliContext, globalsOf, type CliContext } from './context';
@@ -24,11 +23,11 @@ export function registerConsentsCommand(program: Command): void {
     .argument('[ids...]', 'consent ids (lowercase UUIDs)')
     .option('--from-file <file>', 'read ids from a file: one per line, # starts a comment')
     .action((ids: string[], flags: { fromFile?: string }, command: Command) =>
-      withContext(command, (ctx) => {
+      withContext(command, async (ctx) => {
         const wanted = readConsentIds(ids, flags.fromFile);
-        const store = ctx.store();
+        const store = await ctx.store();
         for (const id of wanted) {
-          const result = store.consents.add(id);
+          const result = await store.consents.add(id);
           process.stdout.write(`${ADD_WORDS[result]} ${id}\n`);
         }
         return ExitCode.Ok;
@@ -42,10 +41,10 @@ export function registerConsentsCommand(program: Command): void {
     .option('--offline', 'skip the live read; show what the database holds')
     .action((flags: { json?: boolean; offline?: boolean }, command: Command) =>
       withContext(command, async (ctx) => {
-        const store = flags.offline ? ctx.readStore() : ctx.store();
-        const ids = store.consents.list().map((c) => c.consentId);
+        const store = await (flags.offline ? ctx.readStore() : ctx.store());
+        const ids = (await store.consents.list()).map((c) => c.consentId);
         const live = flags.offline ? [] : await refreshConsentStatuses(store, ctx.client(), ids, ctx.config.sync.concurrency);
-        const views = ids.map((id) => consentView(store, id, live.find((o) => o.consentId === id) ?? null, ctx.config.expiryWarningDays));
+        const views = await Promise.all(ids.map((id) => consentView(store, id, live.find((o) => o.consentId === id) ?? null, ctx.config.expiryWarningDays)));
         process.stdout.write(flags.json ? `${JSON.stringify(views, null, 2)}\n` : formatConsentTable(views, ctx.config.expiryWarningDays));
         return liveExitCode(live);
       }),
@@ -60,8 +59,8 @@ export function registerConsentsCommand(program: Command): void {
     .action((id: string, flags: { json?: boolean; offline?: boolean }, command: Command) =>
       withContext(command, async (ctx) => {
         const consentId = parseConsentId(id);
-        const store = flags.offline ? ctx.readStore() : ctx.store();
-        const registered = store.consents.get(consentId) !== null;
+        const store = await (flags.offline ? ctx.readStore() : ctx.store());
+        const registered = (await store.consents.get(consentId)) !== null;
         let live: RefreshOutcome | null = null;
         if (!flags.offline) {
           if (registered) live = (await refreshConsentStatuses(store, ctx.client(), [consentId], 1))[0] ?? null;
@@ -74,8 +73,8 @@ export function registerConsentsCommand(program: Command): void {
             `bankdata consents add ${consentId}`,
           );
         }
-        const view: ConsentView = consentView(store, consentId, live, ctx.config.expiryWarningDays);
-        const creation = getCreationOf(store.db, consentId);
+        const view: ConsentView = await consentView(store, consentId, live, ctx.config.expiryWarningDays);
+        const creation = await store.creations.getOf(consentId);
         const detail = {
           ...view,
           ...(creation
@@ -93,7 +92,7 @@ export function registerConsentsCommand(program: Command): void {
     .argument('<id>', 'consent id')
     .action((id: string, _flags: unknown, command: Command) =>
       withContext(command, async (ctx) => {
-        const result = await revokeConsentOp(ctx.store(), ctx.client(), parseConsentId(id));
+        const result = await revokeConsentOp(await ctx.store(), ctx.client(), parseConsentId(id));
         const said =
           result.outcome === 'revoked'
             ? 'revoked'
@@ -116,7 +115,7 @@ async function withContext(command: Command, run: (ctx: CliContext) => number | 
   try {
     process.exitCode = await run(ctx);
   } finally {
-    ctx.close();
+    await ctx.close();
   }
 }
 

@@ -14,18 +14,18 @@ export interface CliContext {
   config: Config;
   logger: Logger;
   /** The database for a command that writes: created when missing; an older one is refused (exit 6, `bankdata db migrate`). */
-  store(): Store;
+  store(): Promise<Store>;
   /** The database for a command that only reads: opened read-only, never created or migrated (exit 6 otherwise). */
-  readStore(): Store;
+  readStore(): Promise<Store>;
   client(): DataApiClient;
-  close(): void;
+  close(): Promise<void>;
 }
 
 export function createCliContext(global: GlobalOptions): CliContext {
   const config = loadConfig({ flags: { db: global.db, dataDir: global.dataDir } });
   const logger = createLogger({ level: global.logLevel ?? 'warn' });
-  let store: Store | null = null;
-  let readOnly: Store | null = null;
+  let store: Promise<Store> | null = null;
+  let readOnly: Promise<Store> | null = null;
   let client: DataApiClient | null = null;
   return {
     config,
@@ -46,11 +46,12 @@ export function createCliContext(global: GlobalOptions): CliContext {
       }
       return client;
     },
-    close() {
-      store?.close();
-      readOnly?.close();
+    async close() {
+      const opened = [store, readOnly];
       store = null;
       readOnly = null;
+      // A store that failed to open has nothing to close.
+      for (const s of opened) if (s) await s.then((opened) => opened.close(), () => undefined);
     },
   };
 }

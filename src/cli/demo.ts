@@ -52,10 +52,10 @@ export async function runDemo(options: {
   out('Starting the Data API emulator on a free loopback port…\n');
   // A small per-request result cap so the demo shows windows split on BDT263.
   const emu = await startEmulator({ seed: options.seed, maxResultSize: { PNZ: 60 } });
-  const store = openStore(join(demoDir, 'bankdata.sqlite'));
+  const store = await openStore(join(demoDir, 'bankdata.sqlite'));
   try {
     out(`  ${emu.baseUrl} (sandbox, bank clock ${emu.now().toISO()}), ${emu.consentIds.length} consents in every status\n`);
-    for (const id of emu.consentIds) store.consents.add(id as ConsentId);
+    for (const id of emu.consentIds) await store.consents.add(id as ConsentId);
     const client = createDataApiClient({ baseUrl: emu.baseUrl, clientId: emu.clientId, clientSecret: emu.clientSecret });
     const sync = async (label: string): Promise<SyncSummary> => {
       out(`\n${label}\n`);
@@ -78,9 +78,9 @@ export async function runDemo(options: {
     out('\nExporting transactions (after the last sync)…\n');
     // The demo owns its exports directory (an export itself never creates directories).
     mkdirSync(exportsDir, { recursive: true, mode: 0o700 });
-    const csv = await exportDataset(store.sqlite, { dataset: 'transactions', format: 'csv', out: join(exportsDir, 'transactions.csv') });
-    const json = await exportDataset(store.sqlite, { dataset: 'transactions', format: 'json', out: join(exportsDir, 'transactions.json') });
-    const accounts = await exportDataset(store.sqlite, { dataset: 'accounts', format: 'csv', out: join(exportsDir, 'accounts.csv') });
+    const csv = await exportDataset(store, { dataset: 'transactions', format: 'csv', out: join(exportsDir, 'transactions.csv') });
+    const json = await exportDataset(store, { dataset: 'transactions', format: 'json', out: join(exportsDir, 'transactions.json') });
+    const accounts = await exportDataset(store, { dataset: 'accounts', format: 'csv', out: join(exportsDir, 'accounts.csv') });
     for (const r of [csv, json, accounts]) out(`  ${relative(process.cwd(), r.path)}: ${r.rows} rows, ${r.bytes} bytes\n`);
 
     out('\nWriting the HTML report…\n');
@@ -88,12 +88,7 @@ export async function runDemo(options: {
     const report = await writeReport(store, join(dataDir, 'report.html'));
     out(`  ${relative(process.cwd(), report.path)}: ${report.accounts} accounts, ${report.charts} charts (open it in a browser)\n`);
 
-    const counts = store.sqlite
-      .prepare(
-        `SELECT (SELECT count(*) FROM v_transactions) AS transactions, (SELECT count(*) FROM v_accounts) AS accounts,
-                (SELECT count(*) FROM v_statements WHERE file_path IS NOT NULL) AS files, (SELECT count(*) FROM v_balances) AS balances`,
-      )
-      .get() as { transactions: number; accounts: number; files: number; balances: number };
+    const counts = await store.reports.totals();
     const rel = (p: string) => relative(process.cwd(), p) || '.';
     out(
       [
@@ -114,7 +109,7 @@ export async function runDemo(options: {
     );
     return Math.max(exitCodeOf(first), exitCodeOf(second));
   } finally {
-    store.close();
+    await store.close();
     await emu.close();
   }
 }

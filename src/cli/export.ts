@@ -62,9 +62,9 @@ export function registerExportCommand(program: Command): void {
         checkOutputPath(flags.out, { databases: [context.config.db], directories: [join(context.config.dataDir, 'statements')] });
       }
       // Read-only: never created, written or migrated (exit 6 with a hint otherwise).
-      const store = context.readStore();
+      const store = await context.readStore();
       try {
-        const result = await exportDataset(store.sqlite, {
+        const result = await exportDataset(store, {
           dataset,
           format: flags.format,
           out: flags.out,
@@ -80,7 +80,7 @@ export function registerExportCommand(program: Command): void {
           process.stderr.write(`exported ${result.rows} ${dataset} rows to ${result.path} (${result.bytes} bytes)${partial}\n`);
         }
       } finally {
-        context.close();
+        await context.close();
       }
     });
 }

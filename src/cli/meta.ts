@@ -18,17 +18,21 @@ export function registerMetaCommand(program: Command): void {
       try {
         let meta: BankMeta[];
         if (flags.offline) {
-          const store = ctx.readStore();
-          meta = BANKS.map((bank) => store.meta.get(bank)?.meta).filter((m): m is BankMeta => m !== undefined);
+          const store = await ctx.readStore();
+          meta = [];
+          for (const bank of BANKS) {
+            const stored = await store.meta.get(bank);
+            if (stored) meta.push(stored.meta);
+          }
         } else {
           meta = await ctx.client().getMeta();
-          const store = ctx.store();
-          for (const bank of meta) store.meta.save(bank);
+          const store = await ctx.store();
+          for (const bank of meta) await store.meta.save(bank);
         }
         process.stdout.write(flags.json ? `${JSON.stringify(meta, null, 2)}\n` : formatMeta(meta));
         process.exitCode = ExitCode.Ok;
       } finally {
-        ctx.close();
+        await ctx.close();
       }
     });
 }

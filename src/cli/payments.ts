@@ -18,8 +18,6 @@ import { isTerminalPaymentStatus, type Payment } from '../api/payments/schemas';
 import { requirePaymentsCredentials } from '../config';
 import {
   createPayment,
-  getPaymentRow,
-  listPaymentHistory,
   PaymentNotMadeError,
   PaymentRuleError,
   reconciliationSummary,
@@ -84,7 +82,7 @@ async function withContext<T>(command: Command, run: (context: CliContext) => Pr
   } catch (error) {
     throw toCliError(error);
   } finally {
-    context.close();
+    await context.close();
   }
 }
 
@@ -117,7 +115,7 @@ export function registerPaymentsCommand(program: Command): void {
     .action(async (flags: CreateFlags, command: Command) => {
       await withContext(command, async (context) => {
         const client = paymentsClient(context);
-        const store = context.store();
+        const store = await context.store();
         const pcr = flags.particulars !== undefined || flags.code !== undefined || flags.reference !== undefined;
         if (flags.currency !== 'NZD') throw new UsageError(`--currency must be NZD: ${flags.currency}`);
         const result = await createPayment(
@@ -166,7 +164,7 @@ export function registerPaymentsCommand(program: Command): void {
       await withContext(command, async (context) => {
         const client = paymentsClient(context);
         const result = await trackPayments(
-          { client, store: context.store(), logger: context.logger },
+          { client, store: await context.store(), logger: context.logger },
           {
             ...(wanted.length > 0 ? { paymentIds: wanted } : {}),
             wait: !flags.once,
@@ -194,12 +192,12 @@ export function registerPaymentsCommand(program: Command): void {
     .action(async (id: string, flags: { json?: boolean }, command: Command) => {
       await withContext(command, async (context) => {
         paymentId(id);
-        const store = context.readStore();
-        const row = getPaymentRow(store.db, id);
+        const store = await context.readStore();
+        const row = await store.payments.get(id);
         if (!row) throw new UsageError(`payment ${id} is not stored`, 'bankdata payments track ID fetches it');
-        const history = listPaymentHistory(store.db, id).map((h) => ({ status: h.status, status_updated_at: h.statusUpdatedAt, observed_at: h.observedAt }));
-        const match = store.sqlite.prepare('SELECT bank, account_id, transaction_id, match_rule FROM v_payment_matches WHERE payment_id = ?').get(id) ?? null;
-        const view = store.sqlite.prepare('SELECT * FROM v_payments WHERE payment_id = ?').get(id);
+        const history = (await store.payments.history(id)).map((h) => ({ status: h.status, status_updated_at: h.statusUpdatedAt, observed_at: h.observedAt }));
+        const match = await store.reports.paymentMatch(id);
+        const view = await store.reports.payment(id);
         if (flags.json) {
           process.stdout.write(JSON.stringify({ payment: view, history, match }) + '\n');
           return;
@@ -216,7 +214,7 @@ export function registerPaymentsCommand(program: Command): void {
     .option('--json', 'print as JSON')
     .action(async (flags: { json?: boolean }, command: Command) => {
       await withContext(command, async (context) => {
-        const summary = reconciliationSummary(context.readStore());
+        const summary = await reconciliationSummary(await context.readStore());
         if (flags.json) {
           process.stdout.write(JSON.stringify(summary) + '\n');
           return;

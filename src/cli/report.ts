@@ -41,7 +41,7 @@ export function registerReportCommand(program: Command): void {
       if (from && to && from > to) throw new UsageError(`--from ${from} is after --to ${to}`);
       const ctx = createCliContext(globalsOf(command));
       try {
-        const store = ctx.store();
+        const store = await ctx.store();
         if (flags.account !== undefined && (await listReportAccounts(store, { accountId: flags.account })).length === 0) {
           throw new UsageError(`--account ${flags.account}: no such account in the database`);
         }
@@ -51,7 +51,7 @@ export function registerReportCommand(program: Command): void {
         process.stdout.write(`report written: ${written.path} (${written.accounts} account(s), ${written.charts} chart(s))\n`);
         process.exitCode = ExitCode.Ok;
       } finally {
-        ctx.close();
+        await ctx.close();
       }
     });
 }

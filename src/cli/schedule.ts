@@ -21,7 +21,7 @@ export function registerScheduleCommand(program: Command): void {
       const print = (line: Record<string, unknown>) =>
         process.stdout.write(`${redact(JSON.stringify({ time: new Date().toISOString(), ...line }))}\n`);
       try {
-        const store = ctx.store();
+        const store = await ctx.store();
         const client = ctx.client();
         const jobs = buildJobs(
           {
@@ -54,7 +54,7 @@ export function registerScheduleCommand(program: Command): void {
         print({ event: 'stopped', signal });
         process.exitCode = ExitCode.Ok;
       } finally {
-        ctx.close();
+        await ctx.close();
       }
     });
 }

@@ -4,35 +4,23 @@
  */
 import type { Command } from 'commander';
 import { listReconciliationIssues, type ReconciliationIssues } from '../payments';
-import type { Store } from '../store';
+import type { ConsentViewRow, RejectCount, RunViewRow, Store } from '../store';
 import { countContinuityFindings } from '../store/continuity';
 import { isEndedStatus } from '../sync/consent';
 import { createCliContext, globalsOf } from './context';
 import { ExitCode } from './exit-codes';
 import { wholeNumber } from './flags';
 import { terminalSafe } from '../terminal-text';
-import { readLease, unfinishedRunState } from '../store/lease';
-import { listReportRuns, type ReportRun } from '../store/report-queries';
+import { unfinishedRunState } from '../store/lease';
 
-/** A row of v_runs (one shape and one query for status and the report). */
-type RunRow = ReportRun;
-
-interface ConsentRow {
-  consent_id: string;
-  bank: string | null;
-  status: string | null;
-  days_to_expiry: number | null;
-  last_synced_at: string | null;
-  last_outcome: string | null;
-}
 
 export interface StatusReport {
   database: string;
-  runs: RunRow[];
-  consents: ConsentRow[];
-  nearExpiry: ConsentRow[];
-  needsReconsent: ConsentRow[];
-  rejects: { resource: string; count: number }[];
+  runs: RunViewRow[];
+  consents: ConsentViewRow[];
+  nearExpiry: ConsentViewRow[];
+  needsReconsent: ConsentViewRow[];
+  rejects: RejectCount[];
   /** Settled payments with no single bank transaction carrying them, and ambiguous ones. */
   payments: ReconciliationIssues;
   /** Rows of v_continuity (the latest check's breaks); filled by the command. */
@@ -40,33 +28,27 @@ export interface StatusReport {
 }
 
 export async function readStatus(store: Store, expiryWarningDays: number, runs = 5): Promise<StatusReport> {
-  const db = store.sqlite;
-  const current = await readLease(store.db);
+  const current = await store.lease.current();
   const now = store.now();
   let newestUnfinished = true;
   // A run with no end is running only under its own live lease; a killed one shows as interrupted.
-  const withState = (r: RunRow): RunRow => {
+  const withState = (r: RunViewRow): RunViewRow => {
     if (r.outcome !== null || r.finished_at !== null) return r;
     const state = newestUnfinished ? unfinishedRunState({ startedAt: r.started_at }, current, now) : 'interrupted';
     newestUnfinished = false;
     return state === 'running' ? r : { ...r, outcome: 'interrupted' };
   };
-  const consents = db
-    .prepare('SELECT consent_id, bank, status, days_to_expiry, last_synced_at, last_outcome FROM v_consents ORDER BY consent_id')
-    .all() as ConsentRow[];
+  const consents = await store.reports.consents();
   return {
     database: store.path,
-    runs: (await listReportRuns(store, runs)).map(withState),
+    runs: (await store.reports.latestRuns(runs)).map(withState),
     consents,
     nearExpiry: consents.filter(
       (c) => c.status === 'Authorised' && c.days_to_expiry !== null && c.days_to_expiry <= expiryWarningDays,
     ),
     needsReconsent: consents.filter((c) => isEndedStatus(c.status) || c.last_outcome === 'ended'),
-    rejects: db.prepare('SELECT resource, count(*) AS count FROM rejects GROUP BY resource ORDER BY resource').all() as {
-      resource: string;
-      count: number;
-    }[],
-    payments: listReconciliationIssues(store),
+    rejects: await store.reports.rejectCounts(),
+    payments: await listReconciliationIssues(store),
   };
 }
 
@@ -124,7 +106,7 @@ export function registerStatusCommand(program: Command): void {
       const runs = wholeNumber(flags.runs, '--runs', 1, 1000);
       const ctx = createCliContext(globalsOf(command));
       try {
-        const store = ctx.readStore();
+        const store = await ctx.readStore();
         const report: StatusReport = {
           ...(await readStatus(store, ctx.config.expiryWarningDays, runs)),
           continuityBreaks: await countContinuityFindings(store),
@@ -132,7 +114,7 @@ export function registerStatusCommand(program: Command): void {
         process.stdout.write(flags.json ? `${JSON.stringify(report, null, 2)}\n` : formatStatus(report, ctx.config.expiryWarningDays));
         process.exitCode = ExitCode.Ok;
       } finally {
-        ctx.close();
+        await ctx.close();
       }
     });
 }

@@ -43,9 +43,9 @@ export function registerSyncCommand(program: Command): void {
           const migrated = await migrateWithBackup(ctx.config.db, { now: new Date() });
           if (migrated.applied > 0) ctx.logger.warn('database migrated', { applied: migrated.applied, backup: migrated.backup });
         }
-        process.exitCode = await syncCommand(ctx.config, ctx.store(), ctx.client(), ctx.logger, flags);
+        process.exitCode = await syncCommand(ctx.config, await ctx.store(), ctx.client(), ctx.logger, flags);
       } finally {
-        ctx.close();
+        await ctx.close();
       }
     });
 }
@@ -78,7 +78,7 @@ export async function syncCommand(
 ): Promise<number> {
   const { consentIds, since } = parseFlags(flags);
   for (const id of consentIds) {
-    if (!store.consents.get(id)) throw new UsageError(`consent ${id} is not registered`, `bankdata consents add ${id}`);
+    if (!await store.consents.get(id)) throw new UsageError(`consent ${id} is not registered`, `bankdata consents add ${id}`);
   }
   if (flags.dryRun) {
     const plan = await planDryRun({ store, client, settings: config.sync, consentIds, since, full: flags.full });
@@ -91,21 +91,21 @@ export async function syncCommand(
   // abandoned whole (each unit is one SQLite transaction: nothing half-written); either way the
   // lease is released and the exit code is 128 + the signal's number. A second signal stops at once.
   let received: NodeJS.Signals | null = null;
-  const hardStop = (signal: NodeJS.Signals) => {
+  const hardStop = async (signal: NodeJS.Signals) => {
     progress.done();
     try {
-      store.lease.release({ pid: process.pid, host: hostname() });
+      await store.lease.release({ pid: process.pid, host: hostname() });
     } catch {
-      // The lease then expires by itself (60 s); status shows the run as interrupted.
+      // The lease then expires by itself; status shows the run as interrupted.
     }
     process.stderr.write(`bankdata: stopped by ${signal}; the unit in flight was abandoned whole and the lease released\n`);
     process.exit(signalExitCode(signal));
   };
   const stop = (signal: NodeJS.Signals) => {
-    if (received) hardStop(signal);
+    if (received) void hardStop(signal);
     received = signal;
     controller.abort();
-    setTimeout(() => hardStop(signal), STOP_GRACE_MS).unref();
+    setTimeout(() => void hardStop(signal), STOP_GRACE_MS).unref();
   };
   process.on('SIGTERM', stop);
   process.on('SIGINT', stop);

@@ -8,6 +8,8 @@
 import type Database from 'better-sqlite3';
 import type { Writable } from 'node:stream';
 import { UsageError } from '../errors';
+import type { Store } from '../store';
+import { sqliteOf } from '../store/sqlite-store';
 import { bankCsvChunks, XERO_MAX_LINES } from './bank-csv';
 import { csvChunks } from './csv';
 import { DATASET_SPECS } from './datasets';
@@ -51,7 +53,8 @@ export interface ExportResult {
 }
 
 /** Runs one export. Throws UsageError (exit 2) for a bad dataset, format or filter. */
-export async function exportDataset(db: Database.Database, options: ExportOptions): Promise<ExportResult> {
+export async function exportDataset(store: Store, options: ExportOptions): Promise<ExportResult> {
+  const db = sqliteOf(store);
   const request = validateExportRequest(options.dataset, options.format, options.filters ?? {});
   if (request.format !== 'csv' && (options.excel || options.lineEnding === 'lf')) {
     throw new UsageError(`${options.excel ? '--excel' : '--lf'} applies to --format csv only`);

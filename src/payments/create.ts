@@ -33,8 +33,6 @@ import { DEFAULT_RETRY_POLICY, realSleep, retryDelayMs, type RetryPolicy } from 
 import { UsageError } from '../errors';
 import { silentLogger, type Logger } from '../log';
 import type { Store } from '../store';
-import { findAttemptByKey, findEarlierPayment } from '../store/payment-requests';
-import { findUnansweredAttempt, insertAttempt, recordPayment, updateAttempt } from './payment-store';
 import { canonicalRequest, checkPaymentRequest, type PaymentRequestInput } from './request';
 
 export interface CreatePaymentDeps {
@@ -117,32 +115,32 @@ export async function createPayment(deps: CreatePaymentDeps, input: PaymentReque
   const standing = await earlierStanding();
   if (standing) return standing;
 
-  const open = options.key !== undefined ? await findAttemptByKey(store.db, options.key) : findUnansweredAttempt(store.db, input.consentId, requestJson);
+  const open = options.key !== undefined ? await store.payments.getAttempt(options.key) : await store.payments.findUnansweredAttempt(input.consentId, requestJson);
   let key = open?.idempotencyKey ?? options.key ?? randomUUID();
   const resumed = open !== null;
-  if (!open) insertAttempt(store.db, { idempotencyKey: key, consentId: input.consentId, requestJson, now: now() });
+  if (!open) await store.payments.insertAttempt({ idempotencyKey: key, consentId: input.consentId, requestJson, now: now() });
   if (resumed) logger.info('resuming a payment request sent before without a stored answer', { idempotency_key: key });
 
-  const adopt = (payment: Payment): CreatePaymentResult => {
-    recordPayment(store.db, payment, now());
-    updateAttempt(store.db, key, { state: 'created', paymentId: payment.payment_id, now: now() });
+  const adopt = async (payment: Payment): Promise<CreatePaymentResult> => {
+    await store.payments.record(payment, now());
+    await store.payments.updateAttempt(key, { state: 'created', paymentId: payment.payment_id, now: now() });
     deps.onCreated?.(payment);
     return { payment, idempotencyKey: key, resumed, duplicateOf: false, sends };
   };
   /** A fresh key for the same request, where the bank allows one (BP702, BP710 Rejected). */
-  const freshKey = (reason: string, paymentId: string | null) => {
-    updateAttempt(store.db, key, { state: 'superseded', paymentId, outcomeCode: reason, now: now() });
+  const freshKey = async (reason: string, paymentId: string | null) => {
+    await store.payments.updateAttempt(key, { state: 'superseded', paymentId, outcomeCode: reason, now: now() });
     key = randomUUID();
-    insertAttempt(store.db, { idempotencyKey: key, consentId: input.consentId, requestJson, now: now() });
+    await store.payments.insertAttempt({ idempotencyKey: key, consentId: input.consentId, requestJson, now: now() });
   };
   /** Our key's payment, from the consent's payments (each carries its idempotency_key). */
   const findOurs = async (): Promise<Payment | null> => {
     const current = await client.getConsent(input.consentId);
     return current.payments.find((p) => p.idempotency_key === key) ?? null;
   };
-  const end = (error: PaymentsApiError | UnavailableError): never => {
+  const end = async (error: PaymentsApiError | UnavailableError): Promise<never> => {
     const state = error instanceof PaymentRefusedError ? 'refused' : 'failed';
-    updateAttempt(store.db, key, { state, outcomeCode: error.code, outcomeMessage: error.message, now: now() });
+    await store.payments.updateAttempt(key, { state, outcomeCode: error.code, outcomeMessage: error.message, now: now() });
     throw error;
   };
 
@@ -151,7 +149,7 @@ export async function createPayment(deps: CreatePaymentDeps, input: PaymentReque
     let error: unknown;
     try {
       sends += 1;
-      return adopt(await client.createPayment(body, { idempotencyKey: key }));
+      return await adopt(await client.createPayment(body, { idempotencyKey: key }));
     } catch (caught) {
       error = caught;
     }
@@ -168,14 +166,14 @@ export async function createPayment(deps: CreatePaymentDeps, input: PaymentReque
       case 'get_consent_payments': {
         // No clear answer, or another request is submitting: check the resource before resubmitting.
         const ours = await findOurs();
-        if (ours) return adopt(ours);
+        if (ours) return await adopt(ours);
         await wait();
         continue;
       }
       case 'get_consent_then_retry': {
         const current = await client.getConsent(input.consentId);
         if (current.status !== 'Authorised') {
-          updateAttempt(store.db, key, { state: 'failed', outcomeCode: codeOf(error), outcomeMessage: `consent is ${current.status}`, now: now() });
+          await store.payments.updateAttempt(key, { state: 'failed', outcomeCode: codeOf(error), outcomeMessage: `consent is ${current.status}`, now: now() });
           throw new PaymentNotMadeError(`the bank refused consent ${input.consentId}, now ${current.status}; no payment was sent (BP603)`, key, error);
         }
         await wait();
@@ -183,12 +181,12 @@ export async function createPayment(deps: CreatePaymentDeps, input: PaymentReque
       }
       case 'new_key_for_distinct_request':
         // Our body is what was stored with the key, so another request owns it: a distinct request takes a unique key.
-        freshKey(codeOf(error) ?? 'BP702', null);
+        await freshKey(codeOf(error) ?? 'BP702', null);
         continue;
       case 'poll_named_payment': {
         const named = namedPayment(error);
         const found = named ? await client.getPayment(named) : await findOurs();
-        if (found) return adopt(found);
+        if (found) return await adopt(found);
         await wait();
         continue;
       }
@@ -199,13 +197,13 @@ export async function createPayment(deps: CreatePaymentDeps, input: PaymentReque
           await wait();
           continue;
         }
-        if (found.status !== 'Rejected') return adopt(found);
-        recordPayment(store.db, found, now());
-        freshKey(codeOf(error) ?? 'BP710', found.payment_id);
+        if (found.status !== 'Rejected') return await adopt(found);
+        await store.payments.record(found, now());
+        await freshKey(codeOf(error) ?? 'BP710', found.payment_id);
         continue;
       }
       default:
-        if (error instanceof PaymentsApiError || error instanceof UnavailableError) end(error);
+        if (error instanceof PaymentsApiError || error instanceof UnavailableError) await end(error);
         throw error;
     }
   }
@@ -221,7 +219,7 @@ export async function createPayment(deps: CreatePaymentDeps, input: PaymentReque
    */
   async function earlierStanding(): Promise<CreatePaymentResult | null> {
     if (options.key !== undefined) {
-      const keyed = await findAttemptByKey(store.db, options.key);
+      const keyed = await store.payments.getAttempt(options.key);
       if (!keyed) return null;
       if (keyed.consentId !== input.consentId || keyed.requestJson !== requestJson) {
         throw new UsageError(`--key ${options.key} was used for another payment request`, 'a key names one request; take a new key for a new payment');
@@ -231,7 +229,7 @@ export async function createPayment(deps: CreatePaymentDeps, input: PaymentReque
       return payment ? { payment, idempotencyKey: keyed.idempotencyKey, resumed: true, duplicateOf: true, sends } : null;
     }
     if (options.allowDuplicate) return null;
-    const earlier = await findEarlierPayment(store.db, { consentId: input.consentId, requestJson });
+    const earlier = await store.payments.findEarlier({ consentId: input.consentId, requestJson });
     if (!earlier || earlier.status === 'Rejected') return null;
     const payment = await current(earlier.paymentId, earlier.rawJson);
     if (!payment || payment.status === 'Rejected') return null;
@@ -243,7 +241,7 @@ export async function createPayment(deps: CreatePaymentDeps, input: PaymentReque
   async function current(paymentId: string, rawJson: string | null): Promise<Payment | null> {
     try {
       const payment = await client.getPayment(paymentId);
-      recordPayment(store.db, payment, now());
+      await store.payments.record(payment, now());
       return payment;
     } catch (error) {
       if (!(error instanceof UnavailableError)) throw error;

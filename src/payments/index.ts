@@ -1,4 +1,4 @@
-/** Payments: create (stored idempotency key, docs/payments-contract.md §5), track, reconcile. */
+/** Payments: create (stored idempotency key, the code-action table), track, reconcile. */
 export { createPayment, PaymentNotMadeError, type CreatePaymentDeps, type CreatePaymentResult } from './create';
 export { checkPaymentRequest, PaymentRuleError, type PaymentRequestInput } from './request';
 export { syncPayments, trackPayments, type TrackDeps, type TrackOptions, type TrackResult } from './track';
@@ -11,4 +11,3 @@ export {
   type TransactionRef,
   type UnmatchedPayment,
 } from './reconcile';
-export { getPaymentRow, listOpenPayments, listPaymentHistory, type PaymentAttemptRow, type PaymentRow, type PaymentStatusRow } from './payment-store';

@@ -30,10 +30,10 @@ export async function paymentsPass(config: Config, store: Store, logger: Logger)
     result = await syncPayments({ client, store, logger });
   } catch (error) {
     if (!(error instanceof AuthenticationError)) throw error;
-    const { unmatched, ambiguous } = issues();
+    const { unmatched, ambiguous } = await issues();
     return { tracked: 0, open: 0, failures: [], unmatched: unmatched.length, ambiguous: ambiguous.length, authenticationError: error.message };
   }
-  const { unmatched, ambiguous } = issues();
+  const { unmatched, ambiguous } = await issues();
   return {
     tracked: result.payments.length,
     open: result.open.length,

@@ -9,7 +9,6 @@ import type { PaymentsClient } from '../api/payments';
 import { realSleep } from '../api/retry';
 import { silentLogger, type Logger } from '../log';
 import type { Store } from '../store';
-import { listOpenPayments, recordPayment } from './payment-store';
 
 export interface TrackDeps {
   client: PaymentsClient;
@@ -49,7 +48,7 @@ export async function trackPayments(deps: TrackDeps, options: TrackOptions = {})
   const intervalMs = options.intervalMs ?? 5_000;
   const deadline = Date.now() + (options.timeoutMs ?? 10 * 60_000);
 
-  let pending = [...new Set(options.paymentIds ?? listOpenPayments(store.db).map((p) => p.paymentId))];
+  let pending = [...new Set(options.paymentIds ?? (await store.payments.listOpen()).map((p) => p.paymentId))];
   const seen = new Map<string, Payment>();
   let failures: TrackResult['failures'];
   let passes = 0;
@@ -60,7 +59,7 @@ export async function trackPayments(deps: TrackDeps, options: TrackOptions = {})
     for (const id of pending) {
       try {
         const payment = await client.getPayment(id);
-        recordPayment(store.db, payment, now());
+        await store.payments.record(payment, now());
         seen.set(id, payment);
         if (!isTerminalPaymentStatus(payment.status)) stillOpen.push(id);
       } catch (error) {

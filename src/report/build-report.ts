@@ -64,7 +64,7 @@ export async function gatherReport(store: Store, options: ReportOptions = {}): P
   const paymentCount = await countPayments(store);
   let payments: ReportData['payments'] = null;
   if (paymentCount > 0) {
-    const issues = reconciliationSummary(store);
+    const issues = await reconciliationSummary(store);
     payments = { count: paymentCount, settled: issues.settled, matched: issues.matched, unmatched: issues.unmatched.length, ambiguous: issues.ambiguous.length };
   }
   return {

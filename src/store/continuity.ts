@@ -9,6 +9,7 @@
  */
 import type { AccountId, BankName, TransactionId } from '../api/schemas';
 import type { ContinuityCause, ContinuityKind } from './schema';
+import { sqliteOf } from './sqlite-store';
 import type { Store } from './store';
 
 /** The balance types that hold booked rows only (available ones include pending rows and credit lines). */
@@ -43,7 +44,7 @@ export interface CheckAccount extends AccountKey {
 }
 
 export async function listCheckAccounts(store: Store, filter: { accountId?: string } = {}): Promise<CheckAccount[]> {
-  const rows = store.sqlite
+  const rows = sqliteOf(store)
     .prepare(
       `SELECT bank, account_id AS accountId, currency FROM accounts
        WHERE (:account IS NULL OR account_id = :account) ORDER BY bank, account_id`,
@@ -61,7 +62,7 @@ export interface TransactionCoverage {
 
 /** The consents through which the account's transactions were synced (a watermark is set). */
 export async function listTransactionCoverage(store: Store, key: AccountKey): Promise<TransactionCoverage[]> {
-  return store.sqlite
+  return sqliteOf(store)
     .prepare(
       `SELECT c.consent_id AS consentId, c.permissions, c.start_date_time AS startDateTime
        FROM sync_state s JOIN consents c ON c.consent_id = s.consent_id
@@ -93,7 +94,7 @@ export async function readBalanceSnapshots(
   options: { scale: bigint; lateWindowDays: number; from: string },
 ): Promise<BalanceSnapshotRow[]> {
   const types = BOOKED_BALANCE_TYPES.map((t) => `'${t}'`).join(', ');
-  const rows = store.sqlite
+  const rows = sqliteOf(store)
     .prepare(
       `WITH s AS (
          SELECT b.id, b.type, b.amount, b.date_time, b.fetched_at,
@@ -142,7 +143,7 @@ export interface RunningBalanceRow {
  * batch, not the row count; one await per batch, not per row).
  */
 export async function* iterateBookedRows(store: Store, key: AccountKey, from: string, batchSize = 2000): AsyncGenerator<RunningBalanceRow[]> {
-  const statement = store.sqlite.prepare(
+  const statement = sqliteOf(store).prepare(
     `SELECT t.transaction_id AS transactionId, t.booking_date_time AS bookingDateTime, t.booking_date AS bookingDate,
             t.amount, t.amount_minor AS amountMinor, t.balance_after AS balanceAfter
      FROM transactions t WHERE ${BOOKED_ROW} AND t.booking_date_time >= :from
@@ -161,7 +162,7 @@ export async function* iterateBookedRows(store: Store, key: AccountKey, from: st
 
 /** The latest booking instant among the account's rows, booked or pending (NULL when none). */
 export async function latestBookingDateTime(store: Store, key: AccountKey): Promise<string | null> {
-  const row = store.sqlite
+  const row = sqliteOf(store)
     .prepare(`SELECT max(booking_date_time) AS latest FROM transactions WHERE bank = :bank AND account_id = :account`)
     .get({ bank: key.bank, account: key.accountId }) as { latest: string | null };
   return row.latest;
@@ -173,7 +174,7 @@ export async function hasLookAlikeRows(
   key: AccountKey,
   range: { from: string; to: string; units: bigint; scale: bigint },
 ): Promise<boolean> {
-  const row = store.sqlite
+  const row = sqliteOf(store)
     .prepare(
       `SELECT 1 FROM transactions t
        WHERE ${BOOKED_ROW} AND t.booking_date_time > :from AND t.booking_date_time <= :to AND ${amountUnitsSql('t')} = :units
@@ -190,7 +191,7 @@ export async function hasPendingOfAmount(
   key: AccountKey,
   range: { from: string; to: string; units: bigint; scale: bigint },
 ): Promise<boolean> {
-  const row = store.sqlite
+  const row = sqliteOf(store)
     .prepare(
       `SELECT 1 FROM transactions t
        WHERE t.bank = :bank AND t.account_id = :account AND t.status = 'Pending'
@@ -221,14 +222,14 @@ export async function replaceContinuityFindings(
   store: Store,
   input: { accounts: readonly AccountKey[]; findings: readonly ContinuityFinding[]; runId: string | null; checkedAt: string },
 ): Promise<void> {
-  const remove = store.sqlite.prepare('DELETE FROM continuity_findings WHERE bank = ? AND account_id = ?');
-  const insert = store.sqlite.prepare(
+  const remove = sqliteOf(store).prepare('DELETE FROM continuity_findings WHERE bank = ? AND account_id = ?');
+  const insert = sqliteOf(store).prepare(
     `INSERT INTO continuity_findings (bank, account_id, kind, from_date_time, to_date_time, from_date, to_date, amount,
        amount_minor, currency, cause, transaction_id, detail, run_id, checked_at)
      VALUES (@bank, @accountId, @kind, @fromDateTime, @toDateTime, @fromDate, @toDate, @amount, @amountMinor, @currency,
        @cause, @transactionId, @detail, @runId, @checkedAt)`,
   );
-  store.sqlite
+  sqliteOf(store)
     .transaction(() => {
       for (const account of input.accounts) remove.run(account.bank, account.accountId);
       for (const finding of input.findings) insert.run({ ...finding, runId: input.runId, checkedAt: input.checkedAt });
@@ -238,7 +239,7 @@ export async function replaceContinuityFindings(
 
 /** Rows of v_continuity, per account and date. */
 export async function listContinuityFindings(store: Store, filter: { accountId?: string } = {}): Promise<Record<string, unknown>[]> {
-  return store.sqlite
+  return sqliteOf(store)
     .prepare(
       `SELECT * FROM v_continuity WHERE (:account IS NULL OR account_id = :account)
        ORDER BY bank, account_id, from_date_time, kind`,
@@ -247,5 +248,5 @@ export async function listContinuityFindings(store: Store, filter: { accountId?:
 }
 
 export async function countContinuityFindings(store: Store): Promise<number> {
-  return (store.sqlite.prepare('SELECT count(*) AS n FROM continuity_findings').get() as { n: number }).n;
+  return (sqliteOf(store).prepare('SELECT count(*) AS n FROM continuity_findings').get() as { n: number }).n;
 }

@@ -1,5 +1,10 @@
 /** The store's public surface: what the sync, the CLI and the export import. */
-export { openStore, type OpenStoreOptions, type Store } from './store';
+export type { Store, WithNow } from './store';
+export { openStore, type OpenStoreOptions, type SqliteStore } from './sqlite-store';
+export { sha256, CREATION_KEY_TTL_MS, type ConsentCreationRow } from './consent-creations';
+export type { JobRunRow } from './job-runs';
+export type { PaymentAttemptRow, PaymentRow, PaymentStatusRow } from './payments';
+export type * from './reports';
 export type { AddConsentResult, ConsentRecord, StoredBankMeta } from './registry';
 export type { TransactionWindowInput, WindowCounts } from './window-commit';
 export type { InsertCounts, PartyInput, StatementFileInput, UnitInput, UpsertCounts } from './resource-writes';

@@ -6,6 +6,7 @@
  */
 import type { BankName } from '../api/schemas';
 import { amountUnitsSql, BOOKED_BALANCE_TYPES, unitsSql, type AccountKey } from './continuity';
+import { sqliteOf } from './sqlite-store';
 import type { Store } from './store';
 
 export interface ReportAccount extends AccountKey {
@@ -17,7 +18,7 @@ export interface ReportAccount extends AccountKey {
 }
 
 export async function listReportAccounts(store: Store, filter: { accountId?: string } = {}): Promise<ReportAccount[]> {
-  return store.sqlite
+  return sqliteOf(store)
     .prepare(
       `SELECT bank, account_id AS accountId, currency, nickname, account_type AS accountType,
               account_subtype AS accountSubtype, consent_id AS consentId
@@ -41,7 +42,7 @@ const BOOKED = `t.bank = :bank AND t.account_id = :account AND t.status = 'Booke
  */
 export async function dailyFlows(store: Store, key: AccountKey, scale: bigint): Promise<DailyFlow[]> {
   const units = amountUnitsSql('t');
-  return store.sqlite
+  return sqliteOf(store)
     .prepare(
       `SELECT t.booking_date AS date,
               coalesce(sum(CASE WHEN ${units} > 0 THEN ${units} END), 0) AS inUnits,
@@ -72,7 +73,7 @@ export async function balanceAnchor(
 ): Promise<BalanceAnchor | null> {
   const params = { bank: key.bank, account: key.accountId, scale: options.scale };
   const types = BOOKED_BALANCE_TYPES.map((t) => `'${t}'`).join(', ');
-  const stated = store.sqlite
+  const stated = sqliteOf(store)
     .prepare(
       `SELECT b.amount, b.date_time AS dateTime, 'balance' AS source FROM balances b
        WHERE b.bank = :bank AND b.account_id = :account AND b.type IN (${types})
@@ -81,14 +82,14 @@ export async function balanceAnchor(
     .get(params) as { amount: string; dateTime: string; source: 'balance' } | undefined;
   const found =
     stated ??
-    (store.sqlite
+    (sqliteOf(store)
       .prepare(
         `SELECT t.balance_after AS amount, t.booking_date_time AS dateTime, 'running_balance' AS source FROM transactions t
          WHERE ${BOOKED} AND t.balance_after IS NOT NULL ORDER BY t.booking_date_time DESC, t.transaction_id DESC LIMIT 1`,
       )
       .get(params) as { amount: string; dateTime: string; source: 'running_balance' } | undefined);
   if (!found) return null;
-  const sums = store.sqlite
+  const sums = sqliteOf(store)
     .prepare(
       `SELECT coalesce(sum(${amountUnitsSql('t')}), 0) AS later, ${unitsSql(':amount')} AS units
        FROM transactions t WHERE ${BOOKED} AND t.booking_date_time > :at AND t.booking_date <= :date`,
@@ -114,7 +115,7 @@ export interface ReportConsent {
 }
 
 export async function listReportConsents(store: Store): Promise<ReportConsent[]> {
-  return store.sqlite
+  return sqliteOf(store)
     .prepare(
       `SELECT consent_id, bank, status, start_date_time, end_date_time, expiration_date_time, days_to_expiry,
               last_synced_at, last_outcome
@@ -136,9 +137,9 @@ export interface ReportRun {
 }
 
 export async function listReportRuns(store: Store, limit: number): Promise<ReportRun[]> {
-  return store.sqlite.prepare('SELECT * FROM v_runs ORDER BY started_at DESC LIMIT ?').all(limit) as ReportRun[];
+  return sqliteOf(store).prepare('SELECT * FROM v_runs ORDER BY started_at DESC LIMIT ?').all(limit) as ReportRun[];
 }
 
 export async function countPayments(store: Store): Promise<number> {
-  return (store.sqlite.prepare('SELECT count(*) AS n FROM payments').get() as { n: number }).n;
+  return (sqliteOf(store).prepare('SELECT count(*) AS n FROM payments').get() as { n: number }).n;
 }

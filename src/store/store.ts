@@ -1,104 +1,98 @@
 /**
- * The Store: one open database and the operations the sync, the CLI and the export use.
- * Synchronous (better-sqlite3); each write unit is one SQLite transaction. Every `now` is
- * optional and defaults to the store's clock (`openStore(path, { now })`).
+ * The Store: the one way from domain code to the database. Every operation returns a promise
+ * and is one transaction (a unit: it commits whole or not at all), so no caller depends on the
+ * driver being synchronous and a second dialect (PostgreSQL) implements this interface without
+ * changing a caller. `openStore` (sqlite-store.ts) is the SQLite implementation. Every `now` is
+ * optional and defaults to the store's clock. Rows come back typed (drizzle's table types) or
+ * parsed (reports.ts); no SQL leaves src/store.
  */
-import type Database from 'better-sqlite3';
-import type { AccountId, BankMeta, BankName, Consent, ConsentId, StatementId } from '../api/schemas';
-import { inWriteTransaction, type BankdataDb } from './db';
-import { acquireLease, releaseLease, renewLease, type AcquireResult, type LeaseHolder } from './lease';
-import { openDatabase, type OpenDatabaseOptions } from './open';
-import {
-  addConsent,
-  getBankMeta,
-  getConsent,
-  listConsents,
-  markConsentEnded,
-  recordConsentOutcome,
-  recordConsentStatus,
-  saveBankMeta,
-  type AddConsentResult,
-  type ConsentRecord,
-  type StoredBankMeta,
-} from './registry';
-import { insertRejectRows, listRejects } from './rejects';
-import {
-  commitAccounts,
-  commitBalances,
-  commitParty,
-  commitStatements,
-  latestStatementStart,
-  listStatementsWithoutFile,
-  partyLastSeen,
-  recordStatementFile,
-  type InsertCounts,
-  type PartyInput,
-  type StatementFileInput,
-  type UnitInput,
-  type UpsertCounts,
-} from './resource-writes';
+import type { Payment } from '../api/payments/schemas';
+import type { AccountId, BankMeta, BankName, Consent, ConsentId, ConsentStatus, CreateConsentResponse, StatementId } from '../api/schemas';
+import type { BeginCreationInput, ConsentCreationRow } from './consent-creations';
+import type { ForgetReport } from './forget';
+import type { JobRunRow } from './job-runs';
+import type { AcquireResult, LeaseHolder, LeaseRow } from './lease';
+import type { EarlierPayment } from './payment-requests';
+import type { PaymentAttemptRow, PaymentAttemptUpdate, PaymentRow, PaymentStatusRow } from './payments';
+import type { AddConsentResult, ConsentRecord, StoredBankMeta } from './registry';
+import type {
+  ConsentViewRow,
+  PaymentMatchRow,
+  PaymentViewRow,
+  ReconciliationCounts,
+  RejectCount,
+  RunViewRow,
+  StoreTotals,
+  UnmatchedPaymentRow,
+  UnresolvedCandidateRow,
+} from './reports';
+import type { InsertCounts, PartyInput, StatementFileInput, UnitInput, UpsertCounts } from './resource-writes';
 import type { AccountRow, BalanceRow, RejectInput, RejectRow, StatementRow } from './rows';
-import { finishRun, getRun, listRuns, startRun, type RunRow, type RunSummary } from './runs';
+import type { RunRow, RunSummary } from './runs';
 import type { ConsentOutcome } from './schema';
-import {
-  getRowsPerDay,
-  getWatermark,
-  getWindowDays,
-  getWindowKnowledge,
-  oldestOpenPending,
-  recordWindowKnowledge,
-  setRowsPerDay,
-  setWatermark,
-  setWindowDays,
-  type SyncResource,
-  type WindowKnowledge,
-} from './sync-state';
-import { systemClock, toStoredInstant, type Clock, type Instant } from './time';
-import { commitTransactionWindow, type TransactionWindowInput, type WindowCounts } from './window-commit';
+import type { SyncResource, WindowKnowledge } from './sync-state';
+import type { Clock, Instant } from './time';
+import type { TransactionWindowInput, WindowCounts } from './window-commit';
 
 /** `now` may be left out: the store's clock fills it. */
-type WithNow<T extends { now: Instant }> = Omit<T, 'now'> & { now?: Instant };
+export type WithNow<T extends { now: Instant }> = Omit<T, 'now'> & { now?: Instant };
+
+type WatermarkKey = { bank: BankName; accountId: AccountId; consentId: ConsentId; resource?: SyncResource };
+type AccountKey = { bank: BankName; accountId: AccountId };
 
 export interface Store {
-  /** Absolute path of the database file. */
+  /** Where the database is (a file path for SQLite), for messages. */
   readonly path: string;
-  /** For read queries over the views (export) and for tests. */
-  readonly db: BankdataDb;
-  readonly sqlite: Database.Database;
-  now(): Date;
-  close(): void;
+  readonly dialect: 'sqlite' | 'postgres';
+  /** The store's clock: the `now` of every operation that is given none. */
+  readonly now: Clock;
+  close(): Promise<void>;
 
   consents: {
-    add(consentId: ConsentId, now?: Instant): AddConsentResult;
-    get(consentId: ConsentId): ConsentRecord | null;
-    list(filter?: { active?: boolean }): ConsentRecord[];
-    recordStatus(consent: Consent, options?: { raw?: unknown; now?: Instant }): void;
-    recordOutcome(consentId: ConsentId, outcome: ConsentOutcome, now?: Instant): void;
-    markEnded(consentId: ConsentId, reason: string, now?: Instant): void;
+    add(consentId: ConsentId, now?: Instant): Promise<AddConsentResult>;
+    get(consentId: ConsentId): Promise<ConsentRecord | null>;
+    list(filter?: { active?: boolean }): Promise<ConsentRecord[]>;
+    recordStatus(consent: Consent, options?: { raw?: unknown; now?: Instant }): Promise<void>;
+    recordOutcome(consentId: ConsentId, outcome: ConsentOutcome, now?: Instant): Promise<void>;
+    markEnded(consentId: ConsentId, reason: string, now?: Instant): Promise<void>;
+    /** Accounts known for a consent (its stored accounts and its watermarks). */
+    /** Deletes (or, dry, counts) an ended consent's rows, payloads and file list; see forget.ts. */
+    forget(consentId: ConsentId, options: { dryRun: boolean }): Promise<ForgetReport>;
+    knownAccounts(key: { consentId: ConsentId; bank: BankName }): Promise<AccountId[]>;
+  };
+  /** Consent creations with their idempotency keys (`bankdata consents create`). */
+  creations: {
+    findOpen(intentHash: string, now?: Instant): Promise<ConsentCreationRow | null>;
+    begin(input: WithNow<BeginCreationInput>): Promise<ConsentCreationRow>;
+    recordCreated(key: string, response: CreateConsentResponse, now?: Instant): Promise<void>;
+    recordSettled(key: string, status: ConsentStatus | 'PollTimeout', now?: Instant): Promise<void>;
+    recordFailed(key: string, code: string, now?: Instant): Promise<void>;
+    get(key: string): Promise<ConsentCreationRow | null>;
+    getOf(consentId: ConsentId): Promise<ConsentCreationRow | null>;
   };
   meta: {
-    save(meta: BankMeta, options?: { raw?: unknown; now?: Instant }): void;
-    get(bank: BankName): StoredBankMeta | null;
+    save(meta: BankMeta, options?: { raw?: unknown; now?: Instant }): Promise<void>;
+    get(bank: BankName): Promise<StoredBankMeta | null>;
   };
 
-  commitAccounts(input: WithNow<UnitInput<AccountRow>>): UpsertCounts;
-  commitBalances(input: WithNow<UnitInput<BalanceRow>> & { accountId: AccountId }): InsertCounts;
-  commitTransactionWindow(input: WithNow<TransactionWindowInput>): WindowCounts;
-  commitStatements(input: WithNow<UnitInput<StatementRow>> & { accountId: AccountId }): UpsertCounts;
-  recordStatementFile(input: WithNow<StatementFileInput>): void;
-  listStatementsWithoutFile(key: { bank: BankName; accountId: AccountId }): StatementId[];
+  commitAccounts(input: WithNow<UnitInput<AccountRow>>): Promise<UpsertCounts>;
+  commitBalances(input: WithNow<UnitInput<BalanceRow>> & { accountId: AccountId }): Promise<InsertCounts>;
+  commitTransactionWindow(input: WithNow<TransactionWindowInput>): Promise<WindowCounts>;
+  commitStatements(input: WithNow<UnitInput<StatementRow>> & { accountId: AccountId }): Promise<UpsertCounts>;
+  recordStatementFile(input: WithNow<StatementFileInput>): Promise<void>;
+  listStatementsWithoutFile(key: AccountKey): Promise<StatementId[]>;
   /** The `StartDateTime` (stored instant) of the newest statement held for the account. */
-  latestStatementStart(key: { bank: BankName; accountId: AccountId }): Promise<string | null>;
+  latestStatementStart(key: AccountKey): Promise<string | null>;
   /** When the customer's (accountId null) or the account's party was last read, or null. */
   partyLastSeen(key: { bank: BankName; consentId: ConsentId; accountId: AccountId | null }): Promise<string | null>;
-  commitParty(input: WithNow<PartyInput>): UpsertCounts;
+  commitParty(input: WithNow<PartyInput>): Promise<UpsertCounts>;
 
   syncState: {
-    getWatermark(key: { bank: BankName; accountId: AccountId; consentId: ConsentId; resource?: SyncResource }): string | null;
-    setWatermark(key: { bank: BankName; accountId: AccountId; consentId: ConsentId; resource?: SyncResource; watermark: Instant | null; now?: Instant }): void;
-    oldestOpenPending(key: { bank: BankName; accountId: AccountId }): string | null;
-    getWindowDays(bank: BankName): number | null;
-    setWindowDays(bank: BankName, windowDays: number, now?: Instant): void;
+    getWatermark(key: WatermarkKey): Promise<string | null>;
+    setWatermark(key: WatermarkKey & { watermark: Instant | null; now?: Instant }): Promise<void>;
+    oldestOpenPending(key: AccountKey): Promise<string | null>;
+    getWindowDays(bank: BankName): Promise<number | null>;
+    setWindowDays(bank: BankName, windowDays: number, now?: Instant): Promise<void>;
     /** What the bank's transaction queries taught (BDT263 and accepted sizes). */
     getWindowKnowledge(bank: BankName): Promise<WindowKnowledge>;
     recordWindowKnowledge(bank: BankName, learned: { acceptedRows?: number | null; refusedRows?: number | null; windowDays?: number | null }, now?: Instant): Promise<void>;
@@ -106,102 +100,51 @@ export interface Store {
     setRowsPerDay(key: { bank: BankName; accountId: AccountId; consentId: ConsentId; rowsPerDay: number; now?: Instant }): Promise<void>;
   };
   runs: {
-    start(options?: { runId?: string; now?: Instant }): string;
-    finish(runId: string, summary: RunSummary, now?: Instant): void;
-    get(runId: string): RunRow | null;
-    list(limit?: number): RunRow[];
+    start(options?: { runId?: string; now?: Instant }): Promise<string>;
+    finish(runId: string, summary: RunSummary, now?: Instant): Promise<void>;
+    get(runId: string): Promise<RunRow | null>;
+    list(limit?: number): Promise<RunRow[]>;
+    /** Which scheduled job a run was (`bankdata schedule`). */
+    recordJob(runId: string, job: string, scheduledFor: Instant): Promise<void>;
+    getJob(runId: string): Promise<JobRunRow | null>;
   };
   rejects: {
     /** Rejects outside a unit commit (e.g. a consent record that failed its schema). */
-    insert(rejects: readonly RejectInput[], options: { runId: string | null; now?: Instant }): number;
-    list(filter?: { runId?: string }): RejectRow[];
+    insert(rejects: readonly RejectInput[], options: { runId: string | null; now?: Instant }): Promise<number>;
+    list(filter?: { runId?: string }): Promise<RejectRow[]>;
   };
   lease: {
-    acquire(holder: LeaseHolder & { now?: Instant }): AcquireResult;
-    renew(holder: LeaseHolder & { now?: Instant }): boolean;
-    release(holder: LeaseHolder): boolean;
+    acquire(holder: LeaseHolder & { now?: Instant }): Promise<AcquireResult>;
+    renew(holder: LeaseHolder & { now?: Instant }): Promise<boolean>;
+    release(holder: LeaseHolder): Promise<boolean>;
+    /** The lease as stored (expired or not), or null: status tells a live run from a killed one. */
+    current(): Promise<LeaseRow | null>;
   };
-}
-
-export interface OpenStoreOptions extends OpenDatabaseOptions {
-  /** The clock for every `now` left out (tests fix it). */
-  now?: Clock;
-}
-
-/** Opens the database (writing: creating it, its directory and the schema as needed; see open.ts). */
-export function openStore(path: string, options: OpenStoreOptions = {}): Store {
-  const { sqlite, db, path: file } = openDatabase(path, options);
-  const clock = options.now ?? systemClock;
-  const at = (now: Instant | undefined): Instant => now ?? clock();
-
-  return {
-    path: file,
-    db,
-    sqlite,
-    now: clock,
-    close: () => sqlite.close(),
-
-    consents: {
-      add: (consentId, now) => addConsent(db, consentId, at(now)),
-      get: (consentId) => getConsent(db, consentId),
-      list: (filter) => listConsents(db, filter),
-      recordStatus: (consent, opts = {}) => recordConsentStatus(db, consent, { raw: opts.raw, now: at(opts.now) }),
-      recordOutcome: (consentId, outcome, now) => recordConsentOutcome(db, consentId, outcome, at(now)),
-      markEnded: (consentId, reason, now) => markConsentEnded(db, consentId, reason, at(now)),
-    },
-    meta: {
-      save: (meta, opts = {}) => saveBankMeta(db, meta, { raw: opts.raw, now: at(opts.now) }),
-      get: (bank) => getBankMeta(db, bank),
-    },
-
-    commitAccounts: (input) => commitAccounts(db, { ...input, now: at(input.now) }),
-    commitBalances: (input) => {
-      checkAccount(input.accountId, input.rows);
-      return commitBalances(db, { ...input, now: at(input.now) });
-    },
-    commitTransactionWindow: (input) => commitTransactionWindow(db, { ...input, now: at(input.now) }),
-    commitStatements: (input) => {
-      checkAccount(input.accountId, input.rows);
-      return commitStatements(db, { ...input, now: at(input.now) });
-    },
-    recordStatementFile: (input) => recordStatementFile(db, { ...input, now: at(input.now) }),
-    listStatementsWithoutFile: (key) => listStatementsWithoutFile(db, key),
-    latestStatementStart: (key) => latestStatementStart(db, key),
-    partyLastSeen: (key) => partyLastSeen(db, key),
-    commitParty: (input) => commitParty(db, { ...input, now: at(input.now) }),
-
-    syncState: {
-      getWatermark: (key) => getWatermark(db, key),
-      setWatermark: (key) => setWatermark(db, { ...key, now: at(key.now) }),
-      oldestOpenPending: (key) => oldestOpenPending(db, key),
-      getWindowDays: (bank) => getWindowDays(db, bank),
-      setWindowDays: (bank, days, now) => setWindowDays(db, bank, days, at(now)),
-      getWindowKnowledge: (bank) => getWindowKnowledge(db, bank),
-      recordWindowKnowledge: (bank, learned, now) => recordWindowKnowledge(db, bank, learned, at(now)),
-      getRowsPerDay: (key) => getRowsPerDay(db, key),
-      setRowsPerDay: (key) => setRowsPerDay(db, { ...key, now: at(key.now) }),
-    },
-    runs: {
-      start: (opts = {}) => startRun(db, { runId: opts.runId, now: at(opts.now) }),
-      finish: (runId, summary, now) => finishRun(db, runId, summary, at(now)),
-      get: (runId) => getRun(db, runId),
-      list: (limit) => listRuns(db, limit),
-    },
-    rejects: {
-      insert: (rejects, opts) =>
-        inWriteTransaction(db, (tx) => insertRejectRows(tx, rejects, opts.runId, toStoredInstant(at(opts.now)))),
-      list: (filter) => listRejects(db, filter),
-    },
-    lease: {
-      acquire: (holder) => acquireLease(db, { ...holder, now: at(holder.now) }),
-      renew: (holder) => renewLease(db, { ...holder, now: at(holder.now) }),
-      release: (holder) => releaseLease(db, holder),
-    },
+  payments: {
+    /** Upserts the payment as the API showed it and adds its status to the history. */
+    record(payment: Payment, now?: Instant): Promise<PaymentRow>;
+    get(paymentId: string): Promise<PaymentRow | null>;
+    history(paymentId: string): Promise<PaymentStatusRow[]>;
+    /** Payments not yet in a final status, oldest first. */
+    listOpen(): Promise<PaymentRow[]>;
+    /** Written before the request is sent: a crash after it is resumed with this key. */
+    insertAttempt(attempt: { idempotencyKey: string; consentId: string; requestJson: string; now?: Instant }): Promise<void>;
+    updateAttempt(key: string, update: WithNow<PaymentAttemptUpdate>): Promise<void>;
+    findUnansweredAttempt(consentId: string, requestJson: string): Promise<PaymentAttemptRow | null>;
+    getAttempt(key: string): Promise<PaymentAttemptRow | null>;
+    /** The newest payment an earlier attempt made for this consent and request body, or null. */
+    findEarlier(request: { consentId: string; requestJson: string }): Promise<EarlierPayment | null>;
   };
-}
-
-function checkAccount(accountId: AccountId, rows: readonly { accountId: AccountId }[]): void {
-  for (const row of rows) {
-    if (row.accountId !== accountId) throw new RangeError(`row of account ${row.accountId} committed as ${accountId}`);
-  }
+  /** Reads over the public views (status, payments show and reconcile, the demo). */
+  reports: {
+    consents(): Promise<ConsentViewRow[]>;
+    latestRuns(limit: number): Promise<RunViewRow[]>;
+    rejectCounts(): Promise<RejectCount[]>;
+    payment(paymentId: string): Promise<PaymentViewRow | null>;
+    paymentMatch(paymentId: string): Promise<PaymentMatchRow | null>;
+    unmatchedPayments(): Promise<UnmatchedPaymentRow[]>;
+    unresolvedCandidates(): Promise<UnresolvedCandidateRow[]>;
+    reconciliationCounts(): Promise<ReconciliationCounts>;
+    totals(): Promise<StoreTotals>;
+  };
 }

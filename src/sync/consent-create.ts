@@ -13,15 +13,7 @@ import { checkConsentRequest, type ConsentCheckFailure, type ConsentRequestDraft
 import type { Environment } from '../api/rules';
 import { CreateConsentRequest, CreateConsentResponse, type Consent, type ConsentId } from '../api/schemas';
 import { silentLogger, type Logger } from '../log';
-import type { Store } from '../store';
-import {
-  beginCreation,
-  findOpenCreation,
-  recordCreated,
-  recordFailed,
-  recordSettled,
-  type ConsentCreationRow,
-} from '../store/consent-creations';
+import type { ConsentCreationRow, Store } from '../store';
 import { pollConsent, type PollDeps } from './consent-poll';
 import { buildConsentRequest, intentHashOf, pollTimeoutMs, type ConsentRequestInput } from './consent-request';
 
@@ -77,12 +69,12 @@ export async function createConsentFlow(
   const { store, client } = deps;
   const logger = deps.logger ?? silentLogger;
   const meta = await client.getMeta();
-  for (const bank of meta) store.meta.save(bank);
+  for (const bank of meta) await store.meta.save(bank);
   const now = deps.now?.() ?? new Date();
   // The date rules judge by the server's clock when it told us (its Date header), else ours.
   const ruleNow = deps.now?.() ?? client.serverNow()?.toJSDate() ?? now;
   const intentHash = intentHashOf(input, { baseUrl: deps.baseUrl, environment: deps.environment });
-  const open = findOpenCreation(store.db, intentHash, now);
+  const open = await store.creations.findOpen(intentHash, now);
 
   let key: string;
   let draft: ConsentRequestDraft;
@@ -102,14 +94,14 @@ export async function createConsentFlow(
     const body = CreateConsentRequest.parse(draft);
     const row: ConsentCreationRow =
       open ??
-      beginCreation(store.db, {
+      (await store.creations.begin({
         idempotencyKey: randomUUID(),
         intentHash,
         bodyJson: JSON.stringify(body),
         bank: body.flow.flow_hint.bank,
         flow: body.flow.detail.type,
         now,
-      });
+      }));
     key = row.idempotencyKey;
     how = open ? 'replayed' : 'new';
     logger.info('consent create sending', { idempotency_key: key, how, bank: body.flow.flow_hint.bank });
@@ -127,11 +119,11 @@ export async function createConsentFlow(
   if (polled.consent && (polled.consent.status === 'Authorised' || polled.timedOut)) {
     // Authorised: synced from now on. Still awaiting at the timeout: registered too, so a late
     // approval is picked up by the next sync (which skips it until then).
-    store.consents.add(response.consent_id, settledAt);
-    store.consents.recordStatus(polled.consent, { now: settledAt });
+    await store.consents.add(response.consent_id, settledAt);
+    await store.consents.recordStatus(polled.consent, { now: settledAt });
     registered = true;
   }
-  recordSettled(store.db, key, polled.timedOut ? 'PollTimeout' : polled.consent!.status, settledAt);
+  await store.creations.recordSettled(key, polled.timedOut ? 'PollTimeout' : polled.consent!.status, settledAt);
   logger.info('consent create settled', { consent_id: response.consent_id, status: polled.consent?.status, timed_out: polled.timedOut });
   return { ...info, status: polled.consent?.status ?? null, timedOut: polled.timedOut, registered };
 }
@@ -145,10 +137,10 @@ async function send(deps: CreateConsentDeps, row: ConsentCreationRow, now: Date)
   const body = CreateConsentRequest.parse(JSON.parse(row.bodyJson));
   try {
     const response = await deps.client.createConsent(body, { idempotencyKey: row.idempotencyKey });
-    recordCreated(deps.store.db, row.idempotencyKey, response, deps.now?.() ?? now);
+    await deps.store.creations.recordCreated(row.idempotencyKey, response, deps.now?.() ?? now);
     return response;
   } catch (error) {
-    if (isRefusal(error)) recordFailed(deps.store.db, row.idempotencyKey, error.code, deps.now?.() ?? now);
+    if (isRefusal(error)) await deps.store.creations.recordFailed(row.idempotencyKey, error.code, deps.now?.() ?? now);
     throw error;
   }
 }

@@ -28,12 +28,12 @@ export async function refreshConsentStatuses(
   await mapPool(consentIds, concurrency, async (consentId) => {
     try {
       const consent = await client.getConsent(consentId);
-      store.consents.recordStatus(consent);
+      await store.consents.recordStatus(consent);
       outcomes.set(consentId, { consentId, status: consent.status, error: null });
     } catch (error) {
       const failure = readFailure(error);
-      if (error instanceof ConsentEndedError && error.code && store.consents.get(consentId)) {
-        store.consents.markEnded(consentId, error.code);
+      if (error instanceof ConsentEndedError && error.code && await store.consents.get(consentId)) {
+        await store.consents.markEnded(consentId, error.code);
       }
       outcomes.set(consentId, { consentId, status: null, error: failure });
     }

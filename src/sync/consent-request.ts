@@ -7,7 +7,7 @@ import { DateTime } from 'luxon';
 import type { ConsentRequestDraft } from '../api/consent-checks';
 import { NZ_ZONE, addNzDays, durationMs, formatNz, nzDateOf, parseQueryDateTime, parseWireDateTime, toInstant, type Instant } from '../api/rules';
 import type { BankMeta, FlowType } from '../api/schemas';
-import { sha256 } from '../store/consent-creations';
+import { sha256 } from '../store';
 
 export interface ConsentRequestInput {
   /** As typed: checked case-sensitively (BDT243). */

@@ -19,7 +19,7 @@ export interface RevokeResult {
 }
 
 export async function revokeConsentOp(store: Store, client: DataApiClient, consentId: ConsentId): Promise<RevokeResult> {
-  const registered = store.consents.get(consentId) !== null;
+  const registered = await store.consents.get(consentId) !== null;
   let outcome: RevokeResult['outcome'] = 'revoked';
   let code: RevokeResult['code'] = null;
   try {
@@ -33,7 +33,7 @@ export async function revokeConsentOp(store: Store, client: DataApiClient, conse
       code = 'BDT009';
     } else {
       // BDT101: unknown here; a registered one can never be synced again.
-      if (registered && error instanceof ConsentEndedError && error.code) store.consents.markEnded(consentId, error.code);
+      if (registered && error instanceof ConsentEndedError && error.code) await store.consents.markEnded(consentId, error.code);
       throw error;
     }
   }
@@ -41,12 +41,12 @@ export async function revokeConsentOp(store: Store, client: DataApiClient, conse
   if (registered) {
     try {
       const consent = await client.getConsent(consentId);
-      store.consents.recordStatus(consent);
+      await store.consents.recordStatus(consent);
       status = consent.status;
     } catch {
       // The revoke stands; the status is recorded by the next sync's read.
     }
-    store.consents.markEnded(consentId, status ?? code ?? 'Revoked');
+    await store.consents.markEnded(consentId, status ?? code ?? 'Revoked');
   }
   return { consentId, outcome, status, code, registered };
 }

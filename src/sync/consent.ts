@@ -5,7 +5,7 @@
  */
 import { AuthenticationError, ConsentEndedError, ConsentNotAuthorisedError, UnavailableError } from '../api';
 import type { BankMeta, ConsentId, ConsentStatus } from '../api/schemas';
-import type { ConsentOutcome } from '../store';
+import type { ConsentOutcome, ConsentRecord } from '../store';
 import type { SyncContext } from './context';
 import { planConsent, type ConsentPlan } from './plan';
 import { partyDue, syncAccounts, syncBalances, syncParty, syncStatementFile, syncStatements } from './resources';
@@ -46,14 +46,14 @@ export async function syncConsent(
   } catch (error) {
     return consentError(ctx, consentId, null, error);
   }
-  ctx.store.consents.recordStatus(consent);
+  await ctx.store.consents.recordStatus(consent);
   const bank = consent.flow.flow_hint.bank;
   if (ENDED_STATUSES.includes(consent.status)) {
-    ctx.store.consents.markEnded(consentId, consent.status, ctx.now().toJSDate());
+    await ctx.store.consents.markEnded(consentId, consent.status, ctx.now().toJSDate());
     return { consentId, bank, status: consent.status, outcome: 'ended', reason: `status ${consent.status}`, needsReconsent: true };
   }
   if (AWAITING_STATUSES.includes(consent.status)) {
-    ctx.store.consents.recordOutcome(consentId, 'skipped');
+    await ctx.store.consents.recordOutcome(consentId, 'skipped');
     return { consentId, bank, status: consent.status, outcome: 'skipped', reason: `status ${consent.status}`, needsReconsent: false };
   }
 
@@ -63,7 +63,7 @@ export async function syncConsent(
     // not reported as synced (`ok` would move last_synced_at with nothing fetched).
     const reason = `bank ${bank} is not listed in /v1/meta for this organisation and environment`;
     ctx.logger.warn('consent skipped', { consent_id: consentId, reason });
-    ctx.store.consents.recordOutcome(consentId, 'skipped');
+    await ctx.store.consents.recordOutcome(consentId, 'skipped');
     return { consentId, bank, status: consent.status, outcome: 'skipped', reason, needsReconsent: false };
   }
   const plan = planConsent({ permissions: consent.permissions, scopes, bank: bankMeta });
@@ -73,7 +73,7 @@ export async function syncConsent(
       ctx.logger.info('resource not requested', { consent_id: consentId, resource, reason: decision.reason });
     }
   }
-  const record = ctx.store.consents.get(consentId)!;
+  const record = (await ctx.store.consents.get(consentId))!;
   try {
     await syncPlanned(ctx, consentId, bankMeta, plan, record);
   } catch (error) {
@@ -81,7 +81,7 @@ export async function syncConsent(
   }
   const failed = ctx.counters.failedUnits.length > failuresBefore;
   const outcome: ConsentOutcome = failed || ctx.stopping() ? 'partial' : 'ok';
-  ctx.store.consents.recordOutcome(consentId, outcome);
+  await ctx.store.consents.recordOutcome(consentId, outcome);
   return { consentId, bank, status: consent.status, outcome, needsReconsent: false };
 }
 
@@ -90,7 +90,7 @@ async function syncPlanned(
   consentId: ConsentId,
   bank: BankMeta,
   plan: ConsentPlan,
-  record: NonNullable<ReturnType<SyncContext['store']['consents']['get']>>,
+  record: ConsentRecord,
 ): Promise<void> {
   const scope = { bank: bank.name, consentId };
   const { resources } = plan;
@@ -132,21 +132,21 @@ async function syncPlanned(
 }
 
 /** Consent-level answers: ended (recorded, skipped from then on), not yet authorised, or failed. */
-function consentError(ctx: SyncContext, consentId: ConsentId, bank: string | null, error: unknown): ConsentResult {
+async function consentError(ctx: SyncContext, consentId: ConsentId, bank: string | null, error: unknown): Promise<ConsentResult> {
   if (error instanceof AuthenticationError) throw error;
   if (error instanceof ConsentEndedError) {
     // BDT009/013/101/409/410/412/415: the consent can never be used again.
     const reason = error.code ?? error.reason;
-    ctx.store.consents.markEnded(consentId, reason, ctx.now().toJSDate());
+    await ctx.store.consents.markEnded(consentId, reason, ctx.now().toJSDate());
     ctx.logger.warn('consent ended', { consent_id: consentId, code: error.code });
     return { consentId, bank, status: null, outcome: 'ended', reason: describeError(error), needsReconsent: true };
   }
   if (error instanceof ConsentNotAuthorisedError) {
-    ctx.store.consents.recordOutcome(consentId, 'skipped');
+    await ctx.store.consents.recordOutcome(consentId, 'skipped');
     return { consentId, bank, status: null, outcome: 'skipped', reason: describeError(error), needsReconsent: false };
   }
   recordFailure(ctx, consentId, 'consent', error);
-  ctx.store.consents.recordOutcome(consentId, 'failed');
+  await ctx.store.consents.recordOutcome(consentId, 'failed');
   return {
     consentId,
     bank,

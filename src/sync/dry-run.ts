@@ -7,7 +7,7 @@
 import { DateTime } from 'luxon';
 import type { DataApiClient } from '../api';
 import { AuthenticationError, ConsentEndedError, ConsentNotAuthorisedError } from '../api';
-import type { AccountId, ConsentId } from '../api/schemas';
+import type { ConsentId } from '../api/schemas';
 import type { Store } from '../store';
 import type { SyncSettings } from './context';
 import { ENDED_STATUSES } from './consent';
@@ -53,7 +53,7 @@ export async function planDryRun(options: {
     now: options.now ?? (() => DateTime.utc()),
   };
   const consents: DryRunConsent[] = [];
-  for (const consentId of consentsToSync(store, options.consentIds)) {
+  for (const consentId of await consentsToSync(store, options.consentIds)) {
     const q = `consent_id=${consentId}`;
     let consent;
     try {
@@ -79,22 +79,22 @@ export async function planDryRun(options: {
     }
     const r = plan.resources;
     if (r.accounts.fetch) entry.requests.push(`GET /v1/accounts?${q}`);
-    const record = store.consents.get(consentId);
-    const accounts = knownAccounts(store, consentId, bank);
+    const record = await store.consents.get(consentId);
+    const accounts = await store.consents.knownAccounts({ consentId, bank });
     if (r.accounts.fetch && accounts.length === 0) entry.note = 'never synced: per-account requests follow the account list';
     for (const accountId of r.accounts.fetch ? accounts : []) {
       const path = `/v1/accounts/${encodeURIComponent(accountId)}`;
       if (r.balances.fetch) entry.requests.push(`GET ${path}/balances?${q}`);
       if (r.transactions.fetch && record && bankMeta) {
-        const range = transactionRange(ctx, { ...record, startDateTime: consent.start_date_time, endDateTime: consent.end_date_time ?? null }, bankMeta, accountId);
-        const days = store.syncState.getWindowDays(bank) ?? options.settings.windowDays;
+        const range = await transactionRange(ctx, { ...record, startDateTime: consent.start_date_time, endDateTime: consent.end_date_time ?? null }, bankMeta, accountId);
+        const days = await store.syncState.getWindowDays(bank) ?? options.settings.windowDays;
         for (const w of range ? planWindows({ start: range.start, ceiling: range.ceiling, windowDays: days }) : []) {
           entry.requests.push(`GET ${path}/transactions?${q}&fromBookingDateTime=${iso(w.from)}&toBookingDateTime=${iso(w.to)}`);
         }
       }
       if (r.statements.fetch) entry.requests.push(`GET ${path}/statements?${q}`);
       if (r.statement_file.fetch) {
-        for (const id of store.listStatementsWithoutFile({ bank, accountId })) {
+        for (const id of await store.listStatementsWithoutFile({ bank, accountId })) {
           entry.requests.push(`GET ${path}/statements/${encodeURIComponent(id)}/file?${q}`);
         }
       }
@@ -105,16 +105,6 @@ export async function planDryRun(options: {
   return { consents, requestsSent: client.stats().requests };
 }
 
-/** Accounts the database knows for this consent (from its accounts and its watermarks). */
-function knownAccounts(store: Store, consentId: ConsentId, bank: string): AccountId[] {
-  const rows = store.sqlite
-    .prepare(
-      `SELECT account_id FROM v_accounts WHERE consent_id = ? AND bank = ?
-       UNION SELECT account_id FROM sync_state WHERE consent_id = ? AND bank = ? ORDER BY 1`,
-    )
-    .all(consentId, bank, consentId, bank) as { account_id: AccountId }[];
-  return rows.map((r) => r.account_id);
-}
 
 function iso(value: DateTime): string {
   return encodeURIComponent(value.toUTC().toISO({ suppressMilliseconds: true }) ?? '');

@@ -27,7 +27,7 @@ function rejectsOf(ctx: SyncContext, scope: Scope, resource: string, accountId: 
 export async function syncAccounts(ctx: SyncContext, scope: Scope): Promise<Account[]> {
   const result = await ctx.client.listAccounts(scope.consentId);
   const tctx = context(ctx, scope);
-  const counts = ctx.store.commitAccounts({
+  const counts = await ctx.store.commitAccounts({
     ...scope,
     rows: result.records.map((a) => toAccountRow(a, tctx)),
     rejects: rejectsOf(ctx, scope, 'account', null, result.rejects),
@@ -44,7 +44,7 @@ export async function syncBalances(ctx: SyncContext, scope: Scope, accountId: Ac
   const tctx = context(ctx, scope);
   const { rows, strays } = splitByAccount('balance', scope, accountId, result.records, (b) => toBalanceRow(b, tctx));
   const rejects = [...rejectsOf(ctx, scope, 'balance', accountId, result.rejects), ...strays];
-  const counts = ctx.store.commitBalances({ ...scope, accountId, rows, rejects, runId: ctx.runId, now: tctx.fetchedAt });
+  const counts = await ctx.store.commitBalances({ ...scope, accountId, rows, rejects, runId: ctx.runId, now: tctx.fetchedAt });
   addRows(ctx.counters, counts);
 }
 
@@ -60,9 +60,9 @@ export async function syncStatements(ctx: SyncContext, scope: Scope, accountId: 
   const tctx = context(ctx, scope);
   const { rows, strays } = splitByAccount('statement', scope, accountId, result.records, (s) => toStatementRow(s, tctx));
   const rejects = [...rejectsOf(ctx, scope, 'statement', accountId, result.rejects), ...strays];
-  const counts = ctx.store.commitStatements({ ...scope, accountId, rows, rejects, runId: ctx.runId, now: tctx.fetchedAt });
+  const counts = await ctx.store.commitStatements({ ...scope, accountId, rows, rejects, runId: ctx.runId, now: tctx.fetchedAt });
   addRows(ctx.counters, counts);
-  return ctx.store.listStatementsWithoutFile({ bank: scope.bank, accountId });
+  return await ctx.store.listStatementsWithoutFile({ bank: scope.bank, accountId });
 }
 
 /**
@@ -90,7 +90,7 @@ export async function syncStatementFile(
     if (written.sha256 !== result.sha256 || written.bytes !== result.bytes) {
       throw new Error(`statement file ${statementId}: bytes on disk differ from bytes received`);
     }
-    ctx.store.recordStatementFile({
+    await ctx.store.recordStatementFile({
       bank: scope.bank,
       accountId,
       statementId,
@@ -122,7 +122,7 @@ export async function partyDue(ctx: SyncContext, scope: Scope, accountId: Accoun
 export async function syncParty(ctx: SyncContext, scope: Scope, accountId: AccountId | null): Promise<void> {
   const result = accountId === null ? await ctx.client.getParty(scope.consentId) : await ctx.client.getAccountParty(scope.consentId, accountId);
   const tctx = context(ctx, scope);
-  const counts = ctx.store.commitParty({
+  const counts = await ctx.store.commitParty({
     ...scope,
     accountId,
     row: result.record ? toPartyRow(result.record, tctx, accountId) : null,

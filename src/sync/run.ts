@@ -70,13 +70,12 @@ export class RunLockedError extends Error {
 }
 
 /** Consents this run walks: the given ones (registered, or an error), else every active one. */
-export function consentsToSync(store: Store, consentIds: readonly ConsentId[] | undefined): ConsentId[] {
-  if (!consentIds || consentIds.length === 0) return store.consents.list({ active: true }).map((c) => c.consentId);
-  return consentIds.map((id) => {
-    const record = store.consents.get(id);
-    if (!record) throw new RangeError(`consent ${id} is not registered (bankdata consents add ${id})`);
-    return id;
-  });
+export async function consentsToSync(store: Store, consentIds: readonly ConsentId[] | undefined): Promise<ConsentId[]> {
+  if (!consentIds || consentIds.length === 0) return (await store.consents.list({ active: true })).map((c) => c.consentId);
+  for (const id of consentIds) {
+    if (!(await store.consents.get(id))) throw new RangeError(`consent ${id} is not registered (bankdata consents add ${id})`);
+  }
+  return [...consentIds];
 }
 
 export async function runSync(options: SyncOptions): Promise<SyncSummary> {
@@ -84,27 +83,30 @@ export async function runSync(options: SyncOptions): Promise<SyncSummary> {
   const logger = options.logger ?? silentLogger;
   const now = options.now ?? (() => DateTime.utc());
   const holder = { pid: process.pid, host: hostname() };
-  const consentIds = consentsToSync(store, options.consentIds);
+  const consentIds = await consentsToSync(store, options.consentIds);
 
-  const lease = store.lease.acquire(holder);
+  const lease = await store.lease.acquire(holder);
   if (!lease.ok) throw new RunLockedError(lease.heldBy);
   let leaseLost = false;
   const renew = setInterval(() => {
-    try {
-      if (!store.lease.renew(holder)) leaseLost = true;
-    } catch (error) {
-      // A lease we cannot renew will expire under us: stop after the unit in flight rather than
-      // write on while another run may take over.
-      leaseLost = true;
-      logger.error('lease renewal failed: stopping after the unit in flight', { reason: describeError(error) });
-    }
+    store.lease.renew(holder).then(
+      (renewed) => {
+        if (!renewed) leaseLost = true;
+      },
+      (error: unknown) => {
+        // A lease we cannot renew will expire under us: stop after the unit in flight rather than
+        // write on while another run may take over.
+        leaseLost = true;
+        logger.error('lease renewal failed: stopping after the unit in flight', { reason: describeError(error) });
+      },
+    );
   }, LEASE_RENEW_MS);
   renew.unref();
 
   const startedAt = now();
   // The client may serve several runs (demo, scheduler): count this run's requests only.
   const requestsBefore = client.stats().requests;
-  const runId = store.runs.start({ now: startedAt.toJSDate() });
+  const runId = await store.runs.start({ now: startedAt.toJSDate() });
   const counters = emptyCounters();
   const results: ConsentResult[] = [];
   let fatal: SyncSummary['fatal'] = null;
@@ -162,8 +164,8 @@ export async function runSync(options: SyncOptions): Promise<SyncSummary> {
     else if (error instanceof UnavailableError) fatal = { kind: 'unavailable', message: describeError(error) };
     else {
       clearInterval(renew);
-      finish(ctx, results, { kind: 'failed', message: describeError(error) }, startedAt, now, requestsBefore);
-      store.lease.release(holder);
+      await finish(ctx, results, { kind: 'failed', message: describeError(error) }, startedAt, now, requestsBefore);
+      await store.lease.release(holder);
       throw error;
     }
   } finally {
@@ -174,10 +176,10 @@ export async function runSync(options: SyncOptions): Promise<SyncSummary> {
     fatal = { kind: 'unavailable', message: 'the service could not be reached for any consent' };
   }
   const continuity = fatal ? null : await closingCheck(ctx);
-  const summary = finish(ctx, results, fatal, startedAt, now, requestsBefore);
+  const summary = await finish(ctx, results, fatal, startedAt, now, requestsBefore);
   summary.continuity = continuity;
   summary.interrupted = (options.signal?.aborted ?? false) || leaseLost;
-  store.lease.release(holder);
+  await store.lease.release(holder);
   logger.info('sync finished', { run_id: runId, outcome: summary.outcome, requests: summary.requests });
   return summary;
 }
@@ -196,18 +198,18 @@ async function closingCheck(ctx: SyncContext): Promise<SyncSummary['continuity']
 
 async function fetchMeta(ctx: SyncContext): Promise<Map<string, BankMeta>> {
   const meta = await ctx.client.getMeta();
-  for (const bank of meta) ctx.store.meta.save(bank);
+  for (const bank of meta) await ctx.store.meta.save(bank);
   return new Map(meta.map((b) => [b.name, b]));
 }
 
-function finish(
+async function finish(
   ctx: SyncContext,
   results: ConsentResult[],
   fatal: SyncSummary['fatal'] | { kind: 'failed'; message: string },
   startedAt: DateTime,
   now: () => DateTime,
   requestsBefore: number,
-): SyncSummary {
+): Promise<SyncSummary> {
   const { counters } = ctx;
   const interrupted = ctx.stopping() && fatal === null;
   const partial =
@@ -221,7 +223,7 @@ function finish(
     ...(interrupted ? ['interrupted: stopped after the unit in flight'] : []),
   ];
   const finishedAt = now();
-  ctx.store.runs.finish(
+  await ctx.store.runs.finish(
     ctx.runId,
     {
       outcome,

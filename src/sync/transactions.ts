@@ -23,7 +23,7 @@ export interface AccountRef {
 /** The range this run would fetch for an account, or null (nothing to fetch). */
 export type RangeContext = Pick<SyncContext, 'store' | 'client' | 'settings' | 'now' | 'since' | 'full'>;
 
-export function transactionRange(ctx: RangeContext, consent: ConsentRecord, bank: BankMeta, accountId: AccountId) {
+export async function transactionRange(ctx: RangeContext, consent: ConsentRecord, bank: BankMeta, accountId: AccountId) {
   const key = { bank: bank.name, accountId };
   if (!consent.startDateTime) return null;
   return syncRange({
@@ -32,9 +32,9 @@ export function transactionRange(ctx: RangeContext, consent: ConsentRecord, bank
     maxHistoryDays: bank.features.max_history_days,
     configFloor: ctx.settings.floor,
     now: bankNow(ctx),
-    watermark: ctx.store.syncState.getWatermark({ ...key, consentId: consent.consentId }),
+    watermark: await ctx.store.syncState.getWatermark({ ...key, consentId: consent.consentId }),
     lookbackDays: ctx.settings.lookbackDays,
-    oldestOpenPending: ctx.store.syncState.oldestOpenPending(key),
+    oldestOpenPending: await ctx.store.syncState.oldestOpenPending(key),
     since: ctx.since,
     full: ctx.full,
   });
@@ -47,9 +47,9 @@ export async function syncTransactions(
   bank: BankMeta,
   creditDebitFilter: 'Credit' | 'Debit' | null,
 ): Promise<void> {
-  const range = transactionRange(ctx, consent, bank, ref.accountId);
+  const range = await transactionRange(ctx, consent, bank, ref.accountId);
   if (!range) return;
-  if (endedAndSettled(ctx, ref, consent, range.ceiling)) {
+  if (await endedAndSettled(ctx, ref, consent, range.ceiling)) {
     ctx.logger.debug('transactions not read: the consent window ended and its rows had time to settle', { account_id: ref.accountId });
     return;
   }
@@ -134,15 +134,15 @@ export async function syncTransactions(
  * read to the end, the look-back has passed since (late rows and pending ones settled) and no
  * pending row of the account is still open. `--full` and `--since` read it anyway.
  */
-function endedAndSettled(ctx: SyncContext, ref: AccountRef, consent: ConsentRecord, ceiling: DateTime): boolean {
+async function endedAndSettled(ctx: SyncContext, ref: AccountRef, consent: ConsentRecord, ceiling: DateTime): Promise<boolean> {
   if (!consent.endDateTime || ctx.full || ctx.since) return false;
   const end = DateTime.fromISO(String(consent.endDateTime), { zone: 'utc' });
   if (!end.isValid || ceiling < end.startOf('second')) return false;
-  const watermark = ctx.store.syncState.getWatermark({ bank: ref.bank, accountId: ref.accountId, consentId: ref.consentId });
+  const watermark = await ctx.store.syncState.getWatermark({ bank: ref.bank, accountId: ref.accountId, consentId: ref.consentId });
   if (watermark === null || DateTime.fromISO(watermark, { zone: 'utc' }) < ceiling) return false;
   const settledAt = end.setZone(NZ_ZONE).plus({ days: ctx.settings.lookbackDays });
   if (bankNow(ctx) < settledAt) return false;
-  return ctx.store.syncState.oldestOpenPending({ bank: ref.bank, accountId: ref.accountId }) === null;
+  return (await ctx.store.syncState.oldestOpenPending({ bank: ref.bank, accountId: ref.accountId })) === null;
 }
 
 /** What this run knows of one bank's limit, shared by its accounts; saved after each account. */
@@ -217,7 +217,7 @@ async function fetchAndCommit(
   // A record of another account in this account's answer is kept aside, never stored under it.
   const { rows, strays } = splitByAccount('transaction', tctx, ref.accountId, result.records, (r) => toTransactionRow(r, tctx));
   const rejects = [...result.rejects.map((r) => toRejectInput('transaction', tctx, ref.accountId, r.raw, r.reason)), ...strays];
-  const counts = ctx.store.commitTransactionWindow({
+  const counts = await ctx.store.commitTransactionWindow({
     bank: ref.bank,
     accountId: ref.accountId,
     consentId: ref.consentId,

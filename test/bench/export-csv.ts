@@ -55,10 +55,10 @@ async function runChild(mode: string, db: string, out: string): Promise<void> {
       if (columns.map((c) => row[c]).length > 0) rows++;
     }
   } else if (mode === 'read') {
-    const store = openStore(db);
+    const store = await openStore(db);
     const stmt = store.sqlite.prepare(`SELECT * FROM v_transactions ${ORDER}`).raw(true).safeIntegers(true);
     for (const _row of stmt.iterate()) rows++;
-    store.close();
+    await store.close();
   } else {
     throw new Error(`unknown bench mode ${mode}`);
   }
@@ -112,7 +112,7 @@ export default async function bench(): Promise<void> {
   try {
     const db = join(dir, 'bench.sqlite');
     let t = performance.now();
-    generate(db, ROWS);
+    await generate(db, ROWS);
     process.stdout.write(`generated ${fmt(ROWS)} transactions in ${fmt(performance.now() - t)} ms (${fmt(statSync(db).size / 1e6)} MB)\n`);
     const results: [string, Measure][] = [];
     const run = (label: string, measure: () => Measure) => {

@@ -34,11 +34,11 @@ function cents(value: bigint): string {
   return `${negative ? '-' : ''}${abs / 100n}.${String(abs % 100n).padStart(2, '0')}`;
 }
 
-function build(db: string): void {
+async function build(db: string): Promise<void> {
   const running = new Map<string, bigint>(ACCOUNTS.map((a) => [a, 100_000_00n]));
   const seen = new Map<string, number>();
   const snapshots: { account: string; at: string; cents: bigint }[] = [];
-  generate(db, ROWS, {
+  await generate(db, ROWS, {
     beforeInsert(row) {
       const account = String(row['account_id']);
       if (row['status'] !== 'Booked') {
@@ -72,7 +72,7 @@ function build(db: string): void {
 
 async function runChild(mode: string, db: string, out: string): Promise<void> {
   const started = performance.now();
-  const store = openStore(db);
+  const store = await openStore(db);
   let bytes = 0;
   let note: string;
   if (mode === 'report') {
@@ -89,7 +89,7 @@ async function runChild(mode: string, db: string, out: string): Promise<void> {
   } else {
     throw new Error(`unknown bench mode ${mode}`);
   }
-  store.close();
+  await store.close();
   const measure: Measure = { ms: performance.now() - started, maxRssKb: process.resourceUsage().maxRSS, bytes, note };
   process.stdout.write(JSON.stringify(measure) + '\n');
 }
@@ -106,7 +106,7 @@ export default async function bench(): Promise<void> {
   try {
     const db = join(dir, 'bench.sqlite');
     const t = performance.now();
-    build(db);
+    await build(db);
     process.stdout.write(`generated ${fmt(ROWS)} transactions in ${fmt(performance.now() - t)} ms (${fmt(statSync(db).size / 1e6)} MB)\n`);
     const runs: [string, Measure][] = [
       ['bankdata report (all accounts)', child('report', db, join(dir, 'report.html'))],

@@ -1,5 +1,5 @@
 /**
- * Store writes: the same BENCH_ROWS transaction rows (200 000), made from the emulator's world
+ * SqliteStore writes: the same BENCH_ROWS transaction rows (200 000), made from the emulator's world
  * by the sync's own transform (50 000, copied under other account ids up to the count), written side by side into fresh databases opened the same way
  * (openStore: WAL, synchronous NORMAL, foreign keys, the same migrated schema):
  *   (a) through `store.commitTransactionWindow`, one call per window of ~BENCH_WINDOW rows (500)
@@ -17,7 +17,7 @@ import { join } from 'node:path';
 import { DateTime } from 'luxon';
 import { BANKS, type ConsentId } from '../../src/api/schemas';
 import { generateWorld } from '../../src/emulator/world';
-import { openStore, type AccountRow, type Store, type TransactionRow } from '../../src/store';
+import { openStore, type AccountRow, type SqliteStore, type TransactionRow } from '../../src/store';
 import { toAccountRow, toTransactionRow } from '../../src/sync/transform';
 
 const ROWS = Number(process.env.BENCH_ROWS ?? 200_000);
@@ -83,13 +83,13 @@ function makeRows(): { accounts: AccountRow[]; windows: Window[]; rows: number }
 }
 
 /** A fresh database with the consent and the accounts the rows belong to (not timed). */
-function freshStore(dir: string, name: string, accounts: AccountRow[]): Store {
-  const store = openStore(join(dir, `${name}.sqlite`), { now: () => NOW });
-  store.consents.add(CONSENT);
-  store.commitAccounts({ bank: accounts[0]!.bank, consentId: CONSENT, runId: null, rows: [] });
+async function freshStore(dir: string, name: string, accounts: AccountRow[]): Promise<SqliteStore> {
+  const store = await openStore(join(dir, `${name}.sqlite`), { now: () => NOW });
+  await store.consents.add(CONSENT);
+  await store.commitAccounts({ bank: accounts[0]!.bank, consentId: CONSENT, runId: null, rows: [] });
   for (const bank of BANKS) {
     const rows = accounts.filter((a) => a.bank === bank);
-    if (rows.length > 0) store.commitAccounts({ bank, consentId: CONSENT, runId: null, rows });
+    if (rows.length > 0) await store.commitAccounts({ bank, consentId: CONSENT, runId: null, rows });
   }
   return store;
 }
@@ -110,16 +110,16 @@ function values(row: TransactionRow, now: string): unknown[] {
   return [...COLUMNS.map((c) => row[c]), now, now, now, null];
 }
 
-function timeIt(work: () => void): number {
+async function timeIt(work: () => unknown): Promise<number> {
   const started = performance.now();
-  work();
+  await work();
   return performance.now() - started;
 }
 
-function viaStore(store: Store, windows: readonly Window[]): number {
-  return timeIt(() => {
+async function viaStore(store: SqliteStore, windows: readonly Window[]): Promise<number> {
+  return timeIt(async () => {
     for (const w of windows) {
-      store.commitTransactionWindow({
+      await store.commitTransactionWindow({
         bank: w.bank,
         accountId: w.accountId,
         consentId: CONSENT,
@@ -134,7 +134,7 @@ function viaStore(store: Store, windows: readonly Window[]): number {
   });
 }
 
-function plainInsert(store: Store, windows: readonly Window[]): number {
+function plainInsert(store: SqliteStore, windows: readonly Window[]): Promise<number> {
   const insert = store.sqlite.prepare(INSERT_SQL);
   const now = NOW.toISOString();
   const commit = store.sqlite.transaction((rows: readonly TransactionRow[]) => {
@@ -145,7 +145,7 @@ function plainInsert(store: Store, windows: readonly Window[]): number {
   });
 }
 
-function plainSelectThenInsert(store: Store, windows: readonly Window[]): number {
+function plainSelectThenInsert(store: SqliteStore, windows: readonly Window[]): Promise<number> {
   const insert = store.sqlite.prepare(INSERT_SQL);
   const select = store.sqlite.prepare('SELECT * FROM transactions WHERE bank = ? AND account_id = ? AND transaction_id = ?');
   const now = NOW.toISOString();
@@ -160,7 +160,7 @@ function plainSelectThenInsert(store: Store, windows: readonly Window[]): number
 }
 
 const fmt = (n: number) => Math.round(n).toLocaleString('en-NZ');
-const count = (store: Store) => (store.sqlite.prepare('SELECT count(*) AS n FROM transactions').get() as { n: number }).n;
+const count = (store: SqliteStore) => (store.sqlite.prepare('SELECT count(*) AS n FROM transactions').get() as { n: number }).n;
 
 export default async function bench(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'bankdata-bench-store-'));
@@ -171,9 +171,9 @@ export default async function bench(): Promise<void> {
       `made ${fmt(rows)} rows of ${accounts.length} accounts in ${windows.length} windows (≤ ${WINDOW} rows) from the world in ${fmt(performance.now() - t)} ms\n`,
     );
     const results: [string, number, number][] = [];
-    const measure = (label: string, name: string | Store, run: (store: Store) => number, expected: number) => {
-      const store = typeof name === 'string' ? freshStore(dir, name, accounts) : name;
-      const ms = run(store);
+    const measure = async (label: string, name: string | SqliteStore, run: (store: SqliteStore) => number | Promise<number>, expected: number) => {
+      const store = typeof name === 'string' ? await freshStore(dir, name, accounts) : name;
+      const ms = await run(store);
       // Sanity: every row landed once.
       if (count(store) !== expected) throw new Error(`bench: ${label} holds ${count(store)} rows, not ${expected}`);
       results.push([label, rows, ms]);
@@ -182,13 +182,13 @@ export default async function bench(): Promise<void> {
       return store;
     };
     t = performance.now();
-    const plain = measure('(b) plain prepared INSERT, one transaction per window', 'plain', (s) => plainInsert(s, windows), rows);
-    plain.close();
-    const storeDb = measure('(a) store.commitTransactionWindow per window', 'store', (s) => viaStore(s, windows), rows);
-    const lookup = measure('(c) plain prepared SELECT by key, then INSERT', 'lookup', (s) => plainSelectThenInsert(s, windows), rows);
-    lookup.close();
-    measure('(d) store.commitTransactionWindow again, every row unchanged', storeDb, (s) => viaStore(s, windows), rows);
-    storeDb.close();
+    const plain = await measure('(b) plain prepared INSERT, one transaction per window', 'plain', (s) => plainInsert(s, windows), rows);
+    await plain.close();
+    const storeDb = await measure('(a) store.commitTransactionWindow per window', 'store', (s) => viaStore(s, windows), rows);
+    const lookup = await measure('(c) plain prepared SELECT by key, then INSERT', 'lookup', (s) => plainSelectThenInsert(s, windows), rows);
+    await lookup.close();
+    await measure('(d) store.commitTransactionWindow again, every row unchanged', storeDb, (s) => viaStore(s, windows), rows);
+    await storeDb.close();
 
     const plainMs = results.find(([label]) => label.startsWith('(b)'))![2];
     process.stdout.write('\n| Write path | Rows | Time (ms) | Rows/s | Time vs (b) |\n|---|---:|---:|---:|---:|\n');

@@ -162,9 +162,9 @@ export default async function bench(): Promise<void> {
   const extra = EXTRA_CONSENTS ? await createExtraConsents(emu) : [];
   const consentIds = [...emu.consentIds, ...extra];
   const dataDir = join(dir, 'data');
-  const store = openStore(join(dataDir, 'bankdata.sqlite'));
+  const store = await openStore(join(dataDir, 'bankdata.sqlite'));
   try {
-    for (const id of consentIds) store.consents.add(id as ConsentId);
+    for (const id of consentIds) await store.consents.add(id as ConsentId);
     const limits = await emulatorLimits(emu);
     const minimum = minimumRequests(emu, consentIds, limits);
     const authorised = minimum.consents.filter((c) => c.status === 'Authorised').length;
@@ -269,7 +269,7 @@ export default async function bench(): Promise<void> {
     process.stdout.write(`| wall / CPU (s) | ${nightly.map((n) => `${secs(n.wallMs)} / ${secs(n.cpuMs)}`).join(' | ')} |\n`);
     process.stdout.write(`| outcome | ${nightly.map((n) => n.outcome).join(' | ')} |\n`);
   } finally {
-    store.close();
+    await store.close();
     await emu.close();
     rmSync(dir, { recursive: true, force: true });
   }

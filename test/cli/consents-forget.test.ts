@@ -11,8 +11,8 @@ import { ANZ_CONSENT, createFixtureStore, PNZ_CONSENT, type FixtureStore } from 
 import { runCli } from './cli-process';
 
 let fx: FixtureStore;
-beforeAll(() => {
-  fx = createFixtureStore();
+beforeAll(async () => {
+  fx = await createFixtureStore();
   fx.store.sqlite.pragma('wal_checkpoint(TRUNCATE)');
   fx.store.close();
 });

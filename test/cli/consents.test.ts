@@ -28,12 +28,12 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-const registered = () => {
-  const store = openStore(env.BANKDATA_DB!);
+const registered = async () => {
+  const store = await openStore(env.BANKDATA_DB!);
   try {
-    return store.consents.list().map((c) => ({ id: c.consentId, ended: c.endedReason }));
+    return (await store.consents.list()).map((c) => ({ id: c.consentId, ended: c.endedReason }));
   } finally {
-    store.close();
+    await store.close();
   }
 };
 
@@ -44,7 +44,7 @@ describe('consents add (issue 4)', () => {
     const r = await runCli(['consents', 'add', '--from-file', file], { env });
     expect(r.code).toBe(2);
     expect(r.stderr).toContain(`${file}:3: C0A8012E-7D3B-4F5E-9A61-2B9F4C1D8E70`);
-    expect(registered()).toEqual([]);
+    expect(await registered()).toEqual([]);
   });
 
   it('adds ids from arguments and a file with comments; says added, already registered, re-registered', async () => {
@@ -54,12 +54,12 @@ describe('consents add (issue 4)', () => {
     const first = await runCli(['consents', 'add', a, c, '--from-file', file], { env });
     expect(first.code).toBe(0);
     expect(first.stdout).toBe(`added ${a}\nadded ${c}\nadded ${b}\n`);
-    const store = openStore(env.BANKDATA_DB!);
-    store.consents.markEnded(c as ConsentId, 'BDT410');
-    store.close();
+    const store = await openStore(env.BANKDATA_DB!);
+    await store.consents.markEnded(c as ConsentId, 'BDT410');
+    await store.close();
     const second = await runCli(['consents', 'add', a, c], { env });
     expect(second.stdout).toBe(`already registered ${a}\nre-registered ${c}\n`);
-    expect(registered().map((r) => r.ended)).toEqual([null, null, null]);
+    expect((await registered()).map((r) => r.ended)).toEqual([null, null, null]);
   });
 });
 
@@ -113,7 +113,7 @@ describe('consents create / revoke, meta', () => {
     await control(emu, 'POST', `consents/${id}/reject`);
     expect(await run.exited).toBe(1);
     expect(run.stdout()).toContain('Rejected: the consent was not authorised');
-    expect(registered().map((r) => r.id)).not.toContain(id);
+    expect((await registered()).map((r) => r.id)).not.toContain(id);
   });
 
   it('revoke answers done, then done again for BDT702; the registered consent is no longer synced', async () => {
@@ -123,7 +123,7 @@ describe('consents create / revoke, meta', () => {
     expect([first.code, first.stdout]).toEqual([0, `${id} revoked; no longer synced\n`]);
     const again = await runCli(['consents', 'revoke', id], { env });
     expect([again.code, again.stdout]).toEqual([0, `${id} already revoked (BDT702); no longer synced\n`]);
-    expect(registered().find((r) => r.id === id)?.ended).toBe('Revoked');
+    expect((await registered()).find((r) => r.id === id)?.ended).toBe('Revoked');
   });
 
   it('meta prints a table per bank, and --json the response', async () => {

@@ -21,8 +21,8 @@ const UNREACHABLE = 'http://127.0.0.1:9';
 let fx: FixtureStore;
 let before: string;
 const hash = () => createHash('sha256').update(readFileSync(fx.path)).digest('hex');
-beforeAll(() => {
-  fx = createFixtureStore();
+beforeAll(async () => {
+  fx = await createFixtureStore();
   fx.store.sqlite.pragma('wal_checkpoint(TRUNCATE)');
   fx.store.close();
   before = hash();

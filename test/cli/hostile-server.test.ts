@@ -110,13 +110,13 @@ afterAll(async () => {
 });
 
 /** A working directory with one registered consent and a small record ceiling. */
-function workdir(): { dir: string; env: Record<string, string>; db: string } {
+async function workdir(): Promise<{ dir: string; env: Record<string, string>; db: string }> {
   const dir = mkdtempSync(join(tmpdir(), 'bankdata-hostile-'));
   const data = join(dir, 'data');
   const db = join(data, 'bankdata.sqlite');
-  const store = openStore(db);
-  store.consents.add(emu.consentIds[0] as ConsentId);
-  store.close();
+  const store = await openStore(db);
+  await store.consents.add(emu.consentIds[0] as ConsentId);
+  await store.close();
   mkdirSync(join(dir, 'config'));
   writeFileSync(join(dir, 'config', 'local.json'), JSON.stringify({ sync: { maxRecordsPerListing: CEILING, windowDays: 8, concurrency: 1 } }));
   return { dir, db, env: emulatorEnv({ ...emu, baseUrl: proxyUrl }, data) };
@@ -134,7 +134,7 @@ function query<T>(db: string, sql: string): T[] {
 describe('a hostile server', () => {
   it('item 4: endless full pages are refused at the record ceiling; windows halve like BDT263 and only the one poisoned NZ day fails', async () => {
     mode = 'flood';
-    const { dir, env, db } = workdir();
+    const { dir, env, db } = await workdir();
     const r = await runCli(['sync', '--json'], { cwd: dir, env });
     expect(r.code, r.stderr).toBe(1);
     expect(r.stderr).not.toMatch(/heap|\n\s+at /);
@@ -155,7 +155,7 @@ describe('a hostile server', () => {
 
   it('SIGTERM while a listing never ends: stopped within seconds, exit 143, the lease released', async () => {
     mode = 'endless';
-    const { dir, env, db } = workdir();
+    const { dir, env, db } = await workdir();
     writeFileSync(join(dir, 'config', 'local.json'), JSON.stringify({ sync: { maxRecordsPerListing: 1_000_000, windowDays: 8, concurrency: 1 } }));
     const before = floodPages;
     const run = spawnCli(['sync'], { cwd: dir, env });
@@ -171,7 +171,7 @@ describe('a hostile server', () => {
 
   it('item 9: a run killed with SIGKILL shows running while its lease lives, interrupted once a later run took the lease over', async () => {
     mode = 'endless';
-    const { dir, env, db } = workdir();
+    const { dir, env, db } = await workdir();
     writeFileSync(join(dir, 'config', 'local.json'), JSON.stringify({ sync: { maxRecordsPerListing: 1_000_000, windowDays: 8, concurrency: 1 } }));
     const before = floodPages;
     const run = spawnCli(['sync'], { cwd: dir, env });
@@ -197,7 +197,7 @@ describe('a hostile server', () => {
 
   it('item 8: escape codes, CR/LF and a forged line in a server message reach the terminal as visible text on one line', async () => {
     mode = 'forge';
-    const { dir, env } = workdir();
+    const { dir, env } = await workdir();
     const r = await runCli(['meta'], { cwd: dir, env });
     expect(r.code).toBe(1);
     // eslint-disable-next-line no-control-regex

@@ -64,9 +64,9 @@ describe('what each command loads', () => {
     it('a real sync loads SQLite and the HTTP client, and no emulator code', async () => {
       const dir = mkdtempSync(join(tmpdir(), 'bankdata-lazy-'));
       const env = emulatorEnv(emu, dir);
-      const store = openStore(env.BANKDATA_DB!);
-      store.consents.add(emu.consentIds[0] as ConsentId);
-      store.close();
+      const store = await openStore(env.BANKDATA_DB!);
+      await store.consents.add(emu.consentIds[0] as ConsentId);
+      await store.close();
       const loaded = await loadsOf(['sync', '--json'], env);
       expect(loaded.code).toBe(0);
       expect(JSON.parse(loaded.stdout).outcome).toBe('ok');

@@ -20,8 +20,8 @@ import { createFixtureStore, type FixtureStore } from '../export/fixture-store';
 import { runCli } from './cli-process';
 
 let fx: FixtureStore;
-beforeAll(() => {
-  fx = createFixtureStore();
+beforeAll(async () => {
+  fx = await createFixtureStore();
 });
 afterAll(() => fx.cleanup());
 

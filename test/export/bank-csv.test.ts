@@ -10,14 +10,14 @@ import { exportDataset, type ExportFilters } from '../../src/export';
 import { createFixtureStore, HOSTILE, type FixtureStore } from './fixture-store';
 
 let fx: FixtureStore;
-beforeAll(() => {
-  fx = createFixtureStore();
+beforeAll(async () => {
+  fx = await createFixtureStore();
 });
 afterAll(() => fx.cleanup());
 
 async function exportAs(format: string, filters: ExportFilters, extra: { neutralise?: boolean } = {}) {
   const out = join(fx.dir, `${format}-${Math.random().toString(36).slice(2)}.csv`);
-  const result = await exportDataset(fx.store.sqlite, { dataset: 'transactions', format, out, filters, ...extra });
+  const result = await exportDataset(fx.store, { dataset: 'transactions', format, out, filters, ...extra });
   const text = readFileSync(out, 'utf8');
   return { result, text, records: parse(text) };
 }
@@ -71,11 +71,11 @@ describe('--format myob', () => {
 describe('CSV --no-neutralise', () => {
   it('writes hostile text exactly (for programs); the default quotes it (for spreadsheets)', async () => {
     const out = join(fx.dir, 'plain.csv');
-    await exportDataset(fx.store.sqlite, { dataset: 'transactions', format: 'csv', out, neutralise: false, filters: { accountId: 'acc-0001', bank: 'PNZ' } });
+    await exportDataset(fx.store, { dataset: 'transactions', format: 'csv', out, neutralise: false, filters: { accountId: 'acc-0001', bank: 'PNZ' } });
     const [header, ...rows] = parse(readFileSync(out, 'utf8'));
     const description = header!.indexOf('description');
     expect(rows.map((r) => r[description])).toEqual(expect.arrayContaining([...HOSTILE.slice(0, 4)]));
-    await expect(exportDataset(fx.store.sqlite, { dataset: 'transactions', format: 'json', out, neutralise: false })).rejects.toThrow(/--no-neutralise applies to/);
+    await expect(exportDataset(fx.store, { dataset: 'transactions', format: 'json', out, neutralise: false })).rejects.toThrow(/--no-neutralise applies to/);
   });
 });
 

@@ -7,8 +7,8 @@ import { createFixtureStore, type FixtureStore } from './fixture-store';
 
 const BIN = resolve('bin/bankdata.js');
 let fx: FixtureStore;
-beforeAll(() => {
-  fx = createFixtureStore();
+beforeAll(async () => {
+  fx = await createFixtureStore();
 });
 afterAll(() => fx.cleanup());
 

@@ -8,8 +8,8 @@ import { neutraliseText } from '../../src/export/neutralise';
 import { createFixtureStore, HOSTILE, type FixtureStore } from './fixture-store';
 
 let fx: FixtureStore;
-beforeAll(() => {
-  fx = createFixtureStore();
+beforeAll(async () => {
+  fx = await createFixtureStore();
 });
 afterAll(() => fx.cleanup());
 
@@ -18,7 +18,7 @@ const csv = (columns: string[], rows: unknown[][], lineEnding: 'crlf' | 'lf' = '
 
 async function exportCsv(name: string, options: { excel?: boolean; lineEnding?: 'crlf' | 'lf'; filters?: Record<string, string> } = {}) {
   const out = join(fx.dir, name);
-  await exportDataset(fx.store.sqlite, { dataset: 'transactions', format: 'csv', out, ...options });
+  await exportDataset(fx.store, { dataset: 'transactions', format: 'csv', out, ...options });
   return readFileSync(out);
 }
 

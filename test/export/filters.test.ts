@@ -6,14 +6,14 @@ import { exportDataset, validateExportRequest, type ExportFilters } from '../../
 import { createFixtureStore, PNZ_CONSENT, ANZ_CONSENT, type FixtureStore } from './fixture-store';
 
 let fx: FixtureStore;
-beforeAll(() => {
-  fx = createFixtureStore();
+beforeAll(async () => {
+  fx = await createFixtureStore();
 });
 afterAll(() => fx.cleanup());
 
 async function ids(dataset: string, filters: ExportFilters, key: string): Promise<string[]> {
   const out = join(fx.dir, `${dataset}-${Math.random().toString(36).slice(2)}.ndjson`);
-  await exportDataset(fx.store.sqlite, { dataset, format: 'ndjson', out, filters });
+  await exportDataset(fx.store, { dataset, format: 'ndjson', out, filters });
   return readFileSync(out, 'utf8')
     .split('\n')
     .filter(Boolean)
@@ -43,7 +43,7 @@ describe('a bad request is a usage error that names the problem', () => {
   });
 
   it('--excel with JSON is refused rather than ignored', async () => {
-    await expect(exportDataset(fx.store.sqlite, { dataset: 'runs', format: 'json', out: '-', excel: true })).rejects.toThrow(/--excel applies to --format csv only/);
+    await expect(exportDataset(fx.store, { dataset: 'runs', format: 'json', out: '-', excel: true })).rejects.toThrow(/--excel applies to --format csv only/);
   });
 
   it('bank names are matched case-insensitively and spelt as the API spells them', () => {

@@ -8,9 +8,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { AccountId, BankName, ConsentId, PartyId, StatementId, TransactionId } from '../../src/api/schemas';
 import { nzDateOf } from '../../src/api/rules';
-import { openStore, type AccountRow, type BalanceRow, type Store, type TransactionRow } from '../../src/store';
+import { openStore, type AccountRow, type BalanceRow, type SqliteStore, type TransactionRow } from '../../src/store';
 import { Payment } from '../../src/api/payments/schemas';
-import { recordPayment } from '../../src/payments/payment-store';
 
 export const NOW = new Date('2025-03-05T01:00:00.000Z'); // 14:00 NZDT, 5 March 2025
 export const PNZ_CONSENT = 'c0a8012e-7d3b-4f5e-9a61-2b9f4c1d8e70' as ConsentId;
@@ -29,10 +28,10 @@ export const HOSTILE = [
 ] as const;
 
 export interface FixtureStore {
-  store: Store;
+  store: SqliteStore;
   dir: string;
   path: string;
-  cleanup(): void;
+  cleanup(): Promise<void>;
 }
 
 function consent(id: ConsentId, bank: BankName) {
@@ -144,15 +143,15 @@ export function everydayTransactions(): TransactionRow[] {
 }
 
 /** Opens a fresh store in a temp directory and fills every view. */
-export function createFixtureStore(): FixtureStore {
+export async function createFixtureStore(): Promise<FixtureStore> {
   const dir = mkdtempSync(join(tmpdir(), 'bankdata-export-'));
   const path = join(dir, 'bankdata.sqlite');
-  const store = openStore(path, { now: () => NOW });
-  store.consents.recordStatus(consent(PNZ_CONSENT, 'PNZ'));
-  store.consents.recordStatus(consent(ANZ_CONSENT, 'ANZ'));
-  store.consents.recordOutcome(PNZ_CONSENT, 'ok');
+  const store = await openStore(path, { now: () => NOW });
+  await store.consents.recordStatus(consent(PNZ_CONSENT, 'PNZ'));
+  await store.consents.recordStatus(consent(ANZ_CONSENT, 'ANZ'));
+  await store.consents.recordOutcome(PNZ_CONSENT, 'ok');
 
-  store.commitAccounts({
+  await store.commitAccounts({
     bank: 'PNZ',
     consentId: PNZ_CONSENT,
     runId: null,
@@ -172,7 +171,7 @@ export function createFixtureStore(): FixtureStore {
     ],
   });
   // The same account id at a second bank (ids are unique per bank only), Basic permission.
-  store.commitAccounts({ bank: 'ANZ', consentId: ANZ_CONSENT, runId: null, rows: [account('ANZ', ANZ_CONSENT, EVERYDAY, {})] });
+  await store.commitAccounts({ bank: 'ANZ', consentId: ANZ_CONSENT, runId: null, rows: [account('ANZ', ANZ_CONSENT, EVERYDAY, {})] });
 
   const balance = (type: string, amount: string, dateTime: string): BalanceRow => ({
     bank: 'PNZ' as const,
@@ -187,7 +186,7 @@ export function createFixtureStore(): FixtureStore {
     rawJson: '{}',
     fetchedAt: NOW.toISOString(),
   });
-  store.commitBalances({
+  await store.commitBalances({
     bank: 'PNZ',
     consentId: PNZ_CONSENT,
     accountId: EVERYDAY,
@@ -198,7 +197,7 @@ export function createFixtureStore(): FixtureStore {
       balance('InterimAvailable', '2796.17', '2025-03-04T12:05:00+13:00'),
     ],
   });
-  store.commitBalances({
+  await store.commitBalances({
     bank: 'PNZ',
     consentId: PNZ_CONSENT,
     accountId: CARD,
@@ -206,7 +205,7 @@ export function createFixtureStore(): FixtureStore {
     rows: [{ ...balance('InterimBooked', '-312.40', '2025-03-04T12:05:00+13:00'), accountId: CARD }],
   });
 
-  store.commitTransactionWindow({
+  await store.commitTransactionWindow({
     bank: 'PNZ',
     accountId: EVERYDAY,
     consentId: PNZ_CONSENT,
@@ -216,7 +215,7 @@ export function createFixtureStore(): FixtureStore {
     checkpoint: null,
     runId: null,
   });
-  store.commitTransactionWindow({
+  await store.commitTransactionWindow({
     bank: 'PNZ',
     accountId: CARD,
     consentId: PNZ_CONSENT,
@@ -228,7 +227,7 @@ export function createFixtureStore(): FixtureStore {
     checkpoint: null,
     runId: null,
   });
-  store.commitTransactionWindow({
+  await store.commitTransactionWindow({
     bank: 'ANZ',
     accountId: EVERYDAY,
     consentId: ANZ_CONSENT,
@@ -243,7 +242,7 @@ export function createFixtureStore(): FixtureStore {
     runId: null,
   });
 
-  store.commitStatements({
+  await store.commitStatements({
     bank: 'PNZ',
     consentId: PNZ_CONSENT,
     accountId: EVERYDAY,
@@ -275,7 +274,7 @@ export function createFixtureStore(): FixtureStore {
       },
     ],
   });
-  store.recordStatementFile({
+  await store.recordStatementFile({
     bank: 'PNZ',
     accountId: EVERYDAY,
     statementId: 'stmt-2025-02' as StatementId,
@@ -299,12 +298,11 @@ export function createFixtureStore(): FixtureStore {
     address: '1 Queen Street, Auckland, 1010, NZ',
     rawJson: '{}',
   });
-  store.commitParty({ bank: 'PNZ', consentId: PNZ_CONSENT, accountId: null, row: party(null, 'J SMITH'), runId: null });
-  store.commitParty({ bank: 'PNZ', consentId: PNZ_CONSENT, accountId: EVERYDAY, row: party(EVERYDAY, '@J Smith'), runId: null });
+  await store.commitParty({ bank: 'PNZ', consentId: PNZ_CONSENT, accountId: null, row: party(null, 'J SMITH'), runId: null });
+  await store.commitParty({ bank: 'PNZ', consentId: PNZ_CONSENT, accountId: EVERYDAY, row: party(EVERYDAY, '@J Smith'), runId: null });
 
   // A settled payment (Payments API) whose PCR starts like a formula, matched to pmt-1.
-  recordPayment(
-    store.db,
+  await store.payments.record(
     Payment.parse({
       payment_id: '0d6f1c2e-3b4a-4c5d-8e9f-a0b1c2d3e4f5',
       consent_id: 'a1b2c3d4-e5f6-4789-8abc-def012345678',
@@ -317,16 +315,16 @@ export function createFixtureStore(): FixtureStore {
     NOW,
   );
 
-  const runId = store.runs.start({ runId: 'run-0001', now: new Date('2025-03-03T20:00:00.000Z') }); // 09:00 NZDT on 4 March
-  store.runs.finish(runId, { outcome: 'partial', consents: 2, requests: 57, rowsWritten: 14, failedUnits: 1, errorSummary: '-1 window failed: BDT263' }, new Date('2025-03-03T20:01:30.000Z'));
-  store.runs.start({ runId: 'run-0002', now: new Date('2025-03-04T11:30:00.000Z') }); // 00:30 NZDT on 5 March
+  const runId = await store.runs.start({ runId: 'run-0001', now: new Date('2025-03-03T20:00:00.000Z') }); // 09:00 NZDT on 4 March
+  await store.runs.finish(runId, { outcome: 'partial', consents: 2, requests: 57, rowsWritten: 14, failedUnits: 1, errorSummary: '-1 window failed: BDT263' }, new Date('2025-03-03T20:01:30.000Z'));
+  await store.runs.start({ runId: 'run-0002', now: new Date('2025-03-04T11:30:00.000Z') }); // 00:30 NZDT on 5 March
 
   return {
     store,
     dir,
     path,
-    cleanup() {
-      store.close();
+    async cleanup() {
+      await store.close();
       rmSync(dir, { recursive: true, force: true });
     },
   };

@@ -9,8 +9,8 @@ import { ofxAccount, ofxDate, ofxDateTime, ofxText } from '../../src/export/ofx-
 import { createFixtureStore, NOW, type FixtureStore } from './fixture-store';
 
 let fx: FixtureStore;
-beforeAll(() => {
-  fx = createFixtureStore();
+beforeAll(async () => {
+  fx = await createFixtureStore();
 });
 afterAll(() => fx.cleanup());
 
@@ -25,7 +25,7 @@ const parser = new XMLParser({
 /** The XML dialect, so an XML parser reads it; the SGML default has the same body (tested below). */
 async function exportOfx(name: string, filters: ExportFilters, ofxDialect = 'xml'): Promise<{ text: string; doc: Xml; rows: number }> {
   const out = join(fx.dir, name);
-  const result = await exportDataset(fx.store.sqlite, { dataset: 'transactions', format: 'ofx', out, filters, now: () => NOW, ofxDialect });
+  const result = await exportDataset(fx.store, { dataset: 'transactions', format: 'ofx', out, filters, now: () => NOW, ofxDialect });
   const text = readFileSync(out, 'utf8');
   return { text, doc: parser.parse(text) as Xml, rows: result.rows };
 }
@@ -75,7 +75,7 @@ describe('OFX bank statement of one account', () => {
     expect(sgml.text.startsWith('OFXHEADER:100\nDATA:OFXSGML\nVERSION:160\nSECURITY:NONE\nENCODING:UTF-8\nCHARSET:NONE\n')).toBe(true);
     expect(sgml.text.slice(sgml.text.indexOf('<OFX>'))).toBe(xml.text.slice(xml.text.indexOf('<OFX>')));
     const out = join(fx.dir, 'default.ofx');
-    await exportDataset(fx.store.sqlite, { dataset: 'transactions', format: 'ofx', out, filters: { accountId: 'acc-0001', bank: 'PNZ' }, now: () => NOW });
+    await exportDataset(fx.store, { dataset: 'transactions', format: 'ofx', out, filters: { accountId: 'acc-0001', bank: 'PNZ' }, now: () => NOW });
     expect(readFileSync(out, 'utf8')).toBe(sgml.text);
   });
 
@@ -190,7 +190,7 @@ describe('OFX bank statement of one account', () => {
 
 describe('OFX usage errors (exit 2)', () => {
   const attempt = (dataset: string, filters: ExportFilters) =>
-    exportDataset(fx.store.sqlite, { dataset, format: 'ofx', out: join(fx.dir, 'never.ofx'), filters });
+    exportDataset(fx.store, { dataset, format: 'ofx', out: join(fx.dir, 'never.ofx'), filters });
 
   it('needs --account or --consent', async () => {
     await expect(attempt('transactions', {})).rejects.toThrow(/--format ofx needs --account ID \(repeat it for several accounts\) or --consent ID/);
@@ -200,7 +200,7 @@ describe('OFX usage errors (exit 2)', () => {
   });
   it('an unknown dialect is named', async () => {
     await expect(
-      exportDataset(fx.store.sqlite, { dataset: 'transactions', format: 'ofx', out: join(fx.dir, 'never.ofx'), filters: { accountId: 'acc-card-77' }, ofxDialect: 'qfx' }),
+      exportDataset(fx.store, { dataset: 'transactions', format: 'ofx', out: join(fx.dir, 'never.ofx'), filters: { accountId: 'acc-card-77' }, ofxDialect: 'qfx' }),
     ).rejects.toThrow(/unknown OFX dialect: "qfx"/);
   });
   it('exports only transactions', async () => {

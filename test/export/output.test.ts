@@ -7,11 +7,11 @@ import { createFixtureStore, type FixtureStore } from './fixture-store';
 
 const ROWS = 5000;
 let fx: FixtureStore;
-beforeAll(() => {
-  fx = createFixtureStore();
+beforeAll(async () => {
+  fx = await createFixtureStore();
   // Runs stream in index order (runs_started_at), so a failure can strike after rows are out.
   for (let i = 0; i < ROWS; i++) {
-    fx.store.runs.start({ runId: `bulk-${String(i).padStart(5, '0')}`, now: new Date(Date.UTC(2024, 5, 1) + i * 60_000) });
+    await fx.store.runs.start({ runId: `bulk-${String(i).padStart(5, '0')}`, now: new Date(Date.UTC(2024, 5, 1) + i * 60_000) });
   }
 });
 afterAll(() => fx.cleanup());
@@ -45,7 +45,7 @@ describe('atomic output', () => {
     mkdirSync(dir);
     const seen = failMidway(dir, 4000);
     try {
-      await expect(exportDataset(fx.store.sqlite, { dataset: 'runs', format: 'csv', out })).rejects.toThrow('disk on fire');
+      await expect(exportDataset(fx.store, { dataset: 'runs', format: 'csv', out })).rejects.toThrow('disk on fire');
     } finally {
       fx.store.sqlite.exec('DROP VIEW temp.v_runs');
     }
@@ -60,11 +60,11 @@ describe('atomic output', () => {
     const dir = join(fx.dir, 'fail-old');
     const out = join(dir, 'runs.ndjson');
     mkdirSync(dir); // an export never creates directories
-    await exportDataset(fx.store.sqlite, { dataset: 'accounts', format: 'ndjson', out });
+    await exportDataset(fx.store, { dataset: 'accounts', format: 'ndjson', out });
     const before = readFileSync(out);
     const seen = failMidway(dir, 4000);
     try {
-      await expect(exportDataset(fx.store.sqlite, { dataset: 'runs', format: 'ndjson', out })).rejects.toThrow('disk on fire');
+      await expect(exportDataset(fx.store, { dataset: 'runs', format: 'ndjson', out })).rejects.toThrow('disk on fire');
     } finally {
       fx.store.sqlite.exec('DROP VIEW temp.v_runs');
     }
@@ -78,7 +78,7 @@ describe('atomic output', () => {
   it('a successful export is owner-only (0600), complete, and leaves no temp file', async () => {
     const out = join(fx.dir, 'ok', 'runs.csv');
     mkdirSync(join(fx.dir, 'ok'));
-    const result = await exportDataset(fx.store.sqlite, { dataset: 'runs', format: 'csv', out });
+    const result = await exportDataset(fx.store, { dataset: 'runs', format: 'csv', out });
     expect(result.rows).toBeGreaterThan(ROWS);
     expect(statSync(out).mode & 0o777).toBe(0o600);
     expect(statSync(out).size).toBe(result.bytes);
@@ -98,7 +98,7 @@ describe('atomic output', () => {
         done();
       },
     });
-    const result = await exportDataset(fx.store.sqlite, { dataset: 'runs', format: 'json', out: '-', stdout });
+    const result = await exportDataset(fx.store, { dataset: 'runs', format: 'json', out: '-', stdout });
     expect(result.path).toBe('-');
     expect(result.bytes).toBe(Buffer.concat(chunks).length);
     expect(JSON.parse(Buffer.concat(chunks).toString('utf8'))).toHaveLength(result.rows);

@@ -7,8 +7,8 @@ import { exportDataset } from '../../src/export';
 import { createFixtureStore, type FixtureStore } from './fixture-store';
 
 let fx: FixtureStore;
-beforeAll(() => {
-  fx = createFixtureStore();
+beforeAll(async () => {
+  fx = await createFixtureStore();
 });
 afterAll(() => fx.cleanup());
 
@@ -45,7 +45,7 @@ describe('round-trip: every dataset in every tabular format reads back as the vi
 
     it(`${dataset} as CSV: header is the view's columns in order; cells byte-exact (NULL empty, text formulas quoted)`, async () => {
       const out = join(fx.dir, `${dataset}.csv`);
-      const result = await exportDataset(fx.store.sqlite, { dataset, format: 'csv', out });
+      const result = await exportDataset(fx.store, { dataset, format: 'csv', out });
       const text = readFileSync(out, 'utf8');
       expect(result).toEqual({ rows: viewRows(dataset).length, path: out, bytes: Buffer.byteLength(text), warnings: [] });
       const [header, ...records] = parse(text, { relax_column_count: false });
@@ -70,7 +70,7 @@ describe('round-trip: every dataset in every tabular format reads back as the vi
 
     it(`${dataset} as JSON: one array of objects equal to the view rows, keys in view order`, async () => {
       const out = join(fx.dir, `${dataset}.json`);
-      const result = await exportDataset(fx.store.sqlite, { dataset, format: 'json', out });
+      const result = await exportDataset(fx.store, { dataset, format: 'json', out });
       const parsed = JSON.parse(readFileSync(out, 'utf8')) as Record<string, unknown>[];
       expect(parsed).toEqual(viewRows(dataset));
       expect(result.rows).toBe(parsed.length);
@@ -79,7 +79,7 @@ describe('round-trip: every dataset in every tabular format reads back as the vi
 
     it(`${dataset} as NDJSON: one object a line, equal to the view rows`, async () => {
       const out = join(fx.dir, `${dataset}.ndjson`);
-      await exportDataset(fx.store.sqlite, { dataset, format: 'ndjson', out });
+      await exportDataset(fx.store, { dataset, format: 'ndjson', out });
       const lines = readFileSync(out, 'utf8').split('\n');
       expect(lines.pop()).toBe('');
       expect(lines.map((l) => JSON.parse(l))).toEqual(viewRows(dataset));
@@ -88,7 +88,7 @@ describe('round-trip: every dataset in every tabular format reads back as the vi
 
   it('JSON keeps amounts as the view strings and minor units as integers (no float on the way)', async () => {
     const out = join(fx.dir, 'types.ndjson');
-    await exportDataset(fx.store.sqlite, { dataset: 'transactions', format: 'ndjson', out, filters: { bank: 'PNZ', accountId: 'acc-0001' } });
+    await exportDataset(fx.store, { dataset: 'transactions', format: 'ndjson', out, filters: { bank: 'PNZ', accountId: 'acc-0001' } });
     const text = readFileSync(out, 'utf8');
     expect(text).toContain('"amount":"-142.50","amount_minor":-14250,');
     expect(text).toContain('"amount":"-0.00125","amount_minor":null,');
@@ -99,13 +99,13 @@ describe('round-trip: every dataset in every tabular format reads back as the vi
   it('an export with no matching rows is a header-only CSV, `[]` JSON and empty NDJSON', async () => {
     const filters = { bank: 'Kiwibank' };
     const csv = join(fx.dir, 'empty.csv');
-    expect((await exportDataset(fx.store.sqlite, { dataset: 'accounts', format: 'csv', out: csv, filters })).rows).toBe(0);
+    expect((await exportDataset(fx.store, { dataset: 'accounts', format: 'csv', out: csv, filters })).rows).toBe(0);
     expect(readFileSync(csv, 'utf8')).toBe(viewColumns('v_accounts').join(',') + '\r\n');
     const json = join(fx.dir, 'empty.json');
-    await exportDataset(fx.store.sqlite, { dataset: 'accounts', format: 'json', out: json, filters });
+    await exportDataset(fx.store, { dataset: 'accounts', format: 'json', out: json, filters });
     expect(readFileSync(json, 'utf8')).toBe('[]\n');
     const nd = join(fx.dir, 'empty.ndjson');
-    const result = await exportDataset(fx.store.sqlite, { dataset: 'accounts', format: 'ndjson', out: nd, filters });
+    const result = await exportDataset(fx.store, { dataset: 'accounts', format: 'ndjson', out: nd, filters });
     expect(readFileSync(nd, 'utf8')).toBe('');
     expect(result.bytes).toBe(0);
   });

@@ -21,15 +21,15 @@ const canonical = (v: string) => (v.includes('.') ? v.replace(/0+$/, '').replace
 
 describe.skipIf(missing.length > 0)(`CSV read by hledger with docs/hledger.rules${missing.length ? ' (skipped: hledger missing)' : ''}`, () => {
   let fx: FixtureStore;
-  beforeAll(() => {
-    fx = createFixtureStore();
+  beforeAll(async () => {
+    fx = await createFixtureStore();
   });
   afterAll(() => fx?.cleanup());
 
   it('every booked row: date, exact amount, description (hostile text, quotes, macrons, emoji) and the total', async () => {
     const out = join(fx.dir, 'hledger.csv');
     const filters = { accountId: 'acc-0001', bank: 'PNZ', status: 'booked' };
-    await exportDataset(fx.store.sqlite, { dataset: 'transactions', format: 'csv', out, neutralise: false, filters });
+    await exportDataset(fx.store, { dataset: 'transactions', format: 'csv', out, neutralise: false, filters });
     const rows = fx.store.sqlite
       .prepare(`SELECT * FROM v_transactions WHERE bank = 'PNZ' AND account_id = 'acc-0001' AND status = 'Booked' ORDER BY booking_date_time, transaction_id`)
       .all() as Record<string, string | null>[];

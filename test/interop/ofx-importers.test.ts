@@ -54,7 +54,7 @@ const expectedMemo = (row: ViewRow) => ofxPlainText(memo(text(row), debitOf(row)
 
 async function exportOfx(name: string, filters: ExportFilters): Promise<string> {
   const out = join(dir, name);
-  await exportDataset(h.store.sqlite, { dataset: 'transactions', format: 'ofx', out, filters });
+  await exportDataset(h.store, { dataset: 'transactions', format: 'ofx', out, filters });
   return out;
 }
 

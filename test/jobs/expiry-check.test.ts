@@ -10,20 +10,20 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { EXPIRY_CHECK, META_REFRESH, buildJobs, checkConsentExpiry, type JobContext } from '../../jobs';
 import type { StartedEmulator } from '../../src/emulator';
 import { silentLogger } from '../../src/log';
-import { openStore, type Store } from '../../src/store';
+import { openStore, type SqliteStore } from '../../src/store';
 import { authorisedConsent, clientFor, consentBody, control, startTestEmulator } from '../api/emulator-helpers';
 
 let emu: StartedEmulator;
-let store: Store;
+let store: SqliteStore;
 let dir: string;
 
 beforeEach(async () => {
   emu = await startTestEmulator();
   dir = mkdtempSync(join(tmpdir(), 'bankdata-expiry-'));
-  store = openStore(join(dir, 'bankdata.sqlite'));
+  store = await openStore(join(dir, 'bankdata.sqlite'));
 });
 afterEach(async () => {
-  store.close();
+  await store.close();
   await emu.close();
   rmSync(dir, { recursive: true, force: true });
 });
@@ -49,7 +49,7 @@ describe('consent-expiry check (warns expiryWarningDays before expiration_date_t
     const later = await authorisedConsent(emu, ctx.client, { expiration: emu.now().plus({ days: 20 }) });
     const { consent_id: rejected } = await ctx.client.createConsent(consentBody(emu));
     await control(emu, 'POST', `consents/${rejected}/reject`);
-    for (const id of [soon, edge, later, rejected]) store.consents.add(id);
+    for (const id of [soon, edge, later, rejected]) await store.consents.add(id);
 
     const result = await checkConsentExpiry(ctx);
     expect(result.expiring.map((c) => [c.consent_id, c.days_to_expiry])).toEqual([
@@ -63,7 +63,7 @@ describe('consent-expiry check (warns expiryWarningDays before expiration_date_t
   it('the job run is recorded in v_runs and job_runs with the consents needing re-consent in its line', async () => {
     const ctx = jobContext();
     const soon = await authorisedConsent(emu, ctx.client, { expiration: emu.now().plus({ days: 3 }) });
-    store.consents.add(soon);
+    await store.consents.add(soon);
     const job = buildJobs(ctx, { sync: '0 2 * * *', expiryCheck: '0 8 * * *', metaRefresh: '0 6 * * 1' }).find((j) => j.name === EXPIRY_CHECK)!;
     const report = await job.run(new AbortController().signal, new Date('2025-06-02T20:00:00Z'));
     expect(report).toMatchObject({ outcome: 'ok', details: { needs_reconsent: [soon] } });

@@ -10,20 +10,20 @@ import { NIGHTLY_SYNC, buildJobs, type JobContext } from '../../jobs';
 import type { StartedEmulator } from '../../src/emulator';
 import { silentLogger } from '../../src/log';
 import type { PaymentsPassResult } from '../../src/payments/sync-pass';
-import { openStore, type Store } from '../../src/store';
+import { openStore, type SqliteStore } from '../../src/store';
 import { clientFor, startTestEmulator } from '../api/emulator-helpers';
 
 let emu: StartedEmulator;
-let store: Store;
+let store: SqliteStore;
 let dir: string;
 
 beforeEach(async () => {
   emu = await startTestEmulator();
   dir = mkdtempSync(join(tmpdir(), 'bankdata-nightly-'));
-  store = openStore(join(dir, 'bankdata.sqlite'));
+  store = await openStore(join(dir, 'bankdata.sqlite'));
 });
 afterEach(async () => {
-  store.close();
+  await store.close();
   await emu.close();
   rmSync(dir, { recursive: true, force: true });
 });

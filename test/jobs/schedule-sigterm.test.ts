@@ -23,9 +23,9 @@ beforeAll(async () => {
   emu = await startTestEmulator({ latencyMs: 120 });
   dir = mkdtempSync(join(tmpdir(), 'bankdata-schedule-'));
   dbPath = join(dir, 'data', 'bankdata.sqlite');
-  const store = openStore(dbPath);
-  for (const id of emu.consentIds) store.consents.add(id as ConsentId);
-  store.close();
+  const store = await openStore(dbPath);
+  for (const id of emu.consentIds) await store.consents.add(id as ConsentId);
+  await store.close();
   // The nightly sync every second, so the test need not wait for 02:00.
   mkdirSync(join(dir, 'config'));
   writeFileSync(join(dir, 'config', 'local.json'), JSON.stringify({ schedule: { sync: '* * * * * *' } }));

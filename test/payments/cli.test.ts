@@ -16,8 +16,8 @@ let dir: string;
 let db: string;
 beforeAll(async () => {
   emu = await startPaymentsEmulator();
-  const fresh = freshStore();
-  fresh.store.close();
+  const fresh = await freshStore();
+  await fresh.store.close();
   dir = fresh.dir;
   db = fresh.path;
 });

@@ -24,8 +24,8 @@ import { BP703_MESSAGE, BP710_MESSAGE } from '../../src/api/payments/schemas';
 import type { StartedEmulator } from '../../src/emulator';
 import { createPayment, PaymentRuleError } from '../../src/payments';
 import { canonicalRequest } from '../../src/payments/request';
-import { insertAttempt } from '../../src/payments/payment-store';
-import type { Store } from '../../src/store';
+import { insertAttempt } from '../../src/store/payments';
+import type { SqliteStore } from '../../src/store';
 import { consentOf, freshStore, PaymentsHttp, paymentsClientFor, startPaymentsEmulator } from './helpers';
 
 const answer = (status: number, code: string | null, message = 'm') => ({ status, code, message, headers: { 'retry-after': '2' }, path: '/payments/v1/payments', requestId: 'r' });
@@ -116,7 +116,7 @@ describe('toPaymentsError: every BP code to its class and the bank\'s client act
 describe('createPayment: the client-action table against the emulator', () => {
   let emu: StartedEmulator;
   let http: PaymentsHttp;
-  let store: Store;
+  let store: SqliteStore;
   let sleeps: number[];
   let client: PaymentsClient;
   let onSleep: () => void;
@@ -136,19 +136,19 @@ describe('createPayment: the client-action table against the emulator', () => {
     http = new PaymentsHttp(emu);
   });
   afterAll(() => emu.close());
-  afterEach(() => {
+  afterEach(async () => {
     emu.updatePaymentsSettings({ faults: { bp601: 0, bp602: 0, bp603: 0, bp709: 0, http500: 0, drop: 0 }, createDelayMs: 0 });
-    store.close();
+    await store.close();
   });
-  const setUp = () => {
-    store = freshStore().store;
+  const setUp = async () => {
+    store = (await freshStore()).store;
     sleeps = [];
     onSleep = () => {};
     client = paymentsClientFor(emu);
   };
 
   it('201: records the payment and its attempt, the key stored before sending', async () => {
-    setUp();
+    await setUp();
     const consent = consentOf(emu, 'enduring');
     const result = await createPayment(deps(), { consentId: consent, ...nextBody() });
     expect(result.sends).toBe(1);
@@ -160,7 +160,7 @@ describe('createPayment: the client-action table against the emulator', () => {
 
   for (const code of ['BP601', 'BP602'] as const) {
     it(`${code}: retried with the same key after Retry-After; one payment`, async () => {
-      setUp();
+      await setUp();
       emu.updatePaymentsSettings({ faults: { [code.toLowerCase()]: 1 } });
       onSleep = () => emu.updatePaymentsSettings({ faults: { [code.toLowerCase()]: 0 } });
       const before = lastSeq();
@@ -173,7 +173,7 @@ describe('createPayment: the client-action table against the emulator', () => {
   }
 
   it('BP603: GETs the consent before retrying, then retries with the same key', async () => {
-    setUp();
+    await setUp();
     emu.updatePaymentsSettings({ faults: { bp603: 1 } });
     onSleep = () => emu.updatePaymentsSettings({ faults: { bp603: 0 } });
     const before = lastSeq();
@@ -190,7 +190,7 @@ describe('createPayment: the client-action table against the emulator', () => {
   });
 
   it('BP709: retried; one payment', async () => {
-    setUp();
+    await setUp();
     emu.updatePaymentsSettings({ faults: { bp709: 1 } });
     onSleep = () => emu.updatePaymentsSettings({ faults: { bp709: 0 } });
     const before = lastSeq();
@@ -200,7 +200,7 @@ describe('createPayment: the client-action table against the emulator', () => {
   });
 
   it('500 after the payment exists (no clear answer): finds our key on the consent and adopts it without resubmitting', async () => {
-    setUp();
+    await setUp();
     emu.updatePaymentsSettings({ faults: { http500: 1 } });
     const before = lastSeq();
     const consent = consentOf(emu, 'enduring');
@@ -212,7 +212,7 @@ describe('createPayment: the client-action table against the emulator', () => {
   });
 
   it('a dropped connection after the payment exists: the same, one payment', async () => {
-    setUp();
+    await setUp();
     emu.updatePaymentsSettings({ faults: { drop: 1 } });
     const result = await createPayment(deps(), { consentId: consentOf(emu, 'enduring'), ...nextBody() });
     expect(result.sends).toBe(1);
@@ -220,7 +220,7 @@ describe('createPayment: the client-action table against the emulator', () => {
   });
 
   it('BP708 then BP703: two runs of the same request at once share the stored key and one payment', async () => {
-    setUp();
+    await setUp();
     emu.updatePaymentsSettings({ createDelayMs: 300 });
     const input = { consentId: consentOf(emu, 'enduring'), ...nextBody() };
     const before = lastSeq();
@@ -235,7 +235,7 @@ describe('createPayment: the client-action table against the emulator', () => {
   });
 
   it('BP712: another request on the consent is submitting: GETs the consent\'s payments, then retries with the same key', async () => {
-    setUp();
+    await setUp();
     emu.updatePaymentsSettings({ createDelayMs: 300 });
     const consent = consentOf(emu, 'enduring');
     const before = lastSeq();
@@ -261,7 +261,7 @@ describe('createPayment: the client-action table against the emulator', () => {
   }
 
   it('BP703: a rerun resumes the stored key and polls the named payment; never resubmits', async () => {
-    setUp();
+    await setUp();
     const consent = consentOf(emu, 'enduring');
     const body = nextBody();
     const lost = await lostAnswer(consent, body);
@@ -275,7 +275,7 @@ describe('createPayment: the client-action table against the emulator', () => {
   });
 
   it('BP710 AcceptedSettlementCompleted: adopts the payment, does not resubmit', async () => {
-    setUp();
+    await setUp();
     const consent = consentOf(emu, 'enduring');
     const body = nextBody();
     const lost = await lostAnswer(consent, body);
@@ -287,7 +287,7 @@ describe('createPayment: the client-action table against the emulator', () => {
   });
 
   it('BP710 Rejected: resubmits with a fresh key; the old attempt is superseded', async () => {
-    setUp();
+    await setUp();
     const consent = consentOf(emu, 'enduring');
     const body = nextBody();
     const lost = await lostAnswer(consent, body);
@@ -301,7 +301,7 @@ describe('createPayment: the client-action table against the emulator', () => {
   });
 
   it('BP702: the stored key is bound to another payload: this distinct request takes a fresh key', async () => {
-    setUp();
+    await setUp();
     const consent = consentOf(emu, 'enduring');
     const key = randomUUID();
     await http.pay(consent, nextBody(), key);
@@ -313,7 +313,7 @@ describe('createPayment: the client-action table against the emulator', () => {
   });
 
   it('BP036: the attempt ends refused (exit 1); a rerun is a new attempt with a new key and pays', async () => {
-    setUp();
+    await setUp();
     const consent = consentOf(emu, 'single-3');
     await http.control('POST', `/payment-consents/${consent}/bank-refuse`, { times: 1 });
     const refused = createPayment(deps(), { consentId: consent });
@@ -326,7 +326,7 @@ describe('createPayment: the client-action table against the emulator', () => {
   });
 
   it('BP235 is judged locally: a single consent with an amount sends no payment request', async () => {
-    setUp();
+    await setUp();
     const before = lastSeq();
     await expect(createPayment(deps(), { consentId: consentOf(emu, 'single-1'), amount: { total: '25.00', currency: 'NZD' } })).rejects.toMatchObject({ code: 'BP235' });
     await expect(createPayment(deps(), { consentId: consentOf(emu, 'quick-payment') })).rejects.toBeInstanceOf(PaymentRuleError);
@@ -335,7 +335,7 @@ describe('createPayment: the client-action table against the emulator', () => {
   });
 
   it('a consent-state code ends the attempt with its code (BP015: stop)', async () => {
-    setUp();
+    await setUp();
     await expect(createPayment(deps(), { consentId: consentOf(emu, 'single-revoked') })).rejects.toMatchObject({ code: 'BP015', action: 'stop_consent_unusable' });
     expect(attempts().map((a) => [a.state, a.outcome_code])).toEqual([['failed', 'BP015']]);
   });
@@ -343,7 +343,7 @@ describe('createPayment: the client-action table against the emulator', () => {
 
 describe('createPayment: a BP703 whose message does not match the pattern falls back to a GET of the consent', () => {
   it('finds the payment by its idempotency_key on the consent, never by guessing', async () => {
-    const { store } = freshStore();
+    const { store } = await freshStore();
     const consentId = randomUUID();
     const calls: string[] = [];
     let key = '';
@@ -395,6 +395,6 @@ describe('createPayment: a BP703 whose message does not match the pattern falls 
     expect(calls).toEqual(['getConsent', 'createPayment', 'getConsent']);
     expect(result.payment.idempotency_key).toBe(key);
     expect(result.payment.payment_id).not.toBe(other.payment_id);
-    store.close();
+    await store.close();
   });
 });

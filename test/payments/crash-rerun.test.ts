@@ -49,8 +49,8 @@ async function until(check: () => boolean, timeoutMs: number): Promise<void> {
 
 describe('payments create: killed between send and answer, then rerun', () => {
   it('pays exactly once: the rerun resumes the stored key (BP708/BP703) and records the one payment', async () => {
-    const { dir, path, store } = freshStore();
-    store.close();
+    const { dir, path, store } = await freshStore();
+    await store.close();
     const consent = consentOf(emu, 'single-2');
     // The emulator makes the payment at once and holds the answer: the kill lands in between.
     emu.updatePaymentsSettings({ createDelayMs: 2_000 });
@@ -64,13 +64,13 @@ describe('payments create: killed between send and answer, then rerun', () => {
 
     const made = emu.payments().filter((p) => p.consent_id === consent);
     expect(made).toHaveLength(1);
-    const check = openStore(path);
+    const check = await openStore(path);
     // The key was stored before the request went out, and no answer was stored.
     expect(check.sqlite.prepare('SELECT idempotency_key, state FROM payment_attempts').all()).toEqual([
       { idempotency_key: made[0]!.idempotency_key, state: 'sending' },
     ]);
     expect(check.sqlite.prepare('SELECT count(*) AS n FROM v_payments').get()).toEqual({ n: 0 });
-    check.close();
+    await check.close();
 
     const rerun = runCreate(dir, path, consent);
     const result = await rerun.done;
@@ -79,12 +79,12 @@ describe('payments create: killed between send and answer, then rerun', () => {
     expect(printed).toMatchObject({ payment_id: made[0]!.payment_id, resumed: true });
 
     expect(emu.payments().filter((p) => p.consent_id === consent)).toHaveLength(1);
-    const after = openStore(path);
+    const after = await openStore(path);
     expect(after.sqlite.prepare('SELECT idempotency_key, state, payment_id FROM payment_attempts').all()).toEqual([
       { idempotency_key: made[0]!.idempotency_key, state: 'created', payment_id: made[0]!.payment_id },
     ]);
     expect(after.sqlite.prepare('SELECT payment_id, consent_id FROM v_payments').all()).toEqual([{ payment_id: made[0]!.payment_id, consent_id: consent }]);
-    after.close();
+    await after.close();
     // The rerun's POSTs were answered BP708 (first request still held) and/or BP703 (in flight): never a second 201.
     const answers = emu.requests().filter((r) => r.path === '/payments/v1/payments').map((r) => r.code ?? r.status);
     expect(answers.filter((a) => a === 201)).toHaveLength(1);

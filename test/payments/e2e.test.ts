@@ -73,7 +73,7 @@ describe('payments → settlement → sync → reconciliation', () => {
     expect(history.map((r) => r.status)).toEqual(['Pending', 'AcceptedSettlementInProcess', 'AcceptedSettlementCompleted']);
     // Settled but not synced yet: nothing matches, each is listed as unmatched.
     expect(matches()).toEqual([]);
-    expect(listReconciliationIssues(h.store).unmatched.map((u) => u.payment_id).sort()).toEqual([...made].sort());
+    expect((await listReconciliationIssues(h.store)).unmatched.map((u) => u.payment_id).sort()).toEqual([...made].sort());
   });
 
   it('the sync lands the merchant\'s credits, and every settled payment is matched exactly once', async () => {
@@ -85,12 +85,12 @@ describe('payments → settlement → sync → reconciliation', () => {
     );
     // Exactly once both ways: one row per payment, one payment per transaction.
     expect(new Set(matches().map((m) => m.transaction_id)).size).toBe(made.length);
-    expect(listReconciliationIssues(h.store)).toEqual({ unmatched: [], ambiguous: [] });
+    expect(await listReconciliationIssues(h.store)).toEqual({ unmatched: [], ambiguous: [] });
     const credit = h.store.sqlite.prepare('SELECT amount_text AS amount, creditor_particulars, creditor_reference FROM v_transactions WHERE transaction_id = ?').get(creditTransactionId(made[5]!));
     expect(credit).toEqual({ amount: '75.5', creditor_particulars: 'SUB-0001', creditor_reference: 'MAR' });
     // The rejected payment credited nothing.
     expect(h.store.sqlite.prepare('SELECT count(*) AS n FROM v_transactions WHERE transaction_id = ?').get(creditTransactionId(rejected))).toEqual({ n: 0 });
-    expect(reconciliationSummary(h.store)).toMatchObject({ settled: made.length, matched: made.length });
+    expect(await reconciliationSummary(h.store)).toMatchObject({ settled: made.length, matched: made.length });
   });
 
   it('two payments with the same amount and PCR are ambiguous, never matched to one credit twice', async () => {
@@ -107,7 +107,7 @@ describe('payments → settlement → sync → reconciliation', () => {
     h.emu.advance(120_000);
     await syncPayments({ client, store: h.store });
     await h.sync();
-    const issues = listReconciliationIssues(h.store);
+    const issues = await listReconciliationIssues(h.store);
     expect(issues.unmatched).toEqual([]);
     expect(issues.ambiguous.map((a) => [a.payment_id, a.reason, a.candidates.length]).sort()).toEqual(twins.map((id) => [id, 'several_transactions', 2]).sort());
     expect(matches().filter((m) => twins.includes(m.payment_id))).toEqual([]);

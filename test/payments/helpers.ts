@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createPaymentsClient, type PaymentsClient } from '../../src/api/payments';
 import { startEmulator, type EmulatorOptions, type PaymentConsentRole, type StartedEmulator } from '../../src/emulator';
-import { openStore, type Store } from '../../src/store';
+import { openStore, type SqliteStore } from '../../src/store';
 
 /** A Tuesday in NZ summer time, well inside real time. */
 export const START = '2026-03-10T10:00:00+13:00';
@@ -90,8 +90,8 @@ export function paymentsClientFor(emu: StartedEmulator, sleeps: number[] = []): 
   });
 }
 
-export function freshStore(): { store: Store; dir: string; path: string } {
+export async function freshStore(): Promise<{ store: SqliteStore; dir: string; path: string }> {
   const dir = mkdtempSync(join(tmpdir(), 'bankdata-payments-'));
   const path = join(dir, 'bankdata.sqlite');
-  return { store: openStore(path), dir, path };
+  return { store: await openStore(path), dir, path };
 }

@@ -55,8 +55,8 @@ const paymentsOf = (consent: string) => emu.payments().filter((p) => p.consent_i
 
 describe('payments create: never pays twice by accident', () => {
   it('SIGINT during --wait after the bank answered: the id was printed and stored; the rerun reports that payment, exits 0, sends nothing', async () => {
-    const { dir, path, store } = freshStore();
-    store.close();
+    const { dir, path, store } = await freshStore();
+    await store.close();
     const consent = consentOf(emu, 'enduring');
     const before = paymentsOf(consent).length;
 
@@ -86,8 +86,8 @@ describe('payments create: never pays twice by accident', () => {
   }, 60_000);
 
   it('--key makes the match explicit: the same key is the same payment; the key on another request is refused (exit 2)', async () => {
-    const { dir, path, store } = freshStore();
-    store.close();
+    const { dir, path, store } = await freshStore();
+    await store.close();
     const consent = consentOf(emu, 'enduring');
     const before = paymentsOf(consent).length;
     const key = '6f1c2e4a-9b3d-4c5e-8f70-1a2b3c4d5e6f';
@@ -105,7 +105,7 @@ describe('payments create: never pays twice by accident', () => {
   }, 60_000);
 
   it('the earlier payment is read again before it is reported; one stored as Rejected does not stand: the rerun pays', async () => {
-    const { store } = freshStore();
+    const { store } = await freshStore();
     const client = paymentsClientFor(emu);
     const consent = consentOf(emu, 'enduring');
     const input = { consentId: consent, amount: { total: '7.00', currency: 'NZD' as const }, pcr: { particulars: 'REJ' } };
@@ -117,13 +117,13 @@ describe('payments create: never pays twice by accident', () => {
     const third = await createPayment({ client, store }, input);
     expect(third).toMatchObject({ duplicateOf: false, sends: 1 });
     expect(third.payment.payment_id).not.toBe(first.payment.payment_id);
-    store.close();
+    await store.close();
   });
 });
 
 describe('createPayment waits on the injected clock', () => {
   it('Retry-After as an HTTP-date is measured from the injected now, not Date.now', async () => {
-    const { store } = freshStore();
+    const { store } = await freshStore();
     const real = paymentsClientFor(emu);
     const consent = consentOf(emu, 'enduring');
     let calls = 0;
@@ -145,6 +145,6 @@ describe('createPayment waits on the injected clock', () => {
     );
     // 7 s after the injected instant; Date.now (years later) would give 0.
     expect(sleeps).toEqual([7_000]);
-    store.close();
+    await store.close();
   });
 });

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach } from 'vitest';
 import { Transaction, type AccountId, type BankName, type ConsentId } from '../../src/api/schemas';
-import { openStore, type Store, type TransactionRow } from '../../src/store';
+import { openStore, type SqliteStore, type TransactionRow } from '../../src/store';
 import { toAccountRow, toTransactionRow } from '../../src/sync/transform';
 
 export const CONSENT = 'c0a8012e-7d3b-4f5e-9a61-2b9f4c1d8e70' as ConsentId;
@@ -25,12 +25,12 @@ export function tempDir(): string {
 }
 
 /** A fresh store with CONSENT and OTHER_CONSENT registered and ACCOUNT stored. */
-export function freshStore(): Store {
-  const store = openStore(join(tempDir(), 'db', 'bankdata.sqlite'), { now: () => NOW });
-  store.consents.add(CONSENT);
-  store.consents.add(OTHER_CONSENT);
+export async function freshStore(): Promise<SqliteStore> {
+  const store = await openStore(join(tempDir(), 'db', 'bankdata.sqlite'), { now: () => NOW });
+  await store.consents.add(CONSENT);
+  await store.consents.add(OTHER_CONSENT);
   const ctx = { bank: BANK, consentId: CONSENT, fetchedAt: NOW };
-  store.commitAccounts({
+  await store.commitAccounts({
     bank: BANK,
     consentId: CONSENT,
     rows: [toAccountRow({ AccountId: ACCOUNT, Currency: 'NZD', Nickname: 'Bills' }, ctx)],
@@ -59,7 +59,7 @@ export function txRow(overrides: Record<string, unknown> = {}, consentId: Consen
 }
 
 /** The stored row, removed or not, straight from the table. */
-export function storedTx(store: Store, transactionId: string): Record<string, unknown> | undefined {
+export function storedTx(store: SqliteStore, transactionId: string): Record<string, unknown> | undefined {
   return store.sqlite
     .prepare('SELECT * FROM transactions WHERE bank = ? AND account_id = ? AND transaction_id = ?')
     .get(BANK, ACCOUNT, transactionId) as Record<string, unknown> | undefined;

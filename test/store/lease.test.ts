@@ -14,53 +14,53 @@ function deadPid(): number {
 }
 
 describe('run lease', () => {
-  it('refuses a second run while the holder lives and its lease has not expired (exit 4)', () => {
-    const store = freshStore();
+  it('refuses a second run while the holder lives and its lease has not expired (exit 4)', async () => {
+    const store = await freshStore();
     // The holder: a live process on this host (our parent), then us asking.
-    expect(store.lease.acquire({ pid: process.ppid, host: HOST, now: T0 })).toMatchObject({ ok: true, tookOver: null });
-    expect(store.lease.acquire({ pid: process.pid, host: HOST, now: T0 + 30_000 })).toEqual({
+    expect(await store.lease.acquire({ pid: process.ppid, host: HOST, now: T0 })).toMatchObject({ ok: true, tookOver: null });
+    expect(await store.lease.acquire({ pid: process.pid, host: HOST, now: T0 + 30_000 })).toEqual({
       ok: false,
       heldBy: { pid: process.ppid, host: HOST, expiresAt: new Date(T0 + LEASE_TTL_MS).toISOString() },
     });
   });
 
-  it('refuses while a holder on another host has a live lease, whatever its pid', () => {
-    const store = freshStore();
-    store.lease.acquire({ pid: deadPid(), host: 'host-b', now: T0 });
-    expect(store.lease.acquire({ pid: process.pid, host: HOST, now: T0 + 59_000 })).toMatchObject({ ok: false });
+  it('refuses while a holder on another host has a live lease, whatever its pid', async () => {
+    const store = await freshStore();
+    await store.lease.acquire({ pid: deadPid(), host: 'host-b', now: T0 });
+    expect(await store.lease.acquire({ pid: process.pid, host: HOST, now: T0 + 59_000 })).toMatchObject({ ok: false });
   });
 
-  it('takes over at once a lease whose holder process is gone (same host)', () => {
-    const store = freshStore();
+  it('takes over at once a lease whose holder process is gone (same host)', async () => {
+    const store = await freshStore();
     const gone = deadPid();
-    store.lease.acquire({ pid: gone, host: HOST, now: T0 });
-    expect(store.lease.acquire({ pid: process.pid, host: HOST, now: T0 + 1_000 })).toEqual({
+    await store.lease.acquire({ pid: gone, host: HOST, now: T0 });
+    expect(await store.lease.acquire({ pid: process.pid, host: HOST, now: T0 + 1_000 })).toEqual({
       ok: true,
       expiresAt: new Date(T0 + 1_000 + LEASE_TTL_MS).toISOString(),
       tookOver: { pid: gone, host: HOST },
     });
   });
 
-  it('takes over a lease whose expiry has passed, even from a live holder on another host', () => {
-    const store = freshStore();
-    store.lease.acquire({ pid: process.ppid, host: 'host-b', now: T0 });
-    expect(store.lease.acquire({ pid: process.pid, host: HOST, now: T0 + LEASE_TTL_MS })).toMatchObject({
+  it('takes over a lease whose expiry has passed, even from a live holder on another host', async () => {
+    const store = await freshStore();
+    await store.lease.acquire({ pid: process.ppid, host: 'host-b', now: T0 });
+    expect(await store.lease.acquire({ pid: process.pid, host: HOST, now: T0 + LEASE_TTL_MS })).toMatchObject({
       ok: true,
       tookOver: { pid: process.ppid, host: 'host-b' },
     });
     // The old holder has lost it: its renewal fails, and it cannot release ours.
-    expect(store.lease.renew({ pid: process.ppid, host: 'host-b', now: T0 + LEASE_TTL_MS + 1 })).toBe(false);
-    expect(store.lease.release({ pid: process.ppid, host: 'host-b' })).toBe(false);
+    expect(await store.lease.renew({ pid: process.ppid, host: 'host-b', now: T0 + LEASE_TTL_MS + 1 })).toBe(false);
+    expect(await store.lease.release({ pid: process.ppid, host: 'host-b' })).toBe(false);
   });
 
-  it('renewal pushes the expiry 60 s past now; release frees the lease', () => {
-    const store = freshStore();
+  it('renewal pushes the expiry 60 s past now; release frees the lease', async () => {
+    const store = await freshStore();
     const me = { pid: process.pid, host: HOST };
-    store.lease.acquire({ ...me, now: T0 });
-    expect(store.lease.renew({ ...me, now: T0 + 15_000 })).toBe(true);
+    await store.lease.acquire({ ...me, now: T0 });
+    expect(await store.lease.renew({ ...me, now: T0 + 15_000 })).toBe(true);
     // Still held at T0 + 70 s thanks to the renewal.
-    expect(store.lease.acquire({ pid: process.ppid, host: HOST, now: T0 + 70_000 })).toMatchObject({ ok: false });
-    expect(store.lease.release(me)).toBe(true);
-    expect(store.lease.acquire({ pid: process.ppid, host: HOST, now: T0 + 70_000 })).toMatchObject({ ok: true });
+    expect(await store.lease.acquire({ pid: process.ppid, host: HOST, now: T0 + 70_000 })).toMatchObject({ ok: false });
+    expect(await store.lease.release(me)).toBe(true);
+    expect(await store.lease.acquire({ pid: process.ppid, host: HOST, now: T0 + 70_000 })).toMatchObject({ ok: true });
   });
 });

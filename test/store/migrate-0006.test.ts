@@ -33,9 +33,9 @@ function migrationsUpTo(tag: string): string {
 const TABLES_SQL = "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name <> '__drizzle_migrations' ORDER BY name";
 
 describe('migration 0006 (natural SQL views)', () => {
-  it('migrates a 0.1 database with rows forward, keeping every row; amount_text is the 0.1 amount', () => {
+  it('migrates a 0.1 database with rows forward, keeping every row; amount_text is the 0.1 amount', async () => {
     // Rows of every kind, written by the current store (the tables are the same in 0005 and 0006).
-    const fx = createFixtureStore();
+    const fx = await createFixtureStore();
     const oldPath = join(dir, 'old.sqlite');
     const old = new Database(oldPath);
     migrate(drizzle(old), { migrationsFolder: migrationsUpTo('0005_payment_views') });
@@ -50,7 +50,7 @@ describe('migration 0006 (natural SQL views)', () => {
     for (const table of tables) old.exec(`INSERT INTO main.${table} (${columns[table]}) SELECT ${columns[table]} FROM fx.${table}`);
     old.exec('DETACH DATABASE fx');
     expect(old.pragma('foreign_key_check')).toEqual([]);
-    fx.cleanup();
+    await fx.cleanup();
 
     // What the 0.1 views said.
     const v01 = {
@@ -67,7 +67,7 @@ describe('migration 0006 (natural SQL views)', () => {
     old.close();
 
     // The store opens it: drizzle applies 0006 and the later migrations.
-    const store = openStore(oldPath);
+    const store = await openStore(oldPath);
     try {
       const db = store.sqlite;
       expect(counts(db)).toEqual(before);
@@ -82,7 +82,7 @@ describe('migration 0006 (natural SQL views)', () => {
       expect(db.prepare('SELECT payment_id, amount_text AS amount FROM v_payments').all()).toEqual(v01.payments);
       expect(db.prepare('SELECT count(*) AS n FROM v_transactions WHERE amount > 1000').get()).toEqual({ n: 1 });
     } finally {
-      store.close();
+      await store.close();
     }
   });
 });

@@ -9,8 +9,8 @@ import { nzDateOf } from '../../src/api/rules';
 import { createFixtureStore, type FixtureStore } from '../export/fixture-store';
 
 let fx: FixtureStore;
-beforeAll(() => {
-  fx = createFixtureStore();
+beforeAll(async () => {
+  fx = await createFixtureStore();
 });
 afterAll(() => fx.cleanup());
 

@@ -12,11 +12,11 @@ const MIGRATIONS = (JSON.parse(readFileSync(new URL('../../src/store/migrations/
 const mode = (path: string) => statSync(path).mode & 0o777;
 
 describe('openStore', () => {
-  it('creates a private directory (0700) and database file (0600) and applies the migrations', () => {
+  it('creates a private directory (0700) and database file (0600) and applies the migrations', async () => {
     const root = tempDir();
     const file = join(root, 'data', 'nested', 'bankdata.sqlite');
-    const store = openStore(file);
-    store.consents.add(CONSENT); // a write, so that -wal and -shm exist
+    const store = await openStore(file);
+    await store.consents.add(CONSENT); // a write, so that -wal and -shm exist
     expect(mode(join(root, 'data'))).toBe(0o700);
     expect(mode(join(root, 'data', 'nested'))).toBe(0o700);
     expect(mode(file)).toBe(0o600);
@@ -29,37 +29,37 @@ describe('openStore', () => {
       expect.arrayContaining(['accounts', 'balances', 'consents', 'lease', 'rejects', 'runs', 'statements', 'transactions']),
     );
     expect(store.sqlite.prepare('SELECT count(*) AS n FROM __drizzle_migrations').get()).toEqual({ n: MIGRATIONS });
-    store.close();
+    await store.close();
   });
 
-  it('runs in WAL mode with foreign keys on and a busy timeout', () => {
-    const store = openStore(join(tempDir(), 'bankdata.sqlite'));
+  it('runs in WAL mode with foreign keys on and a busy timeout', async () => {
+    const store = await openStore(join(tempDir(), 'bankdata.sqlite'));
     expect(store.sqlite.pragma('journal_mode', { simple: true })).toBe('wal');
     expect(store.sqlite.pragma('foreign_keys', { simple: true })).toBe(1);
     expect(store.sqlite.pragma('busy_timeout', { simple: true })).toBeGreaterThanOrEqual(5000);
-    expect(() => store.consents.recordOutcome('e2c0234a-9f5d-4b7a-9c83-4d1b6e3f0a92' as ConsentId, 'ok')).toThrow();
-    store.close();
+    await expect(store.consents.recordOutcome('e2c0234a-9f5d-4b7a-9c83-4d1b6e3f0a92' as ConsentId, 'ok')).rejects.toThrow();
+    await store.close();
   });
 
-  it('reopens an existing database without migrating again and keeps its rows', () => {
+  it('reopens an existing database without migrating again and keeps its rows', async () => {
     const file = join(tempDir(), 'bankdata.sqlite');
-    const first = openStore(file);
-    first.consents.add(CONSENT);
-    first.close();
-    const second = openStore(file);
-    expect(second.consents.list().map((c) => c.consentId)).toEqual([CONSENT]);
+    const first = await openStore(file);
+    await first.consents.add(CONSENT);
+    await first.close();
+    const second = await openStore(file);
+    expect((await second.consents.list()).map((c) => c.consentId)).toEqual([CONSENT]);
     expect(second.sqlite.prepare('SELECT count(*) AS n FROM __drizzle_migrations').get()).toEqual({ n: MIGRATIONS });
-    second.close();
+    await second.close();
   });
 
-  it('leaves the mode of an existing database file and directory as they are (it did not create them)', () => {
+  it('leaves the mode of an existing database file and directory as they are (it did not create them)', async () => {
     const dir = join(tempDir(), 'shared');
     mkdirSync(dir, { mode: 0o755 });
     chmodSync(dir, 0o755);
     const file = join(dir, 'bankdata.sqlite');
     writeFileSync(file, '', { mode: 0o644 });
     chmodSync(file, 0o644);
-    openStore(file).close();
+    await (await openStore(file)).close();
     expect(mode(file)).toBe(0o644);
     expect(mode(dir)).toBe(0o755);
   });

@@ -15,21 +15,21 @@ const authorised = Consent.parse({
 });
 
 describe('consent registry', () => {
-  it('adds idempotently and re-registers an ended consent, which is synced again from then on', () => {
-    const store = freshStore();
-    expect(store.consents.add(CONSENT)).toBe('already-registered');
-    store.consents.markEnded(CONSENT, 'BDT410', '2025-03-06T00:00:00Z');
-    expect(store.consents.list({ active: true }).map((c) => c.consentId)).toEqual([OTHER_CONSENT]);
-    expect(store.consents.get(CONSENT)).toMatchObject({ endedReason: 'BDT410', lastOutcome: 'ended' });
-    expect(store.consents.add(CONSENT, '2025-03-07T00:00:00Z')).toBe('re-registered');
-    expect(store.consents.get(CONSENT)).toMatchObject({ endedAt: null, endedReason: null, registeredAt: '2025-03-07T00:00:00.000Z' });
-    expect(store.consents.list({ active: true })).toHaveLength(2);
+  it('adds idempotently and re-registers an ended consent, which is synced again from then on', async () => {
+    const store = await freshStore();
+    expect(await store.consents.add(CONSENT)).toBe('already-registered');
+    await store.consents.markEnded(CONSENT, 'BDT410', '2025-03-06T00:00:00Z');
+    expect((await store.consents.list({ active: true })).map((c) => c.consentId)).toEqual([OTHER_CONSENT]);
+    expect(await store.consents.get(CONSENT)).toMatchObject({ endedReason: 'BDT410', lastOutcome: 'ended' });
+    expect(await store.consents.add(CONSENT, '2025-03-07T00:00:00Z')).toBe('re-registered');
+    expect(await store.consents.get(CONSENT)).toMatchObject({ endedAt: null, endedReason: null, registeredAt: '2025-03-07T00:00:00.000Z' });
+    expect(await store.consents.list({ active: true })).toHaveLength(2);
   });
 
-  it('records the consent read: bank, status, permissions, UTC dates, NZ expiry date and raw JSON', () => {
-    const store = freshStore();
-    store.consents.recordStatus(authorised, { raw: { ...authorised, extra: 1 } });
-    expect(store.consents.get(CONSENT)).toMatchObject({
+  it('records the consent read: bank, status, permissions, UTC dates, NZ expiry date and raw JSON', async () => {
+    const store = await freshStore();
+    await store.consents.recordStatus(authorised, { raw: { ...authorised, extra: 1 } });
+    expect(await store.consents.get(CONSENT)).toMatchObject({
       bank: 'PNZ',
       status: 'Authorised',
       permissions: ['ReadAccountsDetail', 'ReadBalances', 'ReadTransactionsDetail'],
@@ -37,24 +37,24 @@ describe('consent registry', () => {
       expirationDateTime: '2026-03-05T10:59:59.000Z',
       expirationNzDate: '2026-03-05',
     });
-    expect(JSON.parse(store.consents.get(CONSENT)!.rawJson!)).toMatchObject({ extra: 1 });
+    expect(JSON.parse((await store.consents.get(CONSENT))!.rawJson!)).toMatchObject({ extra: 1 });
     expect(store.sqlite.prepare('SELECT permissions FROM v_consents WHERE consent_id = ?').get(CONSENT)).toEqual({
       permissions: 'ReadAccountsDetail ReadBalances ReadTransactionsDetail',
     });
   });
 
-  it('moves last_synced_at only for outcomes that synced data', () => {
-    const store = freshStore();
-    store.consents.recordOutcome(CONSENT, 'ok', '2025-03-05T02:00:00Z');
-    store.consents.recordOutcome(CONSENT, 'skipped', '2025-03-06T02:00:00Z');
+  it('moves last_synced_at only for outcomes that synced data', async () => {
+    const store = await freshStore();
+    await store.consents.recordOutcome(CONSENT, 'ok', '2025-03-05T02:00:00Z');
+    await store.consents.recordOutcome(CONSENT, 'skipped', '2025-03-06T02:00:00Z');
     expect(store.sqlite.prepare('SELECT last_synced_at, last_outcome FROM v_consents WHERE consent_id = ?').get(CONSENT)).toEqual({
       last_synced_at: '2025-03-05T02:00:00.000Z',
       last_outcome: 'skipped',
     });
   });
 
-  it('keeps bank meta and parses it back with the wire schema', () => {
-    const store = freshStore();
+  it('keeps bank meta and parses it back with the wire schema', async () => {
+    const store = await freshStore();
     const meta = BankMeta.parse({
       name: 'PNZ',
       features: {
@@ -67,17 +67,17 @@ describe('consent registry', () => {
         max_history_days: 730,
       },
     });
-    store.meta.save(meta);
-    expect(store.meta.get(BANK)).toEqual({ meta, fetchedAt: '2025-03-05T00:00:00.000Z' });
-    expect(store.meta.get('ANZ')).toBeNull();
+    await store.meta.save(meta);
+    expect(await store.meta.get(BANK)).toEqual({ meta, fetchedAt: '2025-03-05T00:00:00.000Z' });
+    expect(await store.meta.get('ANZ')).toBeNull();
   });
 });
 
 describe('runs and sync state', () => {
-  it('records a run as v_runs shows it', () => {
-    const store = freshStore();
-    const runId = store.runs.start({ now: '2025-03-05T02:00:00Z' });
-    store.runs.finish(
+  it('records a run as v_runs shows it', async () => {
+    const store = await freshStore();
+    const runId = await store.runs.start({ now: '2025-03-05T02:00:00Z' });
+    await store.runs.finish(
       runId,
       { outcome: 'partial', consents: 2, requests: 41, rowsWritten: 310, failedUnits: 1, errorSummary: 'PNZ acc-0001 2025-02-01: BDT263' },
       '2025-03-05T02:01:30Z',
@@ -90,18 +90,18 @@ describe('runs and sync state', () => {
     ]);
   });
 
-  it('remembers the window size that worked per bank and lets the watermark be reset', () => {
-    const store = freshStore();
-    expect(store.syncState.getWindowDays(BANK)).toBeNull();
-    store.syncState.setWindowDays(BANK, 8);
-    expect(store.syncState.getWindowDays(BANK)).toBe(8);
-    expect(() => store.syncState.setWindowDays(BANK, 0)).toThrow(RangeError);
+  it('remembers the window size that worked per bank and lets the watermark be reset', async () => {
+    const store = await freshStore();
+    expect(await store.syncState.getWindowDays(BANK)).toBeNull();
+    await store.syncState.setWindowDays(BANK, 8);
+    expect(await store.syncState.getWindowDays(BANK)).toBe(8);
+    await expect(store.syncState.setWindowDays(BANK, 0)).rejects.toThrow(RangeError);
     const key = { bank: BANK, accountId: 'acc-0001' as never, consentId: CONSENT };
-    store.syncState.setWatermark({ ...key, watermark: '2025-03-05T00:00:00+13:00' });
-    expect(store.syncState.getWatermark(key)).toBe('2025-03-04T11:00:00.000Z');
+    await store.syncState.setWatermark({ ...key, watermark: '2025-03-05T00:00:00+13:00' });
+    expect(await store.syncState.getWatermark(key)).toBe('2025-03-04T11:00:00.000Z');
     // Each consent keeps its own watermark: another consent over the same account starts afresh.
-    expect(store.syncState.getWatermark({ ...key, consentId: OTHER_CONSENT })).toBeNull();
-    store.syncState.setWatermark({ ...key, watermark: null });
-    expect(store.syncState.getWatermark(key)).toBeNull();
+    expect(await store.syncState.getWatermark({ ...key, consentId: OTHER_CONSENT })).toBeNull();
+    await store.syncState.setWatermark({ ...key, watermark: null });
+    expect(await store.syncState.getWatermark(key)).toBeNull();
   });
 });

@@ -17,13 +17,13 @@ const balance = (amount: string, dateTime = '2025-03-04T12:05:00+13:00') =>
   );
 
 describe('commitBalances', () => {
-  it('adds a balance row only when (account, type, date_time, amount, indicator) is new', () => {
-    const store = freshStore();
+  it('adds a balance row only when (account, type, date_time, amount, indicator) is new', async () => {
+    const store = await freshStore();
     const unit = { bank: BANK, accountId: ACCOUNT, consentId: CONSENT, runId: null };
-    expect(store.commitBalances({ ...unit, rows: [balance('2315.07')] })).toEqual({ added: 1, unchanged: 0 });
-    expect(store.commitBalances({ ...unit, rows: [balance('2315.07')] })).toEqual({ added: 0, unchanged: 1 });
+    expect(await store.commitBalances({ ...unit, rows: [balance('2315.07')] })).toEqual({ added: 1, unchanged: 0 });
+    expect(await store.commitBalances({ ...unit, rows: [balance('2315.07')] })).toEqual({ added: 0, unchanged: 1 });
     expect(
-      store.commitBalances({ ...unit, rows: [balance('2315.07', '2025-03-05T12:05:00+13:00'), balance('2400.00')] }),
+      await store.commitBalances({ ...unit, rows: [balance('2315.07', '2025-03-05T12:05:00+13:00'), balance('2400.00')] }),
     ).toEqual({ added: 2, unchanged: 0 });
     const rows = store.sqlite.prepare('SELECT amount_text AS amount, amount_minor, date_time FROM v_balances ORDER BY date_time, amount').all();
     expect(rows).toEqual([
@@ -45,13 +45,13 @@ describe('commitAccounts', () => {
     Description: 'Savings account', Nickname: 'Rainy day',
   });
 
-  it('never blanks the Detail-only Account fields when a ReadAccountsBasic consent reads the account', () => {
-    const store = freshStore();
+  it('never blanks the Detail-only Account fields when a ReadAccountsBasic consent reads the account', async () => {
+    const store = await freshStore();
     const unit = { bank: BANK, runId: null };
-    expect(store.commitAccounts({ ...unit, consentId: CONSENT, rows: [toAccountRow(detail, ctx)] })).toEqual({
+    expect(await store.commitAccounts({ ...unit, consentId: CONSENT, rows: [toAccountRow(detail, ctx)] })).toEqual({
       added: 1, updated: 0, unchanged: 0,
     });
-    const counts = store.commitAccounts({
+    const counts = await store.commitAccounts({
       ...unit,
       consentId: OTHER_CONSENT,
       rows: [toAccountRow(basic, { ...ctx, consentId: OTHER_CONSENT })],
@@ -65,11 +65,11 @@ describe('commitAccounts', () => {
     });
   });
 
-  it('counts a changed nickname as updated and moves updated_at', () => {
-    const store = freshStore();
-    store.commitAccounts({ bank: BANK, consentId: CONSENT, rows: [toAccountRow(detail, ctx)], runId: null });
+  it('counts a changed nickname as updated and moves updated_at', async () => {
+    const store = await freshStore();
+    await store.commitAccounts({ bank: BANK, consentId: CONSENT, rows: [toAccountRow(detail, ctx)], runId: null });
     const renamed = { ...detail, Nickname: 'Holiday' };
-    const counts = store.commitAccounts({
+    const counts = await store.commitAccounts({
       bank: BANK, consentId: CONSENT, rows: [toAccountRow(renamed, ctx)], runId: null, now: '2025-04-01T00:00:00Z',
     });
     expect(counts).toEqual({ added: 0, updated: 1, unchanged: 0 });
@@ -87,17 +87,17 @@ describe('statements', () => {
   });
   const unit = { bank: BANK, accountId: ACCOUNT, consentId: CONSENT, runId: null };
 
-  it('stores a statement, then its file metadata once the file is on disk, and keeps it on re-fetch', () => {
-    const store = freshStore();
-    expect(store.commitStatements({ ...unit, rows: [toStatementRow(statement, ctx)] })).toEqual({ added: 1, updated: 0, unchanged: 0 });
-    expect(store.listStatementsWithoutFile({ bank: BANK, accountId: ACCOUNT })).toEqual(['stm-2025-02']);
+  it('stores a statement, then its file metadata once the file is on disk, and keeps it on re-fetch', async () => {
+    const store = await freshStore();
+    expect(await store.commitStatements({ ...unit, rows: [toStatementRow(statement, ctx)] })).toEqual({ added: 1, updated: 0, unchanged: 0 });
+    expect(await store.listStatementsWithoutFile({ bank: BANK, accountId: ACCOUNT })).toEqual(['stm-2025-02']);
     const sha256 = 'a'.repeat(64);
-    store.recordStatementFile({
+    await store.recordStatementFile({
       bank: BANK, accountId: ACCOUNT, statementId: 'stm-2025-02' as StatementId,
       filePath: 'statements/PNZ/acc-0001/stm-2025-02.pdf', contentType: 'application/pdf', sha256, bytes: 1843,
     });
-    expect(store.commitStatements({ ...unit, rows: [toStatementRow(statement, ctx)] })).toEqual({ added: 0, updated: 0, unchanged: 1 });
-    expect(store.listStatementsWithoutFile({ bank: BANK, accountId: ACCOUNT })).toEqual([]);
+    expect(await store.commitStatements({ ...unit, rows: [toStatementRow(statement, ctx)] })).toEqual({ added: 0, updated: 0, unchanged: 1 });
+    expect(await store.listStatementsWithoutFile({ bank: BANK, accountId: ACCOUNT })).toEqual([]);
     expect(store.sqlite.prepare('SELECT * FROM v_statements').get()).toEqual({
       bank: 'PNZ', account_id: 'acc-0001', statement_id: 'stm-2025-02', type: 'RegularPeriodic',
       start_date_time: '2025-01-31T11:00:00.000Z', end_date_time: '2025-02-28T10:59:59.000Z',
@@ -107,13 +107,13 @@ describe('statements', () => {
     });
   });
 
-  it('refuses a file path that is absolute or climbs out of the data dir', () => {
-    const store = freshStore();
-    store.commitStatements({ ...unit, rows: [toStatementRow(statement, ctx)] });
+  it('refuses a file path that is absolute or climbs out of the data dir', async () => {
+    const store = await freshStore();
+    await store.commitStatements({ ...unit, rows: [toStatementRow(statement, ctx)] });
     const file = { bank: BANK, accountId: ACCOUNT, statementId: 'stm-2025-02' as StatementId, contentType: 'text/csv', sha256: 'b'.repeat(64), bytes: 1 };
-    expect(() => store.recordStatementFile({ ...file, filePath: '/etc/passwd' })).toThrow(RangeError);
-    expect(() => store.recordStatementFile({ ...file, filePath: 'statements/../../x.csv' })).toThrow(RangeError);
-    expect(() => store.recordStatementFile({ ...file, statementId: 'nope' as StatementId, filePath: 'x.csv' })).toThrow(/no stored statement/);
+    await expect(store.recordStatementFile({ ...file, filePath: '/etc/passwd' })).rejects.toThrow(RangeError);
+    await expect(store.recordStatementFile({ ...file, filePath: 'statements/../../x.csv' })).rejects.toThrow(RangeError);
+    await expect(store.recordStatementFile({ ...file, statementId: 'nope' as StatementId, filePath: 'x.csv' })).rejects.toThrow(/no stored statement/);
   });
 });
 
@@ -124,27 +124,27 @@ describe('commitParty', () => {
     Address: [{ AddressType: 'Residential', AddressLine: ['Flat 2', '10 Queen Street'], TownName: 'Auckland', PostCode: '1010', Country: 'NZ' }],
   });
 
-  it('keeps one customer party per consent and one owner per account, replaced by the next answer', () => {
-    const store = freshStore();
+  it('keeps one customer party per consent and one owner per account, replaced by the next answer', async () => {
+    const store = await freshStore();
     const base = { bank: BANK, consentId: CONSENT, runId: null };
-    expect(store.commitParty({ ...base, accountId: null, row: toPartyRow(party, ctx, null) })).toMatchObject({ added: 1 });
-    expect(store.commitParty({ ...base, accountId: ACCOUNT, row: toPartyRow(party, ctx, ACCOUNT) })).toMatchObject({ added: 1 });
-    expect(store.commitParty({ ...base, accountId: null, row: toPartyRow(party, ctx, null) })).toMatchObject({ unchanged: 1 });
+    expect(await store.commitParty({ ...base, accountId: null, row: toPartyRow(party, ctx, null) })).toMatchObject({ added: 1 });
+    expect(await store.commitParty({ ...base, accountId: ACCOUNT, row: toPartyRow(party, ctx, ACCOUNT) })).toMatchObject({ added: 1 });
+    expect(await store.commitParty({ ...base, accountId: null, row: toPartyRow(party, ctx, null) })).toMatchObject({ unchanged: 1 });
     const moved = { ...party, PartyId: 'pty-9000' as typeof party.PartyId, Address: [{ Country: 'NZ', TownName: 'Wellington' }] };
-    expect(store.commitParty({ ...base, accountId: ACCOUNT, row: toPartyRow(moved, ctx, ACCOUNT) })).toMatchObject({ updated: 1 });
+    expect(await store.commitParty({ ...base, accountId: ACCOUNT, row: toPartyRow(moved, ctx, ACCOUNT) })).toMatchObject({ updated: 1 });
     expect(store.sqlite.prepare('SELECT account_id, party_id, address FROM v_parties ORDER BY account_id').all()).toEqual([
       { account_id: null, party_id: 'pty-5512', address: 'Flat 2, 10 Queen Street, Auckland, 1010, NZ' },
       { account_id: 'acc-0001', party_id: 'pty-9000', address: 'Wellington, NZ' },
     ]);
   });
 
-  it('stores only the reject when the party record failed its schema', () => {
-    const store = freshStore();
-    const counts = store.commitParty({
+  it('stores only the reject when the party record failed its schema', async () => {
+    const store = await freshStore();
+    const counts = await store.commitParty({
       bank: BANK, consentId: CONSENT, accountId: 'acc-0001' as AccountId, row: null, runId: null,
       rejects: [{ resource: 'account_party', bank: BANK, consentId: CONSENT, accountId: ACCOUNT, reason: 'PartyId: required', rawPayload: '{"Name":"x"}' }],
     });
     expect(counts).toEqual({ added: 0, updated: 0, unchanged: 0 });
-    expect(store.rejects.list()).toMatchObject([{ resource: 'account_party', rawPayload: '{"Name":"x"}' }]);
+    expect(await store.rejects.list()).toMatchObject([{ resource: 'account_party', rawPayload: '{"Name":"x"}' }]);
   });
 });

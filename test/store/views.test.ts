@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { nzDateOf, nzDaysBetween } from '../../src/api/rules';
 import { Consent, type ConsentId } from '../../src/api/schemas';
-import { VIEW_COLUMNS, VIEW_NAMES } from '../../src/store';
+import { VIEW_COLUMNS, VIEW_NAMES, type SqliteStore } from '../../src/store';
 import { CONSENT, freshStore } from './helpers';
 
 /**
@@ -41,8 +41,8 @@ const ARCHITECTURE_COLUMNS: Record<string, string> = {
 const expected = (view: string) => ARCHITECTURE_COLUMNS[view]!.split(', ');
 
 describe('public views', () => {
-  it('has exactly the public views of docs/data-model.md', () => {
-    const store = freshStore();
+  it('has exactly the public views of docs/data-model.md', async () => {
+    const store = await freshStore();
     const views = store.sqlite
       .prepare("SELECT name FROM sqlite_master WHERE type = 'view' AND name LIKE 'v\\_%' ESCAPE '\\' ORDER BY name")
       .all() as { name: string }[];
@@ -51,8 +51,8 @@ describe('public views', () => {
   });
 
   for (const view of Object.keys(ARCHITECTURE_COLUMNS)) {
-    it(`${view} has the columns of docs/data-model.md, in order`, () => {
-      const store = freshStore();
+    it(`${view} has the columns of docs/data-model.md, in order`, async () => {
+      const store = await freshStore();
       const columns = (store.sqlite.prepare(`PRAGMA table_info(${view})`).all() as { name: string }[]).map((c) => c.name);
       expect(columns).toEqual(expected(view));
       expect(VIEW_COLUMNS[view as keyof typeof VIEW_COLUMNS]).toEqual(expected(view));
@@ -83,35 +83,35 @@ describe('v_consents.days_to_expiry', () => {
       start_date_time: '2024-03-05T00:00:00+13:00',
       ...(expiration ? { expiration_date_time: expiration } : {}),
     });
-  const daysToExpiry = (store: ReturnType<typeof freshStore>, id: ConsentId) =>
+  const daysToExpiry = (store: SqliteStore, id: ConsentId) =>
     (store.sqlite.prepare('SELECT days_to_expiry AS d FROM v_consents WHERE consent_id = ?').get(id) as { d: number | null }).d;
 
-  it('counts whole NZ days from today (NZ) to the NZ date of expiration_date_time', () => {
-    const store = freshStore();
+  it('counts whole NZ days from today (NZ) to the NZ date of expiration_date_time', async () => {
+    const store = await freshStore();
     // Late in the NZ evening: the UTC date differs from the NZ date, which is the one that counts.
     const expiration = '2035-01-10T23:30:00+13:00';
-    store.consents.recordStatus(consent(expiration));
+    await store.consents.recordStatus(consent(expiration));
     const before = nzDaysBetween(nzDateOf(new Date()), '2035-01-10');
     const actual = daysToExpiry(store, CONSENT);
     const after = nzDaysBetween(nzDateOf(new Date()), '2035-01-10');
     expect([before, after]).toContain(actual);
   });
 
-  it('is NULL when the consent has no expiration', () => {
-    const store = freshStore();
-    store.consents.recordStatus(consent());
+  it('is NULL when the consent has no expiration', async () => {
+    const store = await freshStore();
+    await store.consents.recordStatus(consent());
     expect(daysToExpiry(store, CONSENT)).toBeNull();
   });
 
-  it('nz_today is the NZ date of the current instant', () => {
-    const store = freshStore();
+  it('nz_today is the NZ date of the current instant', async () => {
+    const store = await freshStore();
     const before = nzDateOf(new Date());
     const today = (store.sqlite.prepare('SELECT today FROM nz_today').get() as { today: string }).today;
     expect([before, nzDateOf(new Date())]).toContain(today);
   });
 
-  it('the nz_offsets lookup gives the Pacific/Auckland date of any instant, across DST changes', () => {
-    const store = freshStore();
+  it('the nz_offsets lookup gives the Pacific/Auckland date of any instant, across DST changes', async () => {
+    const store = await freshStore();
     // The same lookup nz_today does for 'now', for a given instant.
     const nzDate = store.sqlite.prepare(
       `SELECT date(@at, (SELECT offset_minutes FROM nz_offsets WHERE utc_from <= @at ORDER BY utc_from DESC LIMIT 1)

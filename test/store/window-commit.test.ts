@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import type { ConsentId } from '../../src/api/schemas';
-import type { Store, TransactionRow, TransactionWindowInput } from '../../src/store';
+import type { SqliteStore, TransactionRow, TransactionWindowInput } from '../../src/store';
 import { ACCOUNT, BANK, CONSENT, OTHER_CONSENT, freshStore, storedTx, txRow } from './helpers';
 
 const RANGE = { from: '2025-03-01T00:00:00+13:00', to: '2025-03-05T00:00:00+13:00' };
 
-function commit(store: Store, rows: TransactionRow[], extra: Partial<TransactionWindowInput> = {}) {
-  return store.commitTransactionWindow({
+async function commit(store: SqliteStore, rows: TransactionRow[], extra: Partial<TransactionWindowInput> = {}) {
+  return await store.commitTransactionWindow({
     bank: BANK,
     accountId: ACCOUNT,
     consentId: CONSENT,
@@ -20,20 +20,20 @@ function commit(store: Store, rows: TransactionRow[], extra: Partial<Transaction
   });
 }
 
-function visibleIds(store: Store): string[] {
+function visibleIds(store: SqliteStore): string[] {
   return (store.sqlite.prepare('SELECT transaction_id FROM v_transactions ORDER BY transaction_id').all() as {
     transaction_id: string;
   }[]).map((r) => r.transaction_id);
 }
 
 describe('commitTransactionWindow', () => {
-  it('adds new rows and counts a re-commit of the same rows as unchanged without rewriting them', () => {
-    const store = freshStore();
+  it('adds new rows and counts a re-commit of the same rows as unchanged without rewriting them', async () => {
+    const store = await freshStore();
     const rows = [txRow(), txRow({ TransactionId: 'txn-2', Status: 'Booked' })];
-    expect(commit(store, rows)).toEqual({ added: 2, updated: 0, removed: 0, unchanged: 0 });
+    expect(await commit(store, rows)).toEqual({ added: 2, updated: 0, removed: 0, unchanged: 0 });
     const before = storedTx(store, 'txn-1')!;
 
-    const again = commit(store, rows.map((r) => ({ ...r, consentId: OTHER_CONSENT })), {
+    const again = await commit(store, rows.map((r) => ({ ...r, consentId: OTHER_CONSENT })), {
       consentId: OTHER_CONSENT,
       now: '2025-03-06T01:00:00Z',
     });
@@ -46,29 +46,29 @@ describe('commitTransactionWindow', () => {
     expect(after.consent_id).toBe(OTHER_CONSENT);
   });
 
-  it('replaces the stored pending row with the booked row of the same id', () => {
-    const store = freshStore();
-    commit(store, [txRow()]);
-    const counts = commit(store, [txRow({ Status: 'Booked', Amount: { Amount: '19.40', Currency: 'NZD' } })]);
+  it('replaces the stored pending row with the booked row of the same id', async () => {
+    const store = await freshStore();
+    await commit(store, [txRow()]);
+    const counts = await commit(store, [txRow({ Status: 'Booked', Amount: { Amount: '19.40', Currency: 'NZD' } })]);
     expect(counts).toEqual({ added: 0, updated: 1, removed: 0, unchanged: 0 });
     const row = storedTx(store, 'txn-1')!;
     expect(row).toMatchObject({ status: 'Booked', amount: '-19.40', amount_minor: -1940, removed_at: null });
     expect(store.sqlite.prepare('SELECT count(*) AS n FROM transactions').get()).toEqual({ n: 1 });
   });
 
-  it('removes a pending row that vanished when its successor books under a new id (docs/bank-api.md §6.4)', () => {
-    const store = freshStore();
-    commit(store, [txRow({ TransactionId: 'txn-pend-7731' })]);
-    const counts = commit(store, [txRow({ TransactionId: 'txn-20250304-0009', Status: 'Booked' })]);
+  it('removes a pending row that vanished when its successor books under a new id (docs/bank-api.md §6.4)', async () => {
+    const store = await freshStore();
+    await commit(store, [txRow({ TransactionId: 'txn-pend-7731' })]);
+    const counts = await commit(store, [txRow({ TransactionId: 'txn-20250304-0009', Status: 'Booked' })]);
     expect(counts).toEqual({ added: 1, updated: 0, removed: 1, unchanged: 0 });
     expect(storedTx(store, 'txn-pend-7731')!.removed_at).toBe('2025-03-05T01:00:00.000Z');
     expect(visibleIds(store)).toEqual(['txn-20250304-0009']);
   });
 
-  it('removes vanished pending rows only inside the fetched range, both ends inclusive', () => {
-    const store = freshStore();
+  it('removes vanished pending rows only inside the fetched range, both ends inclusive', async () => {
+    const store = await freshStore();
     const wide = { from: '2025-02-01T00:00:00+13:00', to: '2025-03-05T00:00:00+13:00' };
-    commit(
+    await commit(
       store,
       [
         txRow({ TransactionId: 'before', BookingDateTime: '2025-02-28T23:59:59+13:00' }),
@@ -78,49 +78,49 @@ describe('commitTransactionWindow', () => {
       ],
       { range: { ...wide, to: '2025-03-06T00:00:00+13:00' } },
     );
-    const counts = commit(store, []);
+    const counts = await commit(store, []);
     expect(counts.removed).toBe(2);
     expect(visibleIds(store)).toEqual(['after', 'before']);
   });
 
-  it('removes only pending rows the fetch could return under its Credits/Debits filter', () => {
-    const store = freshStore();
-    commit(store, [
+  it('removes only pending rows the fetch could return under its Credits/Debits filter', async () => {
+    const store = await freshStore();
+    await commit(store, [
       txRow({ TransactionId: 'debit', CreditDebitIndicator: 'Debit' }),
       txRow({ TransactionId: 'credit', CreditDebitIndicator: 'Credit' }),
     ]);
     // A consent holding ReadTransactionsCredits alone sees only credits: the debit is not its to judge.
-    const counts = commit(store, [], { creditDebitFilter: 'Credit' });
+    const counts = await commit(store, [], { creditDebitFilter: 'Credit' });
     expect(counts.removed).toBe(1);
     expect(visibleIds(store)).toEqual(['debit']);
   });
 
-  it('never removes booked rows that a later fetch does not return', () => {
-    const store = freshStore();
-    commit(store, [txRow({ Status: 'Booked' })]);
-    expect(commit(store, []).removed).toBe(0);
+  it('never removes booked rows that a later fetch does not return', async () => {
+    const store = await freshStore();
+    await commit(store, [txRow({ Status: 'Booked' })]);
+    expect((await commit(store, [])).removed).toBe(0);
     expect(visibleIds(store)).toEqual(['txn-1']);
   });
 
-  it('restores a removed row whose id comes back', () => {
-    const store = freshStore();
-    commit(store, [txRow()]);
-    commit(store, []);
+  it('restores a removed row whose id comes back', async () => {
+    const store = await freshStore();
+    await commit(store, [txRow()]);
+    await commit(store, []);
     expect(visibleIds(store)).toEqual([]);
-    const counts = commit(store, [txRow()], { now: '2025-03-07T00:00:00Z' });
+    const counts = await commit(store, [txRow()], { now: '2025-03-07T00:00:00Z' });
     expect(counts).toEqual({ added: 0, updated: 1, removed: 0, unchanged: 0 });
     expect(storedTx(store, 'txn-1')!.removed_at).toBeNull();
     expect(visibleIds(store)).toEqual(['txn-1']);
   });
 
-  it('never blanks detail fields when a consent with Basic permissions fetches the same row', () => {
-    const store = freshStore();
+  it('never blanks detail fields when a consent with Basic permissions fetches the same row', async () => {
+    const store = await freshStore();
     const detail = txRow({
       Status: 'Booked',
       Balance: { Amount: { Amount: '2315.07', Currency: 'NZD' }, CreditDebitIndicator: 'Credit', Type: 'InterimBooked' },
       CreditorAccount: { SchemeName: 'BECSElectronicCredit', Identification: '12-3456-0765432-00' },
     });
-    commit(store, [detail]);
+    await commit(store, [detail]);
     const detailRaw = storedTx(store, 'txn-1')!.raw_json;
     // ReadTransactionsBasic omits TransactionInformation, Balance, MerchantDetails, CreditorAccount (docs/bank-api.md §3).
     const basic = txRow(
@@ -128,7 +128,7 @@ describe('commitTransactionWindow', () => {
       OTHER_CONSENT,
     );
     expect(basic.description).toBeNull();
-    const counts = commit(store, [basic], { consentId: OTHER_CONSENT });
+    const counts = await commit(store, [basic], { consentId: OTHER_CONSENT });
     expect(counts).toEqual({ added: 0, updated: 0, removed: 0, unchanged: 1 });
     expect(storedTx(store, 'txn-1')).toMatchObject({
       description: 'CORNER CAFE',
@@ -140,57 +140,57 @@ describe('commitTransactionWindow', () => {
     });
   });
 
-  it('fills detail fields when a Detail fetch follows a Basic one', () => {
-    const store = freshStore();
-    commit(store, [txRow({ TransactionInformation: undefined, MerchantDetails: undefined })]);
-    expect(commit(store, [txRow()])).toMatchObject({ updated: 1 });
+  it('fills detail fields when a Detail fetch follows a Basic one', async () => {
+    const store = await freshStore();
+    await commit(store, [txRow({ TransactionInformation: undefined, MerchantDetails: undefined })]);
+    expect(await commit(store, [txRow()])).toMatchObject({ updated: 1 });
     expect(storedTx(store, 'txn-1')).toMatchObject({ description: 'CORNER CAFE', merchant_name: 'CORNER CAFE' });
   });
 
-  it('counts a key returned twice in one window (shared boundary instant) once', () => {
-    const store = freshStore();
-    expect(commit(store, [txRow(), txRow()])).toEqual({ added: 1, updated: 0, removed: 0, unchanged: 0 });
+  it('counts a key returned twice in one window (shared boundary instant) once', async () => {
+    const store = await freshStore();
+    expect(await commit(store, [txRow(), txRow()])).toEqual({ added: 1, updated: 0, removed: 0, unchanged: 0 });
   });
 
-  it('saves the watermark in the same transaction and never moves it back', () => {
-    const store = freshStore();
-    commit(store, [], { checkpoint: { watermark: '2025-03-05T00:00:00+13:00' } });
-    expect(store.syncState.getWatermark({ bank: BANK, accountId: ACCOUNT, consentId: CONSENT })).toBe('2025-03-04T11:00:00.000Z');
-    commit(store, [], { checkpoint: { watermark: '2025-03-01T00:00:00+13:00' } });
-    commit(store, [], { checkpoint: null });
-    expect(store.syncState.getWatermark({ bank: BANK, accountId: ACCOUNT, consentId: CONSENT })).toBe('2025-03-04T11:00:00.000Z');
+  it('saves the watermark in the same transaction and never moves it back', async () => {
+    const store = await freshStore();
+    await commit(store, [], { checkpoint: { watermark: '2025-03-05T00:00:00+13:00' } });
+    expect(await store.syncState.getWatermark({ bank: BANK, accountId: ACCOUNT, consentId: CONSENT })).toBe('2025-03-04T11:00:00.000Z');
+    await commit(store, [], { checkpoint: { watermark: '2025-03-01T00:00:00+13:00' } });
+    await commit(store, [], { checkpoint: null });
+    expect(await store.syncState.getWatermark({ bank: BANK, accountId: ACCOUNT, consentId: CONSENT })).toBe('2025-03-04T11:00:00.000Z');
   });
 
-  it('loses the whole window and keeps the watermark when the commit fails part-way', () => {
-    const store = freshStore();
+  it('loses the whole window and keeps the watermark when the commit fails part-way', async () => {
+    const store = await freshStore();
     const unregistered = 'e2c0234a-9f5d-4b7a-9c83-4d1b6e3f0a92' as ConsentId;
     const rows = [txRow({ TransactionId: 'ok' }), txRow({ TransactionId: 'bad' }, unregistered)];
-    expect(() => commit(store, rows)).toThrow(/FOREIGN KEY/);
+    await expect(commit(store, rows)).rejects.toThrow(/FOREIGN KEY/);
     expect(store.sqlite.prepare('SELECT count(*) AS n FROM transactions').get()).toEqual({ n: 0 });
-    expect(store.syncState.getWatermark({ bank: BANK, accountId: ACCOUNT, consentId: CONSENT })).toBeNull();
+    expect(await store.syncState.getWatermark({ bank: BANK, accountId: ACCOUNT, consentId: CONSENT })).toBeNull();
   });
 
-  it('stores the window rejects with the run id', () => {
-    const store = freshStore();
-    const runId = store.runs.start();
-    commit(store, [], {
+  it('stores the window rejects with the run id', async () => {
+    const store = await freshStore();
+    const runId = await store.runs.start();
+    await commit(store, [], {
       runId,
       rejects: [
         { resource: 'transactions', bank: BANK, consentId: CONSENT, accountId: ACCOUNT, reason: 'Amount: bad', rawPayload: { Amount: 'x' } },
       ],
     });
-    expect(store.rejects.list({ runId })).toMatchObject([{ reason: 'Amount: bad', rawPayload: '{"Amount":"x"}' }]);
+    expect(await store.rejects.list({ runId })).toMatchObject([{ reason: 'Amount: bad', rawPayload: '{"Amount":"x"}' }]);
   });
 
-  it('tracks the oldest open pending booking instant of the account', () => {
-    const store = freshStore();
-    commit(store, [
+  it('tracks the oldest open pending booking instant of the account', async () => {
+    const store = await freshStore();
+    await commit(store, [
       txRow({ TransactionId: 'p1', BookingDateTime: '2025-03-02T10:00:00+13:00' }),
       txRow({ TransactionId: 'p2', BookingDateTime: '2025-03-03T10:00:00+13:00' }),
       txRow({ TransactionId: 'b0', BookingDateTime: '2025-03-01T10:00:00+13:00', Status: 'Booked' }),
     ]);
-    expect(store.syncState.oldestOpenPending({ bank: BANK, accountId: ACCOUNT })).toBe('2025-03-01T21:00:00.000Z');
-    commit(store, [txRow({ TransactionId: 'p2', BookingDateTime: '2025-03-03T10:00:00+13:00' })]);
-    expect(store.syncState.oldestOpenPending({ bank: BANK, accountId: ACCOUNT })).toBe('2025-03-02T21:00:00.000Z');
+    expect(await store.syncState.oldestOpenPending({ bank: BANK, accountId: ACCOUNT })).toBe('2025-03-01T21:00:00.000Z');
+    await commit(store, [txRow({ TransactionId: 'p2', BookingDateTime: '2025-03-03T10:00:00+13:00' })]);
+    expect(await store.syncState.oldestOpenPending({ bank: BANK, accountId: ACCOUNT })).toBe('2025-03-02T21:00:00.000Z');
   });
 });

@@ -9,23 +9,23 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { IdempotencyError, UnavailableError, type DataApiClient } from '../../src/api';
 import type { StartedEmulator } from '../../src/emulator';
-import { openStore, type Store } from '../../src/store';
+import { openStore, type SqliteStore } from '../../src/store';
 import { getCreation, getCreationOf } from '../../src/store/consent-creations';
 import { ConsentRuleError, createConsentFlow, type CreateConsentDeps } from '../../src/sync/consent-create';
 import { buildConsentRequest, intentHashOf, type ConsentRequestInput } from '../../src/sync/consent-request';
 import { REDIRECT_URI, clientFor, control, startTestEmulator } from '../api/emulator-helpers';
 
 let emu: StartedEmulator;
-let store: Store;
+let store: SqliteStore;
 let dir: string;
 
 beforeEach(async () => {
   emu = await startTestEmulator();
   dir = mkdtempSync(join(tmpdir(), 'bankdata-consent-'));
-  store = openStore(join(dir, 'bankdata.sqlite'));
+  store = await openStore(join(dir, 'bankdata.sqlite'));
 });
 afterEach(async () => {
-  store.close();
+  await store.close();
   await emu.close();
   rmSync(dir, { recursive: true, force: true });
 });
@@ -62,7 +62,7 @@ describe('consents create: polling and registration (docs/bank-api.md §4.4)', (
     const result = await createConsentFlow(deps(client, (id) => control(emu, 'POST', `consents/${id}/authorise`, {}).then(() => undefined)), INPUT);
     expect(result).toMatchObject({ status: 'Authorised', timedOut: false, registered: true, how: 'new' });
     expect(result.url).toContain(`cid=${result.consentId}`);
-    expect(store.consents.get(result.consentId)).toMatchObject({ status: 'Authorised', bank: 'PNZ', endedAt: null });
+    expect(await store.consents.get(result.consentId)).toMatchObject({ status: 'Authorised', bank: 'PNZ', endedAt: null });
     expect(getCreationOf(store.db, result.consentId)).toMatchObject({ state: 'settled', outcome: 'Authorised' });
   });
 
@@ -70,7 +70,7 @@ describe('consents create: polling and registration (docs/bank-api.md §4.4)', (
     const { client } = clientFor(emu);
     const result = await createConsentFlow(deps(client, (id) => control(emu, 'POST', `consents/${id}/reject`).then(() => undefined)), INPUT);
     expect(result).toMatchObject({ status: 'Rejected', timedOut: false, registered: false });
-    expect(store.consents.get(result.consentId)).toBeNull();
+    expect(await store.consents.get(result.consentId)).toBeNull();
   });
 
   it("stops polling at the flow's request_timeout (redirect PT10M) and registers the consent still awaiting", async () => {

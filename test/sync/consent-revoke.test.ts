@@ -10,21 +10,21 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ConsentEndedError } from '../../src/api';
 import type { ConsentId } from '../../src/api/schemas';
 import type { StartedEmulator } from '../../src/emulator';
-import { openStore, type Store } from '../../src/store';
+import { openStore, type SqliteStore } from '../../src/store';
 import { revokeConsentOp } from '../../src/sync/consent-revoke';
 import { authorisedConsent, clientFor, consentBody, control, startTestEmulator } from '../api/emulator-helpers';
 
 let emu: StartedEmulator;
-let store: Store;
+let store: SqliteStore;
 let dir: string;
 
 beforeEach(async () => {
   emu = await startTestEmulator();
   dir = mkdtempSync(join(tmpdir(), 'bankdata-revoke-'));
-  store = openStore(join(dir, 'bankdata.sqlite'));
+  store = await openStore(join(dir, 'bankdata.sqlite'));
 });
 afterEach(async () => {
-  store.close();
+  await store.close();
   await emu.close();
   rmSync(dir, { recursive: true, force: true });
 });
@@ -33,12 +33,12 @@ describe('consents revoke (docs/bank-api.md §4.3)', () => {
   it('revokes an authorised consent (204) and marks the registered consent ended', async () => {
     const { client } = clientFor(emu);
     const id = await authorisedConsent(emu, client);
-    store.consents.add(id);
+    await store.consents.add(id);
     const result = await revokeConsentOp(store, client, id);
     expect(result).toMatchObject({ outcome: 'revoked', status: 'Revoked', code: null, registered: true });
     expect(emu.consent(id)?.status).toBe('Revoked');
-    expect(store.consents.get(id)).toMatchObject({ status: 'Revoked', endedReason: 'Revoked' });
-    expect(store.consents.list({ active: true }).map((c) => c.consentId)).not.toContain(id);
+    expect(await store.consents.get(id)).toMatchObject({ status: 'Revoked', endedReason: 'Revoked' });
+    expect((await store.consents.list({ active: true })).map((c) => c.consentId)).not.toContain(id);
   });
 
   it('BDT702: revoking again is success', async () => {
@@ -55,17 +55,17 @@ describe('consents revoke (docs/bank-api.md §4.3)', () => {
     const { client } = clientFor(emu);
     const { consent_id: id } = await client.createConsent(consentBody(emu));
     await control(emu, 'POST', `consents/${id}/reject`);
-    store.consents.add(id);
+    await store.consents.add(id);
     const result = await revokeConsentOp(store, client, id);
     expect(result).toMatchObject({ outcome: 'already-ended', code: 'BDT009', status: 'Rejected' });
-    expect(store.consents.get(id)).toMatchObject({ status: 'Rejected', endedReason: 'Rejected', lastOutcome: 'ended' });
+    expect(await store.consents.get(id)).toMatchObject({ status: 'Rejected', endedReason: 'Rejected', lastOutcome: 'ended' });
   });
 
   it('BDT101: an unknown consent is an error, and a registered one is marked ended', async () => {
     const { client } = clientFor(emu);
     const id = 'aaaaaaaa-bbbb-4ccc-8ddd-eeeeeeeeeeee' as ConsentId;
-    store.consents.add(id);
+    await store.consents.add(id);
     await expect(revokeConsentOp(store, client, id)).rejects.toBeInstanceOf(ConsentEndedError);
-    expect(store.consents.get(id)).toMatchObject({ endedReason: 'BDT101' });
+    expect(await store.consents.get(id)).toMatchObject({ endedReason: 'BDT101' });
   });
 });

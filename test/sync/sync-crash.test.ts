@@ -23,10 +23,10 @@ function runDir(): { dir: string; db: string } {
   return { dir, db: join(dir, 'bankdata.sqlite') };
 }
 
-function register(db: string, ids: readonly string[]): void {
-  const store = openStore(db);
-  for (const id of ids) store.consents.add(id as ConsentId);
-  store.close();
+async function register(db: string, ids: readonly string[]): Promise<void> {
+  const store = await openStore(db);
+  for (const id of ids) await store.consents.add(id as ConsentId);
+  await store.close();
 }
 
 function startSync(emu: StartedEmulator, dir: string): ChildProcess {
@@ -102,7 +102,7 @@ describe('a sync killed with SIGKILL resumes without duplicates', () => {
     // A little latency so that a run lasts long enough to be killed in each phase.
     emu = await startEmulator({ seed: 5, latencyMs: 3 });
     reference = runDir();
-    register(reference.db, emu.consentIds);
+    await register(reference.db, emu.consentIds);
     const child = startSync(emu, reference.dir);
     children.push(child);
     expect(await exitOf(child)).toBe(0);
@@ -117,7 +117,7 @@ describe('a sync killed with SIGKILL resumes without duplicates', () => {
 
   it('kill -9 during accounts, transactions, statement files and late windows; rerun; equals an uninterrupted run', async () => {
     const crash = runDir();
-    register(crash.db, emu.consentIds);
+    await register(crash.db, emu.consentIds);
     const total = count(reference.db, 'SELECT count(*) AS n FROM transactions');
     const points: Array<[string, () => boolean]> = [
       ['run started', () => count(crash.db, 'SELECT count(*) AS n FROM runs') >= 1],

@@ -125,7 +125,7 @@ describe('sync end to end against the emulator (sandbox, PNZ)', () => {
     // The consent that expired meanwhile is recorded as ended.
     const consumed = h.emu.consentIds.filter((id) => h.emu.consent(id)!.status === 'Consumed');
     for (const id of consumed) {
-      const row = h.store.consents.get(id as ConsentId)!;
+      const row = (await h.store.consents.get(id as ConsentId))!;
       expect(row.status).toBe('Consumed');
       expect(row.endedAt).not.toBeNull();
     }

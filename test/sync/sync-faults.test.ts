@@ -178,7 +178,7 @@ describe('sync under faults, rate limits and a token revocation', () => {
     expect(run1.counters.failedUnits.length).toBe(exhausted.size);
     expect(run1.outcome).toBe('partial');
     expect(exitCodeOf(run1)).toBe(1);
-    const row = h.store.runs.get(run1.runId)!;
+    const row = (await h.store.runs.get(run1.runId))!;
     expect(row).toMatchObject({ outcome: 'partial', failedUnits: exhausted.size });
     expect(row.errorSummary).toContain(run1.counters.failedUnits[0]!.unit);
   });

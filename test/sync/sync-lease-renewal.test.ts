@@ -14,10 +14,10 @@ describe('lease renewal', () => {
 
   it('a renewal that fails stops the run after the unit in flight: partial, interrupted, lease released', async () => {
     vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
-    const renew = vi.spyOn(h.store.lease, 'renew').mockImplementation(() => {
-      throw new Error('disk I/O error');
-    });
+    const renew = vi.spyOn(h.store.lease, 'renew').mockRejectedValue(new Error('disk I/O error'));
     const running = h.sync();
+    // The run takes the lease (asynchronously) before it starts renewing it.
+    for (let i = 0; i < 1000 && vi.getTimerCount() === 0; i++) await new Promise((r) => setImmediate(r));
     vi.advanceTimersByTime(LEASE_RENEW_MS);
     expect(renew).toHaveBeenCalledTimes(1);
     const summary = await running;

@@ -15,7 +15,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createDataApiClient } from '../../src/api';
 import type { ConsentId } from '../../src/api/schemas';
 import { startEmulator, type RequestLogEntry, type StartedEmulator } from '../../src/emulator';
-import { isProcessAlive, openStore, type Store } from '../../src/store';
+import { isProcessAlive, openStore, type SqliteStore } from '../../src/store';
 import { runSync } from '../../src/sync/run';
 import { endpointOf, requestHook, unitKeyOf, windowOf } from '../fixtures/request-log';
 import { SETTINGS } from '../fixtures/sync-harness';
@@ -30,11 +30,11 @@ interface Exit {
   stderr: string;
 }
 
-describe('the run lease and SIGTERM', () => {
+describe('the run lease and SIGTERM', async () => {
   let emu: StartedEmulator;
   let onRequest: (entry: Omit<RequestLogEntry, 'time'>) => void = () => {};
   const children: ChildProcess[] = [];
-  const stores: Store[] = [];
+  const stores: SqliteStore[] = [];
 
   beforeAll(async () => {
     emu = await startEmulator({ seed: 11, customersPerBank: 1, logger: requestHook((entry) => onRequest(entry)) });
@@ -45,16 +45,16 @@ describe('the run lease and SIGTERM', () => {
   });
   afterAll(async () => {
     for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-    for (const store of stores) store.close();
+    for (const store of stores) await store.close();
     await emu.close();
   });
 
   /** A fresh database (and data dir) with these consents registered. */
-  function freshStore(consentIds: readonly string[]): { store: Store; dir: string } {
+  async function freshStore(consentIds: readonly string[]): Promise<{ store: SqliteStore; dir: string }> {
     const dir = mkdtempSync(join(tmpdir(), 'bankdata-lease-'));
-    const store = openStore(join(dir, 'data', 'bankdata.sqlite'));
+    const store = await openStore(join(dir, 'data', 'bankdata.sqlite'));
     stores.push(store);
-    for (const id of consentIds) store.consents.add(id as ConsentId);
+    for (const id of consentIds) await store.consents.add(id as ConsentId);
     return { store, dir };
   }
 
@@ -79,7 +79,7 @@ describe('the run lease and SIGTERM', () => {
     return { child, exit };
   }
 
-  const leaseRows = (store: Store) =>
+  const leaseRows = (store: SqliteStore) =>
     store.sqlite.prepare('SELECT holder_pid AS pid, holder_host AS host FROM lease').all() as { pid: number; host: string }[];
   const lastSeq = () => emu.requests().at(-1)?.seq ?? 0;
   const consentWith = (status: string, permission?: string) =>
@@ -89,9 +89,9 @@ describe('the run lease and SIGTERM', () => {
     })!;
 
   it('a second run while a live process holds the lease exits with code 4 and sends nothing', async () => {
-    const { store, dir } = freshStore([consentWith('Authorised', 'ReadStatements')]);
+    const { store, dir } = await freshStore([consentWith('Authorised', 'ReadStatements')]);
     const holder = { pid: process.pid, host: hostname() };
-    expect(store.lease.acquire(holder).ok).toBe(true);
+    expect((await store.lease.acquire(holder)).ok).toBe(true);
     const before = lastSeq();
 
     const { exit } = startSync(dir);
@@ -102,18 +102,18 @@ describe('the run lease and SIGTERM', () => {
     expect(emu.requests().filter((e) => e.seq > before)).toEqual([]);
     // The holder's lease is untouched, and no run was recorded.
     expect(leaseRows(store)).toEqual([holder]);
-    expect(store.runs.list()).toEqual([]);
-    expect(store.lease.release(holder)).toBe(true);
+    expect(await store.runs.list()).toEqual([]);
+    expect(await store.lease.release(holder)).toBe(true);
   });
 
   it('takes over at once a lease whose holder process is gone (same host)', async () => {
-    const { store, dir } = freshStore([consentWith('AwaitingAuthorisation')]);
+    const { store, dir } = await freshStore([consentWith('AwaitingAuthorisation')]);
     const gone = spawn(process.execPath, ['-e', '']);
     children.push(gone);
     await once(gone, 'close');
     const dead = { pid: gone.pid!, host: hostname() };
     expect(isProcessAlive(dead.pid)).toBe(false);
-    const taken = store.lease.acquire(dead);
+    const taken = await store.lease.acquire(dead);
     expect(taken.ok).toBe(true);
     // Its expiry is a minute away: only the holder being gone lets the next run in now.
     expect(taken.ok && DateTime.fromISO(taken.expiresAt) > DateTime.utc().plus({ seconds: 50 })).toBe(true);
@@ -127,7 +127,7 @@ describe('the run lease and SIGTERM', () => {
 
   it('SIGTERM: the unit in flight finishes, the run is recorded partial (interrupted), the lease released, exit 143', async () => {
     const consentId = consentWith('Authorised', 'ReadStatements');
-    const { store, dir } = freshStore([consentId]);
+    const { store, dir } = await freshStore([consentId]);
     // One consent: its units run one after another, so "in flight" is one request at a time.
     emu.updateSettings({ latencyMs: 100 });
     const { child, exit } = startSync(dir);
@@ -176,11 +176,11 @@ describe('the run lease and SIGTERM', () => {
       for (const t of rows) expect(stored.has(`${t.AccountId}|${t.TransactionId}`), `${t.TransactionId} of ${from.toISO()}`).toBe(true);
     }
     const last = windows.at(-1)!;
-    const watermark = store.syncState.getWatermark({ bank: 'PNZ', accountId: last.account_id as never, consentId: consentId as ConsentId });
+    const watermark = await store.syncState.getWatermark({ bank: 'PNZ', accountId: last.account_id as never, consentId: consentId as ConsentId });
     expect(watermark && DateTime.fromISO(watermark).toMillis()).toBe(windowOf(last)!.to.toMillis());
 
     // The run is recorded, finished, partial and interrupted; the lease is gone.
-    const runs = store.runs.list();
+    const runs = await store.runs.list();
     expect(runs).toHaveLength(1);
     expect(runs[0]).toMatchObject({ runId: summary.runId, outcome: 'partial' });
     expect(runs[0]!.finishedAt).not.toBeNull();

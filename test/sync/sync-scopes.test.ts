@@ -45,7 +45,7 @@ describe('sync with a token that lacks scopes', () => {
     expect(summary.outcome).toBe('failed');
     expect(exitCodeOf(summary)).toBe(ExitCode.Auth);
     expect(sent.filter((e) => e !== 'token' && e !== 'meta')).toEqual([]);
-    expect(h.store.runs.get(summary.runId)?.outcome).toBe('failed');
+    expect((await h.store.runs.get(summary.runId))?.outcome).toBe('failed');
   });
 
   it('no manage:consents: fatal authentication, exit 3, no consent read sent', async () => {

@@ -6,7 +6,7 @@
  */
 import type { AccountId, ConsentId } from '../../../src/api/schemas';
 import { nzDateOf } from '../../../src/api/rules';
-import { openStore, type Store } from '../../../src/store';
+import { openStore, type SqliteStore } from '../../../src/store';
 
 export const ACCOUNTS = ['acc-0001', 'acc-0002', 'acc-0003', 'acc-0004'];
 export const CONSENT = '0b7c9a1e-4f3d-4c2b-9a8e-1d2c3b4a5f60' as ConsentId;
@@ -78,10 +78,10 @@ export function makeRow(i: number): BenchRow {
 }
 
 /** Fills a fresh database: consent and accounts through the store, the rows in bulk. */
-export function generate(path: string, rows: number, options: { beforeInsert?: (row: BenchRow, i: number) => void; afterAll?: (store: Store) => void } = {}): void {
-  const store = openStore(path, { now: () => new Date('2025-03-05T01:00:00.000Z') });
-  store.consents.add(CONSENT);
-  store.commitAccounts({
+export async function generate(path: string, rows: number, options: { beforeInsert?: (row: BenchRow, i: number) => void; afterAll?: (store: SqliteStore) => void } = {}): Promise<void> {
+  const store = await openStore(path, { now: () => new Date('2025-03-05T01:00:00.000Z') });
+  await store.consents.add(CONSENT);
+  await store.commitAccounts({
     bank: 'PNZ',
     consentId: CONSENT,
     runId: null,
@@ -115,6 +115,6 @@ export function generate(path: string, rows: number, options: { beforeInsert?: (
   });
   for (let i = 0; i < rows; i += 50_000) insertMany(i, Math.min(i + 50_000, rows));
   options.afterAll?.(store);
-  store.close();
+  await store.close();
 }
 

@@ -33,8 +33,8 @@ describePostgres('a transaction window on PostgreSQL', () => {
   beforeAll(async () => {
     harness = await startHarness({ seed: 3 });
     const commit = harness.store.commitTransactionWindow.bind(harness.store);
-    harness.store.commitTransactionWindow = (input) => {
-      const counts = commit(input);
+    harness.store.commitTransactionWindow = async (input) => {
+      const counts = await commit(input);
       const window = { input: structuredClone({ ...input, now: input.now ?? harness.store.now() }), counts };
       windows.push(window);
       steps.push({ window });

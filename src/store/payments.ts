@@ -5,9 +5,9 @@
 import { and, asc, desc, eq, inArray, notInArray } from 'drizzle-orm';
 import { TERMINAL_PAYMENT_STATUSES, type Payment, type PaymentStatus } from '../api/payments/schemas';
 import { nzDateOf } from '../api/rules';
-import { inWriteTransaction, type BankdataDb } from '../store/db';
-import { paymentAttempts, payments, paymentStatusHistory, type PaymentAttemptState } from '../store/schema';
-import { toStoredInstant } from '../store/time';
+import { inWriteTransaction, type BankdataDb } from './db';
+import { paymentAttempts, payments, paymentStatusHistory, type PaymentAttemptState } from './schema';
+import { toStoredInstant, type Instant } from './time';
 import { amountMinor } from '../sync/money';
 
 export type PaymentRow = typeof payments.$inferSelect;
@@ -15,7 +15,7 @@ export type PaymentAttemptRow = typeof paymentAttempts.$inferSelect;
 export type PaymentStatusRow = typeof paymentStatusHistory.$inferSelect;
 
 /** Upserts the payment and adds its status to the history, in one transaction. */
-export function recordPayment(db: BankdataDb, payment: Payment, now: Date): PaymentRow {
+export function recordPayment(db: BankdataDb, payment: Payment, now: Instant): PaymentRow {
   const at = toStoredInstant(now);
   const row = {
     paymentId: payment.payment_id,
@@ -67,7 +67,7 @@ export function listOpenPayments(db: BankdataDb): PaymentRow[] {
 }
 
 /** Writes the attempt before anything is sent: a crash after this line is resumed with this key. */
-export function insertAttempt(db: BankdataDb, attempt: { idempotencyKey: string; consentId: string; requestJson: string; now: Date }): void {
+export function insertAttempt(db: BankdataDb, attempt: { idempotencyKey: string; consentId: string; requestJson: string; now: Instant }): void {
   const at = toStoredInstant(attempt.now);
   inWriteTransaction(db, (tx) =>
     tx
@@ -77,11 +77,15 @@ export function insertAttempt(db: BankdataDb, attempt: { idempotencyKey: string;
   );
 }
 
-export function updateAttempt(
-  db: BankdataDb,
-  key: string,
-  update: { state: PaymentAttemptState; paymentId?: string | null; outcomeCode?: string | null; outcomeMessage?: string | null; now: Date },
-): void {
+export interface PaymentAttemptUpdate {
+  state: PaymentAttemptState;
+  paymentId?: string | null;
+  outcomeCode?: string | null;
+  outcomeMessage?: string | null;
+  now: Instant;
+}
+
+export function updateAttempt(db: BankdataDb, key: string, update: PaymentAttemptUpdate): void {
   inWriteTransaction(db, (tx) =>
     tx
       .update(paymentAttempts)

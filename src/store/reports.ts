@@ -1,0 +1,175 @@
+/**
+ * Reads over the public views for `bankdata status`, `payments show|reconcile`, the dry run and
+ * the demo. Each query's rows are parsed with zod here, at the boundary, so callers get typed
+ * rows or an error naming the column, never an unchecked cast.
+ */
+import { sql, type SQL } from 'drizzle-orm';
+import { z } from 'zod';
+import type { AccountId, BankName, ConsentId } from '../api/schemas';
+import type { BankdataDb } from './db';
+
+const text = z.string();
+const textOrNull = z.string().nullable();
+const count = z.number().int();
+const countOrNull = z.number().int().nullable();
+
+export const ConsentViewRow = z.object({
+  consent_id: text,
+  bank: textOrNull,
+  status: textOrNull,
+  days_to_expiry: countOrNull,
+  last_synced_at: textOrNull,
+  last_outcome: textOrNull,
+});
+export type ConsentViewRow = z.infer<typeof ConsentViewRow>;
+
+export const RunViewRow = z.object({
+  run_id: text,
+  started_at: text,
+  finished_at: textOrNull,
+  outcome: textOrNull,
+  consents: countOrNull,
+  requests: countOrNull,
+  rows_written: countOrNull,
+  failed_units: countOrNull,
+  error_summary: textOrNull,
+});
+export type RunViewRow = z.infer<typeof RunViewRow>;
+
+export const RejectCount = z.object({ resource: text, count });
+export type RejectCount = z.infer<typeof RejectCount>;
+
+/** A v_payments row: `amount` is the view's number (numeric), `amount_text` its exact decimal text. */
+export const PaymentViewRow = z.object({
+  payment_id: text,
+  consent_id: text,
+  status: text,
+  amount: z.union([z.number(), z.string()]),
+  currency: text,
+  particulars: textOrNull,
+  code: textOrNull,
+  reference: textOrNull,
+  created_at: text,
+  status_updated_at: text,
+  amount_text: text,
+  amount_minor: z.union([z.number(), z.string(), z.bigint()]),
+  created_date: text,
+});
+export type PaymentViewRow = z.infer<typeof PaymentViewRow>;
+
+export const PaymentMatchRow = z.object({ bank: text, account_id: text, transaction_id: text, match_rule: text });
+export type PaymentMatchRow = z.infer<typeof PaymentMatchRow>;
+
+/** A settled payment with no candidate credit (v_payments columns). */
+export const UnmatchedPaymentRow = PaymentViewRow.pick({
+  payment_id: true,
+  consent_id: true,
+  currency: true,
+  particulars: true,
+  code: true,
+  reference: true,
+  status_updated_at: true,
+}).extend({ amount: text });
+export type UnmatchedPaymentRow = z.infer<typeof UnmatchedPaymentRow>;
+
+/** One candidate credit of a settled payment that v_payment_matches did not match one-to-one. */
+export const UnresolvedCandidateRow = z.object({
+  payment_id: text,
+  amount: text,
+  currency: text,
+  bank: text,
+  account_id: text,
+  transaction_id: text,
+  /** how many candidates this payment has */
+  per_payment: count,
+});
+export type UnresolvedCandidateRow = z.infer<typeof UnresolvedCandidateRow>;
+
+export const ReconciliationCounts = z.object({ settled: count, matched: count });
+export type ReconciliationCounts = z.infer<typeof ReconciliationCounts>;
+
+export const StoreTotals = z.object({ transactions: count, accounts: count, balances: count, files: count });
+export type StoreTotals = z.infer<typeof StoreTotals>;
+
+function all<T>(db: BankdataDb, schema: z.ZodType<T>, query: SQL): T[] {
+  return z.array(schema).parse(db.all(query));
+}
+
+function one<T>(db: BankdataDb, schema: z.ZodType<T>, query: SQL): T | null {
+  const row = db.get(query);
+  return row === undefined ? null : schema.parse(row);
+}
+
+export function consentViewRows(db: BankdataDb): ConsentViewRow[] {
+  return all(db, ConsentViewRow, sql`SELECT consent_id, bank, status, days_to_expiry, last_synced_at, last_outcome FROM v_consents ORDER BY consent_id`);
+}
+
+export function latestRunRows(db: BankdataDb, limit: number): RunViewRow[] {
+  return all(db, RunViewRow, sql`SELECT * FROM v_runs ORDER BY started_at DESC LIMIT ${limit}`);
+}
+
+export function rejectCounts(db: BankdataDb): RejectCount[] {
+  return all(db, RejectCount, sql`SELECT resource, count(*) AS count FROM rejects GROUP BY resource ORDER BY resource`);
+}
+
+export function paymentViewRow(db: BankdataDb, paymentId: string): PaymentViewRow | null {
+  return one(db, PaymentViewRow, sql`SELECT * FROM v_payments WHERE payment_id = ${paymentId}`);
+}
+
+export function paymentMatchRow(db: BankdataDb, paymentId: string): PaymentMatchRow | null {
+  return one(db, PaymentMatchRow, sql`SELECT bank, account_id, transaction_id, match_rule FROM v_payment_matches WHERE payment_id = ${paymentId}`);
+}
+
+export function unmatchedPaymentRows(db: BankdataDb): UnmatchedPaymentRow[] {
+  return all(
+    db,
+    UnmatchedPaymentRow,
+    sql`SELECT p.payment_id, p.consent_id, p.amount_text AS amount, p.currency, p.particulars, p.code, p.reference, p.status_updated_at
+        FROM v_payments p
+        WHERE p.status = 'AcceptedSettlementCompleted'
+          AND NOT EXISTS (SELECT 1 FROM payment_match_candidates c WHERE c.payment_id = p.payment_id)
+        ORDER BY p.status_updated_at, p.payment_id`,
+  );
+}
+
+export function unresolvedCandidateRows(db: BankdataDb): UnresolvedCandidateRow[] {
+  return all(
+    db,
+    UnresolvedCandidateRow,
+    sql`SELECT p.payment_id, p.amount_text AS amount, p.currency, c.bank, c.account_id, c.transaction_id,
+               (SELECT count(*) FROM payment_match_candidates x WHERE x.payment_id = p.payment_id) AS per_payment
+        FROM v_payments p JOIN payment_match_candidates c ON c.payment_id = p.payment_id
+        WHERE p.status = 'AcceptedSettlementCompleted'
+          AND NOT EXISTS (SELECT 1 FROM v_payment_matches m WHERE m.payment_id = p.payment_id)
+        ORDER BY p.status_updated_at, p.payment_id, c.bank, c.account_id, c.transaction_id`,
+  );
+}
+
+export function reconciliationCounts(db: BankdataDb): ReconciliationCounts {
+  return one(
+    db,
+    ReconciliationCounts,
+    sql`SELECT (SELECT count(*) FROM v_payments WHERE status = 'AcceptedSettlementCompleted') AS settled,
+               (SELECT count(*) FROM v_payment_matches) AS matched`,
+  )!;
+}
+
+export function storeTotals(db: BankdataDb): StoreTotals {
+  return one(
+    db,
+    StoreTotals,
+    sql`SELECT (SELECT count(*) FROM v_transactions) AS transactions, (SELECT count(*) FROM v_accounts) AS accounts,
+               (SELECT count(*) FROM v_balances) AS balances, (SELECT count(*) FROM v_statements WHERE file_path IS NOT NULL) AS files`,
+  )!;
+}
+
+/** Accounts the database knows for a consent (from its accounts and its watermarks). */
+export function knownAccounts(db: BankdataDb, key: { consentId: ConsentId; bank: BankName }): AccountId[] {
+  const rows = all(
+    db,
+    z.object({ account_id: text }),
+    sql`SELECT account_id FROM v_accounts WHERE consent_id = ${key.consentId} AND bank = ${key.bank}
+        UNION SELECT account_id FROM sync_state WHERE consent_id = ${key.consentId} AND bank = ${key.bank} ORDER BY 1`,
+  );
+  return rows.map((r) => r.account_id as AccountId);
+}
