@@ -41,7 +41,6 @@ export interface ClientCoreSettings {
   maxResponseBytes: number;
   /** Fixed over `options.retry` (the Payments API retries only when unavailable). */
   retryOverrides?: Partial<RetryPolicy>;
-  onRetry?: RetryDeps['onRetry'];
 }
 
 export interface ClientCoreStats extends HttpStats {
@@ -52,6 +51,8 @@ export interface ClientCoreStats extends HttpStats {
 }
 
 export interface ClientCore {
+  /** 'Data API' or 'Payments API': names the API in errors (the transport's redirect refusal). */
+  apiName: string;
   base: URL;
   /** The base URL's path without trailing slashes ('' at the root). */
   basePath: string;
@@ -99,9 +100,8 @@ export function createClientCore(options: ApiClientOptions, settings: ClientCore
     sleep: options.sleep ?? realSleep,
     random: options.random ?? Math.random,
     now,
-    onRetry: (info) => {
+    onRetry: () => {
       retries += 1;
-      settings.onRetry?.(info);
     },
   };
   const http = createHttp({
@@ -123,6 +123,7 @@ export function createClientCore(options: ApiClientOptions, settings: ClientCore
   });
   const pacer = createPacer({ now, sleep: retryDeps.sleep });
   return {
+    apiName: settings.apiName,
     base,
     basePath,
     logger,

@@ -16,7 +16,8 @@ import {
   type StatementFileSink,
   type StatementRange,
 } from './endpoints/statements';
-import { DEFAULT_MAX_PAGES, DEFAULT_MAX_RECORDS, type ListResult } from './paginate';
+import { toApiError } from './map-error';
+import type { ListResult } from './paginate';
 import type { SingleResult } from './parse';
 import type {
   Account,
@@ -77,17 +78,19 @@ export interface DataApiClient {
 
 export function createDataApiClient(options: DataApiClientOptions): DataApiClient {
   const core = createClientCore(options, { apiName: 'Data API', maxResponseBytes: options.maxResponseBytes ?? 16 * 1024 * 1024 });
-  const { base, http, tokens, retryPolicy, retryDeps, logger } = core;
+  const { apiName, base, http, tokens, retryPolicy, retryDeps, logger } = core;
   const t = createTransport({
+    apiName,
     base,
-    maxPages: options.maxPages ?? DEFAULT_MAX_PAGES,
-    maxRecords: options.maxRecords ?? DEFAULT_MAX_RECORDS,
+    maxPages: options.maxPages,
+    maxRecords: options.maxRecords,
     http,
     tokens,
     retryPolicy,
     retryDeps,
     logger,
     pacer: core.pacer,
+    mapError: toApiError,
   });
   const fileOptions = {
     maxBytes: options.maxFileBytes ?? 64 * 1024 * 1024,

@@ -1,20 +1,23 @@
 /**
- * An authorised, retried exchange with the Data API: the bearer token on every call, the
- * token rule (a 401 gets one new token and one retry; a second 401 is an authentication
- * error), the retry policy around it, and every non-success answer mapped by `toApiError`.
+ * An authorised, retried exchange with the bank, the ONE implementation both clients ride (the
+ * Data API with `toApiError`, the Payments API with `toPaymentsError`): the bearer token on
+ * every call, the token rule (a 401 gets one new token and one retry; a second 401 is an
+ * authentication error), a 3xx refused (never followed), the retry policy around it with the
+ * token veto, and every other non-success answer mapped by the API's own error mapper.
  */
 import type { Logger } from '../log';
 import { ProtocolError, type ApiError } from './errors';
-import { toApiError } from './map-error';
-import type { Http, HttpAnswer, HttpExchange, HttpMethod, StreamAnswer } from './http';
+import type { Http, HttpAnswer, HttpExchange, HttpKind, HttpMethod, StreamAnswer } from './http';
+import type { AnswerFacts } from './map-error';
 import type { Pacer } from './pacer';
+import { DEFAULT_MAX_PAGES, DEFAULT_MAX_RECORDS } from './paginate';
 import { parseErrorBody } from './parse';
 import { withRetry, type RetryDeps, type RetryPolicy } from './retry';
 import type { Endpoint } from './rules';
 import { isTokenFailure, type TokenProvider } from './token';
 
-export interface ApiRequest {
-  kind: Endpoint;
+export interface ApiRequest<K extends HttpKind = Endpoint> {
+  kind: K;
   method: HttpMethod;
   url: URL;
   headers?: Record<string, string>;
@@ -22,27 +25,35 @@ export interface ApiRequest {
   /** Sent as `idempotency-key`, unchanged on every attempt; a POST retries only with one. */
   idempotencyKey?: string;
   timeoutMs?: number;
+  /** One attempt, never retried (a payment POST: what follows a failure is the caller's decision). */
+  once?: boolean;
 }
 
-export interface Transport {
+/** An API's ONE mapping function from a non-success answer to its error class. */
+export type ErrorMapper<K extends HttpKind> = (answer: AnswerFacts & { kind: K }) => Error;
+
+export interface Transport<K extends HttpKind = Endpoint> {
   readonly base: URL;
   readonly maxPages: number;
   readonly maxRecords: number;
   /** `base` + an absolute API path (`/v1/...`) + query. */
   url(path: string, query?: Record<string, string | undefined>): URL;
   /** A 2xx answer with its body read, or a mapped error. */
-  exchange(request: ApiRequest): Promise<HttpAnswer>;
+  exchange(request: ApiRequest<K>): Promise<HttpAnswer>;
   /**
    * A 2xx answer handed to `onSuccess` while its body still streams. `canRetry` vetoes a
    * retry (e.g. once a caller-given Writable took bytes).
    */
-  stream<T>(request: ApiRequest, onSuccess: (answer: StreamAnswer) => Promise<T>, canRetry?: () => boolean): Promise<T>;
+  stream<T>(request: ApiRequest<K>, onSuccess: (answer: StreamAnswer) => Promise<T>, canRetry?: () => boolean): Promise<T>;
 }
 
-export interface TransportOptions {
+export interface TransportOptions<K extends HttpKind> {
+  /** Names the API in the redirect refusal: `the ${apiName} never redirects`. */
+  apiName: string;
   base: URL;
-  maxPages: number;
-  maxRecords: number;
+  /** Listing caps (paginate.ts); default DEFAULT_MAX_PAGES, DEFAULT_MAX_RECORDS. */
+  maxPages?: number;
+  maxRecords?: number;
   http: Http;
   tokens: TokenProvider;
   retryPolicy: RetryPolicy;
@@ -50,13 +61,17 @@ export interface TransportOptions {
   logger: Logger;
   /** Every request's send slot (the token request excepted); absent: unpaced. */
   pacer?: Pacer;
+  /** Maps every non-success answer but a 3xx (toApiError, toPaymentsError). */
+  mapError: ErrorMapper<K>;
+  /** Headers made anew for each attempt (the Payments API's `request-id`, docs/payments-contract.md §1). */
+  attemptHeaders?: () => Record<string, string>;
 }
 
-export function createTransport(options: TransportOptions): Transport {
+export function createTransport<K extends HttpKind = Endpoint>(options: TransportOptions<K>): Transport<K> {
   const { http, tokens, base } = options;
   const basePath = base.pathname.replace(/\/+$/, '');
 
-  const toExchange = (request: ApiRequest, token: string): HttpExchange => ({
+  const toExchange = (request: ApiRequest<K>, token: string): HttpExchange => ({
     method: request.method,
     url: request.url,
     kind: request.kind,
@@ -66,6 +81,7 @@ export function createTransport(options: TransportOptions): Transport {
       accept: 'application/json',
       ...(request.body !== undefined ? { 'content-type': 'application/json' } : {}),
       ...(request.idempotencyKey ? { 'idempotency-key': request.idempotencyKey } : {}),
+      ...options.attemptHeaders?.(),
       ...request.headers,
       authorization: `Bearer ${token}`,
     },
@@ -81,7 +97,7 @@ export function createTransport(options: TransportOptions): Transport {
   }
 
   /** docs/bank-api.md §7.4: on 401 get a new token and retry once. */
-  async function openAuthorised(request: ApiRequest): Promise<StreamAnswer> {
+  async function openAuthorised(request: ApiRequest<K>): Promise<StreamAnswer> {
     const first = await tokens.getToken();
     const answer = await openPaced(toExchange(request, first));
     if (answer.status !== 401) return answer;
@@ -89,21 +105,21 @@ export function createTransport(options: TransportOptions): Transport {
     tokens.invalidate(first);
     const second = await tokens.getToken();
     options.logger.debug('401 answered: retrying once with a new token', { path: answer.path, requestId: answer.requestId });
-    // A second 401 falls through to toApiError: an authentication error.
+    // A second 401 falls through to the error mapper: an authentication error.
     return openPaced(toExchange(request, second));
   }
 
   /** Throws the mapped error for a non-2xx answer (its body read for code and message). */
-  async function failOnError(request: ApiRequest, answer: StreamAnswer): Promise<void> {
+  async function failOnError(request: ApiRequest<K>, answer: StreamAnswer): Promise<void> {
     if (answer.status >= 200 && answer.status < 300) return;
     const details = { status: answer.status, code: null, path: answer.path, requestId: answer.requestId };
     if (answer.status >= 300 && answer.status < 400) {
       answer.body.resume();
-      throw new ProtocolError(`redirect (${answer.status}) not followed: the Data API never redirects`, details);
+      throw new ProtocolError(`redirect (${answer.status}) not followed: the ${options.apiName} never redirects`, details);
     }
     const body = await http.readBody(answer);
     const { code, message } = parseErrorBody({ ...answer, body });
-    throw toApiError({
+    throw options.mapError({
       status: answer.status,
       code,
       message,
@@ -114,7 +130,8 @@ export function createTransport(options: TransportOptions): Transport {
     });
   }
 
-  function retrying<T>(request: ApiRequest, attempt: () => Promise<T>, veto?: () => boolean): Promise<T> {
+  function retrying<T>(request: ApiRequest<K>, attempt: () => Promise<T>, veto?: () => boolean): Promise<T> {
+    if (request.once) return attempt();
     // A token failure already had its retries (token.ts): retrying the call around it would multiply them.
     const canRetry = (error: unknown) => !isTokenFailure(error) && (veto ? veto() : true);
     const deps: RetryDeps = {
@@ -143,8 +160,8 @@ export function createTransport(options: TransportOptions): Transport {
 
   return {
     base,
-    maxPages: options.maxPages,
-    maxRecords: options.maxRecords,
+    maxPages: options.maxPages ?? DEFAULT_MAX_PAGES,
+    maxRecords: options.maxRecords ?? DEFAULT_MAX_RECORDS,
     url(path, query) {
       const url = new URL(base.origin + basePath + path);
       for (const [key, value] of Object.entries(query ?? {})) if (value !== undefined) url.searchParams.set(key, value);

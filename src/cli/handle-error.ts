@@ -33,7 +33,7 @@ interface Verdict {
 export function classifyError(error: unknown): Verdict {
   if (error instanceof CliError) return { exitCode: error.exitCode, message: error.message, ...(error.hint ? { hint: error.hint } : {}) };
   if (error instanceof RunLockedError) {
-    return { exitCode: ExitCode.Locked, message: error.message, hint: 'wait for that run to finish' };
+    return { exitCode: ExitCode.Locked, message: error.message, hint: 'wait for that run to finish; a lease whose holder died is taken over at once' };
   }
   if (error instanceof ZodError) {
     return { exitCode: ExitCode.Usage, message: `invalid input: ${error.issues.map((i) => `${i.path.join('.') || '(value)'}: ${i.message}`).join('; ')}` };

@@ -12,10 +12,10 @@ import type { Store } from '../store';
 import type { DataApiClient } from '../api';
 import { paymentsPass, type PaymentsPassResult } from '../payments/sync-pass';
 import { planDryRun, type DryRunPlan } from '../sync/dry-run';
-import { RunLockedError, runSync, type SyncSummary } from '../sync/run';
+import { runSync, type SyncSummary } from '../sync/run';
 import { migrateWithBackup } from '../store/backup';
 import { createCliContext, globalsOf } from './context';
-import { CliError, ExitCode, UsageError } from './exit-codes';
+import { ExitCode, UsageError } from './exit-codes';
 import { createProgress } from './progress';
 
 interface SyncFlags {
@@ -123,9 +123,6 @@ export async function syncCommand(
       signal: controller.signal,
       onProgress: (p) => progress.update(p),
     });
-  } catch (error) {
-    if (error instanceof RunLockedError) throw new CliError(error.message, ExitCode.Locked, 'wait for it to finish; a lease whose holder died is taken over at once');
-    throw error;
   } finally {
     process.off('SIGTERM', stop);
     process.off('SIGINT', stop);

@@ -1,19 +1,20 @@
 /**
  * `createPaymentsClient`: the Payments API over the Data client's parts: the same HTTP layer,
  * the same token manager (its own token URL and credentials: `{payments_base_url}/oauth2/token`),
- * the same retry policy and `Retry-After` reading. GETs, consent creation and revocation are
- * retried when the service is unavailable; `createPayment` makes ONE attempt, because what
- * follows a failed payment POST is the table of docs/payments-contract.md §5, which the caller (src/payments) follows.
+ * and the same transport (transport.ts: the 401 rule, the 3xx refusal, the retry policy with
+ * `Retry-After` and the token veto), with its own error mapper (`toPaymentsError`). GETs,
+ * consent creation and revocation are retried when the service is unavailable; `createPayment`
+ * makes ONE attempt, because what follows a failed payment POST is the table of
+ * docs/payments-contract.md §5, which the caller (src/payments) follows. Its requests are not
+ * paced (no pacer given to its transport).
  */
 import { randomUUID } from 'node:crypto';
 import type { DateTime } from 'luxon';
 import { createClientCore, type ApiClientOptions, type ClientCoreStats } from '../client-core';
-import { ProtocolError } from '../errors';
-import type { HttpAnswer, HttpMethod, PaymentsRequestKind } from '../http';
-import { parseErrorBody, parseStrict } from '../parse';
-import { withRetry } from '../retry';
+import type { PaymentsRequestKind } from '../http';
+import { parseStrict } from '../parse';
 import { MAX_IDEMPOTENCY_KEY_LENGTH } from '../rules';
-import { isTokenFailure } from '../token';
+import { createTransport } from '../transport';
 import { toPaymentsError } from './map-error';
 import {
   CreatePaymentConsentResponse,
@@ -56,50 +57,21 @@ export function createPaymentsClient(options: PaymentsClientOptions): PaymentsCl
     apiName: 'Payments API',
     maxResponseBytes: 4 * 1024 * 1024,
     retryOverrides: { retryOn: [{ kind: 'unavailable' }] },
-    onRetry: (info) =>
-      core.logger.warn('retrying payments request', { attempt: info.attempt, delayMs: info.delayMs, status: info.error.status, code: info.error.code }),
   });
-  const { base, basePath, http, tokens, retryPolicy, retryDeps } = core;
-  const url = (path: string) => new URL(base.origin + basePath + path);
-
-  /** One exchange with the 401 rule (docs/bank-api.md §7.4): a new token, one retry. */
-  async function send(kind: PaymentsRequestKind, method: HttpMethod, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<HttpAnswer> {
-    const exchange = (token: string) => ({
-      method,
-      url: url(path),
-      kind,
-      headers: {
-        accept: 'application/json',
-        ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
-        // docs/payments-contract.md §1: request-id (UUID) on each request; a new one per attempt.
-        'request-id': randomUUID(),
-        ...headers,
-        authorization: `Bearer ${token}`,
-      },
-      ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-    });
-    const first = await tokens.getToken();
-    let answer = await http.send(exchange(first));
-    if (answer.status === 401) {
-      tokens.invalidate(first);
-      answer = await http.send(exchange(await tokens.getToken()));
-    }
-    if (answer.status >= 200 && answer.status < 300) return answer;
-    if (answer.status >= 300 && answer.status < 400) {
-      throw new ProtocolError(`redirect (${answer.status}) not followed: the Payments API never redirects`, {
-        status: answer.status,
-        code: null,
-        path: answer.path,
-        requestId: answer.requestId,
-      });
-    }
-    const { code, message } = parseErrorBody(answer);
-    throw toPaymentsError({ status: answer.status, code, message, headers: answer.headers, path: answer.path, requestId: answer.requestId });
-  }
-
-  const retried = <T>(method: HttpMethod, idempotencyKey: string | undefined, operation: () => Promise<T>) =>
-    // A token failure already had its retries (token.ts): retrying the call around it would multiply them.
-    withRetry(retryPolicy, retryDeps, { method, idempotencyKey, canRetry: (error) => !isTokenFailure(error) }, operation);
+  const { apiName, base, http, tokens, retryPolicy, retryDeps, logger } = core;
+  const t = createTransport<PaymentsRequestKind>({
+    apiName,
+    base,
+    http,
+    tokens,
+    retryPolicy,
+    retryDeps,
+    logger,
+    mapError: toPaymentsError,
+    // docs/payments-contract.md §1: request-id (UUID) on each request; a new one per attempt.
+    attemptHeaders: () => ({ 'request-id': randomUUID() }),
+  });
+  const json = (body: unknown) => JSON.stringify(body);
 
   const checkKey = (key: string) => {
     if (key.length === 0 || key.length > MAX_IDEMPOTENCY_KEY_LENGTH || !UUID_V4.test(key)) {
@@ -111,35 +83,44 @@ export function createPaymentsClient(options: PaymentsClientOptions): PaymentsCl
   return {
     async createPayment(body, opts) {
       checkKey(opts.idempotencyKey);
-      const answer = await send('payment_create', 'POST', '/payments/v1/payments', body, {
-        'idempotency-key': opts.idempotencyKey,
-        'x-correlation-id': opts.correlationId ?? randomUUID(),
+      const answer = await t.exchange({
+        kind: 'payment_create',
+        method: 'POST',
+        url: t.url('/payments/v1/payments'),
+        body: json(body),
+        idempotencyKey: opts.idempotencyKey,
+        headers: { 'x-correlation-id': opts.correlationId ?? randomUUID() },
+        once: true,
       });
       return parseStrict(Payment, answer, 'payment');
     },
-    getPayment: (paymentId) =>
-      retried('GET', undefined, async () =>
-        parseStrict(Payment, await send('payment', 'GET', `/payments/v1/payments/${encodeURIComponent(paymentId)}`), 'payment'),
-      ),
-    getConsent: (consentId) =>
-      retried('GET', undefined, async () =>
-        parseStrict(PaymentConsent, await send('payment_consent', 'GET', `/payments/v1/consents/${encodeURIComponent(consentId)}`), 'payment consent'),
-      ),
-    createConsent(body, opts = {}) {
+    async getPayment(paymentId) {
+      const answer = await t.exchange({ kind: 'payment', method: 'GET', url: t.url(`/payments/v1/payments/${encodeURIComponent(paymentId)}`) });
+      return parseStrict(Payment, answer, 'payment');
+    },
+    async getConsent(consentId) {
+      const answer = await t.exchange({
+        kind: 'payment_consent',
+        method: 'GET',
+        url: t.url(`/payments/v1/consents/${encodeURIComponent(consentId)}`),
+      });
+      return parseStrict(PaymentConsent, answer, 'payment consent');
+    },
+    async createConsent(body, opts = {}) {
       const key = opts.idempotencyKey ?? randomUUID();
       checkKey(key);
-      return retried('POST', key, async () =>
-        parseStrict(
-          CreatePaymentConsentResponse,
-          await send('payment_consent_create', 'POST', '/payments/v1/consents', body, { 'idempotency-key': key }),
-          'payment consent creation',
-        ),
-      );
+      const answer = await t.exchange({
+        kind: 'payment_consent_create',
+        method: 'POST',
+        url: t.url('/payments/v1/consents'),
+        body: json(body),
+        idempotencyKey: key,
+      });
+      return parseStrict(CreatePaymentConsentResponse, answer, 'payment consent creation');
     },
-    revokeConsent: (consentId) =>
-      retried('DELETE', undefined, async () => {
-        await send('payment_consent_revoke', 'DELETE', `/payments/v1/consents/${encodeURIComponent(consentId)}`);
-      }),
+    async revokeConsent(consentId) {
+      await t.exchange({ kind: 'payment_consent_revoke', method: 'DELETE', url: t.url(`/payments/v1/consents/${encodeURIComponent(consentId)}`) });
+    },
     grantedScopes: core.grantedScopes,
     stats: core.stats,
     serverNow: core.serverNow,
