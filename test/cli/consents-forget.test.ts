@@ -14,7 +14,7 @@ let fx: FixtureStore;
 beforeAll(async () => {
   fx = await createFixtureStore();
   fx.store.sqlite.pragma('wal_checkpoint(TRUNCATE)');
-  fx.store.close();
+  await fx.store.close();
 });
 afterAll(() => fx.cleanup());
 

@@ -24,7 +24,7 @@ const hash = () => createHash('sha256').update(readFileSync(fx.path)).digest('he
 beforeAll(async () => {
   fx = await createFixtureStore();
   fx.store.sqlite.pragma('wal_checkpoint(TRUNCATE)');
-  fx.store.close();
+  await fx.store.close();
   before = hash();
 });
 afterAll(() => fx.cleanup());
