@@ -32,7 +32,7 @@ export async function buildCli() {
     // loads its native binding beside itself, and undici does not work bundled (its requests
     // fail) and loads only when a request is sent (src/api/http.ts); pg (and its optional
     // pg-native) is left as the package ships it.
-    external: ['better-sqlite3', 'undici', 'pg', 'pg-native'],
+    external: ['better-sqlite3', 'undici', 'pg', 'pg-cursor', 'pg-native'],
     // Bundled CommonJS (commander, node-cron) calls require() for node's own modules.
     banner: { js: "import { createRequire as __bankdataCreateRequire } from 'node:module'; const require = __bankdataCreateRequire(import.meta.url);" },
     entryNames: '[name]',
