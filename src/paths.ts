@@ -1,5 +1,6 @@
 /**
- * Where the files the program reads at run time are: config/default.json and the migrations.
+ * Where the files the program reads at run time are: config/default.json and the migrations
+ * of both dialects.
  * This file sits one level below the package root (src/paths.ts), and so does every compiled
  * file (dist/*.js, flat, scripts/build.mjs): `..` from here is the package root either way.
  * The package ships those files at the same place (package.json `files`).
@@ -10,3 +11,4 @@ import { fileURLToPath } from 'node:url';
 export const PACKAGE_ROOT = fileURLToPath(new URL('..', import.meta.url));
 export const DEFAULT_CONFIG_PATH = join(PACKAGE_ROOT, 'config', 'default.json');
 export const MIGRATIONS_PATH = join(PACKAGE_ROOT, 'src', 'store', 'migrations');
+export const PG_MIGRATIONS_PATH = join(PACKAGE_ROOT, 'src', 'store', 'pg', 'migrations');

@@ -2,16 +2,18 @@
  * `bankdata db backup FILE` and `bankdata db migrate [--backup FILE]`: an online copy of the
  * database through SQLite's backup API, and the schema brought up to this version after such a
  * copy (read-only commands refuse an older database with exit 6 and point here; `sync` does
- * the same migration by itself).
+ * the same migration by itself); `bankdata db copy` (db-copy.ts) between SQLite and PostgreSQL.
  */
 import type { Command } from 'commander';
 import { backupDatabase, migrateWithBackup } from '../store/backup';
+import { registerDbCopyCommand } from './db-copy';
 import { loadConfig } from '../config';
 import { globalsOf } from './context';
 import { ExitCode } from './exit-codes';
 
 export function registerDbCommand(program: Command): void {
-  const db = program.command('db').description('the database itself: online backup, schema migration');
+  const db = program.command('db').description('the database itself: online backup, schema migration, copy between SQLite and PostgreSQL');
+  registerDbCopyCommand(db);
 
   db.command('backup')
     .description('copy the database to FILE while it is in use (SQLite backup API); FILE must not exist')

@@ -97,7 +97,7 @@ export const COMMANDS: readonly CommandEntry[] = [
   },
   {
     name: 'db',
-    description: 'the database itself: online backup, schema migration',
+    description: 'the database itself: online backup, schema migration, copy between SQLite and PostgreSQL',
     usage: '',
     load: async () => (await import('./db')).registerDbCommand,
   },

@@ -3,12 +3,13 @@
  * it, and the committed migrations applied under an advisory lock, so that workers starting
  * together migrate once and the others wait for it.
  */
-import { fileURLToPath } from 'node:url';
+import { PG_MIGRATIONS_PATH } from '../../paths';
 import { drizzle, type NodePgDatabase } from 'drizzle-orm/node-postgres';
 import { migrate } from 'drizzle-orm/node-postgres/migrator';
 import pg from 'pg';
 
-export const PG_MIGRATIONS_DIR = fileURLToPath(new URL('./migrations', import.meta.url));
+/** Beside this file in the sources; the compiled program finds it through src/paths.ts. */
+export const PG_MIGRATIONS_DIR = PG_MIGRATIONS_PATH;
 /** An arbitrary constant: the advisory lock key "bankdata migrations". */
 const MIGRATION_LOCK_KEY = 0x62616e6b;
 const INT8_OID = 20;

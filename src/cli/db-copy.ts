@@ -1,0 +1,113 @@
+/**
+ * `bankdata db copy --from SRC --to DST`: a SQLite file into a PostgreSQL database with every row
+ * and statement file (the step up of docs/postgres.md), or a PostgreSQL database into a new SQLite
+ * file, optionally only some consents, accounts and dates (`--consent`, `--account`, `--since`),
+ * for an analyst who wants a file. The target is new or empty: a copy never merges into data.
+ * Statement files live beside a SQLite database (its data dir: `--data-dir`, else the file's
+ * directory) and in `statement_files` on PostgreSQL.
+ */
+import { existsSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import type { Command } from 'commander';
+import { nzMidnight } from '../api/rules';
+import { CliError, ExitCode, UsageError } from '../errors';
+import { openStore } from '../store';
+import { describeUnusablePostgres, isPostgresUrl, openPostgres, redactPostgresUrl } from '../store/pg/open';
+import { globalsOf } from './context';
+
+interface CopyFlags {
+  from: string;
+  to: string;
+  consent: string[];
+  account: string[];
+  since?: string;
+}
+
+const repeatable = (value: string, previous: string[]) => [...previous, value];
+
+export function registerDbCopyCommand(db: Command): void {
+  db.command('copy')
+    .description('copy a SQLite database into PostgreSQL with every row, or PostgreSQL (or part of it) into a new SQLite file')
+    .requiredOption('--from <location>', 'the source: a SQLite file or a postgres:// URL')
+    .requiredOption('--to <location>', 'the target: an empty PostgreSQL database, or a SQLite file that does not exist yet')
+    .option('--consent <id>', 'PostgreSQL to SQLite only: this consent (repeatable)', repeatable, [])
+    .option('--account <id>', 'PostgreSQL to SQLite only: this account (repeatable)', repeatable, [])
+    .option('--since <date>', 'PostgreSQL to SQLite only: rows from this NZ date (YYYY-MM-DD) on')
+    .action(async (flags: CopyFlags, command: Command) => {
+      const dataDir = globalsOf(command).dataDir;
+      const fromPg = isPostgresUrl(flags.from);
+      const toPg = isPostgresUrl(flags.to);
+      if (fromPg === toPg) {
+        throw new UsageError('db copy goes from a SQLite file to PostgreSQL or from PostgreSQL to a SQLite file', 'give one postgres:// URL and one file path');
+      }
+      const filtered = flags.consent.length > 0 || flags.account.length > 0 || flags.since !== undefined;
+      if (toPg && filtered) throw new UsageError('--consent, --account and --since select what goes into a file; a copy into PostgreSQL takes every row');
+      if (flags.since !== undefined) {
+        try {
+          nzMidnight(flags.since);
+        } catch {
+          throw new UsageError(`--since ${flags.since}: expected an NZ date YYYY-MM-DD`);
+        }
+      }
+      const counts = toPg ? await sqliteToPostgres(flags.from, flags.to, dataDir) : await postgresToSqlite(flags.from, flags.to, dataDir, flags);
+      const total = Object.entries(counts)
+        .filter(([table]) => table !== 'statementFiles')
+        .reduce((sum, [, n]) => sum + n, 0);
+      const where = (location: string) => (isPostgresUrl(location) ? redactPostgresUrl(location) : resolve(location));
+      process.stderr.write(`copied ${total} row(s) and ${counts.statementFiles} statement file(s) from ${where(flags.from)} to ${where(flags.to)}\n`);
+      process.stdout.write(`${JSON.stringify(counts)}\n`);
+      process.exitCode = ExitCode.Ok;
+    });
+}
+
+async function sqliteToPostgres(file: string, url: string, dataDir: string | undefined) {
+  if (!existsSync(file)) throw new UsageError(`no database at ${resolve(file)}`, 'name the SQLite file to copy with --from');
+  const { copySqliteToPostgres } = await import('../store/pg/copy-tables');
+  // Read-only: the source is never migrated or written by a copy (exit 6 when it needs a migration).
+  const source = await openStore(file, { readOnly: true });
+  const target = await connect(url);
+  try {
+    const held = await target.pool.query<{ n: string }>('SELECT count(*)::text AS n FROM consents');
+    if (held.rows[0]?.n !== '0') {
+      throw new UsageError(`${redactPostgresUrl(url)} already holds data; a copy goes into an empty database`, 'create a new database (createdb) and copy into it');
+    }
+    return await copySqliteToPostgres(source.sqlite, target.pool, { dataDir: dataDir ?? dirname(resolve(file)) });
+  } finally {
+    await target.close();
+    await source.close();
+  }
+}
+
+async function postgresToSqlite(url: string, file: string, dataDir: string | undefined, flags: CopyFlags) {
+  if (existsSync(file)) throw new UsageError(`${resolve(file)} exists; a copy goes into a new file`, 'name a file that does not exist with --to');
+  const { copyPostgresToSqlite } = await import('../store/pg/copy-to-sqlite');
+  const source = await connect(url);
+  try {
+    const target = await openStore(file);
+    try {
+      return await copyPostgresToSqlite(source.pool, target.sqlite, {
+        dataDir: dataDir ?? dirname(resolve(file)),
+        filter: {
+          ...(flags.consent.length > 0 ? { consentIds: flags.consent } : {}),
+          ...(flags.account.length > 0 ? { accountIds: flags.account } : {}),
+          ...(flags.since !== undefined ? { from: flags.since } : {}),
+        },
+      });
+    } finally {
+      await target.close();
+    }
+  } finally {
+    await source.close();
+  }
+}
+
+/** The PostgreSQL side, migrated; a server that cannot be used is exit 6 with where it is (never the password). */
+async function connect(url: string) {
+  try {
+    return await openPostgres(url, { max: 2 });
+  } catch (error) {
+    const why = describeUnusablePostgres(error, url);
+    if (why) throw new CliError(why, ExitCode.Database);
+    throw error;
+  }
+}

@@ -1,0 +1,89 @@
+/**
+ * `bankdata db copy` (the command; the copy functions are tested in test/store/pg/copy.pg.test.ts):
+ * a synced SQLite file into an empty PostgreSQL database and one consent of it back into a new
+ * file, through the compiled CLI; the refusals (a target with data, an existing file, filters
+ * into PostgreSQL, two files) with their exit codes, and no password in any message.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { startHarness, type Harness } from '../fixtures/sync-harness';
+import { tempDir } from '../store/helpers';
+import { createTestDatabase, describePostgres } from '../support/postgres';
+import { runCli } from './cli-process';
+
+const rows = (file: string, sql: string, ...params: unknown[]) => {
+  const db = new Database(file, { readonly: true });
+  try {
+    return db.prepare(sql).raw(true).all(...params);
+  } finally {
+    db.close();
+  }
+};
+
+describePostgres('bankdata db copy', () => {
+  let harness: Harness;
+  let url = '';
+
+  beforeAll(async () => {
+    harness = await startHarness({ seed: 11 });
+    expect((await harness.sync()).outcome).toBe('ok');
+    url = await createTestDatabase({ migrated: false });
+  }, 60_000);
+  afterAll(async () => {
+    await harness?.close();
+  });
+
+  it('copies a SQLite file into an empty PostgreSQL database, then one consent back into a new file with its statement files', async () => {
+    const into = await runCli(['db', 'copy', '--from', harness.store.path, '--to', url, '--data-dir', harness.dataDir]);
+    expect(into.stderr).toMatch(/^copied \d+ row\(s\) and \d+ statement file\(s\) from /);
+    expect(into.code).toBe(0);
+    const counts = JSON.parse(into.stdout) as Record<string, number>;
+    const total = rows(harness.store.path, 'SELECT count(*) FROM transactions')[0] as [number];
+    expect(counts['transactions']).toBe(total[0]);
+
+    const consent = harness.emu.consentIds[0]!;
+    const dir = tempDir();
+    const file = join(dir, 'data', 'one.sqlite');
+    const back = await runCli(['db', 'copy', '--from', url, '--to', file, '--consent', consent]);
+    expect(back.stderr).toContain('copied');
+    expect(back.code).toBe(0);
+    const query = 'SELECT bank, account_id, transaction_id, amount_text, description, status FROM v_transactions WHERE consent_id = ? ORDER BY 1, 2, 3';
+    const copied = rows(file, query, consent);
+    expect(copied.length).toBeGreaterThan(0);
+    expect(copied).toEqual(rows(harness.store.path, query, consent));
+    // Only the consent's accounts travel (an account another consent also reads comes whole).
+    const accounts = `SELECT account_id FROM accounts WHERE consent_id = ?
+                      UNION SELECT account_id FROM sync_state WHERE consent_id = ? ORDER BY 1`;
+    expect(rows(file, 'SELECT DISTINCT account_id FROM v_transactions ORDER BY 1')).toEqual(rows(harness.store.path, accounts, consent, consent));
+    const files = rows(file, 'SELECT file_path FROM statements WHERE file_path IS NOT NULL') as [string][];
+    for (const [path] of files) {
+      expect(readFileSync(join(dir, 'data', path)).equals(readFileSync(join(harness.dataDir, path))), path).toBe(true);
+    }
+  }, 60_000);
+
+  it('refuses what would merge or overwrite data, and never shows the password', async () => {
+    const secretUrl = url.replace('://', '://copyuser:s3cret-pw@');
+    const again = await runCli(['db', 'copy', '--from', harness.store.path, '--to', url, '--data-dir', harness.dataDir]);
+    expect(again.code).toBe(2);
+    expect(again.stderr).toContain('already holds data');
+
+    const existing = await runCli(['db', 'copy', '--from', url, '--to', harness.store.path]);
+    expect(existing.code).toBe(2);
+    expect(existing.stderr).toContain('exists; a copy goes into a new file');
+
+    const filtered = await runCli(['db', 'copy', '--from', harness.store.path, '--to', url, '--consent', 'x']);
+    expect(filtered.code).toBe(2);
+
+    const twoFiles = await runCli(['db', 'copy', '--from', harness.store.path, '--to', join(tempDir(), 'b.sqlite')]);
+    expect(twoFiles.code).toBe(2);
+
+    const target = join(tempDir(), 'c.sqlite');
+    const refused = await runCli(['db', 'copy', '--from', secretUrl, '--to', target]);
+    expect(refused.code).toBe(6);
+    expect(refused.stderr).not.toContain('s3cret-pw');
+    expect(refused.stderr).toContain('refused the login');
+    expect(existsSync(target)).toBe(false);
+  }, 60_000);
+});
