@@ -10,6 +10,7 @@ export type { TransactionWindowInput, WindowCounts } from './window-commit';
 export type { InsertCounts, PartyInput, StatementFileInput, UnitInput, UpsertCounts } from './resource-writes';
 export type { SyncResource } from './sync-state';
 export type { RunRow, RunSummary } from './runs';
+export type { BeginResult, RunWork } from './run-work';
 export { LEASE_RENEW_MS, LEASE_TTL_MS, isProcessAlive, type AcquireResult, type LeaseHolder } from './lease';
 export {
   ACCOUNT_DETAIL_COLUMNS,

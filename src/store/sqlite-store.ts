@@ -18,6 +18,7 @@ import * as registry from './registry';
 import { insertRejectRows, listRejects } from './rejects';
 import * as reports from './reports';
 import * as writes from './resource-writes';
+import { beginSqliteRun } from './run-work';
 import { finishRun, getRun, listRuns, startRun } from './runs';
 import type { Store } from './store';
 import * as syncState from './sync-state';
@@ -111,6 +112,7 @@ export async function openStore(path: string, options: OpenStoreOptions = {}): P
       setRowsPerDay: (key) => syncState.setRowsPerDay(db, { ...key, now: at(key.now) }),
     },
     runs: {
+      begin: unit((input) => beginSqliteRun(db, { ...input, now: at(input.now) })),
       start: unit((opts = {}) => startRun(db, { runId: opts.runId, now: at(opts.now) })),
       finish: unit((runId, summary, now) => finishRun(db, runId, summary, at(now))),
       get: unit((runId) => getRun(db, runId)),

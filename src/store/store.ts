@@ -12,6 +12,7 @@ import type { BeginCreationInput, ConsentCreationRow } from './consent-creations
 import type { ForgetReport } from './forget';
 import type { JobRunRow } from './job-runs';
 import type { AcquireResult, LeaseHolder, LeaseRow } from './lease';
+import type { BeginResult } from './run-work';
 import type { EarlierPayment } from './payment-requests';
 import type { PaymentAttemptRow, PaymentAttemptUpdate, PaymentRow, PaymentStatusRow } from './payments';
 import type { AddConsentResult, ConsentRecord, StoredBankMeta } from './registry';
@@ -100,6 +101,11 @@ export interface Store {
     setRowsPerDay(key: { bank: BankName; accountId: AccountId; consentId: ConsentId; rowsPerDay: number; now?: Instant }): Promise<void>;
   };
   runs: {
+    /**
+     * Joins the open run or opens one with these consents (run-work.ts). SQLite: under the
+     * single-run lease, refused while another live process holds it; PostgreSQL: shared by workers.
+     */
+    begin(input: { consentIds: readonly ConsentId[]; holder: LeaseHolder; now?: Instant; leaseTtlMs: number }): Promise<BeginResult>;
     start(options?: { runId?: string; now?: Instant }): Promise<string>;
     finish(runId: string, summary: RunSummary, now?: Instant): Promise<void>;
     get(runId: string): Promise<RunRow | null>;

@@ -1,15 +1,26 @@
 /**
- * Runs `work` over `items` with at most `limit` in flight (consents in parallel, config
- * `sync.concurrency`). A failure starts nothing new and is rethrown only once the items already
- * in flight have finished: the caller releases the run lease or closes the store next, and no
- * lane may still be writing when it does.
+ * Runs `work` with at most `limit` in flight (consents in parallel, config `sync.concurrency`),
+ * over a list (`mapPool`) or a queue that hands out the next item or null (`drainQueue`: the run's
+ * consents, which on PostgreSQL other workers take from too). A failure starts nothing new and is
+ * rethrown only once the items already in flight have finished: the caller leaves the run or
+ * closes the store next, and no lane may still be writing when it does.
  */
-export async function mapPool<T>(items: readonly T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
-  let next = 0;
+export async function drainQueue<T>(next: () => Promise<T | null>, limit: number, work: (item: T) => Promise<void>): Promise<void> {
   let failure: { error: unknown } | null = null;
-  const lanes = Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, async () => {
-    while (failure === null && next < items.length) {
-      const item = items[next++]!;
+  let exhausted = false;
+  const lanes = Array.from({ length: Math.max(1, limit) }, async () => {
+    while (failure === null && !exhausted) {
+      let item: T | null;
+      try {
+        item = await next();
+      } catch (error) {
+        failure ??= { error };
+        return;
+      }
+      if (item === null) {
+        exhausted = true;
+        return;
+      }
       try {
         await work(item);
       } catch (error) {
@@ -19,4 +30,9 @@ export async function mapPool<T>(items: readonly T[], limit: number, work: (item
   });
   await Promise.all(lanes);
   if (failure !== null) throw (failure as { error: unknown }).error;
+}
+
+export async function mapPool<T>(items: readonly T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
+  let index = 0;
+  await drainQueue(async () => (index < items.length ? items[index++]! : null), Math.min(limit, items.length), work);
 }

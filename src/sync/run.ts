@@ -1,6 +1,7 @@
 /**
- * One sync run: the lease (one run at a time per database), meta once, then each registered
- * consent in a bounded pool, and a summary recorded in `runs` (v_runs).
+ * One sync run: joins the run (SQLite: under the single-run lease; PostgreSQL: shared with other
+ * workers, src/store/run-work.ts), meta once, then the run's consents from its queue in a bounded
+ * pool, and this process's summary recorded in `runs` (v_runs; summed over workers on PostgreSQL).
  */
 import { hostname } from 'node:os';
 import { join } from 'node:path';
@@ -9,12 +10,12 @@ import { AuthenticationError, UnavailableError, type DataApiClient } from '../ap
 import type { BankMeta, ConsentId } from '../api/schemas';
 import { checkContinuity } from '../check/check-accounts';
 import { silentLogger, type Logger } from '../log';
-import { LEASE_RENEW_MS, type RunOutcome, type Store } from '../store';
+import { LEASE_RENEW_MS, LEASE_TTL_MS, type RunOutcome, type RunWork, type Store } from '../store';
 import { emptyCounters, type RunCounters, type SyncContext, type SyncSettings } from './context';
 import { syncConsent, type ConsentResult } from './consent';
 import { sweepTempFiles } from './files';
 import { scopeGapForSync } from './plan';
-import { mapPool } from './pool';
+import { drainQueue } from './pool';
 import { describeError } from './units';
 
 export interface SyncOptions {
@@ -85,17 +86,19 @@ export async function runSync(options: SyncOptions): Promise<SyncSummary> {
   const holder = { pid: process.pid, host: hostname() };
   const consentIds = await consentsToSync(store, options.consentIds);
 
-  const lease = await store.lease.acquire(holder);
-  if (!lease.ok) throw new RunLockedError(lease.heldBy);
+  const startedAt = now();
+  const begun = await store.runs.begin({ consentIds, holder, now: startedAt.toJSDate(), leaseTtlMs: LEASE_TTL_MS });
+  if (!begun.ok) throw new RunLockedError(begun.heldBy);
+  const run = begun.work;
   let leaseLost = false;
   const renew = setInterval(() => {
-    store.lease.renew(holder).then(
+    run.renew(now().toJSDate()).then(
       (renewed) => {
         if (!renewed) leaseLost = true;
       },
       (error: unknown) => {
         // A lease we cannot renew will expire under us: stop after the unit in flight rather than
-        // write on while another run may take over.
+        // write on while another run (or worker) may take over.
         leaseLost = true;
         logger.error('lease renewal failed: stopping after the unit in flight', { reason: describeError(error) });
       },
@@ -103,10 +106,9 @@ export async function runSync(options: SyncOptions): Promise<SyncSummary> {
   }, LEASE_RENEW_MS);
   renew.unref();
 
-  const startedAt = now();
   // The client may serve several runs (demo, scheduler): count this run's requests only.
   const requestsBefore = client.stats().requests;
-  const runId = await store.runs.start({ now: startedAt.toJSDate() });
+  const runId = run.runId;
   const counters = emptyCounters();
   const results: ConsentResult[] = [];
   let fatal: SyncSummary['fatal'] = null;
@@ -144,11 +146,14 @@ export async function runSync(options: SyncOptions): Promise<SyncSummary> {
     } else {
       // Lanes: `sync.concurrency` (16); the client's pacer holds those the bank's rate leaves
       // idle, so latency is no limit while rate × (latency + a lane's own work) < lanes.
-      await mapPool(consentIds, options.settings.concurrency, async (consentId) => {
-        if (ctx.stopping()) return;
+      // The run's queue: this process's list on SQLite, the shared queue of the workers on PostgreSQL.
+      const next = async () => (ctx.stopping() ? null : run.next(now().toJSDate()));
+      await drainQueue(next, options.settings.concurrency, async (consentId) => {
         try {
           const result = await syncConsent(ctx, consentId, meta, scopes);
           results.push(result);
+          const kept = await run.done(consentId, result.outcome, now().toJSDate());
+          if (!kept) logger.warn('consent taken over by another worker after its lease expired', { consent_id: consentId });
           logger.info('consent synced', { consent_id: consentId, outcome: result.outcome, reason: result.reason });
         } catch (error) {
           if (error instanceof AuthenticationError) fatal ??= { kind: 'authentication', message: describeError(error) };
@@ -164,8 +169,7 @@ export async function runSync(options: SyncOptions): Promise<SyncSummary> {
     else if (error instanceof UnavailableError) fatal = { kind: 'unavailable', message: describeError(error) };
     else {
       clearInterval(renew);
-      await finish(ctx, results, { kind: 'failed', message: describeError(error) }, startedAt, now, requestsBefore);
-      await store.lease.release(holder);
+      await finish(ctx, run, results, { kind: 'failed', message: describeError(error) }, startedAt, now, requestsBefore);
       throw error;
     }
   } finally {
@@ -176,10 +180,9 @@ export async function runSync(options: SyncOptions): Promise<SyncSummary> {
     fatal = { kind: 'unavailable', message: 'the service could not be reached for any consent' };
   }
   const continuity = fatal ? null : await closingCheck(ctx);
-  const summary = await finish(ctx, results, fatal, startedAt, now, requestsBefore);
+  const summary = await finish(ctx, run, results, fatal, startedAt, now, requestsBefore);
   summary.continuity = continuity;
   summary.interrupted = (options.signal?.aborted ?? false) || leaseLost;
-  await store.lease.release(holder);
   logger.info('sync finished', { run_id: runId, outcome: summary.outcome, requests: summary.requests });
   return summary;
 }
@@ -202,8 +205,10 @@ async function fetchMeta(ctx: SyncContext): Promise<Map<string, BankMeta>> {
   return new Map(meta.map((b) => [b.name, b]));
 }
 
+/** Records this process's summary of the run and leaves it (the lease is released; see run-work.ts). */
 async function finish(
   ctx: SyncContext,
+  run: RunWork,
   results: ConsentResult[],
   fatal: SyncSummary['fatal'] | { kind: 'failed'; message: string },
   startedAt: DateTime,
@@ -223,8 +228,7 @@ async function finish(
     ...(interrupted ? ['interrupted: stopped after the unit in flight'] : []),
   ];
   const finishedAt = now();
-  await ctx.store.runs.finish(
-    ctx.runId,
+  await run.leave(
     {
       outcome,
       consents: results.length,

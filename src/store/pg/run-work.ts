@@ -1,0 +1,67 @@
+/**
+ * A run's work on PostgreSQL (../run-work.ts): any number of workers, on any number of machines,
+ * share the open run through the work queue (work-queue.ts): consents are leased one at a time
+ * with `FOR UPDATE SKIP LOCKED`, a dead worker's consents are taken over once their lease
+ * expires, and the run's summary is the sum of its workers' reports (v_runs shows it as one run,
+ * v_run_workers who did what).
+ */
+import { randomBytes, randomUUID } from 'node:crypto';
+import type pg from 'pg';
+import type { ConsentId } from '../../api/schemas';
+import type { BeginInput, BeginResult } from '../run-work';
+import { finishConsent, leaseNextConsent, leaveRun, openOrJoinRun, releaseConsent, renewWorkerLeases } from './work-queue';
+
+export async function beginPostgresRun(pool: pg.Pool, input: BeginInput): Promise<BeginResult> {
+  const worker = { workerId: `${input.holder.host}:${input.holder.pid}:${randomBytes(3).toString('hex')}`, host: input.holder.host, pid: input.holder.pid };
+  const { leaseTtlMs } = input;
+  const joined = await openOrJoinRun(pool, { worker, consentIds: input.consentIds, runId: randomUUID(), now: input.now, leaseTtlMs });
+  const { runId } = joined;
+  const workerId = worker.workerId;
+  /** Consents this worker holds now (leased, not done). */
+  const held = new Set<ConsentId>();
+  return {
+    ok: true,
+    work: {
+      runId,
+      opened: joined.opened,
+      workerId,
+      next: async (now) => {
+        const leased = await leaseNextConsent(pool, { runId, workerId, leaseTtlMs, now });
+        if (!leased) return null;
+        held.add(leased.consentId);
+        return leased.consentId;
+      },
+      done: async (consentId, outcome, now) => {
+        held.delete(consentId);
+        return finishConsent(pool, { runId, workerId, consentId, outcome, now });
+      },
+      renew: async () => {
+        const still = new Set(await renewWorkerLeases(pool, { runId, workerId, leaseTtlMs }));
+        return [...held].every((id) => still.has(id));
+      },
+      leave: async (summary, now) => {
+        // A consent still held (stopped before it) goes back to the queue for the others at once.
+        for (const consentId of held) await releaseConsent(pool, { runId, workerId, consentId });
+        held.clear();
+        await leaveRun(pool, {
+          runId,
+          workerId,
+          now,
+          leaseTtlMs,
+          report: {
+            consents: summary.consents,
+            requests: summary.requests,
+            rowsWritten: summary.rowsWritten,
+            failedUnits: summary.failedUnits,
+            outcome: summary.outcome,
+            errorSummary: summary.errorSummary,
+          },
+        });
+      },
+      abandon: async () => {
+        for (const consentId of held) await releaseConsent(pool, { runId, workerId, consentId });
+        held.clear();
+      },
+    },
+  };
+}

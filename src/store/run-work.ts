@@ -1,0 +1,74 @@
+/**
+ * A run's work as the sync sees it, the same on both dialects (docs/scaling.md): `begin` joins
+ * the open run or opens one with the consents to sync, `next` hands this process the next consent
+ * nobody else holds, `done` marks it finished, `renew` keeps what it holds, and `leave` records
+ * what it did. On SQLite one process works a run alone under the single-run lease (a second one
+ * is refused: exit 4); on PostgreSQL any number of workers share it (pg/run-work.ts).
+ */
+import type { ConsentId } from '../api/schemas';
+import type { BankdataDb } from './db';
+import { acquireLease, releaseLease, renewLease, type LeaseHolder } from './lease';
+import { finishRun, startRun, type RunSummary } from './runs';
+import type { ConsentOutcome } from './schema';
+import type { Instant } from './time';
+
+export interface RunWork {
+  readonly runId: string;
+  /** True for the process that opened the run (the only one on SQLite). */
+  readonly opened: boolean;
+  /** This worker's id in the run (host:pid:random), shown in v_run_workers on PostgreSQL. */
+  readonly workerId: string;
+  /** The next consent for this worker, or null when none is left for it. */
+  next(now: Instant): Promise<ConsentId | null>;
+  /** The consent is finished; false when another worker had taken it over (its result stands). */
+  done(consentId: ConsentId, outcome: ConsentOutcome, now: Instant): Promise<boolean>;
+  /** Keeps the lease(s) this worker holds; false when one was lost (stop after the unit in flight). */
+  renew(now: Instant): Promise<boolean>;
+  /** Records this worker's summary and leaves; the run closes when its consents are done. */
+  leave(summary: RunSummary, now: Instant): Promise<void>;
+  /** Leaves without a summary when the run failed to start (the lease is released). */
+  abandon(): Promise<void>;
+}
+
+export type BeginResult = { ok: true; work: RunWork } | { ok: false; heldBy: { pid: number; host: string; expiresAt: string } };
+
+export interface BeginInput {
+  consentIds: readonly ConsentId[];
+  holder: LeaseHolder;
+  now: Instant;
+  leaseTtlMs: number;
+}
+
+/** SQLite: one process per run, under the single-run lease; its queue is its own list. */
+export function beginSqliteRun(db: BankdataDb, input: BeginInput): BeginResult {
+  const lease = acquireLease(db, { ...input.holder, now: input.now });
+  if (!lease.ok) return lease;
+  const runId = startRun(db, { now: input.now });
+  const queue = [...input.consentIds];
+  const holder = input.holder;
+  let released = false;
+  const release = () => {
+    if (released) return;
+    released = true;
+    releaseLease(db, holder);
+  };
+  return {
+    ok: true,
+    work: {
+      runId,
+      opened: true,
+      workerId: `${holder.host}:${holder.pid}`,
+      next: async () => queue.shift() ?? null,
+      done: async () => true,
+      renew: async (now) => renewLease(db, { ...holder, now }),
+      leave: async (summary, now) => {
+        try {
+          finishRun(db, runId, summary, now);
+        } finally {
+          release();
+        }
+      },
+      abandon: async () => release(),
+    },
+  };
+}
