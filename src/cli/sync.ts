@@ -1,6 +1,7 @@
 /**
- * `bankdata sync [--consent ID…] [--since DATE] [--full] [--dry-run] [--json]`: one run,
- * a progress line on a TTY, a summary at the end, and the exit codes of README.md.
+ * `bankdata sync [--consent ID…] [--since DATE] [--full] [--dry-run] [--json] [--workers N]`:
+ * one run, a progress line on a TTY, a summary at the end, and the exit codes of README.md. With
+ * `--workers N` (PostgreSQL) it starts N worker processes that share the run (sync-workers.ts).
  */
 import { constants, hostname } from 'node:os';
 import type { Command } from 'commander';
@@ -16,7 +17,10 @@ import { runSync, type SyncSummary } from '../sync/run';
 import { migrateWithBackup } from '../store/backup';
 import { createCliContext, globalsOf } from './context';
 import { ExitCode, UsageError } from './exit-codes';
+import { wholeNumber } from './flags';
 import { createProgress } from './progress';
+import { runWorkers } from './sync-workers';
+import { isPostgresUrl } from '../store/pg/open';
 
 interface SyncFlags {
   consent?: string[];
@@ -24,6 +28,7 @@ interface SyncFlags {
   full?: boolean;
   dryRun?: boolean;
   json?: boolean;
+  workers?: string;
 }
 
 export function registerSyncCommand(program: Command): void {
@@ -35,11 +40,22 @@ export function registerSyncCommand(program: Command): void {
     .option('--full', 're-fetch every window from the floor')
     .option('--dry-run', 'plan and print the requests it would make; sends only meta and consent reads, writes nothing')
     .option('--json', 'print the summary as JSON on stdout')
+    .option('--workers <n>', 'PostgreSQL only: start N worker processes that share the run (1 to 64)', '1')
     .action(async (flags: SyncFlags, command: Command) => {
+      const workers = wholeNumber(flags.workers ?? '1', '--workers', 1, 64);
       const ctx = createCliContext(globalsOf(command));
+      if (workers > 1) {
+        if (!isPostgresUrl(ctx.config.db)) {
+          throw new UsageError('--workers needs a PostgreSQL database: on SQLite one process syncs a run', 'point --db or BANKDATA_DB at a postgres:// URL (docs/postgres.md)');
+        }
+        if (flags.dryRun) throw new UsageError('--workers and --dry-run exclude each other');
+        process.exitCode = await runWorkers(workers, flags.json ?? false);
+        return;
+      }
       try {
-        // An older database is migrated by sync itself, after an online backup (every row kept).
-        if (!flags.dryRun) {
+        // An older SQLite database is migrated by sync itself, after an online backup (every row
+        // kept); PostgreSQL migrates on open, under an advisory lock (src/store/pg/open.ts).
+        if (!flags.dryRun && !isPostgresUrl(ctx.config.db)) {
           const migrated = await migrateWithBackup(ctx.config.db, { now: new Date() });
           if (migrated.applied > 0) ctx.logger.warn('database migrated', { applied: migrated.applied, backup: migrated.backup });
         }

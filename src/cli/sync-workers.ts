@@ -1,0 +1,68 @@
+/**
+ * `bankdata sync --workers N` (PostgreSQL): starts N `bankdata sync` processes on this machine,
+ * each one a worker of the same run (docs/scaling.md); they take consents from the run's queue
+ * until it is empty. Worker processes on other machines join the same run the same way. Each
+ * worker's summary is printed under its number; the exit code is the most severe of theirs.
+ * SIGTERM / SIGINT are passed on to the workers, which stop after their unit in flight.
+ */
+import { spawn } from 'node:child_process';
+import { constants } from 'node:os';
+import { ExitCode } from '../errors';
+import { BIN_PATH } from '../paths';
+
+/** The command line of this process without `--workers N`: what each worker runs. */
+export function workerArgs(argv: readonly string[]): string[] {
+  const args: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    if (arg === '--workers') {
+      i += 1;
+      continue;
+    }
+    if (arg.startsWith('--workers=')) continue;
+    args.push(arg);
+  }
+  return args;
+}
+
+export async function runWorkers(count: number, json: boolean): Promise<number> {
+  const args = workerArgs(process.argv.slice(2));
+  const children = Array.from({ length: count }, () =>
+    spawn(process.execPath, [BIN_PATH, ...args], { stdio: ['ignore', 'pipe', 'inherit'], env: process.env }),
+  );
+  const forward = (signal: NodeJS.Signals) => {
+    for (const child of children) child.kill(signal);
+  };
+  process.on('SIGTERM', forward);
+  process.on('SIGINT', forward);
+  try {
+    const results = await Promise.all(
+      children.map(
+        (child) =>
+          new Promise<{ code: number; stdout: string }>((resolve) => {
+            let stdout = '';
+            child.stdout.on('data', (d: Buffer) => (stdout += d.toString('utf8')));
+            child.on('close', (code, signal) => resolve({ code: code ?? (signal ? 128 + (constants.signals[signal] ?? 0) : ExitCode.Internal), stdout }));
+          }),
+      ),
+    );
+    if (json) {
+      const summaries = results.map((r, i) => ({ worker: i + 1, exitCode: r.code, summary: parseJson(r.stdout) }));
+      process.stdout.write(`${JSON.stringify({ workers: summaries }, null, 2)}\n`);
+    } else {
+      results.forEach((r, i) => process.stdout.write(`worker ${i + 1} (exit ${r.code}):\n${r.stdout.replace(/^/gm, '  ').trimEnd()}\n`));
+    }
+    return Math.max(...results.map((r) => r.code));
+  } finally {
+    process.off('SIGTERM', forward);
+    process.off('SIGINT', forward);
+  }
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return text;
+  }
+}
