@@ -120,11 +120,14 @@ const CHILD = fileURLToPath(new URL('./sync-child.ts', import.meta.url));
 
 /**
  * Runs one sync in a new Node process and returns what it measured. Asynchronous on purpose:
- * the emulator answering the child lives in this process's event loop.
+ * the emulator answering the child lives in this process's event loop. BENCH_CPU_PROF=DIR
+ * writes the sync process's V8 CPU profile into DIR (`node --cpu-prof`; open it in Chrome's
+ * DevTools).
  */
 export function runSyncInChild(job: SyncJob): Promise<SyncJobResult & { pid: number }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [RUN_TS, CHILD, JSON.stringify(job)], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const profile = process.env.BENCH_CPU_PROF ? ['--cpu-prof', '--cpu-prof-dir', process.env.BENCH_CPU_PROF] : [];
+    const child = spawn(process.execPath, [...profile, RUN_TS, CHILD, JSON.stringify(job)], { stdio: ['ignore', 'pipe', 'inherit'] });
     let out = '';
     child.stdout.setEncoding('utf8');
     child.stdout.on('data', (chunk: string) => (out += chunk));

@@ -5,6 +5,7 @@
  * (SyncJobResult): the run's summary, the client's stats, wall and CPU time of `runSync` alone
  * (process start and module loading excluded).
  */
+import { subscribe } from 'node:diagnostics_channel';
 import { DateTime } from 'luxon';
 import { createDataApiClient, type ClientStats } from '../../../src/api';
 import { openStore } from '../../../src/store';
@@ -27,6 +28,9 @@ export interface SyncJobResult {
   stats: ClientStats;
   wallMs: number;
   cpuMs: { user: number; system: number };
+  /** From the start of `runSync`: the first request sent and the last answer's headers, ms (undici's diagnostics channels). */
+  firstRequestMs: number | null;
+  lastAnswerMs: number | null;
 }
 
 async function main(): Promise<void> {
@@ -35,12 +39,24 @@ async function main(): Promise<void> {
   try {
     const client = createDataApiClient({ baseUrl: job.baseUrl, clientId: job.clientId, clientSecret: job.clientSecret });
     const now = () => DateTime.fromMillis(job.nowMs, { zone: 'utc' });
+    let firstRequestAt: number | null = null;
+    let lastAnswerAt: number | null = null;
+    subscribe('undici:request:create', () => (firstRequestAt ??= performance.now()));
+    subscribe('undici:request:headers', () => (lastAnswerAt = performance.now()));
     const cpu = process.cpuUsage();
     const started = performance.now();
     const summary = await runSync({ store, client, dataDir: job.dataDir, settings: job.settings, now });
     const wallMs = performance.now() - started;
     const used = process.cpuUsage(cpu);
-    const result: SyncJobResult = { summary, stats: client.stats(), wallMs, cpuMs: { user: used.user / 1000, system: used.system / 1000 } };
+    const since = (at: number | null) => (at === null ? null : at - started);
+    const result: SyncJobResult = {
+      summary,
+      stats: client.stats(),
+      wallMs,
+      cpuMs: { user: used.user / 1000, system: used.system / 1000 },
+      firstRequestMs: since(firstRequestAt),
+      lastAnswerMs: since(lastAnswerAt),
+    };
     process.stdout.write(`${JSON.stringify(result)}\n`);
   } finally {
     await store.close();
