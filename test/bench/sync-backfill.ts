@@ -208,15 +208,15 @@ async function runSetting(s: Setting): Promise<Figures> {
     process.stdout.write('\n| Time | Seconds | vs wall |\n|---|---:|---:|\n');
     const row = (label: string, ms: number) => process.stdout.write(`| ${label} | ${secs(ms)} | ${(ms / wallMs).toFixed(2)} |\n`);
     row('wall time of the backfill (runSync in the sync process)', wallMs);
-    row(`lower bound, rate: 2 × ${s.latencyMs} ms + (${fmt(limited)} − ${s.burst}) / ${s.rate} req/s`, rateBoundMs);
-    row(`lower bound, latency over the pool: ${s.latencyMs} ms × (2 + ${fmt(laneRequests)})`, poolBoundMs);
-    row(`lower bound, latency along the longest dependent chain: ${s.latencyMs} ms × ${chain}`, chainBoundMs);
-    row('**lower bound (the largest)**', boundMs);
     if (run.firstRequestMs !== null && run.lastAnswerMs !== null) {
       row('of which before the first request (store, temp-file sweep)', run.firstRequestMs);
       row('of which from the first request to the last answer', run.lastAnswerMs - run.firstRequestMs);
       row('of which after the last answer (last commits, closing continuity check)', wallMs - run.lastAnswerMs);
     }
+    row(`lower bound, rate: 2 × ${s.latencyMs} ms + (${fmt(limited)} − ${s.burst}) / ${s.rate} req/s`, rateBoundMs);
+    row(`lower bound, latency over the pool: ${s.latencyMs} ms × (2 + ${fmt(laneRequests)})`, poolBoundMs);
+    row(`lower bound, latency along the longest dependent chain: ${s.latencyMs} ms × ${chain}`, chainBoundMs);
+    row('**lower bound (the largest)**', boundMs);
     row('CPU time of the sync process (user + system)', syncCpuMs);
     row('CPU time of the emulator process (user + system)', run.emulatorCpuMs);
     process.stdout.write(

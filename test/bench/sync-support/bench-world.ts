@@ -127,7 +127,8 @@ const CHILD = fileURLToPath(new URL('./sync-child.ts', import.meta.url));
 export function runSyncInChild(job: SyncJob): Promise<SyncJobResult & { pid: number }> {
   return new Promise((resolve, reject) => {
     const profile = process.env.BENCH_CPU_PROF ? ['--cpu-prof', '--cpu-prof-dir', process.env.BENCH_CPU_PROF] : [];
-    const child = spawn(process.execPath, [...profile, RUN_TS, CHILD, JSON.stringify(job)], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, [...profile, RUN_TS, CHILD], { stdio: ['pipe', 'pipe', 'inherit'] });
+    child.stdin.end(JSON.stringify(job));
     let out = '';
     child.stdout.setEncoding('utf8');
     child.stdout.on('data', (chunk: string) => (out += chunk));

@@ -1,11 +1,13 @@
 /**
  * One sync run in a process of its own, started by the sync-backfill bench, so that the sync's
  * CPU time is measured apart from the emulator's (which stays in the bench's process), as a real
- * `bankdata sync` runs apart from the bank. Argument: one JSON job (SyncJob). Prints one JSON line
+ * `bankdata sync` runs apart from the bank. Reads one JSON job (SyncJob) on stdin (not an
+ * argument: the client secret must not show in the process list). Prints one JSON line
  * (SyncJobResult): the run's summary, the client's stats, wall and CPU time of `runSync` alone
  * (process start and module loading excluded).
  */
 import { subscribe } from 'node:diagnostics_channel';
+import { text } from 'node:stream/consumers';
 import { DateTime } from 'luxon';
 import { createDataApiClient, type ClientStats } from '../../../src/api';
 import { openStore } from '../../../src/store';
@@ -34,7 +36,7 @@ export interface SyncJobResult {
 }
 
 async function main(): Promise<void> {
-  const job = JSON.parse(process.argv[2] ?? '') as SyncJob;
+  const job = JSON.parse(await text(process.stdin)) as SyncJob;
   const store = await openStore(job.dbPath);
   try {
     const client = createDataApiClient({ baseUrl: job.baseUrl, clientId: job.clientId, clientSecret: job.clientSecret });
