@@ -73,17 +73,21 @@ const pacingLine = (p: PacerState | undefined) =>
   p ? `learned ${p.rate === null ? 'no limit' : `${p.rate.toFixed(2)} req/s`} (${p.source}), ${p.refused} refused, mean latency ${p.latencyMs?.toFixed(1) ?? '-'} ms, waited ${secs(p.waitedMs)} s in all` : '-';
 
 function settingsFromArgs(args: readonly string[]): Setting[] {
-  const { values } = parseArgs({
-    args: [...args],
-    options: {
-      latency: { type: 'string' },
-      rate: { type: 'string' },
-      burst: { type: 'string' },
-      customers: { type: 'string' },
-      matrix: { type: 'boolean' },
-      'no-nightly': { type: 'boolean' },
-    },
-  });
+  const options = {
+    latency: { type: 'string' },
+    rate: { type: 'string' },
+    burst: { type: 'string' },
+    customers: { type: 'string' },
+    matrix: { type: 'boolean' },
+    'no-nightly': { type: 'boolean' },
+  } as const;
+  let values: ReturnType<typeof parseArgs<{ args: string[]; options: typeof options }>>['values'];
+  try {
+    ({ values } = parseArgs({ args: [...args], options }));
+  } catch (error) {
+    process.stderr.write(`bench: ${error instanceof Error ? error.message : String(error)}\n`);
+    process.exit(2);
+  }
   const flag = (name: 'latency' | 'rate' | 'burst' | 'customers', env: string, fallback: number): number => {
     const raw = values[name] ?? process.env[env] ?? String(fallback);
     const n = Number(raw);
