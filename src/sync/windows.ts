@@ -209,18 +209,6 @@ export function windowSpanDays(window: DateWindow): number {
   return Math.max(1, endsAtMidnight ? days : days + 1);
 }
 
-/**
- * The window size to remember for the bank after a BDT263 split: the larger half's span, never
- * more than the current size and never below one day. A failed single day (split null) says
- * nothing about other days, so the size stays.
- */
-export function nextWindowDays(current: number, split: readonly [DateWindow, DateWindow] | null): number {
-  assertWholeDays('windowDays', current, 1);
-  if (!split) return current;
-  const halves = Math.max(windowSpanDays(split[0]), windowSpanDays(split[1]));
-  return Math.max(1, Math.min(current, halves));
-}
-
 // ---------------------------------------------------------------------------
 
 function latest(values: DateTime[]): DateTime {

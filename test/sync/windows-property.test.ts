@@ -14,7 +14,6 @@ import {
 } from '../../src/api/rules';
 import {
   isLastWindow,
-  nextWindowDays,
   planWindows,
   splitWindow,
   syncRange,
@@ -61,14 +60,13 @@ interface Fetched {
   requests: number;
 }
 
-/** The caller's loop: lazy windows, split on refusal, remember the size that worked. */
+/** The caller's loop: lazy windows of at most `windowDays`, split on refusal. */
 function fetchAll(start: DateTime, ceiling: DateTime, windowDays: number, refuses: (w: DateWindow) => boolean): Fetched {
   const out: Fetched = { accepted: [], failed: [], requests: 0 };
-  let days = windowDays;
   let from = start;
   const maxRequests = 4 * (windowSpanDays({ from: start, to: ceiling }) + 2);
   for (;;) {
-    const planned = takeWindow({ from, ceiling, windowDays: days });
+    const planned = takeWindow({ from, ceiling, windowDays });
     const queue: DateWindow[] = [planned];
     while (queue.length > 0) {
       const window = queue.shift()!;
@@ -81,7 +79,6 @@ function fetchAll(start: DateTime, ceiling: DateTime, windowDays: number, refuse
         continue;
       }
       const halves = splitWindow(window);
-      days = nextWindowDays(days, halves);
       if (halves) queue.unshift(...halves);
       else out.failed.push(window);
     }

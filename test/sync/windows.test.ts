@@ -2,7 +2,6 @@ import { describe, expect, it } from 'vitest';
 import { DateTime } from 'luxon';
 import { formatNz, toInstant } from '../../src/api/rules';
 import {
-  nextWindowDays,
   planWindows,
   splitWindow,
   syncRange,
@@ -210,20 +209,10 @@ describe('splitWindow (BDT263)', () => {
   });
 });
 
-describe('window size memory', () => {
+describe('windowSpanDays', () => {
   it('counts the NZ days a window touches; a midnight end is the shared boundary', () => {
     expect(windowSpanDays({ from: at('2025-01-01T00:00:00+13:00'), to: at('2025-02-01T00:00:00+13:00') })).toBe(31);
     expect(windowSpanDays({ from: at('2025-01-01T10:00:00+13:00'), to: at('2025-01-02T05:00:00+13:00') })).toBe(2);
     expect(windowSpanDays({ from: at('2025-04-06T00:00:00+13:00'), to: at('2025-04-07T00:00:00+12:00') })).toBe(1);
-  });
-
-  it('after a BDT263 split the next windows start at the larger half, never growing', () => {
-    const split = splitWindow({ from: at('2025-01-01T00:00:00+13:00'), to: at('2025-02-01T00:00:00+13:00') });
-    expect(nextWindowDays(31, split)).toBe(16);
-    expect(nextWindowDays(7, split)).toBe(7);
-  });
-
-  it('a failed single day leaves the size as it was', () => {
-    expect(nextWindowDays(8, null)).toBe(8);
   });
 });

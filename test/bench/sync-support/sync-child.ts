@@ -1,0 +1,68 @@
+/**
+ * One sync run in a process of its own, started by the sync-backfill bench, so that the sync's
+ * CPU time is measured apart from the emulator's (which stays in the bench's process), as a real
+ * `bankdata sync` runs apart from the bank. Reads one JSON job (SyncJob) on stdin (not an
+ * argument: the client secret must not show in the process list). Prints one JSON line
+ * (SyncJobResult): the run's summary, the client's stats, wall and CPU time of `runSync` alone
+ * (process start and module loading excluded).
+ */
+import { subscribe } from 'node:diagnostics_channel';
+import { text } from 'node:stream/consumers';
+import { DateTime } from 'luxon';
+import { createDataApiClient, type ClientStats } from '../../../src/api';
+import { openStore } from '../../../src/store';
+import type { SyncSettings } from '../../../src/sync/context';
+import { runSync, type SyncSummary } from '../../../src/sync/run';
+
+export interface SyncJob {
+  baseUrl: string;
+  clientId: string;
+  clientSecret: string;
+  dbPath: string;
+  dataDir: string;
+  settings: SyncSettings;
+  /** The emulator's frozen data clock, epoch ms: the sync's local clock follows it. */
+  nowMs: number;
+}
+
+export interface SyncJobResult {
+  summary: SyncSummary;
+  stats: ClientStats;
+  wallMs: number;
+  cpuMs: { user: number; system: number };
+  /** From the start of `runSync`: the first request sent and the last answer's headers, ms (undici's diagnostics channels). */
+  firstRequestMs: number | null;
+  lastAnswerMs: number | null;
+}
+
+async function main(): Promise<void> {
+  const job = JSON.parse(await text(process.stdin)) as SyncJob;
+  const store = await openStore(job.dbPath);
+  try {
+    const client = createDataApiClient({ baseUrl: job.baseUrl, clientId: job.clientId, clientSecret: job.clientSecret });
+    const now = () => DateTime.fromMillis(job.nowMs, { zone: 'utc' });
+    let firstRequestAt: number | null = null;
+    let lastAnswerAt: number | null = null;
+    subscribe('undici:request:create', () => (firstRequestAt ??= performance.now()));
+    subscribe('undici:request:headers', () => (lastAnswerAt = performance.now()));
+    const cpu = process.cpuUsage();
+    const started = performance.now();
+    const summary = await runSync({ store, client, dataDir: job.dataDir, settings: job.settings, now });
+    const wallMs = performance.now() - started;
+    const used = process.cpuUsage(cpu);
+    const since = (at: number | null) => (at === null ? null : at - started);
+    const result: SyncJobResult = {
+      summary,
+      stats: client.stats(),
+      wallMs,
+      cpuMs: { user: used.user / 1000, system: used.system / 1000 },
+      firstRequestMs: since(firstRequestAt),
+      lastAnswerMs: since(lastAnswerAt),
+    };
+    process.stdout.write(`${JSON.stringify(result)}\n`);
+  } finally {
+    await store.close();
+  }
+}
+
+await main();
