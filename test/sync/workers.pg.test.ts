@@ -1,0 +1,115 @@
+/**
+ * Cooperating workers on PostgreSQL (docs/scaling.md): four `bankdata sync` processes against one
+ * database and the emulator sync every consent exactly once per run, as one run in v_runs; with
+ * one of them killed (SIGKILL) mid-run, the others take its consents over once its lease expires
+ * (BANKDATA_LEASE_TTL_MS shortens the lease for the test), and the result equals an
+ * uninterrupted run: every view row the same as a single-process sync into SQLite.
+ */
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import pg from 'pg';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { startEmulator, type StartedEmulator } from '../../src/emulator';
+import { emulatorEnv } from '../fixtures/cli-env';
+import { runCli, spawnCli, waitFor } from '../cli/cli-process';
+import { tempDir } from '../store/helpers';
+import { createTestDatabase, describePostgres } from '../support/postgres';
+
+const VIEW_QUERIES = {
+  transactions: `SELECT bank, account_id, transaction_id, status, amount_text, currency, booking_date_time, description, merchant_name
+                 FROM v_transactions ORDER BY 1, 2, 3`,
+  balances: `SELECT bank, account_id, type, amount_text, date_time FROM v_balances ORDER BY 1, 2, 3, 5`,
+  accounts: `SELECT bank, account_id, currency, nickname FROM v_accounts ORDER BY 1, 2`,
+  statements: `SELECT bank, account_id, statement_id, file_path FROM v_statements ORDER BY 1, 2, 3`,
+} as const;
+
+/** PostgreSQL values as the SQLite driver gives them (text stays text; counts are numbers). */
+const normalise = (rows: Record<string, unknown>[]) => rows.map((r) => Object.values(r).map((v) => (v instanceof Date ? v.toISOString() : v)));
+
+describePostgres('cooperating workers on PostgreSQL', () => {
+  let emu: StartedEmulator;
+  let reference: Record<string, unknown[][]>;
+  const dir = tempDir();
+
+  beforeAll(async () => {
+    emu = await startEmulator({ seed: 5, customersPerBank: 3, latencyMs: 15 });
+    // The reference: one uninterrupted run into SQLite.
+    const env = emulatorEnv(emu, join(dir, 'reference'));
+    expect((await runCli(['consents', 'add', ...emu.consentIds], { env })).code).toBe(0);
+    expect((await runCli(['sync', '--json'], { env })).code).toBe(0);
+    const sqlite = new Database(env.BANKDATA_DB ?? '', { readonly: true });
+    reference = Object.fromEntries(Object.entries(VIEW_QUERIES).map(([k, q]) => [k, sqlite.prepare(q).raw(true).all()]));
+    sqlite.close();
+    expect(reference['transactions']!.length).toBeGreaterThan(100);
+  }, 120_000);
+  afterAll(async () => {
+    await emu?.close();
+  });
+
+  async function views(url: string): Promise<Record<string, unknown[][]>> {
+    const pool = new pg.Pool({ connectionString: url, max: 1 });
+    try {
+      const out: Record<string, unknown[][]> = {};
+      for (const [k, q] of Object.entries(VIEW_QUERIES)) out[k] = normalise((await pool.query(q)).rows as Record<string, unknown>[]);
+      return out;
+    } finally {
+      await pool.end();
+    }
+  }
+
+  async function query<T extends pg.QueryResultRow>(url: string, text: string): Promise<T[]> {
+    const pool = new pg.Pool({ connectionString: url, max: 1 });
+    try {
+      return (await pool.query<T>(text)).rows;
+    } finally {
+      await pool.end();
+    }
+  }
+
+  async function prepared(name: string): Promise<{ url: string; env: Record<string, string> }> {
+    const url = await createTestDatabase();
+    const env = { ...emulatorEnv(emu, join(dir, name)), BANKDATA_DB: url, BANKDATA_LEASE_TTL_MS: '3000' };
+    expect((await runCli(['consents', 'add', ...emu.consentIds], { env })).code).toBe(0);
+    return { url, env };
+  }
+
+  it('four workers: every consent synced exactly once, one run, the same rows as one process', async () => {
+    const { url, env } = await prepared('four');
+    const run = await runCli(['sync', '--workers', '4', '--json'], { env });
+    expect(run.code).toBe(0);
+    const out = JSON.parse(run.stdout) as { workers: { exitCode: number }[] };
+    expect(out.workers.map((w) => w.exitCode)).toEqual([0, 0, 0, 0]);
+    const consents = await query<{ consent_id: string; state: string; attempts: number }>(url, 'SELECT consent_id, state, attempts FROM run_consents ORDER BY 1');
+    expect(consents.map((c) => c.consent_id)).toEqual([...emu.consentIds].sort());
+    expect(consents.every((c) => c.state === 'done' && c.attempts === 1)).toBe(true);
+    const runs = await query<{ outcome: string; consents: number }>(url, 'SELECT outcome, consents FROM v_runs');
+    expect(runs).toEqual([{ outcome: 'ok', consents: emu.consentIds.length }]);
+    const workers = await query<{ n: string }>(url, 'SELECT count(*)::text AS n FROM run_workers WHERE consents > 0');
+    expect(Number(workers[0]!.n)).toBeGreaterThan(1);
+    expect(await views(url)).toEqual(reference);
+  }, 180_000);
+
+  it('kill -9 of one worker mid-run: the others finish its consents after the lease, and the result equals an uninterrupted run', async () => {
+    const { url, env } = await prepared('killed');
+    const workers = Array.from({ length: 4 }, () => spawnCli(['sync', '--json'], { env }));
+    // The victim: the first worker seen holding a consent.
+    const victim = await waitFor(async () => {
+      const held = await query<{ worker_id: string }>(url, "SELECT worker_id FROM run_consents WHERE state = 'leased' LIMIT 1");
+      if (!held[0]) return undefined;
+      const pid = Number(held[0].worker_id.split(':')[1]);
+      return workers.find((w) => w.child.pid === pid);
+    }, 60_000);
+    victim.child.kill('SIGKILL');
+    const codes = await Promise.all(workers.map((w) => w.exited));
+    expect(codes.filter((c) => c === 'SIGKILL')).toHaveLength(1);
+    expect(codes.filter((c) => c !== 'SIGKILL').every((c) => c === 0 || c === 1)).toBe(true);
+    const consents = await query<{ state: string; attempts: number }>(url, 'SELECT state, attempts FROM run_consents');
+    expect(consents).toHaveLength(emu.consentIds.length);
+    expect(consents.every((c) => c.state === 'done')).toBe(true);
+    // What the victim held was taken over (a second attempt).
+    expect(consents.some((c) => c.attempts === 2)).toBe(true);
+    const runs = await query<{ finished: boolean }>(url, 'SELECT finished_at IS NOT NULL AS finished FROM v_runs');
+    expect(runs).toEqual([{ finished: true }]);
+    expect(await views(url)).toEqual(reference);
+  }, 240_000);
+});
