@@ -38,7 +38,7 @@ describePostgres('cooperating workers on PostgreSQL', () => {
     expect((await runCli(['consents', 'add', ...emu.consentIds], { env })).code).toBe(0);
     expect((await runCli(['sync', '--json'], { env })).code).toBe(0);
     const sqlite = new Database(env.BANKDATA_DB ?? '', { readonly: true });
-    reference = Object.fromEntries(Object.entries(VIEW_QUERIES).map(([k, q]) => [k, sqlite.prepare(q).raw(true).all()]));
+    reference = Object.fromEntries(Object.entries(VIEW_QUERIES).map(([k, q]): [string, unknown[][]] => [k, sqlite.prepare(q).raw(true).all() as unknown[][]]));
     sqlite.close();
     expect(reference['transactions']!.length).toBeGreaterThan(100);
   }, 120_000);
