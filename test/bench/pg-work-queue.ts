@@ -7,9 +7,9 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { ConsentId } from '../../src/api/schemas';
-import { createPool, migratePostgres } from '../../src/store/pg/open';
+import { createPool } from '../../src/store/pg/open';
 import { finishConsent, leaseNextConsent, leaveRun, openOrJoinRun, reserveRequestSlot } from '../../src/store/pg/work-queue';
-import { startPostgresServer } from '../support/postgres-server';
+import { freshDatabase, startPostgresServer } from '../support/postgres-server';
 
 const TTL = 60_000;
 
@@ -68,23 +68,4 @@ export default async function bench(): Promise<void> {
   } finally {
     await server?.stop();
   }
-}
-
-async function freshDatabase(adminUrl: string, name: string): Promise<string> {
-  const admin = createPool(adminUrl, { max: 1 });
-  try {
-    await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-    await admin.query(`CREATE DATABASE ${name}`);
-  } finally {
-    await admin.end();
-  }
-  const parsed = new URL(adminUrl);
-  parsed.pathname = `/${name}`;
-  const pool = createPool(parsed.toString(), { max: 1 });
-  try {
-    await migratePostgres(pool);
-  } finally {
-    await pool.end();
-  }
-  return parsed.toString();
 }

@@ -13,6 +13,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
+import { createPool, migratePostgres } from '../../src/store/pg/open';
 
 export interface PostgresServer {
   /** A URL of the `postgres` maintenance database, as the superuser `bankdata_test`. */
@@ -159,4 +160,24 @@ async function stopChild(child: ChildProcess): Promise<void> {
   const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
   await exited;
   clearTimeout(timer);
+}
+
+/** A new, migrated database on the server (dropped first if it exists); returns its URL. For benches. */
+export async function freshDatabase(adminUrl: string, name: string): Promise<string> {
+  const admin = createPool(adminUrl, { max: 1 });
+  try {
+    await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+    await admin.query(`CREATE DATABASE ${name}`);
+  } finally {
+    await admin.end();
+  }
+  const parsed = new URL(adminUrl);
+  parsed.pathname = `/${name}`;
+  const pool = createPool(parsed.toString(), { max: 1 });
+  try {
+    await migratePostgres(pool);
+  } finally {
+    await pool.end();
+  }
+  return parsed.toString();
 }
