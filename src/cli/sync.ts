@@ -8,7 +8,7 @@ import { nzMidnight } from '../api/rules';
 import { ConsentIdSchema, type ConsentId } from '../api/schemas';
 import type { Config } from '../config';
 import type { Logger } from '../log';
-import type { Store } from '../store';
+import { displayLocation, isPostgresUrl, type Store } from '../store';
 import type { DataApiClient } from '../api';
 import { paymentsPass, type PaymentsPassResult } from '../payments/sync-pass';
 import { planDryRun, type DryRunPlan } from '../sync/dry-run';
@@ -39,7 +39,8 @@ export function registerSyncCommand(program: Command): void {
       const ctx = createCliContext(globalsOf(command));
       try {
         // An older database is migrated by sync itself, after an online backup (every row kept).
-        if (!flags.dryRun) {
+        // (PostgreSQL: the store's open migrates, under an advisory lock; there is no file to copy.)
+        if (!flags.dryRun && !isPostgresUrl(ctx.config.db)) {
           const migrated = await migrateWithBackup(ctx.config.db, { now: new Date() });
           if (migrated.applied > 0) ctx.logger.warn('database migrated', { applied: migrated.applied, backup: migrated.backup });
         }
@@ -193,7 +194,7 @@ export function formatSummary(s: SyncSummary, config: Pick<Config, 'db'>): strin
     lines.push(`  re-consent ${s.needsReconsent.length} consent(s) ended and need a new consent:`);
     for (const r of s.consents.filter((x) => x.needsReconsent)) lines.push(`               ${r.consentId} (${r.reason ?? r.status ?? 'ended'})`);
   }
-  lines.push(`  database   ${config.db}`);
+  lines.push(`  database   ${displayLocation(config.db)}`);
   return `${lines.join('\n')}\n`;
 }
 
