@@ -6,7 +6,7 @@ import { createDataApiClient, type DataApiClient } from '../api';
 import { loadConfig, requireApiCredentials, type Config } from '../config';
 import { createLogger, type Logger } from '../log';
 import type { GlobalOptions } from './globals';
-import { openStore, type Store } from '../store';
+import { openDatabaseStore, type Store } from '../store';
 
 export { addGlobalOptions, globalsOf, type GlobalOptions } from './globals';
 
@@ -31,12 +31,12 @@ export function createCliContext(global: GlobalOptions): CliContext {
     config,
     logger,
     store() {
-      store ??= openStore(config.db, { migrate: 'refuse-existing' });
+      store ??= openDatabaseStore(config.db, { migrate: 'refuse-existing' });
       return store;
     },
     readStore() {
       if (store) return store;
-      readOnly ??= openStore(config.db, { readOnly: true });
+      readOnly ??= openDatabaseStore(config.db, { readOnly: true });
       return readOnly;
     },
     client() {

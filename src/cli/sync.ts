@@ -9,7 +9,7 @@ import { nzMidnight } from '../api/rules';
 import { ConsentIdSchema, type ConsentId } from '../api/schemas';
 import type { Config } from '../config';
 import type { Logger } from '../log';
-import type { Store } from '../store';
+import { displayLocation, isPostgresUrl, type Store } from '../store';
 import type { DataApiClient } from '../api';
 import { paymentsPass, type PaymentsPassResult } from '../payments/sync-pass';
 import { planDryRun, type DryRunPlan } from '../sync/dry-run';
@@ -20,7 +20,6 @@ import { ExitCode, UsageError } from './exit-codes';
 import { wholeNumber } from './flags';
 import { createProgress } from './progress';
 import { runWorkers } from './sync-workers';
-import { isPostgresUrl } from '../store/pg/open';
 
 interface SyncFlags {
   consent?: string[];
@@ -209,7 +208,7 @@ export function formatSummary(s: SyncSummary, config: Pick<Config, 'db'>): strin
     lines.push(`  re-consent ${s.needsReconsent.length} consent(s) ended and need a new consent:`);
     for (const r of s.consents.filter((x) => x.needsReconsent)) lines.push(`               ${r.consentId} (${r.reason ?? r.status ?? 'ended'})`);
   }
-  lines.push(`  database   ${config.db}`);
+  lines.push(`  database   ${displayLocation(config.db)}`);
   return `${lines.join('\n')}\n`;
 }
 

@@ -9,6 +9,7 @@ import type { Environment } from '../api/rules';
 import { ConfigError } from './errors';
 import { configSchema, type ConfigLayer, type ConfigValues } from './schema';
 import { readEnvLayer, readFlagsLayer, readJsonLayer, readSecrets, validateWith, type Secrets } from './sources';
+import { isPostgresUrl } from '../store/pg/open';
 
 export interface Config {
   readonly environment: Environment;
@@ -88,7 +89,7 @@ export function loadConfig(options: LoadConfigOptions = {}): Config {
     paymentsBaseUrl: values.paymentsBaseUrl && withoutTrailingSlash(values.paymentsBaseUrl),
     paymentsClientId: values.paymentsClientId,
     // BANKDATA_DB defaults to the data directory's bankdata.sqlite (data/bankdata.sqlite).
-    db: values.db === null ? resolve(dataDir, DB_FILE_NAME) : resolve(cwd, values.db),
+    db: values.db === null ? resolve(dataDir, DB_FILE_NAME) : isPostgresUrl(values.db) ? values.db : resolve(cwd, values.db),
     dataDir,
     redirectWhitelist: [...values.redirectWhitelist],
     sync: { ...values.sync },

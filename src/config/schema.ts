@@ -8,6 +8,7 @@ import { BlockList, isIPv4, isIPv6 } from 'node:net';
 import { validate as isCronExpression } from 'node-cron';
 import { z } from 'zod';
 import { nzMidnight } from '../api/rules';
+import { isPostgresUrl } from '../store/pg/open';
 
 const loopback = new BlockList();
 loopback.addSubnet('127.0.0.0', 8, 'ipv4');
@@ -80,10 +81,10 @@ const baseUrl = z.string().refine(isValidBaseUrl);
 const identifier = z.string().regex(/^\S+$/);
 const path = z.string().min(1);
 /**
- * The database: a SQLite file. A URL (a `postgres://` one included) is refused rather than taken
- * for a file name: the PostgreSQL store is not finished yet (docs/postgres.md).
+ * The database: a SQLite file, or a `postgres://` / `postgresql://` URL (docs/postgres.md). Any
+ * other URL is refused rather than taken for a file name.
  */
-const dbPath = path.refine((value) => !/^[a-z][a-z0-9+.-]*:\/\//i.test(value));
+const dbPath = path.refine((value) => isPostgresUrl(value) || !/^[a-z][a-z0-9+.-]*:\/\//i.test(value));
 
 export const configSchema = z.strictObject({
   environment: z.enum(['sandbox', 'production']),
@@ -116,7 +117,7 @@ export const EXPECTED_FORM: Record<string, string> = {
   clientId: 'a client id without spaces',
   paymentsBaseUrl: 'an https URL (http only for a loopback host: 127.0.0.0/8, ::1, localhost), without user, password, query or fragment',
   paymentsClientId: 'a client id without spaces',
-  db: 'a SQLite file path (relative to the working directory); a URL such as postgres:// is not accepted yet (docs/postgres.md)',
+  db: 'a SQLite file path (relative to the working directory) or a postgres:// / postgresql:// URL (docs/postgres.md)',
   dataDir: 'a directory path (relative to the working directory)',
   redirectWhitelist: 'a list of absolute URLs as registered in the client portal',
   'redirectWhitelist[]': 'an absolute URL with a host, e.g. https://app.example.nz/callback or https://*.example.nz/',

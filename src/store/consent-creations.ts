@@ -25,14 +25,23 @@ export function sha256(text: string): string {
  * `created`: answered but not yet settled), younger than the key's lifetime on the server.
  */
 export function findOpenCreation(db: BankdataDb, intentHash: string, now: Instant): ConsentCreationRow | null {
-  const since = toStoredInstant(toInstantMs(now) - CREATION_KEY_TTL_MS);
+  const since = creationKeySince(now);
   const rows = db
     .select()
     .from(consentCreations)
     .where(and(eq(consentCreations.intentHash, intentHash), gte(consentCreations.createdAt, since)))
     .orderBy(desc(consentCreations.createdAt))
     .all();
-  return rows.find((r) => r.state === 'pending' || r.state === 'created') ?? null;
+  return rows.find(isOpenCreation) ?? null;
+}
+
+/** The oldest creation whose key the server still keeps. Shared with the PostgreSQL store. */
+export function creationKeySince(now: Instant): string {
+  return toStoredInstant(toInstantMs(now) - CREATION_KEY_TTL_MS);
+}
+
+export function isOpenCreation(row: ConsentCreationRow): boolean {
+  return row.state === 'pending' || row.state === 'created';
 }
 
 export interface BeginCreationInput {
@@ -47,23 +56,22 @@ export interface BeginCreationInput {
 /** Stores the key and body as `pending`; committed before anything is sent. */
 export function beginCreation(db: BankdataDb, input: BeginCreationInput): ConsentCreationRow {
   const at = toStoredInstant(input.now);
-  return inWriteTransaction(db, (tx) =>
-    tx
-      .insert(consentCreations)
-      .values({
-        idempotencyKey: input.idempotencyKey,
-        intentHash: input.intentHash,
-        bodyJson: input.bodyJson,
-        bodySha256: sha256(input.bodyJson),
-        bank: input.bank,
-        flow: input.flow,
-        state: 'pending',
-        createdAt: at,
-        updatedAt: at,
-      })
-      .returning()
-      .get(),
-  );
+  return inWriteTransaction(db, (tx) => tx.insert(consentCreations).values(creationValues(input, at)).returning().get());
+}
+
+/** The new `pending` row. Shared with the PostgreSQL store. */
+export function creationValues(input: BeginCreationInput, at: string) {
+  return {
+    idempotencyKey: input.idempotencyKey,
+    intentHash: input.intentHash,
+    bodyJson: input.bodyJson,
+    bodySha256: sha256(input.bodyJson),
+    bank: input.bank,
+    flow: input.flow,
+    state: 'pending' as const,
+    createdAt: at,
+    updatedAt: at,
+  };
 }
 
 function update(

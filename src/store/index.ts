@@ -1,6 +1,7 @@
 /** The store's public surface: what the sync, the CLI and the export import. */
 export type { Store, WithNow } from './store';
 export { openStore, type OpenStoreOptions, type SqliteStore } from './sqlite-store';
+export { displayLocation, isPostgresUrl, openDatabaseStore } from './open-any';
 export { sha256, CREATION_KEY_TTL_MS, type ConsentCreationRow } from './consent-creations';
 export type { JobRunRow } from './job-runs';
 export type { PaymentAttemptRow, PaymentRow, PaymentStatusRow } from './payments';

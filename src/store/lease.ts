@@ -11,7 +11,7 @@ import { toStoredInstant, toInstantMs, type Instant } from './time';
 
 export const LEASE_TTL_MS = 60_000;
 export const LEASE_RENEW_MS = 15_000;
-const LEASE_ROW = 1;
+export const LEASE_ROW = 1;
 
 export interface LeaseHolder {
   pid: number;
@@ -39,33 +39,37 @@ export function acquireLease(
   isAlive: (pid: number) => boolean = isProcessAlive,
 ): AcquireResult {
   const nowMs = toInstantMs(holder.now);
-  const expiresAt = toStoredInstant(nowMs + LEASE_TTL_MS);
   return inWriteTransaction(db, (tx) => {
     const current = tx.select().from(lease).where(eq(lease.id, LEASE_ROW)).get();
-    const mine = current && current.holderPid === holder.pid && current.holderHost === holder.host;
-    if (current && !mine) {
-      const expired = toInstantMs(current.expiresAt) <= nowMs;
-      const gone = current.holderHost === holder.host && !isAlive(current.holderPid);
-      if (!expired && !gone) {
-        return {
-          ok: false,
-          heldBy: { pid: current.holderPid, host: current.holderHost, expiresAt: current.expiresAt },
-        } as const;
-      }
-    }
-    const values = {
-      holderPid: holder.pid,
-      holderHost: holder.host,
-      acquiredAt: toStoredInstant(nowMs),
-      expiresAt,
-    };
+    const decision = decideAcquire(current, holder, nowMs, isAlive);
+    if (!decision.result.ok) return decision.result;
     tx.insert(lease)
-      .values({ id: LEASE_ROW, ...values })
-      .onConflictDoUpdate({ target: lease.id, set: values })
+      .values({ id: LEASE_ROW, ...decision.values })
+      .onConflictDoUpdate({ target: lease.id, set: decision.values })
       .run();
-    const tookOver = current && !mine ? { pid: current.holderPid, host: current.holderHost } : null;
-    return { ok: true, expiresAt, tookOver } as const;
+    return decision.result;
   });
+}
+
+/** Whether the stored lease lets this holder take it, and the row to write. Shared with the PostgreSQL store. */
+export function decideAcquire(
+  current: LeaseRow | undefined,
+  holder: LeaseHolder,
+  nowMs: number,
+  isAlive: (pid: number) => boolean,
+): { result: AcquireResult; values: LeaseRow } {
+  const expiresAt = toStoredInstant(nowMs + LEASE_TTL_MS);
+  const values = { holderPid: holder.pid, holderHost: holder.host, acquiredAt: toStoredInstant(nowMs), expiresAt };
+  const mine = current && current.holderPid === holder.pid && current.holderHost === holder.host;
+  if (current && !mine) {
+    const expired = toInstantMs(current.expiresAt) <= nowMs;
+    const gone = current.holderHost === holder.host && !isAlive(current.holderPid);
+    if (!expired && !gone) {
+      return { result: { ok: false, heldBy: { pid: current.holderPid, host: current.holderHost, expiresAt: current.expiresAt } }, values };
+    }
+  }
+  const tookOver = current && !mine ? { pid: current.holderPid, host: current.holderHost } : null;
+  return { result: { ok: true, expiresAt, tookOver }, values };
 }
 
 /** Extends our lease; false when it is no longer ours (taken over after it lapsed). */

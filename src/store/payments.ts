@@ -17,7 +17,23 @@ export type PaymentStatusRow = typeof paymentStatusHistory.$inferSelect;
 /** Upserts the payment and adds its status to the history, in one transaction. */
 export function recordPayment(db: BankdataDb, payment: Payment, now: Instant): PaymentRow {
   const at = toStoredInstant(now);
-  const row = {
+  const row = paymentValues(payment, at);
+  return inWriteTransaction(db, (tx) => {
+    tx.insert(payments)
+      .values({ ...row, firstSeenAt: at })
+      .onConflictDoUpdate({ target: payments.paymentId, set: row })
+      .run();
+    tx.insert(paymentStatusHistory)
+      .values({ paymentId: row.paymentId, status: row.status, statusUpdatedAt: row.statusUpdatedAt, observedAt: at })
+      .onConflictDoNothing()
+      .run();
+    return tx.select().from(payments).where(eq(payments.paymentId, row.paymentId)).get()!;
+  });
+}
+
+/** The payments columns of a payment as the API showed it. Shared with the PostgreSQL store. */
+export function paymentValues(payment: Payment, at: string) {
+  return {
     paymentId: payment.payment_id,
     consentId: payment.consent_id,
     status: payment.status,
@@ -35,17 +51,6 @@ export function recordPayment(db: BankdataDb, payment: Payment, now: Instant): P
     rawJson: JSON.stringify(payment),
     lastCheckedAt: at,
   };
-  return inWriteTransaction(db, (tx) => {
-    tx.insert(payments)
-      .values({ ...row, firstSeenAt: at })
-      .onConflictDoUpdate({ target: payments.paymentId, set: row })
-      .run();
-    tx.insert(paymentStatusHistory)
-      .values({ paymentId: row.paymentId, status: row.status, statusUpdatedAt: row.statusUpdatedAt, observedAt: at })
-      .onConflictDoNothing()
-      .run();
-    return tx.select().from(payments).where(eq(payments.paymentId, row.paymentId)).get()!;
-  });
 }
 
 export function getPaymentRow(db: BankdataDb, paymentId: string): PaymentRow | null {
@@ -85,17 +90,22 @@ export interface PaymentAttemptUpdate {
   now: Instant;
 }
 
+/** The columns an attempt update sets (those given). Shared with the PostgreSQL store. */
+export function attemptUpdateValues(update: PaymentAttemptUpdate) {
+  return {
+    state: update.state,
+    ...(update.paymentId !== undefined ? { paymentId: update.paymentId } : {}),
+    ...(update.outcomeCode !== undefined ? { outcomeCode: update.outcomeCode } : {}),
+    ...(update.outcomeMessage !== undefined ? { outcomeMessage: update.outcomeMessage } : {}),
+    updatedAt: toStoredInstant(update.now),
+  };
+}
+
 export function updateAttempt(db: BankdataDb, key: string, update: PaymentAttemptUpdate): void {
   inWriteTransaction(db, (tx) =>
     tx
       .update(paymentAttempts)
-      .set({
-        state: update.state,
-        ...(update.paymentId !== undefined ? { paymentId: update.paymentId } : {}),
-        ...(update.outcomeCode !== undefined ? { outcomeCode: update.outcomeCode } : {}),
-        ...(update.outcomeMessage !== undefined ? { outcomeMessage: update.outcomeMessage } : {}),
-        updatedAt: toStoredInstant(update.now),
-      })
+      .set(attemptUpdateValues(update))
       .where(eq(paymentAttempts.idempotencyKey, key))
       .run(),
   );

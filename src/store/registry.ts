@@ -22,7 +22,8 @@ export interface ConsentRecord extends Omit<ConsentRow, 'permissions'> {
   permissions: Permission[];
 }
 
-function toRecord(row: ConsentRow): ConsentRecord {
+/** The stored row with its permissions parsed. Shared with the PostgreSQL store. */
+export function toRecord(row: ConsentRow): ConsentRecord {
   const permissions = (row.permissions ?? '')
     .split(' ')
     .filter((p) => p !== '')
@@ -64,6 +65,24 @@ export function listConsents(db: BankdataDb, filter: { active?: boolean } = {}):
   return rows.map(toRecord);
 }
 
+/** The consent columns GET /v1/consents/{id} sets. Shared with the PostgreSQL store. */
+export function consentStatusValues(consent: Consent, raw: unknown, at: string) {
+  return {
+    bank: consent.flow.flow_hint.bank,
+    status: consent.status,
+    permissions: consent.permissions.join(' '),
+    creationDateTime: toStoredInstant(consent.creation_date_time),
+    statusUpdateDateTime: toStoredInstant(consent.status_update_date_time),
+    startDateTime: toStoredInstant(consent.start_date_time),
+    endDateTime: toStoredInstantOrNull(consent.end_date_time),
+    expirationDateTime: toStoredInstantOrNull(consent.expiration_date_time),
+    // days_to_expiry counts NZ days: the NZ date is fixed here, with luxon (DST included).
+    expirationNzDate: consent.expiration_date_time ? nzDateOf(consent.expiration_date_time) : null,
+    rawJson: JSON.stringify(raw ?? consent),
+    statusFetchedAt: at,
+  };
+}
+
 /**
  * Records what GET /v1/consents/{id} answered: bank, status, permissions, dates (UTC) and the
  * raw record. Registers the consent when it is not yet (a consent just created). Does not end it:
@@ -75,20 +94,7 @@ export function recordConsentStatus(
   options: { raw?: unknown; now: Instant },
 ): void {
   const at = toStoredInstant(options.now);
-  const values = {
-    bank: consent.flow.flow_hint.bank,
-    status: consent.status,
-    permissions: consent.permissions.join(' '),
-    creationDateTime: toStoredInstant(consent.creation_date_time),
-    statusUpdateDateTime: toStoredInstant(consent.status_update_date_time),
-    startDateTime: toStoredInstant(consent.start_date_time),
-    endDateTime: toStoredInstantOrNull(consent.end_date_time),
-    expirationDateTime: toStoredInstantOrNull(consent.expiration_date_time),
-    // days_to_expiry counts NZ days: the NZ date is fixed here, with luxon (DST included).
-    expirationNzDate: consent.expiration_date_time ? nzDateOf(consent.expiration_date_time) : null,
-    rawJson: JSON.stringify(options.raw ?? consent),
-    statusFetchedAt: at,
-  };
+  const values = consentStatusValues(consent, options.raw, at);
   db.insert(consents)
     .values({ consentId: consent.consent_id, registeredAt: at, ...values })
     .onConflictDoUpdate({ target: consents.consentId, set: values })
@@ -106,13 +112,18 @@ export function recordConsentOutcome(
   now: Instant,
 ): void {
   const at = toStoredInstant(now);
-  const synced = outcome === 'ok' || outcome === 'partial';
   const result = db
     .update(consents)
-    .set(synced ? { lastOutcome: outcome, lastSyncedAt: at } : { lastOutcome: outcome })
+    .set(outcomeValues(outcome, at))
     .where(eq(consents.consentId, consentId))
     .run();
   if (result.changes !== 1) throw new RangeError(`consent not registered: ${consentId}`);
+}
+
+/** Shared with the PostgreSQL store. */
+export function outcomeValues(outcome: ConsentOutcome, at: string): { lastOutcome: ConsentOutcome; lastSyncedAt?: string } {
+  const synced = outcome === 'ok' || outcome === 'partial';
+  return synced ? { lastOutcome: outcome, lastSyncedAt: at } : { lastOutcome: outcome };
 }
 
 /** The consent ended (reason: the code or status that said so): skipped until re-registered. */
@@ -128,12 +139,17 @@ export function markConsentEnded(db: BankdataDb, consentId: ConsentId, reason: s
 // ---------------------------------------------------------------------------
 // Bank meta (GET /v1/meta)
 
-export function saveBankMeta(db: BankdataDb, meta: BankMeta, options: { raw?: unknown; now: Instant }): void {
-  const values = {
+/** The bank_meta columns of a GET /v1/meta answer. Shared with the PostgreSQL store. */
+export function bankMetaValues(meta: BankMeta, options: { raw?: unknown; now: Instant }) {
+  return {
     maxHistoryDays: meta.features.max_history_days,
     rawJson: JSON.stringify(options.raw ?? meta),
     fetchedAt: toStoredInstant(options.now),
   };
+}
+
+export function saveBankMeta(db: BankdataDb, meta: BankMeta, options: { raw?: unknown; now: Instant }): void {
+  const values = bankMetaValues(meta, options);
   db.insert(bankMeta)
     .values({ bank: meta.name, ...values })
     .onConflictDoUpdate({ target: bankMeta.bank, set: values })
@@ -148,5 +164,10 @@ export interface StoredBankMeta {
 /** The stored meta, parsed again with the wire schema (the database is a boundary too). */
 export function getBankMeta(db: BankdataDb, bank: BankName): StoredBankMeta | null {
   const row = db.select().from(bankMeta).where(eq(bankMeta.bank, bank)).get();
-  return row ? { meta: BankMeta.parse(JSON.parse(row.rawJson)), fetchedAt: row.fetchedAt } : null;
+  return row ? toStoredMeta(row) : null;
+}
+
+/** The stored meta parsed again. Shared with the PostgreSQL store. */
+export function toStoredMeta(row: { rawJson: string; fetchedAt: string }): StoredBankMeta {
+  return { meta: BankMeta.parse(JSON.parse(row.rawJson)), fetchedAt: row.fetchedAt };
 }

@@ -6,20 +6,23 @@ import { rejects } from './schema';
 
 export function insertRejectRows(tx: Conn, inputs: readonly RejectInput[], runId: string | null, now: string): number {
   for (const reject of inputs) {
-    tx.insert(rejects)
-      .values({
-        resource: reject.resource,
-        bank: reject.bank,
-        consentId: reject.consentId,
-        accountId: reject.accountId,
-        reason: reject.reason,
-        rawPayload: toPayloadText(reject.rawPayload),
-        runId,
-        createdAt: now,
-      })
-      .run();
+    tx.insert(rejects).values(rejectValues(reject, runId, now)).run();
   }
   return inputs.length;
+}
+
+/** A reject's columns. Shared with the PostgreSQL store. */
+export function rejectValues(reject: RejectInput, runId: string | null, now: string) {
+  return {
+    resource: reject.resource,
+    bank: reject.bank,
+    consentId: reject.consentId,
+    accountId: reject.accountId,
+    reason: reject.reason,
+    rawPayload: toPayloadText(reject.rawPayload),
+    runId,
+    createdAt: now,
+  };
 }
 
 /** The payload as JSON text; a payload that is already text (an unparsable body) is kept as is. */

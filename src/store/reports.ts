@@ -1,17 +1,19 @@
 /**
  * Reads over the public views for `bankdata status`, `payments show|reconcile`, the dry run and
  * the demo. Each query's rows are parsed with zod here, at the boundary, so callers get typed
- * rows or an error naming the column, never an unchecked cast.
+ * rows or an error naming the column, never an unchecked cast. Each query is written once and
+ * run on either dialect through a SqlRunner (sql-runner.ts): the views are the same on both.
  */
 import { sql, type SQL } from 'drizzle-orm';
 import { z } from 'zod';
 import type { AccountId, BankName, ConsentId } from '../api/schemas';
-import type { BankdataDb } from './db';
+import type { SqlRunner } from './sql-runner';
 
 const text = z.string();
 const textOrNull = z.string().nullable();
-const count = z.number().int();
-const countOrNull = z.number().int().nullable();
+// PostgreSQL's count(*) and bigint may arrive as text (sql-runner.ts): counts are coerced.
+const count = z.coerce.number().int();
+const countOrNull = z.union([z.null(), z.coerce.number().int()]);
 
 export const ConsentViewRow = z.object({
   consent_id: text,
@@ -91,36 +93,36 @@ export type ReconciliationCounts = z.infer<typeof ReconciliationCounts>;
 export const StoreTotals = z.object({ transactions: count, accounts: count, balances: count, files: count });
 export type StoreTotals = z.infer<typeof StoreTotals>;
 
-function all<T>(db: BankdataDb, schema: z.ZodType<T>, query: SQL): T[] {
-  return z.array(schema).parse(db.all(query));
+async function all<T>(db: SqlRunner, schema: z.ZodType<T>, query: SQL): Promise<T[]> {
+  return z.array(schema).parse(await db.all(query));
 }
 
-function one<T>(db: BankdataDb, schema: z.ZodType<T>, query: SQL): T | null {
-  const row = db.get(query);
+async function one<T>(db: SqlRunner, schema: z.ZodType<T>, query: SQL): Promise<T | null> {
+  const row = await db.get(query);
   return row === undefined ? null : schema.parse(row);
 }
 
-export function consentViewRows(db: BankdataDb): ConsentViewRow[] {
+export async function consentViewRows(db: SqlRunner): Promise<ConsentViewRow[]> {
   return all(db, ConsentViewRow, sql`SELECT consent_id, bank, status, days_to_expiry, last_synced_at, last_outcome FROM v_consents ORDER BY consent_id`);
 }
 
-export function latestRunRows(db: BankdataDb, limit: number): RunViewRow[] {
+export async function latestRunRows(db: SqlRunner, limit: number): Promise<RunViewRow[]> {
   return all(db, RunViewRow, sql`SELECT * FROM v_runs ORDER BY started_at DESC LIMIT ${limit}`);
 }
 
-export function rejectCounts(db: BankdataDb): RejectCount[] {
+export async function rejectCounts(db: SqlRunner): Promise<RejectCount[]> {
   return all(db, RejectCount, sql`SELECT resource, count(*) AS count FROM rejects GROUP BY resource ORDER BY resource`);
 }
 
-export function paymentViewRow(db: BankdataDb, paymentId: string): PaymentViewRow | null {
+export async function paymentViewRow(db: SqlRunner, paymentId: string): Promise<PaymentViewRow | null> {
   return one(db, PaymentViewRow, sql`SELECT * FROM v_payments WHERE payment_id = ${paymentId}`);
 }
 
-export function paymentMatchRow(db: BankdataDb, paymentId: string): PaymentMatchRow | null {
+export async function paymentMatchRow(db: SqlRunner, paymentId: string): Promise<PaymentMatchRow | null> {
   return one(db, PaymentMatchRow, sql`SELECT bank, account_id, transaction_id, match_rule FROM v_payment_matches WHERE payment_id = ${paymentId}`);
 }
 
-export function unmatchedPaymentRows(db: BankdataDb): UnmatchedPaymentRow[] {
+export async function unmatchedPaymentRows(db: SqlRunner): Promise<UnmatchedPaymentRow[]> {
   return all(
     db,
     UnmatchedPaymentRow,
@@ -132,7 +134,7 @@ export function unmatchedPaymentRows(db: BankdataDb): UnmatchedPaymentRow[] {
   );
 }
 
-export function unresolvedCandidateRows(db: BankdataDb): UnresolvedCandidateRow[] {
+export async function unresolvedCandidateRows(db: SqlRunner): Promise<UnresolvedCandidateRow[]> {
   return all(
     db,
     UnresolvedCandidateRow,
@@ -145,27 +147,27 @@ export function unresolvedCandidateRows(db: BankdataDb): UnresolvedCandidateRow[
   );
 }
 
-export function reconciliationCounts(db: BankdataDb): ReconciliationCounts {
-  return one(
+export async function reconciliationCounts(db: SqlRunner): Promise<ReconciliationCounts> {
+  return (await one(
     db,
     ReconciliationCounts,
     sql`SELECT (SELECT count(*) FROM v_payments WHERE status = 'AcceptedSettlementCompleted') AS settled,
                (SELECT count(*) FROM v_payment_matches) AS matched`,
-  )!;
+  ))!;
 }
 
-export function storeTotals(db: BankdataDb): StoreTotals {
-  return one(
+export async function storeTotals(db: SqlRunner): Promise<StoreTotals> {
+  return (await one(
     db,
     StoreTotals,
     sql`SELECT (SELECT count(*) FROM v_transactions) AS transactions, (SELECT count(*) FROM v_accounts) AS accounts,
                (SELECT count(*) FROM v_balances) AS balances, (SELECT count(*) FROM v_statements WHERE file_path IS NOT NULL) AS files`,
-  )!;
+  ))!;
 }
 
 /** Accounts the database knows for a consent (from its accounts and its watermarks). */
-export function knownAccounts(db: BankdataDb, key: { consentId: ConsentId; bank: BankName }): AccountId[] {
-  const rows = all(
+export async function knownAccounts(db: SqlRunner, key: { consentId: ConsentId; bank: BankName }): Promise<AccountId[]> {
+  const rows = await all(
     db,
     z.object({ account_id: text }),
     sql`SELECT account_id FROM v_accounts WHERE consent_id = ${key.consentId} AND bank = ${key.bank}

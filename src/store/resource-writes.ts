@@ -38,9 +38,10 @@ export interface InsertCounts {
   unchanged: number;
 }
 
-const CONSENT_ONLY = ['consentId'] as const;
+export const CONSENT_ONLY = ['consentId'] as const;
 
-function checkRowsBelong(input: { bank: BankName; consentId: ConsentId }, rows: readonly { bank: BankName; consentId: ConsentId }[]): void {
+/** Shared with the PostgreSQL store. */
+export function checkRowsBelong(input: { bank: BankName; consentId: ConsentId }, rows: readonly { bank: BankName; consentId: ConsentId }[]): void {
   for (const row of rows) {
     if (row.bank !== input.bank || row.consentId !== input.consentId) {
       throw new RangeError(`row of ${row.bank}/${row.consentId} committed as ${input.bank}/${input.consentId}`);
@@ -112,19 +113,30 @@ export interface StatementFileInput {
   statementId: StatementId;
   /** Relative to the data dir, as the file now lies on disk. */
   filePath: string;
+  /**
+   * Where the file lies now (absolute). The SQLite store records the path only; the PostgreSQL
+   * store copies the bytes into `statement_files` (docs/postgres.md "Statement files") and
+   * refuses a call without it.
+   */
+  localPath?: string;
   contentType: string;
   sha256: string;
   bytes: number;
   now: Instant;
 }
 
-/** Records a statement's file once it is on disk (the caller writes the file first). */
-export function recordStatementFile(db: BankdataDb, input: StatementFileInput): void {
+/** Throws unless the path is relative and the hash and size well formed. Shared with the PostgreSQL store. */
+export function checkStatementFile(input: StatementFileInput): void {
   if (input.filePath.startsWith('/') || input.filePath.split(/[\\/]/).includes('..')) {
     throw new RangeError(`statement file path must be relative to the data dir: ${input.filePath}`);
   }
   if (!/^[0-9a-f]{64}$/.test(input.sha256)) throw new RangeError(`not a hex SHA-256: ${input.sha256}`);
   if (!Number.isSafeInteger(input.bytes) || input.bytes < 0) throw new RangeError(`bad byte count: ${input.bytes}`);
+}
+
+/** Records a statement's file once it is on disk (the caller writes the file first). */
+export function recordStatementFile(db: BankdataDb, input: StatementFileInput): void {
+  checkStatementFile(input);
   const now = toStoredInstant(input.now);
   const result = inWriteTransaction(db, (tx) =>
     tx
@@ -211,7 +223,15 @@ export function commitParty(db: BankdataDb, input: PartyInput): UpsertCounts {
   });
 }
 
-/** Insert when new; rewrite only when the content changed (merge.ts); else touch bookkeeping. */
+export type UpsertPlan<R> = { outcome: 'added' } | { outcome: 'unchanged' } | { outcome: 'updated'; merged: R };
+
+/** Insert when new; rewrite only when the content changed (merge.ts); else touch bookkeeping. Shared with the PostgreSQL store. */
+export function planUpsert<R extends { rawJson: string; consentId: ConsentId }>(stored: R | undefined, row: R, coalesce: readonly (keyof R)[]): UpsertPlan<R> {
+  if (!stored) return { outcome: 'added' };
+  const { merged, changed } = mergeRow<R>(stored, row, { coalesce, bookkeeping: CONSENT_ONLY });
+  return changed ? { outcome: 'updated', merged } : { outcome: 'unchanged' };
+}
+
 function upsert<R extends { rawJson: string; consentId: ConsentId }>(step: {
   stored: R | undefined;
   row: R;
@@ -220,20 +240,11 @@ function upsert<R extends { rawJson: string; consentId: ConsentId }>(step: {
   touch: () => unknown;
   update: (merged: R) => unknown;
 }): 'added' | 'updated' | 'unchanged' {
-  if (!step.stored) {
-    step.insert();
-    return 'added';
-  }
-  const { merged, changed } = mergeRow<R>(step.stored, step.row, {
-    coalesce: step.coalesce,
-    bookkeeping: CONSENT_ONLY,
-  });
-  if (!changed) {
-    step.touch();
-    return 'unchanged';
-  }
-  step.update(merged);
-  return 'updated';
+  const plan = planUpsert(step.stored, step.row, step.coalesce);
+  if (plan.outcome === 'added') step.insert();
+  else if (plan.outcome === 'unchanged') step.touch();
+  else step.update(plan.merged);
+  return plan.outcome;
 }
 
 /**

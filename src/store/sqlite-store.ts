@@ -17,6 +17,7 @@ import * as payments from './payments';
 import * as registry from './registry';
 import { insertRejectRows, listRejects } from './rejects';
 import * as reports from './reports';
+import { sqliteRunner } from './sql-runner';
 import * as writes from './resource-writes';
 import { beginSqliteRun } from './run-work';
 import { finishRun, getRun, listRuns, startRun } from './runs';
@@ -39,6 +40,7 @@ export interface SqliteStore extends Store {
 /** Opens the database (writing: creating it, its directory and the schema as needed; see open.ts). */
 export async function openStore(path: string, options: OpenStoreOptions = {}): Promise<SqliteStore> {
   const { sqlite, db, path: file } = openDatabase(path, options);
+  const runner = sqliteRunner(sqlite);
   const clock = options.now ?? systemClock;
   const at = (now: Instant | undefined): Instant => now ?? clock();
   // Each operation: its synchronous unit, run now, its result or error as a promise.
@@ -68,7 +70,7 @@ export async function openStore(path: string, options: OpenStoreOptions = {}): P
       recordOutcome: unit((consentId, outcome, now) => registry.recordConsentOutcome(db, consentId, outcome, at(now))),
       markEnded: unit((consentId, reason, now) => registry.markConsentEnded(db, consentId, reason, at(now))),
       forget: (consentId, opts) => forgetConsentData(sqlite, consentId, opts),
-      knownAccounts: unit((key) => reports.knownAccounts(db, key)),
+      knownAccounts: (key) => reports.knownAccounts(runner, key),
     },
     creations: {
       findOpen: unit((intentHash, now) => creations.findOpenCreation(db, intentHash, at(now))),
@@ -144,15 +146,15 @@ export async function openStore(path: string, options: OpenStoreOptions = {}): P
       findEarlier: (request) => findEarlierPayment(db, request),
     },
     reports: {
-      consents: unit(() => reports.consentViewRows(db)),
-      latestRuns: unit((limit) => reports.latestRunRows(db, limit)),
-      rejectCounts: unit(() => reports.rejectCounts(db)),
-      payment: unit((paymentId) => reports.paymentViewRow(db, paymentId)),
-      paymentMatch: unit((paymentId) => reports.paymentMatchRow(db, paymentId)),
-      unmatchedPayments: unit(() => reports.unmatchedPaymentRows(db)),
-      unresolvedCandidates: unit(() => reports.unresolvedCandidateRows(db)),
-      reconciliationCounts: unit(() => reports.reconciliationCounts(db)),
-      totals: unit(() => reports.storeTotals(db)),
+      consents: () => reports.consentViewRows(runner),
+      latestRuns: (limit) => reports.latestRunRows(runner, limit),
+      rejectCounts: () => reports.rejectCounts(runner),
+      payment: (paymentId) => reports.paymentViewRow(runner, paymentId),
+      paymentMatch: (paymentId) => reports.paymentMatchRow(runner, paymentId),
+      unmatchedPayments: () => reports.unmatchedPaymentRows(runner),
+      unresolvedCandidates: () => reports.unresolvedCandidateRows(runner),
+      reconciliationCounts: () => reports.reconciliationCounts(runner),
+      totals: () => reports.storeTotals(runner),
     },
   };
 }

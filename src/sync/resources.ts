@@ -95,6 +95,7 @@ export async function syncStatementFile(
       accountId,
       statementId,
       filePath: relativePath,
+      localPath: resolveInDataDir(ctx.dataDir, relativePath),
       contentType: result.contentType,
       sha256: written.sha256,
       bytes: written.bytes,

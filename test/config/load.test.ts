@@ -203,13 +203,14 @@ describe('base URLs: https required except on loopback hosts', () => {
     expect(error.message).not.toContain('hunter2-pass');
   });
 
-  it('refuses a database URL (PostgreSQL is not accepted yet) without echoing its password, instead of taking it for a file name', () => {
+  it('takes a postgres:// or postgresql:// URL as it is (not as a file name), and refuses any other URL without echoing its password', () => {
     for (const url of ['postgres://bank:s3cret-pg-pass@127.0.0.1:5432/bankdata', 'postgresql://bank:s3cret-pg-pass@db.example.nz/bankdata']) {
-      const error = configErrorOf(() => loadConfig({ cwd: workdir(), env: { BANKDATA_DB: url } }));
-      expect(error.message).toContain('BANKDATA_DB: expected a SQLite file path');
-      expect(error.message).toContain('user info (not shown)');
-      expect(error.message).not.toContain('s3cret-pg-pass');
+      expect(loadConfig({ cwd: workdir(), env: { BANKDATA_DB: url } }).db).toBe(url);
     }
+    const error = configErrorOf(() => loadConfig({ cwd: workdir(), env: { BANKDATA_DB: 'mysql://bank:s3cret-my-pass@127.0.0.1/bankdata' } }));
+    expect(error.message).toContain('BANKDATA_DB: expected a SQLite file path');
+    expect(error.message).toContain('user info (not shown)');
+    expect(error.message).not.toContain('s3cret-my-pass');
     expect(loadConfig({ cwd: workdir(), env: { BANKDATA_DB: 'data/postgres-copy.sqlite' } }).db).toMatch(/postgres-copy\.sqlite$/);
   });
 

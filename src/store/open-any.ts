@@ -1,0 +1,30 @@
+/**
+ * Opens the store `BANKDATA_DB` / `--db` names: a `postgres://` or `postgresql://` URL opens the
+ * PostgreSQL store (pg/pg-store.ts), anything else the SQLite file (sqlite-store.ts). A writer
+ * migrates the PostgreSQL database as the SQLite writer creates its file; a read-only open never
+ * migrates. Callers get a `Store` and never branch on the dialect.
+ */
+import { DatabaseError } from '../errors';
+import { describeUnusablePostgres, isPostgresUrl, redactPostgresUrl } from './pg/open';
+import { openPgStore } from './pg/pg-store';
+import { openStore, type OpenStoreOptions } from './sqlite-store';
+import type { Store } from './store';
+
+export async function openDatabaseStore(location: string, options: OpenStoreOptions = {}): Promise<Store> {
+  if (!isPostgresUrl(location)) return openStore(location, options);
+  try {
+    return await openPgStore(location, { now: options.now, migrate: !options.readOnly });
+  } catch (error) {
+    // Reaching or using the server failed: exit 6, naming where, never the password.
+    const reason = describeUnusablePostgres(error, location);
+    throw reason ? new DatabaseError(redactPostgresUrl(location), reason) : error;
+  }
+}
+
+/** The database's location for messages: a PostgreSQL URL without its password. */
+export function displayLocation(location: string): string {
+  return isPostgresUrl(location) ? redactPostgresUrl(location) : location;
+}
+
+/** True when the location is a PostgreSQL URL (for the SQLite-only commands). */
+export { isPostgresUrl };
