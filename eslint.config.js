@@ -19,9 +19,9 @@ export default tseslint.config(
       '@typescript-eslint/no-floating-promises': 'error',
       '@typescript-eslint/no-misused-promises': 'error',
       '@typescript-eslint/no-unnecessary-type-assertion': 'error',
-      // Off for now: under noUncheckedIndexedAccess, `xs[i]!` after a bounds check is this tree's
-      // idiom (about 100 sites in 45 files of src/); replacing them is a change of its own.
-      '@typescript-eslint/no-non-null-assertion': 'off',
+      // A `!` tells the compiler a value is there without checking it; narrow instead (a guard,
+      // a default, a destructuring with a check) so a wrong guess fails with a message.
+      '@typescript-eslint/no-non-null-assertion': 'error',
       // `_name` marks a binding kept on purpose (a field dropped by destructuring, an unused parameter).
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', ignoreRestSiblings: true }],
       // An async function without await is how an interface that returns a promise is met.
@@ -35,8 +35,31 @@ export default tseslint.config(
     },
   },
   {
+    // Off for now in these folders: other changes to them are under way, and their `xs[i]!`
+    // sites (under noUncheckedIndexedAccess) are narrowed in a change of their own. The
+    // emulator files listed still hold about 45 (most in its generator): still to do.
+    files: [
+      'src/sync/**/*.ts',
+      'src/store/**/*.ts',
+      'src/export/**/*.ts',
+      'src/payments/**/*.ts',
+      'src/terminal-text.ts',
+      'src/emulator/generator/**/*.ts',
+      'src/emulator/consent-validate.ts',
+      'src/emulator/data-faults.ts',
+      'src/emulator/http-reply.ts',
+      'src/emulator/payments/control.ts',
+      'src/emulator/payments/payment-routes.ts',
+      'src/emulator/resource-routes.ts',
+      'src/emulator/world.ts',
+    ],
+    rules: { '@typescript-eslint/no-non-null-assertion': 'off' },
+  },
+  {
     files: ['test/**/*.ts'],
     rules: {
+      // A test's `!` on a value it has just looked up fails the test loudly enough when wrong.
+      '@typescript-eslint/no-non-null-assertion': 'off',
       // Tests read untyped JSON (responses, files) and assert on it field by field.
       '@typescript-eslint/no-unsafe-member-access': 'off',
       '@typescript-eslint/no-unsafe-assignment': 'off',

@@ -149,9 +149,9 @@ export function checkConsentRequest(draft: ConsentRequestDraft, ctx: ConsentChec
   const hintFailure = checkFlowHint(detail.type, hint.type);
   if (hintFailure) return fromRule(hintFailure);
 
-  const bankFailure = checkBank(hint.bank, ctx);
-  if (bankFailure) return bankFailure;
-  const features = ctx.meta.find((m) => m.name === hint.bank)!.features;
+  const bank = checkBank(hint.bank, ctx);
+  if ('code' in bank) return bank;
+  const features = bank.features;
 
   const flowFailure = checkFlowEnabled(features, hint.bank, detail.type, hint.type);
   if (flowFailure) return fromRule(flowFailure);
@@ -191,7 +191,8 @@ function checkCallback(url: string | undefined, ctx: ConsentCheckContext): Conse
   return failure && failure.code !== 'BDT268' ? fail(failure.code, failure.message) : null;
 }
 
-function checkBank(bank: string, ctx: ConsentCheckContext): ConsentCheckFailure | null {
+/** The bank's meta, or why the bank cannot be asked. */
+function checkBank(bank: string, ctx: ConsentCheckContext): ConsentCheckFailure | BankMeta {
   // docs/bank-api.md §4.1: the bank names are case-sensitive; `pnz` is not a bank.
   if (!(BANKS as readonly string[]).includes(bank)) {
     return fail('BDT243', `bank not recognised: ${bank} (one of ${BANKS.join(', ')}, case-sensitive)`);
@@ -199,10 +200,8 @@ function checkBank(bank: string, ctx: ConsentCheckContext): ConsentCheckFailure 
   if (ctx.environment === 'sandbox' && bank !== 'PNZ') {
     return fail('BDT213', `the sandbox accepts only PNZ, not ${bank}`);
   }
-  if (!ctx.meta.some((m) => m.name === bank)) {
-    return fail('BDT213', `${bank} is not set up for the organisation in ${ctx.environment} (not in GET /v1/meta)`);
-  }
-  return null;
+  const meta = ctx.meta.find((m) => m.name === bank);
+  return meta ?? fail('BDT213', `${bank} is not set up for the organisation in ${ctx.environment} (not in GET /v1/meta)`);
 }
 
 function checkDates(draft: ConsentRequestDraft, bank: BankName, now: Instant): ConsentCheckFailure | null {

@@ -99,8 +99,8 @@ export function createPacer(options: PacerOptions): Pacer {
 
   const forget = (t: number) => {
     const cut = t - memoryMs;
-    while (accepted.length > 0 && accepted[0]! < cut) accepted.shift();
-    while (refusals.length > 0 && refusals[0]! < cut) refusals.shift();
+    while ((accepted[0] ?? Infinity) < cut) accepted.shift();
+    while ((refusals[0] ?? Infinity) < cut) refusals.shift();
   };
 
   /** Accepted sends in (from, to]: `accepted` is kept sorted. */
@@ -117,10 +117,11 @@ export function createPacer(options: PacerOptions): Pacer {
     }
     const previous = refusals.at(-1);
     const isolated = base !== null && (previous === undefined || t - previous > ISOLATED_MS);
-    if (best && isolated) {
+    // Known whenever `isolated` (base is set).
+    const current = rateAt(t);
+    if (best && isolated && current !== null) {
       // One refusal after a quiet spell is a clump of sends (a stalled event loop, a burst of
       // lanes), not a rate above the bank's: trim a little, never below the certified bound.
-      const current = rateAt(t)!;
       base = Math.max(best.rate * (1 + PROBE), current * (1 - TRIM));
     } else if (best) {
       uncertainty = 1 / best.count;
@@ -195,7 +196,7 @@ function upperBound(values: readonly number[], x: number): number {
   let hi = values.length;
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
-    if (values[mid]! <= x) lo = mid + 1;
+    if ((values[mid] ?? Infinity) <= x) lo = mid + 1;
     else hi = mid;
   }
   return lo;
@@ -215,7 +216,7 @@ function header(headers: Readonly<Record<string, string | string[] | undefined>>
 export function rateFromHeaders(headers: Readonly<Record<string, string | string[] | undefined>>): number | null {
   const policy = header(headers, 'ratelimit-policy');
   if (policy) {
-    const first = policy.split(',')[0]!;
+    const [first = ''] = policy.split(',');
     const quota = /(?:^|;)\s*q=(\d+(?:\.\d+)?)/.exec(first)?.[1] ?? /^\s*(\d+(?:\.\d+)?)\s*(?:;|$)/.exec(first)?.[1];
     const window = /(?:^|;)\s*w=(\d+(?:\.\d+)?)/.exec(first)?.[1];
     if (quota && window && Number(window) > 0) return Number(quota) / Number(window);

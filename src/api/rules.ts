@@ -30,9 +30,16 @@ export function toInstant(value: Instant): DateTime {
   return dt.toUTC();
 }
 
+/** YYYY-MM-DD of a luxon date; luxon gives null only for an invalid one. */
+function isoDate(dt: DateTime): string {
+  const date = dt.toISODate();
+  if (date === null) throw new RangeError(`not a date: ${dt.invalidExplanation ?? dt.invalidReason ?? 'invalid'}`);
+  return date;
+}
+
 /** The NZ calendar date (Pacific/Auckland, DST included) of an instant, as YYYY-MM-DD. */
 export function nzDateOf(value: Instant): string {
-  return toInstant(value).setZone(NZ_ZONE).toISODate()!;
+  return isoDate(toInstant(value).setZone(NZ_ZONE));
 }
 
 /** 00:00 Pacific/Auckland of an NZ date (YYYY-MM-DD). */
@@ -44,7 +51,7 @@ export function nzMidnight(date: string): DateTime {
 
 /** The NZ date n days after `date` (calendar days, not 24-hour steps). */
 export function addNzDays(date: string, days: number): string {
-  return nzMidnight(date).plus({ days }).toISODate()!;
+  return isoDate(nzMidnight(date).plus({ days }));
 }
 
 /** Whole NZ calendar days from `from` to `to` (negative when `to` is earlier). */
@@ -54,7 +61,9 @@ export function nzDaysBetween(from: string, to: string): number {
 
 /** An instant formatted with its Pacific/Auckland offset, as the bank sends it. */
 export function formatNz(value: Instant): string {
-  return toInstant(value).setZone(NZ_ZONE).toISO({ suppressMilliseconds: true })!;
+  const text = toInstant(value).setZone(NZ_ZONE).toISO({ suppressMilliseconds: true });
+  if (text === null) throw new RangeError(`not an instant: ${String(value)}`);
+  return text;
 }
 
 /** A date-time as the wire requires it: seconds and an explicit offset. Null when malformed. */
@@ -322,7 +331,8 @@ export function isNonPublicIp(address: string): boolean {
     // IPv4-mapped (::ffff:a.b.c.d or ::ffff:7f00:1): judge the IPv4 address inside.
     const mapped = /^::ffff:(?:(\d+\.\d+\.\d+\.\d+)|([0-9a-f]{1,4}):([0-9a-f]{1,4}))$/.exec(lower);
     if (mapped) {
-      const v4 = mapped[1] ?? hexPairToIpv4(mapped[2]!, mapped[3]!);
+      const [, dotted, high = '', low = ''] = mapped;
+      const v4 = dotted ?? hexPairToIpv4(high, low);
       return nonPublic.check(v4, 'ipv4');
     }
     return nonPublic.check(lower, 'ipv6');

@@ -72,7 +72,8 @@ async function completeFrom(store: Store, account: CheckAccount): Promise<string
   const complete = coverage.filter((c) => creditDebitFilter((c.permissions ?? '').split(' ')) === null);
   if (complete.length === 0) return null;
   const starts = complete.map((c) => (c.startDateTime ? toStoredInstant(c.startDateTime) : ''));
-  return starts.sort()[0]!;
+  const [earliest = null] = starts.sort();
+  return earliest;
 }
 
 async function checkAccount(store: Store, account: CheckAccount, from: string): Promise<ContinuityFinding[]> {
@@ -89,8 +90,8 @@ async function checkAccount(store: Store, account: CheckAccount, from: string): 
   const findings: ContinuityFinding[] = [];
   const snapshotBreaks = findSnapshotBreaks(snapshots);
   for (const b of snapshotBreaks) {
-    const from = snapshots[b.from]!;
-    const to = snapshots[b.to]!;
+    const from = snapshotAt(snapshots, b.from);
+    const to = snapshotAt(snapshots, b.to);
     const range = { from: from.dateTime, to: to.dateTime, scale };
     let cause: ContinuityCause = 'missing_transaction';
     if (abs(b.units) < scale) cause = 'minor_unit';
@@ -130,7 +131,7 @@ async function checkAccount(store: Store, account: CheckAccount, from: string): 
     else if (abs(b.units) < scale) cause = 'minor_unit';
     else if (await hasPendingOfAmount(store, account, { ...range, units: b.units })) cause = 'pending_row';
     else cause = runningCause(snapshots, snapshotBreaks, b.row.bookingDateTime, b.units);
-    const expected = b.before.balanceAfter! + b.row.units;
+    const expected = b.before.balanceAfter + b.row.units;
     findings.push(
       finding(account, b.units, cause, {
         kind: 'running_balance',
@@ -138,8 +139,8 @@ async function checkAccount(store: Store, account: CheckAccount, from: string): 
         toDateTime: b.row.bookingDateTime,
         transactionId: b.row.transactionId,
         detail:
-          `${b.row.transactionId}: balance before ${money(b.before.balanceAfter!)} (after ${b.before.transactionId}) ` +
-          `+ amount ${money(b.row.units)} = ${money(expected)}, the bank's running balance is ${money(b.row.balanceAfter!)}`,
+          `${b.row.transactionId}: balance before ${money(b.before.balanceAfter)} (after ${b.before.transactionId}) ` +
+          `+ amount ${money(b.row.units)} = ${money(expected)}, the bank's running balance is ${money(b.row.balanceAfter)}`,
       }),
     );
   }
@@ -152,7 +153,7 @@ async function checkAccount(store: Store, account: CheckAccount, from: string): 
  * add up across it) is the running balance itself jumping.
  */
 function runningCause(snapshots: readonly Snapshot[], breaks: readonly SnapshotBreak[], at: string, units: Units): ContinuityCause {
-  const around = (b: { from: number; to: number }) => snapshots[b.from]!.dateTime < at && at <= snapshots[b.to]!.dateTime;
+  const around = (b: { from: number; to: number }) => snapshotAt(snapshots, b.from).dateTime < at && at <= snapshotAt(snapshots, b.to).dateTime;
   if (breaks.some((b) => b.units === units && around(b))) return 'missing_transaction';
   const spanned = snapshots.some((s, i) => i > 0 && around({ from: i - 1, to: i }));
   return spanned ? 'running_balance_jump' : 'missing_transaction';
@@ -179,4 +180,11 @@ function finding(
 
 function abs(units: Units): Units {
   return units < 0n ? -units : units;
+}
+
+/** The snapshot a break names by index (findSnapshotBreaks gives indices of its input). */
+function snapshotAt(snapshots: readonly Snapshot[], index: number): Snapshot {
+  const snapshot = snapshots[index];
+  if (!snapshot) throw new RangeError(`no balance snapshot ${index} of ${snapshots.length}`);
+  return snapshot;
 }

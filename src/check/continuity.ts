@@ -34,18 +34,20 @@ export interface SnapshotBreak {
  */
 export function findSnapshotBreaks(snapshots: readonly Snapshot[]): SnapshotBreak[] {
   if (snapshots.length < 2) return [];
-  const offsets: Units[] = [0n];
-  for (let i = 1; i < snapshots.length; i++) {
-    const s = snapshots[i]!;
-    offsets.push(offsets[i - 1]! + (s.units - snapshots[i - 1]!.units) - s.betweenUnits);
-  }
+  let offset: Units = 0n;
+  let previous: Snapshot | undefined;
+  const offsets = snapshots.map((s) => {
+    if (previous) offset += s.units - previous.units - s.betweenUnits;
+    previous = s;
+    return { offset, lateUnits: s.lateUnits };
+  });
   const breaks: SnapshotBreak[] = [];
-  let level = offsets[offsets.length - 1]!;
-  for (let i = snapshots.length - 2; i >= 0; i--) {
-    const offset = offsets[i]!;
-    if (offset === level || offset + snapshots[i]!.lateUnits === level) continue;
-    breaks.push({ from: i, to: i + 1, units: level - offset });
-    level = offset;
+  let level = offset;
+  // From the one before the latest back to the oldest.
+  for (const [i, at] of [...offsets.entries()].slice(0, -1).reverse()) {
+    if (at.offset === level || at.offset + at.lateUnits === level) continue;
+    breaks.push({ from: i, to: i + 1, units: level - at.offset });
+    level = at.offset;
   }
   return breaks.reverse();
 }
@@ -59,9 +61,14 @@ export interface BookedRow {
   balanceAfter: Units | null;
 }
 
+/** A row with its running balance. */
+export type BalancedRow = BookedRow & { balanceAfter: Units };
+
+const hasBalance = (row: BookedRow | null | undefined): row is BalancedRow => row != null && row.balanceAfter !== null;
+
 export interface RunningBreak {
-  before: BookedRow;
-  row: BookedRow;
+  before: BalancedRow;
+  row: BalancedRow;
   /** The bank's balance after `row` minus (balance after `before` + row's amount). */
   units: Units;
   /** `row` repeats `before`: same instant, amount and running balance. */
@@ -82,7 +89,8 @@ export class RunningBalanceWalk {
   constructor(private readonly horizon: string | null) {}
 
   push(row: BookedRow): void {
-    if (this.group.length > 0 && this.group[0]!.bookingDateTime !== row.bookingDateTime) this.flush();
+    const head = this.group[0];
+    if (head && head.bookingDateTime !== row.bookingDateTime) this.flush();
     this.group.push(row);
   }
 
@@ -98,15 +106,14 @@ export class RunningBalanceWalk {
       const balance = this.previous?.balanceAfter ?? null;
       let next = remaining.findIndex((r) => balance !== null && r.balanceAfter !== null && balance + r.units === r.balanceAfter);
       if (next < 0) next = 0;
-      const [row] = remaining.splice(next, 1);
-      this.step(row!);
+      for (const row of remaining.splice(next, 1)) this.step(row);
     }
   }
 
   private step(row: BookedRow): void {
     const before = this.previous;
     this.previous = row;
-    if (!before || before.balanceAfter === null || row.balanceAfter === null) return;
+    if (!hasBalance(before) || !hasBalance(row)) return;
     if (this.horizon !== null && row.bookingDateTime > this.horizon) return;
     const units = row.balanceAfter - (before.balanceAfter + row.units);
     if (units === 0n) return;

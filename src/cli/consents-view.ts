@@ -72,8 +72,8 @@ export function formatConsentTable(views: readonly ConsentView[], warnDays: numb
     v.last_synced_at ? `${v.last_synced_at.slice(0, 16).replace('T', ' ')}Z ${v.last_outcome ?? ''}` : '-',
     note(v, warnDays),
   ]);
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
-  const line = (cells: string[]) => cells.map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i]!))).join('  ').trimEnd();
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
+  const line = (cells: string[]) => cells.map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i] ?? 0))).join('  ').trimEnd();
   const out = [line(header), ...rows.map(line)];
   if (views.some((v) => !v.live && v.status !== null)) out.push('', '* status as last stored (not read live)');
   return `${out.join('\n')}\n`;

@@ -58,8 +58,8 @@ export function formatMeta(meta: readonly BankMeta[]): string {
       resources.length === Object.keys(f.resources).length ? 'all' : resources.join(','),
     ];
   });
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
-  const line = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i]!)).join('  ').trimEnd();
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
+  const line = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i] ?? 0)).join('  ').trimEnd();
   const out = [line(header), ...rows.map(line), '', 'permissions offered:'];
   for (const b of meta) out.push(`  ${b.name.padEnd(8)} ${b.features.permissions.join(' ')}`);
   return `${out.join('\n')}\n`;

@@ -13,14 +13,11 @@ import { BIN_PATH } from '../paths';
 /** The command line of this process without `--workers N`: what each worker runs. */
 export function workerArgs(argv: readonly string[]): string[] {
   const args: string[] = [];
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i]!;
-    if (arg === '--workers') {
-      i += 1;
-      continue;
-    }
-    if (arg.startsWith('--workers=')) continue;
-    args.push(arg);
+  let skipValue = false;
+  for (const arg of argv) {
+    if (skipValue) skipValue = false;
+    else if (arg === '--workers') skipValue = true;
+    else if (!arg.startsWith('--workers=')) args.push(arg);
   }
   return args;
 }

@@ -129,9 +129,9 @@ export function authenticateBearer<G extends TokenGrant<string>>(
   rateBucketPrefix = '',
 ): G {
   const header = rq.req.headers.authorization;
-  const match = header ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null;
-  if (!match) throw new Unauthorized(header !== undefined && /^Bearer\s+\S/i.test(header));
-  const token = registry.verify(match[1]!, ctx.clock.nowMs());
+  const [, presented] = (header ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null) ?? [];
+  if (presented === undefined) throw new Unauthorized(header !== undefined && /^Bearer\s+\S/i.test(header));
+  const token = registry.verify(presented, ctx.clock.nowMs());
   if (!token) throw new Unauthorized(true);
   rq.clientId = token.clientId;
   const limit = ctx.settings.rateLimit;

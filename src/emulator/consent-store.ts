@@ -66,7 +66,10 @@ export class ConsentStore {
   }
 
   all(): ConsentRecord[] {
-    return [...this.records.keys()].map((id) => this.get(id)!);
+    return [...this.records.values()].map((record) => {
+      applyTimeTransitions(record, this.now());
+      return record;
+    });
   }
 
   /** Customer submits on the gateway page. */

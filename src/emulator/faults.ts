@@ -82,7 +82,9 @@ export class FaultError extends ApiError {
  * is on the data clock, the same clock as the `Date` header, so `Retry-After − Date` is the wait.
  */
 export function retryAfter(seconds: number, settings: EmulatorSettings, now: DateTime): string {
-  return settings.retryAfterHttpDate ? now.plus({ seconds }).toHTTP()! : String(seconds);
+  // Delay-seconds, the other form of Retry-After, should the date not be printable.
+  const date = settings.retryAfterHttpDate ? now.plus({ seconds }).toHTTP() : null;
+  return date ?? String(seconds);
 }
 
 /** Token bucket per client, on real time (a rate limit is about real request rates). */

@@ -17,7 +17,7 @@ export function readPage(value: string | null, nowMs: number): PageRequest {
   if (value === null) return { page: 1, atMs: null };
   const match = /^(\d{1,6})-([0-9a-z]{1,12})$/.exec(value);
   const page = match ? Number(match[1]) : NaN;
-  const atMs = match ? parseInt(match[2]!, 36) : NaN;
+  const atMs = match?.[2] ? parseInt(match[2], 36) : NaN;
   if (!match || page < 2 || !Number.isSafeInteger(atMs) || atMs > nowMs) {
     throw badRequest(`Invalid page parameter: ${value}`);
   }

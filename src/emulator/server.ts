@@ -39,6 +39,8 @@ interface Route {
 function matchRoute(ctx: EmulatorContext, rq: RequestInfo): Route | null {
   const s = rq.segments;
   const n = s.length;
+  // The path's ids by position: /v1/consents/{id}, /v1/accounts/{id}/statements/{id}.
+  const [, , id = '', , subId = ''] = s;
   if (n === 2 && s[0] === 'oauth2' && s[1] === 'token') return { methods: { POST: () => handleToken(ctx.auth, ctx, rq) } };
   if (s[0] !== 'v1') return null;
   const api = (endpoint: Endpoint, method: string, handler: () => Reply | Promise<Reply>): Route => ({
@@ -57,20 +59,20 @@ function matchRoute(ctx: EmulatorContext, rq: RequestInfo): Route | null {
       methods: { POST: () => handleCreateConsent(ctx, rq), DELETE: () => handleRevokeConsent(ctx, rq) },
     };
   }
-  if (n === 3 && s[1] === 'consents') return api('consents', 'GET', () => handleGetConsent(ctx, rq, s[2]!));
+  if (n === 3 && s[1] === 'consents') return api('consents', 'GET', () => handleGetConsent(ctx, rq, id));
   if (n === 2 && s[1] === 'party') return api('party', 'GET', () => handleParty(ctx, rq));
   if (s[1] !== 'accounts') return null;
   if (n === 2) return api('accounts', 'GET', () => handleAccounts(ctx, rq));
-  const accountId = s[2]!;
+  const accountId = id;
   rq.accountId = accountId;
   if (n === 3) return api('account', 'GET', () => handleAccount(ctx, rq, accountId));
   if (n === 4 && s[3] === 'balances') return api('balances', 'GET', () => handleBalances(ctx, rq, accountId));
   if (n === 4 && s[3] === 'transactions') return api('transactions', 'GET', () => handleTransactions(ctx, rq, accountId));
   if (n === 4 && s[3] === 'party') return api('account_party', 'GET', () => handleAccountParty(ctx, rq, accountId));
   if (n === 4 && s[3] === 'statements') return api('statements', 'GET', () => handleStatements(ctx, rq, accountId));
-  if (n === 5 && s[3] === 'statements') return api('statement', 'GET', () => handleStatement(ctx, rq, accountId, s[4]!));
+  if (n === 5 && s[3] === 'statements') return api('statement', 'GET', () => handleStatement(ctx, rq, accountId, subId));
   if (n === 6 && s[3] === 'statements' && s[5] === 'file') {
-    return api('statement_file', 'GET', () => handleStatementFile(ctx, rq, accountId, s[4]!));
+    return api('statement_file', 'GET', () => handleStatementFile(ctx, rq, accountId, subId));
   }
   return null;
 }
@@ -146,7 +148,7 @@ export async function handleRequest(
   const body = await readBody(req);
   if (ctx.settings.latencyMs > 0) await new Promise((r) => setTimeout(r, ctx.settings.latencyMs));
   const rq = parseRequest(req, body ?? '', fallbackHost);
-  const path = rq?.path ?? (req.url ?? '/').split('?')[0]!;
+  const path = rq?.path ?? (req.url ?? '/').split('?', 1).join('');
   let reply: Reply;
   try {
     if (!rq) throw new ApiError(404, `No such endpoint: ${path}`);
@@ -177,7 +179,9 @@ export async function handleRequest(
   }
   res.statusCode = reply.status;
   res.setHeader('request-id', requestId);
-  res.setHeader('date', ctx.clock.now().toHTTP()!);
+  // RFC 9110 §6.6.1: a server without a usable clock sends no Date (the data clock always is one).
+  const date = ctx.clock.now().toHTTP();
+  if (date !== null) res.setHeader('date', date);
   for (const [name, value] of Object.entries(reply.headers ?? {})) res.setHeader(name, value);
   res.end(reply.body);
 }

@@ -39,9 +39,9 @@ export function handleToken<C extends { readonly scopes: readonly string[] }>(
 }
 
 function readBasic(header: string | undefined): { id: string; secret: string } | null {
-  const match = header ? /^Basic\s+([A-Za-z0-9+/=]+)\s*$/i.exec(header) : null;
-  if (!match) return null;
-  const decoded = Buffer.from(match[1]!, 'base64').toString('utf8');
+  const [, encoded] = (header ? /^Basic\s+([A-Za-z0-9+/=]+)\s*$/i.exec(header) : null) ?? [];
+  if (encoded === undefined) return null;
+  const decoded = Buffer.from(encoded, 'base64').toString('utf8');
   const colon = decoded.indexOf(':');
   if (colon < 0) return null;
   // RFC 6749 2.3.1: id and secret are form-encoded before Basic encoding.

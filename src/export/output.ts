@@ -21,6 +21,13 @@ export interface WrittenOutput {
 
 type Chunks = Iterable<string> | AsyncIterable<string>;
 
+/**
+ * The chunks as a stream that reads one chunk ahead at most: Readable.from's default (16
+ * objects) would pull a megabyte of CSV out of SQLite before the file asks for it, memory
+ * that only holds bytes waiting for the disk.
+ */
+const oneAhead = (chunks: AsyncIterable<string>) => Readable.from(chunks, { objectMode: true, highWaterMark: 1 });
+
 /** Writes the chunks to `out` (a path or `-`); resolves once they are durable. */
 export async function writeOutput(out: string, chunks: Chunks, stdout: Writable = process.stdout): Promise<WrittenOutput> {
   let bytes = 0;
@@ -31,7 +38,7 @@ export async function writeOutput(out: string, chunks: Chunks, stdout: Writable 
     }
   };
   if (out === STDOUT) {
-    await pipeline(Readable.from(counted()), stdout, { end: false });
+    await pipeline(oneAhead(counted()), stdout, { end: false });
     return { path: STDOUT, bytes };
   }
   const finalPath = resolve(out);
@@ -42,7 +49,7 @@ export async function writeOutput(out: string, chunks: Chunks, stdout: Writable 
     throw toLocalFileError(finalPath, error);
   }
   try {
-    await pipeline(Readable.from(counted()), file.stream);
+    await pipeline(oneAhead(counted()), file.stream);
     await file.commit();
   } catch (error) {
     await file.abort();

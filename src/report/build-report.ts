@@ -113,7 +113,7 @@ async function accountSection(store: Store, account: ReportAccount, from: string
     months.set(key, month);
   }
   // The balance carried into the period starts the line at its first day.
-  if (carried && (balances.length === 0 || balances[0]!.date !== from)) balances.unshift(carried);
+  if (carried && balances[0]?.date !== from) balances.unshift(carried);
   const flows = [...months.values()];
   const totals = flows.reduce((sum, f) => ({ inUnits: sum.inUnits + f.inUnits, outUnits: sum.outUnits + f.outUnits }), { inUnits: 0n, outUnits: 0n });
   return { account, balances, anchored: anchor !== null, flows: flows.map(({ month, inUnits, outUnits }) => ({ month, inUnits, outUnits })), totals };

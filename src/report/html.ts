@@ -81,11 +81,12 @@ function renderAccount(section: AccountSection, index: number): { html: string; 
   parts.push(`<article class="account" aria-labelledby="${id}-h">
 <h3 id="${id}-h">${esc(name)} <span class="muted">${esc(account.bank)} · ${esc(account.accountId)} · ${esc(c)}</span></h3>
 <p class="facts">${esc(kind)}${latest ? ` · balance ${section.anchored ? '' : '(movement, no balance held) '}${esc(money(latest.units, c))} on ${esc(latest.date)}` : ''} · in ${esc(money(totals.inUnits, c))} · out ${esc(money(totals.outUnits, c))}</p>`);
-  if (balances.length > 0) {
+  const first = balances[0];
+  if (first && latest) {
     const low = balances.reduce((a, b) => (b.units < a.units ? b : a));
     const high = balances.reduce((a, b) => (b.units > a.units ? b : a));
-    const title = `${name}: balance at each day's end, ${balances[0]!.date} to ${latest!.date}`;
-    const description = `From ${money(balances[0]!.units, c)} on ${balances[0]!.date} to ${money(latest!.units, c)} on ${latest!.date}; lowest ${money(low.units, c)} on ${low.date}, highest ${money(high.units, c)} on ${high.date}.`;
+    const title = `${name}: balance at each day's end, ${first.date} to ${latest.date}`;
+    const description = `From ${money(first.units, c)} on ${first.date} to ${money(latest.units, c)} on ${latest.date}; lowest ${money(low.units, c)} on ${low.date}, highest ${money(high.units, c)} on ${high.date}.`;
     const monthEnds = new Map<string, (typeof balances)[number]>();
     for (const b of balances) monthEnds.set(b.date.slice(0, 7), b);
     parts.push(figure(`${id}-bal`, title, description, balanceChart(balances, c, { id: `${id}-bal`, title, description }),
@@ -93,9 +94,11 @@ function renderAccount(section: AccountSection, index: number): { html: string; 
       [...monthEnds.entries()].map(([m, b]) => [m, money(b.units, c), b.date])));
     count++;
   }
-  if (flows.length > 0) {
+  const firstMonth = flows[0];
+  const lastMonth = flows[flows.length - 1];
+  if (firstMonth && lastMonth) {
     const title = `${name}: money in and out by month`;
-    const description = `${flows.length} month(s) from ${flows[0]!.month} to ${flows[flows.length - 1]!.month}; in ${money(totals.inUnits, c)}, out ${money(totals.outUnits, c)} in all.`;
+    const description = `${flows.length} month(s) from ${firstMonth.month} to ${lastMonth.month}; in ${money(totals.inUnits, c)}, out ${money(totals.outUnits, c)} in all.`;
     parts.push(figure(`${id}-flow`, title, description, flowsChart(flows, c, { id: `${id}-flow`, title, description }),
       ['Month', `Money in (${c})`, `Money out (${c})`, `Net (${c})`],
       flows.map((f) => [f.month, money(f.inUnits, c), money(f.outUnits, c), money(f.inUnits + f.outUnits, c)])));

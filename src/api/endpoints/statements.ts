@@ -71,7 +71,8 @@ export const STATEMENT_FILE_ACCEPT = 'application/pdf, text/csv;q=0.5';
 
 function mediaTypeOf(value: string | string[] | undefined): string {
   const raw = (Array.isArray(value) ? value[0] : value) ?? '';
-  return raw.split(';')[0]!.trim().toLowerCase();
+  const [type = ''] = raw.split(';');
+  return type.trim().toLowerCase();
 }
 
 function isStatementFileType(value: string): value is StatementFileType {

@@ -26,10 +26,10 @@ export type PaymentsErrorAnswer = AnswerFacts;
 export function readNamedPayment(code: string, message: string | null | undefined): { paymentId: string | null; paymentStatus: PaymentStatus | null } {
   const pattern = code === 'BP703' ? BP703_PATTERN : code === 'BP710' ? BP710_PATTERN : null;
   const match = pattern && message ? pattern.exec(message) : null;
-  if (!match) return { paymentId: null, paymentStatus: null };
-  const status = match[2] as string;
+  const [, paymentId, status] = match ?? [];
+  if (paymentId === undefined || status === undefined) return { paymentId: null, paymentStatus: null };
   const known: readonly string[] = ['Pending', 'AcceptedSettlementInProcess', 'AcceptedSettlementCompleted', 'Rejected'];
-  return { paymentId: match[1]!, paymentStatus: known.includes(status) ? (status as PaymentStatus) : null };
+  return { paymentId, paymentStatus: known.includes(status) ? (status as PaymentStatus) : null };
 }
 
 export function toPaymentsError(answer: PaymentsErrorAnswer): PaymentsApiError | UnavailableError | AuthenticationError {

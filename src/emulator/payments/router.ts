@@ -17,13 +17,14 @@ type Handlers = Record<string, () => Reply | Promise<Reply>>;
 function match(rt: PaymentsRuntime, rq: RequestInfo): Handlers | null {
   const s = rq.segments;
   const n = s.length;
+  const [, , , id = ''] = s;
   if (n === 2 && s[0] === 'oauth2' && s[1] === 'token') return { POST: () => handleToken(rt.state.auth, rt.ctx, rq) };
   if (s[0] !== 'payments' || s[1] !== 'v1') return null;
   if (s[2] === 'payments' && n === 3) return { POST: () => handleCreatePayment(rt, rq) };
-  if (s[2] === 'payments' && n === 4) return { GET: () => handleGetPayment(rt, rq, s[3]!) };
+  if (s[2] === 'payments' && n === 4) return { GET: () => handleGetPayment(rt, rq, id) };
   if (s[2] === 'consents' && n === 3) return { POST: () => handleCreatePaymentConsent(rt, rq) };
   if (s[2] === 'consents' && n === 4) {
-    return { GET: () => handleGetPaymentConsent(rt, rq, s[3]!), DELETE: () => handleRevokePaymentConsent(rt, rq, s[3]!) };
+    return { GET: () => handleGetPaymentConsent(rt, rq, id), DELETE: () => handleRevokePaymentConsent(rt, rq, id) };
   }
   return null;
 }
