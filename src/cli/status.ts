@@ -4,7 +4,7 @@
  */
 import type { Command } from 'commander';
 import { listReconciliationIssues, type ReconciliationIssues } from '../payments';
-import type { ConsentViewRow, RejectCount, RunViewRow, Store } from '../store';
+import type { ConsentViewRow, RejectCount, RunViewRow, RunWorkerRow, Store } from '../store';
 import { countContinuityFindings } from '../store/continuity';
 import { isEndedStatus } from '../sync/consent';
 import { createCliContext, globalsOf } from './context';
@@ -16,7 +16,7 @@ import { unfinishedRunState } from '../store/lease';
 
 export interface StatusReport {
   database: string;
-  runs: RunViewRow[];
+  runs: (RunViewRow & { workers: RunWorkerRow[] })[];
   consents: ConsentViewRow[];
   nearExpiry: ConsentViewRow[];
   needsReconsent: ConsentViewRow[];
@@ -39,9 +39,12 @@ export async function readStatus(store: Store, expiryWarningDays: number, runs =
     return state === 'running' ? r : { ...r, outcome: 'interrupted' };
   };
   const consents = await store.reports.consents();
+  const latest = (await store.reports.latestRuns(runs)).map(withState);
+  // On PostgreSQL a run may have had several workers: who did what (none listed on SQLite).
+  const workers = await store.reports.runWorkers(latest.map((r) => r.run_id));
   return {
     database: store.path,
-    runs: (await store.reports.latestRuns(runs)).map(withState),
+    runs: latest.map((r) => ({ ...r, workers: workers.filter((w) => w.run_id === r.run_id).map(({ run_id: _id, ...w }) => w) })),
     consents,
     nearExpiry: consents.filter(
       (c) => c.status === 'Authorised' && c.days_to_expiry !== null && c.days_to_expiry <= expiryWarningDays,
@@ -60,6 +63,11 @@ export function formatStatus(report: StatusReport, expiryWarningDays: number): s
       `  ${r.started_at}  ${(r.outcome ?? 'running').padEnd(8)} consents ${r.consents ?? '-'}  requests ${r.requests ?? '-'}  rows ${r.rows_written ?? '-'}  failed units ${r.failed_units ?? '-'}`,
     );
     if (r.error_summary) lines.push(`      ${terminalSafe(r.error_summary.slice(0, 300))}`);
+    if (r.workers.length > 1) {
+      for (const w of r.workers) {
+        lines.push(`      worker ${terminalSafe(w.worker_id)}  ${(w.outcome ?? (w.left_at ? '-' : 'working')).padEnd(8)} consents ${w.consents}  requests ${w.requests}  rows ${w.rows_written}  failed units ${w.failed_units}`);
+      }
+    }
   }
   lines.push('', 'consents:');
   if (report.consents.length === 0) lines.push('  (none registered: bankdata consents add ID)');

@@ -110,6 +110,30 @@ export async function latestRunRows(db: SqlRunner, limit: number): Promise<RunVi
   return all(db, RunViewRow, sql`SELECT * FROM v_runs ORDER BY started_at DESC LIMIT ${limit}`);
 }
 
+/** Who worked a run on PostgreSQL (run_workers), oldest first; SQLite runs have one process and no such table. */
+export const RunWorkerRow = z.object({
+  worker_id: text,
+  host: text,
+  pid: z.coerce.number().int(),
+  consents: z.coerce.number().int(),
+  requests: z.coerce.number().int(),
+  rows_written: z.coerce.number().int(),
+  failed_units: z.coerce.number().int(),
+  outcome: textOrNull,
+  left_at: textOrNull,
+});
+export type RunWorkerRow = z.infer<typeof RunWorkerRow>;
+
+export async function runWorkerRows(db: SqlRunner, runIds: readonly string[]): Promise<(RunWorkerRow & { run_id: string })[]> {
+  if (db.dialect !== 'postgres' || runIds.length === 0) return [];
+  return all(
+    db,
+    RunWorkerRow.extend({ run_id: text }),
+    sql`SELECT run_id, worker_id, host, pid, consents, requests, rows_written, failed_units, outcome, left_at
+        FROM run_workers WHERE run_id IN (${sql.join(runIds.map((id) => sql`${id}`), sql`, `)}) ORDER BY run_id, joined_at, worker_id`,
+  );
+}
+
 export async function rejectCounts(db: SqlRunner): Promise<RejectCount[]> {
   return all(db, RejectCount, sql`SELECT resource, count(*) AS count FROM rejects GROUP BY resource ORDER BY resource`);
 }

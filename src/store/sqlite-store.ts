@@ -148,6 +148,7 @@ export async function openStore(path: string, options: OpenStoreOptions = {}): P
     reports: {
       consents: () => reports.consentViewRows(runner),
       latestRuns: (limit) => reports.latestRunRows(runner, limit),
+      runWorkers: (runIds) => reports.runWorkerRows(runner, runIds),
       rejectCounts: () => reports.rejectCounts(runner),
       payment: (paymentId) => reports.paymentViewRow(runner, paymentId),
       paymentMatch: (paymentId) => reports.paymentMatchRow(runner, paymentId),

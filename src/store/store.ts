@@ -23,6 +23,7 @@ import type {
   ReconciliationCounts,
   RejectCount,
   RunViewRow,
+  RunWorkerRow,
   StoreTotals,
   UnmatchedPaymentRow,
   UnresolvedCandidateRow,
@@ -145,6 +146,8 @@ export interface Store {
   reports: {
     consents(): Promise<ConsentViewRow[]>;
     latestRuns(limit: number): Promise<RunViewRow[]>;
+    /** Which worker did what in these runs (PostgreSQL's cooperating workers; none on SQLite). */
+    runWorkers(runIds: readonly string[]): Promise<(RunWorkerRow & { run_id: string })[]>;
     rejectCounts(): Promise<RejectCount[]>;
     payment(paymentId: string): Promise<PaymentViewRow | null>;
     paymentMatch(paymentId: string): Promise<PaymentMatchRow | null>;

@@ -5,6 +5,7 @@
  * (BANKDATA_LEASE_TTL_MS shortens the lease for the test), and the result equals an
  * uninterrupted run: every view row the same as a single-process sync into SQLite.
  */
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import pg from 'pg';
@@ -32,7 +33,7 @@ describePostgres('cooperating workers on PostgreSQL', () => {
   const dir = tempDir();
 
   beforeAll(async () => {
-    emu = await startEmulator({ seed: 5, customersPerBank: 3, latencyMs: 15 });
+    emu = await startEmulator({ seed: 5, environment: 'production', customersPerBank: 2, latencyMs: 15 });
     // The reference: one uninterrupted run into SQLite.
     const env = emulatorEnv(emu, join(dir, 'reference'));
     expect((await runCli(['consents', 'add', ...emu.consentIds], { env })).code).toBe(0);
@@ -66,16 +67,20 @@ describePostgres('cooperating workers on PostgreSQL', () => {
     }
   }
 
-  async function prepared(name: string): Promise<{ url: string; env: Record<string, string> }> {
+  /** A database with the consents registered, and a working folder whose config gives each worker 2 lanes. */
+  async function prepared(name: string): Promise<{ url: string; env: Record<string, string>; cwd: string }> {
     const url = await createTestDatabase();
-    const env = { ...emulatorEnv(emu, join(dir, name)), BANKDATA_DB: url, BANKDATA_LEASE_TTL_MS: '3000' };
-    expect((await runCli(['consents', 'add', ...emu.consentIds], { env })).code).toBe(0);
-    return { url, env };
+    const cwd = join(dir, name);
+    mkdirSync(join(cwd, 'config'), { recursive: true });
+    writeFileSync(join(cwd, 'config', 'local.json'), JSON.stringify({ sync: { concurrency: 2 } }));
+    const env = { ...emulatorEnv(emu, join(cwd, 'data')), BANKDATA_DB: url, BANKDATA_LEASE_TTL_MS: '3000' };
+    expect((await runCli(['consents', 'add', ...emu.consentIds], { env, cwd })).code).toBe(0);
+    return { url, env, cwd };
   }
 
   it('four workers: every consent synced exactly once, one run, the same rows as one process', async () => {
-    const { url, env } = await prepared('four');
-    const run = await runCli(['sync', '--workers', '4', '--json'], { env });
+    const { url, env, cwd } = await prepared('four');
+    const run = await runCli(['sync', '--workers', '4', '--json'], { env, cwd });
     expect(run.code).toBe(0);
     const out = JSON.parse(run.stdout) as { workers: { exitCode: number }[] };
     expect(out.workers.map((w) => w.exitCode)).toEqual([0, 0, 0, 0]);
@@ -87,11 +92,19 @@ describePostgres('cooperating workers on PostgreSQL', () => {
     const workers = await query<{ n: string }>(url, 'SELECT count(*)::text AS n FROM run_workers WHERE consents > 0');
     expect(Number(workers[0]!.n)).toBeGreaterThan(1);
     expect(await views(url)).toEqual(reference);
+    // status shows the run as one, with which worker did what.
+    const status = await runCli(['status', '--json'], { env });
+    expect(status.code).toBe(0);
+    const report = JSON.parse(status.stdout) as { runs: { outcome: string; consents: number; workers: { consents: number; outcome: string }[] }[] };
+    expect(report.runs).toHaveLength(1);
+    expect(report.runs[0]!.workers).toHaveLength(4);
+    expect(report.runs[0]!.workers.reduce((n, w) => n + w.consents, 0)).toBe(emu.consentIds.length);
+    expect(report.runs[0]!.workers.every((w) => w.outcome === 'ok')).toBe(true);
   }, 180_000);
 
   it('kill -9 of one worker mid-run: the others finish its consents after the lease, and the result equals an uninterrupted run', async () => {
-    const { url, env } = await prepared('killed');
-    const workers = Array.from({ length: 4 }, () => spawnCli(['sync', '--json'], { env }));
+    const { url, env, cwd } = await prepared('killed');
+    const workers = Array.from({ length: 4 }, () => spawnCli(['sync', '--json'], { env, cwd }));
     // The victim: the first worker seen holding a consent.
     const victim = await waitFor(async () => {
       const held = await query<{ worker_id: string }>(url, "SELECT worker_id FROM run_consents WHERE state = 'leased' LIMIT 1");

@@ -363,6 +363,7 @@ export async function openPgStore(url: string, options: OpenPgStoreOptions = {})
     reports: {
       consents: () => reports.consentViewRows(runner),
       latestRuns: (limit) => reports.latestRunRows(runner, limit),
+      runWorkers: (runIds) => reports.runWorkerRows(runner, runIds),
       rejectCounts: () => reports.rejectCounts(runner),
       payment: (paymentId) => reports.paymentViewRow(runner, paymentId),
       paymentMatch: (paymentId) => reports.paymentMatchRow(runner, paymentId),
