@@ -160,7 +160,7 @@ export function continuityReads(runner: SqlRunner): ContinuityReads {
         sql`SELECT c.consent_id, c.permissions, c.start_date_time
             FROM sync_state s JOIN consents c ON c.consent_id = s.consent_id
             WHERE s.bank = ${key.bank} AND s.account_id = ${key.accountId} AND s.resource = 'transactions' AND s.watermark IS NOT NULL
-            ORDER BY c.start_date_time`,
+            ORDER BY c.start_date_time NULLS FIRST`,
       );
       return rows.map((r) => ({ consentId: str(r.consent_id), permissions: strOrNull(r.permissions), startDateTime: strOrNull(r.start_date_time) }));
     },

@@ -146,7 +146,7 @@ export function reportReads(runner: SqlRunner): ReportReads {
       const rows = await runner.all(
         sql`SELECT consent_id, bank, status, start_date_time, end_date_time, expiration_date_time, days_to_expiry,
                    last_synced_at, last_outcome
-            FROM v_consents ORDER BY bank, consent_id`,
+            FROM v_consents ORDER BY bank NULLS FIRST, consent_id`,
       );
       return rows.map((r) => ({
         consent_id: str(r.consent_id),

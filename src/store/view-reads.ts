@@ -140,8 +140,9 @@ export function viewReads(runner: SqlRunner): ViewReads {
       files.map((c) => (c.source === c.name ? col(c.name) : sql`${col(c.source)} AS ${sql.identifier(c.name)}`)),
       sql`, `,
     );
+    // NULLS FIRST is SQLite's order for ascending keys; PostgreSQL's default is the opposite.
     const order = sql.join(
-      spec.orderBy.map((c) => col(c)),
+      spec.orderBy.map((c) => sql`${col(c)} NULLS FIRST`),
       sql`, `,
     );
     return {
