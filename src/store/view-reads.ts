@@ -59,6 +59,9 @@ export interface ViewReads {
   exportScope(filters: ViewFilters): Promise<ExportScopeRow[]>;
 }
 
+/** Rows per batch of an export: a multiple of csv.ts's 512-row stringify batches. */
+const ROWS_PER_BATCH = 1024;
+
 const str = (value: unknown): string => String(value);
 const strOrNull = (value: unknown): string | null => (value === null || value === undefined ? null : String(value));
 
@@ -154,7 +157,8 @@ export function viewReads(runner: SqlRunner): ViewReads {
   return {
     async rows(dataset, filters, options = {}) {
       const { columns, query } = await rowsSelect(dataset, filters);
-      return { columns, batches: { [Symbol.asyncIterator]: () => runner.iterateArrays(query, options.batchSize) } };
+      const batchSize = options.batchSize ?? ROWS_PER_BATCH;
+      return { columns, batches: { [Symbol.asyncIterator]: () => runner.iterateArrays(query, batchSize) } };
     },
 
     async accounts(filter) {
