@@ -69,7 +69,7 @@ export async function exportDataset(store: Store, options: ExportOptions): Promi
   const chunks =
     request.format === 'ofx'
       ? await ofxDocument(store, request, options, dialect as OfxDialect, counter)
-      : tabular(store, request, options, counter);
+      : await tabular(store, request, options, counter);
   const written = await writeOutput(options.out, chunks, options.stdout);
   if (request.format === 'xero' && counter.rows > XERO_MAX_LINES) {
     warnings.push(`Xero imports at most ${XERO_MAX_LINES} statement lines per file and this one has ${counter.rows}: split it with --from / --to`);
@@ -77,29 +77,25 @@ export async function exportDataset(store: Store, options: ExportOptions): Promi
   return { rows: counter.rows, ...written, warnings };
 }
 
-function tabular(store: Store, request: ExportRequest, options: ExportOptions, counter: { rows: number }) {
+async function tabular(store: Store, request: ExportRequest, options: ExportOptions, counter: { rows: number }): Promise<AsyncIterable<string>> {
   // Bank statements carry booked rows only (validateExportRequest refused --status pending).
   const statement = request.format === 'xero' || request.format === 'myob';
   const filters = statement ? { ...request.filters, status: 'booked' as const } : request.filters;
   const neutralise = options.neutralise ?? true;
-  return (async function* () {
-    const { columns, batches } = await store.views.rows(request.dataset, filters);
-    const rows = countedBatches(batches, counter);
-    switch (request.format) {
-      case 'csv':
-        yield* csvBatchChunks(columns, rows, { bom: options.excel ?? false, lineEnding: options.lineEnding ?? 'crlf', neutralise });
-        break;
-      case 'xero':
-      case 'myob':
-        yield* bankCsvChunks(request.format, columns, rows, { neutralise });
-        break;
-      case 'json':
-        yield* jsonChunks(columns, rows);
-        break;
-      default:
-        yield* ndjsonChunks(columns, rows);
-    }
-  })();
+  // The columns are read before the output is opened; the rows as it drains.
+  const { columns, batches } = await store.views.rows(request.dataset, filters);
+  const rows = countedBatches(batches, counter);
+  switch (request.format) {
+    case 'csv':
+      return csvBatchChunks(columns, rows, { bom: options.excel ?? false, lineEnding: options.lineEnding ?? 'crlf', neutralise });
+    case 'xero':
+    case 'myob':
+      return bankCsvChunks(request.format, columns, rows, { neutralise });
+    case 'json':
+      return jsonChunks(columns, rows);
+    default:
+      return ndjsonChunks(columns, rows);
+  }
 }
 
 /**
