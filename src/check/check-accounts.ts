@@ -6,18 +6,7 @@
  */
 import { creditDebitFilter, nzDateOf } from '../api/rules';
 import { toStoredInstant, type Store } from '../store';
-import {
-  hasLookAlikeRows,
-  hasPendingOfAmount,
-  iterateBookedRows,
-  latestBookingDateTime,
-  listCheckAccounts,
-  listTransactionCoverage,
-  readBalanceSnapshots,
-  replaceContinuityFindings,
-  type CheckAccount,
-  type ContinuityFinding,
-} from '../store/continuity';
+import type { CheckAccount, ContinuityFinding } from '../store/continuity';
 import type { ContinuityCause } from '../store/schema';
 import { findSnapshotBreaks, RunningBalanceWalk, type Snapshot, type SnapshotBreak } from './continuity';
 import { formatUnits, toMinor, toUnits, unitsPerMinor, type Units } from './units';
@@ -45,7 +34,7 @@ export interface CheckResult {
 }
 
 export async function checkContinuity(store: Store, options: CheckOptions = {}): Promise<CheckResult> {
-  const accounts = await listCheckAccounts(store, { accountId: options.accountId });
+  const accounts = await store.continuity.listAccounts({ accountId: options.accountId });
   const findings: ContinuityFinding[] = [];
   const skipped: CheckResult['skipped'] = [];
   for (const account of accounts) {
@@ -57,7 +46,7 @@ export async function checkContinuity(store: Store, options: CheckOptions = {}):
     }
   }
   const checkedAt = (options.now ?? store.now()).toISOString();
-  await replaceContinuityFindings(store, { accounts, findings, runId: options.runId ?? null, checkedAt });
+  await store.continuity.replaceFindings({ accounts, findings, runId: options.runId ?? null, checkedAt });
   return { accounts: accounts.length, findings, skipped, checkedAt };
 }
 
@@ -68,7 +57,7 @@ export async function checkContinuity(store: Store, options: CheckOptions = {}):
  * Null when no such consent has synced the account.
  */
 async function completeFrom(store: Store, account: CheckAccount): Promise<string | null> {
-  const coverage = await listTransactionCoverage(store, account);
+  const coverage = await store.continuity.transactionCoverage(account);
   const complete = coverage.filter((c) => creditDebitFilter((c.permissions ?? '').split(' ')) === null);
   if (complete.length === 0) return null;
   const starts = complete.map((c) => (c.startDateTime ? toStoredInstant(c.startDateTime) : ''));
@@ -79,12 +68,12 @@ async function completeFrom(store: Store, account: CheckAccount): Promise<string
 async function checkAccount(store: Store, account: CheckAccount, from: string): Promise<ContinuityFinding[]> {
   const { currency } = account;
   const scale = unitsPerMinor(currency);
-  const rows = await readBalanceSnapshots(store, account, { scale, lateWindowDays: LATE_WINDOW_DAYS, from });
+  const rows = await store.continuity.balanceSnapshots(account, { scale, lateWindowDays: LATE_WINDOW_DAYS, from });
   const snapshots: Snapshot[] = rows.map((r) => ({
     dateTime: r.dateTime,
     units: toUnits(r.amount),
-    betweenUnits: BigInt(r.betweenUnits),
-    lateUnits: BigInt(r.lateUnits),
+    betweenUnits: r.betweenUnits,
+    lateUnits: r.lateUnits,
   }));
   const money = (units: Units) => `${formatUnits(units, currency)} ${currency}`;
   const findings: ContinuityFinding[] = [];
@@ -95,8 +84,8 @@ async function checkAccount(store: Store, account: CheckAccount, from: string): 
     const range = { from: from.dateTime, to: to.dateTime, scale };
     let cause: ContinuityCause = 'missing_transaction';
     if (abs(b.units) < scale) cause = 'minor_unit';
-    else if (await hasLookAlikeRows(store, account, { ...range, units: -b.units })) cause = 'duplicate';
-    else if (await hasPendingOfAmount(store, account, { ...range, units: b.units })) cause = 'pending_row';
+    else if (await store.continuity.hasLookAlikeRows(account, { ...range, units: -b.units })) cause = 'duplicate';
+    else if (await store.continuity.hasPendingOfAmount(account, { ...range, units: b.units })) cause = 'pending_row';
     findings.push(
       finding(account, b.units, cause, {
         kind: 'balances',
@@ -110,10 +99,10 @@ async function checkAccount(store: Store, account: CheckAccount, from: string): 
     );
   }
 
-  const latest = await latestBookingDateTime(store, account);
+  const latest = await store.continuity.latestBookingDateTime(account);
   const horizon = latest === null ? null : new Date(Date.parse(latest) - SETTLE_DAYS * DAY_MS).toISOString();
   const walk = new RunningBalanceWalk(horizon);
-  for await (const rows of iterateBookedRows(store, account, from)) {
+  for await (const rows of store.continuity.bookedRows(account, from)) {
     for (const row of rows) {
       walk.push({
         transactionId: row.transactionId,
@@ -129,7 +118,7 @@ async function checkAccount(store: Store, account: CheckAccount, from: string): 
     let cause: ContinuityCause;
     if (b.repeats) cause = 'duplicate';
     else if (abs(b.units) < scale) cause = 'minor_unit';
-    else if (await hasPendingOfAmount(store, account, { ...range, units: b.units })) cause = 'pending_row';
+    else if (await store.continuity.hasPendingOfAmount(account, { ...range, units: b.units })) cause = 'pending_row';
     else cause = runningCause(snapshots, snapshotBreaks, b.row.bookingDateTime, b.units);
     const expected = b.before.balanceAfter + b.row.units;
     findings.push(

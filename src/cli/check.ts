@@ -5,7 +5,6 @@
  */
 import type { Command } from 'commander';
 import { checkContinuity, type CheckResult } from '../check/check-accounts';
-import { listCheckAccounts } from '../store/continuity';
 import { createCliContext, globalsOf } from './context';
 import { ExitCode, UsageError } from './exit-codes';
 
@@ -42,7 +41,7 @@ export function registerCheckCommand(program: Command): void {
       const ctx = createCliContext(globalsOf(command));
       try {
         const store = await ctx.store();
-        if (flags.account !== undefined && (await listCheckAccounts(store, { accountId: flags.account })).length === 0) {
+        if (flags.account !== undefined && (await store.continuity.listAccounts({ accountId: flags.account })).length === 0) {
           throw new UsageError(`--account ${flags.account}: no such account in the database`, 'bankdata export accounts lists them');
         }
         const result = await checkContinuity(store, { accountId: flags.account });

@@ -6,7 +6,6 @@
 import { join } from 'node:path';
 import type { Command } from 'commander';
 import { nzMidnight } from '../api/rules';
-import { listReportAccounts } from '../store/report-queries';
 import { createCliContext, globalsOf } from './context';
 import { ExitCode, UsageError } from './exit-codes';
 
@@ -42,7 +41,7 @@ export function registerReportCommand(program: Command): void {
       const ctx = createCliContext(globalsOf(command));
       try {
         const store = await ctx.store();
-        if (flags.account !== undefined && (await listReportAccounts(store, { accountId: flags.account })).length === 0) {
+        if (flags.account !== undefined && (await store.reportData.accounts({ accountId: flags.account })).length === 0) {
           throw new UsageError(`--account ${flags.account}: no such account in the database`);
         }
         const { writeReport } = await import('../report/write-report');

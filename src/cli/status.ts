@@ -5,7 +5,6 @@
 import type { Command } from 'commander';
 import { listReconciliationIssues, type ReconciliationIssues } from '../payments';
 import type { ConsentViewRow, RejectCount, RunViewRow, RunWorkerRow, Store } from '../store';
-import { countContinuityFindings } from '../store/continuity';
 import { isEndedStatus } from '../sync/consent';
 import { createCliContext, globalsOf } from './context';
 import { ExitCode } from './exit-codes';
@@ -117,7 +116,7 @@ export function registerStatusCommand(program: Command): void {
         const store = await ctx.readStore();
         const report: StatusReport = {
           ...(await readStatus(store, ctx.config.expiryWarningDays, runs)),
-          continuityBreaks: await countContinuityFindings(store),
+          continuityBreaks: await store.continuity.countFindings(),
         };
         process.stdout.write(flags.json ? `${JSON.stringify(report, null, 2)}\n` : formatStatus(report, ctx.config.expiryWarningDays));
         process.exitCode = ExitCode.Ok;

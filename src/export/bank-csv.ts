@@ -5,7 +5,7 @@
  * amounts are the bank's exact signed digits (money in positive, money out negative, no currency
  * symbol, no thousands separator). Written through csv.ts (RFC 4180, CRLF, UTF-8).
  */
-import { csvChunks } from './csv';
+import { csvBatchChunks, mapBatches, type RowBatches } from './row-batches';
 import { payeeName, memo } from './statement-text';
 
 export type BankCsvFormat = 'xero' | 'myob';
@@ -61,19 +61,16 @@ function myobCells(get: Get): string[] {
   return [nzSlashDate(get('booking_date')!), amount, oneLine(description)];
 }
 
-export function* bankCsvChunks(
+export async function* bankCsvChunks(
   format: BankCsvFormat,
   columns: readonly string[],
-  rows: Iterable<readonly unknown[]>,
+  batches: RowBatches,
   options: { neutralise: boolean },
-): Generator<string> {
+): AsyncGenerator<string> {
   const read = reader(columns);
   const header = format === 'xero' ? XERO_HEADER : MYOB_HEADER;
   const cells = format === 'xero' ? xeroCells : myobCells;
-  const mapped = (function* () {
-    for (const row of rows) yield cells(read(row));
-  })();
-  yield* csvChunks(header, mapped, {
+  yield* csvBatchChunks(header, mapBatches(batches, (row) => cells(read(row))), {
     bom: false,
     lineEnding: 'crlf',
     neutralise: options.neutralise,

@@ -1,25 +1,23 @@
 /**
- * The programmatic export: one dataset of the views, filtered, in one format, streamed from
- * SQLite (`iterate()`) to a file (atomically) or stdout. The CLI and the demo both call it.
+ * The programmatic export: one dataset of the views, filtered, in one format, streamed from the
+ * store (`store.views.rows`, batches pulled as the output drains; either dialect) to a file
+ * (atomically) or stdout. The CLI and the demo both call it.
  *
- * The statement stays open while the output drains, so the connection must not be used for
- * anything else until the returned promise settles (better-sqlite3 refuses a busy connection).
+ * On SQLite the rows' statement stays open while the output drains, so the store must not be used
+ * for anything else until the returned promise settles (better-sqlite3 refuses a busy connection).
  */
-import type Database from 'better-sqlite3';
 import type { Writable } from 'node:stream';
 import { UsageError } from '../errors';
 import type { Store } from '../store';
-import { sqliteOf } from '../store/sqlite-store';
 import { bankCsvChunks, XERO_MAX_LINES } from './bank-csv';
-import { csvChunks } from './csv';
-import { DATASET_SPECS } from './datasets';
-import { buildSelect, validateExportRequest, type ExportFilters, type ExportRequest } from './filters';
+import { validateExportRequest, type ExportFilters, type ExportRequest } from './filters';
 import { jsonChunks, ndjsonChunks } from './json';
 import { OFX_DIALECTS, ofxChunks, type OfxDialect, type OfxStatement } from './ofx';
 import { ofxAccount } from './ofx-format';
-import { availableBalance, ledgerBalance, resolveStatementAccounts, statementPeriod, statementRange } from './ofx-source';
+import { availableBalance, ledgerBalance, resolveStatementAccounts, statementPeriod } from './ofx-source';
 import { writeOutput } from './output';
 import { partialExportWarnings } from './partial';
+import { countedBatches, csvBatchChunks } from './row-batches';
 
 export interface ExportOptions {
   /** transactions, accounts, balances, statements, parties, consents, runs, payments, payment_matches */
@@ -54,7 +52,6 @@ export interface ExportResult {
 
 /** Runs one export. Throws UsageError (exit 2) for a bad dataset, format or filter. */
 export async function exportDataset(store: Store, options: ExportOptions): Promise<ExportResult> {
-  const db = sqliteOf(store);
   const request = validateExportRequest(options.dataset, options.format, options.filters ?? {});
   if (request.format !== 'csv' && (options.excel || options.lineEnding === 'lf')) {
     throw new UsageError(`${options.excel ? '--excel' : '--lf'} applies to --format csv only`);
@@ -67,12 +64,12 @@ export async function exportDataset(store: Store, options: ExportOptions): Promi
     throw new UsageError(`unknown OFX dialect: ${JSON.stringify(dialect)}`, `one of ${OFX_DIALECTS.join(', ')}`);
   }
   if (options.ofxDialect !== undefined && request.format !== 'ofx') throw new UsageError('--ofx-dialect applies to --format ofx only');
-  const warnings = partialExportWarnings(db, request);
+  const warnings = await partialExportWarnings(store, request);
   const counter = { rows: 0 };
   const chunks =
     request.format === 'ofx'
-      ? ofxDocument(db, request, options, dialect as OfxDialect, counter)
-      : tabular(db, request, options, counter);
+      ? await ofxDocument(store, request, options, dialect as OfxDialect, counter)
+      : await tabular(store, request, options, counter);
   const written = await writeOutput(options.out, chunks, options.stdout);
   if (request.format === 'xero' && counter.rows > XERO_MAX_LINES) {
     warnings.push(`Xero imports at most ${XERO_MAX_LINES} statement lines per file and this one has ${counter.rows}: split it with --from / --to`);
@@ -80,34 +77,17 @@ export async function exportDataset(store: Store, options: ExportOptions): Promi
   return { rows: counter.rows, ...written, warnings };
 }
 
-/** The view's rows as arrays in file-column order; integers as BigInt so none passes through a float. */
-function openRows(db: Database.Database, request: ExportRequest) {
-  const spec = DATASET_SPECS[request.dataset];
-  // The columns come from the view itself, in its order: the export follows the view.
-  const viewColumns = db.prepare(`SELECT * FROM ${spec.view} LIMIT 0`).columns().map((c) => c.name);
-  const select = buildSelect(spec, request.filters, viewColumns);
-  const stmt = db.prepare(select.sql).raw(true).safeIntegers(true);
-  const columns = stmt.columns().map((c) => c.name);
-  return { columns, select, iterate: () => stmt.iterate(...select.params) as IterableIterator<unknown[]> };
-}
-
-function* counted(rows: Iterable<unknown[]>, counter: { rows: number }): Generator<unknown[]> {
-  for (const row of rows) {
-    counter.rows++;
-    yield row;
-  }
-}
-
-function tabular(db: Database.Database, request: ExportRequest, options: ExportOptions, counter: { rows: number }) {
+async function tabular(store: Store, request: ExportRequest, options: ExportOptions, counter: { rows: number }): Promise<AsyncIterable<string>> {
   // Bank statements carry booked rows only (validateExportRequest refused --status pending).
   const statement = request.format === 'xero' || request.format === 'myob';
-  const effective: ExportRequest = statement ? { ...request, filters: { ...request.filters, status: 'booked' } } : request;
-  const { columns, iterate } = openRows(db, effective);
-  const rows = counted({ [Symbol.iterator]: iterate }, counter);
+  const filters = statement ? { ...request.filters, status: 'booked' as const } : request.filters;
   const neutralise = options.neutralise ?? true;
+  // The columns are read before the output is opened; the rows as it drains.
+  const { columns, batches } = await store.views.rows(request.dataset, filters);
+  const rows = countedBatches(batches, counter);
   switch (request.format) {
     case 'csv':
-      return csvChunks(columns, rows, { bom: options.excel ?? false, lineEnding: options.lineEnding ?? 'crlf', neutralise });
+      return csvBatchChunks(columns, rows, { bom: options.excel ?? false, lineEnding: options.lineEnding ?? 'crlf', neutralise });
     case 'xero':
     case 'myob':
       return bankCsvChunks(request.format, columns, rows, { neutralise });
@@ -121,30 +101,31 @@ function tabular(db: Database.Database, request: ExportRequest, options: ExportO
 /**
  * OFX: one statement per account (resolved first, so two banks' same id never mix), each with
  * its booked rows and a LEDGERBAL; an account whose LEDGERBAL cannot be known fails the export
- * with the reason (a statement without one is refused by libofx).
+ * with the reason (a statement without one is refused by libofx) before a byte is written.
  */
-function ofxDocument(db: Database.Database, request: ExportRequest, options: ExportOptions, dialect: OfxDialect, counter: { rows: number }) {
+async function ofxDocument(store: Store, request: ExportRequest, options: ExportOptions, dialect: OfxDialect, counter: { rows: number }) {
   const now = (options.now ?? (() => new Date()))();
-  const accounts = resolveStatementAccounts(db, request.filters);
-  const statements: OfxStatement[] = accounts.map((account) => {
+  const accounts = await resolveStatementAccounts(store, request.filters);
+  const statements: OfxStatement[] = [];
+  for (const account of accounts) {
     const filters = { ...request.filters, accountIds: [account.accountId], bank: account.bank as typeof request.filters.bank, status: 'booked' as const };
-    const { columns, select, iterate } = openRows(db, { ...request, filters });
-    const range = statementRange(db, select);
-    const ledger = ledgerBalance(db, account, range, filters);
+    const range = await store.views.range(filters);
+    const ledger = await ledgerBalance(store, account, range, filters);
     if (!ledger.ok) {
       throw new UsageError(`cannot write an OFX LEDGERBAL: ${ledger.reason}`, 'export it with --format csv, or sync through a consent with ReadBalances');
     }
     const period = statementPeriod(range, filters, now);
-    return {
+    const { columns, batches } = await store.views.rows('transactions', filters);
+    statements.push({
       account: ofxAccount(account),
       currency: account.currency,
       dtStart: period.dtStart,
       dtEnd: period.dtEnd,
       ledger: ledger.balance,
-      available: availableBalance(db, account, filters),
+      available: await availableBalance(store, account, filters),
       columns,
-      rows: { [Symbol.iterator]: () => counted({ [Symbol.iterator]: iterate }, counter) },
-    };
-  });
+      rows: countedBatches(batches, counter),
+    });
+  }
   return ofxChunks({ dialect, bank: accounts[0]!.bank, now, statements });
 }

@@ -1,11 +1,12 @@
 /**
- * Export filters: validated once (a bad filter is a usage error, exit 2, naming the problem)
- * and turned into a parameterised WHERE clause over the dataset's view. Dates are NZ dates,
- * both ends inclusive, judged in Pacific/Auckland with DST (src/api/rules.ts).
+ * Export filters: validated once (a bad filter is a usage error, exit 2, naming the problem);
+ * the store turns them into the WHERE clause over the dataset's view (src/store/view-reads.ts).
+ * Dates are NZ dates, both ends inclusive, judged in Pacific/Auckland with DST (src/api/rules.ts).
  */
-import { addNzDays, nzMidnight } from '../api/rules';
+import { nzMidnight } from '../api/rules';
 import { BANKS, type BankName } from '../api/schemas';
 import { UsageError } from '../errors';
+import type { ViewFilters } from '../store/view-datasets';
 import { DATASET_SPECS, FORMATS, STATEMENT_FORMATS, isDataset, isFormat, type DatasetName, type DatasetSpec, type ExportFormat } from './datasets';
 
 export const STATUSES = ['booked', 'pending', 'all'] as const;
@@ -24,16 +25,8 @@ export interface ExportFilters {
   status?: StatusFilter | string | undefined;
 }
 
-/** Filters after validation: dates checked, bank spelt as the API spells it. */
-export interface ValidFilters {
-  from?: string;
-  to?: string;
-  consentId?: string;
-  /** one or more account ids, each given once */
-  accountIds?: string[];
-  bank?: BankName;
-  status: StatusFilter;
-}
+/** Filters after validation: dates checked, bank spelt as the API spells it (the store's ViewFilters). */
+export type ValidFilters = ViewFilters;
 
 export interface ExportRequest {
   dataset: DatasetName;
@@ -140,80 +133,4 @@ export function validateExportRequest(dataset: string, format: string, filters: 
     if (valid.status === 'pending') throw new UsageError(`--format ${format} exports booked transactions only; drop --status pending`);
   }
   return { dataset, format, filters: valid };
-}
-
-export interface SqlQuery {
-  sql: string;
-  params: (string | number)[];
-}
-
-/** Unix seconds of 00:00 Pacific/Auckland on an NZ date. */
-function nzMidnightSeconds(date: string): number {
-  return nzMidnight(date).toSeconds();
-}
-
-/**
- * The rows' SELECT over the view. Instants are compared through SQLite's unixepoch(), which
- * reads ISO 8601 with `Z` or an offset, so the comparison is by instant whatever the offset.
- */
-export function buildSelect(spec: DatasetSpec, filters: ValidFilters, columns?: readonly string[]): SqlQuery {
-  const where: string[] = [];
-  const params: (string | number)[] = [];
-  const add = (clause: string, param: string | number) => {
-    where.push(clause);
-    params.push(param);
-  };
-  const { from, to } = filters;
-  if (spec.dates && (from || to)) {
-    const rule = spec.dates;
-    const fromSec = from ? nzMidnightSeconds(from) : undefined;
-    const toEndSec = to ? nzMidnightSeconds(addNzDays(to, 1)) : undefined;
-    if (rule.kind === 'nz-date-column') {
-      if (from) add(`v.${rule.column} >= ?`, from);
-      if (to) add(`v.${rule.column} <= ?`, to);
-    } else if (rule.kind === 'instant-column') {
-      if (fromSec !== undefined) add(`unixepoch(v.${rule.column}) >= ?`, fromSec);
-      if (toEndSec !== undefined) add(`unixepoch(v.${rule.column}) < ?`, toEndSec);
-    } else {
-      // A statement belongs to the range when its period overlaps it.
-      if (fromSec !== undefined) add(`unixepoch(v.${rule.end}) >= ?`, fromSec);
-      if (toEndSec !== undefined) add(`unixepoch(v.${rule.start}) < ?`, toEndSec);
-    }
-  }
-  if (filters.consentId !== undefined && spec.consent) {
-    if (spec.consent.kind === 'column') {
-      add('v.consent_id = ?', filters.consentId);
-    } else {
-      // The view has no consent column: the account's consent (v_accounts.consent_id) decides.
-      add(
-        'EXISTS (SELECT 1 FROM v_accounts a WHERE a.bank = v.bank AND a.account_id = v.account_id AND a.consent_id = ?)',
-        filters.consentId,
-      );
-    }
-  }
-  if (filters.accountIds !== undefined) {
-    where.push(`v.account_id IN (${filters.accountIds.map(() => '?').join(', ')})`);
-    params.push(...filters.accountIds);
-  }
-  if (filters.bank !== undefined) add('v.bank = ?', filters.bank);
-  if (spec.status && filters.status !== 'all') {
-    add('v.status = ?', filters.status === 'booked' ? 'Booked' : 'Pending');
-  }
-  const sql =
-    `SELECT ${columns ? fileColumns(columns).join(', ') : 'v.*'} FROM ${spec.view} AS v` +
-    (where.length > 0 ? ` WHERE ${where.join(' AND ')}` : '') +
-    ` ORDER BY ${spec.orderBy.map((c) => `v.${c}`).join(', ')}`;
-  return { sql, params };
-}
-
-/**
- * The select list of a file: the view's columns in order, except that a column with an exact
- * text twin (`amount` and `amount_text`, version 0.2 of the views) is written from the text and
- * the twin is not repeated. Files keep their 0.1 form: `amount` is the bank's exact digits.
- */
-export function fileColumns(viewColumns: readonly string[]): string[] {
-  const names = new Set(viewColumns);
-  return viewColumns
-    .filter((c) => !(c.endsWith('_text') && names.has(c.slice(0, -'_text'.length))))
-    .map((c) => (names.has(`${c}_text`) ? `v.${c}_text AS ${c}` : `v.${c}`));
 }

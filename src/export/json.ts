@@ -1,8 +1,10 @@
 /**
  * JSON (one array) and NDJSON (one object a line). Each object has the view's columns in
  * the view's order. Amounts stay the strings the view holds; integers (minor units, counts)
- * are written from SQLite's 64-bit integers without passing through a float; NULL is null.
+ * are written from the store's 64-bit integers (BigInt) without passing through a float; NULL is
+ * null. Rows arrive in batches from the store (row-batches.ts).
  */
+import type { RowBatches } from './row-batches';
 
 const CHUNK_CHARS = 64 * 1024;
 
@@ -36,30 +38,34 @@ export function jsonObjectWriter(columns: readonly string[]): (row: readonly unk
 }
 
 /** NDJSON: one object and `\n` per row; nothing at all for no rows. */
-export function* ndjsonChunks(columns: readonly string[], rows: Iterable<readonly unknown[]>): Generator<string> {
+export async function* ndjsonChunks(columns: readonly string[], batches: RowBatches): AsyncGenerator<string> {
   const toObject = jsonObjectWriter(columns);
   let chunk = '';
-  for (const row of rows) {
-    chunk += toObject(row) + '\n';
-    if (chunk.length >= CHUNK_CHARS) {
-      yield chunk;
-      chunk = '';
+  for await (const rows of batches) {
+    for (const row of rows) {
+      chunk += toObject(row) + '\n';
+      if (chunk.length >= CHUNK_CHARS) {
+        yield chunk;
+        chunk = '';
+      }
     }
   }
   if (chunk.length > 0) yield chunk;
 }
 
 /** JSON: one array, one object a line inside it, a final newline. `[]` for no rows. */
-export function* jsonChunks(columns: readonly string[], rows: Iterable<readonly unknown[]>): Generator<string> {
+export async function* jsonChunks(columns: readonly string[], batches: RowBatches): AsyncGenerator<string> {
   const toObject = jsonObjectWriter(columns);
   let chunk = '[';
   let first = true;
-  for (const row of rows) {
-    chunk += (first ? '\n' : ',\n') + toObject(row);
-    first = false;
-    if (chunk.length >= CHUNK_CHARS) {
-      yield chunk;
-      chunk = '';
+  for await (const rows of batches) {
+    for (const row of rows) {
+      chunk += (first ? '\n' : ',\n') + toObject(row);
+      first = false;
+      if (chunk.length >= CHUNK_CHARS) {
+        yield chunk;
+        chunk = '';
+      }
     }
   }
   yield chunk + (first ? ']\n' : '\n]\n');

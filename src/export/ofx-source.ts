@@ -4,11 +4,12 @@
  * of docs/exports.md "OFX" (the last row's running balance, else a booked balance carried through
  * the booked rows between), AVAILBAL the latest available balance read.
  */
-import type Database from 'better-sqlite3';
 import { addNzDays, creditDebitFilter, nzDateOf, nzMidnight } from '../api/rules';
 import { UsageError } from '../errors';
 import { sumDecimals } from './decimal';
-import type { SqlQuery, ValidFilters } from './filters';
+import type { Store } from '../store';
+import type { ViewAccount, ViewRange } from '../store/view-reads';
+import type { ValidFilters } from './filters';
 import type { OfxBalance } from './ofx';
 import type { AccountFacts } from './ofx-format';
 
@@ -17,18 +18,7 @@ export interface StatementAccount extends AccountFacts {
   consentId: string;
 }
 
-interface AccountViewRow {
-  bank: string;
-  account_id: string;
-  consent_id: string;
-  currency: string;
-  account_subtype: string | null;
-  identification: string | null;
-}
-
-const ACCOUNT_SQL = 'SELECT bank, account_id, consent_id, currency, account_subtype, identification FROM v_accounts';
-
-function toAccount(row: AccountViewRow): StatementAccount {
+function toAccount(row: ViewAccount): StatementAccount {
   return {
     bank: row.bank,
     accountId: row.account_id,
@@ -40,10 +30,8 @@ function toAccount(row: AccountViewRow): StatementAccount {
 }
 
 /** One account by id; an account id held at two banks needs --bank. */
-export function resolveAccount(db: Database.Database, accountId: string, bank: string | undefined): StatementAccount {
-  const rows = db
-    .prepare<unknown[], AccountViewRow>(`${ACCOUNT_SQL} WHERE account_id = ?${bank ? ' AND bank = ?' : ''} ORDER BY bank`)
-    .all(...(bank ? [accountId, bank] : [accountId]));
+export async function resolveAccount(store: Store, accountId: string, bank: string | undefined): Promise<StatementAccount> {
+  const rows = await store.views.accounts({ accountId, bank });
   const first = rows[0];
   if (!first) {
     throw new UsageError(`no account ${JSON.stringify(accountId)}${bank ? ` at ${bank}` : ''} in v_accounts`, 'list them with: bankdata export accounts');
@@ -58,16 +46,13 @@ export function resolveAccount(db: Database.Database, accountId: string, bank: s
  * The statement's accounts: each --account (in the order given), else every account of
  * --consent. One bank per file: OFX has one FI for the whole download.
  */
-export function resolveStatementAccounts(db: Database.Database, filters: ValidFilters): StatementAccount[] {
-  let accounts: StatementAccount[];
+export async function resolveStatementAccounts(store: Store, filters: ValidFilters): Promise<StatementAccount[]> {
+  let accounts: StatementAccount[] = [];
   if (filters.accountIds) {
-    accounts = filters.accountIds.map((id) => resolveAccount(db, id, filters.bank));
+    for (const id of filters.accountIds) accounts.push(await resolveAccount(store, id, filters.bank));
     if (filters.consentId !== undefined) accounts = accounts.filter((a) => a.consentId === filters.consentId);
   } else {
-    accounts = db
-      .prepare<unknown[], AccountViewRow>(`${ACCOUNT_SQL} WHERE consent_id = ?${filters.bank ? ' AND bank = ?' : ''} ORDER BY bank, account_id`)
-      .all(...(filters.bank ? [filters.consentId, filters.bank] : [filters.consentId]))
-      .map(toAccount);
+    accounts = (await store.views.accounts({ consentId: filters.consentId, bank: filters.bank })).map(toAccount);
   }
   if (accounts.length === 0) throw new UsageError('no account matches --account / --consent / --bank', 'list them with: bankdata export accounts');
   const banks = [...new Set(accounts.map((a) => a.bank))];
@@ -77,29 +62,7 @@ export function resolveStatementAccounts(db: Database.Database, filters: ValidFi
   return accounts;
 }
 
-export interface StatementRange {
-  rows: number;
-  /** booking instant and NZ date of the last row in export order; its running balance, if sent */
-  last: { bookingDateTime: string; bookingDate: string; balanceAfter: string | null } | null;
-  firstDate: string | null;
-}
-
-/** Count, first date and last row of one account's exported rows (the file's own select). */
-export function statementRange(db: Database.Database, select: SqlQuery): StatementRange {
-  const stats = db
-    .prepare<unknown[], { n: number; first: string | null }>(`SELECT COUNT(*) AS n, MIN(booking_date) AS first FROM (${select.sql})`)
-    .get(...select.params)!;
-  const last = db
-    .prepare<unknown[], { booking_date_time: string; booking_date: string; balance_after: string | null }>(
-      `SELECT booking_date_time, booking_date, balance_after FROM (${select.sql}) ORDER BY booking_date_time DESC, transaction_id DESC LIMIT 1`,
-    )
-    .get(...select.params);
-  return {
-    rows: stats.n,
-    firstDate: stats.first,
-    last: last ? { bookingDateTime: last.booking_date_time, bookingDate: last.booking_date, balanceAfter: last.balance_after } : null,
-  };
-}
+export type StatementRange = ViewRange;
 
 /** DTSTART / DTEND as NZ dates: the requested days, else the first and last booking, else today. */
 export function statementPeriod(range: StatementRange, filters: ValidFilters, now: Date): { dtStart: string; dtEnd: string } {
@@ -122,16 +85,8 @@ interface BalanceRead {
  * The latest balance of the given types at or before `asOf` (an instant; none: the latest).
  * At the same instant a closing balance wins over an interim one.
  */
-function latestBalance(db: Database.Database, account: StatementAccount, types: readonly string[], asOf: string | null): BalanceRead | null {
-  const row = db
-    .prepare<unknown[], { amount: string; date_time: string }>(
-      `SELECT amount_text AS amount, date_time FROM v_balances
-       WHERE bank = ? AND account_id = ? AND type IN (${types.map(() => '?').join(', ')})` +
-        (asOf ? ' AND date_time <= ?' : '') +
-        ` ORDER BY date_time DESC, type LIKE 'Closing%' DESC LIMIT 1`,
-    )
-    .get(account.bank, account.accountId, ...types, ...(asOf ? [asOf] : []));
-  return row ? { amount: row.amount, dateTime: row.date_time } : null;
+function latestBalance(store: Store, account: StatementAccount, types: readonly string[], asOf: string | null): Promise<BalanceRead | null> {
+  return store.views.latestBalance(account, types, asOf);
 }
 
 /** The last instant of --to's NZ day, as the views store instants (UTC ISO, milliseconds). */
@@ -139,9 +94,8 @@ function endOfNzDay(date: string): string {
   return nzMidnight(addNzDays(date, 1)).minus({ milliseconds: 1 }).toUTC().toISO()!;
 }
 
-function consentFilter(db: Database.Database, consentId: string): 'Credit' | 'Debit' | null {
-  const row = db.prepare<unknown[], { permissions: string | null }>('SELECT permissions FROM v_consents WHERE consent_id = ?').get(consentId);
-  return creditDebitFilter((row?.permissions ?? '').split(' '));
+async function consentFilter(store: Store, consentId: string): Promise<'Credit' | 'Debit' | null> {
+  return creditDebitFilter(((await store.views.consentPermissions(consentId)) ?? '').split(' '));
 }
 
 export type LedgerBalance = { ok: true; balance: OfxBalance } | { ok: false; reason: string };
@@ -151,10 +105,10 @@ export type LedgerBalance = { ok: true; balance: OfxBalance } | { ok: false; rea
  * booked balance read at or before --to, carried to the last row (or to --to when there is no
  * row) by the booked rows between; else the reason it cannot be known.
  */
-export function ledgerBalance(db: Database.Database, account: StatementAccount, range: StatementRange, filters: ValidFilters): LedgerBalance {
+export async function ledgerBalance(store: Store, account: StatementAccount, range: StatementRange, filters: ValidFilters): Promise<LedgerBalance> {
   if (range.last?.balanceAfter) return { ok: true, balance: { amount: range.last.balanceAfter, nzDate: range.last.bookingDate } };
   const toEnd = filters.to ? endOfNzDay(filters.to) : null;
-  const read = latestBalance(db, account, LEDGER_TYPES, toEnd);
+  const read = await latestBalance(store, account, LEDGER_TYPES, toEnd);
   if (!read) {
     return {
       ok: false,
@@ -164,7 +118,7 @@ export function ledgerBalance(db: Database.Database, account: StatementAccount, 
   const target = range.last?.bookingDateTime ?? toEnd ?? read.dateTime;
   const targetDate = range.last?.bookingDate ?? filters.to ?? nzDateOf(read.dateTime);
   if (target === read.dateTime) return { ok: true, balance: { amount: read.amount, nzDate: targetDate } };
-  const only = consentFilter(db, account.consentId);
+  const only = await consentFilter(store, account.consentId);
   if (only) {
     return {
       ok: false,
@@ -173,18 +127,14 @@ export function ledgerBalance(db: Database.Database, account: StatementAccount, 
   }
   const forward = read.dateTime < target;
   const [after, upTo] = forward ? [read.dateTime, target] : [target, read.dateTime];
-  const between = db
-    .prepare<unknown[], { amount: string }>(
-      `SELECT amount_text AS amount FROM v_transactions
-       WHERE bank = ? AND account_id = ? AND status = 'Booked' AND booking_date_time > ? AND booking_date_time <= ?`,
-    )
-    .all(account.bank, account.accountId, after, upTo)
-    .map((r) => (forward ? r.amount : r.amount.startsWith('-') ? r.amount.slice(1) : `-${r.amount}`));
+  const between = (await store.views.bookedAmounts(account, after, upTo)).map((amount) =>
+    forward ? amount : amount.startsWith('-') ? amount.slice(1) : `-${amount}`,
+  );
   return { ok: true, balance: { amount: sumDecimals([read.amount, ...between]), nzDate: targetDate } };
 }
 
 /** AVAILBAL: the latest available balance read at or before --to, as of its own NZ date. */
-export function availableBalance(db: Database.Database, account: StatementAccount, filters: ValidFilters): OfxBalance | null {
-  const read = latestBalance(db, account, AVAILABLE_TYPES, filters.to ? endOfNzDay(filters.to) : null);
+export async function availableBalance(store: Store, account: StatementAccount, filters: ValidFilters): Promise<OfxBalance | null> {
+  const read = await latestBalance(store, account, AVAILABLE_TYPES, filters.to ? endOfNzDay(filters.to) : null);
   return read ? { amount: read.amount, nzDate: nzDateOf(read.dateTime) } : null;
 }

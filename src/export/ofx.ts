@@ -6,7 +6,7 @@
  * body (every element closed, valid in both): `sgml` (default), OFX 1.6 headers with
  * ENCODING:UTF-8, which libofx, ofxparse and ledger-autosync all read with non-ASCII text; and
  * `xml`, OFX 2.2, for XML consumers (ofxparse reads its body as ASCII: see docs/exports.md "OFX").
- * Transactions are written as they stream from SQLite.
+ * Transactions are written as they stream from the store, batch by batch.
  */
 import {
   OFX_LIMITS,
@@ -18,6 +18,7 @@ import {
   ofxTransactionType,
   type OfxAccount,
 } from './ofx-format';
+import type { RowBatches } from './row-batches';
 import { memo, payeeName } from './statement-text';
 
 export const OFX_DIALECTS = ['sgml', 'xml'] as const;
@@ -40,7 +41,7 @@ export interface OfxStatement {
   available: OfxBalance | null;
   /** booked v_transactions rows of the account, file columns (amount is the exact text) */
   columns: readonly string[];
-  rows: Iterable<readonly unknown[]>;
+  rows: RowBatches;
 }
 
 export interface OfxDocument {
@@ -183,7 +184,7 @@ function statementTail(st: OfxStatement): string {
 }
 
 /** The OFX document in chunks: bank accounts in BANKMSGSRSV1, then cards in CREDITCARDMSGSRSV1. */
-export function* ofxChunks(doc: OfxDocument): Generator<string> {
+export async function* ofxChunks(doc: OfxDocument): AsyncGenerator<string> {
   let chunk = signOn(doc);
   let trnUid = 0;
   const sets = [
@@ -196,11 +197,13 @@ export function* ofxChunks(doc: OfxDocument): Generator<string> {
     for (const st of set.statements) {
       const read = rowReader(st.columns);
       chunk += statementHead(st, trnUid++);
-      for (const row of st.rows) {
-        chunk += ofxTransaction((c) => read(row, c));
-        if (chunk.length >= CHUNK_CHARS) {
-          yield chunk;
-          chunk = '';
+      for await (const rows of st.rows) {
+        for (const row of rows) {
+          chunk += ofxTransaction((c) => read(row, c));
+          if (chunk.length >= CHUNK_CHARS) {
+            yield chunk;
+            chunk = '';
+          }
         }
       }
       chunk += statementTail(st);

@@ -7,18 +7,8 @@ import { DateTime } from 'luxon';
 import { NZ_ZONE, nzDateOf } from '../api/rules';
 import { reconciliationSummary } from '../payments';
 import type { Store } from '../store';
-import { listContinuityFindings } from '../store/continuity';
-import {
-  balanceAnchor,
-  countPayments,
-  dailyFlows,
-  listReportAccounts,
-  listReportConsents,
-  listReportRuns,
-  type ReportAccount,
-  type ReportConsent,
-  type ReportRun,
-} from '../store/report-queries';
+import type { ContinuityViewRow } from '../store/continuity';
+import type { ReportAccount, ReportConsent, ReportRun } from '../store/report-queries';
 import { unitsPerMinor, type Units } from '../check/units';
 import type { BalancePoint, FlowPoint } from './charts';
 import { renderReport } from './html';
@@ -50,7 +40,7 @@ export interface ReportData {
   accounts: AccountSection[];
   consents: ReportConsent[];
   runs: ReportRun[];
-  continuity: Record<string, unknown>[];
+  continuity: ContinuityViewRow[];
   payments: { count: number; settled: number; matched: number; unmatched: number; ambiguous: number } | null;
 }
 
@@ -58,10 +48,10 @@ export async function gatherReport(store: Store, options: ReportOptions = {}): P
   const from = options.from ?? null;
   const to = options.to ?? null;
   const accounts: AccountSection[] = [];
-  for (const account of await listReportAccounts(store, { accountId: options.accountId })) {
+  for (const account of await store.reportData.accounts({ accountId: options.accountId })) {
     accounts.push(await accountSection(store, account, from, to));
   }
-  const paymentCount = await countPayments(store);
+  const paymentCount = await store.reportData.countPayments();
   let payments: ReportData['payments'] = null;
   if (paymentCount > 0) {
     const issues = await reconciliationSummary(store);
@@ -73,23 +63,23 @@ export async function gatherReport(store: Store, options: ReportOptions = {}): P
     from,
     to,
     accounts,
-    consents: await listReportConsents(store),
-    runs: await listReportRuns(store, options.runs ?? 10),
-    continuity: await listContinuityFindings(store, { accountId: options.accountId }),
+    consents: await store.reportData.consents(),
+    runs: await store.reportData.runs(options.runs ?? 10),
+    continuity: await store.continuity.listFindings({ accountId: options.accountId }),
     payments,
   };
 }
 
 async function accountSection(store: Store, account: ReportAccount, from: string | null, to: string | null): Promise<AccountSection> {
   const scale = unitsPerMinor(account.currency);
-  const days = await dailyFlows(store, account, scale);
-  const anchor = await balanceAnchor(store, account, { scale, nzDateOf });
+  const days = await store.reportData.dailyFlows(account, scale);
+  const anchor = await store.reportData.balanceAnchor(account, { scale, nzDateOf });
   // balance(end of D) = stated balance − rows up to when it was stated + rows up to the end of D.
   let base = 0n;
   if (anchor) {
     const anchorDate = nzDateOf(anchor.dateTime);
     let upTo = -anchor.laterSameDayUnits;
-    for (const day of days) if (day.date <= anchorDate) upTo += BigInt(day.inUnits) + BigInt(day.outUnits);
+    for (const day of days) if (day.date <= anchorDate) upTo += day.inUnits + day.outUnits;
     base = anchor.units - upTo;
   }
   const balances: BalancePoint[] = [];
@@ -97,8 +87,7 @@ async function accountSection(store: Store, account: ReportAccount, from: string
   let running = base;
   let carried: BalancePoint | null = null;
   for (const day of days) {
-    const inUnits = BigInt(day.inUnits);
-    const outUnits = BigInt(day.outUnits);
+    const { inUnits, outUnits } = day;
     running += inUnits + outUnits;
     if (from !== null && day.date < from) {
       carried = { date: from, units: running };

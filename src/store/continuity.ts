@@ -1,38 +1,22 @@
 /**
  * The SQL of the continuity check (src/check; docs/continuity.md): booked balance snapshots with
  * the sums of booked transactions between them, the booked rows in running-balance order, the
- * look-ups that name a break's likely cause, and the findings (v_continuity).
+ * look-ups that name a break's likely cause, and the findings (v_continuity). Written once for
+ * both dialects over a SqlRunner (dialect-sql.ts holds the expressions spelt differently); the
+ * Store exposes it as `store.continuity` (store.ts).
  *
- * Amounts are summed as exact integers: units of 1/100000 of the major unit (unitsSql), from
- * `amount_minor` where the row has one, else from the exact decimal text. Async, so callers
- * do not depend on the driver being synchronous.
+ * Amounts are summed as exact integers: units of 1/100000 of the major unit (unitsOf), from
+ * `amount_minor` where the row has one, else from the exact decimal text. The runner reads with
+ * `safeIntegers`; results are parsed here, so both dialects give the same values.
  */
+import { sql, type SQL } from 'drizzle-orm';
 import type { AccountId, BankName, TransactionId } from '../api/schemas';
+import { amountUnits, instantMinusDays, toBigInt, toNumber, toNumberOrNull } from './dialect-sql';
 import type { ContinuityCause, ContinuityKind } from './schema';
-import { sqliteOf } from './sqlite-store';
-import type { Store } from './store';
+import type { SqlRow, SqlRunner } from './sql-runner';
 
 /** The balance types that hold booked rows only (available ones include pending rows and credit lines). */
 export const BOOKED_BALANCE_TYPES = ['ClosingBooked', 'InterimBooked', 'OpeningBooked', 'PreviouslyClosedBooked'] as const;
-
-/**
- * An exact integer count of 1/100000 of the major unit from a signed decimal text column
- * (at most 5 fraction digits, the wire's amount pattern). Pure SQL integer arithmetic.
- */
-export function unitsSql(column: string): string {
-  const abs = `ltrim(${column}, '-')`;
-  const dot = `instr(${abs}, '.')`;
-  const whole = `CASE WHEN ${dot} = 0 THEN ${abs} ELSE substr(${abs}, 1, ${dot} - 1) END`;
-  const fraction = `CASE WHEN ${dot} = 0 THEN '' ELSE substr(${abs}, ${dot} + 1) END`;
-  return `((CASE WHEN substr(${column}, 1, 1) = '-' THEN -1 ELSE 1 END) * (CAST(${whole} AS INTEGER) * 100000 + CAST(substr(${fraction} || '00000', 1, 5) AS INTEGER)))`;
-}
-
-/** Units of a row's amount: amount_minor scaled (fast) where present, else the text. `:scale` = units per minor unit. */
-export function amountUnitsSql(alias: string): string {
-  return `(CASE WHEN ${alias}.amount_minor IS NOT NULL THEN ${alias}.amount_minor * :scale ELSE ${unitsSql(`${alias}.amount`)} END)`;
-}
-
-const BOOKED_ROW = `t.bank = :bank AND t.account_id = :account AND t.status = 'Booked' AND t.removed_at IS NULL`;
 
 export interface AccountKey {
   bank: BankName;
@@ -43,33 +27,11 @@ export interface CheckAccount extends AccountKey {
   currency: string;
 }
 
-export async function listCheckAccounts(store: Store, filter: { accountId?: string } = {}): Promise<CheckAccount[]> {
-  const rows = sqliteOf(store)
-    .prepare(
-      `SELECT bank, account_id AS accountId, currency FROM accounts
-       WHERE (:account IS NULL OR account_id = :account) ORDER BY bank, account_id`,
-    )
-    .all({ account: filter.accountId ?? null }) as CheckAccount[];
-  return rows;
-}
-
 export interface TransactionCoverage {
   consentId: string;
   /** Space-separated permissions of the consent. */
   permissions: string | null;
   startDateTime: string | null;
-}
-
-/** The consents through which the account's transactions were synced (a watermark is set). */
-export async function listTransactionCoverage(store: Store, key: AccountKey): Promise<TransactionCoverage[]> {
-  return sqliteOf(store)
-    .prepare(
-      `SELECT c.consent_id AS consentId, c.permissions, c.start_date_time AS startDateTime
-       FROM sync_state s JOIN consents c ON c.consent_id = s.consent_id
-       WHERE s.bank = :bank AND s.account_id = :account AND s.resource = 'transactions' AND s.watermark IS NOT NULL
-       ORDER BY c.start_date_time`,
-    )
-    .all({ bank: key.bank, account: key.accountId }) as TransactionCoverage[];
 }
 
 export interface BalanceSnapshotRow {
@@ -87,47 +49,6 @@ export interface BalanceSnapshotRow {
   lateUnits: bigint;
 }
 
-/** The account's booked balance snapshots, oldest first, with the sums the check compares. */
-export async function readBalanceSnapshots(
-  store: Store,
-  key: AccountKey,
-  options: { scale: bigint; lateWindowDays: number; from: string },
-): Promise<BalanceSnapshotRow[]> {
-  const types = BOOKED_BALANCE_TYPES.map((t) => `'${t}'`).join(', ');
-  const rows = sqliteOf(store)
-    .prepare(
-      `WITH s AS (
-         SELECT b.id, b.type, b.amount, b.date_time, b.fetched_at,
-                lag(b.date_time) OVER w AS prev_date_time,
-                lead(b.fetched_at) OVER w AS next_fetched_at
-         FROM balances b
-         WHERE b.bank = :bank AND b.account_id = :account AND b.type IN (${types}) AND b.date_time >= :from
-         WINDOW w AS (ORDER BY b.date_time, b.fetched_at, b.id)
-       )
-       SELECT s.date_time AS dateTime, s.fetched_at AS fetchedAt, s.type, s.amount,
-         CASE WHEN s.prev_date_time IS NULL THEN 0 ELSE (
-           SELECT coalesce(sum(${amountUnitsSql('t')}), 0) FROM transactions t
-           WHERE ${BOOKED_ROW} AND t.booking_date_time > s.prev_date_time AND t.booking_date_time <= s.date_time
-         ) END AS betweenUnits,
-         CASE WHEN s.next_fetched_at IS NULL THEN 0 ELSE (
-           SELECT coalesce(sum(${amountUnitsSql('t')}), 0) FROM transactions t
-           WHERE ${BOOKED_ROW} AND t.booking_date_time <= s.date_time
-             AND t.booking_date_time > strftime('%Y-%m-%dT%H:%M:%fZ', s.date_time, :lateWindow)
-             AND t.first_seen_at > s.next_fetched_at
-         ) END AS lateUnits
-       FROM s ORDER BY s.date_time, s.fetched_at, s.id`,
-    )
-    .safeIntegers(true)
-    .all({
-      bank: key.bank,
-      account: key.accountId,
-      scale: options.scale,
-      lateWindow: `-${options.lateWindowDays} days`,
-      from: options.from,
-    }) as BalanceSnapshotRow[];
-  return rows;
-}
-
 export interface RunningBalanceRow {
   transactionId: TransactionId;
   bookingDateTime: string;
@@ -136,71 +57,6 @@ export interface RunningBalanceRow {
   /** The amount in minor units where it has no finer digits (cheaper to read than the text). */
   amountMinor: number | null;
   balanceAfter: string | null;
-}
-
-/**
- * The account's booked rows from `from` on in booking order, in batches (memory follows the
- * batch, not the row count; one await per batch, not per row).
- */
-export async function* iterateBookedRows(store: Store, key: AccountKey, from: string, batchSize = 2000): AsyncGenerator<RunningBalanceRow[]> {
-  const statement = sqliteOf(store).prepare(
-    `SELECT t.transaction_id AS transactionId, t.booking_date_time AS bookingDateTime, t.booking_date AS bookingDate,
-            t.amount, t.amount_minor AS amountMinor, t.balance_after AS balanceAfter
-     FROM transactions t WHERE ${BOOKED_ROW} AND t.booking_date_time >= :from
-     ORDER BY t.booking_date_time, t.transaction_id`,
-  );
-  let batch: RunningBalanceRow[] = [];
-  for (const row of statement.iterate({ bank: key.bank, account: key.accountId, from })) {
-    batch.push(row as RunningBalanceRow);
-    if (batch.length === batchSize) {
-      yield batch;
-      batch = [];
-    }
-  }
-  if (batch.length > 0) yield batch;
-}
-
-/** The latest booking instant among the account's rows, booked or pending (NULL when none). */
-export async function latestBookingDateTime(store: Store, key: AccountKey): Promise<string | null> {
-  const row = sqliteOf(store)
-    .prepare(`SELECT max(booking_date_time) AS latest FROM transactions WHERE bank = :bank AND account_id = :account`)
-    .get({ bank: key.bank, account: key.accountId }) as { latest: string | null };
-  return row.latest;
-}
-
-/** True when two or more booked rows in (from, to] look alike (instant, amount, description) and each is `units`. */
-export async function hasLookAlikeRows(
-  store: Store,
-  key: AccountKey,
-  range: { from: string; to: string; units: bigint; scale: bigint },
-): Promise<boolean> {
-  const row = sqliteOf(store)
-    .prepare(
-      `SELECT 1 FROM transactions t
-       WHERE ${BOOKED_ROW} AND t.booking_date_time > :from AND t.booking_date_time <= :to AND ${amountUnitsSql('t')} = :units
-       GROUP BY t.booking_date_time, t.amount, coalesce(t.description, ''), coalesce(t.merchant_name, '')
-       HAVING count(*) > 1 LIMIT 1`,
-    )
-    .get({ bank: key.bank, account: key.accountId, from: range.from, to: range.to, units: range.units, scale: range.scale });
-  return row !== undefined;
-}
-
-/** True when a pending row (open or since removed) of `units` was booked within [from − 3 days, to]. */
-export async function hasPendingOfAmount(
-  store: Store,
-  key: AccountKey,
-  range: { from: string; to: string; units: bigint; scale: bigint },
-): Promise<boolean> {
-  const row = sqliteOf(store)
-    .prepare(
-      `SELECT 1 FROM transactions t
-       WHERE t.bank = :bank AND t.account_id = :account AND t.status = 'Pending'
-         AND t.booking_date_time >= strftime('%Y-%m-%dT%H:%M:%fZ', :from, '-3 days') AND t.booking_date_time <= :to
-         AND ${amountUnitsSql('t')} = :units
-       LIMIT 1`,
-    )
-    .get({ bank: key.bank, account: key.accountId, from: range.from, to: range.to, units: range.units, scale: range.scale });
-  return row !== undefined;
 }
 
 export interface ContinuityFinding extends AccountKey {
@@ -217,36 +73,209 @@ export interface ContinuityFinding extends AccountKey {
   detail: string;
 }
 
-/** Replaces the findings of the accounts checked, in one transaction. */
-export async function replaceContinuityFindings(
-  store: Store,
-  input: { accounts: readonly AccountKey[]; findings: readonly ContinuityFinding[]; runId: string | null; checkedAt: string },
-): Promise<void> {
-  const remove = sqliteOf(store).prepare('DELETE FROM continuity_findings WHERE bank = ? AND account_id = ?');
-  const insert = sqliteOf(store).prepare(
-    `INSERT INTO continuity_findings (bank, account_id, kind, from_date_time, to_date_time, from_date, to_date, amount,
-       amount_minor, currency, cause, transaction_id, detail, run_id, checked_at)
-     VALUES (@bank, @accountId, @kind, @fromDateTime, @toDateTime, @fromDate, @toDate, @amount, @amountMinor, @currency,
-       @cause, @transactionId, @detail, @runId, @checkedAt)`,
+export interface UnitsRange {
+  from: string;
+  to: string;
+  units: bigint;
+  scale: bigint;
+}
+
+/** The operations of `store.continuity` (documented in store.ts). */
+export interface ContinuityReads {
+  listAccounts(filter?: { accountId?: string }): Promise<CheckAccount[]>;
+  transactionCoverage(key: AccountKey): Promise<TransactionCoverage[]>;
+  balanceSnapshots(key: AccountKey, options: { scale: bigint; lateWindowDays: number; from: string }): Promise<BalanceSnapshotRow[]>;
+  bookedRows(key: AccountKey, from: string, batchSize?: number): AsyncGenerator<RunningBalanceRow[]>;
+  latestBookingDateTime(key: AccountKey): Promise<string | null>;
+  hasLookAlikeRows(key: AccountKey, range: UnitsRange): Promise<boolean>;
+  hasPendingOfAmount(key: AccountKey, range: UnitsRange): Promise<boolean>;
+  replaceFindings(input: { accounts: readonly AccountKey[]; findings: readonly ContinuityFinding[]; runId: string | null; checkedAt: string }): Promise<void>;
+  listFindings(filter?: { accountId?: string }): Promise<ContinuityViewRow[]>;
+  countFindings(): Promise<number>;
+}
+
+/** A row of v_continuity: its columns but `amount`, whose exact text is `amount_text`. */
+export interface ContinuityViewRow {
+  bank: string;
+  account_id: string;
+  kind: string;
+  from_date: string;
+  to_date: string;
+  amount_minor: number | null;
+  currency: string;
+  cause: string;
+  transaction_id: string | null;
+  detail: string;
+  from_date_time: string;
+  to_date_time: string;
+  run_id: string | null;
+  checked_at: string;
+  amount_text: string;
+}
+
+const str = (value: unknown): string => String(value);
+const strOrNull = (value: unknown): string | null => (value === null || value === undefined ? null : String(value));
+
+function continuityViewRow(r: SqlRow): ContinuityViewRow {
+  return {
+    bank: str(r.bank),
+    account_id: str(r.account_id),
+    kind: str(r.kind),
+    from_date: str(r.from_date),
+    to_date: str(r.to_date),
+    amount_minor: toNumberOrNull(r.amount_minor),
+    currency: str(r.currency),
+    cause: str(r.cause),
+    transaction_id: strOrNull(r.transaction_id),
+    detail: str(r.detail),
+    from_date_time: str(r.from_date_time),
+    to_date_time: str(r.to_date_time),
+    run_id: strOrNull(r.run_id),
+    checked_at: str(r.checked_at),
+    amount_text: str(r.amount_text),
+  };
+}
+
+export function continuityReads(runner: SqlRunner): ContinuityReads {
+  const d = runner.dialect;
+  const bookedRow = (key: AccountKey): SQL =>
+    sql`t.bank = ${key.bank} AND t.account_id = ${key.accountId} AND t.status = 'Booked' AND t.removed_at IS NULL`;
+  const bookedTypes = sql.join(
+    BOOKED_BALANCE_TYPES.map((t) => sql`${t}`),
+    sql`, `,
   );
-  sqliteOf(store)
-    .transaction(() => {
-      for (const account of input.accounts) remove.run(account.bank, account.accountId);
-      for (const finding of input.findings) insert.run({ ...finding, runId: input.runId, checkedAt: input.checkedAt });
-    })
-    .immediate();
-}
+  const accountFilter = (column: SQL, accountId: string | undefined): SQL =>
+    accountId === undefined ? sql`` : sql` WHERE ${column} = ${accountId}`;
 
-/** Rows of v_continuity, per account and date. */
-export async function listContinuityFindings(store: Store, filter: { accountId?: string } = {}): Promise<Record<string, unknown>[]> {
-  return sqliteOf(store)
-    .prepare(
-      `SELECT * FROM v_continuity WHERE (:account IS NULL OR account_id = :account)
-       ORDER BY bank, account_id, from_date_time, kind`,
-    )
-    .all({ account: filter.accountId ?? null }) as Record<string, unknown>[];
-}
+  return {
+    async listAccounts(filter = {}) {
+      const rows = await runner.all(
+        sql`SELECT bank, account_id, currency FROM accounts${accountFilter(sql`account_id`, filter.accountId)} ORDER BY bank, account_id`,
+      );
+      return rows.map((r) => ({ bank: str(r.bank) as BankName, accountId: str(r.account_id) as AccountId, currency: str(r.currency) }));
+    },
 
-export async function countContinuityFindings(store: Store): Promise<number> {
-  return (sqliteOf(store).prepare('SELECT count(*) AS n FROM continuity_findings').get() as { n: number }).n;
+    async transactionCoverage(key) {
+      const rows = await runner.all(
+        sql`SELECT c.consent_id, c.permissions, c.start_date_time
+            FROM sync_state s JOIN consents c ON c.consent_id = s.consent_id
+            WHERE s.bank = ${key.bank} AND s.account_id = ${key.accountId} AND s.resource = 'transactions' AND s.watermark IS NOT NULL
+            ORDER BY c.start_date_time NULLS FIRST`,
+      );
+      return rows.map((r) => ({ consentId: str(r.consent_id), permissions: strOrNull(r.permissions), startDateTime: strOrNull(r.start_date_time) }));
+    },
+
+    async balanceSnapshots(key, options) {
+      const units = amountUnits(d, 't', options.scale);
+      const rows = await runner.all(
+        sql`WITH s AS (
+              SELECT b.id, b.type, b.amount, b.date_time, b.fetched_at,
+                     lag(b.date_time) OVER w AS prev_date_time,
+                     lead(b.fetched_at) OVER w AS next_fetched_at
+              FROM balances b
+              WHERE b.bank = ${key.bank} AND b.account_id = ${key.accountId} AND b.type IN (${bookedTypes}) AND b.date_time >= ${options.from}
+              WINDOW w AS (ORDER BY b.date_time, b.fetched_at, b.id)
+            )
+            SELECT s.date_time, s.fetched_at, s.type, s.amount,
+              CASE WHEN s.prev_date_time IS NULL THEN 0 ELSE (
+                SELECT coalesce(sum(${units}), 0) FROM transactions t
+                WHERE ${bookedRow(key)} AND t.booking_date_time > s.prev_date_time AND t.booking_date_time <= s.date_time
+              ) END AS between_units,
+              CASE WHEN s.next_fetched_at IS NULL THEN 0 ELSE (
+                SELECT coalesce(sum(${units}), 0) FROM transactions t
+                WHERE ${bookedRow(key)} AND t.booking_date_time <= s.date_time
+                  AND t.booking_date_time > ${instantMinusDays(d, sql`s.date_time`, options.lateWindowDays)}
+                  AND t.first_seen_at > s.next_fetched_at
+              ) END AS late_units
+            FROM s ORDER BY s.date_time, s.fetched_at, s.id`,
+      );
+      return rows.map((r) => ({
+        dateTime: str(r.date_time),
+        fetchedAt: str(r.fetched_at),
+        type: str(r.type),
+        amount: str(r.amount),
+        betweenUnits: toBigInt(r.between_units),
+        lateUnits: toBigInt(r.late_units),
+      }));
+    },
+
+    /** The booked rows in batches: memory follows the batch, not the row count; one await per batch. */
+    async *bookedRows(key, from, batchSize = 2000) {
+      const query = sql`SELECT t.transaction_id, t.booking_date_time, t.booking_date, t.amount, t.amount_minor, t.balance_after
+          FROM transactions t WHERE ${bookedRow(key)} AND t.booking_date_time >= ${from}
+          ORDER BY t.booking_date_time, t.transaction_id`;
+      for await (const rows of runner.iterate(query, batchSize)) {
+        yield rows.map((r) => ({
+          transactionId: str(r.transaction_id) as TransactionId,
+          bookingDateTime: str(r.booking_date_time),
+          bookingDate: str(r.booking_date),
+          amount: str(r.amount),
+          amountMinor: toNumberOrNull(r.amount_minor),
+          balanceAfter: strOrNull(r.balance_after),
+        }));
+      }
+    },
+
+    async latestBookingDateTime(key) {
+      const row = await runner.get(
+        sql`SELECT max(booking_date_time) AS latest FROM transactions WHERE bank = ${key.bank} AND account_id = ${key.accountId}`,
+      );
+      return strOrNull(row?.latest);
+    },
+
+    async hasLookAlikeRows(key, range) {
+      const row = await runner.get(
+        sql`SELECT 1 AS found FROM transactions t
+            WHERE ${bookedRow(key)} AND t.booking_date_time > ${range.from} AND t.booking_date_time <= ${range.to}
+              AND ${amountUnits(d, 't', range.scale)} = ${range.units}
+            GROUP BY t.booking_date_time, t.amount, coalesce(t.description, ''), coalesce(t.merchant_name, '')
+            HAVING count(*) > 1 LIMIT 1`,
+      );
+      return row !== undefined;
+    },
+
+    async hasPendingOfAmount(key, range) {
+      // Three days before `from`, as the stored instants are written (UTC, milliseconds).
+      const earliest = new Date(Date.parse(range.from) - 3 * 86_400_000).toISOString();
+      const row = await runner.get(
+        sql`SELECT 1 AS found FROM transactions t
+            WHERE t.bank = ${key.bank} AND t.account_id = ${key.accountId} AND t.status = 'Pending'
+              AND t.booking_date_time >= ${earliest} AND t.booking_date_time <= ${range.to}
+              AND ${amountUnits(d, 't', range.scale)} = ${range.units}
+            LIMIT 1`,
+      );
+      return row !== undefined;
+    },
+
+    async replaceFindings(input) {
+      await runner.transaction(async (tx) => {
+        for (const account of input.accounts) {
+          await tx.run(sql`DELETE FROM continuity_findings WHERE bank = ${account.bank} AND account_id = ${account.accountId}`);
+        }
+        for (const f of input.findings) {
+          await tx.run(
+            sql`INSERT INTO continuity_findings (bank, account_id, kind, from_date_time, to_date_time, from_date, to_date, amount,
+                  amount_minor, currency, cause, transaction_id, detail, run_id, checked_at)
+                VALUES (${f.bank}, ${f.accountId}, ${f.kind}, ${f.fromDateTime}, ${f.toDateTime}, ${f.fromDate}, ${f.toDate}, ${f.amount},
+                  ${f.amountMinor}, ${f.currency}, ${f.cause}, ${f.transactionId}, ${f.detail}, ${input.runId}, ${input.checkedAt})`,
+          );
+        }
+      });
+    },
+
+    /** Rows of v_continuity, per account and date. */
+    async listFindings(filter = {}) {
+      const rows = await runner.all(
+        sql`SELECT bank, account_id, kind, from_date, to_date, amount_minor, currency, cause, transaction_id, detail,
+                   from_date_time, to_date_time, run_id, checked_at, amount_text
+            FROM v_continuity${accountFilter(sql`account_id`, filter.accountId)} ORDER BY bank, account_id, from_date_time, kind`,
+      );
+      return rows.map(continuityViewRow);
+    },
+
+    async countFindings() {
+      const row = await runner.get(sql`SELECT count(*) AS n FROM continuity_findings`);
+      return toNumber(row?.n);
+    },
+  };
 }

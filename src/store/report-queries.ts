@@ -1,13 +1,15 @@
 /**
  * The SQL of the HTML report (src/report): aggregates only, so that a database of millions of
- * rows never comes into memory. Per account: booked movement per NZ day and per month (exact
- * integer units, see unitsSql), and the anchor that turns daily movement into a balance. Async,
- * so callers do not depend on the driver being synchronous.
+ * rows never comes into memory. Per account: booked movement per NZ day (exact integer units,
+ * see dialect-sql.ts unitsOf), and the anchor that turns daily movement into a balance. Written
+ * once for both dialects over a SqlRunner read with `safeIntegers`; the Store exposes it as
+ * `store.reportData` (store.ts).
  */
-import type { BankName } from '../api/schemas';
-import { amountUnitsSql, BOOKED_BALANCE_TYPES, unitsSql, type AccountKey } from './continuity';
-import { sqliteOf } from './sqlite-store';
-import type { Store } from './store';
+import { sql } from 'drizzle-orm';
+import type { AccountId, BankName } from '../api/schemas';
+import { BOOKED_BALANCE_TYPES, type AccountKey } from './continuity';
+import { amountUnits, toBigInt, toNumber, toNumberOrNull, unitsOf } from './dialect-sql';
+import type { SqlRow, SqlRunner } from './sql-runner';
 
 export interface ReportAccount extends AccountKey {
   currency: string;
@@ -17,40 +19,11 @@ export interface ReportAccount extends AccountKey {
   consentId: string;
 }
 
-export async function listReportAccounts(store: Store, filter: { accountId?: string } = {}): Promise<ReportAccount[]> {
-  return sqliteOf(store)
-    .prepare(
-      `SELECT bank, account_id AS accountId, currency, nickname, account_type AS accountType,
-              account_subtype AS accountSubtype, consent_id AS consentId
-       FROM v_accounts WHERE (:account IS NULL OR account_id = :account) ORDER BY bank, account_id`,
-    )
-    .all({ account: filter.accountId ?? null }) as ReportAccount[];
-}
-
 export interface DailyFlow {
   /** NZ date. */
   date: string;
   inUnits: bigint;
   outUnits: bigint;
-}
-
-const BOOKED = `t.bank = :bank AND t.account_id = :account AND t.status = 'Booked' AND t.removed_at IS NULL`;
-
-/**
- * Booked money in and out per NZ booking date, oldest first: one pass over the account's rows
- * (every date: the balance line needs them all; months are summed from days).
- */
-export async function dailyFlows(store: Store, key: AccountKey, scale: bigint): Promise<DailyFlow[]> {
-  const units = amountUnitsSql('t');
-  return sqliteOf(store)
-    .prepare(
-      `SELECT t.booking_date AS date,
-              coalesce(sum(CASE WHEN ${units} > 0 THEN ${units} END), 0) AS inUnits,
-              coalesce(sum(CASE WHEN ${units} < 0 THEN ${units} END), 0) AS outUnits
-       FROM transactions t WHERE ${BOOKED} GROUP BY t.booking_date ORDER BY t.booking_date`,
-    )
-    .safeIntegers(true)
-    .all({ bank: key.bank, account: key.accountId, scale }) as DailyFlow[];
 }
 
 export interface BalanceAnchor {
@@ -60,46 +33,6 @@ export interface BalanceAnchor {
   /** Booked rows after that instant but on or before its NZ date (to cut that day's sum at the instant). */
   laterSameDayUnits: bigint;
   source: 'balance' | 'running_balance';
-}
-
-/**
- * What turns movement into a balance: the latest booked balance held, else the latest running
- * balance a row carries. Null when the account has neither.
- */
-export async function balanceAnchor(
-  store: Store,
-  key: AccountKey,
-  options: { scale: bigint; nzDateOf: (instant: string) => string },
-): Promise<BalanceAnchor | null> {
-  const params = { bank: key.bank, account: key.accountId, scale: options.scale };
-  const types = BOOKED_BALANCE_TYPES.map((t) => `'${t}'`).join(', ');
-  const stated = sqliteOf(store)
-    .prepare(
-      `SELECT b.amount, b.date_time AS dateTime, 'balance' AS source FROM balances b
-       WHERE b.bank = :bank AND b.account_id = :account AND b.type IN (${types})
-       ORDER BY b.date_time DESC, b.fetched_at DESC, b.id DESC LIMIT 1`,
-    )
-    .get(params) as { amount: string; dateTime: string; source: 'balance' } | undefined;
-  const found =
-    stated ??
-    (sqliteOf(store)
-      .prepare(
-        `SELECT t.balance_after AS amount, t.booking_date_time AS dateTime, 'running_balance' AS source FROM transactions t
-         WHERE ${BOOKED} AND t.balance_after IS NOT NULL ORDER BY t.booking_date_time DESC, t.transaction_id DESC LIMIT 1`,
-      )
-      .get(params) as { amount: string; dateTime: string; source: 'running_balance' } | undefined);
-  if (!found) return null;
-  const sums = sqliteOf(store)
-    .prepare(
-      `SELECT coalesce(sum(${amountUnitsSql('t')}), 0) AS later, ${unitsSql(':amount')} AS units
-       FROM transactions t WHERE ${BOOKED} AND t.booking_date_time > :at AND t.booking_date <= :date`,
-    )
-    .safeIntegers(true)
-    .get({ ...params, at: found.dateTime, date: options.nzDateOf(found.dateTime), amount: found.amount }) as {
-    later: bigint;
-    units: bigint;
-  };
-  return { units: sums.units, dateTime: found.dateTime, laterSameDayUnits: sums.later, source: found.source };
 }
 
 export interface ReportConsent {
@@ -114,16 +47,6 @@ export interface ReportConsent {
   last_outcome: string | null;
 }
 
-export async function listReportConsents(store: Store): Promise<ReportConsent[]> {
-  return sqliteOf(store)
-    .prepare(
-      `SELECT consent_id, bank, status, start_date_time, end_date_time, expiration_date_time, days_to_expiry,
-              last_synced_at, last_outcome
-       FROM v_consents ORDER BY bank, consent_id`,
-    )
-    .all() as ReportConsent[];
-}
-
 export interface ReportRun {
   run_id: string;
   started_at: string;
@@ -136,10 +59,129 @@ export interface ReportRun {
   error_summary: string | null;
 }
 
-export async function listReportRuns(store: Store, limit: number): Promise<ReportRun[]> {
-  return sqliteOf(store).prepare('SELECT * FROM v_runs ORDER BY started_at DESC LIMIT ?').all(limit) as ReportRun[];
+/** The operations of `store.reportData` (documented in store.ts). */
+export interface ReportReads {
+  accounts(filter?: { accountId?: string }): Promise<ReportAccount[]>;
+  dailyFlows(key: AccountKey, scale: bigint): Promise<DailyFlow[]>;
+  balanceAnchor(key: AccountKey, options: { scale: bigint; nzDateOf: (instant: string) => string }): Promise<BalanceAnchor | null>;
+  consents(): Promise<ReportConsent[]>;
+  runs(limit: number): Promise<ReportRun[]>;
+  countPayments(): Promise<number>;
 }
 
-export async function countPayments(store: Store): Promise<number> {
-  return (sqliteOf(store).prepare('SELECT count(*) AS n FROM payments').get() as { n: number }).n;
+const str = (value: unknown): string => String(value);
+const strOrNull = (value: unknown): string | null => (value === null || value === undefined ? null : String(value));
+
+export function reportReads(runner: SqlRunner): ReportReads {
+  const d = runner.dialect;
+  const booked = (key: AccountKey) =>
+    sql`t.bank = ${key.bank} AND t.account_id = ${key.accountId} AND t.status = 'Booked' AND t.removed_at IS NULL`;
+
+  return {
+    async accounts(filter = {}) {
+      const where = filter.accountId === undefined ? sql`` : sql` WHERE account_id = ${filter.accountId}`;
+      const rows = await runner.all(
+        sql`SELECT bank, account_id, currency, nickname, account_type, account_subtype, consent_id
+            FROM v_accounts${where} ORDER BY bank, account_id`,
+      );
+      return rows.map((r) => ({
+        bank: str(r.bank) as BankName,
+        accountId: str(r.account_id) as AccountId,
+        currency: str(r.currency),
+        nickname: strOrNull(r.nickname),
+        accountType: strOrNull(r.account_type),
+        accountSubtype: strOrNull(r.account_subtype),
+        consentId: str(r.consent_id),
+      }));
+    },
+
+    /**
+     * Booked money in and out per NZ booking date, oldest first: one pass over the account's rows
+     * (every date: the balance line needs them all; months are summed from days).
+     */
+    async dailyFlows(key, scale) {
+      const units = amountUnits(d, 't', scale);
+      const rows = await runner.all(
+        sql`SELECT t.booking_date AS date,
+                   coalesce(sum(CASE WHEN ${units} > 0 THEN ${units} END), 0) AS in_units,
+                   coalesce(sum(CASE WHEN ${units} < 0 THEN ${units} END), 0) AS out_units
+            FROM transactions t WHERE ${booked(key)} GROUP BY t.booking_date ORDER BY t.booking_date`,
+      );
+      return rows.map((r) => ({ date: str(r.date), inUnits: toBigInt(r.in_units), outUnits: toBigInt(r.out_units) }));
+    },
+
+    /**
+     * What turns movement into a balance: the latest booked balance held, else the latest running
+     * balance a row carries. Null when the account has neither.
+     */
+    async balanceAnchor(key, options) {
+      const types = sql.join(
+        BOOKED_BALANCE_TYPES.map((t) => sql`${t}`),
+        sql`, `,
+      );
+      const stated = await runner.get(
+        sql`SELECT b.amount, b.date_time FROM balances b
+            WHERE b.bank = ${key.bank} AND b.account_id = ${key.accountId} AND b.type IN (${types})
+            ORDER BY b.date_time DESC, b.fetched_at DESC, b.id DESC LIMIT 1`,
+      );
+      const found: { row: SqlRow; source: BalanceAnchor['source'] } | null = stated
+        ? { row: stated, source: 'balance' }
+        : await runner
+            .get(
+              sql`SELECT t.balance_after AS amount, t.booking_date_time AS date_time FROM transactions t
+                  WHERE ${booked(key)} AND t.balance_after IS NOT NULL ORDER BY t.booking_date_time DESC, t.transaction_id DESC LIMIT 1`,
+            )
+            .then((row) => (row ? { row, source: 'running_balance' as const } : null));
+      if (!found) return null;
+      const dateTime = str(found.row.date_time);
+      const amount = str(found.row.amount);
+      const sums = await runner.get(
+        sql`SELECT coalesce(sum(${amountUnits(d, 't', options.scale)}), 0) AS later, ${unitsOf(d, d === 'postgres' ? sql`${amount}::text` : sql`${amount}`)} AS units
+            FROM transactions t WHERE ${booked(key)} AND t.booking_date_time > ${dateTime} AND t.booking_date <= ${options.nzDateOf(dateTime)}`,
+      );
+      return { units: toBigInt(sums?.units), dateTime, laterSameDayUnits: toBigInt(sums?.later), source: found.source };
+    },
+
+    async consents() {
+      const rows = await runner.all(
+        sql`SELECT consent_id, bank, status, start_date_time, end_date_time, expiration_date_time, days_to_expiry,
+                   last_synced_at, last_outcome
+            FROM v_consents ORDER BY bank NULLS FIRST, consent_id`,
+      );
+      return rows.map((r) => ({
+        consent_id: str(r.consent_id),
+        bank: strOrNull(r.bank) as BankName | null,
+        status: strOrNull(r.status),
+        start_date_time: strOrNull(r.start_date_time),
+        end_date_time: strOrNull(r.end_date_time),
+        expiration_date_time: strOrNull(r.expiration_date_time),
+        days_to_expiry: toNumberOrNull(r.days_to_expiry),
+        last_synced_at: strOrNull(r.last_synced_at),
+        last_outcome: strOrNull(r.last_outcome),
+      }));
+    },
+
+    async runs(limit) {
+      const rows = await runner.all(
+        sql`SELECT run_id, started_at, finished_at, outcome, consents, requests, rows_written, failed_units, error_summary
+            FROM v_runs ORDER BY started_at DESC LIMIT ${limit}`,
+      );
+      return rows.map((r) => ({
+        run_id: str(r.run_id),
+        started_at: str(r.started_at),
+        finished_at: strOrNull(r.finished_at),
+        outcome: strOrNull(r.outcome),
+        consents: toNumberOrNull(r.consents),
+        requests: toNumberOrNull(r.requests),
+        rows_written: toNumberOrNull(r.rows_written),
+        failed_units: toNumberOrNull(r.failed_units),
+        error_summary: strOrNull(r.error_summary),
+      }));
+    },
+
+    async countPayments() {
+      const row = await runner.get(sql`SELECT count(*) AS n FROM payments`);
+      return toNumber(row?.n);
+    },
+  };
 }

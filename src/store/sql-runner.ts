@@ -5,14 +5,16 @@
  * plain objects keyed by column; callers in src/store parse them (zod) at the boundary. Domain
  * code never sees a runner: it calls the Store's operations.
  *
- * Values differ by driver in one known way: PostgreSQL `numeric` and `bigint` arrive as strings
- * (exact), SQLite integers as numbers (or BigInt with `safeIntegers`). Parse with that in mind.
+ * Values differ by driver in one known way: PostgreSQL `numeric` arrives as a string (exact),
+ * integers as numbers (the pool's parser, src/store/pg/open.ts), SQLite integers as numbers. With
+ * `safeIntegers` every integer of either dialect is a BigInt (PostgreSQL int2, int4 and int8 as
+ * SQLite's 64-bit integers), so a row reads the same on both; parse with that in mind.
  */
 import type Database from 'better-sqlite3';
 import { PgDialect } from 'drizzle-orm/pg-core';
 import { SQLiteSyncDialect } from 'drizzle-orm/sqlite-core';
 import type { SQL } from 'drizzle-orm';
-import type pg from 'pg';
+import pg from 'pg';
 import Cursor from 'pg-cursor';
 
 export type SqlRow = Record<string, unknown>;
@@ -27,19 +29,45 @@ export interface SqlRunner {
    * statement's iterator on SQLite (its connection is busy until the iteration ends).
    */
   iterate(query: SQL, batchSize?: number): AsyncGenerator<SqlRow[]>;
+  /** As `iterate`, each row an array of values in the select list's order. */
+  iterateArrays(query: SQL, batchSize?: number): AsyncGenerator<unknown[][]>;
+  /** The names of the query's result columns, in order (the query is not run for its rows). */
+  columns(query: SQL): Promise<string[]>;
+  /**
+   * Runs `work` in one transaction (SQLite: BEGIN IMMEDIATE; PostgreSQL: one connection of the
+   * pool), committed when it resolves and rolled back when it throws; `work` uses the runner it
+   * is given.
+   */
+  transaction<T>(work: (runner: SqlRunner) => Promise<T>): Promise<T>;
+}
+
+export interface RunnerOptions {
+  /** Every integer as a BigInt (exact beyond 2^53), on both dialects. */
+  safeIntegers?: boolean;
 }
 
 const sqliteDialect = new SQLiteSyncDialect();
 const pgDialect = new PgDialect();
 
-export function sqliteRunner(sqlite: Database.Database, options: { safeIntegers?: boolean } = {}): SqlRunner {
+export function sqliteRunner(sqlite: Database.Database, options: RunnerOptions = {}): SqlRunner {
   const prepare = (query: SQL) => {
     const { sql, params } = sqliteDialect.sqlToQuery(query);
     const statement = sqlite.prepare(sql);
     if (options.safeIntegers) statement.safeIntegers(true);
     return { statement, params };
   };
-  return {
+  async function* batches<R>(rows: IterableIterator<R>, batchSize: number): AsyncGenerator<R[]> {
+    let batch: R[] = [];
+    for (const row of rows) {
+      batch.push(row);
+      if (batch.length >= batchSize) {
+        yield batch;
+        batch = [];
+      }
+    }
+    if (batch.length > 0) yield batch;
+  }
+  const runner: SqlRunner = {
     dialect: 'sqlite',
     all: async (query) => {
       const { statement, params } = prepare(query);
@@ -53,45 +81,98 @@ export function sqliteRunner(sqlite: Database.Database, options: { safeIntegers?
       const { statement, params } = prepare(query);
       statement.run(...params);
     },
-    async *iterate(query, batchSize = 1000) {
+    iterate: (query, batchSize = 1000) => {
       const { statement, params } = prepare(query);
-      let batch: SqlRow[] = [];
-      for (const row of statement.iterate(...params) as IterableIterator<SqlRow>) {
-        batch.push(row);
-        if (batch.length >= batchSize) {
-          yield batch;
-          batch = [];
-        }
-      }
-      if (batch.length > 0) yield batch;
+      return batches(statement.iterate(...params) as IterableIterator<SqlRow>, batchSize);
     },
+    iterateArrays: (query, batchSize = 1000) => {
+      const { statement, params } = prepare(query);
+      return batches(statement.raw(true).iterate(...params) as IterableIterator<unknown[]>, batchSize);
+    },
+    columns: async (query) => prepare(query).statement.columns().map((c) => c.name),
+    transaction: async (work) => {
+      sqlite.exec('BEGIN IMMEDIATE');
+      try {
+        const result = await work(runner);
+        sqlite.exec('COMMIT');
+        return result;
+      } catch (error) {
+        if (sqlite.inTransaction) sqlite.exec('ROLLBACK');
+        throw error;
+      }
+    },
+  };
+  return runner;
+}
+
+const INTEGER_OIDS = new Set([20, 21, 23]); // int8, int2, int4
+
+/** Type parsers for `safeIntegers`: integers as BigInt, every other type as the pool parses it. */
+function bigintTypes(pool: pg.Pool) {
+  type Parse = (oid: number, format: 'text' | 'binary') => unknown;
+  const fallback = ((pool as { options?: { types?: { getTypeParser: Parse } } }).options?.types?.getTypeParser ??
+    pg.types.getTypeParser) as Parse;
+  return {
+    getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
+      INTEGER_OIDS.has(oid) && format !== 'binary' ? (text: string) => BigInt(text) : fallback(oid, format ?? 'text')) as typeof pg.types.getTypeParser,
   };
 }
 
-export function postgresRunner(pool: pg.Pool): SqlRunner {
+export function postgresRunner(pool: pg.Pool, options: RunnerOptions = {}): SqlRunner {
+  const types = options.safeIntegers ? bigintTypes(pool) : undefined;
+  return pgRunner(pool, types);
+}
+
+type PgTypes = ReturnType<typeof bigintTypes> | undefined;
+
+/** A runner over the pool, or over one connection (inside a transaction). */
+function pgRunner(on: pg.Pool | pg.PoolClient, types: PgTypes): SqlRunner {
   const toQuery = (query: SQL) => {
     const { sql, params } = pgDialect.sqlToQuery(query);
-    return { text: sql, values: params };
+    return { text: sql, values: params, ...(types ? { types } : {}) };
   };
+  async function* cursorBatches<R>(query: SQL, batchSize: number, rowMode?: 'array'): AsyncGenerator<R[]> {
+    const { text, values } = toQuery(query);
+    const pooled = on instanceof pg.Pool ? await on.connect() : null;
+    const client = pooled ?? (on as pg.PoolClient);
+    const cursor = client.query(new Cursor<R>(text, values, { ...(rowMode ? { rowMode } : {}), ...(types ? { types } : {}) }));
+    try {
+      for (;;) {
+        const rows = await cursor.read(batchSize);
+        if (rows.length === 0) break;
+        yield rows;
+      }
+    } finally {
+      await cursor.close();
+      pooled?.release();
+    }
+  }
   return {
     dialect: 'postgres',
-    all: async (query) => (await pool.query<SqlRow>(toQuery(query))).rows,
-    get: async (query) => (await pool.query<SqlRow>(toQuery(query))).rows[0],
+    all: async (query) => (await on.query<SqlRow>(toQuery(query))).rows,
+    get: async (query) => (await on.query<SqlRow>(toQuery(query))).rows[0],
     run: async (query) => {
-      await pool.query(toQuery(query));
+      await on.query(toQuery(query));
     },
-    async *iterate(query, batchSize = 1000) {
+    iterate: (query, batchSize = 1000) => cursorBatches<SqlRow>(query, batchSize),
+    iterateArrays: (query, batchSize = 1000) => cursorBatches<unknown[]>(query, batchSize, 'array'),
+    columns: async (query) => {
       const { text, values } = toQuery(query);
-      const client = await pool.connect();
-      const cursor = client.query(new Cursor<SqlRow>(text, values));
+      const result = await on.query({ text: `SELECT * FROM (${text}) AS q LIMIT 0`, values });
+      return result.fields.map((f) => f.name);
+    },
+    transaction: async (work) => {
+      if (!(on instanceof pg.Pool)) return work(pgRunner(on, types));
+      const client = await on.connect();
       try {
-        for (;;) {
-          const rows = await cursor.read(batchSize);
-          if (rows.length === 0) break;
-          yield rows;
-        }
-      } finally {
-        await cursor.close();
+        await client.query('BEGIN');
+        const result = await work(pgRunner(client, types));
+        await client.query('COMMIT');
+        return result;
+      } catch (error) {
+        await client.query('ROLLBACK').catch(() => undefined);
+        throw error;
+      }  finally {
         client.release();
       }
     },

@@ -8,6 +8,7 @@ import type Database from 'better-sqlite3';
 import type { AccountId } from '../api/schemas';
 import { inWriteTransaction, type BankdataDb } from './db';
 import * as creations from './consent-creations';
+import { continuityReads } from './continuity';
 import { forgetConsentData } from './forget';
 import { getJobRun, recordJobRun } from './job-runs';
 import { acquireLease, readLease, releaseLease, renewLease } from './lease';
@@ -16,14 +17,16 @@ import { findEarlierPayment } from './payment-requests';
 import * as payments from './payments';
 import * as registry from './registry';
 import { insertRejectRows, listRejects } from './rejects';
+import { reportReads } from './report-queries';
 import * as reports from './reports';
-import { sqliteRunner } from './sql-runner';
 import * as writes from './resource-writes';
 import { beginSqliteRun } from './run-work';
 import { finishRun, getRun, listRuns, startRun } from './runs';
 import type { Store } from './store';
+import { sqliteRunner } from './sql-runner';
 import * as syncState from './sync-state';
 import { systemClock, toStoredInstant, type Clock, type Instant } from './time';
+import { viewReads } from './view-reads';
 import { commitTransactionWindow } from './window-commit';
 
 export interface OpenStoreOptions extends OpenDatabaseOptions {
@@ -51,6 +54,9 @@ export async function openStore(path: string, options: OpenStoreOptions = {}): P
       return Promise.reject(error instanceof Error ? error : new Error(String(error)));
     }
   };
+
+  // The reads written once for both dialects (continuity, report, export), integers exact.
+  const exact = sqliteRunner(sqlite, { safeIntegers: true });
 
   return {
     path: file,
@@ -157,6 +163,9 @@ export async function openStore(path: string, options: OpenStoreOptions = {}): P
       reconciliationCounts: () => reports.reconciliationCounts(runner),
       totals: () => reports.storeTotals(runner),
     },
+    continuity: continuityReads(exact),
+    reportData: reportReads(exact),
+    views: viewReads(exact),
   };
 }
 
@@ -164,14 +173,4 @@ function checkAccount(accountId: AccountId, rows: readonly { accountId: AccountI
   for (const row of rows) {
     if (row.accountId !== accountId) throw new RangeError(`row of account ${row.accountId} committed as ${accountId}`);
   }
-}
-
-/**
- * The SQLite handle under a store, for the store's own modules whose SQL is written for SQLite
- * (continuity, report, export reads). Throws for another dialect rather than guess its SQL.
- */
-export function sqliteOf(store: Store): Database.Database {
-  const handle = (store as Partial<SqliteStore>).sqlite;
-  if (!handle) throw new Error(`this operation has no ${store.dialect} implementation`);
-  return handle;
 }

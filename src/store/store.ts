@@ -9,6 +9,7 @@
 import type { Payment } from '../api/payments/schemas';
 import type { AccountId, BankMeta, BankName, Consent, ConsentId, ConsentStatus, CreateConsentResponse, StatementId } from '../api/schemas';
 import type { BeginCreationInput, ConsentCreationRow } from './consent-creations';
+import type { ContinuityReads } from './continuity';
 import type { ForgetReport } from './forget';
 import type { JobRunRow } from './job-runs';
 import type { AcquireResult, LeaseHolder, LeaseRow } from './lease';
@@ -30,10 +31,12 @@ import type {
 } from './reports';
 import type { InsertCounts, PartyInput, StatementFileInput, UnitInput, UpsertCounts } from './resource-writes';
 import type { AccountRow, BalanceRow, RejectInput, RejectRow, StatementRow } from './rows';
+import type { ReportReads } from './report-queries';
 import type { RunRow, RunSummary } from './runs';
 import type { ConsentOutcome } from './schema';
 import type { SyncResource, WindowKnowledge } from './sync-state';
 import type { Clock, Instant } from './time';
+import type { ViewReads } from './view-reads';
 import type { TransactionWindowInput, WindowCounts } from './window-commit';
 
 /** `now` may be left out: the store's clock fills it. */
@@ -155,5 +158,66 @@ export interface Store {
     unresolvedCandidates(): Promise<UnresolvedCandidateRow[]>;
     reconciliationCounts(): Promise<ReconciliationCounts>;
     totals(): Promise<StoreTotals>;
+  };
+  /**
+   * The continuity check's reads and its findings (src/check; docs/continuity.md); continuity.ts.
+   * Amounts in exact integer units (1/100000 of the major unit) as BigInt.
+   */
+  continuity: {
+    /** Every account (or the one asked for) with its currency, by bank and id. */
+    listAccounts: ContinuityReads['listAccounts'];
+    /** The consents through which the account's transactions were synced (a watermark is set), by start. */
+    transactionCoverage: ContinuityReads['transactionCoverage'];
+    /** The account's booked balance snapshots from `from` on, oldest first, with the booked sums between them. */
+    balanceSnapshots: ContinuityReads['balanceSnapshots'];
+    /** The account's booked rows from `from` on in booking order, in batches (streamed). */
+    bookedRows: ContinuityReads['bookedRows'];
+    /** The latest booking instant among the account's rows, booked or pending, or null. */
+    latestBookingDateTime: ContinuityReads['latestBookingDateTime'];
+    /** True when two or more booked rows in (from, to] look alike (instant, amount, text) and each is `units`. */
+    hasLookAlikeRows: ContinuityReads['hasLookAlikeRows'];
+    /** True when a pending row (open or since removed) of `units` was booked within [from − 3 days, to]. */
+    hasPendingOfAmount: ContinuityReads['hasPendingOfAmount'];
+    /** Replaces the findings of the accounts checked, in one transaction. */
+    replaceFindings: ContinuityReads['replaceFindings'];
+    /** Rows of v_continuity (amount as its exact text), per account and date. */
+    listFindings: ContinuityReads['listFindings'];
+    /** How many findings the latest checks left. */
+    countFindings: ContinuityReads['countFindings'];
+  };
+  /** The HTML report's aggregates (src/report); report-queries.ts. */
+  reportData: {
+    /** v_accounts rows (or the one asked for), by bank and id. */
+    accounts: ReportReads['accounts'];
+    /** Booked money in and out per NZ booking date, oldest first, in exact units. */
+    dailyFlows: ReportReads['dailyFlows'];
+    /** The latest booked balance held, else the latest running balance a row carries, in units; or null. */
+    balanceAnchor: ReportReads['balanceAnchor'];
+    /** v_consents rows, by bank and id. */
+    consents: ReportReads['consents'];
+    /** The latest v_runs rows, newest first. */
+    runs: ReportReads['runs'];
+    /** How many payments are held. */
+    countPayments: ReportReads['countPayments'];
+  };
+  /** The export's reads over the public views (src/export; docs/exports.md); view-reads.ts. */
+  views: {
+    /**
+     * A dataset's rows, filtered, in its total order: the file's column names and the rows in
+     * batches (arrays in column order, integers as BigInt, amounts as exact text), streamed.
+     */
+    rows: ViewReads['rows'];
+    /** v_accounts rows by account id, consent and bank (each optional), by bank and id. */
+    accounts: ViewReads['accounts'];
+    /** Count, first NZ date and last row of the transactions rows these filters export. */
+    range: ViewReads['range'];
+    /** The latest balance (exact text) of the types at or before an instant (null: the latest). */
+    latestBalance: ViewReads['latestBalance'];
+    /** The exact amounts of an account's booked rows booked in (after, upTo]. */
+    bookedAmounts: ViewReads['bookedAmounts'];
+    /** A consent's space-separated permissions, or null. */
+    consentPermissions: ViewReads['consentPermissions'];
+    /** The accounts a transactions export covers, with their consent's permissions and window. */
+    exportScope: ViewReads['exportScope'];
   };
 }

@@ -14,7 +14,6 @@ import { checkContinuity } from '../../src/check/check-accounts';
 import { formatUnits, toUnits } from '../../src/check/units';
 import { buildReport } from '../../src/report/build-report';
 import { writeReport } from '../../src/report/write-report';
-import { replaceContinuityFindings } from '../../src/store/continuity';
 import { runCli } from '../cli/cli-process';
 import { startHarness, type Harness } from '../fixtures/sync-harness';
 
@@ -37,7 +36,7 @@ beforeAll(async () => {
     bank: 'PNZ';
     accountId: never;
   };
-  await replaceContinuityFindings(h.store, {
+  await h.store.continuity.replaceFindings({
     accounts: [],
     findings: [
       {

@@ -20,6 +20,9 @@ import { bankMetaValues, consentStatusValues, outcomeValues, toRecord, toStoredM
 import * as reports from '../reports';
 import { randomUUID } from 'node:crypto';
 import { postgresRunner } from '../sql-runner';
+import { continuityReads } from '../continuity';
+import { reportReads } from '../report-queries';
+import { viewReads } from '../view-reads';
 import type { Store } from '../store';
 import { checkWindowDays, type WatermarkKey } from '../sync-state';
 import { systemClock, toInstantMs, toStoredInstant, toStoredInstantOrNull, type Clock, type Instant } from '../time';
@@ -75,6 +78,7 @@ export async function openPgStore(url: string, options: OpenPgStoreOptions = {})
   }
   const db = drizzle(pool);
   const runner = postgresRunner(pool);
+  const exact = postgresRunner(pool, { safeIntegers: true });
   const clock = options.now ?? systemClock;
   const at = (now: Instant | undefined): string => toStoredInstant(now ?? clock());
   const need = (changed: number, what: string): void => {
@@ -360,6 +364,10 @@ export async function openPgStore(url: string, options: OpenPgStoreOptions = {})
             .limit(1)
         )[0] ?? null,
     },
+    // The reads written once for both dialects (continuity, report, export), integers exact.
+    continuity: continuityReads(exact),
+    reportData: reportReads(exact),
+    views: viewReads(exact),
     reports: {
       consents: () => reports.consentViewRows(runner),
       latestRuns: (limit) => reports.latestRunRows(runner, limit),

@@ -1,0 +1,64 @@
+/**
+ * The few SQL expressions that SQLite and PostgreSQL spell differently, for the queries over the
+ * tables and views written once in src/store (continuity.ts, report-queries.ts, view-reads.ts).
+ * Each returns a drizzle `sql` fragment for the runner's dialect; results are the same values
+ * (exact integers, the same instant text) on both. Nothing outside src/store branches on dialect.
+ */
+import { sql, type SQL } from 'drizzle-orm';
+import type { SqlRunner } from './sql-runner';
+
+type Dialect = SqlRunner['dialect'];
+
+/** The fixed point of amounts summed as integers: units of 1/100000 of the major unit. */
+export const UNITS_PER_MAJOR = 100000n;
+
+/**
+ * An exact integer count of 1/100000 of the major unit from a signed decimal text (at most 5
+ * fraction digits, the wire's amount pattern). SQLite: integer arithmetic on the text; PostgreSQL:
+ * `numeric`, exact, then bigint.
+ */
+export function unitsOf(dialect: Dialect, text: SQL): SQL {
+  if (dialect === 'postgres') return sql`((${text})::numeric * 100000)::bigint`;
+  const abs = sql`ltrim(${text}, '-')`;
+  const dot = sql`instr(${abs}, '.')`;
+  const whole = sql`CASE WHEN ${dot} = 0 THEN ${abs} ELSE substr(${abs}, 1, ${dot} - 1) END`;
+  const fraction = sql`CASE WHEN ${dot} = 0 THEN '' ELSE substr(${abs}, ${dot} + 1) END`;
+  return sql`((CASE WHEN substr(${text}, 1, 1) = '-' THEN -1 ELSE 1 END) * (CAST(${whole} AS INTEGER) * 100000 + CAST(substr(${fraction} || '00000', 1, 5) AS INTEGER)))`;
+}
+
+/** Units of a transactions row's amount: amount_minor scaled (fast) where present, else the text. */
+export function amountUnits(dialect: Dialect, alias: string, scale: bigint): SQL {
+  const t = sql.raw(alias);
+  const minor = dialect === 'postgres' ? sql`${t}.amount_minor * ${scale}::bigint` : sql`${t}.amount_minor * ${scale}`;
+  return sql`(CASE WHEN ${t}.amount_minor IS NOT NULL THEN ${minor} ELSE ${unitsOf(dialect, sql`${t}.amount`)} END)`;
+}
+
+/** A stored instant (UTC ISO 8601 text) moved back by whole days, as the same text form. */
+export function instantMinusDays(dialect: Dialect, instant: SQL, days: number): SQL {
+  if (dialect === 'postgres') {
+    return sql`to_char(((${instant})::timestamptz - (${days}::int * interval '1 day')) AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+  }
+  return sql`strftime('%Y-%m-%dT%H:%M:%fZ', ${instant}, ${`-${days} days`})`;
+}
+
+/** Unix seconds of an instant text (ISO 8601 with Z or an offset), for comparing by instant. */
+export function epochSeconds(dialect: Dialect, instant: SQL): SQL {
+  return dialect === 'postgres' ? sql`extract(epoch from (${instant})::timestamptz)` : sql`unixepoch(${instant})`;
+}
+
+/** A value read with `safeIntegers` (BigInt), or a PostgreSQL sum (numeric text), as a BigInt. */
+export function toBigInt(value: unknown): bigint {
+  if (typeof value === 'bigint') return value;
+  if (typeof value === 'number' || typeof value === 'string') return BigInt(value);
+  throw new TypeError(`not an integer: ${String(value)}`);
+}
+
+/** A count or small integer as a number. */
+export function toNumber(value: unknown): number {
+  return typeof value === 'bigint' ? Number(value) : Number(value);
+}
+
+/** The same, NULL kept. */
+export function toNumberOrNull(value: unknown): number | null {
+  return value === null || value === undefined ? null : toNumber(value);
+}

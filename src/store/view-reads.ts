@@ -1,0 +1,258 @@
+/**
+ * The export's reads over the public views (src/export; docs/exports.md), written once for both
+ * dialects over a SqlRunner read with `safeIntegers` (the views have the same names and columns
+ * on SQLite and PostgreSQL): a dataset's rows, filtered and in its total order, streamed in
+ * batches; the accounts, range and balances an OFX statement needs; the consents that make a
+ * transactions export partial. The Store exposes it as `store.views` (store.ts).
+ *
+ * Rows come back as arrays in file-column order, integers as BigInt (no float on the way) and
+ * decimal amounts as the bank's exact text: the writers in src/export take them as they are.
+ */
+import { sql, type SQL } from 'drizzle-orm';
+import { addNzDays, nzMidnight } from '../api/rules';
+import { epochSeconds } from './dialect-sql';
+import type { SqlRunner } from './sql-runner';
+import { DATASET_SPECS, type DatasetName, type DatasetSpec, type ViewFilters } from './view-datasets';
+
+export interface ViewRows {
+  /** The file's column names, in order (fileColumns). */
+  columns: string[];
+  /** The rows in batches, read as they are pulled (a cursor on PostgreSQL): memory follows the batch. */
+  batches: AsyncIterable<unknown[][]>;
+}
+
+/** A v_accounts row as a statement export needs it. */
+export interface ViewAccount {
+  bank: string;
+  account_id: string;
+  consent_id: string;
+  currency: string;
+  account_subtype: string | null;
+  identification: string | null;
+}
+
+export interface ViewRange {
+  rows: number;
+  firstDate: string | null;
+  /** The last row in export order: booking instant, NZ date, running balance (exact text) if sent. */
+  last: { bookingDateTime: string; bookingDate: string; balanceAfter: string | null } | null;
+}
+
+/** An account a transactions export covers, with its consent's permissions and window. */
+export interface ExportScopeRow {
+  bank: string;
+  account_id: string;
+  consent_id: string;
+  permissions: string | null;
+  start_date_time: string | null;
+  end_date_time: string | null;
+}
+
+/** The operations of `store.views` (documented in store.ts). */
+export interface ViewReads {
+  rows(dataset: DatasetName, filters: ViewFilters, options?: { batchSize?: number }): Promise<ViewRows>;
+  accounts(filter: { accountId?: string; consentId?: string; bank?: string }): Promise<ViewAccount[]>;
+  range(filters: ViewFilters): Promise<ViewRange>;
+  latestBalance(key: { bank: string; accountId: string }, types: readonly string[], asOf: string | null): Promise<{ amount: string; dateTime: string } | null>;
+  bookedAmounts(key: { bank: string; accountId: string }, after: string, upTo: string): Promise<string[]>;
+  consentPermissions(consentId: string): Promise<string | null>;
+  exportScope(filters: ViewFilters): Promise<ExportScopeRow[]>;
+}
+
+/** Rows per batch of an export: a multiple of csv.ts's 512-row stringify batches. */
+const ROWS_PER_BATCH = 1024;
+
+const str = (value: unknown): string => String(value);
+const strOrNull = (value: unknown): string | null => (value === null || value === undefined ? null : String(value));
+
+/** Unix seconds of 00:00 Pacific/Auckland on an NZ date. */
+function nzMidnightSeconds(date: string): number {
+  return nzMidnight(date).toSeconds();
+}
+
+const col = (name: string): SQL => sql`v.${sql.identifier(name)}`;
+
+/**
+ * The select list of a file: the view's columns in order, except that a column with an exact
+ * text twin (`amount` and `amount_text`, version 0.2 of the views) is written from the text and
+ * the twin is not repeated. Files keep their 0.1 form: `amount` is the bank's exact digits.
+ */
+export function fileColumns(viewColumns: readonly string[]): { name: string; source: string }[] {
+  const names = new Set(viewColumns);
+  return viewColumns
+    .filter((c) => !(c.endsWith('_text') && names.has(c.slice(0, -'_text'.length))))
+    .map((c) => ({ name: c, source: names.has(`${c}_text`) ? `${c}_text` : c }));
+}
+
+/**
+ * The WHERE clause of a dataset's filters over its view (alias `v`), empty when none applies.
+ * Instants are compared by instant (unix seconds), whatever their offset.
+ */
+export function filterClause(dialect: SqlRunner['dialect'], spec: DatasetSpec, filters: ViewFilters): SQL {
+  const where: SQL[] = [];
+  const { from, to } = filters;
+  if (spec.dates && (from || to)) {
+    const rule = spec.dates;
+    const fromSec = from ? nzMidnightSeconds(from) : undefined;
+    const toEndSec = to ? nzMidnightSeconds(addNzDays(to, 1)) : undefined;
+    const seconds = (column: string) => epochSeconds(dialect, col(column));
+    if (rule.kind === 'nz-date-column') {
+      if (from) where.push(sql`${col(rule.column)} >= ${from}`);
+      if (to) where.push(sql`${col(rule.column)} <= ${to}`);
+    } else if (rule.kind === 'instant-column') {
+      if (fromSec !== undefined) where.push(sql`${seconds(rule.column)} >= ${fromSec}`);
+      if (toEndSec !== undefined) where.push(sql`${seconds(rule.column)} < ${toEndSec}`);
+    } else {
+      // A statement belongs to the range when its period overlaps it.
+      if (fromSec !== undefined) where.push(sql`${seconds(rule.end)} >= ${fromSec}`);
+      if (toEndSec !== undefined) where.push(sql`${seconds(rule.start)} < ${toEndSec}`);
+    }
+  }
+  if (filters.consentId !== undefined && spec.consent) {
+    if (spec.consent.kind === 'column') {
+      where.push(sql`v.consent_id = ${filters.consentId}`);
+    } else {
+      // The view has no consent column: the account's consent (v_accounts.consent_id) decides.
+      where.push(
+        sql`EXISTS (SELECT 1 FROM v_accounts a WHERE a.bank = v.bank AND a.account_id = v.account_id AND a.consent_id = ${filters.consentId})`,
+      );
+    }
+  }
+  if (filters.accountIds !== undefined) {
+    where.push(sql`v.account_id IN (${sql.join(
+      filters.accountIds.map((id) => sql`${id}`),
+      sql`, `,
+    )})`);
+  }
+  if (filters.bank !== undefined) where.push(sql`v.bank = ${filters.bank}`);
+  if (spec.status && filters.status !== 'all') where.push(sql`v.status = ${filters.status === 'booked' ? 'Booked' : 'Pending'}`);
+  return where.length > 0 ? sql` WHERE ${sql.join(where, sql` AND `)}` : sql``;
+}
+
+export function viewReads(runner: SqlRunner): ViewReads {
+  const d = runner.dialect;
+
+  /** The dataset's rows' SELECT: file columns, filters, the total order. */
+  async function rowsSelect(dataset: DatasetName, filters: ViewFilters): Promise<{ columns: string[]; query: SQL }> {
+    const spec = DATASET_SPECS[dataset];
+    const view = sql.identifier(spec.view);
+    // The columns come from the view itself, in its order: the export follows the view.
+    const viewColumns = await runner.columns(sql`SELECT * FROM ${view} LIMIT 0`);
+    const files = fileColumns(viewColumns);
+    const list = sql.join(
+      files.map((c) => (c.source === c.name ? col(c.name) : sql`${col(c.source)} AS ${sql.identifier(c.name)}`)),
+      sql`, `,
+    );
+    // NULLS FIRST is SQLite's order for ascending keys; PostgreSQL's default is the opposite.
+    const order = sql.join(
+      spec.orderBy.map((c) => sql`${col(c)} NULLS FIRST`),
+      sql`, `,
+    );
+    return {
+      columns: files.map((c) => c.name),
+      query: sql`SELECT ${list} FROM ${view} AS v${filterClause(d, spec, filters)} ORDER BY ${order}`,
+    };
+  }
+
+  return {
+    async rows(dataset, filters, options = {}) {
+      const { columns, query } = await rowsSelect(dataset, filters);
+      const batchSize = options.batchSize ?? ROWS_PER_BATCH;
+      return { columns, batches: { [Symbol.asyncIterator]: () => runner.iterateArrays(query, batchSize) } };
+    },
+
+    async accounts(filter) {
+      const where: SQL[] = [];
+      if (filter.accountId !== undefined) where.push(sql`account_id = ${filter.accountId}`);
+      if (filter.consentId !== undefined) where.push(sql`consent_id = ${filter.consentId}`);
+      if (filter.bank !== undefined) where.push(sql`bank = ${filter.bank}`);
+      const rows = await runner.all(
+        sql`SELECT bank, account_id, consent_id, currency, account_subtype, identification FROM v_accounts${
+          where.length > 0 ? sql` WHERE ${sql.join(where, sql` AND `)}` : sql``
+        } ORDER BY bank, account_id`,
+      );
+      return rows.map((r) => ({
+        bank: str(r.bank),
+        account_id: str(r.account_id),
+        consent_id: str(r.consent_id),
+        currency: str(r.currency),
+        account_subtype: strOrNull(r.account_subtype),
+        identification: strOrNull(r.identification),
+      }));
+    },
+
+    /** Count, first NZ date and last row of the transactions export's rows for these filters. */
+    async range(filters) {
+      const { query } = await rowsSelect('transactions', filters);
+      const stats = await runner.get(sql`SELECT count(*) AS n, min(booking_date) AS first FROM (${query}) AS q`);
+      const last = await runner.get(
+        sql`SELECT booking_date_time, booking_date, balance_after FROM (${query}) AS q ORDER BY booking_date_time DESC, transaction_id DESC LIMIT 1`,
+      );
+      return {
+        rows: Number(stats?.n ?? 0),
+        firstDate: strOrNull(stats?.first),
+        last: last
+          ? { bookingDateTime: str(last.booking_date_time), bookingDate: str(last.booking_date), balanceAfter: strOrNull(last.balance_after) }
+          : null,
+      };
+    },
+
+    /**
+     * The latest balance of the given types at or before `asOf` (an instant; null: the latest),
+     * its exact text. At the same instant a closing balance wins over an interim one.
+     */
+    async latestBalance(key, types, asOf) {
+      const row = await runner.get(
+        sql`SELECT amount_text AS amount, date_time FROM v_balances
+            WHERE bank = ${key.bank} AND account_id = ${key.accountId} AND type IN (${sql.join(
+              types.map((t) => sql`${t}`),
+              sql`, `,
+            )})${asOf ? sql` AND date_time <= ${asOf}` : sql``}
+            ORDER BY date_time DESC, type LIKE 'Closing%' DESC LIMIT 1`,
+      );
+      return row ? { amount: str(row.amount), dateTime: str(row.date_time) } : null;
+    },
+
+    /** The exact amounts of the account's booked rows booked in (after, upTo]. */
+    async bookedAmounts(key, after, upTo) {
+      const rows = await runner.all(
+        sql`SELECT amount_text AS amount FROM v_transactions
+            WHERE bank = ${key.bank} AND account_id = ${key.accountId} AND status = 'Booked'
+              AND booking_date_time > ${after} AND booking_date_time <= ${upTo}`,
+      );
+      return rows.map((r) => str(r.amount));
+    },
+
+    async consentPermissions(consentId) {
+      const row = await runner.get(sql`SELECT permissions FROM v_consents WHERE consent_id = ${consentId}`);
+      return strOrNull(row?.permissions);
+    },
+
+    /** The accounts a transactions export with these filters covers, with their consent's grant. */
+    async exportScope(filters) {
+      const where: SQL[] = [];
+      if (filters.accountIds) {
+        where.push(sql`a.account_id IN (${sql.join(
+          filters.accountIds.map((id) => sql`${id}`),
+          sql`, `,
+        )})`);
+      }
+      if (filters.bank) where.push(sql`a.bank = ${filters.bank}`);
+      if (filters.consentId !== undefined) where.push(sql`a.consent_id = ${filters.consentId}`);
+      const rows = await runner.all(
+        sql`SELECT a.bank, a.account_id, a.consent_id, c.permissions, c.start_date_time, c.end_date_time
+            FROM v_accounts a LEFT JOIN v_consents c ON c.consent_id = a.consent_id${
+              where.length > 0 ? sql` WHERE ${sql.join(where, sql` AND `)}` : sql``
+            } ORDER BY a.bank, a.account_id`,
+      );
+      return rows.map((r) => ({
+        bank: str(r.bank),
+        account_id: str(r.account_id),
+        consent_id: str(r.consent_id),
+        permissions: strOrNull(r.permissions),
+        start_date_time: strOrNull(r.start_date_time),
+        end_date_time: strOrNull(r.end_date_time),
+      }));
+    },
+  };
+}
