@@ -51,6 +51,7 @@ export interface SyncSummary {
   consents: ConsentResult[];
   /** Consents whose status says a new consent is needed. */
   needsReconsent: ConsentId[];
+  /** Stopped after the unit in flight: asked to (SIGTERM/SIGINT) or the lease could not be held. */
   interrupted: boolean;
   /** Set when the whole run could not proceed: authentication (exit 3) or unreachable (exit 5). */
   fatal: { kind: 'authentication' | 'unavailable'; message: string } | null;
@@ -91,6 +92,9 @@ export async function runSync(options: SyncOptions): Promise<SyncSummary> {
   if (!begun.ok) throw new RunLockedError(begun.heldBy);
   const run = begun.work;
   let leaseLost = false;
+  // Asked to stop (SIGTERM/SIGINT) or the lease could not be held: the run stops after the unit
+  // in flight, and is "interrupted" (partial; the rest waits for the next run).
+  const stopAsked = () => (options.signal?.aborted ?? false) || leaseLost;
   const renew = setInterval(() => {
     run.renew(now().toJSDate()).then(
       (renewed) => {
@@ -129,7 +133,7 @@ export async function runSync(options: SyncOptions): Promise<SyncSummary> {
     since: options.since ?? null,
     full: options.full ?? false,
     now,
-    stopping: () => leaseLost || (options.signal?.aborted ?? false) || fatal !== null,
+    stopping: () => stopAsked() || fatal !== null,
     onProgress: report,
   };
   logger.info('sync started', { run_id: runId, consents: consentIds.length });
@@ -169,7 +173,7 @@ export async function runSync(options: SyncOptions): Promise<SyncSummary> {
     else if (error instanceof UnavailableError) fatal = { kind: 'unavailable', message: describeError(error) };
     else {
       clearInterval(renew);
-      await finish(ctx, run, results, { kind: 'failed', message: describeError(error) }, startedAt, now, requestsBefore);
+      await finish(ctx, run, results, { kind: 'failed', message: describeError(error) }, stopAsked(), startedAt, now, requestsBefore);
       throw error;
     }
   } finally {
@@ -180,9 +184,8 @@ export async function runSync(options: SyncOptions): Promise<SyncSummary> {
     fatal = { kind: 'unavailable', message: 'the service could not be reached for any consent' };
   }
   const continuity = fatal ? null : await closingCheck(ctx);
-  const summary = await finish(ctx, run, results, fatal, startedAt, now, requestsBefore);
+  const summary = await finish(ctx, run, results, fatal, stopAsked(), startedAt, now, requestsBefore);
   summary.continuity = continuity;
-  summary.interrupted = (options.signal?.aborted ?? false) || leaseLost;
   logger.info('sync finished', { run_id: runId, outcome: summary.outcome, requests: summary.requests });
   return summary;
 }
@@ -211,12 +214,12 @@ async function finish(
   run: RunWork,
   results: ConsentResult[],
   fatal: SyncSummary['fatal'] | { kind: 'failed'; message: string },
+  interrupted: boolean,
   startedAt: DateTime,
   now: () => DateTime,
   requestsBefore: number,
 ): Promise<SyncSummary> {
   const { counters } = ctx;
-  const interrupted = ctx.stopping() && fatal === null;
   const partial =
     counters.failedUnits.length > 0 || counters.rejects > 0 || interrupted || results.some((r) => r.outcome === 'failed');
   const outcome: RunOutcome = fatal ? 'failed' : partial ? 'partial' : 'ok';
