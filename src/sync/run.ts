@@ -10,7 +10,7 @@ import { AuthenticationError, UnavailableError, type DataApiClient } from '../ap
 import type { BankMeta, ConsentId } from '../api/schemas';
 import { checkContinuity } from '../check/check-accounts';
 import { silentLogger, type Logger } from '../log';
-import { LEASE_RENEW_MS, LEASE_TTL_MS, type RunOutcome, type RunWork, type Store } from '../store';
+import { DEFAULT_LEASE_RENEW_MS, DEFAULT_LEASE_TTL_MS, type RunOutcome, type RunWork, type Store } from '../store';
 import { emptyCounters, type RunCounters, type SyncContext, type SyncSettings } from './context';
 import { syncConsent, type ConsentResult } from './consent';
 import { sweepTempFiles } from './files';
@@ -88,7 +88,7 @@ export async function runSync(options: SyncOptions): Promise<SyncSummary> {
   const consentIds = await consentsToSync(store, options.consentIds);
 
   const startedAt = now();
-  const begun = await store.runs.begin({ consentIds, holder, now: startedAt.toJSDate(), leaseTtlMs: LEASE_TTL_MS });
+  const begun = await store.runs.begin({ consentIds, holder, now: startedAt.toJSDate(), leaseTtlMs: options.settings.leaseTtlMs ?? DEFAULT_LEASE_TTL_MS });
   if (!begun.ok) throw new RunLockedError(begun.heldBy);
   const run = begun.work;
   let leaseLost = false;
@@ -107,7 +107,7 @@ export async function runSync(options: SyncOptions): Promise<SyncSummary> {
         logger.error('lease renewal failed: stopping after the unit in flight', { reason: describeError(error) });
       },
     );
-  }, LEASE_RENEW_MS);
+  }, options.settings.leaseRenewMs ?? DEFAULT_LEASE_RENEW_MS);
   renew.unref();
 
   // The client may serve several runs (demo, scheduler): count this run's requests only.

@@ -68,7 +68,7 @@ describePostgres('cooperating workers on PostgreSQL', () => {
 
   async function prepared(name: string): Promise<{ url: string; env: Record<string, string> }> {
     const url = await createTestDatabase();
-    const env = { ...emulatorEnv(emu, join(dir, name)), BANKDATA_DB: url, BANKDATA_LEASE_TTL_MS: '3000' };
+    const env = { ...emulatorEnv(emu, join(dir, name)), BANKDATA_DB: url, BANKDATA_LEASE_TTL_MS: '3000', BANKDATA_LEASE_RENEW_MS: '500' };
     expect((await runCli(['consents', 'add', ...emu.consentIds], { env })).code).toBe(0);
     return { url, env };
   }
