@@ -107,7 +107,12 @@ export async function syncStatementFile(
  * Whether party data is due: always for a consent never synced before and with `--full`, else
  * when it was last read `sync.partyRefreshDays` (7) or more days ago (or never).
  */
-export async function partyDue(ctx: SyncContext, scope: Scope, accountId: AccountId | null, firstSync: boolean): Promise<boolean> {
+export async function partyDue(
+  ctx: Pick<SyncContext, 'store' | 'full' | 'settings' | 'now'>,
+  scope: Scope,
+  accountId: AccountId | null,
+  firstSync: boolean,
+): Promise<boolean> {
   if (firstSync || ctx.full) return true;
   const last = await ctx.store.partyLastSeen({ bank: scope.bank, consentId: scope.consentId, accountId });
   if (last === null) return true;
