@@ -76,7 +76,7 @@ export async function syncConsent(
   const bank = consent.flow.flow_hint.bank;
   const step = consentStep(consent, meta, scopes);
   if (step.kind === 'ended') {
-    await ctx.store.consents.markEnded(consentId, consent.status, ctx.now().toJSDate());
+    await ctx.store.consents.markEnded(consentId, consent.status, ctx.now());
     return { consentId, bank, status: consent.status, outcome: 'ended', reason: step.reason, needsReconsent: true };
   }
   if (step.kind === 'skipped') {
@@ -156,7 +156,7 @@ async function consentError(ctx: SyncContext, consentId: ConsentId, bank: string
   if (error instanceof ConsentEndedError) {
     // BDT009/013/101/409/410/412/415: the consent can never be used again.
     const reason = error.code ?? error.reason;
-    await ctx.store.consents.markEnded(consentId, reason, ctx.now().toJSDate());
+    await ctx.store.consents.markEnded(consentId, reason, ctx.now());
     ctx.logger.warn('consent ended', { consent_id: consentId, code: error.code });
     return { consentId, bank, status: null, outcome: 'ended', reason: describeError(error), needsReconsent: true };
   }

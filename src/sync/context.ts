@@ -7,6 +7,7 @@ import type { DataApiClient } from '../api';
 import type { ConsentId } from '../api/schemas';
 import type { Logger } from '../log';
 import type { Store } from '../store';
+import { utcNow, type Clock } from '../clock';
 
 export interface SyncSettings {
   /** Config `sync.lookbackDays`. */
@@ -78,7 +79,7 @@ export interface SyncContext {
   since: string | null;
   full: boolean;
   /** The local clock. */
-  now: () => DateTime;
+  now: Clock;
   /** True once a stop was asked for: no new unit starts. */
   stopping: () => boolean;
   /** Progress callback (TTY bar); called after each window and consent. */
@@ -90,7 +91,7 @@ export interface SyncContext {
  * `Date`, so that a bank clock behind ours never answers BDT238 for a range we think is fine.
  */
 export function bankNow(ctx: Pick<SyncContext, 'now' | 'client'>): DateTime {
-  const local = ctx.now();
+  const local = utcNow(ctx.now);
   const server = ctx.client.serverNow();
   return server && server < local ? server : local;
 }

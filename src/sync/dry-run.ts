@@ -16,6 +16,7 @@ import { consentsToSync } from './run';
 import { transactionRange, type RangeContext } from './transactions';
 import { describeError } from './units';
 import { planWindows } from './windows';
+import { systemClock, type Clock } from '../clock';
 
 export interface DryRunConsent {
   consentId: ConsentId;
@@ -39,7 +40,7 @@ export async function planDryRun(options: {
   consentIds?: readonly ConsentId[];
   since?: string | null;
   full?: boolean;
-  now?: () => DateTime;
+  now?: Clock;
 }): Promise<DryRunPlan> {
   const { store, client } = options;
   const meta = new Map((await client.getMeta()).map((b) => [b.name, b] as const));
@@ -50,7 +51,7 @@ export async function planDryRun(options: {
     settings: options.settings,
     since: options.since ?? null,
     full: options.full ?? false,
-    now: options.now ?? (() => DateTime.utc()),
+    now: options.now ?? systemClock,
   };
   const consents: DryRunConsent[] = [];
   for (const consentId of await consentsToSync(store, options.consentIds)) {

@@ -8,6 +8,7 @@ import { commitAnswer } from './answer';
 import type { SyncContext } from './context';
 import { createAtomicFile, resolveInDataDir, statementFilePath, type AtomicFile } from './files';
 import { toAccountRow, toBalanceRow, toPartyRow, toStatementRow } from './transform';
+import { utcNow } from '../clock';
 
 interface Scope {
   bank: BankName;
@@ -15,7 +16,7 @@ interface Scope {
 }
 
 function context(ctx: SyncContext, scope: Scope) {
-  return { bank: scope.bank, consentId: scope.consentId, fetchedAt: ctx.now().toJSDate() };
+  return { bank: scope.bank, consentId: scope.consentId, fetchedAt: ctx.now() };
 }
 
 /** Accounts of the consent; returns the accounts that were stored (valid records). */
@@ -117,7 +118,7 @@ export async function partyDue(
   const last = await ctx.store.partyLastSeen({ bank: scope.bank, consentId: scope.consentId, accountId });
   if (last === null) return true;
   const days = ctx.settings.partyRefreshDays ?? 7;
-  return ctx.now().diff(DateTime.fromISO(last, { zone: 'utc' }), 'days').days >= days;
+  return utcNow(ctx.now).diff(DateTime.fromISO(last, { zone: 'utc' }), 'days').days >= days;
 }
 
 /** The consenting customer (accountId null, GET /v1/party) or an account's owner. */

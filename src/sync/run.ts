@@ -5,7 +5,6 @@
  */
 import { hostname } from 'node:os';
 import { join } from 'node:path';
-import { DateTime } from 'luxon';
 import { AuthenticationError, UnavailableError, type DataApiClient } from '../api';
 import type { BankMeta, ConsentId } from '../api/schemas';
 import { checkContinuity } from '../check/check-accounts';
@@ -17,6 +16,7 @@ import { sweepTempFiles } from './files';
 import { scopeGapForSync } from './plan';
 import { drainQueue } from './pool';
 import { describeError } from './units';
+import { systemClock, type Clock } from '../clock';
 
 export interface SyncOptions {
   store: Store;
@@ -28,7 +28,7 @@ export interface SyncOptions {
   since?: string | null;
   full?: boolean;
   logger?: Logger;
-  now?: () => DateTime;
+  now?: Clock;
   /** Aborted on SIGTERM/SIGINT: the unit in flight finishes, nothing new starts. */
   signal?: AbortSignal;
   onProgress?: (progress: SyncProgress) => void;
@@ -83,12 +83,12 @@ export async function consentsToSync(store: Store, consentIds: readonly ConsentI
 export async function runSync(options: SyncOptions): Promise<SyncSummary> {
   const { store, client } = options;
   const logger = options.logger ?? silentLogger;
-  const now = options.now ?? (() => DateTime.utc());
+  const now = options.now ?? systemClock;
   const holder = { pid: process.pid, host: hostname() };
   const consentIds = await consentsToSync(store, options.consentIds);
 
   const startedAt = now();
-  const begun = await store.runs.begin({ consentIds, holder, now: startedAt.toJSDate(), leaseTtlMs: options.settings.leaseTtlMs ?? DEFAULT_LEASE_TTL_MS });
+  const begun = await store.runs.begin({ consentIds, holder, now: startedAt, leaseTtlMs: options.settings.leaseTtlMs ?? DEFAULT_LEASE_TTL_MS });
   if (!begun.ok) throw new RunLockedError(begun.heldBy);
   const run = begun.work;
   let leaseLost = false;
@@ -96,7 +96,7 @@ export async function runSync(options: SyncOptions): Promise<SyncSummary> {
   // in flight, and is "interrupted" (partial; the rest waits for the next run).
   const stopAsked = () => (options.signal?.aborted ?? false) || leaseLost;
   const renew = setInterval(() => {
-    run.renew(now().toJSDate()).then(
+    run.renew(now()).then(
       (renewed) => {
         if (!renewed) leaseLost = true;
       },
@@ -151,12 +151,12 @@ export async function runSync(options: SyncOptions): Promise<SyncSummary> {
       // Lanes: `sync.concurrency` (16); the client's pacer holds those the bank's rate leaves
       // idle, so latency is no limit while rate × (latency + a lane's own work) < lanes.
       // The run's queue: this process's list on SQLite, the shared queue of the workers on PostgreSQL.
-      const next = async () => (ctx.stopping() ? null : run.next(now().toJSDate()));
+      const next = async () => (ctx.stopping() ? null : run.next(now()));
       await drainQueue(next, options.settings.concurrency, async (consentId) => {
         try {
           const result = await syncConsent(ctx, consentId, meta, scopes);
           results.push(result);
-          const kept = await run.done(consentId, result.outcome, now().toJSDate());
+          const kept = await run.done(consentId, result.outcome, now());
           if (!kept) logger.warn('consent taken over by another worker after its lease expired', { consent_id: consentId });
           logger.info('consent synced', { consent_id: consentId, outcome: result.outcome, reason: result.reason });
         } catch (error) {
@@ -215,8 +215,8 @@ async function finish(
   results: ConsentResult[],
   fatal: SyncSummary['fatal'] | { kind: 'failed'; message: string },
   interrupted: boolean,
-  startedAt: DateTime,
-  now: () => DateTime,
+  startedAt: Date,
+  now: Clock,
   requestsBefore: number,
 ): Promise<SyncSummary> {
   const { counters } = ctx;
@@ -240,13 +240,13 @@ async function finish(
       failedUnits: counters.failedUnits.length,
       errorSummary: errors.length > 0 ? truncate(errors.join('; '), 2000) : null,
     },
-    finishedAt.toJSDate(),
+    finishedAt,
   );
   return {
     runId: ctx.runId,
     outcome,
-    startedAt: startedAt.toUTC().toISO()!,
-    finishedAt: finishedAt.toUTC().toISO()!,
+    startedAt: startedAt.toISOString(),
+    finishedAt: finishedAt.toISOString(),
     requests,
     counters,
     consents: results,

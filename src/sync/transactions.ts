@@ -214,7 +214,7 @@ async function fetchAndCommit(
 ): Promise<{ committed: true; rows: number }> {
   const result = await ctx.client.listTransactions(ref.consentId, ref.accountId, { from: window.from, to: window.to });
   const fetchedAt = ctx.now();
-  const tctx = { bank: ref.bank, consentId: ref.consentId, fetchedAt: fetchedAt.toJSDate() };
+  const tctx = { bank: ref.bank, consentId: ref.consentId, fetchedAt };
   const sorting = { resource: 'transaction', accountId: ref.accountId, toRow: (r: Transaction) => toTransactionRow(r, tctx), ownerOf: (r: Transaction) => r.AccountId };
   await commitAnswer(ctx.counters, ref, result, sorting, ({ rows, rejects }) =>
     ctx.store.commitTransactionWindow({
@@ -227,7 +227,7 @@ async function fetchAndCommit(
       rejects,
       checkpoint: advanceWatermark ? { watermark: window.to.toJSDate() } : null,
       runId: ctx.runId,
-      now: fetchedAt.toJSDate(),
+      now: fetchedAt,
     }),
   );
   ctx.counters.windows += 1;
