@@ -68,9 +68,9 @@ export function readEnvLayer(env: Env): ConfigLayer {
     if (!raw) continue;
     names[key] = name;
     const [group, member] = key.split('.');
-    if (member !== undefined) {
+    if (group !== undefined && member !== undefined) {
       // A nested key (sync.leaseTtlMs): whole numbers as numbers, anything else left for the schema to refuse.
-      const nested = (values[group!] ??= {}) as Record<string, unknown>;
+      const nested = (values[group] ??= {}) as Record<string, unknown>;
       nested[member] = /^\d+$/.test(raw) ? Number(raw) : raw;
       continue;
     }
