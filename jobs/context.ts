@@ -4,6 +4,7 @@ import type { Logger } from '../src/log';
 import type { PaymentsPassResult } from '../src/payments/sync-pass';
 import type { Store } from '../src/store';
 import type { SyncSettings } from '../src/sync/context';
+import type { Clock } from '../src/clock';
 
 export interface JobContext {
   store: Store;
@@ -15,5 +16,5 @@ export interface JobContext {
   /** The payments pass run after each sync (null result: Payments API not configured). */
   payments?: () => Promise<PaymentsPassResult | null>;
   /** The clock (tests move it). */
-  now: () => Date;
+  now: Clock;
 }

@@ -4,7 +4,6 @@
  * running beside it (and if that one holds the lease, this run is skipped). On SIGTERM the unit
  * in flight finishes and the lease is released before the scheduler exits.
  */
-import { DateTime } from 'luxon';
 import { RunLockedError, runSync } from '../src/sync/run';
 import type { JobContext } from './context';
 import type { Job, JobReport } from './scheduler';
@@ -24,7 +23,7 @@ export function nightlySyncJob(ctx: JobContext, expression: string): Job {
           settings: ctx.sync,
           logger: ctx.logger,
           signal,
-          now: () => DateTime.fromJSDate(ctx.now()).toUTC(),
+          now: ctx.now,
         });
         await ctx.store.runs.recordJob(summary.runId, NIGHTLY_SYNC, firedFor);
         const payments = summary.fatal || summary.interrupted || !ctx.payments ? null : await ctx.payments();

@@ -5,6 +5,7 @@
  * One JSON line per job run, and one per skipped trigger.
  */
 import type { CronEngine, CronTrigger } from './cron-engine';
+import { systemClock, type Clock } from '../src/clock';
 
 export interface JobReport {
   /** ok, partial, failed (as v_runs), or skipped when the job could not start (lock held). */
@@ -27,7 +28,7 @@ export interface SchedulerOptions {
   engine: CronEngine;
   /** Receives one object per job run or skipped trigger (the schedule command prints it as a JSON line). */
   emit: (line: JobLine) => void;
-  now?: () => Date;
+  now?: Clock;
 }
 
 export interface Scheduler {
@@ -39,7 +40,7 @@ export interface Scheduler {
 }
 
 export function createScheduler(jobs: readonly Job[], options: SchedulerOptions): Scheduler {
-  const now = options.now ?? (() => new Date());
+  const now = options.now ?? systemClock;
   const controller = new AbortController();
   const inFlight = new Map<string, Promise<void>>();
   let triggers: CronTrigger[] = [];

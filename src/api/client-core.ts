@@ -12,6 +12,7 @@ import { assertTransportAllowed, createHttp, type Http, type HttpStats } from '.
 import { createPacer, type Pacer, type PacerState } from './pacer';
 import { DEFAULT_RETRY_POLICY, realSleep, type RetryDeps, type RetryPolicy } from './retry';
 import { createTokenProvider, type TokenAuthMethod, type TokenProvider } from './token';
+import { systemClock, type Clock } from '../clock';
 
 /** The options both clients take. */
 export interface ApiClientOptions {
@@ -26,10 +27,10 @@ export interface ApiClientOptions {
   timeoutMs?: number;
   /** Overrides of the retry policy (docs/bank-api.md §7.4 defaults). */
   retry?: Partial<RetryPolicy>;
-  /** Injectable for tests: wait, jitter draw in [0, 1), and the local clock (epoch ms). */
+  /** Injectable for tests: wait, jitter draw in [0, 1), and the local clock. */
   sleep?: (ms: number) => Promise<void>;
   random?: () => number;
-  now?: () => number;
+  now?: Clock;
   /** undici dispatcher (default: undici's global one). */
   dispatcher?: Dispatcher;
 }
@@ -93,7 +94,7 @@ export function createClientCore(options: ApiClientOptions, settings: ClientCore
   const base = parseBaseUrl(options.baseUrl, settings.apiName);
   const basePath = base.pathname.replace(/\/+$/, '');
   const logger = options.logger ?? silentLogger;
-  const now = options.now ?? Date.now;
+  const now = options.now ?? systemClock;
   const retryPolicy: RetryPolicy = { ...DEFAULT_RETRY_POLICY, ...options.retry, ...settings.retryOverrides };
   let retries = 0;
   const retryDeps: RetryDeps = {

@@ -17,10 +17,11 @@
  *
  * Pure but for the injected clock and sleep: unit-tested with a fake clock.
  */
+import { nowMs, type Clock } from '../clock';
 
 export interface PacerOptions {
-  /** Epoch milliseconds (injectable for tests). */
-  now: () => number;
+  /** The local clock (injectable for tests). */
+  now: Clock;
   sleep: (ms: number) => Promise<void>;
   /** How long refusals and accepted sends are remembered for learning (default 5 minutes). */
   memoryMs?: number;
@@ -150,13 +151,13 @@ export function createPacer(options: PacerOptions): Pacer {
     const rate = rateFromHeaders(headers);
     if (rate === null) return;
     base = rate;
-    baseAt = options.now();
+    baseAt = nowMs(options.now);
     source = 'headers';
   }
 
   return {
     async acquire() {
-      const t = options.now();
+      const t = nowMs(options.now);
       const rate = rateAt(t);
       if (rate === null) {
         nextAt = t;
@@ -172,7 +173,7 @@ export function createPacer(options: PacerOptions): Pacer {
     },
     settle(sentAt, answer) {
       if (answer.headers) learnFromHeaders(answer.headers);
-      const t = options.now();
+      const t = nowMs(options.now);
       latencyMs = latencyMs === null ? t - sentAt : latencyMs * 0.9 + (t - sentAt) * 0.1;
       forget(t);
       if (answer.status === 429) {
@@ -185,7 +186,7 @@ export function createPacer(options: PacerOptions): Pacer {
       }
     },
     state() {
-      return { rate: rateAt(options.now()), source, accepted: acceptedTotal, refused: refusedTotal, waitedMs, latencyMs };
+      return { rate: rateAt(nowMs(options.now)), source, accepted: acceptedTotal, refused: refusedTotal, waitedMs, latencyMs };
     },
   };
 }

@@ -5,6 +5,7 @@
  */
 import { DateTime } from 'luxon';
 import { ApiError, UnavailableError, type ApiErrorKind } from './errors';
+import { nowMs, type Clock } from '../clock';
 
 export interface RetryRule {
   kind: ApiErrorKind;
@@ -61,7 +62,7 @@ export function backoffDelayMs(policy: RetryPolicy, attempt: number, random: () 
 }
 
 export interface RetryClock {
-  now: () => number;
+  now: Clock;
   random: () => number;
 }
 
@@ -70,7 +71,7 @@ export function retryDelayMs(policy: RetryPolicy, attempt: number, error: unknow
   const { retryAfter, serverDate } = retryHints(error);
   if (retryAfter !== null) {
     const serverNow = serverDate ? DateTime.fromHTTP(serverDate, { zone: 'utc' }) : null;
-    const reference = serverNow?.isValid ? serverNow.toMillis() : clock.now();
+    const reference = serverNow?.isValid ? serverNow.toMillis() : nowMs(clock.now);
     const fromServer = parseRetryAfterMs(retryAfter, reference);
     if (fromServer !== null) return Math.min(policy.maxDelayMs, fromServer);
   }

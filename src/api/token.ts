@@ -12,6 +12,7 @@ import { parseErrorBody, parseJsonBody, formatIssues } from './parse';
 import { withRetry, type RetryDeps, type RetryPolicy } from './retry';
 import { tokenRenewAfterMs } from './rules';
 import { TokenResponse } from './schemas';
+import { nowMs, type Clock } from '../clock';
 
 export type TokenAuthMethod = 'form' | 'basic';
 
@@ -24,7 +25,7 @@ export interface TokenProviderOptions {
   http: Http;
   retryPolicy: RetryPolicy;
   retryDeps: RetryDeps;
-  now: () => number;
+  now: Clock;
   logger: Logger;
 }
 
@@ -79,7 +80,7 @@ export function createTokenProvider(options: TokenProviderOptions): TokenProvide
       form.set('client_id', options.clientId);
       form.set('client_secret', options.clientSecret);
     }
-    const requestedAt = now();
+    const requestedAt = nowMs(now);
     // The token POST changes nothing on the server: retrying it on 429/5xx needs no key.
     const answer = await withRetry(options.retryPolicy, options.retryDeps, { method: 'POST', repeatable: true }, async () => {
       const res = await http.send({ method: 'POST', url: options.tokenUrl, kind: 'token', headers, body: form.toString() });
@@ -110,7 +111,7 @@ export function createTokenProvider(options: TokenProviderOptions): TokenProvide
 
   return {
     getToken() {
-      if (cached && now() < cached.renewAt) return Promise.resolve(cached.value);
+      if (cached && nowMs(now) < cached.renewAt) return Promise.resolve(cached.value);
       if (!inflight) {
         inflight = fetchToken()
           .catch((error: unknown) => {

@@ -11,6 +11,7 @@ import { redact } from '../log';
 import { paymentsPass } from '../payments/sync-pass';
 import { createCliContext, globalsOf } from './context';
 import { ExitCode } from './exit-codes';
+import { systemClock } from '../clock';
 
 export function registerScheduleCommand(program: Command): void {
   program
@@ -32,7 +33,7 @@ export function registerScheduleCommand(program: Command): void {
             expiryWarningDays: ctx.config.expiryWarningDays,
             payments: () => paymentsPass(ctx.config, store, ctx.logger),
             logger: ctx.logger,
-            now: () => new Date(),
+            now: systemClock,
           },
           ctx.config.schedule,
         );

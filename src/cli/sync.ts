@@ -102,7 +102,7 @@ export async function syncCommand(
   }
   const progress = createProgress();
   const controller = new AbortController();
-  // SIGTERM / SIGINT: the unit in flight finishes if it can within STOP_GRACE_MS, else it is
+  // SIGTERM / SIGINT: the unit in flight finishes if it can within `sync.stopGraceMs`, else it is
   // abandoned whole (each unit is one SQLite transaction: nothing half-written); either way the
   // lease is released and the exit code is 128 + the signal's number. A second signal stops at once.
   let received: NodeJS.Signals | null = null;
@@ -120,7 +120,7 @@ export async function syncCommand(
     if (received) void hardStop(signal);
     received = signal;
     controller.abort();
-    setTimeout(() => void hardStop(signal), STOP_GRACE_MS).unref();
+    setTimeout(() => void hardStop(signal), config.sync.stopGraceMs).unref();
   };
   process.on('SIGTERM', stop);
   process.on('SIGINT', stop);
@@ -151,9 +151,6 @@ export async function syncCommand(
   if (payments?.authenticationError) return Math.max(code, ExitCode.Auth);
   return code === ExitCode.Ok && payments && payments.failures.length > 0 ? ExitCode.Partial : code;
 }
-
-/** How long a stopping run may take to finish its unit in flight before it is abandoned. */
-const STOP_GRACE_MS = 5_000;
 
 /** 128 + the signal's number, as shells report it (130 SIGINT, 143 SIGTERM). */
 export function signalExitCode(signal: NodeJS.Signals): number {

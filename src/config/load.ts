@@ -33,6 +33,11 @@ export interface Config {
     readonly maxRecordsPerListing: number;
     readonly minWindowDays: number;
     readonly partyRefreshDays: number;
+    /** The run lease's expiry, and how often a run renews it (below the expiry). */
+    readonly leaseTtlMs: number;
+    readonly leaseRenewMs: number;
+    /** After SIGTERM/SIGINT, how long the unit in flight may take before it is abandoned. */
+    readonly stopGraceMs: number;
   };
   readonly schedule: {
     readonly sync: string;
@@ -79,6 +84,12 @@ export function loadConfig(options: LoadConfigOptions = {}): Config {
   ];
   const merged = layers.reduce<Record<string, unknown>>((acc, [, layer]) => (layer ? mergeLayer(acc, layer) : acc), {});
   const values: ConfigValues = validateWith(configSchema, merged, 'the merged configuration', (path) => path);
+  if (values.sync.leaseRenewMs >= values.sync.leaseTtlMs) {
+    throw new ConfigError(
+      `invalid configuration: sync.leaseRenewMs (${values.sync.leaseRenewMs}) must be below sync.leaseTtlMs (${values.sync.leaseTtlMs})`,
+      'a lease renewed no sooner than it expires is lost between renewals; see docs/configuration.md',
+    );
+  }
   const secrets = readSecrets(env, cwd);
 
   const dataDir = resolve(cwd, values.dataDir);

@@ -69,6 +69,12 @@ export const syncSchema = z.strictObject({
   /** Party data is read again after this many days (a new consent: always). */
   partyRefreshDays: wholeDays(0, 3650),
   maxRecordsPerListing: z.int().min(100).max(1_000_000),
+  /** The run lease's expiry after each acquire or renewal (docs/configuration.md "Sync rules"). */
+  leaseTtlMs: z.int().min(100).max(3_600_000),
+  /** How often a run renews its lease; below `leaseTtlMs` (checked on the merged configuration). */
+  leaseRenewMs: z.int().min(10).max(3_600_000),
+  /** After SIGTERM/SIGINT, how long the unit in flight may take before it is abandoned whole. */
+  stopGraceMs: z.int().min(0).max(600_000),
 });
 
 export const scheduleSchema = z.strictObject({
@@ -121,7 +127,7 @@ export const EXPECTED_FORM: Record<string, string> = {
   dataDir: 'a directory path (relative to the working directory)',
   redirectWhitelist: 'a list of absolute URLs as registered in the client portal',
   'redirectWhitelist[]': 'an absolute URL with a host, e.g. https://app.example.nz/callback or https://*.example.nz/',
-  sync: 'an object with lookbackDays, floor, concurrency, windowDays, minWindowDays, partyRefreshDays, maxRecordsPerListing',
+  sync: 'an object with lookbackDays, floor, concurrency, windowDays, minWindowDays, partyRefreshDays, maxRecordsPerListing, leaseTtlMs, leaseRenewMs, stopGraceMs',
   'sync.lookbackDays': 'a whole number of days from 0 to 3650',
   'sync.floor': 'an NZ date YYYY-MM-DD, or null',
   'sync.concurrency': 'a whole number from 1 to 64',
@@ -129,6 +135,9 @@ export const EXPECTED_FORM: Record<string, string> = {
   'sync.minWindowDays': 'a whole number of days from 1 to 3650',
   'sync.partyRefreshDays': 'a whole number of days from 0 to 3650',
   'sync.maxRecordsPerListing': 'a whole number from 100 to 1000000',
+  'sync.leaseTtlMs': 'a whole number of milliseconds from 100 to 3600000',
+  'sync.leaseRenewMs': 'a whole number of milliseconds from 10 to 3600000, below sync.leaseTtlMs',
+  'sync.stopGraceMs': 'a whole number of milliseconds from 0 to 600000',
   schedule: 'an object with sync, expiryCheck, metaRefresh',
   'schedule.sync': 'a cron expression, e.g. "0 2 * * *"',
   'schedule.expiryCheck': 'a cron expression, e.g. "0 8 * * *"',

@@ -20,7 +20,10 @@ export const ENV_KEYS = {
   BANKDATA_DB: 'db',
   BANKDATA_DATA_DIR: 'dataDir',
   BANKDATA_REDIRECT_WHITELIST: 'redirectWhitelist',
-} as const satisfies Record<string, keyof ConfigLayer>;
+  BANKDATA_LEASE_TTL_MS: 'sync.leaseTtlMs',
+  BANKDATA_LEASE_RENEW_MS: 'sync.leaseRenewMs',
+  BANKDATA_STOP_GRACE_MS: 'sync.stopGraceMs',
+} as const satisfies Record<string, keyof ConfigLayer | `sync.${keyof NonNullable<ConfigLayer['sync']>}`>;
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -64,6 +67,13 @@ export function readEnvLayer(env: Env): ConfigLayer {
     const raw = env[name]?.trim();
     if (!raw) continue;
     names[key] = name;
+    const [group, member] = key.split('.');
+    if (group !== undefined && member !== undefined) {
+      // A nested key (sync.leaseTtlMs): whole numbers as numbers, anything else left for the schema to refuse.
+      const nested = (values[group] ??= {}) as Record<string, unknown>;
+      nested[member] = /^\d+$/.test(raw) ? Number(raw) : raw;
+      continue;
+    }
     values[key] =
       key === 'redirectWhitelist'
         ? raw
@@ -74,7 +84,7 @@ export function readEnvLayer(env: Env): ConfigLayer {
   }
   return validateLayer(values, 'environment', (path) => {
     const top = path.split(/[.[]/)[0] ?? path;
-    const name = names[top] ?? path;
+    const name = names[path] ?? names[top] ?? path;
     const entry = /^\w+\[(\d+)\]$/.exec(path);
     return entry ? `${name} (entry ${Number(entry[1]) + 1})` : name;
   });

@@ -34,13 +34,14 @@ import { UsageError } from '../errors';
 import { silentLogger, type Logger } from '../log';
 import type { Store } from '../store';
 import { canonicalRequest, checkPaymentRequest, type PaymentRequestInput } from './request';
+import { systemClock, type Clock } from '../clock';
 
 export interface CreatePaymentDeps {
   client: PaymentsClient;
   store: Store;
   logger?: Logger;
   /** The clock for stored instants and for Retry-After dates (never Date.now). */
-  now?: () => Date;
+  now?: Clock;
   sleep?: (ms: number) => Promise<void>;
   random?: () => number;
   /** Sends in all before giving up (the attempt stays open: a rerun resumes its key). Default 8. */
@@ -97,11 +98,11 @@ function actionOf(error: unknown): PaymentsClientAction | 'no_clear_answer' | 'e
 export async function createPayment(deps: CreatePaymentDeps, input: PaymentRequestInput, options: CreatePaymentOptions = {}): Promise<CreatePaymentResult> {
   const { client, store } = deps;
   const logger = deps.logger ?? silentLogger;
-  const now = deps.now ?? (() => new Date());
+  const now = deps.now ?? systemClock;
   const sleep = deps.sleep ?? realSleep;
   const random = deps.random ?? Math.random;
   const policy: RetryPolicy = { ...DEFAULT_RETRY_POLICY, ...deps.retry, maxAttempts: deps.maxSends ?? 8 };
-  const clock = { now: () => now().getTime(), random };
+  const clock = { now, random };
   if (options.key !== undefined && !KEY_PATTERN.test(options.key)) {
     throw new UsageError('--key must be a lowercase UUID, as the bank requires of an idempotency-key', 'make one with: uuidgen | tr A-Z a-z');
   }

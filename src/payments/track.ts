@@ -9,12 +9,13 @@ import type { PaymentsClient } from '../api/payments';
 import { realSleep } from '../api/retry';
 import { silentLogger, type Logger } from '../log';
 import type { Store } from '../store';
+import { nowMs, systemClock, type Clock } from '../clock';
 
 export interface TrackDeps {
   client: PaymentsClient;
   store: Store;
   logger?: Logger;
-  now?: () => Date;
+  now?: Clock;
   sleep?: (ms: number) => Promise<void>;
 }
 
@@ -42,11 +43,11 @@ export interface TrackResult {
 export async function trackPayments(deps: TrackDeps, options: TrackOptions = {}): Promise<TrackResult> {
   const { client, store } = deps;
   const logger = deps.logger ?? silentLogger;
-  const now = deps.now ?? (() => new Date());
+  const now = deps.now ?? systemClock;
   const sleep = deps.sleep ?? realSleep;
   const wait = options.wait ?? true;
   const intervalMs = options.intervalMs ?? 5_000;
-  const deadline = Date.now() + (options.timeoutMs ?? 10 * 60_000);
+  const deadline = nowMs(now) + (options.timeoutMs ?? 10 * 60_000);
 
   let pending = [...new Set(options.paymentIds ?? (await store.payments.listOpen()).map((p) => p.paymentId))];
   const seen = new Map<string, Payment>();
@@ -72,7 +73,7 @@ export async function trackPayments(deps: TrackDeps, options: TrackOptions = {})
       }
     }
     pending = stillOpen;
-    if (!wait || pending.length === 0 || Date.now() + intervalMs > deadline) break;
+    if (!wait || pending.length === 0 || nowMs(now) + intervalMs > deadline) break;
     await sleep(intervalMs);
   }
   return { payments: [...seen.values()], open: pending, failures, passes };

@@ -1,6 +1,6 @@
 /**
  * The run lock (docs/configuration.md "Sync rules"): one lease row holding pid, host and expiry,
- * renewed every 15 s with a 60 s expiry. A lease whose expiry has passed, or whose holder
+ * renewed every `sync.leaseRenewMs` (15 s) with a `sync.leaseTtlMs` (60 s) expiry. A lease whose expiry has passed, or whose holder
  * process is gone (same host), is taken over at once. Each step is one IMMEDIATE transaction,
  * so two runs starting together cannot both win.
  */
@@ -9,13 +9,19 @@ import { inWriteTransaction, type BankdataDb } from './db';
 import { lease } from './schema';
 import { toStoredInstant, toInstantMs, type Instant } from './time';
 
-export const LEASE_TTL_MS = 60_000;
-export const LEASE_RENEW_MS = 15_000;
+/** The defaults of config `sync.leaseTtlMs` and `sync.leaseRenewMs`, for callers without a config. */
+export const DEFAULT_LEASE_TTL_MS = 60_000;
+export const DEFAULT_LEASE_RENEW_MS = 15_000;
 export const LEASE_ROW = 1;
 
 export interface LeaseHolder {
   pid: number;
   host: string;
+}
+
+/** How long an acquired or renewed lease lasts (config `sync.leaseTtlMs`). */
+export interface LeaseTerm {
+  ttlMs?: number;
 }
 
 export type AcquireResult =
@@ -35,7 +41,7 @@ export function isProcessAlive(pid: number): boolean {
 
 export function acquireLease(
   db: BankdataDb,
-  holder: LeaseHolder & { now: Instant },
+  holder: LeaseHolder & LeaseTerm & { now: Instant },
   isAlive: (pid: number) => boolean = isProcessAlive,
 ): AcquireResult {
   const nowMs = toInstantMs(holder.now);
@@ -54,11 +60,11 @@ export function acquireLease(
 /** Whether the stored lease lets this holder take it, and the row to write. Shared with the PostgreSQL store. */
 export function decideAcquire(
   current: LeaseRow | undefined,
-  holder: LeaseHolder,
+  holder: LeaseHolder & LeaseTerm,
   nowMs: number,
   isAlive: (pid: number) => boolean,
 ): { result: AcquireResult; values: LeaseRow } {
-  const expiresAt = toStoredInstant(nowMs + LEASE_TTL_MS);
+  const expiresAt = toStoredInstant(nowMs + (holder.ttlMs ?? DEFAULT_LEASE_TTL_MS));
   const values = { holderPid: holder.pid, holderHost: holder.host, acquiredAt: toStoredInstant(nowMs), expiresAt };
   const mine = current && current.holderPid === holder.pid && current.holderHost === holder.host;
   if (current && !mine) {
@@ -73,8 +79,8 @@ export function decideAcquire(
 }
 
 /** Extends our lease; false when it is no longer ours (taken over after it lapsed). */
-export function renewLease(db: BankdataDb, holder: LeaseHolder & { now: Instant }): boolean {
-  const expiresAt = toStoredInstant(toInstantMs(holder.now) + LEASE_TTL_MS);
+export function renewLease(db: BankdataDb, holder: LeaseHolder & LeaseTerm & { now: Instant }): boolean {
+  const expiresAt = toStoredInstant(toInstantMs(holder.now) + (holder.ttlMs ?? DEFAULT_LEASE_TTL_MS));
   return inWriteTransaction(db, (tx) => {
     const current = tx.select().from(lease).where(eq(lease.id, LEASE_ROW)).get();
     if (!current || current.holderPid !== holder.pid || current.holderHost !== holder.host) return false;

@@ -41,7 +41,7 @@ export interface BeginInput {
 
 /** SQLite: one process per run, under the single-run lease; its queue is its own list. */
 export function beginSqliteRun(db: BankdataDb, input: BeginInput): BeginResult {
-  const lease = acquireLease(db, { ...input.holder, now: input.now });
+  const lease = acquireLease(db, { ...input.holder, now: input.now, ttlMs: input.leaseTtlMs });
   if (!lease.ok) return lease;
   const runId = startRun(db, { now: input.now });
   const queue = [...input.consentIds];
@@ -60,7 +60,7 @@ export function beginSqliteRun(db: BankdataDb, input: BeginInput): BeginResult {
       workerId: `${holder.host}:${holder.pid}`,
       next: async () => queue.shift() ?? null,
       done: async () => true,
-      renew: async (now) => renewLease(db, { ...holder, now }),
+      renew: async (now) => renewLease(db, { ...holder, now, ttlMs: input.leaseTtlMs }),
       leave: async (summary, now) => {
         try {
           finishRun(db, runId, summary, now);

@@ -12,7 +12,7 @@ import type { BeginCreationInput, ConsentCreationRow } from './consent-creations
 import type { ContinuityReads } from './continuity';
 import type { ForgetReport } from './forget';
 import type { JobRunRow } from './job-runs';
-import type { AcquireResult, LeaseHolder, LeaseRow } from './lease';
+import type { AcquireResult, LeaseHolder, LeaseRow, LeaseTerm } from './lease';
 import type { BeginResult } from './run-work';
 import type { EarlierPayment } from './payment-requests';
 import type { PaymentAttemptRow, PaymentAttemptUpdate, PaymentRow, PaymentStatusRow } from './payments';
@@ -124,8 +124,8 @@ export interface Store {
     list(filter?: { runId?: string }): Promise<RejectRow[]>;
   };
   lease: {
-    acquire(holder: LeaseHolder & { now?: Instant }): Promise<AcquireResult>;
-    renew(holder: LeaseHolder & { now?: Instant }): Promise<boolean>;
+    acquire(holder: LeaseHolder & LeaseTerm & { now?: Instant }): Promise<AcquireResult>;
+    renew(holder: LeaseHolder & LeaseTerm & { now?: Instant }): Promise<boolean>;
     release(holder: LeaseHolder): Promise<boolean>;
     /** The lease as stored (expired or not), or null: status tells a live run from a killed one. */
     current(): Promise<LeaseRow | null>;

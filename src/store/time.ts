@@ -18,9 +18,8 @@ export function toStoredInstantOrNull(value: Instant | null | undefined): string
   return value === null || value === undefined ? null : toStoredInstant(value);
 }
 
-/** A clock: the store and its callers take `now` from one injectable function. */
-export type Clock = () => Date;
-export const systemClock: Clock = () => new Date();
+/** The clock (src/clock.ts): the store and its callers take `now` from one injectable function. */
+export { systemClock, type Clock } from '../clock';
 
 /**
  * Pacific/Auckland offset transitions between two years, from luxon's zone data: rows of

@@ -16,6 +16,7 @@ import { silentLogger, type Logger } from '../log';
 import type { ConsentCreationRow, Store } from '../store';
 import { pollConsent, type PollDeps } from './consent-poll';
 import { buildConsentRequest, intentHashOf, pollTimeoutMs, type ConsentRequestInput } from './consent-request';
+import { systemClock, type Clock } from '../clock';
 
 /** A local rule failed: nothing was sent (exit 2, naming the rule and its code). */
 export class ConsentRuleError extends Error {
@@ -34,7 +35,7 @@ export interface CreateConsentDeps extends PollDeps {
   baseUrl: string;
   logger?: Logger;
   /** The creation instant the date rules judge by (default: the server's Date, else now). */
-  now?: () => Date;
+  now?: Clock;
   onCreated?: (info: CreatedInfo) => void;
   onStatus?: (status: Consent['status']) => void;
 }
@@ -70,7 +71,7 @@ export async function createConsentFlow(
   const logger = deps.logger ?? silentLogger;
   const meta = await client.getMeta();
   for (const bank of meta) await store.meta.save(bank);
-  const now = deps.now?.() ?? new Date();
+  const now = (deps.now ?? systemClock)();
   // The date rules judge by the server's clock when it told us (its Date header), else ours.
   const ruleNow = deps.now?.() ?? client.serverNow()?.toJSDate() ?? now;
   const intentHash = intentHashOf(input, { baseUrl: deps.baseUrl, environment: deps.environment });
@@ -114,7 +115,7 @@ export async function createConsentFlow(
 
   const features = meta.find((m) => m.name === draft.flow.flow_hint.bank)?.features;
   const polled = await pollConsent(client, response.consent_id, pollTimeoutMs(draft, features), deps, deps.onStatus);
-  const settledAt = deps.now?.() ?? new Date();
+  const settledAt = (deps.now ?? systemClock)();
   let registered = false;
   if (polled.consent && (polled.consent.status === 'Authorised' || polled.timedOut)) {
     // Authorised: synced from now on. Still awaiting at the timeout: registered too, so a late

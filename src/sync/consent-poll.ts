@@ -5,6 +5,7 @@
  */
 import type { DataApiClient } from '../api';
 import type { Consent, ConsentId, ConsentStatus } from '../api/schemas';
+import { nowMs, systemClock, type Clock } from '../clock';
 
 /** docs/bank-api.md §4.4: poll every 2–5 s. */
 export const POLL_INTERVAL_MS = 2_000;
@@ -13,7 +14,7 @@ const AWAITING: readonly ConsentStatus[] = ['GatewayAwaitingSubmission', 'Awaiti
 export interface PollDeps {
   /** Injectable for tests: the wait between reads and the clock that measures the timeout. */
   sleep?: (ms: number) => Promise<void>;
-  clockMs?: () => number;
+  now?: Clock;
   pollIntervalMs?: number;
   /** Aborted (SIGINT): stop polling, report the last status. */
   signal?: AbortSignal;
@@ -38,7 +39,8 @@ export async function pollConsent(
   onStatus?: (status: ConsentStatus) => void,
 ): Promise<PollResult> {
   const sleep = deps.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
-  const clock = deps.clockMs ?? Date.now;
+  const now = deps.now ?? systemClock;
+  const clock = () => nowMs(now);
   const interval = deps.pollIntervalMs ?? POLL_INTERVAL_MS;
   const deadline = clock() + timeoutMs;
   for (;;) {

@@ -4,10 +4,10 @@
  * then the customer's party. Ended consents are recorded and skipped from then on.
  */
 import { AuthenticationError, ConsentEndedError, ConsentNotAuthorisedError, UnavailableError } from '../api';
-import type { BankMeta, ConsentId, ConsentStatus } from '../api/schemas';
+import type { BankMeta, Consent, ConsentId, ConsentStatus } from '../api/schemas';
 import type { ConsentOutcome, ConsentRecord } from '../store';
 import type { SyncContext } from './context';
-import { planConsent, type ConsentPlan } from './plan';
+import { planConsent, unitsOf, type ConsentPlan, type ConsentUnits } from './plan';
 import { partyDue, syncAccounts, syncBalances, syncParty, syncStatementFile, syncStatements } from './resources';
 import { syncTransactions } from './transactions';
 import { describeError, recordFailure, runUnit } from './units';
@@ -20,6 +20,32 @@ export function isEndedStatus(status: string | null): status is ConsentStatus {
   return (ENDED_STATUSES as readonly string[]).includes(status ?? '');
 }
 const AWAITING_STATUSES: readonly ConsentStatus[] = ['AwaitingAuthorisation', 'GatewayAwaitingSubmission'];
+
+/**
+ * What a run does with a consent once its status is read: record it ended, skip it (not yet
+ * authorised, or its bank absent from meta), or take the planned units. The sync and the dry
+ * run both walk this.
+ */
+export type ConsentStep =
+  | { kind: 'ended'; reason: string }
+  | { kind: 'skipped'; reason: string }
+  | { kind: 'planned'; bank: BankMeta; plan: ConsentPlan; units: ConsentUnits };
+
+export function consentStep(consent: Consent, meta: ReadonlyMap<string, BankMeta>, scopes: readonly string[]): ConsentStep {
+  if (ENDED_STATUSES.includes(consent.status)) return { kind: 'ended', reason: `status ${consent.status}` };
+  if (AWAITING_STATUSES.includes(consent.status)) return { kind: 'skipped', reason: `status ${consent.status}` };
+  const bank = meta.get(consent.flow.flow_hint.bank);
+  // docs/bank-api.md §5: a bank absent from meta is unusable here. Nothing is asked, and the consent is
+  // not reported as synced (`ok` would move last_synced_at with nothing fetched).
+  if (!bank) return { kind: 'skipped', reason: `bank ${consent.flow.flow_hint.bank} is not listed in /v1/meta for this organisation and environment` };
+  const plan = planConsent({ permissions: consent.permissions, scopes, bank });
+  return { kind: 'planned', bank, plan, units: unitsOf(plan) };
+}
+
+/** The resources a plan leaves out, each with its reason. */
+export function skippedResources(plan: ConsentPlan): { resource: string; reason: string }[] {
+  return Object.entries(plan.resources).flatMap(([resource, d]) => (d.fetch ? [] : [{ resource, reason: d.reason }]));
+}
 
 export interface ConsentResult {
   consentId: ConsentId;
@@ -48,34 +74,24 @@ export async function syncConsent(
   }
   await ctx.store.consents.recordStatus(consent);
   const bank = consent.flow.flow_hint.bank;
-  if (ENDED_STATUSES.includes(consent.status)) {
-    await ctx.store.consents.markEnded(consentId, consent.status, ctx.now().toJSDate());
-    return { consentId, bank, status: consent.status, outcome: 'ended', reason: `status ${consent.status}`, needsReconsent: true };
+  const step = consentStep(consent, meta, scopes);
+  if (step.kind === 'ended') {
+    await ctx.store.consents.markEnded(consentId, consent.status, ctx.now());
+    return { consentId, bank, status: consent.status, outcome: 'ended', reason: step.reason, needsReconsent: true };
   }
-  if (AWAITING_STATUSES.includes(consent.status)) {
+  if (step.kind === 'skipped') {
+    if (AWAITING_STATUSES.includes(consent.status)) ctx.logger.info('consent skipped', { consent_id: consentId, reason: step.reason });
+    else ctx.logger.warn('consent skipped', { consent_id: consentId, reason: step.reason });
     await ctx.store.consents.recordOutcome(consentId, 'skipped');
-    return { consentId, bank, status: consent.status, outcome: 'skipped', reason: `status ${consent.status}`, needsReconsent: false };
+    return { consentId, bank, status: consent.status, outcome: 'skipped', reason: step.reason, needsReconsent: false };
   }
-
-  const bankMeta = meta.get(bank);
-  if (!bankMeta) {
-    // docs/bank-api.md §5: a bank absent from meta is unusable here. Nothing is asked, and the consent is
-    // not reported as synced (`ok` would move last_synced_at with nothing fetched).
-    const reason = `bank ${bank} is not listed in /v1/meta for this organisation and environment`;
-    ctx.logger.warn('consent skipped', { consent_id: consentId, reason });
-    await ctx.store.consents.recordOutcome(consentId, 'skipped');
-    return { consentId, bank, status: consent.status, outcome: 'skipped', reason, needsReconsent: false };
-  }
-  const plan = planConsent({ permissions: consent.permissions, scopes, bank: bankMeta });
-  for (const [resource, decision] of Object.entries(plan.resources)) {
-    if (!decision.fetch) {
-      ctx.counters.skipped.push({ consentId, resource, reason: decision.reason });
-      ctx.logger.info('resource not requested', { consent_id: consentId, resource, reason: decision.reason });
-    }
+  for (const { resource, reason } of skippedResources(step.plan)) {
+    ctx.counters.skipped.push({ consentId, resource, reason });
+    ctx.logger.info('resource not requested', { consent_id: consentId, resource, reason });
   }
   const record = (await ctx.store.consents.get(consentId))!;
   try {
-    await syncPlanned(ctx, consentId, bankMeta, plan, record);
+    await syncPlanned(ctx, consentId, step.bank, step.plan, step.units, record);
   } catch (error) {
     return consentError(ctx, consentId, bank, error);
   }
@@ -90,43 +106,46 @@ async function syncPlanned(
   consentId: ConsentId,
   bank: BankMeta,
   plan: ConsentPlan,
+  units: ConsentUnits,
   record: ConsentRecord,
 ): Promise<void> {
   const scope = { bank: bank.name, consentId };
-  const { resources } = plan;
   // A consent never synced before reads its party data whatever is held (docs: party refresh).
   const firstSync = record.lastSyncedAt === null;
-  if (resources.accounts.fetch) {
+  if (units.accounts) {
     const accounts = await runUnit(ctx, consentId, 'accounts', 'accounts', () => syncAccounts(ctx, scope));
     for (const account of accounts.ok ? accounts.value : []) {
       const accountId = account.AccountId;
-      if (ctx.stopping()) return;
-      if (resources.balances.fetch) {
-        await runUnit(ctx, consentId, `balances ${accountId}`, 'balances', () => syncBalances(ctx, scope, accountId));
-      }
-      if (resources.transactions.fetch) {
-        await syncTransactions(ctx, { ...scope, accountId }, record, bank, plan.creditDebitFilter);
-      }
-      if (resources.statements.fetch && !ctx.stopping()) {
-        const missing = await runUnit(ctx, consentId, `statements ${accountId}`, 'statements', () =>
-          syncStatements(ctx, scope, accountId),
-        );
-        if (missing.ok && resources.statement_file.fetch) {
-          for (const statementId of missing.value) {
-            if (ctx.stopping()) return;
-            await runUnit(ctx, consentId, `statement file ${accountId} ${statementId}`, 'statement_file', () =>
-              syncStatementFile(ctx, scope, accountId, statementId),
-            );
+      for (const unit of units.perAccount) {
+        if (ctx.stopping()) return;
+        switch (unit) {
+          case 'balances':
+            await runUnit(ctx, consentId, `balances ${accountId}`, 'balances', () => syncBalances(ctx, scope, accountId));
+            break;
+          case 'transactions':
+            await syncTransactions(ctx, { ...scope, accountId }, record, bank, plan.creditDebitFilter);
+            break;
+          case 'statements': {
+            const missing = await runUnit(ctx, consentId, `statements ${accountId}`, 'statements', () => syncStatements(ctx, scope, accountId));
+            for (const statementId of missing.ok && units.statementFiles ? missing.value : []) {
+              if (ctx.stopping()) return;
+              await runUnit(ctx, consentId, `statement file ${accountId} ${statementId}`, 'statement_file', () =>
+                syncStatementFile(ctx, scope, accountId, statementId),
+              );
+            }
+            break;
           }
+          case 'account_party':
+            if (await partyDue(ctx, scope, accountId, firstSync)) {
+              await runUnit(ctx, consentId, `account party ${accountId}`, 'account_party', () => syncParty(ctx, scope, accountId));
+            }
+            break;
         }
-      }
-      if (resources.account_party.fetch && !ctx.stopping() && (await partyDue(ctx, scope, accountId, firstSync))) {
-        await runUnit(ctx, consentId, `account party ${accountId}`, 'account_party', () => syncParty(ctx, scope, accountId));
       }
       ctx.onProgress();
     }
   }
-  if (resources.party.fetch && !ctx.stopping() && (await partyDue(ctx, scope, null, firstSync))) {
+  if (units.party && !ctx.stopping() && (await partyDue(ctx, scope, null, firstSync))) {
     await runUnit(ctx, consentId, 'party', 'party', () => syncParty(ctx, scope, null));
   }
 }
@@ -137,7 +156,7 @@ async function consentError(ctx: SyncContext, consentId: ConsentId, bank: string
   if (error instanceof ConsentEndedError) {
     // BDT009/013/101/409/410/412/415: the consent can never be used again.
     const reason = error.code ?? error.reason;
-    await ctx.store.consents.markEnded(consentId, reason, ctx.now().toJSDate());
+    await ctx.store.consents.markEnded(consentId, reason, ctx.now());
     ctx.logger.warn('consent ended', { consent_id: consentId, code: error.code });
     return { consentId, bank, status: null, outcome: 'ended', reason: describeError(error), needsReconsent: true };
   }

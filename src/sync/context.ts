@@ -7,6 +7,7 @@ import type { DataApiClient } from '../api';
 import type { ConsentId } from '../api/schemas';
 import type { Logger } from '../log';
 import type { Store } from '../store';
+import { utcNow, type Clock } from '../clock';
 
 export interface SyncSettings {
   /** Config `sync.lookbackDays`. */
@@ -21,6 +22,10 @@ export interface SyncSettings {
   minWindowDays?: number;
   /** Config `sync.partyRefreshDays` (default 7): party data read again after this many days. */
   partyRefreshDays?: number;
+  /** Config `sync.leaseTtlMs` (default 60 s): the run lease's expiry after each renewal. */
+  leaseTtlMs?: number;
+  /** Config `sync.leaseRenewMs` (default 15 s): how often the run renews its lease. */
+  leaseRenewMs?: number;
 }
 
 export interface FailedUnit {
@@ -74,7 +79,7 @@ export interface SyncContext {
   since: string | null;
   full: boolean;
   /** The local clock. */
-  now: () => DateTime;
+  now: Clock;
   /** True once a stop was asked for: no new unit starts. */
   stopping: () => boolean;
   /** Progress callback (TTY bar); called after each window and consent. */
@@ -86,7 +91,7 @@ export interface SyncContext {
  * `Date`, so that a bank clock behind ours never answers BDT238 for a range we think is fine.
  */
 export function bankNow(ctx: Pick<SyncContext, 'now' | 'client'>): DateTime {
-  const local = ctx.now();
+  const local = utcNow(ctx.now);
   const server = ctx.client.serverNow();
   return server && server < local ? server : local;
 }

@@ -1,8 +1,8 @@
 /**
- * `sync --dry-run`: the requests a run would make, planned with the same rules as a real run
- * (plan, windows, watermarks). It sends only meta and consent reads and writes nothing.
- * Per-account requests are listed for the accounts the database already knows; a consent never
- * synced shows its account list request and a note.
+ * `sync --dry-run`: the requests a run would make, from the same walk as a real run (consentStep,
+ * the plan's units, windows, watermarks, party refresh). It sends only meta and consent reads and
+ * writes nothing. Per-account requests are listed for the accounts the database already knows; a
+ * consent never synced shows its account list request and a note.
  */
 import { DateTime } from 'luxon';
 import type { DataApiClient } from '../api';
@@ -10,12 +10,13 @@ import { AuthenticationError, ConsentEndedError, ConsentNotAuthorisedError } fro
 import type { ConsentId } from '../api/schemas';
 import type { Store } from '../store';
 import type { SyncSettings } from './context';
-import { ENDED_STATUSES } from './consent';
-import { planConsent } from './plan';
+import { consentStep, skippedResources } from './consent';
+import { partyDue } from './resources';
 import { consentsToSync } from './run';
 import { transactionRange, type RangeContext } from './transactions';
 import { describeError } from './units';
 import { planWindows } from './windows';
+import { systemClock, type Clock } from '../clock';
 
 export interface DryRunConsent {
   consentId: ConsentId;
@@ -39,7 +40,7 @@ export async function planDryRun(options: {
   consentIds?: readonly ConsentId[];
   since?: string | null;
   full?: boolean;
-  now?: () => DateTime;
+  now?: Clock;
 }): Promise<DryRunPlan> {
   const { store, client } = options;
   const meta = new Map((await client.getMeta()).map((b) => [b.name, b] as const));
@@ -50,7 +51,7 @@ export async function planDryRun(options: {
     settings: options.settings,
     since: options.since ?? null,
     full: options.full ?? false,
-    now: options.now ?? (() => DateTime.utc()),
+    now: options.now ?? systemClock,
   };
   const consents: DryRunConsent[] = [];
   for (const consentId of await consentsToSync(store, options.consentIds)) {
@@ -68,43 +69,55 @@ export async function planDryRun(options: {
     const bank = consent.flow.flow_hint.bank;
     const entry: DryRunConsent = { consentId, status: consent.status, bank, requests: [], skipped: [] };
     consents.push(entry);
-    if (consent.status !== 'Authorised') {
-      entry.note = ENDED_STATUSES.includes(consent.status) ? 'ended: would be recorded and skipped from then on' : 'skipped this run';
+    const step = consentStep(consent, meta, scopes);
+    if (step.kind === 'ended') {
+      entry.note = `${step.reason}: ended, would be recorded and skipped from then on`;
       continue;
     }
-    const bankMeta = meta.get(bank);
-    const plan = planConsent({ permissions: consent.permissions, scopes, bank: bankMeta });
-    for (const [resource, decision] of Object.entries(plan.resources)) {
-      if (!decision.fetch) entry.skipped.push({ resource, reason: decision.reason });
+    if (step.kind === 'skipped') {
+      entry.note = `${step.reason}: skipped this run`;
+      continue;
     }
-    const r = plan.resources;
-    if (r.accounts.fetch) entry.requests.push(`GET /v1/accounts?${q}`);
+    entry.skipped.push(...skippedResources(step.plan));
+    const { units } = step;
+    const scope = { bank, consentId };
     const record = await store.consents.get(consentId);
-    const accounts = await store.consents.knownAccounts({ consentId, bank });
-    if (r.accounts.fetch && accounts.length === 0) entry.note = 'never synced: per-account requests follow the account list';
-    for (const accountId of r.accounts.fetch ? accounts : []) {
+    const firstSync = !record || record.lastSyncedAt === null;
+    const accounts = units.accounts ? await store.consents.knownAccounts({ consentId, bank }) : [];
+    if (units.accounts) entry.requests.push(`GET /v1/accounts?${q}`);
+    if (units.accounts && accounts.length === 0) entry.note = 'never synced: per-account requests follow the account list';
+    for (const accountId of accounts) {
       const path = `/v1/accounts/${encodeURIComponent(accountId)}`;
-      if (r.balances.fetch) entry.requests.push(`GET ${path}/balances?${q}`);
-      if (r.transactions.fetch && record && bankMeta) {
-        const range = await transactionRange(ctx, { ...record, startDateTime: consent.start_date_time, endDateTime: consent.end_date_time ?? null }, bankMeta, accountId);
-        const days = await store.syncState.getWindowDays(bank) ?? options.settings.windowDays;
-        for (const w of range ? planWindows({ start: range.start, ceiling: range.ceiling, windowDays: days }) : []) {
-          entry.requests.push(`GET ${path}/transactions?${q}&fromBookingDateTime=${iso(w.from)}&toBookingDateTime=${iso(w.to)}`);
+      for (const unit of units.perAccount) {
+        switch (unit) {
+          case 'balances':
+            entry.requests.push(`GET ${path}/balances?${q}`);
+            break;
+          case 'transactions': {
+            if (!record) break;
+            const range = await transactionRange(ctx, { ...record, startDateTime: consent.start_date_time, endDateTime: consent.end_date_time ?? null }, step.bank, accountId);
+            const days = (await store.syncState.getWindowDays(bank)) ?? options.settings.windowDays;
+            for (const w of range ? planWindows({ start: range.start, ceiling: range.ceiling, windowDays: days }) : []) {
+              entry.requests.push(`GET ${path}/transactions?${q}&fromBookingDateTime=${iso(w.from)}&toBookingDateTime=${iso(w.to)}`);
+            }
+            break;
+          }
+          case 'statements':
+            entry.requests.push(`GET ${path}/statements?${q}`);
+            for (const id of units.statementFiles ? await store.listStatementsWithoutFile({ bank, accountId }) : []) {
+              entry.requests.push(`GET ${path}/statements/${encodeURIComponent(id)}/file?${q}`);
+            }
+            break;
+          case 'account_party':
+            if (await partyDue(ctx, scope, accountId, firstSync)) entry.requests.push(`GET ${path}/party?${q}`);
+            break;
         }
       }
-      if (r.statements.fetch) entry.requests.push(`GET ${path}/statements?${q}`);
-      if (r.statement_file.fetch) {
-        for (const id of await store.listStatementsWithoutFile({ bank, accountId })) {
-          entry.requests.push(`GET ${path}/statements/${encodeURIComponent(id)}/file?${q}`);
-        }
-      }
-      if (r.account_party.fetch) entry.requests.push(`GET ${path}/party?${q}`);
     }
-    if (r.party.fetch) entry.requests.push(`GET /v1/party?${q}`);
+    if (units.party && (await partyDue(ctx, scope, null, firstSync))) entry.requests.push(`GET /v1/party?${q}`);
   }
   return { consents, requestsSent: client.stats().requests };
 }
-
 
 function iso(value: DateTime): string {
   return encodeURIComponent(value.toUTC().toISO({ suppressMilliseconds: true }) ?? '');

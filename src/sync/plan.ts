@@ -92,3 +92,31 @@ export function scopeGapForSync(scopes: readonly string[]): string | null {
   const needed = [...new Set(PLANNED_RESOURCES.map((r) => ENDPOINT_ACCESS[r].scope))].join(', ');
   return `the token lacks every scope a sync reads (${needed}): nothing can be fetched`;
 }
+
+/** The units of one account, in the order a run takes them (statement files follow statements). */
+export const ACCOUNT_UNITS = ['balances', 'transactions', 'statements', 'account_party'] as const;
+export type AccountUnit = (typeof ACCOUNT_UNITS)[number];
+
+/**
+ * The units a run takes for a consent, from its plan: the account list, then for each account
+ * its units in order, then the customer's party. The sync runs them and the dry run lists their
+ * requests, from this one walk.
+ */
+export interface ConsentUnits {
+  accounts: boolean;
+  perAccount: AccountUnit[];
+  /** After an account's statement list: the file of each statement still without one. */
+  statementFiles: boolean;
+  party: boolean;
+}
+
+export function unitsOf(plan: ConsentPlan): ConsentUnits {
+  const { resources } = plan;
+  const accounts = resources.accounts.fetch;
+  return {
+    accounts,
+    perAccount: accounts ? ACCOUNT_UNITS.filter((unit) => resources[unit].fetch) : [],
+    statementFiles: resources.statements.fetch && resources.statement_file.fetch,
+    party: resources.party.fetch,
+  };
+}

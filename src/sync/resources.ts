@@ -4,10 +4,11 @@
  */
 import { DateTime } from 'luxon';
 import type { Account, AccountId, BankName, ConsentId, StatementFileType, StatementId } from '../api/schemas';
-import type { RecordReject } from '../api';
-import { addRows, type SyncContext } from './context';
+import { commitAnswer } from './answer';
+import type { SyncContext } from './context';
 import { createAtomicFile, resolveInDataDir, statementFilePath, type AtomicFile } from './files';
-import { splitByAccount, toAccountRow, toBalanceRow, toPartyRow, toRejectInput, toStatementRow } from './transform';
+import { toAccountRow, toBalanceRow, toPartyRow, toStatementRow } from './transform';
+import { utcNow } from '../clock';
 
 interface Scope {
   bank: BankName;
@@ -15,26 +16,16 @@ interface Scope {
 }
 
 function context(ctx: SyncContext, scope: Scope) {
-  return { bank: scope.bank, consentId: scope.consentId, fetchedAt: ctx.now().toJSDate() };
-}
-
-function rejectsOf(ctx: SyncContext, scope: Scope, resource: string, accountId: AccountId | null, rejects: RecordReject[]) {
-  ctx.counters.rejects += rejects.length;
-  return rejects.map((r) => toRejectInput(resource, scope, accountId, r.raw, r.reason));
+  return { bank: scope.bank, consentId: scope.consentId, fetchedAt: ctx.now() };
 }
 
 /** Accounts of the consent; returns the accounts that were stored (valid records). */
 export async function syncAccounts(ctx: SyncContext, scope: Scope): Promise<Account[]> {
   const result = await ctx.client.listAccounts(scope.consentId);
   const tctx = context(ctx, scope);
-  const counts = await ctx.store.commitAccounts({
-    ...scope,
-    rows: result.records.map((a) => toAccountRow(a, tctx)),
-    rejects: rejectsOf(ctx, scope, 'account', null, result.rejects),
-    runId: ctx.runId,
-    now: tctx.fetchedAt,
-  });
-  addRows(ctx.counters, counts);
+  await commitAnswer(ctx.counters, scope, result, { resource: 'account', accountId: null, toRow: (a) => toAccountRow(a, tctx) }, (sorted) =>
+    ctx.store.commitAccounts({ ...scope, ...sorted, runId: ctx.runId, now: tctx.fetchedAt }),
+  );
   return result.records;
 }
 
@@ -42,10 +33,13 @@ export async function syncAccounts(ctx: SyncContext, scope: Scope): Promise<Acco
 export async function syncBalances(ctx: SyncContext, scope: Scope, accountId: AccountId): Promise<void> {
   const result = await ctx.client.getBalances(scope.consentId, accountId);
   const tctx = context(ctx, scope);
-  const { rows, strays } = splitByAccount('balance', scope, accountId, result.records, (b) => toBalanceRow(b, tctx));
-  const rejects = [...rejectsOf(ctx, scope, 'balance', accountId, result.rejects), ...strays];
-  const counts = await ctx.store.commitBalances({ ...scope, accountId, rows, rejects, runId: ctx.runId, now: tctx.fetchedAt });
-  addRows(ctx.counters, counts);
+  await commitAnswer(
+    ctx.counters,
+    scope,
+    result,
+    { resource: 'balance', accountId, toRow: (b) => toBalanceRow(b, tctx), ownerOf: (b) => b.AccountId },
+    (sorted) => ctx.store.commitBalances({ ...scope, accountId, ...sorted, runId: ctx.runId, now: tctx.fetchedAt }),
+  );
 }
 
 /**
@@ -58,10 +52,13 @@ export async function syncStatements(ctx: SyncContext, scope: Scope, accountId: 
   const range = newest === null ? {} : { from: DateTime.fromISO(newest, { zone: 'utc' }) };
   const result = await ctx.client.listStatements(scope.consentId, accountId, range);
   const tctx = context(ctx, scope);
-  const { rows, strays } = splitByAccount('statement', scope, accountId, result.records, (s) => toStatementRow(s, tctx));
-  const rejects = [...rejectsOf(ctx, scope, 'statement', accountId, result.rejects), ...strays];
-  const counts = await ctx.store.commitStatements({ ...scope, accountId, rows, rejects, runId: ctx.runId, now: tctx.fetchedAt });
-  addRows(ctx.counters, counts);
+  await commitAnswer(
+    ctx.counters,
+    scope,
+    result,
+    { resource: 'statement', accountId, toRow: (s) => toStatementRow(s, tctx), ownerOf: (s) => s.AccountId },
+    (sorted) => ctx.store.commitStatements({ ...scope, accountId, ...sorted, runId: ctx.runId, now: tctx.fetchedAt }),
+  );
   return await ctx.store.listStatementsWithoutFile({ bank: scope.bank, accountId });
 }
 
@@ -111,25 +108,28 @@ export async function syncStatementFile(
  * Whether party data is due: always for a consent never synced before and with `--full`, else
  * when it was last read `sync.partyRefreshDays` (7) or more days ago (or never).
  */
-export async function partyDue(ctx: SyncContext, scope: Scope, accountId: AccountId | null, firstSync: boolean): Promise<boolean> {
+export async function partyDue(
+  ctx: Pick<SyncContext, 'store' | 'full' | 'settings' | 'now'>,
+  scope: Scope,
+  accountId: AccountId | null,
+  firstSync: boolean,
+): Promise<boolean> {
   if (firstSync || ctx.full) return true;
   const last = await ctx.store.partyLastSeen({ bank: scope.bank, consentId: scope.consentId, accountId });
   if (last === null) return true;
   const days = ctx.settings.partyRefreshDays ?? 7;
-  return ctx.now().diff(DateTime.fromISO(last, { zone: 'utc' }), 'days').days >= days;
+  return utcNow(ctx.now).diff(DateTime.fromISO(last, { zone: 'utc' }), 'days').days >= days;
 }
 
 /** The consenting customer (accountId null, GET /v1/party) or an account's owner. */
 export async function syncParty(ctx: SyncContext, scope: Scope, accountId: AccountId | null): Promise<void> {
   const result = accountId === null ? await ctx.client.getParty(scope.consentId) : await ctx.client.getAccountParty(scope.consentId, accountId);
   const tctx = context(ctx, scope);
-  const counts = await ctx.store.commitParty({
-    ...scope,
-    accountId,
-    row: result.record ? toPartyRow(result.record, tctx, accountId) : null,
-    rejects: rejectsOf(ctx, scope, accountId === null ? 'party' : 'account_party', accountId, result.rejects),
-    runId: ctx.runId,
-    now: tctx.fetchedAt,
-  });
-  addRows(ctx.counters, counts);
+  await commitAnswer(
+    ctx.counters,
+    scope,
+    { records: result.record ? [result.record] : [], rejects: result.rejects },
+    { resource: accountId === null ? 'party' : 'account_party', accountId, toRow: (p) => toPartyRow(p, tctx, accountId) },
+    ({ rows, rejects }) => ctx.store.commitParty({ ...scope, accountId, row: rows[0] ?? null, rejects, runId: ctx.runId, now: tctx.fetchedAt }),
+  );
 }

@@ -5,18 +5,18 @@
  */
 import { hostname } from 'node:os';
 import { join } from 'node:path';
-import { DateTime } from 'luxon';
 import { AuthenticationError, UnavailableError, type DataApiClient } from '../api';
 import type { BankMeta, ConsentId } from '../api/schemas';
 import { checkContinuity } from '../check/check-accounts';
 import { silentLogger, type Logger } from '../log';
-import { LEASE_RENEW_MS, LEASE_TTL_MS, type RunOutcome, type RunWork, type Store } from '../store';
+import { DEFAULT_LEASE_RENEW_MS, DEFAULT_LEASE_TTL_MS, type RunOutcome, type RunWork, type Store } from '../store';
 import { emptyCounters, type RunCounters, type SyncContext, type SyncSettings } from './context';
 import { syncConsent, type ConsentResult } from './consent';
 import { sweepTempFiles } from './files';
 import { scopeGapForSync } from './plan';
 import { drainQueue } from './pool';
 import { describeError } from './units';
+import { systemClock, type Clock } from '../clock';
 
 export interface SyncOptions {
   store: Store;
@@ -28,7 +28,7 @@ export interface SyncOptions {
   since?: string | null;
   full?: boolean;
   logger?: Logger;
-  now?: () => DateTime;
+  now?: Clock;
   /** Aborted on SIGTERM/SIGINT: the unit in flight finishes, nothing new starts. */
   signal?: AbortSignal;
   onProgress?: (progress: SyncProgress) => void;
@@ -51,6 +51,7 @@ export interface SyncSummary {
   consents: ConsentResult[];
   /** Consents whose status says a new consent is needed. */
   needsReconsent: ConsentId[];
+  /** Stopped after the unit in flight: asked to (SIGTERM/SIGINT) or the lease could not be held. */
   interrupted: boolean;
   /** Set when the whole run could not proceed: authentication (exit 3) or unreachable (exit 5). */
   fatal: { kind: 'authentication' | 'unavailable'; message: string } | null;
@@ -82,17 +83,20 @@ export async function consentsToSync(store: Store, consentIds: readonly ConsentI
 export async function runSync(options: SyncOptions): Promise<SyncSummary> {
   const { store, client } = options;
   const logger = options.logger ?? silentLogger;
-  const now = options.now ?? (() => DateTime.utc());
+  const now = options.now ?? systemClock;
   const holder = { pid: process.pid, host: hostname() };
   const consentIds = await consentsToSync(store, options.consentIds);
 
   const startedAt = now();
-  const begun = await store.runs.begin({ consentIds, holder, now: startedAt.toJSDate(), leaseTtlMs: LEASE_TTL_MS });
+  const begun = await store.runs.begin({ consentIds, holder, now: startedAt, leaseTtlMs: options.settings.leaseTtlMs ?? DEFAULT_LEASE_TTL_MS });
   if (!begun.ok) throw new RunLockedError(begun.heldBy);
   const run = begun.work;
   let leaseLost = false;
+  // Asked to stop (SIGTERM/SIGINT) or the lease could not be held: the run stops after the unit
+  // in flight, and is "interrupted" (partial; the rest waits for the next run).
+  const stopAsked = () => (options.signal?.aborted ?? false) || leaseLost;
   const renew = setInterval(() => {
-    run.renew(now().toJSDate()).then(
+    run.renew(now()).then(
       (renewed) => {
         if (!renewed) leaseLost = true;
       },
@@ -103,7 +107,7 @@ export async function runSync(options: SyncOptions): Promise<SyncSummary> {
         logger.error('lease renewal failed: stopping after the unit in flight', { reason: describeError(error) });
       },
     );
-  }, LEASE_RENEW_MS);
+  }, options.settings.leaseRenewMs ?? DEFAULT_LEASE_RENEW_MS);
   renew.unref();
 
   // The client may serve several runs (demo, scheduler): count this run's requests only.
@@ -129,7 +133,7 @@ export async function runSync(options: SyncOptions): Promise<SyncSummary> {
     since: options.since ?? null,
     full: options.full ?? false,
     now,
-    stopping: () => leaseLost || (options.signal?.aborted ?? false) || fatal !== null,
+    stopping: () => stopAsked() || fatal !== null,
     onProgress: report,
   };
   logger.info('sync started', { run_id: runId, consents: consentIds.length });
@@ -147,12 +151,12 @@ export async function runSync(options: SyncOptions): Promise<SyncSummary> {
       // Lanes: `sync.concurrency` (16); the client's pacer holds those the bank's rate leaves
       // idle, so latency is no limit while rate × (latency + a lane's own work) < lanes.
       // The run's queue: this process's list on SQLite, the shared queue of the workers on PostgreSQL.
-      const next = async () => (ctx.stopping() ? null : run.next(now().toJSDate()));
+      const next = async () => (ctx.stopping() ? null : run.next(now()));
       await drainQueue(next, options.settings.concurrency, async (consentId) => {
         try {
           const result = await syncConsent(ctx, consentId, meta, scopes);
           results.push(result);
-          const kept = await run.done(consentId, result.outcome, now().toJSDate());
+          const kept = await run.done(consentId, result.outcome, now());
           if (!kept) logger.warn('consent taken over by another worker after its lease expired', { consent_id: consentId });
           logger.info('consent synced', { consent_id: consentId, outcome: result.outcome, reason: result.reason });
         } catch (error) {
@@ -169,7 +173,7 @@ export async function runSync(options: SyncOptions): Promise<SyncSummary> {
     else if (error instanceof UnavailableError) fatal = { kind: 'unavailable', message: describeError(error) };
     else {
       clearInterval(renew);
-      await finish(ctx, run, results, { kind: 'failed', message: describeError(error) }, startedAt, now, requestsBefore);
+      await finish(ctx, run, results, { kind: 'failed', message: describeError(error) }, stopAsked(), startedAt, now, requestsBefore);
       throw error;
     }
   } finally {
@@ -180,9 +184,8 @@ export async function runSync(options: SyncOptions): Promise<SyncSummary> {
     fatal = { kind: 'unavailable', message: 'the service could not be reached for any consent' };
   }
   const continuity = fatal ? null : await closingCheck(ctx);
-  const summary = await finish(ctx, run, results, fatal, startedAt, now, requestsBefore);
+  const summary = await finish(ctx, run, results, fatal, stopAsked(), startedAt, now, requestsBefore);
   summary.continuity = continuity;
-  summary.interrupted = (options.signal?.aborted ?? false) || leaseLost;
   logger.info('sync finished', { run_id: runId, outcome: summary.outcome, requests: summary.requests });
   return summary;
 }
@@ -211,12 +214,12 @@ async function finish(
   run: RunWork,
   results: ConsentResult[],
   fatal: SyncSummary['fatal'] | { kind: 'failed'; message: string },
-  startedAt: DateTime,
-  now: () => DateTime,
+  interrupted: boolean,
+  startedAt: Date,
+  now: Clock,
   requestsBefore: number,
 ): Promise<SyncSummary> {
   const { counters } = ctx;
-  const interrupted = ctx.stopping() && fatal === null;
   const partial =
     counters.failedUnits.length > 0 || counters.rejects > 0 || interrupted || results.some((r) => r.outcome === 'failed');
   const outcome: RunOutcome = fatal ? 'failed' : partial ? 'partial' : 'ok';
@@ -237,13 +240,13 @@ async function finish(
       failedUnits: counters.failedUnits.length,
       errorSummary: errors.length > 0 ? truncate(errors.join('; '), 2000) : null,
     },
-    finishedAt.toJSDate(),
+    finishedAt,
   );
   return {
     runId: ctx.runId,
     outcome,
-    startedAt: startedAt.toUTC().toISO()!,
-    finishedAt: finishedAt.toUTC().toISO()!,
+    startedAt: startedAt.toISOString(),
+    finishedAt: finishedAt.toISOString(),
     requests,
     counters,
     consents: results,

@@ -7,10 +7,11 @@
 import { DateTime } from 'luxon';
 import { SplitNeededError } from '../api';
 import { NZ_ZONE } from '../api/rules';
-import type { AccountId, BankMeta, ConsentId } from '../api/schemas';
+import type { AccountId, BankMeta, ConsentId, Transaction } from '../api/schemas';
 import type { ConsentRecord } from '../store';
-import { addRows, bankNow, type SyncContext } from './context';
-import { splitByAccount, toRejectInput, toTransactionRow } from './transform';
+import { bankNow, type SyncContext } from './context';
+import { commitAnswer } from './answer';
+import { toTransactionRow } from './transform';
 import { recordFailure, runUnit } from './units';
 import { chooseWindowDays, isLastWindow, splitWindow, syncRange, takeWindow, windowSpanDays, type DateWindow } from './windows';
 
@@ -213,24 +214,22 @@ async function fetchAndCommit(
 ): Promise<{ committed: true; rows: number }> {
   const result = await ctx.client.listTransactions(ref.consentId, ref.accountId, { from: window.from, to: window.to });
   const fetchedAt = ctx.now();
-  const tctx = { bank: ref.bank, consentId: ref.consentId, fetchedAt: fetchedAt.toJSDate() };
-  // A record of another account in this account's answer is kept aside, never stored under it.
-  const { rows, strays } = splitByAccount('transaction', tctx, ref.accountId, result.records, (r) => toTransactionRow(r, tctx));
-  const rejects = [...result.rejects.map((r) => toRejectInput('transaction', tctx, ref.accountId, r.raw, r.reason)), ...strays];
-  const counts = await ctx.store.commitTransactionWindow({
-    bank: ref.bank,
-    accountId: ref.accountId,
-    consentId: ref.consentId,
-    range: { from: window.from.toJSDate(), to: window.to.toJSDate() },
-    creditDebitFilter,
-    rows,
-    rejects,
-    checkpoint: advanceWatermark ? { watermark: window.to.toJSDate() } : null,
-    runId: ctx.runId,
-    now: fetchedAt.toJSDate(),
-  });
-  addRows(ctx.counters, counts);
-  ctx.counters.rejects += rejects.length;
+  const tctx = { bank: ref.bank, consentId: ref.consentId, fetchedAt };
+  const sorting = { resource: 'transaction', accountId: ref.accountId, toRow: (r: Transaction) => toTransactionRow(r, tctx), ownerOf: (r: Transaction) => r.AccountId };
+  await commitAnswer(ctx.counters, ref, result, sorting, ({ rows, rejects }) =>
+    ctx.store.commitTransactionWindow({
+      bank: ref.bank,
+      accountId: ref.accountId,
+      consentId: ref.consentId,
+      range: { from: window.from.toJSDate(), to: window.to.toJSDate() },
+      creditDebitFilter,
+      rows,
+      rejects,
+      checkpoint: advanceWatermark ? { watermark: window.to.toJSDate() } : null,
+      runId: ctx.runId,
+      now: fetchedAt,
+    }),
+  );
   ctx.counters.windows += 1;
   ctx.onProgress();
   return { committed: true, rows: result.records.length + result.rejects.length };

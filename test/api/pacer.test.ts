@@ -22,7 +22,7 @@ async function simulate(opts: { rate: number; burst: number; latencyMs: number; 
   const timers: { at: number; seq: number; fire: () => void }[] = [];
   let seq = 0;
   const sleep = (ms: number) => new Promise<void>((fire) => timers.push({ at: now + ms, seq: seq++, fire }));
-  const pacer = createPacer({ now: () => now, sleep });
+  const pacer = createPacer({ now: () => new Date(now), sleep });
   let tokens = opts.burst;
   let tokensAt = 0;
   const take = () => {
@@ -78,7 +78,7 @@ async function simulate(opts: { rate: number; burst: number; latencyMs: number; 
 describe('pacer', () => {
   it('sends at once while it has learned no limit', async () => {
     let slept = 0;
-    const pacer = createPacer({ now: () => 1000, sleep: async (ms) => void (slept += ms) });
+    const pacer = createPacer({ now: () => new Date(1000), sleep: async (ms) => void (slept += ms) });
     for (let i = 0; i < 100; i++) pacer.settle(await pacer.acquire(), { status: 200 });
     expect(slept).toBe(0);
     expect(pacer.state()).toMatchObject({ rate: null, source: 'none', accepted: 100 });
@@ -87,7 +87,7 @@ describe('pacer', () => {
   it('a 429 after a few requests (not our own rate) leaves the pacing to Retry-After', async () => {
     let now = 0;
     let slept = 0;
-    const pacer = createPacer({ now: () => now, sleep: async (ms) => void (slept += ms) });
+    const pacer = createPacer({ now: () => new Date(now), sleep: async (ms) => void (slept += ms) });
     pacer.settle(await pacer.acquire(), { status: 200 });
     now = 10;
     pacer.settle(await pacer.acquire(), { status: 429 });

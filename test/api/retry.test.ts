@@ -33,7 +33,7 @@ describe('Retry-After (RFC 9110 10.2.3)', () => {
 });
 
 describe('delay per the policy (docs/bank-api.md §7.4)', () => {
-  const clock = (random: number, now = 0) => ({ random: () => random, now: () => now });
+  const clock = (random: number, now = 0) => ({ random: () => random, now: () => new Date(now) });
   it('backs off exponentially from 1 s with full jitter', () => {
     expect([1, 2, 3, 4].map((a) => backoffDelayMs(DEFAULT_RETRY_POLICY, a, () => 0.99999))).toEqual([999, 1999, 3999, 7999]);
     expect(backoffDelayMs(DEFAULT_RETRY_POLICY, 4, () => 0)).toBe(0);
@@ -58,7 +58,7 @@ describe('delay per the policy (docs/bank-api.md §7.4)', () => {
 });
 
 describe('withRetry', () => {
-  const deps = (sleeps: number[]) => ({ sleep: async (ms: number) => void sleeps.push(ms), random: () => 0.5, now: () => 0 });
+  const deps = (sleeps: number[]) => ({ sleep: async (ms: number) => void sleeps.push(ms), random: () => 0.5, now: () => new Date(0) });
   it('makes at most 5 attempts, then throws the last error', async () => {
     const sleeps: number[] = [];
     let calls = 0;

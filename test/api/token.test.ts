@@ -26,7 +26,7 @@ describe('token handling against the emulator', () => {
 
   it('renews the token 5 minutes before its 3600 s expiry, before the server refuses it', async () => {
     let localNow = Date.parse('2030-01-01T00:00:00Z');
-    const { client } = clientFor(emu, { now: () => localNow });
+    const { client } = clientFor(emu, { now: () => new Date(localNow) });
     const before = emu.requests().length;
     await client.getMeta();
     localNow += 54 * MINUTE;

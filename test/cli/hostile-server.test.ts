@@ -156,7 +156,7 @@ describe('a hostile server', () => {
   it('SIGTERM while a listing never ends: stopped within seconds, exit 143, the lease released', async () => {
     mode = 'endless';
     const { dir, env, db } = await workdir();
-    writeFileSync(join(dir, 'config', 'local.json'), JSON.stringify({ sync: { maxRecordsPerListing: 1_000_000, windowDays: 8, concurrency: 1 } }));
+    writeFileSync(join(dir, 'config', 'local.json'), JSON.stringify({ sync: { maxRecordsPerListing: 1_000_000, windowDays: 8, concurrency: 1, stopGraceMs: 200 } }));
     const before = floodPages;
     const run = spawnCli(['sync'], { cwd: dir, env });
     await waitFor(() => floodPages > before + 2, 60_000);

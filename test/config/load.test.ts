@@ -39,7 +39,7 @@ describe('loadConfig defaults', () => {
       db: join(cwd, 'data', 'bankdata.sqlite'),
       dataDir: join(cwd, 'data'),
       redirectWhitelist: [],
-      sync: { lookbackDays: 14, floor: null, concurrency: 16, windowDays: 3650, minWindowDays: 1, partyRefreshDays: 7, maxRecordsPerListing: 100000 },
+      sync: { lookbackDays: 14, floor: null, concurrency: 16, windowDays: 3650, minWindowDays: 1, partyRefreshDays: 7, maxRecordsPerListing: 100000, leaseTtlMs: 60000, leaseRenewMs: 15000, stopGraceMs: 5000 },
       schedule: { sync: '0 2 * * *', expiryCheck: '0 8 * * *', metaRefresh: '0 6 * * 1' },
       expiryWarningDays: 14,
       sources: ['config/default.json', 'environment', 'flags'],
@@ -78,7 +78,7 @@ describe('loadConfig precedence: default.json, local.json, environment, flags', 
       sync: { windowDays: 7, lookbackDays: 3 },
     });
     const fromLocal = loadConfig({ cwd, env: {} });
-    expect(fromLocal.sync).toEqual({ lookbackDays: 3, floor: null, concurrency: 16, windowDays: 7, minWindowDays: 1, partyRefreshDays: 7, maxRecordsPerListing: 100000 });
+    expect(fromLocal.sync).toEqual({ lookbackDays: 3, floor: null, concurrency: 16, windowDays: 7, minWindowDays: 1, partyRefreshDays: 7, maxRecordsPerListing: 100000, leaseTtlMs: 60000, leaseRenewMs: 15000, stopGraceMs: 5000 });
     expect(fromLocal.db).toBe(join(cwd, 'local.sqlite'));
     expect(fromLocal.sources).toEqual(['config/default.json', join(cwd, 'config', 'local.json'), 'environment', 'flags']);
 
@@ -97,7 +97,17 @@ describe('loadConfig precedence: default.json, local.json, environment, flags', 
     });
     expect(fromFlags.db).toBe(join(cwd, 'flag.sqlite'));
     expect(fromFlags.dataDir).toBe(join(cwd, 'store'));
-    expect(fromFlags.sync).toEqual({ lookbackDays: 3, floor: null, concurrency: 16, windowDays: 2, minWindowDays: 1, partyRefreshDays: 7, maxRecordsPerListing: 100000 });
+    expect(fromFlags.sync).toEqual({ lookbackDays: 3, floor: null, concurrency: 16, windowDays: 2, minWindowDays: 1, partyRefreshDays: 7, maxRecordsPerListing: 100000, leaseTtlMs: 60000, leaseRenewMs: 15000, stopGraceMs: 5000 });
+  });
+
+  it('the lease and stop timings are settings: config keys with environment overrides, the renewal below the expiry', () => {
+    const cwd = workdir();
+    const config = loadConfig({ cwd, env: { BANKDATA_LEASE_TTL_MS: '400', BANKDATA_LEASE_RENEW_MS: '50', BANKDATA_STOP_GRACE_MS: '0' } });
+    expect(config.sync).toMatchObject({ leaseTtlMs: 400, leaseRenewMs: 50, stopGraceMs: 0 });
+    const bad = configErrorOf(() => loadConfig({ cwd, env: { BANKDATA_LEASE_TTL_MS: 'soon' } }));
+    expect(bad.message).toContain('BANKDATA_LEASE_TTL_MS: expected a whole number of milliseconds from 100 to 3600000');
+    const slow = configErrorOf(() => loadConfig({ cwd, env: { BANKDATA_LEASE_TTL_MS: '400', BANKDATA_LEASE_RENEW_MS: '400' } }));
+    expect(slow.message).toContain('sync.leaseRenewMs (400) must be below sync.leaseTtlMs (400)');
   });
 
   it('derives the database path from BANKDATA_DATA_DIR when BANKDATA_DB is unset', () => {

@@ -1,6 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { LEASE_TTL_MS, isProcessAlive } from '../../src/store';
+import { DEFAULT_LEASE_TTL_MS, isProcessAlive } from '../../src/store';
 import { freshStore } from './helpers';
 
 const HOST = 'host-a';
@@ -20,7 +20,7 @@ describe('run lease', () => {
     expect(await store.lease.acquire({ pid: process.ppid, host: HOST, now: T0 })).toMatchObject({ ok: true, tookOver: null });
     expect(await store.lease.acquire({ pid: process.pid, host: HOST, now: T0 + 30_000 })).toEqual({
       ok: false,
-      heldBy: { pid: process.ppid, host: HOST, expiresAt: new Date(T0 + LEASE_TTL_MS).toISOString() },
+      heldBy: { pid: process.ppid, host: HOST, expiresAt: new Date(T0 + DEFAULT_LEASE_TTL_MS).toISOString() },
     });
   });
 
@@ -36,7 +36,7 @@ describe('run lease', () => {
     await store.lease.acquire({ pid: gone, host: HOST, now: T0 });
     expect(await store.lease.acquire({ pid: process.pid, host: HOST, now: T0 + 1_000 })).toEqual({
       ok: true,
-      expiresAt: new Date(T0 + 1_000 + LEASE_TTL_MS).toISOString(),
+      expiresAt: new Date(T0 + 1_000 + DEFAULT_LEASE_TTL_MS).toISOString(),
       tookOver: { pid: gone, host: HOST },
     });
   });
@@ -44,13 +44,23 @@ describe('run lease', () => {
   it('takes over a lease whose expiry has passed, even from a live holder on another host', async () => {
     const store = await freshStore();
     await store.lease.acquire({ pid: process.ppid, host: 'host-b', now: T0 });
-    expect(await store.lease.acquire({ pid: process.pid, host: HOST, now: T0 + LEASE_TTL_MS })).toMatchObject({
+    expect(await store.lease.acquire({ pid: process.pid, host: HOST, now: T0 + DEFAULT_LEASE_TTL_MS })).toMatchObject({
       ok: true,
       tookOver: { pid: process.ppid, host: 'host-b' },
     });
     // The old holder has lost it: its renewal fails, and it cannot release ours.
-    expect(await store.lease.renew({ pid: process.ppid, host: 'host-b', now: T0 + LEASE_TTL_MS + 1 })).toBe(false);
+    expect(await store.lease.renew({ pid: process.ppid, host: 'host-b', now: T0 + DEFAULT_LEASE_TTL_MS + 1 })).toBe(false);
     expect(await store.lease.release({ pid: process.ppid, host: 'host-b' })).toBe(false);
+  });
+
+  it('the lease lasts the term asked for (config sync.leaseTtlMs) on acquire and on renewal', async () => {
+    const store = await freshStore();
+    const me = { pid: process.pid, host: HOST, ttlMs: 500 };
+    expect(await store.lease.acquire({ ...me, now: T0 })).toMatchObject({ ok: true, expiresAt: new Date(T0 + 500).toISOString() });
+    expect(await store.lease.acquire({ pid: process.ppid, host: 'host-b', now: T0 + 499 })).toMatchObject({ ok: false });
+    expect(await store.lease.renew({ ...me, now: T0 + 400 })).toBe(true);
+    expect(await store.lease.current()).toMatchObject({ expiresAt: new Date(T0 + 900).toISOString() });
+    expect(await store.lease.acquire({ pid: process.ppid, host: 'host-b', now: T0 + 900 })).toMatchObject({ ok: true });
   });
 
   it('renewal pushes the expiry 60 s past now; release frees the lease', async () => {

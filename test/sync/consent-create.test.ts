@@ -34,6 +34,7 @@ const INPUT: ConsentRequestInput = { bank: 'PNZ', flow: 'redirect', redirectUri:
 
 /** A fake clock the polling sleeps advance; `onSleep` acts as the customer. */
 function deps(client: DataApiClient, onSleep?: (consentId: string) => Promise<void>): CreateConsentDeps & { elapsed: () => number } {
+  const start = emu.now().toMillis();
   let clock = 0;
   let consentId = '';
   return {
@@ -42,7 +43,7 @@ function deps(client: DataApiClient, onSleep?: (consentId: string) => Promise<vo
     environment: 'sandbox',
     redirectWhitelist: [REDIRECT_URI],
     baseUrl: emu.baseUrl,
-    clockMs: () => clock,
+    now: () => new Date(start + clock),
     sleep: async (ms) => {
       clock += ms;
       if (onSleep) await onSleep(consentId);

@@ -58,6 +58,19 @@ describe('sync --dry-run', () => {
     expect(windows.length).toBeGreaterThan(0);
   });
 
+  it('walks the same units as the sync: party data read by the last sync is not due again, unless --full', async () => {
+    await h.sync();
+    const plan = await planDryRun({ store: h.store, client: h.client, settings: SETTINGS });
+    const party = (p: typeof plan) => p.consents.flatMap((c) => c.requests.filter((r) => /\/party\?/.test(r)));
+    expect(party(plan)).toEqual([]);
+    const full = await planDryRun({ store: h.store, client: h.client, settings: SETTINGS, full: true });
+    expect(party(full).length).toBeGreaterThan(0);
+    // The real run agrees: nothing of party is asked within sync.partyRefreshDays.
+    const seq = h.emu.requests().at(-1)?.seq ?? 0;
+    await h.sync();
+    expect(sentSince(seq).filter((e) => /\/party(\?|$)/.test(e.path))).toEqual([]);
+  });
+
   it('a token refused while reading a consent is an authentication error (exit 3), not a consent shown as unreadable', async () => {
     const refused: DataApiClient = {
       ...h.client,

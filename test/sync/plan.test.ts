@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { PLANNED_RESOURCES, planConsent, scopeGapForSync } from '../../src/sync/plan';
+import { PLANNED_RESOURCES, planConsent, scopeGapForSync, unitsOf } from '../../src/sync/plan';
 import type { BankMeta } from '../../src/api/schemas';
 
 const ALL_SCOPES = ['manage:consents', 'read:meta', 'read:accounts', 'read:balances', 'read:transactions', 'read:party'];
@@ -111,5 +111,23 @@ describe('scopeGapForSync (exit 3: a scope missing for everything asked)', () =>
 
   it('without read:accounts and read:party nothing is reachable, whatever else the token holds', () => {
     expect(scopeGapForSync(['manage:consents', 'read:meta', 'read:balances', 'read:transactions'])).toMatch(/lacks every scope/);
+  });
+});
+
+describe('unitsOf: the walk the sync and the dry run share', () => {
+  it('every unit in order when everything is planned', () => {
+    expect(unitsOf(planConsent({ permissions: FULL, scopes: ALL_SCOPES, bank: bank() }))).toEqual({
+      accounts: true,
+      perAccount: ['balances', 'transactions', 'statements', 'account_party'],
+      statementFiles: true,
+      party: true,
+    });
+  });
+
+  it('without the account list no per-account unit, without statements no files; the party still', () => {
+    const noAccounts = planConsent({ permissions: FULL, scopes: ALL_SCOPES.filter((s) => s !== 'read:accounts'), bank: bank() });
+    expect(unitsOf(noAccounts)).toMatchObject({ accounts: false, perAccount: [], statementFiles: false, party: true });
+    const noStatements = planConsent({ permissions: FULL.filter((p) => p !== 'ReadStatements'), scopes: ALL_SCOPES, bank: bank() });
+    expect(unitsOf(noStatements)).toMatchObject({ perAccount: ['balances', 'transactions', 'account_party'], statementFiles: false });
   });
 });

@@ -73,7 +73,7 @@ describePostgres('cooperating workers on PostgreSQL', () => {
     const cwd = join(dir, name);
     mkdirSync(join(cwd, 'config'), { recursive: true });
     writeFileSync(join(cwd, 'config', 'local.json'), JSON.stringify({ sync: { concurrency: 2 } }));
-    const env = { ...emulatorEnv(emu, join(cwd, 'data')), BANKDATA_DB: url, BANKDATA_LEASE_TTL_MS: '3000' };
+    const env = { ...emulatorEnv(emu, join(cwd, 'data')), BANKDATA_DB: url, BANKDATA_LEASE_TTL_MS: '3000', BANKDATA_LEASE_RENEW_MS: '500' };
     expect((await runCli(['consents', 'add', ...emu.consentIds], { env, cwd })).code).toBe(0);
     return { url, env, cwd };
   }

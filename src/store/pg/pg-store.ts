@@ -13,7 +13,7 @@ import { TERMINAL_PAYMENT_STATUSES, type PaymentStatus } from '../../api/payment
 import type { AccountId } from '../../api/schemas';
 import { creationKeySince, creationValues, isOpenCreation } from '../consent-creations';
 import { forgetInTransaction, type ForgetSql } from '../forget';
-import { decideAcquire, isProcessAlive, LEASE_ROW, LEASE_TTL_MS } from '../lease';
+import { DEFAULT_LEASE_TTL_MS, decideAcquire, isProcessAlive, LEASE_ROW } from '../lease';
 import { beginPostgresRun } from './run-work';
 import { attemptUpdateValues, paymentValues } from '../payments';
 import { bankMetaValues, consentStatusValues, outcomeValues, toRecord, toStoredMeta } from '../registry';
@@ -281,7 +281,7 @@ export async function openPgStore(url: string, options: OpenPgStoreOptions = {})
           if (!ours(current, holder)) return false;
           await tx
             .update(lease)
-            .set({ expiresAt: toStoredInstant(toInstantMs(holder.now ?? clock()) + LEASE_TTL_MS) })
+            .set({ expiresAt: toStoredInstant(toInstantMs(holder.now ?? clock()) + (holder.ttlMs ?? DEFAULT_LEASE_TTL_MS)) })
             .where(eq(lease.id, LEASE_ROW));
           return true;
         }),
@@ -306,7 +306,7 @@ export async function openPgStore(url: string, options: OpenPgStoreOptions = {})
             holderPid: worker.pid,
             holderHost: worker.host,
             acquiredAt: worker.joined_at,
-            expiresAt: toStoredInstant(worker.last_seen_at.getTime() + LEASE_TTL_MS),
+            expiresAt: toStoredInstant(worker.last_seen_at.getTime() + DEFAULT_LEASE_TTL_MS),
           };
         }
         const [row] = await db.select().from(lease).where(eq(lease.id, LEASE_ROW));

@@ -4,4 +4,4 @@ export { toBalanceRow } from './balance';
 export { toTransactionRow } from './transaction';
 export { toStatementRow } from './statement';
 export { formatAddress, toPartyRow } from './party';
-export { splitByAccount, toRejectInput } from './reject';
+export { toRejectInput } from './reject';

@@ -8,7 +8,6 @@
  */
 import { subscribe } from 'node:diagnostics_channel';
 import { text } from 'node:stream/consumers';
-import { DateTime } from 'luxon';
 import { createDataApiClient, type ClientStats } from '../../../src/api';
 import { openStore } from '../../../src/store';
 import type { SyncSettings } from '../../../src/sync/context';
@@ -40,7 +39,7 @@ async function main(): Promise<void> {
   const store = await openStore(job.dbPath);
   try {
     const client = createDataApiClient({ baseUrl: job.baseUrl, clientId: job.clientId, clientSecret: job.clientSecret });
-    const now = () => DateTime.fromMillis(job.nowMs, { zone: 'utc' });
+    const now = () => new Date(job.nowMs);
     let firstRequestAt: number | null = null;
     let lastAnswerAt: number | null = null;
     subscribe('undici:request:create', () => (firstRequestAt ??= performance.now()));

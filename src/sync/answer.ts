@@ -1,0 +1,67 @@
+/**
+ * What of an answer is stored and what is kept aside, decided and counted in this one place for
+ * every resource (accounts, balances, transactions, statements, party): a record that failed its
+ * schema, or in an account's answer a record of another account, becomes a rejects row with its
+ * reason, never a row, and each counts once in the run's rejects (the run is then partial).
+ */
+import type { RecordReject } from '../api';
+import type { AccountId, BankName, ConsentId } from '../api/schemas';
+import type { RejectInput } from '../store/rows';
+import { addRows, type RunCounters } from './context';
+
+type RowCounts = Parameters<typeof addRows>[1];
+import { toRejectInput } from './transform';
+
+export interface AnswerScope {
+  bank: BankName;
+  consentId: ConsentId;
+}
+
+export interface Answer<R> {
+  records: readonly R[];
+  rejects: readonly RecordReject[];
+}
+
+export interface Sorting<R, Row> {
+  /** The `resource` of the rejects rows: 'balance', 'transaction', … */
+  resource: string;
+  /** The account asked about (the rejects rows carry it), or null for consent-wide answers. */
+  accountId: AccountId | null;
+  toRow: (record: R) => Row;
+  /** The account a record says it belongs to; records of another than `accountId` are rejects. */
+  ownerOf?: (record: R) => string;
+}
+
+/**
+ * Sorts the answer, commits rows and rejects with `commit` (one store transaction), then counts
+ * the rows written and the rejects kept aside; a failed commit counts nothing.
+ */
+export async function commitAnswer<R, Row>(
+  counters: RunCounters,
+  scope: AnswerScope,
+  answer: Answer<R>,
+  how: Sorting<R, Row>,
+  commit: (sorted: { rows: Row[]; rejects: RejectInput[] }) => Promise<RowCounts>,
+): Promise<RowCounts> {
+  const sorted = sortAnswer(scope, answer, how);
+  const counts = await commit(sorted);
+  addRows(counters, counts);
+  counters.rejects += sorted.rejects.length;
+  return counts;
+}
+
+/** Rows and rejects of an answer. Pure. */
+export function sortAnswer<R, Row>(scope: AnswerScope, answer: Answer<R>, how: Sorting<R, Row>): { rows: Row[]; rejects: RejectInput[] } {
+  const { resource, accountId } = how;
+  const rows: Row[] = [];
+  const rejects = answer.rejects.map((r) => toRejectInput(resource, scope, accountId, r.raw, r.reason));
+  for (const record of answer.records) {
+    const owner = how.ownerOf?.(record);
+    if (owner !== undefined && owner !== accountId) {
+      rejects.push(toRejectInput(resource, scope, accountId, record, `AccountId ${owner} in the answer for ${accountId}`));
+    } else {
+      rows.push(how.toRow(record));
+    }
+  }
+  return { rows, rejects };
+}
