@@ -18,8 +18,12 @@ export interface RunWork {
   readonly opened: boolean;
   /** This worker's id in the run (host:pid:random), shown in v_run_workers on PostgreSQL. */
   readonly workerId: string;
-  /** The next consent for this worker, or null when none is left for it. */
-  next(now: Instant): Promise<ConsentId | null>;
+  /**
+   * The next consent for this worker, or null when none is left for it. On PostgreSQL, while
+   * other workers still hold consents it waits: a holder that died loses them when its lease
+   * expires, and this worker takes them over (null at once when `stopping` says so).
+   */
+  next(now: Instant, stopping?: () => boolean): Promise<ConsentId | null>;
   /** The consent is finished; false when another worker had taken it over (its result stands). */
   done(consentId: ConsentId, outcome: ConsentOutcome, now: Instant): Promise<boolean>;
   /** Keeps the lease(s) this worker holds; false when one was lost (stop after the unit in flight). */

@@ -151,7 +151,7 @@ export async function runSync(options: SyncOptions): Promise<SyncSummary> {
       // Lanes: `sync.concurrency` (16); the client's pacer holds those the bank's rate leaves
       // idle, so latency is no limit while rate × (latency + a lane's own work) < lanes.
       // The run's queue: this process's list on SQLite, the shared queue of the workers on PostgreSQL.
-      const next = async () => (ctx.stopping() ? null : run.next(now()));
+      const next = async () => (ctx.stopping() ? null : run.next(now(), ctx.stopping));
       await drainQueue(next, options.settings.concurrency, async (consentId) => {
         try {
           const result = await syncConsent(ctx, consentId, meta, scopes);

@@ -11,6 +11,20 @@ import type { ConsentId } from '../../api/schemas';
 import type { BeginInput, BeginResult } from '../run-work';
 import { finishConsent, leaseNextConsent, leaveRun, openOrJoinRun, releaseConsent, renewWorkerLeases } from './work-queue';
 
+/** The longest a worker with nothing to do waits before it looks at the run's queue again. */
+const MAX_POLL_MS = 1_000;
+
+/** Milliseconds until the first lease another worker holds in the run expires; null when none is held. */
+async function untilNextExpiry(pool: pg.Pool, runId: string, workerId: string): Promise<number | null> {
+  const { rows } = await pool.query<{ wait_ms: string | null }>(
+    `SELECT extract(epoch FROM min(lease_expires_at) - clock_timestamp()) * 1000 AS wait_ms
+     FROM run_consents WHERE run_id = $1 AND state = 'leased' AND worker_id <> $2`,
+    [runId, workerId],
+  );
+  const wait = rows[0]?.wait_ms;
+  return wait === null || wait === undefined ? null : Number(wait);
+}
+
 export async function beginPostgresRun(pool: pg.Pool, input: BeginInput): Promise<BeginResult> {
   const worker = { workerId: `${input.holder.host}:${input.holder.pid}:${randomBytes(3).toString('hex')}`, host: input.holder.host, pid: input.holder.pid };
   const { leaseTtlMs } = input;
@@ -25,11 +39,19 @@ export async function beginPostgresRun(pool: pg.Pool, input: BeginInput): Promis
       runId,
       opened: joined.opened,
       workerId,
-      next: async (now) => {
-        const leased = await leaseNextConsent(pool, { runId, workerId, leaseTtlMs, now });
-        if (!leased) return null;
-        held.add(leased.consentId);
-        return leased.consentId;
+      next: async (now, stopping) => {
+        for (;;) {
+          const leased = await leaseNextConsent(pool, { runId, workerId, leaseTtlMs, now });
+          if (leased) {
+            held.add(leased.consentId);
+            return leased.consentId;
+          }
+          // Nothing free. Consents other workers hold come free if a holder dies (its lease
+          // expires): wait for the first expiry, or until they are done, unless stopping.
+          const waitMs = await untilNextExpiry(pool, runId, workerId);
+          if (waitMs === null || stopping?.()) return null;
+          await new Promise((resolve) => setTimeout(resolve, Math.min(Math.max(waitMs, 0) + 20, MAX_POLL_MS)));
+        }
       },
       done: async (consentId, outcome, now) => {
         held.delete(consentId);
