@@ -81,7 +81,7 @@ describePostgres('cooperating workers on PostgreSQL', () => {
   it('four workers: every consent synced exactly once, one run, the same rows as one process', async () => {
     const { url, env, cwd } = await prepared('four');
     const run = await runCli(['sync', '--workers', '4', '--json'], { env, cwd });
-    expect(run.code).toBe(0);
+    expect(run.code, `${run.stdout.slice(0, 4000)}\n${run.stderr.slice(0, 2000)}`).toBe(0);
     const out = JSON.parse(run.stdout) as { workers: { exitCode: number }[] };
     expect(out.workers.map((w) => w.exitCode)).toEqual([0, 0, 0, 0]);
     const consents = await query<{ consent_id: string; state: string; attempts: number }>(url, 'SELECT consent_id, state, attempts FROM run_consents ORDER BY 1');

@@ -58,8 +58,11 @@ export async function beginPostgresRun(pool: pg.Pool, input: BeginInput): Promis
         return finishConsent(pool, { runId, workerId, consentId, outcome, now });
       },
       renew: async () => {
+        const before = [...held];
         const still = new Set(await renewWorkerLeases(pool, { runId, workerId, leaseTtlMs }));
-        return [...held].every((id) => still.has(id));
+        // Lost: held before and after the renewal, yet not renewed (another worker took it over).
+        // One finished meanwhile (`done`) is no longer held and is not a loss.
+        return before.every((id) => still.has(id) || !held.has(id));
       },
       leave: async (summary, now) => {
         // A consent still held (stopped before it) goes back to the queue for the others at once.
