@@ -25,10 +25,13 @@ export function registerSecret(value: string | undefined | null): void {
 }
 
 /** Replaces every registered secret in a string with `[redacted]`. */
+/** A URL's password (`scheme://user:PASSWORD@host`, e.g. a postgres:// database URL). */
+const URL_PASSWORD = /(\b[a-z][a-z0-9+.-]*:\/\/[^\s:/@]*:)[^\s@/]*@/gi;
+
 export function redact(text: string): string {
   let out = text;
   for (const s of secrets) if (out.includes(s)) out = out.split(s).join('[redacted]');
-  return out;
+  return out.replace(URL_PASSWORD, '$1[redacted]@');
 }
 
 export interface LoggerOptions {
