@@ -33,6 +33,8 @@ export interface ApiClientOptions {
   now?: Clock;
   /** undici dispatcher (default: undici's global one). */
   dispatcher?: Dispatcher;
+  /** The pacing budget shared with the other workers of this client (see pacer.ts `shared`). */
+  sharedPacing?: (intervalMs: number) => Promise<number>;
 }
 
 /** What differs between the two clients' cores. */
@@ -122,7 +124,7 @@ export function createClientCore(options: ApiClientOptions, settings: ClientCore
     now,
     logger,
   });
-  const pacer = createPacer({ now, sleep: retryDeps.sleep });
+  const pacer = createPacer({ now, sleep: retryDeps.sleep, ...(options.sharedPacing ? { shared: options.sharedPacing } : {}) });
   return {
     apiName: settings.apiName,
     base,

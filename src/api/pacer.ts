@@ -25,6 +25,13 @@ export interface PacerOptions {
   sleep: (ms: number) => Promise<void>;
   /** How long refusals and accepted sends are remembered for learning (default 5 minutes). */
   memoryMs?: number;
+  /**
+   * A budget shared with other processes of the same client (PostgreSQL's cooperating workers,
+   * docs/postgres.md "Cooperating workers"): given the interval of the learned rate, it reserves
+   * the client's next send slot across all of them and says how long to wait. Without it the
+   * slots are this process's own.
+   */
+  shared?: (intervalMs: number) => Promise<number>;
 }
 
 export interface PacerState {
@@ -162,6 +169,14 @@ export function createPacer(options: PacerOptions): Pacer {
       if (rate === null) {
         nextAt = t;
         return t;
+      }
+      if (options.shared) {
+        const wait = Math.max(0, await options.shared(1000 / rate));
+        if (wait > 0) {
+          waitedMs += wait;
+          await options.sleep(wait);
+        }
+        return nowMs(options.now);
       }
       const slot = Math.max(t, nextAt);
       nextAt = slot + 1000 / rate;

@@ -6,7 +6,8 @@ import { createDataApiClient, type DataApiClient } from '../api';
 import { loadConfig, requireApiCredentials, type Config } from '../config';
 import { createLogger, type Logger } from '../log';
 import type { GlobalOptions } from './globals';
-import { openDatabaseStore, type Store } from '../store';
+import { createHash } from 'node:crypto';
+import { isPostgresUrl, openDatabaseStore, type Store } from '../store';
 
 export { addGlobalOptions, globalsOf, type GlobalOptions } from './globals';
 
@@ -27,13 +28,11 @@ export function createCliContext(global: GlobalOptions): CliContext {
   let store: Promise<Store> | null = null;
   let readOnly: Promise<Store> | null = null;
   let client: DataApiClient | null = null;
+  const writeStore = () => (store ??= openDatabaseStore(config.db, { migrate: 'refuse-existing' }));
   return {
     config,
     logger,
-    store() {
-      store ??= openDatabaseStore(config.db, { migrate: 'refuse-existing' });
-      return store;
-    },
+    store: writeStore,
     readStore() {
       if (store) return store;
       readOnly ??= openDatabaseStore(config.db, { readOnly: true });
@@ -42,7 +41,13 @@ export function createCliContext(global: GlobalOptions): CliContext {
     client() {
       if (!client) {
         const credentials = requireApiCredentials(config);
-        client = createDataApiClient({ ...credentials, logger, maxRecords: config.sync.maxRecordsPerListing });
+        // On PostgreSQL every worker of this client takes its send slots from one budget in the
+        // database: the bank's rate limit is per client, not per process.
+        const budgetKey = `data-api:${createHash('sha256').update(`${credentials.baseUrl}|${credentials.clientId}`).digest('hex').slice(0, 16)}`;
+        const sharedPacing = isPostgresUrl(config.db)
+          ? async (intervalMs: number) => (await writeStore()).rateBudget?.reserve(budgetKey, intervalMs) ?? 0
+          : undefined;
+        client = createDataApiClient({ ...credentials, logger, maxRecords: config.sync.maxRecordsPerListing, ...(sharedPacing ? { sharedPacing } : {}) });
       }
       return client;
     },

@@ -49,6 +49,11 @@ export interface Store {
   /** Where the database is (a file path for SQLite), for messages. */
   readonly path: string;
   readonly dialect: 'sqlite' | 'postgres';
+  /**
+   * PostgreSQL only: the pacing budget the workers of one client share (pg/work-queue.ts
+   * reserveRequestSlot): reserves the next send slot at `intervalMs` and returns the wait in ms.
+   */
+  readonly rateBudget?: { reserve(key: string, intervalMs: number): Promise<number> };
   /** The store's clock: the `now` of every operation that is given none. */
   readonly now: Clock;
   close(): Promise<void>;

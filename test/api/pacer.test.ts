@@ -121,6 +121,30 @@ describe('pacer', () => {
   });
 });
 
+describe('a pacing budget shared with other workers', () => {
+  it('once a rate is known, every slot comes from the shared budget at its interval, and its wait is kept', async () => {
+    const asked: number[] = [];
+    const slept: number[] = [];
+    const pacer = createPacer({
+      now: () => new Date(5_000),
+      sleep: async (ms) => void slept.push(ms),
+      shared: async (intervalMs) => {
+        asked.push(intervalMs);
+        return asked.length === 1 ? 0 : 40;
+      },
+    });
+    // No rate learned yet: the budget is not consulted (nothing to pace at).
+    await pacer.acquire();
+    expect(asked).toEqual([]);
+    pacer.settle(5_000, { status: 200, headers: { 'ratelimit-policy': '"default";q=25;w=1' } });
+    await pacer.acquire();
+    await pacer.acquire();
+    expect(asked).toEqual([40, 40]);
+    expect(slept).toEqual([40]);
+    expect(pacer.state().waitedMs).toBe(40);
+  });
+});
+
 describe('rateFromHeaders', () => {
   it.each([
     [{ 'ratelimit-policy': '100;w=60' }, 100 / 60],

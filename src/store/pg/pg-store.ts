@@ -15,6 +15,7 @@ import { creationKeySince, creationValues, isOpenCreation } from '../consent-cre
 import { forgetInTransaction, type ForgetSql } from '../forget';
 import { DEFAULT_LEASE_TTL_MS, decideAcquire, isProcessAlive, LEASE_ROW } from '../lease';
 import { beginPostgresRun } from './run-work';
+import { reserveRequestSlot } from './work-queue';
 import { attemptUpdateValues, paymentValues } from '../payments';
 import { bankMetaValues, consentStatusValues, outcomeValues, toRecord, toStoredMeta } from '../registry';
 import * as reports from '../reports';
@@ -97,6 +98,7 @@ export async function openPgStore(url: string, options: OpenPgStoreOptions = {})
   return {
     path: redactPostgresUrl(url),
     dialect: 'postgres',
+    rateBudget: { reserve: (key, intervalMs) => reserveRequestSlot(pool, { key, intervalMs, burst: 1 }) },
     pool,
     db,
     now: clock,
