@@ -78,7 +78,7 @@ describePostgres('the sync on PostgreSQL', () => {
       const { sqlite, pg: rows } = await viewRows(view);
       const numeric = new Set(sqlite.flatMap((r) => Object.entries(r).filter(([, v]) => typeof v === 'number').map(([k]) => k)));
       const key = (r: Row) => JSON.stringify(normalise(r, numeric));
-      // Pending rows: the emulator names each with an id of its own making (not from the seed),
+      // Pending rows: the emulator names each with an id of its own making (not from its seeded generator),
       // so two emulators agree on how many, not on which ids; the rest row for row.
       const pending = (r: Row) => r.status === 'Pending';
       expect(rows.filter(pending).length, `${view} pending`).toBe(sqlite.filter(pending).length);
