@@ -2,6 +2,7 @@
  * The bank's pure rules (docs/bank-api.md), shared by client and emulator so both judge the same way:
  * NZ dates, consent date rules, transaction query rules, redirect whitelist matching,
  * callback URL rules, and which scope and permission each endpoint needs.
+ * Over 300 lines on purpose: one table of the bank's rules, read side by side with its tests.
  */
 import { BlockList, isIPv4, isIPv6 } from 'node:net';
 import { DateTime, Duration } from 'luxon';

@@ -2,6 +2,7 @@
  * The wire contract of the Data API (docs/bank-api.md) as zod schemas.
  * Client and emulator both use these: one set of wire shapes (docs/bank-api.md), judged the same way on both sides.
  * Every byte from the network is parsed here once; inside, types are trusted.
+ * Over 300 lines on purpose: the whole wire contract in one place, one schema per wire shape.
  */
 import { z } from 'zod';
 import { DateTime } from 'luxon';

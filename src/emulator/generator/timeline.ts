@@ -3,6 +3,7 @@
  * fees are drawn from the catalogue; transfers between the customer's own accounts react to the
  * running balances (surplus swept to savings, top-ups when low, card paid each month), so
  * balances stay plausible over any history length.
+ * Over 300 lines on purpose: the day loop and the reactions it needs share its running state.
  */
 import {
   BILLERS,
