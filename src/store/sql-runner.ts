@@ -16,6 +16,7 @@ import { SQLiteSyncDialect } from 'drizzle-orm/sqlite-core';
 import type { SQL } from 'drizzle-orm';
 import pg from 'pg';
 import Cursor from 'pg-cursor';
+import { inPgTransaction } from './pg/open';
 
 export type SqlRow = Record<string, unknown>;
 
@@ -163,18 +164,7 @@ function pgRunner(on: pg.Pool | pg.PoolClient, types: PgTypes): SqlRunner {
     },
     transaction: async (work) => {
       if (!(on instanceof pg.Pool)) return work(pgRunner(on, types));
-      const client = await on.connect();
-      try {
-        await client.query('BEGIN');
-        const result = await work(pgRunner(client, types));
-        await client.query('COMMIT');
-        return result;
-      } catch (error) {
-        await client.query('ROLLBACK').catch(() => undefined);
-        throw error;
-      }  finally {
-        client.release();
-      }
+      return inPgTransaction(on, (client) => work(pgRunner(client, types)));
     },
   };
 }

@@ -10,6 +10,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type Database from 'better-sqlite3';
 import type pg from 'pg';
+import { inPgTransaction } from './open';
 
 /** Tables in foreign-key order. Not copied: `lease` (a run lock, never data), `nz_offsets`
  * (SQLite only: PostgreSQL has the time zone database), and PostgreSQL's worker tables
@@ -41,10 +42,8 @@ export function sqliteColumns(sqlite: Database.Database, table: string): string[
  * lose what the rows promise.
  */
 export async function copySqliteToPostgres(sqlite: Database.Database, pool: pg.Pool, options: { dataDir: string }): Promise<CopyCounts> {
-  const client = await pool.connect();
   const counts = { statementFiles: 0 } as CopyCounts;
-  try {
-    await client.query('BEGIN');
+  return inPgTransaction(pool, async (client) => {
     for (const table of COPIED_TABLES) {
       const columns = sqliteColumns(sqlite, table);
       const rowsPerInsert = Math.max(1, Math.floor(MAX_PARAMS / columns.length));
@@ -70,14 +69,8 @@ export async function copySqliteToPostgres(sqlite: Database.Database, pool: pg.P
         [table],
       );
     }
-    await client.query('COMMIT');
     return counts;
-  } catch (error) {
-    await client.query('ROLLBACK').catch(() => undefined);
-    throw error;
-  } finally {
-    client.release();
-  }
+  });
 }
 
 async function copyStatementFiles(sqlite: Database.Database, client: pg.PoolClient, dataDir: string): Promise<number> {

@@ -17,6 +17,7 @@ import { nzMidnight } from '../../api/rules';
 import { openAtomicFile } from '../../fs/atomic-file';
 import { readStatementFile } from './statement-files';
 import { COPIED_TABLES, sqliteColumns, type CopiedTable, type CopyCounts } from './copy-tables';
+import { inPgTransaction } from './open';
 
 export interface CopyFilter {
   consentIds?: readonly string[];
@@ -42,11 +43,9 @@ export async function copyPostgresToSqlite(
   options: { dataDir: string; filter?: CopyFilter },
 ): Promise<CopyCounts> {
   const filter = options.filter ?? {};
-  const client = await pool.connect();
   const counts = { statementFiles: 0 } as CopyCounts;
-  try {
-    // One snapshot of the source for every table: rows that reference each other stay together.
-    await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+  // One snapshot of the source for every table: rows that reference each other stay together.
+  return inPgTransaction(pool, async (client) => {
     const queries = await planQueries(client, filter);
     sqlite.exec('BEGIN IMMEDIATE');
     try {
@@ -77,14 +76,8 @@ export async function copyPostgresToSqlite(
       sqlite.exec('ROLLBACK');
       throw error;
     }
-    await client.query('COMMIT');
     return counts;
-  } catch (error) {
-    await client.query('ROLLBACK').catch(() => undefined);
-    throw error;
-  } finally {
-    client.release();
-  }
+  }, { begin: 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY' });
 }
 
 async function writeStatementFiles(sqlite: Database.Database, client: pg.PoolClient, dataDir: string): Promise<number> {

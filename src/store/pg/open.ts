@@ -66,6 +66,31 @@ export function createPool(url: string, options: { max?: number } = {}): pg.Pool
   return pool;
 }
 
+/**
+ * Runs `body` in one transaction on one pooled connection: committed when it returns, rolled back
+ * when it throws (the rollback's own failure is ignored: the connection is released either way and
+ * the body's error is the one that matters). `begin` may set the isolation (a read snapshot);
+ * `end: 'ROLLBACK'` rolls back a body that succeeded (a dry run).
+ */
+export async function inPgTransaction<T>(
+  pool: pg.Pool,
+  body: (client: pg.PoolClient) => Promise<T>,
+  options: { begin?: string; end?: 'COMMIT' | 'ROLLBACK' } = {},
+): Promise<T> {
+  const client = await pool.connect();
+  try {
+    await client.query(options.begin ?? 'BEGIN');
+    const result = await body(client);
+    await client.query(options.end ?? 'COMMIT');
+    return result;
+  } catch (error) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    throw error;
+  } finally {
+    client.release();
+  }
+}
+
 /** Applies the committed migrations (src/store/pg/migrations), one process at a time. */
 export async function migratePostgres(pool: pg.Pool): Promise<void> {
   const client = await pool.connect();

@@ -27,7 +27,7 @@ import { viewReads } from '../view-reads';
 import type { Store } from '../store';
 import { checkWindowDays, type WatermarkKey } from '../sync-state';
 import { systemClock, toInstantMs, toStoredInstant, toStoredInstantOrNull, type Clock, type Instant } from '../time';
-import { createPool, migratePostgres, redactPostgresUrl, type PgDb } from './open';
+import { createPool, inPgTransaction, migratePostgres, redactPostgresUrl, type PgDb } from './open';
 import type pg from 'pg';
 import {
   bankMeta,
@@ -403,28 +403,24 @@ async function updateCreation(
 
 /** ../forget.ts on PostgreSQL: the same SQL in one transaction, and the files' bytes deleted with their rows. */
 async function forgetPg(pool: pg.Pool, consentId: string, options: { dryRun: boolean }) {
-  const client = await pool.connect();
   const numbered = (text: string) => {
     let n = 0;
     return text.replace(/\?/g, () => `$${++n}`);
   };
-  const exec: ForgetSql = {
-    all: async (text, params) => (await client.query<Record<string, unknown>>(numbered(text), [...params])).rows,
-    run: async (text, params) => (await client.query(numbered(text), [...params])).rowCount ?? 0,
-  };
-  try {
-    await client.query('BEGIN');
-    const report = await forgetInTransaction(exec, consentId);
-    if (report.files.length > 0) {
-      const { rowCount } = await client.query('DELETE FROM statement_files WHERE file_path = ANY($1)', [report.files]);
-      if (rowCount) report.deleted.statement_files = rowCount;
-    }
-    await client.query(options.dryRun ? 'ROLLBACK' : 'COMMIT');
-    return report;
-  } catch (error) {
-    await client.query('ROLLBACK').catch(() => undefined);
-    throw error;
-  } finally {
-    client.release();
-  }
+  return inPgTransaction(
+    pool,
+    async (client) => {
+      const exec: ForgetSql = {
+        all: async (text, params) => (await client.query<Record<string, unknown>>(numbered(text), [...params])).rows,
+        run: async (text, params) => (await client.query(numbered(text), [...params])).rowCount ?? 0,
+      };
+      const report = await forgetInTransaction(exec, consentId);
+      if (report.files.length > 0) {
+        const { rowCount } = await client.query('DELETE FROM statement_files WHERE file_path = ANY($1)', [report.files]);
+        if (rowCount) report.deleted.statement_files = rowCount;
+      }
+      return report;
+    },
+    { end: options.dryRun ? 'ROLLBACK' : 'COMMIT' },
+  );
 }

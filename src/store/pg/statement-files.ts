@@ -7,6 +7,7 @@
 import { createHash } from 'node:crypto';
 import type pg from 'pg';
 import { toStoredInstant, type Instant } from '../time';
+import { inPgTransaction } from './open';
 
 export interface StoredStatementFile {
   filePath: string;
@@ -33,9 +34,7 @@ export async function saveStatementFile(
   const sha256 = sha256Of(input.content);
   const bytes = input.content.byteLength;
   const now = toStoredInstant(input.now);
-  const client = await pool.connect();
-  try {
-    await client.query('BEGIN');
+  return inPgTransaction(pool, async (client) => {
     await client.query(
       `INSERT INTO statement_files (file_path, content_type, sha256, bytes, content, stored_at) VALUES ($1, $2, $3, $4, $5, $6)
        ON CONFLICT (file_path) DO UPDATE SET content_type = excluded.content_type, sha256 = excluded.sha256,
@@ -48,14 +47,8 @@ export async function saveStatementFile(
       [input.bank, input.accountId, input.statementId, input.filePath, input.contentType, sha256, bytes, now],
     );
     if (rowCount !== 1) throw new RangeError(`no statement ${input.statementId} of account ${input.accountId} (${input.bank})`);
-    await client.query('COMMIT');
     return { sha256, bytes };
-  } catch (error) {
-    await client.query('ROLLBACK').catch(() => undefined);
-    throw error;
-  } finally {
-    client.release();
-  }
+  });
 }
 
 /** The file a statement's `file_path` names, or null; a file whose bytes no longer match its hash is refused. */

@@ -11,6 +11,7 @@ import type pg from 'pg';
 import type { ConsentId } from '../../api/schemas';
 import type { ConsentOutcome, RunOutcome } from '../schema';
 import { toStoredInstant, type Instant } from '../time';
+import { inPgTransaction } from './open';
 
 /** Serialises opening a run: two first workers must not open two runs. */
 const RUN_OPEN_LOCK_KEY = 0x62647275; // "bdru"
@@ -29,20 +30,6 @@ export interface JoinedRun {
 
 type Queryable = pg.Pool | pg.PoolClient;
 
-async function inTransaction<T>(pool: pg.Pool, body: (client: pg.PoolClient) => Promise<T>): Promise<T> {
-  const client = await pool.connect();
-  try {
-    await client.query('BEGIN');
-    const result = await body(client);
-    await client.query('COMMIT');
-    return result;
-  } catch (error) {
-    await client.query('ROLLBACK').catch(() => undefined);
-    throw error;
-  } finally {
-    client.release();
-  }
-}
 
 /**
  * Joins the open run, or opens one with these consents queued. A run whose consents are all done
@@ -53,7 +40,7 @@ export async function openOrJoinRun(
   input: { worker: WorkerIdentity; consentIds: readonly ConsentId[]; runId: string; now: Instant; leaseTtlMs: number },
 ): Promise<JoinedRun> {
   const nowText = toStoredInstant(input.now);
-  return inTransaction(pool, async (client) => {
+  return inPgTransaction(pool, async (client) => {
     await client.query('SELECT pg_advisory_xact_lock($1)', [RUN_OPEN_LOCK_KEY]);
     const open = await client.query<{ run_id: string }>(
       `SELECT r.run_id FROM runs r
@@ -141,7 +128,7 @@ export async function renewWorkerLeases(
   pool: pg.Pool,
   input: { runId: string; workerId: string; leaseTtlMs: number },
 ): Promise<ConsentId[]> {
-  return inTransaction(pool, async (client) => {
+  return inPgTransaction(pool, async (client) => {
     await client.query(`UPDATE run_workers SET last_seen_at = clock_timestamp() WHERE run_id = $1 AND worker_id = $2`, [
       input.runId,
       input.workerId,
@@ -199,7 +186,7 @@ export async function leaveRun(
   input: { runId: string; workerId: string; report: WorkerReport; now: Instant; leaseTtlMs: number },
 ): Promise<boolean> {
   const { report } = input;
-  return inTransaction(pool, async (client) => {
+  return inPgTransaction(pool, async (client) => {
     // Leavers take the run's row lock first: two last workers leaving together would otherwise
     // each see the other still in the run (neither commit visible yet) and neither would close it.
     await client.query(`SELECT 1 FROM runs WHERE run_id = $1 FOR UPDATE`, [input.runId]);
