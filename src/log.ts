@@ -25,13 +25,18 @@ export function registerSecret(value: string | undefined | null): void {
 }
 
 /** Replaces every registered secret in a string with `[redacted]`. */
-/** A URL's password (`scheme://user:PASSWORD@host`, e.g. a postgres:// database URL). */
-const URL_PASSWORD = /(\b[a-z][a-z0-9+.-]*:\/\/[^\s:/@]*:)[^\s@/]*@/gi;
+/**
+ * A URL's password: `scheme://user:PASSWORD@host` (up to the token's last `@`, so a password with
+ * an unencoded `/` or `@` is hidden whole) and `?password=` / `&sslpassword=` query parameters
+ * (node-postgres reads both from a postgres:// database URL).
+ */
+const URL_PASSWORD = /(\b[a-z][a-z0-9+.-]*:\/\/[^\s:/@]*:)\S*@/gi;
+const QUERY_PASSWORD = /([?&](?:ssl)?password=)[^&\s]*/gi;
 
 export function redact(text: string): string {
   let out = text;
   for (const s of secrets) if (out.includes(s)) out = out.split(s).join('[redacted]');
-  return out.replace(URL_PASSWORD, '$1[redacted]@');
+  return out.replace(URL_PASSWORD, '$1[redacted]@').replace(QUERY_PASSWORD, '$1[redacted]');
 }
 
 export interface LoggerOptions {

@@ -12,7 +12,7 @@ import type { Command } from 'commander';
 import { nzMidnight } from '../api/rules';
 import { CliError, ExitCode, UsageError } from '../errors';
 import { openStore } from '../store';
-import { describeUnusablePostgres, isPostgresUrl, openPostgres, redactPostgresUrl } from '../store/pg/open';
+import { checkPostgresUrl, describeUnusablePostgres, isPostgresUrl, openPostgres, redactPostgresUrl } from '../store/pg/open';
 import { globalsOf } from './context';
 
 interface CopyFlags {
@@ -103,6 +103,7 @@ async function postgresToSqlite(url: string, file: string, dataDir: string | und
 
 /** The PostgreSQL side, migrated; a server that cannot be used is exit 6 with where it is (never the password). */
 async function connect(url: string) {
+  checkPostgresUrl(url);
   try {
     return await openPostgres(url, { max: 2 });
   } catch (error) {

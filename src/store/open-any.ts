@@ -5,13 +5,14 @@
  * migrates. Callers get a `Store` and never branch on the dialect.
  */
 import { DatabaseError } from '../errors';
-import { describeUnusablePostgres, isPostgresUrl, redactPostgresUrl } from './pg/open';
+import { checkPostgresUrl, describeUnusablePostgres, isPostgresUrl, redactPostgresUrl } from './pg/open';
 import { openPgStore } from './pg/pg-store';
 import { openStore, type OpenStoreOptions } from './sqlite-store';
 import type { Store } from './store';
 
 export async function openDatabaseStore(location: string, options: OpenStoreOptions = {}): Promise<Store> {
   if (!isPostgresUrl(location)) return openStore(location, options);
+  checkPostgresUrl(location);
   try {
     return await openPgStore(location, { now: options.now, migrate: !options.readOnly });
   } catch (error) {

@@ -3,6 +3,7 @@
  * it, and the committed migrations applied under an advisory lock, so that workers starting
  * together migrate once and the others wait for it.
  */
+import { UsageError } from '../../errors';
 import { PG_MIGRATIONS_PATH } from '../../paths';
 import { drizzle, type NodePgDatabase } from 'drizzle-orm/node-postgres';
 import { migrate } from 'drizzle-orm/node-postgres/migrator';
@@ -29,14 +30,27 @@ export function isPostgresUrl(value: string): boolean {
   return /^postgres(ql)?:\/\//i.test(value);
 }
 
-/** The URL with any password replaced, safe for logs and error messages. */
+/** Query parameters of a connection URL that carry a secret (node-postgres reads both). */
+const SECRET_PARAMS = ['password', 'sslpassword'];
+
+/** The URL with any password (user info or query parameter) replaced, safe for logs and messages. */
 export function redactPostgresUrl(url: string): string {
   try {
     const parsed = new URL(url);
     if (parsed.password) parsed.password = '***';
+    for (const name of SECRET_PARAMS) if (parsed.searchParams.has(name)) parsed.searchParams.set(name, '***');
     return parsed.toString();
   } catch {
     return 'postgres://(unparseable URL)';
+  }
+}
+
+/** Checks that a database URL parses (a usage error otherwise, exit 2), without showing it. */
+export function checkPostgresUrl(url: string): void {
+  try {
+    new URL(url);
+  } catch {
+    throw new UsageError('the PostgreSQL URL does not parse (a password with / or @ must be percent-encoded: %2F, %40)', 'postgres://USER:PASSWORD@HOST:PORT/DATABASE');
   }
 }
 
