@@ -3,7 +3,8 @@
  * each one a worker of the same run (docs/scaling.md); they take consents from the run's queue
  * until it is empty. Worker processes on other machines join the same run the same way. Each
  * worker's summary is printed under its number; the exit code is the most severe of theirs.
- * SIGTERM / SIGINT are passed on to the workers, which stop after their unit in flight.
+ * SIGTERM / SIGINT are passed on to the workers once (they run in their own process groups),
+ * and each stops after its unit in flight and records its summary.
  */
 import { spawn } from 'node:child_process';
 import { constants } from 'node:os';
@@ -25,7 +26,9 @@ export function workerArgs(argv: readonly string[]): string[] {
 export async function runWorkers(count: number, json: boolean): Promise<number> {
   const args = workerArgs(process.argv.slice(2));
   const children = Array.from({ length: count }, () =>
-    spawn(process.execPath, [BIN_PATH, ...args], { stdio: ['ignore', 'pipe', 'inherit'], env: process.env }),
+    // Their own process group: a terminal's Ctrl-C reaches this process only, and each worker
+    // gets the signal once, from `forward` (a second one is the immediate stop, with no summary).
+    spawn(process.execPath, [BIN_PATH, ...args], { stdio: ['ignore', 'pipe', 'inherit'], env: process.env, detached: true }),
   );
   const forward = (signal: NodeJS.Signals) => {
     for (const child of children) child.kill(signal);

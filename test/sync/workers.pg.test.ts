@@ -5,6 +5,7 @@
  * (BANKDATA_LEASE_TTL_MS shortens the lease for the test), and the result equals an
  * uninterrupted run: every view row the same as a single-process sync into SQLite.
  */
+import { spawn } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -12,7 +13,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startEmulator, type StartedEmulator } from '../../src/emulator';
 import { emulatorEnv } from '../fixtures/cli-env';
-import { runCli, spawnCli, waitFor } from '../cli/cli-process';
+import { BIN, runCli, spawnCli, waitFor } from '../cli/cli-process';
 import { tempDir } from '../store/helpers';
 import { createTestDatabase, describePostgres } from '../support/postgres';
 
@@ -121,8 +122,25 @@ describePostgres('cooperating workers on PostgreSQL', () => {
     expect(consents.every((c) => c.state === 'done')).toBe(true);
     // What the victim held was taken over (a second attempt).
     expect(consents.some((c) => c.attempts === 2)).toBe(true);
-    const runs = await query<{ finished: boolean }>(url, 'SELECT finished_at IS NOT NULL AS finished FROM v_runs');
-    expect(runs).toEqual([{ finished: true }]);
+    // One run, closed; partial because a worker never reported what it did (its work was redone).
+    const runs = await query<{ finished: boolean; outcome: string; error_summary: string }>(url, 'SELECT finished_at IS NOT NULL AS finished, outcome, error_summary FROM v_runs');
+    expect(runs).toHaveLength(1);
+    expect(runs[0]).toMatchObject({ finished: true, outcome: 'partial' });
+    expect(runs[0]!.error_summary).toContain('1 worker(s) stopped without reporting');
     expect(await views(url)).toEqual(reference);
   }, 240_000);
+
+  it('Ctrl-C on `sync --workers 2` reaches each worker once: both stop after their unit, record their summary, and it exits 130', async () => {
+    const { url, env, cwd } = await prepared('interrupted');
+    // Its own process group, as a shell gives a foreground job: Ctrl-C is SIGINT to that group.
+    const parent = spawn(process.execPath, [BIN, 'sync', '--workers', '2', '--json'], { env, cwd, detached: true, stdio: 'ignore' });
+    const exited = new Promise<number | null>((resolve) => parent.on('close', (code) => resolve(code)));
+    await waitFor(async () => (await query(url, "SELECT 1 FROM run_consents WHERE state = 'leased' LIMIT 1")).length > 0, 60_000);
+    process.kill(-parent.pid!, 'SIGINT');
+    expect(await exited).toBe(130);
+    const workers = await query<{ left_at: string | null; outcome: string | null }>(url, 'SELECT left_at, outcome FROM run_workers');
+    expect(workers).toHaveLength(2);
+    // Each left with its summary (a second signal would have been the immediate stop, with none).
+    expect(workers.every((w) => w.left_at !== null && w.outcome === 'partial')).toBe(true);
+  }, 120_000);
 });

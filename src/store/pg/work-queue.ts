@@ -49,19 +49,25 @@ export async function openOrJoinRun(
     );
     for (const { run_id: runId } of open.rows) {
       if (await closeRunIfDone(client, { runId, now: input.now, leaseTtlMs: input.leaseTtlMs, force: true })) continue;
+      // The joiner's consents join the run too (a `--consent` the run did not hold, one registered
+      // since it opened); those the run already holds, done or not, are left as they are.
+      await queueConsents(client, runId, input.consentIds, true);
       await addWorker(client, runId, input.worker, nowText);
       return { runId, opened: false };
     }
     await client.query(`INSERT INTO runs (run_id, started_at) VALUES ($1, $2)`, [input.runId, nowText]);
-    if (input.consentIds.length > 0) {
-      await client.query(
-        `INSERT INTO run_consents (run_id, consent_id, state) SELECT $1, unnest($2::text[]), 'queued'`,
-        [input.runId, [...input.consentIds]],
-      );
-    }
+    await queueConsents(client, input.runId, input.consentIds, false);
     await addWorker(client, input.runId, input.worker, nowText);
     return { runId: input.runId, opened: true };
   });
+}
+
+async function queueConsents(client: Queryable, runId: string, consentIds: readonly ConsentId[], joining: boolean): Promise<void> {
+  if (consentIds.length === 0) return;
+  await client.query(
+    `INSERT INTO run_consents (run_id, consent_id, state) SELECT $1, unnest($2::text[]), 'queued'${joining ? ' ON CONFLICT DO NOTHING' : ''}`,
+    [runId, [...consentIds]],
+  );
 }
 
 async function addWorker(client: Queryable, runId: string, worker: WorkerIdentity, nowText: string): Promise<void> {
@@ -215,7 +221,7 @@ async function closeRunIfDone(
     `WITH c AS (
        SELECT count(*) AS consents,
               count(*) FILTER (WHERE state <> 'done') AS open,
-              count(*) FILTER (WHERE outcome = 'failed') AS failed
+              count(*) FILTER (WHERE outcome IN ('failed', 'partial')) AS not_ok
        FROM run_consents WHERE run_id = $1
      ), w AS (
        SELECT coalesce(sum(requests), 0) AS requests, coalesce(sum(rows_written), 0) AS rows_written,
@@ -223,14 +229,15 @@ async function closeRunIfDone(
               count(*) FILTER (WHERE outcome = 'failed') AS fatal,
               count(*) FILTER (WHERE outcome = 'partial') AS partial,
               count(*) FILTER (WHERE left_at IS NULL AND last_seen_at > clock_timestamp() - $3 * interval '1 millisecond') AS live,
+              count(*) FILTER (WHERE left_at IS NULL) AS unreported,
               string_agg(error_summary, '; ' ORDER BY worker_id) AS errors
        FROM run_workers WHERE run_id = $1
      )
      UPDATE runs SET
        finished_at = coalesce(runs.finished_at, $2),
        consents = c.consents, requests = w.requests, rows_written = w.rows_written, failed_units = w.failed_units,
-       outcome = CASE WHEN w.fatal > 0 THEN 'failed' WHEN w.partial > 0 OR c.failed > 0 THEN 'partial' ELSE 'ok' END,
-       error_summary = left(w.errors, 2000)
+       outcome = CASE WHEN w.fatal > 0 THEN 'failed' WHEN w.partial > 0 OR c.not_ok > 0 OR w.unreported > 0 THEN 'partial' ELSE 'ok' END,
+       error_summary = left(concat_ws('; ', CASE WHEN w.unreported > 0 THEN w.unreported || ' worker(s) stopped without reporting (killed?): their requests and rows are not counted' END, w.errors), 2000)
      FROM c, w
      WHERE runs.run_id = $1 AND c.open = 0 AND ($4 OR w.live = 0 OR runs.finished_at IS NOT NULL)
      RETURNING runs.run_id`,

@@ -104,7 +104,7 @@ describePostgres('cooperating workers: the work queue', () => {
     const a = pool();
     const b = pool();
     const { runId } = await open(a, 1, CONSENTS.slice(0, 2));
-    await open(b, 2);
+    await open(b, 2, CONSENTS.slice(0, 2));
     const held = await leaseNextConsent(a, { runId, workerId: 'w1', leaseTtlMs: 100, now: NOW });
     expect(await renewWorkerLeases(a, { runId, workerId: 'w1', leaseTtlMs: TTL })).toEqual([held!.consentId]);
     await new Promise((r) => setTimeout(r, 200));
@@ -121,7 +121,7 @@ describePostgres('cooperating workers: the work queue', () => {
     const a = pool();
     const b = pool();
     const { runId } = await open(a, 1, CONSENTS.slice(0, 3));
-    await open(b, 2);
+    await open(b, 2, CONSENTS.slice(0, 3));
     const later = new Date(NOW.getTime() + 5000);
     for (const [p, w] of [[a, 'w1'], [b, 'w2'], [a, 'w1']] as const) {
       const leased = await leaseNextConsent(p, { runId, workerId: w, leaseTtlMs: TTL, now: NOW });
@@ -143,7 +143,7 @@ describePostgres('cooperating workers: the work queue', () => {
     for (let round = 0; round < 5; round++) {
       const ps = [pool(), pool(), pool(), pool()];
       const { runId } = await open(ps[0]!, 1, CONSENTS.slice(0, 4));
-      await Promise.all(ps.slice(1).map((p, i) => open(p, i + 2)));
+      await Promise.all(ps.slice(1).map((p, i) => open(p, i + 2, CONSENTS.slice(0, 4))));
       await Promise.all(
         ps.map(async (p, i) => {
           const leased = await leaseNextConsent(p, { runId, workerId: `w${i + 1}`, leaseTtlMs: TTL, now: NOW });
@@ -166,9 +166,29 @@ describePostgres('cooperating workers: the work queue', () => {
     const next = await open(pool(), 2);
     expect(next.opened).toBe(true);
     expect(next.runId).not.toBe(runId);
-    const { rows } = await a.query(`SELECT outcome, consents, finished_at FROM runs WHERE run_id = $1`, [runId]);
-    expect(rows[0]).toMatchObject({ outcome: 'ok', consents: 1 });
+    const { rows } = await a.query(`SELECT outcome, consents, finished_at, error_summary FROM runs WHERE run_id = $1`, [runId]);
+    // Its consent was done, but the worker never reported its requests and rows: partial, said so.
+    expect(rows[0]).toMatchObject({ outcome: 'partial', consents: 1 });
+    expect(rows[0].error_summary).toContain('1 worker(s) stopped without reporting');
     expect(rows[0].finished_at).not.toBeNull();
+  });
+
+  it('queues the consents a joining worker brings that the open run does not hold (sync --consent while a run is open)', async () => {
+    const { runId } = await open(pool(), 1, CONSENTS.slice(0, 2));
+    const joined = await open(pool(), 2, [CONSENTS[1]!, CONSENTS[3]!]);
+    expect(joined).toEqual({ runId, opened: false });
+    const { rows } = await pool().query(`SELECT consent_id, state FROM run_consents WHERE run_id = $1 ORDER BY consent_id`, [runId]);
+    expect(rows).toEqual([CONSENTS[0], CONSENTS[1], CONSENTS[3]].sort().map((consent_id) => ({ consent_id, state: 'queued' })));
+  });
+
+  it('a consent that ended partial makes the run partial', async () => {
+    const a = pool();
+    const { runId } = await open(a, 1, CONSENTS.slice(0, 1));
+    const leased = await leaseNextConsent(a, { runId, workerId: 'w1', leaseTtlMs: TTL, now: NOW });
+    await finishConsent(a, { runId, workerId: 'w1', consentId: leased!.consentId, outcome: 'partial', now: NOW });
+    expect(await leaveRun(a, { runId, workerId: 'w1', report: report({ consents: 1 }), now: NOW, leaseTtlMs: TTL })).toBe(true);
+    const { rows } = await a.query(`SELECT outcome FROM runs WHERE run_id = $1`, [runId]);
+    expect(rows[0].outcome).toBe('partial');
   });
 
   it('shares one pacing budget: four workers together keep to the interval after the burst', async () => {
