@@ -6,7 +6,7 @@
  * Statement files live beside a SQLite database (its data dir: `--data-dir`, else the file's
  * directory) and in `statement_files` on PostgreSQL.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, rmSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { nzMidnight } from '../api/rules';
@@ -50,6 +50,11 @@ export function registerDbCopyCommand(db: Command): void {
         }
       }
       const counts = toPg ? await sqliteToPostgres(flags.from, flags.to, dataDir) : await postgresToSqlite(flags.from, flags.to, dataDir, flags);
+      if (!toPg && (flags.consent.length > 0 || flags.account.length > 0) && counts.accounts === 0) {
+        // Nothing asked for exists: no near-empty file that looks like a successful copy.
+        for (const suffix of ['', '-wal', '-shm']) rmSync(`${flags.to}${suffix}`, { force: true });
+        throw new UsageError('--consent / --account select no account in the source database; nothing was copied', 'bankdata consents list and bankdata export accounts show what is there');
+      }
       const total = Object.entries(counts)
         .filter(([table]) => table !== 'statementFiles')
         .reduce((sum, [, n]) => sum + n, 0);

@@ -143,6 +143,12 @@ export function registerPaymentsCommand(program: Command): void {
         if (flags.wait && !isTerminalPaymentStatus(payment.status)) {
           const tracked = await trackPayments({ client, store, logger: context.logger }, { paymentIds: [payment.payment_id] });
           payment = tracked.payments[0] ?? payment;
+          // The payment was made; its final status could not be read: say so, and not exit 0.
+          for (const failure of tracked.failures) {
+            const error = toCliError(failure.error);
+            process.stderr.write(`bankdata: payment ${failure.paymentId} was made, but its status could not be read: ${error instanceof Error ? error.message : String(error)}\n`);
+            process.exitCode = ExitCode.Partial;
+          }
         }
         if (flags.json) process.stdout.write(JSON.stringify({ ...payment, resumed: result.resumed, duplicate_of_earlier: result.duplicateOf }) + '\n');
         else process.stdout.write(`${terminalSafe(line(payment))}${result.duplicateOf ? '  (made earlier by the same request)' : result.resumed ? '  (resumed an earlier request)' : ''}\n`);

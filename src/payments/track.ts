@@ -51,23 +51,25 @@ export async function trackPayments(deps: TrackDeps, options: TrackOptions = {})
 
   let pending = [...new Set(options.paymentIds ?? (await store.payments.listOpen()).map((p) => p.paymentId))];
   const seen = new Map<string, Payment>();
-  let failures: TrackResult['failures'];
+  // The last failure of each payment whose status could not be read, until a later pass reads it
+  // (a payment that failed once for good is reported, never dropped by the passes after it).
+  const failures = new Map<string, TrackResult['failures'][number]>();
   let passes = 0;
   for (;;) {
     passes += 1;
-    failures = [];
     const stillOpen: string[] = [];
     for (const id of pending) {
       try {
         const payment = await client.getPayment(id);
         await store.payments.record(payment, now());
         seen.set(id, payment);
+        failures.delete(id);
         if (!isTerminalPaymentStatus(payment.status)) stillOpen.push(id);
       } catch (error) {
         // A refused token refuses every payment alike: the caller's business (exit 3), not this one's.
         if (error instanceof AuthenticationError) throw error;
         // An unreachable service is retried next pass; anything else is reported for this payment.
-        failures.push({ paymentId: id, error });
+        failures.set(id, { paymentId: id, error });
         if (error instanceof UnavailableError) stillOpen.push(id);
         logger.warn('payment poll failed', { payment_id: id, reason: error instanceof Error ? error.message : String(error) });
       }
@@ -76,7 +78,7 @@ export async function trackPayments(deps: TrackDeps, options: TrackOptions = {})
     if (!wait || pending.length === 0 || nowMs(now) + intervalMs > deadline) break;
     await sleep(intervalMs);
   }
-  return { payments: [...seen.values()], open: pending, failures, passes };
+  return { payments: [...seen.values()], open: pending, failures: [...failures.values()], passes };
 }
 
 /** One pass over every stored payment not yet terminal (the nightly sync's part). */

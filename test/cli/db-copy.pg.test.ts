@@ -76,6 +76,12 @@ describePostgres('bankdata db copy', () => {
     const filtered = await runCli(['db', 'copy', '--from', harness.store.path, '--to', url, '--consent', 'x']);
     expect(filtered.code).toBe(2);
 
+    const nothing = join(tempDir(), 'nothing.sqlite');
+    const noMatch = await runCli(['db', 'copy', '--from', url, '--to', nothing, '--account', 'acc-no-such-account']);
+    expect(noMatch.code).toBe(2);
+    expect(noMatch.stderr).toContain('select no account');
+    expect(existsSync(nothing)).toBe(false);
+
     const twoFiles = await runCli(['db', 'copy', '--from', harness.store.path, '--to', join(tempDir(), 'b.sqlite')]);
     expect(twoFiles.code).toBe(2);
 
