@@ -114,7 +114,6 @@ describe.skipIf(missing.length > 0)(`OFX read by libofx, ofxparse, ledger-autosy
 
   it('the world has every account kind: everyday, savings, credit card, USD with sub-cent amounts, JPY', () => {
     const kinds = new Set(accounts.map((a) => a.account_subtype));
-    expect(kinds).toEqual(expect.objectContaining({}));
     expect([...kinds]).toEqual(expect.arrayContaining(['CurrentAccount', 'Savings', 'CreditCard']));
     expect(accounts.map((a) => a.currency)).toEqual(expect.arrayContaining(['NZD', 'USD', 'JPY']));
     const subCent = h.store.sqlite.prepare(`SELECT count(*) AS n FROM v_transactions WHERE amount_minor IS NULL AND status = 'Booked'`).get() as { n: number };

@@ -156,9 +156,15 @@ describe('sync under faults, rate limits and a token revocation', () => {
     const limited = run1Log.filter((e) => e.status === 429);
     expect(limited.length).toBeGreaterThanOrEqual(1);
     for (const refused of limited) {
-      const next = run1Log.find((e) => e.seq > refused.seq && requestKeyOf(e) === requestKeyOf(refused));
-      expect(next, requestKeyOf(refused)).toBeDefined();
+      const passed = run1Log.find((e) => e.seq > refused.seq && requestKeyOf(e) === requestKeyOf(refused) && e.status !== 429);
+      expect(passed, requestKeyOf(refused)).toBeDefined();
     }
+    // The client paced itself on them: its pacer saw the refusals and learned a rate from them
+    // (without the pacer in the transport there is neither; docs/client.md "Pacing").
+    const pacing = client.stats().pacing;
+    expect(pacing?.refused).toBeGreaterThan(0);
+    expect(pacing?.refused).toBeLessThanOrEqual(limited.length);
+    expect(pacing?.rate).not.toBeNull();
 
     // Every token was revoked mid-run: one new token for all, and each request that got 401
     // went on with it (its next attempt passed authentication).
