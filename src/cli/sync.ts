@@ -3,13 +3,13 @@
  * one run, a progress line on a TTY, a summary at the end, and the exit codes of README.md. With
  * `--workers N` (PostgreSQL) it starts N worker processes that share the run (sync-workers.ts).
  */
-import { constants, hostname } from 'node:os';
+import { constants } from 'node:os';
 import type { Command } from 'commander';
 import { nzMidnight } from '../api/rules';
 import { ConsentIdSchema, type ConsentId } from '../api/schemas';
 import type { Config } from '../config';
 import type { Logger } from '../log';
-import { displayLocation, isPostgresUrl, type Store } from '../store';
+import { displayLocation, isPostgresUrl, type RunWork, type Store } from '../store';
 import type { DataApiClient } from '../api';
 import { paymentsPass, type PaymentsPassResult } from '../payments/sync-pass';
 import { planDryRun, type DryRunPlan } from '../sync/dry-run';
@@ -106,12 +106,14 @@ export async function syncCommand(
   // abandoned whole (each unit is one SQLite transaction: nothing half-written); either way the
   // lease is released and the exit code is 128 + the signal's number. A second signal stops at once.
   let received: NodeJS.Signals | null = null;
+  let work: RunWork | null = null;
   const hardStop = async (signal: NodeJS.Signals) => {
     progress.done();
     try {
-      await store.lease.release({ pid: process.pid, host: hostname() });
+      // SQLite: the run lease released; PostgreSQL: this worker's consents back in the queue.
+      await work?.abandon();
     } catch {
-      // The lease then expires by itself; status shows the run as interrupted.
+      // The lease (or the consents' leases) then expire by themselves; status shows the run as interrupted.
     }
     process.stderr.write(`bankdata: stopped by ${signal}; the unit in flight was abandoned whole and the lease released\n`);
     process.exit(signalExitCode(signal));
@@ -129,6 +131,7 @@ export async function syncCommand(
     summary = await runSync({
       store,
       client,
+      onRun: (begun) => (work = begun),
       dataDir: config.dataDir,
       settings: config.sync,
       consentIds,

@@ -5,6 +5,7 @@
  * run on either dialect through a SqlRunner (sql-runner.ts): the views are the same on both.
  */
 import { sql, type SQL } from 'drizzle-orm';
+import type { Store } from './store';
 import { z } from 'zod';
 import type { AccountId, BankName, ConsentId } from '../api/schemas';
 import type { SqlRunner } from './sql-runner';
@@ -198,4 +199,20 @@ export async function knownAccounts(db: SqlRunner, key: { consentId: ConsentId; 
         UNION SELECT account_id FROM sync_state WHERE consent_id = ${key.consentId} AND bank = ${key.bank} ORDER BY 1`,
   );
   return rows.map((r) => r.account_id as AccountId);
+}
+
+/** The Store's `reports` operations over one runner: the same queries on both dialects. */
+export function reportsOf(runner: SqlRunner): Store['reports'] {
+  return {
+    consents: () => consentViewRows(runner),
+    latestRuns: (limit) => latestRunRows(runner, limit),
+    runWorkers: (runIds) => runWorkerRows(runner, runIds),
+    rejectCounts: () => rejectCounts(runner),
+    payment: (paymentId) => paymentViewRow(runner, paymentId),
+    paymentMatch: (paymentId) => paymentMatchRow(runner, paymentId),
+    unmatchedPayments: () => unmatchedPaymentRows(runner),
+    unresolvedCandidates: () => unresolvedCandidateRows(runner),
+    reconciliationCounts: () => reconciliationCounts(runner),
+    totals: () => storeTotals(runner),
+  };
 }

@@ -14,10 +14,6 @@ import type { Instant } from './time';
 
 export interface RunWork {
   readonly runId: string;
-  /** True for the process that opened the run (the only one on SQLite). */
-  readonly opened: boolean;
-  /** This worker's id in the run (host:pid:random), shown in v_run_workers on PostgreSQL. */
-  readonly workerId: string;
   /**
    * The next consent for this worker, or null when none is left for it. On PostgreSQL, while
    * other workers still hold consents it waits: a holder that died loses them when its lease
@@ -30,7 +26,7 @@ export interface RunWork {
   renew(now: Instant): Promise<boolean>;
   /** Records this worker's summary and leaves; the run closes when its consents are done. */
   leave(summary: RunSummary, now: Instant): Promise<void>;
-  /** Leaves without a summary when the run failed to start (the lease is released). */
+  /** Gives the run up without a summary (a hard stop): the lease released, held consents requeued. */
   abandon(): Promise<void>;
 }
 
@@ -60,8 +56,6 @@ export function beginSqliteRun(db: BankdataDb, input: BeginInput): BeginResult {
     ok: true,
     work: {
       runId,
-      opened: true,
-      workerId: `${holder.host}:${holder.pid}`,
       next: async () => queue.shift() ?? null,
       done: async () => true,
       renew: async (now) => renewLease(db, { ...holder, now, ttlMs: input.leaseTtlMs }),

@@ -32,6 +32,8 @@ export interface SyncOptions {
   /** Aborted on SIGTERM/SIGINT: the unit in flight finishes, nothing new starts. */
   signal?: AbortSignal;
   onProgress?: (progress: SyncProgress) => void;
+  /** Told the run's work once it is begun: a hard stop gives it up (`abandon`) before exiting. */
+  onRun?: (run: RunWork) => void;
 }
 
 export interface SyncProgress {
@@ -91,6 +93,7 @@ export async function runSync(options: SyncOptions): Promise<SyncSummary> {
   const begun = await store.runs.begin({ consentIds, holder, now: startedAt, leaseTtlMs: options.settings.leaseTtlMs ?? DEFAULT_LEASE_TTL_MS });
   if (!begun.ok) throw new RunLockedError(begun.heldBy);
   const run = begun.work;
+  options.onRun?.(run);
   let leaseLost = false;
   // Asked to stop (SIGTERM/SIGINT) or the lease could not be held: the run stops after the unit
   // in flight, and is "interrupted" (partial; the rest waits for the next run).

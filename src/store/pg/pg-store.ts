@@ -370,18 +370,7 @@ export async function openPgStore(url: string, options: OpenPgStoreOptions = {})
     continuity: continuityReads(exact),
     reportData: reportReads(exact),
     views: viewReads(exact),
-    reports: {
-      consents: () => reports.consentViewRows(runner),
-      latestRuns: (limit) => reports.latestRunRows(runner, limit),
-      runWorkers: (runIds) => reports.runWorkerRows(runner, runIds),
-      rejectCounts: () => reports.rejectCounts(runner),
-      payment: (paymentId) => reports.paymentViewRow(runner, paymentId),
-      paymentMatch: (paymentId) => reports.paymentMatchRow(runner, paymentId),
-      unmatchedPayments: () => reports.unmatchedPaymentRows(runner),
-      unresolvedCandidates: () => reports.unresolvedCandidateRows(runner),
-      reconciliationCounts: () => reports.reconciliationCounts(runner),
-      totals: () => reports.storeTotals(runner),
-    },
+    reports: reports.reportsOf(runner),
   };
 }
 

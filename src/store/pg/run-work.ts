@@ -37,8 +37,6 @@ export async function beginPostgresRun(pool: pg.Pool, input: BeginInput): Promis
     ok: true,
     work: {
       runId,
-      opened: joined.opened,
-      workerId,
       next: async (now, stopping) => {
         for (;;) {
           const leased = await leaseNextConsent(pool, { runId, workerId, leaseTtlMs, now });
