@@ -3,15 +3,11 @@
  * sending the payment request and reading its answer, then run again; the emulator shows
  * exactly one payment, and the rerun records it under the key stored before the first send.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { once } from 'node:events';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { StartedEmulator } from '../../src/emulator';
 import { openStore } from '../../src/store';
-import { consentOf, freshStore, startPaymentsEmulator } from './helpers';
+import { consentOf, freshStore, spawnPaymentsCreate, startPaymentsEmulator } from './helpers';
 
-const BIN = fileURLToPath(new URL('../../bin/bankdata.js', import.meta.url));
 
 let emu: StartedEmulator;
 beforeAll(async () => {
@@ -19,25 +15,7 @@ beforeAll(async () => {
 });
 afterAll(() => emu.close());
 
-function runCreate(dir: string, db: string, consent: string): { child: ChildProcess; done: Promise<{ code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }> } {
-  const child = spawn(process.execPath, [BIN, 'payments', 'create', '--consent', consent, '--json'], {
-    cwd: dir,
-    env: {
-      PATH: process.env.PATH ?? '',
-      BANKDATA_DB: db,
-      BANKDATA_PAYMENTS_BASE_URL: emu.paymentsBaseUrl,
-      BANKDATA_PAYMENTS_CLIENT_ID: emu.paymentsClientId,
-      BANKDATA_PAYMENTS_CLIENT_SECRET: emu.paymentsClientSecret,
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  const done = once(child, 'exit').then(([code, signal]) => ({ code: code as number | null, signal: signal as NodeJS.Signals | null, stdout, stderr }));
-  return { child, done };
-}
+const runCreate = (dir: string, db: string, consent: string) => spawnPaymentsCreate(emu, dir, db, ['--consent', consent, '--json']);
 
 async function until(check: () => boolean, timeoutMs: number): Promise<void> {
   const end = Date.now() + timeoutMs;

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { createPaymentsClient, type PaymentsClient } from '../../src/api/payments';
 import { startEmulator, type EmulatorOptions, type PaymentConsentRole, type StartedEmulator } from '../../src/emulator';
 import { openStore, type SqliteStore } from '../../src/store';
+import { spawnCli } from '../cli/cli-process';
 
 /** A Tuesday in NZ summer time, well inside real time. */
 export const START = '2026-03-10T10:00:00+13:00';
@@ -94,4 +95,24 @@ export async function freshStore(): Promise<{ store: SqliteStore; dir: string; p
   const dir = mkdtempSync(join(tmpdir(), 'bankdata-payments-'));
   const path = join(dir, 'bankdata.sqlite');
   return { store: await openStore(path), dir, path };
+}
+
+/** `bankdata payments create ARGS` in a child process against the emulator's Payments API, database `db`. */
+export function spawnPaymentsCreate(emu: StartedEmulator, dir: string, db: string, args: string[]) {
+  const run = spawnCli(['payments', 'create', ...args], {
+    cwd: dir,
+    env: {
+      BANKDATA_DB: db,
+      BANKDATA_PAYMENTS_BASE_URL: emu.paymentsBaseUrl,
+      BANKDATA_PAYMENTS_CLIENT_ID: emu.paymentsClientId,
+      BANKDATA_PAYMENTS_CLIENT_SECRET: emu.paymentsClientSecret,
+    },
+  });
+  const done = run.exited.then((exit) => ({
+    code: typeof exit === 'number' ? exit : null,
+    signal: typeof exit === 'string' ? exit : null,
+    stdout: run.stdout(),
+    stderr: run.stderr(),
+  }));
+  return { child: run.child, done, stderr: run.stderr };
 }

@@ -4,17 +4,13 @@
  * `--wait` polls, then run again; `--allow-duplicate` and `--key`; and the waits of the flow on
  * the injected clock, never Date.now.
  */
-import { spawn } from 'node:child_process';
-import { once } from 'node:events';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { UnavailableError } from '../../src/api/errors';
 import type { PaymentsClient } from '../../src/api/payments';
 import type { StartedEmulator } from '../../src/emulator';
 import { createPayment } from '../../src/payments';
-import { consentOf, freshStore, paymentsClientFor, startPaymentsEmulator } from './helpers';
+import { consentOf, freshStore, paymentsClientFor, spawnPaymentsCreate, startPaymentsEmulator } from './helpers';
 
-const BIN = fileURLToPath(new URL('../../bin/bankdata.js', import.meta.url));
 const PAY = ['--amount', '12.50', '--particulars', 'RENT', '--code', 'FLAT', '--reference', 'MARCH'];
 
 let emu: StartedEmulator;
@@ -23,25 +19,7 @@ beforeAll(async () => {
 });
 afterAll(() => emu.close());
 
-function bankdata(dir: string, db: string, args: string[]) {
-  const child = spawn(process.execPath, [BIN, 'payments', 'create', ...args], {
-    cwd: dir,
-    env: {
-      PATH: process.env.PATH ?? '',
-      BANKDATA_DB: db,
-      BANKDATA_PAYMENTS_BASE_URL: emu.paymentsBaseUrl,
-      BANKDATA_PAYMENTS_CLIENT_ID: emu.paymentsClientId,
-      BANKDATA_PAYMENTS_CLIENT_SECRET: emu.paymentsClientSecret,
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-  const done = once(child, 'exit').then(([code, signal]) => ({ code: code as number | null, signal: signal as string | null, stdout, stderr }));
-  return { child, done, stderr: () => stderr };
-}
+const bankdata = (dir: string, db: string, args: string[]) => spawnPaymentsCreate(emu, dir, db, args);
 
 async function until(check: () => boolean, timeoutMs = 20_000): Promise<void> {
   const end = Date.now() + timeoutMs;
