@@ -10,7 +10,7 @@ const UNSAFE = /[\u0000-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u206
 
 /** One line of text, every unsafe character escaped. */
 export function terminalSafe(text: string): string {
-  return text.replace(UNSAFE, (c) => `\\u{${c.codePointAt(0)!.toString(16)}}`);
+  return text.replace(UNSAFE, (c) => `\\u{${c.charCodeAt(0).toString(16)}}`);
 }
 
 /** Several lines we composed (joined by `\n`), each line's text made safe. */
@@ -20,5 +20,5 @@ export function terminalSafeLines(text: string): string {
 
 /** JSON text made safe for a terminal and still valid JSON (C1, DEL and bidi as `\uXXXX`). */
 export function terminalSafeJson(json: string): string {
-  return json.replace(/[\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029]/g, (c) => `\\u${c.codePointAt(0)!.toString(16).padStart(4, '0')}`);
+  return json.replace(/[\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }

@@ -183,7 +183,7 @@ export function validateConsentFields(
   throwIfBroken(checkPermissionsOffered(features, bank, requested));
   const permissions = [...new Set(requested)] as Permission[];
 
-  const start = readDate(str('start_date_time'), 'start_date_time', true)!;
+  const start = readDate(str('start_date_time'), 'start_date_time', true);
   const end = readDate(str('end_date_time'), 'end_date_time', false);
   const expiration = readDate(str('expiration_date_time'), 'expiration_date_time', false);
 
@@ -199,6 +199,8 @@ export function validateConsentFields(
   };
 }
 
+function readDate(value: string | undefined, field: string, required: true): DateTime;
+function readDate(value: string | undefined, field: string, required: false): DateTime | undefined;
 function readDate(value: string | undefined, field: string, required: boolean): DateTime | undefined {
   if (value === undefined) {
     if (required) throw badRequest(`Required field missing: ${field}`);

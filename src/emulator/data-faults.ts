@@ -36,9 +36,11 @@ export function applyDataFaults(faults: readonly DataFault[], bank: BankName, ac
       );
     } else {
       const target = out.find((t) => t.TransactionId === fault.transactionId);
-      if (!target) continue;
+      // The schema requires an amount for balance-skip.
+      if (!target || fault.amount === undefined) continue;
       const targetMs = Date.parse(target.BookingDateTime);
-      const shift = fault.amount!.startsWith('-') ? -parseUnits(fault.amount!.slice(1)) : parseUnits(fault.amount!);
+      const amount = fault.amount;
+      const shift = amount.startsWith('-') ? -parseUnits(amount.slice(1)) : parseUnits(amount);
       out = out.map((t) => {
         const ms = Date.parse(t.BookingDateTime);
         const onOrAfter = ms > targetMs || (ms === targetMs && t.TransactionId >= target.TransactionId);

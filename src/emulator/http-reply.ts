@@ -68,9 +68,16 @@ export function jsonReply(status: number, value: unknown, headers: Record<string
 }
 
 /** The 7.1 error body; `timestamp` is the data clock with its NZ offset, `path` has no query. */
+/** An instant's ISO text; luxon gives null only for an invalid DateTime, which the clock never makes. */
+function isoOf(at: DateTime): string {
+  const text = at.toISO();
+  if (text === null) throw new RangeError(`invalid date-time: ${at.invalidReason ?? 'unknown'}`);
+  return text;
+}
+
 export function errorBody(error: ApiError, path: string, now: DateTime): ErrorBody {
   return {
-    timestamp: now.setZone(NZ_ZONE).toISO()!,
+    timestamp: isoOf(now.setZone(NZ_ZONE)),
     path,
     status: error.status,
     error: statusName(error.status),

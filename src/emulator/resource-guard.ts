@@ -21,6 +21,8 @@ export function requireConsentIdParam(rq: RequestInfo): string {
 }
 
 /** Step 3: a date query parameter (date-time with offset, or an NZ date); 400 without code. */
+export function readDateParam(rq: RequestInfo, name: string, required: true): { value: string; at: DateTime };
+export function readDateParam(rq: RequestInfo, name: string, required: boolean): { value: string; at: DateTime } | undefined;
 export function readDateParam(rq: RequestInfo, name: string, required: boolean): { value: string; at: DateTime } | undefined {
   const raw = rq.query.get(name);
   if (raw === null || raw === '') {
@@ -65,6 +67,21 @@ export interface Guarded {
 }
 
 /** Steps 5 to 9. */
+export function guardResource(
+  ctx: EmulatorContext,
+  rq: RequestInfo,
+  endpoint: Endpoint,
+  consentId: string,
+  target: { accountId: string; statementId: string },
+): Guarded & { account: WorldAccount; statement: Statement };
+export function guardResource(
+  ctx: EmulatorContext,
+  rq: RequestInfo,
+  endpoint: Endpoint,
+  consentId: string,
+  target: { accountId: string },
+): Guarded & { account: WorldAccount };
+export function guardResource(ctx: EmulatorContext, rq: RequestInfo, endpoint: Endpoint, consentId: string): Guarded;
 export function guardResource(
   ctx: EmulatorContext,
   rq: RequestInfo,

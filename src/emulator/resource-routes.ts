@@ -48,7 +48,7 @@ export function handleAccount(ctx: EmulatorContext, rq: RequestInfo, accountId: 
   const consentId = requireConsentIdParam(rq);
   const { consent, account } = guardResource(ctx, rq, 'account', consentId, { accountId });
   checkUpstream(ctx, consent);
-  return envelope('Account', trimAccount(account!.account, consent.permissions), { Self: selfUrl(rq, consentId) }, {});
+  return envelope('Account', trimAccount(account.account, consent.permissions), { Self: selfUrl(rq, consentId) }, {});
 }
 
 export function handleBalances(ctx: EmulatorContext, rq: RequestInfo, accountId: string): Reply {
@@ -61,8 +61,8 @@ export function handleBalances(ctx: EmulatorContext, rq: RequestInfo, accountId:
 
 export function handleTransactions(ctx: EmulatorContext, rq: RequestInfo, accountId: string): Reply {
   const consentId = requireConsentIdParam(rq);
-  const from = readDateParam(rq, 'fromBookingDateTime', true)!;
-  const to = readDateParam(rq, 'toBookingDateTime', true)!;
+  const from = readDateParam(rq, 'fromBookingDateTime', true);
+  const to = readDateParam(rq, 'toBookingDateTime', true);
   const page = readPage(rq.query.get('page'), ctx.clock.nowMs());
   checkDateRules(ctx, from.at, to.at, true);
   const { consent, meta } = guardResource(ctx, rq, 'transactions', consentId, { accountId });
@@ -135,7 +135,7 @@ export function handleStatement(ctx: EmulatorContext, rq: RequestInfo, accountId
   const consentId = requireConsentIdParam(rq);
   const { consent, statement } = guardResource(ctx, rq, 'statement', consentId, { accountId, statementId });
   checkUpstream(ctx, consent);
-  return envelope('Statement', trimStatement(statement!, consent.permissions), { Self: selfUrl(rq, consentId) }, {});
+  return envelope('Statement', trimStatement(statement, consent.permissions), { Self: selfUrl(rq, consentId) }, {});
 }
 
 export function handleStatementFile(ctx: EmulatorContext, rq: RequestInfo, accountId: string, statementId: string): Reply {
@@ -172,5 +172,5 @@ export function handleAccountParty(ctx: EmulatorContext, rq: RequestInfo, accoun
   const consentId = requireConsentIdParam(rq);
   const { consent, account } = guardResource(ctx, rq, 'account_party', consentId, { accountId });
   checkUpstream(ctx, consent);
-  return envelope('Party', account!.accountParty, { Self: selfUrl(rq, consentId) }, {});
+  return envelope('Party', account.accountParty, { Self: selfUrl(rq, consentId) }, {});
 }

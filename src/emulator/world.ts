@@ -18,6 +18,7 @@ import { statementCsv, statementPdf } from './generator/statement-file';
 import { buildStatements, type WorldStatement } from './generator/statements';
 import { generateTimeline } from './generator/timeline';
 import { accountKey, type Customer, type SeededConsent, type World, type WorldAccount, type WorldOptions } from './world-types';
+import { itemAt } from '../item-at';
 
 export type { SeedBankFeatures } from './generator/consents';
 
@@ -64,7 +65,7 @@ export function generateWorld(options: WorldOptions): World {
   const today = nzDateOf(opts.start);
   const cal = new NzCalendar(addNzDays(today, -opts.historyDays), addNzDays(today, opts.horizonDays + TRAILING_DAYS));
   const lastDay = cal.days.length - 1 - TRAILING_DAYS;
-  const openedMs = cal.days[0]!.midnightMs;
+  const openedMs = itemAt(cal.days, 0).midnightMs;
 
   const customers: Customer[] = [];
   const accounts = new Map<string, WorldAccount>();
@@ -104,7 +105,7 @@ export function generateWorld(options: WorldOptions): World {
       const atMs = at.toMillis();
       const out: Statement[] = [];
       for (let i = statements.length - 1; i >= 0; i--) {
-        const s = statements[i]!;
+        const s = itemAt(statements, i);
         if (s.createdMs <= atMs) out.push(s.record);
       }
       return out;

@@ -117,16 +117,16 @@ export async function createConsentFlow(
   const polled = await pollConsent(client, response.consent_id, pollTimeoutMs(draft, features), deps, deps.onStatus);
   const settledAt = (deps.now ?? systemClock)();
   let registered = false;
-  if (polled.consent && (polled.consent.status === 'Authorised' || polled.timedOut)) {
+  if (polled.consent.status === 'Authorised' || polled.timedOut) {
     // Authorised: synced from now on. Still awaiting at the timeout: registered too, so a late
     // approval is picked up by the next sync (which skips it until then).
     await store.consents.add(response.consent_id, settledAt);
     await store.consents.recordStatus(polled.consent, { now: settledAt });
     registered = true;
   }
-  await store.creations.recordSettled(key, polled.timedOut ? 'PollTimeout' : polled.consent!.status, settledAt);
-  logger.info('consent create settled', { consent_id: response.consent_id, status: polled.consent?.status, timed_out: polled.timedOut });
-  return { ...info, status: polled.consent?.status ?? null, timedOut: polled.timedOut, registered };
+  await store.creations.recordSettled(key, polled.timedOut ? 'PollTimeout' : polled.consent.status, settledAt);
+  logger.info('consent create settled', { consent_id: response.consent_id, status: polled.consent.status, timed_out: polled.timedOut });
+  return { ...info, status: polled.consent.status, timedOut: polled.timedOut, registered };
 }
 
 /**

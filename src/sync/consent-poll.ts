@@ -22,7 +22,7 @@ export interface PollDeps {
 
 export interface PollResult {
   /** The last record read. */
-  consent: Consent | null;
+  consent: Consent;
   /** Still awaiting when the timeout passed (or polling was interrupted). */
   timedOut: boolean;
 }

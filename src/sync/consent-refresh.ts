@@ -24,21 +24,22 @@ export async function refreshConsentStatuses(
   consentIds: readonly ConsentId[],
   concurrency: number,
 ): Promise<RefreshOutcome[]> {
-  const outcomes = new Map<ConsentId, RefreshOutcome>();
-  await mapPool(consentIds, concurrency, async (consentId) => {
+  // One slot per consent, in the order given, filled by whichever lane reads it.
+  const outcomes: RefreshOutcome[] = consentIds.map((consentId) => ({ consentId, status: null, error: null }));
+  await mapPool([...consentIds.entries()], concurrency, async ([index, consentId]) => {
     try {
       const consent = await client.getConsent(consentId);
       await store.consents.recordStatus(consent);
-      outcomes.set(consentId, { consentId, status: consent.status, error: null });
+      outcomes[index] = { consentId, status: consent.status, error: null };
     } catch (error) {
       const failure = readFailure(error);
       if (error instanceof ConsentEndedError && error.code && await store.consents.get(consentId)) {
         await store.consents.markEnded(consentId, error.code);
       }
-      outcomes.set(consentId, { consentId, status: null, error: failure });
+      outcomes[index] = { consentId, status: null, error: failure };
     }
   });
-  return consentIds.map((id) => outcomes.get(id)!);
+  return outcomes;
 }
 
 /**

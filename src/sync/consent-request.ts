@@ -5,7 +5,7 @@
  */
 import { DateTime } from 'luxon';
 import type { ConsentRequestDraft } from '../api/consent-checks';
-import { NZ_ZONE, addNzDays, durationMs, formatNz, nzDateOf, parseQueryDateTime, parseWireDateTime, toInstant, type Instant } from '../api/rules';
+import { NZ_ZONE, addNzDays, durationMs, formatNz, nzDateOf, nzMidnight, parseQueryDateTime, parseWireDateTime, toInstant, type Instant } from '../api/rules';
 import type { BankMeta, FlowType } from '../api/schemas';
 import { sha256 } from '../store';
 
@@ -41,7 +41,7 @@ export class ConsentInputError extends Error {
  */
 export function defaultStart(now: Instant): DateTime {
   const twoYearsAgo = nzDateOf(toInstant(now).setZone(NZ_ZONE).minus({ years: 2 }));
-  return parseQueryDateTime(addNzDays(twoYearsAgo, 1))!;
+  return nzMidnight(addNzDays(twoYearsAgo, 1));
 }
 
 function readDate(value: string, flag: string, endOfDay: boolean): DateTime {

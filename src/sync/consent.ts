@@ -89,8 +89,10 @@ export async function syncConsent(
     ctx.counters.skipped.push({ consentId, resource, reason });
     ctx.logger.info('resource not requested', { consent_id: consentId, resource, reason });
   }
-  const record = (await ctx.store.consents.get(consentId))!;
   try {
+    // `bankdata consents forget` in another process can remove it after its status was recorded.
+    const record = await ctx.store.consents.get(consentId);
+    if (record === null) throw new Error(`consent ${consentId} was removed from the database during its sync`);
     await syncPlanned(ctx, consentId, step.bank, step.plan, step.units, record);
   } catch (error) {
     return consentError(ctx, consentId, bank, error);

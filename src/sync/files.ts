@@ -14,7 +14,8 @@ const EXTENSIONS: Record<string, string> = { 'application/pdf': 'pdf', 'text/csv
 
 /** The media type without parameters, lower case: `text/csv; charset=utf-8` → `text/csv`. */
 export function mediaType(contentType: string): string {
-  return contentType.split(';')[0]!.trim().toLowerCase();
+  const semicolon = contentType.indexOf(';');
+  return (semicolon === -1 ? contentType : contentType.slice(0, semicolon)).trim().toLowerCase();
 }
 
 export function extensionFor(contentType: string): string | null {

@@ -33,6 +33,9 @@ export async function drainQueue<T>(next: () => Promise<T | null>, limit: number
 }
 
 export async function mapPool<T>(items: readonly T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
-  let index = 0;
-  await drainQueue(async () => (index < items.length ? items[index++]! : null), Math.min(limit, items.length), work);
+  const queue = items.values();
+  await drainQueue(async () => {
+    const next = queue.next();
+    return next.done === true ? null : next.value;
+  }, Math.min(limit, items.length), work);
 }

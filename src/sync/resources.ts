@@ -72,18 +72,20 @@ export async function syncStatementFile(
   accountId: AccountId,
   statementId: StatementId,
 ): Promise<void> {
-  let file: AtomicFile | null = null;
+  // Set by the sink, which the client calls once per attempt (a closure TypeScript cannot follow).
+  const open: { file: AtomicFile | null } = { file: null };
   let relativePath = '';
   const sink = async (contentType: StatementFileType) => {
     // Each attempt gets a fresh temp file; a broken earlier attempt's is removed.
-    if (file) await file.abort();
+    if (open.file) await open.file.abort();
     relativePath = statementFilePath(scope.bank, accountId, statementId, contentType);
-    file = await createAtomicFile(resolveInDataDir(ctx.dataDir, relativePath), ctx.dataDir);
-    return file.stream;
+    open.file = await createAtomicFile(resolveInDataDir(ctx.dataDir, relativePath), ctx.dataDir);
+    return open.file.stream;
   };
   try {
     const result = await ctx.client.downloadStatementFile(scope.consentId, accountId, statementId, sink);
-    const written = await (file as AtomicFile | null)!.commit();
+    if (open.file === null) throw new Error(`statement file ${statementId}: the download ended without a body`);
+    const written = await open.file.commit();
     if (written.sha256 !== result.sha256 || written.bytes !== result.bytes) {
       throw new Error(`statement file ${statementId}: bytes on disk differ from bytes received`);
     }
@@ -99,7 +101,7 @@ export async function syncStatementFile(
     });
     ctx.counters.filesWritten += 1;
   } catch (error) {
-    if (file) await (file as AtomicFile).abort();
+    if (open.file) await open.file.abort();
     throw error;
   }
 }

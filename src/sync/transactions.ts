@@ -68,10 +68,8 @@ export async function syncTransactions(
 
   while (queue.length > 0 || !planned) {
     if (ctx.stopping()) break;
-    let window: DateWindow;
-    if (queue.length > 0) {
-      window = queue.shift()!;
-    } else {
+    let window = queue.shift();
+    if (window === undefined) {
       const windowDays = chooseWindowDays({
         rowsPerDay: rowsPerDay(),
         maxAcceptedRows: learning.maxAcceptedRows,

@@ -4,6 +4,7 @@
  * Fixtures of the emulator, not claims about real businesses' accounts.
  */
 import type { BankName } from '../../api/schemas';
+import { itemAt } from '../../item-at';
 
 export interface Merchant {
   name: string;
@@ -60,7 +61,7 @@ export const JPY_MERCHANTS: readonly Merchant[] = [
 
 /** Foreign online spend on NZD cards (with CurrencyExchange). Rate: NZD per unit, in millionths. */
 export const FOREIGN_CARD_SPEND: readonly { merchant: Merchant; currency: string; rate: [number, number] }[] = [
-  { merchant: USD_MERCHANTS[0]!, currency: 'USD', rate: [1_620_000, 1_740_000] },
+  { merchant: itemAt(USD_MERCHANTS, 0), currency: 'USD', rate: [1_620_000, 1_740_000] },
   { merchant: { name: 'BOOKING.COM', mcc: '4722', minMinor: 8_000, maxMinor: 45_000, weight: 1 }, currency: 'AUD', rate: [1_065_000, 1_105_000] },
   { merchant: { name: 'ETSY.COM', mcc: '5999', minMinor: 1_200, maxMinor: 9_000, weight: 1 }, currency: 'USD', rate: [1_620_000, 1_740_000] },
   { merchant: { name: 'ASOS.COM', mcc: '5651', minMinor: 2_500, maxMinor: 15_000, weight: 1 }, currency: 'GBP', rate: [2_040_000, 2_190_000] },
@@ -165,5 +166,5 @@ export function pickWeighted<T extends { weight: number }>(items: readonly T[], 
     cursor -= item.weight;
     if (cursor < 0) return item;
   }
-  return items[items.length - 1]!;
+  return itemAt(items, items.length - 1);
 }

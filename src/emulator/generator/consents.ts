@@ -10,6 +10,7 @@ import type { BankName, ConsentFlow, ConsentStatus, Permission } from '../../api
 import type { BankSeedFeatures, SeededConsent } from '../world-types';
 import type { CustomerPlan } from './customers';
 import { createPrng } from './prng';
+import { itemAt } from '../../item-at';
 
 /** What a bank offers (from the server's meta), so seeded consents ask only for that (BDT241). */
 export type SeedBankFeatures = BankSeedFeatures;
@@ -90,7 +91,7 @@ export function seedConsents(
   ];
   const startNz = start.setZone(NZ_ZONE);
   return consentPlans.map((p): SeededConsent => {
-    const plan = plans[p.customer % plans.length]!;
+    const plan = itemAt(plans, p.customer % plans.length);
     const created =
       'minutesAgo' in p.created
         ? startNz.minus({ minutes: p.created.minutesAgo })

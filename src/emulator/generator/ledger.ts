@@ -9,6 +9,7 @@ import { signedUnits, type Draft } from './drafts';
 import { formatUnits, toWireBalance, type Units } from './money';
 import type { NzCalendar } from './nz-calendar';
 import type { Prng } from './prng';
+import { itemAt } from '../../item-at';
 
 export interface BookedRow {
   id: string;
@@ -40,7 +41,7 @@ function partitionPoint<T>(items: readonly T[], before: (item: T) => boolean): n
   let hi = items.length;
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
-    if (before(items[mid]!)) lo = mid + 1;
+    if (before(itemAt(items, mid))) lo = mid + 1;
     else hi = mid;
   }
   return lo;
@@ -101,7 +102,7 @@ export class AccountLedger {
       }
       if (d.pending) {
         const pid = d.pending.outcome === 'same-id' && id ? id : pendingId();
-        this.pendings.push({ fromMs: d.pending.fromMs, untilMs: d.pending.untilMs, record: this.pendingRecord(d, pid) });
+        this.pendings.push({ fromMs: d.pending.fromMs, untilMs: d.pending.untilMs, record: this.pendingRecord(d, d.pending, pid) });
       }
     }
     this.settleWindowMs = window;
@@ -126,18 +127,18 @@ export class AccountLedger {
     const firstSettled = partitionPoint(this.newest, (r) => r.bookingMs > horizon);
     const recent: Array<{ bookingMs: number; id: string; record: Transaction }> = [];
     for (let i = firstDue; i < firstSettled; i++) {
-      const row = this.newest[i]!;
+      const row = itemAt(this.newest, i);
       if (row.visibleMs <= atMs) recent.push(row);
     }
     const from = partitionPoint(this.pendings, (p) => p.fromMs <= horizon);
     const to = partitionPoint(this.pendings, (p) => p.fromMs <= atMs);
     for (let i = from; i < to; i++) {
-      const p = this.pendings[i]!;
+      const p = itemAt(this.pendings, i);
       if (p.untilMs > atMs) recent.push({ bookingMs: p.fromMs, id: p.record.TransactionId, record: p.record });
     }
     recent.sort(newestFirst);
     const out = recent.map((r) => r.record);
-    for (let i = firstSettled; i < this.newest.length; i++) out.push(this.newest[i]!.record);
+    for (let i = firstSettled; i < this.newest.length; i++) out.push(itemAt(this.newest, i).record);
     return out;
   }
 
@@ -171,7 +172,7 @@ export class AccountLedger {
   /** The booked balance just before `ms`, in booking order (a statement's opening). */
   balanceBefore(ms: number): Units {
     const index = partitionPoint(this.booked, (r) => r.bookingMs < ms);
-    return index === 0 ? this.spec.opening : this.booked[index - 1]!.balanceAfter;
+    return index === 0 ? this.spec.opening : itemAt(this.booked, index - 1).balanceAfter;
   }
 
   /** Booked rows with startMs ≤ BookingDateTime ≤ endMs, oldest first. */
@@ -197,9 +198,8 @@ export class AccountLedger {
     return freezeRecord(Object.assign(record, d.detail));
   }
 
-  private pendingRecord(d: Draft, id: string): Transaction {
+  private pendingRecord(d: Draft, pending: NonNullable<Draft['pending']>, id: string): Transaction {
     const { detail } = d;
-    const pending = d.pending!;
     const currency = this.spec.currency;
     const record: Transaction = {
       AccountId: this.spec.account.AccountId,
@@ -244,7 +244,7 @@ function toSteps(opening: Units, events: Array<{ ms: number; delta: Units }>): B
   let value = opening;
   let lastValue = opening;
   for (let i = 0; i < events.length; i++) {
-    const event = events[i]!;
+    const event = itemAt(events, i);
     value += event.delta;
     const nextMs = events[i + 1]?.ms;
     if (nextMs === event.ms) continue; // settle all events of one instant first

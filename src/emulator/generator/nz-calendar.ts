@@ -6,6 +6,7 @@
  */
 import { DateTime } from 'luxon';
 import { NZ_ZONE, formatNz } from '../../api/rules';
+import { itemAt } from '../../item-at';
 
 export interface NzDay {
   /** YYYY-MM-DD, Pacific/Auckland. */
@@ -80,8 +81,8 @@ export class NzCalendar {
         dayOffsetMin: this.offsetMinAt(noonMs - 13 * HOUR_MS),
       });
     }
-    this.firstMs = this.days[0]!.midnightMs;
-    this.lastMs = this.days[this.days.length - 1]!.midnightMs + 86_400_000 - HOUR_MS;
+    this.firstMs = itemAt(this.days, 0).midnightMs;
+    this.lastMs = itemAt(this.days, this.days.length - 1).midnightMs + 86_400_000 - HOUR_MS;
   }
 
   /** The instant of wall-clock h:m:s on `day`; h must be 0 (midnight) or 4–23 (clear of DST gaps). */
@@ -96,10 +97,10 @@ export class NzCalendar {
     let hi = this.transitionMs.length;
     while (lo < hi) {
       const mid = (lo + hi) >>> 1;
-      if (this.transitionMs[mid]! <= ms) lo = mid + 1;
+      if (itemAt(this.transitionMs, mid) <= ms) lo = mid + 1;
       else hi = mid;
     }
-    return lo === 0 ? this.initialOffsetMin : this.transitionOffsetMin[lo - 1]!;
+    return lo === 0 ? this.initialOffsetMin : itemAt(this.transitionOffsetMin, lo - 1);
   }
 
   /** ISO 8601 with the Pacific/Auckland offset, as the bank sends it (same as rules.formatNz). */
@@ -114,9 +115,9 @@ export class NzCalendar {
       this.datePrefixes.set(dayNumber, prefix);
     }
     const seconds = (localMs - dayNumber * 86_400_000) / 1000;
-    const hh = TWO_DIGITS[Math.floor(seconds / 3600)]!;
-    const mm = TWO_DIGITS[Math.floor(seconds / 60) % 60]!;
-    const ss = TWO_DIGITS[seconds % 60]!;
+    const hh = itemAt(TWO_DIGITS, Math.floor(seconds / 3600));
+    const mm = itemAt(TWO_DIGITS, Math.floor(seconds / 60) % 60);
+    const ss = itemAt(TWO_DIGITS, seconds % 60);
     const abs = Math.abs(offset);
     return `${prefix}${hh}:${mm}:${ss}${offset < 0 ? '-' : '+'}${TWO_DIGITS[Math.floor(abs / 60)]}:${TWO_DIGITS[abs % 60]}`;
   }

@@ -8,6 +8,7 @@ import type { BankName } from '../../api/schemas';
 import type { AccountSpec } from './customers';
 import { formatUnits, type Units } from './money';
 import type { WorldStatement } from './statements';
+import { itemAt } from '../../item-at';
 
 export const CSV_COLUMNS = [
   'BookingDateTime',
@@ -70,7 +71,8 @@ function pdfText(text: string): string {
 function pdfDate(iso: string): string {
   const m = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(?:\.\d+)?(Z|[+-]\d{2}:\d{2})$/.exec(iso);
   if (!m) return '';
-  const zone = m[7] === 'Z' ? 'Z' : `${m[7]!.slice(0, 3)}'${m[7]!.slice(4)}'`;
+  const offset = m[7] ?? 'Z';
+  const zone = offset === 'Z' ? 'Z' : `${offset.slice(0, 3)}'${offset.slice(4)}'`;
   return `D:${m[1]}${m[2]}${m[3]}${m[4]}${m[5]}${m[6]}${zone}`;
 }
 
@@ -90,13 +92,13 @@ export function statementPdf(bank: BankName, spec: AccountSpec, statement: World
   for (const [p, pageLines] of pages.entries()) {
     const content = ['BT', '/F1 8 Tf', '10 TL', '36 806 Td', ...pageLines.map((l) => `${pdfText(l)} Tj T*`), 'ET', ''].join('\n');
     objects.push(
-      `<< /Type /Page /Parent 2 0 R /MediaBox [0 0 595 842] /Resources << /Font << /F1 3 0 R >> >> /Contents ${pageIds[p]! + 1} 0 R >>`,
+      `<< /Type /Page /Parent 2 0 R /MediaBox [0 0 595 842] /Resources << /Font << /F1 3 0 R >> >> /Contents ${itemAt(pageIds, p) + 1} 0 R >>`,
       `<< /Length ${Buffer.byteLength(content, 'latin1')} >>\nstream\n${content}endstream`,
     );
   }
   // A binary comment after the header tells transfer tools the file is binary (PDF 1.4, 7.5.2).
   const chunks: Buffer[] = [Buffer.from('%PDF-1.4\n%\xe2\xe3\xcf\xd3\n', 'latin1')];
-  let length = chunks[0]!.length;
+  let length = itemAt(chunks, 0).length;
   const offsets: number[] = [];
   for (const [i, body] of objects.entries()) {
     offsets.push(length);

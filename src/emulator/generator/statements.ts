@@ -9,6 +9,7 @@ import { deepFreeze } from './freeze';
 import type { AccountLedger, BookedRow } from './ledger';
 import { formatUnits, toWireBalance, type Units } from './money';
 import type { NzCalendar, NzDay } from './nz-calendar';
+import { itemAt } from '../../item-at';
 
 export interface WorldStatement {
   record: Statement;
@@ -39,11 +40,11 @@ export function buildStatements(ledger: AccountLedger, cal: NzCalendar, first: n
   const currency = spec.currency;
   const out: WorldStatement[] = [];
   for (let i = first; i <= last; i++) {
-    const day = cal.days[i]!;
+    const day = itemAt(cal.days, i);
     const endIndex = i + day.daysInMonth - 1;
     if (day.day !== 1 || endIndex > last) continue;
-    const endDay = cal.days[endIndex]!;
-    const next = cal.days[endIndex + 1]!;
+    const endDay = itemAt(cal.days, endIndex);
+    const next = itemAt(cal.days, endIndex + 1);
     const startMs = day.midnightMs;
     const endMs = cal.wallMs(endDay, 23, 59, 59);
     const createdMs = cal.wallMs(next, 6);
@@ -93,11 +94,11 @@ export function buildStatements(ledger: AccountLedger, cal: NzCalendar, first: n
       );
     }
     // The calendar runs two months past the last generated day, so these days exist.
-    const nextEnd = cal.days[endIndex + next.daysInMonth]!;
+    const nextEnd = itemAt(cal.days, endIndex + next.daysInMonth);
     record.StatementDateTime = [{ DateTime: cal.format(cal.wallMs(nextEnd, 23, 59, 59)), Type: 'NextStatement' }];
     if (spec.kind === 'credit-card') {
       // Paid from the everyday account on the 22nd (timeline): the due date of the next month.
-      const due = cal.days[endIndex + 22]!;
+      const due = itemAt(cal.days, endIndex + 22);
       record.StatementDateTime.push({ DateTime: cal.format(cal.wallMs(due, 23, 59, 59)), Type: 'PaymentDue' });
     }
     out.push({ record: deepFreeze(record), startMs, endMs, createdMs, opening, closing, rows });

@@ -35,6 +35,7 @@ import { convertUnits, fromMinor, roundToMinor, type Units } from './money';
 import type { NzCalendar, NzDay } from './nz-calendar';
 import { createPrng } from './prng';
 import { ownTransferDrafts, type OwnTransfer } from './transfers';
+import { itemAt } from '../../item-at';
 
 class Book {
   readonly drafts: Draft[] = [];
@@ -75,7 +76,7 @@ export function generateTimeline(
   const payParity = prng.int(0, 1);
   const staffNumber = prng.digits(6);
   const suburb = () => prng.pick(plan.town.suburbs);
-  const settleDay = (i: number) => cal.days[i + prng.int(1, 3)]!;
+  const settleDay = (i: number) => itemAt(cal.days, i + prng.int(1, 3));
 
   const transfer = (t: Omit<OwnTransfer, 'from' | 'to'> & { from: Book; to: Book }) => {
     const { debit, credit } = ownTransferDrafts(ctx, { ...t, from: t.from.spec, to: t.to.spec });
@@ -84,7 +85,7 @@ export function generateTimeline(
   };
 
   const spend = (book: Book, i: number, merchants: readonly Merchant[], count: number, foreignChance = 0): void => {
-    const day = cal.days[i]!;
+    const day = itemAt(cal.days, i);
     for (let n = 0; n < count; n++) {
       const foreign = prng.chance(foreignChance) ? prng.pick(FOREIGN_CARD_SPEND) : null;
       const merchant = foreign ? foreign.merchant : pickWeighted(merchants, prng.next());
@@ -110,7 +111,7 @@ export function generateTimeline(
   };
 
   for (let i = first; i <= last; i++) {
-    const day = cal.days[i]!;
+    const day = itemAt(cal.days, i);
     const weekend = day.weekday >= 6;
     const lastOfMonth = day.day === day.daysInMonth;
     const dayNumber = Math.round(day.midnightMs / DAY_MS);
@@ -136,7 +137,9 @@ export function generateTimeline(
       spend(wallet, i, merchants, (prng.chance(wallet.spec.currency === 'USD' ? 0.4 : 0.6) ? 1 : 0) + (prng.chance(0.15) ? 1 : 0));
       // Below ¥15,000 or USD 150: top up ¥30,000–80,000 or USD 300–800 from the everyday account.
       if (wallet.balance < fromMinor(wallet.spec.currency, 15_000)) {
-        const [lo, hi] = WALLET_RATES[wallet.spec.currency]!;
+        const rates = WALLET_RATES[wallet.spec.currency];
+        if (rates === undefined) throw new RangeError(`no wallet rate for ${wallet.spec.currency}`);
+        const [lo, hi] = rates;
         const rate = prng.int(lo, hi);
         const foreign = fromMinor(wallet.spec.currency, prng.int(3, 8) * 10_000);
         transfer({ from: everyday, to: wallet, day, atMs: randomTime(ctx, day, 9, 11), label: 'FX TOP UP',

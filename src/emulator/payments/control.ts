@@ -25,7 +25,7 @@ export function applyPaymentsSettings(settings: PaymentsSettings, patch: z.infer
 
 export function handlePaymentsControl(rt: PaymentsRuntime, rq: RequestInfo): Reply {
   const { state } = rt;
-  const [, area, id, action] = rq.segments;
+  const [, area, id = '', action] = rq.segments;
   const n = rq.segments.length;
   const conflict = (fn: () => void) => {
     try {
@@ -44,7 +44,7 @@ export function handlePaymentsControl(rt: PaymentsRuntime, rq: RequestInfo): Rep
     return jsonReply(200, { ...state.consentView(consent), actions: ['authorise', 'reject', 'cancel', 'bank-refuse'].map((a) => `POST /__emulator/payment-consents/${consent.consent_id}/${a}`) });
   }
   if (area === 'payments' && n === 4 && rq.method === 'POST' && (action === 'settle' || action === 'reject')) {
-    const payment = state.payments.get(id!);
+    const payment = state.payments.get(id);
     if (!payment) throw new ApiError(404, `Unknown payment: ${id}`);
     if (isTerminalPaymentStatus(state.paymentStatus(payment).status)) throw new ApiError(409, `Payment ${id} is already terminal`);
     // The bank decides now: the payment becomes terminal at this data-clock instant.
@@ -55,13 +55,13 @@ export function handlePaymentsControl(rt: PaymentsRuntime, rq: RequestInfo): Rep
     return jsonReply(200, state.paymentView(payment));
   }
   if (area === 'payment-consents' && n === 2 && rq.method === 'GET') {
-    return jsonReply(200, [...state.consents.keys()].map((cid) => {
-      const c = state.consent(cid)!;
+    return jsonReply(200, [...state.consents.values()].map((record) => {
+      const c = state.refreshed(record);
       return { consent_id: c.consent_id, type: c.type, bank: c.bank, status: c.status };
     }));
   }
   if (area === 'payment-consents' && n === 4 && rq.method === 'POST') {
-    const consent = state.consent(id!);
+    const consent = state.consent(id);
     if (!consent) throw new ApiError(404, `Unknown payment consent: ${id}`);
     switch (action) {
       case 'authorise':

@@ -113,7 +113,9 @@ function answerBoundKey(rt: PaymentsRuntime, bound: PaymentKeyBinding, canonical
   }
   if (bound.inProgress) throw new ApiError(409, 'A request with this idempotency key is still in progress', 'BP708');
   if (bound.refusal) throw new ApiError(bound.refusal.status, bound.refusal.message, bound.refusal.code);
-  const payment = rt.state.payments.get(bound.paymentId!)!;
+  const payment = bound.paymentId === undefined ? undefined : rt.state.payments.get(bound.paymentId);
+  // A binding neither in progress nor refused holds the payment it made.
+  if (payment === undefined) throw new Error(`idempotency key bound to no payment: ${bound.paymentId ?? '(none)'}`);
   const { status } = rt.state.paymentStatus(payment);
   if (!isTerminalPaymentStatus(status)) throw new ApiError(409, BP703_MESSAGE(payment.payment_id, status), 'BP703');
   throw new ApiError(409, BP710_MESSAGE(payment.payment_id, status), 'BP710');
@@ -142,8 +144,10 @@ function checkConsentRules(rt: PaymentsRuntime, consent: PaymentConsentRecord, v
     if (valid.amount !== undefined || valid.pcr !== undefined) {
       throw new ApiError(400, 'amount and pcr must not be sent for a single consent: they come from the consent', 'BP235');
     }
-    amount = consent.amount!;
-    pcr = consent.pcr!;
+    // A single consent is created with its amount and pcr (consent-routes.ts).
+    if (consent.amount === undefined || consent.pcr === undefined) throw new Error(`single consent ${consent.consent_id} without amount or pcr`);
+    amount = consent.amount;
+    pcr = consent.pcr;
   } else {
     if (valid.amount === undefined || valid.pcr === undefined) {
       throw new ApiError(400, 'amount and pcr are required for an enduring consent', 'BP299');

@@ -48,7 +48,12 @@ export class PaymentsState {
   /** The consent after its time-driven transitions; undefined when unknown. */
   consent(id: string): PaymentConsentRecord | undefined {
     const record = this.consents.get(id);
-    if (record) this.refreshConsent(record);
+    return record && this.refreshed(record);
+  }
+
+  /** A consent record after its time-driven transitions. */
+  refreshed(record: PaymentConsentRecord): PaymentConsentRecord {
+    this.refreshConsent(record);
     return record;
   }
 
