@@ -47,6 +47,14 @@ export interface RunnerOptions {
   safeIntegers?: boolean;
 }
 
+/**
+ * SQLite's page cache while a streaming read runs, in KiB: SQLite's own default (2 MB), not the
+ * 16 MB better-sqlite3 builds it with. A stream reads each page about once (an export walks an
+ * index in its order, docs/benchmarks.md "Export"), so the bigger cache only held pages the OS
+ * caches anyway: it was the largest part of an export's memory after Node's own.
+ */
+const STREAM_CACHE_KIB = 2048;
+
 const sqliteDialect = new SQLiteSyncDialect();
 const pgDialect = new PgDialect();
 
@@ -57,16 +65,24 @@ export function sqliteRunner(sqlite: Database.Database, options: RunnerOptions =
     if (options.safeIntegers) statement.safeIntegers(true);
     return { statement, params };
   };
-  async function* batches<R>(rows: IterableIterator<R>, batchSize: number): AsyncGenerator<R[]> {
-    let batch: R[] = [];
-    for (const row of rows) {
-      batch.push(row);
-      if (batch.length >= batchSize) {
-        yield batch;
-        batch = [];
+  /** The statement's rows in batches, read with the streaming page cache (STREAM_CACHE_KIB). */
+  async function* batches<R>(rows: () => IterableIterator<R>, batchSize: number): AsyncGenerator<R[]> {
+    // Set before the statement runs (a busy connection takes no pragma), put back after it.
+    const cacheSize = sqlite.pragma('cache_size', { simple: true }) as number;
+    sqlite.pragma(`cache_size = -${STREAM_CACHE_KIB}`);
+    try {
+      let batch: R[] = [];
+      for (const row of rows()) {
+        batch.push(row);
+        if (batch.length >= batchSize) {
+          yield batch;
+          batch = [];
+        }
       }
+      if (batch.length > 0) yield batch;
+    } finally {
+      sqlite.pragma(`cache_size = ${cacheSize}`);
     }
-    if (batch.length > 0) yield batch;
   }
   const runner: SqlRunner = {
     dialect: 'sqlite',
@@ -84,11 +100,11 @@ export function sqliteRunner(sqlite: Database.Database, options: RunnerOptions =
     },
     iterate: (query, batchSize = 1000) => {
       const { statement, params } = prepare(query);
-      return batches(statement.iterate(...params) as IterableIterator<SqlRow>, batchSize);
+      return batches(() => statement.iterate(...params) as IterableIterator<SqlRow>, batchSize);
     },
     iterateArrays: (query, batchSize = 1000) => {
       const { statement, params } = prepare(query);
-      return batches(statement.raw(true).iterate(...params) as IterableIterator<unknown[]>, batchSize);
+      return batches(() => statement.raw(true).iterate(...params) as IterableIterator<unknown[]>, batchSize);
     },
     columns: async (query) => prepare(query).statement.columns().map((c) => c.name),
     transaction: async (work) => {

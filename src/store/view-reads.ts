@@ -59,8 +59,13 @@ export interface ViewReads {
   exportScope(filters: ViewFilters): Promise<ExportScopeRow[]>;
 }
 
-/** Rows per batch of an export: a multiple of csv.ts's 512-row stringify batches. */
-const ROWS_PER_BATCH = 1024;
+/**
+ * Rows per batch of an export. PostgreSQL: one cursor round trip each. SQLite has no round trip
+ * to save, so its batches are small: a batch is alive while it is written, and rows that outlive
+ * a young-generation collection are promoted to V8's old space, which then grows by tens of
+ * megabytes before a full collection (docs/benchmarks.md "Export").
+ */
+const ROWS_PER_BATCH = { sqlite: 64, postgres: 1024 } as const;
 
 const str = (value: unknown): string => String(value);
 const strOrNull = (value: unknown): string | null => (value === null || value === undefined ? null : String(value));
@@ -157,7 +162,7 @@ export function viewReads(runner: SqlRunner): ViewReads {
   return {
     async rows(dataset, filters, options = {}) {
       const { columns, query } = await rowsSelect(dataset, filters);
-      const batchSize = options.batchSize ?? ROWS_PER_BATCH;
+      const batchSize = options.batchSize ?? ROWS_PER_BATCH[d];
       return { columns, batches: { [Symbol.asyncIterator]: () => runner.iterateArrays(query, batchSize) } };
     },
 
