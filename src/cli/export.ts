@@ -36,7 +36,10 @@ const repeatable = (value: string, previous: string[]) => [...previous, value];
  * from here on, to this process only; it ends with the command.
  */
 function keepYoungGenerationSmall(): void {
-  setFlagsFromString('--semi-space-growth-factor=1');
+  // The flag is in the V8 of Node 20 to 24; a V8 without it would print a warning where an
+  // `--out -` export writes its data, so it is set only where it is known to exist.
+  const major = Number(process.versions.node.split('.')[0]);
+  if (major >= 20 && major <= 24) setFlagsFromString('--semi-space-growth-factor=1');
 }
 
 export function registerExportCommand(program: Command): void {
