@@ -67,6 +67,12 @@ export function storeSuite(name: string, body: (d: DialectContext) => void): Sto
 
 export type Row = Record<string, unknown>;
 
+/** `?` placeholders as PostgreSQL's `$1, $2, …` (the tests' SQL has no `?` inside its strings). */
+const numbered = (sql: string): string => {
+  let n = 0;
+  return sql.replace(/\?/g, () => `$${++n}`);
+};
+
 /** PostgreSQL's numeric (text in node-pg) read as SQLite reads its REAL: a number. */
 const NUMERIC_OID = 1700;
 
@@ -76,11 +82,18 @@ const NUMERIC_OID = 1700;
  */
 export async function queryRows<T extends Row = Row>(store: Store, sql: string, ...params: unknown[]): Promise<T[]> {
   if (store.dialect === 'sqlite') return (store as SqliteStore).sqlite.prepare(sql).all(...params) as T[];
-  let n = 0;
-  const text = sql.replace(/\?/g, () => `$${++n}`);
-  const result = await (store as PgStore).pool.query<Row>(text, params);
+  const result = await (store as PgStore).pool.query<Row>(numbered(sql), params);
   const numeric = new Set(result.fields.filter((f) => f.dataTypeID === NUMERIC_OID).map((f) => f.name));
   return result.rows.map((row) => Object.fromEntries(Object.entries(row).map(([k, v]) => [k, numeric.has(k) && typeof v === 'string' ? Number(v) : v])) as T);
+}
+
+/** Runs a statement that returns no rows (an UPDATE a test uses to set up a state), `?` placeholders. */
+export async function execute(store: Store, sql: string, ...params: unknown[]): Promise<void> {
+  if (store.dialect === 'sqlite') {
+    (store as SqliteStore).sqlite.prepare(sql).run(...params);
+    return;
+  }
+  await (store as PgStore).pool.query(numbered(sql), params);
 }
 
 /** The first row of `queryRows`, or undefined. */
