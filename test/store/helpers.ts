@@ -4,8 +4,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach } from 'vitest';
 import { Transaction, type AccountId, type BankName, type ConsentId } from '../../src/api/schemas';
-import { openStore, type SqliteStore, type TransactionRow } from '../../src/store';
+import { openStore, type SqliteStore, type Store, type TransactionRow } from '../../src/store';
 import { toAccountRow, toTransactionRow } from '../../src/sync/transform';
+import { queryRow, type DialectContext } from '../support/dialects';
 
 export const CONSENT = 'c0a8012e-7d3b-4f5e-9a61-2b9f4c1d8e70' as ConsentId;
 export const OTHER_CONSENT = 'd1b9123f-8e4c-4a6f-8b72-3c0a5d2e9f81' as ConsentId;
@@ -24,9 +25,17 @@ export function tempDir(): string {
   return dir;
 }
 
-/** A fresh store with CONSENT and OTHER_CONSENT registered and ACCOUNT stored. */
+/** A fresh SQLite store with CONSENT and OTHER_CONSENT registered and ACCOUNT stored. */
 export async function freshStore(): Promise<SqliteStore> {
-  const store = await openStore(join(tempDir(), 'db', 'bankdata.sqlite'), { now: () => NOW });
+  return seeded(await openStore(join(tempDir(), 'db', 'bankdata.sqlite'), { now: () => NOW }));
+}
+
+/** The same on the suite's dialect (../support/dialects.ts), closed after the test. */
+export async function freshStoreOn(d: DialectContext): Promise<Store> {
+  return seeded(await d.open({ now: () => NOW }));
+}
+
+async function seeded<S extends Store>(store: S): Promise<S> {
   await store.consents.add(CONSENT);
   await store.consents.add(OTHER_CONSENT);
   const ctx = { bank: BANK, consentId: CONSENT, fetchedAt: NOW };
@@ -58,9 +67,7 @@ export function txRow(overrides: Record<string, unknown> = {}, consentId: Consen
   return toTransactionRow(wireTx(overrides), { bank: BANK, consentId, fetchedAt: NOW });
 }
 
-/** The stored row, removed or not, straight from the table. */
-export function storedTx(store: SqliteStore, transactionId: string): Record<string, unknown> | undefined {
-  return store.sqlite
-    .prepare('SELECT * FROM transactions WHERE bank = ? AND account_id = ? AND transaction_id = ?')
-    .get(BANK, ACCOUNT, transactionId) as Record<string, unknown> | undefined;
+/** The stored row, removed or not, straight from the table (either dialect). */
+export async function storedTx(store: Store, transactionId: string): Promise<Record<string, unknown> | undefined> {
+  return queryRow(store, 'SELECT * FROM transactions WHERE bank = ? AND account_id = ? AND transaction_id = ?', BANK, ACCOUNT, transactionId);
 }

@@ -7,6 +7,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, describe, inject, it } from 'vitest';
 import { createPool } from '../../src/store/pg/open';
+import type { DialectSetup } from './dialects';
 import { TEMPLATE_DB, withDatabase } from './postgres-global-setup';
 
 const provided = inject('postgres');
@@ -56,3 +57,10 @@ export async function createTestDatabase(options: { migrated?: boolean } = {}): 
   created.push(name);
   return withDatabase(postgresUrl, name);
 }
+
+/** The PostgreSQL side of a suite over both dialects (./dialects.ts): a fresh migrated database each time. */
+export const postgresDialect: DialectSetup = {
+  dialect: 'postgres',
+  describe: (name, body) => describePostgres(`${name} [postgres]`, body),
+  location: () => createTestDatabase(),
+};

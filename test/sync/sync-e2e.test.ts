@@ -29,7 +29,7 @@ describe('sync end to end against the emulator (sandbox, PNZ)', () => {
 
     // Transactions: same keys, statuses, signed amounts and booking instants.
     const expected = expectedTransactions(h.emu);
-    const stored = storedTransactions(h.store);
+    const stored = await storedTransactions(h.store);
     expect(expected.size).toBeGreaterThan(1000);
     expect([...stored.keys()].sort()).toEqual([...expected.keys()].sort());
     for (const [key, row] of expected) expect(stored.get(key), key).toEqual(row);
@@ -102,7 +102,7 @@ describe('sync end to end against the emulator (sandbox, PNZ)', () => {
   });
 
   it('after the clock moves two days, booked and vanished pending are reflected with a handful of requests per account', async () => {
-    const storedBefore = storedTransactions(h.store);
+    const storedBefore = await storedTransactions(h.store);
     const pendingBefore = [...storedBefore.values()].filter((t) => t.status === 'Pending');
     expect(pendingBefore.length).toBeGreaterThan(0);
     h.emu.advance(2 * 24 * 3600 * 1000);
@@ -115,7 +115,7 @@ describe('sync end to end against the emulator (sandbox, PNZ)', () => {
     const expected = expectedTransactions(h.emu);
     const accountOf = (key: string) => key.split('|').slice(0, 2).join('|');
     const readable = new Set([...expected.keys()].map(accountOf));
-    const stored = new Map([...storedTransactions(h.store)].filter(([key]) => readable.has(accountOf(key))));
+    const stored = new Map([...(await storedTransactions(h.store))].filter(([key]) => readable.has(accountOf(key))));
     expect([...stored.keys()].sort()).toEqual([...expected.keys()].sort());
     for (const [key, row] of expected) expect(stored.get(key), key).toEqual(row);
     // Some pending of before are gone from the view (booked under a new id, or vanished).

@@ -273,7 +273,7 @@ describe('BDT263: splits down to one NZ day; a day still too large is a failed u
       const accountId = key.split('|')[1]!;
       if (tooLarge.has(`${accountId}|${nzDateOf(DateTime.fromMillis(row.bookingMs))}`)) expected.delete(key);
     }
-    expectSameTransactions(storedTransactions(h.store), expected);
+    expectSameTransactions(await storedTransactions(h.store), expected);
   });
 
   it('remembers what the bank refused and accepted: the next run sizes its windows below that limit', async () => {

@@ -8,29 +8,17 @@
 import { spawn } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
-import pg from 'pg';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startEmulator, type StartedEmulator } from '../../src/emulator';
 import { emulatorEnv } from '../fixtures/cli-env';
+import { postgresQuery, postgresViews, sqliteViews, type ViewRows } from '../fixtures/worker-views';
 import { BIN, runCli, spawnCli, waitFor } from '../cli/cli-process';
 import { tempDir } from '../store/helpers';
 import { createTestDatabase, describePostgres } from '../support/postgres';
 
-const VIEW_QUERIES = {
-  transactions: `SELECT bank, account_id, transaction_id, status, amount_text, currency, booking_date_time, description, merchant_name
-                 FROM v_transactions ORDER BY 1, 2, 3`,
-  balances: `SELECT bank, account_id, type, amount_text, date_time FROM v_balances ORDER BY 1, 2, 3, 5`,
-  accounts: `SELECT bank, account_id, currency, nickname FROM v_accounts ORDER BY 1, 2`,
-  statements: `SELECT bank, account_id, statement_id, file_path FROM v_statements ORDER BY 1, 2, 3`,
-} as const;
-
-/** PostgreSQL values as the SQLite driver gives them (text stays text; counts are numbers). */
-const normalise = (rows: Record<string, unknown>[]) => rows.map((r) => Object.values(r).map((v) => (v instanceof Date ? v.toISOString() : v)));
-
 describePostgres('cooperating workers on PostgreSQL', () => {
   let emu: StartedEmulator;
-  let reference: Record<string, unknown[][]>;
+  let reference: ViewRows;
   const dir = tempDir();
 
   beforeAll(async () => {
@@ -39,34 +27,12 @@ describePostgres('cooperating workers on PostgreSQL', () => {
     const env = emulatorEnv(emu, join(dir, 'reference'));
     expect((await runCli(['consents', 'add', ...emu.consentIds], { env })).code).toBe(0);
     expect((await runCli(['sync', '--json'], { env })).code).toBe(0);
-    const sqlite = new Database(env.BANKDATA_DB ?? '', { readonly: true });
-    reference = Object.fromEntries(Object.entries(VIEW_QUERIES).map(([k, q]): [string, unknown[][]] => [k, sqlite.prepare(q).raw(true).all() as unknown[][]]));
-    sqlite.close();
+    reference = sqliteViews(env.BANKDATA_DB ?? '');
     expect(reference['transactions']!.length).toBeGreaterThan(100);
   }, 120_000);
   afterAll(async () => {
     await emu?.close();
   });
-
-  async function views(url: string): Promise<Record<string, unknown[][]>> {
-    const pool = new pg.Pool({ connectionString: url, max: 1 });
-    try {
-      const out: Record<string, unknown[][]> = {};
-      for (const [k, q] of Object.entries(VIEW_QUERIES)) out[k] = normalise((await pool.query(q)).rows as Record<string, unknown>[]);
-      return out;
-    } finally {
-      await pool.end();
-    }
-  }
-
-  async function query<T extends pg.QueryResultRow>(url: string, text: string): Promise<T[]> {
-    const pool = new pg.Pool({ connectionString: url, max: 1 });
-    try {
-      return (await pool.query<T>(text)).rows;
-    } finally {
-      await pool.end();
-    }
-  }
 
   /** A database with the consents registered, and a working folder whose config gives each worker 2 lanes. */
   async function prepared(name: string): Promise<{ url: string; env: Record<string, string>; cwd: string }> {
@@ -85,14 +51,14 @@ describePostgres('cooperating workers on PostgreSQL', () => {
     expect(run.code, `${run.stdout.slice(0, 4000)}\n${run.stderr.slice(0, 2000)}`).toBe(0);
     const out = JSON.parse(run.stdout) as { workers: { exitCode: number }[] };
     expect(out.workers.map((w) => w.exitCode)).toEqual([0, 0, 0, 0]);
-    const consents = await query<{ consent_id: string; state: string; attempts: number }>(url, 'SELECT consent_id, state, attempts FROM run_consents ORDER BY 1');
+    const consents = await postgresQuery<{ consent_id: string; state: string; attempts: number }>(url, 'SELECT consent_id, state, attempts FROM run_consents ORDER BY 1');
     expect(consents.map((c) => c.consent_id)).toEqual([...emu.consentIds].sort());
     expect(consents.every((c) => c.state === 'done' && c.attempts === 1)).toBe(true);
-    const runs = await query<{ outcome: string; consents: number }>(url, 'SELECT outcome, consents FROM v_runs');
+    const runs = await postgresQuery<{ outcome: string; consents: number }>(url, 'SELECT outcome, consents FROM v_runs');
     expect(runs).toEqual([{ outcome: 'ok', consents: emu.consentIds.length }]);
-    const workers = await query<{ n: string }>(url, 'SELECT count(*)::text AS n FROM run_workers WHERE consents > 0');
+    const workers = await postgresQuery<{ n: string }>(url, 'SELECT count(*)::text AS n FROM run_workers WHERE consents > 0');
     expect(Number(workers[0]!.n)).toBeGreaterThan(1);
-    expect(await views(url)).toEqual(reference);
+    expect(await postgresViews(url)).toEqual(reference);
     // status shows the run as one, with which worker did what.
     const status = await runCli(['status', '--json'], { env });
     expect(status.code).toBe(0);
@@ -108,7 +74,7 @@ describePostgres('cooperating workers on PostgreSQL', () => {
     const workers = Array.from({ length: 4 }, () => spawnCli(['sync', '--json'], { env, cwd }));
     // The victim: the first worker seen holding a consent.
     const victim = await waitFor(async () => {
-      const held = await query<{ worker_id: string }>(url, "SELECT worker_id FROM run_consents WHERE state = 'leased' LIMIT 1");
+      const held = await postgresQuery<{ worker_id: string }>(url, "SELECT worker_id FROM run_consents WHERE state = 'leased' LIMIT 1");
       if (!held[0]) return undefined;
       const pid = Number(held[0].worker_id.split(':')[1]);
       return workers.find((w) => w.child.pid === pid);
@@ -117,17 +83,17 @@ describePostgres('cooperating workers on PostgreSQL', () => {
     const codes = await Promise.all(workers.map((w) => w.exited));
     expect(codes.filter((c) => c === 'SIGKILL')).toHaveLength(1);
     expect(codes.filter((c) => c !== 'SIGKILL').every((c) => c === 0 || c === 1)).toBe(true);
-    const consents = await query<{ state: string; attempts: number }>(url, 'SELECT state, attempts FROM run_consents');
+    const consents = await postgresQuery<{ state: string; attempts: number }>(url, 'SELECT state, attempts FROM run_consents');
     expect(consents).toHaveLength(emu.consentIds.length);
     expect(consents.every((c) => c.state === 'done')).toBe(true);
     // What the victim held was taken over (a second attempt).
     expect(consents.some((c) => c.attempts === 2)).toBe(true);
     // One run, closed; partial because a worker never reported what it did (its work was redone).
-    const runs = await query<{ finished: boolean; outcome: string; error_summary: string }>(url, 'SELECT finished_at IS NOT NULL AS finished, outcome, error_summary FROM v_runs');
+    const runs = await postgresQuery<{ finished: boolean; outcome: string; error_summary: string }>(url, 'SELECT finished_at IS NOT NULL AS finished, outcome, error_summary FROM v_runs');
     expect(runs).toHaveLength(1);
     expect(runs[0]).toMatchObject({ finished: true, outcome: 'partial' });
     expect(runs[0]!.error_summary).toContain('1 worker(s) stopped without reporting');
-    expect(await views(url)).toEqual(reference);
+    expect(await postgresViews(url)).toEqual(reference);
   }, 240_000);
 
   it('Ctrl-C on `sync --workers 2` reaches each worker once: both stop after their unit, record their summary, and it exits 130', async () => {
@@ -135,10 +101,10 @@ describePostgres('cooperating workers on PostgreSQL', () => {
     // Its own process group, as a shell gives a foreground job: Ctrl-C is SIGINT to that group.
     const parent = spawn(process.execPath, [BIN, 'sync', '--workers', '2', '--json'], { env, cwd, detached: true, stdio: 'ignore' });
     const exited = new Promise<number | null>((resolve) => parent.on('close', (code) => resolve(code)));
-    await waitFor(async () => (await query(url, "SELECT 1 FROM run_consents WHERE state = 'leased' LIMIT 1")).length > 0, 60_000);
+    await waitFor(async () => (await postgresQuery(url, "SELECT 1 FROM run_consents WHERE state = 'leased' LIMIT 1")).length > 0, 60_000);
     process.kill(-parent.pid!, 'SIGINT');
     expect(await exited).toBe(130);
-    const workers = await query<{ left_at: string | null; outcome: string | null }>(url, 'SELECT left_at, outcome FROM run_workers');
+    const workers = await postgresQuery<{ left_at: string | null; outcome: string | null }>(url, 'SELECT left_at, outcome FROM run_workers');
     expect(workers).toHaveLength(2);
     // Each left with its summary (a second signal would have been the immediate stop, with none).
     expect(workers.every((w) => w.left_at !== null && w.outcome === 'partial')).toBe(true);
