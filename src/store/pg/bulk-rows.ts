@@ -26,13 +26,6 @@ function unnestOf<T extends PgTable>(table: T, rows: readonly T['$inferInsert'][
   return { names, from: sql`unnest(${sql.join(arrays, sql`, `)})` };
 }
 
-/** INSERT of every row (each row gives every column, null where absent). */
-export async function insertRows<T extends PgTable>(tx: Tx, table: T, rows: readonly T['$inferInsert'][]): Promise<void> {
-  if (rows.length === 0) return;
-  const { names, from } = unnestOf(table, rows);
-  await tx.execute(sql`INSERT INTO ${sql.raw(quote(getTableName(table)))} (${sql.raw(names.map(quote).join(', '))}) SELECT * FROM ${from}`);
-}
-
 /**
  * INSERT … ON CONFLICT (`key`) DO UPDATE: a row already stored takes every column of the new
  * one but the key and `keep` (database column names).
