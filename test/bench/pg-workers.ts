@@ -8,7 +8,8 @@
  * world, and the created consents start that many days back. Reports consents per second, the
  * speed-up over one worker, requests per consent, and the CPU seconds of the workers, the
  * emulator and the PostgreSQL server over each run, to show where this machine's cores become
- * the limit; the load average before and after each run says how busy the machine was besides.
+ * the limit; the database's size after the run; the load average before and after each run says
+ * how busy the machine was besides.
  * Starts its own throwaway server (test/support/postgres-server.ts). BENCH_CPU_PROF=DIR writes
  * each bankdata process's V8 CPU profile into DIR; BENCH_WORKERS=1,2 runs only those worker counts.
  * Figures in docs/benchmarks.md.
@@ -17,6 +18,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'n
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { startEmulator } from '../../src/emulator';
+import { createPool } from '../../src/store/pg/open';
 import { runCli } from '../cli/cli-process';
 import { emulatorEnv } from '../fixtures/cli-env';
 import { freshDatabase, startPostgresServer } from '../support/postgres-server';
@@ -80,8 +82,8 @@ export default async function bench(): Promise<void> {
       `${consentIds.length} consents registered, ${authorised} of them Authorised (the rest end at their status read); ` +
         `${historyDays} days of history each (modest data: a run takes a minute or two); latency ${LATENCY_MS} ms, no rate limit`,
     );
-    console.log('| Workers | Authorised consents | Wall (s) | Consents/s | Speed-up | Requests per consent | CPU workers (s) | CPU emulator (s) | CPU PostgreSQL (s) | CPU s per wall s | Load before → after |');
-    console.log('|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|');
+    console.log('| Workers | Authorised consents | Wall (s) | Consents/s | Speed-up | Requests per consent | CPU workers (s) | CPU emulator (s) | CPU PostgreSQL (s) | CPU s per wall s | Database (MB) | Load before → after |');
+    console.log('|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|');
     let base = 0;
     for (const workers of workerCounts) {
       const url = await freshDatabase(server.adminUrl, `bench_workers_${workers}`);
@@ -117,11 +119,14 @@ export default async function bench(): Promise<void> {
       }
       if (synced !== authorised) throw new Error(`sync --workers ${workers}: ${synced} Authorised consents synced, expected ${authorised}`);
       const rate = authorised / wall;
+      const pool = createPool(url, { max: 1 });
+      const size = await pool.query<{ bytes: string }>('SELECT pg_database_size(current_database()) AS bytes').finally(() => pool.end());
+      const megabytes = Number(size.rows[0]!.bytes) / 1e6;
       if (base === 0) base = rate; // the speed-up is against the first row (1 worker unless BENCH_WORKERS says otherwise)
       const perWall = (cpu.workers + cpu.emulator + cpu.pg) / wall;
       console.log(
         `| ${workers} | ${authorised} | ${wall.toFixed(1)} | ${rate.toFixed(1)} | ${(rate / base).toFixed(2)}× | ${(requests / authorised).toFixed(1)} | ` +
-          `${cpu.workers.toFixed(1)} | ${cpu.emulator.toFixed(1)} | ${cpu.pg.toFixed(1)} | ${perWall.toFixed(2)} | ${loadBefore} → ${loadAverage()} |`,
+          `${cpu.workers.toFixed(1)} | ${cpu.emulator.toFixed(1)} | ${cpu.pg.toFixed(1)} | ${perWall.toFixed(2)} | ${megabytes.toFixed(0)} | ${loadBefore} → ${loadAverage()} |`,
       );
     }
   } finally {
