@@ -49,6 +49,8 @@ export interface EmulatorOptions {
   clientSecret?: string;
   /** Passed to the world (bench scale). */
   customersPerBank?: number;
+  /** Passed to the world: days of history before the start (default 450; benches keep it short). */
+  historyDays?: number;
   /** Receives one line per API request (the CLI logs them on stderr). */
   logger?: Logger;
   /** Port of the Payments API listener (default 0: a free port). */

@@ -62,6 +62,7 @@ export async function launchEmulator(
       }),
     ),
     ...(options.customersPerBank !== undefined ? { customersPerBank: options.customersPerBank } : {}),
+    ...(options.historyDays !== undefined ? { historyDays: options.historyDays } : {}),
   });
   // The Payments API shares this process and clock; settled payments credit the merchant's account.
   const payments = setUpPayments({

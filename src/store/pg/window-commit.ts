@@ -15,6 +15,7 @@ import { TRANSACTION_DETAIL_COLUMNS, type RejectInput, type TransactionRow } fro
 import { toStoredInstant } from '../time';
 import type { TransactionWindowInput, WindowCounts } from '../window-commit';
 import type { PgDb } from './open';
+import { upsertRows } from './bulk-rows';
 import { rejects, syncState, transactions } from './schema';
 
 type Tx = Parameters<Parameters<PgDb['transaction']>[0]>[0];
@@ -39,18 +40,22 @@ export async function commitTransactionWindowPg(db: PgDb, input: TransactionWind
     const counts: WindowCounts = { added: 0, updated: 0, removed: 0, unchanged: 0 };
     const ids = [...rows.keys()];
     const stored = new Map<TransactionId, typeof transactions.$inferSelect>();
-    for (let i = 0; i < ids.length; i += 1000) {
+    if (ids.length > 0) {
+      // One array parameter, not one per id.
       const found = await tx
         .select()
         .from(transactions)
-        .where(and(eq(transactions.bank, input.bank), eq(transactions.accountId, input.accountId), inArray(transactions.transactionId, ids.slice(i, i + 1000))));
+        .where(and(eq(transactions.bank, input.bank), eq(transactions.accountId, input.accountId), sql`${transactions.transactionId} = ANY(${sql.param(ids)}::text[])`));
       for (const row of found) stored.set(row.transactionId, row);
     }
-    const inserts: (typeof transactions.$inferInsert)[] = [];
+    // New and changed rows in one upsert, rows seen again unchanged in one update: a statement
+    // each, whatever the window's size (bulk-rows.ts).
+    const upserts: (typeof transactions.$inferInsert)[] = [];
+    const seenAgain: { ids: TransactionId[]; consents: string[] } = { ids: [], consents: [] };
     for (const row of rows.values()) {
       const before = stored.get(row.transactionId);
       if (!before) {
-        inserts.push({ ...row, firstSeenAt: now, lastSeenAt: now, updatedAt: now, removedAt: null });
+        upserts.push({ ...row, firstSeenAt: now, lastSeenAt: now, updatedAt: now, removedAt: null });
         counts.added += 1;
         continue;
       }
@@ -59,17 +64,22 @@ export async function commitTransactionWindowPg(db: PgDb, input: TransactionWind
         coalesce: TRANSACTION_DETAIL_COLUMNS,
         bookkeeping: BOOKKEEPING,
       });
-      const key = and(eq(transactions.bank, row.bank), eq(transactions.accountId, row.accountId), eq(transactions.transactionId, row.transactionId));
       if (!changed && removedAt === null) {
-        await tx.update(transactions).set({ lastSeenAt: now, consentId: row.consentId }).where(key);
+        seenAgain.ids.push(row.transactionId);
+        seenAgain.consents.push(row.consentId);
         counts.unchanged += 1;
       } else {
-        await tx.update(transactions).set({ ...merged, lastSeenAt: now, updatedAt: now, removedAt: null }).where(key);
+        // first_seen_at is kept (ON CONFLICT leaves it out).
+        upserts.push({ ...merged, firstSeenAt: now, lastSeenAt: now, updatedAt: now, removedAt: null });
         counts.updated += 1;
       }
     }
-    // Multi-row inserts, under PostgreSQL's 65,535 parameters per statement (34 columns a row).
-    for (let i = 0; i < inserts.length; i += 1000) await tx.insert(transactions).values(inserts.slice(i, i + 1000));
+    if (seenAgain.ids.length > 0) {
+      await tx.execute(sql`UPDATE transactions AS t SET last_seen_at = ${now}, consent_id = v.consent_id
+        FROM unnest(${sql.param(seenAgain.ids)}::text[], ${sql.param(seenAgain.consents)}::text[]) AS v(transaction_id, consent_id)
+        WHERE t.bank = ${input.bank} AND t.account_id = ${input.accountId} AND t.transaction_id = v.transaction_id`);
+    }
+    await upsertRows(tx, transactions, upserts, { key: ['bank', 'account_id', 'transaction_id'], keep: ['first_seen_at'] });
     counts.removed = await removeVanishedPending(tx, input, { from, to, now }, new Set(ids));
     await insertRejects(tx, input.rejects ?? [], input.runId, now);
     if (input.checkpoint) {

@@ -29,12 +29,13 @@ const FULL: readonly Permission[] = [
 /**
  * One full consent per customer without a seeded Authorised consent, created through the
  * API and authorised for that customer through the control route. Returns their ids.
+ * `startDaysAgo` (default 400, within every bank's history: BNZ two years, BDT014) sets the
+ * consents' start_date_time, an NZ midnight that many days before the emulator's now.
  */
-export async function createExtraConsents(emu: StartedEmulator): Promise<string[]> {
+export async function createExtraConsents(emu: StartedEmulator, startDaysAgo = 400): Promise<string[]> {
   const client = createDataApiClient({ baseUrl: emu.baseUrl, clientId: emu.clientId, clientSecret: emu.clientSecret });
   const covered = new Set(emu.world.seededConsents.filter((c) => c.status === 'Authorised').map((c) => c.customerId));
-  // Within every bank's history (BNZ: two years, BDT014), on an NZ midnight.
-  const start = formatNz(nzMidnight(addNzDays(nzDateOf(emu.now()), -400)));
+  const start = formatNz(nzMidnight(addNzDays(nzDateOf(emu.now()), -startDaysAgo)));
   const ids: string[] = [];
   for (const customer of emu.world.customers) {
     if (covered.has(customer.customerId)) continue;
