@@ -256,15 +256,30 @@ export async function reserveRequestSlot(
   pool: Queryable,
   input: { key: string; intervalMs: number; burst: number },
 ): Promise<number> {
+  return (await reserveRequestSlotAt(pool, input)).waitMs;
+}
+
+/**
+ * The same reservation, with the slot's instant on the database's clock (epoch ms) beside the
+ * wait: the earliest moment the request may go, whatever the caller's own delay in hearing back.
+ */
+export async function reserveRequestSlotAt(
+  pool: Queryable,
+  input: { key: string; intervalMs: number; burst: number },
+): Promise<{ waitMs: number; slotMs: number }> {
   const toleranceMs = Math.max(0, input.burst - 1) * input.intervalMs;
-  const { rows } = await pool.query<{ wait_ms: string }>(
+  const { rows } = await pool.query<{ wait_ms: string; slot_ms: string }>(
     `INSERT INTO rate_budget AS b (key, theoretical_arrival_at)
      VALUES ($1, clock_timestamp() + $2 * interval '1 millisecond')
      ON CONFLICT (key) DO UPDATE
        SET theoretical_arrival_at = greatest(b.theoretical_arrival_at, clock_timestamp()) + $2 * interval '1 millisecond'
      RETURNING extract(epoch FROM (b.theoretical_arrival_at - $2 * interval '1 millisecond'
-       - $3 * interval '1 millisecond' - clock_timestamp())) * 1000 AS wait_ms`,
+       - $3 * interval '1 millisecond' - clock_timestamp())) * 1000 AS wait_ms,
+     extract(epoch FROM greatest(clock_timestamp(), b.theoretical_arrival_at - $2 * interval '1 millisecond'
+       - $3 * interval '1 millisecond')) * 1000 AS slot_ms`,
     [input.key, input.intervalMs, toleranceMs],
   );
-  return Math.max(0, Math.ceil(Number(rows[0]!.wait_ms)));
+  const row = rows[0];
+  if (row === undefined) throw new Error('rate_budget: the reservation returned no row');
+  return { waitMs: Math.max(0, Math.ceil(Number(row.wait_ms))), slotMs: Number(row.slot_ms) };
 }
