@@ -17,7 +17,11 @@ export default defineConfig({
     // file saved: zod schemas, drizzle, undici are imported once per worker, not once per file). It
     // is safe because no test file mocks modules or leaves global state behind: each one starts its
     // own emulator, database and temporary directories, and restores the real timers it faked.
+    // A helper module is evaluated once per worker: no hooks at a helper's top level (see below).
     isolate: false,
+    // Per-file clean-up of shared test helpers (a hook at a helper's top level would only be
+    // registered for the first file of each worker).
+    setupFiles: ['test/support/per-file.ts'],
     reporters: ['default'],
     projects: [
       { extends: true, test: { name: 'unit', include: ['test/**/*.test.ts'], exclude: ['test/**/*.pg.test.ts', 'test/bench/**', 'node_modules/**'] } },
@@ -29,6 +33,7 @@ export default defineConfig({
           name: 'postgres',
           include: ['test/**/*.pg.test.ts'],
           globalSetup: ['test/support/postgres-global-setup.ts'],
+          setupFiles: ['test/support/per-file.ts', 'test/support/per-file-postgres.ts'],
         },
       },
     ],
