@@ -13,6 +13,15 @@ export default defineConfig({
     // per core less one runs the files one after another on a 2-core machine. Every test file
     // works in its own temporary directories and on free ports, so files run side by side.
     maxWorkers: Math.max(2, availableParallelism()),
+    // A worker runs file after file in one process with its module cache kept (about 1 s of CPU per
+    // file saved: zod schemas, drizzle, undici are imported once per worker, not once per file). It
+    // is safe because no test file mocks modules or leaves global state behind: each one starts its
+    // own emulator, database and temporary directories, and restores the real timers it faked.
+    // A helper module is evaluated once per worker: no hooks at a helper's top level (see below).
+    isolate: false,
+    // Per-file clean-up of shared test helpers (a hook at a helper's top level would only be
+    // registered for the first file of each worker).
+    setupFiles: ['test/support/per-file.ts'],
     reporters: ['default'],
     projects: [
       { extends: true, test: { name: 'unit', include: ['test/**/*.test.ts'], exclude: ['test/**/*.pg.test.ts', 'test/bench/**', 'node_modules/**'] } },
@@ -24,6 +33,7 @@ export default defineConfig({
           name: 'postgres',
           include: ['test/**/*.pg.test.ts'],
           globalSetup: ['test/support/postgres-global-setup.ts'],
+          setupFiles: ['test/support/per-file.ts', 'test/support/per-file-postgres.ts'],
         },
       },
     ],

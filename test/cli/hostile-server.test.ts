@@ -109,7 +109,12 @@ afterAll(async () => {
   await emu.close();
 });
 
-/** A working directory with one registered consent and a small record ceiling. */
+/**
+ * A working directory with one registered consent and a small record ceiling. The history floor
+ * keeps the backfill to four weeks (not the consent's 15 months): item 4 floods every window wider
+ * than 2.5 days, each with full pages up to the ceiling, and a few windows show the rule.
+ */
+const FLOOR = '2025-05-06';
 async function workdir(): Promise<{ dir: string; env: Record<string, string>; db: string }> {
   const dir = mkdtempSync(join(tmpdir(), 'bankdata-hostile-'));
   const data = join(dir, 'data');
@@ -118,7 +123,7 @@ async function workdir(): Promise<{ dir: string; env: Record<string, string>; db
   await store.consents.add(emu.consentIds[0] as ConsentId);
   await store.close();
   mkdirSync(join(dir, 'config'));
-  writeFileSync(join(dir, 'config', 'local.json'), JSON.stringify({ sync: { maxRecordsPerListing: CEILING, windowDays: 8, concurrency: 1 } }));
+  writeFileSync(join(dir, 'config', 'local.json'), JSON.stringify({ sync: { maxRecordsPerListing: CEILING, windowDays: 8, concurrency: 1, floor: FLOOR } }));
   return { dir, db, env: emulatorEnv({ ...emu, baseUrl: proxyUrl }, data) };
 }
 
@@ -156,7 +161,7 @@ describe('a hostile server', () => {
   it('SIGTERM while a listing never ends: stopped within seconds, exit 143, the lease released', async () => {
     mode = 'endless';
     const { dir, env, db } = await workdir();
-    writeFileSync(join(dir, 'config', 'local.json'), JSON.stringify({ sync: { maxRecordsPerListing: 1_000_000, windowDays: 8, concurrency: 1, stopGraceMs: 200 } }));
+    writeFileSync(join(dir, 'config', 'local.json'), JSON.stringify({ sync: { maxRecordsPerListing: 1_000_000, windowDays: 8, concurrency: 1, stopGraceMs: 200, floor: FLOOR } }));
     const before = floodPages;
     const run = spawnCli(['sync'], { cwd: dir, env });
     await waitFor(() => floodPages > before + 2, 60_000);
@@ -172,7 +177,7 @@ describe('a hostile server', () => {
   it('item 9: a run killed with SIGKILL shows running while its lease lives, interrupted once a later run took the lease over', async () => {
     mode = 'endless';
     const { dir, env, db } = await workdir();
-    writeFileSync(join(dir, 'config', 'local.json'), JSON.stringify({ sync: { maxRecordsPerListing: 1_000_000, windowDays: 8, concurrency: 1 } }));
+    writeFileSync(join(dir, 'config', 'local.json'), JSON.stringify({ sync: { maxRecordsPerListing: 1_000_000, windowDays: 8, concurrency: 1, floor: FLOOR } }));
     const before = floodPages;
     const run = spawnCli(['sync'], { cwd: dir, env });
     await waitFor(() => floodPages > before + 1, 60_000);

@@ -2,7 +2,6 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach } from 'vitest';
 import { Transaction, type AccountId, type BankName, type ConsentId } from '../../src/api/schemas';
 import { openStore, type SqliteStore, type Store, type TransactionRow } from '../../src/store';
 import { toAccountRow, toTransactionRow } from '../../src/sync/transform';
@@ -15,9 +14,10 @@ export const ACCOUNT = 'acc-0001' as AccountId;
 export const NOW = new Date('2025-03-05T00:00:00.000Z');
 
 const dirs: string[] = [];
-afterEach(() => {
+/** Removes the folders tempDir() made; test/support/per-file.ts runs it after each test of every file. */
+export function removeTempDirs(): void {
   while (dirs.length) rmSync(dirs.pop()!, { recursive: true, force: true });
-});
+}
 
 export function tempDir(): string {
   const dir = mkdtempSync(join(tmpdir(), 'bankdata-store-'));

@@ -5,7 +5,7 @@
  * its own database, migrated (from the template) or empty, dropped after the file.
  */
 import { randomBytes } from 'node:crypto';
-import { afterAll, describe, inject, it } from 'vitest';
+import { describe, inject, it } from 'vitest';
 import { createPool } from '../../src/store/pg/open';
 import type { DialectSetup } from './dialects';
 import { TEMPLATE_DB, withDatabase } from './postgres-global-setup';
@@ -33,7 +33,8 @@ export function describePostgres(name: string, body: () => void): void {
 }
 
 const created: string[] = [];
-afterAll(async () => {
+/** Drops the databases this file made; test/support/per-file-postgres.ts runs it after each file. */
+export async function dropTestDatabases(): Promise<void> {
   if (!postgresUrl || created.length === 0) return;
   const admin = createPool(postgresUrl, { max: 1 });
   try {
@@ -41,7 +42,7 @@ afterAll(async () => {
   } finally {
     await admin.end();
   }
-});
+}
 
 /** A database of this test file's own: migrated from the template, or empty. Returns its URL. */
 export async function createTestDatabase(options: { migrated?: boolean } = {}): Promise<string> {
