@@ -56,73 +56,104 @@ export async function syncTransactions(
   }
   const learning = await windowLearning(ctx, ref.bank);
   const key = { bank: ref.bank, accountId: ref.accountId, consentId: ref.consentId };
-  const account = { rows: 0, days: 0, stored: await ctx.store.syncState.getRowsPerDay(key) };
-  const rowsPerDay = () => (account.days > 0 ? account.rows / account.days : (account.stored ?? learning.prior()));
+  const me = `${ref.consentId}|${ref.accountId}`;
+  // refusedPerDay: 1 / the fewest NZ days of a window the bank refused for this account; that
+  // window held more rows than the bank's limit, so the account is at least that dense.
+  const account = { rows: 0, days: 0, stored: await ctx.store.syncState.getRowsPerDay(key), refusedPerDay: 0 };
+  const rowsPerDay = (): number | null => {
+    const seen = account.days > 0 ? account.rows / account.days : (account.stored ?? learning.prior());
+    const limit = learning.limit();
+    const floor = limit === null ? 0 : (limit + 1) * account.refusedPerDay;
+    return seen === null ? (floor > 0 ? floor : null) : Math.max(seen, floor);
+  };
+  const windowDaysFor = (remainingDays: number) =>
+    chooseWindowDays({
+      rowsPerDay: rowsPerDay(),
+      maxAcceptedRows: learning.maxAcceptedRows,
+      minRefusedRows: learning.minRefusedRows,
+      remainingDays,
+      minDays: ctx.settings.minWindowDays ?? 1,
+      maxDays: ctx.settings.windowDays,
+    });
   const queue: DateWindow[] = [];
-  const refused: { window: DateWindow; rows: number; covered: number; days: number }[] = [];
+  const refused: { window: DateWindow; rows: number; covered: number; counted: boolean }[] = [];
   let cursor = range.start;
   let planned = false; // true once the last window up to the ceiling has been taken
   // The watermark advances only over an unbroken run of committed windows: after a failed
   // window the rest still lands, but the next run starts again before the gap.
   let contiguous = true;
 
-  while (queue.length > 0 || !planned) {
-    if (ctx.stopping()) break;
-    let window = queue.shift();
-    if (window === undefined) {
-      const windowDays = chooseWindowDays({
-        rowsPerDay: rowsPerDay(),
-        maxAcceptedRows: learning.maxAcceptedRows,
-        minRefusedRows: learning.minRefusedRows,
-        remainingDays: windowSpanDays({ from: cursor, to: range.ceiling }),
-        minDays: ctx.settings.minWindowDays ?? 1,
-        maxDays: ctx.settings.windowDays,
-      });
-      window = takeWindow({ from: cursor, ceiling: range.ceiling, windowDays });
-      cursor = window.to;
-      planned = isLastWindow(window, range.ceiling);
-    }
-    const unit = `transactions ${ref.accountId} ${iso(window.from)}..${iso(window.to)}`;
-    const outcome = await runUnit(ctx, ref.consentId, unit, 'transactions', async () => {
-      try {
-        return await fetchAndCommit(ctx, ref, window, creditDebitFilter, contiguous);
-      } catch (error) {
-        if (error instanceof SplitNeededError) return { split: true as const, error };
-        throw error;
+  try {
+    while (queue.length > 0 || !planned) {
+      if (ctx.stopping()) break;
+      let window: DateWindow;
+      const queued = queue.shift();
+      if (queued !== undefined) {
+        // A half of a refused window is sized again with what is known now (the bank's limit may
+        // have been learned since the split): a half still too large is cut before it is asked.
+        window = takeWindow({ from: queued.from, ceiling: queued.to, windowDays: windowDaysFor(windowSpanDays(queued)) });
+        if (!isLastWindow(window, queued.to)) queue.unshift({ from: window.to, to: queued.to });
+      } else {
+        const remainingDays = windowSpanDays({ from: cursor, to: range.ceiling });
+        let windowDays = windowDaysFor(remainingDays);
+        // While the bank's limit is unknown, one account at a time asks a window that may be over
+        // it; the others wait for what its refusal teaches instead of each being refused.
+        while (learning.mayExceed(rowsPerDay(), windowDays) && !(await learning.turn(me))) windowDays = windowDaysFor(remainingDays);
+        window = takeWindow({ from: cursor, ceiling: range.ceiling, windowDays });
+        cursor = window.to;
+        planned = isLastWindow(window, range.ceiling);
       }
-    });
-    if (!outcome.ok) {
-      contiguous = false;
-      continue;
-    }
-    if ('split' in outcome.value) {
-      // BDT263: halve on an NZ midnight; a single NZ day still refused is a failed unit.
-      const halves = splitWindow(window);
-      if (!halves) {
-        recordFailure(ctx, ref.consentId, unit, outcome.value.error);
+      const unit = `transactions ${ref.accountId} ${iso(window.from)}..${iso(window.to)}`;
+      const outcome = await runUnit(ctx, ref.consentId, unit, 'transactions', async () => {
+        try {
+          return await fetchAndCommit(ctx, ref, window, creditDebitFilter, contiguous);
+        } catch (error) {
+          if (error instanceof SplitNeededError) return { split: true as const, error };
+          throw error;
+        }
+      });
+      if (!outcome.ok) {
         contiguous = false;
         continue;
       }
-      ctx.counters.splits += 1;
-      refused.push({ window, rows: 0, covered: 0, days: windowSpanDays(window) });
-      queue.unshift(...halves);
-      continue;
-    }
-    const { rows } = outcome.value;
-    learning.accepted(rows);
-    if (window.to > window.from) {
-      account.rows += rows;
-      account.days += (window.to.toMillis() - window.from.toMillis()) / 86_400_000;
-      learning.density(`${ref.consentId}|${ref.accountId}`, account.rows / account.days);
-    }
-    // A refused window's count is the sum of the windows that cover it, once all have landed.
-    for (const r of refused) {
-      if (window.from >= r.window.from && window.to <= r.window.to) {
-        r.rows += rows;
-        r.covered += (window.to.toMillis() - window.from.toMillis());
-        if (r.covered >= r.window.to.toMillis() - r.window.from.toMillis()) learning.refused(r.rows);
+      if ('split' in outcome.value) {
+        // BDT263: halve on an NZ midnight; a single NZ day still refused is a failed unit.
+        const halves = splitWindow(window);
+        if (!halves) {
+          recordFailure(ctx, ref.consentId, unit, outcome.value.error);
+          contiguous = false;
+          continue;
+        }
+        ctx.counters.splits += 1;
+        if (learning.minRefusedRows === null) learning.claim(me);
+        refused.push({ window, rows: 0, covered: 0, counted: false });
+        account.refusedPerDay = Math.max(account.refusedPerDay, 1 / windowSpanDays(window));
+        queue.unshift(...halves);
+        continue;
       }
+      const { rows } = outcome.value;
+      learning.accepted(rows);
+      if (window.to > window.from) {
+        account.rows += rows;
+        account.days += (window.to.toMillis() - window.from.toMillis()) / 86_400_000;
+        learning.density(me, account.rows / account.days);
+      }
+      // A refused window's count is the sum of the windows that cover it, once all have landed.
+      for (const r of refused) {
+        if (window.from >= r.window.from && window.to <= r.window.to) {
+          r.rows += rows;
+          r.covered += window.to.toMillis() - window.from.toMillis();
+          if (!r.counted && r.covered >= r.window.to.toMillis() - r.window.from.toMillis()) {
+            r.counted = true;
+            learning.refused(r.rows);
+          }
+        }
+      }
+      // The turn is given up once its lesson is learned: an accepted window, or the limit counted.
+      if (learning.minRefusedRows !== null || refused.every((r) => r.counted)) learning.release(me);
     }
+  } finally {
+    learning.release(me);
   }
   if (account.days > 0) await ctx.store.syncState.setRowsPerDay({ ...key, rowsPerDay: account.rows / account.days });
   await learning.save();
@@ -152,10 +183,27 @@ interface BankLearning {
   refused(rows: number): void;
   density(account: string, rowsPerDay: number): void;
   /**
-   * Rows per day to assume for an account never read: the densest of the bank's accounts so
-   * far (a window too small costs part of a page; one too large a refusal and a split).
+   * Rows per day to assume for an account never read: the densest of the bank's accounts read
+   * in this run or stored from earlier runs (a window too small costs part of a page; one too
+   * large a refusal and a split).
    */
   prior(): number | null;
+  /** The most rows one query may return as far as known (below the fewest refused), or null. */
+  limit(): number | null;
+  /**
+   * True when a window of `windowDays` at `rowsPerDay` (null: unknown) needs the turn: no
+   * refusal has taught the bank's limit yet and the window may hold more rows than the bank
+   * ever accepted.
+   */
+  mayExceed(rowsPerDay: number | null, windowDays: number): boolean;
+  /**
+   * The right to ask such a window: true when `account` holds it (taken now or held already);
+   * false once another account that held it has given it up (the caller sizes its window again).
+   */
+  turn(account: string): Promise<boolean>;
+  /** Takes the turn without waiting when it is free (an account refused while the limit is unknown). */
+  claim(account: string): void;
+  release(account: string): void;
   save(): Promise<void>;
 }
 
@@ -166,9 +214,12 @@ function windowLearning(ctx: SyncContext, bank: AccountRef['bank']): Promise<Ban
   if (!perRun) learnings.set(ctx.counters, (perRun = new Map<string, Promise<BankLearning>>()));
   let learning = perRun.get(bank);
   if (!learning) {
-    learning = ctx.store.syncState.getWindowKnowledge(bank).then((known) => {
+    learning = Promise.all([ctx.store.syncState.getWindowKnowledge(bank), ctx.store.syncState.maxRowsPerDay(bank)]).then(([known, stored]) => {
       const densities = new Map<string, number>();
       let dirty = false;
+      let holder: string | null = null;
+      let released: Promise<void> = Promise.resolve();
+      let release = () => {};
       const state: BankLearning = {
         maxAcceptedRows: known.maxAcceptedRows,
         minRefusedRows: known.minRefusedRows,
@@ -188,7 +239,33 @@ function windowLearning(ctx: SyncContext, bank: AccountRef['bank']): Promise<Ban
           densities.set(account, rowsPerDay);
         },
         prior() {
-          return densities.size === 0 ? null : Math.max(...densities.values());
+          const seen = [...densities.values(), ...(stored === null ? [] : [stored])];
+          return seen.length === 0 ? null : Math.max(...seen);
+        },
+        limit() {
+          return state.minRefusedRows === null ? null : Math.max(state.minRefusedRows - 1, state.maxAcceptedRows ?? 0, 1);
+        },
+        mayExceed(rowsPerDay, windowDays) {
+          if (state.minRefusedRows !== null) return false;
+          return rowsPerDay === null || state.maxAcceptedRows === null || rowsPerDay * windowDays > state.maxAcceptedRows;
+        },
+        async turn(account) {
+          if (holder === null || holder === account) {
+            state.claim(account);
+            return true;
+          }
+          await released;
+          return false;
+        },
+        claim(account) {
+          if (holder !== null) return;
+          released = new Promise<void>((resolve) => (release = resolve));
+          holder = account;
+        },
+        release(account) {
+          if (holder !== account) return;
+          holder = null;
+          release();
         },
         async save() {
           if (!dirty) return;
