@@ -70,7 +70,7 @@ describe('the first window of an account never read (BDT263)', () => {
     return { store, refused: firstPages.filter((e) => e.code === 'BDT263'), firstWindows: [...firstWindows.values()] };
   }
 
-  it('while the limit is unknown, one account learns it from BDT263 and the other lane waits: one first window refused, not one per lane', async () => {
+  it('while the limit is unknown, one account learns it from BDT263 and the other lane waits: one first window refused, not one per lane', { timeout: 90_000 }, async () => {
     const { store, refused, firstWindows } = await backfill();
     expect(refused.length).toBeGreaterThan(0);
     expect(firstWindows.length).toBe(6);
@@ -80,7 +80,7 @@ describe('the first window of an account never read (BDT263)', () => {
     expect(known.minRefusedRows!).toBeGreaterThan(limit);
   });
 
-  it("a stored limit and the densest stored account's rows per day size a new account's first window: no BDT263", async () => {
+  it("a stored limit and the densest stored account's rows per day size a new account's first window: no BDT263", { timeout: 90_000 }, async () => {
     const { refused } = await backfill(async (store) => {
       await store.syncState.recordWindowKnowledge('PNZ', { acceptedRows: limit, refusedRows: limit + 1 });
       // Learned in an earlier run through another consent: no account of this run has its own.
