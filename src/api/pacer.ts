@@ -13,6 +13,9 @@
  *   keeps the best such bound over the refusals of the last minutes and paces a little above it
  *   (by the bound's own uncertainty), so it keeps probing upward and the bound tightens as the
  *   span grows; between refusals the rate creeps up slowly, so a pacer that undershot recovers.
+ *   A refusal after a quiet spell whose bound agrees with the last confirms the rate, and the
+ *   creep slows with each confirmation (fewer 429s once the limit is known); a bound above the
+ *   last ends the confirmations, so a limit the bank raises is followed.
  * A refused request itself still waits its `Retry-After` (the retry policy): the bank asks it.
  *
  * Pure but for the injected clock and sleep: unit-tested with a fake clock.
@@ -78,6 +81,13 @@ const MAX_GROWTH = 8;
 const MAX_ANCHORS = 64;
 /** Upward creep per second while no bound is certified yet. */
 const UNKNOWN_CREEP_PER_S = 1;
+/** A refusal confirms the rate when its bound is within this of the bound before it. */
+const CONFIRM = 0.02;
+/**
+ * Confirmations that slow the probe: with n, the creep is divided by 1 + n and its acceleration
+ * by (1 + n)²; at most this many, so a limit the bank raises is still followed within minutes.
+ */
+const MAX_CONFIRMED = 3;
 
 export function createPacer(options: PacerOptions): Pacer {
   const memoryMs = options.memoryMs ?? 300_000;
@@ -92,17 +102,22 @@ export function createPacer(options: PacerOptions): Pacer {
   let refusedTotal = 0;
   let waitedMs = 0;
   let latencyMs: number | null = null;
+  // Refusals in a row whose bound agreed with the one before: the limit is where the pacer
+  // believes, so it probes past it ever more gently (a higher limit still shows: the creep
+  // never stops, and a bound above the last one starts the count again).
+  let confirmed = 0;
 
   const rateAt = (t: number): number | null => {
     if (base === null) return null;
     if (source === 'headers') return base;
     // Creep fast while the bound is rough; once it is tight, barely (each probe past the
     // limit costs a refusal).
-    const creep = uncertainty > ROUGH ? uncertainty : CREEP_PER_S;
+    const gentle = 1 + confirmed;
+    const creep = uncertainty > ROUGH ? uncertainty : CREEP_PER_S / gentle;
     // The longer without a refusal, the faster it creeps: a bound measured while the lanes
     // sent less than the bank allowed is low, and only a probe past it shows that.
     const s = Math.max(0, t - baseAt) / 1000;
-    return base * Math.exp(Math.min(creep * s, MAX_GROWTH)) * Math.min(MAX_CREEP, Math.exp((ACCELERATION_PER_S2 * s * s) / 2));
+    return base * Math.exp(Math.min(creep * s, MAX_GROWTH)) * Math.min(MAX_CREEP, Math.exp((ACCELERATION_PER_S2 * s * s) / (2 * gentle * gentle)));
   };
 
   const forget = (t: number) => {
@@ -127,11 +142,14 @@ export function createPacer(options: PacerOptions): Pacer {
     const isolated = base !== null && (previous === undefined || t - previous > ISOLATED_MS);
     // Known whenever `isolated` (base is set).
     const current = rateAt(t);
-    if (best && isolated && current !== null) {
+    if (best && isolated && current !== null && base !== null) {
+      // A refusal after a quiet spell whose bound agrees with the last one confirms the rate.
+      confirmed = Math.abs(best.rate * (1 + PROBE) - base) <= base * CONFIRM ? Math.min(MAX_CONFIRMED, confirmed + 1) : 0;
       // One refusal after a quiet spell is a clump of sends (a stalled event loop, a burst of
       // lanes), not a rate above the bank's: trim a little, never below the certified bound.
       base = Math.max(best.rate * (1 + PROBE), current * (1 - TRIM));
     } else if (best) {
+      confirmed = 0;
       uncertainty = 1 / best.count;
       base = best.rate * (1 + PROBE);
       source = 'refusals';

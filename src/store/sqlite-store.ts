@@ -117,6 +117,7 @@ export async function openStore(path: string, options: OpenStoreOptions = {}): P
       getWindowKnowledge: (bank) => syncState.getWindowKnowledge(db, bank),
       recordWindowKnowledge: (bank, learned, now) => syncState.recordWindowKnowledge(db, bank, learned, at(now)),
       getRowsPerDay: (key) => syncState.getRowsPerDay(db, key),
+      maxRowsPerDay: (bank) => syncState.maxRowsPerDay(db, bank),
       setRowsPerDay: (key) => syncState.setRowsPerDay(db, { ...key, now: at(key.now) }),
     },
     runs: {

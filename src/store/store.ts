@@ -107,6 +107,8 @@ export interface Store {
     getWindowKnowledge(bank: BankName): Promise<WindowKnowledge>;
     recordWindowKnowledge(bank: BankName, learned: { acceptedRows?: number | null; refusedRows?: number | null; windowDays?: number | null }, now?: Instant): Promise<void>;
     getRowsPerDay(key: { bank: BankName; accountId: AccountId; consentId: ConsentId }): Promise<number | null>;
+    /** The most rows per day stored for any account of the bank (the prior for a new account), or null. */
+    maxRowsPerDay(bank: BankName): Promise<number | null>;
     setRowsPerDay(key: { bank: BankName; accountId: AccountId; consentId: ConsentId; rowsPerDay: number; now?: Instant }): Promise<void>;
   };
   runs: {

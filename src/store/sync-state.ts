@@ -2,7 +2,7 @@
  * Sync state: per (bank, account, consent, resource) watermark, the oldest open pending row, and per bank
  * the window size that worked (docs/configuration.md "Sync rules").
  */
-import { and, eq, isNull, min } from 'drizzle-orm';
+import { and, eq, isNull, max, min } from 'drizzle-orm';
 import type { AccountId, BankName, ConsentId } from '../api/schemas';
 import type { BankdataDb, Conn } from './db';
 import { bankWindow, syncState, transactions } from './schema';
@@ -153,6 +153,19 @@ export async function getRowsPerDay(db: Conn, key: WatermarkKey): Promise<number
     .select({ rowsPerDay: syncState.rowsPerDay })
     .from(syncState)
     .where(stateKey(key))
+    .get();
+  return row?.rowsPerDay ?? null;
+}
+
+/**
+ * The densest account of the bank whose rows per day are stored (any consent), or null: the
+ * prior for the first window of an account never read (src/sync/transactions.ts).
+ */
+export async function maxRowsPerDay(db: Conn, bank: BankName): Promise<number | null> {
+  const row = db
+    .select({ rowsPerDay: max(syncState.rowsPerDay) })
+    .from(syncState)
+    .where(and(eq(syncState.bank, bank), eq(syncState.resource, 'transactions')))
     .get();
   return row?.rowsPerDay ?? null;
 }

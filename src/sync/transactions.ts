@@ -13,6 +13,7 @@ import { bankNow, type SyncContext } from './context';
 import { commitAnswer } from './answer';
 import { toTransactionRow } from './transform';
 import { recordFailure, runUnit } from './units';
+import { windowLearning } from './window-learning';
 import { chooseWindowDays, isLastWindow, splitWindow, syncRange, takeWindow, windowSpanDays, type DateWindow } from './windows';
 
 export interface AccountRef {
@@ -56,73 +57,104 @@ export async function syncTransactions(
   }
   const learning = await windowLearning(ctx, ref.bank);
   const key = { bank: ref.bank, accountId: ref.accountId, consentId: ref.consentId };
-  const account = { rows: 0, days: 0, stored: await ctx.store.syncState.getRowsPerDay(key) };
-  const rowsPerDay = () => (account.days > 0 ? account.rows / account.days : (account.stored ?? learning.prior()));
+  const me = `${ref.consentId}|${ref.accountId}`;
+  // refusedPerDay: 1 / the fewest NZ days of a window the bank refused for this account; that
+  // window held more rows than the bank's limit, so the account is at least that dense.
+  const account = { rows: 0, days: 0, stored: await ctx.store.syncState.getRowsPerDay(key), refusedPerDay: 0 };
+  const rowsPerDay = (): number | null => {
+    const seen = account.days > 0 ? account.rows / account.days : (account.stored ?? learning.prior());
+    const limit = learning.limit();
+    const floor = limit === null ? 0 : (limit + 1) * account.refusedPerDay;
+    return seen === null ? (floor > 0 ? floor : null) : Math.max(seen, floor);
+  };
+  const windowDaysFor = (remainingDays: number) =>
+    chooseWindowDays({
+      rowsPerDay: rowsPerDay(),
+      maxAcceptedRows: learning.maxAcceptedRows,
+      minRefusedRows: learning.minRefusedRows,
+      remainingDays,
+      minDays: ctx.settings.minWindowDays ?? 1,
+      maxDays: ctx.settings.windowDays,
+    });
   const queue: DateWindow[] = [];
-  const refused: { window: DateWindow; rows: number; covered: number; days: number }[] = [];
+  const refused: { window: DateWindow; rows: number; covered: number; counted: boolean }[] = [];
   let cursor = range.start;
   let planned = false; // true once the last window up to the ceiling has been taken
   // The watermark advances only over an unbroken run of committed windows: after a failed
   // window the rest still lands, but the next run starts again before the gap.
   let contiguous = true;
 
-  while (queue.length > 0 || !planned) {
-    if (ctx.stopping()) break;
-    let window = queue.shift();
-    if (window === undefined) {
-      const windowDays = chooseWindowDays({
-        rowsPerDay: rowsPerDay(),
-        maxAcceptedRows: learning.maxAcceptedRows,
-        minRefusedRows: learning.minRefusedRows,
-        remainingDays: windowSpanDays({ from: cursor, to: range.ceiling }),
-        minDays: ctx.settings.minWindowDays ?? 1,
-        maxDays: ctx.settings.windowDays,
-      });
-      window = takeWindow({ from: cursor, ceiling: range.ceiling, windowDays });
-      cursor = window.to;
-      planned = isLastWindow(window, range.ceiling);
-    }
-    const unit = `transactions ${ref.accountId} ${iso(window.from)}..${iso(window.to)}`;
-    const outcome = await runUnit(ctx, ref.consentId, unit, 'transactions', async () => {
-      try {
-        return await fetchAndCommit(ctx, ref, window, creditDebitFilter, contiguous);
-      } catch (error) {
-        if (error instanceof SplitNeededError) return { split: true as const, error };
-        throw error;
+  try {
+    while (queue.length > 0 || !planned) {
+      if (ctx.stopping()) break;
+      let window: DateWindow;
+      const queued = queue.shift();
+      if (queued !== undefined) {
+        // A half of a refused window is sized again with what is known now (the bank's limit may
+        // have been learned since the split): a half still too large is cut before it is asked.
+        window = takeWindow({ from: queued.from, ceiling: queued.to, windowDays: windowDaysFor(windowSpanDays(queued)) });
+        if (!isLastWindow(window, queued.to)) queue.unshift({ from: window.to, to: queued.to });
+      } else {
+        const remainingDays = windowSpanDays({ from: cursor, to: range.ceiling });
+        let windowDays = windowDaysFor(remainingDays);
+        // While the bank's limit is unknown, one account at a time asks a window that may be over
+        // it; the others wait for what its refusal teaches instead of each being refused.
+        while (learning.mayExceed(rowsPerDay(), windowDays) && !(await learning.turn(me))) windowDays = windowDaysFor(remainingDays);
+        window = takeWindow({ from: cursor, ceiling: range.ceiling, windowDays });
+        cursor = window.to;
+        planned = isLastWindow(window, range.ceiling);
       }
-    });
-    if (!outcome.ok) {
-      contiguous = false;
-      continue;
-    }
-    if ('split' in outcome.value) {
-      // BDT263: halve on an NZ midnight; a single NZ day still refused is a failed unit.
-      const halves = splitWindow(window);
-      if (!halves) {
-        recordFailure(ctx, ref.consentId, unit, outcome.value.error);
+      const unit = `transactions ${ref.accountId} ${iso(window.from)}..${iso(window.to)}`;
+      const outcome = await runUnit(ctx, ref.consentId, unit, 'transactions', async () => {
+        try {
+          return await fetchAndCommit(ctx, ref, window, creditDebitFilter, contiguous);
+        } catch (error) {
+          if (error instanceof SplitNeededError) return { split: true as const, error };
+          throw error;
+        }
+      });
+      if (!outcome.ok) {
         contiguous = false;
         continue;
       }
-      ctx.counters.splits += 1;
-      refused.push({ window, rows: 0, covered: 0, days: windowSpanDays(window) });
-      queue.unshift(...halves);
-      continue;
-    }
-    const { rows } = outcome.value;
-    learning.accepted(rows);
-    if (window.to > window.from) {
-      account.rows += rows;
-      account.days += (window.to.toMillis() - window.from.toMillis()) / 86_400_000;
-      learning.density(`${ref.consentId}|${ref.accountId}`, account.rows / account.days);
-    }
-    // A refused window's count is the sum of the windows that cover it, once all have landed.
-    for (const r of refused) {
-      if (window.from >= r.window.from && window.to <= r.window.to) {
-        r.rows += rows;
-        r.covered += (window.to.toMillis() - window.from.toMillis());
-        if (r.covered >= r.window.to.toMillis() - r.window.from.toMillis()) learning.refused(r.rows);
+      if ('split' in outcome.value) {
+        // BDT263: halve on an NZ midnight; a single NZ day still refused is a failed unit.
+        const halves = splitWindow(window);
+        if (!halves) {
+          recordFailure(ctx, ref.consentId, unit, outcome.value.error);
+          contiguous = false;
+          continue;
+        }
+        ctx.counters.splits += 1;
+        if (learning.minRefusedRows === null) learning.claim(me);
+        refused.push({ window, rows: 0, covered: 0, counted: false });
+        account.refusedPerDay = Math.max(account.refusedPerDay, 1 / windowSpanDays(window));
+        queue.unshift(...halves);
+        continue;
       }
+      const { rows } = outcome.value;
+      learning.accepted(rows);
+      if (window.to > window.from) {
+        account.rows += rows;
+        account.days += (window.to.toMillis() - window.from.toMillis()) / 86_400_000;
+        learning.density(me, account.rows / account.days);
+      }
+      // A refused window's count is the sum of the windows that cover it, once all have landed.
+      for (const r of refused) {
+        if (window.from >= r.window.from && window.to <= r.window.to) {
+          r.rows += rows;
+          r.covered += window.to.toMillis() - window.from.toMillis();
+          if (!r.counted && r.covered >= r.window.to.toMillis() - r.window.from.toMillis()) {
+            r.counted = true;
+            learning.refused(r.rows);
+          }
+        }
+      }
+      // The turn is given up once its lesson is learned: an accepted window, or the limit counted.
+      if (learning.minRefusedRows !== null || refused.every((r) => r.counted)) learning.release(me);
     }
+  } finally {
+    learning.release(me);
   }
   if (account.days > 0) await ctx.store.syncState.setRowsPerDay({ ...key, rowsPerDay: account.rows / account.days });
   await learning.save();
@@ -142,65 +174,6 @@ async function endedAndSettled(ctx: SyncContext, ref: AccountRef, consent: Conse
   const settledAt = end.setZone(NZ_ZONE).plus({ days: ctx.settings.lookbackDays });
   if (bankNow(ctx) < settledAt) return false;
   return (await ctx.store.syncState.oldestOpenPending({ bank: ref.bank, accountId: ref.accountId })) === null;
-}
-
-/** What this run knows of one bank's limit, shared by its accounts; saved after each account. */
-interface BankLearning {
-  maxAcceptedRows: number | null;
-  minRefusedRows: number | null;
-  accepted(rows: number): void;
-  refused(rows: number): void;
-  density(account: string, rowsPerDay: number): void;
-  /**
-   * Rows per day to assume for an account never read: the densest of the bank's accounts so
-   * far (a window too small costs part of a page; one too large a refusal and a split).
-   */
-  prior(): number | null;
-  save(): Promise<void>;
-}
-
-const learnings = new WeakMap<SyncContext['counters'], Map<string, Promise<BankLearning>>>();
-
-function windowLearning(ctx: SyncContext, bank: AccountRef['bank']): Promise<BankLearning> {
-  let perRun = learnings.get(ctx.counters);
-  if (!perRun) learnings.set(ctx.counters, (perRun = new Map<string, Promise<BankLearning>>()));
-  let learning = perRun.get(bank);
-  if (!learning) {
-    learning = ctx.store.syncState.getWindowKnowledge(bank).then((known) => {
-      const densities = new Map<string, number>();
-      let dirty = false;
-      const state: BankLearning = {
-        maxAcceptedRows: known.maxAcceptedRows,
-        minRefusedRows: known.minRefusedRows,
-        accepted(rows) {
-          if (state.maxAcceptedRows === null || rows > state.maxAcceptedRows) {
-            state.maxAcceptedRows = rows;
-            dirty = true;
-          }
-        },
-        refused(rows) {
-          if (state.minRefusedRows === null || rows < state.minRefusedRows) {
-            state.minRefusedRows = rows;
-            dirty = true;
-          }
-        },
-        density(account, rowsPerDay) {
-          densities.set(account, rowsPerDay);
-        },
-        prior() {
-          return densities.size === 0 ? null : Math.max(...densities.values());
-        },
-        async save() {
-          if (!dirty) return;
-          dirty = false;
-          await ctx.store.syncState.recordWindowKnowledge(bank, { acceptedRows: state.maxAcceptedRows, refusedRows: state.minRefusedRows });
-        },
-      };
-      return state;
-    });
-    perRun.set(bank, learning);
-  }
-  return learning;
 }
 
 async function fetchAndCommit(

@@ -17,7 +17,17 @@ interface SimResult {
 }
 
 /** `lanes` loops of acquire → latency → bank's bucket (rate, burst) → settle, until `untilMs`. */
-async function simulate(opts: { rate: number; burst: number; latencyMs: number; lanes: number; untilMs: number; warmupMs: number; headers?: Record<string, string> }): Promise<SimResult> {
+async function simulate(opts: {
+  rate: number;
+  burst: number;
+  latencyMs: number;
+  lanes: number;
+  untilMs: number;
+  warmupMs: number;
+  headers?: Record<string, string>;
+  /** The bank raises its limit to `rate` at `atMs`. */
+  raise?: { atMs: number; rate: number };
+}): Promise<SimResult> {
   let now = 0;
   const timers: { at: number; seq: number; fire: () => void }[] = [];
   let seq = 0;
@@ -26,7 +36,8 @@ async function simulate(opts: { rate: number; burst: number; latencyMs: number; 
   let tokens = opts.burst;
   let tokensAt = 0;
   const take = () => {
-    tokens = Math.min(opts.burst, tokens + ((now - tokensAt) / 1000) * opts.rate);
+    const rate = opts.raise && now >= opts.raise.atMs ? opts.raise.rate : opts.rate;
+    tokens = Math.min(opts.burst, tokens + ((now - tokensAt) / 1000) * rate);
     tokensAt = now;
     if (tokens < 1) return false;
     tokens -= 1;
@@ -110,6 +121,21 @@ describe('pacer', () => {
     expect(r.rate!).toBeLessThan(bank.rate * 1.03);
     // After the first 30 s (learning), refusals are under 1% of the requests sent.
     expect(r.refusedLate / r.sent).toBeLessThan(0.01);
+  });
+
+  it.each([
+    { rate: 50, latencyMs: 20, most: 10 },
+    { rate: 10, latencyMs: 20, most: 5 },
+  ])('once refusals confirm the limit ($rate/s), it probes past it more gently: at most $most refusals in the last 90 s of 120', async (bank) => {
+    // Before the probe slowed with confirmations: 16 at 50/s, 8 at 10/s.
+    const r = await simulate({ ...bank, burst: 20, lanes: 16, untilMs: 120_000, warmupMs: 30_000 });
+    expect(r.refusedLate).toBeLessThanOrEqual(bank.most);
+    expect(r.lateRate).toBeGreaterThanOrEqual(bank.rate * 0.97);
+  });
+
+  it('still follows a limit the bank raises after the pacer confirmed the old one (10 → 50/s)', async () => {
+    const r = await simulate({ rate: 10, burst: 20, latencyMs: 20, lanes: 16, untilMs: 900_000, warmupMs: 0, raise: { atMs: 120_000, rate: 50 } });
+    expect(r.lateRate).toBeGreaterThanOrEqual(50 * 0.97);
   });
 
   it('a RateLimit-Policy header sets the rate outright: no refusal at all', async () => {

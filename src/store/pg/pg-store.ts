@@ -46,7 +46,7 @@ import {
   syncState,
   transactions,
 } from './schema';
-import { getRowsPerDayPg, getWindowKnowledgePg, recordWindowKnowledgePg, setRowsPerDayPg } from './sync-state';
+import { getRowsPerDayPg, getWindowKnowledgePg, maxRowsPerDayPg, recordWindowKnowledgePg, setRowsPerDayPg } from './sync-state';
 import { commitAccountsPg, commitBalancesPg, commitPartyPg, commitStatementsPg, insertRejectsPg, recordStatementFilePg } from './unit-writes';
 import { commitTransactionWindowPg } from './window-commit';
 
@@ -240,6 +240,7 @@ export async function openPgStore(url: string, options: OpenPgStoreOptions = {})
       getWindowKnowledge: (bank) => getWindowKnowledgePg(db, bank),
       recordWindowKnowledge: (bank, learned, now) => recordWindowKnowledgePg(db, bank, learned, now ?? clock()),
       getRowsPerDay: (key) => getRowsPerDayPg(db, key),
+      maxRowsPerDay: (bank) => maxRowsPerDayPg(db, bank),
       setRowsPerDay: (key) => setRowsPerDayPg(db, { ...key, now: key.now ?? clock() }),
     },
     runs: {

@@ -1,13 +1,13 @@
 /**
  * What transaction queries taught, on PostgreSQL: the twins of ../sync-state.ts getRowsPerDay,
- * setRowsPerDay, getWindowKnowledge and recordWindowKnowledge (SQLite migration 0008, PostgreSQL
+ * maxRowsPerDay, setRowsPerDay, getWindowKnowledge and recordWindowKnowledge (SQLite migration 0008, PostgreSQL
  * migration 0003; docs/configuration.md "Sync windows"), writing the same values. The sync calls
  * setRowsPerDay once per account after its windows have committed (src/sync/transactions.ts), so
  * the window commit (window-commit.ts) leaves `rows_per_day` as it is, as SQLite's does.
  * Several workers may learn about one bank at once: recordWindowKnowledgePg merges in one upsert
  * (the largest accepted, the smallest refused), so no worker's lesson is lost to a race.
  */
-import { and, eq, sql } from 'drizzle-orm';
+import { and, eq, max, sql } from 'drizzle-orm';
 import type { BankName } from '../../api/schemas';
 import { checkRowsPerDay, checkWindowDays, type WatermarkKey, type WindowKnowledge } from '../sync-state';
 import { toStoredInstant, type Instant } from '../time';
@@ -27,6 +27,15 @@ export async function getRowsPerDayPg(db: PgDb, key: WatermarkKey): Promise<numb
         eq(syncState.resource, key.resource ?? 'transactions'),
       ),
     );
+  return row?.rowsPerDay ?? null;
+}
+
+/** ../sync-state.ts maxRowsPerDay: the densest stored account of the bank, or null. */
+export async function maxRowsPerDayPg(db: PgDb, bank: BankName): Promise<number | null> {
+  const [row] = await db
+    .select({ rowsPerDay: max(syncState.rowsPerDay) })
+    .from(syncState)
+    .where(and(eq(syncState.bank, bank), eq(syncState.resource, 'transactions')));
   return row?.rowsPerDay ?? null;
 }
 

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { TransactionWindowInput, WindowCounts } from '../../../src/store';
 import { copySqliteToPostgres, sqliteColumns } from '../../../src/store/pg/copy-tables';
 import { createPool } from '../../../src/store/pg/open';
-import { recordWindowKnowledgePg, setRowsPerDayPg } from '../../../src/store/pg/sync-state';
+import { maxRowsPerDayPg, recordWindowKnowledgePg, setRowsPerDayPg } from '../../../src/store/pg/sync-state';
 import { commitTransactionWindowPg } from '../../../src/store/pg/window-commit';
 import type { Instant } from '../../../src/store/time';
 import { drizzle } from 'drizzle-orm/node-postgres';
@@ -101,6 +101,11 @@ describePostgres('a transaction window on PostgreSQL', () => {
         expect(rows.length, table).toBe(fromSqlite.length);
         expect(rows, table).toEqual(fromSqlite);
       }
+      // The prior for a new account's first window: the densest stored account of the bank.
+      const densest = await harness.store.syncState.maxRowsPerDay('PNZ');
+      expect(densest).toBeGreaterThan(0);
+      expect(await maxRowsPerDayPg(db, 'PNZ')).toBe(densest);
+      expect(await maxRowsPerDayPg(db, 'ANZ')).toBeNull();
     } finally {
       sqlite.close();
       await pool.end();

@@ -1,0 +1,113 @@
+/**
+ * What a sync run knows of each bank's transaction limit (docs/configuration.md "Sync windows"):
+ * the most rows accepted, the fewest refused (BDT263), the densest accounts (the prior of an
+ * account never read), and the one turn per bank to ask a window that may be over a limit not
+ * learned yet. Shared by the run's accounts of the bank; saved after each account.
+ */
+import type { BankName } from '../api/schemas';
+import type { SyncContext } from './context';
+
+/** What this run knows of one bank's limit, shared by its accounts; saved after each account. */
+export interface BankLearning {
+  maxAcceptedRows: number | null;
+  minRefusedRows: number | null;
+  accepted(rows: number): void;
+  refused(rows: number): void;
+  density(account: string, rowsPerDay: number): void;
+  /**
+   * Rows per day to assume for an account never read: the densest of the bank's accounts read
+   * in this run or stored from earlier runs (a window too small costs part of a page; one too
+   * large a refusal and a split).
+   */
+  prior(): number | null;
+  /** The most rows one query may return as far as known (below the fewest refused), or null. */
+  limit(): number | null;
+  /**
+   * True when a window of `windowDays` at `rowsPerDay` (null: unknown) needs the turn: no
+   * refusal has taught the bank's limit yet and the window may hold more rows than the bank
+   * ever accepted.
+   */
+  mayExceed(rowsPerDay: number | null, windowDays: number): boolean;
+  /**
+   * The right to ask such a window: true when `account` holds it (taken now or held already);
+   * false once another account that held it has given it up (the caller sizes its window again).
+   */
+  turn(account: string): Promise<boolean>;
+  /** Takes the turn without waiting when it is free (an account refused while the limit is unknown). */
+  claim(account: string): void;
+  release(account: string): void;
+  save(): Promise<void>;
+}
+
+const learnings = new WeakMap<SyncContext['counters'], Map<string, Promise<BankLearning>>>();
+
+export function windowLearning(ctx: Pick<SyncContext, 'store' | 'counters'>, bank: BankName): Promise<BankLearning> {
+  let perRun = learnings.get(ctx.counters);
+  if (!perRun) learnings.set(ctx.counters, (perRun = new Map<string, Promise<BankLearning>>()));
+  let learning = perRun.get(bank);
+  if (!learning) {
+    learning = Promise.all([ctx.store.syncState.getWindowKnowledge(bank), ctx.store.syncState.maxRowsPerDay(bank)]).then(([known, stored]) => {
+      const densities = new Map<string, number>();
+      let dirty = false;
+      let holder: string | null = null;
+      let released: Promise<void> = Promise.resolve();
+      let release = () => {};
+      const state: BankLearning = {
+        maxAcceptedRows: known.maxAcceptedRows,
+        minRefusedRows: known.minRefusedRows,
+        accepted(rows) {
+          if (state.maxAcceptedRows === null || rows > state.maxAcceptedRows) {
+            state.maxAcceptedRows = rows;
+            dirty = true;
+          }
+        },
+        refused(rows) {
+          if (state.minRefusedRows === null || rows < state.minRefusedRows) {
+            state.minRefusedRows = rows;
+            dirty = true;
+          }
+        },
+        density(account, rowsPerDay) {
+          densities.set(account, rowsPerDay);
+        },
+        prior() {
+          const seen = [...densities.values(), ...(stored === null ? [] : [stored])];
+          return seen.length === 0 ? null : Math.max(...seen);
+        },
+        limit() {
+          return state.minRefusedRows === null ? null : Math.max(state.minRefusedRows - 1, state.maxAcceptedRows ?? 0, 1);
+        },
+        mayExceed(rowsPerDay, windowDays) {
+          if (state.minRefusedRows !== null) return false;
+          return rowsPerDay === null || state.maxAcceptedRows === null || rowsPerDay * windowDays > state.maxAcceptedRows;
+        },
+        async turn(account) {
+          if (holder === null || holder === account) {
+            state.claim(account);
+            return true;
+          }
+          await released;
+          return false;
+        },
+        claim(account) {
+          if (holder !== null) return;
+          released = new Promise<void>((resolve) => (release = resolve));
+          holder = account;
+        },
+        release(account) {
+          if (holder !== account) return;
+          holder = null;
+          release();
+        },
+        async save() {
+          if (!dirty) return;
+          dirty = false;
+          await ctx.store.syncState.recordWindowKnowledge(bank, { acceptedRows: state.maxAcceptedRows, refusedRows: state.minRefusedRows });
+        },
+      };
+      return state;
+    });
+    perRun.set(bank, learning);
+  }
+  return learning;
+}

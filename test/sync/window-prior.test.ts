@@ -1,0 +1,92 @@
+/**
+ * The first transaction window of an account never read (docs/configuration.md "Sync windows"):
+ * sized from what is already known of the bank, so that BDT263 stays rare. While no refusal has
+ * taught the bank's limit, one account at a time asks a window that may be over it (the others
+ * wait for what its refusal teaches); once the limit is known, or stored from an earlier run, a
+ * new account's first window is sized at the densest account of the bank seen or stored.
+ * Judged from the emulator's request log; every run still stores exactly the world's rows.
+ */
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { AccountId, ConsentId } from '../../src/api/schemas';
+import type { RequestLogEntry } from '../../src/emulator';
+import { openStore, type SqliteStore } from '../../src/store';
+import { runSync } from '../../src/sync/run';
+import { windowOf } from '../fixtures/request-log';
+import { SETTINGS, startHarness, storedTransactions, type Harness } from '../fixtures/sync-harness';
+import { expectSameTransactions, truthTransactions } from '../fixtures/sync-truth';
+
+/** Windows up to ten years: an account nothing is known about is asked for its whole range. */
+const WIDE = { ...SETTINGS, windowDays: 3650 };
+
+describe('the first window of an account never read (BDT263)', () => {
+  let h: Harness;
+  /** The two consents with the densest accounts (the same three accounts, read through each). */
+  let dense: ConsentId[];
+  /** The bank's limit in this test: below the whole range of the two denser accounts. */
+  const limit = 300;
+  /** The most rows per day of any account over its range. */
+  let densest = 0;
+  const stores: SqliteStore[] = [];
+
+  beforeAll(async () => {
+    // Big pages keep the runs short; BDT263 is judged on first pages only.
+    h = await startHarness({ pageSize: 5000 });
+    const now = h.emu.now().toMillis();
+    const rowsOf = (id: string) => {
+      const perAccount = new Map<string, number[]>();
+      for (const [key, row] of truthTransactions(h.emu, { consentIds: [id] })) {
+        const accountId = key.split('|')[1]!;
+        perAccount.set(accountId, [...(perAccount.get(accountId) ?? []), row.bookingMs]);
+      }
+      return [...perAccount.values()];
+    };
+    dense = h.emu.consentIds.filter((id) => rowsOf(id).filter((rows) => rows.length > limit).length >= 2) as ConsentId[];
+    expect(dense).toHaveLength(2);
+    for (const rows of dense.flatMap(rowsOf)) densest = Math.max(densest, rows.length / ((now - Math.min(...rows)) / 86_400_000));
+    h.emu.updateSettings({ maxResultSize: { PNZ: limit } });
+  });
+  afterAll(async () => {
+    for (const store of stores) await store.close();
+    await h?.close();
+  });
+
+  /** One backfill of the dense consents into a new store (after `prepare`); its refused first pages. */
+  async function backfill(prepare: (store: SqliteStore) => Promise<void> = async () => {}) {
+    const store = await openStore(join(mkdtempSync(join(tmpdir(), 'bankdata-prior-')), 'bankdata.sqlite'));
+    stores.push(store);
+    for (const id of dense) await store.consents.add(id);
+    await prepare(store);
+    const after = h.emu.requests().at(-1)?.seq ?? 0;
+    const summary = await runSync({ store, client: h.client, dataDir: join(h.dir, `data-${stores.length}`), settings: WIDE, consentIds: dense });
+    expect(summary.outcome).toBe('ok');
+    expectSameTransactions(storedTransactions(store), truthTransactions(h.emu, { consentIds: dense }));
+    const firstPages = h.emu.requests().filter((e: RequestLogEntry) => e.seq > after && windowOf(e) !== null && !e.query.page);
+    // Each account's first window through each consent (the log is in arrival order).
+    const firstWindows = new Map<string, RequestLogEntry>();
+    for (const e of firstPages) if (!firstWindows.has(`${e.consent_id}|${e.account_id}`)) firstWindows.set(`${e.consent_id}|${e.account_id}`, e);
+    return { store, refused: firstPages.filter((e) => e.code === 'BDT263'), firstWindows: [...firstWindows.values()] };
+  }
+
+  it('while the limit is unknown, one account learns it from BDT263 and the other lane waits: one first window refused, not one per lane', { timeout: 90_000 }, async () => {
+    const { store, refused, firstWindows } = await backfill();
+    expect(refused.length).toBeGreaterThan(0);
+    expect(firstWindows.length).toBe(6);
+    // Before this rule both lanes' first accounts were refused their whole range at once.
+    expect(firstWindows.filter((e) => e.code === 'BDT263')).toHaveLength(1);
+    const known = await store.syncState.getWindowKnowledge('PNZ');
+    expect(known.minRefusedRows!).toBeGreaterThan(limit);
+  });
+
+  it("a stored limit and the densest stored account's rows per day size a new account's first window: no BDT263", { timeout: 90_000 }, async () => {
+    const { refused } = await backfill(async (store) => {
+      await store.syncState.recordWindowKnowledge('PNZ', { acceptedRows: limit, refusedRows: limit + 1 });
+      // Learned in an earlier run through another consent: no account of this run has its own.
+      await store.syncState.setRowsPerDay({ bank: 'PNZ', accountId: 'acc-earlier' as AccountId, consentId: '00000000-0000-4000-8000-000000000000' as ConsentId, rowsPerDay: densest });
+    });
+    expect(refused).toEqual([]);
+    // Before this rule the prior was only the densest account read in this run: none yet.
+  });
+});
