@@ -268,14 +268,17 @@ export async function reserveRequestSlotAt(
   input: { key: string; intervalMs: number; burst: number },
 ): Promise<{ waitMs: number; slotMs: number }> {
   const toleranceMs = Math.max(0, input.burst - 1) * input.intervalMs;
+  // One reading of the clock for the whole statement (`now`), so that the slot and the wait are
+  // measured against the instant the budget was updated at.
   const { rows } = await pool.query<{ wait_ms: string; slot_ms: string }>(
-    `INSERT INTO rate_budget AS b (key, theoretical_arrival_at)
-     VALUES ($1, clock_timestamp() + $2 * interval '1 millisecond')
+    `WITH now AS (SELECT clock_timestamp() AS t)
+     INSERT INTO rate_budget AS b (key, theoretical_arrival_at)
+     VALUES ($1, (SELECT t FROM now) + $2 * interval '1 millisecond')
      ON CONFLICT (key) DO UPDATE
-       SET theoretical_arrival_at = greatest(b.theoretical_arrival_at, clock_timestamp()) + $2 * interval '1 millisecond'
+       SET theoretical_arrival_at = greatest(b.theoretical_arrival_at, (SELECT t FROM now)) + $2 * interval '1 millisecond'
      RETURNING extract(epoch FROM (b.theoretical_arrival_at - $2 * interval '1 millisecond'
-       - $3 * interval '1 millisecond' - clock_timestamp())) * 1000 AS wait_ms,
-     extract(epoch FROM greatest(clock_timestamp(), b.theoretical_arrival_at - $2 * interval '1 millisecond'
+       - $3 * interval '1 millisecond' - (SELECT t FROM now))) * 1000 AS wait_ms,
+     extract(epoch FROM greatest((SELECT t FROM now), b.theoretical_arrival_at - $2 * interval '1 millisecond'
        - $3 * interval '1 millisecond')) * 1000 AS slot_ms`,
     [input.key, input.intervalMs, toleranceMs],
   );
