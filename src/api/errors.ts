@@ -38,8 +38,12 @@ export interface ApiErrorDetails {
   cause?: unknown;
 }
 
-export abstract class ApiError extends Error {
-  abstract readonly kind: ApiErrorKind;
+/**
+ * What an error of an API answer carries, for the Data and the Payments client alike
+ * (`payments/errors.ts` extends it with the client action).
+ */
+export abstract class AnswerError<TKind extends string> extends Error {
+  abstract readonly kind: TKind;
   readonly status: number | null;
   readonly code: string | null;
   readonly path: string;
@@ -67,6 +71,9 @@ export abstract class ApiError extends Error {
   }
 }
 
+/** A Data API error (the Payments client's errors are `PaymentsApiError`s, not these). */
+export abstract class ApiError extends AnswerError<ApiErrorKind> {}
+
 /** Why a consent can no longer be used (docs/bank-api.md §7.3, "consent ended" codes). */
 export type ConsentEndReason =
   | 'not_found' // BDT101
@@ -90,10 +97,10 @@ export const CONSENT_ENDED_CODES: Readonly<Record<string, ConsentEndReason>> = {
 /** BDT009, 013, 101, 409, 410, 412, 415: record the status, stop using the consent. */
 export class ConsentEndedError extends ApiError {
   readonly kind = 'consent_ended' as const;
+  override readonly name = 'ConsentEndedError';
   readonly reason: ConsentEndReason;
   constructor(message: string, details: ApiErrorDetails & { code: string }) {
     super(message, details);
-    this.name = 'ConsentEndedError';
     this.reason = CONSENT_ENDED_CODES[details.code] ?? 'unusable';
   }
   override toJSON() {
@@ -104,20 +111,17 @@ export class ConsentEndedError extends ApiError {
 /** BDT413: the consent is not yet authorised; try on a later run. */
 export class ConsentNotAuthorisedError extends ApiError {
   readonly kind = 'consent_not_authorised' as const;
-  constructor(message: string, details: ApiErrorDetails) {
-    super(message, details);
-    this.name = 'ConsentNotAuthorisedError';
-  }
+  override readonly name = 'ConsentNotAuthorisedError';
 }
 
 /** BDT411: the consent lacks the permission the endpoint needs; skip that resource. */
 export class PermissionMissingError extends ApiError {
   readonly kind = 'permission_missing' as const;
+  override readonly name = 'PermissionMissingError';
   /** Any one of these would do (docs/bank-api.md §3). */
   readonly permissions: readonly Permission[];
   constructor(message: string, details: ApiErrorDetails, permissions: readonly Permission[]) {
     super(message, details);
-    this.name = 'PermissionMissingError';
     this.permissions = permissions;
   }
   override toJSON() {
@@ -128,22 +132,19 @@ export class PermissionMissingError extends ApiError {
 /** BDT263: the bank's result is too large for one request; split the range and retry. */
 export class SplitNeededError extends ApiError {
   readonly kind = 'split_needed' as const;
-  constructor(message: string, details: ApiErrorDetails) {
-    super(message, details);
-    this.name = 'SplitNeededError';
-  }
+  override readonly name: string = 'SplitNeededError'; // TooManyRecordsError (paginate.ts) names itself
 }
 
 /** BDT236–239 and the legacy no-code form of BDT237: a date query rule was broken. */
 export class DateRuleError extends ApiError {
   readonly kind = 'date_rule' as const;
+  override readonly name = 'DateRuleError';
   /** The rule broken: the code sent, or BDT237 for the legacy message (docs/bank-api.md §7.2). */
   readonly ruleCode: 'BDT236' | 'BDT237' | 'BDT238' | 'BDT239';
   /** True when the server used the legacy no-code message for BDT237. */
   readonly legacy: boolean;
   constructor(message: string, details: ApiErrorDetails, ruleCode: DateRuleError['ruleCode'], legacy: boolean) {
     super(message, details);
-    this.name = 'DateRuleError';
     this.ruleCode = ruleCode;
     this.legacy = legacy;
   }
@@ -155,28 +156,22 @@ export class DateRuleError extends ApiError {
 /** Request or configuration must be fixed: consent-creation codes, transport not allowed. */
 export class ConfigurationError extends ApiError {
   readonly kind = 'configuration' as const;
-  constructor(message: string, details: ApiErrorDetails) {
-    super(message, details);
-    this.name = 'ConfigurationError';
-  }
+  override readonly name = 'ConfigurationError';
 }
 
 /** BDT701 (key reused, other body), BDT702 (already revoked), BDT704 (in progress). */
 export class IdempotencyError extends ApiError {
   readonly kind = 'idempotency' as const;
-  constructor(message: string, details: ApiErrorDetails) {
-    super(message, details);
-    this.name = 'IdempotencyError';
-  }
+  override readonly name = 'IdempotencyError';
 }
 
 /** 403 without code: the client was not assigned the endpoint's scope (docs/bank-api.md §2, §3). */
 export class ScopeMissingError extends ApiError {
   readonly kind = 'scope_missing' as const;
+  override readonly name = 'ScopeMissingError';
   readonly scope: Scope | null;
   constructor(message: string, details: ApiErrorDetails, scope: Scope | null) {
     super(message, details);
-    this.name = 'ScopeMissingError';
     this.scope = scope;
   }
   override toJSON() {
@@ -187,19 +182,13 @@ export class ScopeMissingError extends ApiError {
 /** 404 without code: unknown path, account_id or statement_id (docs/bank-api.md §7.2, §6.0). */
 export class NotFoundError extends ApiError {
   readonly kind = 'not_found' as const;
-  constructor(message: string, details: ApiErrorDetails) {
-    super(message, details);
-    this.name = 'NotFoundError';
-  }
+  override readonly name = 'NotFoundError';
 }
 
 /** 501: the resource is not supported by the consent's bank. */
 export class NotSupportedError extends ApiError {
   readonly kind = 'not_supported' as const;
-  constructor(message: string, details: ApiErrorDetails) {
-    super(message, details);
-    this.name = 'NotSupportedError';
-  }
+  override readonly name = 'NotSupportedError';
 }
 
 /**
@@ -208,13 +197,13 @@ export class NotSupportedError extends ApiError {
  */
 export class UnavailableError extends ApiError {
   readonly kind = 'unavailable' as const;
+  override readonly name = 'UnavailableError';
   /** Raw `Retry-After` header, judged by the retry policy (integer seconds or HTTP-date). */
   readonly retryAfter: string | null;
   /** Raw `Date` header of the same answer: the reference instant for an HTTP-date Retry-After. */
   readonly serverDate: string | null;
   constructor(message: string, details: ApiErrorDetails, retryAfter: string | null = null, serverDate: string | null = null) {
     super(message, details);
-    this.name = 'UnavailableError';
     this.retryAfter = retryAfter;
     this.serverDate = serverDate;
   }
@@ -223,10 +212,7 @@ export class UnavailableError extends ApiError {
 /** Credentials or environment wrong: token endpoint 401/403, or a 401 after a fresh token. */
 export class AuthenticationError extends ApiError {
   readonly kind = 'authentication' as const;
-  constructor(message: string, details: ApiErrorDetails) {
-    super(message, details);
-    this.name = 'AuthenticationError';
-  }
+  override readonly name = 'AuthenticationError';
 }
 
 /**
@@ -235,10 +221,7 @@ export class AuthenticationError extends ApiError {
  */
 export class ProtocolError extends ApiError {
   readonly kind = 'protocol' as const;
-  constructor(message: string, details: ApiErrorDetails) {
-    super(message, details);
-    this.name = 'ProtocolError';
-  }
+  override readonly name = 'ProtocolError';
 }
 
 /**
@@ -247,10 +230,7 @@ export class ProtocolError extends ApiError {
  */
 export class RequestRejectedError extends ApiError {
   readonly kind = 'request_rejected' as const;
-  constructor(message: string, details: ApiErrorDetails) {
-    super(message, details);
-    this.name = 'RequestRejectedError';
-  }
+  override readonly name = 'RequestRejectedError';
 }
 
 /** A timeout or dropped connection: no HTTP answer at all. */

@@ -8,26 +8,8 @@ export {
   type StatementFileSink,
   type StatementRange,
 } from './endpoints/statements';
-export {
-  ApiError,
-  AuthenticationError,
-  ConfigurationError,
-  ConsentEndedError,
-  ConsentNotAuthorisedError,
-  DateRuleError,
-  IdempotencyError,
-  NotFoundError,
-  NotSupportedError,
-  PermissionMissingError,
-  ProtocolError,
-  RequestRejectedError,
-  ScopeMissingError,
-  SplitNeededError,
-  UnavailableError,
-  type ApiErrorKind,
-  type ConsentEndReason,
-  type RequestKind,
-} from './errors';
+/** Every error class, and the kinds and reasons they carry: what callers branch on. */
+export * from './errors';
 export { AUTHENTICATION_HINT, LEGACY_BDT237_MESSAGE, toApiError, type ErrorAnswer } from './map-error';
 export { DEFAULT_MAX_PAGES, DEFAULT_MAX_RECORDS, TooManyRecordsError, type ListResult } from './paginate';
 export type { RecordReject, SingleResult } from './parse';

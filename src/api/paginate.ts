@@ -25,10 +25,7 @@ export const DEFAULT_MAX_RECORDS = 100_000;
 
 /** A listing went over the record ceiling: like BDT263, the range must be split. */
 export class TooManyRecordsError extends SplitNeededError {
-  constructor(message: string, details: ConstructorParameters<typeof SplitNeededError>[1]) {
-    super(message, details);
-    this.name = 'TooManyRecordsError';
-  }
+  override readonly name = 'TooManyRecordsError';
 }
 
 export interface PaginateOptions<M extends ResourceMember> {

@@ -139,19 +139,24 @@ export const CONSENT_STATUSES = [
 export const ConsentStatus = z.enum(CONSENT_STATUSES);
 export type ConsentStatus = z.infer<typeof ConsentStatus>;
 
-export const ConsentFlow = z.object({
-  detail: z.object({
-    type: FlowType,
-    redirect_uri: z.string().optional(),
-    callback_url: z.string().optional(),
-  }),
-  flow_hint: z.object({
-    type: FlowHintType,
-    bank: BankName,
-    identifier_type: IdentifierType.optional(),
-    identifier_value: z.string().optional(),
-  }),
-});
+/** A consent's `flow`, of the Data API or (with a free-text `identifier_type`) the Payments API. */
+export function consentFlowSchema<I extends z.ZodType<string>>(identifierType: I) {
+  return z.object({
+    detail: z.object({
+      type: FlowType,
+      redirect_uri: z.string().optional(),
+      callback_url: z.string().optional(),
+    }),
+    flow_hint: z.object({
+      type: FlowHintType,
+      bank: BankName,
+      identifier_type: identifierType.optional(),
+      identifier_value: z.string().optional(),
+    }),
+  });
+}
+
+export const ConsentFlow = consentFlowSchema(IdentifierType);
 export type ConsentFlow = z.infer<typeof ConsentFlow>;
 
 /** What our client sends to POST /v1/consents (the emulator validates raw JSON by 4.1's order). */

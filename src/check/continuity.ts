@@ -4,6 +4,7 @@
  * before. The store's look-ups and the findings' text are in check-accounts.ts.
  */
 import type { TransactionId } from '../api/schemas';
+import type { ContinuityCause } from '../store/schema';
 import type { Units } from './units';
 
 export interface Snapshot {
@@ -121,4 +122,18 @@ export class RunningBalanceWalk {
       row.bookingDateTime === before.bookingDateTime && row.units === before.units && row.balanceAfter === before.balanceAfter;
     this.breaks.push({ before, row, units, repeats });
   }
+}
+
+/** Each likely cause of a break in words, as `bankdata check` and the report show it. */
+const CAUSE_TEXT: Readonly<Record<ContinuityCause, string>> = {
+  missing_transaction: 'a transaction missing',
+  duplicate: 'a transaction stored twice',
+  pending_row: 'a pending row counted',
+  minor_unit: "below the currency's minor unit",
+  running_balance_jump: 'the running balance jumps',
+};
+
+/** The words for a finding's cause (a cause this version does not know is shown as stored). */
+export function causeText(cause: string): string {
+  return Object.hasOwn(CAUSE_TEXT, cause) ? CAUSE_TEXT[cause as ContinuityCause] : cause;
 }

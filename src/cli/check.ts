@@ -5,16 +5,9 @@
  */
 import type { Command } from 'commander';
 import { checkContinuity, type CheckResult } from '../check/check-accounts';
+import { causeText } from '../check/continuity';
 import { createCliContext, globalsOf } from './context';
 import { ExitCode, UsageError } from './exit-codes';
-
-const CAUSES: Record<string, string> = {
-  missing_transaction: 'a transaction missing',
-  duplicate: 'a transaction stored twice',
-  pending_row: 'a pending row counted',
-  minor_unit: "below the currency's minor unit",
-  running_balance_jump: 'the running balance jumps',
-};
 
 export function formatCheck(result: CheckResult): string {
   const lines: string[] = [];
@@ -23,7 +16,7 @@ export function formatCheck(result: CheckResult): string {
   for (const f of result.findings) {
     const amount = f.amount.startsWith('-') ? f.amount : `+${f.amount}`;
     lines.push(
-      `  ${f.bank} ${f.accountId}  ${f.kind === 'balances' ? 'balances' : 'running balance'}  ${f.fromDate} to ${f.toDate}  ${amount} ${f.currency}  ${CAUSES[f.cause] ?? f.cause}`,
+      `  ${f.bank} ${f.accountId}  ${f.kind === 'balances' ? 'balances' : 'running balance'}  ${f.fromDate} to ${f.toDate}  ${amount} ${f.currency}  ${causeText(f.cause)}`,
       `      ${f.detail}`,
     );
   }

@@ -13,17 +13,8 @@ import { createCliContext, globalsOf } from './context';
 import { CliError, ExitCode, UsageError } from './exit-codes';
 import { createSpinner } from './spinner';
 
-interface CreateFlags {
-  bank: string;
-  flow: 'gateway' | 'redirect' | 'decoupled';
-  redirectUri?: string;
-  callbackUrl?: string;
-  identifierType?: string;
-  identifierValue?: string;
-  permissions?: string[];
-  start?: string;
-  end?: string;
-  expires?: string;
+/** The request as `sync/consent-request.ts` takes it, and how to show the outcome. */
+interface CreateFlags extends ConsentRequestInput {
   wait: boolean;
   json?: boolean;
 }

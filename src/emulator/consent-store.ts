@@ -8,25 +8,6 @@ import { GATEWAY_TIMEOUT_MS, durationMs, formatNz, toInstant } from '../api/rule
 import type { BankName, ConsentFlow, ConsentStatus, Permission } from '../api/schemas';
 import { bankMeta } from './bank-meta';
 
-export interface ConsentRecord {
-  consent_id: string;
-  bank: BankName;
-  status: ConsentStatus;
-  creation_date_time: string;
-  status_update_date_time: string;
-  flow: ConsentFlow;
-  permissions: Permission[];
-  start_date_time: string;
-  end_date_time?: string;
-  expiration_date_time?: string;
-  /** The customer who authorised it (unset while awaiting). */
-  customerId?: string;
-  /** The accounts the customer selected (accountKey form). */
-  accountKeys: string[];
-  /** The bank says the consent is no longer usable: the next resource call gets BDT415. */
-  bankUnusable: boolean;
-}
-
 /** The wire view of a record (docs/bank-api.md §4.2). */
 export interface ConsentView {
   consent_id: string;
@@ -38,6 +19,17 @@ export interface ConsentView {
   start_date_time: string;
   end_date_time?: string;
   expiration_date_time?: string;
+}
+
+/** A consent as the emulator keeps it: its wire view and what only the bank knows. */
+export interface ConsentRecord extends ConsentView {
+  bank: BankName;
+  /** The customer who authorised it (unset while awaiting). */
+  customerId?: string;
+  /** The accounts the customer selected (accountKey form). */
+  accountKeys: string[];
+  /** The bank says the consent is no longer usable: the next resource call gets BDT415. */
+  bankUnusable: boolean;
 }
 
 export class ControlError extends Error {

@@ -5,14 +5,7 @@
  */
 import { balanceChart, escapeXml as esc, flowsChart, money } from './charts';
 import { nzDateTime, type AccountSection, type ReportData } from './build-report';
-
-const CAUSES: Record<string, string> = {
-  missing_transaction: 'a transaction missing',
-  duplicate: 'a transaction stored twice',
-  pending_row: 'a pending row counted',
-  minor_unit: "below the currency's minor unit",
-  running_balance_jump: 'the running balance jumps',
-};
+import { causeText } from '../check/continuity';
 
 export function renderReport(data: ReportData): { html: string; charts: number } {
   let charts = 0;
@@ -183,7 +176,7 @@ function renderContinuity(data: ReportData): string {
       f['kind'] === 'balances' ? 'between balances' : 'running balance',
       `${String(f['from_date'])} to ${String(f['to_date'])}`,
       `${amount.replace(/^-/, '−')} ${String(f['currency'])}`,
-      CAUSES[String(f['cause'])] ?? String(f['cause']),
+      causeText(String(f['cause'])),
       String(f['detail']),
     ];
   });

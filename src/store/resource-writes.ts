@@ -2,7 +2,7 @@
  * Unit commits for accounts, balances, statements and parties: each call is one SQLite
  * transaction holding the rows and the unit's rejects, and returns what it did.
  */
-import { and, desc, eq, isNull, max, type SQL } from 'drizzle-orm';
+import { and, desc, eq, isNull, max, type Column, type SQL } from 'drizzle-orm';
 import type { AccountId, BankName, ConsentId, StatementId } from '../api/schemas';
 import { inWriteTransaction, type BankdataDb, type Conn } from './db';
 import { mergeRow } from './merge';
@@ -51,24 +51,12 @@ export function checkRowsBelong(input: { bank: BankName; consentId: ConsentId },
 
 /** Accounts keyed by (bank, AccountId) (docs/bank-api.md §6.0). Accounts not returned are kept. */
 export function commitAccounts(db: BankdataDb, input: UnitInput<AccountRow>): UpsertCounts {
-  checkRowsBelong(input, input.rows);
-  const now = toStoredInstant(input.now);
-  return inWriteTransaction(db, (tx) => {
-    const counts: UpsertCounts = { added: 0, updated: 0, unchanged: 0 };
-    for (const row of input.rows) {
-      const key = and(eq(accounts.bank, row.bank), eq(accounts.accountId, row.accountId))!;
-      const outcome = upsert({
-        stored: tx.select().from(accounts).where(key).get(),
-        row,
-        coalesce: ACCOUNT_DETAIL_COLUMNS,
-        insert: () => tx.insert(accounts).values({ ...row, firstSeenAt: now, lastSeenAt: now, updatedAt: now }).run(),
-        touch: () => tx.update(accounts).set({ lastSeenAt: now, consentId: row.consentId }).where(key).run(),
-        update: (merged) => tx.update(accounts).set({ ...merged, lastSeenAt: now, updatedAt: now }).where(key).run(),
-      });
-      counts[outcome] += 1;
-    }
-    insertRejectRows(tx, input.rejects ?? [], input.runId, now);
-    return counts;
+  return commitUpserts(db, input, (tx, row, now) => {
+    const key = and(eq(accounts.bank, row.bank), eq(accounts.accountId, row.accountId))!;
+    const write = planUpsertWrite(tx.select().from(accounts).where(key).get(), row, ACCOUNT_DETAIL_COLUMNS, now);
+    if (write.outcome === 'added') tx.insert(accounts).values(write.values).run();
+    else tx.update(accounts).set(write.values).where(key).run();
+    return write.outcome;
   });
 }
 
@@ -86,22 +74,26 @@ export function commitBalances(db: BankdataDb, input: UnitInput<BalanceRow>): In
 
 /** Statements keyed by (bank, AccountId, StatementId). File metadata is written separately. */
 export function commitStatements(db: BankdataDb, input: UnitInput<StatementRow>): UpsertCounts {
+  return commitUpserts(db, input, (tx, row, now) => {
+    const key = statementKey(row);
+    const write = planUpsertWrite(tx.select().from(statements).where(key).get(), row, [], now);
+    if (write.outcome === 'added') tx.insert(statements).values(write.values).run();
+    else tx.update(statements).set(write.values).where(key).run();
+    return write.outcome;
+  });
+}
+
+/** A unit of rows upserted one by one (`write`), and its rejects: one transaction. */
+function commitUpserts<Row extends { bank: BankName; consentId: ConsentId }>(
+  db: BankdataDb,
+  input: UnitInput<Row>,
+  write: (tx: Conn, row: Row, now: string) => keyof UpsertCounts,
+): UpsertCounts {
   checkRowsBelong(input, input.rows);
   const now = toStoredInstant(input.now);
   return inWriteTransaction(db, (tx) => {
     const counts: UpsertCounts = { added: 0, updated: 0, unchanged: 0 };
-    for (const row of input.rows) {
-      const key = statementKey(row);
-      const outcome = upsert({
-        stored: tx.select().from(statements).where(key).get(),
-        row,
-        coalesce: [],
-        insert: () => tx.insert(statements).values({ ...row, firstSeenAt: now, lastSeenAt: now, updatedAt: now }).run(),
-        touch: () => tx.update(statements).set({ lastSeenAt: now, consentId: row.consentId }).where(key).run(),
-        update: (merged) => tx.update(statements).set({ ...merged, lastSeenAt: now, updatedAt: now }).where(key).run(),
-      });
-      counts[outcome] += 1;
-    }
+    for (const row of input.rows) counts[write(tx, row, now)] += 1;
     insertRejectRows(tx, input.rejects ?? [], input.runId, now);
     return counts;
   });
@@ -190,33 +182,45 @@ export interface PartyInput {
   now: Instant;
 }
 
-/**
- * The party of a consent (customer) or of an account (owner). Each endpoint answers one object,
- * so the new answer replaces the stored one, whatever its PartyId.
- */
-export function commitParty(db: BankdataDb, input: PartyInput): UpsertCounts {
+/** The input's row, checked to be of its bank, consent and account. Shared with the PostgreSQL store. */
+export function checkPartyInput(input: PartyInput): PartyRow | null {
   const { row } = input;
   if (row) {
     checkRowsBelong(input, [row]);
     if (row.accountId !== input.accountId) throw new RangeError('party row is not of the given account');
   }
+  return row;
+}
+
+/**
+ * The stored party a key names: the consent's customer (accountId null, one per bank and consent)
+ * or the account's owner (one per bank and account, whichever consent read it). Either dialect's
+ * `parties` table; shared with the PostgreSQL store.
+ */
+export function partyKey(
+  t: Record<'bank' | 'consentId' | 'accountId', Column>,
+  key: { bank: BankName; consentId: ConsentId; accountId: AccountId | null },
+): SQL {
+  return key.accountId === null
+    ? and(eq(t.bank, key.bank), eq(t.consentId, key.consentId), isNull(t.accountId))!
+    : and(eq(t.bank, key.bank), eq(t.accountId, key.accountId))!;
+}
+
+/**
+ * The party of a consent (customer) or of an account (owner). Each endpoint answers one object,
+ * so the new answer replaces the stored one, whatever its PartyId.
+ */
+export function commitParty(db: BankdataDb, input: PartyInput): UpsertCounts {
+  const row = checkPartyInput(input);
   const now = toStoredInstant(input.now);
-  const key =
-    input.accountId === null
-      ? and(eq(parties.bank, input.bank), eq(parties.consentId, input.consentId), isNull(parties.accountId))!
-      : and(eq(parties.bank, input.bank), eq(parties.accountId, input.accountId))!;
+  const key = partyKey(parties, input);
   return inWriteTransaction(db, (tx) => {
     const counts: UpsertCounts = { added: 0, updated: 0, unchanged: 0 };
     if (row) {
-      const outcome = upsert({
-        stored: tx.select().from(parties).where(key).get(),
-        row,
-        coalesce: [],
-        insert: () => tx.insert(parties).values({ ...row, firstSeenAt: now, lastSeenAt: now, updatedAt: now }).run(),
-        touch: () => tx.update(parties).set({ lastSeenAt: now, consentId: row.consentId }).where(key).run(),
-        update: (merged) => tx.update(parties).set({ ...merged, lastSeenAt: now, updatedAt: now }).where(key).run(),
-      });
-      counts[outcome] += 1;
+      const write = planUpsertWrite(tx.select().from(parties).where(key).get(), row, [], now);
+      if (write.outcome === 'added') tx.insert(parties).values(write.values).run();
+      else tx.update(parties).set(write.values).where(key).run();
+      counts[write.outcome] += 1;
     }
     insertRejectRows(tx, input.rejects ?? [], input.runId, now);
     return counts;
@@ -232,19 +236,26 @@ export function planUpsert<R extends { rawJson: string; consentId: ConsentId }>(
   return changed ? { outcome: 'updated', merged } : { outcome: 'unchanged' };
 }
 
-function upsert<R extends { rawJson: string; consentId: ConsentId }>(step: {
-  stored: R | undefined;
-  row: R;
-  coalesce: readonly (keyof R)[];
-  insert: () => unknown;
-  touch: () => unknown;
-  update: (merged: R) => unknown;
-}): 'added' | 'updated' | 'unchanged' {
-  const plan = planUpsert(step.stored, step.row, step.coalesce);
-  if (plan.outcome === 'added') step.insert();
-  else if (plan.outcome === 'unchanged') step.touch();
-  else step.update(plan.merged);
-  return plan.outcome;
+/**
+ * What an upsert writes (planUpsert): a new row with its bookkeeping; a changed row merged, last
+ * seen and updated now; an unchanged one only touched (last seen, and the consent that saw it).
+ * Shared with the PostgreSQL store.
+ */
+export type UpsertWrite<R> =
+  | { outcome: 'added'; values: R & { firstSeenAt: string; lastSeenAt: string; updatedAt: string } }
+  | { outcome: 'updated'; values: R & { lastSeenAt: string; updatedAt: string } }
+  | { outcome: 'unchanged'; values: { lastSeenAt: string; consentId: ConsentId } };
+
+export function planUpsertWrite<R extends { rawJson: string; consentId: ConsentId }>(
+  stored: R | undefined,
+  row: R,
+  coalesce: readonly (keyof R)[],
+  now: string,
+): UpsertWrite<R> {
+  const plan = planUpsert(stored, row, coalesce);
+  if (plan.outcome === 'added') return { outcome: 'added', values: { ...row, firstSeenAt: now, lastSeenAt: now, updatedAt: now } };
+  if (plan.outcome === 'unchanged') return { outcome: 'unchanged', values: { lastSeenAt: now, consentId: row.consentId } };
+  return { outcome: 'updated', values: { ...plan.merged, lastSeenAt: now, updatedAt: now } };
 }
 
 /**
@@ -252,11 +263,7 @@ function upsert<R extends { rawJson: string; consentId: ConsentId }>(step: {
  * owner (whichever consent read it). Null when never. Async like the Store will be.
  */
 export async function partyLastSeen(db: Conn, key: { bank: BankName; consentId: ConsentId; accountId: AccountId | null }): Promise<string | null> {
-  const where =
-    key.accountId === null
-      ? and(eq(parties.bank, key.bank), eq(parties.consentId, key.consentId), isNull(parties.accountId))
-      : and(eq(parties.bank, key.bank), eq(parties.accountId, key.accountId));
-  return db.select({ at: max(parties.lastSeenAt) }).from(parties).where(where).get()?.at ?? null;
+  return db.select({ at: max(parties.lastSeenAt) }).from(parties).where(partyKey(parties, key)).get()?.at ?? null;
 }
 
 /** The `StartDateTime` of the newest statement held for the account, or null. */

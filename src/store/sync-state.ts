@@ -29,12 +29,16 @@ function stateKey(key: WatermarkKey) {
 }
 
 export function getWatermark(db: Conn, key: WatermarkKey): string | null {
-  const row = db
-    .select({ watermark: syncState.watermark })
+  return readState(db, key)?.watermark ?? null;
+}
+
+/** The key's sync_state row, if any. */
+function readState(db: Conn, key: WatermarkKey): { watermark: string | null; rowsPerDay: number | null } | undefined {
+  return db
+    .select({ watermark: syncState.watermark, rowsPerDay: syncState.rowsPerDay })
     .from(syncState)
     .where(stateKey(key))
     .get();
-  return row?.watermark ?? null;
 }
 
 /** Sets the watermark exactly (null forgets it, so the next run backfills). */
@@ -149,12 +153,7 @@ export async function recordWindowKnowledge(
 
 /** Transactions per NZ day last seen for the account through this consent, or null. */
 export async function getRowsPerDay(db: Conn, key: WatermarkKey): Promise<number | null> {
-  const row = db
-    .select({ rowsPerDay: syncState.rowsPerDay })
-    .from(syncState)
-    .where(stateKey(key))
-    .get();
-  return row?.rowsPerDay ?? null;
+  return readState(db, key)?.rowsPerDay ?? null;
 }
 
 /**

@@ -3,7 +3,7 @@
  * vanished pending rows, its rejects and the advance of the watermark (docs/configuration.md
  * "Sync rules"). A crash mid-window loses only that window; a rerun resumes without duplicates.
  */
-import { and, eq, getTableColumns, gte, inArray, isNull, lte, sql, type Placeholder } from 'drizzle-orm';
+import { and, eq, getTableColumns, gte, inArray, isNull, lte, sql, type Column, type Placeholder, type SQL } from 'drizzle-orm';
 import type { AccountId, BankName, ConsentId } from '../api/schemas';
 import { inWriteTransaction, type BankdataDb, type Conn } from './db';
 import { mergeRow } from './merge';
@@ -140,6 +140,26 @@ function upsertTransaction(tx: Conn, statements: UpsertStatements, row: Transact
   return 'updated';
 }
 
+/** The columns `openPendingInWindow` reads, of either dialect's `transactions` table. */
+type PendingColumns = Record<'bank' | 'accountId' | 'status' | 'removedAt' | 'bookingDateTime' | 'creditDebitIndicator', Column>;
+
+/**
+ * The stored open pending rows of the account whose booking instant lies in the window and that
+ * this fetch could have returned (its Credits / Debits filter). Shared with the PostgreSQL store.
+ */
+export function openPendingInWindow(t: PendingColumns, input: TransactionWindowInput, window: { from: string; to: string }): SQL {
+  const conditions = [
+    eq(t.bank, input.bank),
+    eq(t.accountId, input.accountId),
+    eq(t.status, 'Pending'),
+    isNull(t.removedAt),
+    gte(t.bookingDateTime, window.from),
+    lte(t.bookingDateTime, window.to),
+  ];
+  if (input.creditDebitFilter) conditions.push(eq(t.creditDebitIndicator, input.creditDebitFilter));
+  return and(...conditions)!;
+}
+
 /**
  * Pending rows are replaced per synced range (docs/bank-api.md §6.4): a stored open pending row
  * whose booking instant lies in the range, that this fetch could have returned (its Credits /
@@ -151,19 +171,10 @@ function removeVanishedPending(
   window: { from: string; to: string; now: string },
   returned: ReadonlySet<string>,
 ): number {
-  const conditions = [
-    eq(transactions.bank, input.bank),
-    eq(transactions.accountId, input.accountId),
-    eq(transactions.status, 'Pending'),
-    isNull(transactions.removedAt),
-    gte(transactions.bookingDateTime, window.from),
-    lte(transactions.bookingDateTime, window.to),
-  ];
-  if (input.creditDebitFilter) conditions.push(eq(transactions.creditDebitIndicator, input.creditDebitFilter));
   const candidates = tx
     .select({ transactionId: transactions.transactionId })
     .from(transactions)
-    .where(and(...conditions))
+    .where(openPendingInWindow(transactions, input, window))
     .all();
   const vanished = candidates.map((c) => c.transactionId).filter((id) => !returned.has(id));
   for (let i = 0; i < vanished.length; i += 500) {

@@ -62,7 +62,7 @@ describe('the first window of an account never read (BDT263)', () => {
     const after = h.emu.requests().at(-1)?.seq ?? 0;
     const summary = await runSync({ store, client: h.client, dataDir: join(h.dir, `data-${stores.length}`), settings: WIDE, consentIds: dense });
     expect(summary.outcome).toBe('ok');
-    expectSameTransactions(storedTransactions(store), truthTransactions(h.emu, { consentIds: dense }));
+    expectSameTransactions(await storedTransactions(store), truthTransactions(h.emu, { consentIds: dense }));
     const firstPages = h.emu.requests().filter((e: RequestLogEntry) => e.seq > after && windowOf(e) !== null && !e.query.page);
     // Each account's first window through each consent (the log is in arrival order).
     const firstWindows = new Map<string, RequestLogEntry>();

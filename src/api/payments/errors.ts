@@ -4,7 +4,7 @@
  * 429, 5xx, timeouts and dropped connections stay the Data client's `UnavailableError` and a
  * refused token its `AuthenticationError`: the same failure, the same class, the same retry code.
  */
-import { redact } from '../../log';
+import { AnswerError, type ApiErrorDetails } from '../errors';
 import type { PaymentStatus } from './schemas';
 
 export type PaymentsErrorKind =
@@ -105,82 +105,54 @@ export const PAYMENT_CODE_ACTIONS: Readonly<Record<string, { status: number; kin
   BP603: { status: 503, kind: 'consent_check', action: 'get_consent_then_retry' },
 };
 
-export interface PaymentsErrorDetails {
-  status: number | null;
-  code: string | null;
-  path: string;
-  requestId: string | null;
-  cause?: unknown;
-}
+export type PaymentsErrorDetails = ApiErrorDetails;
 
-export abstract class PaymentsApiError extends Error {
-  abstract readonly kind: PaymentsErrorKind;
-  readonly status: number | null;
-  readonly code: string | null;
-  readonly path: string;
-  readonly requestId: string | null;
+export abstract class PaymentsApiError extends AnswerError<PaymentsErrorKind> {
   /** The client action for this answer (docs/payments-contract.md §5). */
   readonly action: PaymentsClientAction;
 
   constructor(message: string, details: PaymentsErrorDetails, action: PaymentsClientAction) {
-    super(redact(message), details.cause === undefined ? undefined : { cause: details.cause });
-    this.status = details.status;
-    this.code = details.code;
-    this.path = details.path;
-    this.requestId = details.requestId;
+    super(message, details);
     this.action = action;
   }
 
-  toJSON(): Record<string, unknown> {
-    return {
-      name: this.name,
-      kind: this.kind,
-      action: this.action,
-      message: this.message,
-      status: this.status,
-      code: this.code,
-      path: this.path,
-      requestId: this.requestId,
-    };
+  override toJSON(): Record<string, unknown> {
+    // `action` right after `kind`, where log lines and `--json` output have always shown it.
+    const { name, kind, ...answer } = super.toJSON();
+    return { name, kind, action: this.action, ...answer };
   }
 }
 
 /** The consent cannot take this request: ended, revoked, unknown, not yet authorised, a quick payment. */
 export class PaymentConsentError extends PaymentsApiError {
   readonly kind = 'consent_state' as const;
-  constructor(message: string, details: PaymentsErrorDetails, action: PaymentsClientAction) {
-    super(message, details, action);
-    this.name = 'PaymentConsentError';
-  }
+  override readonly name = 'PaymentConsentError';
 }
 
 /** The request is wrong: fix it or the configuration. */
 export class PaymentRequestError extends PaymentsApiError {
   readonly kind = 'invalid_request' as const;
+  override readonly name = 'PaymentRequestError';
   constructor(message: string, details: PaymentsErrorDetails) {
     super(message, details, 'fix_request');
-    this.name = 'PaymentRequestError';
   }
 }
 
 /** The bank or a limit refused the payment (BP036, BP044, BP229, BP230, BP262, BP263). */
 export class PaymentRefusedError extends PaymentsApiError {
   readonly kind = 'payment_refused' as const;
-  constructor(message: string, details: PaymentsErrorDetails, action: PaymentsClientAction) {
-    super(message, details, action);
-    this.name = 'PaymentRefusedError';
-  }
+  override readonly name = 'PaymentRefusedError';
 }
 
 /** 409 BP702, 703, 708, 709, 710, 712, 713; BP703 and BP710 name the payment in `message`. */
 export class PaymentIdempotencyError extends PaymentsApiError {
   readonly kind = 'idempotency' as const;
+  override readonly name = 'PaymentIdempotencyError';
   /** From the message by a strict pattern (BP703, BP710); null when it did not match: GET instead. */
   readonly paymentId: string | null;
   readonly paymentStatus: PaymentStatus | null;
   constructor(message: string, details: PaymentsErrorDetails, action: PaymentsClientAction, named: { paymentId: string | null; paymentStatus: PaymentStatus | null }) {
     super(message, details, action);
-    this.name = 'PaymentIdempotencyError';
     this.paymentId = named.paymentId;
     this.paymentStatus = named.paymentStatus;
   }
@@ -192,19 +164,19 @@ export class PaymentIdempotencyError extends PaymentsApiError {
 /** BP102: the payment does not exist (or is another merchant's). */
 export class PaymentNotFoundError extends PaymentsApiError {
   readonly kind = 'payment_not_found' as const;
+  override readonly name = 'PaymentNotFoundError';
   constructor(message: string, details: PaymentsErrorDetails) {
     super(message, details, 'not_found');
-    this.name = 'PaymentNotFoundError';
   }
 }
 
 /** BP603: the bank refused the consent and sent no payment; GET the consent before retrying. */
 export class ConsentCheckError extends PaymentsApiError {
   readonly kind = 'consent_check' as const;
+  override readonly name = 'ConsentCheckError';
   readonly retryAfter: string | null;
   constructor(message: string, details: PaymentsErrorDetails, retryAfter: string | null) {
     super(message, details, 'get_consent_then_retry');
-    this.name = 'ConsentCheckError';
     this.retryAfter = retryAfter;
   }
 }
@@ -212,17 +184,17 @@ export class ConsentCheckError extends PaymentsApiError {
 /** 403 without code: the client was not assigned the scope. */
 export class PaymentsScopeError extends PaymentsApiError {
   readonly kind = 'scope_missing' as const;
+  override readonly name = 'PaymentsScopeError';
   constructor(message: string, details: PaymentsErrorDetails) {
     super(message, details, 'fix_request');
-    this.name = 'PaymentsScopeError';
   }
 }
 
 /** Any other refusal (an unknown code on a 4xx, 400 without code, 404/405 of a path). */
 export class PaymentsRequestRejectedError extends PaymentsApiError {
   readonly kind = 'request_rejected' as const;
+  override readonly name = 'PaymentsRequestRejectedError';
   constructor(message: string, details: PaymentsErrorDetails) {
     super(message, details, 'fix_request');
-    this.name = 'PaymentsRequestRejectedError';
   }
 }

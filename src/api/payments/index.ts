@@ -1,18 +1,5 @@
 /** What the rest of bankdata uses from the Payments API client. */
 export { createPaymentsClient, type CreatePaymentOptions, type PaymentsClient, type PaymentsClientOptions, type PaymentsClientStats } from './client';
-export {
-  ConsentCheckError,
-  PAYMENT_CODE_ACTIONS,
-  PaymentConsentError,
-  PaymentIdempotencyError,
-  PaymentNotFoundError,
-  PaymentRefusedError,
-  PaymentRequestError,
-  PaymentsApiError,
-  PaymentsRequestRejectedError,
-  PaymentsScopeError,
-  type PaymentsClientAction,
-  type PaymentsErrorKind,
-} from './errors';
+export * from './errors';
 export { readNamedPayment, toPaymentsError, type PaymentsErrorAnswer } from './map-error';
 export * from './schemas';

@@ -4,7 +4,7 @@
  * the bank's API documentation leaves unshown are our choices, written in that document.
  */
 import { z } from 'zod';
-import { BankName, CONSENT_STATUSES, DateTimeString, UUID_PATTERN, type ConsentId } from '../schemas';
+import { CONSENT_STATUSES, DateTimeString, UUID_PATTERN, consentFlowSchema, type ConsentId } from '../schemas';
 
 export type PaymentId = string & { readonly __brand: 'PaymentId' };
 export type PaymentConsentId = ConsentId;
@@ -105,19 +105,7 @@ export type PaymentPeriod = z.infer<typeof PaymentPeriod>;
 export const PaymentConsentStatus = z.enum(CONSENT_STATUSES);
 export type PaymentConsentStatus = z.infer<typeof PaymentConsentStatus>;
 
-export const PaymentsConsentFlow = z.object({
-  detail: z.object({
-    type: z.enum(['gateway', 'redirect', 'decoupled']),
-    redirect_uri: z.string().optional(),
-    callback_url: z.string().optional(),
-  }),
-  flow_hint: z.object({
-    type: z.enum(['redirect', 'decoupled']),
-    bank: BankName,
-    identifier_type: z.string().optional(),
-    identifier_value: z.string().optional(),
-  }),
-});
+export const PaymentsConsentFlow = consentFlowSchema(z.string());
 export type PaymentsConsentFlow = z.infer<typeof PaymentsConsentFlow>;
 
 /** GET /payments/v1/consents/{consent_id} (our path): the consent and its payments (seed: `payments`). */

@@ -183,32 +183,31 @@ export class AccountLedger {
     );
   }
 
-  private bookedRecord(d: Draft, id: string, balance: Units): Transaction {
+  /** The fields every served row starts with, in the order the bank sends them. */
+  private recordHead(d: Draft, id: string, status: Transaction['Status'], amount: Pick<Draft, 'units' | 'style'>, bookingMs: number): Transaction {
     const currency = this.spec.currency;
-    const record: Transaction = {
+    return {
       AccountId: this.spec.account.AccountId,
       TransactionId: id as Transaction['TransactionId'],
-      Amount: { Amount: formatUnits(d.units, currency, d.style), Currency: currency },
+      Amount: { Amount: formatUnits(amount.units, currency, amount.style), Currency: currency },
       CreditDebitIndicator: d.indicator,
-      Status: 'Booked',
-      BookingDateTime: this.cal.format(d.bookingMs),
+      Status: status,
+      BookingDateTime: this.cal.format(bookingMs),
+    };
+  }
+
+  private bookedRecord(d: Draft, id: string, balance: Units): Transaction {
+    const record: Transaction = {
+      ...this.recordHead(d, id, 'Booked', d, d.bookingMs),
       ValueDateTime: this.cal.format(d.valueMs),
-      Balance: { ...toWireBalance(balance, currency), Type: 'InterimBooked' },
+      Balance: { ...toWireBalance(balance, this.spec.currency), Type: 'InterimBooked' },
     };
     return freezeRecord(Object.assign(record, d.detail));
   }
 
   private pendingRecord(d: Draft, pending: NonNullable<Draft['pending']>, id: string): Transaction {
     const { detail } = d;
-    const currency = this.spec.currency;
-    const record: Transaction = {
-      AccountId: this.spec.account.AccountId,
-      TransactionId: id as Transaction['TransactionId'],
-      Amount: { Amount: formatUnits(pending.units, currency, pending.style), Currency: currency },
-      CreditDebitIndicator: d.indicator,
-      Status: 'Pending',
-      BookingDateTime: this.cal.format(pending.fromMs),
-    };
+    const record = this.recordHead(d, id, 'Pending', pending, pending.fromMs);
     // A pending card row carries the card and merchant, not yet the booked-only fields.
     for (const key of PENDING_FIELDS) if (detail[key] !== undefined) Object.assign(record, { [key]: detail[key] });
     return freezeRecord(record);

@@ -46,18 +46,19 @@ export function ownTransferDrafts(ctx: DraftContext, t: OwnTransfer): { debit: D
         InstructedAmount: { Amount: formatUnits(t.creditUnits, t.to.currency), Currency: t.to.currency },
       }
     : undefined;
-  const debitDetail: TransactionDetail = {
-    TransactionInformation: `${t.label} TO ${t.to.account.Nickname.toUpperCase()}`,
+  // Each side names the other account; both carry the same references and exchange.
+  const side = (information: string, code: string): TransactionDetail => ({
+    TransactionInformation: information,
     TransactionReference: { ...names, CreditorReference: reference, DebtorReference: reference },
-    BankTransactionCode: { Code: 'IssuedCreditTransfers', SubCode: 'InternalTransfer' },
+    BankTransactionCode: { Code: code, SubCode: 'InternalTransfer' },
     ProprietaryBankTransactionCode: proprietary,
+  });
+  const debitDetail: TransactionDetail = {
+    ...side(`${t.label} TO ${t.to.account.Nickname.toUpperCase()}`, 'IssuedCreditTransfers'),
     CreditorAccount: accountRef(t.to),
   };
   const creditDetail: TransactionDetail = {
-    TransactionInformation: `${t.label} FROM ${t.from.account.Nickname.toUpperCase()}`,
-    TransactionReference: { ...names, CreditorReference: reference, DebtorReference: reference },
-    BankTransactionCode: { Code: 'ReceivedCreditTransfers', SubCode: 'InternalTransfer' },
-    ProprietaryBankTransactionCode: proprietary,
+    ...side(`${t.label} FROM ${t.from.account.Nickname.toUpperCase()}`, 'ReceivedCreditTransfers'),
     DebtorAccount: accountRef(t.from),
   };
   if (exchange) {

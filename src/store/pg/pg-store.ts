@@ -47,8 +47,8 @@ import {
   transactions,
 } from './schema';
 import { getRowsPerDayPg, getWindowKnowledgePg, maxRowsPerDayPg, recordWindowKnowledgePg, setRowsPerDayPg } from './sync-state';
-import { commitAccountsPg, commitBalancesPg, commitPartyPg, commitStatementsPg, insertRejectsPg, recordStatementFilePg } from './unit-writes';
-import { commitTransactionWindowPg } from './window-commit';
+import { commitAccountsPg, commitBalancesPg, commitPartyPg, commitStatementsPg, recordStatementFilePg } from './unit-writes';
+import { commitTransactionWindowPg, insertRejectsPg } from './window-commit';
 
 export interface OpenPgStoreOptions {
   /** The clock for every `now` left out (tests fix it). */

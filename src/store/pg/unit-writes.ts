@@ -7,53 +7,36 @@
  */
 import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
-import { and, eq, isNull, sql, type SQL } from 'drizzle-orm';
-import type { AccountId, BankName, StatementId } from '../../api/schemas';
-import { rejectValues } from '../rejects';
+import { and, eq, sql, type SQL } from 'drizzle-orm';
+import type { AccountId, BankName, ConsentId, StatementId } from '../../api/schemas';
 import {
+  checkPartyInput,
   checkRowsBelong,
   checkStatementFile,
-  planUpsert,
+  partyKey,
+  planUpsertWrite,
   type InsertCounts,
   type PartyInput,
   type StatementFileInput,
   type UnitInput,
   type UpsertCounts,
 } from '../resource-writes';
-import { ACCOUNT_DETAIL_COLUMNS, type AccountRow, type BalanceRow, type RejectInput, type StatementRow } from '../rows';
+import { ACCOUNT_DETAIL_COLUMNS, type AccountRow, type BalanceRow, type StatementRow } from '../rows';
 import { toStoredInstant } from '../time';
 import type { PgDb } from './open';
-import { accounts, balances, parties, rejects, statementFiles, statements } from './schema';
-import { lockAccount } from './window-commit';
+import { accounts, balances, parties, statementFiles, statements } from './schema';
+import { insertRejectsPg, lockAccount } from './window-commit';
 
 export type PgTx = Parameters<Parameters<PgDb['transaction']>[0]>[0];
 
-export async function insertRejectsPg(tx: PgTx, inputs: readonly RejectInput[], runId: string | null, now: string): Promise<number> {
-  if (inputs.length > 0) await tx.insert(rejects).values(inputs.map((r) => rejectValues(r, runId, now)));
-  return inputs.length;
-}
-
-function count(counts: UpsertCounts, outcome: keyof UpsertCounts): void {
-  counts[outcome] += 1;
-}
-
 export async function commitAccountsPg(db: PgDb, input: UnitInput<AccountRow>): Promise<UpsertCounts> {
-  checkRowsBelong(input, input.rows);
-  const now = toStoredInstant(input.now);
-  return db.transaction(async (tx) => {
-    const counts: UpsertCounts = { added: 0, updated: 0, unchanged: 0 };
-    for (const row of input.rows) {
-      await lockAccount(tx, row.bank, row.accountId);
-      const key = and(eq(accounts.bank, row.bank), eq(accounts.accountId, row.accountId));
-      const [stored] = await tx.select().from(accounts).where(key);
-      const plan = planUpsert<AccountRow>(stored && withoutBookkeeping(stored), row, ACCOUNT_DETAIL_COLUMNS);
-      if (plan.outcome === 'added') await tx.insert(accounts).values({ ...row, firstSeenAt: now, lastSeenAt: now, updatedAt: now });
-      else if (plan.outcome === 'unchanged') await tx.update(accounts).set({ lastSeenAt: now, consentId: row.consentId }).where(key);
-      else await tx.update(accounts).set({ ...plan.merged, lastSeenAt: now, updatedAt: now }).where(key);
-      count(counts, plan.outcome);
-    }
-    await insertRejectsPg(tx, input.rejects ?? [], input.runId, now);
-    return counts;
+  return commitUpsertsPg(db, input, async (tx, row, now) => {
+    const key = and(eq(accounts.bank, row.bank), eq(accounts.accountId, row.accountId))!;
+    const [stored] = await tx.select().from(accounts).where(key);
+    const write = planUpsertWrite<AccountRow>(stored && withoutBookkeeping(stored), row, ACCOUNT_DETAIL_COLUMNS, now);
+    if (write.outcome === 'added') await tx.insert(accounts).values(write.values);
+    else await tx.update(accounts).set(write.values).where(key);
+    return write.outcome;
   });
 }
 
@@ -74,19 +57,29 @@ function statementKey(row: { bank: BankName; accountId: AccountId; statementId: 
 }
 
 export async function commitStatementsPg(db: PgDb, input: UnitInput<StatementRow>): Promise<UpsertCounts> {
+  return commitUpsertsPg(db, input, async (tx, row, now) => {
+    const key = statementKey(row);
+    const [stored] = await tx.select().from(statements).where(key);
+    const write = planUpsertWrite<StatementRow>(stored && statementRowOf(stored), row, [], now);
+    if (write.outcome === 'added') await tx.insert(statements).values(write.values);
+    else await tx.update(statements).set(write.values).where(key);
+    return write.outcome;
+  });
+}
+
+/** A unit of rows upserted one by one (`write`), each under its account's lock, and its rejects: one transaction. */
+async function commitUpsertsPg<Row extends { bank: BankName; accountId: AccountId; consentId: ConsentId }>(
+  db: PgDb,
+  input: UnitInput<Row>,
+  write: (tx: PgTx, row: Row, now: string) => Promise<keyof UpsertCounts>,
+): Promise<UpsertCounts> {
   checkRowsBelong(input, input.rows);
   const now = toStoredInstant(input.now);
   return db.transaction(async (tx) => {
     const counts: UpsertCounts = { added: 0, updated: 0, unchanged: 0 };
     for (const row of input.rows) {
       await lockAccount(tx, row.bank, row.accountId);
-      const key = statementKey(row);
-      const [stored] = await tx.select().from(statements).where(key);
-      const plan = planUpsert<StatementRow>(stored && statementRowOf(stored), row, []);
-      if (plan.outcome === 'added') await tx.insert(statements).values({ ...row, firstSeenAt: now, lastSeenAt: now, updatedAt: now });
-      else if (plan.outcome === 'unchanged') await tx.update(statements).set({ lastSeenAt: now, consentId: row.consentId }).where(key);
-      else await tx.update(statements).set({ ...plan.merged, lastSeenAt: now, updatedAt: now }).where(key);
-      count(counts, plan.outcome);
+      counts[await write(tx, row, now)] += 1;
     }
     await insertRejectsPg(tx, input.rejects ?? [], input.runId, now);
     return counts;
@@ -120,16 +113,9 @@ export async function recordStatementFilePg(db: PgDb, input: StatementFileInput)
 }
 
 export async function commitPartyPg(db: PgDb, input: PartyInput): Promise<UpsertCounts> {
-  const { row } = input;
-  if (row) {
-    checkRowsBelong(input, [row]);
-    if (row.accountId !== input.accountId) throw new RangeError('party row is not of the given account');
-  }
+  const row = checkPartyInput(input);
   const now = toStoredInstant(input.now);
-  const key =
-    input.accountId === null
-      ? and(eq(parties.bank, input.bank), eq(parties.consentId, input.consentId), isNull(parties.accountId))!
-      : and(eq(parties.bank, input.bank), eq(parties.accountId, input.accountId))!;
+  const key = partyKey(parties, input);
   return db.transaction(async (tx) => {
     const counts: UpsertCounts = { added: 0, updated: 0, unchanged: 0 };
     if (row) {
@@ -140,11 +126,10 @@ export async function commitPartyPg(db: PgDb, input: PartyInput): Promise<Upsert
         await lockAccount(tx, input.bank, input.accountId);
       }
       const [stored] = await tx.select().from(parties).where(key);
-      const plan = planUpsert(stored && partyRowOf(stored), row, []);
-      if (plan.outcome === 'added') await tx.insert(parties).values({ ...row, firstSeenAt: now, lastSeenAt: now, updatedAt: now });
-      else if (plan.outcome === 'unchanged') await tx.update(parties).set({ lastSeenAt: now, consentId: row.consentId }).where(key);
-      else await tx.update(parties).set({ ...plan.merged, lastSeenAt: now, updatedAt: now }).where(key);
-      count(counts, plan.outcome);
+      const write = planUpsertWrite(stored && partyRowOf(stored), row, [], now);
+      if (write.outcome === 'added') await tx.insert(parties).values(write.values);
+      else await tx.update(parties).set(write.values).where(key);
+      counts[write.outcome] += 1;
     }
     await insertRejectsPg(tx, input.rejects ?? [], input.runId, now);
     return counts;

@@ -6,14 +6,14 @@
  * at once (two consents over one account), so the transaction first takes an advisory lock on
  * the account: the read-then-write of each row cannot race, and other accounts are not held up.
  */
-import { and, eq, gte, inArray, isNull, lte } from 'drizzle-orm';
+import { and, eq, inArray } from 'drizzle-orm';
 import { sql } from 'drizzle-orm';
 import type { TransactionId } from '../../api/schemas';
 import { mergeRow } from '../merge';
-import { toPayloadText } from '../rejects';
+import { rejectValues } from '../rejects';
 import { TRANSACTION_DETAIL_COLUMNS, type RejectInput, type TransactionRow } from '../rows';
 import { toStoredInstant } from '../time';
-import type { TransactionWindowInput, WindowCounts } from '../window-commit';
+import { openPendingInWindow, type TransactionWindowInput, type WindowCounts } from '../window-commit';
 import type { PgDb } from './open';
 import { upsertRows } from './bulk-rows';
 import { rejects, syncState, transactions } from './schema';
@@ -81,7 +81,7 @@ export async function commitTransactionWindowPg(db: PgDb, input: TransactionWind
     }
     await upsertRows(tx, transactions, upserts, { key: ['bank', 'account_id', 'transaction_id'], keep: ['first_seen_at'] });
     counts.removed = await removeVanishedPending(tx, input, { from, to, now }, new Set(ids));
-    await insertRejects(tx, input.rejects ?? [], input.runId, now);
+    await insertRejectsPg(tx, input.rejects ?? [], input.runId, now);
     if (input.checkpoint) {
       const watermark = toStoredInstant(input.checkpoint.watermark);
       // Never moves back: the upsert keeps the later of the stored and the new instant.
@@ -110,16 +110,7 @@ async function removeVanishedPending(
   window: { from: string; to: string; now: string },
   returned: ReadonlySet<TransactionId>,
 ): Promise<number> {
-  const conditions = [
-    eq(transactions.bank, input.bank),
-    eq(transactions.accountId, input.accountId),
-    eq(transactions.status, 'Pending'),
-    isNull(transactions.removedAt),
-    gte(transactions.bookingDateTime, window.from),
-    lte(transactions.bookingDateTime, window.to),
-  ];
-  if (input.creditDebitFilter) conditions.push(eq(transactions.creditDebitIndicator, input.creditDebitFilter));
-  const candidates = await tx.select({ transactionId: transactions.transactionId }).from(transactions).where(and(...conditions));
+  const candidates = await tx.select({ transactionId: transactions.transactionId }).from(transactions).where(openPendingInWindow(transactions, input, window));
   const vanished = candidates.map((c) => c.transactionId).filter((id) => !returned.has(id));
   for (let i = 0; i < vanished.length; i += 1000) {
     await tx
@@ -130,18 +121,8 @@ async function removeVanishedPending(
   return vanished.length;
 }
 
-async function insertRejects(tx: Tx, inputs: readonly RejectInput[], runId: string | null, now: string): Promise<void> {
-  if (inputs.length === 0) return;
-  await tx.insert(rejects).values(
-    inputs.map((reject) => ({
-      resource: reject.resource,
-      bank: reject.bank,
-      consentId: reject.consentId,
-      accountId: reject.accountId,
-      reason: reject.reason,
-      rawPayload: toPayloadText(reject.rawPayload),
-      runId,
-      createdAt: now,
-    })),
-  );
+/** The unit's rejects, in its transaction (shared with unit-writes.ts and the store's `rejects.insert`). */
+export async function insertRejectsPg(tx: Tx, inputs: readonly RejectInput[], runId: string | null, now: string): Promise<number> {
+  if (inputs.length > 0) await tx.insert(rejects).values(inputs.map((r) => rejectValues(r, runId, now)));
+  return inputs.length;
 }

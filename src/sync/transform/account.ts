@@ -1,13 +1,11 @@
 /** Wire Account (docs/bank-api.md §6.1) → accounts row. Pure. */
 import type { Account } from '../../api/schemas';
 import type { AccountRow } from '../../store/rows';
-import { toRawJson, type TransformContext } from './context';
+import { ownerColumns, toRawJson, type TransformContext } from './context';
 
 export function toAccountRow(account: Account, ctx: TransformContext, raw: unknown = account): AccountRow {
   return {
-    bank: ctx.bank,
-    accountId: account.AccountId,
-    consentId: ctx.consentId,
+    ...ownerColumns(ctx, account.AccountId),
     currency: account.Currency,
     nickname: account.Nickname,
     description: account.Description ?? null,

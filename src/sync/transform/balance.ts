@@ -3,13 +3,11 @@ import type { Balance } from '../../api/schemas';
 import type { BalanceRow } from '../../store/rows';
 import { toStoredInstant } from '../../store/time';
 import { amountMinor, signedAmount } from '../money';
-import { toRawJson, type TransformContext } from './context';
+import { ownerColumns, toRawJson, type TransformContext } from './context';
 
 export function toBalanceRow(balance: Balance, ctx: TransformContext, raw: unknown = balance): BalanceRow {
   return {
-    bank: ctx.bank,
-    accountId: balance.AccountId,
-    consentId: ctx.consentId,
+    ...ownerColumns(ctx, balance.AccountId),
     type: balance.Type,
     amount: signedAmount(balance.Amount.Amount, balance.CreditDebitIndicator),
     amountMinor: amountMinor(balance.Amount.Amount, balance.CreditDebitIndicator, balance.Amount.Currency),

@@ -1,4 +1,4 @@
-import type { BankName, ConsentId } from '../../api/schemas';
+import type { AccountId, BankName, ConsentId } from '../../api/schemas';
 import type { Instant } from '../../store/time';
 
 /** Where a wire record came from: the bank, the consent it was read through, and when. */
@@ -6,6 +6,11 @@ export interface TransformContext {
   bank: BankName;
   consentId: ConsentId;
   fetchedAt: Instant;
+}
+
+/** The columns that say whose a row is: the bank, its account, the consent that read it (the store checks them). */
+export function ownerColumns<A extends AccountId | null>(ctx: TransformContext, accountId: A): { bank: BankName; accountId: A; consentId: ConsentId } {
+  return { bank: ctx.bank, accountId, consentId: ctx.consentId };
 }
 
 /**

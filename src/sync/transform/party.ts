@@ -1,7 +1,7 @@
 /** Wire Party (docs/bank-api.md §6.8) → parties row. Pure. */
 import type { AccountId, Party } from '../../api/schemas';
 import type { PartyRow } from '../../store/rows';
-import { toRawJson, type TransformContext } from './context';
+import { ownerColumns, toRawJson, type TransformContext } from './context';
 
 /**
  * One address as a line: address lines, town, post code, country, joined with ", "
@@ -25,9 +25,7 @@ export function toPartyRow(
 ): PartyRow {
   const first = party.Address?.[0];
   return {
-    bank: ctx.bank,
-    consentId: ctx.consentId,
-    accountId,
+    ...ownerColumns(ctx, accountId),
     partyId: party.PartyId,
     partyNumber: party.PartyNumber ?? null,
     partyType: party.PartyType ?? null,

@@ -2,14 +2,12 @@
 import type { Statement } from '../../api/schemas';
 import type { StatementRow } from '../../store/rows';
 import { toStoredInstant } from '../../store/time';
-import { toRawJson, type TransformContext } from './context';
+import { ownerColumns, toRawJson, type TransformContext } from './context';
 
 export function toStatementRow(statement: Statement, ctx: TransformContext, raw: unknown = statement): StatementRow {
   return {
-    bank: ctx.bank,
-    accountId: statement.AccountId,
+    ...ownerColumns(ctx, statement.AccountId),
     statementId: statement.StatementId,
-    consentId: ctx.consentId,
     type: statement.Type,
     startDateTime: toStoredInstant(statement.StartDateTime),
     endDateTime: toStoredInstant(statement.EndDateTime),

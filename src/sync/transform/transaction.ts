@@ -4,17 +4,15 @@ import type { Transaction } from '../../api/schemas';
 import type { TransactionRow } from '../../store/rows';
 import { toStoredInstant, toStoredInstantOrNull } from '../../store/time';
 import { amountMinor, signedAmount } from '../money';
-import { toRawJson, type TransformContext } from './context';
+import { ownerColumns, toRawJson, type TransformContext } from './context';
 
 export function toTransactionRow(tx: Transaction, ctx: TransformContext, raw: unknown = tx): TransactionRow {
   const ref = tx.TransactionReference;
   // The other side of the entry: who was paid on a debit, who paid on a credit.
   const counterparty = tx.CreditDebitIndicator === 'Debit' ? tx.CreditorAccount : tx.DebtorAccount;
   return {
-    bank: ctx.bank,
-    accountId: tx.AccountId,
+    ...ownerColumns(ctx, tx.AccountId),
     transactionId: tx.TransactionId,
-    consentId: ctx.consentId,
     status: tx.Status,
     bookingDateTime: toStoredInstant(tx.BookingDateTime),
     bookingDate: nzDateOf(tx.BookingDateTime),
