@@ -35,12 +35,6 @@ export default tseslint.config(
     },
   },
   {
-    // Off for now in these two folders while other changes to them are under way; their
-    // `xs[i]!` sites (under noUncheckedIndexedAccess) are narrowed in a change of their own.
-    files: ['src/store/**/*.ts', 'src/export/**/*.ts'],
-    rules: { '@typescript-eslint/no-non-null-assertion': 'off' },
-  },
-  {
     files: ['test/**/*.ts'],
     rules: {
       // A test's `!` on a value it has just looked up fails the test loudly enough when wrong.

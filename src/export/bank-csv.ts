@@ -7,6 +7,7 @@
  */
 import { csvBatchChunks, mapBatches, type RowBatches } from './row-batches';
 import { payeeName, memo } from './statement-text';
+import { required } from './required';
 
 export type BankCsvFormat = 'xero' | 'myob';
 
@@ -45,20 +46,20 @@ function oneLine(value: string | null): string {
 }
 
 function xeroCells(get: Get): string[] {
-  const amount = get('amount')!;
+  const amount = required(get, 'amount');
   const debit = amount.startsWith('-');
   const ownReference = debit ? get('debtor_reference') : get('creditor_reference');
-  return [nzSlashDate(get('booking_date')!), amount, oneLine(payeeName(get, debit)), oneLine(memo(get, debit)), oneLine(ownReference), ''];
+  return [nzSlashDate(required(get, 'booking_date')), amount, oneLine(payeeName(get, debit)), oneLine(memo(get, debit)), oneLine(ownReference), ''];
 }
 
 function myobCells(get: Get): string[] {
-  const amount = get('amount')!;
+  const amount = required(get, 'amount');
   const debit = amount.startsWith('-');
   const payee = payeeName(get, debit);
   const text = memo(get, debit);
   // One description column: the payee, then the narrative and references when they add to it.
   const description = payee && !text.startsWith(payee) ? `${payee} ${text}` : text || payee;
-  return [nzSlashDate(get('booking_date')!), amount, oneLine(description)];
+  return [nzSlashDate(required(get, 'booking_date')), amount, oneLine(description)];
 }
 
 export async function* bankCsvChunks(

@@ -16,6 +16,7 @@
 import type { Options } from 'csv-stringify/sync';
 import { NUMERIC_COLUMNS } from './datasets';
 import { neutraliseNumericText, neutraliseText } from './neutralise';
+import { itemAt } from '../item-at';
 
 export interface CsvOptions {
   /** CRLF (RFC 4180, spreadsheets) unless `lf`. */
@@ -83,7 +84,7 @@ export function* csvChunks(
     let line = '';
     for (let i = 0; i < cells; i++) {
       if (i > 0) line += ',';
-      line += cell(row[i], kinds[i]!);
+      line += cell(row[i], itemAt(kinds, i));
     }
     chunk += line + eol;
     if (chunk.length >= CHUNK_CHARS) {

@@ -8,7 +8,7 @@ export function sumDecimals(values: readonly string[]): string {
     if (!/^-?\d+(\.\d+)?$/.test(v)) throw new Error(`not a decimal amount: ${JSON.stringify(v)}`);
     const negative = v.startsWith('-');
     const [whole, frac = ''] = v.replace('-', '').split('.');
-    const n = BigInt(whole! + frac.padEnd(scale, '0'));
+    const n = BigInt((whole ?? '') + frac.padEnd(scale, '0'));
     return negative ? -n : n;
   };
   const total = values.reduce((acc, v) => acc + toScaled(v), 0n);

@@ -18,6 +18,7 @@ import { availableBalance, ledgerBalance, resolveStatementAccounts, statementPer
 import { writeOutput } from './output';
 import { partialExportWarnings } from './partial';
 import { countedBatches, csvBatchChunks } from './row-batches';
+import { itemAt } from '../item-at';
 
 export interface ExportOptions {
   /** transactions, accounts, balances, statements, parties, consents, runs, payments, payment_matches */
@@ -127,5 +128,5 @@ async function ofxDocument(store: Store, request: ExportRequest, options: Export
       rows: countedBatches(batches, counter),
     });
   }
-  return ofxChunks({ dialect, bank: accounts[0]!.bank, now, statements });
+  return ofxChunks({ dialect, bank: itemAt(accounts, 0).bank, now, statements });
 }

@@ -69,6 +69,8 @@ function filterHint(spec: DatasetSpec): string {
   return flags.length > 0 ? `${spec.name} accepts ${flags.join(', ')}` : `${spec.name} accepts no filters`;
 }
 
+function nonEmpty(flag: string, value: string): string;
+function nonEmpty(flag: string, value: string | undefined): string | undefined;
 function nonEmpty(flag: string, value: string | undefined): string | undefined {
   if (value === undefined) return undefined;
   if (value.trim() === '') throw new UsageError(`${flag} is empty`);
@@ -100,7 +102,7 @@ export function validateExportRequest(dataset: string, format: string, filters: 
     valid.consentId = consentId;
   }
   const given = filters.accountId === undefined ? [] : typeof filters.accountId === 'string' ? [filters.accountId] : filters.accountId;
-  const accountIds = [...new Set(given.map((id) => nonEmpty('--account', id)!))];
+  const accountIds = [...new Set(given.map((id) => nonEmpty('--account', id)))];
   if (accountIds.length > 0) {
     if (!spec.account) refuseFilter(spec, '--account');
     valid.accountIds = accountIds;

@@ -5,6 +5,7 @@
  * null. Rows arrive in batches from the store (row-batches.ts).
  */
 import type { RowBatches } from './row-batches';
+import { itemAt } from '../item-at';
 
 const CHUNK_CHARS = 64 * 1024;
 
@@ -31,7 +32,7 @@ export function jsonObjectWriter(columns: readonly string[]): (row: readonly unk
     let text = '{';
     for (let i = 0; i < keys.length; i++) {
       if (i > 0) text += ',';
-      text += keys[i]! + jsonValue(row[i]);
+      text += itemAt(keys, i) + jsonValue(row[i]);
     }
     return text + '}';
   };

@@ -16,7 +16,7 @@ const EXACT_NUMBER = /^-?\d+(?:\.\d+)?$/;
 
 /** The text a spreadsheet shows literally: `'` before a formula trigger, the rest unchanged. */
 export function neutraliseText(value: string): string {
-  return value.length > 0 && FORMULA_TRIGGERS.has(value[0]!) ? `'${value}` : value;
+  return FORMULA_TRIGGERS.has(value.charAt(0)) ? `'${value}` : value;
 }
 
 /**

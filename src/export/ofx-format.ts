@@ -37,7 +37,7 @@ export function ofxPlainText(value: string, max: number): string {
  * fails the file, and a quote is legal as itself in element content of both dialects.
  */
 export function escapeXml(value: string): string {
-  return value.replace(/[&<>]/g, (c) => XML_ENTITIES[c]!);
+  return value.replace(/[&<>]/g, (c) => XML_ENTITIES[c] ?? c);
 }
 
 const XML_ENTITIES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;' };
@@ -146,9 +146,10 @@ export function ofxAccount(facts: AccountFacts): OfxAccount {
     return { kind: 'creditcard', acctId: fitToLimit(ident ?? facts.accountId, OFX_LIMITS.acctId) };
   }
   const acctType = (facts.subtype && ACCT_TYPES[facts.subtype]) || 'CHECKING';
-  const becs = ident ? BECS.exec(ident) : null;
-  if (becs) {
-    return { kind: 'bank', bankId: becs[1]!, branchId: becs[2]!, acctId: fitToLimit(ident!, OFX_LIMITS.acctId), acctType };
+  const becs = ident === null ? null : BECS.exec(ident);
+  if (ident !== null && becs) {
+    // BECS's groups are not optional: a match has both.
+    return { kind: 'bank', bankId: becs[1] ?? '', branchId: becs[2] ?? '', acctId: fitToLimit(ident, OFX_LIMITS.acctId), acctType };
   }
   return {
     kind: 'bank',

@@ -9,6 +9,7 @@ import { UsageError } from '../errors';
 import { sumDecimals } from './decimal';
 import type { Store } from '../store';
 import type { ViewAccount, ViewRange } from '../store/view-reads';
+import { toStoredInstant } from '../store/time';
 import type { ValidFilters } from './filters';
 import type { OfxBalance } from './ofx';
 import type { AccountFacts } from './ofx-format';
@@ -91,7 +92,7 @@ function latestBalance(store: Store, account: StatementAccount, types: readonly 
 
 /** The last instant of --to's NZ day, as the views store instants (UTC ISO, milliseconds). */
 function endOfNzDay(date: string): string {
-  return nzMidnight(addNzDays(date, 1)).minus({ milliseconds: 1 }).toUTC().toISO()!;
+  return toStoredInstant(nzMidnight(addNzDays(date, 1)).minus({ milliseconds: 1 }));
 }
 
 async function consentFilter(store: Store, consentId: string): Promise<'Credit' | 'Debit' | null> {

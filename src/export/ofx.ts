@@ -20,6 +20,7 @@ import {
 } from './ofx-format';
 import type { RowBatches } from './row-batches';
 import { memo, payeeName } from './statement-text';
+import { required } from './required';
 
 export const OFX_DIALECTS = ['sgml', 'xml'] as const;
 export type OfxDialect = (typeof OFX_DIALECTS)[number];
@@ -97,18 +98,18 @@ function rowReader(columns: readonly string[]): RowReader {
 
 /** One STMTTRN, elements in the order of the OFX schema; dates are NZ dates (ofxDate). */
 export function ofxTransaction(get: (c: Used) => string | null): string {
-  const amount = get('amount')!;
+  const amount = required(get, 'amount');
   const debit = amount.startsWith('-');
   const lines = [
     '<STMTTRN>',
     `<TRNTYPE>${ofxTransactionType(amount, get('proprietary_code'))}</TRNTYPE>`,
-    `<DTPOSTED>${ofxDate(get('booking_date')!)}</DTPOSTED>`,
+    `<DTPOSTED>${ofxDate(required(get, 'booking_date'))}</DTPOSTED>`,
   ];
   const valueDate = get('value_date');
   if (valueDate) lines.push(`<DTAVAIL>${ofxDate(valueDate)}</DTAVAIL>`);
   lines.push(
     `<TRNAMT>${amount}</TRNAMT>`,
-    `<FITID>${fitId(get('bank')!, get('account_id')!, get('transaction_id')!)}</FITID>`,
+    `<FITID>${fitId(required(get, 'bank'), required(get, 'account_id'), required(get, 'transaction_id'))}</FITID>`,
   );
   const name = payeeName(get, debit);
   const nameText = name ? ofxText(name, OFX_LIMITS.name) : '';

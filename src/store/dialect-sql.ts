@@ -4,7 +4,7 @@
  * Each returns a drizzle `sql` fragment for the runner's dialect; results are the same values
  * (exact integers, the same instant text) on both. Nothing outside src/store branches on dialect.
  */
-import { sql, type SQL } from 'drizzle-orm';
+import { and, sql, type SQL } from 'drizzle-orm';
 import type { SqlRunner } from './sql-runner';
 
 type Dialect = SqlRunner['dialect'];
@@ -61,4 +61,11 @@ export function toNumber(value: unknown): number {
 /** The same, NULL kept. */
 export function toNumberOrNull(value: unknown): number | null {
   return value === null || value === undefined ? null : toNumber(value);
+}
+
+/** `and(…)` of at least one condition (drizzle types it as possibly undefined, for none). */
+export function allOf(...conditions: SQL[]): SQL {
+  const all = and(...conditions);
+  if (all === undefined) throw new Error('allOf: no condition');
+  return all;
 }

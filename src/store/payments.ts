@@ -9,6 +9,7 @@ import { inWriteTransaction, type BankdataDb } from './db';
 import { paymentAttempts, payments, paymentStatusHistory, type PaymentAttemptState } from './schema';
 import { toStoredInstant, type Instant } from './time';
 import { amountMinor } from '../sync/money';
+import { itemAt } from '../item-at';
 
 export type PaymentRow = typeof payments.$inferSelect;
 export type PaymentAttemptRow = typeof paymentAttempts.$inferSelect;
@@ -27,7 +28,7 @@ export function recordPayment(db: BankdataDb, payment: Payment, now: Instant): P
       .values({ paymentId: row.paymentId, status: row.status, statusUpdatedAt: row.statusUpdatedAt, observedAt: at })
       .onConflictDoNothing()
       .run();
-    return tx.select().from(payments).where(eq(payments.paymentId, row.paymentId)).get()!;
+    return itemAt(tx.select().from(payments).where(eq(payments.paymentId, row.paymentId)).all(), 0);
   });
 }
 

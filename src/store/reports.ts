@@ -103,6 +103,11 @@ async function one<T>(db: SqlRunner, schema: z.ZodType<T>, query: SQL): Promise<
   return row === undefined ? null : schema.parse(row);
 }
 
+/** The one row of an aggregate query (counts, sums), which always has one. */
+async function aggregate<T>(db: SqlRunner, schema: z.ZodType<T>, query: SQL): Promise<T> {
+  return schema.parse(await db.get(query));
+}
+
 export async function consentViewRows(db: SqlRunner): Promise<ConsentViewRow[]> {
   return all(db, ConsentViewRow, sql`SELECT consent_id, bank, status, days_to_expiry, last_synced_at, last_outcome FROM v_consents ORDER BY consent_id`);
 }
@@ -173,21 +178,21 @@ export async function unresolvedCandidateRows(db: SqlRunner): Promise<Unresolved
 }
 
 export async function reconciliationCounts(db: SqlRunner): Promise<ReconciliationCounts> {
-  return (await one(
+  return await aggregate(
     db,
     ReconciliationCounts,
     sql`SELECT (SELECT count(*) FROM v_payments WHERE status = 'AcceptedSettlementCompleted') AS settled,
                (SELECT count(*) FROM v_payment_matches) AS matched`,
-  ))!;
+  );
 }
 
 export async function storeTotals(db: SqlRunner): Promise<StoreTotals> {
-  return (await one(
+  return await aggregate(
     db,
     StoreTotals,
     sql`SELECT (SELECT count(*) FROM v_transactions) AS transactions, (SELECT count(*) FROM v_accounts) AS accounts,
                (SELECT count(*) FROM v_balances) AS balances, (SELECT count(*) FROM v_statements WHERE file_path IS NOT NULL) AS files`,
-  ))!;
+  );
 }
 
 /** Accounts the database knows for a consent (from its accounts and its watermarks). */

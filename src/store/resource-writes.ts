@@ -17,6 +17,7 @@ import {
 } from './rows';
 import { accounts, balances, parties, statements } from './schema';
 import { toStoredInstant, type Instant } from './time';
+import { allOf } from './dialect-sql';
 
 export interface UnitInput<Row> {
   bank: BankName;
@@ -52,7 +53,7 @@ export function checkRowsBelong(input: { bank: BankName; consentId: ConsentId },
 /** Accounts keyed by (bank, AccountId) (docs/bank-api.md §6.0). Accounts not returned are kept. */
 export function commitAccounts(db: BankdataDb, input: UnitInput<AccountRow>): UpsertCounts {
   return commitUpserts(db, input, (tx, row, now) => {
-    const key = and(eq(accounts.bank, row.bank), eq(accounts.accountId, row.accountId))!;
+    const key = allOf(eq(accounts.bank, row.bank), eq(accounts.accountId, row.accountId));
     const write = planUpsertWrite(tx.select().from(accounts).where(key).get(), row, ACCOUNT_DETAIL_COLUMNS, now);
     if (write.outcome === 'added') tx.insert(accounts).values(write.values).run();
     else tx.update(accounts).set(write.values).where(key).run();
@@ -163,11 +164,11 @@ export function listStatementsWithoutFile(
 }
 
 function statementKey(row: { bank: BankName; accountId: AccountId; statementId: StatementId }): SQL {
-  return and(
+  return allOf(
     eq(statements.bank, row.bank),
     eq(statements.accountId, row.accountId),
     eq(statements.statementId, row.statementId),
-  )!;
+  );
 }
 
 export interface PartyInput {
@@ -202,8 +203,8 @@ export function partyKey(
   key: { bank: BankName; consentId: ConsentId; accountId: AccountId | null },
 ): SQL {
   return key.accountId === null
-    ? and(eq(t.bank, key.bank), eq(t.consentId, key.consentId), isNull(t.accountId))!
-    : and(eq(t.bank, key.bank), eq(t.accountId, key.accountId))!;
+    ? allOf(eq(t.bank, key.bank), eq(t.consentId, key.consentId), isNull(t.accountId))
+    : allOf(eq(t.bank, key.bank), eq(t.accountId, key.accountId));
 }
 
 /**

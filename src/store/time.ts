@@ -10,7 +10,9 @@ export type { Instant };
 
 /** The stored form of an instant. Sub-millisecond digits are dropped (the raw JSON keeps them). */
 export function toStoredInstant(value: Instant): string {
-  return toInstant(value).toUTC().toISO({ includeOffset: true, suppressMilliseconds: false })!;
+  const text = toInstant(value).toUTC().toISO({ includeOffset: true, suppressMilliseconds: false });
+  if (text === null) throw new RangeError(`not an instant: ${String(value)}`);
+  return text;
 }
 
 /** The stored form, or null for a missing value. */

@@ -12,6 +12,7 @@ import { TRANSACTION_DETAIL_COLUMNS, type RejectInput, type TransactionRow } fro
 import { transactions } from './schema';
 import { advanceWatermark } from './sync-state';
 import { toStoredInstant, type Instant } from './time';
+import { allOf } from './dialect-sql';
 
 export interface TransactionWindowInput {
   bank: BankName;
@@ -157,7 +158,7 @@ export function openPendingInWindow(t: PendingColumns, input: TransactionWindowI
     lte(t.bookingDateTime, window.to),
   ];
   if (input.creditDebitFilter) conditions.push(eq(t.creditDebitIndicator, input.creditDebitFilter));
-  return and(...conditions)!;
+  return allOf(...conditions);
 }
 
 /**

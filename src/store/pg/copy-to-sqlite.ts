@@ -18,6 +18,7 @@ import { openAtomicFile } from '../../fs/atomic-file';
 import { readStatementFile } from './statement-files';
 import { COPIED_TABLES, sqliteColumns, type CopiedTable, type CopyCounts } from './copy-tables';
 import { inPgTransaction } from './open';
+import { toStoredInstant } from '../time';
 
 export interface CopyFilter {
   consentIds?: readonly string[];
@@ -103,7 +104,7 @@ async function writeStatementFiles(sqlite: Database.Database, client: pg.PoolCli
 /** The WHERE clause of each table; a table left out is not copied. */
 async function planQueries(client: pg.PoolClient, filter: CopyFilter): Promise<Partial<Record<CopiedTable, TableQuery>>> {
   const all: TableQuery = { where: 'true', params: [] };
-  const fromInstant = filter.from ? nzMidnight(filter.from).toUTC().toISO()! : null;
+  const fromInstant = filter.from ? toStoredInstant(nzMidnight(filter.from)) : null;
   const dated = (column: string, value: string | null): TableQuery =>
     value === null ? all : { where: `${column} >= $1`, params: [value] };
   const byAccount = Boolean(filter.consentIds?.length || filter.accountIds?.length);

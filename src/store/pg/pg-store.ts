@@ -49,6 +49,7 @@ import {
 import { getRowsPerDayPg, getWindowKnowledgePg, maxRowsPerDayPg, recordWindowKnowledgePg, setRowsPerDayPg } from './sync-state';
 import { commitAccountsPg, commitBalancesPg, commitPartyPg, commitStatementsPg, recordStatementFilePg } from './unit-writes';
 import { commitTransactionWindowPg, insertRejectsPg } from './window-commit';
+import { itemAt } from '../../item-at';
 
 export interface OpenPgStoreOptions {
   /** The clock for every `now` left out (tests fix it). */
@@ -156,8 +157,7 @@ export async function openPgStore(url: string, options: OpenPgStoreOptions = {})
         return rows.find(isOpenCreation) ?? null;
       },
       begin: async (input) => {
-        const [row] = await db.insert(consentCreations).values(creationValues({ ...input, now: input.now ?? clock() }, at(input.now))).returning();
-        return row!;
+        return itemAt(await db.insert(consentCreations).values(creationValues({ ...input, now: input.now ?? clock() }, at(input.now))).returning(), 0);
       },
       recordCreated: (key, response, now) => updateCreation(db, key, { state: 'created', consentId: response.consent_id, responseJson: JSON.stringify(response) }, at(now)),
       recordSettled: (key, status, now) => updateCreation(db, key, { state: 'settled', outcome: status }, at(now)),
@@ -326,8 +326,7 @@ export async function openPgStore(url: string, options: OpenPgStoreOptions = {})
             .insert(paymentStatusHistory)
             .values({ paymentId: row.paymentId, status: row.status, statusUpdatedAt: row.statusUpdatedAt, observedAt: stamp })
             .onConflictDoNothing();
-          const [stored] = await tx.select().from(payments).where(eq(payments.paymentId, row.paymentId));
-          return stored!;
+          return itemAt(await tx.select().from(payments).where(eq(payments.paymentId, row.paymentId)), 0);
         }),
       get: async (paymentId) => (await db.select().from(payments).where(eq(payments.paymentId, paymentId)))[0] ?? null,
       history: (paymentId) => db.select().from(paymentStatusHistory).where(eq(paymentStatusHistory.paymentId, paymentId)).orderBy(asc(paymentStatusHistory.statusUpdatedAt)),

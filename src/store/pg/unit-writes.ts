@@ -7,7 +7,7 @@
  */
 import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
-import { and, eq, sql, type SQL } from 'drizzle-orm';
+import { eq, sql, type SQL } from 'drizzle-orm';
 import type { AccountId, BankName, ConsentId, StatementId } from '../../api/schemas';
 import {
   checkPartyInput,
@@ -26,12 +26,13 @@ import { toStoredInstant } from '../time';
 import type { PgDb } from './open';
 import { accounts, balances, parties, statementFiles, statements } from './schema';
 import { insertRejectsPg, lockAccount } from './window-commit';
+import { allOf } from '../dialect-sql';
 
 export type PgTx = Parameters<Parameters<PgDb['transaction']>[0]>[0];
 
 export async function commitAccountsPg(db: PgDb, input: UnitInput<AccountRow>): Promise<UpsertCounts> {
   return commitUpsertsPg(db, input, async (tx, row, now) => {
-    const key = and(eq(accounts.bank, row.bank), eq(accounts.accountId, row.accountId))!;
+    const key = allOf(eq(accounts.bank, row.bank), eq(accounts.accountId, row.accountId));
     const [stored] = await tx.select().from(accounts).where(key);
     const write = planUpsertWrite<AccountRow>(stored && withoutBookkeeping(stored), row, ACCOUNT_DETAIL_COLUMNS, now);
     if (write.outcome === 'added') await tx.insert(accounts).values(write.values);
@@ -53,7 +54,7 @@ export async function commitBalancesPg(db: PgDb, input: UnitInput<BalanceRow>): 
 }
 
 function statementKey(row: { bank: BankName; accountId: AccountId; statementId: StatementId }): SQL {
-  return and(eq(statements.bank, row.bank), eq(statements.accountId, row.accountId), eq(statements.statementId, row.statementId))!;
+  return allOf(eq(statements.bank, row.bank), eq(statements.accountId, row.accountId), eq(statements.statementId, row.statementId));
 }
 
 export async function commitStatementsPg(db: PgDb, input: UnitInput<StatementRow>): Promise<UpsertCounts> {
