@@ -9,22 +9,12 @@ import { createDataApiClient } from '../../src/api';
 import type { ConsentId } from '../../src/api/schemas';
 import type { RequestLogEntry } from '../../src/emulator';
 import type { SyncSettings } from '../../src/sync/context';
+import { kindOf } from '../bench/sync-support/bench-world';
 import { startHarness, type Harness } from '../fixtures/sync-harness';
 
 const DAY_MS = 86_400_000;
 const SETTINGS: SyncSettings = { lookbackDays: 14, floor: null, concurrency: 16, windowDays: 3650, minWindowDays: 1, partyRefreshDays: 7 };
 
-function kindOf(entry: RequestLogEntry): string {
-  const s = entry.path.split('/').slice(1);
-  if (s[0] === 'oauth2') return 'token';
-  if (s[1] === 'meta') return 'meta';
-  if (s[1] === 'consents') return 'consent';
-  if (s[1] === 'party') return 'party';
-  if (s.length === 2) return 'accounts';
-  if (s[3] === 'party') return 'account_party';
-  if (s[5] === 'file') return 'statement_file';
-  return s[3] ?? 'other';
-}
 
 function countByKind(entries: readonly RequestLogEntry[]): Record<string, number> {
   const counts: Record<string, number> = {};

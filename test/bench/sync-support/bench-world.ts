@@ -8,23 +8,13 @@ import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { createDataApiClient } from '../../../src/api';
 import { addNzDays, formatNz, nzDateOf, nzMidnight } from '../../../src/api/rules';
-import { BANKS, type ConsentFlow, type Permission } from '../../../src/api/schemas';
+import { BANKS, type ConsentFlow } from '../../../src/api/schemas';
 import type { RequestLogEntry, StartedEmulator } from '../../../src/emulator';
 import { bankMeta } from '../../../src/emulator/bank-meta';
 import { REQUEST_KINDS, emptyKindCounts, type EmulatorLimits, type KindCounts, type RequestKind } from './minimum-requests';
 import type { SyncJob, SyncJobResult } from './sync-child';
+import { ALL_PERMISSIONS, REDIRECT_URI } from '../../api/emulator-helpers';
 
-const REDIRECT_URI = 'https://app.example.nz/consent/return';
-const FULL: readonly Permission[] = [
-  'ReadAccountsDetail',
-  'ReadBalances',
-  'ReadTransactionsDetail',
-  'ReadTransactionsCredits',
-  'ReadTransactionsDebits',
-  'ReadStatements',
-  'ReadParty',
-  'ReadPartyAuthUser',
-];
 
 /**
  * One full consent per customer without a seeded Authorised consent, created through the
@@ -50,7 +40,7 @@ export async function createExtraConsents(emu: StartedEmulator, startDaysAgo = 4
         };
     const created = await client.createConsent({
       flow,
-      permissions: FULL.filter((p) => features.permissions.includes(p)),
+      permissions: ALL_PERMISSIONS.filter((p) => features.permissions.includes(p)),
       start_date_time: start,
     });
     const answer = await fetch(`${emu.baseUrl}/__emulator/consents/${created.consent_id}/authorise`, {
