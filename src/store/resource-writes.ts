@@ -18,6 +18,7 @@ import {
 import { accounts, balances, parties, statements } from './schema';
 import { toStoredInstant, type Instant } from './time';
 import { allOf } from './dialect-sql';
+import { ownedRow } from './row-owner';
 
 export interface UnitInput<Row> {
   bank: BankName;
@@ -54,7 +55,8 @@ export function checkRowsBelong(input: { bank: BankName; consentId: ConsentId },
 export function commitAccounts(db: BankdataDb, input: UnitInput<AccountRow>): UpsertCounts {
   return commitUpserts(db, input, (tx, row, now) => {
     const key = allOf(eq(accounts.bank, row.bank), eq(accounts.accountId, row.accountId));
-    const write = planUpsertWrite(tx.select().from(accounts).where(key).get(), row, ACCOUNT_DETAIL_COLUMNS, now);
+    const stored = tx.select().from(accounts).where(key).get();
+    const write = planUpsertWrite(stored, ownedRow(tx, row, stored), ACCOUNT_DETAIL_COLUMNS, now);
     if (write.outcome === 'added') tx.insert(accounts).values(write.values).run();
     else tx.update(accounts).set(write.values).where(key).run();
     return write.outcome;
@@ -77,7 +79,8 @@ export function commitBalances(db: BankdataDb, input: UnitInput<BalanceRow>): In
 export function commitStatements(db: BankdataDb, input: UnitInput<StatementRow>): UpsertCounts {
   return commitUpserts(db, input, (tx, row, now) => {
     const key = statementKey(row);
-    const write = planUpsertWrite(tx.select().from(statements).where(key).get(), row, [], now);
+    const stored = tx.select().from(statements).where(key).get();
+    const write = planUpsertWrite(stored, ownedRow(tx, row, stored), [], now);
     if (write.outcome === 'added') tx.insert(statements).values(write.values).run();
     else tx.update(statements).set(write.values).where(key).run();
     return write.outcome;
@@ -218,7 +221,8 @@ export function commitParty(db: BankdataDb, input: PartyInput): UpsertCounts {
   return inWriteTransaction(db, (tx) => {
     const counts: UpsertCounts = { added: 0, updated: 0, unchanged: 0 };
     if (row) {
-      const write = planUpsertWrite(tx.select().from(parties).where(key).get(), row, [], now);
+      const stored = tx.select().from(parties).where(key).get();
+      const write = planUpsertWrite(stored, ownedRow(tx, row, stored), [], now);
       if (write.outcome === 'added') tx.insert(parties).values(write.values).run();
       else tx.update(parties).set(write.values).where(key).run();
       counts[write.outcome] += 1;
@@ -239,7 +243,7 @@ export function planUpsert<R extends { rawJson: string; consentId: ConsentId }>(
 
 /**
  * What an upsert writes (planUpsert): a new row with its bookkeeping; a changed row merged, last
- * seen and updated now; an unchanged one only touched (last seen, and the consent that saw it).
+ * seen and updated now; an unchanged one only touched (last seen, and its consent: row-owner.ts).
  * Shared with the PostgreSQL store.
  */
 export type UpsertWrite<R> =

@@ -65,9 +65,9 @@ export interface Store {
     recordStatus(consent: Consent, options?: { raw?: unknown; now?: Instant }): Promise<void>;
     recordOutcome(consentId: ConsentId, outcome: ConsentOutcome, now?: Instant): Promise<void>;
     markEnded(consentId: ConsentId, reason: string, now?: Instant): Promise<void>;
-    /** Accounts known for a consent (its stored accounts and its watermarks). */
     /** Deletes (or, dry, counts) an ended consent's rows, payloads and file list; see forget.ts. */
     forget(consentId: ConsentId, options: { dryRun: boolean }): Promise<ForgetReport>;
+    /** Accounts known for a consent (its stored accounts and its watermarks). */
     knownAccounts(key: { consentId: ConsentId; bank: BankName }): Promise<AccountId[]>;
   };
   /** Consent creations with their idempotency keys (`bankdata consents create`). */

@@ -13,6 +13,7 @@ import { transactions } from './schema';
 import { advanceWatermark } from './sync-state';
 import { toStoredInstant, type Instant } from './time';
 import { allOf } from './dialect-sql';
+import { ownedRow } from './row-owner';
 
 export interface TransactionWindowInput {
   bank: BankName;
@@ -111,13 +112,14 @@ function prepareUpsert(tx: Conn) {
   };
 }
 
-function upsertTransaction(tx: Conn, statements: UpsertStatements, row: TransactionRow, now: string): 'added' | 'updated' | 'unchanged' {
-  const keyValues = { bank: row.bank, accountId: row.accountId, transactionId: row.transactionId };
+function upsertTransaction(tx: Conn, statements: UpsertStatements, fetched: TransactionRow, now: string): 'added' | 'updated' | 'unchanged' {
+  const keyValues = { bank: fetched.bank, accountId: fetched.accountId, transactionId: fetched.transactionId };
   const stored = statements.select.get(keyValues);
   if (!stored) {
-    statements.insert.run({ ...row, firstSeenAt: now, lastSeenAt: now, updatedAt: now, removedAt: null });
+    statements.insert.run({ ...fetched, firstSeenAt: now, lastSeenAt: now, updatedAt: now, removedAt: null });
     return 'added';
   }
+  const row = ownedRow(tx, fetched, stored);
   // A booked row replaces the pending row of the same id; a removed row that comes back is
   // restored; detail columns are never blanked by a Basic fetch (merge.ts).
   const { merged, changed } = mergeRow<TransactionRow>(stored, row, {

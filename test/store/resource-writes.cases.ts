@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { queryRow, queryRows, storeSuite } from '../support/dialects';
 import { Account, Balance, Party, Statement, type AccountId, type StatementId } from '../../src/api/schemas';
 import { toAccountRow, toBalanceRow, toPartyRow, toStatementRow } from '../../src/sync/transform';
-import { ACCOUNT, BANK, CONSENT, NOW, OTHER_CONSENT, freshStoreOn, tempDir } from './helpers';
+import { ACCOUNT, BANK, CONSENT, NOW, OTHER_CONSENT, authorise, freshStoreOn, tempDir } from './helpers';
 
 /** A statement file of `bytes` bytes where the sync would have put it (the PostgreSQL store copies its bytes in). */
 function fileOf(bytes: number): { localPath: string; sha256: string } {
@@ -149,6 +149,36 @@ export const resourceWritesSuite = storeSuite('resource writes', (d) => {
         { account_id: null, party_id: 'pty-5512', address: 'Flat 2, 10 Queen Street, Auckland, 1010, NZ' },
         { account_id: 'acc-0001', party_id: 'pty-9000', address: 'Wellington, NZ' },
       ]);
+    });
+
+    it('keeps an account, its statement and its owner with the consent that first read them while it is live (docs/data-model.md)', async () => {
+      const store = await freshStoreOn(d);
+      await authorise(store, CONSENT);
+      await authorise(store, OTHER_CONSENT);
+      const statement = Statement.parse({
+        AccountId: ACCOUNT, StatementId: 'stm-2025-02', StatementReference: '002', Type: 'RegularPeriodic',
+        StartDateTime: '2025-02-01T00:00:00+13:00', EndDateTime: '2025-02-28T23:59:59+13:00',
+        CreationDateTime: '2025-03-01T06:00:00+13:00',
+      });
+      const account = { AccountId: ACCOUNT, Currency: 'NZD', Nickname: 'Bills' };
+      const commitAll = async (consentId: typeof CONSENT) => {
+        const c = { ...ctx, consentId };
+        const unit = { bank: BANK, consentId, runId: null };
+        await store.commitAccounts({ ...unit, rows: [toAccountRow(account, c)] });
+        await store.commitStatements({ ...unit, accountId: ACCOUNT, rows: [toStatementRow(statement, c)] });
+        await store.commitParty({ ...unit, accountId: ACCOUNT, row: toPartyRow(party, c, ACCOUNT) });
+      };
+      const owners = async () => [
+        ...(await queryRows(store, 'SELECT consent_id FROM accounts')),
+        ...(await queryRows(store, 'SELECT consent_id FROM statements')),
+        ...(await queryRows(store, 'SELECT consent_id FROM parties')),
+      ];
+      await commitAll(CONSENT);
+      await commitAll(OTHER_CONSENT);
+      expect(await owners()).toEqual([{ consent_id: CONSENT }, { consent_id: CONSENT }, { consent_id: CONSENT }]);
+      await store.consents.markEnded(CONSENT, 'BDT410');
+      await commitAll(OTHER_CONSENT);
+      expect(await owners()).toEqual([{ consent_id: OTHER_CONSENT }, { consent_id: OTHER_CONSENT }, { consent_id: OTHER_CONSENT }]);
     });
 
     it('stores only the reject when the party record failed its schema', async () => {

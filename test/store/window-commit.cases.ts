@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { queryRow, queryRows, storeSuite } from '../support/dialects';
 import type { ConsentId } from '../../src/api/schemas';
 import type { Store, TransactionRow, TransactionWindowInput } from '../../src/store';
-import { ACCOUNT, BANK, CONSENT, OTHER_CONSENT, freshStoreOn, storedTx, txRow } from './helpers';
+import { ACCOUNT, BANK, CONSENT, OTHER_CONSENT, authorise, freshStoreOn, storedTx, txRow } from './helpers';
 
 const RANGE = { from: '2025-03-01T00:00:00+13:00', to: '2025-03-05T00:00:00+13:00' };
 
@@ -44,6 +44,22 @@ export const windowCommitSuite = storeSuite('commitTransactionWindow', (d) => {
       expect(after.updated_at).toBe('2025-03-05T01:00:00.000Z');
       expect(after.last_seen_at).toBe('2025-03-06T01:00:00.000Z');
       expect(after.consent_id).toBe(OTHER_CONSENT);
+    });
+
+    it('keeps a row with the consent that first returned it while that consent is live, then hands it over (docs/data-model.md)', async () => {
+      const store = await freshStoreOn(d);
+      await authorise(store, CONSENT);
+      await authorise(store, OTHER_CONSENT);
+      const owners = async () => (await queryRows<{ transaction_id: string; consent_id: string }>(store, 'SELECT transaction_id, consent_id FROM transactions ORDER BY 1'));
+      await commit(store, [txRow(), txRow({ TransactionId: 'txn-2', Status: 'Booked' })]);
+      const other = { consentId: OTHER_CONSENT, now: '2025-03-06T01:00:00Z' };
+      // Seen again through the other consent, unchanged and changed: the first consent keeps both.
+      expect(await commit(store, [txRow({}, OTHER_CONSENT), txRow({ TransactionId: 'txn-2', Status: 'Booked', Amount: { Amount: '9.99', Currency: 'NZD' } }, OTHER_CONSENT)], other)).toMatchObject({ unchanged: 1, updated: 1 });
+      expect(await owners()).toEqual([{ transaction_id: 'txn-1', consent_id: CONSENT }, { transaction_id: 'txn-2', consent_id: CONSENT }]);
+      // Once it has ended, the next consent that returns a row takes it over.
+      await store.consents.markEnded(CONSENT, 'BDT410', '2025-03-06T02:00:00Z');
+      expect(await commit(store, [txRow({}, OTHER_CONSENT)], { ...other, now: '2025-03-06T03:00:00Z' })).toMatchObject({ unchanged: 1 });
+      expect(await owners()).toEqual([{ transaction_id: 'txn-1', consent_id: OTHER_CONSENT }, { transaction_id: 'txn-2', consent_id: CONSENT }]);
     });
 
     it('replaces the stored pending row with the booked row of the same id', async () => {

@@ -25,16 +25,22 @@ import { ACCOUNT_DETAIL_COLUMNS, type AccountRow, type BalanceRow, type Statemen
 import { toStoredInstant } from '../time';
 import type { PgDb } from './open';
 import { accounts, balances, parties, statementFiles, statements } from './schema';
-import { insertRejectsPg, lockAccount } from './window-commit';
+import { otherOwners, withOwner } from '../row-owner';
+import { insertRejectsPg, liveConsentsPg, lockAccount } from './window-commit';
 import { allOf } from '../dialect-sql';
 
 export type PgTx = Parameters<Parameters<PgDb['transaction']>[0]>[0];
+
+/** ../row-owner.ts `ownedRow` on PostgreSQL. */
+async function ownedRowPg<R extends { consentId: ConsentId }>(tx: PgTx, row: R, stored: { consentId: ConsentId } | undefined): Promise<R> {
+  return withOwner(row, stored, await liveConsentsPg(tx, otherOwners([stored], row.consentId)));
+}
 
 export async function commitAccountsPg(db: PgDb, input: UnitInput<AccountRow>): Promise<UpsertCounts> {
   return commitUpsertsPg(db, input, async (tx, row, now) => {
     const key = allOf(eq(accounts.bank, row.bank), eq(accounts.accountId, row.accountId));
     const [stored] = await tx.select().from(accounts).where(key);
-    const write = planUpsertWrite<AccountRow>(stored && withoutBookkeeping(stored), row, ACCOUNT_DETAIL_COLUMNS, now);
+    const write = planUpsertWrite<AccountRow>(stored && withoutBookkeeping(stored), await ownedRowPg(tx, row, stored), ACCOUNT_DETAIL_COLUMNS, now);
     if (write.outcome === 'added') await tx.insert(accounts).values(write.values);
     else await tx.update(accounts).set(write.values).where(key);
     return write.outcome;
@@ -61,7 +67,7 @@ export async function commitStatementsPg(db: PgDb, input: UnitInput<StatementRow
   return commitUpsertsPg(db, input, async (tx, row, now) => {
     const key = statementKey(row);
     const [stored] = await tx.select().from(statements).where(key);
-    const write = planUpsertWrite<StatementRow>(stored && statementRowOf(stored), row, [], now);
+    const write = planUpsertWrite<StatementRow>(stored && statementRowOf(stored), await ownedRowPg(tx, row, stored), [], now);
     if (write.outcome === 'added') await tx.insert(statements).values(write.values);
     else await tx.update(statements).set(write.values).where(key);
     return write.outcome;
@@ -127,7 +133,7 @@ export async function commitPartyPg(db: PgDb, input: PartyInput): Promise<Upsert
         await lockAccount(tx, input.bank, input.accountId);
       }
       const [stored] = await tx.select().from(parties).where(key);
-      const write = planUpsertWrite(stored && partyRowOf(stored), row, [], now);
+      const write = planUpsertWrite(stored && partyRowOf(stored), await ownedRowPg(tx, row, stored), [], now);
       if (write.outcome === 'added') await tx.insert(parties).values(write.values);
       else await tx.update(parties).set(write.values).where(key);
       counts[write.outcome] += 1;

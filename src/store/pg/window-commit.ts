@@ -8,7 +8,7 @@
  */
 import { and, eq, inArray } from 'drizzle-orm';
 import { sql } from 'drizzle-orm';
-import type { TransactionId } from '../../api/schemas';
+import type { ConsentId, TransactionId } from '../../api/schemas';
 import { mergeRow } from '../merge';
 import { rejectValues } from '../rejects';
 import { TRANSACTION_DETAIL_COLUMNS, type RejectInput, type TransactionRow } from '../rows';
@@ -16,7 +16,8 @@ import { toStoredInstant } from '../time';
 import { openPendingInWindow, type TransactionWindowInput, type WindowCounts } from '../window-commit';
 import type { PgDb } from './open';
 import { upsertRows } from './bulk-rows';
-import { rejects, syncState, transactions } from './schema';
+import { liveConsentsWhere, otherOwners, withOwner } from '../row-owner';
+import { consents, rejects, syncState, transactions } from './schema';
 
 type Tx = Parameters<Parameters<PgDb['transaction']>[0]>[0];
 
@@ -50,10 +51,12 @@ export async function commitTransactionWindowPg(db: PgDb, input: TransactionWind
     }
     // New and changed rows in one upsert, rows seen again unchanged in one update: a statement
     // each, whatever the window's size (bulk-rows.ts).
+    const live = await liveConsentsPg(tx, otherOwners(stored.values(), input.consentId));
     const upserts: (typeof transactions.$inferInsert)[] = [];
     const seenAgain: { ids: TransactionId[]; consents: string[] } = { ids: [], consents: [] };
-    for (const row of rows.values()) {
-      const before = stored.get(row.transactionId);
+    for (const fetched of rows.values()) {
+      const before = stored.get(fetched.transactionId);
+      const row = withOwner(fetched, before, live);
       if (!before) {
         upserts.push({ ...row, firstSeenAt: now, lastSeenAt: now, updatedAt: now, removedAt: null });
         counts.added += 1;
@@ -101,6 +104,13 @@ export async function commitTransactionWindowPg(db: PgDb, input: TransactionWind
 /** Serialises writers of one account until the transaction ends (a bank name has no "/", so the key is unambiguous; text may not hold NUL). */
 export async function lockAccount(tx: Tx, bank: string, accountId: string): Promise<void> {
   await tx.execute(sql`SELECT pg_advisory_xact_lock(hashtextextended(${`${bank}/${accountId}`}, 0))`);
+}
+
+/** ../row-owner.ts `liveConsents` on PostgreSQL. */
+export async function liveConsentsPg(tx: Tx, ids: readonly ConsentId[]): Promise<Set<ConsentId>> {
+  if (ids.length === 0) return new Set();
+  const found = await tx.select({ consentId: consents.consentId }).from(consents).where(liveConsentsWhere(consents, ids));
+  return new Set(found.map((r) => r.consentId));
 }
 
 /** ../window-commit.ts removeVanishedPending: the same rule, docs/bank-api.md §6.4. */

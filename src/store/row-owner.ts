@@ -1,0 +1,46 @@
+/**
+ * Which consent a stored row belongs to when several consents read the same account
+ * (docs/data-model.md "Which consent a row belongs to"): the consent that first returned it, for
+ * as long as that consent is live (registered as Authorised and not ended). A fetch through
+ * another consent takes the row over only once its owner is no longer live. So the owner does not
+ * depend on the order in which one run syncs its consents, and a run with no change moves nothing.
+ * Shared by both dialects' write paths; the PostgreSQL query is in pg/unit-writes.ts.
+ */
+import { eq, inArray, isNull, type Column, type SQL } from 'drizzle-orm';
+import type { ConsentId } from '../api/schemas';
+import type { Conn } from './db';
+import { allOf } from './dialect-sql';
+import { consents } from './schema';
+
+interface Owned {
+  consentId: ConsentId;
+}
+
+/** The consents among `ids` that are live, in either dialect's `consents` table. */
+export function liveConsentsWhere(t: Record<'consentId' | 'status' | 'endedAt', Column>, ids: readonly ConsentId[]): SQL {
+  return allOf(inArray(t.consentId, [...ids]), eq(t.status, 'Authorised'), isNull(t.endedAt));
+}
+
+/** The stored rows' consents other than the fetching one: the only ones whose liveness matters. */
+export function otherOwners(stored: Iterable<Owned | undefined>, fetching: ConsentId): ConsentId[] {
+  const ids = new Set<ConsentId>();
+  for (const row of stored) if (row && row.consentId !== fetching) ids.add(row.consentId);
+  return [...ids];
+}
+
+/** The row to write: the fetched one, under its stored consent while that consent is live. */
+export function withOwner<R extends Owned>(row: R, stored: Owned | undefined, live: ReadonlySet<ConsentId>): R {
+  return stored && stored.consentId !== row.consentId && live.has(stored.consentId) ? { ...row, consentId: stored.consentId } : row;
+}
+
+/** SQLite: the live consents among `ids` (no query when there are none). */
+export function liveConsents(tx: Conn, ids: readonly ConsentId[]): Set<ConsentId> {
+  if (ids.length === 0) return new Set();
+  const found = tx.select({ consentId: consents.consentId }).from(consents).where(liveConsentsWhere(consents, ids)).all();
+  return new Set(found.map((r) => r.consentId));
+}
+
+/** SQLite: `withOwner` for one row, reading its stored consent's liveness only when it differs. */
+export function ownedRow<R extends Owned>(tx: Conn, row: R, stored: Owned | undefined): R {
+  return withOwner(row, stored, liveConsents(tx, otherOwners([stored], row.consentId)));
+}
