@@ -5,7 +5,8 @@
  * Over 300 lines on purpose: one table of the bank's rules, read side by side with its tests.
  */
 import { BlockList, isIPv4, isIPv6 } from 'node:net';
-import { DateTime, Duration } from 'luxon';
+import { DateTime, Duration, IANAZone } from 'luxon';
+import { commonInstantMs } from './instant-text';
 import { DATE_TIME_PATTERN, type BankName, type Permission, type Scope } from './schemas';
 
 export const NZ_ZONE = 'Pacific/Auckland';
@@ -31,6 +32,42 @@ export function toInstant(value: Instant): DateTime {
   return dt.toUTC();
 }
 
+/** Milliseconds of an epoch-millisecond number or a common-shape string; null for anything else. */
+function quickMs(value: Instant): number | null {
+  if (typeof value === 'string') return commonInstantMs(value);
+  if (typeof value === 'number' && Number.isSafeInteger(value) && value >= 0 && value < MAX_QUICK_MS) return value;
+  return null;
+}
+/** 10000-01-01T00:00:00Z: below it `Date#toISOString` writes the same four-digit year as luxon. */
+const MAX_QUICK_MS = 253402300800000;
+
+/** UTC ISO with milliseconds of an instant (`2025-03-02T20:15:00.000Z`). */
+export function utcIso(value: Instant): string {
+  const ms = quickMs(value);
+  if (ms !== null) return new Date(ms).toISOString();
+  const text = toInstant(value).toISO({ includeOffset: true, suppressMilliseconds: false });
+  if (text === null) throw new RangeError(`not an instant: ${String(value)}`);
+  return text;
+}
+
+/**
+ * Pacific/Auckland's offset at an instant, from luxon's zone data, remembered per UTC day: NZ
+ * changes its offset at most once a day, so a day whose start and end share an offset has it
+ * throughout; a changing day asks the zone each time.
+ */
+const nzZone = IANAZone.create(NZ_ZONE);
+const nzDayOffsets = new Map<number, number | null>();
+function nzOffsetMinutes(ms: number): number {
+  const day = Math.floor(ms / 86_400_000);
+  let known = nzDayOffsets.get(day);
+  if (known === undefined) {
+    const start = nzZone.offset(day * 86_400_000);
+    known = start === nzZone.offset(day * 86_400_000 + 86_399_999) ? start : null;
+    nzDayOffsets.set(day, known);
+  }
+  return known ?? nzZone.offset(ms);
+}
+
 /** YYYY-MM-DD of a luxon date; luxon gives null only for an invalid one. */
 function isoDate(dt: DateTime): string {
   const date = dt.toISODate();
@@ -40,6 +77,8 @@ function isoDate(dt: DateTime): string {
 
 /** The NZ calendar date (Pacific/Auckland, DST included) of an instant, as YYYY-MM-DD. */
 export function nzDateOf(value: Instant): string {
+  const ms = quickMs(value);
+  if (ms !== null) return new Date(ms + nzOffsetMinutes(ms) * 60_000).toISOString().slice(0, 10);
   return isoDate(toInstant(value).setZone(NZ_ZONE));
 }
 

@@ -6,6 +6,7 @@
  */
 import { z } from 'zod';
 import { DateTime } from 'luxon';
+import { commonInstantMs } from './instant-text';
 
 // ---------------------------------------------------------------------------
 // Branded identifiers: an account id can't be passed where a consent id is due.
@@ -35,7 +36,8 @@ export const DATE_TIME_PATTERN =
 export const DateTimeString = z
   .string()
   .regex(DATE_TIME_PATTERN, 'date-time with seconds and an explicit offset')
-  .refine((s) => DateTime.fromISO(s, { setZone: true }).isValid, 'not a valid calendar date-time');
+  // The common shape is judged without luxon (instant-text.ts: the same answer, per row on the hot path).
+  .refine((s) => commonInstantMs(s) !== null || DateTime.fromISO(s, { setZone: true }).isValid, 'not a valid calendar date-time');
 
 /** Unsigned decimal string: 1–13 integer digits, optional 1–5 fraction digits. Never a float. */
 export const AMOUNT_PATTERN = /^\d{1,13}(\.\d{1,5})?$/;

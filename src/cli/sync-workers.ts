@@ -28,7 +28,8 @@ export async function runWorkers(count: number, json: boolean): Promise<number> 
   const children = Array.from({ length: count }, () =>
     // Their own process group: a terminal's Ctrl-C reaches this process only, and each worker
     // gets the signal once, from `forward` (a second one is the immediate stop, with no summary).
-    spawn(process.execPath, [BIN_PATH, ...args], { stdio: ['ignore', 'pipe', 'inherit'], env: process.env, detached: true }),
+    // Node's own flags given to this process (a heap limit, a CPU profile) apply to each worker.
+    spawn(process.execPath, [...process.execArgv, BIN_PATH, ...args], { stdio: ['ignore', 'pipe', 'inherit'], env: process.env, detached: true }),
   );
   const forward = (signal: NodeJS.Signals) => {
     for (const child of children) child.kill(signal);

@@ -90,8 +90,9 @@ export default async function bench(): Promise<void> {
       const env = {
         ...emulatorEnv(emu, join(dir, `w${workers}`)),
         BANKDATA_DB: url,
-        ...(profileDir ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${join(profileDir, `w${workers}`)}` } : {}),
       };
+      // Node refuses --cpu-prof in NODE_OPTIONS: it is given on the command line, and the workers inherit it.
+      const nodeArgs = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${join(profileDir, `w${workers}`)}`] : [];
       emu.updateSettings({ latencyMs: 0 });
       const added = await runCli(['consents', 'add', '--from-file', ids], { env });
       if (added.code !== 0) throw new Error(`consents add failed: ${added.stderr}`);
@@ -99,7 +100,7 @@ export default async function bench(): Promise<void> {
       const loadBefore = loadAverage();
       const before = { self: cpuOf('self', false), children: cpuOf('self', true) - cpuOf('self', false), pg: postgresCpu() };
       const started = performance.now();
-      const run = await runCli(['sync', '--workers', String(workers), '--json'], { env });
+      const run = await runCli(['sync', '--workers', String(workers), '--json'], { env, nodeArgs });
       const wall = (performance.now() - started) / 1000;
       if (run.code !== 0) throw new Error(`sync --workers ${workers} exited ${run.code}: ${run.stderr.slice(0, 2000)}`);
       const cpu = {

@@ -12,8 +12,8 @@ export interface CliRun {
   exited: Promise<number | NodeJS.Signals>;
 }
 
-export function spawnCli(args: string[], options: { env?: Record<string, string>; cwd?: string } = {}): CliRun {
-  const child = spawn(process.execPath, [BIN, ...args], {
+export function spawnCli(args: string[], options: { env?: Record<string, string>; cwd?: string; nodeArgs?: string[] } = {}): CliRun {
+  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), BIN, ...args], {
     cwd: options.cwd,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...options.env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -28,7 +28,7 @@ export function spawnCli(args: string[], options: { env?: Record<string, string>
   return { child, stdout: () => out, stderr: () => err, exited };
 }
 
-export async function runCli(args: string[], options: { env?: Record<string, string>; cwd?: string } = {}) {
+export async function runCli(args: string[], options: { env?: Record<string, string>; cwd?: string; nodeArgs?: string[] } = {}) {
   const run = spawnCli(args, options);
   const code = await run.exited;
   return { code, stdout: run.stdout(), stderr: run.stderr() };

@@ -1,0 +1,91 @@
+/**
+ * The quick path of `utcIso` / `toStoredInstant` and `nzDateOf` (src/api/rules.ts) must give
+ * exactly what luxon gives (or refuse what luxon refuses), for every shape of instant string,
+ * and the NZ date across daylight-saving changes.
+ */
+import fc from 'fast-check';
+import { DateTime } from 'luxon';
+import { describe, expect, it } from 'vitest';
+import { commonInstantMs } from '../../src/api/instant-text';
+import { NZ_ZONE, nzDateOf, utcIso } from '../../src/api/rules';
+import { DateTimeString } from '../../src/api/schemas';
+
+const pad = (n: number, width = 2) => String(n).padStart(width, '0');
+
+/** luxon's own answer, or the error text when it refuses. */
+function luxonIso(value: string | number): string {
+  const dt = typeof value === 'number' ? DateTime.fromMillis(value, { zone: 'utc' }) : DateTime.fromISO(value, { setZone: true });
+  if (!dt.isValid) return 'invalid';
+  return dt.toUTC().toISO({ includeOffset: true, suppressMilliseconds: false }) ?? 'invalid';
+}
+function ours(value: string | number): string {
+  try {
+    return utcIso(value);
+  } catch {
+    return 'invalid';
+  }
+}
+
+const instantText = fc
+  .record({
+    year: fc.integer({ min: 1960, max: 2200 }),
+    month: fc.integer({ min: 0, max: 13 }),
+    day: fc.integer({ min: 0, max: 32 }),
+    hour: fc.integer({ min: 0, max: 25 }),
+    minute: fc.integer({ min: 0, max: 60 }),
+    second: fc.integer({ min: 0, max: 61 }),
+    fraction: fc.option(fc.stringMatching(/^\d{1,12}$/), { nil: undefined }),
+    zone: fc.oneof(
+      fc.constant('Z'),
+      fc.record({ sign: fc.constantFrom('+', '-'), h: fc.integer({ min: 0, max: 24 }), m: fc.integer({ min: 0, max: 60 }) }).map((o) => `${o.sign}${pad(o.h)}:${pad(o.m)}`),
+      fc.constantFrom('', 'z', '+1300', '+13'),
+    ),
+  })
+  .map((p) => `${pad(p.year, 4)}-${pad(p.month)}-${pad(p.day)}T${pad(p.hour)}:${pad(p.minute)}:${pad(p.second)}${p.fraction === undefined ? '' : `.${p.fraction}`}${p.zone}`);
+
+describe('the quick instant path gives what luxon gives', () => {
+  it('for instant strings of every shape, valid or not (fast-check, 5,000 runs)', () => {
+    fc.assert(
+      fc.property(instantText, (text) => {
+        expect(ours(text), text).toBe(luxonIso(text));
+        // The wire schema's check agrees with luxon on what is a valid date-time.
+        if (/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})$/.test(text)) {
+          expect(DateTimeString.safeParse(text).success, text).toBe(DateTime.fromISO(text, { setZone: true }).isValid);
+        }
+      }),
+      { numRuns: 5_000 },
+    );
+  });
+
+  it('for the shapes the bank sends, fraction digits past the millisecond dropped as luxon drops them', () => {
+    for (const text of ['2025-03-02T20:15:00Z', '2025-03-03T09:15:00+13:00', '2025-04-06T02:30:00+12:00', '2025-03-02T20:15:00.29Z', '2025-03-02T20:15:00.035+13:00', '2025-03-02T20:15:00.1239999-00:30', '2024-02-29T23:59:59.999+13:00']) {
+      expect(commonInstantMs(text), text).not.toBeNull();
+      expect(utcIso(text), text).toBe(luxonIso(text));
+    }
+    // Shapes the quick path leaves to luxon.
+    for (const text of ['2025-03-02T20:15Z', '2025-03-02 20:15:00Z', '2025-02-29T00:00:00Z', '1969-12-31T23:59:59Z', '2025-03-02T24:00:00Z']) expect(commonInstantMs(text), text).toBeNull();
+  });
+
+  it('for epoch milliseconds', () => {
+    fc.assert(fc.property(fc.integer({ min: 0, max: 253402300799999 }), (ms) => {
+      expect(ours(ms)).toBe(luxonIso(ms));
+    }), { numRuns: 5_000 });
+  });
+
+  it('NZ dates of any instant from 1970 to 2100, and every quarter hour around each daylight-saving change 2020-2030', () => {
+    const luxonNz = (ms: number) => DateTime.fromMillis(ms, { zone: NZ_ZONE }).toISODate();
+    fc.assert(fc.property(fc.integer({ min: 0, max: 4102444800000 }), (ms) => {
+      expect(nzDateOf(ms)).toBe(luxonNz(ms));
+    }), { numRuns: 5_000 });
+    for (let year = 2020; year <= 2030; year += 1) {
+      for (const month of [4, 9]) {
+        const start = DateTime.fromObject({ year, month, day: month === 4 ? 1 : 20 }, { zone: 'utc' }).toMillis();
+        for (let ms = start; ms < start + 12 * 86_400_000; ms += 15 * 60_000) {
+          if (nzDateOf(ms) !== luxonNz(ms)) expect(nzDateOf(ms), new Date(ms).toISOString()).toBe(luxonNz(ms));
+          const text = new Date(ms).toISOString();
+          if (nzDateOf(text) !== luxonNz(ms)) expect(nzDateOf(text), text).toBe(luxonNz(ms));
+        }
+      }
+    }
+  });
+});
