@@ -22,7 +22,7 @@ describePostgres('cooperating workers on PostgreSQL', () => {
   const dir = tempDir();
 
   beforeAll(async () => {
-    emu = await startEmulator({ seed: 5, environment: 'production', customersPerBank: 2, latencyMs: 15 });
+    emu = await startEmulator({ seed: 5, environment: 'production', customersPerBank: 1, historyDays: 120, latencyMs: 15 });
     // The reference: one uninterrupted run into SQLite.
     const env = emulatorEnv(emu, join(dir, 'reference'));
     expect((await runCli(['consents', 'add', ...emu.consentIds], { env })).code).toBe(0);
