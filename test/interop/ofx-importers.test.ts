@@ -120,11 +120,21 @@ describe.skipIf(missing.length > 0)(`OFX read by libofx, ofxparse, ledger-autosy
     expect(subCent.n).toBeGreaterThan(0);
   });
 
-  it('every account: ofxdump, ofxparse and ledger-autosync keep count, FITIDs, amounts, NZ dates, texts; ledger and hledger pass the balance assertion', async () => {
+  it('every account kind: ofxdump, ofxparse and ledger-autosync keep count, FITIDs, amounts, NZ dates, texts; ledger and hledger pass the balance assertion', async () => {
     const checked: string[] = [];
     const refused: string[] = [];
     const subCentAccounts: string[] = [];
+    // One account of each kind (subtype and currency), the one with the most booked rows: the
+    // readers cost about 3 s of CPU an account (ledger-autosync is a Python program started twice),
+    // and accounts of one kind differ only in their generated rows.
+    const kinds = new Map<string, Account>();
     for (const account of accounts) {
+      const kind = `${account.account_subtype} ${account.currency}`;
+      const known = kinds.get(kind);
+      if (!known || booked(account).length > booked(known).length) kinds.set(kind, account);
+    }
+    expect(kinds.size).toBeGreaterThanOrEqual(5);
+    for (const account of kinds.values()) {
       const rows = booked(account);
       if (rows.length === 0) continue;
       let file: string;
