@@ -39,8 +39,9 @@ describePostgres('the sync on PostgreSQL', () => {
 
   beforeAll(async () => {
     const start = new Date(Math.floor(Date.now() / 1000) * 1000 - 3 * DAY_MS).toISOString();
-    harness = await startHarness({ seed: 5, start });
-    emu = await startEmulator({ seed: 5, start });
+    // 150 days of history (not 450): every kind of row and statement, a third of the rows to compare.
+    harness = await startHarness({ seed: 5, start, historyDays: 150 });
+    emu = await startEmulator({ seed: 5, start, historyDays: 150 });
     client = createDataApiClient({ baseUrl: emu.baseUrl, clientId: emu.clientId, clientSecret: emu.clientSecret, retry: { baseDelayMs: 1, maxDelayMs: 5 } });
     pg = (await openDatabaseStore(await createTestDatabase({ migrated: false }))) as PgStore;
     pgDataDir = join(mkdtempSync(join(tmpdir(), 'bankdata-pg-')), 'data');
