@@ -25,7 +25,8 @@ function toCents(value: string): string {
 }
 
 beforeAll(async () => {
-  h = await startHarness({ start: '2025-03-05T01:00:00Z' });
+  // 150 days of history (not 450): every account kind, a third of the rows to sync three times.
+  h = await startHarness({ start: '2025-03-05T01:00:00Z', historyDays: 150 });
 }, 60_000);
 afterAll(async () => {
   await h?.close();
