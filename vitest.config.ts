@@ -1,5 +1,6 @@
 import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
+import LongestFirstSequencer from './test/support/sequencer';
 
 export default defineConfig({
   test: {
@@ -9,10 +10,13 @@ export default defineConfig({
     // dist/ is built once first: tests that spawn the CLI run this tree's code.
     globalSetup: ['test/global-setup.ts'],
     pool: 'forks',
-    // Much of the suite waits (child processes, HTTP on loopback): vitest's default of one worker
-    // per core less one runs the files one after another on a 2-core machine. Every test file
-    // works in its own temporary directories and on free ports, so files run side by side.
-    maxWorkers: Math.max(2, availableParallelism()),
+    // Much of the suite waits (child processes, HTTP on loopback, rate budgets, lease expiries):
+    // vitest's default of one worker per core less one runs the files one after another on a
+    // 2-core machine, and one worker per core leaves a core idle while a file waits. Every test
+    // file works in its own temporary directories and on free ports, so files run side by side.
+    maxWorkers: availableParallelism() + 1,
+    // The longest files first, across both projects (test/support/sequencer.ts).
+    sequence: { sequencer: LongestFirstSequencer },
     // A worker runs file after file in one process with its module cache kept (about 1 s of CPU per
     // file saved: zod schemas, drizzle, undici are imported once per worker, not once per file). It
     // is safe because no test file mocks modules or leaves global state behind: each one starts its
@@ -33,7 +37,8 @@ export default defineConfig({
           name: 'postgres',
           include: ['test/**/*.pg.test.ts'],
           globalSetup: ['test/support/postgres-global-setup.ts'],
-          setupFiles: ['test/support/per-file.ts', 'test/support/per-file-postgres.ts'],
+          // Added to the inherited test/support/per-file.ts (`extends: true` concatenates lists).
+          setupFiles: ['test/support/per-file-postgres.ts'],
         },
       },
     ],
