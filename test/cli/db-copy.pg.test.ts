@@ -27,7 +27,7 @@ describePostgres('bankdata db copy', () => {
   let url = '';
 
   beforeAll(async () => {
-    harness = await startHarness({ seed: 11 });
+    harness = await startHarness({ seed: 11, historyDays: 150 });
     expect((await harness.sync()).outcome).toBe('ok');
     url = await createTestDatabase({ migrated: false });
   }, 60_000);

@@ -26,7 +26,7 @@ let h: Harness;
 let reportPath: string;
 
 beforeAll(async () => {
-  h = await startHarness({ start: '2025-03-05T01:00:00Z' });
+  h = await startHarness({ start: '2025-03-05T01:00:00Z', historyDays: 150 });
   await h.sync();
   h.emu.advance(3 * 86_400_000);
   await h.sync();

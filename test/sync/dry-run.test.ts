@@ -12,7 +12,7 @@ import { SETTINGS, startHarness, type Harness } from '../fixtures/sync-harness';
 let h: Harness;
 
 beforeAll(async () => {
-  h = await startHarness();
+  h = await startHarness({ historyDays: 150 });
 });
 afterAll(async () => {
   await h.close();

@@ -11,7 +11,7 @@ import { startHarness, type Harness } from '../fixtures/sync-harness';
 let h: Harness;
 
 beforeAll(async () => {
-  h = await startHarness();
+  h = await startHarness({ historyDays: 150 });
 });
 afterAll(async () => {
   await h.close();

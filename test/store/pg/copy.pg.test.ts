@@ -27,7 +27,7 @@ describePostgres('db copy between SQLite and PostgreSQL', () => {
   let pool: import('pg').Pool;
 
   beforeAll(async () => {
-    harness = await startHarness({ seed: 7 });
+    harness = await startHarness({ seed: 7, historyDays: 150 });
     expect((await harness.sync()).outcome).toBe('ok');
     source = new Database(harness.store.path, { readonly: true });
     pool = createPool(await createTestDatabase());
