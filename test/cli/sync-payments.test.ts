@@ -14,7 +14,7 @@ import { consentOf, START } from '../payments/helpers';
 
 let h: Harness;
 beforeAll(async () => {
-  h = await startHarness({ seed: 7, start: START });
+  h = await startHarness({ seed: 7, start: START, historyDays: 150 });
 }, 60_000);
 afterAll(() => h.close());
 
