@@ -26,15 +26,17 @@ export const ConsentViewRow = z.object({
 });
 export type ConsentViewRow = z.infer<typeof ConsentViewRow>;
 
+/** A run's counters: of the whole run (v_runs), and of each worker that took part (run_workers). */
+function runCounters<T extends z.ZodType>(number: T) {
+  return { consents: number, requests: number, rows_written: number, failed_units: number };
+}
+
 export const RunViewRow = z.object({
   run_id: text,
   started_at: text,
   finished_at: textOrNull,
   outcome: textOrNull,
-  consents: countOrNull,
-  requests: countOrNull,
-  rows_written: countOrNull,
-  failed_units: countOrNull,
+  ...runCounters(countOrNull),
   error_summary: textOrNull,
 });
 export type RunViewRow = z.infer<typeof RunViewRow>;
@@ -60,7 +62,10 @@ export const PaymentViewRow = z.object({
 });
 export type PaymentViewRow = z.infer<typeof PaymentViewRow>;
 
-export const PaymentMatchRow = z.object({ bank: text, account_id: text, transaction_id: text, match_rule: text });
+/** The key of a transactions row: the credit a payment matched, or one it may match. */
+const transactionKey = { bank: text, account_id: text, transaction_id: text };
+
+export const PaymentMatchRow = z.object({ ...transactionKey, match_rule: text });
 export type PaymentMatchRow = z.infer<typeof PaymentMatchRow>;
 
 /** A settled payment with no candidate credit (v_payments columns). */
@@ -80,9 +85,7 @@ export const UnresolvedCandidateRow = z.object({
   payment_id: text,
   amount: text,
   currency: text,
-  bank: text,
-  account_id: text,
-  transaction_id: text,
+  ...transactionKey,
   /** how many candidates this payment has */
   per_payment: count,
 });
@@ -120,11 +123,8 @@ export async function latestRunRows(db: SqlRunner, limit: number): Promise<RunVi
 export const RunWorkerRow = z.object({
   worker_id: text,
   host: text,
-  pid: z.coerce.number().int(),
-  consents: z.coerce.number().int(),
-  requests: z.coerce.number().int(),
-  rows_written: z.coerce.number().int(),
-  failed_units: z.coerce.number().int(),
+  pid: count,
+  ...runCounters(count),
   outcome: textOrNull,
   left_at: textOrNull,
 });
