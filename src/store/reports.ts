@@ -44,6 +44,9 @@ export type RunViewRow = z.infer<typeof RunViewRow>;
 export const RejectCount = z.object({ resource: text, count });
 export type RejectCount = z.infer<typeof RejectCount>;
 
+/** A payment's particulars, code and reference, as the payment views show them. */
+const pcrColumns = { particulars: textOrNull, code: textOrNull, reference: textOrNull };
+
 /** A v_payments row: `amount` is the view's number (numeric), `amount_text` its exact decimal text. */
 export const PaymentViewRow = z.object({
   payment_id: text,
@@ -51,9 +54,7 @@ export const PaymentViewRow = z.object({
   status: text,
   amount: z.union([z.number(), z.string()]),
   currency: text,
-  particulars: textOrNull,
-  code: textOrNull,
-  reference: textOrNull,
+  ...pcrColumns,
   created_at: text,
   status_updated_at: text,
   amount_text: text,
@@ -69,22 +70,15 @@ export const PaymentMatchRow = z.object({ ...transactionKey, match_rule: text })
 export type PaymentMatchRow = z.infer<typeof PaymentMatchRow>;
 
 /** A settled payment with no candidate credit (v_payments columns). */
-export const UnmatchedPaymentRow = PaymentViewRow.pick({
-  payment_id: true,
-  consent_id: true,
-  currency: true,
-  particulars: true,
-  code: true,
-  reference: true,
-  status_updated_at: true,
-}).extend({ amount: text });
+export const UnmatchedPaymentRow = PaymentViewRow.pick({ payment_id: true, consent_id: true, currency: true }).extend({
+  ...pcrColumns,
+  status_updated_at: text,
+  amount: text,
+});
 export type UnmatchedPaymentRow = z.infer<typeof UnmatchedPaymentRow>;
 
 /** One candidate credit of a settled payment that v_payment_matches did not match one-to-one. */
-export const UnresolvedCandidateRow = z.object({
-  payment_id: text,
-  amount: text,
-  currency: text,
+export const UnresolvedCandidateRow = UnmatchedPaymentRow.pick({ payment_id: true, amount: true, currency: true }).extend({
   ...transactionKey,
   /** how many candidates this payment has */
   per_payment: count,
