@@ -131,8 +131,10 @@ export class PermissionMissingError extends apiErrorClass('permission_missing', 
   }
 }
 
-/** BDT263: the bank's result is too large for one request; split the range and retry. */
-// TooManyRecordsError (paginate.ts) extends it and names itself.
+/**
+ * BDT263: the bank's result is too large for one request; split the range and retry.
+ * TooManyRecordsError (paginate.ts) extends it and names itself.
+ */
 export class SplitNeededError extends apiErrorClass('split_needed', 'SplitNeededError') {}
 
 /** BDT236–239 and the legacy no-code form of BDT237: a date query rule was broken. */
