@@ -74,6 +74,17 @@ export abstract class AnswerError<TKind extends string> extends Error {
 /** A Data API error (the Payments client's errors are `PaymentsApiError`s, not these). */
 export abstract class ApiError extends AnswerError<ApiErrorKind> {}
 
+/**
+ * The base of one kind of Data API error: its kind, and the name that logs and `--json` output
+ * show (written out: bundling may rename a class).
+ */
+function apiErrorClass<K extends ApiErrorKind>(kind: K, name: string) {
+  return class extends ApiError {
+    readonly kind = kind;
+    override readonly name: string = name;
+  };
+}
+
 /** Why a consent can no longer be used (docs/bank-api.md §7.3, "consent ended" codes). */
 export type ConsentEndReason =
   | 'not_found' // BDT101
@@ -95,9 +106,7 @@ export const CONSENT_ENDED_CODES: Readonly<Record<string, ConsentEndReason>> = {
 };
 
 /** BDT009, 013, 101, 409, 410, 412, 415: record the status, stop using the consent. */
-export class ConsentEndedError extends ApiError {
-  readonly kind = 'consent_ended' as const;
-  override readonly name = 'ConsentEndedError';
+export class ConsentEndedError extends apiErrorClass('consent_ended', 'ConsentEndedError') {
   readonly reason: ConsentEndReason;
   constructor(message: string, details: ApiErrorDetails & { code: string }) {
     super(message, details);
@@ -109,44 +118,33 @@ export class ConsentEndedError extends ApiError {
 }
 
 /** BDT413: the consent is not yet authorised; try on a later run. */
-export class ConsentNotAuthorisedError extends ApiError {
-  readonly kind = 'consent_not_authorised' as const;
-  override readonly name = 'ConsentNotAuthorisedError';
-}
+export class ConsentNotAuthorisedError extends apiErrorClass('consent_not_authorised', 'ConsentNotAuthorisedError') {}
 
 /** BDT411: the consent lacks the permission the endpoint needs; skip that resource. */
-export class PermissionMissingError extends ApiError {
-  readonly kind = 'permission_missing' as const;
-  override readonly name = 'PermissionMissingError';
-  /** Any one of these would do (docs/bank-api.md §3). */
-  readonly permissions: readonly Permission[];
-  constructor(message: string, details: ApiErrorDetails, permissions: readonly Permission[]) {
+export class PermissionMissingError extends apiErrorClass('permission_missing', 'PermissionMissingError') {
+  /** @param permissions any one of these would do (docs/bank-api.md §3) */
+  constructor(message: string, details: ApiErrorDetails, readonly permissions: readonly Permission[]) {
     super(message, details);
-    this.permissions = permissions;
   }
   override toJSON() {
     return { ...super.toJSON(), permissions: this.permissions };
   }
 }
 
-/** BDT263: the bank's result is too large for one request; split the range and retry. */
-export class SplitNeededError extends ApiError {
-  readonly kind = 'split_needed' as const;
-  override readonly name: string = 'SplitNeededError'; // TooManyRecordsError (paginate.ts) names itself
-}
+/**
+ * BDT263: the bank's result is too large for one request; split the range and retry.
+ * TooManyRecordsError (paginate.ts) extends it and names itself.
+ */
+export class SplitNeededError extends apiErrorClass('split_needed', 'SplitNeededError') {}
 
 /** BDT236–239 and the legacy no-code form of BDT237: a date query rule was broken. */
-export class DateRuleError extends ApiError {
-  readonly kind = 'date_rule' as const;
-  override readonly name = 'DateRuleError';
-  /** The rule broken: the code sent, or BDT237 for the legacy message (docs/bank-api.md §7.2). */
-  readonly ruleCode: 'BDT236' | 'BDT237' | 'BDT238' | 'BDT239';
-  /** True when the server used the legacy no-code message for BDT237. */
-  readonly legacy: boolean;
-  constructor(message: string, details: ApiErrorDetails, ruleCode: DateRuleError['ruleCode'], legacy: boolean) {
+export class DateRuleError extends apiErrorClass('date_rule', 'DateRuleError') {
+  /**
+   * @param ruleCode the rule broken: the code sent, or BDT237 for the legacy message (docs/bank-api.md §7.2)
+   * @param legacy true when the server used the legacy no-code message for BDT237
+   */
+  constructor(message: string, details: ApiErrorDetails, readonly ruleCode: 'BDT236' | 'BDT237' | 'BDT238' | 'BDT239', readonly legacy: boolean) {
     super(message, details);
-    this.ruleCode = ruleCode;
-    this.legacy = legacy;
   }
   override toJSON() {
     return { ...super.toJSON(), ruleCode: this.ruleCode, legacy: this.legacy };
@@ -154,25 +152,15 @@ export class DateRuleError extends ApiError {
 }
 
 /** Request or configuration must be fixed: consent-creation codes, transport not allowed. */
-export class ConfigurationError extends ApiError {
-  readonly kind = 'configuration' as const;
-  override readonly name = 'ConfigurationError';
-}
+export class ConfigurationError extends apiErrorClass('configuration', 'ConfigurationError') {}
 
 /** BDT701 (key reused, other body), BDT702 (already revoked), BDT704 (in progress). */
-export class IdempotencyError extends ApiError {
-  readonly kind = 'idempotency' as const;
-  override readonly name = 'IdempotencyError';
-}
+export class IdempotencyError extends apiErrorClass('idempotency', 'IdempotencyError') {}
 
 /** 403 without code: the client was not assigned the endpoint's scope (docs/bank-api.md §2, §3). */
-export class ScopeMissingError extends ApiError {
-  readonly kind = 'scope_missing' as const;
-  override readonly name = 'ScopeMissingError';
-  readonly scope: Scope | null;
-  constructor(message: string, details: ApiErrorDetails, scope: Scope | null) {
+export class ScopeMissingError extends apiErrorClass('scope_missing', 'ScopeMissingError') {
+  constructor(message: string, details: ApiErrorDetails, readonly scope: Scope | null) {
     super(message, details);
-    this.scope = scope;
   }
   override toJSON() {
     return { ...super.toJSON(), scope: this.scope };
@@ -180,58 +168,39 @@ export class ScopeMissingError extends ApiError {
 }
 
 /** 404 without code: unknown path, account_id or statement_id (docs/bank-api.md §7.2, §6.0). */
-export class NotFoundError extends ApiError {
-  readonly kind = 'not_found' as const;
-  override readonly name = 'NotFoundError';
-}
+export class NotFoundError extends apiErrorClass('not_found', 'NotFoundError') {}
 
 /** 501: the resource is not supported by the consent's bank. */
-export class NotSupportedError extends ApiError {
-  readonly kind = 'not_supported' as const;
-  override readonly name = 'NotSupportedError';
-}
+export class NotSupportedError extends apiErrorClass('not_supported', 'NotSupportedError') {}
 
 /**
  * 429, 503 (BDT601–604), 500, 502, 504, timeouts, dropped connections: the service could not
  * answer now. Retried by the policy; after the last attempt it reaches the caller.
  */
-export class UnavailableError extends ApiError {
-  readonly kind = 'unavailable' as const;
-  override readonly name = 'UnavailableError';
-  /** Raw `Retry-After` header, judged by the retry policy (integer seconds or HTTP-date). */
-  readonly retryAfter: string | null;
-  /** Raw `Date` header of the same answer: the reference instant for an HTTP-date Retry-After. */
-  readonly serverDate: string | null;
-  constructor(message: string, details: ApiErrorDetails, retryAfter: string | null = null, serverDate: string | null = null) {
+export class UnavailableError extends apiErrorClass('unavailable', 'UnavailableError') {
+  /**
+   * @param retryAfter the raw `Retry-After` header, judged by the retry policy (integer seconds or HTTP-date)
+   * @param serverDate the raw `Date` header of the same answer: the reference instant for an HTTP-date Retry-After
+   */
+  constructor(message: string, details: ApiErrorDetails, readonly retryAfter: string | null = null, readonly serverDate: string | null = null) {
     super(message, details);
-    this.retryAfter = retryAfter;
-    this.serverDate = serverDate;
   }
 }
 
 /** Credentials or environment wrong: token endpoint 401/403, or a 401 after a fresh token. */
-export class AuthenticationError extends ApiError {
-  readonly kind = 'authentication' as const;
-  override readonly name = 'AuthenticationError';
-}
+export class AuthenticationError extends apiErrorClass('authentication', 'AuthenticationError') {}
 
 /**
  * The server broke the contract: a response that fails its schema envelope, an off-origin
  * `Next`, a page loop, too many pages, a body too large, a redirect, a wrong Content-Type.
  */
-export class ProtocolError extends ApiError {
-  readonly kind = 'protocol' as const;
-  override readonly name = 'ProtocolError';
-}
+export class ProtocolError extends apiErrorClass('protocol', 'ProtocolError') {}
 
 /**
  * Any other refusal: 400 without code (missing parameter, unparsable date: a client bug),
  * 405, 406, and codes this client does not know. Never retried.
  */
-export class RequestRejectedError extends ApiError {
-  readonly kind = 'request_rejected' as const;
-  override readonly name = 'RequestRejectedError';
-}
+export class RequestRejectedError extends apiErrorClass('request_rejected', 'RequestRejectedError') {}
 
 /** A timeout or dropped connection: no HTTP answer at all. */
 export function unreachableError(path: string, reason: 'timeout' | 'connection', cause: unknown): UnavailableError {

@@ -161,13 +161,18 @@ export function consentFlowSchema<I extends z.ZodType<string>>(identifierType: I
 export const ConsentFlow = consentFlowSchema(IdentifierType);
 export type ConsentFlow = z.infer<typeof ConsentFlow>;
 
+/** When a consent starts, ends and expires: asked for in the POST, shown in the consent. */
+const consentWindow = {
+  start_date_time: DateTimeString,
+  end_date_time: DateTimeString.optional(),
+  expiration_date_time: DateTimeString.optional(),
+};
+
 /** What our client sends to POST /v1/consents (the emulator validates raw JSON by 4.1's order). */
 export const CreateConsentRequest = z.object({
   flow: ConsentFlow,
   permissions: z.array(Permission).min(1),
-  start_date_time: DateTimeString,
-  end_date_time: DateTimeString.optional(),
-  expiration_date_time: DateTimeString.optional(),
+  ...consentWindow,
 });
 export type CreateConsentRequest = z.infer<typeof CreateConsentRequest>;
 
@@ -184,9 +189,7 @@ export const Consent = z.object({
   status_update_date_time: DateTimeString,
   flow: ConsentFlow,
   permissions: z.array(Permission),
-  start_date_time: DateTimeString,
-  end_date_time: DateTimeString.optional(),
-  expiration_date_time: DateTimeString.optional(),
+  ...consentWindow,
 });
 export type Consent = z.infer<typeof Consent>;
 

@@ -7,6 +7,7 @@ import { DateTime } from 'luxon';
 import { GATEWAY_TIMEOUT_MS, durationMs, formatNz, toInstant } from '../api/rules';
 import type { BankName, ConsentFlow, ConsentStatus, Permission } from '../api/schemas';
 import { bankMeta } from './bank-meta';
+import { wireView } from './wire-view';
 
 /** The wire view of a record (docs/bank-api.md §4.2). */
 export interface ConsentView {
@@ -164,15 +165,9 @@ export function isAwaiting(status: ConsentStatus): boolean {
 }
 
 export function toConsentView(record: ConsentRecord): ConsentView {
-  return {
-    consent_id: record.consent_id,
-    status: record.status,
-    creation_date_time: record.creation_date_time,
-    status_update_date_time: record.status_update_date_time,
-    flow: record.flow,
-    permissions: record.permissions,
-    start_date_time: record.start_date_time,
-    ...(record.end_date_time ? { end_date_time: record.end_date_time } : {}),
-    ...(record.expiration_date_time ? { expiration_date_time: record.expiration_date_time } : {}),
-  };
+  return wireView(
+    record,
+    ['consent_id', 'status', 'creation_date_time', 'status_update_date_time', 'flow', 'permissions', 'start_date_time'],
+    ['end_date_time', 'expiration_date_time'],
+  );
 }

@@ -26,21 +26,26 @@ export const ConsentViewRow = z.object({
 });
 export type ConsentViewRow = z.infer<typeof ConsentViewRow>;
 
+/** A run's counters: of the whole run (v_runs), and of each worker that took part (run_workers). */
+function runCounters<T extends z.ZodType>(number: T) {
+  return { consents: number, requests: number, rows_written: number, failed_units: number };
+}
+
 export const RunViewRow = z.object({
   run_id: text,
   started_at: text,
   finished_at: textOrNull,
   outcome: textOrNull,
-  consents: countOrNull,
-  requests: countOrNull,
-  rows_written: countOrNull,
-  failed_units: countOrNull,
+  ...runCounters(countOrNull),
   error_summary: textOrNull,
 });
 export type RunViewRow = z.infer<typeof RunViewRow>;
 
 export const RejectCount = z.object({ resource: text, count });
 export type RejectCount = z.infer<typeof RejectCount>;
+
+/** A payment's particulars, code and reference, as the payment views show them. */
+const pcrColumns = { particulars: textOrNull, code: textOrNull, reference: textOrNull };
 
 /** A v_payments row: `amount` is the view's number (numeric), `amount_text` its exact decimal text. */
 export const PaymentViewRow = z.object({
@@ -49,9 +54,7 @@ export const PaymentViewRow = z.object({
   status: text,
   amount: z.union([z.number(), z.string()]),
   currency: text,
-  particulars: textOrNull,
-  code: textOrNull,
-  reference: textOrNull,
+  ...pcrColumns,
   created_at: text,
   status_updated_at: text,
   amount_text: text,
@@ -60,29 +63,23 @@ export const PaymentViewRow = z.object({
 });
 export type PaymentViewRow = z.infer<typeof PaymentViewRow>;
 
-export const PaymentMatchRow = z.object({ bank: text, account_id: text, transaction_id: text, match_rule: text });
+/** The key of a transactions row: the credit a payment matched, or one it may match. */
+const transactionKey = { bank: text, account_id: text, transaction_id: text };
+
+export const PaymentMatchRow = z.object({ ...transactionKey, match_rule: text });
 export type PaymentMatchRow = z.infer<typeof PaymentMatchRow>;
 
 /** A settled payment with no candidate credit (v_payments columns). */
-export const UnmatchedPaymentRow = PaymentViewRow.pick({
-  payment_id: true,
-  consent_id: true,
-  currency: true,
-  particulars: true,
-  code: true,
-  reference: true,
-  status_updated_at: true,
-}).extend({ amount: text });
+export const UnmatchedPaymentRow = PaymentViewRow.pick({ payment_id: true, consent_id: true, currency: true }).extend({
+  ...pcrColumns,
+  status_updated_at: text,
+  amount: text,
+});
 export type UnmatchedPaymentRow = z.infer<typeof UnmatchedPaymentRow>;
 
 /** One candidate credit of a settled payment that v_payment_matches did not match one-to-one. */
-export const UnresolvedCandidateRow = z.object({
-  payment_id: text,
-  amount: text,
-  currency: text,
-  bank: text,
-  account_id: text,
-  transaction_id: text,
+export const UnresolvedCandidateRow = UnmatchedPaymentRow.pick({ payment_id: true, amount: true, currency: true }).extend({
+  ...transactionKey,
   /** how many candidates this payment has */
   per_payment: count,
 });
@@ -120,11 +117,8 @@ export async function latestRunRows(db: SqlRunner, limit: number): Promise<RunVi
 export const RunWorkerRow = z.object({
   worker_id: text,
   host: text,
-  pid: z.coerce.number().int(),
-  consents: z.coerce.number().int(),
-  requests: z.coerce.number().int(),
-  rows_written: z.coerce.number().int(),
-  failed_units: z.coerce.number().int(),
+  pid: count,
+  ...runCounters(count),
   outcome: textOrNull,
   left_at: textOrNull,
 });

@@ -4,10 +4,11 @@
  */
 import { DateTime } from 'luxon';
 import type { Account, AccountId, BankName, ConsentId, StatementFileType, StatementId } from '../api/schemas';
-import { commitAnswer } from './answer';
+import type { InsertCounts, UnitInput, UpsertCounts } from '../store';
+import { commitAnswer, type Answer } from './answer';
 import type { SyncContext } from './context';
 import { createAtomicFile, resolveInDataDir, statementFilePath, type AtomicFile } from './files';
-import { toAccountRow, toBalanceRow, toPartyRow, toStatementRow } from './transform';
+import { toAccountRow, toBalanceRow, toPartyRow, toStatementRow, type TransformContext } from './transform';
 import { utcNow } from '../clock';
 
 interface Scope {
@@ -17,6 +18,25 @@ interface Scope {
 
 function context(ctx: SyncContext, scope: Scope) {
   return { bank: scope.bank, consentId: scope.consentId, fetchedAt: ctx.now() };
+}
+
+/**
+ * One account's answer (its balances, its statements): a record that names another account is a
+ * reject; the rest become rows, committed with `commit` in one store transaction.
+ */
+async function commitAccountAnswer<R extends { AccountId: string }, Row>(
+  ctx: SyncContext,
+  scope: Scope,
+  accountId: AccountId,
+  result: Answer<R>,
+  resource: string,
+  toRow: (record: R, tctx: TransformContext) => Row,
+  commit: (unit: UnitInput<Row> & { accountId: AccountId }) => Promise<InsertCounts | UpsertCounts>,
+): Promise<void> {
+  const tctx = context(ctx, scope);
+  await commitAnswer(ctx.counters, scope, result, { resource, accountId, toRow: (r) => toRow(r, tctx), ownerOf: (r) => r.AccountId }, (sorted) =>
+    commit({ ...scope, accountId, ...sorted, runId: ctx.runId, now: tctx.fetchedAt }),
+  );
 }
 
 /** Accounts of the consent; returns the accounts that were stored (valid records). */
@@ -32,14 +52,7 @@ export async function syncAccounts(ctx: SyncContext, scope: Scope): Promise<Acco
 /** A snapshot each run; the store adds a row only when a balance is new. */
 export async function syncBalances(ctx: SyncContext, scope: Scope, accountId: AccountId): Promise<void> {
   const result = await ctx.client.getBalances(scope.consentId, accountId);
-  const tctx = context(ctx, scope);
-  await commitAnswer(
-    ctx.counters,
-    scope,
-    result,
-    { resource: 'balance', accountId, toRow: (b) => toBalanceRow(b, tctx), ownerOf: (b) => b.AccountId },
-    (sorted) => ctx.store.commitBalances({ ...scope, accountId, ...sorted, runId: ctx.runId, now: tctx.fetchedAt }),
-  );
+  await commitAccountAnswer(ctx, scope, accountId, result, 'balance', toBalanceRow, (unit) => ctx.store.commitBalances(unit));
 }
 
 /**
@@ -51,14 +64,7 @@ export async function syncStatements(ctx: SyncContext, scope: Scope, accountId: 
   const newest = ctx.full ? null : await ctx.store.latestStatementStart({ bank: scope.bank, accountId });
   const range = newest === null ? {} : { from: DateTime.fromISO(newest, { zone: 'utc' }) };
   const result = await ctx.client.listStatements(scope.consentId, accountId, range);
-  const tctx = context(ctx, scope);
-  await commitAnswer(
-    ctx.counters,
-    scope,
-    result,
-    { resource: 'statement', accountId, toRow: (s) => toStatementRow(s, tctx), ownerOf: (s) => s.AccountId },
-    (sorted) => ctx.store.commitStatements({ ...scope, accountId, ...sorted, runId: ctx.runId, now: tctx.fetchedAt }),
-  );
+  await commitAccountAnswer(ctx, scope, accountId, result, 'statement', toStatementRow, (unit) => ctx.store.commitStatements(unit));
   return await ctx.store.listStatementsWithoutFile({ bank: scope.bank, accountId });
 }
 

@@ -123,31 +123,25 @@ export abstract class PaymentsApiError extends AnswerError<PaymentsErrorKind> {
   }
 }
 
-/** The consent cannot take this request: ended, revoked, unknown, not yet authorised, a quick payment. */
-export class PaymentConsentError extends PaymentsApiError {
-  readonly kind = 'consent_state' as const;
-  override readonly name = 'PaymentConsentError';
+/** The base of one kind of Payments API error: its kind, and the name logs and `--json` output show. */
+function paymentsErrorClass<K extends PaymentsErrorKind>(kind: K, name: string) {
+  return class extends PaymentsApiError {
+    readonly kind = kind;
+    override readonly name: string = name;
+  };
 }
+
+/** The consent cannot take this request: ended, revoked, unknown, not yet authorised, a quick payment. */
+export class PaymentConsentError extends paymentsErrorClass('consent_state', 'PaymentConsentError') {}
 
 /** The request is wrong: fix it or the configuration. */
-export class PaymentRequestError extends PaymentsApiError {
-  readonly kind = 'invalid_request' as const;
-  override readonly name = 'PaymentRequestError';
-  constructor(message: string, details: PaymentsErrorDetails) {
-    super(message, details, 'fix_request');
-  }
-}
+export class PaymentRequestError extends paymentsErrorClass('invalid_request', 'PaymentRequestError') {}
 
 /** The bank or a limit refused the payment (BP036, BP044, BP229, BP230, BP262, BP263). */
-export class PaymentRefusedError extends PaymentsApiError {
-  readonly kind = 'payment_refused' as const;
-  override readonly name = 'PaymentRefusedError';
-}
+export class PaymentRefusedError extends paymentsErrorClass('payment_refused', 'PaymentRefusedError') {}
 
 /** 409 BP702, 703, 708, 709, 710, 712, 713; BP703 and BP710 name the payment in `message`. */
-export class PaymentIdempotencyError extends PaymentsApiError {
-  readonly kind = 'idempotency' as const;
-  override readonly name = 'PaymentIdempotencyError';
+export class PaymentIdempotencyError extends paymentsErrorClass('idempotency', 'PaymentIdempotencyError') {
   /** From the message by a strict pattern (BP703, BP710); null when it did not match: GET instead. */
   readonly paymentId: string | null;
   readonly paymentStatus: PaymentStatus | null;
@@ -162,39 +156,17 @@ export class PaymentIdempotencyError extends PaymentsApiError {
 }
 
 /** BP102: the payment does not exist (or is another merchant's). */
-export class PaymentNotFoundError extends PaymentsApiError {
-  readonly kind = 'payment_not_found' as const;
-  override readonly name = 'PaymentNotFoundError';
-  constructor(message: string, details: PaymentsErrorDetails) {
-    super(message, details, 'not_found');
-  }
-}
+export class PaymentNotFoundError extends paymentsErrorClass('payment_not_found', 'PaymentNotFoundError') {}
 
 /** BP603: the bank refused the consent and sent no payment; GET the consent before retrying. */
-export class ConsentCheckError extends PaymentsApiError {
-  readonly kind = 'consent_check' as const;
-  override readonly name = 'ConsentCheckError';
-  readonly retryAfter: string | null;
-  constructor(message: string, details: PaymentsErrorDetails, retryAfter: string | null) {
+export class ConsentCheckError extends paymentsErrorClass('consent_check', 'ConsentCheckError') {
+  constructor(message: string, details: PaymentsErrorDetails, readonly retryAfter: string | null) {
     super(message, details, 'get_consent_then_retry');
-    this.retryAfter = retryAfter;
   }
 }
 
 /** 403 without code: the client was not assigned the scope. */
-export class PaymentsScopeError extends PaymentsApiError {
-  readonly kind = 'scope_missing' as const;
-  override readonly name = 'PaymentsScopeError';
-  constructor(message: string, details: PaymentsErrorDetails) {
-    super(message, details, 'fix_request');
-  }
-}
+export class PaymentsScopeError extends paymentsErrorClass('scope_missing', 'PaymentsScopeError') {}
 
 /** Any other refusal (an unknown code on a 4xx, 400 without code, 404/405 of a path). */
-export class PaymentsRequestRejectedError extends PaymentsApiError {
-  readonly kind = 'request_rejected' as const;
-  override readonly name = 'PaymentsRequestRejectedError';
-  constructor(message: string, details: PaymentsErrorDetails) {
-    super(message, details, 'fix_request');
-  }
-}
+export class PaymentsRequestRejectedError extends paymentsErrorClass('request_rejected', 'PaymentsRequestRejectedError') {}

@@ -41,11 +41,11 @@ export function toPaymentsError(answer: PaymentsErrorAnswer): PaymentsApiError |
       case 'consent_state':
         return new PaymentConsentError(`consent cannot take this request, ${what}${said}`, details, known.action);
       case 'invalid_request':
-        return new PaymentRequestError(`request refused, ${what}${said}`, details);
+        return new PaymentRequestError(`request refused, ${what}${said}`, details, known.action);
       case 'payment_refused':
         return new PaymentRefusedError(`payment refused, ${what}${said}`, details, known.action);
       case 'payment_not_found':
-        return new PaymentNotFoundError(`payment not found, ${what}${said}`, details);
+        return new PaymentNotFoundError(`payment not found, ${what}${said}`, details, known.action);
       case 'idempotency':
         return new PaymentIdempotencyError(`idempotency conflict, ${what}${said}`, details, known.action, readNamedPayment(code, answer.message));
       case 'consent_check':
@@ -57,7 +57,7 @@ export function toPaymentsError(answer: PaymentsErrorAnswer): PaymentsApiError |
     }
   }
   if (status === 401) return toFreshTokenError(answer, details);
-  if (status === 403 && code === null) return new PaymentsScopeError(`the client is not assigned the scope needed, ${what}${said}`, details);
+  if (status === 403 && code === null) return new PaymentsScopeError(`the client is not assigned the scope needed, ${what}${said}`, details, 'fix_request');
   if (UNAVAILABLE_STATUSES.has(status)) return toUnavailableError(answer, details, what, said);
-  return new PaymentsRequestRejectedError(`request refused, ${what}${said}`, details);
+  return new PaymentsRequestRejectedError(`request refused, ${what}${said}`, details, 'fix_request');
 }

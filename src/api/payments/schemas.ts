@@ -72,6 +72,12 @@ export function isTerminalPaymentStatus(status: PaymentStatus): boolean {
   return TERMINAL_PAYMENT_STATUSES.includes(status);
 }
 
+/** When a payment or a payment consent was created, and when its status last changed. */
+const createdAndStatusUpdated = {
+  creation_timestamp: DateTimeString,
+  status_updated_timestamp: DateTimeString,
+};
+
 /** POST /payments/v1/payments (docs/payments-contract.md §3.1). */
 export const CreatePaymentRequest = z.object({
   consent_id: PaymentConsentIdSchema,
@@ -85,8 +91,7 @@ export const Payment = z.object({
   payment_id: PaymentIdSchema,
   consent_id: PaymentConsentIdSchema,
   status: PaymentStatus,
-  creation_timestamp: DateTimeString,
-  status_updated_timestamp: DateTimeString,
+  ...createdAndStatusUpdated,
   amount: PaymentAmount,
   pcr: Pcr,
   /** The idempotency-key the payment was created with, when one was sent (our choice). */
@@ -108,13 +113,8 @@ export type PaymentConsentStatus = z.infer<typeof PaymentConsentStatus>;
 export const PaymentsConsentFlow = consentFlowSchema(z.string());
 export type PaymentsConsentFlow = z.infer<typeof PaymentsConsentFlow>;
 
-/** GET /payments/v1/consents/{consent_id} (our path): the consent and its payments (seed: `payments`). */
-export const PaymentConsent = z.object({
-  consent_id: PaymentConsentIdSchema,
-  type: PaymentConsentType,
-  status: PaymentConsentStatus,
-  creation_timestamp: DateTimeString,
-  status_updated_timestamp: DateTimeString,
+/** A payment consent's flow and terms: what the POST asks for and the GET shows again. */
+const paymentConsentTerms = {
   flow: PaymentsConsentFlow,
   amount: PaymentAmount.optional(),
   pcr: Pcr.optional(),
@@ -123,6 +123,15 @@ export const PaymentConsent = z.object({
   period: PaymentPeriod.optional(),
   maximum_amount_period: PaymentAmount.optional(),
   maximum_amount_payment: PaymentAmount.optional(),
+};
+
+/** GET /payments/v1/consents/{consent_id} (our path): the consent and its payments (seed: `payments`). */
+export const PaymentConsent = z.object({
+  consent_id: PaymentConsentIdSchema,
+  type: PaymentConsentType,
+  status: PaymentConsentStatus,
+  ...createdAndStatusUpdated,
+  ...paymentConsentTerms,
   /** Oldest first: payments[0] is the first payment (seed). */
   payments: z.array(Payment),
 });
@@ -131,14 +140,7 @@ export type PaymentConsent = z.infer<typeof PaymentConsent>;
 /** POST /payments/v1/consents (our path). */
 export const CreatePaymentConsentRequest = z.object({
   type: z.enum(['single', 'enduring']),
-  flow: PaymentsConsentFlow,
-  amount: PaymentAmount.optional(),
-  pcr: Pcr.optional(),
-  from_timestamp: DateTimeString.optional(),
-  expiry_timestamp: DateTimeString.optional(),
-  period: PaymentPeriod.optional(),
-  maximum_amount_period: PaymentAmount.optional(),
-  maximum_amount_payment: PaymentAmount.optional(),
+  ...paymentConsentTerms,
 });
 export type CreatePaymentConsentRequest = z.input<typeof CreatePaymentConsentRequest>;
 

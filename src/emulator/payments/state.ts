@@ -10,6 +10,7 @@ import { DateTime } from 'luxon';
 import type { Payment, PaymentConsent, PaymentStatus } from '../../api/payments/schemas';
 import { GATEWAY_TIMEOUT_MS, NZ_ZONE, formatNz, toInstant } from '../../api/rules';
 import type { Random } from '../seeded-random';
+import { wireView } from '../wire-view';
 import type { PaymentsAuth } from './auth';
 import { toCents, type Cents } from './money';
 import {
@@ -123,19 +124,11 @@ export class PaymentsState {
   consentView(c: PaymentConsentRecord): PaymentConsent {
     this.refreshConsent(c);
     return {
-      consent_id: c.consent_id,
-      type: c.type,
-      status: c.status,
-      creation_timestamp: c.creation_timestamp,
-      status_updated_timestamp: c.status_updated_timestamp,
-      flow: c.flow,
-      ...(c.amount ? { amount: c.amount } : {}),
-      ...(c.pcr ? { pcr: c.pcr } : {}),
-      ...(c.from_timestamp ? { from_timestamp: c.from_timestamp } : {}),
-      ...(c.expiry_timestamp ? { expiry_timestamp: c.expiry_timestamp } : {}),
-      ...(c.period ? { period: c.period } : {}),
-      ...(c.maximum_amount_period ? { maximum_amount_period: c.maximum_amount_period } : {}),
-      ...(c.maximum_amount_payment ? { maximum_amount_payment: c.maximum_amount_payment } : {}),
+      ...wireView(
+        c,
+        ['consent_id', 'type', 'status', 'creation_timestamp', 'status_updated_timestamp', 'flow'],
+        ['amount', 'pcr', 'from_timestamp', 'expiry_timestamp', 'period', 'maximum_amount_period', 'maximum_amount_payment'],
+      ),
       payments: c.payments.flatMap((id) => {
         const p = this.payments.get(id);
         return p ? [this.paymentView(p)] : [];
