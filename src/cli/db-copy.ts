@@ -12,7 +12,8 @@ import type { Command } from 'commander';
 import { nzMidnight } from '../api/rules';
 import { CliError, ExitCode, UsageError } from '../errors';
 import { openStore } from '../store';
-import { checkPostgresUrl, describeUnusablePostgres, isPostgresUrl, openPostgres, redactPostgresUrl } from '../store/pg/open';
+import { openPostgres } from '../store/pg/open';
+import { checkPostgresUrl, describeUnusablePostgres, isPostgresUrl, redactPostgresUrl } from '../store/pg/url';
 import { globalsOf } from './context';
 
 interface CopyFlags {

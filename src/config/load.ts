@@ -9,7 +9,7 @@ import type { Environment } from '../api/rules';
 import { ConfigError } from './errors';
 import { configSchema, type ConfigLayer, type ConfigValues } from './schema';
 import { readEnvLayer, readFlagsLayer, readJsonLayer, readSecrets, validateWith, type Secrets } from './sources';
-import { isPostgresUrl } from '../store/pg/open';
+import { isPostgresUrl } from '../store/pg/url';
 
 export interface Config {
   readonly environment: Environment;

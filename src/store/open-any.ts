@@ -5,8 +5,7 @@
  * migrates. Callers get a `Store` and never branch on the dialect.
  */
 import { DatabaseError } from '../errors';
-import { checkPostgresUrl, describeUnusablePostgres, isPostgresUrl, redactPostgresUrl } from './pg/open';
-import { openPgStore } from './pg/pg-store';
+import { checkPostgresUrl, describeUnusablePostgres, isPostgresUrl, redactPostgresUrl } from './pg/url';
 import { openStore, type OpenStoreOptions } from './sqlite-store';
 import type { Store } from './store';
 
@@ -14,6 +13,8 @@ export async function openDatabaseStore(location: string, options: OpenStoreOpti
   if (!isPostgresUrl(location)) return openStore(location, options);
   checkPostgresUrl(location);
   try {
+    // Loaded only here: a command on a SQLite file never loads the PostgreSQL driver.
+    const { openPgStore } = await import('./pg/pg-store');
     return await openPgStore(location, { now: options.now, migrate: !options.readOnly });
   } catch (error) {
     // Reaching or using the server failed: exit 6, naming where, never the password.

@@ -3,7 +3,7 @@
  * runs with a module hook that records every module the process loads; dist/meta.json says
  * which sources each compiled file holds. `--version` and `--help` load no SQLite, no HTTP
  * client and no emulator; a real `sync` against the emulator loads SQLite and undici but no
- * emulator code.
+ * emulator code, and on a SQLite file neither it nor `export` loads the PostgreSQL driver.
  */
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -73,6 +73,12 @@ describe('what each command loads', () => {
       expect(['better-sqlite3', 'undici'].filter((p) => loaded.packages.has(p))).toEqual(['better-sqlite3', 'undici']);
       expect(loaded.sources).toContain('src/sync/run.ts');
       expect(loaded.sources.filter((s) => s.startsWith('src/emulator/'))).toEqual([]);
+      // Nor the PostgreSQL driver on a SQLite file, and the export loads no HTTP client.
+      expect(['pg', 'pg-cursor', 'pg-pool'].filter((p) => loaded.packages.has(p))).toEqual([]);
+      const exported = await loadsOf(['export', 'accounts', '--format', 'csv'], env);
+      expect(exported.code).toBe(0);
+      expect(exported.packages.has('better-sqlite3')).toBe(true);
+      expect(['pg', 'pg-cursor', 'pg-pool', 'undici'].filter((p) => exported.packages.has(p))).toEqual([]);
     });
   });
 

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { createLogger, redact, registerSecret } from '../../src/log';
-import { checkPostgresUrl, redactPostgresUrl } from '../../src/store/pg/open';
+import { checkPostgresUrl, redactPostgresUrl } from '../../src/store/pg/url';
 
 describe('redact', () => {
   it('hides the password of a URL and keeps the rest', () => {

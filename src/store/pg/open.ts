@@ -3,11 +3,11 @@
  * it, and the committed migrations applied under an advisory lock, so that workers starting
  * together migrate once and the others wait for it.
  */
-import { UsageError } from '../../errors';
 import { PG_MIGRATIONS_PATH } from '../../paths';
 import { drizzle, type NodePgDatabase } from 'drizzle-orm/node-postgres';
 import { migrate } from 'drizzle-orm/node-postgres/migrator';
 import pg from 'pg';
+import { redactPostgresUrl } from './url';
 
 /** Beside this file in the sources; the compiled program finds it through src/paths.ts. */
 export const PG_MIGRATIONS_DIR = PG_MIGRATIONS_PATH;
@@ -23,35 +23,6 @@ export interface OpenedPostgres {
   /** The URL without its password, for messages. */
   displayUrl: string;
   close(): Promise<void>;
-}
-
-/** True for the URLs that select PostgreSQL (`BANKDATA_DB`, `--db`). */
-export function isPostgresUrl(value: string): boolean {
-  return /^postgres(ql)?:\/\//i.test(value);
-}
-
-/** Query parameters of a connection URL that carry a secret (node-postgres reads both). */
-const SECRET_PARAMS = ['password', 'sslpassword'];
-
-/** The URL with any password (user info or query parameter) replaced, safe for logs and messages. */
-export function redactPostgresUrl(url: string): string {
-  try {
-    const parsed = new URL(url);
-    if (parsed.password) parsed.password = '***';
-    for (const name of SECRET_PARAMS) if (parsed.searchParams.has(name)) parsed.searchParams.set(name, '***');
-    return parsed.toString();
-  } catch {
-    return 'postgres://(unparseable URL)';
-  }
-}
-
-/** Checks that a database URL parses (a usage error otherwise, exit 2), without showing it. */
-export function checkPostgresUrl(url: string): void {
-  try {
-    new URL(url);
-  } catch {
-    throw new UsageError('the PostgreSQL URL does not parse (a password with / or @ must be percent-encoded: %2F, %40)', 'postgres://USER:PASSWORD@HOST:PORT/DATABASE');
-  }
 }
 
 /**
@@ -117,48 +88,6 @@ export async function migratePostgres(pool: pg.Pool): Promise<void> {
     }
   } finally {
     client.release();
-  }
-}
-
-/** Where a URL points, for messages: host, port and database, never the user's password. */
-export function postgresLocation(url: string): string {
-  try {
-    const parsed = new URL(url);
-    return `${parsed.hostname || 'localhost'}:${parsed.port || '5432'}/${decodeURIComponent(parsed.pathname.slice(1)) || '(default database)'}`;
-  } catch {
-    return '(unparseable PostgreSQL URL)';
-  }
-}
-
-/**
- * Why a PostgreSQL database cannot be used, in one line that names where it is (exit 6 in the
- * CLI), from the driver's error code or the server's SQLSTATE, never from the message text.
- * Null when the error is not about reaching or using the database.
- */
-export function describeUnusablePostgres(error: unknown, url: string): string | null {
-  const where = `PostgreSQL database ${postgresLocation(url)}`;
-  const code = typeof error === 'object' && error !== null && 'code' in error ? String(error.code) : '';
-  switch (code) {
-    case 'ECONNREFUSED':
-    case 'ENOTFOUND':
-    case 'EAI_AGAIN':
-    case 'ETIMEDOUT':
-    case 'EHOSTUNREACH':
-    case 'ECONNRESET':
-      return `${where} cannot be reached (${code})`;
-    case '28P01':
-    case '28000':
-      return `${where} refused the login (SQLSTATE ${code}: check the user and password in the URL)`;
-    case '3D000':
-      return `${where} does not exist (SQLSTATE 3D000: create it first, e.g. createdb)`;
-    case '42501':
-      return `${where} refused the permission needed (SQLSTATE 42501: the user must be able to create tables)`;
-    case '57P01':
-    case '57P03':
-    case '53300':
-      return `${where} is not accepting connections (SQLSTATE ${code})`;
-    default:
-      return null;
   }
 }
 

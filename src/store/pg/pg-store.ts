@@ -20,14 +20,15 @@ import { attemptUpdateValues, paymentValues } from '../payments';
 import { bankMetaValues, consentStatusValues, outcomeValues, toRecord, toStoredMeta } from '../registry';
 import * as reports from '../reports';
 import { randomUUID } from 'node:crypto';
-import { postgresRunner } from '../sql-runner';
+import { postgresRunner } from './pg-runner';
 import { continuityReads } from '../continuity';
 import { reportReads } from '../report-queries';
 import { viewReads } from '../view-reads';
 import type { Store } from '../store';
 import { checkWindowDays, type WatermarkKey } from '../sync-state';
 import { systemClock, toInstantMs, toStoredInstant, toStoredInstantOrNull, type Clock, type Instant } from '../time';
-import { createPool, inPgTransaction, migratePostgres, redactPostgresUrl, type PgDb } from './open';
+import { createPool, inPgTransaction, migratePostgres, type PgDb } from './open';
+import { redactPostgresUrl } from './url';
 import type pg from 'pg';
 import {
   bankMeta,
