@@ -15,7 +15,7 @@ import { creationKeySince, creationValues, isOpenCreation } from '../consent-cre
 import { forgetInTransaction, type ForgetSql } from '../forget';
 import { DEFAULT_LEASE_TTL_MS, decideAcquire, isProcessAlive, LEASE_ROW } from '../lease';
 import { beginPostgresRun } from './run-work';
-import { reserveRequestSlot } from './work-queue';
+import { countRefusal, reserveRequestSlotAt } from './work-queue';
 import { attemptUpdateValues, paymentValues } from '../payments';
 import { bankMetaValues, consentStatusValues, outcomeValues, toRecord, toStoredMeta } from '../registry';
 import * as reports from '../reports';
@@ -99,7 +99,10 @@ export async function openPgStore(url: string, options: OpenPgStoreOptions = {})
   return {
     path: redactPostgresUrl(url),
     dialect: 'postgres',
-    rateBudget: { reserve: (key, intervalMs) => reserveRequestSlot(pool, { key, intervalMs, burst: 1 }) },
+    rateBudget: {
+      reserve: (key, intervalMs) => reserveRequestSlotAt(pool, { key, intervalMs, burst: 1 }),
+      refuse: (key) => countRefusal(pool, key),
+    },
     pool,
     db,
     now: clock,
