@@ -18,7 +18,8 @@
  *   last ends the confirmations, so a limit the bank raises is followed.
  * A refused request itself still waits its `Retry-After` (the retry policy): the bank asks it.
  *
- * Pure but for the injected clock and sleep: unit-tested with a fake clock.
+ * Pure but for the injected clock and sleep: unit-tested with a fake clock. Over 300 lines: the
+ * learning and the local and shared slots share one state, kept in one closure.
  */
 import { nowMs, type Clock } from '../clock';
 
