@@ -354,7 +354,7 @@ export async function openPgStore(url: string, options: OpenPgStoreOptions = {})
             .select()
             .from(paymentAttempts)
             .where(and(eq(paymentAttempts.consentId, consentId), eq(paymentAttempts.requestJson, requestJson), inArray(paymentAttempts.state, ['sending'])))
-            .orderBy(desc(paymentAttempts.createdAt))
+            .orderBy(desc(paymentAttempts.createdAt), desc(paymentAttempts.idempotencyKey))
             .limit(1)
         )[0] ?? null,
       getAttempt: async (key) => (await db.select().from(paymentAttempts).where(eq(paymentAttempts.idempotencyKey, key)))[0] ?? null,
@@ -365,7 +365,7 @@ export async function openPgStore(url: string, options: OpenPgStoreOptions = {})
             .from(paymentAttempts)
             .innerJoin(payments, eq(payments.paymentId, paymentAttempts.paymentId))
             .where(and(eq(paymentAttempts.consentId, request.consentId), eq(paymentAttempts.requestJson, request.requestJson), isNotNull(paymentAttempts.paymentId)))
-            .orderBy(desc(paymentAttempts.createdAt))
+            .orderBy(desc(paymentAttempts.createdAt), desc(paymentAttempts.idempotencyKey))
             .limit(1)
         )[0] ?? null,
     },
