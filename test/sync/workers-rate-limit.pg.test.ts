@@ -6,8 +6,9 @@
  * timed when the emulator answered it), the requests all workers sent together keep to the
  * bucket's rate, few of them are refused with 429, together they use the limit (each pacer learns
  * from the client's requests and 429s counted in the budget, not from its own share: before that,
- * 10.8 req/s accepted over the middle of the run against 40), and the rows equal a
- * single-process run.
+ * 10.0 req/s accepted over the middle of the run against 30, 26 429s; after, 29.1 and 5), and
+ * the rows equal a single-process run. The limit is below what the workers can send on a loaded
+ * 2-core machine (about 30-40 req/s unpaced), so the use of it measures the pacing, not the CPU.
  */
 import { performance } from 'node:perf_hooks';
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -22,8 +23,8 @@ import { postgresQuery, postgresViews, sqliteViews, type ViewRows } from '../fix
 import { tempDir } from '../store/helpers';
 import { createTestDatabase, describePostgres } from '../support/postgres';
 
-/** The emulator's bucket: requests per second and burst, per client. */
-const RATE = 40;
+/** The emulator's bucket: requests per second and burst, per client (see the header on the rate). */
+const RATE = 30;
 const BURST = 4;
 const WORKERS = 4;
 /** Days of history synced (config sync.floor), to keep the run short. */
