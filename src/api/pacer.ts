@@ -122,7 +122,10 @@ export function createPacer(options: PacerOptions): Pacer {
   // With a shared budget: the client's 429s known to this pacer, and the 429s of this process
   // being counted. A rise in the count this process did not cause is another worker's refusal:
   // this pacer learns from it too, so the workers' pacers learn from the same refusals and keep
-  // to the same rate. Until the first rate, the counts each slot returned (for the first rate).
+  // to the same rate. Slots are counted from this process's first 429 on (before it, nothing
+  // says the bank limits the client: no round trip to the budget), and until the first rate the
+  // counts each slot returned are kept (the first rate is the client's accepted rate of a second).
+  let limited = false;
   let knownRefused = 0;
   let counting = 0;
   const readings: (BudgetCounts & { at: number })[] = [];
@@ -201,8 +204,9 @@ export function createPacer(options: PacerOptions): Pacer {
       // later refusals measure the true rate against this one. A client that sent only a few
       // requests in that second was not refused for its own rate: `Retry-After` answers it.
       // With a shared budget, the client's (from the counts of this process's slots).
+      // A full second of counts is needed: the first 429s only start the counting.
       const recent = refusal.client ? clientAcceptedSince(t - FIRST_WINDOW_MS, refusal.client) : acceptedIn(t - FIRST_WINDOW_MS, t);
-      if (recent < MIN_COUNT) return;
+      if (recent === null || recent < MIN_COUNT) return;
       base = (recent * 1000) / FIRST_WINDOW_MS;
       uncertainty = UNKNOWN_CREEP_PER_S;
       source = 'refusals';
@@ -232,10 +236,10 @@ export function createPacer(options: PacerOptions): Pacer {
   }
 
   /** The client's requests accepted since `from`, by the counts this process's slots returned. */
-  function clientAcceptedSince(from: number, now: BudgetCounts): number {
+  function clientAcceptedSince(from: number, now: BudgetCounts): number | null {
     while (readings.length > 1 && (readings[1]?.at ?? Infinity) <= from) readings.shift();
-    const since = readings.find((r) => r.at >= from) ?? readings.at(-1);
-    return since ? now.sent - since.sent - (now.refused - since.refused) : 0;
+    const since = readings[0];
+    return since !== undefined && since.at <= from ? now.sent - since.sent - (now.refused - since.refused) : null;
   }
 
   /** A slot from the shared budget: every send of the client is counted, paced once a rate is known. */
@@ -247,10 +251,12 @@ export function createPacer(options: PacerOptions): Pacer {
       throw error;
     }
     const rate = rateAt(nowMs(options.now));
+    if (rate === null && !limited) return nowMs(options.now);
     const slot = await shared.reserve(rate === null ? 0 : 1000 / rate);
     if (base === null) {
-      readings.push({ at: nowMs(options.now), sent: slot.sent - 1, refused: slot.refused });
-      while ((readings[0]?.at ?? Infinity) < nowMs(options.now) - 2 * FIRST_WINDOW_MS) readings.shift();
+      const at = nowMs(options.now);
+      readings.push({ at, sent: slot.sent - 1, refused: slot.refused });
+      while (readings.length > 1 && (readings[1]?.at ?? Infinity) <= at - FIRST_WINDOW_MS) readings.shift();
     } else readings.length = 0;
     learnFromOthers(slot);
     const wait = Math.max(0, slot.waitMs);
@@ -300,6 +306,7 @@ export function createPacer(options: PacerOptions): Pacer {
         };
         const { shared } = options;
         if (shared) {
+          limited = true;
           counting += 1;
           learning = learning
             .then(() => shared.refuse())

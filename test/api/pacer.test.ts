@@ -187,11 +187,12 @@ describe('a pacing budget shared with other workers', () => {
     expect(r.refusedLate / r.sent).toBeLessThan(0.01);
   });
 
-  it('every slot comes from the shared budget, counted before a rate is known and at its interval after, and its wait is kept', async () => {
+  it('no budget round trip before any 429; counted (interval 0) after one; once a rate is known every slot at its interval, its wait kept', async () => {
     const asked: number[] = [];
     const slept: number[] = [];
+    let now = 5_000;
     const pacer = createPacer({
-      now: () => new Date(5_000),
+      now: () => new Date(now),
       sleep: async (ms) => void slept.push(ms),
       shared: {
         reserve: async (intervalMs) => {
@@ -201,10 +202,16 @@ describe('a pacing budget shared with other workers', () => {
         refuse: async () => ({ sent: asked.length, refused: 1 }),
       },
     });
-    // No rate learned yet: the slot is only counted (interval 0), nothing waits.
-    await pacer.acquire();
+    // Nothing says the bank limits the client: no round trip to the budget.
+    for (let i = 0; i < 3; i++) pacer.settle(await pacer.acquire(), { status: 200 });
+    expect(asked).toEqual([]);
+    // A 429 with no rate learnt from it (too few requests): from now on the slots are counted.
+    pacer.settle(await pacer.acquire(), { status: 429 });
+    now += 10;
+    pacer.settle(await pacer.acquire(), { status: 200 });
     expect(asked).toEqual([0]);
-    pacer.settle(5_000, { status: 200, headers: { 'ratelimit-policy': '"default";q=25;w=1' } });
+    expect(pacer.state().rate).toBeNull();
+    pacer.settle(now, { status: 200, headers: { 'ratelimit-policy': '"default";q=25;w=1' } });
     await pacer.acquire();
     await pacer.acquire();
     expect(asked).toEqual([0, 40, 40]);
@@ -212,7 +219,7 @@ describe('a pacing budget shared with other workers', () => {
     expect(pacer.state().waitedMs).toBe(40);
   });
 
-  it('a 429 that another worker of the client had is learnt from too: its pacer starts pacing', async () => {
+  it('a 429 that another worker of the client had is learnt from too: its pacer starts pacing at the client\'s rate', async () => {
     let now = 0;
     let sent = 0;
     let refused = 0;
@@ -224,18 +231,21 @@ describe('a pacing budget shared with other workers', () => {
         refuse: async () => ({ sent, refused: ++refused }),
       },
     });
-    // Another worker's lanes send 40 in the same second (counted in the budget) ...
-    for (let i = 0; i < 10; i++) {
+    // One 429 of its own starts the counting (too few requests to learn a rate from) ...
+    pacer.settle(await pacer.acquire(), { status: 429 });
+    expect(pacer.state().rate).toBeNull();
+    // ... then the client sends 40 a second, this process a quarter of them ...
+    for (let i = 0; i < 50; i++) {
       now += 25;
       pacer.settle(await pacer.acquire(), { status: 200 });
       sent += 3;
     }
     expect(pacer.state().rate).toBeNull();
-    // ... and one of them is refused: this pacer, which had no 429 itself, learns the client's rate.
+    // ... and another worker has a 429: this pacer, with none of its own, learns the client's rate.
     refused += 1;
     now += 25;
     pacer.settle(await pacer.acquire(), { status: 200 });
-    expect(pacer.state().refused).toBe(0);
+    expect(pacer.state().refused).toBe(1);
     expect(pacer.state().rate).toBeGreaterThanOrEqual(35);
   });
 });
