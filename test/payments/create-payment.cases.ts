@@ -5,7 +5,8 @@
  * the request log and the stored attempts; a repeated request never pays twice by accident
  * (docs/security.md "Interrupted payments"); the waits on the injected clock, never Date.now.
  * Attempts are read in the order they were stored: by `created_at` on a clock that never repeats
- * an instant, the idempotency key breaking a tie as the store's own reads do.
+ * an instant, the idempotency key breaking a tie as the store's own reads do. Over 300 lines: one
+ * flow's cases sharing one emulator and one store per case.
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
