@@ -9,7 +9,7 @@ import type { Dispatcher } from 'undici';
 import { silentLogger, type Logger } from '../log';
 import { ConfigurationError } from './errors';
 import { assertTransportAllowed, createHttp, type Http, type HttpStats } from './http';
-import { createPacer, type Pacer, type PacerState } from './pacer';
+import { createPacer, type Pacer, type PacerState, type SharedBudget } from './pacer';
 import { DEFAULT_RETRY_POLICY, realSleep, type RetryDeps, type RetryPolicy } from './retry';
 import { createTokenProvider, type TokenAuthMethod, type TokenProvider } from './token';
 import { systemClock, type Clock } from '../clock';
@@ -34,7 +34,7 @@ export interface ApiClientOptions {
   /** undici dispatcher (default: undici's global one). */
   dispatcher?: Dispatcher;
   /** The pacing budget shared with the other workers of this client (see pacer.ts `shared`). */
-  sharedPacing?: (intervalMs: number) => Promise<number>;
+  sharedPacing?: SharedBudget;
 }
 
 /** What differs between the two clients' cores. */

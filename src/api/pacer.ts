@@ -18,7 +18,8 @@
  *   last ends the confirmations, so a limit the bank raises is followed.
  * A refused request itself still waits its `Retry-After` (the retry policy): the bank asks it.
  *
- * Pure but for the injected clock and sleep: unit-tested with a fake clock.
+ * Pure but for the injected clock and sleep: unit-tested with a fake clock. Over 300 lines: the
+ * learning and the local and shared slots share one state, kept in one closure.
  */
 import { nowMs, type Clock } from '../clock';
 
@@ -30,11 +31,32 @@ export interface PacerOptions {
   memoryMs?: number;
   /**
    * A budget shared with other processes of the same client (PostgreSQL's cooperating workers,
-   * docs/postgres.md "Cooperating workers"): given the interval of the learned rate, it reserves
-   * the client's next send slot across all of them and says how long to wait. Without it the
-   * slots are this process's own.
+   * docs/postgres.md "Cooperating workers"). Without it the slots are this process's own.
    */
-  shared?: (intervalMs: number) => Promise<number>;
+  shared?: SharedBudget;
+}
+
+/**
+ * The pacing budget of one client shared by its processes. The bank limits the client, so a
+ * pacer learns from the client's requests, not from its own share of them: the budget counts the
+ * client's slots and its 429s, and the bound a refusal gives counts the client's requests accepted
+ * since an earlier refusal of this process (the slots reserved between the two less the 429s
+ * counted between them, both read when each refusal was answered).
+ */
+export interface SharedBudget {
+  /**
+   * Reserves (and counts) the client's next send slot at `intervalMs` (0 while no rate is known:
+   * the slot is only counted): how long to wait, ms, and the client's counts so far, this slot
+   * included.
+   */
+  reserve(intervalMs: number): Promise<BudgetCounts & { waitMs: number }>;
+  /** Counts a 429 answered to the client; returns the counts, this one included. */
+  refuse(): Promise<BudgetCounts>;
+}
+
+export interface BudgetCounts {
+  sent: number;
+  refused: number;
 }
 
 export interface PacerState {
@@ -92,7 +114,21 @@ const MAX_CONFIRMED = 3;
 export function createPacer(options: PacerOptions): Pacer {
   const memoryMs = options.memoryMs ?? 300_000;
   const accepted: number[] = []; // send instants, ascending-ish (settled in answer order)
-  const refusals: number[] = [];
+  const refusals: Refusal[] = [];
+  // A refusal waits for the shared budget to count it before the pacer learns from it; the next
+  // slot is taken after that, and a failure to count fails the next request.
+  let learning: Promise<void> = Promise.resolve();
+  let budgetFailure: { error: unknown } | null = null;
+  // With a shared budget: the client's 429s known to this pacer, and the 429s of this process
+  // being counted. A rise in the count this process did not cause is another worker's refusal:
+  // this pacer learns from it too, so the workers' pacers learn from the same refusals and keep
+  // to the same rate. Slots are counted from this process's first 429 on (before it, nothing
+  // says the bank limits the client: no round trip to the budget), and until the first rate the
+  // counts each slot returned are kept (the first rate is the client's accepted rate of a second).
+  let limited = false;
+  let knownRefused = 0;
+  let counting = 0;
+  const readings: (BudgetCounts & { at: number })[] = [];
   let base: number | null = null; // req/s at `baseAt`
   let baseAt = 0;
   let uncertainty = 0.2; // relative, of the current bound
@@ -123,22 +159,32 @@ export function createPacer(options: PacerOptions): Pacer {
   const forget = (t: number) => {
     const cut = t - memoryMs;
     while ((accepted[0] ?? Infinity) < cut) accepted.shift();
-    while ((refusals[0] ?? Infinity) < cut) refusals.shift();
+    while ((refusals[0]?.at ?? Infinity) < cut) refusals.shift();
   };
 
   /** Accepted sends in (from, to]: `accepted` is kept sorted. */
   const acceptedIn = (from: number, to: number): number => upperBound(accepted, to) - upperBound(accepted, from);
 
-  function learnFromRefusal(t: number): void {
+  /**
+   * The requests accepted between the refusals `a` and `t`: this process's own, or with a shared
+   * budget the client's. The budget's counts are read when each refusal is answered, so they
+   * span (answer of a, answer of t]: as long as (a, t], and `t`'s own slot and 429 cancel. Slots
+   * taken before a pacer knows a rate are not counted, which only lowers the bound.
+   */
+  const acceptedBetween = (a: Refusal, t: Refusal): number =>
+    a.client && t.client ? t.client.sent - a.client.sent - (t.client.refused - a.client.refused) : acceptedIn(a.at, t.at);
+
+  function learnFromRefusal(refusal: Refusal): void {
+    const t = refusal.at;
     let best: { rate: number; count: number } | null = null;
     for (const a of refusals.slice(-MAX_ANCHORS)) {
-      if (a >= t) continue;
-      const count = acceptedIn(a, t);
+      if (a.at >= t) continue;
+      const count = acceptedBetween(a, refusal);
       if (count < MIN_COUNT) continue;
-      const rate = ((count - 1) * 1000) / (t - a);
+      const rate = ((count - 1) * 1000) / (t - a.at);
       if (!best || rate > best.rate) best = { rate, count };
     }
-    const previous = refusals.at(-1);
+    const previous = refusals.at(-1)?.at;
     const isolated = base !== null && (previous === undefined || t - previous > ISOLATED_MS);
     // Known whenever `isolated` (base is set).
     const current = rateAt(t);
@@ -157,8 +203,10 @@ export function createPacer(options: PacerOptions): Pacer {
       // The first refusal: the last second's accepted rate (it may include the bank's burst);
       // later refusals measure the true rate against this one. A client that sent only a few
       // requests in that second was not refused for its own rate: `Retry-After` answers it.
-      const recent = acceptedIn(t - FIRST_WINDOW_MS, t);
-      if (recent < MIN_COUNT) return;
+      // With a shared budget, the client's (from the counts of this process's slots).
+      // A full second of counts is needed: the first 429s only start the counting.
+      const recent = refusal.client ? clientAcceptedSince(t - FIRST_WINDOW_MS, refusal.client) : acceptedIn(t - FIRST_WINDOW_MS, t);
+      if (recent === null || recent < MIN_COUNT) return;
       base = (recent * 1000) / FIRST_WINDOW_MS;
       uncertainty = UNKNOWN_CREEP_PER_S;
       source = 'refusals';
@@ -172,6 +220,53 @@ export function createPacer(options: PacerOptions): Pacer {
     baseAt = t;
   }
 
+  /**
+   * Another worker's 429s, seen in the counts a reservation returned: learnt as one refusal sent
+   * a latency before now (the counts then span the same time as its bound's, as for this
+   * process's own refusals, whose counts are read when they are answered).
+   */
+  function learnFromOthers(client: BudgetCounts): void {
+    if (counting > 0) return; // this process's own 429 may be among them: it is learnt when counted
+    if (client.refused <= knownRefused) return;
+    knownRefused = client.refused;
+    const at = nowMs(options.now) - (latencyMs ?? 0);
+    const refusal = { at, client: { sent: client.sent, refused: client.refused } };
+    if (source !== 'headers') learnFromRefusal(refusal);
+    refusals.push(refusal);
+  }
+
+  /** The client's requests accepted since `from`, by the counts this process's slots returned. */
+  function clientAcceptedSince(from: number, now: BudgetCounts): number | null {
+    while (readings.length > 1 && (readings[1]?.at ?? Infinity) <= from) readings.shift();
+    const since = readings[0];
+    return since !== undefined && since.at <= from ? now.sent - since.sent - (now.refused - since.refused) : null;
+  }
+
+  /** A slot from the shared budget: every send of the client is counted, paced once a rate is known. */
+  async function acquireShared(shared: SharedBudget): Promise<number> {
+    await learning;
+    if (budgetFailure) {
+      const { error } = budgetFailure;
+      budgetFailure = null;
+      throw error;
+    }
+    const rate = rateAt(nowMs(options.now));
+    if (rate === null && !limited) return nowMs(options.now);
+    const slot = await shared.reserve(rate === null ? 0 : 1000 / rate);
+    if (base === null) {
+      const at = nowMs(options.now);
+      readings.push({ at, sent: slot.sent - 1, refused: slot.refused });
+      while (readings.length > 1 && (readings[1]?.at ?? Infinity) <= at - FIRST_WINDOW_MS) readings.shift();
+    } else readings.length = 0;
+    learnFromOthers(slot);
+    const wait = Math.max(0, slot.waitMs);
+    if (wait > 0) {
+      waitedMs += wait;
+      await options.sleep(wait);
+    }
+    return nowMs(options.now);
+  }
+
   function learnFromHeaders(headers: Readonly<Record<string, string | string[] | undefined>>): void {
     const rate = rateFromHeaders(headers);
     if (rate === null) return;
@@ -182,19 +277,12 @@ export function createPacer(options: PacerOptions): Pacer {
 
   return {
     async acquire() {
+      if (options.shared) return acquireShared(options.shared);
       const t = nowMs(options.now);
       const rate = rateAt(t);
       if (rate === null) {
         nextAt = t;
         return t;
-      }
-      if (options.shared) {
-        const wait = Math.max(0, await options.shared(1000 / rate));
-        if (wait > 0) {
-          waitedMs += wait;
-          await options.sleep(wait);
-        }
-        return nowMs(options.now);
       }
       const slot = Math.max(t, nextAt);
       nextAt = slot + 1000 / rate;
@@ -211,8 +299,30 @@ export function createPacer(options: PacerOptions): Pacer {
       forget(t);
       if (answer.status === 429) {
         refusedTotal += 1;
-        if (source !== 'headers') learnFromRefusal(sentAt);
-        refusals.push(sentAt);
+        const learn = (client: BudgetCounts | null) => {
+          const refusal = { at: sentAt, client };
+          if (source !== 'headers') learnFromRefusal(refusal);
+          refusals.push(refusal);
+        };
+        const { shared } = options;
+        if (shared) {
+          limited = true;
+          counting += 1;
+          learning = learning
+            .then(() => shared.refuse())
+            .then(
+              (client) => {
+                knownRefused = Math.max(knownRefused, client.refused);
+                learn(client);
+              },
+              (error: unknown) => {
+                budgetFailure = { error };
+              },
+            )
+            .finally(() => {
+              counting -= 1;
+            });
+        } else learn(null);
       } else {
         acceptedTotal += 1;
         accepted.splice(upperBound(accepted, sentAt), 0, sentAt);
@@ -222,6 +332,12 @@ export function createPacer(options: PacerOptions): Pacer {
       return { rate: rateAt(nowMs(options.now)), source, accepted: acceptedTotal, refused: refusedTotal, waitedMs, latencyMs };
     },
   };
+}
+
+/** A 429: when its request was sent; with a shared budget, the client's counts when it was answered. */
+interface Refusal {
+  at: number;
+  client: BudgetCounts | null;
 }
 
 /** The index of the first value greater than `x` in ascending `values`. */

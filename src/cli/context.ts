@@ -3,6 +3,7 @@
  * layer), the logger, the store and the Data API client, each made on first use.
  */
 import { createDataApiClient, type DataApiClient } from '../api';
+import type { SharedBudget } from '../api/pacer';
 import { loadConfig, requireApiCredentials, type Config } from '../config';
 import { createLogger, type Logger } from '../log';
 import type { GlobalOptions } from './globals';
@@ -44,8 +45,16 @@ export function createCliContext(global: GlobalOptions): CliContext {
         // On PostgreSQL every worker of this client takes its send slots from one budget in the
         // database: the bank's rate limit is per client, not per process.
         const budgetKey = `data-api:${createHash('sha256').update(`${credentials.baseUrl}|${credentials.clientId}`).digest('hex').slice(0, 16)}`;
-        const sharedPacing = isPostgresUrl(config.db)
-          ? async (intervalMs: number) => (await writeStore()).rateBudget?.reserve(budgetKey, intervalMs) ?? 0
+        const budget = async () => {
+          const { rateBudget } = await writeStore();
+          if (!rateBudget) throw new Error('a PostgreSQL store without its rate budget');
+          return rateBudget;
+        };
+        const sharedPacing: SharedBudget | undefined = isPostgresUrl(config.db)
+          ? {
+              reserve: async (intervalMs) => (await budget()).reserve(budgetKey, intervalMs),
+              refuse: async () => (await budget()).refuse(budgetKey),
+            }
           : undefined;
         client = createDataApiClient({ ...credentials, logger, maxRecords: config.sync.maxRecordsPerListing, ...(sharedPacing ? { sharedPacing } : {}) });
       }

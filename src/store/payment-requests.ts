@@ -22,7 +22,7 @@ export async function findEarlierPayment(db: BankdataDb, request: { consentId: s
     .from(paymentAttempts)
     .innerJoin(payments, eq(payments.paymentId, paymentAttempts.paymentId))
     .where(and(eq(paymentAttempts.consentId, request.consentId), eq(paymentAttempts.requestJson, request.requestJson), isNotNull(paymentAttempts.paymentId)))
-    .orderBy(desc(paymentAttempts.createdAt))
+    .orderBy(desc(paymentAttempts.createdAt), desc(paymentAttempts.idempotencyKey))
     .get();
   return row ?? null;
 }

@@ -119,7 +119,7 @@ export function findUnansweredAttempt(db: BankdataDb, consentId: string, request
       .select()
       .from(paymentAttempts)
       .where(and(eq(paymentAttempts.consentId, consentId), eq(paymentAttempts.requestJson, requestJson), inArray(paymentAttempts.state, ['sending'])))
-      .orderBy(desc(paymentAttempts.createdAt))
+      .orderBy(desc(paymentAttempts.createdAt), desc(paymentAttempts.idempotencyKey))
       .get() ?? null
   );
 }

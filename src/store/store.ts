@@ -6,6 +6,7 @@
  * optional and defaults to the store's clock. Rows come back typed (drizzle's table types) or
  * parsed (reports.ts); no SQL leaves src/store.
  */
+import type { BudgetCounts } from '../api/pacer';
 import type { Payment } from '../api/payments/schemas';
 import type { AccountId, BankMeta, BankName, Consent, ConsentId, ConsentStatus, CreateConsentResponse, StatementId } from '../api/schemas';
 import type { BeginCreationInput, ConsentCreationRow } from './consent-creations';
@@ -51,9 +52,13 @@ export interface Store {
   readonly dialect: 'sqlite' | 'postgres';
   /**
    * PostgreSQL only: the pacing budget the workers of one client share (pg/work-queue.ts
-   * reserveRequestSlot): reserves the next send slot at `intervalMs` and returns the wait in ms.
+   * reserveRequestSlotAt, countRefusal; src/api/pacer.ts SharedBudget): reserves the next send
+   * slot at `intervalMs` and returns the wait in ms with the client's counts; counts a 429.
    */
-  readonly rateBudget?: { reserve(key: string, intervalMs: number): Promise<number> };
+  readonly rateBudget?: {
+    reserve(key: string, intervalMs: number): Promise<BudgetCounts & { waitMs: number }>;
+    refuse(key: string): Promise<BudgetCounts>;
+  };
   /** The store's clock: the `now` of every operation that is given none. */
   readonly now: Clock;
   close(): Promise<void>;

@@ -4,7 +4,7 @@
  * event on the fake clock.
  */
 import { describe, expect, it } from 'vitest';
-import { createPacer, rateFromHeaders } from '../../src/api/pacer';
+import { createPacer, rateFromHeaders, type Pacer } from '../../src/api/pacer';
 
 interface SimResult {
   sent: number;
@@ -27,12 +27,20 @@ async function simulate(opts: {
   headers?: Record<string, string>;
   /** The bank raises its limit to `rate` at `atMs`. */
   raise?: { atMs: number; rate: number };
+  /**
+   * Processes of one client (PostgreSQL's cooperating workers), each with its own pacer and
+   * `lanes / workers` of the lanes, taking their slots from one shared budget (default 1: no budget).
+   */
+  workers?: number;
 }): Promise<SimResult> {
   let now = 0;
   const timers: { at: number; seq: number; fire: () => void }[] = [];
   let seq = 0;
   const sleep = (ms: number) => new Promise<void>((fire) => timers.push({ at: now + ms, seq: seq++, fire }));
-  const pacer = createPacer({ now: () => new Date(now), sleep });
+  const workers = opts.workers ?? 1;
+  const budget = workers > 1 ? sharedBudget(() => now) : undefined;
+  const pacers = Array.from({ length: workers }, () =>
+    createPacer({ now: () => new Date(now), sleep, ...(budget ? { shared: budget } : {}) }));
   let tokens = opts.burst;
   let tokensAt = 0;
   const take = () => {
@@ -46,7 +54,7 @@ async function simulate(opts: {
   const result: SimResult = { sent: 0, refused: 0, refusedLate: 0, lateRate: 0, rate: null };
   let lateAccepted = 0;
   let stop = false;
-  const lane = async () => {
+  const lane = async (pacer: Pacer) => {
     while (!stop) {
       const sentAt = await pacer.acquire();
       if (stop) return;
@@ -64,7 +72,7 @@ async function simulate(opts: {
       }
     }
   };
-  const lanes = Array.from({ length: opts.lanes }, lane);
+  const lanes = Array.from({ length: opts.lanes }, (_, i) => lane(pacers[i % workers]!));
   while (now < opts.untilMs) {
     await new Promise((r) => setImmediate(r));
     timers.sort((a, b) => a.at - b.at || a.seq - b.seq);
@@ -82,8 +90,29 @@ async function simulate(opts: {
   }
   await all;
   result.lateRate = lateAccepted / 20;
-  result.rate = pacer.state().rate;
+  result.rate = pacers[0]!.state().rate;
   return result;
+}
+
+/**
+ * The shared budget of PostgreSQL's workers (src/store/pg/work-queue.ts reserveRequestSlot) on
+ * the simulation's clock: GCRA with a burst of 1, and the client's sends and refusals counted.
+ */
+function sharedBudget(now: () => number) {
+  let arrivalAt = 0;
+  let sent = 0;
+  let refused = 0;
+  return {
+    async reserve(intervalMs: number) {
+      arrivalAt = Math.max(arrivalAt, now()) + intervalMs;
+      sent += 1;
+      return { waitMs: Math.max(0, arrivalAt - intervalMs - now()), sent, refused };
+    },
+    async refuse() {
+      refused += 1;
+      return { sent, refused };
+    },
+  };
 }
 
 describe('pacer', () => {
@@ -148,26 +177,76 @@ describe('pacer', () => {
 });
 
 describe('a pacing budget shared with other workers', () => {
-  it('once a rate is known, every slot comes from the shared budget at its interval, and its wait is kept', async () => {
+  it.each([
+    { workers: 4, lanes: 8, rate: 40, latencyMs: 5 },
+    { workers: 4, lanes: 16, rate: 50, latencyMs: 20 },
+    { workers: 2, lanes: 8, rate: 10, latencyMs: 20 },
+  ])('$workers workers of one client learn the client\'s limit ($rate/s), not their share of it: together at the limit, refusals rare', async (bank) => {
+    const r = await simulate({ ...bank, burst: 4, untilMs: 120_000, warmupMs: 30_000 });
+    expect(r.lateRate).toBeGreaterThanOrEqual(bank.rate * 0.95);
+    expect(r.refusedLate / r.sent).toBeLessThan(0.01);
+  });
+
+  it('no budget round trip before any 429; counted (interval 0) after one; once a rate is known every slot at its interval, its wait kept', async () => {
     const asked: number[] = [];
     const slept: number[] = [];
+    let now = 5_000;
     const pacer = createPacer({
-      now: () => new Date(5_000),
+      now: () => new Date(now),
       sleep: async (ms) => void slept.push(ms),
-      shared: async (intervalMs) => {
-        asked.push(intervalMs);
-        return asked.length === 1 ? 0 : 40;
+      shared: {
+        reserve: async (intervalMs) => {
+          asked.push(intervalMs);
+          return { waitMs: asked.length <= 2 ? 0 : 40, sent: asked.length, refused: 0 };
+        },
+        refuse: async () => ({ sent: asked.length, refused: 1 }),
       },
     });
-    // No rate learned yet: the budget is not consulted (nothing to pace at).
-    await pacer.acquire();
+    // Nothing says the bank limits the client: no round trip to the budget.
+    for (let i = 0; i < 3; i++) pacer.settle(await pacer.acquire(), { status: 200 });
     expect(asked).toEqual([]);
-    pacer.settle(5_000, { status: 200, headers: { 'ratelimit-policy': '"default";q=25;w=1' } });
+    // A 429 with no rate learnt from it (too few requests): from now on the slots are counted.
+    pacer.settle(await pacer.acquire(), { status: 429 });
+    now += 10;
+    pacer.settle(await pacer.acquire(), { status: 200 });
+    expect(asked).toEqual([0]);
+    expect(pacer.state().rate).toBeNull();
+    pacer.settle(now, { status: 200, headers: { 'ratelimit-policy': '"default";q=25;w=1' } });
     await pacer.acquire();
     await pacer.acquire();
-    expect(asked).toEqual([40, 40]);
+    expect(asked).toEqual([0, 40, 40]);
     expect(slept).toEqual([40]);
     expect(pacer.state().waitedMs).toBe(40);
+  });
+
+  it('a 429 that another worker of the client had is learnt from too: its pacer starts pacing at the client\'s rate', async () => {
+    let now = 0;
+    let sent = 0;
+    let refused = 0;
+    const pacer = createPacer({
+      now: () => new Date(now),
+      sleep: async () => undefined,
+      shared: {
+        reserve: async () => ({ waitMs: 0, sent: ++sent, refused }),
+        refuse: async () => ({ sent, refused: ++refused }),
+      },
+    });
+    // One 429 of its own starts the counting (too few requests to learn a rate from) ...
+    pacer.settle(await pacer.acquire(), { status: 429 });
+    expect(pacer.state().rate).toBeNull();
+    // ... then the client sends 40 a second, this process a quarter of them ...
+    for (let i = 0; i < 50; i++) {
+      now += 25;
+      pacer.settle(await pacer.acquire(), { status: 200 });
+      sent += 3;
+    }
+    expect(pacer.state().rate).toBeNull();
+    // ... and another worker has a 429: this pacer, with none of its own, learns the client's rate.
+    refused += 1;
+    now += 25;
+    pacer.settle(await pacer.acquire(), { status: 200 });
+    expect(pacer.state().refused).toBe(1);
+    expect(pacer.state().rate).toBeGreaterThanOrEqual(35);
   });
 });
 

@@ -1,15 +1,12 @@
 /**
  * An interrupted or repeated `payments create` never pays twice by accident (docs/security.md
  * "Interrupted payments"): the real command against the emulator, interrupted with SIGINT while
- * `--wait` polls, then run again; `--allow-duplicate` and `--key`; and the waits of the flow on
- * the injected clock, never Date.now.
+ * `--wait` polls, then run again; `--allow-duplicate` and `--key`. In process, with a store of
+ * each dialect: create-payment.cases.ts.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { UnavailableError } from '../../src/api/errors';
-import type { PaymentsClient } from '../../src/api/payments';
 import type { StartedEmulator } from '../../src/emulator';
-import { createPayment } from '../../src/payments';
-import { consentOf, freshStore, paymentsClientFor, spawnPaymentsCreate, startPaymentsEmulator } from './helpers';
+import { consentOf, freshStore, spawnPaymentsCreate, startPaymentsEmulator } from './helpers';
 
 const PAY = ['--amount', '12.50', '--particulars', 'RENT', '--code', 'FLAT', '--reference', 'MARCH'];
 
@@ -81,48 +78,4 @@ describe('payments create: never pays twice by accident', () => {
     expect(clash.stderr).toContain(`--key ${key} was used for another payment request`);
     expect(paymentsOf(consent).slice(before)).toHaveLength(1);
   }, 60_000);
-
-  it('the earlier payment is read again before it is reported; one stored as Rejected does not stand: the rerun pays', async () => {
-    const { store } = await freshStore();
-    const client = paymentsClientFor(emu);
-    const consent = consentOf(emu, 'enduring');
-    const input = { consentId: consent, amount: { total: '7.00', currency: 'NZD' as const }, pcr: { particulars: 'REJ' } };
-    const first = await createPayment({ client, store }, input);
-    const second = await createPayment({ client, store }, input);
-    expect(second).toMatchObject({ duplicateOf: true, sends: 0 });
-    expect(second.payment.payment_id).toBe(first.payment.payment_id);
-    store.sqlite.prepare("UPDATE payments SET status = 'Rejected' WHERE payment_id = ?").run(first.payment.payment_id);
-    const third = await createPayment({ client, store }, input);
-    expect(third).toMatchObject({ duplicateOf: false, sends: 1 });
-    expect(third.payment.payment_id).not.toBe(first.payment.payment_id);
-    await store.close();
-  });
-});
-
-describe('createPayment waits on the injected clock', () => {
-  it('Retry-After as an HTTP-date is measured from the injected now, not Date.now', async () => {
-    const { store } = await freshStore();
-    const real = paymentsClientFor(emu);
-    const consent = consentOf(emu, 'enduring');
-    let calls = 0;
-    const client: PaymentsClient = {
-      ...real,
-      createPayment: async (body, options) => {
-        calls += 1;
-        if (calls === 1) {
-          throw new UnavailableError('busy', { status: 503, code: 'BP601', path: '/payments', requestId: null }, 'Wed, 01 Jan 2020 00:00:07 GMT');
-        }
-        return real.createPayment(body, options);
-      },
-    };
-    const sleeps: number[] = [];
-    const fixed = new Date('2020-01-01T00:00:00Z');
-    await createPayment(
-      { client, store, now: () => fixed, sleep: async (ms) => void sleeps.push(ms), random: () => 0.5 },
-      { consentId: consent, amount: { total: '3.00', currency: 'NZD' }, pcr: { particulars: 'CLOCK' } },
-    );
-    // 7 s after the injected instant; Date.now (years later) would give 0.
-    expect(sleeps).toEqual([7_000]);
-    await store.close();
-  });
 });

@@ -15,7 +15,7 @@ import { creationKeySince, creationValues, isOpenCreation } from '../consent-cre
 import { forgetInTransaction, type ForgetSql } from '../forget';
 import { DEFAULT_LEASE_TTL_MS, decideAcquire, isProcessAlive, LEASE_ROW } from '../lease';
 import { beginPostgresRun } from './run-work';
-import { reserveRequestSlot } from './work-queue';
+import { countRefusal, reserveRequestSlotAt } from './work-queue';
 import { attemptUpdateValues, paymentValues } from '../payments';
 import { bankMetaValues, consentStatusValues, outcomeValues, toRecord, toStoredMeta } from '../registry';
 import * as reports from '../reports';
@@ -100,7 +100,10 @@ export async function openPgStore(url: string, options: OpenPgStoreOptions = {})
   return {
     path: redactPostgresUrl(url),
     dialect: 'postgres',
-    rateBudget: { reserve: (key, intervalMs) => reserveRequestSlot(pool, { key, intervalMs, burst: 1 }) },
+    rateBudget: {
+      reserve: (key, intervalMs) => reserveRequestSlotAt(pool, { key, intervalMs, burst: 1 }),
+      refuse: (key) => countRefusal(pool, key),
+    },
     pool,
     db,
     now: clock,
@@ -352,7 +355,7 @@ export async function openPgStore(url: string, options: OpenPgStoreOptions = {})
             .select()
             .from(paymentAttempts)
             .where(and(eq(paymentAttempts.consentId, consentId), eq(paymentAttempts.requestJson, requestJson), inArray(paymentAttempts.state, ['sending'])))
-            .orderBy(desc(paymentAttempts.createdAt))
+            .orderBy(desc(paymentAttempts.createdAt), desc(paymentAttempts.idempotencyKey))
             .limit(1)
         )[0] ?? null,
       getAttempt: async (key) => (await db.select().from(paymentAttempts).where(eq(paymentAttempts.idempotencyKey, key)))[0] ?? null,
@@ -363,7 +366,7 @@ export async function openPgStore(url: string, options: OpenPgStoreOptions = {})
             .from(paymentAttempts)
             .innerJoin(payments, eq(payments.paymentId, paymentAttempts.paymentId))
             .where(and(eq(paymentAttempts.consentId, request.consentId), eq(paymentAttempts.requestJson, request.requestJson), isNotNull(paymentAttempts.paymentId)))
-            .orderBy(desc(paymentAttempts.createdAt))
+            .orderBy(desc(paymentAttempts.createdAt), desc(paymentAttempts.idempotencyKey))
             .limit(1)
         )[0] ?? null,
     },

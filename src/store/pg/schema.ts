@@ -535,6 +535,10 @@ export const runWorkers = pgTable(
 export const rateBudget = pgTable('rate_budget', {
   key: text('key').primaryKey(),
   theoreticalArrivalAt: timestamp('theoretical_arrival_at', { withTimezone: true, mode: 'string' }).notNull(),
+  // The client's slots reserved and 429s counted, all its workers together (src/api/pacer.ts
+  // SharedBudget): each pacer learns the client's rate from them. Migration 0006.
+  sent: bigint('sent', { mode: 'number' }).notNull().default(0),
+  refused: bigint('refused', { mode: 'number' }).notNull().default(0),
 });
 
 /** bytea (drizzle 0.45 has no builder for it): node-postgres reads it as a Buffer. */

@@ -8,6 +8,7 @@
  * (v_runs) is the sum of what each worker reported in `run_workers`.
  */
 import type pg from 'pg';
+import type { BudgetCounts } from '../../api/pacer';
 import type { ConsentId } from '../../api/schemas';
 import type { ConsentOutcome, RunOutcome } from '../schema';
 import { toStoredInstant, type Instant } from '../time';
@@ -249,8 +250,9 @@ async function closeRunIfDone(
 /**
  * The shared pacing budget (GCRA): reserves the next request slot of this client and returns how
  * long to wait before sending it, in ms (0: send now). `intervalMs` is 1000 / the bank's rate per
- * second; `burst` requests may go at once after a quiet spell. One atomic statement, so any number
- * of workers on any number of machines keep to one rate together.
+ * second (0: no rate known yet, the slot is only counted); `burst` requests may go at once after a
+ * quiet spell. One atomic statement, so any number of workers on any number of machines keep to
+ * one rate together.
  */
 export async function reserveRequestSlot(
   pool: Queryable,
@@ -261,28 +263,45 @@ export async function reserveRequestSlot(
 
 /**
  * The same reservation, with the slot's instant on the database's clock (epoch ms) beside the
- * wait: the earliest moment the request may go, whatever the caller's own delay in hearing back.
+ * wait: the earliest moment the request may go, whatever the caller's own delay in hearing back;
+ * and the client's counts, this slot included (the pacers learn the client's rate from them).
  */
 export async function reserveRequestSlotAt(
   pool: Queryable,
   input: { key: string; intervalMs: number; burst: number },
-): Promise<{ waitMs: number; slotMs: number }> {
+): Promise<BudgetCounts & { waitMs: number; slotMs: number }> {
   const toleranceMs = Math.max(0, input.burst - 1) * input.intervalMs;
   // One reading of the clock for the whole statement (`now`), so that the slot and the wait are
   // measured against the instant the budget was updated at.
-  const { rows } = await pool.query<{ wait_ms: string; slot_ms: string }>(
+  const { rows } = await pool.query<{ wait_ms: string; slot_ms: string; sent: string; refused: string }>(
     `WITH now AS (SELECT clock_timestamp() AS t)
-     INSERT INTO rate_budget AS b (key, theoretical_arrival_at)
-     VALUES ($1, (SELECT t FROM now) + $2 * interval '1 millisecond')
+     INSERT INTO rate_budget AS b (key, theoretical_arrival_at, sent)
+     VALUES ($1, (SELECT t FROM now) + $2 * interval '1 millisecond', 1)
      ON CONFLICT (key) DO UPDATE
-       SET theoretical_arrival_at = greatest(b.theoretical_arrival_at, (SELECT t FROM now)) + $2 * interval '1 millisecond'
+       SET theoretical_arrival_at = greatest(b.theoretical_arrival_at, (SELECT t FROM now)) + $2 * interval '1 millisecond',
+           sent = b.sent + 1
      RETURNING extract(epoch FROM (b.theoretical_arrival_at - $2 * interval '1 millisecond'
        - $3 * interval '1 millisecond' - (SELECT t FROM now))) * 1000 AS wait_ms,
      extract(epoch FROM greatest((SELECT t FROM now), b.theoretical_arrival_at - $2 * interval '1 millisecond'
-       - $3 * interval '1 millisecond')) * 1000 AS slot_ms`,
+       - $3 * interval '1 millisecond')) * 1000 AS slot_ms,
+     b.sent, b.refused`,
     [input.key, input.intervalMs, toleranceMs],
   );
   const row = rows[0];
   if (row === undefined) throw new Error('rate_budget: the reservation returned no row');
-  return { waitMs: Math.max(0, Math.ceil(Number(row.wait_ms))), slotMs: Number(row.slot_ms) };
+  return { waitMs: Math.max(0, Math.ceil(Number(row.wait_ms))), slotMs: Number(row.slot_ms), sent: Number(row.sent), refused: Number(row.refused) };
+}
+
+/** Counts a 429 the bank answered to this client; returns the client's counts, this one included. */
+export async function countRefusal(pool: Queryable, key: string): Promise<BudgetCounts> {
+  const { rows } = await pool.query<{ sent: string; refused: string }>(
+    `INSERT INTO rate_budget AS b (key, theoretical_arrival_at, refused)
+     VALUES ($1, clock_timestamp(), 1)
+     ON CONFLICT (key) DO UPDATE SET refused = b.refused + 1
+     RETURNING b.sent, b.refused`,
+    [key],
+  );
+  const row = rows[0];
+  if (row === undefined) throw new Error('rate_budget: counting a refusal returned no row');
+  return { sent: Number(row.sent), refused: Number(row.refused) };
 }

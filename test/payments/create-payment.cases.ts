@@ -1,0 +1,362 @@
+/**
+ * createPayment with a store of either dialect (run by create-payment.test.ts on SQLite and
+ * create-payment.pg.test.ts on PostgreSQL): the client action each Payments answer triggers
+ * (docs/payments-contract.md §5) against the real emulator, asserted on the emulator's payments,
+ * the request log and the stored attempts; a repeated request never pays twice by accident
+ * (docs/security.md "Interrupted payments"); the waits on the injected clock, never Date.now.
+ * Attempts are read in the order they were stored: by `created_at` on a clock that never repeats
+ * an instant, the idempotency key breaking a tie as the store's own reads do. Over 300 lines: one
+ * flow's cases sharing one emulator and one store per case.
+ */
+import { randomUUID } from 'node:crypto';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { UnavailableError } from '../../src/api/errors';
+import { PaymentRefusedError, toPaymentsError, type PaymentsClient } from '../../src/api/payments';
+import type { StartedEmulator } from '../../src/emulator';
+import { createPayment, PaymentRuleError } from '../../src/payments';
+import { canonicalRequest } from '../../src/payments/request';
+import type { Clock, Store } from '../../src/store';
+import { execute, queryRow, queryRows, storeSuite } from '../support/dialects';
+import { consentOf, PaymentsHttp, paymentsClientFor, startPaymentsEmulator } from './helpers';
+
+/** Real time, but never the same instant twice: each stored attempt has its own `created_at`. */
+function strictClock(): Clock {
+  let lastMs = 0;
+  return () => new Date((lastMs = Math.max(Date.now(), lastMs + 1)));
+}
+
+export const createPaymentSuite = storeSuite('createPayment with the store', (d) => {
+  let emu: StartedEmulator;
+  let http: PaymentsHttp;
+  const now = strictClock();
+  beforeAll(async () => {
+    emu = await startPaymentsEmulator();
+    http = new PaymentsHttp(emu);
+  });
+  afterAll(() => emu.close());
+
+  describe('the client-action table against the emulator', () => {
+    let store: Store;
+    let sleeps: number[];
+    let client: PaymentsClient;
+    let onSleep: () => void;
+    let amountCents = 100;
+    const nextBody = () => {
+      amountCents += 1;
+      return { amount: { total: (amountCents / 100).toFixed(2), currency: 'NZD' as const }, pcr: { particulars: 'TEST', reference: `R${amountCents}` } };
+    };
+    const deps = () => ({ client, store, now, sleep: async (ms: number) => { sleeps.push(ms); onSleep(); }, random: () => 0.5, retry: { baseDelayMs: 10, maxDelayMs: 5_000 } });
+    // In the order they were stored: the clock never gives two the same instant; the key breaks a tie as the store's own reads do.
+    const attempts = () =>
+      queryRows<{ idempotency_key: string; state: string; payment_id: string | null; outcome_code: string | null }>(
+        store,
+        'SELECT idempotency_key, state, payment_id, outcome_code FROM payment_attempts ORDER BY created_at, idempotency_key',
+      );
+    const paymentsOn = (consent: string) => emu.payments().filter((p) => p.consent_id === consent);
+    const posts = (after: number) => emu.requests().filter((r) => r.seq > after && r.path === '/payments/v1/payments');
+    const lastSeq = () => emu.requests().at(-1)?.seq ?? 0;
+
+    afterEach(() => {
+      emu.updatePaymentsSettings({ faults: { bp601: 0, bp602: 0, bp603: 0, bp709: 0, http500: 0, drop: 0 }, createDelayMs: 0 });
+    });
+    const setUp = async () => {
+      store = await d.open();
+      sleeps = [];
+      onSleep = () => {};
+      client = paymentsClientFor(emu);
+    };
+
+    it('201: records the payment and its attempt, the key stored before sending', async () => {
+      await setUp();
+      const consent = consentOf(emu, 'enduring');
+      const result = await createPayment(deps(), { consentId: consent, ...nextBody() });
+      expect(result.sends).toBe(1);
+      expect(await attempts()).toEqual([{ idempotency_key: result.idempotencyKey, state: 'created', payment_id: result.payment.payment_id, outcome_code: null }]);
+      expect(emu.payments().find((p) => p.payment_id === result.payment.payment_id)?.idempotency_key).toBe(result.idempotencyKey);
+      const row = await queryRow(store, 'SELECT * FROM v_payments');
+      expect(row).toMatchObject({ payment_id: result.payment.payment_id, consent_id: consent, status: 'Pending', particulars: 'TEST', currency: 'NZD' });
+    });
+
+    for (const code of ['BP601', 'BP602'] as const) {
+      it(`${code}: retried with the same key after Retry-After; one payment`, async () => {
+        await setUp();
+        emu.updatePaymentsSettings({ faults: { [code.toLowerCase()]: 1 } });
+        onSleep = () => emu.updatePaymentsSettings({ faults: { [code.toLowerCase()]: 0 } });
+        const before = lastSeq();
+        const result = await createPayment(deps(), { consentId: consentOf(emu, 'enduring'), ...nextBody() });
+        expect(posts(before).map((r) => [r.status, r.code ?? null])).toEqual([[503, code], [201, null]]);
+        expect(sleeps).toEqual([1000]);
+        expect(await attempts()).toHaveLength(1);
+        expect(emu.payments().filter((p) => p.idempotency_key === result.idempotencyKey)).toHaveLength(1);
+      });
+    }
+
+    it('BP603: GETs the consent before retrying, then retries with the same key', async () => {
+      await setUp();
+      emu.updatePaymentsSettings({ faults: { bp603: 1 } });
+      onSleep = () => emu.updatePaymentsSettings({ faults: { bp603: 0 } });
+      const before = lastSeq();
+      const consent = consentOf(emu, 'enduring');
+      const result = await createPayment(deps(), { consentId: consent, ...nextBody() });
+      const log = emu.requests().filter((r) => r.seq > before && r.path !== '/oauth2/token').map((r) => `${r.method} ${r.path} ${r.status}`);
+      expect(log).toEqual([
+        `GET /payments/v1/consents/${consent} 200`,
+        'POST /payments/v1/payments 503',
+        `GET /payments/v1/consents/${consent} 200`,
+        'POST /payments/v1/payments 201',
+      ]);
+      expect((await attempts()).map((a) => a.idempotency_key)).toEqual([result.idempotencyKey]);
+    });
+
+    it('BP709: retried; one payment', async () => {
+      await setUp();
+      emu.updatePaymentsSettings({ faults: { bp709: 1 } });
+      onSleep = () => emu.updatePaymentsSettings({ faults: { bp709: 0 } });
+      const before = lastSeq();
+      const result = await createPayment(deps(), { consentId: consentOf(emu, 'enduring'), ...nextBody() });
+      expect(posts(before).map((r) => r.code ?? r.status)).toEqual(['BP709', 201]);
+      expect(emu.payments().filter((p) => p.idempotency_key === result.idempotencyKey)).toHaveLength(1);
+    });
+
+    it('500 after the payment exists (no clear answer): finds our key on the consent and adopts it without resubmitting', async () => {
+      await setUp();
+      emu.updatePaymentsSettings({ faults: { http500: 1 } });
+      const before = lastSeq();
+      const consent = consentOf(emu, 'enduring');
+      const result = await createPayment(deps(), { consentId: consent, ...nextBody() });
+      expect(posts(before).map((r) => r.status)).toEqual([500]);
+      expect(result.sends).toBe(1);
+      expect(emu.payments().filter((p) => p.idempotency_key === result.idempotencyKey)).toHaveLength(1);
+      expect((await attempts())[0]!.state).toBe('created');
+    });
+
+    it('a dropped connection after the payment exists: the same, one payment', async () => {
+      await setUp();
+      emu.updatePaymentsSettings({ faults: { drop: 1 } });
+      const result = await createPayment(deps(), { consentId: consentOf(emu, 'enduring'), ...nextBody() });
+      expect(result.sends).toBe(1);
+      expect(emu.payments().filter((p) => p.idempotency_key === result.idempotencyKey)).toHaveLength(1);
+    });
+
+    it('BP708 then BP703: two runs of the same request at once share the stored key and one payment', async () => {
+      await setUp();
+      emu.updatePaymentsSettings({ createDelayMs: 300 });
+      const input = { consentId: consentOf(emu, 'enduring'), ...nextBody() };
+      const before = lastSeq();
+      const first = createPayment(deps(), input);
+      await new Promise((r) => setTimeout(r, 100));
+      const second = await createPayment({ ...deps(), sleep: (ms: number) => new Promise((r) => setTimeout(r, Math.min(ms, 150))) }, input);
+      const made = await first;
+      expect(second.payment.payment_id).toBe(made.payment.payment_id);
+      expect(second.resumed).toBe(true);
+      expect(posts(before).map((r) => r.code ?? r.status)).toEqual(expect.arrayContaining([201, 'BP708', 'BP703']));
+      expect(emu.payments().filter((p) => p.idempotency_key === made.idempotencyKey)).toHaveLength(1);
+    });
+
+    it('BP712: another request on the consent is submitting: GETs the consent\'s payments, then retries with the same key', async () => {
+      await setUp();
+      emu.updatePaymentsSettings({ createDelayMs: 300 });
+      const consent = consentOf(emu, 'enduring');
+      const before = lastSeq();
+      const other = http.pay(consent, nextBody());
+      await new Promise((r) => setTimeout(r, 100));
+      const result = await createPayment({ ...deps(), sleep: (ms: number) => new Promise((r) => setTimeout(r, Math.max(ms, 300))) }, { consentId: consent, ...nextBody() });
+      expect((await other).status).toBe(201);
+      const log = emu.requests().filter((r) => r.seq > before && r.path !== '/oauth2/token').map((r) => r.code ?? `${r.method} ${r.status}`);
+      // Ours: BP712, then the consent's payments, then the same key again (201); the other request's 201 lands when its delay ends.
+      expect(log.slice(log.indexOf('BP712'), log.indexOf('BP712') + 2)).toEqual(['BP712', 'GET 200']);
+      expect(log.filter((entry) => entry === 'POST 201')).toHaveLength(2);
+      expect((await attempts()).map((a) => a.state)).toEqual(['created']);
+      expect(emu.payments().filter((p) => p.idempotency_key === result.idempotencyKey)).toHaveLength(1);
+    });
+
+    /** A request sent by an earlier run whose answer was lost: the emulator has it, the store has the attempt. */
+    async function lostAnswer(consent: string, body: Record<string, unknown>) {
+      const key = randomUUID();
+      const sent = await http.pay(consent, body, key);
+      expect(sent.status).toBe(201);
+      await store.payments.insertAttempt({ idempotencyKey: key, consentId: consent, requestJson: canonicalRequest({ consent_id: consent, ...body }), now: now() });
+      return { key, paymentId: sent.json.payment_id as string };
+    }
+
+    it('BP703: a rerun resumes the stored key and polls the named payment; never resubmits', async () => {
+      await setUp();
+      const consent = consentOf(emu, 'enduring');
+      const body = nextBody();
+      const lost = await lostAnswer(consent, body);
+      const before = lastSeq();
+      const result = await createPayment(deps(), { consentId: consent, ...body });
+      expect(result).toMatchObject({ resumed: true, idempotencyKey: lost.key, sends: 1 });
+      expect(result.payment.payment_id).toBe(lost.paymentId);
+      expect(posts(before).map((r) => r.code)).toEqual(['BP703']);
+      expect(emu.requests().some((r) => r.seq > before && r.path === `/payments/v1/payments/${lost.paymentId}`)).toBe(true);
+      expect(emu.payments().filter((p) => p.idempotency_key === lost.key)).toHaveLength(1);
+    });
+
+    it('BP710 AcceptedSettlementCompleted: adopts the payment, does not resubmit', async () => {
+      await setUp();
+      const consent = consentOf(emu, 'enduring');
+      const body = nextBody();
+      const lost = await lostAnswer(consent, body);
+      await http.control('POST', `/payments/${lost.paymentId}/settle`);
+      const count = paymentsOn(consent).length;
+      const result = await createPayment(deps(), { consentId: consent, ...body });
+      expect(result.payment).toMatchObject({ payment_id: lost.paymentId, status: 'AcceptedSettlementCompleted' });
+      expect(paymentsOn(consent)).toHaveLength(count);
+    });
+
+    it('BP710 Rejected: resubmits with a fresh key; the old attempt is superseded', async () => {
+      await setUp();
+      const consent = consentOf(emu, 'enduring');
+      const body = nextBody();
+      const lost = await lostAnswer(consent, body);
+      await http.control('POST', `/payments/${lost.paymentId}/reject`);
+      const result = await createPayment(deps(), { consentId: consent, ...body });
+      expect(result.idempotencyKey).not.toBe(lost.key);
+      expect(result.payment.status).toBe('Pending');
+      expect((await attempts()).map((a) => [a.state, a.outcome_code])).toEqual([['superseded', 'BP710'], ['created', null]]);
+      expect(await queryRow(store, 'SELECT status FROM v_payments WHERE payment_id = ?', lost.paymentId)).toEqual({ status: 'Rejected' });
+    });
+
+    it('BP702: the stored key is bound to another payload: this distinct request takes a fresh key', async () => {
+      await setUp();
+      const consent = consentOf(emu, 'enduring');
+      const key = randomUUID();
+      await http.pay(consent, nextBody(), key);
+      const body = nextBody();
+      await store.payments.insertAttempt({ idempotencyKey: key, consentId: consent, requestJson: canonicalRequest({ consent_id: consent, ...body }), now: now() });
+      const result = await createPayment(deps(), { consentId: consent, ...body });
+      expect(result.idempotencyKey).not.toBe(key);
+      expect((await attempts()).map((a) => [a.state, a.outcome_code])).toEqual([['superseded', 'BP702'], ['created', null]]);
+    });
+
+    it('BP036: the attempt ends refused (exit 1); a rerun is a new attempt with a new key and pays', async () => {
+      await setUp();
+      const consent = consentOf(emu, 'single-3');
+      await http.control('POST', `/payment-consents/${consent}/bank-refuse`, { times: 1 });
+      const refused = createPayment(deps(), { consentId: consent });
+      await expect(refused).rejects.toBeInstanceOf(PaymentRefusedError);
+      await expect(refused).rejects.toMatchObject({ code: 'BP036', action: 'new_key_new_attempt' });
+      const again = await createPayment(deps(), { consentId: consent });
+      expect(again.resumed).toBe(false);
+      expect((await attempts()).map((a) => a.state)).toEqual(['refused', 'created']);
+      expect(paymentsOn(consent)).toHaveLength(1);
+    });
+
+    it('BP235 is judged locally: a single consent with an amount sends no payment request', async () => {
+      await setUp();
+      const before = lastSeq();
+      await expect(createPayment(deps(), { consentId: consentOf(emu, 'single-1'), amount: { total: '25.00', currency: 'NZD' } })).rejects.toMatchObject({ code: 'BP235' });
+      await expect(createPayment(deps(), { consentId: consentOf(emu, 'quick-payment') })).rejects.toBeInstanceOf(PaymentRuleError);
+      expect(posts(before)).toEqual([]);
+      expect(await attempts()).toEqual([]);
+    });
+
+    it('a consent-state code ends the attempt with its code (BP015: stop)', async () => {
+      await setUp();
+      await expect(createPayment(deps(), { consentId: consentOf(emu, 'single-revoked') })).rejects.toMatchObject({ code: 'BP015', action: 'stop_consent_unusable' });
+      expect((await attempts()).map((a) => [a.state, a.outcome_code])).toEqual([['failed', 'BP015']]);
+    });
+  });
+
+  describe('a BP703 whose message does not match the pattern falls back to a GET of the consent', () => {
+    it('finds the payment by its idempotency_key on the consent, never by guessing', async () => {
+      const store = await d.open();
+      const consentId = randomUUID();
+      const calls: string[] = [];
+      let key = '';
+      const payment = (idempotencyKey: string) => ({
+        payment_id: randomUUID() as never,
+        consent_id: consentId as never,
+        status: 'AcceptedSettlementInProcess' as const,
+        creation_timestamp: '2026-03-10T10:00:00+13:00',
+        status_updated_timestamp: '2026-03-10T10:00:05+13:00',
+        amount: { total: '5.00', currency: 'NZD' as const },
+        pcr: { particulars: 'X' },
+        idempotency_key: idempotencyKey,
+      });
+      const other = payment(randomUUID());
+      let ours: ReturnType<typeof payment> | null = null;
+      const consent = () => ({
+        consent_id: consentId as never,
+        type: 'single' as const,
+        status: 'Consumed' as const,
+        creation_timestamp: '2026-03-10T09:00:00+13:00',
+        status_updated_timestamp: '2026-03-10T10:00:00+13:00',
+        flow: { detail: { type: 'redirect' as const }, flow_hint: { type: 'redirect' as const, bank: 'PNZ' as const } },
+        payments: ours ? [other, ours] : [other],
+      });
+      const stub: PaymentsClient = {
+        async getConsent() {
+          calls.push('getConsent');
+          return consent();
+        },
+        async createPayment(_body, opts) {
+          calls.push('createPayment');
+          key = opts.idempotencyKey;
+          ours = payment(key);
+          throw toPaymentsError({ status: 409, code: 'BP703', message: 'Payment is in flight (reworded)', headers: {}, path: '/payments/v1/payments', requestId: null });
+        },
+        async getPayment() {
+          calls.push('getPayment');
+          throw new Error('must not guess a payment id');
+        },
+        createConsent: async () => {
+          throw new Error('unused');
+        },
+        revokeConsent: async () => {},
+        grantedScopes: async () => [],
+        stats: () => ({ requests: 0, byKind: {}, retries: 0 }),
+        serverNow: () => null,
+      };
+      const result = await createPayment({ client: stub, store, sleep: async () => {} }, { consentId });
+      expect(calls).toEqual(['getConsent', 'createPayment', 'getConsent']);
+      expect(result.payment.idempotency_key).toBe(key);
+      expect(result.payment.payment_id).not.toBe(other.payment_id);
+    });
+  });
+
+  describe('never pays twice by accident', () => {
+    it('the earlier payment is read again before it is reported; one stored as Rejected does not stand: the rerun pays', async () => {
+      const store = await d.open();
+      const client = paymentsClientFor(emu);
+      const consent = consentOf(emu, 'enduring');
+      const input = { consentId: consent, amount: { total: '7.00', currency: 'NZD' as const }, pcr: { particulars: 'REJ' } };
+      const first = await createPayment({ client, store }, input);
+      const second = await createPayment({ client, store }, input);
+      expect(second).toMatchObject({ duplicateOf: true, sends: 0 });
+      expect(second.payment.payment_id).toBe(first.payment.payment_id);
+      await execute(store, "UPDATE payments SET status = 'Rejected' WHERE payment_id = ?", first.payment.payment_id);
+      const third = await createPayment({ client, store }, input);
+      expect(third).toMatchObject({ duplicateOf: false, sends: 1 });
+      expect(third.payment.payment_id).not.toBe(first.payment.payment_id);
+    });
+  });
+
+  describe('waits on the injected clock', () => {
+    it('Retry-After as an HTTP-date is measured from the injected now, not Date.now', async () => {
+      const store = await d.open();
+      const real = paymentsClientFor(emu);
+      const consent = consentOf(emu, 'enduring');
+      let calls = 0;
+      const client: PaymentsClient = {
+        ...real,
+        createPayment: async (body, options) => {
+          calls += 1;
+          if (calls === 1) {
+            throw new UnavailableError('busy', { status: 503, code: 'BP601', path: '/payments', requestId: null }, 'Wed, 01 Jan 2020 00:00:07 GMT');
+          }
+          return real.createPayment(body, options);
+        },
+      };
+      const sleeps: number[] = [];
+      const fixed = new Date('2020-01-01T00:00:00Z');
+      await createPayment(
+        { client, store, now: () => fixed, sleep: async (ms) => void sleeps.push(ms), random: () => 0.5 },
+        { consentId: consent, amount: { total: '3.00', currency: 'NZD' }, pcr: { particulars: 'CLOCK' } },
+      );
+      // 7 s after the injected instant; Date.now (years later) would give 0.
+      expect(sleeps).toEqual([7_000]);
+    });
+  });
+});
