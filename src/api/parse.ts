@@ -89,21 +89,26 @@ export interface ListPage<M extends ResourceMember> {
  * parse, and a schema built per page paid that on every page (docs/benchmarks.md "Cooperating
  * workers on PostgreSQL").
  */
-const listEnvelopes = new Map<ResourceMember, ReturnType<typeof listEnvelope>>();
-const singleEnvelopes = new Map<ResourceMember, ReturnType<typeof singleEnvelope>>();
+type ListEnvelope = ReturnType<typeof listEnvelope<ResourceMember>>;
+type SingleEnvelope = ReturnType<typeof singleEnvelope<ResourceMember>>;
+const listEnvelopes = new Map<ResourceMember, ListEnvelope>();
+const singleEnvelopes = new Map<ResourceMember, SingleEnvelope>();
 
-function envelopeOf<S>(cache: Map<ResourceMember, S>, member: ResourceMember, build: (member: ResourceMember) => S): S {
-  let schema = cache.get(member);
-  if (schema === undefined) {
-    schema = build(member);
-    cache.set(member, schema);
-  }
+function listEnvelopeOf(member: ResourceMember): ListEnvelope {
+  let schema = listEnvelopes.get(member);
+  if (schema === undefined) listEnvelopes.set(member, (schema = listEnvelope(member)));
+  return schema;
+}
+
+function singleEnvelopeOf(member: ResourceMember): SingleEnvelope {
+  let schema = singleEnvelopes.get(member);
+  if (schema === undefined) singleEnvelopes.set(member, (schema = singleEnvelope(member)));
   return schema;
 }
 
 /** One page of a list endpoint: envelope strictly, records one by one. */
 export function parseListPage<M extends ResourceMember>(member: M, answer: HttpAnswer): ListPage<M> {
-  const envelope = parseStrict(envelopeOf(listEnvelopes, member, listEnvelope), answer, `${member} list`);
+  const envelope = parseStrict(listEnvelopeOf(member), answer, `${member} list`);
   const items = (envelope.Data as Record<M, unknown[]>)[member];
   const records: RecordOf<M>[] = [];
   const rejects: RecordReject[] = [];
@@ -123,7 +128,7 @@ export interface SingleResult<M extends ResourceMember> {
 
 /** A single-object response: envelope strictly, the record kept aside when it fails. */
 export function parseSingle<M extends ResourceMember>(member: M, answer: HttpAnswer): SingleResult<M> {
-  const envelope = parseStrict(envelopeOf(singleEnvelopes, member, singleEnvelope), answer, member);
+  const envelope = parseStrict(singleEnvelopeOf(member), answer, member);
   const raw = (envelope.Data as Record<M, unknown>)[member];
   const result = parseRecord(member, raw);
   return 'ok' in result ? { record: result.ok, rejects: [] } : { record: null, rejects: [result.reject] };
