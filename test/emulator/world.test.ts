@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { DateTime } from 'luxon';
 import { Account, BECS_PATTERN, Balance, BANKS, Party, Statement, Transaction } from '../../src/api/schemas';
-import { generateWorld } from '../../src/emulator/world';
+import { buildWorld, generateWorld } from '../../src/emulator/world';
 import type { World } from '../../src/emulator/world-types';
 import { START, accountsOf, sandboxWorld } from './world-fixtures';
 
@@ -27,12 +27,29 @@ function serialise(world: World): string {
 
 describe('generateWorld: determinism', () => {
   it('gives byte-identical worlds for the same options, and a different world for another seed', () => {
-    const a = serialise(generateWorld({ seed: 7, start: START, banks: ['PNZ'], historyDays: 120, horizonDays: 20 }));
-    const b = serialise(generateWorld({ seed: 7, start: START, banks: ['PNZ'], historyDays: 120, horizonDays: 20 }));
-    const c = serialise(generateWorld({ seed: 8, start: START, banks: ['PNZ'], historyDays: 120, horizonDays: 20 }));
+    const a = serialise(buildWorld({ seed: 7, start: START, banks: ['PNZ'], historyDays: 120, horizonDays: 20 }));
+    const b = serialise(buildWorld({ seed: 7, start: START, banks: ['PNZ'], historyDays: 120, horizonDays: 20 }));
+    const c = serialise(buildWorld({ seed: 8, start: START, banks: ['PNZ'], historyDays: 120, horizonDays: 20 }));
     expect(a.length).toBeGreaterThan(100_000);
     expect(b).toBe(a);
     expect(c).not.toBe(a);
+  });
+
+  it('shares one world between calls with the same options (the same bytes as a new one), and makes another for other options', () => {
+    const options = { seed: 17, start: START, banks: ['PNZ' as const], historyDays: 60, horizonDays: 5 };
+    const first = generateWorld(options);
+    expect(generateWorld({ ...options, banks: ['PNZ'] })).toBe(first);
+    expect(serialise(first)).toBe(serialise(buildWorld(options)));
+    expect(Object.isFrozen(first) && Object.isFrozen(first.customers) && Object.isFrozen(first.seededConsents)).toBe(true);
+    // The same instant in another zone is another world (the start's zone is part of the key).
+    expect(generateWorld({ ...options, start: START.setZone('UTC') })).not.toBe(first);
+    expect(generateWorld({ ...options, historyDays: 61 })).not.toBe(first);
+    expect(generateWorld({ ...options, customersPerBank: 2 })).not.toBe(first);
+    // Past the few kept, the oldest is made again: a new object, the same bytes.
+    for (let seed = 100; seed < 104; seed++) generateWorld({ ...options, seed, historyDays: 10 });
+    const again = generateWorld(options);
+    expect(again).not.toBe(first);
+    expect(serialise(again)).toBe(serialise(first));
   });
 
   it('keeps a bank\'s data unchanged when other banks are added (streams derive from labels)', () => {
