@@ -44,3 +44,20 @@ export function liveConsents(tx: Conn, ids: readonly ConsentId[]): Set<ConsentId
 export function ownedRow<R extends Owned>(tx: Conn, row: R, stored: Owned | undefined): R {
   return withOwner(row, stored, liveConsents(tx, otherOwners([stored], row.consentId)));
 }
+
+/**
+ * SQLite: `ownedRow` for the many rows of one transaction, reading each other consent's
+ * liveness once (a window of a shared account would otherwise read it once per row).
+ */
+export function ownerLookup(tx: Conn): <R extends Owned>(row: R, stored: Owned | undefined) => R {
+  const known = new Map<ConsentId, boolean>();
+  return (row, stored) => {
+    if (!stored || stored.consentId === row.consentId) return row;
+    let live = known.get(stored.consentId);
+    if (live === undefined) {
+      live = liveConsents(tx, [stored.consentId]).size > 0;
+      known.set(stored.consentId, live);
+    }
+    return live ? { ...row, consentId: stored.consentId } : row;
+  };
+}

@@ -13,7 +13,7 @@ import { transactions } from './schema';
 import { advanceWatermark } from './sync-state';
 import { toStoredInstant, type Instant } from './time';
 import { allOf } from './dialect-sql';
-import { ownedRow } from './row-owner';
+import { ownerLookup } from './row-owner';
 
 export interface TransactionWindowInput {
   bank: BankName;
@@ -101,6 +101,7 @@ function prepareUpsert(tx: Conn) {
     eq(transactions.transactionId, sql.placeholder('transactionId')),
   );
   return {
+    owner: ownerLookup(tx),
     select: tx.select().from(transactions).where(key).prepare(),
     insert: tx.insert(transactions).values(INSERT_PLACEHOLDERS).prepare(),
     touch: tx
@@ -119,7 +120,7 @@ function upsertTransaction(tx: Conn, statements: UpsertStatements, fetched: Tran
     statements.insert.run({ ...fetched, firstSeenAt: now, lastSeenAt: now, updatedAt: now, removedAt: null });
     return 'added';
   }
-  const row = ownedRow(tx, fetched, stored);
+  const row = statements.owner(fetched, stored);
   // A booked row replaces the pending row of the same id; a removed row that comes back is
   // restored; detail columns are never blanked by a Basic fetch (merge.ts).
   const { merged, changed } = mergeRow<TransactionRow>(stored, row, {
