@@ -87,6 +87,16 @@ const INSERT_PLACEHOLDERS = Object.fromEntries(
   Object.keys(getTableColumns(transactions)).map((name) => [name, sql.placeholder(name)]),
 ) as { [K in keyof typeof transactions.$inferInsert]-?: Placeholder };
 
+/**
+ * The row's content columns (all but its key and the bookkeeping instants) as SQL placeholders of
+ * the same name: an update rewrites each of them from the merged row (merge.ts), which has them all.
+ */
+const UPDATE_PLACEHOLDERS = Object.fromEntries(
+  Object.keys(getTableColumns(transactions))
+    .filter((name) => !['bank', 'accountId', 'transactionId', 'firstSeenAt', 'lastSeenAt', 'updatedAt', 'removedAt'].includes(name))
+    .map((name) => [name, sql`${sql.placeholder(name)}`]),
+);
+
 type UpsertStatements = ReturnType<typeof prepareUpsert>;
 
 /**
@@ -102,6 +112,11 @@ function prepareUpsert(tx: Conn) {
   );
   return {
     owner: ownerLookup(tx),
+    update: tx
+      .update(transactions)
+      .set({ ...UPDATE_PLACEHOLDERS, lastSeenAt: sql`${sql.placeholder('now')}`, updatedAt: sql`${sql.placeholder('now')}`, removedAt: null })
+      .where(key)
+      .prepare(),
     select: tx.select().from(transactions).where(key).prepare(),
     insert: tx.insert(transactions).values(INSERT_PLACEHOLDERS).prepare(),
     touch: tx
@@ -132,15 +147,7 @@ function upsertTransaction(tx: Conn, statements: UpsertStatements, fetched: Tran
     statements.touch.run({ ...keyValues, now, consentId: row.consentId });
     return 'unchanged';
   }
-  const key = and(
-    eq(transactions.bank, row.bank),
-    eq(transactions.accountId, row.accountId),
-    eq(transactions.transactionId, row.transactionId),
-  );
-  tx.update(transactions)
-    .set({ ...merged, lastSeenAt: now, updatedAt: now, removedAt: null })
-    .where(key)
-    .run();
+  statements.update.run({ ...merged, now });
   return 'updated';
 }
 
