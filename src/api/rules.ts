@@ -89,13 +89,37 @@ export function nzMidnight(date: string): DateTime {
   return dt.startOf('day');
 }
 
+/**
+ * Days since 1970-01-01 of a calendar date (YYYY-MM-DD, years 1000-9999), or null when it is not
+ * one (then luxon's path gives the error). NZ calendar days are plain calendar days: midnight
+ * always exists in Pacific/Auckland (its clocks change at 02:00 and 03:00), so counting and adding
+ * days needs no zone.
+ */
+function calendarDay(date: string): number | null {
+  const m = /^([1-9]\d{3})-(\d{2})-(\d{2})$/.exec(date);
+  if (!m) return null;
+  const [year, month, day] = [Number(m[1]), Number(m[2]), Number(m[3])];
+  const ms = Date.UTC(year, month - 1, day);
+  const back = new Date(ms);
+  if (back.getUTCFullYear() !== year || back.getUTCMonth() !== month - 1 || back.getUTCDate() !== day) return null;
+  return ms / 86_400_000;
+}
+
 /** The NZ date n days after `date` (calendar days, not 24-hour steps). */
 export function addNzDays(date: string, days: number): string {
+  const day = Number.isInteger(days) ? calendarDay(date) : null;
+  if (day !== null) {
+    const text = new Date((day + days) * 86_400_000).toISOString();
+    if (/^[1-9]\d{3}-/.test(text)) return text.slice(0, 10);
+  }
   return isoDate(nzMidnight(date).plus({ days }));
 }
 
 /** Whole NZ calendar days from `from` to `to` (negative when `to` is earlier). */
 export function nzDaysBetween(from: string, to: string): number {
+  const a = calendarDay(from);
+  const b = calendarDay(to);
+  if (a !== null && b !== null) return b - a;
   return Math.round(nzMidnight(to).diff(nzMidnight(from), 'days').days);
 }
 
