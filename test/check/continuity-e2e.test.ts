@@ -9,7 +9,7 @@ import { DateTime } from 'luxon';
 import { creditDebitFilter, nzDateOf } from '../../src/api/rules';
 import type { Transaction } from '../../src/api/schemas';
 import { checkContinuity } from '../../src/check/check-accounts';
-import { runCli } from '../cli/cli-process';
+import { runCliInProcess } from '../cli/cli-process';
 import { startHarness, type Harness } from '../fixtures/sync-harness';
 
 const DAY_MS = 86_400_000;
@@ -51,7 +51,7 @@ describe('bankdata check on clean emulator data', () => {
     expect(result.findings).toEqual([]);
     // The sync's closing step ran the same check, recorded without changing the outcome.
     expect(summary.continuity).toEqual({ accounts: kinds.length, breaks: 0 });
-    const cli = await runCli(['check', '--db', h.store.path]);
+    const cli = await runCliInProcess(['check', '--db', h.store.path]);
     expect(cli.code, cli.stderr).toBe(0);
     expect(cli.stdout).toMatch(/^continuity: no break in \d+ account\(s\)/);
   }, 60_000);
@@ -161,18 +161,18 @@ describe('bankdata check with planted faults', () => {
     expect(view).toHaveLength(5);
 
     // The command: exit 1, each break on its line; --account narrows; status shows the count.
-    const cli = await runCli(['check', '--db', h.store.path]);
+    const cli = await runCliInProcess(['check', '--db', h.store.path]);
     expect(cli.code, cli.stderr).toBe(1);
     expect(cli.stdout).toContain('continuity: 5 break(s)');
     for (const id of [a1, a2, a3]) expect(cli.stdout).toContain(`PNZ ${id}`);
-    const one = await runCli(['check', '--db', h.store.path, '--account', a3!, '--json']);
+    const one = await runCliInProcess(['check', '--db', h.store.path, '--account', a3!, '--json']);
     expect(one.code).toBe(1);
     const parsed = JSON.parse(one.stdout) as { findings: { accountId: string; amount: string }[] };
     expect(parsed.findings.map((f) => [f.accountId, f.amount])).toEqual([[a3, '-12.34']]);
     expect((h.store.sqlite.prepare('SELECT count(*) AS n FROM v_continuity').get() as { n: number }).n).toBe(5);
-    const status = await runCli(['status', '--db', h.store.path, '--json']);
+    const status = await runCliInProcess(['status', '--db', h.store.path, '--json']);
     expect((JSON.parse(status.stdout) as { continuityBreaks: number }).continuityBreaks).toBe(5);
-    const unknown = await runCli(['check', '--db', h.store.path, '--account', 'acc-nope']);
+    const unknown = await runCliInProcess(['check', '--db', h.store.path, '--account', 'acc-nope']);
     expect(unknown.code).toBe(2);
 
     // Faults lifted and a full re-fetch: the missing row arrives and the running balances are

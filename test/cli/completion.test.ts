@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { DATASETS, FORMATS, OFX_DIALECTS } from '../../src/export';
-import { runCli } from './cli-process';
+import { runCliInProcess } from './cli-process';
 
 const dir = mkdtempSync(join(tmpdir(), 'bankdata-completion-'));
 const hasZsh = spawnSync('zsh', ['-c', 'true']).status === 0;
@@ -40,7 +40,7 @@ const TOP = ['demo', 'sync', 'status', 'check', 'report', 'emulator', 'export', 
 describe('bankdata completion bash', () => {
   const script = join(dir, 'bankdata.bash');
   beforeAll(async () => {
-    const run = await runCli(['completion', 'bash']);
+    const run = await runCliInProcess(['completion', 'bash']);
     expect(run.code).toBe(0);
     writeFileSync(script, run.stdout);
   });
@@ -82,7 +82,7 @@ describe('bankdata completion bash', () => {
 describe.skipIf(!hasZsh && !process.env.CI)(`bankdata completion zsh${hasZsh ? '' : ' (zsh missing)'}`, () => {
   const script = join(dir, '_bankdata');
   beforeAll(async () => {
-    const run = await runCli(['completion', 'zsh']);
+    const run = await runCliInProcess(['completion', 'zsh']);
     expect(run.code).toBe(0);
     writeFileSync(script, run.stdout);
   });

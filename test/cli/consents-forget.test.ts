@@ -1,5 +1,5 @@
 /**
- * `bankdata consents forget ID [--dry-run]` through the real command on a filled database:
+ * `bankdata consents forget ID [--dry-run]` through the `bankdata` command (run in process) on a filled database:
  * only an ended consent is forgotten; a dry run changes nothing; the real run removes that
  * consent's rows and raw payloads and nothing of another consent.
  */
@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ANZ_CONSENT, createFixtureStore, PNZ_CONSENT, type FixtureStore } from '../export/fixture-store';
-import { runCli } from './cli-process';
+import { runCliInProcess } from './cli-process';
 
 let fx: FixtureStore;
 beforeAll(async () => {
@@ -33,7 +33,7 @@ const rowsOf = (consent: string) =>
 describe('consents forget', () => {
   it('refuses a consent that has not ended (exit 2), changing nothing', async () => {
     const before = hash();
-    const r = await runCli(['--db', fx.path, 'consents', 'forget', PNZ_CONSENT], { cwd: fx.dir });
+    const r = await runCliInProcess(['--db', fx.path, 'consents', 'forget', PNZ_CONSENT], { cwd: fx.dir });
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('has not ended');
     expect(hash()).toBe(before);
@@ -48,12 +48,12 @@ describe('consents forget', () => {
     expect(rowsOf(PNZ_CONSENT).some((n) => n > 0)).toBe(true);
     const before = hash();
 
-    const dry = await runCli(['--db', fx.path, 'consents', 'forget', PNZ_CONSENT, '--dry-run'], { cwd: fx.dir });
+    const dry = await runCliInProcess(['--db', fx.path, 'consents', 'forget', PNZ_CONSENT, '--dry-run'], { cwd: fx.dir });
     expect(dry.code, dry.stderr).toBe(0);
     expect(dry.stdout).toMatch(/^would remove for consent .*transactions/);
     expect(hash()).toBe(before);
 
-    const real = await runCli(['--db', fx.path, 'consents', 'forget', PNZ_CONSENT], { cwd: fx.dir });
+    const real = await runCliInProcess(['--db', fx.path, 'consents', 'forget', PNZ_CONSENT], { cwd: fx.dir });
     expect(real.code, real.stderr).toBe(0);
     expect(real.stdout).toMatch(/^removed for consent /);
     expect(rowsOf(PNZ_CONSENT)).toEqual([0, 0, 0, 0, 0]);

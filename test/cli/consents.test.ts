@@ -1,5 +1,5 @@
 /**
- * `bankdata consents …` and `bankdata meta` end to end: the real binary against the emulator,
+ * `bankdata consents …` and `bankdata meta` end to end against the emulator, run in process (cli-process.ts `runCliInProcess`; `consents create` waiting for the customer runs as the real binary),
  * asserting exit codes, output and the database.
  */
 import { randomUUID } from 'node:crypto';
@@ -11,7 +11,7 @@ import type { ConsentId } from '../../src/api/schemas';
 import type { StartedEmulator } from '../../src/emulator';
 import { openStore } from '../../src/store';
 import { REDIRECT_URI, control, startTestEmulator } from '../api/emulator-helpers';
-import { runCli, spawnCli, waitFor } from './cli-process';
+import { runCliInProcess, spawnCli, waitFor } from './cli-process';
 import { emulatorEnv } from '../fixtures/cli-env';
 
 let emu: StartedEmulator;
@@ -41,7 +41,7 @@ describe('consents add (issue 4)', () => {
   it('refuses a file with a bad id (exit 2, naming file and line) and adds nothing', async () => {
     const file = join(dir, 'bad.txt');
     writeFileSync(file, `# seeded\n${emu.consentIds[0]}\nC0A8012E-7D3B-4F5E-9A61-2B9F4C1D8E70\n`);
-    const r = await runCli(['consents', 'add', '--from-file', file], { env });
+    const r = await runCliInProcess(['consents', 'add', '--from-file', file], { env });
     expect(r.code).toBe(2);
     expect(r.stderr).toContain(`${file}:3: C0A8012E-7D3B-4F5E-9A61-2B9F4C1D8E70`);
     expect(await registered()).toEqual([]);
@@ -51,13 +51,13 @@ describe('consents add (issue 4)', () => {
     const [a, b, c] = emu.consentIds as [string, string, string];
     const file = join(dir, 'ids.txt');
     writeFileSync(file, `# consents of the shop\n${b}   # main account\n\n${a}\n`);
-    const first = await runCli(['consents', 'add', a, c, '--from-file', file], { env });
+    const first = await runCliInProcess(['consents', 'add', a, c, '--from-file', file], { env });
     expect(first.code).toBe(0);
     expect(first.stdout).toBe(`added ${a}\nadded ${c}\nadded ${b}\n`);
     const store = await openStore(env.BANKDATA_DB!);
     await store.consents.markEnded(c as ConsentId, 'BDT410');
     await store.close();
-    const second = await runCli(['consents', 'add', a, c], { env });
+    const second = await runCliInProcess(['consents', 'add', a, c], { env });
     expect(second.stdout).toBe(`already registered ${a}\nre-registered ${c}\n`);
     expect((await registered()).map((r) => r.ended)).toEqual([null, null, null]);
   });
@@ -66,13 +66,13 @@ describe('consents add (issue 4)', () => {
 describe('consents list / show', () => {
   it('list --offline --json shows the registry without a request; list reads each status live', async () => {
     const before = emu.requests().length;
-    const offline = await runCli(['consents', 'list', '--offline', '--json'], { env });
+    const offline = await runCliInProcess(['consents', 'list', '--offline', '--json'], { env });
     expect(offline.code).toBe(0);
     expect(emu.requests().length).toBe(before);
     const rows = JSON.parse(offline.stdout) as { consent_id: string; live: boolean; status: string | null }[];
     expect(rows.map((r) => [r.live, r.status])).toEqual([[false, null], [false, null], [false, null]]);
 
-    const live = await runCli(['consents', 'list', '--json'], { env });
+    const live = await runCliInProcess(['consents', 'list', '--json'], { env });
     expect(live.code).toBe(0);
     const liveRows = JSON.parse(live.stdout) as { consent_id: string; live: boolean; status: string; days_to_expiry: number | null }[];
     for (const row of liveRows) {
@@ -85,14 +85,14 @@ describe('consents list / show', () => {
 
   it('show prints one consent with its live status', async () => {
     const id = emu.consentIds[0]!;
-    const r = await runCli(['consents', 'show', id], { env });
+    const r = await runCliInProcess(['consents', 'show', id], { env });
     expect(r.code).toBe(0);
     expect(r.stdout).toContain(`consent      ${id}`);
     expect(r.stdout).toContain(`status       ${emu.consent(id)!.status} (live)`);
   });
 
   it('show of an unregistered consent with refused credentials is an authentication error (exit 3), never hidden as "not registered"', async () => {
-    const r = await runCli(['consents', 'show', randomUUID()], { env: { ...env, BANKDATA_CLIENT_SECRET: 'not-the-secret-of-this-client' } });
+    const r = await runCliInProcess(['consents', 'show', randomUUID()], { env: { ...env, BANKDATA_CLIENT_SECRET: 'not-the-secret-of-this-client' } });
     expect(r.code).toBe(3);
     expect(r.stderr).not.toContain('not registered');
   });
@@ -101,7 +101,7 @@ describe('consents list / show', () => {
 describe('consents create / revoke, meta', () => {
   it('a local rule failure is exit 2 naming the rule and its code, and sends nothing', async () => {
     const before = emu.requests().filter((r) => r.method === 'POST' && r.path === '/v1/consents').length;
-    const r = await runCli(['consents', 'create', '--bank', 'PNZ', '--flow', 'redirect', '--redirect-uri', 'https://app.example.nz/other'], { env });
+    const r = await runCliInProcess(['consents', 'create', '--bank', 'PNZ', '--flow', 'redirect', '--redirect-uri', 'https://app.example.nz/other'], { env });
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('redirect URI whitelist (BDT211)');
     expect(emu.requests().filter((x) => x.method === 'POST' && x.path === '/v1/consents').length).toBe(before);
@@ -118,20 +118,20 @@ describe('consents create / revoke, meta', () => {
 
   it('revoke answers done, then done again for BDT702; the registered consent is no longer synced', async () => {
     const id = emu.consentIds.find((c) => emu.consent(c)?.status === 'Authorised')!;
-    await runCli(['consents', 'add', id], { env });
-    const first = await runCli(['consents', 'revoke', id], { env });
+    await runCliInProcess(['consents', 'add', id], { env });
+    const first = await runCliInProcess(['consents', 'revoke', id], { env });
     expect([first.code, first.stdout]).toEqual([0, `${id} revoked; no longer synced\n`]);
-    const again = await runCli(['consents', 'revoke', id], { env });
+    const again = await runCliInProcess(['consents', 'revoke', id], { env });
     expect([again.code, again.stdout]).toEqual([0, `${id} already revoked (BDT702); no longer synced\n`]);
     expect((await registered()).find((r) => r.id === id)?.ended).toBe('Revoked');
   });
 
   it('meta prints a table per bank, and --json the response', async () => {
-    const table = await runCli(['meta'], { env });
+    const table = await runCliInProcess(['meta'], { env });
     expect(table.code).toBe(0);
     expect(table.stdout).toMatch(/^BANK\s+REDIRECT\s+DECOUPLED\s+GATEWAY/);
     expect(table.stdout).toContain('PNZ   yes PT10M');
-    const json = await runCli(['meta', '--json'], { env });
+    const json = await runCliInProcess(['meta', '--json'], { env });
     expect((JSON.parse(json.stdout) as { name: string }[]).map((b) => b.name)).toEqual(['PNZ']);
   });
 });

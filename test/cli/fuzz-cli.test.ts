@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createFixtureStore, type FixtureStore } from '../export/fixture-store';
-import { runCli } from './cli-process';
+import { runCliInProcess } from './cli-process';
 
 const DOCUMENTED = new Set([0, 1, 2, 3, 4, 5, 6, 7]);
 const UNREACHABLE = 'http://127.0.0.1:9';
@@ -85,7 +85,7 @@ describe('fuzz: CLI arguments and config file, no server reachable', () => {
           mkdirSync(join(cwd, 'config'));
           writeFileSync(join(cwd, 'config', 'local.json'), config);
         }
-        const r = await runCli([...cmd, ...extra], {
+        const r = await runCliInProcess([...cmd, ...extra], {
           cwd,
           env: {
             BANKDATA_DB: fx.path,
@@ -96,7 +96,7 @@ describe('fuzz: CLI arguments and config file, no server reachable', () => {
           },
         });
         const label = JSON.stringify({ cmd, extra, config, code: r.code, stderr: r.stderr });
-        expect(DOCUMENTED.has(r.code as number), label).toBe(true);
+        expect(DOCUMENTED.has(r.code), label).toBe(true);
         expect(r.stderr, label).not.toMatch(/\n\s+at |Error: .*\n.*node:/);
         expect(r.stderr, label).not.toContain('canary');
         // eslint-disable-next-line no-control-regex

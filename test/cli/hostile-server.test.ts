@@ -23,7 +23,7 @@ import type { StartedEmulator } from '../../src/emulator';
 import { openStore } from '../../src/store';
 import { startTestEmulator } from '../api/emulator-helpers';
 import { emulatorEnv } from '../fixtures/cli-env';
-import { runCli, spawnCli, waitFor } from './cli-process';
+import { runCli, runCliInProcess, spawnCli, waitFor } from './cli-process';
 
 type Mode = 'flood' | 'endless' | 'forge' | 'pass';
 const DAY = 86_400_000;
@@ -184,17 +184,17 @@ describe('a hostile server', () => {
     run.child.kill('SIGKILL');
     await run.exited;
 
-    const during = await runCli(['status', '--json'], { cwd: dir, env });
+    const during = await runCliInProcess(['status', '--json'], { cwd: dir, env });
     expect(during.code, during.stderr).toBe(0);
     expect((JSON.parse(during.stdout) as { runs: { outcome: string | null }[] }).runs[0]!.outcome).toBeNull();
 
     mode = 'pass';
     const later = await runCli(['sync', '--json'], { cwd: dir, env });
     expect(later.code, later.stderr).toBe(0);
-    const after = await runCli(['status', '--json'], { cwd: dir, env });
+    const after = await runCliInProcess(['status', '--json'], { cwd: dir, env });
     const runs = (JSON.parse(after.stdout) as { runs: { outcome: string | null }[] }).runs;
     expect(runs.map((r) => r.outcome)).toEqual(['ok', 'interrupted']);
-    const text = await runCli(['status'], { cwd: dir, env });
+    const text = await runCliInProcess(['status'], { cwd: dir, env });
     expect(text.stdout).toMatch(/interrupted/);
     expect(text.stdout).not.toMatch(/ running /);
     expect(query<{ n: number }>(db, 'SELECT count(*) AS n FROM runs')[0]!.n).toBe(2);

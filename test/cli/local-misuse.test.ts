@@ -1,5 +1,5 @@
 /**
- * Local misuse, driven through the real `bankdata` command on real files (docs/security.md
+ * Local misuse, driven through the `bankdata` command (run in process: test/cli/cli-process.ts `runCliInProcess`) on real files (docs/security.md
  * "Local misuse"): an output path that is the database, its WAL, a statement file or a
  * directory (exit 7, nothing replaced); a --db that is a directory, a user's file or a
  * read-only database (its mode is never changed); a missing or damaged database (exit 6, the
@@ -17,7 +17,7 @@ import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MIGRATIONS_DIR } from '../../src/store/open';
 import { createFixtureStore, type FixtureStore } from '../export/fixture-store';
-import { runCli } from './cli-process';
+import { runCliInProcess } from './cli-process';
 
 let fx: FixtureStore;
 beforeAll(async () => {
@@ -27,7 +27,7 @@ afterAll(() => fx.cleanup());
 
 const hash = (file: string) => createHash('sha256').update(readFileSync(file)).digest('hex');
 const mode = (path: string) => statSync(path).mode & 0o777;
-const bankdata = (args: string[], env: Record<string, string> = {}, cwd = fx.dir) => runCli(args, { cwd, env });
+const bankdata = (args: string[], env: Record<string, string> = {}, cwd = fx.dir) => runCliInProcess(args, { cwd, env });
 
 /** One error line and at most one hint line, no stack trace. */
 function expectOneLine(stderr: string): void {

@@ -1,5 +1,5 @@
 /**
- * Item 10 of the hardening review, through the real command: loose input is refused with exit 2
+ * Item 10 of the hardening review, through the `bankdata` command (run in process, test/cli/cli-process.ts): loose input is refused with exit 2
  * naming what is wrong (never a silent default), an endless input stream stops at its ceiling,
  * a config path that is a directory is named as such, a symbolic link planted inside the data
  * directory is never followed, and a secret file others can read is warned about.
@@ -9,11 +9,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createAtomicFile } from '../../src/sync/files';
-import { runCli } from './cli-process';
+import { runCliInProcess } from './cli-process';
 
 const dir = mkdtempSync(join(tmpdir(), 'bankdata-loose-'));
 const db = join(dir, 'absent.sqlite');
-const bankdata = (args: string[], env: Record<string, string> = {}, cwd = dir) => runCli(['--db', db, ...args], { cwd, env });
+const bankdata = (args: string[], env: Record<string, string> = {}, cwd = dir) => runCliInProcess(['--db', db, ...args], { cwd, env });
 
 describe('item 10: loose input', () => {
   it.each([
@@ -50,7 +50,7 @@ describe('item 10: loose input', () => {
   it('a directory at config/local.json is named as not a file, not "not valid JSON"', async () => {
     const cwd = mkdtempSync(join(tmpdir(), 'bankdata-cfg-'));
     mkdirSync(join(cwd, 'config', 'local.json'), { recursive: true });
-    const r = await runCli(['--db', db, 'status'], { cwd });
+    const r = await runCliInProcess(['--db', db, 'status'], { cwd });
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('local.json is not a file');
     expect(r.stderr).not.toContain('not valid JSON');

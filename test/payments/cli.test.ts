@@ -2,14 +2,10 @@
  * `bankdata payments` exit codes (README.md): a local rule check names its code (2), a
  * refused payment is 1, a made payment 0; reconcile and show read the same database.
  */
-import { execFile } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { StartedEmulator } from '../../src/emulator';
+import { runCliInProcess } from '../cli/cli-process';
 import { consentOf, freshStore, startPaymentsEmulator } from './helpers';
-
-const BIN = fileURLToPath(new URL('../../bin/bankdata.js', import.meta.url));
 
 let emu: StartedEmulator;
 let dir: string;
@@ -23,24 +19,18 @@ beforeAll(async () => {
 });
 afterAll(() => emu.close());
 
-async function run(args: string[], env: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
-  try {
-    const { stdout, stderr } = await promisify(execFile)(process.execPath, [BIN, ...args], {
-      cwd: dir,
-      env: {
-        PATH: process.env.PATH ?? '',
-        BANKDATA_DB: db,
-        BANKDATA_PAYMENTS_BASE_URL: emu.paymentsBaseUrl,
-        BANKDATA_PAYMENTS_CLIENT_ID: emu.paymentsClientId,
-        BANKDATA_PAYMENTS_CLIENT_SECRET: emu.paymentsClientSecret,
-        ...env,
-      },
-    });
-    return { code: 0, stdout, stderr };
-  } catch (error) {
-    const e = error as { code: number; stdout: string; stderr: string };
-    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
-  }
+/** A payments command in process (test/cli/cli-process.ts); crash-rerun.test.ts runs the binary. */
+function run(args: string[], env: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
+  return runCliInProcess(args, {
+    cwd: dir,
+    env: {
+      BANKDATA_DB: db,
+      BANKDATA_PAYMENTS_BASE_URL: emu.paymentsBaseUrl,
+      BANKDATA_PAYMENTS_CLIENT_ID: emu.paymentsClientId,
+      BANKDATA_PAYMENTS_CLIENT_SECRET: emu.paymentsClientSecret,
+      ...env,
+    },
+  });
 }
 
 describe('bankdata payments', () => {

@@ -14,7 +14,7 @@ import { checkContinuity } from '../../src/check/check-accounts';
 import { formatUnits, toUnits } from '../../src/check/units';
 import { buildReport } from '../../src/report/build-report';
 import { writeReport } from '../../src/report/write-report';
-import { runCli } from '../cli/cli-process';
+import { runCliInProcess } from '../cli/cli-process';
 import { startHarness, type Harness } from '../fixtures/sync-harness';
 
 const CHROMIUM = '/usr/bin/chromium';
@@ -104,11 +104,11 @@ describe('report figures', () => {
 
   it('bankdata report writes the file and says where; a bad date is a usage error', async () => {
     const out = join(h.dir, 'cli-report.html');
-    const ok = await runCli(['report', '--db', h.store.path, '--out', out, '--from', '2025-01-01']);
+    const ok = await runCliInProcess(['report', '--db', h.store.path, '--out', out, '--from', '2025-01-01']);
     expect(ok.code, ok.stderr).toBe(0);
     expect(ok.stdout).toContain(`report written: ${out}`);
     expect(readFileSync(out, 'utf8')).toContain('<!doctype html>');
-    const bad = await runCli(['report', '--db', h.store.path, '--out', out, '--from', '2025-13-01']);
+    const bad = await runCliInProcess(['report', '--db', h.store.path, '--out', out, '--from', '2025-13-01']);
     expect(bad.code).toBe(2);
   }, 60_000);
 });
