@@ -2,7 +2,8 @@
  * `bankdata db copy` (the command; the copy functions are tested in test/store/pg/copy.pg.test.ts):
  * a synced SQLite file into an empty PostgreSQL database and one consent of it back into a new
  * file, through the compiled CLI; the refusals (a target with data, an existing file, filters
- * into PostgreSQL, two files) with their exit codes, and no password in any message.
+ * into PostgreSQL, two files) with their exit codes, and no password in any message (those run
+ * in process: test/cli/cli-process.ts `runCliInProcess`).
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -11,7 +12,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startHarness, type Harness } from '../fixtures/sync-harness';
 import { tempDir } from '../store/helpers';
 import { createTestDatabase, describePostgres } from '../support/postgres';
-import { runCli } from './cli-process';
+import { runCli, runCliInProcess } from './cli-process';
 
 const rows = (file: string, sql: string, ...params: unknown[]) => {
   const db = new Database(file, { readonly: true });
@@ -68,28 +69,28 @@ describePostgres('bankdata db copy', () => {
 
   it('refuses what would merge or overwrite data, and never shows the password', async () => {
     const secretUrl = url.replace('://', '://copyuser:s3cret-pw@');
-    const again = await runCli(['db', 'copy', '--from', harness.store.path, '--to', url, '--data-dir', harness.dataDir]);
+    const again = await runCliInProcess(['db', 'copy', '--from', harness.store.path, '--to', url, '--data-dir', harness.dataDir]);
     expect(again.code).toBe(2);
     expect(again.stderr).toContain('already holds data');
 
-    const existing = await runCli(['db', 'copy', '--from', url, '--to', harness.store.path]);
+    const existing = await runCliInProcess(['db', 'copy', '--from', url, '--to', harness.store.path]);
     expect(existing.code).toBe(2);
     expect(existing.stderr).toContain('exists; a copy goes into a new file');
 
-    const filtered = await runCli(['db', 'copy', '--from', harness.store.path, '--to', url, '--consent', 'x']);
+    const filtered = await runCliInProcess(['db', 'copy', '--from', harness.store.path, '--to', url, '--consent', 'x']);
     expect(filtered.code).toBe(2);
 
     const nothing = join(tempDir(), 'nothing.sqlite');
-    const noMatch = await runCli(['db', 'copy', '--from', url, '--to', nothing, '--account', 'acc-no-such-account']);
+    const noMatch = await runCliInProcess(['db', 'copy', '--from', url, '--to', nothing, '--account', 'acc-no-such-account']);
     expect(noMatch.code).toBe(2);
     expect(noMatch.stderr).toContain('select no account');
     expect(existsSync(nothing)).toBe(false);
 
-    const twoFiles = await runCli(['db', 'copy', '--from', harness.store.path, '--to', join(tempDir(), 'b.sqlite')]);
+    const twoFiles = await runCliInProcess(['db', 'copy', '--from', harness.store.path, '--to', join(tempDir(), 'b.sqlite')]);
     expect(twoFiles.code).toBe(2);
 
     const target = join(tempDir(), 'c.sqlite');
-    const refused = await runCli(['db', 'copy', '--from', secretUrl, '--to', target]);
+    const refused = await runCliInProcess(['db', 'copy', '--from', secretUrl, '--to', target]);
     expect(refused.code).toBe(6);
     expect(refused.stderr).not.toContain('s3cret-pw');
     expect(refused.stderr).toContain('refused the login');

@@ -16,7 +16,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { addNzDays, nzDateOf } from '../../src/api/rules';
 import { startEmulator, type StartedEmulator } from '../../src/emulator';
-import { runCli } from '../cli/cli-process';
+import { runCli, runCliInProcess } from '../cli/cli-process';
 import { emulatorEnv } from '../fixtures/cli-env';
 import { requestHook } from '../fixtures/request-log';
 import { postgresQuery, postgresViews, sqliteViews, type ViewRows } from '../fixtures/worker-views';
@@ -56,8 +56,8 @@ describePostgres('cooperating workers under the bank rate limit', () => {
     // The reference: one uninterrupted process into SQLite, no rate limit.
     const cwd = workdir('reference');
     const env = emulatorEnv(emu, join(cwd, 'data'));
-    expect((await runCli(['consents', 'add', ...emu.consentIds], { env, cwd })).code).toBe(0);
-    expect((await runCli(['sync', '--json'], { env, cwd })).code).toBe(0);
+    expect((await runCliInProcess(['consents', 'add', ...emu.consentIds], { env, cwd })).code).toBe(0);
+    expect((await runCliInProcess(['sync', '--json'], { env, cwd })).code).toBe(0);
     reference = sqliteViews(env.BANKDATA_DB ?? '');
     expect(reference['transactions']!.length).toBeGreaterThan(50);
   }, 120_000);
@@ -78,7 +78,7 @@ describePostgres('cooperating workers under the bank rate limit', () => {
     const url = await createTestDatabase();
     const cwd = workdir('limited');
     const env = { ...emulatorEnv(emu, join(cwd, 'data')), BANKDATA_DB: url };
-    expect((await runCli(['consents', 'add', ...emu.consentIds], { env, cwd })).code).toBe(0);
+    expect((await runCliInProcess(['consents', 'add', ...emu.consentIds], { env, cwd })).code).toBe(0);
 
     emu.updateSettings({ rateLimit: { requestsPerSecond: RATE, burst: BURST } });
     const from = arrivals.length;

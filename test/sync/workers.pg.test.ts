@@ -12,7 +12,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startEmulator, type StartedEmulator } from '../../src/emulator';
 import { emulatorEnv } from '../fixtures/cli-env';
 import { postgresQuery, postgresViews, sqliteViews, type ViewRows } from '../fixtures/worker-views';
-import { BIN, runCli, spawnCli, waitFor } from '../cli/cli-process';
+import { BIN, runCli, runCliInProcess, spawnCli, waitFor } from '../cli/cli-process';
 import { tempDir } from '../store/helpers';
 import { createTestDatabase, describePostgres } from '../support/postgres';
 
@@ -25,8 +25,8 @@ describePostgres('cooperating workers on PostgreSQL', () => {
     emu = await startEmulator({ seed: 5, environment: 'production', customersPerBank: 1, historyDays: 120, latencyMs: 15 });
     // The reference: one uninterrupted run into SQLite.
     const env = emulatorEnv(emu, join(dir, 'reference'));
-    expect((await runCli(['consents', 'add', ...emu.consentIds], { env })).code).toBe(0);
-    expect((await runCli(['sync', '--json'], { env })).code).toBe(0);
+    expect((await runCliInProcess(['consents', 'add', ...emu.consentIds], { env })).code).toBe(0);
+    expect((await runCliInProcess(['sync', '--json'], { env })).code).toBe(0);
     reference = sqliteViews(env.BANKDATA_DB ?? '');
     expect(reference['transactions']!.length).toBeGreaterThan(100);
   }, 120_000);
@@ -41,7 +41,7 @@ describePostgres('cooperating workers on PostgreSQL', () => {
     mkdirSync(join(cwd, 'config'), { recursive: true });
     writeFileSync(join(cwd, 'config', 'local.json'), JSON.stringify({ sync: { concurrency: 2 } }));
     const env = { ...emulatorEnv(emu, join(cwd, 'data')), BANKDATA_DB: url, BANKDATA_LEASE_TTL_MS: '3000', BANKDATA_LEASE_RENEW_MS: '500' };
-    expect((await runCli(['consents', 'add', ...emu.consentIds], { env, cwd })).code).toBe(0);
+    expect((await runCliInProcess(['consents', 'add', ...emu.consentIds], { env, cwd })).code).toBe(0);
     return { url, env, cwd };
   }
 
@@ -60,7 +60,7 @@ describePostgres('cooperating workers on PostgreSQL', () => {
     expect(Number(workers[0]!.n)).toBeGreaterThan(1);
     expect(await postgresViews(url)).toEqual(reference);
     // status shows the run as one, with which worker did what.
-    const status = await runCli(['status', '--json'], { env });
+    const status = await runCliInProcess(['status', '--json'], { env });
     expect(status.code).toBe(0);
     const report = JSON.parse(status.stdout) as { runs: { outcome: string; consents: number; workers: { consents: number; outcome: string }[] }[] };
     expect(report.runs).toHaveLength(1);
