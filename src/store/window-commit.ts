@@ -4,7 +4,7 @@
  * "Sync rules"). A crash mid-window loses only that window; a rerun resumes without duplicates.
  */
 import { and, eq, getTableColumns, gte, inArray, isNull, lte, sql, type Column, type Placeholder, type SQL } from 'drizzle-orm';
-import type { AccountId, BankName, ConsentId } from '../api/schemas';
+import type { AccountId, BankName, ConsentId, TransactionId } from '../api/schemas';
 import { inWriteTransaction, type BankdataDb, type Conn } from './db';
 import { mergeRow } from './merge';
 import { insertRejectRows } from './rejects';
@@ -53,7 +53,8 @@ export function commitTransactionWindow(db: BankdataDb, input: TransactionWindow
   return inWriteTransaction(db, (tx) => {
     const counts: WindowCounts = { added: 0, updated: 0, removed: 0, unchanged: 0 };
     const statements = prepareUpsert(tx);
-    for (const row of rows.values()) counts[upsertTransaction(tx, statements, row, now)] += 1;
+    const stored = readStoredRows(tx, input, [...rows.values()].map((row) => row.transactionId));
+    for (const row of rows.values()) counts[upsertTransaction(statements, row, stored.get(row.transactionId), now)] += 1;
     counts.removed = removeVanishedPending(tx, input, { from, to, now }, new Set(rows.keys()));
     insertRejectRows(tx, input.rejects ?? [], input.runId, now);
     if (input.checkpoint) {
@@ -80,6 +81,20 @@ function dedupeById(input: TransactionWindowInput): Map<string, TransactionRow> 
     rows.set(row.transactionId, row);
   }
   return rows;
+}
+
+/** The stored rows of the window's ids, by id: one read per 500 ids, not one per row. */
+function readStoredRows(tx: Conn, input: TransactionWindowInput, ids: readonly TransactionId[]): Map<string, typeof transactions.$inferSelect> {
+  const stored = new Map<string, typeof transactions.$inferSelect>();
+  for (let i = 0; i < ids.length; i += 500) {
+    const found = tx
+      .select()
+      .from(transactions)
+      .where(and(eq(transactions.bank, input.bank), eq(transactions.accountId, input.accountId), inArray(transactions.transactionId, ids.slice(i, i + 500))))
+      .all();
+    for (const row of found) stored.set(row.transactionId, row);
+  }
+  return stored;
 }
 
 /** Every column of the table as a named placeholder of the same name. */
@@ -117,7 +132,6 @@ function prepareUpsert(tx: Conn) {
       .set({ ...UPDATE_PLACEHOLDERS, lastSeenAt: sql`${sql.placeholder('now')}`, updatedAt: sql`${sql.placeholder('now')}`, removedAt: null })
       .where(key)
       .prepare(),
-    select: tx.select().from(transactions).where(key).prepare(),
     insert: tx.insert(transactions).values(INSERT_PLACEHOLDERS).prepare(),
     touch: tx
       .update(transactions)
@@ -128,9 +142,13 @@ function prepareUpsert(tx: Conn) {
   };
 }
 
-function upsertTransaction(tx: Conn, statements: UpsertStatements, fetched: TransactionRow, now: string): 'added' | 'updated' | 'unchanged' {
+function upsertTransaction(
+  statements: UpsertStatements,
+  fetched: TransactionRow,
+  stored: typeof transactions.$inferSelect | undefined,
+  now: string,
+): 'added' | 'updated' | 'unchanged' {
   const keyValues = { bank: fetched.bank, accountId: fetched.accountId, transactionId: fetched.transactionId };
-  const stored = statements.select.get(keyValues);
   if (!stored) {
     statements.insert.run({ ...fetched, firstSeenAt: now, lastSeenAt: now, updatedAt: now, removedAt: null });
     return 'added';
