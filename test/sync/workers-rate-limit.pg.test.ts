@@ -104,8 +104,10 @@ describePostgres('cooperating workers under the bank rate limit', () => {
     expect(await postgresQuery<{ key: string }>(url, 'SELECT key FROM rate_budget')).toHaveLength(1);
     // Together within the bucket: over any stretch of the run, the requests sent (refused ones
     // too) are at most what a bucket of RATE and BURST lets through, plus the refusals a pacer
-    // needs to learn the rate.
-    const slack = BURST + 8;
+    // needs to learn the rate, plus 3 for the clock: a request is timed when the emulator answers
+    // it, up to about 100 ms (3 requests at RATE) after its bucket let it in on a loaded machine
+    // (a stretch of 490 requests once came out 0.03 of a request over without it).
+    const slack = BURST + 8 + 3;
     for (let i = 0; i < sent.length; i++) {
       for (let j = i + 10; j < sent.length; j += 10) {
         const allowed = BURST + (RATE * (sent[j]!.atMs - sent[i]!.atMs)) / 1000;
