@@ -103,25 +103,34 @@ export function buildWorld(options: WorldOptions): World {
 
   const customers: Customer[] = [];
   const accounts = new Map<string, WorldAccount>();
-  const data = new Map<string, AccountData>();
+  // An account's ledger and statements are made when the account is first read: every stream of
+  // the generator derives from labels (seed, bank, customer, account), so what is made does not
+  // depend on when, and an emulator whose clients read a few accounts makes only those.
+  const data = new Map<string, () => AccountData>();
   const seededConsents: SeededConsent[] = [];
   for (const bank of new Set(opts.banks)) {
     const plans = planCustomers(opts.seed, bank, opts.customersPerBank);
     for (const plan of plans) {
       customers.push(deepFreeze(plan.customer));
-      const drafts = generateTimeline(opts.seed, plan, cal, 0, lastDay);
+      let drafts: ReturnType<typeof generateTimeline> | undefined;
+      const draftsOf = () => (drafts ??= generateTimeline(opts.seed, plan, cal, 0, lastDay));
       for (const spec of plan.accounts) {
         accounts.set(spec.key, deepFreeze({ bank, customerId: plan.customer.customerId, account: spec.account, accountParty: spec.party }));
-        const ledger = new AccountLedger(spec, drafts.get(spec.key) ?? [], cal, openedMs, createPrng(opts.seed, bank, spec.accountId, 'ids'));
-        const statements = buildStatements(ledger, cal, 0, lastDay);
-        data.set(spec.key, { ledger, statements, statementsById: new Map(statements.map((s) => [s.record.StatementId, s])) });
+        let made: AccountData | undefined;
+        data.set(spec.key, () => {
+          if (made) return made;
+          const ledger = new AccountLedger(spec, draftsOf().get(spec.key) ?? [], cal, openedMs, createPrng(opts.seed, bank, spec.accountId, 'ids'));
+          const statements = buildStatements(ledger, cal, 0, lastDay);
+          made = { ledger, statements, statementsById: new Map(statements.map((s) => [s.record.StatementId, s])) };
+          return made;
+        });
       }
     }
     const features = opts.bankFeatures[bank] ?? metaFeatures(bank);
     seededConsents.push(...seedConsents(opts.seed, bank, plans, opts.start, opts.historyDays, features).map((c) => deepFreeze(c)));
   }
 
-  const find = (bank: BankName, accountId: string) => data.get(accountKey(bank, accountId));
+  const find = (bank: BankName, accountId: string) => data.get(accountKey(bank, accountId))?.();
   return Object.freeze({
     // Not deep-frozen: luxon caches lazily inside its DateTime objects.
     options: Object.freeze(opts),

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { DateTime } from 'luxon';
 import { Account, BECS_PATTERN, Balance, BANKS, Party, Statement, Transaction } from '../../src/api/schemas';
 import { buildWorld, generateWorld } from '../../src/emulator/world';
-import type { World } from '../../src/emulator/world-types';
+import type { World, WorldAccount } from '../../src/emulator/world-types';
 import { START, accountsOf, sandboxWorld } from './world-fixtures';
 
 /** Everything the server can read from a world, serialised. */
@@ -33,6 +33,21 @@ describe('generateWorld: determinism', () => {
     expect(a.length).toBeGreaterThan(100_000);
     expect(b).toBe(a);
     expect(c).not.toBe(a);
+  });
+
+  it('makes the same account data whichever account is read first (ledgers are made when first read)', () => {
+    const options = { seed: 7, start: START, banks: ['PNZ' as const, 'ANZ' as const], historyDays: 60, horizonDays: 5 };
+    const at = START.plus({ days: 3 });
+    const read = (world: World, order: readonly WorldAccount[]) =>
+      order.map(({ bank, account: { AccountId: id } }) => [id, JSON.stringify([world.transactionsAt(bank, id, at), world.balancesAt(bank, id, at), world.statementsAt(bank, id, at)])] as const);
+    const forward = buildWorld(options);
+    const backward = buildWorld(options);
+    const list = [...forward.accounts.values()];
+    expect(list.length).toBeGreaterThan(4);
+    const a = read(forward, list);
+    const b = read(backward, [...list].reverse());
+    expect([...b].sort()).toEqual([...a].sort());
+    expect(a.every(([, text]) => text.length > 100)).toBe(true);
   });
 
   it('shares one world between calls with the same options (the same bytes as a new one), and makes another for other options', () => {
