@@ -28,8 +28,11 @@ export function rowUnits(t: Pick<Transaction, 'Amount' | 'CreditDebitIndicator'>
   return signedUnits(t.Amount.Amount, t.CreditDebitIndicator);
 }
 
+/** Epoch milliseconds of a wire instant (`2025-03-02T10:00:00+13:00`); Date.parse reads the ISO form. */
 export function ms(iso: string): number {
-  return DateTime.fromISO(iso, { setZone: true }).toMillis();
+  const value = Date.parse(iso);
+  if (Number.isNaN(value)) throw new RangeError(`not an instant: ${iso}`);
+  return value;
 }
 
 /** Every NZ day from `from` for `days` days, at `hour`:00 NZ. */
