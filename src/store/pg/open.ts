@@ -6,6 +6,7 @@
 import { PG_MIGRATIONS_PATH } from '../../paths';
 import { drizzle, type NodePgDatabase } from 'drizzle-orm/node-postgres';
 import { migrate } from 'drizzle-orm/node-postgres/migrator';
+import { nameRepeatedStatements } from './named-statements';
 import pg from 'pg';
 import { redactPostgresUrl } from './url';
 
@@ -48,6 +49,7 @@ export function createPool(url: string, options: { max?: number } = {}): pg.Pool
   // and the next query connects again or fails with its own error. Without a listener, node would
   // end the process on this event.
   pool.on('error', () => undefined);
+  pool.on('connect', nameRepeatedStatements);
   return pool;
 }
 

@@ -1,0 +1,49 @@
+/**
+ * Repeated statements are prepared once per connection (src/store/pg/named-statements.ts): a
+ * parameterised text sent a second time runs as a named statement (pg_prepared_statements lists
+ * it), with the same results; a text sent once, a text without parameters and a cursor stay
+ * unnamed; and one connection names at most 256 texts.
+ */
+import { expect, it } from 'vitest';
+import Cursor from 'pg-cursor';
+import { createPool } from '../../../src/store/pg/open';
+import { createTestDatabase, describePostgres } from '../../support/postgres';
+
+describePostgres('named statements for repeated texts', () => {
+  it('prepares a text the second time it is sent, on that connection, with the same results', async () => {
+    const pool = createPool(await createTestDatabase({ migrated: false }), { max: 1 });
+    try {
+      const client = await pool.connect();
+      try {
+        const prepared = async () =>
+          (await client.query<{ statement: string }>('SELECT statement FROM pg_prepared_statements ORDER BY statement')).rows.map((r) => r.statement);
+        const text = 'SELECT $1::int + 1 AS n';
+        expect((await client.query<{ n: number }>({ text, values: [1] })).rows).toEqual([{ n: 2 }]);
+        expect(await prepared()).toEqual([]);
+        expect((await client.query<{ n: number }>({ text, values: [2] })).rows).toEqual([{ n: 3 }]);
+        // drizzle's form: the config and its values apart.
+        expect((await client.query<{ n: number }>({ text }, [41])).rows).toEqual([{ n: 42 }]);
+        expect(await prepared()).toEqual([text]);
+        // No parameters, or a cursor: never named.
+        await client.query('SELECT 1');
+        await client.query('SELECT 1');
+        for (let i = 0; i < 2; i++) {
+          const cursor = client.query(new Cursor('SELECT $1::int AS n', [i]));
+          expect(await cursor.read(1)).toEqual([{ n: i }]);
+          await cursor.close();
+        }
+        expect(await prepared()).toEqual([text]);
+        // At most 256 names a connection.
+        for (let i = 0; i < 300; i++) {
+          for (let twice = 0; twice < 2; twice++) await client.query({ text: `SELECT $1::int + ${i} AS n`, values: [twice] });
+        }
+        expect((await prepared()).length).toBe(256);
+        expect((await client.query<{ n: number }>({ text: 'SELECT $1::int + 299 AS n', values: [1] })).rows).toEqual([{ n: 300 }]);
+      } finally {
+        client.release();
+      }
+    } finally {
+      await pool.end();
+    }
+  });
+});
