@@ -15,29 +15,28 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
  * (a worker runs the next file of its own project only: each switch starts a new process).
  */
 
-/** Seconds each took on a quiet 2-core machine (November 2026); only the order matters. */
+/** Seconds each took in a whole run on a quiet 2-core machine (24 November 2026); only the order matters. */
 const LONG_FILES: Record<string, number> = {
-  'test/sync/workers-rate-limit.pg.test.ts': 66,
-  'test/interop/ofx-importers.test.ts': 35,
-  'test/sync/workers.pg.test.ts': 30,
-  'test/sync/sync-gating.test.ts': 17,
-  'test/sync/sync-crash.pg.test.ts': 11,
-  'test/cli/demo.test.ts': 11,
-  'test/cli/hostile-server.test.ts': 10,
-  'test/report/report.test.ts': 10,
-  'test/cli/consents.test.ts': 9,
-  'test/cli/local-misuse.test.ts': 9,
-  'test/cli/db-copy.pg.test.ts': 9,
-  'test/sync/sync-crash.test.ts': 8,
-  'test/check/continuity-e2e.test.ts': 8,
-  'test/sync/sync-e2e.pg.test.ts': 7,
-  'test/store/pg/copy.pg.test.ts': 7,
-  'test/sync/consent-create.pg.test.ts': 6,
+  'test/sync/workers-rate-limit.pg.test.ts': 43,
+  'test/interop/ofx-importers.test.ts': 34,
+  'test/sync/workers.pg.test.ts': 28,
+  'test/sync/sync-crash.pg.test.ts': 14,
+  'test/sync/sync-gating.test.ts': 11,
+  'test/cli/hostile-server.test.ts': 9,
+  'test/report/report.test.ts': 8,
+  'test/sync/sync-crash.test.ts': 7,
   'test/cli/consents-crash.test.ts': 6,
   'test/store/pg/window-commit.pg.test.ts': 6,
-  'test/cli/fuzz-cli.test.ts': 6,
-  'test/payments/emulator-payments.test.ts': 6,
-  'test/emulator/world-ledger.test.ts': 6,
+  'test/sync/sync-e2e.pg.test.ts': 5,
+  'test/store/pg/schema.pg.test.ts': 5,
+  'test/payments/create-payment.pg.test.ts': 5,
+  'test/cli/db-copy.pg.test.ts': 5,
+  'test/cli/demo.test.ts': 5,
+  'test/sync/consent-create.pg.test.ts': 5,
+  'test/store/pg/copy.pg.test.ts': 5,
+  'test/sync/sync-faults.pg.test.ts': 4,
+  'test/emulator/world-statements.test.ts': 4,
+  'test/payments/no-double-payment.test.ts': 4,
 };
 const LONG_MS = 10_000;
 
