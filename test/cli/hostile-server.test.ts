@@ -189,7 +189,7 @@ describe('a hostile server', () => {
     expect((JSON.parse(during.stdout) as { runs: { outcome: string | null }[] }).runs[0]!.outcome).toBeNull();
 
     mode = 'pass';
-    const later = await runCli(['sync', '--json'], { cwd: dir, env });
+    const later = await runCliInProcess(['sync', '--json'], { cwd: dir, env });
     expect(later.code, later.stderr).toBe(0);
     const after = await runCliInProcess(['status', '--json'], { cwd: dir, env });
     const runs = (JSON.parse(after.stdout) as { runs: { outcome: string | null }[] }).runs;
