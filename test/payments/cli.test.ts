@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { StartedEmulator } from '../../src/emulator';
 import { runCliInProcess } from '../cli/cli-process';
-import { consentOf, freshStore, startPaymentsEmulator } from './helpers';
+import { consentOf, freshStore, paymentsEnv, startPaymentsEmulator } from './helpers';
 
 let emu: StartedEmulator;
 let dir: string;
@@ -21,16 +21,7 @@ afterAll(() => emu.close());
 
 /** A payments command in process (test/cli/cli-process.ts); crash-rerun.test.ts runs the binary. */
 function run(args: string[], env: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
-  return runCliInProcess(args, {
-    cwd: dir,
-    env: {
-      BANKDATA_DB: db,
-      BANKDATA_PAYMENTS_BASE_URL: emu.paymentsBaseUrl,
-      BANKDATA_PAYMENTS_CLIENT_ID: emu.paymentsClientId,
-      BANKDATA_PAYMENTS_CLIENT_SECRET: emu.paymentsClientSecret,
-      ...env,
-    },
-  });
+  return runCliInProcess(args, { cwd: dir, env: { ...paymentsEnv(emu, db), ...env } });
 }
 
 describe('bankdata payments', () => {

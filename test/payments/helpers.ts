@@ -97,17 +97,19 @@ export async function freshStore(): Promise<{ store: SqliteStore; dir: string; p
   return { store: await openStore(path), dir, path };
 }
 
+/** The environment of a payments command against the emulator's Payments API, database `db`. */
+export function paymentsEnv(emu: StartedEmulator, db: string): Record<string, string> {
+  return {
+    BANKDATA_DB: db,
+    BANKDATA_PAYMENTS_BASE_URL: emu.paymentsBaseUrl,
+    BANKDATA_PAYMENTS_CLIENT_ID: emu.paymentsClientId,
+    BANKDATA_PAYMENTS_CLIENT_SECRET: emu.paymentsClientSecret,
+  };
+}
+
 /** `bankdata payments create ARGS` in a child process against the emulator's Payments API, database `db`. */
 export function spawnPaymentsCreate(emu: StartedEmulator, dir: string, db: string, args: string[]) {
-  const run = spawnCli(['payments', 'create', ...args], {
-    cwd: dir,
-    env: {
-      BANKDATA_DB: db,
-      BANKDATA_PAYMENTS_BASE_URL: emu.paymentsBaseUrl,
-      BANKDATA_PAYMENTS_CLIENT_ID: emu.paymentsClientId,
-      BANKDATA_PAYMENTS_CLIENT_SECRET: emu.paymentsClientSecret,
-    },
-  });
+  const run = spawnCli(['payments', 'create', ...args], { cwd: dir, env: paymentsEnv(emu, db) });
   const done = run.exited.then((exit) => ({
     code: typeof exit === 'number' ? exit : null,
     signal: typeof exit === 'string' ? exit : null,
