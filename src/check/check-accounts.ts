@@ -20,6 +20,8 @@ const DAY_MS = 86_400_000;
 export interface CheckOptions {
   /** Only this account (`--account`). */
   accountId?: string;
+  /** Only these accounts (the sync's closing check: the accounts it synced); default every account. */
+  accounts?: readonly { bank: string; accountId: string }[];
   /** The sync run this check closes (v_continuity.run_id). */
   runId?: string | null;
   now?: Date;
@@ -34,7 +36,9 @@ export interface CheckResult {
 }
 
 export async function checkContinuity(store: Store, options: CheckOptions = {}): Promise<CheckResult> {
-  const accounts = await store.continuity.listAccounts({ accountId: options.accountId });
+  const listed = await store.continuity.listAccounts({ accountId: options.accountId });
+  const only = options.accounts && new Set(options.accounts.map((a) => `${a.bank} ${a.accountId}`));
+  const accounts = only ? listed.filter((a) => only.has(`${a.bank} ${a.accountId}`)) : listed;
   const findings: ContinuityFinding[] = [];
   const skipped: CheckResult['skipped'] = [];
   for (const account of accounts) {

@@ -4,7 +4,7 @@
  */
 import { DateTime } from 'luxon';
 import type { DataApiClient } from '../api';
-import type { ConsentId } from '../api/schemas';
+import type { AccountId, BankName, ConsentId } from '../api/schemas';
 import type { Logger } from '../log';
 import type { Store } from '../store';
 import { utcNow, type Clock } from '../clock';
@@ -84,6 +84,11 @@ export interface SyncContext {
   stopping: () => boolean;
   /** Progress callback (TTY bar); called after each window and consent. */
   onProgress: () => void;
+  /**
+   * The accounts this process synced in the run (an accounts answer listed them), by
+   * `bank` and account id: the closing continuity check covers these (src/sync/run.ts).
+   */
+  syncedAccounts: Map<string, { bank: BankName; accountId: AccountId }>;
 }
 
 /**

@@ -138,6 +138,7 @@ export async function runSync(options: SyncOptions): Promise<SyncSummary> {
     now,
     stopping: () => stopAsked() || fatal !== null,
     onProgress: report,
+    syncedAccounts: new Map(),
   };
   logger.info('sync started', { run_id: runId, consents: consentIds.length });
 
@@ -193,10 +194,18 @@ export async function runSync(options: SyncOptions): Promise<SyncSummary> {
   return summary;
 }
 
-/** The continuity check over every account, recorded with this run's id; its failure is logged, not raised. */
+/**
+ * The continuity check over the accounts this process synced, recorded with this run's id; its
+ * failure is logged, not raised. It starts once the run's queue is empty: on SQLite this process
+ * synced every consent of the run; on PostgreSQL `run.next` returned null only when no other
+ * worker still holds a consent, so every row of the run is written, and each worker checks its
+ * own accounts in parallel with the others (an account two workers synced is checked by both,
+ * on the same rows). Accounts the run did not touch keep their findings (`bankdata check` covers
+ * every account).
+ */
 async function closingCheck(ctx: SyncContext): Promise<SyncSummary['continuity']> {
   try {
-    const result = await checkContinuity(ctx.store, { runId: ctx.runId });
+    const result = await checkContinuity(ctx.store, { runId: ctx.runId, accounts: [...ctx.syncedAccounts.values()] });
     if (result.findings.length > 0) ctx.logger.warn('continuity breaks found (bankdata check)', { breaks: result.findings.length });
     return { accounts: result.accounts, breaks: result.findings.length };
   } catch (error) {

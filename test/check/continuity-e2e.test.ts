@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DateTime } from 'luxon';
 import { creditDebitFilter, nzDateOf } from '../../src/api/rules';
-import type { Transaction } from '../../src/api/schemas';
+import type { ConsentId, Transaction } from '../../src/api/schemas';
 import { checkContinuity } from '../../src/check/check-accounts';
 import { runCliInProcess } from '../cli/cli-process';
 import { startHarness, type Harness } from '../fixtures/sync-harness';
@@ -179,8 +179,25 @@ describe('bankdata check with planted faults', () => {
     // re-served, so those breaks heal; the stored duplicate stays (the sync never deletes a
     // booked row), so its two findings remain.
     h.emu.updateSettings({ dataFaults: [] });
-    expect((await h.sync({ full: true })).continuity).toMatchObject({ breaks: 2 });
+    const healed = await h.sync({ full: true });
+    expect(healed.continuity).toMatchObject({ breaks: 2 });
     expect(h.store.sqlite.prepare('SELECT DISTINCT account_id AS id, cause FROM v_continuity').all()).toEqual([{ id: a2, cause: 'duplicate' }]);
+
+    // A sync's closing check covers the accounts that run synced, no others: a run of one consent
+    // that does not read a2 checks that consent's accounts and leaves a2's findings with the run
+    // that found them (with every account checked, they would carry the new run's id).
+    const other = h.store.sqlite
+      .prepare(
+        `SELECT s.consent_id AS id, count(DISTINCT s.account_id) AS accounts FROM sync_state s JOIN consents c ON c.consent_id = s.consent_id
+         WHERE s.resource = 'transactions' AND c.status = 'Authorised' AND c.ended_at IS NULL
+           AND s.consent_id NOT IN (SELECT consent_id FROM sync_state WHERE account_id = ?)
+         GROUP BY s.consent_id ORDER BY accounts DESC, s.consent_id LIMIT 1`,
+      )
+      .get(a2) as { id: ConsentId; accounts: number } | undefined;
+    expect(other).toBeDefined();
+    const narrow = await h.sync({ consentIds: [other!.id] });
+    expect(narrow.continuity).toEqual({ accounts: other!.accounts, breaks: 0 });
+    expect(h.store.sqlite.prepare('SELECT DISTINCT run_id FROM v_continuity').all()).toEqual([{ run_id: healed.runId }]);
   }, 120_000);
 });
 
