@@ -11,7 +11,7 @@
  */
 import { sql, type SQL } from 'drizzle-orm';
 import type { AccountId, BankName, TransactionId } from '../api/schemas';
-import { amountUnits, instantMinusDays, toBigInt, toNumber, toNumberOrNull } from './dialect-sql';
+import { accountWriteLock, amountUnits, instantMinusDays, toBigInt, toNumber, toNumberOrNull } from './dialect-sql';
 import type { ContinuityCause, ContinuityKind } from './schema';
 import type { SqlRow, SqlRunner } from './sql-runner';
 
@@ -248,8 +248,16 @@ export function continuityReads(runner: SqlRunner): ContinuityReads {
     },
 
     async replaceFindings(input) {
+      // Two workers may check one account (read through consents each of them synced): each
+      // replaces its findings behind the account's write lock, in one order (no deadlock), so the
+      // second DELETE sees the first one's rows and the findings are never there twice.
+      const accounts = [...new Map(input.accounts.map((a) => [`${a.bank}/${a.accountId}`, a])).entries()]
+        .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+        .map(([, account]) => account);
       await runner.transaction(async (tx) => {
-        for (const account of input.accounts) {
+        for (const account of accounts) {
+          const lock = accountWriteLock(d, account.bank, account.accountId);
+          if (lock) await tx.run(lock);
           await tx.run(sql`DELETE FROM continuity_findings WHERE bank = ${account.bank} AND account_id = ${account.accountId}`);
         }
         for (const f of input.findings) {

@@ -69,3 +69,19 @@ export function allOf(...conditions: SQL[]): SQL {
   if (all === undefined) throw new Error('allOf: no condition');
   return all;
 }
+
+/**
+ * The statement that makes a write transaction wait for others writing the same account, or null
+ * where the dialect needs none. PostgreSQL: the account's transaction-scoped advisory lock, the
+ * key the unit and window commits take (pg/window-commit.ts `lockAccount`), so that two workers
+ * replacing one account's rows take turns. SQLite: null, a write transaction holds the
+ * database's one write lock.
+ */
+export function accountWriteLock(dialect: Dialect, bank: string, accountId: string): SQL | null {
+  return dialect === 'postgres' ? pgAccountLock(bank, accountId) : null;
+}
+
+/** PostgreSQL: serialises writers of one account until the transaction ends (a bank name has no "/", so the key is unambiguous). */
+export function pgAccountLock(bank: string, accountId: string): SQL {
+  return sql`SELECT pg_advisory_xact_lock(hashtextextended(${`${bank}/${accountId}`}, 0))`;
+}

@@ -200,7 +200,7 @@ function fillNzOffsets(db: BankdataDb): void {
   if (present.length > 0) return;
   nzOffsetRows ??= nzOffsetTransitions(NZ_OFFSET_YEARS.from, NZ_OFFSET_YEARS.to);
   const rows = nzOffsetRows;
-  // One statement for all rows (about 260, two values each: far below SQLite's 32,766).
+  // One statement for all rows (about 200: two changes a year 2000–2100, two values each; far below SQLite's 32,766).
   db.transaction((tx) => {
     tx.insert(nzOffsets).values(rows).onConflictDoNothing().run();
   }, { behavior: 'immediate' });

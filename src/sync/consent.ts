@@ -118,6 +118,7 @@ async function syncPlanned(
     const accounts = await runUnit(ctx, consentId, 'accounts', 'accounts', () => syncAccounts(ctx, scope));
     for (const account of accounts.ok ? accounts.value : []) {
       const accountId = account.AccountId;
+      if (ctx.stopping()) return;
       ctx.syncedAccounts.set(`${bank.name} ${accountId}`, { bank: bank.name, accountId });
       for (const unit of units.perAccount) {
         if (ctx.stopping()) return;

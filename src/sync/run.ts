@@ -196,12 +196,13 @@ export async function runSync(options: SyncOptions): Promise<SyncSummary> {
 
 /**
  * The continuity check over the accounts this process synced, recorded with this run's id; its
- * failure is logged, not raised. It starts once the run's queue is empty: on SQLite this process
- * synced every consent of the run; on PostgreSQL `run.next` returned null only when no other
- * worker still holds a consent, so every row of the run is written, and each worker checks its
- * own accounts in parallel with the others (an account two workers synced is checked by both,
- * on the same rows). Accounts the run did not touch keep their findings (`bankdata check` covers
- * every account).
+ * failure is logged, not raised. It starts once this process has nothing left to do: on SQLite
+ * it synced every consent of the run; on PostgreSQL `run.next` returned null only when no other
+ * worker still holds a consent, so every row of the run is written (unless this worker is
+ * stopping: then others may still write, and the next run checks again), and each worker checks
+ * its own accounts beside the others. An account two workers synced is checked by both, on the
+ * same rows, and its findings are replaced behind the account's write lock (stored once).
+ * Accounts the run did not touch keep their findings (`bankdata check` covers every account).
  */
 async function closingCheck(ctx: SyncContext): Promise<SyncSummary['continuity']> {
   try {

@@ -4,13 +4,22 @@
  * parses, analyses and plans an unnamed statement anew every time. A parameterised query whose
  * text this connection has sent before gets a name derived from its text, so node-postgres
  * prepares it once on the connection and then only binds and executes it. Texts sent once (a
- * migration, a copy) stay unnamed, and each connection names at most MAX_NAMED texts (an `IN`
- * list of a new length is a new text), so the server's memory per connection stays bounded.
+ * migration, a copy) stay unnamed, so do texts whose columns are a view's `*` (below), and each
+ * connection names at most MAX_NAMED texts (an `IN` list of a new length is a new text), so the
+ * server's memory per connection stays bounded.
  */
 import { createHash } from 'node:crypto';
 import type pg from 'pg';
 
 const MAX_NAMED = 256;
+
+/**
+ * A text whose result columns are a view's or a subquery's `*` stays unnamed: a newer bankdata
+ * may migrate and redefine the view while this process runs (a scheduler, a worker), and
+ * PostgreSQL refuses to run a prepared statement whose result type has changed ("cached plan
+ * must not change result type"). Texts that list their columns are safe.
+ */
+const SELECTS_STAR_OF_VIEW = /\bselect\s+\*\s+from\s+(?:v_\w+|\()/i;
 
 interface QueryConfigLike {
   text?: unknown;
@@ -27,6 +36,7 @@ export function nameRepeatedStatements(client: pg.PoolClient): void {
   const nameOf = (text: string): string | undefined => {
     const known = named.get(text);
     if (known) return known;
+    if (SELECTS_STAR_OF_VIEW.test(text)) return undefined;
     if (!seen.has(text)) {
       if (seen.size < MAX_NAMED * 4) seen.add(text);
       return undefined;

@@ -13,6 +13,7 @@ import { mergeRow } from '../merge';
 import { rejectValues } from '../rejects';
 import { TRANSACTION_DETAIL_COLUMNS, type RejectInput, type TransactionRow } from '../rows';
 import { toStoredInstant } from '../time';
+import { pgAccountLock } from '../dialect-sql';
 import { openPendingInWindow, type TransactionWindowInput, type WindowCounts } from '../window-commit';
 import type { PgDb } from './open';
 import { upsertRows } from './bulk-rows';
@@ -101,9 +102,9 @@ export async function commitTransactionWindowPg(db: PgDb, input: TransactionWind
   });
 }
 
-/** Serialises writers of one account until the transaction ends (a bank name has no "/", so the key is unambiguous; text may not hold NUL). */
+/** Serialises writers of one account until the transaction ends (../dialect-sql.ts `pgAccountLock`). */
 export async function lockAccount(tx: Tx, bank: string, accountId: string): Promise<void> {
-  await tx.execute(sql`SELECT pg_advisory_xact_lock(hashtextextended(${`${bank}/${accountId}`}, 0))`);
+  await tx.execute(pgAccountLock(bank, accountId));
 }
 
 /** ../row-owner.ts `liveConsents` on PostgreSQL. */

@@ -1,8 +1,8 @@
 /**
  * Repeated statements are prepared once per connection (src/store/pg/named-statements.ts): a
  * parameterised text sent a second time runs as a named statement (pg_prepared_statements lists
- * it), with the same results; a text sent once, a text without parameters and a cursor stay
- * unnamed; and one connection names at most 256 texts.
+ * it), with the same results; a text sent once, a text without parameters, a cursor and a view's
+ * `*` stay unnamed; and one connection names at most 256 texts.
  */
 import { expect, it } from 'vitest';
 import Cursor from 'pg-cursor';
@@ -33,6 +33,13 @@ describePostgres('named statements for repeated texts', () => {
           await cursor.close();
         }
         expect(await prepared()).toEqual([text]);
+        // A view's `*` (a newer binary may redefine the view under a running process): never named.
+        await client.query('CREATE VIEW v_probe AS SELECT 1 AS a');
+        for (let i = 0; i < 2; i++) await client.query({ text: 'SELECT * FROM v_probe WHERE a = $1', values: [i] });
+        for (let i = 0; i < 2; i++) await client.query({ text: 'SELECT * FROM (SELECT $1::int AS a) AS q LIMIT 0', values: [i] });
+        expect(await prepared()).toEqual([text]);
+        await client.query('CREATE OR REPLACE VIEW v_probe AS SELECT 1 AS a, 2 AS b');
+        expect((await client.query({ text: 'SELECT * FROM v_probe WHERE a = $1', values: [1] })).rows).toEqual([{ a: 1, b: 2 }]);
         // At most 256 names a connection.
         for (let i = 0; i < 300; i++) {
           for (let twice = 0; twice < 2; twice++) await client.query({ text: `SELECT $1::int + ${i} AS n`, values: [twice] });
