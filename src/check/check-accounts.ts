@@ -6,7 +6,7 @@
  */
 import { creditDebitFilter, nzDateOf } from '../api/rules';
 import { toStoredInstant, type Store } from '../store';
-import type { CheckAccount, ContinuityFinding } from '../store/continuity';
+import type { AccountKey, CheckAccount, ContinuityFinding } from '../store/continuity';
 import type { ContinuityCause } from '../store/schema';
 import { findSnapshotBreaks, RunningBalanceWalk, type Snapshot, type SnapshotBreak } from './continuity';
 import { formatUnits, toMinor, toUnits, unitsPerMinor, type Units } from './units';
@@ -21,7 +21,7 @@ export interface CheckOptions {
   /** Only this account (`--account`). */
   accountId?: string;
   /** Only these accounts (the sync's closing check: the accounts it synced); default every account. */
-  accounts?: readonly { bank: string; accountId: string }[];
+  accounts?: readonly AccountKey[];
   /** The sync run this check closes (v_continuity.run_id). */
   runId?: string | null;
   now?: Date;

@@ -4,9 +4,10 @@
  */
 import { DateTime } from 'luxon';
 import type { DataApiClient } from '../api';
-import type { AccountId, BankName, ConsentId } from '../api/schemas';
+import type { ConsentId } from '../api/schemas';
 import type { Logger } from '../log';
 import type { Store } from '../store';
+import type { AccountKey } from '../store/continuity';
 import { utcNow, type Clock } from '../clock';
 
 export interface SyncSettings {
@@ -88,7 +89,7 @@ export interface SyncContext {
    * The accounts this process synced in the run (an accounts answer listed them), by
    * `bank` and account id: the closing continuity check covers these (src/sync/run.ts).
    */
-  syncedAccounts: Map<string, { bank: BankName; accountId: AccountId }>;
+  syncedAccounts: Map<string, AccountKey>;
 }
 
 /**
