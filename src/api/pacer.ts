@@ -10,10 +10,9 @@
  * - Otherwise each 429 says the bank's bucket was empty when that request arrived. From such a
  *   moment `a` on, a token bucket of rate r passed at most 1 + r·(t − a) requests by any later
  *   `t`, so (accepted in (a, t] − 1) / (t − a) is a rate the bank certainly allows. The pacer
- *   keeps the best such bound over the refusals of the last minutes. A refusal cuts the pace it
- *   answered (a little after a quiet spell, more when refusals follow each other), never below
- *   that bound; a bound above the pace raises it. Between refusals the rate creeps up (fast while
- *   the bound is rough), so a pacer that undershot recovers.
+ *   keeps the best such bound over the refusals of the last minutes and paces a little above it
+ *   (by the bound's own uncertainty), so it keeps probing upward and the bound tightens as the
+ *   span grows; between refusals the rate creeps up slowly, so a pacer that undershot recovers.
  *   A refusal after a quiet spell whose bound agrees with the last confirms the rate, and the
  *   creep slows with each confirmation (fewer 429s once the limit is known); a bound above the
  *   last ends the confirmations, so a limit the bank raises is followed.
@@ -96,13 +95,6 @@ const ACCELERATION_PER_S2 = 0.0003;
 /** A refusal more than this after the one before is isolated: the rate is only trimmed. */
 const ISOLATED_MS = 1000;
 const TRIM = 0.03;
-/** The cut of a refusal that follows another within ISOLATED_MS (the pace is above the bank's). */
-const CUT = 0.1;
-
-/** After a cut, refusals of requests sent within this long (or two latencies) answer the old pace. */
-const HOLDOFF_MS = 250;
-/** Two refusals closer than this measure no rate (their counts are read at different moments). */
-const MIN_SPAN_MS = 200;
 /** The most the rate creeps above its last bound (a client that never reaches the limit). */
 const MAX_CREEP = 8;
 /** The creep of a rough bound stops at e^MAX_GROWTH times it (a client that never reaches the limit). */
@@ -139,7 +131,6 @@ export function createPacer(options: PacerOptions): Pacer {
   const readings: (BudgetCounts & { at: number })[] = [];
   let base: number | null = null; // req/s at `baseAt`
   let baseAt = 0;
-  let loweredAt = -Infinity; // when the rate was last set or cut by a refusal
   let uncertainty = 0.2; // relative, of the current bound
   let source: PacerState['source'] = 'none';
   let nextAt = 0;
@@ -187,71 +178,47 @@ export function createPacer(options: PacerOptions): Pacer {
     const t = refusal.at;
     let best: { rate: number; count: number } | null = null;
     for (const a of refusals.slice(-MAX_ANCHORS)) {
-      if (t - a.at < MIN_SPAN_MS) continue;
+      if (a.at >= t) continue;
       const count = acceptedBetween(a, refusal);
       if (count < MIN_COUNT) continue;
       const rate = ((count - 1) * 1000) / (t - a.at);
       if (!best || rate > best.rate) best = { rate, count };
     }
+    const previous = refusals.at(-1)?.at;
+    const isolated = base !== null && (previous === undefined || t - previous > ISOLATED_MS);
+    // Known whenever `isolated` (base is set).
     const current = rateAt(t);
-    if (base !== null && current !== null) {
-      const certified = best ? best.rate * (1 + PROBE) : 0;
-      if (t < loweredAt + holdoffMs()) {
-        // Sent before the last cut could act (in flight, or a slot reserved at the old pace):
-        // it says nothing of the new rate. A bound above the rate still raises it.
-        if (best && certified > current) raiseTo(t, certified, best.count);
-        return;
-      }
-      const previous = refusals.at(-1)?.at;
-      const isolated = previous === undefined || t - previous > ISOLATED_MS;
-      if (best && isolated) {
-        // A refusal after a quiet spell whose bound agrees with the last one confirms the rate.
-        confirmed = Math.abs(certified - base) <= base * CONFIRM ? Math.min(MAX_CONFIRMED, confirmed + 1) : 0;
-      } else confirmed = 0;
-      // This pace was refused: the bank's rate is below it, and at least the certified bound.
+    if (best && isolated && current !== null && base !== null) {
+      // A refusal after a quiet spell whose bound agrees with the last one confirms the rate.
+      confirmed = Math.abs(best.rate * (1 + PROBE) - base) <= base * CONFIRM ? Math.min(MAX_CONFIRMED, confirmed + 1) : 0;
       // One refusal after a quiet spell is a clump of sends (a stalled event loop, a burst of
-      // lanes), not a rate far above the bank's: trim a little; refusals in a row cut harder.
-      const cut = isolated ? TRIM : CUT;
-      base = Math.max(certified, current * (1 - cut), 0.5);
-      // Near the bank's rate now: creep as the bound allows, no faster than a rough bound.
-      uncertainty = Math.min(uncertainty, best ? 1 / best.count : ROUGH);
-      baseAt = t;
-      loweredAt = t;
-      return;
-    }
-    if (best) {
+      // lanes), not a rate above the bank's: trim a little, never below the certified bound.
+      base = Math.max(best.rate * (1 + PROBE), current * (1 - TRIM));
+    } else if (best) {
       confirmed = 0;
       uncertainty = 1 / best.count;
       base = best.rate * (1 + PROBE);
       source = 'refusals';
-      baseAt = t;
-      loweredAt = t;
+    } else if (base === null) {
+      // The first refusal: the last second's accepted rate (it may include the bank's burst);
+      // later refusals measure the true rate against this one. A client that sent only a few
+      // requests in that second was not refused for its own rate: `Retry-After` answers it.
+      // With a shared budget, the client's (from the counts of this process's slots).
+      // A full second of counts is needed: the first 429s only start the counting.
+      const recent = refusal.client ? clientAcceptedSince(t - FIRST_WINDOW_MS, refusal.client) : acceptedIn(t - FIRST_WINDOW_MS, t);
+      if (recent === null || recent < MIN_COUNT) return;
+      base = (recent * 1000) / FIRST_WINDOW_MS;
+      uncertainty = UNKNOWN_CREEP_PER_S;
+      source = 'refusals';
+    } else if (t < baseAt) {
+      // Sent before the pacer last changed its rate: that change already answered it.
       return;
+    } else {
+      // Too few accepted since the last refusal to measure: slow down meanwhile.
+      base = Math.max(0.5, (rateAt(t) ?? base) * 0.9);
     }
-    // The first refusal: the last second's accepted rate (it may include the bank's burst);
-    // later refusals measure the true rate against this one. A client that sent only a few
-    // requests in that second was not refused for its own rate: `Retry-After` answers it.
-    // With a shared budget, the client's (from the counts of this process's slots).
-    // A full second of counts is needed: the first 429s only start the counting.
-    const recent = refusal.client ? clientAcceptedSince(t - FIRST_WINDOW_MS, refusal.client) : acceptedIn(t - FIRST_WINDOW_MS, t);
-    if (recent === null || recent < MIN_COUNT) return;
-    base = (recent * 1000) / FIRST_WINDOW_MS;
-    uncertainty = UNKNOWN_CREEP_PER_S;
-    source = 'refusals';
     baseAt = t;
-    loweredAt = t;
   }
-
-  /** A certified bound above the current rate: the rate starts again from it. */
-  function raiseTo(t: number, rate: number, count: number): void {
-    base = rate;
-    baseAt = t;
-    uncertainty = 1 / count;
-    confirmed = 0;
-  }
-
-  /** How long after a cut refusals are still answers to the old pace. */
-  const holdoffMs = () => Math.max(HOLDOFF_MS, 2 * (latencyMs ?? 0));
 
   /**
    * Another worker's 429s, seen in the counts a reservation returned: learnt as one refusal sent
