@@ -19,7 +19,7 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
 const LONG_FILES: Record<string, number> = {
   'test/sync/workers-rate-limit.pg.test.ts': 43,
   'test/interop/ofx-importers.test.ts': 34,
-  'test/sync/workers.pg.test.ts': 28,
+  'test/sync/workers.pg.test.ts': 12,
   'test/sync/sync-crash.pg.test.ts': 14,
   'test/sync/sync-gating.test.ts': 11,
   'test/cli/hostile-server.test.ts': 9,

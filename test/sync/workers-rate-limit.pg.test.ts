@@ -74,7 +74,7 @@ describePostgres('cooperating workers under the bank rate limit', () => {
     return cwd;
   }
 
-  it(`${WORKERS} workers share one budget: together within ${RATE} req/s, few 429s, the same rows as one process`, async () => {
+  it(`${WORKERS} workers share one budget: together within ${RATE} req/s, few 429s, every consent once in one run, the same rows as one process`, async () => {
     const url = await createTestDatabase();
     const cwd = workdir('limited');
     const env = { ...emulatorEnv(emu, join(cwd, 'data')), BANKDATA_DB: url };
@@ -122,5 +122,31 @@ describePostgres('cooperating workers under the bank rate limit', () => {
     // The workers learn the client's rate, not their share of it: together they use the limit.
     expect(midRate, 'accepted req/s over the middle half of the run').toBeGreaterThanOrEqual(0.8 * RATE);
     expect(await postgresViews(url)).toEqual(reference);
+
+    // One run, every consent synced exactly once (no lease lost to a worker waiting its slots).
+    const out = JSON.parse(run.stdout) as { workers: { exitCode: number; summary: { continuity: { accounts: number; breaks: number } } }[] };
+    expect(out.workers.map((w) => w.exitCode)).toEqual(Array.from({ length: WORKERS }, () => 0));
+    const consents = await postgresQuery<{ consent_id: string; state: string; attempts: number }>(url, 'SELECT consent_id, state, attempts FROM run_consents ORDER BY 1');
+    expect(consents.map((c) => c.consent_id)).toEqual([...emu.consentIds].sort());
+    expect(consents.every((c) => c.state === 'done' && c.attempts === 1)).toBe(true);
+    expect(await postgresQuery(url, 'SELECT outcome, consents FROM v_runs')).toEqual([{ outcome: 'ok', consents: emu.consentIds.length }]);
+    expect(Number((await postgresQuery<{ n: string }>(url, 'SELECT count(*)::text AS n FROM run_workers WHERE consents > 0'))[0]!.n)).toBeGreaterThan(1);
+    // The closing continuity check is shared: each worker checks the accounts it synced, so
+    // together they check every one, and the workers did not each check them all (as each did
+    // when every worker checked every account: the sum was workers × accounts).
+    const [accounts] = await postgresQuery<{ n: number }>(url, 'SELECT count(*)::int AS n FROM accounts');
+    const checked = out.workers.map((w) => w.summary.continuity.accounts);
+    const sum = checked.reduce((a, b) => a + b, 0);
+    expect(sum).toBeGreaterThanOrEqual(accounts!.n);
+    expect(sum).toBeLessThan(checked.filter((c) => c > 0).length * accounts!.n);
+    expect(out.workers.every((w) => w.summary.continuity.breaks === 0)).toBe(true);
+    // status shows the run as one, with which worker did what.
+    const status = await runCliInProcess(['status', '--json'], { env });
+    expect(status.code).toBe(0);
+    const report = JSON.parse(status.stdout) as { runs: { workers: { consents: number; outcome: string }[] }[] };
+    expect(report.runs).toHaveLength(1);
+    expect(report.runs[0]!.workers).toHaveLength(WORKERS);
+    expect(report.runs[0]!.workers.reduce((n, w) => n + w.consents, 0)).toBe(emu.consentIds.length);
+    expect(report.runs[0]!.workers.every((w) => w.outcome === 'ok')).toBe(true);
   }, 240_000);
 });

@@ -1,9 +1,10 @@
 /**
- * Cooperating workers on PostgreSQL (docs/scaling.md): four `bankdata sync` processes against one
- * database and the emulator sync every consent exactly once per run, as one run in v_runs; with
- * one of them killed (SIGKILL) mid-run, the others take its consents over once its lease expires
+ * Cooperating workers on PostgreSQL (docs/scaling.md): with one of four `bankdata sync` processes
+ * killed (SIGKILL) mid-run, the others take its consents over once its lease expires
  * (BANKDATA_LEASE_TTL_MS shortens the lease for the test), and the result equals an
- * uninterrupted run: every view row the same as a single-process sync into SQLite.
+ * uninterrupted run: every view row the same as a single-process sync into SQLite; Ctrl-C on
+ * `sync --workers` reaches each worker once. That `sync --workers 4` syncs every consent exactly
+ * once, as one run, is shown under the bank's rate limit (workers-rate-limit.pg.test.ts).
  */
 import { spawn } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -12,7 +13,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startEmulator, type StartedEmulator } from '../../src/emulator';
 import { emulatorEnv } from '../fixtures/cli-env';
 import { postgresQuery, postgresViews, sqliteViews, type ViewRows } from '../fixtures/worker-views';
-import { BIN, runCli, runCliInProcess, spawnCli, waitFor } from '../cli/cli-process';
+import { BIN, runCliInProcess, spawnCli, waitFor } from '../cli/cli-process';
 import { tempDir } from '../store/helpers';
 import { createTestDatabase, describePostgres } from '../support/postgres';
 
@@ -54,39 +55,6 @@ describePostgres('cooperating workers on PostgreSQL', () => {
     expect((await runCliInProcess(['consents', 'add', ...consentIds], { env, cwd })).code).toBe(0);
     return { url, env, cwd };
   }
-
-  it('four workers: every consent synced exactly once, one run, the same rows as one process', async () => {
-    const { url, env, cwd } = await prepared('four');
-    const run = await runCli(['sync', '--workers', '4', '--json'], { env, cwd });
-    expect(run.code, `${run.stdout.slice(0, 4000)}\n${run.stderr.slice(0, 2000)}`).toBe(0);
-    const out = JSON.parse(run.stdout) as { workers: { exitCode: number; summary: { continuity: { accounts: number; breaks: number } } }[] };
-    expect(out.workers.map((w) => w.exitCode)).toEqual([0, 0, 0, 0]);
-    // The closing continuity check is shared: each worker checks the accounts it synced, so
-    // together they check every one, and the workers did not each check them all (as each did
-    // when every worker checked every account: the sum was workers × accounts).
-    const [accounts] = await postgresQuery<{ n: number }>(url, 'SELECT count(*)::int AS n FROM accounts');
-    const checked = out.workers.map((w) => w.summary.continuity.accounts);
-    const sum = checked.reduce((a, b) => a + b, 0);
-    expect(sum).toBeGreaterThanOrEqual(accounts!.n);
-    expect(sum).toBeLessThan(checked.filter((c) => c > 0).length * accounts!.n);
-    expect(out.workers.every((w) => w.summary.continuity.breaks === 0)).toBe(true);
-    const consents = await postgresQuery<{ consent_id: string; state: string; attempts: number }>(url, 'SELECT consent_id, state, attempts FROM run_consents ORDER BY 1');
-    expect(consents.map((c) => c.consent_id)).toEqual([...consentIds].sort());
-    expect(consents.every((c) => c.state === 'done' && c.attempts === 1)).toBe(true);
-    const runs = await postgresQuery<{ outcome: string; consents: number }>(url, 'SELECT outcome, consents FROM v_runs');
-    expect(runs).toEqual([{ outcome: 'ok', consents: consentIds.length }]);
-    const workers = await postgresQuery<{ n: string }>(url, 'SELECT count(*)::text AS n FROM run_workers WHERE consents > 0');
-    expect(Number(workers[0]!.n)).toBeGreaterThan(1);
-    expect(await postgresViews(url)).toEqual(reference);
-    // status shows the run as one, with which worker did what.
-    const status = await runCliInProcess(['status', '--json'], { env });
-    expect(status.code).toBe(0);
-    const report = JSON.parse(status.stdout) as { runs: { outcome: string; consents: number; workers: { consents: number; outcome: string }[] }[] };
-    expect(report.runs).toHaveLength(1);
-    expect(report.runs[0]!.workers).toHaveLength(4);
-    expect(report.runs[0]!.workers.reduce((n, w) => n + w.consents, 0)).toBe(consentIds.length);
-    expect(report.runs[0]!.workers.every((w) => w.outcome === 'ok')).toBe(true);
-  }, 180_000);
 
   it('kill -9 of one worker mid-run: the others finish its consents after the lease, and the result equals an uninterrupted run', async () => {
     const { url, env, cwd } = await prepared('killed');
