@@ -99,11 +99,12 @@ describe.skipIf(missing.length > 0)(`OFX read by libofx, ofxparse, ledger-autosy
     const summary = await h.sync();
     expect(summary.outcome).not.toBe('failed');
     accounts = h.store.sqlite.prepare('SELECT bank, account_id, currency, account_subtype FROM v_accounts ORDER BY bank, account_id').all() as Account[];
-    // Hostile text into the first rows of every account (names within NAME's 32 characters).
+    // Hostile text into the newest rows of every account (names within NAME's 32 characters), so
+    // that the short --hledger journal below holds them too.
     const write = h.store.sqlite.prepare('UPDATE transactions SET merchant_name = ?, description = ? WHERE bank = ? AND account_id = ? AND transaction_id = ?');
     for (const account of accounts) {
       booked(account)
-        .slice(0, HOSTILE_NAMES.length)
+        .slice(-HOSTILE_NAMES.length)
         .forEach((row, i) => write.run(HOSTILE_NAMES[i], HOSTILE_MEMO, account.bank, account.account_id, row.transaction_id));
     }
   }, 120_000);
@@ -191,8 +192,9 @@ describe.skipIf(missing.length > 0)(`OFX read by libofx, ofxparse, ledger-autosy
       expect(readWhole.status, `${label}: ledger reads it\n${readWhole.stderr}`).toBe(0);
 
       // ledger-autosync --hledger with a journal (--initial needs one; it asks hledger once per
-      // row, about 25 ms each, so the account's last 12 rows keep the run short, back to its
-      // newest sub-cent row if it has one: that journal is read with assertions off, below):
+      // row, about 25 ms each, so the account's last 12 rows, with their hostile ones, keep the run
+      // short, back to its newest sub-cent row if it has one: that journal is read with
+      // assertions off, below):
       // opening balance and LEDGERBAL assertion, read back by hledger and by ledger.
       let fromIndex = Math.max(0, rows.length - 12);
       for (let i = rows.length - 1; i >= 0; i--) {
@@ -208,6 +210,8 @@ describe.skipIf(missing.length > 0)(`OFX read by libofx, ofxparse, ledger-autosy
       expect(synced.stdout).toMatch(/Autosync Balance Assertion/);
       const journal = join(dir, `${account.account_id}.journal`);
       writeFileSync(journal, synced.stdout);
+      // The hostile texts went through --hledger too, and hledger and ledger read them below.
+      for (const name of HOSTILE_NAMES) expect(synced.stdout, label).toContain(name);
       // ledger-autosync writes every amount with two decimals ("%0.2f"), so sub-cent amounts
       // (USD interest at 5 decimals) are rounded per row and the assertion may miss by cents: its
       // loss, not the file's (ofxparse read the exact digits above). Those journals are read with

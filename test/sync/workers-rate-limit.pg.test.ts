@@ -7,7 +7,9 @@
  * bucket's rate, few of them are refused with 429, together they use the limit (each pacer learns
  * from the client's requests and 429s counted in the budget, not from its own share: before that,
  * 10.0 req/s accepted over the middle of the run against 30, 26 429s; after, 29.1 and 5), and
- * the rows equal a single-process run. The limit is below what the workers can send on a loaded
+ * the rows equal a single-process run. The same run shows what `sync --workers 4` promises
+ * whatever the limit: every consent synced exactly once, as one run in v_runs and `status`, and
+ * the closing continuity check shared among the workers. The limit is below what the workers can send on a loaded
  * 2-core machine (about 30-40 req/s unpaced), so the use of it measures the pacing, not the CPU.
  */
 import { performance } from 'node:perf_hooks';
