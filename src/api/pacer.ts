@@ -9,13 +9,18 @@
  *   with a window in seconds, when a bank sends them, give the rate outright.
  * - Otherwise each 429 says the bank's bucket was empty when that request arrived. From such a
  *   moment `a` on, a token bucket of rate r passed at most 1 + r·(t − a) requests by any later
- *   `t`, so (accepted in (a, t] − 1) / (t − a) is a rate the bank certainly allows. The pacer
- *   keeps the best such bound over the refusals of the last minutes and paces a little above it
- *   (by the bound's own uncertainty), so it keeps probing upward and the bound tightens as the
- *   span grows; between refusals the rate creeps up slowly, so a pacer that undershot recovers.
- *   A refusal after a quiet spell whose bound agrees with the last confirms the rate, and the
- *   creep slows with each confirmation (fewer 429s once the limit is known); a bound above the
- *   last ends the confirmations, so a limit the bank raises is followed.
+ *   `t`, so (accepted in (a, t] − 1) / (t − a) is a rate the bank certainly allows. Such a bound
+ *   is tight only if the client sent at the bank's rate all through (a, t]: its idle share (this
+ *   pacer's pace below it, stretches in which the client sent less) is how far it may lie low.
+ * - From the first rate (the accepted rate of a second) a slow start grows the rate e-fold a
+ *   second until a refusal of a pace it set. Refusals in a row cut the pace by 10%, to no more
+ *   than a tight bound's spread above it and a little above what the bank accepted in the last
+ *   second (lanes waiting out a `Retry-After` send less than the pace), then the rate climbs
+ *   back to the cut pace fast. A refusal after a quiet spell trims 3%, never below the bound.
+ * - Between refusals the rate creeps up (fast while the bound is rough, barely once tight), so a
+ *   pacer that undershot recovers. A refusal after a quiet spell whose bound agrees with the last
+ *   confirms the rate, and the creep slows with each confirmation (fewer 429s once the limit is
+ *   known); a bound above the last ends the confirmations, so a limit the bank raises is followed.
  * A refused request itself still waits its `Retry-After` (the retry policy): the bank asks it.
  *
  * Pure but for the injected clock and sleep: unit-tested with a fake clock. Over 300 lines: the
@@ -95,6 +100,15 @@ const ACCELERATION_PER_S2 = 0.0003;
 /** A refusal more than this after the one before is isolated: the rate is only trimmed. */
 const ISOLATED_MS = 1000;
 const TRIM = 0.03;
+/** The cut of a refusal that follows another within ISOLATED_MS (the pace is above the bank's). */
+const CUT = 0.1;
+/** The slowest pace, req/s. */
+const MIN_RATE = 0.5;
+
+/** After a cut, refusals of requests sent within this long (or two latencies) answer the old pace. */
+const HOLDOFF_MS = 250;
+/** Two refusals closer than this measure no rate (their counts are read at different moments). */
+const MIN_SPAN_MS = 200;
 /** The most the rate creeps above its last bound (a client that never reaches the limit). */
 const MAX_CREEP = 8;
 /** The creep of a rough bound stops at e^MAX_GROWTH times it (a client that never reaches the limit). */
@@ -114,6 +128,7 @@ const MAX_CONFIRMED = 3;
 export function createPacer(options: PacerOptions): Pacer {
   const memoryMs = options.memoryMs ?? 300_000;
   const accepted: number[] = []; // send instants, ascending-ish (settled in answer order)
+  const sends: number[] = []; // send instants of every settled request, accepted or refused, ascending
   const refusals: Refusal[] = [];
   // A refusal waits for the shared budget to count it before the pacer learns from it; the next
   // slot is taken after that, and a failure to count fails the next request.
@@ -131,6 +146,7 @@ export function createPacer(options: PacerOptions): Pacer {
   const readings: (BudgetCounts & { at: number })[] = [];
   let base: number | null = null; // req/s at `baseAt`
   let baseAt = 0;
+  let loweredAt = -Infinity; // when the rate was last set or cut by a refusal
   let uncertainty = 0.2; // relative, of the current bound
   let source: PacerState['source'] = 'none';
   let nextAt = 0;
@@ -142,6 +158,29 @@ export function createPacer(options: PacerOptions): Pacer {
   // believes, so it probes past it ever more gently (a higher limit still shows: the creep
   // never stops, and a bound above the last one starts the count again).
   let confirmed = 0;
+  // Slow start: from the first rate until a refusal of a pace it set, the rate grows e-fold a
+  // second (UNKNOWN_CREEP_PER_S), whatever the bounds, which are rough while the lanes wait out
+  // their first `Retry-After`s.
+  let starting = true;
+  // After a cut to the accepted rate of the last second, below the pace the cut allows: the rate
+  // climbs back to this fast, then creeps (0 when there is none).
+  let threshold = 0;
+  // The rate each refusal set, in order: between them it only grows.
+  const paces: { at: number; rate: number }[] = [];
+  /** The lowest pace in (from, to]: the rate set last before `from`, or any set within. */
+  const minPace = (from: number, to: number): number => {
+    let lowest = Infinity;
+    for (const p of paces) {
+      if (p.at > to) break;
+      lowest = p.at <= from ? p.rate : Math.min(lowest, p.rate);
+    }
+    return lowest;
+  };
+  const setBase = (t: number, rate: number) => {
+    base = rate;
+    baseAt = t;
+    paces.push({ at: t, rate });
+  };
 
   const rateAt = (t: number): number | null => {
     if (base === null) return null;
@@ -153,12 +192,18 @@ export function createPacer(options: PacerOptions): Pacer {
     // The longer without a refusal, the faster it creeps: a bound measured while the lanes
     // sent less than the bank allowed is low, and only a probe past it shows that.
     const s = Math.max(0, t - baseAt) / 1000;
-    return base * Math.exp(Math.min(creep * s, MAX_GROWTH)) * Math.min(MAX_CREEP, Math.exp((ACCELERATION_PER_S2 * s * s) / (2 * gentle * gentle)));
+    const slow = Math.max(base, threshold) * Math.exp(Math.min(creep * s, MAX_GROWTH)) * Math.min(MAX_CREEP, Math.exp((ACCELERATION_PER_S2 * s * s) / (2 * gentle * gentle)));
+    // Below the pace last refused (less its cut), back up to it fast.
+    return base < threshold ? Math.min(slow, base * Math.exp(Math.min(UNKNOWN_CREEP_PER_S * s, MAX_GROWTH))) : slow;
   };
 
   const forget = (t: number) => {
     const cut = t - memoryMs;
     while ((accepted[0] ?? Infinity) < cut) accepted.shift();
+    while ((sends[0] ?? Infinity) < cut) sends.shift();
+    while ((readings[0]?.at ?? Infinity) < cut) readings.shift();
+    // The last pace set before the memory is kept: it was in force at its start.
+    while ((paces[1]?.at ?? Infinity) < cut) paces.shift();
     while ((refusals[0]?.at ?? Infinity) < cut) refusals.shift();
   };
 
@@ -174,32 +219,98 @@ export function createPacer(options: PacerOptions): Pacer {
   const acceptedBetween = (a: Refusal, t: Refusal): number =>
     a.client && t.client ? t.client.sent - a.client.sent - (t.client.refused - a.client.refused) : acceptedIn(a.at, t.at);
 
+  /**
+   * The share of (a, t] in which the client was not seen sending at `rate` or more (0 to 1): a
+   * bound over a span with idle stretches (lanes waiting out a `Retry-After`, the slow start) may
+   * lie below the bank's rate by that much, since its bucket filled meanwhile. Idle: this pacer's
+   * pace below the rate (all of it), stretches between this process's readings of the client's
+   * counts with fewer sends than the rate (less two), or gaps between this process's own sends
+   * longer than two intervals.
+   */
+  function idleShare(a: Refusal, t: Refusal, rate: number): number {
+    const span = t.at - a.at;
+    if (span <= 0 || minPace(a.at, t.at) < rate * (1 - CUT)) return 1;
+    let idleMs = 0;
+    if (a.client && t.client) {
+      let last: BudgetCounts & { at: number } = { at: a.at, ...a.client };
+      for (const r of readings) {
+        if (r.at <= a.at) continue;
+        if (r.at > t.at) break;
+        const missing = (rate * (r.at - last.at)) / 1000 - 2 - (r.sent - last.sent);
+        if (missing > 0) idleMs += (missing * 1000) / rate;
+        last = r;
+      }
+    } else {
+      const maxGap = 2000 / rate;
+      let last = a.at;
+      for (const at of sends.slice(upperBound(sends, a.at), upperBound(sends, t.at))) {
+        idleMs += Math.max(0, at - last - maxGap);
+        last = at;
+      }
+      idleMs += Math.max(0, t.at - last - maxGap);
+    }
+    return Math.min(1, idleMs / span);
+  }
+
   function learnFromRefusal(refusal: Refusal): void {
     const t = refusal.at;
-    let best: { rate: number; count: number } | null = null;
+    let best: { rate: number; count: number; idle: number; a: Refusal } | null = null;
     for (const a of refusals.slice(-MAX_ANCHORS)) {
-      if (a.at >= t) continue;
+      // Another worker's refusal is known only to have come after this process's reading before
+      // it: as an anchor, its earliest moment (the bound then only errs low).
+      const from = a.earliest ?? a.at;
+      if (t - from < MIN_SPAN_MS) continue;
       const count = acceptedBetween(a, refusal);
       if (count < MIN_COUNT) continue;
-      const rate = ((count - 1) * 1000) / (t - a.at);
-      if (!best || rate > best.rate) best = { rate, count };
+      const rate = ((count - 1) * 1000) / (t - from);
+      if (!best || rate > best.rate) best = { rate, count, idle: 1, a };
     }
-    const previous = refusals.at(-1)?.at;
-    const isolated = base !== null && (previous === undefined || t - previous > ISOLATED_MS);
-    // Known whenever `isolated` (base is set).
+    if (best) best.idle = idleShare(best.a, refusal, best.rate);
+    // How far the bank's rate may lie above the bound: its count's own uncertainty, or the share
+    // of its span the client was idle; past ROUGH, a bound that only creeps up fast.
+    const tight = best !== null && best.idle <= ROUGH;
+    const spread = best && tight ? Math.max(1 / best.count, best.idle) : Math.max(ROUGH * 1.01, best ? 1 / best.count : 0);
     const current = rateAt(t);
-    if (best && isolated && current !== null && base !== null) {
-      // A refusal after a quiet spell whose bound agrees with the last one confirms the rate.
-      confirmed = Math.abs(best.rate * (1 + PROBE) - base) <= base * CONFIRM ? Math.min(MAX_CONFIRMED, confirmed + 1) : 0;
-      // One refusal after a quiet spell is a clump of sends (a stalled event loop, a burst of
-      // lanes), not a rate above the bank's: trim a little, never below the certified bound.
-      base = Math.max(best.rate * (1 + PROBE), current * (1 - TRIM));
-    } else if (best) {
-      confirmed = 0;
-      uncertainty = 1 / best.count;
-      base = best.rate * (1 + PROBE);
-      source = 'refusals';
-    } else if (base === null) {
+    if (base !== null && current !== null) {
+      const certified = best ? best.rate * (1 + PROBE) : 0;
+      if (t < loweredAt + holdoffMs()) {
+        // Sent before the last cut could act (in flight, or a slot reserved at the old pace):
+        // it says nothing of the new rate. A bound above the rate still raises it.
+        if (best && certified > current) raiseTo(t, certified, spread);
+        return;
+      }
+      const previous = refusals.at(-1)?.at;
+      const isolated = !starting && (previous === undefined || t - previous > ISOLATED_MS);
+      if (best && isolated) {
+        // A refusal after a quiet spell whose bound agrees with the last one confirms the rate.
+        confirmed = Math.abs(certified - base) <= base * CONFIRM ? Math.min(MAX_CONFIRMED, confirmed + 1) : 0;
+      } else confirmed = 0;
+      if (isolated) {
+        // One refusal after a quiet spell is a clump of sends (a stalled event loop, a burst of
+        // lanes), not a rate far above the bank's: trim a little, never below the bound.
+        setBase(t, Math.max(MIN_RATE, Math.max(certified, current) * (1 - TRIM)));
+        uncertainty = Math.min(uncertainty, spread);
+        threshold = 0;
+      } else {
+        // Refusals in a row, or the end of the slow start: this pace is above the bank's. Cut
+        // it, to no more than a tight bound's spread above that bound, and to a little above
+        // what the bank accepted over the last second (the lanes may have sent far less than
+        // the pace allowed): from there back to the cut pace fast, then creep.
+        const paced = Math.min(current * (1 - CUT), tight && !starting ? certified * (1 + spread) : Infinity);
+        const recent = refusal.client ? clientAcceptedSince(t - FIRST_WINDOW_MS, refusal.client) : acceptedIn(t - FIRST_WINDOW_MS, t);
+        const accepted = recent === null ? Infinity : ((recent * 1000) / FIRST_WINDOW_MS) * (1 + ROUGH);
+        setBase(t, Math.max(certified, Math.min(paced, accepted), MIN_RATE));
+        uncertainty = spread;
+        threshold = Math.max(certified, paced);
+        starting = false;
+      }
+      loweredAt = t;
+      return;
+    }
+    if (best) {
+      // The first rate from a bound (another worker's refusals): the slow start from it.
+      setBase(t, best.rate * (1 + PROBE));
+    } else {
       // The first refusal: the last second's accepted rate (it may include the bank's burst);
       // later refusals measure the true rate against this one. A client that sent only a few
       // requests in that second was not refused for its own rate: `Retry-After` answers it.
@@ -207,18 +318,23 @@ export function createPacer(options: PacerOptions): Pacer {
       // A full second of counts is needed: the first 429s only start the counting.
       const recent = refusal.client ? clientAcceptedSince(t - FIRST_WINDOW_MS, refusal.client) : acceptedIn(t - FIRST_WINDOW_MS, t);
       if (recent === null || recent < MIN_COUNT) return;
-      base = (recent * 1000) / FIRST_WINDOW_MS;
-      uncertainty = UNKNOWN_CREEP_PER_S;
-      source = 'refusals';
-    } else if (t < baseAt) {
-      // Sent before the pacer last changed its rate: that change already answered it.
-      return;
-    } else {
-      // Too few accepted since the last refusal to measure: slow down meanwhile.
-      base = Math.max(0.5, (rateAt(t) ?? base) * 0.9);
+      setBase(t, (recent * 1000) / FIRST_WINDOW_MS);
     }
-    baseAt = t;
+    confirmed = 0;
+    uncertainty = UNKNOWN_CREEP_PER_S;
+    source = 'refusals';
+    loweredAt = t;
   }
+
+  /** A certified bound above the current rate: the rate starts again from it. */
+  function raiseTo(t: number, rate: number, spread: number): void {
+    setBase(t, rate);
+    if (!starting) uncertainty = spread;
+    confirmed = 0;
+  }
+
+  /** How long after a cut refusals are still answers to the old pace. */
+  const holdoffMs = () => Math.max(HOLDOFF_MS, 2 * (latencyMs ?? 0));
 
   /**
    * Another worker's 429s, seen in the counts a reservation returned: learnt as one refusal sent
@@ -230,16 +346,23 @@ export function createPacer(options: PacerOptions): Pacer {
     if (client.refused <= knownRefused) return;
     knownRefused = client.refused;
     const at = nowMs(options.now) - (latencyMs ?? 0);
-    const refusal = { at, client: { sent: client.sent, refused: client.refused } };
+    const earliest = Math.min(at, readings.at(-2)?.at ?? at);
+    const refusal = { at, earliest, client: { sent: client.sent, refused: client.refused } };
     if (source !== 'headers') learnFromRefusal(refusal);
     refusals.push(refusal);
   }
 
   /** The client's requests accepted since `from`, by the counts this process's slots returned. */
   function clientAcceptedSince(from: number, now: BudgetCounts): number | null {
-    while (readings.length > 1 && (readings[1]?.at ?? Infinity) <= from) readings.shift();
-    const since = readings[0];
-    return since !== undefined && since.at <= from ? now.sent - since.sent - (now.refused - since.refused) : null;
+    let lo = 0;
+    let hi = readings.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if ((readings[mid]?.at ?? Infinity) <= from) lo = mid + 1;
+      else hi = mid;
+    }
+    const since = readings[lo - 1];
+    return since !== undefined ? now.sent - since.sent - (now.refused - since.refused) : null;
   }
 
   /** A slot from the shared budget: every send of the client is counted, paced once a rate is known. */
@@ -253,11 +376,7 @@ export function createPacer(options: PacerOptions): Pacer {
     const rate = rateAt(nowMs(options.now));
     if (rate === null && !limited) return nowMs(options.now);
     const slot = await shared.reserve(rate === null ? 0 : 1000 / rate);
-    if (base === null) {
-      const at = nowMs(options.now);
-      readings.push({ at, sent: slot.sent - 1, refused: slot.refused });
-      while (readings.length > 1 && (readings[1]?.at ?? Infinity) <= at - FIRST_WINDOW_MS) readings.shift();
-    } else readings.length = 0;
+    readings.push({ at: nowMs(options.now), sent: slot.sent - 1, refused: slot.refused });
     learnFromOthers(slot);
     const wait = Math.max(0, slot.waitMs);
     if (wait > 0) {
@@ -297,6 +416,7 @@ export function createPacer(options: PacerOptions): Pacer {
       const t = nowMs(options.now);
       latencyMs = latencyMs === null ? t - sentAt : latencyMs * 0.9 + (t - sentAt) * 0.1;
       forget(t);
+      sends.splice(upperBound(sends, sentAt), 0, sentAt);
       if (answer.status === 429) {
         refusedTotal += 1;
         const learn = (client: BudgetCounts | null) => {
@@ -337,6 +457,8 @@ export function createPacer(options: PacerOptions): Pacer {
 /** A 429: when its request was sent; with a shared budget, the client's counts when it was answered. */
 interface Refusal {
   at: number;
+  /** Another worker's refusal: the earliest it can have been sent (this process's reading before it). */
+  earliest?: number;
   client: BudgetCounts | null;
 }
 

@@ -106,11 +106,11 @@ describePostgres('cooperating workers under the bank rate limit', () => {
     expect(await postgresQuery<{ key: string }>(url, 'SELECT key FROM rate_budget')).toHaveLength(1);
     // Together within the bucket: over any stretch of the run, the requests sent (refused ones
     // too) are at most what a bucket of RATE and BURST lets through, plus the refusals the pacers
-    // need to learn the rate (the same allowance as the refusal count below: at most three per
+    // need to learn the rate (the same allowance as the refusal count below: at most four per
     // lane), plus 3 for the clock (a request is timed when the emulator answers it, up to about
     // 100 ms after its bucket let it in on a loaded machine). With the pacers using the whole
     // limit, a stretch of 620 requests came 19 over the bucket, 17 of them refused.
-    const learning = WORKERS * 2 * 3;
+    const learning = WORKERS * 2 * 4;
     const slack = learning + 3;
     for (let i = 0; i < sent.length; i++) {
       for (let j = i + 10; j < sent.length; j += 10) {
@@ -118,8 +118,11 @@ describePostgres('cooperating workers under the bank rate limit', () => {
         expect(j - i + 1, `requests ${i}..${j}`).toBeLessThanOrEqual(allowed + slack);
       }
     }
-    // Few refusals: each worker's pacer learns the rate from its first refusals (at most one per
-    // lane and a few more while it measures), then about one per 10 s (docs/client.md "Pacing").
+    // Few refusals: each worker's pacer learns the rate from its first refusals (each lane's first
+    // ones, before any rate, and the end of the slow start), then about one per 10 s
+    // (docs/client.md "Pacing"). With the slow start the workers are at the limit within about
+    // 5 s and use all of it (30 req/s over the middle half, 24-26 before), for 24-40 refusals in
+    // a 26-second run (13-20 before); at most three per lane failed 2 runs in 9.
     expect(refused).toBeLessThanOrEqual(learning + Math.ceil(spanS / 10) * WORKERS);
     // The workers learn the client's rate, not their share of it: together they use the limit.
     expect(midRate, 'accepted req/s over the middle half of the run').toBeGreaterThanOrEqual(0.8 * RATE);
