@@ -138,8 +138,10 @@ export function createPacer(options: PacerOptions): Pacer {
   // being counted. A rise in the count this process did not cause is another worker's refusal:
   // this pacer learns from it too, so the workers' pacers learn from the same refusals and keep
   // to the same rate. Slots are counted from this process's first 429 on (before it, nothing
-  // says the bank limits the client: no round trip to the budget), and until the first rate the
-  // counts each slot returned are kept (the first rate is the client's accepted rate of a second).
+  // says the bank limits the client: no round trip to the budget). The counts each slot returned
+  // are kept (`readings`, as long as the memory): the first rate is the client's accepted rate of
+  // a second, a cut goes no higher than the last second's, and they show the idle stretches of a
+  // bound's span.
   let limited = false;
   let knownRefused = 0;
   let counting = 0;
@@ -232,14 +234,16 @@ export function createPacer(options: PacerOptions): Pacer {
     if (span <= 0 || minPace(a.at, t.at) < rate * (1 - CUT)) return 1;
     let idleMs = 0;
     if (a.client && t.client) {
-      let last: BudgetCounts & { at: number } = { at: a.at, ...a.client };
-      for (const r of readings) {
-        if (r.at <= a.at) continue;
-        if (r.at > t.at) break;
+      // Between readings only: a refusal's own counts are read when it is answered, later
+      // than it was sent.
+      const byAt = (r: { at: number }) => r.at;
+      const within = readings.slice(upperBound(readings, a.at, byAt), upperBound(readings, t.at, byAt));
+      within.forEach((r, i) => {
+        const last = within[i - 1];
+        if (last === undefined) return;
         const missing = (rate * (r.at - last.at)) / 1000 - 2 - (r.sent - last.sent);
         if (missing > 0) idleMs += (missing * 1000) / rate;
-        last = r;
-      }
+      });
     } else {
       const maxGap = 2000 / rate;
       let last = a.at;
@@ -288,7 +292,7 @@ export function createPacer(options: PacerOptions): Pacer {
       if (isolated) {
         // One refusal after a quiet spell is a clump of sends (a stalled event loop, a burst of
         // lanes), not a rate far above the bank's: trim a little, never below the bound.
-        setBase(t, Math.max(MIN_RATE, Math.max(certified, current) * (1 - TRIM)));
+        setBase(t, Math.max(MIN_RATE, Math.min(current, Math.max(certified, current) * (1 - TRIM))));
         uncertainty = Math.min(uncertainty, spread);
         threshold = 0;
       } else {
@@ -299,7 +303,7 @@ export function createPacer(options: PacerOptions): Pacer {
         const paced = Math.min(current * (1 - CUT), tight && !starting ? certified * (1 + spread) : Infinity);
         const recent = refusal.client ? clientAcceptedSince(t - FIRST_WINDOW_MS, refusal.client) : acceptedIn(t - FIRST_WINDOW_MS, t);
         const accepted = recent === null ? Infinity : ((recent * 1000) / FIRST_WINDOW_MS) * (1 + ROUGH);
-        setBase(t, Math.max(certified, Math.min(paced, accepted), MIN_RATE));
+        setBase(t, Math.max(MIN_RATE, Math.min(current, Math.max(certified, Math.min(paced, accepted)))));
         uncertainty = spread;
         threshold = Math.max(certified, paced);
         starting = false;
@@ -354,14 +358,7 @@ export function createPacer(options: PacerOptions): Pacer {
 
   /** The client's requests accepted since `from`, by the counts this process's slots returned. */
   function clientAcceptedSince(from: number, now: BudgetCounts): number | null {
-    let lo = 0;
-    let hi = readings.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if ((readings[mid]?.at ?? Infinity) <= from) lo = mid + 1;
-      else hi = mid;
-    }
-    const since = readings[lo - 1];
+    const since = readings[upperBound(readings, from, (r) => r.at) - 1];
     return since !== undefined ? now.sent - since.sent - (now.refused - since.refused) : null;
   }
 
@@ -462,13 +459,14 @@ interface Refusal {
   client: BudgetCounts | null;
 }
 
-/** The index of the first value greater than `x` in ascending `values`. */
-function upperBound(values: readonly number[], x: number): number {
+/** The index of the first value greater than `x` in `values`, ascending by `key` (default: the values themselves). */
+function upperBound<T>(values: readonly T[], x: number, key: (value: T) => number = Number): number {
   let lo = 0;
   let hi = values.length;
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
-    if ((values[mid] ?? Infinity) <= x) lo = mid + 1;
+    const value = values[mid];
+    if (value !== undefined && key(value) <= x) lo = mid + 1;
     else hi = mid;
   }
   return lo;
