@@ -1,10 +1,10 @@
 /**
  * One store suite, both dialects. A suite is written once against `Store` (and `queryRows` for
- * the views a test reads back) and run by two thin files: `x.test.ts` with `sqliteDialect` (the
- * unit project) and `x.pg.test.ts` with `postgresDialect` from ./postgres.ts (the postgres
- * project, which has the server), so `npm test` runs each case once per dialect. Cases whose
- * behaviour is one dialect's own (SQLite's exit-4 lease, PostgreSQL's work queue) stay in that
- * dialect's files. This module never imports ./postgres.ts: that one needs the postgres project.
+ * the views a test reads back) and run by two thin files: `x.test.ts` with `sqliteDialect` and
+ * `x.pg.test.ts` with `postgresDialect` from ./postgres.ts (a file named *.pg.test.ts makes the
+ * run start the server), so `npm test` runs each case once per dialect. Cases whose behaviour is
+ * one dialect's own (SQLite's exit-4 lease, PostgreSQL's work queue) stay in that dialect's
+ * files. This module never imports ./postgres.ts, which is for the *.pg.test.ts files.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
