@@ -5,7 +5,7 @@
  * spinner and progress display read wall time directly.
  */
 import { DateTime } from 'luxon';
-import { NZ_ZONE } from './api/rules';
+import { NZ } from './api/rules';
 
 export type Clock = () => Date;
 
@@ -23,5 +23,5 @@ export function utcNow(clock: Clock): DateTime {
 
 /** Now as a luxon DateTime in Pacific/Auckland. */
 export function nzNow(clock: Clock): DateTime {
-  return DateTime.fromJSDate(clock(), { zone: NZ_ZONE });
+  return DateTime.fromJSDate(clock(), { zone: NZ });
 }

@@ -3,7 +3,7 @@
  * adds `request-id` and the data-clock `Date`, and logs it. Error bodies follow docs/bank-api.md §7.1.
  */
 import type { DateTime } from 'luxon';
-import { NZ_ZONE } from '../api/rules';
+import { NZ } from '../api/rules';
 import type { ErrorBody } from '../api/schemas';
 
 export interface Reply {
@@ -77,7 +77,7 @@ function isoOf(at: DateTime): string {
 
 export function errorBody(error: ApiError, path: string, now: DateTime): ErrorBody {
   return {
-    timestamp: isoOf(now.setZone(NZ_ZONE)),
+    timestamp: isoOf(now.setZone(NZ)),
     path,
     status: error.status,
     error: statusName(error.status),

@@ -4,7 +4,7 @@
  * 8 account / statement → 9 resource supported → (10 in the handler) → 11 upstream.
  */
 import type { DateTime } from 'luxon';
-import { NZ_ZONE, checkQueryRange, hasPermissionFor, parseQueryDateTime, ENDPOINT_RESOURCE, type Endpoint } from '../api/rules';
+import { NZ, checkQueryRange, hasPermissionFor, parseQueryDateTime, ENDPOINT_RESOURCE, type Endpoint } from '../api/rules';
 import type { BankMeta, BankName, ConsentStatus, Statement } from '../api/schemas';
 import { bankMeta } from './bank-meta';
 import type { EmulatorContext, RequestInfo } from './context';
@@ -131,7 +131,7 @@ export function checkUpstream(ctx: EmulatorContext, consent: ConsentRecord, bank
 /** Meta max_history_days: nothing older than `at` minus that many NZ calendar days is served. */
 export function historyFloorMs(meta: BankMeta, at: DateTime): number | null {
   const days = meta.features.max_history_days;
-  return days === null ? null : at.setZone(NZ_ZONE).minus({ days }).toMillis();
+  return days === null ? null : at.setZone(NZ).minus({ days }).toMillis();
 }
 
 /** Statements the bank shows at `at` within its history (EndDateTime not before the floor). */

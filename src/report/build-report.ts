@@ -4,7 +4,7 @@
  * self-contained HTML file (html.ts) with the charts drawn at build time (charts.ts).
  */
 import { DateTime } from 'luxon';
-import { NZ_ZONE, nzDateOf } from '../api/rules';
+import { NZ, nzDateOf } from '../api/rules';
 import { reconciliationSummary } from '../payments';
 import type { Store } from '../store';
 import type { ContinuityViewRow } from '../store/continuity';
@@ -117,6 +117,6 @@ export async function buildReport(store: Store, options: ReportOptions = {}): Pr
 /** An instant as the NZ date and time people read ("2025-03-05 14:02"). */
 export function nzDateTime(instant: string | null): string {
   if (!instant) return '';
-  const at = DateTime.fromISO(instant, { zone: 'utc' }).setZone(NZ_ZONE);
+  const at = DateTime.fromISO(instant, { zone: 'utc' }).setZone(NZ);
   return at.isValid ? at.toFormat('yyyy-MM-dd HH:mm') : instant;
 }

@@ -3,8 +3,8 @@
  * (the form of `Date#toISOString` and of SQLite's `strftime('%Y-%m-%dT%H:%M:%fZ')`). One fixed
  * width, so comparing the text compares the instants; range queries rely on it.
  */
-import { DateTime, IANAZone } from 'luxon';
-import { NZ_ZONE, toInstant, utcIso, type Instant } from '../api/rules';
+import { DateTime } from 'luxon';
+import { NZ, toInstant, utcIso, type Instant } from '../api/rules';
 
 export type { Instant };
 
@@ -28,8 +28,7 @@ export { systemClock, type Clock } from '../clock';
 export function nzOffsetTransitions(fromYear: number, toYear: number): { utcFrom: string; offsetMinutes: number }[] {
   const start = DateTime.fromObject({ year: fromYear }, { zone: 'utc' }).toMillis();
   const end = DateTime.fromObject({ year: toYear + 1 }, { zone: 'utc' }).toMillis();
-  const zone = IANAZone.create(NZ_ZONE);
-  const offsetAt = (ms: number) => zone.offset(ms);
+  const offsetAt = (ms: number) => NZ.offset(ms);
   const rows = [{ utcFrom: toStoredInstant(start), offsetMinutes: offsetAt(start) }];
   const step = 30 * 24 * 3600_000; // NZ changes offset twice a year, months apart
   for (let t = start; t < end; t += step) {

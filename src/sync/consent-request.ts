@@ -5,7 +5,7 @@
  */
 import { DateTime } from 'luxon';
 import type { ConsentRequestDraft } from '../api/consent-checks';
-import { NZ_ZONE, addNzDays, durationMs, formatNz, nzDateOf, nzMidnight, parseQueryDateTime, parseWireDateTime, toInstant, type Instant } from '../api/rules';
+import { NZ, addNzDays, durationMs, formatNz, nzDateOf, nzMidnight, parseQueryDateTime, parseWireDateTime, toInstant, type Instant } from '../api/rules';
 import type { BankMeta, FlowType } from '../api/schemas';
 import { sha256 } from '../store';
 
@@ -40,7 +40,7 @@ export class ConsentInputError extends Error {
  * and inside BNZ's BDT014 limit (start within the last 2 years) whatever the time of day.
  */
 export function defaultStart(now: Instant): DateTime {
-  const twoYearsAgo = nzDateOf(toInstant(now).setZone(NZ_ZONE).minus({ years: 2 }));
+  const twoYearsAgo = nzDateOf(toInstant(now).setZone(NZ).minus({ years: 2 }));
   return nzMidnight(addNzDays(twoYearsAgo, 1));
 }
 
@@ -50,7 +50,7 @@ function readDate(value: string, flag: string, endOfDay: boolean): DateTime {
   if (!parsed) {
     throw new ConsentInputError(`${flag} ${value}: expected an NZ date YYYY-MM-DD or a date-time with seconds and offset`);
   }
-  return isDate && endOfDay ? parsed.setZone(NZ_ZONE).endOf('day').set({ millisecond: 0 }) : parsed;
+  return isDate && endOfDay ? parsed.setZone(NZ).endOf('day').set({ millisecond: 0 }) : parsed;
 }
 
 /** The body to send. The redirect URI defaults to the first whitelist entry without a wildcard. */

@@ -6,7 +6,7 @@
  */
 import { DateTime } from 'luxon';
 import { SplitNeededError } from '../api';
-import { NZ_ZONE } from '../api/rules';
+import { NZ } from '../api/rules';
 import type { AccountId, BankMeta, ConsentId, Transaction } from '../api/schemas';
 import type { ConsentRecord } from '../store';
 import { bankNow, type SyncContext } from './context';
@@ -171,7 +171,7 @@ async function endedAndSettled(ctx: SyncContext, ref: AccountRef, consent: Conse
   if (!end.isValid || ceiling < end.startOf('second')) return false;
   const watermark = await ctx.store.syncState.getWatermark({ bank: ref.bank, accountId: ref.accountId, consentId: ref.consentId });
   if (watermark === null || DateTime.fromISO(watermark, { zone: 'utc' }) < ceiling) return false;
-  const settledAt = end.setZone(NZ_ZONE).plus({ days: ctx.settings.lookbackDays });
+  const settledAt = end.setZone(NZ).plus({ days: ctx.settings.lookbackDays });
   if (bankNow(ctx) < settledAt) return false;
   return (await ctx.store.syncState.oldestOpenPending({ bank: ref.bank, accountId: ref.accountId })) === null;
 }

@@ -4,7 +4,7 @@
  * of a window the bank refuses as too large (BDT263). No I/O, no clock: `now` is passed in.
  */
 import { DateTime } from 'luxon';
-import { NZ_ZONE, addNzDays, nzDateOf, nzDaysBetween, nzMidnight, toInstant, type Instant } from '../api/rules';
+import { NZ, addNzDays, nzDateOf, nzDaysBetween, nzMidnight, toInstant, type Instant } from '../api/rules';
 
 /** A transaction query range; both ends inclusive (docs/bank-api.md §6.4), instants in UTC. */
 export interface DateWindow {
@@ -68,7 +68,7 @@ function floorCandidates(input: SyncRangeInput, now: DateTime): DateTime[] {
     assertWholeDays('maxHistoryDays', input.maxHistoryDays, 1);
     // "now minus max_history_days": read both as NZ calendar days and as 24-hour days and take
     // the later, so a DST change in between never makes us ask for the hour the bank dropped.
-    candidates.push(now.setZone(NZ_ZONE).minus({ days: input.maxHistoryDays }).toUTC());
+    candidates.push(now.setZone(NZ).minus({ days: input.maxHistoryDays }).toUTC());
     candidates.push(now.minus({ hours: 24 * input.maxHistoryDays }));
   }
   if (input.configFloor) candidates.push(nzMidnight(input.configFloor).toUTC());
@@ -80,7 +80,7 @@ function startOf(input: SyncRangeInput, floor: DateTime): DateTime {
   assertWholeDays('lookbackDays', input.lookbackDays, 0);
   // Late rows and pending that settled: re-read the lookback and everything since the oldest
   // pending still open, so its booking (or its vanishing) is seen.
-  const candidates: DateTime[] = [toInstant(input.watermark).setZone(NZ_ZONE).minus({ days: input.lookbackDays }).toUTC()];
+  const candidates: DateTime[] = [toInstant(input.watermark).setZone(NZ).minus({ days: input.lookbackDays }).toUTC()];
   if (input.oldestOpenPending != null) candidates.push(toInstant(input.oldestOpenPending));
   // --since only moves the start earlier, never before the floor.
   if (input.since) candidates.push(latest([nzMidnight(input.since).toUTC(), floor]));

@@ -1,13 +1,14 @@
 /**
  * The quick path of `utcIso` / `toStoredInstant` and `nzDateOf` (src/api/rules.ts) must give
  * exactly what luxon gives (or refuse what luxon refuses), for every shape of instant string,
- * and the NZ date across daylight-saving changes.
+ * and the NZ date across daylight-saving changes, and `formatNz` the NZ wall time; and `NZ`, the zone with remembered offsets,
+ * exactly what luxon's own Pacific/Auckland gives.
  */
 import fc from 'fast-check';
 import { DateTime } from 'luxon';
 import { describe, expect, it } from 'vitest';
 import { commonInstantMs } from '../../src/api/instant-text';
-import { NZ_ZONE, nzDateOf, utcIso } from '../../src/api/rules';
+import { NZ, NZ_ZONE, formatNz, nzDateOf, utcIso } from '../../src/api/rules';
 import { DateTimeString } from '../../src/api/schemas';
 
 const pad = (n: number, width = 2) => String(n).padStart(width, '0');
@@ -72,10 +73,12 @@ describe('the quick instant path gives what luxon gives', () => {
     }), { numRuns: 5_000 });
   });
 
-  it('NZ dates of any instant from 1970 to 2100, and every quarter hour around each daylight-saving change 2020-2030', () => {
+  it('NZ dates of any instant from 1970 to 2100 (a number, a Date, a DateTime), and every quarter hour around each daylight-saving change 2020-2030', () => {
     const luxonNz = (ms: number) => DateTime.fromMillis(ms, { zone: NZ_ZONE }).toISODate();
     fc.assert(fc.property(fc.integer({ min: 0, max: 4102444800000 }), (ms) => {
       expect(nzDateOf(ms)).toBe(luxonNz(ms));
+      expect(nzDateOf(new Date(ms))).toBe(luxonNz(ms));
+      expect(nzDateOf(DateTime.fromMillis(ms, { zone: 'utc' }))).toBe(luxonNz(ms));
     }), { numRuns: 5_000 });
     for (let year = 2020; year <= 2030; year += 1) {
       for (const month of [4, 9]) {
@@ -87,5 +90,53 @@ describe('the quick instant path gives what luxon gives', () => {
         }
       }
     }
+  });
+
+  it('NZ, the zone with remembered offsets, is luxon\'s Pacific/Auckland: offsets, instants and local times across daylight-saving changes 1970-2100', () => {
+    const luxons = (ms: number) => DateTime.fromMillis(ms, { zone: NZ_ZONE });
+    const ourZone = (ms: number) => DateTime.fromMillis(ms, { zone: NZ });
+    const same = (ms: number) => {
+      const [a, b] = [ourZone(ms), luxons(ms)];
+      if (a.offset !== b.offset || a.toISO() !== b.toISO() || !a.equals(b)) expect(a.toISO(), new Date(ms).toISOString()).toBe(b.toISO());
+    };
+    fc.assert(fc.property(fc.integer({ min: 0, max: 4102444800000 }), (ms) => same(ms)), { numRuns: 5_000 });
+    // Every 15 minutes around each change, and the local times of the changes' nights read in the
+    // zone (02:00-03:59 is skipped in September and repeated in April): luxon places them alike.
+    for (let year = 1975; year <= 2100; year += 25) {
+      for (const month of [3, 4, 9, 10]) {
+        const start = DateTime.fromObject({ year, month, day: 1 }, { zone: 'utc' }).toMillis();
+        for (let ms = start; ms < start + 31 * 86_400_000; ms += 15 * 60_000) same(ms);
+        for (let day = 1; day <= 31; day++) {
+          for (const time of ['01:59', '02:00', '02:30', '02:59', '03:00', '03:30', '04:00']) {
+            const local = `${year}-${pad(month)}-${pad(day)}T${time}`;
+            const [a, b] = [DateTime.fromISO(local, { zone: NZ }), DateTime.fromISO(local, { zone: NZ_ZONE })];
+            if (a.isValid !== b.isValid || a.toMillis() !== b.toMillis()) expect(`${a.toISO()}`, local).toBe(`${b.toISO()}`);
+          }
+        }
+      }
+    }
+    expect(DateTime.fromISO('2025-04-06T02:30', { zone: NZ }).setZone(NZ_ZONE).zoneName).toBe(NZ_ZONE);
+    expect(NZ.equals(DateTime.now().setZone(NZ_ZONE).zone)).toBe(true);
+  });
+
+  it('formatNz, the NZ wall time with its offset, as luxon writes it: epoch milliseconds, strings, Dates and DateTimes, with and without milliseconds', () => {
+    const luxonFormat = (ms: number) => DateTime.fromMillis(ms, { zone: NZ_ZONE }).toISO({ suppressMilliseconds: true });
+    const check = (ms: number) => {
+      const expected = luxonFormat(ms);
+      for (const value of [ms, new Date(ms), DateTime.fromMillis(ms, { zone: 'utc' }), new Date(ms).toISOString()]) {
+        if (formatNz(value) !== expected) expect(formatNz(value), `${String(value)}`).toBe(expected);
+      }
+    };
+    fc.assert(fc.property(fc.integer({ min: 0, max: 253402300799999 }), fc.boolean(), (ms, whole) => check(whole ? ms - (ms % 1000) : ms)), { numRuns: 5_000 });
+    for (let year = 2020; year <= 2030; year += 1) {
+      for (const month of [4, 9]) {
+        const start = DateTime.fromObject({ year, month, day: month === 4 ? 1 : 20 }, { zone: 'utc' }).toMillis();
+        for (let ms = start; ms < start + 12 * 86_400_000; ms += 15 * 60_000) check(ms);
+      }
+    }
+    // The last instants of year 9999 in NZ are in year 10000: luxon writes those.
+    expect(formatNz(253402300799000)).toBe(luxonFormat(253402300799000));
+    expect(formatNz('2025-03-02T20:15:00.035+13:00')).toBe('2025-03-02T20:15:00.035+13:00');
+    expect(formatNz('2025-06-02T20:15:00Z')).toBe('2025-06-03T08:15:00+12:00');
   });
 });

@@ -5,7 +5,7 @@
  * bank's consent date rules (docs/bank-api.md §4.1) at each consent's creation instant and lie inside the history.
  */
 import { DateTime } from 'luxon';
-import { NZ_ZONE, formatNz } from '../../api/rules';
+import { NZ, formatNz } from '../../api/rules';
 import type { BankName, ConsentFlow, ConsentStatus, Permission } from '../../api/schemas';
 import type { BankSeedFeatures, SeededConsent } from '../world-types';
 import type { CustomerPlan } from './customers';
@@ -89,7 +89,7 @@ export function seedConsents(
     { status: 'GatewayTimeout', permissions: FULL, customer: other(), created: { daysAgo: 3 }, flow: 'gateway',
       dates: (s, c) => ({ end: midnight(s, 300), updated: minutes(c, 15) }) },
   ];
-  const startNz = start.setZone(NZ_ZONE);
+  const startNz = start.setZone(NZ);
   return consentPlans.map((p): SeededConsent => {
     const plan = itemAt(plans, p.customer % plans.length);
     const created =

@@ -5,7 +5,7 @@
  * in well under a second. Output equals `formatNz` of src/api/rules.ts for whole-second instants.
  */
 import { DateTime } from 'luxon';
-import { NZ_ZONE, formatNz } from '../../api/rules';
+import { NZ, formatNz } from '../../api/rules';
 import { itemAt } from '../../item-at';
 
 export interface NzDay {
@@ -36,12 +36,12 @@ export class NzCalendar {
 
   /** Days from `firstDate` to `lastDate` inclusive (NZ dates). */
   constructor(firstDate: string, lastDate: string) {
-    const first = DateTime.fromISO(firstDate, { zone: NZ_ZONE }).startOf('day');
-    const last = DateTime.fromISO(lastDate, { zone: NZ_ZONE }).startOf('day');
+    const first = DateTime.fromISO(firstDate, { zone: NZ }).startOf('day');
+    const last = DateTime.fromISO(lastDate, { zone: NZ }).startOf('day');
     if (!first.isValid || !last.isValid || last < first) throw new RangeError(`bad range ${firstDate}..${lastDate}`);
     // Luxon samples the offset once per day (and per hour around a change): one Intl call per
     // day instead of several per transaction.
-    const offsetOf = (ms: number) => DateTime.fromMillis(ms, { zone: NZ_ZONE }).offset;
+    const offsetOf = (ms: number) => DateTime.fromMillis(ms, { zone: NZ }).offset;
     const utcDay = (y: number, m: number, d: number) => Date.UTC(y, m - 1, d);
     this.initialOffsetMin = first.offset;
     let previousOffset = first.offset;

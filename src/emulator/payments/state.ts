@@ -8,7 +8,7 @@
  */
 import { DateTime } from 'luxon';
 import type { Payment, PaymentConsent, PaymentStatus } from '../../api/payments/schemas';
-import { GATEWAY_TIMEOUT_MS, NZ_ZONE, formatNz, toInstant } from '../../api/rules';
+import { GATEWAY_TIMEOUT_MS, NZ, formatNz, toInstant } from '../../api/rules';
 import type { Random } from '../seeded-random';
 import { wireView } from '../wire-view';
 import type { PaymentsAuth } from './auth';
@@ -182,7 +182,7 @@ export class PaymentsState {
 
 /** Start of the NZ period that holds `nowMs`: calendar day, week (Monday), month, year; fortnights from from_timestamp. */
 export function periodStart(c: PaymentConsentRecord, nowMs: number): number {
-  const now = DateTime.fromMillis(nowMs, { zone: NZ_ZONE });
+  const now = DateTime.fromMillis(nowMs, { zone: NZ });
   switch (c.period) {
     case 'day':
       return now.startOf('day').toMillis();
@@ -193,7 +193,7 @@ export function periodStart(c: PaymentConsentRecord, nowMs: number): number {
     case 'year':
       return now.startOf('year').toMillis();
     case 'fortnight': {
-      const anchor = toInstant(c.from_timestamp ?? c.creation_timestamp).setZone(NZ_ZONE).startOf('day');
+      const anchor = toInstant(c.from_timestamp ?? c.creation_timestamp).setZone(NZ).startOf('day');
       const days = Math.floor(now.startOf('day').diff(anchor, 'days').days);
       return anchor.plus({ days: days - (((days % 14) + 14) % 14) }).toMillis();
     }
