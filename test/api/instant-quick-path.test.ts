@@ -99,13 +99,14 @@ describe('the quick instant path gives what luxon gives', () => {
       const [a, b] = [ourZone(ms), luxons(ms)];
       if (a.offset !== b.offset || a.toISO() !== b.toISO() || !a.equals(b)) expect(a.toISO(), new Date(ms).toISOString()).toBe(b.toISO());
     };
-    fc.assert(fc.property(fc.integer({ min: 0, max: 4102444800000 }), (ms) => same(ms)), { numRuns: 5_000 });
-    // Every 15 minutes around each change, and the local times of the changes' nights read in the
-    // zone (02:00-03:59 is skipped in September and repeated in April): luxon places them alike.
+    fc.assert(fc.property(fc.integer({ min: 0, max: 4102444800000 }), (ms) => same(ms)), { numRuns: 2_000 });
+    // Every half hour of the months NZ's clocks change in (on the hour), and the local times of
+    // their nights read in the zone (02:00-02:59 skipped in September, 02:00-02:59 twice in April):
+    // luxon places them alike.
     for (let year = 1975; year <= 2100; year += 25) {
       for (const month of [3, 4, 9, 10]) {
         const start = DateTime.fromObject({ year, month, day: 1 }, { zone: 'utc' }).toMillis();
-        for (let ms = start; ms < start + 31 * 86_400_000; ms += 15 * 60_000) same(ms);
+        for (let ms = start; ms < start + 31 * 86_400_000; ms += 30 * 60_000) same(ms);
         for (let day = 1; day <= 31; day++) {
           for (const time of ['01:59', '02:00', '02:30', '02:59', '03:00', '03:30', '04:00']) {
             const local = `${year}-${pad(month)}-${pad(day)}T${time}`;
@@ -127,7 +128,7 @@ describe('the quick instant path gives what luxon gives', () => {
         if (formatNz(value) !== expected) expect(formatNz(value), `${String(value)}`).toBe(expected);
       }
     };
-    fc.assert(fc.property(fc.integer({ min: 0, max: 253402300799999 }), fc.boolean(), (ms, whole) => check(whole ? ms - (ms % 1000) : ms)), { numRuns: 5_000 });
+    fc.assert(fc.property(fc.integer({ min: 0, max: 253402300799999 }), fc.boolean(), (ms, whole) => check(whole ? ms - (ms % 1000) : ms)), { numRuns: 2_000 });
     for (let year = 2020; year <= 2030; year += 1) {
       for (const month of [4, 9]) {
         const start = DateTime.fromObject({ year, month, day: month === 4 ? 1 : 20 }, { zone: 'utc' }).toMillis();
