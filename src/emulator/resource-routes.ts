@@ -80,7 +80,11 @@ export function handleTransactions(ctx: EmulatorContext, rq: RequestInfo, accoun
   const toMs = to.at.toMillis();
   const floor = historyFloorMs(meta, at) ?? -Infinity;
   const direction = creditDebitFilter(consent.permissions);
-  const served = applyDataFaults(ctx.settings.dataFaults, consent.bank, accountId, ctx.world.transactionsAt(consent.bank, accountId, at));
+  // The window's rows only, unless a data fault is set on the account: a balance skip shifts the
+  // rows after its target, which may lie before the window.
+  const faulted = ctx.settings.dataFaults.some((f) => f.bank === consent.bank && f.accountId === accountId);
+  const visible = ctx.world.transactionsAt(consent.bank, accountId, at, faulted ? undefined : { fromMs, toMs });
+  const served = applyDataFaults(ctx.settings.dataFaults, consent.bank, accountId, visible);
   const rows = served.filter((t) => {
     const booked = Date.parse(t.BookingDateTime);
     return booked >= fromMs && booked <= toMs && booked >= floor && (direction === null || t.CreditDebitIndicator === direction);

@@ -90,9 +90,10 @@ export interface World {
    * Transactions the bank shows at instant `at`, full Detail payload: booked ones whose
    * booking is visible by then, and pending ones still open. Sorted BookingDateTime
    * descending, then TransactionId. (The server, which knows meta, drops anything older than
-   * the bank's max_history_days.)
+   * the bank's max_history_days.) With `booked`, only the rows whose BookingDateTime is within
+   * it (epoch milliseconds, both ends included).
    */
-  transactionsAt(bank: BankName, accountId: string, at: DateTime): Transaction[];
+  transactionsAt(bank: BankName, accountId: string, at: DateTime, booked?: { fromMs: number; toMs: number }): Transaction[];
   /** Balances at `at` (InterimBooked, InterimAvailable; a credit line where the account has one). */
   balancesAt(bank: BankName, accountId: string, at: DateTime): Balance[];
   /** Statements created by `at`, full Detail payload, newest first. */

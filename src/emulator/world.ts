@@ -137,8 +137,8 @@ export function buildWorld(options: WorldOptions): World {
     customers: Object.freeze(customers),
     accounts,
     seededConsents: Object.freeze(seededConsents),
-    transactionsAt(bank: BankName, accountId: string, at: DateTime): Transaction[] {
-      return find(bank, accountId)?.ledger.transactionsAt(at.toMillis()) ?? [];
+    transactionsAt(bank: BankName, accountId: string, at: DateTime, booked?: { fromMs: number; toMs: number }): Transaction[] {
+      return find(bank, accountId)?.ledger.transactionsAt(at.toMillis(), booked?.fromMs, booked?.toMs) ?? [];
     },
     balancesAt(bank: BankName, accountId: string, at: DateTime): Balance[] {
       return find(bank, accountId)?.ledger.balancesAt(at.toMillis()) ?? [];

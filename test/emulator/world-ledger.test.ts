@@ -30,6 +30,33 @@ describe('transactionsAt: what the bank shows at an instant', () => {
     }
   });
 
+  it('with a booking range, exactly the rows of the whole answer booked within it, in its order (both ends included)', () => {
+    let compared = 0;
+    let withPending = 0;
+    for (const { bank, account } of accountsOf(world)) {
+      for (const at of [START.minus({ days: 200 }), START.minus({ hours: 30 }), START, START.plus({ days: 2 }), FAR]) {
+        const all = world.transactionsAt(bank, account.AccountId, at);
+        const booked = all.map((t) => Date.parse(t.BookingDateTime));
+        // Ranges ending and starting on rows' own instants (pending ones too, all among the newest
+        // rows), inside and around the answer.
+        const step = Math.max(1, Math.floor(all.length / 12));
+        const edges = [-Infinity, ...booked.slice(0, 8), ...booked.filter((_, i) => i % step === 0), at.toMillis() - 3_600_000, Infinity];
+        for (let i = 0; i < edges.length; i++) {
+          for (let j = i; j < edges.length; j += 3) {
+            const [fromMs, toMs] = [Math.min(edges[i]!, edges[j]!), Math.max(edges[i]!, edges[j]!)];
+            const expected = all.filter((_, k) => booked[k]! >= fromMs && booked[k]! <= toMs);
+            const got = world.transactionsAt(bank, account.AccountId, at, { fromMs, toMs });
+            if (got.length !== expected.length || got.some((t, k) => t !== expected[k])) expect(got.map((t) => t.TransactionId)).toEqual(expected.map((t) => t.TransactionId));
+            compared += 1;
+            if (expected.some((t) => t.Status === 'Pending')) withPending += 1;
+          }
+        }
+      }
+    }
+    expect(compared).toBeGreaterThan(1000);
+    expect(withPending).toBeGreaterThan(100);
+  });
+
   it('never shows a row booked after `at`, and past the horizon shows no pending rows', () => {
     for (const { bank, account } of accountsOf(world)) {
       const rows = world.transactionsAt(bank, account.AccountId, START);

@@ -119,26 +119,32 @@ export class AccountLedger {
     ]);
   }
 
-  /** Rows visible at `atMs`: booked rows already visible, pending rows still open; newest first. */
-  transactionsAt(atMs: number): Transaction[] {
+  /**
+   * Rows visible at `atMs`: booked rows already visible, pending rows still open; newest first.
+   * Only those booked from `fromMs` to `toMs` (both included) when given: a windowed query reads
+   * its window by binary search instead of filtering the whole history on every request.
+   */
+  transactionsAt(atMs: number, fromMs = -Infinity, toMs = Infinity): Transaction[] {
     const horizon = atMs - this.settleWindowMs;
-    const firstDue = partitionPoint(this.newest, (r) => r.bookingMs > atMs);
+    // `newest` is booking-descending: [last, end) holds the rows booked before `fromMs`.
+    const firstDue = partitionPoint(this.newest, (r) => r.bookingMs > Math.min(atMs, toMs));
+    const last = partitionPoint(this.newest, (r) => r.bookingMs >= fromMs);
     // Rows booked at or before `horizon` are visible for sure: one slice, no per-row test.
-    const firstSettled = partitionPoint(this.newest, (r) => r.bookingMs > horizon);
+    const firstSettled = Math.max(firstDue, partitionPoint(this.newest, (r) => r.bookingMs > horizon));
     const recent: Array<{ bookingMs: number; id: string; record: Transaction }> = [];
-    for (let i = firstDue; i < firstSettled; i++) {
+    for (let i = firstDue; i < Math.min(firstSettled, last); i++) {
       const row = itemAt(this.newest, i);
       if (row.visibleMs <= atMs) recent.push(row);
     }
-    const from = partitionPoint(this.pendings, (p) => p.fromMs <= horizon);
-    const to = partitionPoint(this.pendings, (p) => p.fromMs <= atMs);
+    const from = partitionPoint(this.pendings, (p) => p.fromMs <= Math.max(horizon, fromMs - 1));
+    const to = partitionPoint(this.pendings, (p) => p.fromMs <= Math.min(atMs, toMs));
     for (let i = from; i < to; i++) {
       const p = itemAt(this.pendings, i);
       if (p.untilMs > atMs) recent.push({ bookingMs: p.fromMs, id: p.record.TransactionId, record: p.record });
     }
     recent.sort(newestFirst);
     const out = recent.map((r) => r.record);
-    for (let i = firstSettled; i < this.newest.length; i++) out.push(itemAt(this.newest, i).record);
+    for (let i = firstSettled; i < last; i++) out.push(itemAt(this.newest, i).record);
     return out;
   }
 

@@ -88,10 +88,11 @@ export function withPaymentCredits(world: World, merchant: MerchantAccount, cred
     customers: world.customers,
     accounts: world.accounts,
     seededConsents: world.seededConsents,
-    transactionsAt(bank, accountId, at) {
-      const base = world.transactionsAt(bank, accountId, at);
+    transactionsAt(bank, accountId, at, booked) {
+      const base = world.transactionsAt(bank, accountId, at, booked);
       if (!isMerchant(bank, accountId)) return base;
-      const extra = credits(at.toMillis()).map((p) => creditTransaction(merchant, p));
+      const within = (t: Transaction) => !booked || (Date.parse(t.BookingDateTime) >= booked.fromMs && Date.parse(t.BookingDateTime) <= booked.toMs);
+      const extra = credits(at.toMillis()).map((p) => creditTransaction(merchant, p)).filter(within);
       return extra.length === 0 ? base : [...base, ...extra].sort(newestFirst);
     },
     balancesAt(bank, accountId, at) {
