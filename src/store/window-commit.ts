@@ -52,7 +52,7 @@ export function commitTransactionWindow(db: BankdataDb, input: TransactionWindow
 
   return inWriteTransaction(db, (tx) => {
     const counts: WindowCounts = { added: 0, updated: 0, removed: 0, unchanged: 0 };
-    const statements = prepareUpsert(tx);
+    const statements = { ...upsertStatementsOf(db), owner: ownerLookup(tx) };
     const stored = readStoredRows(tx, input, [...rows.values()].map((row) => row.transactionId));
     for (const row of rows.values()) counts[upsertTransaction(statements, row, stored.get(row.transactionId), now)] += 1;
     counts.removed = removeVanishedPending(tx, input, { from, to, now }, new Set(rows.keys()));
@@ -112,13 +112,24 @@ const UPDATE_PLACEHOLDERS = Object.fromEntries(
     .map((name) => [name, sql`${sql.placeholder(name)}`]),
 );
 
-type UpsertStatements = ReturnType<typeof prepareUpsert>;
+type UpsertStatements = ReturnType<typeof prepareUpsert> & { owner: ReturnType<typeof ownerLookup> };
 
 /**
- * The per-row statements, built and prepared once per window rather than once per row: query
- * building and SQLite's prepare were about nine tenths of a window's time (docs/benchmarks.md
- * "Store writes").
+ * The per-row statements of each open database, built and prepared once, not once per row (query
+ * building and SQLite's prepare were about nine tenths of a window's time, docs/benchmarks.md
+ * "Store writes") nor once per window (a sync commits hundreds: about 1.5 s of the test suite's
+ * CPU). A statement runs on its connection, inside whichever transaction is open there.
  */
+const preparedUpserts = new WeakMap<BankdataDb, ReturnType<typeof prepareUpsert>>();
+function upsertStatementsOf(db: BankdataDb): ReturnType<typeof prepareUpsert> {
+  let statements = preparedUpserts.get(db);
+  if (!statements) {
+    statements = prepareUpsert(db);
+    preparedUpserts.set(db, statements);
+  }
+  return statements;
+}
+
 function prepareUpsert(tx: Conn) {
   const key = and(
     eq(transactions.bank, sql.placeholder('bank')),
@@ -126,7 +137,6 @@ function prepareUpsert(tx: Conn) {
     eq(transactions.transactionId, sql.placeholder('transactionId')),
   );
   return {
-    owner: ownerLookup(tx),
     update: tx
       .update(transactions)
       .set({ ...UPDATE_PLACEHOLDERS, lastSeenAt: sql`${sql.placeholder('now')}`, updatedAt: sql`${sql.placeholder('now')}`, removedAt: null })

@@ -46,6 +46,17 @@ export const windowCommitSuite = storeSuite('commitTransactionWindow', (d) => {
       expect(after.consent_id).toBe(OTHER_CONSENT);
     });
 
+    it('two databases open side by side: each window lands in its own (statements are prepared once per database)', async () => {
+      const [a, b] = [await freshStoreOn(d), await freshStoreOn(d)];
+      expect(await commit(a, [txRow({ Status: 'Booked' })])).toMatchObject({ added: 1 });
+      expect(await commit(b, [txRow({ TransactionId: 'txn-2', Status: 'Booked' })])).toMatchObject({ added: 1 });
+      expect(await commit(a, [txRow({ TransactionId: 'txn-3', Status: 'Booked' })])).toMatchObject({ added: 1 });
+      expect(await commit(b, [txRow({ TransactionId: 'txn-2', Status: 'Booked', Amount: { Amount: '9.99', Currency: 'NZD' } })])).toMatchObject({ updated: 1 });
+      expect(await visibleIds(a)).toEqual(['txn-1', 'txn-3']);
+      expect(await visibleIds(b)).toEqual(['txn-2']);
+      expect(await queryRow(b, "SELECT amount FROM transactions WHERE transaction_id = 'txn-2'")).toEqual({ amount: '-9.99' });
+    });
+
     it('keeps a row with the consent that first returned it while that consent is live, then hands it over (docs/data-model.md)', async () => {
       const store = await freshStoreOn(d);
       await authorise(store, CONSENT);
