@@ -1,6 +1,6 @@
 /**
- * Before the tests run: builds dist/ once, so a test that spawns `bin/bankdata.js` runs the code
- * of this tree, never a stale build; and gives the run a temporary folder of its own, on tmpfs
+ * Before the tests run: builds dist/ unless it is newer than every file it was built from, so a
+ * test that spawns `bin/bankdata.js` runs the code of this tree, never a stale build; and gives the run a temporary folder of its own, on tmpfs
  * where the machine has one, removed when the run ends.
  *
  * The tests write thousands of small files (SQLite databases, exports, a PostgreSQL cluster and a
@@ -11,7 +11,7 @@
  * os.tmpdir(), so a folder a test leaves behind is removed with the run's.
  */
 import { execFileSync } from 'node:child_process';
-import { accessSync, chmodSync, constants, mkdtempSync, rmSync, statfsSync, statSync } from 'node:fs';
+import { accessSync, chmodSync, constants, existsSync, mkdtempSync, readFileSync, rmSync, statfsSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -20,13 +20,32 @@ const TMPFS_MAGIC = 0x01021994;
 const SHM = '/dev/shm';
 
 export default function setup(): () => void {
-  execFileSync(process.execPath, ['scripts/build.mjs'], { stdio: 'inherit' });
+  if (!distIsFresh()) execFileSync(process.execPath, ['scripts/build.mjs'], { stdio: 'inherit' });
   const runDir = mkdtempSync(join(memoryBacked() ? SHM : tmpdir(), 'bankdata-test-'));
   // The test PostgreSQL server runs as an unprivileged account when the tests run as root
   // (test/support/postgres-server.ts): it must be able to reach its folder inside this one.
   chmodSync(runDir, 0o755);
   process.env.TMPDIR = runDir;
   return () => rmSync(runDir, { recursive: true, force: true });
+}
+
+/**
+ * Whether dist/ holds a build of this tree: every output the last build listed (esbuild's
+ * metafile, dist/meta.json) is there, and no file it was built from, nor the build script or the
+ * package files, changed after it. `npm ci` has just built it in CI; a developer's edit to any
+ * source makes the next run build again (an edit that adds a file also changes the file that
+ * imports it).
+ */
+function distIsFresh(): boolean {
+  try {
+    const builtMs = statSync('dist/meta.json').mtimeMs;
+    const meta = JSON.parse(readFileSync('dist/meta.json', 'utf8')) as { inputs: Record<string, unknown>; outputs: Record<string, unknown> };
+    if (!Object.keys(meta.outputs).every((file) => existsSync(file))) return false;
+    const sources = [...Object.keys(meta.inputs), 'scripts/build.mjs', 'package.json', 'package-lock.json'];
+    return sources.every((file) => statSync(file).mtimeMs <= builtMs);
+  } catch {
+    return false;
+  }
 }
 
 /** Whether /dev/shm is a writable tmpfs folder (Linux), unless the caller chose TMPDIR themselves. */
