@@ -18,6 +18,8 @@ import { join } from 'node:path';
 /** statfs(2) f_type of tmpfs. */
 const TMPFS_MAGIC = 0x01021994;
 const SHM = '/dev/shm';
+/** Free space /dev/shm must have to hold a run's temporary files (see memoryBacked). */
+const SHM_ROOM_BYTES = 1024 ** 3;
 
 export default function setup(): () => void {
   if (!distIsFresh()) execFileSync(process.execPath, ['scripts/build.mjs'], { stdio: 'inherit' });
@@ -48,11 +50,17 @@ function distIsFresh(): boolean {
   }
 }
 
-/** Whether /dev/shm is a writable tmpfs folder (Linux), unless the caller chose TMPDIR themselves. */
+/**
+ * Whether /dev/shm is a writable tmpfs folder (Linux) with room for a run, unless the caller chose
+ * TMPDIR themselves. A whole run holds at most about 350 MB there at once; a container's default
+ * /dev/shm of 64 MB is too small, and the disk is used instead.
+ */
 function memoryBacked(): boolean {
   if (process.env.TMPDIR) return false;
   try {
-    if (!statSync(SHM).isDirectory() || statfsSync(SHM).type !== TMPFS_MAGIC) return false;
+    if (!statSync(SHM).isDirectory()) return false;
+    const fs = statfsSync(SHM);
+    if (fs.type !== TMPFS_MAGIC || fs.bavail * fs.bsize < SHM_ROOM_BYTES) return false;
     accessSync(SHM, constants.W_OK);
     return true;
   } catch {
