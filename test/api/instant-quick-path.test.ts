@@ -77,9 +77,11 @@ describe('the quick instant path gives what luxon gives', () => {
     const luxonNz = (ms: number) => DateTime.fromMillis(ms, { zone: NZ_ZONE }).toISODate();
     fc.assert(fc.property(fc.integer({ min: 0, max: 4102444800000 }), (ms) => {
       expect(nzDateOf(ms)).toBe(luxonNz(ms));
+    }), { numRuns: 5_000 });
+    fc.assert(fc.property(fc.integer({ min: 0, max: 4102444800000 }), (ms) => {
       expect(nzDateOf(new Date(ms))).toBe(luxonNz(ms));
       expect(nzDateOf(DateTime.fromMillis(ms, { zone: 'utc' }))).toBe(luxonNz(ms));
-    }), { numRuns: 5_000 });
+    }), { numRuns: 1_000 });
     for (let year = 2020; year <= 2030; year += 1) {
       for (const month of [4, 9]) {
         const start = DateTime.fromObject({ year, month, day: month === 4 ? 1 : 20 }, { zone: 'utc' }).toMillis();
