@@ -33,8 +33,8 @@ export default function setup(): () => void {
 
 /**
  * Whether dist/ holds a build of this tree: every output the last build listed (esbuild's
- * metafile, dist/meta.json) is there, and no file it was built from, nor the build script or the
- * package files, changed after it. `npm ci` has just built it in CI; a developer's edit to any
+ * metafile, dist/meta.json) is there, and no file it was built from, nor the build script,
+ * tsconfig.json or the package files, changed after it. `npm ci` has just built it in CI; a developer's edit to any
  * source makes the next run build again (an edit that adds a file also changes the file that
  * imports it).
  */
@@ -43,7 +43,7 @@ function distIsFresh(): boolean {
     const builtMs = statSync('dist/meta.json').mtimeMs;
     const meta = JSON.parse(readFileSync('dist/meta.json', 'utf8')) as { inputs: Record<string, unknown>; outputs: Record<string, unknown> };
     if (!Object.keys(meta.outputs).every((file) => existsSync(file))) return false;
-    const sources = [...Object.keys(meta.inputs), 'scripts/build.mjs', 'package.json', 'package-lock.json'];
+    const sources = [...Object.keys(meta.inputs), 'scripts/build.mjs', 'tsconfig.json', 'package.json', 'package-lock.json'];
     return sources.every((file) => statSync(file).mtimeMs <= builtMs);
   } catch {
     return false;

@@ -25,5 +25,7 @@ export function commonInstantMs(value: string): number | null {
   const offset = (m[8] === '-' ? -1 : 1) * (offsetHours * 60 + offsetMinutes);
   // luxon's parseMillis: floor(0.fraction × 1000).
   const millis = m[7] === undefined ? 0 : Math.floor(parseFloat(`0.${m[7]}`) * 1000);
+  // Seventeen or more 9s round to a whole second: luxon refuses that millisecond (1000).
+  if (millis > 999) return null;
   return Date.UTC(year, month - 1, day, hour, minute, second, millis) - offset * 60_000;
 }

@@ -100,7 +100,11 @@ function isoDate(dt: DateTime): string {
 /** The NZ calendar date (Pacific/Auckland, DST included) of an instant, as YYYY-MM-DD. */
 export function nzDateOf(value: Instant): string {
   const ms = quickMs(value);
-  if (ms !== null) return new Date(ms + nzOffsetMinutes(ms) * 60_000).toISOString().slice(0, 10);
+  if (ms !== null) {
+    // The last hours of 9999 in UTC are already year 10000 in NZ, written +010000-… (luxon's path).
+    const wall = new Date(ms + nzOffsetMinutes(ms) * 60_000).toISOString();
+    if (/^\d{4}-/.test(wall)) return wall.slice(0, 10);
+  }
   return isoDate(toInstant(value).setZone(NZ));
 }
 

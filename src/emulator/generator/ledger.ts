@@ -136,7 +136,7 @@ export class AccountLedger {
       const row = itemAt(this.newest, i);
       if (row.visibleMs <= atMs) recent.push(row);
     }
-    const from = partitionPoint(this.pendings, (p) => p.fromMs <= Math.max(horizon, fromMs - 1));
+    const from = partitionPoint(this.pendings, (p) => p.fromMs <= horizon || p.fromMs < fromMs);
     const to = partitionPoint(this.pendings, (p) => p.fromMs <= Math.min(atMs, toMs));
     for (let i = from; i < to; i++) {
       const p = itemAt(this.pendings, i);
