@@ -97,14 +97,24 @@ function isoDate(dt: DateTime): string {
   return date;
 }
 
+/**
+ * The NZ wall time of an instant without luxon (`2025-03-03T09:15:00.000Z`, the Z standing for
+ * nothing), with its epoch milliseconds and NZ offset in minutes; null where luxon's path must
+ * answer: an instant quickMs leaves to it, or one already in year 10000 in NZ (luxon writes
+ * `+010000-…`).
+ */
+function nzWallTime(value: Instant): { ms: number; offset: number; wall: string } | null {
+  const ms = quickMs(value);
+  if (ms === null) return null;
+  const offset = nzOffsetMinutes(ms);
+  const wall = new Date(ms + offset * 60_000).toISOString();
+  return /^\d{4}-/.test(wall) ? { ms, offset, wall } : null;
+}
+
 /** The NZ calendar date (Pacific/Auckland, DST included) of an instant, as YYYY-MM-DD. */
 export function nzDateOf(value: Instant): string {
-  const ms = quickMs(value);
-  if (ms !== null) {
-    // The last hours of 9999 in UTC are already year 10000 in NZ, written +010000-… (luxon's path).
-    const wall = new Date(ms + nzOffsetMinutes(ms) * 60_000).toISOString();
-    if (/^\d{4}-/.test(wall)) return wall.slice(0, 10);
-  }
+  const quick = nzWallTime(value);
+  if (quick) return quick.wall.slice(0, 10);
   return isoDate(toInstant(value).setZone(NZ));
 }
 
@@ -151,15 +161,14 @@ export function nzDaysBetween(from: string, to: string): number {
 
 /** An instant formatted with its Pacific/Auckland offset, as the bank sends it. */
 export function formatNz(value: Instant): string {
-  const ms = quickMs(value);
-  if (ms !== null) {
+  const quick = nzWallTime(value);
+  if (quick) {
     // luxon's toISO({ suppressMilliseconds: true }) without a DateTime: the wall time in NZ, the
     // milliseconds only when there are some, then the offset (+13:00).
-    const offset = nzOffsetMinutes(ms);
-    const wall = new Date(ms + offset * 60_000).toISOString();
+    const { ms, offset, wall } = quick;
     const abs = Math.abs(offset);
     const zone = `${offset < 0 ? '-' : '+'}${String(Math.floor(abs / 60)).padStart(2, '0')}:${String(abs % 60).padStart(2, '0')}`;
-    if (/^\d{4}-/.test(wall)) return `${ms % 1000 === 0 ? wall.slice(0, 19) : wall.slice(0, 23)}${zone}`;
+    return `${ms % 1000 === 0 ? wall.slice(0, 19) : wall.slice(0, 23)}${zone}`;
   }
   const text = toInstant(value).setZone(NZ).toISO({ suppressMilliseconds: true });
   if (text === null) throw new RangeError(`not an instant: ${String(value)}`);

@@ -91,7 +91,10 @@ export function withPaymentCredits(world: World, merchant: MerchantAccount, cred
     transactionsAt(bank, accountId, at, booked) {
       const base = world.transactionsAt(bank, accountId, at, booked);
       if (!isMerchant(bank, accountId)) return base;
-      const within = (t: Transaction) => !booked || (Date.parse(t.BookingDateTime) >= booked.fromMs && Date.parse(t.BookingDateTime) <= booked.toMs);
+      const within = (t: Transaction) => {
+        const ms = Date.parse(t.BookingDateTime);
+        return !booked || (ms >= booked.fromMs && ms <= booked.toMs);
+      };
       const extra = credits(at.toMillis()).map((p) => creditTransaction(merchant, p)).filter(within);
       return extra.length === 0 ? base : [...base, ...extra].sort(newestFirst);
     },
