@@ -159,8 +159,9 @@ function upsertTransaction(
   now: string,
 ): 'added' | 'updated' | 'unchanged' {
   const keyValues = { bank: fetched.bank, accountId: fetched.accountId, transactionId: fetched.transactionId };
+  // The spread goes last in these literals (src/sync/transform/context.ts: ownerColumns).
   if (!stored) {
-    statements.insert.run({ ...fetched, firstSeenAt: now, lastSeenAt: now, updatedAt: now, removedAt: null });
+    statements.insert.run({ firstSeenAt: now, lastSeenAt: now, updatedAt: now, removedAt: null, ...fetched });
     return 'added';
   }
   const row = statements.owner(fetched, stored);
@@ -172,10 +173,10 @@ function upsertTransaction(
   });
   const restored = stored.removedAt !== null;
   if (!changed && !restored) {
-    statements.touch.run({ ...keyValues, now, consentId: row.consentId });
+    statements.touch.run({ now, consentId: row.consentId, ...keyValues });
     return 'unchanged';
   }
-  statements.update.run({ ...merged, now });
+  statements.update.run({ now, ...merged });
   return 'updated';
 }
 

@@ -203,11 +203,9 @@ export class AccountLedger {
   }
 
   private bookedRecord(d: Draft, id: string, balance: Units): Transaction {
-    const record: Transaction = {
-      ...this.recordHead(d, id, 'Booked', d, d.bookingMs),
-      ValueDateTime: this.cal.format(d.valueMs),
-      Balance: { ...toWireBalance(balance, this.spec.currency), Type: 'InterimBooked' },
-    };
+    const record = this.recordHead(d, id, 'Booked', d, d.bookingMs);
+    record.ValueDateTime = this.cal.format(d.valueMs);
+    record.Balance = { ...toWireBalance(balance, this.spec.currency), Type: 'InterimBooked' };
     return freezeRecord(Object.assign(record, d.detail));
   }
 

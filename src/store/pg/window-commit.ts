@@ -59,7 +59,7 @@ export async function commitTransactionWindowPg(db: PgDb, input: TransactionWind
       const before = stored.get(fetched.transactionId);
       const row = withOwner(fetched, before, live);
       if (!before) {
-        upserts.push({ ...row, firstSeenAt: now, lastSeenAt: now, updatedAt: now, removedAt: null });
+        upserts.push({ firstSeenAt: now, lastSeenAt: now, updatedAt: now, removedAt: null, ...row });
         counts.added += 1;
         continue;
       }
@@ -74,7 +74,7 @@ export async function commitTransactionWindowPg(db: PgDb, input: TransactionWind
         counts.unchanged += 1;
       } else {
         // first_seen_at is kept (ON CONFLICT leaves it out).
-        upserts.push({ ...merged, firstSeenAt: now, lastSeenAt: now, updatedAt: now, removedAt: null });
+        upserts.push({ firstSeenAt: now, lastSeenAt: now, updatedAt: now, removedAt: null, ...merged });
         counts.updated += 1;
       }
     }

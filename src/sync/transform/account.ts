@@ -5,7 +5,6 @@ import { ownerColumns, toRawJson, type TransformContext } from './context';
 
 export function toAccountRow(account: Account, ctx: TransformContext, raw: unknown = account): AccountRow {
   return {
-    ...ownerColumns(ctx, account.AccountId),
     currency: account.Currency,
     nickname: account.Nickname,
     description: account.Description ?? null,
@@ -18,5 +17,6 @@ export function toAccountRow(account: Account, ctx: TransformContext, raw: unkno
     secondaryIdentification: account.Account?.SecondaryIdentification ?? null,
     servicerIdentification: account.Servicer?.Identification ?? null,
     rawJson: toRawJson(raw),
+    ...ownerColumns(ctx, account.AccountId),
   };
 }

@@ -7,7 +7,6 @@ import { ownerColumns, toRawJson, type TransformContext } from './context';
 
 export function toBalanceRow(balance: Balance, ctx: TransformContext, raw: unknown = balance): BalanceRow {
   return {
-    ...ownerColumns(ctx, balance.AccountId),
     type: balance.Type,
     amount: signedAmount(balance.Amount.Amount, balance.CreditDebitIndicator),
     amountMinor: amountMinor(balance.Amount.Amount, balance.CreditDebitIndicator, balance.Amount.Currency),
@@ -16,5 +15,6 @@ export function toBalanceRow(balance: Balance, ctx: TransformContext, raw: unkno
     dateTime: toStoredInstant(balance.DateTime),
     rawJson: toRawJson(raw),
     fetchedAt: toStoredInstant(ctx.fetchedAt),
+    ...ownerColumns(ctx, balance.AccountId),
   };
 }

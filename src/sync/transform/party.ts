@@ -25,7 +25,6 @@ export function toPartyRow(
 ): PartyRow {
   const first = party.Address?.[0];
   return {
-    ...ownerColumns(ctx, accountId),
     partyId: party.PartyId,
     partyNumber: party.PartyNumber ?? null,
     partyType: party.PartyType ?? null,
@@ -35,5 +34,6 @@ export function toPartyRow(
     mobile: party.Mobile ?? null,
     address: first ? formatAddress(first) : null,
     rawJson: toRawJson(raw),
+    ...ownerColumns(ctx, accountId),
   };
 }

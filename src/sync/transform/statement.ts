@@ -6,7 +6,6 @@ import { ownerColumns, toRawJson, type TransformContext } from './context';
 
 export function toStatementRow(statement: Statement, ctx: TransformContext, raw: unknown = statement): StatementRow {
   return {
-    ...ownerColumns(ctx, statement.AccountId),
     statementId: statement.StatementId,
     type: statement.Type,
     startDateTime: toStoredInstant(statement.StartDateTime),
@@ -14,5 +13,6 @@ export function toStatementRow(statement: Statement, ctx: TransformContext, raw:
     creationDateTime: toStoredInstant(statement.CreationDateTime),
     reference: statement.StatementReference ?? null,
     rawJson: toRawJson(raw),
+    ...ownerColumns(ctx, statement.AccountId),
   };
 }

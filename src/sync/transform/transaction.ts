@@ -11,7 +11,6 @@ export function toTransactionRow(tx: Transaction, ctx: TransformContext, raw: un
   // The other side of the entry: who was paid on a debit, who paid on a credit.
   const counterparty = tx.CreditDebitIndicator === 'Debit' ? tx.CreditorAccount : tx.DebtorAccount;
   return {
-    ...ownerColumns(ctx, tx.AccountId),
     transactionId: tx.TransactionId,
     status: tx.Status,
     bookingDateTime: toStoredInstant(tx.BookingDateTime),
@@ -38,5 +37,6 @@ export function toTransactionRow(tx: Transaction, ctx: TransformContext, raw: un
     balanceAfter: tx.Balance ? signedAmount(tx.Balance.Amount.Amount, tx.Balance.CreditDebitIndicator) : null,
     counterpartyAccount: counterparty?.Identification ?? null,
     rawJson: toRawJson(raw),
+    ...ownerColumns(ctx, tx.AccountId),
   };
 }
