@@ -89,7 +89,10 @@ describePostgres('cooperating workers on PostgreSQL', () => {
     // Its own process group, as a shell gives a foreground job: Ctrl-C is SIGINT to that group.
     const parent = spawn(process.execPath, [BIN, 'sync', '--workers', '2', '--json'], { env, cwd, detached: true, stdio: 'ignore' });
     const exited = new Promise<number | null>((resolve) => parent.on('close', (code) => resolve(code)));
-    await waitFor(async () => (await postgresQuery(url, "SELECT 1 FROM run_consents WHERE state = 'leased' LIMIT 1")).length > 0, 60_000);
+    // Both workers joined (a worker still starting when the signal comes stops before it joins)
+    // and one holds a consent.
+    const started = "SELECT 1 WHERE (SELECT count(*) FROM run_workers) = 2 AND EXISTS (SELECT 1 FROM run_consents WHERE state = 'leased')";
+    await waitFor(async () => (await postgresQuery(url, started)).length > 0, 60_000);
     process.kill(-parent.pid!, 'SIGINT');
     expect(await exited).toBe(130);
     const workers = await postgresQuery<{ left_at: string | null; outcome: string | null }>(url, 'SELECT left_at, outcome FROM run_workers');
