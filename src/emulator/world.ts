@@ -70,6 +70,29 @@ export function resolveWorldOptions(options: WorldOptions): Required<WorldOption
 const madeWorlds = new Map<string, World>();
 const WORLDS_KEPT = 3;
 
+/** Each account's ledger and statements, made when first read (see buildWorld). */
+type AccountDataStore = Map<string, () => AccountData>;
+/**
+ * Account data shared by the worlds generateWorld makes for one seed, NZ date of the start,
+ * history, horizon and customers per bank: what an account holds depends on those only (its
+ * calendar runs from the start's NZ date), not on the start's time of day, the banks listed or
+ * their features. Tests that start an emulator at "now" a few seconds apart read the same
+ * ledgers instead of generating them again. At most WORLDS_KEPT are kept, newest last.
+ */
+const madeAccountData = new Map<string, AccountDataStore>();
+
+/** Moves `key` to the newest end of `cache` (making its value when missing) and drops the oldest past `kept`. */
+function keptNewest<V>(cache: Map<string, V>, key: string, make: () => V, kept: number): V {
+  const value = cache.get(key) ?? make();
+  cache.delete(key);
+  cache.set(key, value);
+  for (const oldest of cache.keys()) {
+    if (cache.size <= kept) break;
+    cache.delete(oldest);
+  }
+  return value;
+}
+
 /** What a world depends on: its resolved options, the start as an instant in its zone. */
 function worldKey(opts: Required<WorldOptions>): string {
   return JSON.stringify([opts.seed, opts.start.toISO(), opts.start.zoneName, opts.banks, opts.historyDays, opts.horizonDays, opts.customersPerBank, opts.bankFeatures]);
@@ -77,24 +100,17 @@ function worldKey(opts: Required<WorldOptions>): string {
 
 export function generateWorld(options: WorldOptions): World {
   const opts = resolveWorldOptions(options);
-  const key = worldKey(opts);
-  const made = madeWorlds.get(key);
-  if (made) {
-    madeWorlds.delete(key);
-    madeWorlds.set(key, made);
-    return made;
-  }
-  const world = buildWorld(opts);
-  madeWorlds.set(key, world);
-  for (const oldest of madeWorlds.keys()) {
-    if (madeWorlds.size <= WORLDS_KEPT) break;
-    madeWorlds.delete(oldest);
-  }
-  return world;
+  const today = nzDateOf(opts.start);
+  const dataKey = JSON.stringify([opts.seed, today, opts.historyDays, opts.horizonDays, opts.customersPerBank]);
+  return keptNewest(madeWorlds, worldKey(opts), () => buildWorld(opts, keptNewest(madeAccountData, dataKey, () => new Map(), WORLDS_KEPT)), WORLDS_KEPT);
 }
 
-/** A new world, not shared (generateWorld's cache bypassed): tests of determinism use it. */
-export function buildWorld(options: WorldOptions): World {
+/**
+ * A new world. Without `shared` nothing is shared (generateWorld's caches bypassed): tests of
+ * determinism use it. With it, accounts already in `shared` are read from there (generateWorld
+ * passes the store of worlds of the same seed, NZ date, days and customers).
+ */
+export function buildWorld(options: WorldOptions, shared?: AccountDataStore): World {
   const opts = resolveWorldOptions(options);
   const today = nzDateOf(opts.start);
   const cal = new NzCalendar(addNzDays(today, -opts.historyDays), addNzDays(today, opts.horizonDays + TRAILING_DAYS));
@@ -106,7 +122,7 @@ export function buildWorld(options: WorldOptions): World {
   // An account's ledger and statements are made when the account is first read: every stream of
   // the generator derives from labels (seed, bank, customer, account), so what is made does not
   // depend on when, and an emulator whose clients read a few accounts makes only those.
-  const data = new Map<string, () => AccountData>();
+  const data: AccountDataStore = shared ?? new Map();
   const seededConsents: SeededConsent[] = [];
   for (const bank of new Set(opts.banks)) {
     const plans = planCustomers(opts.seed, bank, opts.customersPerBank);
@@ -116,6 +132,7 @@ export function buildWorld(options: WorldOptions): World {
       const draftsOf = () => (drafts ??= generateTimeline(opts.seed, plan, cal, 0, lastDay));
       for (const spec of plan.accounts) {
         accounts.set(spec.key, deepFreeze({ bank, customerId: plan.customer.customerId, account: spec.account, accountParty: spec.party }));
+        if (data.has(spec.key)) continue;
         let made: AccountData | undefined;
         data.set(spec.key, () => {
           if (made) return made;
@@ -130,7 +147,11 @@ export function buildWorld(options: WorldOptions): World {
     seededConsents.push(...seedConsents(opts.seed, bank, plans, opts.start, opts.historyDays, features).map((c) => deepFreeze(c)));
   }
 
-  const find = (bank: BankName, accountId: string) => data.get(accountKey(bank, accountId))?.();
+  // Only this world's accounts: a shared store may hold banks this world does not list.
+  const find = (bank: BankName, accountId: string) => {
+    const key = accountKey(bank, accountId);
+    return accounts.has(key) ? data.get(key)?.() : undefined;
+  };
   return Object.freeze({
     // Not deep-frozen: luxon caches lazily inside its DateTime objects.
     options: Object.freeze(opts),

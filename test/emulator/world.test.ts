@@ -74,6 +74,33 @@ describe('generateWorld: determinism', () => {
     expect(JSON.stringify(all.transactionsAt('PNZ', pnz, START))).toBe(JSON.stringify(pnzOnly.transactionsAt('PNZ', pnz, START)));
   });
 
+  it('shares account data between worlds of one seed, NZ date, days and customers whatever the time of day, banks or features; only for their own accounts', () => {
+    const options = { seed: 21, start: START, banks: ['PNZ' as const], historyDays: 60, horizonDays: 5 };
+    const later = START.plus({ minutes: 7 });
+    expect(later.setZone('Pacific/Auckland').toISODate()).toBe(START.setZone('Pacific/Auckland').toISODate());
+    const first = generateWorld(options);
+    const second = generateWorld({ ...options, start: later, banks: ['PNZ', 'ANZ'] });
+    expect(second).not.toBe(first);
+    const { AccountId: id } = accountsOf(first)[0]!.account;
+    const at = later.plus({ days: 2 });
+    // The same frozen records: made once, read by both.
+    expect(second.transactionsAt('PNZ', id, at)[0]).toBe(first.transactionsAt('PNZ', id, at)[0]);
+    // And the answers of worlds made alone.
+    const alone = buildWorld({ ...options, start: later, banks: ['PNZ', 'ANZ'] });
+    for (const { bank, account } of second.accounts.values()) {
+      const read = (w: World) => JSON.stringify([w.transactionsAt(bank, account.AccountId, at), w.balancesAt(bank, account.AccountId, at), w.statementsAt(bank, account.AccountId, at)]);
+      expect(read(second), account.AccountId).toBe(read(alone));
+    }
+    // The PNZ-only world does not answer for ANZ's accounts that the shared data now holds.
+    const anz = [...second.accounts.values()].find((a) => a.bank === 'ANZ')!.account.AccountId;
+    expect(second.transactionsAt('ANZ', anz, at).length).toBeGreaterThan(0);
+    expect(first.transactionsAt('ANZ', anz, at)).toEqual([]);
+    expect(first.balancesAt('ANZ', anz, at)).toEqual([]);
+    // Another NZ date, or other days, is other data.
+    expect(generateWorld({ ...options, start: START.plus({ days: 1 }) }).transactionsAt('PNZ', id, at)[0]).not.toBe(first.transactionsAt('PNZ', id, at)[0]);
+    expect(generateWorld({ ...options, historyDays: 61 }).transactionsAt('PNZ', id, at)[0]).not.toBe(first.transactionsAt('PNZ', id, at)[0]);
+  });
+
   it('generates the default PNZ world in well under a second of work', () => {
     const startedAt = performance.now();
     generateWorld({ seed: 99, start: START, banks: ['PNZ'] });
