@@ -31,7 +31,9 @@ describePostgres('a transaction window on PostgreSQL', () => {
   )[] = [];
 
   beforeAll(async () => {
-    harness = await startHarness({ seed: 3 });
+    // Four months of history: 654 rows added, 457 updated, 4 removed in 54 windows (450 days
+    // added more rows and cost a third more CPU, and no other path).
+    harness = await startHarness({ seed: 3, historyDays: 120 });
     const commit = harness.store.commitTransactionWindow.bind(harness.store);
     harness.store.commitTransactionWindow = async (input) => {
       const counts = await commit(input);
@@ -90,7 +92,7 @@ describePostgres('a transaction window on PostgreSQL', () => {
       expect(steps.filter((s) => 'rowsPerDay' in s).length).toBeGreaterThan(0);
       expect(steps.filter((s) => 'knowledge' in s).length).toBeGreaterThan(0);
       // The runs exercised every path.
-      expect(counts.added).toBeGreaterThan(1000);
+      expect(counts.added).toBeGreaterThan(500);
       expect(counts.updated).toBeGreaterThan(0);
       expect(counts.unchanged).toBeGreaterThan(0);
       expect(counts.removed).toBeGreaterThan(0);
