@@ -13,7 +13,9 @@ import { consentOf, PaymentsHttp, START } from './helpers';
 let h: Harness;
 let client: PaymentsClient;
 beforeAll(async () => {
-  h = await startHarness({ seed: 7, start: START });
+  // Sixty days of account history: the payments settle after START, and the sync reads the
+  // merchant's credits; a longer history is more rows to sync and nothing more to match.
+  h = await startHarness({ seed: 7, start: START, historyDays: 60 });
   client = createPaymentsClient({
     baseUrl: h.emu.paymentsBaseUrl,
     clientId: h.emu.paymentsClientId,
