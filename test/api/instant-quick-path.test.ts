@@ -90,8 +90,9 @@ describe('the quick instant path gives what luxon gives', () => {
     }), { numRuns: 1_000 });
     for (let year = 2020; year <= 2030; year += 1) {
       for (const month of [4, 9]) {
-        const start = DateTime.fromObject({ year, month, day: month === 4 ? 1 : 20 }, { zone: 'utc' }).toMillis();
-        for (let ms = start; ms < start + 12 * 86_400_000; ms += 15 * 60_000) {
+        // The weeks the clocks change in: the first Sunday of April, the last of September.
+        const start = DateTime.fromObject({ year, month, day: month === 4 ? 1 : 23 }, { zone: 'utc' }).toMillis();
+        for (let ms = start; ms < start + 8 * 86_400_000; ms += 15 * 60_000) {
           if (nzDateOf(ms) !== luxonNz(ms)) expect(nzDateOf(ms), new Date(ms).toISOString()).toBe(luxonNz(ms));
           const text = new Date(ms).toISOString();
           if (nzDateOf(text) !== luxonNz(ms)) expect(nzDateOf(text), text).toBe(luxonNz(ms));
@@ -108,13 +109,13 @@ describe('the quick instant path gives what luxon gives', () => {
       if (a.offset !== b.offset || a.toISO() !== b.toISO() || !a.equals(b)) expect(a.toISO(), new Date(ms).toISOString()).toBe(b.toISO());
     };
     fc.assert(fc.property(fc.integer({ min: 0, max: 4102444800000 }), (ms) => same(ms)), { numRuns: 2_000 });
-    // Every half hour of the months NZ's clocks change in (on the hour), and the local times of
+    // Every hour of the months NZ's clocks change in (on the hour), and the local times of
     // their nights read in the zone (02:00-02:59 skipped in September, 02:00-02:59 twice in April):
     // luxon places them alike.
     for (let year = 1975; year <= 2100; year += 25) {
       for (const month of [3, 4, 9, 10]) {
         const start = DateTime.fromObject({ year, month, day: 1 }, { zone: 'utc' }).toMillis();
-        for (let ms = start; ms < start + 31 * 86_400_000; ms += 30 * 60_000) same(ms);
+        for (let ms = start; ms < start + 31 * 86_400_000; ms += 60 * 60_000) same(ms);
         for (let day = 1; day <= 31; day++) {
           for (const time of ['01:59', '02:00', '02:30', '02:59', '03:00', '03:30', '04:00']) {
             const local = `${year}-${pad(month)}-${pad(day)}T${time}`;
@@ -139,8 +140,8 @@ describe('the quick instant path gives what luxon gives', () => {
     fc.assert(fc.property(fc.integer({ min: 0, max: 253402300799999 }), fc.boolean(), (ms, whole) => check(whole ? ms - (ms % 1000) : ms)), { numRuns: 2_000 });
     for (let year = 2020; year <= 2030; year += 1) {
       for (const month of [4, 9]) {
-        const start = DateTime.fromObject({ year, month, day: month === 4 ? 1 : 20 }, { zone: 'utc' }).toMillis();
-        for (let ms = start; ms < start + 12 * 86_400_000; ms += 15 * 60_000) check(ms);
+        const start = DateTime.fromObject({ year, month, day: month === 4 ? 1 : 23 }, { zone: 'utc' }).toMillis();
+        for (let ms = start; ms < start + 8 * 86_400_000; ms += 15 * 60_000) check(ms);
       }
     }
     // The last instants of year 9999 in UTC are in year 10000 in NZ: luxon writes those.
