@@ -32,8 +32,8 @@ describePostgres('PostgreSQL schema', () => {
   let sqlite: Database.Database;
 
   beforeAll(async () => {
-    // A real sync into SQLite: every table and view holds realistic rows.
-    harness = await startHarness({ seed: 5 });
+    // A real sync into SQLite: every table and view holds realistic rows (four months of them).
+    harness = await startHarness({ seed: 5, historyDays: 120 });
     const summary = await harness.sync();
     expect(summary.outcome).toBe('ok');
     sqlite = new Database(harness.store.path, { readonly: false });
