@@ -1,13 +1,14 @@
 /**
  * A crash and a rerun never pay twice: `bankdata payments create` is killed (SIGKILL) between
- * sending the payment request and reading its answer, then run again; the emulator shows
- * exactly one payment, and the rerun records it under the key stored before the first send.
+ * sending the payment request and reading its answer, then run again (in this process: the
+ * rerun's subject is what it sends and stores); the emulator shows exactly one payment, and the
+ * rerun records it under the key stored before the first send.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { StartedEmulator } from '../../src/emulator';
 import { openStore } from '../../src/store';
-import { consentOf, freshStore, spawnPaymentsCreate, startPaymentsEmulator } from './helpers';
-
+import { runCliInProcess } from '../cli/cli-process';
+import { consentOf, freshStore, paymentsEnv, spawnPaymentsCreate, startPaymentsEmulator } from './helpers';
 
 let emu: StartedEmulator;
 beforeAll(async () => {
@@ -50,8 +51,7 @@ describe('payments create: killed between send and answer, then rerun', () => {
     expect(check.sqlite.prepare('SELECT count(*) AS n FROM v_payments').get()).toEqual({ n: 0 });
     await check.close();
 
-    const rerun = runCreate(dir, path, consent);
-    const result = await rerun.done;
+    const result = await runCliInProcess(['payments', 'create', '--consent', consent, '--json'], { cwd: dir, env: paymentsEnv(emu, path) });
     expect(result.code, result.stderr).toBe(0);
     const printed = JSON.parse(result.stdout) as { payment_id: string; resumed: boolean };
     expect(printed).toMatchObject({ payment_id: made[0]!.payment_id, resumed: true });
