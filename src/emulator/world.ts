@@ -122,7 +122,7 @@ export function buildWorld(options: WorldOptions, shared?: AccountDataStore): Wo
   // An account's ledger and statements are made when the account is first read: every stream of
   // the generator derives from labels (seed, bank, customer, account), so what is made does not
   // depend on when, and an emulator whose clients read a few accounts makes only those.
-  const data: AccountDataStore = shared ?? new Map();
+  const data: AccountDataStore = shared ?? new Map<string, () => AccountData>();
   const seededConsents: SeededConsent[] = [];
   for (const bank of new Set(opts.banks)) {
     const plans = planCustomers(opts.seed, bank, opts.customersPerBank);
