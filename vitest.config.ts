@@ -11,28 +11,28 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
  * cache's figure, else LONG_FILES, else 0.
  */
 
-/** Seconds each took in a whole run on a quiet 2-core machine (24 November 2026); only the order matters. */
+/** Seconds each took in a whole run on a 2-core machine (24 November 2026, 23:58 UTC); only the order matters. */
 const LONG_FILES: Record<string, number> = {
-  'test/sync/workers-rate-limit.pg.test.ts': 28,
-  'test/interop/ofx-importers.test.ts': 15,
-  'test/sync/sync-crash.pg.test.ts': 10,
-  'test/sync/sync-gating.test.ts': 7,
-  'test/sync/workers.pg.test.ts': 7,
-  'test/cli/hostile-server.test.ts': 6,
-  'test/sync/sync-faults.test.ts': 6,
+  'test/sync/workers-rate-limit.pg.test.ts': 29,
+  'test/interop/ofx-importers.test.ts': 11,
+  'test/sync/workers.pg.test.ts': 9,
+  'test/sync/sync-faults.test.ts': 7,
+  'test/sync/sync-crash.pg.test.ts': 7,
+  'test/payments/crash-rerun.test.ts': 5,
   'test/cli/consents-crash.test.ts': 5,
-  'test/store/pg/window-commit.pg.test.ts': 5,
-  'test/sync/sync-crash.test.ts': 5,
-  'test/report/report.test.ts': 4,
-  'test/payments/crash-rerun.test.ts': 4,
-  'test/sync/sync-lease.test.ts': 4,
+  'test/cli/hostile-server.test.ts': 4,
+  'test/sync/sync-crash.test.ts': 4,
+  'test/sync/sync-gating.test.ts': 4,
   'test/sync/sync-faults.pg.test.ts': 3,
-  'test/cli/demo.test.ts': 3,
-  'test/sync/sync-e2e.pg.test.ts': 3,
-  'test/store/pg/schema.pg.test.ts': 3,
-  'test/payments/create-payment.pg.test.ts': 3,
-  'test/cli/db-copy.pg.test.ts': 3,
-  'test/sync/consent-create.pg.test.ts': 3,
+  'test/report/report.test.ts': 3,
+  'test/sync/sync-lease.test.ts': 3,
+  'test/sync/consent-create.pg.test.ts': 2.4,
+  'test/payments/create-payment.pg.test.ts': 2.4,
+  'test/jobs/schedule-sigterm.test.ts': 2.4,
+  'test/cli/consents.test.ts': 2.4,
+  'test/sync/sync-e2e.pg.test.ts': 2.3,
+  'test/cli/lazy-load.test.ts': 2.2,
+  'test/sync/window-prior.test.ts': 2,
 };
 
 class LongestFirstSequencer extends BaseSequencer {
