@@ -44,7 +44,7 @@ describe('consents create: crash between send and save', () => {
   it('the retry reuses the stored key and the emulator holds one consent', async () => {
     const args = ['consents', 'create', '--bank', 'PNZ', '--flow', 'redirect', '--expires', '2026-06-30'];
     const before = (await serverConsents()).map((c) => c.consent_id);
-    emu.updateSettings({ consentCreateDelayMs: 2_500 });
+    emu.updateSettings({ consentCreateDelayMs: 1_500 });
 
     const first = spawnCli(args, { env });
     // The key is stored before the POST leaves; then the server starts creating the consent.

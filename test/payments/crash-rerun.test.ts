@@ -31,8 +31,9 @@ describe('payments create: killed between send and answer, then rerun', () => {
     const { dir, path, store } = await freshStore();
     await store.close();
     const consent = consentOf(emu, 'single-2');
-    // The emulator makes the payment at once and holds the answer: the kill lands in between.
-    emu.updatePaymentsSettings({ createDelayMs: 2_000 });
+    // The emulator makes the payment at once and holds the answer a second: the kill lands in
+    // between (the test polls every 25 ms for the payment, then kills).
+    emu.updatePaymentsSettings({ createDelayMs: 1_000 });
 
     const first = runCreate(dir, path, consent);
     await until(() => emu.payments().some((p) => p.consent_id === consent), 20_000);
