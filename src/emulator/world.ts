@@ -102,7 +102,9 @@ export function generateWorld(options: WorldOptions): World {
   const opts = resolveWorldOptions(options);
   const today = nzDateOf(opts.start);
   const dataKey = JSON.stringify([opts.seed, today, opts.historyDays, opts.horizonDays, opts.customersPerBank]);
-  return keptNewest(madeWorlds, worldKey(opts), () => buildWorld(opts, keptNewest(madeAccountData, dataKey, () => new Map(), WORLDS_KEPT)), WORLDS_KEPT);
+  // Refreshed with every world asked for, kept or made: a world in use keeps its data kept too.
+  const shared = keptNewest(madeAccountData, dataKey, () => new Map<string, () => AccountData>(), WORLDS_KEPT);
+  return keptNewest(madeWorlds, worldKey(opts), () => buildWorld(opts, shared), WORLDS_KEPT);
 }
 
 /**

@@ -33,18 +33,20 @@ export function describePostgres(name: string, body: () => void): void {
 }
 
 const created: string[] = [];
-let adminPool: pg.Pool | null = null;
+const adminPools = new Map<string, pg.Pool>();
 /**
  * One connection to the maintenance database per test worker for creating and dropping the files'
  * databases (about 150 in a run; a connection is about 6 ms of CPU, client and server). It closes
  * itself when idle and does not keep the worker alive.
  */
 function admin(url: string): pg.Pool {
-  if (!adminPool) {
-    adminPool = new pg.Pool({ connectionString: url, max: 1, idleTimeoutMillis: 2_000, allowExitOnIdle: true });
-    adminPool.on('error', () => undefined);
+  let pool = adminPools.get(url);
+  if (!pool) {
+    pool = new pg.Pool({ connectionString: url, max: 1, idleTimeoutMillis: 2_000, allowExitOnIdle: true });
+    pool.on('error', () => undefined);
+    adminPools.set(url, pool);
   }
-  return adminPool;
+  return pool;
 }
 
 /** Drops the databases this file made; test/support/per-file-postgres.ts runs it after each file. */
