@@ -1,7 +1,8 @@
 /**
  * Before the tests run: builds dist/ unless it is newer than every file it was built from, so a
- * test that spawns `bin/bankdata.js` runs the code of this tree, never a stale build; and gives the run a temporary folder of its own, on tmpfs
- * where the machine has one, removed when the run ends.
+ * test that spawns `bin/bankdata.js` runs the code of this tree, never a stale build; and gives
+ * the run a temporary folder of its own, on tmpfs where the machine has one, removed when the
+ * run ends.
  *
  * The tests write thousands of small files (SQLite databases, exports, a PostgreSQL cluster and a
  * database per file). On this project's disk-backed /tmp (ext4 mounted with `discard`) creating
@@ -34,9 +35,9 @@ export default function setup(): () => void {
 /**
  * Whether dist/ holds a build of this tree: every output the last build listed (esbuild's
  * metafile, dist/meta.json) is there, and no file it was built from, nor the build script,
- * tsconfig.json or the package files, changed after it. `npm ci` has just built it in CI; a developer's edit to any
- * source makes the next run build again (an edit that adds a file also changes the file that
- * imports it).
+ * tsconfig.json or the package files, changed after it. `npm ci` has just built it in CI; a
+ * developer's edit to any source makes the next run build again (an edit that adds a file also
+ * changes the file that imports it).
  */
 function distIsFresh(): boolean {
   try {

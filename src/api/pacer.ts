@@ -27,6 +27,7 @@
  * learning and the local and shared slots share one state, kept in one closure.
  */
 import { nowMs, type Clock } from '../clock';
+import { partitionPoint } from '../item-at';
 
 export interface PacerOptions {
   /** The local clock (injectable for tests). */
@@ -210,7 +211,7 @@ export function createPacer(options: PacerOptions): Pacer {
   };
 
   /** Accepted sends in (from, to]: `accepted` is kept sorted. */
-  const acceptedIn = (from: number, to: number): number => upperBound(accepted, to) - upperBound(accepted, from);
+  const acceptedIn = (from: number, to: number): number => countUpTo(accepted, to) - countUpTo(accepted, from);
 
   /**
    * The requests accepted between the refusals `a` and `t`: this process's own, or with a shared
@@ -236,8 +237,7 @@ export function createPacer(options: PacerOptions): Pacer {
     if (a.client && t.client) {
       // Between readings only: a refusal's own counts are read when it is answered, later
       // than it was sent.
-      const byAt = (r: { at: number }) => r.at;
-      const within = readings.slice(upperBound(readings, a.at, byAt), upperBound(readings, t.at, byAt));
+      const within = readings.slice(partitionPoint(readings, (r) => r.at <= a.at), partitionPoint(readings, (r) => r.at <= t.at));
       within.forEach((r, i) => {
         const last = within[i - 1];
         if (last === undefined) return;
@@ -247,7 +247,7 @@ export function createPacer(options: PacerOptions): Pacer {
     } else {
       const maxGap = 2000 / rate;
       let last = a.at;
-      for (const at of sends.slice(upperBound(sends, a.at), upperBound(sends, t.at))) {
+      for (const at of sends.slice(countUpTo(sends, a.at), countUpTo(sends, t.at))) {
         idleMs += Math.max(0, at - last - maxGap);
         last = at;
       }
@@ -358,7 +358,7 @@ export function createPacer(options: PacerOptions): Pacer {
 
   /** The client's requests accepted since `from`, by the counts this process's slots returned. */
   function clientAcceptedSince(from: number, now: BudgetCounts): number | null {
-    const since = readings[upperBound(readings, from, (r) => r.at) - 1];
+    const since = readings[partitionPoint(readings, (r) => r.at <= from) - 1];
     return since !== undefined ? now.sent - since.sent - (now.refused - since.refused) : null;
   }
 
@@ -413,7 +413,7 @@ export function createPacer(options: PacerOptions): Pacer {
       const t = nowMs(options.now);
       latencyMs = latencyMs === null ? t - sentAt : latencyMs * 0.9 + (t - sentAt) * 0.1;
       forget(t);
-      sends.splice(upperBound(sends, sentAt), 0, sentAt);
+      sends.splice(countUpTo(sends, sentAt), 0, sentAt);
       if (answer.status === 429) {
         refusedTotal += 1;
         const learn = (client: BudgetCounts | null) => {
@@ -442,7 +442,7 @@ export function createPacer(options: PacerOptions): Pacer {
         } else learn(null);
       } else {
         acceptedTotal += 1;
-        accepted.splice(upperBound(accepted, sentAt), 0, sentAt);
+        accepted.splice(countUpTo(accepted, sentAt), 0, sentAt);
       }
     },
     state() {
@@ -457,19 +457,6 @@ interface Refusal {
   /** Another worker's refusal: the earliest it can have been sent (this process's reading before it). */
   earliest?: number;
   client: BudgetCounts | null;
-}
-
-/** The index of the first value greater than `x` in `values`, ascending by `key` (default: the values themselves). */
-function upperBound<T>(values: readonly T[], x: number, key: (value: T) => number = Number): number {
-  let lo = 0;
-  let hi = values.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    const value = values[mid];
-    if (value !== undefined && key(value) <= x) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
 }
 
 function header(headers: Readonly<Record<string, string | string[] | undefined>>, name: string): string | null {
@@ -498,4 +485,9 @@ export function rateFromHeaders(headers: Readonly<Record<string, string | string
     if (quota && window && Number(window) > 0) return Number(quota) / Number(window);
   }
   return null;
+}
+
+/** How many of the ascending instants `xs` are at or before `x` (where `x` would be inserted after its equals). */
+function countUpTo(xs: readonly number[], x: number): number {
+  return partitionPoint(xs, (v) => v <= x);
 }

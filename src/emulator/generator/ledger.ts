@@ -9,7 +9,7 @@ import { signedUnits, type Draft } from './drafts';
 import { formatUnits, toWireBalance, type Units } from './money';
 import type { NzCalendar } from './nz-calendar';
 import type { Prng } from './prng';
-import { itemAt } from '../../item-at';
+import { itemAt, partitionPoint } from '../../item-at';
 
 export interface BookedRow {
   id: string;
@@ -33,18 +33,6 @@ interface PendingRow {
 interface BalanceStep {
   ms: number;
   value: Units;
-}
-
-/** Index of the first element for which `before` is false (elements must be partitioned). */
-function partitionPoint<T>(items: readonly T[], before: (item: T) => boolean): number {
-  let lo = 0;
-  let hi = items.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (before(itemAt(items, mid))) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
 }
 
 /** docs/bank-api.md §1.4's order: BookingDateTime descending, then TransactionId. */

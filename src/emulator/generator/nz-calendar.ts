@@ -6,7 +6,7 @@
  */
 import { DateTime } from 'luxon';
 import { NZ, formatNz } from '../../api/rules';
-import { itemAt } from '../../item-at';
+import { itemAt, partitionPoint } from '../../item-at';
 
 export interface NzDay {
   /** YYYY-MM-DD, Pacific/Auckland. */
@@ -93,14 +93,8 @@ export class NzCalendar {
   }
 
   offsetMinAt(ms: number): number {
-    let lo = 0;
-    let hi = this.transitionMs.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if (itemAt(this.transitionMs, mid) <= ms) lo = mid + 1;
-      else hi = mid;
-    }
-    return lo === 0 ? this.initialOffsetMin : itemAt(this.transitionOffsetMin, lo - 1);
+    const next = partitionPoint(this.transitionMs, (t) => t <= ms);
+    return next === 0 ? this.initialOffsetMin : itemAt(this.transitionOffsetMin, next - 1);
   }
 
   /** ISO 8601 with the Pacific/Auckland offset, as the bank sends it (same as rules.formatNz). */
