@@ -8,6 +8,7 @@ import type { EmulatorContext, IdempotencyEntry, RequestInfo } from './context';
 import { toConsentView, type ConsentRecord } from './consent-store';
 import { canonicalJson, parseConsentBody, readIdempotencyKey, validateConsentFields } from './consent-validate';
 import { drawFault, faultError, isUpstreamFault } from './faults';
+import { holdFor } from './hold';
 import { ApiError, badRequest, jsonReply, type Reply } from './http-reply';
 import { randomUuid } from './seeded-random';
 
@@ -43,7 +44,7 @@ export async function handleCreateConsent(ctx: EmulatorContext, rq: RequestInfo)
 
   const entry: IdempotencyEntry = { canonicalBody, inProgress: true };
   if (slot !== undefined) ctx.idempotency.set(slot, entry);
-  if (ctx.settings.consentCreateDelayMs > 0) await sleep(ctx.settings.consentCreateDelayMs);
+  await holdFor(() => ctx.settings.consentCreateDelayMs);
 
   const consentId = randomUuid(ctx.idRandom);
   const created = formatNz(now);
@@ -109,8 +110,4 @@ export function findConsent(ctx: EmulatorContext, rq: RequestInfo, id: string): 
 export function injectFault(ctx: EmulatorContext): void {
   const fault = drawFault(ctx.faultRandom, ctx.settings);
   if (fault) throw faultError(fault, ctx.settings, ctx.clock.now());
-}
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
 }

@@ -44,7 +44,8 @@ describe('consents create: crash between send and save', () => {
   it('the retry reuses the stored key and the emulator holds one consent', async () => {
     const args = ['consents', 'create', '--bank', 'PNZ', '--flow', 'redirect', '--expires', '2026-06-30'];
     const before = (await serverConsents()).map((c) => c.consent_id);
-    emu.updateSettings({ consentCreateDelayMs: 1_500 });
+    // The server holds its answer until the test lowers the delay (src/emulator/hold.ts).
+    emu.updateSettings({ consentCreateDelayMs: 60_000 });
 
     const first = spawnCli(args, { env });
     // The key is stored before the POST leaves; then the server starts creating the consent.
@@ -57,18 +58,20 @@ describe('consents create: crash between send and save', () => {
       }
     });
     expect(pending).toMatchObject({ state: 'pending', consent_id: null });
+    // Time for the POST to reach the server (it leaves right after the key is stored).
     await new Promise((r) => setTimeout(r, 700));
     first.child.kill('SIGKILL');
     expect(await first.exited).toBe('SIGKILL');
 
     // The server finishes the request it received: the consent exists, the client never knew.
+    emu.updateSettings({ consentCreateDelayMs: 0 });
     const created = await waitFor(async () => (await serverConsents()).find((c) => !before.includes(c.consent_id)));
     expect(creations()).toEqual([{ key: pending!.key, state: 'pending', consent_id: null }]);
 
-    emu.updateSettings({ consentCreateDelayMs: 0 });
-    const second = spawnCli(args, { env });
-    await waitFor(() => second.stdout().includes('open this URL'));
+    // The customer authorises it before the rerun (the rerun's first read settles it: no 2 s
+    // poll); the rerun replays the creation, reads the consent and registers it.
     await control(emu, 'POST', `consents/${created.consent_id}/authorise`, {});
+    const second = spawnCli(args, { env });
     expect(await second.exited).toBe(0);
 
     expect(second.stdout()).toContain(`consent ${created.consent_id} created (same request replayed with its stored key)`);

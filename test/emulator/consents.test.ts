@@ -287,13 +287,16 @@ describe('POST /v1/consents: response and idempotency', () => {
     expectErrorBody(await post(body({ permissions: ['ReadBalances'] }), { 'idempotency-key': 'reuse-1' }), 409, 'BDT701');
   });
 
-  it('answers 409 BDT704 while the first request with the key is still in progress', async () => {
-    emu.updateSettings({ consentCreateDelayMs: 300 });
+  it('answers 409 BDT704 while the first request with the key is still in progress; lowering the delay releases it', async () => {
+    // A minute's hold: the first request ends only because the setting is lowered while it is
+    // held (src/emulator/hold.ts); else it outlasts the test's timeout.
+    emu.updateSettings({ consentCreateDelayMs: 60_000 });
     try {
       const b = body();
       const first = post(b, { 'idempotency-key': 'slow-1' });
       await new Promise((r) => setTimeout(r, 50));
       expectErrorBody(await post(b, { 'idempotency-key': 'slow-1' }), 409, 'BDT704');
+      emu.updateSettings({ consentCreateDelayMs: 0 });
       const done = await first;
       expect(done.status).toBe(201);
       expect((await post(b, { 'idempotency-key': 'slow-1' })).json.consent_id).toBe(done.json.consent_id);

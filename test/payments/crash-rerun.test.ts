@@ -27,13 +27,14 @@ async function until(check: () => boolean, timeoutMs: number): Promise<void> {
 }
 
 describe('payments create: killed between send and answer, then rerun', () => {
-  it('pays exactly once: the rerun resumes the stored key (BP708/BP703) and records the one payment', async () => {
+  it('pays exactly once: the rerun resumes the stored key (BP703) and records the one payment', async () => {
     const { dir, path, store } = await freshStore();
     await store.close();
     const consent = consentOf(emu, 'single-2');
-    // The emulator makes the payment at once and holds the answer a second: the kill lands in
-    // between (the test polls every 25 ms for the payment, then kills).
-    emu.updatePaymentsSettings({ createDelayMs: 1_000 });
+    // The emulator makes the payment at once and holds the answer until the test lowers the
+    // delay (src/emulator/hold.ts): the kill lands in between (the test polls every 25 ms for
+    // the payment, then kills).
+    emu.updatePaymentsSettings({ createDelayMs: 60_000 });
 
     const first = runCreate(dir, path, consent);
     await until(() => emu.payments().some((p) => p.consent_id === consent), 20_000);
@@ -41,6 +42,7 @@ describe('payments create: killed between send and answer, then rerun', () => {
     const killed = await first.done;
     expect(killed.signal).toBe('SIGKILL');
     expect(killed.stdout).toBe('');
+    emu.updatePaymentsSettings({ createDelayMs: 0 });
 
     const made = emu.payments().filter((p) => p.consent_id === consent);
     expect(made).toHaveLength(1);
@@ -64,7 +66,7 @@ describe('payments create: killed between send and answer, then rerun', () => {
     ]);
     expect(after.sqlite.prepare('SELECT payment_id, consent_id FROM v_payments').all()).toEqual([{ payment_id: made[0]!.payment_id, consent_id: consent }]);
     await after.close();
-    // The rerun's POSTs were answered BP708 (first request still held) and/or BP703 (in flight): never a second 201.
+    // The rerun's POST was answered BP703 (its key made a payment): never a second 201.
     const answers = emu.requests().filter((r) => r.path === '/payments/v1/payments').map((r) => r.code ?? r.status);
     expect(answers.filter((a) => a === 201)).toHaveLength(1);
     expect(answers).toContain('BP703');

@@ -245,8 +245,10 @@ describe('idempotency and concurrency (all 409)', () => {
     expect(BP710_PATTERN.exec(terminal.json.message)?.slice(1, 3)).toEqual([created.json.payment_id, 'Rejected']);
   });
 
-  it('BP708 for the same key while its request is in progress; BP712 for another request on the consent', async () => {
-    emu.updatePaymentsSettings({ createDelayMs: 400 });
+  it('BP708 for the same key while its request is in progress; BP712 for another request on the consent; lowering the delay releases it', async () => {
+    // A minute's hold, ended by lowering the setting (src/emulator/hold.ts); else the first
+    // request outlasts the test's timeout.
+    emu.updatePaymentsSettings({ createDelayMs: 60_000 });
     const key = randomUUID();
     const body = { ...ENDURING_BODY, amount: { total: '13.00', currency: 'NZD' } };
     const first = api.pay(consentOf(emu, 'enduring'), body, key);
@@ -254,6 +256,7 @@ describe('idempotency and concurrency (all 409)', () => {
     const [sameKey, otherKey] = await Promise.all([api.pay(consentOf(emu, 'enduring'), body, key), api.pay(consentOf(emu, 'enduring'), body)]);
     expectError(sameKey, 409, 'BP708');
     expectError(otherKey, 409, 'BP712');
+    emu.updatePaymentsSettings({ createDelayMs: 0 });
     expect((await first).status).toBe(201);
   });
 

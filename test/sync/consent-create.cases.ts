@@ -111,7 +111,8 @@ export const consentCreateSuite = storeSuite('consents create', (dialect) => {
 
   describe('consents create: idempotency (docs/bank-api.md §4.1)', () => {
     it('an answer lost after the server created the consent is replayed with the same key: one consent; BDT704 meanwhile is retried with the same key', async () => {
-      emu.updateSettings({ consentCreateDelayMs: 1_500 });
+      // The server holds the first request until the rerun has seen BDT704 (src/emulator/hold.ts).
+      emu.updateSettings({ consentCreateDelayMs: 60_000 });
       const before = await consentsOnServer();
       // The first attempt's answer never arrives (client timeout, no retry): the row stays pending.
       const lossy = clientFor(emu, { timeoutMs: 300, retry: { maxAttempts: 1 } }).client;
@@ -120,8 +121,14 @@ export const consentCreateSuite = storeSuite('consents create', (dialect) => {
       const pending = await queryRows<{ key: string; state: string }>(store, 'SELECT idempotency_key AS key, state FROM consent_creations');
       expect(pending).toEqual([{ key: expect.any(String), state: 'pending' }]);
 
-      // The rerun while the first request still runs: 409 BDT704, retried with the same key until the replay.
-      const patient = clientFor(emu, { retry: { baseDelayMs: 400, maxDelayMs: 400, maxAttempts: 8 }, random: () => 0.99, sleep: (ms) => new Promise((r) => setTimeout(r, ms)) }).client;
+      // The rerun while the first request still runs: 409 BDT704, retried with the same key until
+      // the replay. Its wait before a retry releases the first request, which the server then
+      // finishes (a retry that comes too early sees BDT704 again).
+      const release = async (): Promise<void> => {
+        emu.updateSettings({ consentCreateDelayMs: 0 });
+        await new Promise((r) => setTimeout(r, 25));
+      };
+      const patient = clientFor(emu, { retry: { maxAttempts: 8 }, sleep: release }).client;
       const result = await createConsentFlow(deps(patient), INPUT, { wait: false });
       expect(result.how).toBe('replayed');
       expect(result.idempotencyKey).toBe(pending[0]!.key);

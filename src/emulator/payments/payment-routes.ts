@@ -11,10 +11,11 @@ import { UUID_PATTERN } from '../../api/schemas';
 import { canonicalJson } from '../consent-validate';
 import type { RequestInfo } from '../context';
 import { ApiError, jsonReply, type Reply } from '../http-reply';
+import { holdFor } from '../hold';
 import { randomUuid } from '../seeded-random';
 import { drawPaymentFault, isBeforeEffect, paymentFaultError } from './faults';
 import { formatCents, toCents } from './money';
-import { authorizePayments, checkUuidHeaders, readJsonObject, requireUuid, sleep, type PaymentsRuntime } from './request';
+import { authorizePayments, checkUuidHeaders, readJsonObject, requireUuid, type PaymentsRuntime } from './request';
 import type { PaymentConsentRecord, PaymentKeyBinding, PaymentRecord } from './types';
 
 const DUPLICATE_WINDOW_MS = 60_000;
@@ -98,7 +99,7 @@ export async function handleCreatePayment(rt: PaymentsRuntime, rq: RequestInfo):
   if (slot !== undefined) state.keys.set(slot, binding);
   consent.submitting = idempotencyKey ?? payment.payment_id;
   try {
-    if (state.settings.createDelayMs > 0) await sleep(state.settings.createDelayMs);
+    await holdFor(() => state.settings.createDelayMs);
   } finally {
     binding.inProgress = false;
     consent.submitting = null;

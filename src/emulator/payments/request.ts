@@ -61,7 +61,3 @@ export function requireUuid(id: string, what: string): string {
   if (!UUID_PATTERN.test(id)) throw new ApiError(400, `${what} is not a UUID: ${id}`, 'BP299');
   return id;
 }
-
-export function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
-}
