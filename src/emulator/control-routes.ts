@@ -22,6 +22,7 @@ const ClientBody = z.object({ scopes: z.array(z.enum(SCOPES)) }).strict();
 const MintBody = z.object({ environment: z.enum(['sandbox', 'production']), client_id: z.string().optional() }).strict();
 
 export const CONSENT_ACTIONS = ['submit', 'authorise', 'reject', 'cancel', 'bank-unusable'] as const;
+export type ConsentAction = (typeof CONSENT_ACTIONS)[number];
 
 export function handleControl(ctx: EmulatorContext, rq: RequestInfo): Reply {
   const [, area, id, action] = rq.segments;

@@ -7,6 +7,7 @@ import type { BankName } from '../api/schemas';
 import type { Logger } from '../log';
 import type { Payment } from '../api/payments/schemas';
 import type { ConsentRecord } from './consent-store';
+import type { ConsentAction } from './control-routes';
 import type { PaymentConsentRole } from './payments/seed';
 import type { PaymentsSettingsPatch } from './payments/types';
 import { launchEmulator } from './launch';
@@ -16,6 +17,7 @@ import { generateWorld } from './world';
 import type { World } from './world-types';
 
 export type { ConsentRecord } from './consent-store';
+export type { ConsentAction } from './control-routes';
 export type { RequestLogEntry } from './request-log';
 export type { EmulatorSettings, EmulatorSettingsPatch, FaultRates, FaultKind, FaultProfile, RateLimit } from './settings';
 export { FAULT_PROFILES } from './settings';
@@ -77,6 +79,12 @@ export interface StartedEmulator {
   updateSettings(patch: EmulatorSettingsPatch): void;
   /** Current state after time-driven transitions. */
   consent(id: string): ConsentRecord | undefined;
+  /**
+   * Acts as the customer or the bank on a consent, as `POST /__emulator/consents/{id}/{action}`
+   * does (an authorise's body as that route takes it), but at once: from a request hook it lands
+   * before the answer being logged is sent.
+   */
+  actOnConsent(id: string, action: ConsentAction, body?: { customer_id?: string; account_ids?: string[] }): ConsentRecord;
   /** `{payments_base_url}`: the Payments API listener of the same process (docs/payments-contract.md). */
   paymentsBaseUrl: string;
   paymentsClientId: string;

@@ -10,7 +10,7 @@ import { bankMeta, banksFor } from './bank-meta';
 import { DataClock } from './clock';
 import { ConsentStore } from './consent-store';
 import type { EmulatorContext } from './context';
-import { updateSettings } from './control-routes';
+import { actOnConsent, updateSettings } from './control-routes';
 import { RateLimiter } from './faults';
 import type { EmulatorOptions, StartedEmulator } from './index';
 import { RequestLog } from './request-log';
@@ -148,6 +148,7 @@ export async function launchEmulator(
       const record = consents.get(id);
       return record ? structuredClone(record) : undefined;
     },
+    actOnConsent: (id, action, body) => structuredClone(actOnConsent(ctx, id, action, body === undefined ? '' : JSON.stringify(body))),
     paymentsBaseUrl: paymentsListener.baseUrl,
     paymentsClientId: payments.clientId,
     paymentsClientSecret: payments.clientSecret,

@@ -8,18 +8,22 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ConsentId } from '../../src/api/schemas';
-import type { StartedEmulator } from '../../src/emulator';
+import type { RequestLogEntry, StartedEmulator } from '../../src/emulator';
 import { openStore } from '../../src/store';
-import { REDIRECT_URI, control, startTestEmulator } from '../api/emulator-helpers';
-import { runCliInProcess, spawnCli, waitFor } from './cli-process';
+import { REDIRECT_URI, startTestEmulator } from '../api/emulator-helpers';
+import { runCliInProcess, spawnCli } from './cli-process';
 import { emulatorEnv } from '../fixtures/cli-env';
+import { requestHook } from '../fixtures/request-log';
 
 let emu: StartedEmulator;
 let dir: string;
 let env: Record<string, string>;
 
+/** What the test does as the emulator answers a request (requestHook: before the answer is sent). */
+let onRequest: (entry: Omit<RequestLogEntry, 'time'>) => void = () => {};
+
 beforeAll(async () => {
-  emu = await startTestEmulator();
+  emu = await startTestEmulator({ logger: requestHook((entry) => onRequest(entry)) });
   dir = mkdtempSync(join(tmpdir(), 'bankdata-consents-cli-'));
   env = emulatorEnv(emu, dir, { BANKDATA_REDIRECT_WHITELIST: REDIRECT_URI });
 });
@@ -108,12 +112,24 @@ describe('consents create / revoke, meta', () => {
   });
 
   it('a consent the customer rejects ends with exit 1 and is not registered', async () => {
-    const run = spawnCli(['consents', 'create', '--bank', 'PNZ', '--flow', 'redirect'], { env });
-    const id = await waitFor(() => /consent ([0-9a-f-]{36}) created/.exec(run.stdout())?.[1]);
-    await control(emu, 'POST', `consents/${id}/reject`);
-    expect(await run.exited).toBe(1);
-    expect(run.stdout()).toContain('Rejected: the consent was not authorised');
-    expect((await registered()).map((r) => r.id)).not.toContain(id);
+    // The customer rejects the consent as soon as it exists, before its 201 leaves: the
+    // command's first read finds it settled (no 2 s wait for the next poll).
+    let id: string | undefined;
+    onRequest = (entry) => {
+      if (entry.method === 'POST' && entry.path === '/v1/consents' && entry.status === 201) {
+        id = entry.consent_id;
+        emu.actOnConsent(id!, 'reject');
+      }
+    };
+    try {
+      const run = spawnCli(['consents', 'create', '--bank', 'PNZ', '--flow', 'redirect'], { env });
+      expect(await run.exited).toBe(1);
+      expect(run.stdout()).toContain(`consent ${id} created`);
+      expect(run.stdout()).toContain('Rejected: the consent was not authorised');
+      expect((await registered()).map((r) => r.id)).not.toContain(id);
+    } finally {
+      onRequest = () => {};
+    }
   });
 
   it('revoke answers done, then done again for BDT702; the registered consent is no longer synced', async () => {
