@@ -20,7 +20,7 @@ let dir: string;
 let dbPath: string;
 
 beforeAll(async () => {
-  emu = await startTestEmulator({ latencyMs: 120 });
+  emu = await startTestEmulator({ latencyMs: 40 });
   dir = mkdtempSync(join(tmpdir(), 'bankdata-schedule-'));
   dbPath = join(dir, 'data', 'bankdata.sqlite');
   const store = await openStore(dbPath);

@@ -23,8 +23,12 @@ const BIN = resolve(__dirname, '../../bin/bankdata.js');
 /** Columns that say when or through which consent a row was seen, not what it holds. */
 const BOOKKEEPING = new Set(['first_seen_at', 'last_seen_at', 'fetched_at', 'updated_at', 'consent_id']);
 const VIEWS = ['v_transactions', 'v_accounts', 'v_balances', 'v_statements', 'v_parties'];
-/** A killed process's consents are taken over after this lease (PostgreSQL); SQLite takes a dead pid's lease at once. */
-const LEASE_ENV = { BANKDATA_LEASE_TTL_MS: '2000', BANKDATA_LEASE_RENEW_MS: '500' };
+/**
+ * A killed process's consents are taken over after this lease (PostgreSQL); SQLite takes a dead
+ * pid's lease at once. The process renews every 200 ms, so only a stall of a second lets its
+ * leases lapse; the rerun after a kill waits at most 1.2 s for the killed one's.
+ */
+const LEASE_ENV = { BANKDATA_LEASE_TTL_MS: '1200', BANKDATA_LEASE_RENEW_MS: '200' };
 
 interface RunDir {
   dir: string;

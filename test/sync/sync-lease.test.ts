@@ -129,12 +129,16 @@ describe('the run lease and SIGTERM', async () => {
     const consentId = consentWith('Authorised', 'ReadStatements');
     const { store, dir } = await freshStore([consentId]);
     // One consent: its units run one after another, so "in flight" is one request at a time.
-    emu.updateSettings({ latencyMs: 100 });
+    // From the second transactions window on, each answer takes 40 ms, so the signal sent as the
+    // third is answered lands while the next request is in flight.
     const { child, exit } = startSync(dir);
     let seqAtSignal = 0;
     let transactions = 0;
     onRequest = (entry) => {
-      if (seqAtSignal === 0 && endpointOf(entry.path) === 'transactions' && !entry.query.page && entry.status === 200 && ++transactions === 3) {
+      if (seqAtSignal !== 0 || endpointOf(entry.path) !== 'transactions' || entry.query.page || entry.status !== 200) return;
+      transactions += 1;
+      if (transactions === 2) emu.updateSettings({ latencyMs: 40 });
+      if (transactions === 3) {
         seqAtSignal = entry.seq;
         child.kill('SIGTERM');
       }

@@ -46,13 +46,17 @@ describePostgres('cooperating workers on PostgreSQL', () => {
     await emu?.close();
   });
 
-  /** A database with the consents registered, and a working folder whose config gives each worker 2 lanes. */
+  /**
+   * A database with the consents registered, and a working folder whose config gives each worker 2
+   * lanes. The killed worker's consent is taken over when its 1.5 s lease lapses; the live ones
+   * renew every 300 ms.
+   */
   async function prepared(name: string): Promise<{ url: string; env: Record<string, string>; cwd: string }> {
     const url = await createTestDatabase();
     const cwd = join(dir, name);
     mkdirSync(join(cwd, 'config'), { recursive: true });
     writeFileSync(join(cwd, 'config', 'local.json'), JSON.stringify({ sync: { concurrency: 2 } }));
-    const env = { ...emulatorEnv(emu, join(cwd, 'data')), BANKDATA_DB: url, BANKDATA_LEASE_TTL_MS: '3000', BANKDATA_LEASE_RENEW_MS: '500' };
+    const env = { ...emulatorEnv(emu, join(cwd, 'data')), BANKDATA_DB: url, BANKDATA_LEASE_TTL_MS: '1500', BANKDATA_LEASE_RENEW_MS: '300' };
     expect((await runCliInProcess(['consents', 'add', ...consentIds], { env, cwd })).code).toBe(0);
     return { url, env, cwd };
   }
