@@ -5,28 +5,49 @@
  * "Checked against real importers").
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { accessSync, constants, statSync } from 'node:fs';
+import { delimiter, join } from 'node:path';
 
 /** Debian's python3, which has ofxparse (the `python3` on a developer's PATH may not). */
 export const PYTHON = '/usr/bin/python3';
 
+/**
+ * How each program is found: a command on PATH, or a module Debian's python3 can import (found
+ * without importing it). Finding, not running: `ledger-autosync --help` alone took 0.2 s of CPU;
+ * a program that is there but broken fails its tests, as it should.
+ */
 const PROBES = {
-  ofxdump: ['ofxdump', ['--version']],
-  ofxparse: [PYTHON, ['-c', 'import ofxparse']],
-  'ledger-autosync': ['ledger-autosync', ['--help']],
-  ledger: ['ledger', ['--version']],
-  hledger: ['hledger', ['--version']],
-} as const satisfies Record<string, readonly [string, readonly string[]]>;
+  ofxdump: { command: 'ofxdump' },
+  ofxparse: { pythonModule: 'ofxparse' },
+  'ledger-autosync': { command: 'ledger-autosync' },
+  ledger: { command: 'ledger' },
+  hledger: { command: 'hledger' },
+} as const satisfies Record<string, { command: string } | { pythonModule: string }>;
 export type Program = keyof typeof PROBES;
 
 /** No desktop keyring in a test run: ofxclient (imported by ledger-autosync) must not ask one. */
 export const PROGRAM_ENV: NodeJS.ProcessEnv = { ...process.env, PYTHON_KEYRING_BACKEND: 'keyring.backends.null.Keyring', TZ: 'UTC' };
 
+function executable(path: string): boolean {
+  try {
+    accessSync(path, constants.X_OK);
+    return statSync(path).isFile();
+  } catch {
+    return false;
+  }
+}
+
+/** An executable file of that name in a folder on PATH, as the shell would find it. */
+function onPath(command: string): boolean {
+  return (process.env.PATH ?? '').split(delimiter).some((dir) => dir !== '' && executable(join(dir, command)));
+}
+
 function present(program: Program): boolean {
-  const [cmd, args] = PROBES[program];
-  if (cmd.startsWith('/') && !existsSync(cmd)) return false;
-  const r = spawnSync(cmd, [...args], { env: PROGRAM_ENV, stdio: 'ignore', timeout: 30_000 });
-  return r.status === 0;
+  const probe: { command: string } | { pythonModule: string } = PROBES[program];
+  if ('command' in probe) return onPath(probe.command);
+  if (!executable(PYTHON)) return false;
+  const find = `import importlib.util, sys; sys.exit(importlib.util.find_spec(${JSON.stringify(probe.pythonModule)}) is None)`;
+  return spawnSync(PYTHON, ['-c', find], { env: PROGRAM_ENV, stdio: 'ignore', timeout: 30_000 }).status === 0;
 }
 
 /** The programs among `needed` that are missing; in CI a missing one is a failure, not a skip. */
