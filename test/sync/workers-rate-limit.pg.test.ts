@@ -32,11 +32,12 @@ const WORKERS = 4;
 /** Days of history synced (config sync.floor), to keep the run short. */
 const HISTORY_DAYS = 60;
 /**
- * The consents synced: the seeded ones of five of the seven banks (50, each bank's mix of statuses
- * and permissions), about 540 requests: a run of about 20 s at the limit, the first 5 s of it the
- * learning. All seven banks' 70 made a run of 26 s and 760 requests for no more to judge.
+ * The consents synced: the seeded ones of four of the seven banks (40, each bank's mix of statuses
+ * and permissions), about 450 requests: a run of 16-18 s at the limit, the first 5 s of it the
+ * learning. Five banks' 50 made a run of 20 s and 540 requests, all seven banks' 70 one of 26 s
+ * and 760 requests, for no more to judge.
  */
-const BANKS_SYNCED: readonly string[] = ['PNZ', 'ANZ', 'ASB', 'BNZ', 'Kiwibank'];
+const BANKS_SYNCED: readonly string[] = ['PNZ', 'ANZ', 'ASB', 'BNZ'];
 
 interface Arrival {
   seq: number;
@@ -134,8 +135,9 @@ describePostgres('cooperating workers under the bank rate limit', () => {
     // (docs/client.md "Pacing"). With the slow start the workers are at the limit within about
     // 5 s and use all of it (30 req/s over the middle half, 24-26 before), for 24-47 refusals in
     // a 26-second run of all seven banks (13-20 before): 38-47 of them failed the allowances of
-    // three, then four per lane to learn with one per 10 s per worker. Five banks' consents make
-    // a run of about 20 s (29.4-30.0 req/s over the middle half, 21-32 refusals).
+    // three, then four per lane to learn with one per 10 s per worker. Five banks' consents made
+    // a run of about 20 s (29.4-30.0 req/s over the middle half, 21-32 refusals), four banks'
+    // make one of 16-18 s (27.3-29.7 req/s, 11-29 refusals).
     expect(refused).toBeLessThanOrEqual(learning + Math.ceil(spanS / 10) * WORKERS * 2);
     // The workers learn the client's rate, not their share of it: together they use the limit.
     expect(midRate, 'accepted req/s over the middle half of the run').toBeGreaterThanOrEqual(0.8 * RATE);
