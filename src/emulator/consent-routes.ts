@@ -44,7 +44,7 @@ export async function handleCreateConsent(ctx: EmulatorContext, rq: RequestInfo)
 
   const entry: IdempotencyEntry = { canonicalBody, inProgress: true };
   if (slot !== undefined) ctx.idempotency.set(slot, entry);
-  await holdFor(() => ctx.settings.consentCreateDelayMs);
+  await holdFor(() => ctx.settings.consentCreateDelayMs, ctx.closed);
 
   const consentId = randomUuid(ctx.idRandom);
   const created = formatNz(now);

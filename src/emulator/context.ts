@@ -34,6 +34,8 @@ export interface EmulatorContext {
   /** Keyed by client id and idempotency key (keys kept for the emulator's life, ≥ 24 h). */
   readonly idempotency: Map<string, IdempotencyEntry>;
   readonly defaultClientId: string;
+  /** Aborted when the emulator closes: requests still held end (hold.ts). */
+  readonly closed: AbortSignal;
 }
 
 export interface RequestInfo {

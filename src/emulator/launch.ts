@@ -98,6 +98,7 @@ export async function launchEmulator(
   }
 
   const logger = options.logger;
+  const closing = new AbortController();
   const ctx: EmulatorContext = {
     environment,
     clock,
@@ -113,6 +114,7 @@ export async function launchEmulator(
     rateLimiter: new RateLimiter(),
     idempotency: new Map(),
     defaultClientId: clientId,
+    closed: closing.signal,
   };
 
   const host = options.host ?? '127.0.0.1';
@@ -160,14 +162,15 @@ export async function launchEmulator(
       payments.state.settings = applyPaymentsSettings(payments.state.settings, patch);
     },
     close: async () => {
-      const closing = [server, paymentsListener.server].map(
+      closing.abort();
+      const closed = [server, paymentsListener.server].map(
         (s) =>
           new Promise<void>((resolve, reject) => {
             s.close((error) => (error ? reject(error) : resolve()));
             s.closeAllConnections();
           }),
       );
-      await Promise.all(closing);
+      await Promise.all(closed);
     },
   };
 }

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { StartedEmulator } from '../../src/emulator';
+import { requestHook } from '../fixtures/request-log';
 import { Api, consentBody, expectErrorBody, startTest, type ConsentOverrides } from './helpers';
 
 let emu: StartedEmulator;
@@ -303,6 +304,25 @@ describe('POST /v1/consents: response and idempotency', () => {
     } finally {
       emu.updateSettings({ consentCreateDelayMs: 0 });
     }
+  });
+
+  it('closing the emulator ends a held creation: dropped unanswered, no consent made', async () => {
+    // An emulator of its own, with a hook that sees the held request end.
+    let ended: (entry: { status: number; consent_id?: string }) => void = () => {};
+    const logged = new Promise<{ status: number; consent_id?: string }>((resolve) => (ended = resolve));
+    const own = await startTest({
+      logger: requestHook((entry) => {
+        if (entry.method === 'POST' && entry.path === '/v1/consents') ended(entry);
+      }),
+    });
+    own.emu.updateSettings({ consentCreateDelayMs: 60_000 });
+    const answer = post(body({}, own.emu), {}, own.api).catch((error: unknown) => error);
+    await new Promise((r) => setTimeout(r, 50));
+    await own.emu.close();
+    // Without the close ending it, the hold would outlast the test's timeout.
+    expect(await logged).toMatchObject({ status: 0 });
+    expect((await logged).consent_id).toBeUndefined();
+    expect(await answer).toBeInstanceOf(Error);
   });
 
   it('creates distinct consents for the same body without a key', async () => {

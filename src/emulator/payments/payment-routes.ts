@@ -99,7 +99,7 @@ export async function handleCreatePayment(rt: PaymentsRuntime, rq: RequestInfo):
   if (slot !== undefined) state.keys.set(slot, binding);
   consent.submitting = idempotencyKey ?? payment.payment_id;
   try {
-    await holdFor(() => state.settings.createDelayMs);
+    await holdFor(() => state.settings.createDelayMs, rt.ctx.closed);
   } finally {
     binding.inProgress = false;
     consent.submitting = null;
