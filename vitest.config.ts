@@ -11,7 +11,7 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
  * cache's figure, else LONG_FILES, else 0.
  */
 
-/** Seconds each took in a whole run on a 2-core machine (25 November 2026, 01:30 UTC); only the order matters. */
+/** Seconds each took in a whole run on a 2-core machine (25 November 2026, 01:05 UTC); only the order matters. */
 const LONG_FILES: Record<string, number> = {
   'test/sync/workers-rate-limit.pg.test.ts': 24,
   'test/interop/ofx-importers.test.ts': 10,

@@ -129,8 +129,9 @@ describe('the run lease and SIGTERM', async () => {
     const consentId = consentWith('Authorised', 'ReadStatements');
     const { store, dir } = await freshStore([consentId]);
     // One consent: its units run one after another, so "in flight" is one request at a time.
-    // From the second transactions window on, each answer takes 40 ms, so the signal sent as the
-    // third is answered lands while the next request is in flight.
+    // Once the second transactions window is answered, each request takes 40 ms more; the signal
+    // goes out as the third window's answer is logged, before it is sent, so it lands while that
+    // unit is in flight.
     const { child, exit } = startSync(dir);
     let seqAtSignal = 0;
     let transactions = 0;
