@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { StartedEmulator } from '../../src/emulator';
 import { openStore } from '../../src/store';
-import { runCliInProcess } from '../cli/cli-process';
+import { runCliInProcess, waitFor } from '../cli/cli-process';
 import { consentOf, freshStore, paymentsEnv, spawnPaymentsCreate, startPaymentsEmulator } from './helpers';
 
 let emu: StartedEmulator;
@@ -18,26 +18,17 @@ afterAll(() => emu.close());
 
 const runCreate = (dir: string, db: string, consent: string) => spawnPaymentsCreate(emu, dir, db, ['--consent', consent, '--json']);
 
-async function until(check: () => boolean, timeoutMs: number): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > end) throw new Error('timed out waiting');
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
-
 describe('payments create: killed between send and answer, then rerun', () => {
   it('pays exactly once: the rerun resumes the stored key (BP703) and records the one payment', async () => {
     const { dir, path, store } = await freshStore();
     await store.close();
     const consent = consentOf(emu, 'single-2');
     // The emulator makes the payment at once and holds the answer until the test lowers the
-    // delay (src/emulator/hold.ts): the kill lands in between (the test polls every 25 ms for
-    // the payment, then kills).
+    // delay (src/emulator/hold.ts): the kill lands in between (once the payment exists).
     emu.updatePaymentsSettings({ createDelayMs: 60_000 });
 
     const first = runCreate(dir, path, consent);
-    await until(() => emu.payments().some((p) => p.consent_id === consent), 20_000);
+    await waitFor(() => emu.payments().some((p) => p.consent_id === consent), 20_000);
     first.child.kill('SIGKILL');
     const killed = await first.done;
     expect(killed.signal).toBe('SIGKILL');

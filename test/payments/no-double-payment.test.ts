@@ -7,7 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { StartedEmulator } from '../../src/emulator';
-import { runCliInProcess } from '../cli/cli-process';
+import { runCliInProcess, waitFor } from '../cli/cli-process';
 import { consentOf, freshStore, paymentsEnv, spawnPaymentsCreate, startPaymentsEmulator } from './helpers';
 
 const PAY = ['--amount', '12.50', '--particulars', 'RENT', '--code', 'FLAT', '--reference', 'MARCH'];
@@ -21,14 +21,6 @@ afterAll(() => emu.close());
 const spawned = (dir: string, db: string, args: string[]) => spawnPaymentsCreate(emu, dir, db, args);
 const bankdata = (dir: string, db: string, args: string[]) => runCliInProcess(['payments', 'create', ...args], { cwd: dir, env: paymentsEnv(emu, db) });
 
-async function until(check: () => boolean, timeoutMs = 20_000): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > end) throw new Error('timed out waiting');
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
-
 const paymentsOf = (consent: string) => emu.payments().filter((p) => p.consent_id === consent);
 
 describe('payments create: never pays twice by accident', () => {
@@ -39,7 +31,7 @@ describe('payments create: never pays twice by accident', () => {
     const before = paymentsOf(consent).length;
 
     const first = spawned(dir, path, ['--consent', consent, ...PAY, '--wait']);
-    await until(() => /payment \S+ made/.test(first.stderr()));
+    await waitFor(() => /payment \S+ made/.test(first.stderr()), 20_000);
     first.child.kill('SIGINT');
     const interrupted = await first.done;
     const made = paymentsOf(consent).slice(before);
