@@ -5,7 +5,13 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
-const NODE_GLOBALS = { process: 'readonly', console: 'readonly', URL: 'readonly', setTimeout: 'readonly', clearTimeout: 'readonly' };
+const NODE_GLOBALS = {
+  process: 'readonly',
+  console: 'readonly',
+  URL: 'readonly',
+  setTimeout: 'readonly',
+  clearTimeout: 'readonly',
+};
 
 export default tseslint.config(
   { ignores: ['dist/', 'node_modules/', 'data/', 'coverage/'] },
@@ -23,7 +29,10 @@ export default tseslint.config(
       // a default, a destructuring with a check) so a wrong guess fails with a message.
       '@typescript-eslint/no-non-null-assertion': 'error',
       // `_name` marks a binding kept on purpose (a field dropped by destructuring, an unused parameter).
-      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', ignoreRestSiblings: true }],
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        { argsIgnorePattern: '^_', varsIgnorePattern: '^_', ignoreRestSiblings: true },
+      ],
       // An async function without await is how an interface that returns a promise is met.
       '@typescript-eslint/require-await': 'off',
       // The clients are objects of closures (no `this`); passing their functions around is safe.

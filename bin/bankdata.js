@@ -6,7 +6,9 @@ try {
   await import('../dist/bankdata.js');
 } catch (error) {
   if (error?.code === 'ERR_MODULE_NOT_FOUND' && String(error.message).includes('dist/bankdata.js')) {
-    process.stderr.write('bankdata: not built (dist/bankdata.js is missing)\nhint: run `npm run build` (npm ci does it)\n');
+    process.stderr.write(
+      'bankdata: not built (dist/bankdata.js is missing)\nhint: run `npm run build` (npm ci does it)\n',
+    );
     process.exitCode = 70;
   } else {
     throw error;

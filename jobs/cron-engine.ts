@@ -50,9 +50,13 @@ export function nodeCronEngine(zone: string = NZ_ZONE): CronEngine {
       const companion = dstGapCompanion(expression);
       if (companion) {
         tasks.push(
-          schedule(companion, (ctx) => {
-            if (fellInDstGap(ctx.date, zone)) onTick(ctx.date);
-          }, { timezone: zone }),
+          schedule(
+            companion,
+            (ctx) => {
+              if (fellInDstGap(ctx.date, zone)) onTick(ctx.date);
+            },
+            { timezone: zone },
+          ),
         );
       }
       return {

@@ -38,7 +38,11 @@ export async function checkConsentExpiry(ctx: JobContext): Promise<ExpiryCheckRe
   const active = (await ctx.store.consents.list({ active: true })).map((c) => c.consentId);
   const live = await refreshConsentStatuses(ctx.store, ctx.client, active, ctx.sync.concurrency);
   const today = nzDateOf(ctx.now());
-  const result: ExpiryCheckResult = { expiring: [], ended: [], unread: live.filter((o) => o.error).map((o) => o.consentId) };
+  const result: ExpiryCheckResult = {
+    expiring: [],
+    ended: [],
+    unread: live.filter((o) => o.error).map((o) => o.consentId),
+  };
   for (const c of await ctx.store.consents.list()) {
     const id = c.consentId;
     const ended = c.endedReason ?? (isEndedStatus(c.status) ? c.status : null);
@@ -49,7 +53,12 @@ export async function checkConsentExpiry(ctx: JobContext): Promise<ExpiryCheckRe
     if (c.status !== 'Authorised' || c.expirationNzDate === null || c.expirationDateTime === null) continue;
     const days = nzDaysBetween(today, c.expirationNzDate);
     if (days <= ctx.expiryWarningDays) {
-      result.expiring.push({ consent_id: id, bank: c.bank, expiration_date_time: c.expirationDateTime, days_to_expiry: days });
+      result.expiring.push({
+        consent_id: id,
+        bank: c.bank,
+        expiration_date_time: c.expirationDateTime,
+        days_to_expiry: days,
+      });
     }
   }
   result.expiring.sort((a, b) => a.days_to_expiry - b.days_to_expiry);

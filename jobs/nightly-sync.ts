@@ -29,7 +29,8 @@ export function nightlySyncJob(ctx: JobContext, expression: string): Job {
         const payments = summary.fatal || summary.interrupted || !ctx.payments ? null : await ctx.payments();
         const c = summary.counters;
         // Payments that could not be read make the job partial, as they make `bankdata sync` exit 1.
-        const paymentsFailed = payments !== null && (payments.failures.length > 0 || payments.authenticationError !== null);
+        const paymentsFailed =
+          payments !== null && (payments.failures.length > 0 || payments.authenticationError !== null);
         return {
           outcome: summary.outcome === 'ok' && paymentsFailed ? 'partial' : summary.outcome,
           runId: summary.runId,

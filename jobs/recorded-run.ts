@@ -33,7 +33,13 @@ export async function runRecorded(
     await finish(summary);
     return { outcome: summary.outcome, runId, details };
   } catch (error) {
-    await finish({ outcome: 'failed', consents: 0, rowsWritten: 0, failedUnits: 0, errorSummary: describeError(error).slice(0, 2000) });
+    await finish({
+      outcome: 'failed',
+      consents: 0,
+      rowsWritten: 0,
+      failedUnits: 0,
+      errorSummary: describeError(error).slice(0, 2000),
+    });
     throw error;
   }
 }

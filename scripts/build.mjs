@@ -34,7 +34,9 @@ export async function buildCli() {
     // pg-native) is left as the package ships it.
     external: ['better-sqlite3', 'undici', 'pg', 'pg-cursor', 'pg-native'],
     // Bundled CommonJS (commander, node-cron) calls require() for node's own modules.
-    banner: { js: "import { createRequire as __bankdataCreateRequire } from 'node:module'; const require = __bankdataCreateRequire(import.meta.url);" },
+    banner: {
+      js: "import { createRequire as __bankdataCreateRequire } from 'node:module'; const require = __bankdataCreateRequire(import.meta.url);",
+    },
     entryNames: '[name]',
     chunkNames: '[name]-[hash]',
     sourcemap: 'linked',

@@ -35,7 +35,11 @@ function run(cmd, args, options = {}) {
  */
 function emulator() {
   return new Promise((resolve) => {
-    const child = spawn('npx', ['--no-install', 'bankdata', 'emulator', '--port', '0'], { cwd: app, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    const child = spawn('npx', ['--no-install', 'bankdata', 'emulator', '--port', '0'], {
+      cwd: app,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true,
+    });
     const group = (signal) => {
       try {
         process.kill(-child.pid, signal);
@@ -65,7 +69,13 @@ try {
   const tarball = readdirSync(work).find((f) => f.endsWith('.tgz'));
   check('npm pack made a tarball', tarball !== undefined);
   const listing = execFileSync('tar', ['-tzf', join(work, tarball)], { encoding: 'utf8' });
-  for (const file of ['package/bin/bankdata.js', 'package/dist/bankdata.js', 'package/config/default.json', 'package/src/store/migrations/0000_init.sql', 'package/src/store/migrations/meta/_journal.json']) {
+  for (const file of [
+    'package/bin/bankdata.js',
+    'package/dist/bankdata.js',
+    'package/config/default.json',
+    'package/src/store/migrations/0000_init.sql',
+    'package/src/store/migrations/meta/_journal.json',
+  ]) {
     check(`the tarball holds ${file.slice('package/'.length)}`, listing.split('\n').includes(file));
   }
   check('the tarball holds no TypeScript sources', !listing.split('\n').some((f) => f.endsWith('.ts')));
@@ -81,10 +91,21 @@ try {
   }
 
   const v = run('npx', ['--no-install', 'bankdata', '--version'], { cwd: app });
-  check(`npx bankdata --version prints ${version}`, v.code === 0 && v.out.trim() === version, `${v.code}\n${v.out}${v.err}`);
+  check(
+    `npx bankdata --version prints ${version}`,
+    v.code === 0 && v.out.trim() === version,
+    `${v.code}\n${v.out}${v.err}`,
+  );
 
-  const demo = run('npx', ['--no-install', 'bankdata', 'demo', '--data-dir', join(work, 'data')], { cwd: app, timeout: 180_000 });
-  check('npx bankdata demo exits 0 and writes its exports', demo.code === 0 && /Done in/.test(demo.out) && existsSync(join(work, 'data', 'exports', 'transactions.csv')), `${demo.code}\n${demo.out}${demo.err}`);
+  const demo = run('npx', ['--no-install', 'bankdata', 'demo', '--data-dir', join(work, 'data')], {
+    cwd: app,
+    timeout: 180_000,
+  });
+  check(
+    'npx bankdata demo exits 0 and writes its exports',
+    demo.code === 0 && /Done in/.test(demo.out) && existsSync(join(work, 'data', 'exports', 'transactions.csv')),
+    `${demo.code}\n${demo.out}${demo.err}`,
+  );
 
   const emu = await emulator();
   let parsed = null;
@@ -93,7 +114,13 @@ try {
   } catch {
     parsed = null;
   }
-  check('npx bankdata emulator prints its JSON line and stops on SIGTERM', parsed !== null && /^http:\/\/127\.0\.0\.1:\d+/.test(parsed.base_url) && (emu.code === 0 || emu.signal === 'SIGTERM'), JSON.stringify(emu));
+  check(
+    'npx bankdata emulator prints its JSON line and stops on SIGTERM',
+    parsed !== null &&
+      /^http:\/\/127\.0\.0\.1:\d+/.test(parsed.base_url) &&
+      (emu.code === 0 || emu.signal === 'SIGTERM'),
+    JSON.stringify(emu),
+  );
 } catch (error) {
   check('pack test ran to the end', false, String(error?.stack ?? error));
 } finally {

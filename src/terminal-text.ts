@@ -20,5 +20,8 @@ export function terminalSafeLines(text: string): string {
 
 /** JSON text made safe for a terminal and still valid JSON (C1, DEL and bidi as `\uXXXX`). */
 export function terminalSafeJson(json: string): string {
-  return json.replace(/[\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  return json.replace(
+    /[\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029]/g,
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
 }

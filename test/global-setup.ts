@@ -12,7 +12,17 @@
  * os.tmpdir(), so a folder a test leaves behind is removed with the run's.
  */
 import { execFileSync } from 'node:child_process';
-import { accessSync, chmodSync, constants, existsSync, mkdtempSync, readFileSync, rmSync, statfsSync, statSync } from 'node:fs';
+import {
+  accessSync,
+  chmodSync,
+  constants,
+  existsSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  statfsSync,
+  statSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -42,9 +52,18 @@ export default function setup(): () => void {
 function distIsFresh(): boolean {
   try {
     const builtMs = statSync('dist/meta.json').mtimeMs;
-    const meta = JSON.parse(readFileSync('dist/meta.json', 'utf8')) as { inputs: Record<string, unknown>; outputs: Record<string, unknown> };
+    const meta = JSON.parse(readFileSync('dist/meta.json', 'utf8')) as {
+      inputs: Record<string, unknown>;
+      outputs: Record<string, unknown>;
+    };
     if (!Object.keys(meta.outputs).every((file) => existsSync(file))) return false;
-    const sources = [...Object.keys(meta.inputs), 'scripts/build.mjs', 'tsconfig.json', 'package.json', 'package-lock.json'];
+    const sources = [
+      ...Object.keys(meta.inputs),
+      'scripts/build.mjs',
+      'tsconfig.json',
+      'package.json',
+      'package-lock.json',
+    ];
     return sources.every((file) => statSync(file).mtimeMs <= builtMs);
   } catch {
     return false;

@@ -78,7 +78,13 @@ function parseBaseUrl(baseUrl: string, apiName: string): URL {
   try {
     url = new URL(baseUrl);
   } catch (cause) {
-    throw new ConfigurationError(`the ${apiName} base URL is not an absolute URL`, { status: null, code: null, path: '', requestId: null, cause });
+    throw new ConfigurationError(`the ${apiName} base URL is not an absolute URL`, {
+      status: null,
+      code: null,
+      path: '',
+      requestId: null,
+      cause,
+    });
   }
   if (url.search || url.hash || url.username || url.password) {
     throw new ConfigurationError(`the ${apiName} base URL must not carry credentials, a query or a fragment`, {
@@ -124,7 +130,11 @@ export function createClientCore(options: ApiClientOptions, settings: ClientCore
     now,
     logger,
   });
-  const pacer = createPacer({ now, sleep: retryDeps.sleep, ...(options.sharedPacing ? { shared: options.sharedPacing } : {}) });
+  const pacer = createPacer({
+    now,
+    sleep: retryDeps.sleep,
+    ...(options.sharedPacing ? { shared: options.sharedPacing } : {}),
+  });
   return {
     apiName: settings.apiName,
     base,

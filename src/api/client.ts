@@ -57,9 +57,17 @@ export interface DataApiClient {
   listAccounts(consentId: ConsentId): Promise<ListResult<Account>>;
   getAccount(consentId: ConsentId, accountId: AccountId): Promise<SingleResult<'Account'>>;
   getBalances(consentId: ConsentId, accountId: AccountId): Promise<ListResult<Balance>>;
-  listTransactions(consentId: ConsentId, accountId: AccountId, range: TransactionRange): Promise<ListResult<Transaction>>;
+  listTransactions(
+    consentId: ConsentId,
+    accountId: AccountId,
+    range: TransactionRange,
+  ): Promise<ListResult<Transaction>>;
   listStatements(consentId: ConsentId, accountId: AccountId, range?: StatementRange): Promise<ListResult<Statement>>;
-  getStatement(consentId: ConsentId, accountId: AccountId, statementId: StatementId): Promise<SingleResult<'Statement'>>;
+  getStatement(
+    consentId: ConsentId,
+    accountId: AccountId,
+    statementId: StatementId,
+  ): Promise<SingleResult<'Statement'>>;
   downloadStatementFile(
     consentId: ConsentId,
     accountId: AccountId,
@@ -77,7 +85,10 @@ export interface DataApiClient {
 }
 
 export function createDataApiClient(options: DataApiClientOptions): DataApiClient {
-  const core = createClientCore(options, { apiName: 'Data API', maxResponseBytes: options.maxResponseBytes ?? 16 * 1024 * 1024 });
+  const core = createClientCore(options, {
+    apiName: 'Data API',
+    maxResponseBytes: options.maxResponseBytes ?? 16 * 1024 * 1024,
+  });
   const { apiName, base, http, tokens, retryPolicy, retryDeps, logger } = core;
   const t = createTransport({
     apiName,

@@ -75,7 +75,11 @@ export interface ConsentCheckFailure {
   message: string;
 }
 
-const fail = (code: ConsentCheckCode, message: string): ConsentCheckFailure => ({ code, rule: CONSENT_RULES[code], message });
+const fail = (code: ConsentCheckCode, message: string): ConsentCheckFailure => ({
+  code,
+  rule: CONSENT_RULES[code],
+  message,
+});
 const fromRule = (failure: ConsentRuleFailure): ConsentCheckFailure => fail(failure.code, failure.message);
 const missing = (field: string): ConsentCheckFailure => ({
   code: null,
@@ -93,7 +97,8 @@ type BankFeatures = BankMeta['features'];
 
 /** BDT246: a known hint type; redirect needs hint redirect, decoupled needs hint decoupled, gateway takes either. */
 export function checkFlowHint(detailType: string, hintType: string): ConsentRuleFailure | null {
-  if (!(FLOW_HINT_TYPES as readonly string[]).includes(hintType)) return { code: 'BDT246', message: `unknown flow hint type: ${hintType}` };
+  if (!(FLOW_HINT_TYPES as readonly string[]).includes(hintType))
+    return { code: 'BDT246', message: `unknown flow hint type: ${hintType}` };
   if (detailType !== 'gateway' && hintType !== detailType) {
     return { code: 'BDT246', message: `flow hint ${hintType} does not fit flow ${detailType}` };
   }
@@ -101,7 +106,12 @@ export function checkFlowHint(detailType: string, hintType: string): ConsentRule
 }
 
 /** The flow enabled per meta: gateway for the organisation (BDT403), redirect (BDT401) and decoupled (BDT402) per bank. */
-export function checkFlowEnabled(features: BankFeatures, bank: string, detailType: string, hintType: string): ConsentRuleFailure | null {
+export function checkFlowEnabled(
+  features: BankFeatures,
+  bank: string,
+  detailType: string,
+  hintType: string,
+): ConsentRuleFailure | null {
   if (detailType === 'gateway' && !features.gateway_flow.enabled) {
     return { code: 'BDT403', message: 'the gateway flow is not enabled for the organisation' };
   }
@@ -115,35 +125,56 @@ export function checkFlowEnabled(features: BankFeatures, bank: string, detailTyp
 }
 
 /** BDT228: the decoupled identifier type is one the bank offers (meta `available_identifiers`). */
-export function checkIdentifierType(features: BankFeatures, bank: string, identifierType: string): ConsentRuleFailure | null {
+export function checkIdentifierType(
+  features: BankFeatures,
+  bank: string,
+  identifierType: string,
+): ConsentRuleFailure | null {
   const identifiers = features.decoupled_flow.available_identifiers;
   if (identifiers.some((i) => i.type === identifierType)) return null;
   const offered = identifiers.map((i) => i.type).join(', ') || 'none';
-  return { code: 'BDT228', message: `identifier type ${identifierType} is not offered by ${bank} (offered: ${offered})` };
+  return {
+    code: 'BDT228',
+    message: `identifier type ${identifierType} is not offered by ${bank} (offered: ${offered})`,
+  };
 }
 
 /** BDT230: a mobile number matches the pattern meta gives for it; other identifier types have no form rule. */
-export function checkMobileNumber(features: BankFeatures, identifierType: string, identifierValue: string): ConsentRuleFailure | null {
+export function checkMobileNumber(
+  features: BankFeatures,
+  identifierType: string,
+  identifierValue: string,
+): ConsentRuleFailure | null {
   const identifier = features.decoupled_flow.available_identifiers.find((i) => i.type === identifierType);
-  if (identifier?.type !== 'mobile_number' || !identifier.regex || new RegExp(identifier.regex).test(identifierValue)) return null;
+  if (identifier?.type !== 'mobile_number' || !identifier.regex || new RegExp(identifier.regex).test(identifierValue))
+    return null;
   return { code: 'BDT230', message: `mobile number ${identifierValue} does not match ${identifier.regex}` };
 }
 
 /** BDT242: at least one permission; BDT241: each one offered by the bank (meta `permissions`). */
-export function checkPermissionsOffered(features: BankFeatures, bank: string, requested: readonly string[]): ConsentRuleFailure | null {
+export function checkPermissionsOffered(
+  features: BankFeatures,
+  bank: string,
+  requested: readonly string[],
+): ConsentRuleFailure | null {
   if (requested.length === 0) return { code: 'BDT242', message: 'permissions must not be empty' };
   const unknown = requested.find((p) => !features.permissions.includes(p));
   if (unknown === undefined) return null;
-  return { code: 'BDT241', message: `permission ${unknown} is not offered by ${bank} (GET /v1/meta lists what it offers)` };
+  return {
+    code: 'BDT241',
+    message: `permission ${unknown} is not offered by ${bank} (GET /v1/meta lists what it offers)`,
+  };
 }
 
 /** The first rule the request breaks, or null when the server should accept it. */
 export function checkConsentRequest(draft: ConsentRequestDraft, ctx: ConsentCheckContext): ConsentCheckFailure | null {
   const { detail, flow_hint: hint } = draft.flow;
-  if (!(FLOW_TYPES as readonly string[]).includes(detail.type)) return fail('BDT245', `unknown flow type: ${detail.type}`);
+  if (!(FLOW_TYPES as readonly string[]).includes(detail.type))
+    return fail('BDT245', `unknown flow type: ${detail.type}`);
 
   // redirect_uri for gateway and redirect flows; callback_url (optional) for decoupled only.
-  const urlFailure = detail.type === 'decoupled' ? checkCallback(detail.callback_url, ctx) : checkRedirect(detail.redirect_uri, ctx);
+  const urlFailure =
+    detail.type === 'decoupled' ? checkCallback(detail.callback_url, ctx) : checkRedirect(detail.redirect_uri, ctx);
   if (urlFailure) return urlFailure;
 
   const hintFailure = checkFlowHint(detail.type, hint.type);
@@ -201,17 +232,26 @@ function checkBank(bank: string, ctx: ConsentCheckContext): ConsentCheckFailure 
     return fail('BDT213', `the sandbox accepts only PNZ, not ${bank}`);
   }
   const meta = ctx.meta.find((m) => m.name === bank);
-  return meta ?? fail('BDT213', `${bank} is not set up for the organisation in ${ctx.environment} (not in GET /v1/meta)`);
+  return (
+    meta ?? fail('BDT213', `${bank} is not set up for the organisation in ${ctx.environment} (not in GET /v1/meta)`)
+  );
 }
 
 function checkDates(draft: ConsentRequestDraft, bank: BankName, now: Instant): ConsentCheckFailure | null {
   const start = parseWireDateTime(draft.start_date_time);
-  if (!start) return { code: null, rule: 'date form', message: `start_date_time is not a date-time: ${draft.start_date_time}` };
+  if (!start)
+    return { code: null, rule: 'date form', message: `start_date_time is not a date-time: ${draft.start_date_time}` };
   const end = draft.end_date_time === undefined ? undefined : parseWireDateTime(draft.end_date_time);
-  if (end === null) return { code: null, rule: 'date form', message: `end_date_time is not a date-time: ${draft.end_date_time}` };
-  const expiration = draft.expiration_date_time === undefined ? undefined : parseWireDateTime(draft.expiration_date_time);
+  if (end === null)
+    return { code: null, rule: 'date form', message: `end_date_time is not a date-time: ${draft.end_date_time}` };
+  const expiration =
+    draft.expiration_date_time === undefined ? undefined : parseWireDateTime(draft.expiration_date_time);
   if (expiration === null) {
-    return { code: null, rule: 'date form', message: `expiration_date_time is not a date-time: ${draft.expiration_date_time}` };
+    return {
+      code: null,
+      rule: 'date form',
+      message: `expiration_date_time is not a date-time: ${draft.expiration_date_time}`,
+    };
   }
   const failure = checkConsentDates({ start, end, expiration }, now, bank);
   return failure ? fail(failure.code, failure.message) : null;

@@ -123,7 +123,11 @@ export class ConsentNotAuthorisedError extends apiErrorClass('consent_not_author
 /** BDT411: the consent lacks the permission the endpoint needs; skip that resource. */
 export class PermissionMissingError extends apiErrorClass('permission_missing', 'PermissionMissingError') {
   /** @param permissions any one of these would do (docs/bank-api.md §3) */
-  constructor(message: string, details: ApiErrorDetails, readonly permissions: readonly Permission[]) {
+  constructor(
+    message: string,
+    details: ApiErrorDetails,
+    readonly permissions: readonly Permission[],
+  ) {
     super(message, details);
   }
   override toJSON() {
@@ -143,7 +147,12 @@ export class DateRuleError extends apiErrorClass('date_rule', 'DateRuleError') {
    * @param ruleCode the rule broken: the code sent, or BDT237 for the legacy message (docs/bank-api.md §7.2)
    * @param legacy true when the server used the legacy no-code message for BDT237
    */
-  constructor(message: string, details: ApiErrorDetails, readonly ruleCode: 'BDT236' | 'BDT237' | 'BDT238' | 'BDT239', readonly legacy: boolean) {
+  constructor(
+    message: string,
+    details: ApiErrorDetails,
+    readonly ruleCode: 'BDT236' | 'BDT237' | 'BDT238' | 'BDT239',
+    readonly legacy: boolean,
+  ) {
     super(message, details);
   }
   override toJSON() {
@@ -159,7 +168,11 @@ export class IdempotencyError extends apiErrorClass('idempotency', 'IdempotencyE
 
 /** 403 without code: the client was not assigned the endpoint's scope (docs/bank-api.md §2, §3). */
 export class ScopeMissingError extends apiErrorClass('scope_missing', 'ScopeMissingError') {
-  constructor(message: string, details: ApiErrorDetails, readonly scope: Scope | null) {
+  constructor(
+    message: string,
+    details: ApiErrorDetails,
+    readonly scope: Scope | null,
+  ) {
     super(message, details);
   }
   override toJSON() {
@@ -182,7 +195,12 @@ export class UnavailableError extends apiErrorClass('unavailable', 'UnavailableE
    * @param retryAfter the raw `Retry-After` header, judged by the retry policy (integer seconds or HTTP-date)
    * @param serverDate the raw `Date` header of the same answer: the reference instant for an HTTP-date Retry-After
    */
-  constructor(message: string, details: ApiErrorDetails, readonly retryAfter: string | null = null, readonly serverDate: string | null = null) {
+  constructor(
+    message: string,
+    details: ApiErrorDetails,
+    readonly retryAfter: string | null = null,
+    readonly serverDate: string | null = null,
+  ) {
     super(message, details);
   }
 }

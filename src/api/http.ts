@@ -16,7 +16,12 @@ let undici: Promise<typeof import('undici')> | null = null;
 
 export type HttpMethod = 'GET' | 'POST' | 'DELETE';
 /** Payments API requests (src/api/payments), counted beside the Data API's kinds. */
-export type PaymentsRequestKind = 'payment_create' | 'payment' | 'payment_consent_create' | 'payment_consent' | 'payment_consent_revoke';
+export type PaymentsRequestKind =
+  | 'payment_create'
+  | 'payment'
+  | 'payment_consent_create'
+  | 'payment_consent'
+  | 'payment_consent_revoke';
 /** What a request is, for counts and the debug log. */
 export type HttpKind = RequestKind | PaymentsRequestKind;
 export type ResponseHeaders = Readonly<Record<string, string | string[] | undefined>>;

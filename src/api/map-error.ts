@@ -88,7 +88,12 @@ export function firstHeader(headers: AnswerFacts['headers'], name: string): stri
 }
 
 /** An answer's code, error details and the two message parts every mapped error uses. */
-export function describeAnswer(answer: AnswerFacts): { code: string | null; details: ApiErrorDetails; what: string; said: string } {
+export function describeAnswer(answer: AnswerFacts): {
+  code: string | null;
+  details: ApiErrorDetails;
+  what: string;
+  said: string;
+} {
   const { status } = answer;
   const code = answer.code ?? null;
   return {
@@ -105,8 +110,18 @@ export function toFreshTokenError(answer: AnswerFacts, details: ApiErrorDetails)
 }
 
 /** Service unavailable (BDT601–604, BP codes of that kind, or an unavailable status), with Retry-After and Date. */
-export function toUnavailableError(answer: AnswerFacts, details: ApiErrorDetails, what: string, said: string): UnavailableError {
-  return new UnavailableError(`service unavailable, ${what}${said}`, details, firstHeader(answer.headers, 'retry-after'), firstHeader(answer.headers, 'date'));
+export function toUnavailableError(
+  answer: AnswerFacts,
+  details: ApiErrorDetails,
+  what: string,
+  said: string,
+): UnavailableError {
+  return new UnavailableError(
+    `service unavailable, ${what}${said}`,
+    details,
+    firstHeader(answer.headers, 'retry-after'),
+    firstHeader(answer.headers, 'date'),
+  );
 }
 
 /** Maps a non-success answer to its error class. Code first, then status (docs/bank-api.md §7.3). */
@@ -133,7 +148,8 @@ export function toApiError(answer: ErrorAnswer): ApiError {
         permissions,
       );
     }
-    if (code === 'BDT263') return new SplitNeededError(`bank result too large, split the range, ${what}${said}`, details);
+    if (code === 'BDT263')
+      return new SplitNeededError(`bank result too large, split the range, ${what}${said}`, details);
     if (DATE_RULE_CODES.has(code)) {
       return new DateRuleError(`date rule broken, ${what}${said}`, details, code as DateRuleError['ruleCode'], false);
     }
@@ -145,7 +161,11 @@ export function toApiError(answer: ErrorAnswer): ApiError {
   if (status === 401) return toFreshTokenError(answer, details);
   if (status === 403 && code === null) {
     const scope = kind === 'token' ? null : ENDPOINT_ACCESS[kind].scope;
-    return new ScopeMissingError(`the client is not assigned the scope ${scope} needed for ${kind}, ${what}`, details, scope);
+    return new ScopeMissingError(
+      `the client is not assigned the scope ${scope} needed for ${kind}, ${what}`,
+      details,
+      scope,
+    );
   }
   if (status === 400 && code === null && answer.message === LEGACY_BDT237_MESSAGE) {
     return new DateRuleError(`date rule broken (BDT237, legacy form), ${what}${said}`, details, 'BDT237', true);

@@ -82,7 +82,10 @@ export interface Pacer {
   /** Waits for this request's send slot; returns the send instant to pass to `settle`. */
   acquire(): Promise<number>;
   /** What the bank answered the request sent at `sentAt`. */
-  settle(sentAt: number, answer: { status: number; headers?: Readonly<Record<string, string | string[] | undefined>> }): void;
+  settle(
+    sentAt: number,
+    answer: { status: number; headers?: Readonly<Record<string, string | string[] | undefined>> },
+  ): void;
   state(): PacerState;
 }
 
@@ -195,7 +198,10 @@ export function createPacer(options: PacerOptions): Pacer {
     // The longer without a refusal, the faster it creeps: a bound measured while the lanes
     // sent less than the bank allowed is low, and only a probe past it shows that.
     const s = Math.max(0, t - baseAt) / 1000;
-    const slow = Math.max(base, threshold) * Math.exp(Math.min(creep * s, MAX_GROWTH)) * Math.min(MAX_CREEP, Math.exp((ACCELERATION_PER_S2 * s * s) / (2 * gentle * gentle)));
+    const slow =
+      Math.max(base, threshold) *
+      Math.exp(Math.min(creep * s, MAX_GROWTH)) *
+      Math.min(MAX_CREEP, Math.exp((ACCELERATION_PER_S2 * s * s) / (2 * gentle * gentle)));
     // Below the pace last refused (less its cut), back up to it fast.
     return base < threshold ? Math.min(slow, base * Math.exp(Math.min(UNKNOWN_CREEP_PER_S * s, MAX_GROWTH))) : slow;
   };
@@ -220,7 +226,9 @@ export function createPacer(options: PacerOptions): Pacer {
    * taken before a pacer knows a rate are not counted, which only lowers the bound.
    */
   const acceptedBetween = (a: Refusal, t: Refusal): number =>
-    a.client && t.client ? t.client.sent - a.client.sent - (t.client.refused - a.client.refused) : acceptedIn(a.at, t.at);
+    a.client && t.client
+      ? t.client.sent - a.client.sent - (t.client.refused - a.client.refused)
+      : acceptedIn(a.at, t.at);
 
   /**
    * The share of (a, t] in which the client was not seen sending at `rate` or more (0 to 1): a
@@ -237,7 +245,10 @@ export function createPacer(options: PacerOptions): Pacer {
     if (a.client && t.client) {
       // Between readings only: a refusal's own counts are read when it is answered, later
       // than it was sent.
-      const within = readings.slice(partitionPoint(readings, (r) => r.at <= a.at), partitionPoint(readings, (r) => r.at <= t.at));
+      const within = readings.slice(
+        partitionPoint(readings, (r) => r.at <= a.at),
+        partitionPoint(readings, (r) => r.at <= t.at),
+      );
       within.forEach((r, i) => {
         const last = within[i - 1];
         if (last === undefined) return;
@@ -273,7 +284,8 @@ export function createPacer(options: PacerOptions): Pacer {
     // How far the bank's rate may lie above the bound: its count's own uncertainty, or the share
     // of its span the client was idle; past ROUGH, a bound that only creeps up fast.
     const tight = best !== null && best.idle <= ROUGH;
-    const spread = best && tight ? Math.max(1 / best.count, best.idle) : Math.max(ROUGH * 1.01, best ? 1 / best.count : 0);
+    const spread =
+      best && tight ? Math.max(1 / best.count, best.idle) : Math.max(ROUGH * 1.01, best ? 1 / best.count : 0);
     const current = rateAt(t);
     if (base !== null && current !== null) {
       const certified = best ? best.rate * (1 + PROBE) : 0;
@@ -301,7 +313,9 @@ export function createPacer(options: PacerOptions): Pacer {
         // what the bank accepted over the last second (the lanes may have sent far less than
         // the pace allowed): from there back to the cut pace fast, then creep.
         const paced = Math.min(current * (1 - CUT), tight && !starting ? certified * (1 + spread) : Infinity);
-        const recent = refusal.client ? clientAcceptedSince(t - FIRST_WINDOW_MS, refusal.client) : acceptedIn(t - FIRST_WINDOW_MS, t);
+        const recent = refusal.client
+          ? clientAcceptedSince(t - FIRST_WINDOW_MS, refusal.client)
+          : acceptedIn(t - FIRST_WINDOW_MS, t);
         const accepted = recent === null ? Infinity : ((recent * 1000) / FIRST_WINDOW_MS) * (1 + ROUGH);
         setBase(t, Math.max(MIN_RATE, Math.min(current, Math.max(certified, Math.min(paced, accepted)))));
         uncertainty = spread;
@@ -320,7 +334,9 @@ export function createPacer(options: PacerOptions): Pacer {
       // requests in that second was not refused for its own rate: `Retry-After` answers it.
       // With a shared budget, the client's (from the counts of this process's slots).
       // A full second of counts is needed: the first 429s only start the counting.
-      const recent = refusal.client ? clientAcceptedSince(t - FIRST_WINDOW_MS, refusal.client) : acceptedIn(t - FIRST_WINDOW_MS, t);
+      const recent = refusal.client
+        ? clientAcceptedSince(t - FIRST_WINDOW_MS, refusal.client)
+        : acceptedIn(t - FIRST_WINDOW_MS, t);
       if (recent === null || recent < MIN_COUNT) return;
       setBase(t, (recent * 1000) / FIRST_WINDOW_MS);
     }
@@ -446,7 +462,14 @@ export function createPacer(options: PacerOptions): Pacer {
       }
     },
     state() {
-      return { rate: rateAt(nowMs(options.now)), source, accepted: acceptedTotal, refused: refusedTotal, waitedMs, latencyMs };
+      return {
+        rate: rateAt(nowMs(options.now)),
+        source,
+        accepted: acceptedTotal,
+        refused: refusedTotal,
+        waitedMs,
+        latencyMs,
+      };
     },
   };
 }

@@ -39,7 +39,9 @@ export interface PaginateOptions<M extends ResourceMember> {
   fetchPage: (url: URL) => Promise<HttpAnswer>;
 }
 
-export async function paginate<M extends ResourceMember>(options: PaginateOptions<M>): Promise<ListResult<RecordOf<M>>> {
+export async function paginate<M extends ResourceMember>(
+  options: PaginateOptions<M>,
+): Promise<ListResult<RecordOf<M>>> {
   const { member, origin, maxPages, fetchPage } = options;
   const seen = new Set<string>();
   const records: RecordOf<M>[] = [];
@@ -54,7 +56,10 @@ export async function paginate<M extends ResourceMember>(options: PaginateOption
     const details = { status: answer.status, code: null, path: answer.path, requestId: answer.requestId };
     const maxRecords = options.maxRecords ?? DEFAULT_MAX_RECORDS;
     if (records.length + rejects.length + page.records.length + page.rejects.length > maxRecords) {
-      throw new TooManyRecordsError(`more than ${maxRecords} records for one ${member} listing (${pages} pages); the range is split`, details);
+      throw new TooManyRecordsError(
+        `more than ${maxRecords} records for one ${member} listing (${pages} pages); the range is split`,
+        details,
+      );
     }
     for (const record of page.records) records.push(record);
     for (const reject of page.rejects) rejects.push(reject);

@@ -59,7 +59,9 @@ export function parseErrorBody(answer: HttpAnswer): { code: string | null; messa
   if (parsed.success) return { code: parsed.data.code ?? null, message: parsed.data.message };
   // Not the full body of 7.1: still honour a well-formed code, never guess from other fields.
   const loose = z.object({ code: ErrorBody.shape.code, message: z.string().optional() }).safeParse(json);
-  return loose.success ? { code: loose.data.code ?? null, message: loose.data.message ?? null } : { code: null, message: null };
+  return loose.success
+    ? { code: loose.data.code ?? null, message: loose.data.message ?? null }
+    : { code: null, message: null };
 }
 
 /** A whole response checked against `schema`; any failure is a protocol error. */
@@ -67,15 +69,23 @@ export function parseStrict<T extends z.ZodType>(schema: T, answer: HttpAnswer, 
   const json = parseJsonBody(answer);
   const parsed = schema.safeParse(json);
   if (!parsed.success) {
-    throw new ProtocolError(`${what} response does not match the contract: ${formatIssues(parsed.error)}`, detailsOf(answer, parsed.error));
+    throw new ProtocolError(
+      `${what} response does not match the contract: ${formatIssues(parsed.error)}`,
+      detailsOf(answer, parsed.error),
+    );
   }
   return parsed.data;
 }
 
-function parseRecord<M extends ResourceMember>(member: M, raw: unknown): { ok: RecordOf<M> } | { reject: RecordReject } {
+function parseRecord<M extends ResourceMember>(
+  member: M,
+  raw: unknown,
+): { ok: RecordOf<M> } | { reject: RecordReject } {
   const schema: z.ZodType<RecordOf<M>> = RECORD_SCHEMAS[member] as unknown as z.ZodType<RecordOf<M>>;
   const parsed = schema.safeParse(raw);
-  return parsed.success ? { ok: parsed.data } : { reject: { resource: member, reason: formatIssues(parsed.error), raw } };
+  return parsed.success
+    ? { ok: parsed.data }
+    : { reject: { resource: member, reason: formatIssues(parsed.error), raw } };
 }
 
 export interface ListPage<M extends ResourceMember> {

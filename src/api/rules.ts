@@ -234,13 +234,19 @@ export function checkConsentDates(
     return { code: 'BDT251', message: `end_date_time must be after today (${today}, NZ date): ${end.toISO()}` };
   }
   if (expiration && expiration < start) {
-    return { code: 'BDT240', message: `expiration_date_time must not be before start_date_time: ${expiration.toISO()}` };
+    return {
+      code: 'BDT240',
+      message: `expiration_date_time must not be before start_date_time: ${expiration.toISO()}`,
+    };
   }
   if (expiration && end && expiration < end) {
     return { code: 'BDT244', message: `expiration_date_time must not be before end_date_time: ${expiration.toISO()}` };
   }
   if (expiration && nzDateOf(expiration) === today) {
-    return { code: 'BDT258', message: `expiration_date_time must not fall on the consent creation date (${today}, NZ date)` };
+    return {
+      code: 'BDT258',
+      message: `expiration_date_time must not fall on the consent creation date (${today}, NZ date)`,
+    };
   }
   if (bank === 'BNZ' && start < bnzEarliestStart(nowDt)) {
     return { code: 'BDT014', message: `BNZ consents must start within the last 2 years: ${start.toISO()}` };
@@ -262,7 +268,8 @@ export type RangeCode = 'BDT237' | 'BDT239' | 'BDT238';
 export function checkQueryRange(from: DateTime, to: DateTime, now: Instant): RuleFailure<RangeCode> | null {
   const today = nzDateOf(now);
   if (to < from) return { code: 'BDT237', message: 'To date must not be before from date' };
-  if (nzDateOf(from) > today) return { code: 'BDT239', message: `From date must not be in the future: ${nzDateOf(from)}` };
+  if (nzDateOf(from) > today)
+    return { code: 'BDT239', message: `From date must not be in the future: ${nzDateOf(from)}` };
   if (nzDateOf(to) > today) return { code: 'BDT238', message: `To date must not be after today: ${today}` };
   return null;
 }
@@ -384,7 +391,11 @@ export function whitelistEntryMatches(entry: string, candidate: string): boolean
     // Wildcard: one `*.` at the start; the domain after it has at least two labels.
     if (!entryHost.startsWith('*.')) return false;
     const domain = entryHost.slice(2);
-    if (domain.includes('*') || domain.split('.').filter(Boolean).length < 2 || domain.split('.').some((l) => l === '')) {
+    if (
+      domain.includes('*') ||
+      domain.split('.').filter(Boolean).length < 2 ||
+      domain.split('.').some((l) => l === '')
+    ) {
       return false;
     }
     // Any depth of subdomain, never the bare domain.
@@ -457,7 +468,10 @@ function hexPairToIpv4(hi: string, lo: string): string {
 
 /** "Public" per docs/bank-api.md §4.1: not localhost/.localhost/.local/.internal, not a non-public IP. */
 export function isPublicHost(hostname: string): boolean {
-  const h = hostname.toLowerCase().replace(/^\[|\]$/g, '').replace(/\.$/, '');
+  const h = hostname
+    .toLowerCase()
+    .replace(/^\[|\]$/g, '')
+    .replace(/\.$/, '');
   if (h === 'localhost' || h.endsWith('.localhost') || h.endsWith('.local') || h.endsWith('.internal')) return false;
   return !isNonPublicIp(h);
 }

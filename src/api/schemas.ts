@@ -31,13 +31,15 @@ export const PartyIdSchema = resourceId.transform((s) => s as PartyId);
 // Value formats (docs/bank-api.md §1.2)
 
 /** RFC 3339 with seconds and an explicit offset; fraction optional. */
-export const DATE_TIME_PATTERN =
-  /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})$/;
+export const DATE_TIME_PATTERN = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})$/;
 export const DateTimeString = z
   .string()
   .regex(DATE_TIME_PATTERN, 'date-time with seconds and an explicit offset')
   // The common shape is judged without luxon (instant-text.ts: the same answer, per row on the hot path).
-  .refine((s) => commonInstantMs(s) !== null || DateTime.fromISO(s, { setZone: true }).isValid, 'not a valid calendar date-time');
+  .refine(
+    (s) => commonInstantMs(s) !== null || DateTime.fromISO(s, { setZone: true }).isValid,
+    'not a valid calendar date-time',
+  );
 
 /** Unsigned decimal string: 1–13 integer digits, optional 1–5 fraction digits. Never a float. */
 export const AMOUNT_PATTERN = /^\d{1,13}(\.\d{1,5})?$/;
@@ -123,7 +125,10 @@ export const ErrorBody = z.object({
   status: z.number().int(),
   error: z.string(),
   message: z.string(),
-  code: z.string().regex(/^(BDT|BP)\d{3}$/).optional(),
+  code: z
+    .string()
+    .regex(/^(BDT|BP)\d{3}$/)
+    .optional(),
 });
 export type ErrorBody = z.infer<typeof ErrorBody>;
 

@@ -58,9 +58,9 @@ interface CachedToken {
 export function createTokenProvider(options: TokenProviderOptions): TokenProvider {
   const { http, now, logger } = options;
   registerSecret(options.clientSecret);
-  const basic = Buffer.from(`${encodeURIComponent(options.clientId)}:${encodeURIComponent(options.clientSecret)}`).toString(
-    'base64',
-  );
+  const basic = Buffer.from(
+    `${encodeURIComponent(options.clientId)}:${encodeURIComponent(options.clientSecret)}`,
+  ).toString('base64');
   registerSecret(basic);
 
   let cached: CachedToken | null = null;
@@ -82,14 +82,32 @@ export function createTokenProvider(options: TokenProviderOptions): TokenProvide
     }
     const requestedAt = nowMs(now);
     // The token POST changes nothing on the server: retrying it on 429/5xx needs no key.
-    const answer = await withRetry(options.retryPolicy, options.retryDeps, { method: 'POST', repeatable: true }, async () => {
-      const res = await http.send({ method: 'POST', url: options.tokenUrl, kind: 'token', headers, body: form.toString() });
-      if (res.status !== 200) {
-        const body = parseErrorBody(res);
-        throw toApiError({ ...body, status: res.status, headers: res.headers, path: res.path, requestId: res.requestId, kind: 'token' });
-      }
-      return res;
-    });
+    const answer = await withRetry(
+      options.retryPolicy,
+      options.retryDeps,
+      { method: 'POST', repeatable: true },
+      async () => {
+        const res = await http.send({
+          method: 'POST',
+          url: options.tokenUrl,
+          kind: 'token',
+          headers,
+          body: form.toString(),
+        });
+        if (res.status !== 200) {
+          const body = parseErrorBody(res);
+          throw toApiError({
+            ...body,
+            status: res.status,
+            headers: res.headers,
+            path: res.path,
+            requestId: res.requestId,
+            kind: 'token',
+          });
+        }
+        return res;
+      },
+    );
     const json = parseJsonBody(answer);
     const parsed = TokenResponse.safeParse(json);
     if (!parsed.success) {

@@ -44,7 +44,11 @@ export interface Transport<K extends HttpKind = Endpoint> {
    * A 2xx answer handed to `onSuccess` while its body still streams. `canRetry` vetoes a
    * retry (e.g. once a caller-given Writable took bytes).
    */
-  stream<T>(request: ApiRequest<K>, onSuccess: (answer: StreamAnswer) => Promise<T>, canRetry?: () => boolean): Promise<T>;
+  stream<T>(
+    request: ApiRequest<K>,
+    onSuccess: (answer: StreamAnswer) => Promise<T>,
+    canRetry?: () => boolean,
+  ): Promise<T>;
 }
 
 export interface TransportOptions<K extends HttpKind> {
@@ -104,7 +108,10 @@ export function createTransport<K extends HttpKind = Endpoint>(options: Transpor
     answer.body.resume();
     tokens.invalidate(first);
     const second = await tokens.getToken();
-    options.logger.debug('401 answered: retrying once with a new token', { path: answer.path, requestId: answer.requestId });
+    options.logger.debug('401 answered: retrying once with a new token', {
+      path: answer.path,
+      requestId: answer.requestId,
+    });
     // A second 401 falls through to the error mapper: an authentication error.
     return openPaced(toExchange(request, second));
   }
@@ -115,7 +122,10 @@ export function createTransport<K extends HttpKind = Endpoint>(options: Transpor
     const details = { status: answer.status, code: null, path: answer.path, requestId: answer.requestId };
     if (answer.status >= 300 && answer.status < 400) {
       answer.body.resume();
-      throw new ProtocolError(`redirect (${answer.status}) not followed: the ${options.apiName} never redirects`, details);
+      throw new ProtocolError(
+        `redirect (${answer.status}) not followed: the ${options.apiName} never redirects`,
+        details,
+      );
     }
     const body = await http.readBody(answer);
     const { code, message } = parseErrorBody({ ...answer, body });

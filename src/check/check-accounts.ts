@@ -44,7 +44,11 @@ export async function checkContinuity(store: Store, options: CheckOptions = {}):
   for (const account of accounts) {
     const from = await completeFrom(store, account);
     if (from === null) {
-      skipped.push({ bank: account.bank, accountId: account.accountId, reason: 'no consent returns both credits and debits' });
+      skipped.push({
+        bank: account.bank,
+        accountId: account.accountId,
+        reason: 'no consent returns both credits and debits',
+      });
     } else {
       findings.push(...(await checkAccount(store, account, from)));
     }
@@ -145,8 +149,14 @@ async function checkAccount(store: Store, account: CheckAccount, from: string): 
  * two balances around it to say otherwise) is a row missing; one the balances contradict (they
  * add up across it) is the running balance itself jumping.
  */
-function runningCause(snapshots: readonly Snapshot[], breaks: readonly SnapshotBreak[], at: string, units: Units): ContinuityCause {
-  const around = (b: { from: number; to: number }) => snapshotAt(snapshots, b.from).dateTime < at && at <= snapshotAt(snapshots, b.to).dateTime;
+function runningCause(
+  snapshots: readonly Snapshot[],
+  breaks: readonly SnapshotBreak[],
+  at: string,
+  units: Units,
+): ContinuityCause {
+  const around = (b: { from: number; to: number }) =>
+    snapshotAt(snapshots, b.from).dateTime < at && at <= snapshotAt(snapshots, b.to).dateTime;
   if (breaks.some((b) => b.units === units && around(b))) return 'missing_transaction';
   const spanned = snapshots.some((s, i) => i > 0 && around({ from: i - 1, to: i }));
   return spanned ? 'running_balance_jump' : 'missing_transaction';

@@ -105,7 +105,9 @@ export class RunningBalanceWalk {
     this.group = [];
     while (remaining.length > 0) {
       const balance = this.previous?.balanceAfter ?? null;
-      let next = remaining.findIndex((r) => balance !== null && r.balanceAfter !== null && balance + r.units === r.balanceAfter);
+      let next = remaining.findIndex(
+        (r) => balance !== null && r.balanceAfter !== null && balance + r.units === r.balanceAfter,
+      );
       if (next < 0) next = 0;
       for (const row of remaining.splice(next, 1)) this.step(row);
     }
@@ -119,7 +121,9 @@ export class RunningBalanceWalk {
     const units = row.balanceAfter - (before.balanceAfter + row.units);
     if (units === 0n) return;
     const repeats =
-      row.bookingDateTime === before.bookingDateTime && row.units === before.units && row.balanceAfter === before.balanceAfter;
+      row.bookingDateTime === before.bookingDateTime &&
+      row.units === before.units &&
+      row.balanceAfter === before.balanceAfter;
     this.breaks.push({ before, row, units, repeats });
   }
 }

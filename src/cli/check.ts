@@ -11,8 +11,12 @@ import { ExitCode, UsageError } from './exit-codes';
 
 export function formatCheck(result: CheckResult): string {
   const lines: string[] = [];
-  if (result.findings.length === 0) lines.push(`continuity: no break in ${result.accounts - result.skipped.length} account(s)`);
-  else lines.push(`continuity: ${result.findings.length} break(s) in ${result.accounts - result.skipped.length} account(s) checked`);
+  if (result.findings.length === 0)
+    lines.push(`continuity: no break in ${result.accounts - result.skipped.length} account(s)`);
+  else
+    lines.push(
+      `continuity: ${result.findings.length} break(s) in ${result.accounts - result.skipped.length} account(s) checked`,
+    );
   for (const f of result.findings) {
     const amount = f.amount.startsWith('-') ? f.amount : `+${f.amount}`;
     lines.push(
@@ -27,15 +31,23 @@ export function formatCheck(result: CheckResult): string {
 export function registerCheckCommand(program: Command): void {
   program
     .command('check')
-    .description('balance continuity: booked balances against booked transactions, and running balances; exit 1 on a break')
+    .description(
+      'balance continuity: booked balances against booked transactions, and running balances; exit 1 on a break',
+    )
     .option('--account <id>', 'only this account')
     .option('--json', 'print the result as JSON')
     .action(async (flags: { account?: string; json?: boolean }, command: Command) => {
       const ctx = createCliContext(globalsOf(command));
       try {
         const store = await ctx.store();
-        if (flags.account !== undefined && (await store.continuity.listAccounts({ accountId: flags.account })).length === 0) {
-          throw new UsageError(`--account ${flags.account}: no such account in the database`, 'bankdata export accounts lists them');
+        if (
+          flags.account !== undefined &&
+          (await store.continuity.listAccounts({ accountId: flags.account })).length === 0
+        ) {
+          throw new UsageError(
+            `--account ${flags.account}: no such account in the database`,
+            'bankdata export accounts lists them',
+          );
         }
         const result = await checkContinuity(store, { accountId: flags.account });
         process.stdout.write(flags.json ? `${JSON.stringify(result, null, 2)}\n` : formatCheck(result));

@@ -85,18 +85,40 @@ function tables(nodes: readonly Node[]): string {
       `# ${comment}`,
       `_bankdata_${name}() {`,
       '  case "$1" in',
-      ...rows.filter(([, words]) => words.length > 0).map(([key, words]) => `    ${quote(key)}) echo ${quote(words.join(' '))} ;;`),
+      ...rows
+        .filter(([, words]) => words.length > 0)
+        .map(([key, words]) => `    ${quote(key)}) echo ${quote(words.join(' '))} ;;`),
       '  esac',
       '}',
     ].join('\n');
   return [
-    table('subcommands', 'the sub-commands of a command path', nodes.map((n) => [n.path, n.subcommands])),
-    table('options', 'the options of a command path', nodes.map((n) => [n.path, n.options])),
-    table('valued', 'the options of a command path that take a value', nodes.map((n) => [n.path, n.valued])),
-    table('option_values', 'the values of "PATH OPTION"', nodes.flatMap((n) => [...n.optionValues].map(([o, v]): [string, readonly string[]] => [`${n.path} ${o}`, v]))),
-    table('argument_values', 'the values of "PATH N", the command\'s Nth argument (from 0)', nodes.flatMap((n) =>
-      n.argumentValues.flatMap((v, i): [string, readonly string[]][] => (v ? [[`${n.path} ${i}`, v]] : [])),
-    )),
+    table(
+      'subcommands',
+      'the sub-commands of a command path',
+      nodes.map((n) => [n.path, n.subcommands]),
+    ),
+    table(
+      'options',
+      'the options of a command path',
+      nodes.map((n) => [n.path, n.options]),
+    ),
+    table(
+      'valued',
+      'the options of a command path that take a value',
+      nodes.map((n) => [n.path, n.valued]),
+    ),
+    table(
+      'option_values',
+      'the values of "PATH OPTION"',
+      nodes.flatMap((n) => [...n.optionValues].map(([o, v]): [string, readonly string[]] => [`${n.path} ${o}`, v])),
+    ),
+    table(
+      'argument_values',
+      'the values of "PATH N", the command\'s Nth argument (from 0)',
+      nodes.flatMap((n) =>
+        n.argumentValues.flatMap((v, i): [string, readonly string[]][] => (v ? [[`${n.path} ${i}`, v]] : [])),
+      ),
+    ),
   ].join('\n\n');
 }
 

@@ -7,7 +7,12 @@
 import { Option, type Command } from 'commander';
 import { IdempotencyError, UnavailableError } from '../api';
 import { requireApiCredentials } from '../config';
-import { ConsentRuleError, createConsentFlow, type CreateConsentResult, type CreatedInfo } from '../sync/consent-create';
+import {
+  ConsentRuleError,
+  createConsentFlow,
+  type CreateConsentResult,
+  type CreatedInfo,
+} from '../sync/consent-create';
 import { ConsentInputError, type ConsentRequestInput } from '../sync/consent-request';
 import { createCliContext, globalsOf } from './context';
 import { CliError, ExitCode, UsageError } from './exit-codes';
@@ -19,17 +24,28 @@ interface CreateFlags extends ConsentRequestInput {
   json?: boolean;
 }
 
-const RERUN_HINT = 'run the same command again: it resends the stored request with the same idempotency key, so no second consent is made';
+const RERUN_HINT =
+  'run the same command again: it resends the stored request with the same idempotency key, so no second consent is made';
 
 export function registerConsentCreateCommand(consents: Command): void {
   consents
     .command('create')
     .description('create a consent: local rule check, create, print the URL to open, poll until settled')
     .requiredOption('--bank <bank>', 'ANZ, ASB, BNZ, Westpac, Kiwibank, NZHL or PNZ (case-sensitive; sandbox: PNZ)')
-    .addOption(new Option('--flow <flow>', 'how the customer authorises').choices(['gateway', 'redirect', 'decoupled']).makeOptionMandatory())
-    .option('--redirect-uri <uri>', 'gateway/redirect: where the customer returns (default: first whitelist entry without *)')
+    .addOption(
+      new Option('--flow <flow>', 'how the customer authorises')
+        .choices(['gateway', 'redirect', 'decoupled'])
+        .makeOptionMandatory(),
+    )
+    .option(
+      '--redirect-uri <uri>',
+      'gateway/redirect: where the customer returns (default: first whitelist entry without *)',
+    )
     .option('--callback-url <url>', 'decoupled: public URL the bank may call')
-    .option('--identifier-type <type>', 'decoupled: mobile_number, phone_number, email or banking_username (per bank, meta)')
+    .option(
+      '--identifier-type <type>',
+      'decoupled: mobile_number, phone_number, email or banking_username (per bank, meta)',
+    )
     .option('--identifier-value <value>', 'decoupled: the customer identifier')
     .option('--permissions <p...>', 'default: every permission the bank offers in /v1/meta')
     .option('--start <date>', 'NZ date YYYY-MM-DD (00:00 NZ) or date-time; default 00:00 NZ two years ago, plus a day')
@@ -85,7 +101,12 @@ export function registerConsentCreateCommand(consents: Command): void {
 }
 
 function describeCreated(info: CreatedInfo, input: ConsentRequestInput): string {
-  const how = info.how === 'new' ? 'created' : info.how === 'replayed' ? 'created (same request replayed with its stored key)' : 'already created (resuming)';
+  const how =
+    info.how === 'new'
+      ? 'created'
+      : info.how === 'replayed'
+        ? 'created (same request replayed with its stored key)'
+        : 'already created (resuming)';
   const lines = [`consent ${info.consentId} ${how}: ${input.bank}, ${input.flow} flow`];
   if (info.url) lines.push(`open this URL to authorise:`, `  ${info.url}`);
   else lines.push('the customer approves it in their banking app (decoupled flow)');
@@ -93,7 +114,8 @@ function describeCreated(info: CreatedInfo, input: ConsentRequestInput): string 
 }
 
 function describeResult(result: CreateConsentResult): string {
-  if (result.status === null) return `not waiting (--no-wait): check it with bankdata consents show ${result.consentId}\n`;
+  if (result.status === null)
+    return `not waiting (--no-wait): check it with bankdata consents show ${result.consentId}\n`;
   if (result.timedOut) {
     return `still ${result.status} when polling timed out; registered, so the next sync picks it up once authorised\n`;
   }
@@ -110,13 +132,25 @@ function exitCodeOf(result: CreateConsentResult): number {
 function explain(error: unknown): unknown {
   if (error instanceof ConsentInputError) return new UsageError(error.message);
   if (error instanceof ConsentRuleError) {
-    return new CliError(`local check failed, nothing was sent: ${error.message}`, ExitCode.Usage, 'fix the request or the configuration (redirectWhitelist, environment)');
+    return new CliError(
+      `local check failed, nothing was sent: ${error.message}`,
+      ExitCode.Usage,
+      'fix the request or the configuration (redirectWhitelist, environment)',
+    );
   }
   if (error instanceof IdempotencyError && error.code === 'BDT704') {
-    return new CliError(`the first request with this key is still in progress (BDT704): ${error.message}`, ExitCode.Partial, RERUN_HINT);
+    return new CliError(
+      `the first request with this key is still in progress (BDT704): ${error.message}`,
+      ExitCode.Partial,
+      RERUN_HINT,
+    );
   }
   if (error instanceof IdempotencyError && error.code === 'BDT701') {
-    return new CliError(`idempotency key reused with a different body (BDT701): ${error.message}`, ExitCode.Partial, 'the stored request was marked failed; run the command again to send it with a new key');
+    return new CliError(
+      `idempotency key reused with a different body (BDT701): ${error.message}`,
+      ExitCode.Partial,
+      'the stored request was marked failed; run the command again to send it with a new key',
+    );
   }
   if (error instanceof UnavailableError) {
     return new CliError(`no answer from the service: ${error.message}`, ExitCode.Unavailable, RERUN_HINT);

@@ -25,9 +25,16 @@ export function registerConsentForgetCommand(consents: Command): void {
       try {
         const store = await ctx.store();
         const record = await store.consents.get(consentId);
-        if (!record) throw new UsageError(`consent ${consentId} is not stored`, 'bankdata consents list --offline shows the stored ones');
+        if (!record)
+          throw new UsageError(
+            `consent ${consentId} is not stored`,
+            'bankdata consents list --offline shows the stored ones',
+          );
         if (!isEndedStatus(record.status) && record.endedAt === null) {
-          throw new UsageError(`consent ${consentId} has not ended (${record.status ?? 'status unread'}); only an ended consent's data is forgotten`, `bankdata consents revoke ${consentId} first`);
+          throw new UsageError(
+            `consent ${consentId} has not ended (${record.status ?? 'status unread'}); only an ended consent's data is forgotten`,
+            `bankdata consents revoke ${consentId} first`,
+          );
         }
         const report = await store.consents.forget(consentId, { dryRun: flags.dryRun ?? false });
         let removedFiles = 0;

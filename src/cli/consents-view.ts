@@ -36,7 +36,13 @@ export function daysToExpiry(expirationNzDate: string | null, now: Date = new Da
   return expirationNzDate === null ? null : nzDaysBetween(nzDateOf(now), expirationNzDate);
 }
 
-export async function consentView(store: Store, consentId: ConsentId, live: RefreshOutcome | null, warnDays: number, now = new Date()): Promise<ConsentView> {
+export async function consentView(
+  store: Store,
+  consentId: ConsentId,
+  live: RefreshOutcome | null,
+  warnDays: number,
+  now = new Date(),
+): Promise<ConsentView> {
   const record = await store.consents.get(consentId);
   const days = daysToExpiry(record?.expirationNzDate ?? null, now);
   const status = live?.status ?? record?.status ?? null;
@@ -73,7 +79,11 @@ export function formatConsentTable(views: readonly ConsentView[], warnDays: numb
     note(v, warnDays),
   ]);
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
-  const line = (cells: string[]) => cells.map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i] ?? 0))).join('  ').trimEnd();
+  const line = (cells: string[]) =>
+    cells
+      .map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i] ?? 0)))
+      .join('  ')
+      .trimEnd();
   const out = [line(header), ...rows.map(line)];
   if (views.some((v) => !v.live && v.status !== null)) out.push('', '* status as last stored (not read live)');
   return `${out.join('\n')}\n`;
@@ -103,7 +113,9 @@ export function formatConsentDetail(v: ConsentView & { creation?: Record<string,
   if (v.error) lines.push(`live read    failed: ${v.error.code} ${v.error.message}`);
   if (v.creation) {
     const c = v.creation;
-    lines.push(`created here ${String(c.created_at)} (${String(c.flow)} flow, ${String(c.state)}${c.outcome ? `: ${String(c.outcome)}` : ''})`);
+    lines.push(
+      `created here ${String(c.created_at)} (${String(c.flow)} flow, ${String(c.state)}${c.outcome ? `: ${String(c.outcome)}` : ''})`,
+    );
   }
   return `${lines.join('\n')}\n`;
 }

@@ -43,9 +43,17 @@ export function registerConsentsCommand(program: Command): void {
       withContext(command, async (ctx) => {
         const store = await (flags.offline ? ctx.readStore() : ctx.store());
         const ids = (await store.consents.list()).map((c) => c.consentId);
-        const live = flags.offline ? [] : await refreshConsentStatuses(store, ctx.client(), ids, ctx.config.sync.concurrency);
-        const views = await Promise.all(ids.map((id) => consentView(store, id, live.find((o) => o.consentId === id) ?? null, ctx.config.expiryWarningDays)));
-        process.stdout.write(flags.json ? `${JSON.stringify(views, null, 2)}\n` : formatConsentTable(views, ctx.config.expiryWarningDays));
+        const live = flags.offline
+          ? []
+          : await refreshConsentStatuses(store, ctx.client(), ids, ctx.config.sync.concurrency);
+        const views = await Promise.all(
+          ids.map((id) =>
+            consentView(store, id, live.find((o) => o.consentId === id) ?? null, ctx.config.expiryWarningDays),
+          ),
+        );
+        process.stdout.write(
+          flags.json ? `${JSON.stringify(views, null, 2)}\n` : formatConsentTable(views, ctx.config.expiryWarningDays),
+        );
         return liveExitCode(live);
       }),
     );
@@ -78,7 +86,15 @@ export function registerConsentsCommand(program: Command): void {
         const detail = {
           ...view,
           ...(creation
-            ? { creation: { created_at: creation.createdAt, flow: creation.flow, idempotency_key: creation.idempotencyKey, state: creation.state, outcome: creation.outcome } }
+            ? {
+                creation: {
+                  created_at: creation.createdAt,
+                  flow: creation.flow,
+                  idempotency_key: creation.idempotencyKey,
+                  state: creation.state,
+                  outcome: creation.outcome,
+                },
+              }
             : {}),
         };
         process.stdout.write(flags.json ? `${JSON.stringify(detail, null, 2)}\n` : formatConsentDetail(detail));
@@ -108,7 +124,11 @@ export function registerConsentsCommand(program: Command): void {
   registerConsentForgetCommand(consents);
 }
 
-const ADD_WORDS = { added: 'added', 're-registered': 're-registered', 'already-registered': 'already registered' } as const;
+const ADD_WORDS = {
+  added: 'added',
+  're-registered': 're-registered',
+  'already-registered': 'already registered',
+} as const;
 
 async function withContext(command: Command, run: (ctx: CliContext) => number | Promise<number>): Promise<void> {
   const ctx = createCliContext(globalsOf(command));
@@ -153,7 +173,8 @@ export function readConsentIds(args: readonly string[], file?: string): ConsentI
       if (value !== '') candidates.push({ value, where: `${file}:${i + 1}: ` });
     });
   }
-  if (candidates.length === 0) throw new UsageError('no consent ids given', 'bankdata consents add ID… or --from-file FILE');
+  if (candidates.length === 0)
+    throw new UsageError('no consent ids given', 'bankdata consents add ID… or --from-file FILE');
   const bad = candidates.filter((c) => !ConsentIdSchema.safeParse(c.value).success);
   if (bad.length > 0) {
     throw new UsageError(
@@ -163,4 +184,3 @@ export function readConsentIds(args: readonly string[], file?: string): ConsentI
   }
   return [...new Set(candidates.map((c) => c.value as ConsentId))];
 }
-

@@ -56,7 +56,12 @@ export function createCliContext(global: GlobalOptions): CliContext {
               refuse: async () => (await budget()).refuse(budgetKey),
             }
           : undefined;
-        client = createDataApiClient({ ...credentials, logger, maxRecords: config.sync.maxRecordsPerListing, ...(sharedPacing ? { sharedPacing } : {}) });
+        client = createDataApiClient({
+          ...credentials,
+          logger,
+          maxRecords: config.sync.maxRecordsPerListing,
+          ...(sharedPacing ? { sharedPacing } : {}),
+        });
       }
       return client;
     },
@@ -65,7 +70,12 @@ export function createCliContext(global: GlobalOptions): CliContext {
       store = null;
       readOnly = null;
       // A store that failed to open has nothing to close.
-      for (const s of opened) if (s) await s.then((opened) => opened.close(), () => undefined);
+      for (const s of opened)
+        if (s)
+          await s.then(
+            (opened) => opened.close(),
+            () => undefined,
+          );
     },
   };
 }

@@ -28,9 +28,14 @@ const repeatable = (value: string, previous: string[]) => [...previous, value];
 
 export function registerDbCopyCommand(db: Command): void {
   db.command('copy')
-    .description('copy a SQLite database into PostgreSQL with every row, or PostgreSQL (or part of it) into a new SQLite file')
+    .description(
+      'copy a SQLite database into PostgreSQL with every row, or PostgreSQL (or part of it) into a new SQLite file',
+    )
     .requiredOption('--from <location>', 'the source: a SQLite file or a postgres:// URL')
-    .requiredOption('--to <location>', 'the target: an empty PostgreSQL database, or a SQLite file that does not exist yet')
+    .requiredOption(
+      '--to <location>',
+      'the target: an empty PostgreSQL database, or a SQLite file that does not exist yet',
+    )
     .option('--consent <id>', 'PostgreSQL to SQLite only: this consent (repeatable)', repeatable, [])
     .option('--account <id>', 'PostgreSQL to SQLite only: this account (repeatable)', repeatable, [])
     .option('--since <date>', 'PostgreSQL to SQLite only: rows from this NZ date (YYYY-MM-DD) on')
@@ -39,10 +44,16 @@ export function registerDbCopyCommand(db: Command): void {
       const fromPg = isPostgresUrl(flags.from);
       const toPg = isPostgresUrl(flags.to);
       if (fromPg === toPg) {
-        throw new UsageError('db copy goes from a SQLite file to PostgreSQL or from PostgreSQL to a SQLite file', 'give one postgres:// URL and one file path');
+        throw new UsageError(
+          'db copy goes from a SQLite file to PostgreSQL or from PostgreSQL to a SQLite file',
+          'give one postgres:// URL and one file path',
+        );
       }
       const filtered = flags.consent.length > 0 || flags.account.length > 0 || flags.since !== undefined;
-      if (toPg && filtered) throw new UsageError('--consent, --account and --since select what goes into a file; a copy into PostgreSQL takes every row');
+      if (toPg && filtered)
+        throw new UsageError(
+          '--consent, --account and --since select what goes into a file; a copy into PostgreSQL takes every row',
+        );
       if (flags.since !== undefined) {
         try {
           nzMidnight(flags.since);
@@ -50,24 +61,32 @@ export function registerDbCopyCommand(db: Command): void {
           throw new UsageError(`--since ${flags.since}: expected an NZ date YYYY-MM-DD`);
         }
       }
-      const counts = toPg ? await sqliteToPostgres(flags.from, flags.to, dataDir) : await postgresToSqlite(flags.from, flags.to, dataDir, flags);
+      const counts = toPg
+        ? await sqliteToPostgres(flags.from, flags.to, dataDir)
+        : await postgresToSqlite(flags.from, flags.to, dataDir, flags);
       if (!toPg && (flags.consent.length > 0 || flags.account.length > 0) && counts.accounts === 0) {
         // Nothing asked for exists: no near-empty file that looks like a successful copy.
         for (const suffix of ['', '-wal', '-shm']) rmSync(`${flags.to}${suffix}`, { force: true });
-        throw new UsageError('--consent / --account select no account in the source database; nothing was copied', 'bankdata consents list and bankdata export accounts show what is there');
+        throw new UsageError(
+          '--consent / --account select no account in the source database; nothing was copied',
+          'bankdata consents list and bankdata export accounts show what is there',
+        );
       }
       const total = Object.entries(counts)
         .filter(([table]) => table !== 'statementFiles')
         .reduce((sum, [, n]) => sum + n, 0);
       const where = (location: string) => (isPostgresUrl(location) ? redactPostgresUrl(location) : resolve(location));
-      process.stderr.write(`copied ${total} row(s) and ${counts.statementFiles} statement file(s) from ${where(flags.from)} to ${where(flags.to)}\n`);
+      process.stderr.write(
+        `copied ${total} row(s) and ${counts.statementFiles} statement file(s) from ${where(flags.from)} to ${where(flags.to)}\n`,
+      );
       process.stdout.write(`${JSON.stringify(counts)}\n`);
       process.exitCode = ExitCode.Ok;
     });
 }
 
 async function sqliteToPostgres(file: string, url: string, dataDir: string | undefined) {
-  if (!existsSync(file)) throw new UsageError(`no database at ${resolve(file)}`, 'name the SQLite file to copy with --from');
+  if (!existsSync(file))
+    throw new UsageError(`no database at ${resolve(file)}`, 'name the SQLite file to copy with --from');
   const { copySqliteToPostgres } = await import('../store/pg/copy-tables');
   // Read-only: the source is never migrated or written by a copy (exit 6 when it needs a migration).
   const source = await openStore(file, { readOnly: true });
@@ -75,7 +94,10 @@ async function sqliteToPostgres(file: string, url: string, dataDir: string | und
   try {
     const held = await target.pool.query<{ n: string }>('SELECT count(*)::text AS n FROM consents');
     if (held.rows[0]?.n !== '0') {
-      throw new UsageError(`${redactPostgresUrl(url)} already holds data; a copy goes into an empty database`, 'create a new database (createdb) and copy into it');
+      throw new UsageError(
+        `${redactPostgresUrl(url)} already holds data; a copy goes into an empty database`,
+        'create a new database (createdb) and copy into it',
+      );
     }
     return await copySqliteToPostgres(source.sqlite, target.pool, { dataDir: dataDir ?? dirname(resolve(file)) });
   } finally {
@@ -85,7 +107,11 @@ async function sqliteToPostgres(file: string, url: string, dataDir: string | und
 }
 
 async function postgresToSqlite(url: string, file: string, dataDir: string | undefined, flags: CopyFlags) {
-  if (existsSync(file)) throw new UsageError(`${resolve(file)} exists; a copy goes into a new file`, 'name a file that does not exist with --to');
+  if (existsSync(file))
+    throw new UsageError(
+      `${resolve(file)} exists; a copy goes into a new file`,
+      'name a file that does not exist with --to',
+    );
   const { copyPostgresToSqlite } = await import('../store/pg/copy-to-sqlite');
   const source = await connect(url);
   try {

@@ -14,7 +14,9 @@ import { globalsOf } from './context';
 import { ExitCode } from './exit-codes';
 
 export function registerDbCommand(program: Command): void {
-  const db = program.command('db').description('the database itself: online backup, schema migration, copy between SQLite and PostgreSQL');
+  const db = program
+    .command('db')
+    .description('the database itself: online backup, schema migration, copy between SQLite and PostgreSQL');
   registerDbCopyCommand(db);
 
   db.command('backup')
@@ -23,7 +25,9 @@ export function registerDbCommand(program: Command): void {
     .action(async (file: string, _flags: unknown, command: Command) => {
       const config = loadConfig({ flags: { db: globalsOf(command).db, dataDir: globalsOf(command).dataDir } });
       if (isPostgresUrl(config.db)) {
-        throw new UsageError(`db backup applies to a SQLite file, not to the PostgreSQL database ${displayLocation(config.db)}: use pg_dump`);
+        throw new UsageError(
+          `db backup applies to a SQLite file, not to the PostgreSQL database ${displayLocation(config.db)}: use pg_dump`,
+        );
       }
       const written = await backupDatabase(config.db, file);
       process.stderr.write(`backed up ${config.db} to ${written}\n`);
@@ -31,22 +35,31 @@ export function registerDbCommand(program: Command): void {
     });
 
   db.command('migrate')
-    .description('bring the database to this version\'s schema, after an online backup (every row kept)')
+    .description("bring the database to this version's schema, after an online backup (every row kept)")
     .option('--backup <file>', 'where the backup goes (default: beside the database, .before-migrate-<time>.sqlite)')
     .action(async (flags: { backup?: string }, command: Command) => {
       const config = loadConfig({ flags: { db: globalsOf(command).db, dataDir: globalsOf(command).dataDir } });
       if (isPostgresUrl(config.db)) {
         // PostgreSQL: the committed migrations under an advisory lock; no file to back up first.
-        if (flags.backup !== undefined) throw new UsageError('db migrate --backup applies to a SQLite file; back a PostgreSQL database up with pg_dump');
+        if (flags.backup !== undefined)
+          throw new UsageError(
+            'db migrate --backup applies to a SQLite file; back a PostgreSQL database up with pg_dump',
+          );
         const store = await openDatabaseStore(config.db);
         await store.close();
         process.stderr.write(`${displayLocation(config.db)} is up to date\n`);
         process.exitCode = ExitCode.Ok;
         return;
       }
-      const result = await migrateWithBackup(config.db, { now: new Date(), ...(flags.backup !== undefined ? { backupTo: flags.backup } : {}) });
+      const result = await migrateWithBackup(config.db, {
+        now: new Date(),
+        ...(flags.backup !== undefined ? { backupTo: flags.backup } : {}),
+      });
       if (result.applied === 0) process.stderr.write(`${config.db} is up to date\n`);
-      else process.stderr.write(`applied ${result.applied} migration(s) to ${config.db}${result.backup ? `; backup in ${result.backup}` : ''}\n`);
+      else
+        process.stderr.write(
+          `applied ${result.applied} migration(s) to ${config.db}${result.backup ? `; backup in ${result.backup}` : ''}\n`,
+        );
       process.exitCode = ExitCode.Ok;
     });
 }

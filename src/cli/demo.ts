@@ -54,14 +54,26 @@ export async function runDemo(options: {
   const emu = await startEmulator({ seed: options.seed, maxResultSize: { PNZ: 60 } });
   const store = await openStore(join(demoDir, 'bankdata.sqlite'));
   try {
-    out(`  ${emu.baseUrl} (sandbox, bank clock ${emu.now().toISO()}), ${emu.consentIds.length} consents in every status\n`);
+    out(
+      `  ${emu.baseUrl} (sandbox, bank clock ${emu.now().toISO()}), ${emu.consentIds.length} consents in every status\n`,
+    );
     for (const id of emu.consentIds) await store.consents.add(id as ConsentId);
-    const client = createDataApiClient({ baseUrl: emu.baseUrl, clientId: emu.clientId, clientSecret: emu.clientSecret });
+    const client = createDataApiClient({
+      baseUrl: emu.baseUrl,
+      clientId: emu.clientId,
+      clientSecret: emu.clientSecret,
+    });
     const sync = async (label: string): Promise<SyncSummary> => {
       out(`\n${label}\n`);
       const progress = createProgress();
       try {
-        return await runSync({ store, client, dataDir: demoDir, settings: options.settings, onProgress: (p) => progress.update(p) });
+        return await runSync({
+          store,
+          client,
+          dataDir: demoDir,
+          settings: options.settings,
+          onProgress: (p) => progress.update(p),
+        });
       } finally {
         progress.done();
       }
@@ -71,22 +83,39 @@ export async function runDemo(options: {
     out(formatSummary(first, { db: store.path }));
 
     emu.advance(2 * DAY_MS);
-    const second = await sync(`The bank's clock moves two days (${emu.now().toISO()}): an incremental sync settles pending rows…`);
+    const second = await sync(
+      `The bank's clock moves two days (${emu.now().toISO()}): an incremental sync settles pending rows…`,
+    );
     out(formatSummary(second, { db: store.path }));
 
     // After the last sync, so the files hold what the database holds.
     out('\nExporting transactions (after the last sync)…\n');
     // The demo owns its exports directory (an export itself never creates directories).
     mkdirSync(exportsDir, { recursive: true, mode: 0o700 });
-    const csv = await exportDataset(store, { dataset: 'transactions', format: 'csv', out: join(exportsDir, 'transactions.csv') });
-    const json = await exportDataset(store, { dataset: 'transactions', format: 'json', out: join(exportsDir, 'transactions.json') });
-    const accounts = await exportDataset(store, { dataset: 'accounts', format: 'csv', out: join(exportsDir, 'accounts.csv') });
-    for (const r of [csv, json, accounts]) out(`  ${relative(process.cwd(), r.path)}: ${r.rows} rows, ${r.bytes} bytes\n`);
+    const csv = await exportDataset(store, {
+      dataset: 'transactions',
+      format: 'csv',
+      out: join(exportsDir, 'transactions.csv'),
+    });
+    const json = await exportDataset(store, {
+      dataset: 'transactions',
+      format: 'json',
+      out: join(exportsDir, 'transactions.json'),
+    });
+    const accounts = await exportDataset(store, {
+      dataset: 'accounts',
+      format: 'csv',
+      out: join(exportsDir, 'accounts.csv'),
+    });
+    for (const r of [csv, json, accounts])
+      out(`  ${relative(process.cwd(), r.path)}: ${r.rows} rows, ${r.bytes} bytes\n`);
 
     out('\nWriting the HTML report…\n');
     const { writeReport } = await import('../report/write-report');
     const report = await writeReport(store, join(dataDir, 'report.html'));
-    out(`  ${relative(process.cwd(), report.path)}: ${report.accounts} accounts, ${report.charts} charts (open it in a browser)\n`);
+    out(
+      `  ${relative(process.cwd(), report.path)}: ${report.accounts} accounts, ${report.charts} charts (open it in a browser)\n`,
+    );
 
     const counts = await store.reports.totals();
     const rel = (p: string) => relative(process.cwd(), p) || '.';

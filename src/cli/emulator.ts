@@ -21,7 +21,8 @@ interface EmulatorFlags {
 
 function integer(value: string, flag: string, min: number, max: number): number {
   const n = Number(value);
-  if (!/^\d+$/.test(value) || n < min || n > max) throw new UsageError(`${flag} must be an integer from ${min} to ${max}: ${value}`);
+  if (!/^\d+$/.test(value) || n < min || n > max)
+    throw new UsageError(`${flag} must be an integer from ${min} to ${max}: ${value}`);
   return n;
 }
 
@@ -38,7 +39,8 @@ export function emulatorOptionsFromFlags(flags: EmulatorFlags): EmulatorOptions 
   if (flags.start !== undefined) {
     const start = DateTime.fromISO(flags.start, { setZone: true });
     if (!start.isValid) throw new UsageError(`--start must be an ISO 8601 instant: ${flags.start}`);
-    if (start > DateTime.utc()) throw new UsageError('--start must not be in the future (the data clock never passes real time)');
+    if (start > DateTime.utc())
+      throw new UsageError('--start must not be in the future (the data clock never passes real time)');
   }
   const whitelist = flags.redirectWhitelist
     ?.split(',')

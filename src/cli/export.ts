@@ -49,16 +49,30 @@ export function registerExportCommand(program: Command): void {
     .argument('<dataset>', DATASETS.join(' | '))
     .requiredOption('--format <format>', FORMATS.join(' | '))
     .option('--out <path>', 'output file, or - for stdout', STDOUT)
-    .option('--from <date>', 'first NZ date, YYYY-MM-DD (transactions: booking_date; balances: date_time; statements: period overlap; runs: started_at)')
+    .option(
+      '--from <date>',
+      'first NZ date, YYYY-MM-DD (transactions: booking_date; balances: date_time; statements: period overlap; runs: started_at)',
+    )
     .option('--to <date>', 'last NZ date, YYYY-MM-DD, inclusive')
     .option('--consent <id>', 'only rows of this consent')
-    .option('--account <id>', 'only rows of this account; repeat for several (ofx: one statement each; xero, myob: exactly one)', repeatable, [])
+    .option(
+      '--account <id>',
+      'only rows of this account; repeat for several (ofx: one statement each; xero, myob: exactly one)',
+      repeatable,
+      [],
+    )
     .option('--bank <bank>', 'only rows of this bank')
     .option('--status <status>', `transactions: ${STATUSES.join(' | ')}`, 'all')
     .option('--excel', 'CSV: add a UTF-8 BOM so Excel reads the file as UTF-8')
     .option('--lf', 'CSV: LF line endings instead of CRLF')
-    .option('--no-neutralise', 'CSV, xero, myob: write text cells exactly, no leading quote before = + - @ (for programs, not spreadsheets)')
-    .option('--ofx-dialect <dialect>', `OFX: ${OFX_DIALECTS.join(' | ')} (default sgml: OFX 1.6, UTF-8, read by libofx, ofxparse, ledger-autosync)`)
+    .option(
+      '--no-neutralise',
+      'CSV, xero, myob: write text cells exactly, no leading quote before = + - @ (for programs, not spreadsheets)',
+    )
+    .option(
+      '--ofx-dialect <dialect>',
+      `OFX: ${OFX_DIALECTS.join(' | ')} (default sgml: OFX 1.6, UTF-8, read by libofx, ofxparse, ledger-autosync)`,
+    )
     .action(async (dataset: string, flags: ExportFlags, command: Command) => {
       const filters = {
         from: flags.from,
@@ -75,7 +89,10 @@ export function registerExportCommand(program: Command): void {
       const context = createCliContext(globalsOf(command));
       // No output may replace the database or a statement file, or be a directory (exit 7).
       if (flags.out !== STDOUT) {
-        checkOutputPath(flags.out, { databases: [context.config.db], directories: [join(context.config.dataDir, 'statements')] });
+        checkOutputPath(flags.out, {
+          databases: [context.config.db],
+          directories: [join(context.config.dataDir, 'statements')],
+        });
       }
       // Read-only: never created, written or migrated (exit 6 with a hint otherwise).
       const store = await context.readStore();
@@ -92,8 +109,11 @@ export function registerExportCommand(program: Command): void {
         });
         for (const warning of result.warnings) process.stderr.write(`warning: ${warning}\n`);
         if (result.path !== STDOUT) {
-          const partial = result.warnings.length > 0 ? `; partial by construction: ${result.warnings.length} warning(s) above` : '';
-          process.stderr.write(`exported ${result.rows} ${dataset} rows to ${result.path} (${result.bytes} bytes)${partial}\n`);
+          const partial =
+            result.warnings.length > 0 ? `; partial by construction: ${result.warnings.length} warning(s) above` : '';
+          process.stderr.write(
+            `exported ${result.rows} ${dataset} rows to ${result.path} (${result.bytes} bytes)${partial}\n`,
+          );
         }
       } finally {
         await context.close();

@@ -12,6 +12,7 @@ export function wholeNumber(value: string, flag: string, min: number, max: numbe
 
 /** A payment id as the bank makes them (a lowercase UUID); anything else is never sent. */
 export function paymentId(value: string): string {
-  if (!PaymentIdSchema.safeParse(value).success) throw new UsageError(`not a payment id (a lowercase UUID): ${JSON.stringify(value).slice(0, 60)}`);
+  if (!PaymentIdSchema.safeParse(value).success)
+    throw new UsageError(`not a payment id (a lowercase UUID): ${JSON.stringify(value).slice(0, 60)}`);
   return value;
 }

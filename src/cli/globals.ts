@@ -16,7 +16,11 @@ export function addGlobalOptions(program: Command): Command {
   return program
     .option('--db <path>', 'SQLite database file (default: BANKDATA_DB or data/bankdata.sqlite)')
     .option('--data-dir <dir>', 'data directory for statement files and exports (default: data)')
-    .addOption(new Option('--log-level <level>', 'logs go to stderr as JSON lines').choices(['debug', 'info', 'warn', 'error', 'silent']).default('warn'));
+    .addOption(
+      new Option('--log-level <level>', 'logs go to stderr as JSON lines')
+        .choices(['debug', 'info', 'warn', 'error', 'silent'])
+        .default('warn'),
+    );
 }
 
 /** The global options of the root program, from any sub-command. */

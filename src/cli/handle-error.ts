@@ -31,21 +31,37 @@ interface Verdict {
 }
 
 export function classifyError(error: unknown): Verdict {
-  if (error instanceof CliError) return { exitCode: error.exitCode, message: error.message, ...(error.hint ? { hint: error.hint } : {}) };
+  if (error instanceof CliError)
+    return { exitCode: error.exitCode, message: error.message, ...(error.hint ? { hint: error.hint } : {}) };
   if (error instanceof RunLockedError) {
-    return { exitCode: ExitCode.Locked, message: error.message, hint: 'wait for that run to finish; a lease whose holder died is taken over at once' };
+    return {
+      exitCode: ExitCode.Locked,
+      message: error.message,
+      hint: 'wait for that run to finish; a lease whose holder died is taken over at once',
+    };
   }
   if (error instanceof ZodError) {
-    return { exitCode: ExitCode.Usage, message: `invalid input: ${error.issues.map((i) => `${i.path.join('.') || '(value)'}: ${i.message}`).join('; ')}` };
+    return {
+      exitCode: ExitCode.Usage,
+      message: `invalid input: ${error.issues.map((i) => `${i.path.join('.') || '(value)'}: ${i.message}`).join('; ')}`,
+    };
   }
   if (error instanceof ApiError) {
     const where = [error.code, error.status, error.path].filter((x) => x !== null && x !== '').join(' ');
     const message = `${error.message}${where ? ` (${where})` : ''}${error.requestId ? ` request-id ${error.requestId}` : ''}`;
     if (error instanceof AuthenticationError || error instanceof ScopeMissingError) {
-      return { exitCode: ExitCode.Auth, message, hint: 'check BANKDATA_CLIENT_ID / BANKDATA_CLIENT_SECRET and BANKDATA_ENVIRONMENT (sandbox vs production)' };
+      return {
+        exitCode: ExitCode.Auth,
+        message,
+        hint: 'check BANKDATA_CLIENT_ID / BANKDATA_CLIENT_SECRET and BANKDATA_ENVIRONMENT (sandbox vs production)',
+      };
     }
     if (error instanceof UnavailableError) {
-      return { exitCode: ExitCode.Unavailable, message, hint: 'the service could not be reached or stayed unavailable after retries; run again later' };
+      return {
+        exitCode: ExitCode.Unavailable,
+        message,
+        hint: 'the service could not be reached or stayed unavailable after retries; run again later',
+      };
     }
     if (error instanceof ConfigurationError) return { exitCode: ExitCode.Usage, message };
     if (error instanceof IdempotencyError) return { exitCode: ExitCode.Partial, message };
@@ -68,14 +84,19 @@ export function classifyError(error: unknown): Verdict {
   return {
     exitCode: ExitCode.Internal,
     message: `internal error (a bug): ${message.split('\n')[0]}`,
-    hint: report ? `the full report is in ${report}; please attach it to a bug report` : 'the full report could not be written; run again with BANKDATA_DEBUG=1',
+    hint: report
+      ? `the full report is in ${report}; please attach it to a bug report`
+      : 'the full report could not be written; run again with BANKDATA_DEBUG=1',
   };
 }
 
 /** The whole error, stack included and redacted, in a private file; null when it cannot be written. */
 function writeReport(error: unknown): string | null {
   const file = join(tmpdir(), `bankdata-error-${new Date().toISOString().replace(/[:.]/g, '')}-${process.pid}.txt`);
-  const text = error instanceof Error ? `${error.stack ?? error.message}\n${error.cause ? `cause: ${String(error.cause)}\n` : ''}` : `${String(error)}\n`;
+  const text =
+    error instanceof Error
+      ? `${error.stack ?? error.message}\n${error.cause ? `cause: ${String(error.cause)}\n` : ''}`
+      : `${String(error)}\n`;
   try {
     writeFileSync(file, redact(`bankdata ${process.argv.slice(2).join(' ')}\n${text}`), { mode: 0o600, flag: 'wx' });
     return file;

@@ -49,7 +49,8 @@ export const COMMANDS: readonly CommandEntry[] = [
   },
   {
     name: 'check',
-    description: 'balance continuity: booked balances against booked transactions, and running balances; exit 1 on a break',
+    description:
+      'balance continuity: booked balances against booked transactions, and running balances; exit 1 on a break',
     usage: '[options]',
     load: async () => (await import('./check')).registerCheckCommand,
   },
@@ -91,7 +92,8 @@ export const COMMANDS: readonly CommandEntry[] = [
   },
   {
     name: 'schedule',
-    description: 'run the scheduled jobs in the foreground (nightly sync, expiry check, meta refresh; Pacific/Auckland)',
+    description:
+      'run the scheduled jobs in the foreground (nightly sync, expiry check, meta refresh; Pacific/Auckland)',
     usage: '',
     load: async () => (await import('./schedule')).registerScheduleCommand,
   },
@@ -116,7 +118,9 @@ function rootProgram(): Command {
     .version(version)
     .exitOverride()
     // One error line and one hint line, like every other failure (README "Exit codes").
-    .configureOutput({ outputError: (text, write) => write(`bankdata: ${terminalSafe(text.replace(/^error: /, '').trim())}\n`) })
+    .configureOutput({
+      outputError: (text, write) => write(`bankdata: ${terminalSafe(text.replace(/^error: /, '').trim())}\n`),
+    })
     .showHelpAfterError('hint: add --help to see the usage');
   addGlobalOptions(program);
   return program;

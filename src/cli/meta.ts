@@ -10,7 +10,7 @@ import { ExitCode } from './exit-codes';
 export function registerMetaCommand(program: Command): void {
   program
     .command('meta')
-    .description('fetch and show each bank\'s features (GET /v1/meta)')
+    .description("fetch and show each bank's features (GET /v1/meta)")
     .option('--json', 'print the meta response as JSON')
     .option('--offline', 'show what the last fetch stored; no request, the database opened read-only')
     .action(async (flags: { json?: boolean; offline?: boolean }, command: Command) => {
@@ -46,7 +46,9 @@ export function formatMeta(meta: readonly BankMeta[]): string {
   const header = ['BANK', 'REDIRECT', 'DECOUPLED', 'GATEWAY', 'IDENTIFIERS', 'HISTORY', 'STATEMENT FILES', 'RESOURCES'];
   const rows = meta.map((b) => {
     const f = b.features;
-    const resources = Object.entries(f.resources).filter(([, on]) => on).map(([name]) => name);
+    const resources = Object.entries(f.resources)
+      .filter(([, on]) => on)
+      .map(([name]) => name);
     return [
       b.name,
       flowCell(f.redirect_flow),
@@ -59,7 +61,11 @@ export function formatMeta(meta: readonly BankMeta[]): string {
     ];
   });
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
-  const line = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i] ?? 0)).join('  ').trimEnd();
+  const line = (cells: string[]) =>
+    cells
+      .map((c, i) => c.padEnd(widths[i] ?? 0))
+      .join('  ')
+      .trimEnd();
   const out = [line(header), ...rows.map(line), '', 'permissions offered:'];
   for (const b of meta) out.push(`  ${b.name.padEnd(8)} ${b.features.permissions.join(' ')}`);
   return `${out.join('\n')}\n`;

@@ -58,17 +58,27 @@ export function toCliError(error: unknown): unknown {
   if (error instanceof PaymentRuleError) return new UsageError(error.message);
   if (error instanceof PaymentNotMadeError) {
     if (error.cause instanceof UnavailableError) {
-      return new CliError(error.message, ExitCode.Unavailable, 'the Payments API stayed unavailable; run the same command again: it resumes the same idempotency key');
+      return new CliError(
+        error.message,
+        ExitCode.Unavailable,
+        'the Payments API stayed unavailable; run the same command again: it resumes the same idempotency key',
+      );
     }
     return new CliError(error.message, ExitCode.Partial);
   }
   if (error instanceof PaymentsApiError) {
     const where = [error.code, error.status].filter((x) => x !== null).join(' ');
     const message = `${error.message}${where ? ` (${where})` : ''}${error.requestId ? ` request-id ${error.requestId}` : ''}`;
-    if (error instanceof PaymentsScopeError) return new CliError(message, ExitCode.Auth, 'the Payments API client lacks a scope it needs');
-    if (error instanceof PaymentRequestError || error instanceof PaymentsRequestRejectedError) return new CliError(message, ExitCode.Usage);
+    if (error instanceof PaymentsScopeError)
+      return new CliError(message, ExitCode.Auth, 'the Payments API client lacks a scope it needs');
+    if (error instanceof PaymentRequestError || error instanceof PaymentsRequestRejectedError)
+      return new CliError(message, ExitCode.Usage);
     if (error instanceof PaymentConsentError && error.action === 'wait_for_authorisation') {
-      return new CliError(message, ExitCode.Partial, 'the customer has not authorised the consent yet; try again once they have');
+      return new CliError(
+        message,
+        ExitCode.Partial,
+        'the customer has not authorised the consent yet; try again once they have',
+      );
     }
     return new CliError(message, ExitCode.Partial, `client action: ${error.action.replace(/_/g, ' ')}`);
   }
@@ -92,18 +102,26 @@ function line(payment: Payment): string {
 }
 
 function seconds(value: string, flag: string): number {
-  if (!/^\d+$/.test(value) || Number(value) < 1) throw new UsageError(`${flag} must be a whole number of seconds, at least 1: ${value}`);
+  if (!/^\d+$/.test(value) || Number(value) < 1)
+    throw new UsageError(`${flag} must be a whole number of seconds, at least 1: ${value}`);
   return Number(value) * 1000;
 }
 
 export function registerPaymentsCommand(program: Command): void {
-  const payments = program.command('payments').description('make payments through the Payments API, track them and match them to bank transactions');
+  const payments = program
+    .command('payments')
+    .description('make payments through the Payments API, track them and match them to bank transactions');
 
   payments
     .command('create')
-    .description('make one payment against a consent; a rerun after a crash resumes the stored idempotency key and never pays twice')
+    .description(
+      'make one payment against a consent; a rerun after a crash resumes the stored idempotency key and never pays twice',
+    )
     .requiredOption('--consent <id>', 'payment consent id')
-    .option('--amount <amount>', 'enduring consents: decimal amount, e.g. 25.00 (single consents take it from the consent)')
+    .option(
+      '--amount <amount>',
+      'enduring consents: decimal amount, e.g. 25.00 (single consents take it from the consent)',
+    )
     .option('--currency <code>', 'currency of --amount', 'NZD')
     .option('--particulars <text>', 'enduring consents: particulars (at most 12 characters)')
     .option('--code <text>', 'enduring consents: code (at most 12 characters)')
@@ -124,34 +142,56 @@ export function registerPaymentsCommand(program: Command): void {
             store,
             logger: context.logger,
             // Printed the moment the bank answers (it is stored already): an interrupt later loses nothing.
-            onCreated: (made) => process.stderr.write(`bankdata: payment ${made.payment_id} made (${made.status}); a rerun of this command reports it and does not pay again\n`),
+            onCreated: (made) =>
+              process.stderr.write(
+                `bankdata: payment ${made.payment_id} made (${made.status}); a rerun of this command reports it and does not pay again\n`,
+              ),
           },
           {
             consentId: flags.consent,
             ...(flags.amount !== undefined ? { amount: { total: flags.amount, currency: 'NZD' as const } } : {}),
             ...(pcr
-              ? { pcr: { particulars: flags.particulars ?? '', ...(flags.code ? { code: flags.code } : {}), ...(flags.reference ? { reference: flags.reference } : {}) } }
+              ? {
+                  pcr: {
+                    particulars: flags.particulars ?? '',
+                    ...(flags.code ? { code: flags.code } : {}),
+                    ...(flags.reference ? { reference: flags.reference } : {}),
+                  },
+                }
               : {}),
           },
           { allowDuplicate: flags.allowDuplicate ?? false, ...(flags.key !== undefined ? { key: flags.key } : {}) },
         );
         if (result.duplicateOf) {
-          process.stderr.write(`bankdata: this request already made payment ${result.payment.payment_id} (${result.payment.status}); nothing was sent\n`);
+          process.stderr.write(
+            `bankdata: this request already made payment ${result.payment.payment_id} (${result.payment.status}); nothing was sent\n`,
+          );
           process.stderr.write('hint: --allow-duplicate pays again on purpose\n');
         }
         let payment = result.payment;
         if (flags.wait && !isTerminalPaymentStatus(payment.status)) {
-          const tracked = await trackPayments({ client, store, logger: context.logger }, { paymentIds: [payment.payment_id] });
+          const tracked = await trackPayments(
+            { client, store, logger: context.logger },
+            { paymentIds: [payment.payment_id] },
+          );
           payment = tracked.payments[0] ?? payment;
           // The payment was made; its final status could not be read: say so, and not exit 0.
           for (const failure of tracked.failures) {
             const error = toCliError(failure.error);
-            process.stderr.write(`bankdata: payment ${failure.paymentId} was made, but its status could not be read: ${error instanceof Error ? error.message : String(error)}\n`);
+            process.stderr.write(
+              `bankdata: payment ${failure.paymentId} was made, but its status could not be read: ${error instanceof Error ? error.message : String(error)}\n`,
+            );
             process.exitCode = ExitCode.Partial;
           }
         }
-        if (flags.json) process.stdout.write(JSON.stringify({ ...payment, resumed: result.resumed, duplicate_of_earlier: result.duplicateOf }) + '\n');
-        else process.stdout.write(`${terminalSafe(line(payment))}${result.duplicateOf ? '  (made earlier by the same request)' : result.resumed ? '  (resumed an earlier request)' : ''}\n`);
+        if (flags.json)
+          process.stdout.write(
+            JSON.stringify({ ...payment, resumed: result.resumed, duplicate_of_earlier: result.duplicateOf }) + '\n',
+          );
+        else
+          process.stdout.write(
+            `${terminalSafe(line(payment))}${result.duplicateOf ? '  (made earlier by the same request)' : result.resumed ? '  (resumed an earlier request)' : ''}\n`,
+          );
         // A payment the bank rejected is a refused operation (exit 1).
         if (payment.status === 'Rejected') process.exitCode = ExitCode.Partial;
       });
@@ -159,7 +199,9 @@ export function registerPaymentsCommand(program: Command): void {
 
   payments
     .command('track')
-    .description('poll payments until AcceptedSettlementCompleted or Rejected (default: every stored payment still in flight)')
+    .description(
+      'poll payments until AcceptedSettlementCompleted or Rejected (default: every stored payment still in flight)',
+    )
     .argument('[ids...]', 'payment ids')
     .option('--once', 'one pass, no waiting')
     .option('--interval-seconds <n>', 'between passes', '5')
@@ -178,10 +220,13 @@ export function registerPaymentsCommand(program: Command): void {
             timeoutMs: seconds(flags.timeoutSeconds, '--timeout-seconds'),
           },
         );
-        for (const payment of result.payments) process.stdout.write(flags.json ? JSON.stringify(payment) + '\n' : `${line(payment)}\n`);
+        for (const payment of result.payments)
+          process.stdout.write(flags.json ? JSON.stringify(payment) + '\n' : `${line(payment)}\n`);
         for (const failure of result.failures) {
           const error = toCliError(failure.error);
-          process.stderr.write(`bankdata: payment ${failure.paymentId}: ${error instanceof Error ? error.message : String(error)}\n`);
+          process.stderr.write(
+            `bankdata: payment ${failure.paymentId}: ${error instanceof Error ? error.message : String(error)}\n`,
+          );
         }
         if (result.failures.length > 0) {
           const allUnreachable = result.failures.every((f) => f.error instanceof UnavailableError);
@@ -201,7 +246,11 @@ export function registerPaymentsCommand(program: Command): void {
         const store = await context.readStore();
         const row = await store.payments.get(id);
         if (!row) throw new UsageError(`payment ${id} is not stored`, 'bankdata payments track ID fetches it');
-        const history = (await store.payments.history(id)).map((h) => ({ status: h.status, status_updated_at: h.statusUpdatedAt, observed_at: h.observedAt }));
+        const history = (await store.payments.history(id)).map((h) => ({
+          status: h.status,
+          status_updated_at: h.statusUpdatedAt,
+          observed_at: h.observedAt,
+        }));
         const match = await store.reports.paymentMatch(id);
         const view = await store.reports.payment(id);
         if (flags.json) {
@@ -216,7 +265,9 @@ export function registerPaymentsCommand(program: Command): void {
 
   payments
     .command('reconcile')
-    .description('settled payments matched to the bank transactions that carry them; unmatched and ambiguous ones listed')
+    .description(
+      'settled payments matched to the bank transactions that carry them; unmatched and ambiguous ones listed',
+    )
     .option('--json', 'print as JSON')
     .action(async (flags: { json?: boolean }, command: Command) => {
       await withContext(command, async (context) => {
@@ -225,10 +276,17 @@ export function registerPaymentsCommand(program: Command): void {
           process.stdout.write(JSON.stringify(summary) + '\n');
           return;
         }
-        process.stdout.write(`settled ${summary.settled}, matched ${summary.matched}, unmatched ${summary.unmatched.length}, ambiguous ${summary.ambiguous.length}\n`);
-        for (const u of summary.unmatched) process.stdout.write(`  unmatched ${u.payment_id}  ${u.amount} ${u.currency}  ${[u.particulars, u.code, u.reference].join('/')}\n`);
+        process.stdout.write(
+          `settled ${summary.settled}, matched ${summary.matched}, unmatched ${summary.unmatched.length}, ambiguous ${summary.ambiguous.length}\n`,
+        );
+        for (const u of summary.unmatched)
+          process.stdout.write(
+            `  unmatched ${u.payment_id}  ${u.amount} ${u.currency}  ${[u.particulars, u.code, u.reference].join('/')}\n`,
+          );
         for (const a of summary.ambiguous) {
-          process.stdout.write(`  ambiguous ${a.payment_id}  ${a.reason}: ${a.candidates.map((c) => `${c.bank}/${c.account_id}/${c.transaction_id}`).join(', ')}\n`);
+          process.stdout.write(
+            `  ambiguous ${a.payment_id}  ${a.reason}: ${a.candidates.map((c) => `${c.bank}/${c.account_id}/${c.transaction_id}`).join(', ')}\n`,
+          );
         }
       });
     });

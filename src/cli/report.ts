@@ -41,13 +41,18 @@ export function registerReportCommand(program: Command): void {
       const ctx = createCliContext(globalsOf(command));
       try {
         const store = await ctx.store();
-        if (flags.account !== undefined && (await store.reportData.accounts({ accountId: flags.account })).length === 0) {
+        if (
+          flags.account !== undefined &&
+          (await store.reportData.accounts({ accountId: flags.account })).length === 0
+        ) {
           throw new UsageError(`--account ${flags.account}: no such account in the database`);
         }
         const { writeReport } = await import('../report/write-report');
         const out = flags.out ?? join(ctx.config.dataDir, 'report.html');
         const written = await writeReport(store, out, { from, to, accountId: flags.account });
-        process.stdout.write(`report written: ${written.path} (${written.accounts} account(s), ${written.charts} chart(s))\n`);
+        process.stdout.write(
+          `report written: ${written.path} (${written.accounts} account(s), ${written.charts} chart(s))\n`,
+        );
         process.exitCode = ExitCode.Ok;
       } finally {
         await ctx.close();

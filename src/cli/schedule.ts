@@ -16,7 +16,9 @@ import { systemClock } from '../clock';
 export function registerScheduleCommand(program: Command): void {
   program
     .command('schedule')
-    .description('run the scheduled jobs in the foreground (nightly sync, expiry check, meta refresh; Pacific/Auckland)')
+    .description(
+      'run the scheduled jobs in the foreground (nightly sync, expiry check, meta refresh; Pacific/Auckland)',
+    )
     .action(async (_flags: unknown, command: Command) => {
       const ctx = createCliContext(globalsOf(command));
       const print = (line: Record<string, unknown>) =>

@@ -12,7 +12,6 @@ import { wholeNumber } from './flags';
 import { terminalSafe } from '../terminal-text';
 import { unfinishedRunState } from '../store/lease';
 
-
 export interface StatusReport {
   database: string;
   runs: (RunViewRow & { workers: RunWorkerRow[] })[];
@@ -43,7 +42,10 @@ export async function readStatus(store: Store, expiryWarningDays: number, runs =
   const workers = await store.reports.runWorkers(latest.map((r) => r.run_id));
   return {
     database: store.path,
-    runs: latest.map((r) => ({ ...r, workers: workers.filter((w) => w.run_id === r.run_id).map(({ run_id: _id, ...w }) => w) })),
+    runs: latest.map((r) => ({
+      ...r,
+      workers: workers.filter((w) => w.run_id === r.run_id).map(({ run_id: _id, ...w }) => w),
+    })),
     consents,
     nearExpiry: consents.filter(
       (c) => c.status === 'Authorised' && c.days_to_expiry !== null && c.days_to_expiry <= expiryWarningDays,
@@ -64,7 +66,9 @@ export function formatStatus(report: StatusReport, expiryWarningDays: number): s
     if (r.error_summary) lines.push(`      ${terminalSafe(r.error_summary.slice(0, 300))}`);
     if (r.workers.length > 1) {
       for (const w of r.workers) {
-        lines.push(`      worker ${terminalSafe(w.worker_id)}  ${(w.outcome ?? (w.left_at ? '-' : 'working')).padEnd(8)} consents ${w.consents}  requests ${w.requests}  rows ${w.rows_written}  failed units ${w.failed_units}`);
+        lines.push(
+          `      worker ${terminalSafe(w.worker_id)}  ${(w.outcome ?? (w.left_at ? '-' : 'working')).padEnd(8)} consents ${w.consents}  requests ${w.requests}  rows ${w.rows_written}  failed units ${w.failed_units}`,
+        );
       }
     }
   }
@@ -72,7 +76,9 @@ export function formatStatus(report: StatusReport, expiryWarningDays: number): s
   if (report.consents.length === 0) lines.push('  (none registered: bankdata consents add ID)');
   for (const c of report.consents) {
     const expiry = c.days_to_expiry === null ? 'no expiry' : `${c.days_to_expiry} day(s) to expiry`;
-    lines.push(`  ${c.consent_id}  ${(c.bank ?? '?').padEnd(8)} ${(c.status ?? 'unread').padEnd(26)} ${expiry.padEnd(20)} last ${c.last_outcome ?? '-'} ${c.last_synced_at ?? ''}`);
+    lines.push(
+      `  ${c.consent_id}  ${(c.bank ?? '?').padEnd(8)} ${(c.status ?? 'unread').padEnd(26)} ${expiry.padEnd(20)} last ${c.last_outcome ?? '-'} ${c.last_synced_at ?? ''}`,
+    );
   }
   if (report.nearExpiry.length > 0) {
     lines.push('', `expiring within ${expiryWarningDays} days (ask the customer to re-consent):`);
@@ -80,24 +86,33 @@ export function formatStatus(report: StatusReport, expiryWarningDays: number): s
   }
   if (report.needsReconsent.length > 0) {
     lines.push('', 'ended (a new consent is needed):');
-    for (const c of report.needsReconsent) lines.push(`  ${c.consent_id} ${c.bank ?? ''}: ${c.status ?? c.last_outcome}`);
+    for (const c of report.needsReconsent)
+      lines.push(`  ${c.consent_id} ${c.bank ?? ''}: ${c.status ?? c.last_outcome}`);
   }
   if (report.rejects.length > 0) {
     lines.push('', 'rejected records kept aside (table rejects):');
     for (const r of report.rejects) lines.push(`  ${r.resource}: ${r.count}`);
   }
   if (report.continuityBreaks !== undefined && report.continuityBreaks > 0) {
-    lines.push('', `continuity: ${report.continuityBreaks} break(s) between balances and transactions (bankdata check)`);
+    lines.push(
+      '',
+      `continuity: ${report.continuityBreaks} break(s) between balances and transactions (bankdata check)`,
+    );
   }
   const { unmatched, ambiguous } = report.payments;
   if (unmatched.length > 0) {
     lines.push('', 'settled payments without a matching bank transaction (bankdata export payments):');
-    for (const p of unmatched) lines.push(`  ${p.payment_id} ${p.amount} ${p.currency} ${[p.particulars, p.code, p.reference].filter(Boolean).join('/')}`);
+    for (const p of unmatched)
+      lines.push(
+        `  ${p.payment_id} ${p.amount} ${p.currency} ${[p.particulars, p.code, p.reference].filter(Boolean).join('/')}`,
+      );
   }
   if (ambiguous.length > 0) {
     lines.push('', 'payments with more than one possible bank transaction:');
     for (const p of ambiguous) {
-      lines.push(`  ${p.payment_id} ${p.amount} ${p.currency} (${p.reason}): ${p.candidates.map((c) => `${c.bank}/${c.account_id}/${c.transaction_id}`).join(', ')}`);
+      lines.push(
+        `  ${p.payment_id} ${p.amount} ${p.currency} (${p.reason}): ${p.candidates.map((c) => `${c.bank}/${c.account_id}/${c.transaction_id}`).join(', ')}`,
+      );
     }
   }
   return `${lines.join('\n')}\n`;
@@ -118,11 +133,12 @@ export function registerStatusCommand(program: Command): void {
           ...(await readStatus(store, ctx.config.expiryWarningDays, runs)),
           continuityBreaks: await store.continuity.countFindings(),
         };
-        process.stdout.write(flags.json ? `${JSON.stringify(report, null, 2)}\n` : formatStatus(report, ctx.config.expiryWarningDays));
+        process.stdout.write(
+          flags.json ? `${JSON.stringify(report, null, 2)}\n` : formatStatus(report, ctx.config.expiryWarningDays),
+        );
         process.exitCode = ExitCode.Ok;
       } finally {
         await ctx.close();
       }
     });
 }
-

@@ -29,7 +29,11 @@ export async function runWorkers(count: number, json: boolean): Promise<number> 
     // Their own process group: a terminal's Ctrl-C reaches this process only, and each worker
     // gets the signal once, from `forward` (a second one is the immediate stop, with no summary).
     // Node's own flags given to this process (a heap limit, a CPU profile) apply to each worker.
-    spawn(process.execPath, [...process.execArgv, BIN_PATH, ...args], { stdio: ['ignore', 'pipe', 'inherit'], env: process.env, detached: true }),
+    spawn(process.execPath, [...process.execArgv, BIN_PATH, ...args], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+      env: process.env,
+      detached: true,
+    }),
   );
   const forward = (signal: NodeJS.Signals) => {
     for (const child of children) child.kill(signal);
@@ -43,7 +47,9 @@ export async function runWorkers(count: number, json: boolean): Promise<number> 
           new Promise<{ code: number; stdout: string }>((resolve) => {
             let stdout = '';
             child.stdout.on('data', (d: Buffer) => (stdout += d.toString('utf8')));
-            child.on('close', (code, signal) => resolve({ code: code ?? (signal ? 128 + (constants.signals[signal] ?? 0) : ExitCode.Internal), stdout }));
+            child.on('close', (code, signal) =>
+              resolve({ code: code ?? (signal ? 128 + (constants.signals[signal] ?? 0) : ExitCode.Internal), stdout }),
+            );
           }),
       ),
     );
@@ -51,7 +57,9 @@ export async function runWorkers(count: number, json: boolean): Promise<number> 
       const summaries = results.map((r, i) => ({ worker: i + 1, exitCode: r.code, summary: parseJson(r.stdout) }));
       process.stdout.write(`${JSON.stringify({ workers: summaries }, null, 2)}\n`);
     } else {
-      results.forEach((r, i) => process.stdout.write(`worker ${i + 1} (exit ${r.code}):\n${r.stdout.replace(/^/gm, '  ').trimEnd()}\n`));
+      results.forEach((r, i) =>
+        process.stdout.write(`worker ${i + 1} (exit ${r.code}):\n${r.stdout.replace(/^/gm, '  ').trimEnd()}\n`),
+      );
     }
     return Math.max(...results.map((r) => r.code));
   } finally {

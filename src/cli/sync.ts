@@ -45,7 +45,10 @@ export function registerSyncCommand(program: Command): void {
       const ctx = createCliContext(globalsOf(command));
       if (workers > 1) {
         if (!isPostgresUrl(ctx.config.db)) {
-          throw new UsageError('--workers needs a PostgreSQL database: on SQLite one process syncs a run', 'point --db or BANKDATA_DB at a postgres:// URL (docs/postgres.md)');
+          throw new UsageError(
+            '--workers needs a PostgreSQL database: on SQLite one process syncs a run',
+            'point --db or BANKDATA_DB at a postgres:// URL (docs/postgres.md)',
+          );
         }
         if (flags.dryRun) throw new UsageError('--workers and --dry-run exclude each other');
         process.exitCode = await runWorkers(workers, flags.json ?? false);
@@ -56,7 +59,8 @@ export function registerSyncCommand(program: Command): void {
         // kept); PostgreSQL migrates on open, under an advisory lock (src/store/pg/open.ts).
         if (!flags.dryRun && !isPostgresUrl(ctx.config.db)) {
           const migrated = await migrateWithBackup(ctx.config.db, { now: new Date() });
-          if (migrated.applied > 0) ctx.logger.warn('database migrated', { applied: migrated.applied, backup: migrated.backup });
+          if (migrated.applied > 0)
+            ctx.logger.warn('database migrated', { applied: migrated.applied, backup: migrated.backup });
         }
         process.exitCode = await syncCommand(ctx.config, await ctx.store(), ctx.client(), ctx.logger, flags);
       } finally {
@@ -93,7 +97,8 @@ export async function syncCommand(
 ): Promise<number> {
   const { consentIds, since } = parseFlags(flags);
   for (const id of consentIds) {
-    if (!await store.consents.get(id)) throw new UsageError(`consent ${id} is not registered`, `bankdata consents add ${id}`);
+    if (!(await store.consents.get(id)))
+      throw new UsageError(`consent ${id} is not registered`, `bankdata consents add ${id}`);
   }
   if (flags.dryRun) {
     const plan = await planDryRun({ store, client, settings: config.sync, consentIds, since, full: flags.full });
@@ -115,7 +120,9 @@ export async function syncCommand(
     } catch {
       // The lease (or the consents' leases) then expire by themselves; status shows the run as interrupted.
     }
-    process.stderr.write(`bankdata: stopped by ${signal}; the unit in flight was abandoned whole and the lease released\n`);
+    process.stderr.write(
+      `bankdata: stopped by ${signal}; the unit in flight was abandoned whole and the lease released\n`,
+    );
     process.exit(signalExitCode(signal));
   };
   const stop = (signal: NodeJS.Signals) => {
@@ -148,7 +155,11 @@ export async function syncCommand(
   }
   // Payments not yet terminal are polled with the run, when the Payments API is configured.
   const payments = summary.fatal || summary.interrupted || received ? null : await paymentsPass(config, store, logger);
-  out(flags.json ? `${JSON.stringify({ ...summary, payments }, null, 2)}\n` : formatSummary(summary, config) + formatPayments(payments));
+  out(
+    flags.json
+      ? `${JSON.stringify({ ...summary, payments }, null, 2)}\n`
+      : formatSummary(summary, config) + formatPayments(payments),
+  );
   if (received) return signalExitCode(received);
   const code = exitCodeOf(summary);
   if (payments?.authenticationError) return Math.max(code, ExitCode.Auth);
@@ -163,8 +174,11 @@ export function signalExitCode(signal: NodeJS.Signals): number {
 function formatPayments(p: PaymentsPassResult | null): string {
   if (!p) return '';
   if (p.authenticationError) return `  payments   not tracked: ${p.authenticationError}\n`;
-  const lines = [`  payments   ${p.tracked} tracked, ${p.open} still in flight, ${p.failures.length} could not be read`];
-  if (p.unmatched + p.ambiguous > 0) lines.push(`  reconcile  ${p.unmatched} settled payment(s) unmatched, ${p.ambiguous} ambiguous (bankdata status)`);
+  const lines = [
+    `  payments   ${p.tracked} tracked, ${p.open} still in flight, ${p.failures.length} could not be read`,
+  ];
+  if (p.unmatched + p.ambiguous > 0)
+    lines.push(`  reconcile  ${p.unmatched} settled payment(s) unmatched, ${p.ambiguous} ambiguous (bankdata status)`);
   return `${lines.join('\n')}\n`;
 }
 
@@ -197,16 +211,20 @@ export function formatSummary(s: SyncSummary, config: Pick<Config, 'db'>): strin
   if (c.failedUnits.length > 0) {
     lines.push(`  failed     ${c.failedUnits.length} unit(s), retried next run:`);
     for (const f of c.failedUnits.slice(0, 10)) lines.push(`               ${f.consentId} ${f.unit}: ${f.reason}`);
-    if (c.failedUnits.length > 10) lines.push(`               … and ${c.failedUnits.length - 10} more (bankdata status)`);
+    if (c.failedUnits.length > 10)
+      lines.push(`               … and ${c.failedUnits.length - 10} more (bankdata status)`);
   }
-  for (const r of s.consents.filter((x) => x.outcome === 'skipped')) lines.push(`  skipped    ${r.consentId}: ${r.reason ?? ''}`);
+  for (const r of s.consents.filter((x) => x.outcome === 'skipped'))
+    lines.push(`  skipped    ${r.consentId}: ${r.reason ?? ''}`);
   // Resources a consent may not read, or its bank does not offer: never requested, reason kept.
   const reasons = new Map<string, number>();
-  for (const k of c.skipped) reasons.set(`${k.resource}: ${k.reason}`, (reasons.get(`${k.resource}: ${k.reason}`) ?? 0) + 1);
+  for (const k of c.skipped)
+    reasons.set(`${k.resource}: ${k.reason}`, (reasons.get(`${k.resource}: ${k.reason}`) ?? 0) + 1);
   for (const [reason, n] of reasons) lines.push(`  not asked  ${reason}${n > 1 ? ` (${n} consents)` : ''}`);
   if (s.needsReconsent.length > 0) {
     lines.push(`  re-consent ${s.needsReconsent.length} consent(s) ended and need a new consent:`);
-    for (const r of s.consents.filter((x) => x.needsReconsent)) lines.push(`               ${r.consentId} (${r.reason ?? r.status ?? 'ended'})`);
+    for (const r of s.consents.filter((x) => x.needsReconsent))
+      lines.push(`               ${r.consentId} (${r.reason ?? r.status ?? 'ended'})`);
   }
   lines.push(`  database   ${displayLocation(config.db)}`);
   return `${lines.join('\n')}\n`;

@@ -100,7 +100,12 @@ export function loadConfig(options: LoadConfigOptions = {}): Config {
     paymentsBaseUrl: values.paymentsBaseUrl && withoutTrailingSlash(values.paymentsBaseUrl),
     paymentsClientId: values.paymentsClientId,
     // BANKDATA_DB defaults to the data directory's bankdata.sqlite (data/bankdata.sqlite).
-    db: values.db === null ? resolve(dataDir, DB_FILE_NAME) : isPostgresUrl(values.db) ? values.db : resolve(cwd, values.db),
+    db:
+      values.db === null
+        ? resolve(dataDir, DB_FILE_NAME)
+        : isPostgresUrl(values.db)
+          ? values.db
+          : resolve(cwd, values.db),
     dataDir,
     redirectWhitelist: [...values.redirectWhitelist],
     sync: { ...values.sync },

@@ -119,9 +119,11 @@ export type ConfigLayer = z.infer<typeof configLayerSchema>;
 /** The expected form of each key, for error messages (path with `[]` for array items). */
 export const EXPECTED_FORM: Record<string, string> = {
   environment: '"sandbox" or "production"',
-  dataBaseUrl: 'an https URL (http only for a loopback host: 127.0.0.0/8, ::1, localhost), without user, password, query or fragment',
+  dataBaseUrl:
+    'an https URL (http only for a loopback host: 127.0.0.0/8, ::1, localhost), without user, password, query or fragment',
   clientId: 'a client id without spaces',
-  paymentsBaseUrl: 'an https URL (http only for a loopback host: 127.0.0.0/8, ::1, localhost), without user, password, query or fragment',
+  paymentsBaseUrl:
+    'an https URL (http only for a loopback host: 127.0.0.0/8, ::1, localhost), without user, password, query or fragment',
   paymentsClientId: 'a client id without spaces',
   db: 'a SQLite file path (relative to the working directory) or a postgres:// / postgresql:// URL (docs/postgres.md)',
   dataDir: 'a directory path (relative to the working directory)',

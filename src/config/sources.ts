@@ -42,7 +42,11 @@ export function readJsonLayer(file: string, label: string): ConfigLayer | null {
   let text: string;
   try {
     if (!statSync(file).isFile()) throw new ConfigError(`${label} is not a file`, 'remove it, or make it a JSON file');
-    if (statSync(file).size > MAX_CONFIG_BYTES) throw new ConfigError(`${label} is larger than ${MAX_CONFIG_BYTES} bytes`, 'a configuration file is a few lines of JSON');
+    if (statSync(file).size > MAX_CONFIG_BYTES)
+      throw new ConfigError(
+        `${label} is larger than ${MAX_CONFIG_BYTES} bytes`,
+        'a configuration file is a few lines of JSON',
+      );
     text = readFileSync(file, 'utf8');
   } catch (error) {
     if (error instanceof ConfigError) throw error;
@@ -54,7 +58,10 @@ export function readJsonLayer(file: string, label: string): ConfigLayer | null {
   } catch {
     // V8's message quotes the text around the fault ("tSecret": hunter2-ve"…): a secret misplaced
     // in the file, not yet known to the redaction, would reach the output. It is not repeated.
-    throw new ConfigError(`${label} is not valid JSON`, 'fix the file (a JSON validator shows where it breaks) or remove it');
+    throw new ConfigError(
+      `${label} is not valid JSON`,
+      'fix the file (a JSON validator shows where it breaks) or remove it',
+    );
   }
   return validateLayer(values, label, (path) => `${label}: ${path}`);
 }
@@ -182,7 +189,8 @@ function valueAt(values: unknown, path: readonly PropertyKey[]): unknown {
 function display(value: unknown, path: string): string {
   if (value === undefined) return 'nothing';
   // Any URL, wherever it was given (a database URL too), may carry a password: shown without it.
-  if (typeof value === 'string' && (/url/i.test(path) || /^[a-z][a-z0-9+.-]*:\/\//i.test(value))) return displayUrl(value);
+  if (typeof value === 'string' && (/url/i.test(path) || /^[a-z][a-z0-9+.-]*:\/\//i.test(value)))
+    return displayUrl(value);
   const text = JSON.stringify(value) ?? String(value);
   return text.length > 80 ? `${text.slice(0, 77)}...` : text;
 }
@@ -198,9 +206,15 @@ function displayUrl(value: string): string {
   } catch {
     return 'a text that is not an absolute URL';
   }
-  const parts = [url.username || url.password ? 'user info' : '', url.search ? 'a query' : '', url.hash ? 'a fragment' : ''].filter(Boolean);
+  const parts = [
+    url.username || url.password ? 'user info' : '',
+    url.search ? 'a query' : '',
+    url.hash ? 'a fragment' : '',
+  ].filter(Boolean);
   const bare = `${url.protocol}//${url.host}${url.pathname}`;
-  return parts.length > 0 ? `${JSON.stringify(bare.slice(0, 80))} with ${parts.join(' and ')} (not shown)` : JSON.stringify(bare.slice(0, 80));
+  return parts.length > 0
+    ? `${JSON.stringify(bare.slice(0, 80))} with ${parts.join(' and ')} (not shown)`
+    : JSON.stringify(bare.slice(0, 80));
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
@@ -254,6 +268,8 @@ function readSecret(env: Env, cwd: string, name: string): string | null {
 function warnIfShared(path: string, fileName: string): void {
   const mode = statSync(path).mode & 0o777;
   if ((mode & 0o077) !== 0) {
-    process.stderr.write(`bankdata: warning: ${fileName}: ${path} is readable by others (mode ${mode.toString(8).padStart(4, '0')}); run chmod 600 on it\n`);
+    process.stderr.write(
+      `bankdata: warning: ${fileName}: ${path} is readable by others (mode ${mode.toString(8).padStart(4, '0')}); run chmod 600 on it\n`,
+    );
   }
 }

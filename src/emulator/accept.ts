@@ -31,7 +31,13 @@ function qualityOf(contentType: string, ranges: readonly MediaRange[]): number {
   let best: { specificity: number; q: number } | null = null;
   for (const range of ranges) {
     const specificity =
-      range.type === type && range.subtype === subtype ? 2 : range.type === type && range.subtype === '*' ? 1 : range.type === '*' && range.subtype === '*' ? 0 : -1;
+      range.type === type && range.subtype === subtype
+        ? 2
+        : range.type === type && range.subtype === '*'
+          ? 1
+          : range.type === '*' && range.subtype === '*'
+            ? 0
+            : -1;
     if (specificity < 0) continue;
     if (!best || specificity > best.specificity || (specificity === best.specificity && range.q > best.q)) {
       best = { specificity, q: range.q };

@@ -36,12 +36,36 @@ interface Fixture {
 }
 
 const FIXTURES: Record<BankName, Fixture> = {
-  PNZ: { statements: true, redirect: true, decoupled: true, maxHistoryDays: null, fileTypes: ['application/pdf', 'text/csv'] },
-  ANZ: { statements: true, redirect: true, decoupled: true, maxHistoryDays: 365, fileTypes: ['application/pdf', 'text/csv'] },
+  PNZ: {
+    statements: true,
+    redirect: true,
+    decoupled: true,
+    maxHistoryDays: null,
+    fileTypes: ['application/pdf', 'text/csv'],
+  },
+  ANZ: {
+    statements: true,
+    redirect: true,
+    decoupled: true,
+    maxHistoryDays: 365,
+    fileTypes: ['application/pdf', 'text/csv'],
+  },
   ASB: { statements: false, redirect: true, decoupled: true, maxHistoryDays: 540, fileTypes: [] },
   BNZ: { statements: true, redirect: true, decoupled: true, maxHistoryDays: 730, fileTypes: ['application/pdf'] },
-  Westpac: { statements: true, redirect: false, decoupled: true, maxHistoryDays: null, fileTypes: ['application/pdf', 'text/csv'] },
-  Kiwibank: { statements: true, redirect: true, decoupled: false, maxHistoryDays: null, fileTypes: ['text/csv', 'application/pdf'] },
+  Westpac: {
+    statements: true,
+    redirect: false,
+    decoupled: true,
+    maxHistoryDays: null,
+    fileTypes: ['application/pdf', 'text/csv'],
+  },
+  Kiwibank: {
+    statements: true,
+    redirect: true,
+    decoupled: false,
+    maxHistoryDays: null,
+    fileTypes: ['text/csv', 'application/pdf'],
+  },
   NZHL: { statements: true, redirect: true, decoupled: true, maxHistoryDays: null, fileTypes: [] },
 };
 

@@ -7,7 +7,13 @@
  */
 import type { IncomingHttpHeaders } from 'node:http';
 import type { DateTime } from 'luxon';
-import { checkFlowEnabled, checkFlowHint, checkIdentifierType, checkMobileNumber, checkPermissionsOffered } from '../api/consent-checks';
+import {
+  checkFlowEnabled,
+  checkFlowHint,
+  checkIdentifierType,
+  checkMobileNumber,
+  checkPermissionsOffered,
+} from '../api/consent-checks';
 import {
   MAX_IDEMPOTENCY_KEY_LENGTH,
   checkCallbackUrl,
@@ -18,7 +24,14 @@ import {
   type Environment,
   type RuleFailure,
 } from '../api/rules';
-import { BANKS, FLOW_TYPES, type BankName, type ConsentFlow, type IdentifierType, type Permission } from '../api/schemas';
+import {
+  BANKS,
+  FLOW_TYPES,
+  type BankName,
+  type ConsentFlow,
+  type IdentifierType,
+  type Permission,
+} from '../api/schemas';
 import { bankMeta, banksFor } from './bank-meta';
 import { ApiError, badRequest } from './http-reply';
 

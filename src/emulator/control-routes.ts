@@ -17,9 +17,13 @@ const ClockBody = z.union([
   z.object({ advance_seconds: z.number().min(0) }).strict(),
   z.object({ to: z.string() }).strict(),
 ]);
-const AuthoriseBody = z.object({ customer_id: z.string().optional(), account_ids: z.array(z.string()).optional() }).strict();
+const AuthoriseBody = z
+  .object({ customer_id: z.string().optional(), account_ids: z.array(z.string()).optional() })
+  .strict();
 const ClientBody = z.object({ scopes: z.array(z.enum(SCOPES)) }).strict();
-const MintBody = z.object({ environment: z.enum(['sandbox', 'production']), client_id: z.string().optional() }).strict();
+const MintBody = z
+  .object({ environment: z.enum(['sandbox', 'production']), client_id: z.string().optional() })
+  .strict();
 
 export const CONSENT_ACTIONS = ['submit', 'authorise', 'reject', 'cancel', 'bank-unusable'] as const;
 export type ConsentAction = (typeof CONSENT_ACTIONS)[number];
@@ -56,7 +60,8 @@ export function handleControl(ctx: EmulatorContext, rq: RequestInfo): Reply {
         return jsonReply(200, consentPage(ctx, rq.query.get('cid') ?? ''));
     }
     if (area === 'consents' && id !== undefined && action !== undefined && rq.segments.length === 4) {
-      if (rq.method !== 'POST') throw new ApiError(405, `Method ${rq.method} not allowed`, undefined, { allow: 'POST' });
+      if (rq.method !== 'POST')
+        throw new ApiError(405, `Method ${rq.method} not allowed`, undefined, { allow: 'POST' });
       return jsonReply(200, toControlView(actOnConsent(ctx, id, action, rq.body)));
     }
     throw new ApiError(404, `No control route ${rq.method} ${rq.path}`);
@@ -110,7 +115,10 @@ export function updateSettings(ctx: EmulatorContext, patch: EmulatorSettingsPatc
 
 /** A new client with only these scopes (403 tests), on either API's registry. */
 export function addControlClient<S extends string>(
-  registry: { addClient(clientId: string, clientSecret: string, scopes: readonly S[]): RegisteredClient<S>; newSecret(): string },
+  registry: {
+    addClient(clientId: string, clientSecret: string, scopes: readonly S[]): RegisteredClient<S>;
+    newSecret(): string;
+  },
   idRandom: Random,
   scopes: readonly S[],
 ) {

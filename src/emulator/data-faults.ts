@@ -17,14 +17,25 @@ export const DataFault = z
     accountId: z.string().min(1),
     transactionId: z.string().min(1),
     /** balance-skip only: the signed decimal the running balance jumps by. */
-    amount: z.string().regex(/^-?\d{1,13}(\.\d{1,5})?$/).optional(),
+    amount: z
+      .string()
+      .regex(/^-?\d{1,13}(\.\d{1,5})?$/)
+      .optional(),
   })
   .strict()
-  .refine((f) => (f.kind === 'balance-skip') === (f.amount !== undefined), 'amount is required for balance-skip, and only for it');
+  .refine(
+    (f) => (f.kind === 'balance-skip') === (f.amount !== undefined),
+    'amount is required for balance-skip, and only for it',
+  );
 export type DataFault = z.infer<typeof DataFault>;
 
 /** The rows as served with the faults planted on this account; `rows` are newest first. */
-export function applyDataFaults(faults: readonly DataFault[], bank: BankName, accountId: string, rows: Transaction[]): Transaction[] {
+export function applyDataFaults(
+  faults: readonly DataFault[],
+  bank: BankName,
+  accountId: string,
+  rows: Transaction[],
+): Transaction[] {
   const mine = faults.filter((f) => f.bank === bank && f.accountId === accountId);
   if (mine.length === 0) return rows;
   let out = rows;
@@ -32,7 +43,9 @@ export function applyDataFaults(faults: readonly DataFault[], bank: BankName, ac
     if (fault.kind === 'omit') out = out.filter((t) => t.TransactionId !== fault.transactionId);
     else if (fault.kind === 'duplicate') {
       out = out.flatMap((t) =>
-        t.TransactionId === fault.transactionId ? [t, { ...t, TransactionId: `${t.TransactionId}-dup` as Transaction['TransactionId'] }] : [t],
+        t.TransactionId === fault.transactionId
+          ? [t, { ...t, TransactionId: `${t.TransactionId}-dup` as Transaction['TransactionId'] }]
+          : [t],
       );
     } else {
       const target = out.find((t) => t.TransactionId === fault.transactionId);
@@ -46,7 +59,10 @@ export function applyDataFaults(faults: readonly DataFault[], bank: BankName, ac
         const onOrAfter = ms > targetMs || (ms === targetMs && t.TransactionId >= target.TransactionId);
         if (!onOrAfter || !t.Balance) return t;
         const current = parseUnits(t.Balance.Amount.Amount) * (t.Balance.CreditDebitIndicator === 'Debit' ? -1n : 1n);
-        return { ...t, Balance: { ...toWireBalance(current + shift, t.Balance.Amount.Currency), Type: t.Balance.Type } };
+        return {
+          ...t,
+          Balance: { ...toWireBalance(current + shift, t.Balance.Amount.Currency), Type: t.Balance.Type },
+        };
       });
     }
   }

@@ -27,7 +27,11 @@ export function drawFault(random: Random, settings: EmulatorSettings): FaultKind
  * falls under, or null (no fault). Rates summing past 1 are scaled down to share the draw.
  * Both listeners draw their faults this way (payments/faults.ts).
  */
-export function drawWeighted<K extends string>(random: Random, kinds: readonly K[], rates: Readonly<Record<K, number>>): K | null {
+export function drawWeighted<K extends string>(
+  random: Random,
+  kinds: readonly K[],
+  rates: Readonly<Record<K, number>>,
+): K | null {
   const total = kinds.reduce((sum, kind) => sum + rates[kind], 0);
   if (total <= 0) return null;
   const draw = random() * Math.max(1, total);
@@ -59,7 +63,9 @@ export function faultError(kind: FaultKind, settings: EmulatorSettings, now: Dat
   if (kind === 'drop') return new DropConnection();
   if (isUpstreamFault(kind)) {
     const headers: Record<string, string> =
-      settings.faultRetryAfterSeconds === null ? {} : { 'retry-after': retryAfter(settings.faultRetryAfterSeconds, settings, now) };
+      settings.faultRetryAfterSeconds === null
+        ? {}
+        : { 'retry-after': retryAfter(settings.faultRetryAfterSeconds, settings, now) };
     return new FaultError(503, FAULT_MESSAGES[kind], kind, kind.toUpperCase(), headers);
   }
   return new FaultError(Number(kind.slice(4)), FAULT_MESSAGES[kind], kind);

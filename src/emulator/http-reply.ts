@@ -87,7 +87,10 @@ export function errorBody(error: ApiError, path: string, now: DateTime): ErrorBo
 }
 
 export function errorReply(error: ApiError, path: string, now: DateTime): Reply {
-  return { ...jsonReply(error.status, errorBody(error, path, now), error.headers), ...(error.code ? { code: error.code } : {}) };
+  return {
+    ...jsonReply(error.status, errorBody(error, path, now), error.headers),
+    ...(error.code ? { code: error.code } : {}),
+  };
 }
 
 export function unauthorizedReply(error: Unauthorized): Reply {

@@ -19,7 +19,14 @@ import type { World } from './world-types';
 export type { ConsentRecord } from './consent-store';
 export type { ConsentAction } from './control-routes';
 export type { RequestLogEntry } from './request-log';
-export type { EmulatorSettings, EmulatorSettingsPatch, FaultRates, FaultKind, FaultProfile, RateLimit } from './settings';
+export type {
+  EmulatorSettings,
+  EmulatorSettingsPatch,
+  FaultRates,
+  FaultKind,
+  FaultProfile,
+  RateLimit,
+} from './settings';
 export { FAULT_PROFILES } from './settings';
 export { PAYMENT_CONSENT_ROLES, type PaymentConsentRole } from './payments/seed';
 export type { PaymentsSettings, PaymentsSettingsPatch, PaymentFaultRates } from './payments/types';
@@ -84,7 +91,11 @@ export interface StartedEmulator {
    * does (an authorise's body as that route takes it), but at once: from a request hook it lands
    * before the answer being logged is sent.
    */
-  actOnConsent(id: string, action: ConsentAction, body?: { customer_id?: string; account_ids?: string[] }): ConsentRecord;
+  actOnConsent(
+    id: string,
+    action: ConsentAction,
+    body?: { customer_id?: string; account_ids?: string[] },
+  ): ConsentRecord;
   /** `{payments_base_url}`: the Payments API listener of the same process (docs/payments-contract.md). */
   paymentsBaseUrl: string;
   paymentsClientId: string;

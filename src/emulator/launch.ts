@@ -57,7 +57,11 @@ export async function launchEmulator(
         const features = bankMeta(bank, true).features;
         return [
           bank,
-          { permissions: features.permissions, redirectFlow: features.redirect_flow.enabled, decoupledFlow: features.decoupled_flow.enabled },
+          {
+            permissions: features.permissions,
+            redirectFlow: features.redirect_flow.enabled,
+            decoupledFlow: features.decoupled_flow.enabled,
+          },
         ];
       }),
     ),
@@ -130,10 +134,12 @@ export async function launchEmulator(
   const { port } = server.address() as AddressInfo;
   hostPort = `${host.includes(':') ? `[${host}]` : host}:${port}`;
   const baseUrl = `http://${hostPort}`;
-  const paymentsListener = await listenPayments(ctx, payments.state, host, options.paymentsPort ?? 0).catch(async (error: unknown) => {
-    await new Promise((resolve) => server.close(resolve));
-    throw error;
-  });
+  const paymentsListener = await listenPayments(ctx, payments.state, host, options.paymentsPort ?? 0).catch(
+    async (error: unknown) => {
+      await new Promise((resolve) => server.close(resolve));
+      throw error;
+    },
+  );
 
   return {
     baseUrl,
@@ -150,7 +156,8 @@ export async function launchEmulator(
       const record = consents.get(id);
       return record ? structuredClone(record) : undefined;
     },
-    actOnConsent: (id, action, body) => structuredClone(actOnConsent(ctx, id, action, body === undefined ? '' : JSON.stringify(body))),
+    actOnConsent: (id, action, body) =>
+      structuredClone(actOnConsent(ctx, id, action, body === undefined ? '' : JSON.stringify(body))),
     paymentsBaseUrl: paymentsListener.baseUrl,
     paymentsClientId: payments.clientId,
     paymentsClientSecret: payments.clientSecret,
@@ -182,4 +189,3 @@ function resolveStart(start: string | undefined): DateTime {
   if (!parsed.isValid) throw new RangeError(`start is not an ISO instant: ${start}`);
   return parsed.toUTC();
 }
-

@@ -4,7 +4,14 @@
  * 8 account / statement → 9 resource supported → (10 in the handler) → 11 upstream.
  */
 import type { DateTime } from 'luxon';
-import { NZ, checkQueryRange, hasPermissionFor, parseQueryDateTime, ENDPOINT_RESOURCE, type Endpoint } from '../api/rules';
+import {
+  NZ,
+  checkQueryRange,
+  hasPermissionFor,
+  parseQueryDateTime,
+  ENDPOINT_RESOURCE,
+  type Endpoint,
+} from '../api/rules';
 import type { BankMeta, BankName, ConsentStatus, Statement } from '../api/schemas';
 import { bankMeta } from './bank-meta';
 import type { EmulatorContext, RequestInfo } from './context';
@@ -22,8 +29,16 @@ export function requireConsentIdParam(rq: RequestInfo): string {
 
 /** Step 3: a date query parameter (date-time with offset, or an NZ date); 400 without code. */
 export function readDateParam(rq: RequestInfo, name: string, required: true): { value: string; at: DateTime };
-export function readDateParam(rq: RequestInfo, name: string, required: boolean): { value: string; at: DateTime } | undefined;
-export function readDateParam(rq: RequestInfo, name: string, required: boolean): { value: string; at: DateTime } | undefined {
+export function readDateParam(
+  rq: RequestInfo,
+  name: string,
+  required: boolean,
+): { value: string; at: DateTime } | undefined;
+export function readDateParam(
+  rq: RequestInfo,
+  name: string,
+  required: boolean,
+): { value: string; at: DateTime } | undefined {
   const raw = rq.query.get(name);
   if (raw === null || raw === '') {
     if (required) throw badRequest(`Required query parameter missing: ${name}`);
@@ -135,7 +150,13 @@ export function historyFloorMs(meta: BankMeta, at: DateTime): number | null {
 }
 
 /** Statements the bank shows at `at` within its history (EndDateTime not before the floor). */
-export function visibleStatements(ctx: EmulatorContext, bank: BankName, accountId: string, at: DateTime, meta: BankMeta): Statement[] {
+export function visibleStatements(
+  ctx: EmulatorContext,
+  bank: BankName,
+  accountId: string,
+  at: DateTime,
+  meta: BankMeta,
+): Statement[] {
   const floor = historyFloorMs(meta, at);
   const all = ctx.world.statementsAt(bank, accountId, at);
   return floor === null ? all : all.filter((s) => Date.parse(s.EndDateTime) >= floor);

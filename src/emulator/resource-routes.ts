@@ -39,7 +39,10 @@ export function handleAccounts(ctx: EmulatorContext, rq: RequestInfo): Reply {
   });
   const atMs = page.atMs ?? ctx.clock.nowMs();
   const result = paginate(accounts, page, atMs, ctx.settings.accountsPageSize, (p) =>
-    buildUrl(rq.origin, rq.path, [['consent_id', consentId], ['page', p]]),
+    buildUrl(rq.origin, rq.path, [
+      ['consent_id', consentId],
+      ['page', p],
+    ]),
   );
   return envelope('Account', result.items, result.links, result.meta);
 }
@@ -87,7 +90,12 @@ export function handleTransactions(ctx: EmulatorContext, rq: RequestInfo, accoun
   const served = applyDataFaults(ctx.settings.dataFaults, consent.bank, accountId, visible);
   const rows = served.filter((t) => {
     const booked = Date.parse(t.BookingDateTime);
-    return booked >= fromMs && booked <= toMs && booked >= floor && (direction === null || t.CreditDebitIndicator === direction);
+    return (
+      booked >= fromMs &&
+      booked <= toMs &&
+      booked >= floor &&
+      (direction === null || t.CreditDebitIndicator === direction)
+    );
   });
   checkUpstream(ctx, consent, () => {
     // BDT263 only on the first page (docs/bank-api.md §1.4 rule 6): a Next is always served.
@@ -121,7 +129,8 @@ export function handleStatements(ctx: EmulatorContext, rq: RequestInfo, accountI
   const at = DateTime.fromMillis(atMs, { zone: 'utc' });
   const statements = visibleStatements(ctx, consent.bank, accountId, at, meta).filter(
     (s) =>
-      (!from || Date.parse(s.StartDateTime) >= from.at.toMillis()) && (!to || Date.parse(s.EndDateTime) <= to.at.toMillis()),
+      (!from || Date.parse(s.StartDateTime) >= from.at.toMillis()) &&
+      (!to || Date.parse(s.EndDateTime) <= to.at.toMillis()),
   );
   const result = paginate(statements, page, atMs, ctx.settings.pageSize, (p) =>
     buildUrl(rq.origin, rq.path, [
@@ -142,12 +151,20 @@ export function handleStatement(ctx: EmulatorContext, rq: RequestInfo, accountId
   return envelope('Statement', trimStatement(statement, consent.permissions), { Self: selfUrl(rq, consentId) }, {});
 }
 
-export function handleStatementFile(ctx: EmulatorContext, rq: RequestInfo, accountId: string, statementId: string): Reply {
+export function handleStatementFile(
+  ctx: EmulatorContext,
+  rq: RequestInfo,
+  accountId: string,
+  statementId: string,
+): Reply {
   const consentId = requireConsentIdParam(rq);
   const { consent, meta } = guardResource(ctx, rq, 'statement_file', consentId, { accountId, statementId });
   const contentType = negotiateContentType(rq.req.headers.accept, meta.features.statement_file_content_types);
   if (contentType === null) {
-    throw new ApiError(406, `No acceptable statement file type; available: ${meta.features.statement_file_content_types.join(', ')}`);
+    throw new ApiError(
+      406,
+      `No acceptable statement file type; available: ${meta.features.statement_file_content_types.join(', ')}`,
+    );
   }
   checkUpstream(ctx, consent);
   const bytes = ctx.world.statementFile(consent.bank, accountId, statementId, contentType as StatementFileType);

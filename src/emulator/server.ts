@@ -41,7 +41,8 @@ function matchRoute(ctx: EmulatorContext, rq: RequestInfo): Route | null {
   const n = s.length;
   // The path's ids by position: /v1/consents/{id}, /v1/accounts/{id}/statements/{id}.
   const [, , id = '', , subId = ''] = s;
-  if (n === 2 && s[0] === 'oauth2' && s[1] === 'token') return { methods: { POST: () => handleToken(ctx.auth, ctx, rq) } };
+  if (n === 2 && s[0] === 'oauth2' && s[1] === 'token')
+    return { methods: { POST: () => handleToken(ctx.auth, ctx, rq) } };
   if (s[0] !== 'v1') return null;
   const api = (endpoint: Endpoint, method: string, handler: () => Reply | Promise<Reply>): Route => ({
     endpoint,
@@ -67,10 +68,12 @@ function matchRoute(ctx: EmulatorContext, rq: RequestInfo): Route | null {
   rq.accountId = accountId;
   if (n === 3) return api('account', 'GET', () => handleAccount(ctx, rq, accountId));
   if (n === 4 && s[3] === 'balances') return api('balances', 'GET', () => handleBalances(ctx, rq, accountId));
-  if (n === 4 && s[3] === 'transactions') return api('transactions', 'GET', () => handleTransactions(ctx, rq, accountId));
+  if (n === 4 && s[3] === 'transactions')
+    return api('transactions', 'GET', () => handleTransactions(ctx, rq, accountId));
   if (n === 4 && s[3] === 'party') return api('account_party', 'GET', () => handleAccountParty(ctx, rq, accountId));
   if (n === 4 && s[3] === 'statements') return api('statements', 'GET', () => handleStatements(ctx, rq, accountId));
-  if (n === 5 && s[3] === 'statements') return api('statement', 'GET', () => handleStatement(ctx, rq, accountId, subId));
+  if (n === 5 && s[3] === 'statements')
+    return api('statement', 'GET', () => handleStatement(ctx, rq, accountId, subId));
   if (n === 6 && s[3] === 'statements' && s[5] === 'file') {
     return api('statement_file', 'GET', () => handleStatementFile(ctx, rq, accountId, subId));
   }

@@ -38,8 +38,26 @@ export type FaultProfile = 'none' | 'light' | 'heavy';
 
 export const FAULT_PROFILES: Record<FaultProfile, FaultRates> = {
   none: { bdt601: 0, bdt602: 0, bdt603: 0, bdt604: 0, http500: 0, http502: 0, http504: 0, drop: 0 },
-  light: { bdt601: 0.005, bdt602: 0.005, bdt603: 0.005, bdt604: 0.005, http500: 0.005, http502: 0.0025, http504: 0.0025, drop: 0.0025 },
-  heavy: { bdt601: 0.03, bdt602: 0.03, bdt603: 0.03, bdt604: 0.03, http500: 0.03, http502: 0.02, http504: 0.02, drop: 0.02 },
+  light: {
+    bdt601: 0.005,
+    bdt602: 0.005,
+    bdt603: 0.005,
+    bdt604: 0.005,
+    http500: 0.005,
+    http502: 0.0025,
+    http504: 0.0025,
+    drop: 0.0025,
+  },
+  heavy: {
+    bdt601: 0.03,
+    bdt602: 0.03,
+    bdt603: 0.03,
+    bdt604: 0.03,
+    http500: 0.03,
+    http502: 0.02,
+    http504: 0.02,
+    drop: 0.02,
+  },
 };
 
 export interface RateLimit {
@@ -121,7 +139,10 @@ export const SettingsPatch = z
     pageSize: z.number().int().min(1).max(10_000),
     accountsPageSize: z.number().int().min(1).max(10_000),
     maxResultSize: z.partialRecord(z.enum(BANKS), z.number().int().min(1)),
-    rateLimit: z.object({ requestsPerSecond: z.number().positive(), burst: z.number().int().min(1) }).strict().nullable(),
+    rateLimit: z
+      .object({ requestsPerSecond: z.number().positive(), burst: z.number().int().min(1) })
+      .strict()
+      .nullable(),
     faults: z.union([z.enum(['none', 'light', 'heavy']), FaultRatesPatch]),
     faultRetryAfterSeconds: z.number().int().min(0).nullable(),
     retryAfterHttpDate: z.boolean(),
@@ -146,14 +167,18 @@ export type EmulatorSettingsPatch = Partial<Omit<EmulatorSettings, 'maxResultSiz
 };
 
 /** Applies a patch; `maxResultSize` and `faults` merge per key, the rest replace. */
-export function applySettingsPatch(settings: EmulatorSettings, patch: EmulatorSettingsPatch | SettingsPatch): EmulatorSettings {
+export function applySettingsPatch(
+  settings: EmulatorSettings,
+  patch: EmulatorSettingsPatch | SettingsPatch,
+): EmulatorSettings {
   const { maxResultSize, faults, ...rest } = patch;
   const next: EmulatorSettings = { ...settings, maxResultSize: { ...settings.maxResultSize } };
   for (const [key, value] of Object.entries(rest)) {
     if (value !== undefined) (next as unknown as Record<string, unknown>)[key] = value;
   }
   if (maxResultSize) {
-    for (const [bank, size] of Object.entries(maxResultSize)) if (size !== undefined) next.maxResultSize[bank as BankName] = size;
+    for (const [bank, size] of Object.entries(maxResultSize))
+      if (size !== undefined) next.maxResultSize[bank as BankName] = size;
   }
   if (typeof faults === 'string') next.faults = { ...FAULT_PROFILES[faults] };
   else if (faults) next.faults = { ...settings.faults, ...faults };

@@ -93,7 +93,12 @@ export interface World {
    * the bank's max_history_days.) With `booked`, only the rows whose BookingDateTime is within
    * it (epoch milliseconds, both ends included).
    */
-  transactionsAt(bank: BankName, accountId: string, at: DateTime, booked?: { fromMs: number; toMs: number }): Transaction[];
+  transactionsAt(
+    bank: BankName,
+    accountId: string,
+    at: DateTime,
+    booked?: { fromMs: number; toMs: number },
+  ): Transaction[];
   /** Balances at `at` (InterimBooked, InterimAvailable; a credit line where the account has one). */
   balancesAt(bank: BankName, accountId: string, at: DateTime): Balance[];
   /** Statements created by `at`, full Detail payload, newest first. */

@@ -17,7 +17,14 @@ import { createPrng } from './generator/prng';
 import { statementCsv, statementPdf } from './generator/statement-file';
 import { buildStatements, type WorldStatement } from './generator/statements';
 import { generateTimeline } from './generator/timeline';
-import { accountKey, type Customer, type SeededConsent, type World, type WorldAccount, type WorldOptions } from './world-types';
+import {
+  accountKey,
+  type Customer,
+  type SeededConsent,
+  type World,
+  type WorldAccount,
+  type WorldOptions,
+} from './world-types';
 import { itemAt } from '../item-at';
 
 export type { SeedBankFeatures } from './generator/consents';
@@ -37,7 +44,11 @@ interface AccountData {
 /** The emulator's meta fixtures (bank-meta.ts), for banks the options say nothing about. */
 function metaFeatures(bank: BankName): SeedBankFeatures {
   const { features } = bankMeta(bank, true);
-  return { permissions: features.permissions, redirectFlow: features.redirect_flow.enabled, decoupledFlow: features.decoupled_flow.enabled };
+  return {
+    permissions: features.permissions,
+    redirectFlow: features.redirect_flow.enabled,
+    decoupledFlow: features.decoupled_flow.enabled,
+  };
 }
 
 export function resolveWorldOptions(options: WorldOptions): Required<WorldOptions> {
@@ -95,7 +106,16 @@ function keptNewest<V>(cache: Map<string, V>, key: string, make: () => V, kept: 
 
 /** What a world depends on: its resolved options, the start as an instant in its zone. */
 function worldKey(opts: Required<WorldOptions>): string {
-  return JSON.stringify([opts.seed, opts.start.toISO(), opts.start.zoneName, opts.banks, opts.historyDays, opts.horizonDays, opts.customersPerBank, opts.bankFeatures]);
+  return JSON.stringify([
+    opts.seed,
+    opts.start.toISO(),
+    opts.start.zoneName,
+    opts.banks,
+    opts.historyDays,
+    opts.horizonDays,
+    opts.customersPerBank,
+    opts.bankFeatures,
+  ]);
 }
 
 export function generateWorld(options: WorldOptions): World {
@@ -133,12 +153,21 @@ export function buildWorld(options: WorldOptions, shared?: AccountDataStore): Wo
       let drafts: ReturnType<typeof generateTimeline> | undefined;
       const draftsOf = () => (drafts ??= generateTimeline(opts.seed, plan, cal, 0, lastDay));
       for (const spec of plan.accounts) {
-        accounts.set(spec.key, deepFreeze({ bank, customerId: plan.customer.customerId, account: spec.account, accountParty: spec.party }));
+        accounts.set(
+          spec.key,
+          deepFreeze({ bank, customerId: plan.customer.customerId, account: spec.account, accountParty: spec.party }),
+        );
         if (data.has(spec.key)) continue;
         let made: AccountData | undefined;
         data.set(spec.key, () => {
           if (made) return made;
-          const ledger = new AccountLedger(spec, draftsOf().get(spec.key) ?? [], cal, openedMs, createPrng(opts.seed, bank, spec.accountId, 'ids'));
+          const ledger = new AccountLedger(
+            spec,
+            draftsOf().get(spec.key) ?? [],
+            cal,
+            openedMs,
+            createPrng(opts.seed, bank, spec.accountId, 'ids'),
+          );
           const statements = buildStatements(ledger, cal, 0, lastDay);
           made = { ledger, statements, statementsById: new Map(statements.map((s) => [s.record.StatementId, s])) };
           return made;
@@ -146,7 +175,9 @@ export function buildWorld(options: WorldOptions, shared?: AccountDataStore): Wo
       }
     }
     const features = opts.bankFeatures[bank] ?? metaFeatures(bank);
-    seededConsents.push(...seedConsents(opts.seed, bank, plans, opts.start, opts.historyDays, features).map((c) => deepFreeze(c)));
+    seededConsents.push(
+      ...seedConsents(opts.seed, bank, plans, opts.start, opts.historyDays, features).map((c) => deepFreeze(c)),
+    );
   }
 
   // Only this world's accounts: a shared store may hold banks this world does not list.
@@ -160,7 +191,12 @@ export function buildWorld(options: WorldOptions, shared?: AccountDataStore): Wo
     customers: Object.freeze(customers),
     accounts,
     seededConsents: Object.freeze(seededConsents),
-    transactionsAt(bank: BankName, accountId: string, at: DateTime, booked?: { fromMs: number; toMs: number }): Transaction[] {
+    transactionsAt(
+      bank: BankName,
+      accountId: string,
+      at: DateTime,
+      booked?: { fromMs: number; toMs: number },
+    ): Transaction[] {
       return find(bank, accountId)?.ledger.transactionsAt(at.toMillis(), booked?.fromMs, booked?.toMs) ?? [];
     },
     balancesAt(bank: BankName, accountId: string, at: DateTime): Balance[] {

@@ -30,7 +30,8 @@ type Get = (column: string) => string | null;
 function reader(columns: readonly string[]): (row: readonly unknown[]) => Get {
   const index = new Map(columns.map((c, i) => [c, i]));
   for (const needed of ['booking_date', 'amount']) {
-    if (!index.has(needed)) throw new Error(`v_transactions has no ${needed} column: a bank statement cannot be written`);
+    if (!index.has(needed))
+      throw new Error(`v_transactions has no ${needed} column: a bank statement cannot be written`);
   }
   return (row) => (column) => {
     const i = index.get(column);
@@ -39,17 +40,26 @@ function reader(columns: readonly string[]): (row: readonly unknown[]) => Get {
   };
 }
 
+// eslint-disable-next-line no-control-regex -- control characters are what this removes
+const CONTROL_CHARACTERS = /[\u0000-\u001F\u007F]+/g;
+
 /** Line breaks and control characters become spaces: one statement line per row. */
 function oneLine(value: string | null): string {
-  // eslint-disable-next-line no-control-regex -- control characters are what this removes
-  return (value ?? '').replace(/[\u0000-\u001F\u007F]+/g, ' ').replace(/ {2,}/g, ' ').trim();
+  return (value ?? '').replace(CONTROL_CHARACTERS, ' ').replace(/ {2,}/g, ' ').trim();
 }
 
 function xeroCells(get: Get): string[] {
   const amount = required(get, 'amount');
   const debit = amount.startsWith('-');
   const ownReference = debit ? get('debtor_reference') : get('creditor_reference');
-  return [nzSlashDate(required(get, 'booking_date')), amount, oneLine(payeeName(get, debit)), oneLine(memo(get, debit)), oneLine(ownReference), ''];
+  return [
+    nzSlashDate(required(get, 'booking_date')),
+    amount,
+    oneLine(payeeName(get, debit)),
+    oneLine(memo(get, debit)),
+    oneLine(ownReference),
+    '',
+  ];
 }
 
 function myobCells(get: Get): string[] {
@@ -71,10 +81,14 @@ export async function* bankCsvChunks(
   const read = reader(columns);
   const header = format === 'xero' ? XERO_HEADER : MYOB_HEADER;
   const cells = format === 'xero' ? xeroCells : myobCells;
-  yield* csvBatchChunks(header, mapBatches(batches, (row) => cells(read(row))), {
-    bom: false,
-    lineEnding: 'crlf',
-    neutralise: options.neutralise,
-    numericColumns: new Set(['*Amount', 'Amount']),
-  });
+  yield* csvBatchChunks(
+    header,
+    mapBatches(batches, (row) => cells(read(row))),
+    {
+      bom: false,
+      lineEnding: 'crlf',
+      neutralise: options.neutralise,
+      numericColumns: new Set(['*Amount', 'Amount']),
+    },
+  );
 }

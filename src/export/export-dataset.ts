@@ -64,7 +64,8 @@ export async function exportDataset(store: Store, options: ExportOptions): Promi
   if (!(OFX_DIALECTS as readonly string[]).includes(dialect)) {
     throw new UsageError(`unknown OFX dialect: ${JSON.stringify(dialect)}`, `one of ${OFX_DIALECTS.join(', ')}`);
   }
-  if (options.ofxDialect !== undefined && request.format !== 'ofx') throw new UsageError('--ofx-dialect applies to --format ofx only');
+  if (options.ofxDialect !== undefined && request.format !== 'ofx')
+    throw new UsageError('--ofx-dialect applies to --format ofx only');
   const warnings = await partialExportWarnings(store, request);
   const counter = { rows: 0 };
   const chunks =
@@ -73,12 +74,19 @@ export async function exportDataset(store: Store, options: ExportOptions): Promi
       : await tabular(store, request, options, counter);
   const written = await writeOutput(options.out, chunks, options.stdout);
   if (request.format === 'xero' && counter.rows > XERO_MAX_LINES) {
-    warnings.push(`Xero imports at most ${XERO_MAX_LINES} statement lines per file and this one has ${counter.rows}: split it with --from / --to`);
+    warnings.push(
+      `Xero imports at most ${XERO_MAX_LINES} statement lines per file and this one has ${counter.rows}: split it with --from / --to`,
+    );
   }
   return { rows: counter.rows, ...written, warnings };
 }
 
-async function tabular(store: Store, request: ExportRequest, options: ExportOptions, counter: { rows: number }): Promise<AsyncIterable<string>> {
+async function tabular(
+  store: Store,
+  request: ExportRequest,
+  options: ExportOptions,
+  counter: { rows: number },
+): Promise<AsyncIterable<string>> {
   // Bank statements carry booked rows only (validateExportRequest refused --status pending).
   const statement = request.format === 'xero' || request.format === 'myob';
   const filters = statement ? { ...request.filters, status: 'booked' as const } : request.filters;
@@ -88,7 +96,11 @@ async function tabular(store: Store, request: ExportRequest, options: ExportOpti
   const rows = countedBatches(batches, counter);
   switch (request.format) {
     case 'csv':
-      return csvBatchChunks(columns, rows, { bom: options.excel ?? false, lineEnding: options.lineEnding ?? 'crlf', neutralise });
+      return csvBatchChunks(columns, rows, {
+        bom: options.excel ?? false,
+        lineEnding: options.lineEnding ?? 'crlf',
+        neutralise,
+      });
     case 'xero':
     case 'myob':
       return bankCsvChunks(request.format, columns, rows, { neutralise });
@@ -104,16 +116,30 @@ async function tabular(store: Store, request: ExportRequest, options: ExportOpti
  * its booked rows and a LEDGERBAL; an account whose LEDGERBAL cannot be known fails the export
  * with the reason (a statement without one is refused by libofx) before a byte is written.
  */
-async function ofxDocument(store: Store, request: ExportRequest, options: ExportOptions, dialect: OfxDialect, counter: { rows: number }) {
+async function ofxDocument(
+  store: Store,
+  request: ExportRequest,
+  options: ExportOptions,
+  dialect: OfxDialect,
+  counter: { rows: number },
+) {
   const now = (options.now ?? (() => new Date()))();
   const accounts = await resolveStatementAccounts(store, request.filters);
   const statements: OfxStatement[] = [];
   for (const account of accounts) {
-    const filters = { ...request.filters, accountIds: [account.accountId], bank: account.bank as typeof request.filters.bank, status: 'booked' as const };
+    const filters = {
+      ...request.filters,
+      accountIds: [account.accountId],
+      bank: account.bank as typeof request.filters.bank,
+      status: 'booked' as const,
+    };
     const range = await store.views.range(filters);
     const ledger = await ledgerBalance(store, account, range, filters);
     if (!ledger.ok) {
-      throw new UsageError(`cannot write an OFX LEDGERBAL: ${ledger.reason}`, 'export it with --format csv, or sync through a consent with ReadBalances');
+      throw new UsageError(
+        `cannot write an OFX LEDGERBAL: ${ledger.reason}`,
+        'export it with --format csv, or sync through a consent with ReadBalances',
+      );
     }
     const period = statementPeriod(range, filters, now);
     const { columns, batches } = await store.views.rows('transactions', filters);

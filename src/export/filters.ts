@@ -7,7 +7,16 @@ import { nzMidnight } from '../api/rules';
 import { BANKS, type BankName } from '../api/schemas';
 import { UsageError } from '../errors';
 import type { ViewFilters } from '../store/view-datasets';
-import { DATASET_SPECS, FORMATS, STATEMENT_FORMATS, isDataset, isFormat, type DatasetName, type DatasetSpec, type ExportFormat } from './datasets';
+import {
+  DATASET_SPECS,
+  FORMATS,
+  STATEMENT_FORMATS,
+  isDataset,
+  isFormat,
+  type DatasetName,
+  type DatasetSpec,
+  type ExportFormat,
+} from './datasets';
 
 export const STATUSES = ['booked', 'pending', 'all'] as const;
 export type StatusFilter = (typeof STATUSES)[number];
@@ -80,9 +89,13 @@ function nonEmpty(flag: string, value: string | undefined): string | undefined {
 /** Checks dataset, format and filters together; throws UsageError naming the first problem. */
 export function validateExportRequest(dataset: string, format: string, filters: ExportFilters): ExportRequest {
   if (!isDataset(dataset)) {
-    throw new UsageError(`unknown dataset: ${JSON.stringify(dataset)}`, `one of ${Object.keys(DATASET_SPECS).join(', ')}`);
+    throw new UsageError(
+      `unknown dataset: ${JSON.stringify(dataset)}`,
+      `one of ${Object.keys(DATASET_SPECS).join(', ')}`,
+    );
   }
-  if (!isFormat(format)) throw new UsageError(`unknown format: ${JSON.stringify(format)}`, `one of ${FORMATS.join(', ')}`);
+  if (!isFormat(format))
+    throw new UsageError(`unknown format: ${JSON.stringify(format)}`, `one of ${FORMATS.join(', ')}`);
   const spec = DATASET_SPECS[dataset];
   const valid: ValidFilters = { status: 'all' };
 
@@ -101,7 +114,12 @@ export function validateExportRequest(dataset: string, format: string, filters: 
     if (!spec.consent) refuseFilter(spec, '--consent');
     valid.consentId = consentId;
   }
-  const given = filters.accountId === undefined ? [] : typeof filters.accountId === 'string' ? [filters.accountId] : filters.accountId;
+  const given =
+    filters.accountId === undefined
+      ? []
+      : typeof filters.accountId === 'string'
+        ? [filters.accountId]
+        : filters.accountId;
   const accountIds = [...new Set(given.map((id) => nonEmpty('--account', id)))];
   if (accountIds.length > 0) {
     if (!spec.account) refuseFilter(spec, '--account');
@@ -126,13 +144,18 @@ export function validateExportRequest(dataset: string, format: string, filters: 
     if (format === 'ofx') {
       // One statement per account: the accounts asked for, or every account of --consent.
       if (valid.accountIds === undefined && valid.consentId === undefined) {
-        throw new UsageError('--format ofx needs --account ID (repeat it for several accounts) or --consent ID (all its accounts)');
+        throw new UsageError(
+          '--format ofx needs --account ID (repeat it for several accounts) or --consent ID (all its accounts)',
+        );
       }
     } else if (valid.accountIds?.length !== 1) {
-      throw new UsageError(`--format ${format} needs exactly one --account ID: a bank statement file covers one account`);
+      throw new UsageError(
+        `--format ${format} needs exactly one --account ID: a bank statement file covers one account`,
+      );
     }
     // Statements carry booked transactions only; pending ones would be imported and never settle.
-    if (valid.status === 'pending') throw new UsageError(`--format ${format} exports booked transactions only; drop --status pending`);
+    if (valid.status === 'pending')
+      throw new UsageError(`--format ${format} exports booked transactions only; drop --status pending`);
   }
   return { dataset, format, filters: valid };
 }

@@ -149,7 +149,13 @@ export function ofxAccount(facts: AccountFacts): OfxAccount {
   const becs = ident === null ? null : BECS.exec(ident);
   if (ident !== null && becs) {
     // BECS's groups are not optional: a match has both.
-    return { kind: 'bank', bankId: becs[1] ?? '', branchId: becs[2] ?? '', acctId: fitToLimit(ident, OFX_LIMITS.acctId), acctType };
+    return {
+      kind: 'bank',
+      bankId: becs[1] ?? '',
+      branchId: becs[2] ?? '',
+      acctId: fitToLimit(ident, OFX_LIMITS.acctId),
+      acctType,
+    };
   }
   return {
     kind: 'bank',

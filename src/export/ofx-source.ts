@@ -31,14 +31,24 @@ function toAccount(row: ViewAccount): StatementAccount {
 }
 
 /** One account by id; an account id held at two banks needs --bank. */
-export async function resolveAccount(store: Store, accountId: string, bank: string | undefined): Promise<StatementAccount> {
+export async function resolveAccount(
+  store: Store,
+  accountId: string,
+  bank: string | undefined,
+): Promise<StatementAccount> {
   const rows = await store.views.accounts({ accountId, bank });
   const first = rows[0];
   if (!first) {
-    throw new UsageError(`no account ${JSON.stringify(accountId)}${bank ? ` at ${bank}` : ''} in v_accounts`, 'list them with: bankdata export accounts');
+    throw new UsageError(
+      `no account ${JSON.stringify(accountId)}${bank ? ` at ${bank}` : ''} in v_accounts`,
+      'list them with: bankdata export accounts',
+    );
   }
   if (rows.length > 1) {
-    throw new UsageError(`account ${JSON.stringify(accountId)} exists at ${rows.map((r) => r.bank).join(' and ')}`, 'add --bank to choose one');
+    throw new UsageError(
+      `account ${JSON.stringify(accountId)} exists at ${rows.map((r) => r.bank).join(' and ')}`,
+      'add --bank to choose one',
+    );
   }
   return toAccount(first);
 }
@@ -55,10 +65,17 @@ export async function resolveStatementAccounts(store: Store, filters: ValidFilte
   } else {
     accounts = (await store.views.accounts({ consentId: filters.consentId, bank: filters.bank })).map(toAccount);
   }
-  if (accounts.length === 0) throw new UsageError('no account matches --account / --consent / --bank', 'list them with: bankdata export accounts');
+  if (accounts.length === 0)
+    throw new UsageError(
+      'no account matches --account / --consent / --bank',
+      'list them with: bankdata export accounts',
+    );
   const banks = [...new Set(accounts.map((a) => a.bank))];
   if (banks.length > 1) {
-    throw new UsageError(`the accounts are at ${banks.join(' and ')}: an OFX file holds one bank's statements`, 'add --bank, one file per bank');
+    throw new UsageError(
+      `the accounts are at ${banks.join(' and ')}: an OFX file holds one bank's statements`,
+      'add --bank, one file per bank',
+    );
   }
   return accounts;
 }
@@ -66,7 +83,11 @@ export async function resolveStatementAccounts(store: Store, filters: ValidFilte
 export type StatementRange = ViewRange;
 
 /** DTSTART / DTEND as NZ dates: the requested days, else the first and last booking, else today. */
-export function statementPeriod(range: StatementRange, filters: ValidFilters, now: Date): { dtStart: string; dtEnd: string } {
+export function statementPeriod(
+  range: StatementRange,
+  filters: ValidFilters,
+  now: Date,
+): { dtStart: string; dtEnd: string } {
   const today = nzDateOf(now);
   return {
     dtStart: filters.from ?? range.firstDate ?? today,
@@ -86,7 +107,12 @@ interface BalanceRead {
  * The latest balance of the given types at or before `asOf` (an instant; none: the latest).
  * At the same instant a closing balance wins over an interim one.
  */
-function latestBalance(store: Store, account: StatementAccount, types: readonly string[], asOf: string | null): Promise<BalanceRead | null> {
+function latestBalance(
+  store: Store,
+  account: StatementAccount,
+  types: readonly string[],
+  asOf: string | null,
+): Promise<BalanceRead | null> {
   return store.views.latestBalance(account, types, asOf);
 }
 
@@ -106,8 +132,14 @@ export type LedgerBalance = { ok: true; balance: OfxBalance } | { ok: false; rea
  * booked balance read at or before --to, carried to the last row (or to --to when there is no
  * row) by the booked rows between; else the reason it cannot be known.
  */
-export async function ledgerBalance(store: Store, account: StatementAccount, range: StatementRange, filters: ValidFilters): Promise<LedgerBalance> {
-  if (range.last?.balanceAfter) return { ok: true, balance: { amount: range.last.balanceAfter, nzDate: range.last.bookingDate } };
+export async function ledgerBalance(
+  store: Store,
+  account: StatementAccount,
+  range: StatementRange,
+  filters: ValidFilters,
+): Promise<LedgerBalance> {
+  if (range.last?.balanceAfter)
+    return { ok: true, balance: { amount: range.last.balanceAfter, nzDate: range.last.bookingDate } };
   const toEnd = filters.to ? endOfNzDay(filters.to) : null;
   const read = await latestBalance(store, account, LEDGER_TYPES, toEnd);
   if (!read) {
@@ -135,7 +167,11 @@ export async function ledgerBalance(store: Store, account: StatementAccount, ran
 }
 
 /** AVAILBAL: the latest available balance read at or before --to, as of its own NZ date. */
-export async function availableBalance(store: Store, account: StatementAccount, filters: ValidFilters): Promise<OfxBalance | null> {
+export async function availableBalance(
+  store: Store,
+  account: StatementAccount,
+  filters: ValidFilters,
+): Promise<OfxBalance | null> {
   const read = await latestBalance(store, account, AVAILABLE_TYPES, filters.to ? endOfNzDay(filters.to) : null);
   return read ? { amount: read.amount, nzDate: nzDateOf(read.dateTime) } : null;
 }

@@ -121,7 +121,8 @@ export function ofxTransaction(get: (c: Used) => string | null): string {
 }
 
 function accountAggregate(account: OfxAccount): string {
-  if (account.kind === 'creditcard') return `<CCACCTFROM>\n<ACCTID>${escapeXml(account.acctId)}</ACCTID>\n</CCACCTFROM>\n`;
+  if (account.kind === 'creditcard')
+    return `<CCACCTFROM>\n<ACCTID>${escapeXml(account.acctId)}</ACCTID>\n</CCACCTFROM>\n`;
   return (
     '<BANKACCTFROM>\n' +
     `<BANKID>${escapeXml(account.bankId)}</BANKID>\n` +
@@ -189,8 +190,16 @@ export async function* ofxChunks(doc: OfxDocument): AsyncGenerator<string> {
   let chunk = signOn(doc);
   let trnUid = 0;
   const sets = [
-    { open: '<BANKMSGSRSV1>\n', close: '</BANKMSGSRSV1>\n', statements: doc.statements.filter((s) => s.account.kind !== 'creditcard') },
-    { open: '<CREDITCARDMSGSRSV1>\n', close: '</CREDITCARDMSGSRSV1>\n', statements: doc.statements.filter((s) => s.account.kind === 'creditcard') },
+    {
+      open: '<BANKMSGSRSV1>\n',
+      close: '</BANKMSGSRSV1>\n',
+      statements: doc.statements.filter((s) => s.account.kind !== 'creditcard'),
+    },
+    {
+      open: '<CREDITCARDMSGSRSV1>\n',
+      close: '</CREDITCARDMSGSRSV1>\n',
+      statements: doc.statements.filter((s) => s.account.kind === 'creditcard'),
+    },
   ];
   for (const set of sets) {
     if (set.statements.length === 0) continue;

@@ -29,7 +29,11 @@ type Chunks = Iterable<string> | AsyncIterable<string>;
 const oneAhead = (chunks: AsyncIterable<string>) => Readable.from(chunks, { objectMode: true, highWaterMark: 1 });
 
 /** Writes the chunks to `out` (a path or `-`); resolves once they are durable. */
-export async function writeOutput(out: string, chunks: Chunks, stdout: Writable = process.stdout): Promise<WrittenOutput> {
+export async function writeOutput(
+  out: string,
+  chunks: Chunks,
+  stdout: Writable = process.stdout,
+): Promise<WrittenOutput> {
   let bytes = 0;
   const counted = async function* () {
     for await (const chunk of chunks) {

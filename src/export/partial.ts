@@ -19,15 +19,21 @@ export async function partialExportWarnings(store: Store, request: ExportRequest
     const only = creditDebitFilter((row.permissions ?? '').split(' '));
     if (only) {
       const [kept, missing] = only === 'Credit' ? ['credits', 'debits'] : ['debits', 'credits'];
-      warnings.push(`${who}: its consent ${row.consent_id} grants ${kept} only (ReadTransactions${only}s), so the export holds no ${missing}`);
+      warnings.push(
+        `${who}: its consent ${row.consent_id} grants ${kept} only (ReadTransactions${only}s), so the export holds no ${missing}`,
+      );
     }
     const start = row.start_date_time ? nzDateOf(row.start_date_time) : null;
     const end = row.end_date_time ? nzDateOf(row.end_date_time) : null;
     if (filters.from && start && filters.from < start) {
-      warnings.push(`${who}: its consent ${row.consent_id} starts on ${start}, so nothing from ${filters.from} to the day before can be in the export`);
+      warnings.push(
+        `${who}: its consent ${row.consent_id} starts on ${start}, so nothing from ${filters.from} to the day before can be in the export`,
+      );
     }
     if (filters.to && end && filters.to > end) {
-      warnings.push(`${who}: its consent ${row.consent_id} ends on ${end}, so nothing after it up to ${filters.to} can be in the export`);
+      warnings.push(
+        `${who}: its consent ${row.consent_id} ends on ${end}, so nothing after it up to ${filters.to} can be in the export`,
+      );
     }
   }
   return warnings;

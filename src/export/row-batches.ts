@@ -26,7 +26,11 @@ export async function* mapBatches<T>(batches: RowBatches, map: (row: Row) => T):
  * the BOM when asked), every later one with the header's text taken off its front; no rows at all
  * is the header alone, as csvChunks writes it.
  */
-export async function* csvBatchChunks(columns: readonly string[], batches: AsyncIterable<readonly Row[]>, options: CsvOptions): AsyncGenerator<string> {
+export async function* csvBatchChunks(
+  columns: readonly string[],
+  batches: AsyncIterable<readonly Row[]>,
+  options: CsvOptions,
+): AsyncGenerator<string> {
   const later: CsvOptions = { ...options, bom: false };
   const header = [...csvChunks(columns, [], later)].join('');
   let first = true;

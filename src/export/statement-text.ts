@@ -24,5 +24,7 @@ export function memo(get: Get, debit: boolean): string {
   const side: readonly SideColumn[] = debit
     ? ['debtor_particulars', 'debtor_code', 'debtor_reference']
     : ['creditor_particulars', 'creditor_code', 'creditor_reference'];
-  return [get('description'), ...side.map((c) => get(c))].filter((v): v is string => v !== null && v.trim() !== '').join(' ');
+  return [get('description'), ...side.map((c) => get(c))]
+    .filter((v): v is string => v !== null && v.trim() !== '')
+    .join(' ');
 }

@@ -35,7 +35,12 @@ export function checkOutputPath(out: string, guard: OutputGuard, flag = '--out')
   const file = resolve(out);
   const parent = dirname(file);
   const parentStat = statOrNull(parent);
-  if (!parentStat) throw new LocalFileError(parent, `does not exist; ${flag} does not create directories`, 'create the directory first, or name another file');
+  if (!parentStat)
+    throw new LocalFileError(
+      parent,
+      `does not exist; ${flag} does not create directories`,
+      'create the directory first, or name another file',
+    );
   if (!parentStat.isDirectory()) throw new LocalFileError(parent, 'is not a directory');
   const stat = statOrNull(file);
   if (stat?.isDirectory()) throw new LocalFileError(file, `is a directory; ${flag} names a file`);

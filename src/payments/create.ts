@@ -26,7 +26,13 @@
  */
 import { randomUUID } from 'node:crypto';
 import { UnavailableError } from '../api/errors';
-import { PAYMENT_CODE_ACTIONS, PaymentRefusedError, PaymentsApiError, type PaymentsClient, type PaymentsClientAction } from '../api/payments';
+import {
+  PAYMENT_CODE_ACTIONS,
+  PaymentRefusedError,
+  PaymentsApiError,
+  type PaymentsClient,
+  type PaymentsClientAction,
+} from '../api/payments';
 import type { Payment } from '../api/payments/schemas';
 import { Payment as PaymentSchema } from '../api/payments/schemas';
 import { DEFAULT_RETRY_POLICY, realSleep, retryDelayMs, type RetryPolicy } from '../api/retry';
@@ -95,7 +101,11 @@ function actionOf(error: unknown): PaymentsClientAction | 'no_clear_answer' | 'e
   return 'end';
 }
 
-export async function createPayment(deps: CreatePaymentDeps, input: PaymentRequestInput, options: CreatePaymentOptions = {}): Promise<CreatePaymentResult> {
+export async function createPayment(
+  deps: CreatePaymentDeps,
+  input: PaymentRequestInput,
+  options: CreatePaymentOptions = {},
+): Promise<CreatePaymentResult> {
   const { client, store } = deps;
   const logger = deps.logger ?? silentLogger;
   const now = deps.now ?? systemClock;
@@ -104,7 +114,10 @@ export async function createPayment(deps: CreatePaymentDeps, input: PaymentReque
   const policy: RetryPolicy = { ...DEFAULT_RETRY_POLICY, ...deps.retry, maxAttempts: deps.maxSends ?? 8 };
   const clock = { now, random };
   if (options.key !== undefined && !KEY_PATTERN.test(options.key)) {
-    throw new UsageError('--key must be a lowercase UUID, as the bank requires of an idempotency-key', 'make one with: uuidgen | tr A-Z a-z');
+    throw new UsageError(
+      '--key must be a lowercase UUID, as the bank requires of an idempotency-key',
+      'make one with: uuidgen | tr A-Z a-z',
+    );
   }
 
   // The consent says what may be sent: a single consent sends neither amount nor PCR (BP235).
@@ -116,10 +129,14 @@ export async function createPayment(deps: CreatePaymentDeps, input: PaymentReque
   const standing = await earlierStanding();
   if (standing) return standing;
 
-  const open = options.key !== undefined ? await store.payments.getAttempt(options.key) : await store.payments.findUnansweredAttempt(input.consentId, requestJson);
+  const open =
+    options.key !== undefined
+      ? await store.payments.getAttempt(options.key)
+      : await store.payments.findUnansweredAttempt(input.consentId, requestJson);
   let key = open?.idempotencyKey ?? options.key ?? randomUUID();
   const resumed = open !== null;
-  if (!open) await store.payments.insertAttempt({ idempotencyKey: key, consentId: input.consentId, requestJson, now: now() });
+  if (!open)
+    await store.payments.insertAttempt({ idempotencyKey: key, consentId: input.consentId, requestJson, now: now() });
   if (resumed) logger.info('resuming a payment request sent before without a stored answer', { idempotency_key: key });
 
   const adopt = async (payment: Payment): Promise<CreatePaymentResult> => {
@@ -141,7 +158,12 @@ export async function createPayment(deps: CreatePaymentDeps, input: PaymentReque
   };
   const end = async (error: PaymentsApiError | UnavailableError): Promise<never> => {
     const state = error instanceof PaymentRefusedError ? 'refused' : 'failed';
-    await store.payments.updateAttempt(key, { state, outcomeCode: error.code, outcomeMessage: error.message, now: now() });
+    await store.payments.updateAttempt(key, {
+      state,
+      outcomeCode: error.code,
+      outcomeMessage: error.message,
+      now: now(),
+    });
     throw error;
   };
 
@@ -174,8 +196,17 @@ export async function createPayment(deps: CreatePaymentDeps, input: PaymentReque
       case 'get_consent_then_retry': {
         const current = await client.getConsent(input.consentId);
         if (current.status !== 'Authorised') {
-          await store.payments.updateAttempt(key, { state: 'failed', outcomeCode: codeOf(error), outcomeMessage: `consent is ${current.status}`, now: now() });
-          throw new PaymentNotMadeError(`the bank refused consent ${input.consentId}, now ${current.status}; no payment was sent (BP603)`, key, error);
+          await store.payments.updateAttempt(key, {
+            state: 'failed',
+            outcomeCode: codeOf(error),
+            outcomeMessage: `consent is ${current.status}`,
+            now: now(),
+          });
+          throw new PaymentNotMadeError(
+            `the bank refused consent ${input.consentId}, now ${current.status}; no payment was sent (BP603)`,
+            key,
+            error,
+          );
         }
         await wait();
         continue;
@@ -223,11 +254,16 @@ export async function createPayment(deps: CreatePaymentDeps, input: PaymentReque
       const keyed = await store.payments.getAttempt(options.key);
       if (!keyed) return null;
       if (keyed.consentId !== input.consentId || keyed.requestJson !== requestJson) {
-        throw new UsageError(`--key ${options.key} was used for another payment request`, 'a key names one request; take a new key for a new payment');
+        throw new UsageError(
+          `--key ${options.key} was used for another payment request`,
+          'a key names one request; take a new key for a new payment',
+        );
       }
       if (!keyed.paymentId) return null;
       const payment = await current(keyed.paymentId, null);
-      return payment ? { payment, idempotencyKey: keyed.idempotencyKey, resumed: true, duplicateOf: true, sends } : null;
+      return payment
+        ? { payment, idempotencyKey: keyed.idempotencyKey, resumed: true, duplicateOf: true, sends }
+        : null;
     }
     if (options.allowDuplicate) return null;
     const earlier = await store.payments.findEarlier({ consentId: input.consentId, requestJson });

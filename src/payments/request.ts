@@ -25,21 +25,34 @@ export class PaymentRuleError extends Error {
 
 export function checkPaymentRequest(consent: PaymentConsent, input: PaymentRequestInput): CreatePaymentRequest {
   if (consent.type === 'quick_payment') {
-    throw new PaymentRuleError('BP018', `consent ${consent.consent_id} is a quick payment: it completes at the gateway and takes no payment`);
+    throw new PaymentRuleError(
+      'BP018',
+      `consent ${consent.consent_id} is a quick payment: it completes at the gateway and takes no payment`,
+    );
   }
   if (consent.type === 'single') {
     if (input.amount || input.pcr) {
-      throw new PaymentRuleError('BP235', 'a single consent sends neither amount nor particulars/code/reference: they come from the consent');
+      throw new PaymentRuleError(
+        'BP235',
+        'a single consent sends neither amount nor particulars/code/reference: they come from the consent',
+      );
     }
     return { consent_id: consent.consent_id };
   }
   if (!input.amount || !input.pcr) {
-    throw new PaymentRuleError('BP299', 'an enduring consent needs --amount and --particulars (code and reference optional)');
+    throw new PaymentRuleError(
+      'BP299',
+      'an enduring consent needs --amount and --particulars (code and reference optional)',
+    );
   }
   const amount = AmountSchema.safeParse(input.amount);
   if (!amount.success) throw new PaymentRuleError('BP299', amountProblem(input.amount.total));
   const pcr = PcrSchema.safeParse(input.pcr);
-  if (!pcr.success) throw new PaymentRuleError('BP299', 'particulars (required), code and reference are at most 12 printable characters each');
+  if (!pcr.success)
+    throw new PaymentRuleError(
+      'BP299',
+      'particulars (required), code and reference are at most 12 printable characters each',
+    );
   return { consent_id: consent.consent_id, amount: amount.data, pcr: stripEmpty(pcr.data) };
 }
 
@@ -67,9 +80,11 @@ export function canonicalRequest(value: unknown): string {
 
 /** What is wrong with an amount, said exactly (not "at most 2 decimals" for a number too large). */
 function amountProblem(total: string): string {
-  if (!/^\d+(\.\d+)?$/.test(total)) return `amount must be a decimal number such as 25.00: ${JSON.stringify(total).slice(0, 40)}`;
+  if (!/^\d+(\.\d+)?$/.test(total))
+    return `amount must be a decimal number such as 25.00: ${JSON.stringify(total).slice(0, 40)}`;
   const [whole = '', fraction = ''] = total.split('.');
   if (fraction.length > 2) return `amount has more than 2 decimals: ${total}`;
-  if (whole.replace(/^0+(?=\d)/, '').length > 13) return `amount is too large (at most 13 digits before the point): ${total}`;
+  if (whole.replace(/^0+(?=\d)/, '').length > 13)
+    return `amount is too large (at most 13 digits before the point): ${total}`;
   return `amount must be above zero, currency NZD: ${total}`;
 }

@@ -31,7 +31,14 @@ export async function paymentsPass(config: Config, store: Store, logger: Logger)
   } catch (error) {
     if (!(error instanceof AuthenticationError)) throw error;
     const { unmatched, ambiguous } = await issues();
-    return { tracked: 0, open: 0, failures: [], unmatched: unmatched.length, ambiguous: ambiguous.length, authenticationError: error.message };
+    return {
+      tracked: 0,
+      open: 0,
+      failures: [],
+      unmatched: unmatched.length,
+      ambiguous: ambiguous.length,
+      authenticationError: error.message,
+    };
   }
   const { unmatched, ambiguous } = await issues();
   return {

@@ -71,7 +71,10 @@ export async function trackPayments(deps: TrackDeps, options: TrackOptions = {})
         // An unreachable service is retried next pass; anything else is reported for this payment.
         failures.set(id, { paymentId: id, error });
         if (error instanceof UnavailableError) stillOpen.push(id);
-        logger.warn('payment poll failed', { payment_id: id, reason: error instanceof Error ? error.message : String(error) });
+        logger.warn('payment poll failed', {
+          payment_id: id,
+          reason: error instanceof Error ? error.message : String(error),
+        });
       }
     }
     pending = stillOpen;

@@ -55,7 +55,13 @@ export async function gatherReport(store: Store, options: ReportOptions = {}): P
   let payments: ReportData['payments'] = null;
   if (paymentCount > 0) {
     const issues = await reconciliationSummary(store);
-    payments = { count: paymentCount, settled: issues.settled, matched: issues.matched, unmatched: issues.unmatched.length, ambiguous: issues.ambiguous.length };
+    payments = {
+      count: paymentCount,
+      settled: issues.settled,
+      matched: issues.matched,
+      unmatched: issues.unmatched.length,
+      ambiguous: issues.ambiguous.length,
+    };
   }
   return {
     generatedAt: (options.now ?? store.now()).toISOString(),
@@ -70,7 +76,12 @@ export async function gatherReport(store: Store, options: ReportOptions = {}): P
   };
 }
 
-async function accountSection(store: Store, account: ReportAccount, from: string | null, to: string | null): Promise<AccountSection> {
+async function accountSection(
+  store: Store,
+  account: ReportAccount,
+  from: string | null,
+  to: string | null,
+): Promise<AccountSection> {
   const scale = unitsPerMinor(account.currency);
   const days = await store.reportData.dailyFlows(account, scale);
   const anchor = await store.reportData.balanceAnchor(account, { scale, nzDateOf });
@@ -104,11 +115,23 @@ async function accountSection(store: Store, account: ReportAccount, from: string
   // The balance carried into the period starts the line at its first day.
   if (carried && balances[0]?.date !== from) balances.unshift(carried);
   const flows = [...months.values()];
-  const totals = flows.reduce((sum, f) => ({ inUnits: sum.inUnits + f.inUnits, outUnits: sum.outUnits + f.outUnits }), { inUnits: 0n, outUnits: 0n });
-  return { account, balances, anchored: anchor !== null, flows: flows.map(({ month, inUnits, outUnits }) => ({ month, inUnits, outUnits })), totals };
+  const totals = flows.reduce((sum, f) => ({ inUnits: sum.inUnits + f.inUnits, outUnits: sum.outUnits + f.outUnits }), {
+    inUnits: 0n,
+    outUnits: 0n,
+  });
+  return {
+    account,
+    balances,
+    anchored: anchor !== null,
+    flows: flows.map(({ month, inUnits, outUnits }) => ({ month, inUnits, outUnits })),
+    totals,
+  };
 }
 
-export async function buildReport(store: Store, options: ReportOptions = {}): Promise<{ html: string; data: ReportData; charts: number }> {
+export async function buildReport(
+  store: Store,
+  options: ReportOptions = {},
+): Promise<{ html: string; data: ReportData; charts: number }> {
   const data = await gatherReport(store, options);
   const { html, charts } = renderReport(data);
   return { html, data, charts };

@@ -8,7 +8,13 @@ import * as echarts from 'echarts';
 import { formatUnitsGrouped, toChartNumber, type Units } from '../check/units';
 import { minorUnitExponent } from '../sync/money';
 
-export const COLOURS = { balance: '#1d4f91', moneyIn: '#1e7b34', moneyOut: '#b3261e', grid: '#d0d5dd', text: '#1f2933' } as const;
+export const COLOURS = {
+  balance: '#1d4f91',
+  moneyIn: '#1e7b34',
+  moneyOut: '#b3261e',
+  grid: '#d0d5dd',
+  text: '#1f2933',
+} as const;
 const WIDTH = 760;
 const HEIGHT = 280;
 
@@ -35,8 +41,19 @@ export interface FlowPoint {
 export function balanceChart(points: readonly BalancePoint[], currency: string, text: ChartText): string {
   return render(text, {
     grid: { left: 90, right: 24, top: 24, bottom: 40 },
-    xAxis: { type: 'time', axisLabel: { color: COLOURS.text, hideOverlap: true }, axisLine: { lineStyle: { color: COLOURS.text } } },
-    yAxis: { type: 'value', scale: true, name: currency, nameTextStyle: { color: COLOURS.text }, axisLabel: axisLabel(currency), splitLine: { lineStyle: { color: COLOURS.grid } } },
+    xAxis: {
+      type: 'time',
+      axisLabel: { color: COLOURS.text, hideOverlap: true },
+      axisLine: { lineStyle: { color: COLOURS.text } },
+    },
+    yAxis: {
+      type: 'value',
+      scale: true,
+      name: currency,
+      nameTextStyle: { color: COLOURS.text },
+      axisLabel: axisLabel(currency),
+      splitLine: { lineStyle: { color: COLOURS.grid } },
+    },
     series: [
       {
         name: 'Balance',
@@ -47,7 +64,13 @@ export function balanceChart(points: readonly BalancePoint[], currency: string, 
         areaStyle: { color: COLOURS.balance, opacity: 0.08 },
         // NZ dates at UTC midnight with useUTC: the axis shows the NZ date whatever the machine's zone.
         data: points.map((p) => [utcMidnight(p.date), toChartNumber(p.units)]),
-        markLine: { silent: true, symbol: 'none', label: { show: false }, lineStyle: { color: COLOURS.text, type: 'dashed', width: 1 }, data: [{ yAxis: 0 }] },
+        markLine: {
+          silent: true,
+          symbol: 'none',
+          label: { show: false },
+          lineStyle: { color: COLOURS.text, type: 'dashed', width: 1 },
+          data: [{ yAxis: 0 }],
+        },
       },
     ],
   });
@@ -58,11 +81,34 @@ export function flowsChart(points: readonly FlowPoint[], currency: string, text:
   return render(text, {
     grid: { left: 90, right: 24, top: 36, bottom: 40 },
     legend: { top: 0, right: 24, textStyle: { color: COLOURS.text } },
-    xAxis: { type: 'category', data: points.map((p) => p.month), axisLabel: { color: COLOURS.text, hideOverlap: true }, axisLine: { onZero: true, lineStyle: { color: COLOURS.text } } },
-    yAxis: { type: 'value', name: currency, nameTextStyle: { color: COLOURS.text }, axisLabel: axisLabel(currency), splitLine: { lineStyle: { color: COLOURS.grid } } },
+    xAxis: {
+      type: 'category',
+      data: points.map((p) => p.month),
+      axisLabel: { color: COLOURS.text, hideOverlap: true },
+      axisLine: { onZero: true, lineStyle: { color: COLOURS.text } },
+    },
+    yAxis: {
+      type: 'value',
+      name: currency,
+      nameTextStyle: { color: COLOURS.text },
+      axisLabel: axisLabel(currency),
+      splitLine: { lineStyle: { color: COLOURS.grid } },
+    },
     series: [
-      { name: 'Money in', type: 'bar', stack: 'flow', itemStyle: { color: COLOURS.moneyIn }, data: points.map((p) => toChartNumber(p.inUnits)) },
-      { name: 'Money out', type: 'bar', stack: 'flow', itemStyle: { color: COLOURS.moneyOut }, data: points.map((p) => toChartNumber(p.outUnits)) },
+      {
+        name: 'Money in',
+        type: 'bar',
+        stack: 'flow',
+        itemStyle: { color: COLOURS.moneyIn },
+        data: points.map((p) => toChartNumber(p.inUnits)),
+      },
+      {
+        name: 'Money out',
+        type: 'bar',
+        stack: 'flow',
+        itemStyle: { color: COLOURS.moneyOut },
+        data: points.map((p) => toChartNumber(p.outUnits)),
+      },
     ],
   });
 }
@@ -70,7 +116,13 @@ export function flowsChart(points: readonly FlowPoint[], currency: string, text:
 function render(text: ChartText, option: echarts.EChartsOption): string {
   const chart = echarts.init(null, null, { renderer: 'svg', ssr: true, width: WIDTH, height: HEIGHT });
   try {
-    chart.setOption({ animation: false, useUTC: true, aria: { enabled: true }, textStyle: { fontFamily: 'system-ui, sans-serif' }, ...option });
+    chart.setOption({
+      animation: false,
+      useUTC: true,
+      aria: { enabled: true },
+      textStyle: { fontFamily: 'system-ui, sans-serif' },
+      ...option,
+    });
     const svg = chart.renderToSVGString();
     return accessible(svg, text);
   } finally {
@@ -91,12 +143,18 @@ function accessible(svg: string, text: ChartText): string {
       /^<svg width="(\d+)" height="(\d+)"/,
       `<svg class="chart" role="img" aria-labelledby="${titleId} ${descId}" width="100%" preserveAspectRatio="xMidYMid meet" data-width="$1" data-height="$2"`,
     )
-    .replace(/(<svg[^>]*>)/, `$1<title id="${titleId}">${escapeXml(text.title)}</title><desc id="${descId}">${escapeXml(text.description)}</desc>`);
+    .replace(
+      /(<svg[^>]*>)/,
+      `$1<title id="${titleId}">${escapeXml(text.title)}</title><desc id="${descId}">${escapeXml(text.description)}</desc>`,
+    );
 }
 
 /** Compact axis figures ("12.5K", "−3K"); JPY and other currencies without minor digits never show fractions. */
 function axisLabel(currency: string) {
-  const format = new Intl.NumberFormat('en-NZ', { notation: 'compact', maximumFractionDigits: minorUnitExponent(currency) === 0 ? 0 : 1 });
+  const format = new Intl.NumberFormat('en-NZ', {
+    notation: 'compact',
+    maximumFractionDigits: minorUnitExponent(currency) === 0 ? 0 : 1,
+  });
   return { color: COLOURS.text, formatter: (value: number) => format.format(value).replace(/^-/, '−') };
 }
 
@@ -104,7 +162,13 @@ function utcMidnight(date: string): number {
   return Date.UTC(Number(date.slice(0, 4)), Number(date.slice(5, 7)) - 1, Number(date.slice(8, 10)));
 }
 
-const XML_ESCAPES: Readonly<Record<string, string>> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
+const XML_ESCAPES: Readonly<Record<string, string>> = {
+  '&': '&amp;',
+  '<': '&lt;',
+  '>': '&gt;',
+  '"': '&quot;',
+  "'": '&#39;',
+};
 
 export function escapeXml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => XML_ESCAPES[c] ?? c);

@@ -16,7 +16,8 @@ export function renderReport(data: ReportData): { html: string; charts: number }
       return html;
     })
     .join('\n');
-  const period = data.from || data.to ? `${data.from ?? 'the first row'} to ${data.to ?? 'the last row'}` : 'all rows held';
+  const period =
+    data.from || data.to ? `${data.from ?? 'the first row'} to ${data.to ?? 'the last row'}` : 'all rows held';
   const breaks = data.continuity.length;
   const lastRun = data.runs[0];
   const html = `<!doctype html>
@@ -82,9 +83,16 @@ function renderAccount(section: AccountSection, index: number): { html: string; 
     const description = `From ${money(first.units, c)} on ${first.date} to ${money(latest.units, c)} on ${latest.date}; lowest ${money(low.units, c)} on ${low.date}, highest ${money(high.units, c)} on ${high.date}.`;
     const monthEnds = new Map<string, (typeof balances)[number]>();
     for (const b of balances) monthEnds.set(b.date.slice(0, 7), b);
-    parts.push(figure(`${id}-bal`, title, description, balanceChart(balances, c, { id: `${id}-bal`, title, description }),
-      ['Month', `Balance at the month's last movement (${c})`, 'On'],
-      [...monthEnds.entries()].map(([m, b]) => [m, money(b.units, c), b.date])));
+    parts.push(
+      figure(
+        `${id}-bal`,
+        title,
+        description,
+        balanceChart(balances, c, { id: `${id}-bal`, title, description }),
+        ['Month', `Balance at the month's last movement (${c})`, 'On'],
+        [...monthEnds.entries()].map(([m, b]) => [m, money(b.units, c), b.date]),
+      ),
+    );
     count++;
   }
   const firstMonth = flows[0];
@@ -92,9 +100,16 @@ function renderAccount(section: AccountSection, index: number): { html: string; 
   if (firstMonth && lastMonth) {
     const title = `${name}: money in and out by month`;
     const description = `${flows.length} month(s) from ${firstMonth.month} to ${lastMonth.month}; in ${money(totals.inUnits, c)}, out ${money(totals.outUnits, c)} in all.`;
-    parts.push(figure(`${id}-flow`, title, description, flowsChart(flows, c, { id: `${id}-flow`, title, description }),
-      ['Month', `Money in (${c})`, `Money out (${c})`, `Net (${c})`],
-      flows.map((f) => [f.month, money(f.inUnits, c), money(f.outUnits, c), money(f.inUnits + f.outUnits, c)])));
+    parts.push(
+      figure(
+        `${id}-flow`,
+        title,
+        description,
+        flowsChart(flows, c, { id: `${id}-flow`, title, description }),
+        ['Month', `Money in (${c})`, `Money out (${c})`, `Net (${c})`],
+        flows.map((f) => [f.month, money(f.inUnits, c), money(f.outUnits, c), money(f.inUnits + f.outUnits, c)]),
+      ),
+    );
     count++;
   }
   if (count === 0) parts.push('<p>No booked transaction in the period.</p>');
@@ -124,7 +139,11 @@ function table(head: string[], rows: (string | number | null)[][], caption?: str
   });
   const cell = (v: string | number | null, i: number) => {
     const t = text(v);
-    const classes = [numeric[i] ? 'num' : '', numeric[i] && t.startsWith('−') ? 'neg' : '', IDENTIFIER.test(t) ? 'id' : ''].filter(Boolean);
+    const classes = [
+      numeric[i] ? 'num' : '',
+      numeric[i] && t.startsWith('−') ? 'neg' : '',
+      IDENTIFIER.test(t) ? 'id' : '',
+    ].filter(Boolean);
     return `<td${classes.length ? ` class="${classes.join(' ')}"` : ''}>${esc(t)}</td>`;
   };
   return `<div class="table-wrap"><table>${caption ? `<caption>${caption}</caption>` : ''}
@@ -182,7 +201,7 @@ function renderContinuity(data: ReportData): string {
   });
   const body = rows.length
     ? `<p>The latest check found ${rows.length} break(s): places where the booked balances and the booked transactions stop adding up (bankdata check).</p>${table(['Account', 'Where', 'NZ dates', 'Off by', 'Likely cause', 'Detail'], rows)}`
-    : '<p>No break: at the last check every account\'s booked balances and booked transactions added up.</p>';
+    : "<p>No break: at the last check every account's booked balances and booked transactions added up.</p>";
   return `<section id="continuity" aria-labelledby="continuity-h"><h2 id="continuity-h">Continuity</h2>\n${body}\n</section>`;
 }
 

@@ -26,7 +26,9 @@ export async function backupDatabase(source: string, target: string): Promise<st
       await opened.sqlite.backup(to);
     } catch (error) {
       const mapped = toDatabaseError(to, error);
-      throw mapped instanceof DatabaseError ? new LocalFileError(to, mapped.message.replace(`database ${to}: `, '')) : mapped;
+      throw mapped instanceof DatabaseError
+        ? new LocalFileError(to, mapped.message.replace(`database ${to}: `, ''))
+        : mapped;
     }
     return to;
   } finally {
@@ -43,7 +45,10 @@ export interface MigrateResult {
 
 /** Default backup name beside the database: `<db>.before-migrate-<UTC stamp>.sqlite`. */
 export function defaultBackupPath(database: string, now: Date): string {
-  const stamp = now.toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
+  const stamp = now
+    .toISOString()
+    .replace(/[-:]/g, '')
+    .replace(/\.\d+Z$/, 'Z');
   return `${resolve(database)}.before-migrate-${stamp}.sqlite`;
 }
 
@@ -51,7 +56,10 @@ export function defaultBackupPath(database: string, now: Date): string {
  * Applies pending migrations to the database at `path`, after an online backup when it
  * already holds migrated data. A missing database is left missing (nothing to migrate).
  */
-export async function migrateWithBackup(path: string, options: { backupTo?: string; now: Date }): Promise<MigrateResult> {
+export async function migrateWithBackup(
+  path: string,
+  options: { backupTo?: string; now: Date },
+): Promise<MigrateResult> {
   const file = resolve(path);
   if (!existsSync(file)) return { applied: 0, backup: null };
   const state = (() => {
@@ -63,7 +71,8 @@ export async function migrateWithBackup(path: string, options: { backupTo?: stri
     }
   })();
   if (state.pending === 0) return { applied: 0, backup: null };
-  const backup = state.applied > 0 ? await backupDatabase(file, options.backupTo ?? defaultBackupPath(file, options.now)) : null;
+  const backup =
+    state.applied > 0 ? await backupDatabase(file, options.backupTo ?? defaultBackupPath(file, options.now)) : null;
   try {
     openDatabase(file, { migrate: 'apply' }).sqlite.close();
   } catch (error) {

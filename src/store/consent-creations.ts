@@ -56,7 +56,9 @@ export interface BeginCreationInput {
 /** Stores the key and body as `pending`; committed before anything is sent. */
 export function beginCreation(db: BankdataDb, input: BeginCreationInput): ConsentCreationRow {
   const at = toStoredInstant(input.now);
-  return inWriteTransaction(db, (tx) => tx.insert(consentCreations).values(creationValues(input, at)).returning().get());
+  return inWriteTransaction(db, (tx) =>
+    tx.insert(consentCreations).values(creationValues(input, at)).returning().get(),
+  );
 }
 
 /** The new `pending` row. Shared with the PostgreSQL store. */

@@ -16,7 +16,12 @@ import type { ContinuityCause, ContinuityKind } from './schema';
 import type { SqlRow, SqlRunner } from './sql-runner';
 
 /** The balance types that hold booked rows only (available ones include pending rows and credit lines). */
-export const BOOKED_BALANCE_TYPES = ['ClosingBooked', 'InterimBooked', 'OpeningBooked', 'PreviouslyClosedBooked'] as const;
+export const BOOKED_BALANCE_TYPES = [
+  'ClosingBooked',
+  'InterimBooked',
+  'OpeningBooked',
+  'PreviouslyClosedBooked',
+] as const;
 
 export interface AccountKey {
   bank: BankName;
@@ -84,12 +89,20 @@ export interface UnitsRange {
 export interface ContinuityReads {
   listAccounts(filter?: { accountId?: string }): Promise<CheckAccount[]>;
   transactionCoverage(key: AccountKey): Promise<TransactionCoverage[]>;
-  balanceSnapshots(key: AccountKey, options: { scale: bigint; lateWindowDays: number; from: string }): Promise<BalanceSnapshotRow[]>;
+  balanceSnapshots(
+    key: AccountKey,
+    options: { scale: bigint; lateWindowDays: number; from: string },
+  ): Promise<BalanceSnapshotRow[]>;
   bookedRows(key: AccountKey, from: string, batchSize?: number): AsyncGenerator<RunningBalanceRow[]>;
   latestBookingDateTime(key: AccountKey): Promise<string | null>;
   hasLookAlikeRows(key: AccountKey, range: UnitsRange): Promise<boolean>;
   hasPendingOfAmount(key: AccountKey, range: UnitsRange): Promise<boolean>;
-  replaceFindings(input: { accounts: readonly AccountKey[]; findings: readonly ContinuityFinding[]; runId: string | null; checkedAt: string }): Promise<void>;
+  replaceFindings(input: {
+    accounts: readonly AccountKey[];
+    findings: readonly ContinuityFinding[];
+    runId: string | null;
+    checkedAt: string;
+  }): Promise<void>;
   listFindings(filter?: { accountId?: string }): Promise<ContinuityViewRow[]>;
   countFindings(): Promise<number>;
 }
@@ -152,7 +165,11 @@ export function continuityReads(runner: SqlRunner): ContinuityReads {
       const rows = await runner.all(
         sql`SELECT bank, account_id, currency FROM accounts${accountFilter(sql`account_id`, filter.accountId)} ORDER BY bank, account_id`,
       );
-      return rows.map((r) => ({ bank: str(r.bank) as BankName, accountId: str(r.account_id) as AccountId, currency: str(r.currency) }));
+      return rows.map((r) => ({
+        bank: str(r.bank) as BankName,
+        accountId: str(r.account_id) as AccountId,
+        currency: str(r.currency),
+      }));
     },
 
     async transactionCoverage(key) {
@@ -162,7 +179,11 @@ export function continuityReads(runner: SqlRunner): ContinuityReads {
             WHERE s.bank = ${key.bank} AND s.account_id = ${key.accountId} AND s.resource = 'transactions' AND s.watermark IS NOT NULL
             ORDER BY c.start_date_time NULLS FIRST`,
       );
-      return rows.map((r) => ({ consentId: str(r.consent_id), permissions: strOrNull(r.permissions), startDateTime: strOrNull(r.start_date_time) }));
+      return rows.map((r) => ({
+        consentId: str(r.consent_id),
+        permissions: strOrNull(r.permissions),
+        startDateTime: strOrNull(r.start_date_time),
+      }));
     },
 
     async balanceSnapshots(key, options) {
@@ -258,7 +279,9 @@ export function continuityReads(runner: SqlRunner): ContinuityReads {
         for (const account of accounts) {
           const lock = accountWriteLock(d, account.bank, account.accountId);
           if (lock) await tx.run(lock);
-          await tx.run(sql`DELETE FROM continuity_findings WHERE bank = ${account.bank} AND account_id = ${account.accountId}`);
+          await tx.run(
+            sql`DELETE FROM continuity_findings WHERE bank = ${account.bank} AND account_id = ${account.accountId}`,
+          );
         }
         for (const f of input.findings) {
           await tx.run(

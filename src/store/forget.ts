@@ -38,11 +38,17 @@ export async function forgetInTransaction(exec: ForgetSql, consentId: string): P
   for (const { bank, account_id: accountId, heir } of heirs) {
     if (!heir) continue;
     for (const table of ACCOUNT_TABLES) {
-      const n = await exec.run(`UPDATE ${table} SET consent_id = ? WHERE consent_id = ? AND bank = ? AND account_id = ?`, [heir, consentId, bank, accountId]);
+      const n = await exec.run(
+        `UPDATE ${table} SET consent_id = ? WHERE consent_id = ? AND bank = ? AND account_id = ?`,
+        [heir, consentId, bank, accountId],
+      );
       if (n > 0) report.handedOver[table] = (report.handedOver[table] ?? 0) + n;
     }
   }
-  const files = (await exec.all('SELECT file_path FROM statements WHERE consent_id = ? AND file_path IS NOT NULL ORDER BY file_path', [consentId])) as { file_path: string }[];
+  const files = (await exec.all(
+    'SELECT file_path FROM statements WHERE consent_id = ? AND file_path IS NOT NULL ORDER BY file_path',
+    [consentId],
+  )) as { file_path: string }[];
   report.files = files.map((r) => r.file_path);
   for (const table of [...ACCOUNT_TABLES, 'rejects', 'sync_state', 'consent_creations', 'consents']) {
     const n = await exec.run(`DELETE FROM ${table} WHERE consent_id = ?`, [consentId]);
@@ -52,7 +58,11 @@ export async function forgetInTransaction(exec: ForgetSql, consentId: string): P
 }
 
 /** SQLite: one IMMEDIATE transaction, rolled back after counting when `dryRun`. */
-export async function forgetConsentData(sqlite: Database.Database, consentId: string, options: { dryRun: boolean }): Promise<ForgetReport> {
+export async function forgetConsentData(
+  sqlite: Database.Database,
+  consentId: string,
+  options: { dryRun: boolean },
+): Promise<ForgetReport> {
   const exec: ForgetSql = {
     all: async (text, params) => sqlite.prepare(text).all(...params) as Record<string, unknown>[],
     run: async (text, params) => sqlite.prepare(text).run(...params).changes,

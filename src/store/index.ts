@@ -12,7 +12,14 @@ export type { InsertCounts, PartyInput, StatementFileInput, UnitInput, UpsertCou
 export type { SyncResource } from './sync-state';
 export type { RunRow, RunSummary } from './runs';
 export type { BeginResult, RunWork } from './run-work';
-export { DEFAULT_LEASE_RENEW_MS, DEFAULT_LEASE_TTL_MS, isProcessAlive, type AcquireResult, type LeaseHolder, type LeaseTerm } from './lease';
+export {
+  DEFAULT_LEASE_RENEW_MS,
+  DEFAULT_LEASE_TTL_MS,
+  isProcessAlive,
+  type AcquireResult,
+  type LeaseHolder,
+  type LeaseTerm,
+} from './lease';
 export {
   ACCOUNT_DETAIL_COLUMNS,
   TRANSACTION_DETAIL_COLUMNS,

@@ -7,7 +7,9 @@ import { toStoredInstant, type Instant } from './time';
 export type JobRunRow = typeof jobRuns.$inferSelect;
 
 export function recordJobRun(db: BankdataDb, runId: string, job: string, scheduledFor: Instant): void {
-  db.insert(jobRuns).values({ runId, job, scheduledFor: toStoredInstant(scheduledFor) }).run();
+  db.insert(jobRuns)
+    .values({ runId, job, scheduledFor: toStoredInstant(scheduledFor) })
+    .run();
 }
 
 export function getJobRun(db: BankdataDb, runId: string): JobRunRow | null {

@@ -71,7 +71,13 @@ export function decideAcquire(
     const expired = toInstantMs(current.expiresAt) <= nowMs;
     const gone = current.holderHost === holder.host && !isAlive(current.holderPid);
     if (!expired && !gone) {
-      return { result: { ok: false, heldBy: { pid: current.holderPid, host: current.holderHost, expiresAt: current.expiresAt } }, values };
+      return {
+        result: {
+          ok: false,
+          heldBy: { pid: current.holderPid, host: current.holderHost, expiresAt: current.expiresAt },
+        },
+        values,
+      };
     }
   }
   const tookOver = current && !mine ? { pid: current.holderPid, host: current.holderHost } : null;
@@ -109,7 +115,9 @@ export interface LeaseRow {
 /** The lease as stored (expired or not), or null: status tells a live run from a killed one. */
 export async function readLease(db: BankdataDb): Promise<LeaseRow | null> {
   const row = db.select().from(lease).where(eq(lease.id, LEASE_ROW)).get();
-  return row ? { holderPid: row.holderPid, holderHost: row.holderHost, acquiredAt: row.acquiredAt, expiresAt: row.expiresAt } : null;
+  return row
+    ? { holderPid: row.holderPid, holderHost: row.holderHost, acquiredAt: row.acquiredAt, expiresAt: row.expiresAt }
+    : null;
 }
 
 /**
@@ -117,7 +125,11 @@ export async function readLease(db: BankdataDb): Promise<LeaseRow | null> {
  * was taken no later than the run started (its own); a lease that expired, is gone, or was
  * taken over by a later run means its process was killed: 'interrupted'.
  */
-export function unfinishedRunState(run: { startedAt: string }, current: LeaseRow | null, now: Date): 'running' | 'interrupted' {
+export function unfinishedRunState(
+  run: { startedAt: string },
+  current: LeaseRow | null,
+  now: Date,
+): 'running' | 'interrupted' {
   if (!current) return 'interrupted';
   if (Date.parse(current.expiresAt) <= now.getTime()) return 'interrupted';
   return Date.parse(current.acquiredAt) <= Date.parse(run.startedAt) ? 'running' : 'interrupted';

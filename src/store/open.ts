@@ -56,7 +56,8 @@ function checkFile(file: string): { exists: boolean } {
   }
   const stat = link.isSymbolicLink() ? statSafe(file) : link;
   if (!stat) throw new DatabaseError(file, 'is a dangling symbolic link');
-  if (stat.isDirectory()) throw new DatabaseError(file, 'is a directory, not a database file', 'name a file with --db or BANKDATA_DB');
+  if (stat.isDirectory())
+    throw new DatabaseError(file, 'is a directory, not a database file', 'name a file with --db or BANKDATA_DB');
   if (!stat.isFile()) throw new DatabaseError(file, 'is not a regular file', 'name a file with --db or BANKDATA_DB');
   if (stat.size > 0) {
     const header = Buffer.alloc(16);
@@ -69,7 +70,8 @@ function checkFile(file: string): { exists: boolean } {
     } finally {
       if (fd !== null) closeSync(fd);
     }
-    if (header.toString('latin1') !== SQLITE_HEADER) throw new DatabaseError(file, 'is not a SQLite database', 'name the bankdata database with --db or BANKDATA_DB');
+    if (header.toString('latin1') !== SQLITE_HEADER)
+      throw new DatabaseError(file, 'is not a SQLite database', 'name the bankdata database with --db or BANKDATA_DB');
   }
   return { exists: true };
 }
@@ -84,16 +86,23 @@ function statSafe(file: string) {
 
 /** The `when` of each migration in the journal, in order. */
 export function journalMigrations(): number[] {
-  const journal = JSON.parse(readFileSync(`${MIGRATIONS_DIR}/meta/_journal.json`, 'utf8')) as { entries: { when: number }[] };
+  const journal = JSON.parse(readFileSync(`${MIGRATIONS_DIR}/meta/_journal.json`, 'utf8')) as {
+    entries: { when: number }[];
+  };
   return journal.entries.map((e) => e.when);
 }
 
 /** Migrations applied to the open database, and how many of the journal's are pending. */
 export function migrationState(sqlite: Database.Database): { applied: number; pending: number } {
-  const table = sqlite.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name = '__drizzle_migrations'").get();
+  const table = sqlite
+    .prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name = '__drizzle_migrations'")
+    .get();
   const journal = journalMigrations();
   if (!table) return { applied: 0, pending: journal.length };
-  const row = sqlite.prepare('SELECT COUNT(*) AS n, MAX(created_at) AS last FROM __drizzle_migrations').get() as { n: number; last: number | null };
+  const row = sqlite.prepare('SELECT COUNT(*) AS n, MAX(created_at) AS last FROM __drizzle_migrations').get() as {
+    n: number;
+    last: number | null;
+  };
   const last = row.last ?? 0;
   return { applied: row.n, pending: journal.filter((when) => when > last).length };
 }
@@ -129,7 +138,12 @@ export function openDatabase(path: string, options: OpenDatabaseOptions = {}): O
   lastOpened = file;
   const { exists } = checkFile(file);
   if (options.readOnly) {
-    if (!exists) throw new DatabaseError(file, 'does not exist', 'run `bankdata sync` first, or name the database with --db or BANKDATA_DB');
+    if (!exists)
+      throw new DatabaseError(
+        file,
+        'does not exist',
+        'run `bankdata sync` first, or name the database with --db or BANKDATA_DB',
+      );
     return openReadOnly(file, options.allowPending ?? false);
   }
   if (!exists) create(file);
@@ -148,7 +162,11 @@ export function openDatabase(path: string, options: OpenDatabaseOptions = {}): O
     const db = drizzle(sqlite);
     const state = migrationState(sqlite);
     if (state.pending > 0 && state.applied > 0 && options.migrate === 'refuse-existing') {
-      throw new DatabaseError(file, `needs ${state.pending} migration(s) before this version can write to it`, MIGRATE_HINT);
+      throw new DatabaseError(
+        file,
+        `needs ${state.pending} migration(s) before this version can write to it`,
+        MIGRATE_HINT,
+      );
     }
     migrate(db, { migrationsFolder: MIGRATIONS_DIR });
     fillNzOffsets(db);
@@ -183,8 +201,18 @@ function openReadOnly(file: string, allowPending: boolean): OpenedDatabase {
     sqlite.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
     const state = migrationState(sqlite);
     if (allowPending) return { sqlite, db: drizzle(sqlite), path: file };
-    if (state.applied === 0) throw new DatabaseError(file, 'is empty: nothing has been synced into it', 'run `bankdata sync` first, or name the database with --db or BANKDATA_DB');
-    if (state.pending > 0) throw new DatabaseError(file, `needs ${state.pending} migration(s) before this version can read it`, MIGRATE_HINT);
+    if (state.applied === 0)
+      throw new DatabaseError(
+        file,
+        'is empty: nothing has been synced into it',
+        'run `bankdata sync` first, or name the database with --db or BANKDATA_DB',
+      );
+    if (state.pending > 0)
+      throw new DatabaseError(
+        file,
+        `needs ${state.pending} migration(s) before this version can read it`,
+        MIGRATE_HINT,
+      );
     return { sqlite, db: drizzle(sqlite), path: file };
   } catch (error) {
     sqlite.close();
@@ -201,7 +229,10 @@ function fillNzOffsets(db: BankdataDb): void {
   nzOffsetRows ??= nzOffsetTransitions(NZ_OFFSET_YEARS.from, NZ_OFFSET_YEARS.to);
   const rows = nzOffsetRows;
   // One statement for all rows (about 200: two changes a year 2000–2100, two values each; far below SQLite's 32,766).
-  db.transaction((tx) => {
-    tx.insert(nzOffsets).values(rows).onConflictDoNothing().run();
-  }, { behavior: 'immediate' });
+  db.transaction(
+    (tx) => {
+      tx.insert(nzOffsets).values(rows).onConflictDoNothing().run();
+    },
+    { behavior: 'immediate' },
+  );
 }

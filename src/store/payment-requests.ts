@@ -16,12 +16,26 @@ export interface EarlierPayment {
 }
 
 /** The newest payment made for this consent and request body by an earlier attempt; null when none. */
-export async function findEarlierPayment(db: BankdataDb, request: { consentId: string; requestJson: string }): Promise<EarlierPayment | null> {
+export async function findEarlierPayment(
+  db: BankdataDb,
+  request: { consentId: string; requestJson: string },
+): Promise<EarlierPayment | null> {
   const row = db
-    .select({ idempotencyKey: paymentAttempts.idempotencyKey, paymentId: payments.paymentId, status: payments.status, rawJson: payments.rawJson })
+    .select({
+      idempotencyKey: paymentAttempts.idempotencyKey,
+      paymentId: payments.paymentId,
+      status: payments.status,
+      rawJson: payments.rawJson,
+    })
     .from(paymentAttempts)
     .innerJoin(payments, eq(payments.paymentId, paymentAttempts.paymentId))
-    .where(and(eq(paymentAttempts.consentId, request.consentId), eq(paymentAttempts.requestJson, request.requestJson), isNotNull(paymentAttempts.paymentId)))
+    .where(
+      and(
+        eq(paymentAttempts.consentId, request.consentId),
+        eq(paymentAttempts.requestJson, request.requestJson),
+        isNotNull(paymentAttempts.paymentId),
+      ),
+    )
     .orderBy(desc(paymentAttempts.createdAt), desc(paymentAttempts.idempotencyKey))
     .get();
   return row ?? null;
@@ -38,7 +52,13 @@ export interface KeyedAttempt {
 /** The attempt stored under `key` (a caller-given `--key`); null when none. */
 export async function findAttemptByKey(db: BankdataDb, key: string): Promise<KeyedAttempt | null> {
   const row = db
-    .select({ idempotencyKey: paymentAttempts.idempotencyKey, consentId: paymentAttempts.consentId, requestJson: paymentAttempts.requestJson, state: paymentAttempts.state, paymentId: paymentAttempts.paymentId })
+    .select({
+      idempotencyKey: paymentAttempts.idempotencyKey,
+      consentId: paymentAttempts.consentId,
+      requestJson: paymentAttempts.requestJson,
+      state: paymentAttempts.state,
+      paymentId: paymentAttempts.paymentId,
+    })
     .from(paymentAttempts)
     .where(eq(paymentAttempts.idempotencyKey, key))
     .get();

@@ -59,7 +59,12 @@ export function getPaymentRow(db: BankdataDb, paymentId: string): PaymentRow | n
 }
 
 export function listPaymentHistory(db: BankdataDb, paymentId: string): PaymentStatusRow[] {
-  return db.select().from(paymentStatusHistory).where(eq(paymentStatusHistory.paymentId, paymentId)).orderBy(asc(paymentStatusHistory.statusUpdatedAt)).all();
+  return db
+    .select()
+    .from(paymentStatusHistory)
+    .where(eq(paymentStatusHistory.paymentId, paymentId))
+    .orderBy(asc(paymentStatusHistory.statusUpdatedAt))
+    .all();
 }
 
 /** Payments not yet AcceptedSettlementCompleted or Rejected, oldest first. */
@@ -73,12 +78,22 @@ export function listOpenPayments(db: BankdataDb): PaymentRow[] {
 }
 
 /** Writes the attempt before anything is sent: a crash after this line is resumed with this key. */
-export function insertAttempt(db: BankdataDb, attempt: { idempotencyKey: string; consentId: string; requestJson: string; now: Instant }): void {
+export function insertAttempt(
+  db: BankdataDb,
+  attempt: { idempotencyKey: string; consentId: string; requestJson: string; now: Instant },
+): void {
   const at = toStoredInstant(attempt.now);
   inWriteTransaction(db, (tx) =>
     tx
       .insert(paymentAttempts)
-      .values({ idempotencyKey: attempt.idempotencyKey, consentId: attempt.consentId, requestJson: attempt.requestJson, state: 'sending', createdAt: at, updatedAt: at })
+      .values({
+        idempotencyKey: attempt.idempotencyKey,
+        consentId: attempt.consentId,
+        requestJson: attempt.requestJson,
+        state: 'sending',
+        createdAt: at,
+        updatedAt: at,
+      })
       .run(),
   );
 }
@@ -104,21 +119,27 @@ export function attemptUpdateValues(update: PaymentAttemptUpdate) {
 
 export function updateAttempt(db: BankdataDb, key: string, update: PaymentAttemptUpdate): void {
   inWriteTransaction(db, (tx) =>
-    tx
-      .update(paymentAttempts)
-      .set(attemptUpdateValues(update))
-      .where(eq(paymentAttempts.idempotencyKey, key))
-      .run(),
+    tx.update(paymentAttempts).set(attemptUpdateValues(update)).where(eq(paymentAttempts.idempotencyKey, key)).run(),
   );
 }
 
 /** The attempt, sent with no answer stored, for the same consent and body: a rerun resumes it. */
-export function findUnansweredAttempt(db: BankdataDb, consentId: string, requestJson: string): PaymentAttemptRow | null {
+export function findUnansweredAttempt(
+  db: BankdataDb,
+  consentId: string,
+  requestJson: string,
+): PaymentAttemptRow | null {
   return (
     db
       .select()
       .from(paymentAttempts)
-      .where(and(eq(paymentAttempts.consentId, consentId), eq(paymentAttempts.requestJson, requestJson), inArray(paymentAttempts.state, ['sending'])))
+      .where(
+        and(
+          eq(paymentAttempts.consentId, consentId),
+          eq(paymentAttempts.requestJson, requestJson),
+          inArray(paymentAttempts.state, ['sending']),
+        ),
+      )
       .orderBy(desc(paymentAttempts.createdAt), desc(paymentAttempts.idempotencyKey))
       .get() ?? null
   );

@@ -5,13 +5,7 @@
  */
 import { asc, eq, isNull } from 'drizzle-orm';
 import { nzDateOf } from '../api/rules';
-import {
-  BankMeta,
-  Permission,
-  type BankName,
-  type Consent,
-  type ConsentId,
-} from '../api/schemas';
+import { BankMeta, Permission, type BankName, type Consent, type ConsentId } from '../api/schemas';
 import { inWriteTransaction, type BankdataDb } from './db';
 import { bankMeta, consents, type ConsentOutcome } from './schema';
 import { toStoredInstant, toStoredInstantOrNull, type Instant } from './time';
@@ -88,11 +82,7 @@ export function consentStatusValues(consent: Consent, raw: unknown, at: string) 
  * raw record. Registers the consent when it is not yet (a consent just created). Does not end it:
  * whether a status means "ended" is the sync's call (markConsentEnded).
  */
-export function recordConsentStatus(
-  db: BankdataDb,
-  consent: Consent,
-  options: { raw?: unknown; now: Instant },
-): void {
+export function recordConsentStatus(db: BankdataDb, consent: Consent, options: { raw?: unknown; now: Instant }): void {
   const at = toStoredInstant(options.now);
   const values = consentStatusValues(consent, options.raw, at);
   db.insert(consents)
@@ -112,16 +102,15 @@ export function recordConsentOutcome(
   now: Instant,
 ): void {
   const at = toStoredInstant(now);
-  const result = db
-    .update(consents)
-    .set(outcomeValues(outcome, at))
-    .where(eq(consents.consentId, consentId))
-    .run();
+  const result = db.update(consents).set(outcomeValues(outcome, at)).where(eq(consents.consentId, consentId)).run();
   if (result.changes !== 1) throw new RangeError(`consent not registered: ${consentId}`);
 }
 
 /** Shared with the PostgreSQL store. */
-export function outcomeValues(outcome: ConsentOutcome, at: string): { lastOutcome: ConsentOutcome; lastSyncedAt?: string } {
+export function outcomeValues(
+  outcome: ConsentOutcome,
+  at: string,
+): { lastOutcome: ConsentOutcome; lastSyncedAt?: string } {
   const synced = outcome === 'ok' || outcome === 'partial';
   return synced ? { lastOutcome: outcome, lastSyncedAt: at } : { lastOutcome: outcome };
 }

@@ -6,7 +6,9 @@ import { rejects } from './schema';
 
 export function insertRejectRows(tx: Conn, inputs: readonly RejectInput[], runId: string | null, now: string): number {
   for (const reject of inputs) {
-    tx.insert(rejects).values(rejectValues(reject, runId, now)).run();
+    tx.insert(rejects)
+      .values(rejectValues(reject, runId, now))
+      .run();
   }
   return inputs.length;
 }

@@ -63,7 +63,10 @@ export interface ReportRun {
 export interface ReportReads {
   accounts(filter?: { accountId?: string }): Promise<ReportAccount[]>;
   dailyFlows(key: AccountKey, scale: bigint): Promise<DailyFlow[]>;
-  balanceAnchor(key: AccountKey, options: { scale: bigint; nzDateOf: (instant: string) => string }): Promise<BalanceAnchor | null>;
+  balanceAnchor(
+    key: AccountKey,
+    options: { scale: bigint; nzDateOf: (instant: string) => string },
+  ): Promise<BalanceAnchor | null>;
   consents(): Promise<ReportConsent[]>;
   runs(limit: number): Promise<ReportRun[]>;
   countPayments(): Promise<number>;

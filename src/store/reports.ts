@@ -78,7 +78,11 @@ export const UnmatchedPaymentRow = PaymentViewRow.pick({ payment_id: true, conse
 export type UnmatchedPaymentRow = z.infer<typeof UnmatchedPaymentRow>;
 
 /** One candidate credit of a settled payment that v_payment_matches did not match one-to-one. */
-export const UnresolvedCandidateRow = UnmatchedPaymentRow.pick({ payment_id: true, amount: true, currency: true }).extend({
+export const UnresolvedCandidateRow = UnmatchedPaymentRow.pick({
+  payment_id: true,
+  amount: true,
+  currency: true,
+}).extend({
   ...transactionKey,
   /** how many candidates this payment has */
   per_payment: count,
@@ -106,7 +110,11 @@ async function aggregate<T>(db: SqlRunner, schema: z.ZodType<T>, query: SQL): Pr
 }
 
 export async function consentViewRows(db: SqlRunner): Promise<ConsentViewRow[]> {
-  return all(db, ConsentViewRow, sql`SELECT consent_id, bank, status, days_to_expiry, last_synced_at, last_outcome FROM v_consents ORDER BY consent_id`);
+  return all(
+    db,
+    ConsentViewRow,
+    sql`SELECT consent_id, bank, status, days_to_expiry, last_synced_at, last_outcome FROM v_consents ORDER BY consent_id`,
+  );
 }
 
 export async function latestRunRows(db: SqlRunner, limit: number): Promise<RunViewRow[]> {
@@ -124,13 +132,19 @@ export const RunWorkerRow = z.object({
 });
 export type RunWorkerRow = z.infer<typeof RunWorkerRow>;
 
-export async function runWorkerRows(db: SqlRunner, runIds: readonly string[]): Promise<(RunWorkerRow & { run_id: string })[]> {
+export async function runWorkerRows(
+  db: SqlRunner,
+  runIds: readonly string[],
+): Promise<(RunWorkerRow & { run_id: string })[]> {
   if (db.dialect !== 'postgres' || runIds.length === 0) return [];
   return all(
     db,
     RunWorkerRow.extend({ run_id: text }),
     sql`SELECT run_id, worker_id, host, pid, consents, requests, rows_written, failed_units, outcome, left_at
-        FROM run_workers WHERE run_id IN (${sql.join(runIds.map((id) => sql`${id}`), sql`, `)}) ORDER BY run_id, joined_at, worker_id`,
+        FROM run_workers WHERE run_id IN (${sql.join(
+          runIds.map((id) => sql`${id}`),
+          sql`, `,
+        )}) ORDER BY run_id, joined_at, worker_id`,
   );
 }
 
@@ -143,7 +157,11 @@ export async function paymentViewRow(db: SqlRunner, paymentId: string): Promise<
 }
 
 export async function paymentMatchRow(db: SqlRunner, paymentId: string): Promise<PaymentMatchRow | null> {
-  return one(db, PaymentMatchRow, sql`SELECT bank, account_id, transaction_id, match_rule FROM v_payment_matches WHERE payment_id = ${paymentId}`);
+  return one(
+    db,
+    PaymentMatchRow,
+    sql`SELECT bank, account_id, transaction_id, match_rule FROM v_payment_matches WHERE payment_id = ${paymentId}`,
+  );
 }
 
 export async function unmatchedPaymentRows(db: SqlRunner): Promise<UnmatchedPaymentRow[]> {
@@ -190,7 +208,10 @@ export async function storeTotals(db: SqlRunner): Promise<StoreTotals> {
 }
 
 /** Accounts the database knows for a consent (from its accounts and its watermarks). */
-export async function knownAccounts(db: SqlRunner, key: { consentId: ConsentId; bank: BankName }): Promise<AccountId[]> {
+export async function knownAccounts(
+  db: SqlRunner,
+  key: { consentId: ConsentId; bank: BankName },
+): Promise<AccountId[]> {
   const rows = await all(
     db,
     z.object({ account_id: text }),

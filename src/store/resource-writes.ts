@@ -43,7 +43,10 @@ export interface InsertCounts {
 export const CONSENT_ONLY = ['consentId'] as const;
 
 /** Shared with the PostgreSQL store. */
-export function checkRowsBelong(input: { bank: BankName; consentId: ConsentId }, rows: readonly { bank: BankName; consentId: ConsentId }[]): void {
+export function checkRowsBelong(
+  input: { bank: BankName; consentId: ConsentId },
+  rows: readonly { bank: BankName; consentId: ConsentId }[],
+): void {
   for (const row of rows) {
     if (row.bank !== input.bank || row.consentId !== input.consentId) {
       throw new RangeError(`row of ${row.bank}/${row.consentId} committed as ${input.bank}/${input.consentId}`);
@@ -235,7 +238,11 @@ export function commitParty(db: BankdataDb, input: PartyInput): UpsertCounts {
 export type UpsertPlan<R> = { outcome: 'added' } | { outcome: 'unchanged' } | { outcome: 'updated'; merged: R };
 
 /** Insert when new; rewrite only when the content changed (merge.ts); else touch bookkeeping. Shared with the PostgreSQL store. */
-export function planUpsert<R extends { rawJson: string; consentId: ConsentId }>(stored: R | undefined, row: R, coalesce: readonly (keyof R)[]): UpsertPlan<R> {
+export function planUpsert<R extends { rawJson: string; consentId: ConsentId }>(
+  stored: R | undefined,
+  row: R,
+  coalesce: readonly (keyof R)[],
+): UpsertPlan<R> {
   if (!stored) return { outcome: 'added' };
   const { merged, changed } = mergeRow<R>(stored, row, { coalesce, bookkeeping: CONSENT_ONLY });
   return changed ? { outcome: 'updated', merged } : { outcome: 'unchanged' };
@@ -258,8 +265,10 @@ export function planUpsertWrite<R extends { rawJson: string; consentId: ConsentI
   now: string,
 ): UpsertWrite<R> {
   const plan = planUpsert(stored, row, coalesce);
-  if (plan.outcome === 'added') return { outcome: 'added', values: { ...row, firstSeenAt: now, lastSeenAt: now, updatedAt: now } };
-  if (plan.outcome === 'unchanged') return { outcome: 'unchanged', values: { lastSeenAt: now, consentId: row.consentId } };
+  if (plan.outcome === 'added')
+    return { outcome: 'added', values: { ...row, firstSeenAt: now, lastSeenAt: now, updatedAt: now } };
+  if (plan.outcome === 'unchanged')
+    return { outcome: 'unchanged', values: { lastSeenAt: now, consentId: row.consentId } };
   return { outcome: 'updated', values: { ...plan.merged, lastSeenAt: now, updatedAt: now } };
 }
 
@@ -267,12 +276,24 @@ export function planUpsertWrite<R extends { rawJson: string; consentId: ConsentI
  * When party data was last read: the consent's customer (accountId null) or the account's
  * owner (whichever consent read it). Null when never. Async like the Store will be.
  */
-export async function partyLastSeen(db: Conn, key: { bank: BankName; consentId: ConsentId; accountId: AccountId | null }): Promise<string | null> {
-  return db.select({ at: max(parties.lastSeenAt) }).from(parties).where(partyKey(parties, key)).get()?.at ?? null;
+export async function partyLastSeen(
+  db: Conn,
+  key: { bank: BankName; consentId: ConsentId; accountId: AccountId | null },
+): Promise<string | null> {
+  return (
+    db
+      .select({ at: max(parties.lastSeenAt) })
+      .from(parties)
+      .where(partyKey(parties, key))
+      .get()?.at ?? null
+  );
 }
 
 /** The `StartDateTime` of the newest statement held for the account, or null. */
-export async function latestStatementStart(db: Conn, key: { bank: BankName; accountId: AccountId }): Promise<string | null> {
+export async function latestStatementStart(
+  db: Conn,
+  key: { bank: BankName; accountId: AccountId },
+): Promise<string | null> {
   const row = db
     .select({ start: statements.startDateTime })
     .from(statements)

@@ -17,7 +17,10 @@ interface Owned {
 }
 
 /** The consents among `ids` that are live, in either dialect's `consents` table. */
-export function liveConsentsWhere(t: Record<'consentId' | 'status' | 'endedAt', Column>, ids: readonly ConsentId[]): SQL {
+export function liveConsentsWhere(
+  t: Record<'consentId' | 'status' | 'endedAt', Column>,
+  ids: readonly ConsentId[],
+): SQL {
   return allOf(inArray(t.consentId, [...ids]), eq(t.status, 'Authorised'), isNull(t.endedAt));
 }
 
@@ -30,13 +33,19 @@ export function otherOwners(stored: Iterable<Owned | undefined>, fetching: Conse
 
 /** The row to write: the fetched one, under its stored consent while that consent is live. */
 export function withOwner<R extends Owned>(row: R, stored: Owned | undefined, live: ReadonlySet<ConsentId>): R {
-  return stored && stored.consentId !== row.consentId && live.has(stored.consentId) ? { ...row, consentId: stored.consentId } : row;
+  return stored && stored.consentId !== row.consentId && live.has(stored.consentId)
+    ? { ...row, consentId: stored.consentId }
+    : row;
 }
 
 /** SQLite: the live consents among `ids` (no query when there are none). */
 export function liveConsents(tx: Conn, ids: readonly ConsentId[]): Set<ConsentId> {
   if (ids.length === 0) return new Set();
-  const found = tx.select({ consentId: consents.consentId }).from(consents).where(liveConsentsWhere(consents, ids)).all();
+  const found = tx
+    .select({ consentId: consents.consentId })
+    .from(consents)
+    .where(liveConsentsWhere(consents, ids))
+    .all();
   return new Set(found.map((r) => r.consentId));
 }
 

@@ -30,7 +30,9 @@ export interface RunWork {
   abandon(): Promise<void>;
 }
 
-export type BeginResult = { ok: true; work: RunWork } | { ok: false; heldBy: { pid: number; host: string; expiresAt: string } };
+export type BeginResult =
+  | { ok: true; work: RunWork }
+  | { ok: false; heldBy: { pid: number; host: string; expiresAt: string } };
 
 export interface BeginInput {
   consentIds: readonly ConsentId[];

@@ -20,7 +20,9 @@ export interface RunSummary {
 /** Starts a run and returns its id (a new UUID unless one is given). */
 export function startRun(db: BankdataDb, options: { runId?: string; now: Instant }): string {
   const runId = options.runId ?? randomUUID();
-  db.insert(runs).values({ runId, startedAt: toStoredInstant(options.now) }).run();
+  db.insert(runs)
+    .values({ runId, startedAt: toStoredInstant(options.now) })
+    .run();
   return runId;
 }
 

@@ -173,7 +173,9 @@ export const transactions = sqliteTable(
     index('transactions_booking_date').on(t.bookingDate),
     // The views' order of v_transactions (ORDER BY bank, account_id, booking_date_time, transaction_id
     // over rows not removed): an export streams in it without sorting (docs/benchmarks.md "Export").
-    index('transactions_view_order').on(t.bank, t.accountId, t.bookingDateTime, t.transactionId).where(sql`removed_at IS NULL`),
+    index('transactions_view_order')
+      .on(t.bank, t.accountId, t.bookingDateTime, t.transactionId)
+      .where(sql`removed_at IS NULL`),
   ],
 );
 
@@ -238,8 +240,12 @@ export const parties = sqliteTable(
     updatedAt: text('updated_at').notNull(),
   },
   (t) => [
-    uniqueIndex('parties_customer').on(t.bank, t.consentId).where(sql`account_id IS NULL`),
-    uniqueIndex('parties_account').on(t.bank, t.accountId).where(sql`account_id IS NOT NULL`),
+    uniqueIndex('parties_customer')
+      .on(t.bank, t.consentId)
+      .where(sql`account_id IS NULL`),
+    uniqueIndex('parties_account')
+      .on(t.bank, t.accountId)
+      .where(sql`account_id IS NOT NULL`),
   ],
 );
 
@@ -442,7 +448,13 @@ export const paymentAttempts = sqliteTable(
 
 export const CONTINUITY_KINDS = ['balances', 'running_balance'] as const;
 export type ContinuityKind = (typeof CONTINUITY_KINDS)[number];
-export const CONTINUITY_CAUSES = ['missing_transaction', 'duplicate', 'pending_row', 'minor_unit', 'running_balance_jump'] as const;
+export const CONTINUITY_CAUSES = [
+  'missing_transaction',
+  'duplicate',
+  'pending_row',
+  'minor_unit',
+  'running_balance_jump',
+] as const;
 export type ContinuityCause = (typeof CONTINUITY_CAUSES)[number];
 
 /**

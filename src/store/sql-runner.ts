@@ -101,7 +101,10 @@ export function sqliteRunner(sqlite: Database.Database, options: RunnerOptions =
       const { statement, params } = prepare(query);
       return batches(() => statement.raw(true).iterate(...params) as IterableIterator<unknown[]>, batchSize);
     },
-    columns: async (query) => prepare(query).statement.columns().map((c) => c.name),
+    columns: async (query) =>
+      prepare(query)
+        .statement.columns()
+        .map((c) => c.name),
     transaction: async (work) => {
       sqlite.exec('BEGIN IMMEDIATE');
       try {

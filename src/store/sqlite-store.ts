@@ -47,13 +47,15 @@ export async function openStore(path: string, options: OpenStoreOptions = {}): P
   const clock = options.now ?? systemClock;
   const at = (now: Instant | undefined): Instant => now ?? clock();
   // Each operation: its synchronous unit, run now, its result or error as a promise.
-  const unit = <A extends unknown[], R>(fn: (...args: A) => R) => (...args: A): Promise<R> => {
-    try {
-      return Promise.resolve(fn(...args));
-    } catch (error) {
-      return Promise.reject(error instanceof Error ? error : new Error(String(error)));
-    }
-  };
+  const unit =
+    <A extends unknown[], R>(fn: (...args: A) => R) =>
+    (...args: A): Promise<R> => {
+      try {
+        return Promise.resolve(fn(...args));
+      } catch (error) {
+        return Promise.reject(error instanceof Error ? error : new Error(String(error)));
+      }
+    };
 
   // The reads written once for both dialects (continuity, report, export), integers exact.
   const exact = sqliteRunner(sqlite, { safeIntegers: true });
@@ -72,7 +74,9 @@ export async function openStore(path: string, options: OpenStoreOptions = {}): P
       add: unit((consentId, now) => registry.addConsent(db, consentId, at(now))),
       get: unit((consentId) => registry.getConsent(db, consentId)),
       list: unit((filter) => registry.listConsents(db, filter)),
-      recordStatus: unit((consent, opts = {}) => registry.recordConsentStatus(db, consent, { raw: opts.raw, now: at(opts.now) })),
+      recordStatus: unit((consent, opts = {}) =>
+        registry.recordConsentStatus(db, consent, { raw: opts.raw, now: at(opts.now) }),
+      ),
       recordOutcome: unit((consentId, outcome, now) => registry.recordConsentOutcome(db, consentId, outcome, at(now))),
       markEnded: unit((consentId, reason, now) => registry.markConsentEnded(db, consentId, reason, at(now))),
       forget: (consentId, opts) => forgetConsentData(sqlite, consentId, opts),
@@ -148,7 +152,9 @@ export async function openStore(path: string, options: OpenStoreOptions = {}): P
       listOpen: unit(() => payments.listOpenPayments(db)),
       insertAttempt: unit((attempt) => payments.insertAttempt(db, { ...attempt, now: at(attempt.now) })),
       updateAttempt: unit((key, update) => payments.updateAttempt(db, key, { ...update, now: at(update.now) })),
-      findUnansweredAttempt: unit((consentId, requestJson) => payments.findUnansweredAttempt(db, consentId, requestJson)),
+      findUnansweredAttempt: unit((consentId, requestJson) =>
+        payments.findUnansweredAttempt(db, consentId, requestJson),
+      ),
       getAttempt: unit((key) => payments.getAttempt(db, key)),
       findEarlier: (request) => findEarlierPayment(db, request),
     },

@@ -8,7 +8,16 @@
  */
 import type { BudgetCounts } from '../api/pacer';
 import type { Payment } from '../api/payments/schemas';
-import type { AccountId, BankMeta, BankName, Consent, ConsentId, ConsentStatus, CreateConsentResponse, StatementId } from '../api/schemas';
+import type {
+  AccountId,
+  BankMeta,
+  BankName,
+  Consent,
+  ConsentId,
+  ConsentStatus,
+  CreateConsentResponse,
+  StatementId,
+} from '../api/schemas';
 import type { BeginCreationInput, ConsentCreationRow } from './consent-creations';
 import type { ContinuityReads } from './continuity';
 import type { ForgetReport } from './forget';
@@ -110,18 +119,33 @@ export interface Store {
     setWindowDays(bank: BankName, windowDays: number, now?: Instant): Promise<void>;
     /** What the bank's transaction queries taught (BDT263 and accepted sizes). */
     getWindowKnowledge(bank: BankName): Promise<WindowKnowledge>;
-    recordWindowKnowledge(bank: BankName, learned: { acceptedRows?: number | null; refusedRows?: number | null; windowDays?: number | null }, now?: Instant): Promise<void>;
+    recordWindowKnowledge(
+      bank: BankName,
+      learned: { acceptedRows?: number | null; refusedRows?: number | null; windowDays?: number | null },
+      now?: Instant,
+    ): Promise<void>;
     getRowsPerDay(key: { bank: BankName; accountId: AccountId; consentId: ConsentId }): Promise<number | null>;
     /** The most rows per day stored for any account of the bank (the prior for a new account), or null. */
     maxRowsPerDay(bank: BankName): Promise<number | null>;
-    setRowsPerDay(key: { bank: BankName; accountId: AccountId; consentId: ConsentId; rowsPerDay: number; now?: Instant }): Promise<void>;
+    setRowsPerDay(key: {
+      bank: BankName;
+      accountId: AccountId;
+      consentId: ConsentId;
+      rowsPerDay: number;
+      now?: Instant;
+    }): Promise<void>;
   };
   runs: {
     /**
      * Joins the open run or opens one with these consents (run-work.ts). SQLite: under the
      * single-run lease, refused while another live process holds it; PostgreSQL: shared by workers.
      */
-    begin(input: { consentIds: readonly ConsentId[]; holder: LeaseHolder; now?: Instant; leaseTtlMs: number }): Promise<BeginResult>;
+    begin(input: {
+      consentIds: readonly ConsentId[];
+      holder: LeaseHolder;
+      now?: Instant;
+      leaseTtlMs: number;
+    }): Promise<BeginResult>;
     start(options?: { runId?: string; now?: Instant }): Promise<string>;
     finish(runId: string, summary: RunSummary, now?: Instant): Promise<void>;
     get(runId: string): Promise<RunRow | null>;
@@ -150,7 +174,12 @@ export interface Store {
     /** Payments not yet in a final status, oldest first. */
     listOpen(): Promise<PaymentRow[]>;
     /** Written before the request is sent: a crash after it is resumed with this key. */
-    insertAttempt(attempt: { idempotencyKey: string; consentId: string; requestJson: string; now?: Instant }): Promise<void>;
+    insertAttempt(attempt: {
+      idempotencyKey: string;
+      consentId: string;
+      requestJson: string;
+      now?: Instant;
+    }): Promise<void>;
     updateAttempt(key: string, update: WithNow<PaymentAttemptUpdate>): Promise<void>;
     findUnansweredAttempt(consentId: string, requestJson: string): Promise<PaymentAttemptRow | null>;
     getAttempt(key: string): Promise<PaymentAttemptRow | null>;

@@ -42,14 +42,18 @@ function readState(db: Conn, key: WatermarkKey): { watermark: string | null; row
 }
 
 /** Sets the watermark exactly (null forgets it, so the next run backfills). */
-export function setWatermark(
-  db: Conn,
-  key: WatermarkKey & { watermark: Instant | null; now: Instant },
-): void {
+export function setWatermark(db: Conn, key: WatermarkKey & { watermark: Instant | null; now: Instant }): void {
   const watermark = toStoredInstantOrNull(key.watermark);
   const updatedAt = toStoredInstant(key.now);
   db.insert(syncState)
-    .values({ bank: key.bank, accountId: key.accountId, consentId: key.consentId, resource: key.resource ?? 'transactions', watermark, updatedAt })
+    .values({
+      bank: key.bank,
+      accountId: key.accountId,
+      consentId: key.consentId,
+      resource: key.resource ?? 'transactions',
+      watermark,
+      updatedAt,
+    })
     .onConflictDoUpdate({
       target: [syncState.bank, syncState.accountId, syncState.consentId, syncState.resource],
       set: { watermark, updatedAt },
@@ -86,11 +90,14 @@ export function oldestOpenPending(db: Conn, key: { bank: BankName; accountId: Ac
 }
 
 export function getWindowDays(db: Conn, bank: BankName): number | null {
-  return db.select({ days: bankWindow.windowDays }).from(bankWindow).where(eq(bankWindow.bank, bank)).get()?.days ?? null;
+  return (
+    db.select({ days: bankWindow.windowDays }).from(bankWindow).where(eq(bankWindow.bank, bank)).get()?.days ?? null
+  );
 }
 
 export function setWindowDays(db: BankdataDb, bank: BankName, windowDays: number, now: Instant): void {
-  if (!Number.isInteger(windowDays) || windowDays < 1) throw new RangeError(`window days must be a positive integer: ${windowDays}`);
+  if (!Number.isInteger(windowDays) || windowDays < 1)
+    throw new RangeError(`window days must be a positive integer: ${windowDays}`);
   const updatedAt = toStoredInstant(now);
   db.insert(bankWindow)
     .values({ bank, windowDays, updatedAt })
@@ -113,7 +120,11 @@ export interface WindowKnowledge {
 
 export async function getWindowKnowledge(db: Conn, bank: BankName): Promise<WindowKnowledge> {
   const row = db
-    .select({ windowDays: bankWindow.windowDays, maxAcceptedRows: bankWindow.maxAcceptedRows, minRefusedRows: bankWindow.minRefusedRows })
+    .select({
+      windowDays: bankWindow.windowDays,
+      maxAcceptedRows: bankWindow.maxAcceptedRows,
+      minRefusedRows: bankWindow.minRefusedRows,
+    })
     .from(bankWindow)
     .where(eq(bankWindow.bank, bank))
     .get();
@@ -122,13 +133,15 @@ export async function getWindowKnowledge(db: Conn, bank: BankName): Promise<Wind
 
 /** Throws unless `windowDays` is a positive integer; returns it. Shared with pg/sync-state.ts. */
 export function checkWindowDays(windowDays: number): number {
-  if (!Number.isInteger(windowDays) || windowDays < 1) throw new RangeError(`window days must be a positive integer: ${windowDays}`);
+  if (!Number.isInteger(windowDays) || windowDays < 1)
+    throw new RangeError(`window days must be a positive integer: ${windowDays}`);
   return windowDays;
 }
 
 /** Throws unless `rowsPerDay` is a finite number ≥ 0. Shared with pg/sync-state.ts. */
 export function checkRowsPerDay(rowsPerDay: number): void {
-  if (!(rowsPerDay >= 0) || !Number.isFinite(rowsPerDay)) throw new RangeError(`rows per day must be a finite number ≥ 0: ${rowsPerDay}`);
+  if (!(rowsPerDay >= 0) || !Number.isFinite(rowsPerDay))
+    throw new RangeError(`rows per day must be a finite number ≥ 0: ${rowsPerDay}`);
 }
 
 /** Merges what one account's windows taught: the largest accepted, the smallest refused. */
@@ -173,7 +186,15 @@ export async function setRowsPerDay(db: Conn, key: WatermarkKey & { rowsPerDay: 
   checkRowsPerDay(key.rowsPerDay);
   const updatedAt = toStoredInstant(key.now);
   db.insert(syncState)
-    .values({ bank: key.bank, accountId: key.accountId, consentId: key.consentId, resource: key.resource ?? 'transactions', watermark: null, rowsPerDay: key.rowsPerDay, updatedAt })
+    .values({
+      bank: key.bank,
+      accountId: key.accountId,
+      consentId: key.consentId,
+      resource: key.resource ?? 'transactions',
+      watermark: null,
+      rowsPerDay: key.rowsPerDay,
+      updatedAt,
+    })
     .onConflictDoUpdate({
       target: [syncState.bank, syncState.accountId, syncState.consentId, syncState.resource],
       set: { rowsPerDay: key.rowsPerDay, updatedAt },

@@ -118,7 +118,6 @@ export const DATASET_SPECS: Record<DatasetName, DatasetSpec> = {
   },
 };
 
-
 export function isDataset(value: string): value is DatasetName {
   return (DATASETS as readonly string[]).includes(value);
 }

@@ -53,7 +53,11 @@ export interface ViewReads {
   rows(dataset: DatasetName, filters: ViewFilters, options?: { batchSize?: number }): Promise<ViewRows>;
   accounts(filter: { accountId?: string; consentId?: string; bank?: string }): Promise<ViewAccount[]>;
   range(filters: ViewFilters): Promise<ViewRange>;
-  latestBalance(key: { bank: string; accountId: string }, types: readonly string[], asOf: string | null): Promise<{ amount: string; dateTime: string } | null>;
+  latestBalance(
+    key: { bank: string; accountId: string },
+    types: readonly string[],
+    asOf: string | null,
+  ): Promise<{ amount: string; dateTime: string } | null>;
   bookedAmounts(key: { bank: string; accountId: string }, after: string, upTo: string): Promise<string[]>;
   consentPermissions(consentId: string): Promise<string | null>;
   exportScope(filters: ViewFilters): Promise<ExportScopeRow[]>;
@@ -124,13 +128,16 @@ export function filterClause(dialect: SqlRunner['dialect'], spec: DatasetSpec, f
     }
   }
   if (filters.accountIds !== undefined) {
-    where.push(sql`v.account_id IN (${sql.join(
-      filters.accountIds.map((id) => sql`${id}`),
-      sql`, `,
-    )})`);
+    where.push(
+      sql`v.account_id IN (${sql.join(
+        filters.accountIds.map((id) => sql`${id}`),
+        sql`, `,
+      )})`,
+    );
   }
   if (filters.bank !== undefined) where.push(sql`v.bank = ${filters.bank}`);
-  if (spec.status && filters.status !== 'all') where.push(sql`v.status = ${filters.status === 'booked' ? 'Booked' : 'Pending'}`);
+  if (spec.status && filters.status !== 'all')
+    where.push(sql`v.status = ${filters.status === 'booked' ? 'Booked' : 'Pending'}`);
   return where.length > 0 ? sql` WHERE ${sql.join(where, sql` AND `)}` : sql``;
 }
 
@@ -197,7 +204,11 @@ export function viewReads(runner: SqlRunner): ViewReads {
         rows: Number(stats?.n ?? 0),
         firstDate: strOrNull(stats?.first),
         last: last
-          ? { bookingDateTime: str(last.booking_date_time), bookingDate: str(last.booking_date), balanceAfter: strOrNull(last.balance_after) }
+          ? {
+              bookingDateTime: str(last.booking_date_time),
+              bookingDate: str(last.booking_date),
+              balanceAfter: strOrNull(last.balance_after),
+            }
           : null,
       };
     },
@@ -237,10 +248,12 @@ export function viewReads(runner: SqlRunner): ViewReads {
     async exportScope(filters) {
       const where: SQL[] = [];
       if (filters.accountIds) {
-        where.push(sql`a.account_id IN (${sql.join(
-          filters.accountIds.map((id) => sql`${id}`),
-          sql`, `,
-        )})`);
+        where.push(
+          sql`a.account_id IN (${sql.join(
+            filters.accountIds.map((id) => sql`${id}`),
+            sql`, `,
+          )})`,
+        );
       }
       if (filters.bank) where.push(sql`a.bank = ${filters.bank}`);
       if (filters.consentId !== undefined) where.push(sql`a.consent_id = ${filters.consentId}`);

@@ -3,7 +3,19 @@
  * vanished pending rows, its rejects and the advance of the watermark (docs/configuration.md
  * "Sync rules"). A crash mid-window loses only that window; a rerun resumes without duplicates.
  */
-import { and, eq, getTableColumns, gte, inArray, isNull, lte, sql, type Column, type Placeholder, type SQL } from 'drizzle-orm';
+import {
+  and,
+  eq,
+  getTableColumns,
+  gte,
+  inArray,
+  isNull,
+  lte,
+  sql,
+  type Column,
+  type Placeholder,
+  type SQL,
+} from 'drizzle-orm';
 import type { AccountId, BankName, ConsentId, TransactionId } from '../api/schemas';
 import { inWriteTransaction, type BankdataDb, type Conn } from './db';
 import { mergeRow } from './merge';
@@ -53,8 +65,13 @@ export function commitTransactionWindow(db: BankdataDb, input: TransactionWindow
   return inWriteTransaction(db, (tx) => {
     const counts: WindowCounts = { added: 0, updated: 0, removed: 0, unchanged: 0 };
     const statements = { ...upsertStatementsOf(db), owner: ownerLookup(tx) };
-    const stored = readStoredRows(tx, input, [...rows.values()].map((row) => row.transactionId));
-    for (const row of rows.values()) counts[upsertTransaction(statements, row, stored.get(row.transactionId), now)] += 1;
+    const stored = readStoredRows(
+      tx,
+      input,
+      [...rows.values()].map((row) => row.transactionId),
+    );
+    for (const row of rows.values())
+      counts[upsertTransaction(statements, row, stored.get(row.transactionId), now)] += 1;
     counts.removed = removeVanishedPending(tx, input, { from, to, now }, new Set(rows.keys()));
     insertRejectRows(tx, input.rejects ?? [], input.runId, now);
     if (input.checkpoint) {
@@ -76,7 +93,9 @@ function dedupeById(input: TransactionWindowInput): Map<string, TransactionRow> 
   const rows = new Map<string, TransactionRow>();
   for (const row of input.rows) {
     if (row.bank !== input.bank || row.accountId !== input.accountId) {
-      throw new RangeError(`row ${row.bank}/${row.accountId}/${row.transactionId} is not of ${input.bank}/${input.accountId}`);
+      throw new RangeError(
+        `row ${row.bank}/${row.accountId}/${row.transactionId} is not of ${input.bank}/${input.accountId}`,
+      );
     }
     rows.set(row.transactionId, row);
   }
@@ -84,13 +103,23 @@ function dedupeById(input: TransactionWindowInput): Map<string, TransactionRow> 
 }
 
 /** The stored rows of the window's ids, by id: one read per 500 ids, not one per row. */
-function readStoredRows(tx: Conn, input: TransactionWindowInput, ids: readonly TransactionId[]): Map<string, typeof transactions.$inferSelect> {
+function readStoredRows(
+  tx: Conn,
+  input: TransactionWindowInput,
+  ids: readonly TransactionId[],
+): Map<string, typeof transactions.$inferSelect> {
   const stored = new Map<string, typeof transactions.$inferSelect>();
   for (let i = 0; i < ids.length; i += 500) {
     const found = tx
       .select()
       .from(transactions)
-      .where(and(eq(transactions.bank, input.bank), eq(transactions.accountId, input.accountId), inArray(transactions.transactionId, ids.slice(i, i + 500))))
+      .where(
+        and(
+          eq(transactions.bank, input.bank),
+          eq(transactions.accountId, input.accountId),
+          inArray(transactions.transactionId, ids.slice(i, i + 500)),
+        ),
+      )
       .all();
     for (const row of found) stored.set(row.transactionId, row);
   }
@@ -108,7 +137,10 @@ const INSERT_PLACEHOLDERS = Object.fromEntries(
  */
 const UPDATE_PLACEHOLDERS = Object.fromEntries(
   Object.keys(getTableColumns(transactions))
-    .filter((name) => !['bank', 'accountId', 'transactionId', 'firstSeenAt', 'lastSeenAt', 'updatedAt', 'removedAt'].includes(name))
+    .filter(
+      (name) =>
+        !['bank', 'accountId', 'transactionId', 'firstSeenAt', 'lastSeenAt', 'updatedAt', 'removedAt'].includes(name),
+    )
     .map((name) => [name, sql`${sql.placeholder(name)}`]),
 );
 
@@ -139,7 +171,12 @@ function prepareUpsert(tx: Conn) {
   return {
     update: tx
       .update(transactions)
-      .set({ ...UPDATE_PLACEHOLDERS, lastSeenAt: sql`${sql.placeholder('now')}`, updatedAt: sql`${sql.placeholder('now')}`, removedAt: null })
+      .set({
+        ...UPDATE_PLACEHOLDERS,
+        lastSeenAt: sql`${sql.placeholder('now')}`,
+        updatedAt: sql`${sql.placeholder('now')}`,
+        removedAt: null,
+      })
       .where(key)
       .prepare(),
     insert: tx.insert(transactions).values(INSERT_PLACEHOLDERS).prepare(),
@@ -181,13 +218,20 @@ function upsertTransaction(
 }
 
 /** The columns `openPendingInWindow` reads, of either dialect's `transactions` table. */
-type PendingColumns = Record<'bank' | 'accountId' | 'status' | 'removedAt' | 'bookingDateTime' | 'creditDebitIndicator', Column>;
+type PendingColumns = Record<
+  'bank' | 'accountId' | 'status' | 'removedAt' | 'bookingDateTime' | 'creditDebitIndicator',
+  Column
+>;
 
 /**
  * The stored open pending rows of the account whose booking instant lies in the window and that
  * this fetch could have returned (its Credits / Debits filter). Shared with the PostgreSQL store.
  */
-export function openPendingInWindow(t: PendingColumns, input: TransactionWindowInput, window: { from: string; to: string }): SQL {
+export function openPendingInWindow(
+  t: PendingColumns,
+  input: TransactionWindowInput,
+  window: { from: string; to: string },
+): SQL {
   const conditions = [
     eq(t.bank, input.bank),
     eq(t.accountId, input.accountId),

@@ -51,14 +51,20 @@ export async function commitAnswer<R, Row>(
 }
 
 /** Rows and rejects of an answer. Pure. */
-export function sortAnswer<R, Row>(scope: AnswerScope, answer: Answer<R>, how: Sorting<R, Row>): { rows: Row[]; rejects: RejectInput[] } {
+export function sortAnswer<R, Row>(
+  scope: AnswerScope,
+  answer: Answer<R>,
+  how: Sorting<R, Row>,
+): { rows: Row[]; rejects: RejectInput[] } {
   const { resource, accountId } = how;
   const rows: Row[] = [];
   const rejects = answer.rejects.map((r) => toRejectInput(resource, scope, accountId, r.raw, r.reason));
   for (const record of answer.records) {
     const owner = how.ownerOf?.(record);
     if (owner !== undefined && owner !== accountId) {
-      rejects.push(toRejectInput(resource, scope, accountId, record, `AccountId ${owner} in the answer for ${accountId}`));
+      rejects.push(
+        toRejectInput(resource, scope, accountId, record, `AccountId ${owner} in the answer for ${accountId}`),
+      );
     } else {
       rows.push(how.toRow(record));
     }

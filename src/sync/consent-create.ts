@@ -89,8 +89,15 @@ export async function createConsentFlow(
     how = 'resumed';
   } else {
     // A pending row is the same command after a crash: its exact body, its key.
-    draft = open ? CreateConsentRequest.parse(JSON.parse(open.bodyJson)) : buildConsentRequest(input, { meta, redirectWhitelist: deps.redirectWhitelist, now: ruleNow });
-    const failure = checkConsentRequest(draft, { meta, environment: deps.environment, redirectWhitelist: deps.redirectWhitelist, now: ruleNow });
+    draft = open
+      ? CreateConsentRequest.parse(JSON.parse(open.bodyJson))
+      : buildConsentRequest(input, { meta, redirectWhitelist: deps.redirectWhitelist, now: ruleNow });
+    const failure = checkConsentRequest(draft, {
+      meta,
+      environment: deps.environment,
+      redirectWhitelist: deps.redirectWhitelist,
+      now: ruleNow,
+    });
     if (failure) throw new ConsentRuleError(failure);
     const body = CreateConsentRequest.parse(draft);
     const row: ConsentCreationRow =
@@ -109,7 +116,12 @@ export async function createConsentFlow(
     response = await send(deps, row, now);
   }
 
-  const info: CreatedInfo = { consentId: response.consent_id, url: response.redirect_uri ?? null, how, idempotencyKey: key };
+  const info: CreatedInfo = {
+    consentId: response.consent_id,
+    url: response.redirect_uri ?? null,
+    how,
+    idempotencyKey: key,
+  };
   deps.onCreated?.(info);
   if (options.wait === false) return { ...info, status: null, timedOut: false, registered: false };
 
@@ -125,7 +137,11 @@ export async function createConsentFlow(
     registered = true;
   }
   await store.creations.recordSettled(key, polled.timedOut ? 'PollTimeout' : polled.consent.status, settledAt);
-  logger.info('consent create settled', { consent_id: response.consent_id, status: polled.consent.status, timed_out: polled.timedOut });
+  logger.info('consent create settled', {
+    consent_id: response.consent_id,
+    status: polled.consent.status,
+    timed_out: polled.timedOut,
+  });
   return { ...info, status: polled.consent.status, timedOut: polled.timedOut, registered };
 }
 
@@ -152,4 +168,3 @@ function isRefusal(error: unknown): error is ApiError & { code: string } {
   if (error instanceof IdempotencyError && error.code === 'BDT704') return false;
   return error.status !== null && error.status >= 400 && error.status < 500;
 }
-

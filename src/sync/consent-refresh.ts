@@ -33,7 +33,7 @@ export async function refreshConsentStatuses(
       outcomes[index] = { consentId, status: consent.status, error: null };
     } catch (error) {
       const failure = readFailure(error);
-      if (error instanceof ConsentEndedError && error.code && await store.consents.get(consentId)) {
+      if (error instanceof ConsentEndedError && error.code && (await store.consents.get(consentId))) {
         await store.consents.markEnded(consentId, error.code);
       }
       outcomes[index] = { consentId, status: null, error: failure };
@@ -48,6 +48,11 @@ export async function refreshConsentStatuses(
  */
 export function readFailure(error: unknown): { code: string; message: string } {
   if (error instanceof AuthenticationError) throw error;
-  const code = error instanceof UnavailableError ? 'unreachable' : error instanceof ApiError && error.code !== null ? error.code : 'failed';
+  const code =
+    error instanceof UnavailableError
+      ? 'unreachable'
+      : error instanceof ApiError && error.code !== null
+        ? error.code
+        : 'failed';
   return { code, message: describeError(error) };
 }

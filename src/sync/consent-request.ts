@@ -5,7 +5,18 @@
  */
 import { DateTime } from 'luxon';
 import type { ConsentRequestDraft } from '../api/consent-checks';
-import { NZ, addNzDays, durationMs, formatNz, nzDateOf, nzMidnight, parseQueryDateTime, parseWireDateTime, toInstant, type Instant } from '../api/rules';
+import {
+  NZ,
+  addNzDays,
+  durationMs,
+  formatNz,
+  nzDateOf,
+  nzMidnight,
+  parseQueryDateTime,
+  parseWireDateTime,
+  toInstant,
+  type Instant,
+} from '../api/rules';
 import type { BankMeta, FlowType } from '../api/schemas';
 import { sha256 } from '../store';
 
@@ -48,7 +59,9 @@ function readDate(value: string, flag: string, endOfDay: boolean): DateTime {
   const isDate = /^\d{4}-\d{2}-\d{2}$/.test(value);
   const parsed = isDate ? parseQueryDateTime(value) : parseWireDateTime(value);
   if (!parsed) {
-    throw new ConsentInputError(`${flag} ${value}: expected an NZ date YYYY-MM-DD or a date-time with seconds and offset`);
+    throw new ConsentInputError(
+      `${flag} ${value}: expected an NZ date YYYY-MM-DD or a date-time with seconds and offset`,
+    );
   }
   return isDate && endOfDay ? parsed.setZone(NZ).endOf('day').set({ millisecond: 0 }) : parsed;
 }
@@ -62,7 +75,8 @@ export function buildConsentRequest(
   const decoupledHint = input.flow === 'decoupled' || (input.flow === 'gateway' && input.identifierType !== undefined);
   const detail: ConsentRequestDraft['flow']['detail'] = { type: input.flow };
   if (input.flow === 'decoupled') {
-    if (input.redirectUri !== undefined) throw new ConsentInputError('--redirect-uri is for the gateway and redirect flows');
+    if (input.redirectUri !== undefined)
+      throw new ConsentInputError('--redirect-uri is for the gateway and redirect flows');
     if (input.callbackUrl !== undefined) detail.callback_url = input.callbackUrl;
   } else {
     if (input.callbackUrl !== undefined) throw new ConsentInputError('--callback-url is for the decoupled flow');
@@ -72,7 +86,10 @@ export function buildConsentRequest(
     }
     detail.redirect_uri = redirectUri;
   }
-  const hint: ConsentRequestDraft['flow']['flow_hint'] = { type: decoupledHint ? 'decoupled' : 'redirect', bank: input.bank };
+  const hint: ConsentRequestDraft['flow']['flow_hint'] = {
+    type: decoupledHint ? 'decoupled' : 'redirect',
+    bank: input.bank,
+  };
   if (decoupledHint) {
     if (input.identifierType === undefined || input.identifierValue === undefined) {
       throw new ConsentInputError('the decoupled flow needs --identifier-type and --identifier-value');
@@ -108,7 +125,9 @@ export function intentHashOf(input: ConsentRequestInput, target: { baseUrl: stri
 /** How long polling may wait (docs/bank-api.md §4.4): the flow's request_timeout from meta. */
 export function pollTimeoutMs(draft: ConsentRequestDraft, features: BankMeta['features'] | undefined): number {
   const hintTimeout = durationOr(
-    draft.flow.flow_hint.type === 'decoupled' ? features?.decoupled_flow.request_timeout : features?.redirect_flow.request_timeout,
+    draft.flow.flow_hint.type === 'decoupled'
+      ? features?.decoupled_flow.request_timeout
+      : features?.redirect_flow.request_timeout,
     10 * 60_000,
   );
   if (draft.flow.detail.type !== 'gateway') return hintTimeout;

@@ -18,8 +18,12 @@ export interface RevokeResult {
   registered: boolean;
 }
 
-export async function revokeConsentOp(store: Store, client: DataApiClient, consentId: ConsentId): Promise<RevokeResult> {
-  const registered = await store.consents.get(consentId) !== null;
+export async function revokeConsentOp(
+  store: Store,
+  client: DataApiClient,
+  consentId: ConsentId,
+): Promise<RevokeResult> {
+  const registered = (await store.consents.get(consentId)) !== null;
   let outcome: RevokeResult['outcome'] = 'revoked';
   let code: RevokeResult['code'] = null;
   try {
@@ -33,7 +37,8 @@ export async function revokeConsentOp(store: Store, client: DataApiClient, conse
       code = 'BDT009';
     } else {
       // BDT101: unknown here; a registered one can never be synced again.
-      if (registered && error instanceof ConsentEndedError && error.code) await store.consents.markEnded(consentId, error.code);
+      if (registered && error instanceof ConsentEndedError && error.code)
+        await store.consents.markEnded(consentId, error.code);
       throw error;
     }
   }

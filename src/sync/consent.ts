@@ -31,13 +31,21 @@ export type ConsentStep =
   | { kind: 'skipped'; reason: string }
   | { kind: 'planned'; bank: BankMeta; plan: ConsentPlan; units: ConsentUnits };
 
-export function consentStep(consent: Consent, meta: ReadonlyMap<string, BankMeta>, scopes: readonly string[]): ConsentStep {
+export function consentStep(
+  consent: Consent,
+  meta: ReadonlyMap<string, BankMeta>,
+  scopes: readonly string[],
+): ConsentStep {
   if (ENDED_STATUSES.includes(consent.status)) return { kind: 'ended', reason: `status ${consent.status}` };
   if (AWAITING_STATUSES.includes(consent.status)) return { kind: 'skipped', reason: `status ${consent.status}` };
   const bank = meta.get(consent.flow.flow_hint.bank);
   // docs/bank-api.md §5: a bank absent from meta is unusable here. Nothing is asked, and the consent is
   // not reported as synced (`ok` would move last_synced_at with nothing fetched).
-  if (!bank) return { kind: 'skipped', reason: `bank ${consent.flow.flow_hint.bank} is not listed in /v1/meta for this organisation and environment` };
+  if (!bank)
+    return {
+      kind: 'skipped',
+      reason: `bank ${consent.flow.flow_hint.bank} is not listed in /v1/meta for this organisation and environment`,
+    };
   const plan = planConsent({ permissions: consent.permissions, scopes, bank });
   return { kind: 'planned', bank, plan, units: unitsOf(plan) };
 }
@@ -80,7 +88,8 @@ export async function syncConsent(
     return { consentId, bank, status: consent.status, outcome: 'ended', reason: step.reason, needsReconsent: true };
   }
   if (step.kind === 'skipped') {
-    if (AWAITING_STATUSES.includes(consent.status)) ctx.logger.info('consent skipped', { consent_id: consentId, reason: step.reason });
+    if (AWAITING_STATUSES.includes(consent.status))
+      ctx.logger.info('consent skipped', { consent_id: consentId, reason: step.reason });
     else ctx.logger.warn('consent skipped', { consent_id: consentId, reason: step.reason });
     await ctx.store.consents.recordOutcome(consentId, 'skipped');
     return { consentId, bank, status: consent.status, outcome: 'skipped', reason: step.reason, needsReconsent: false };
@@ -124,13 +133,17 @@ async function syncPlanned(
         if (ctx.stopping()) return;
         switch (unit) {
           case 'balances':
-            await runUnit(ctx, consentId, `balances ${accountId}`, 'balances', () => syncBalances(ctx, scope, accountId));
+            await runUnit(ctx, consentId, `balances ${accountId}`, 'balances', () =>
+              syncBalances(ctx, scope, accountId),
+            );
             break;
           case 'transactions':
             await syncTransactions(ctx, { ...scope, accountId }, record, bank, plan.creditDebitFilter);
             break;
           case 'statements': {
-            const missing = await runUnit(ctx, consentId, `statements ${accountId}`, 'statements', () => syncStatements(ctx, scope, accountId));
+            const missing = await runUnit(ctx, consentId, `statements ${accountId}`, 'statements', () =>
+              syncStatements(ctx, scope, accountId),
+            );
             for (const statementId of missing.ok && units.statementFiles ? missing.value : []) {
               if (ctx.stopping()) return;
               await runUnit(ctx, consentId, `statement file ${accountId} ${statementId}`, 'statement_file', () =>
@@ -141,7 +154,9 @@ async function syncPlanned(
           }
           case 'account_party':
             if (await partyDue(ctx, scope, accountId, firstSync)) {
-              await runUnit(ctx, consentId, `account party ${accountId}`, 'account_party', () => syncParty(ctx, scope, accountId));
+              await runUnit(ctx, consentId, `account party ${accountId}`, 'account_party', () =>
+                syncParty(ctx, scope, accountId),
+              );
             }
             break;
         }
@@ -155,7 +170,12 @@ async function syncPlanned(
 }
 
 /** Consent-level answers: ended (recorded, skipped from then on), not yet authorised, or failed. */
-async function consentError(ctx: SyncContext, consentId: ConsentId, bank: string | null, error: unknown): Promise<ConsentResult> {
+async function consentError(
+  ctx: SyncContext,
+  consentId: ConsentId,
+  bank: string | null,
+  error: unknown,
+): Promise<ConsentResult> {
   if (error instanceof AuthenticationError) throw error;
   if (error instanceof ConsentEndedError) {
     // BDT009/013/101/409/410/412/415: the consent can never be used again.

@@ -62,7 +62,12 @@ export async function planDryRun(options: {
     } catch (error) {
       // Credentials wrong: nothing else will work either (exit 3), as in a real run.
       if (error instanceof AuthenticationError) throw error;
-      const status = error instanceof ConsentEndedError ? 'ended' : error instanceof ConsentNotAuthorisedError ? 'not authorised' : 'unreadable';
+      const status =
+        error instanceof ConsentEndedError
+          ? 'ended'
+          : error instanceof ConsentNotAuthorisedError
+            ? 'not authorised'
+            : 'unreadable';
       consents.push({ consentId, status, bank: null, requests: [], skipped: [], note: describeError(error) });
       continue;
     }
@@ -85,7 +90,8 @@ export async function planDryRun(options: {
     const firstSync = !record || record.lastSyncedAt === null;
     const accounts = units.accounts ? await store.consents.knownAccounts({ consentId, bank }) : [];
     if (units.accounts) entry.requests.push(`GET /v1/accounts?${q}`);
-    if (units.accounts && accounts.length === 0) entry.note = 'never synced: per-account requests follow the account list';
+    if (units.accounts && accounts.length === 0)
+      entry.note = 'never synced: per-account requests follow the account list';
     for (const accountId of accounts) {
       const path = `/v1/accounts/${encodeURIComponent(accountId)}`;
       for (const unit of units.perAccount) {
@@ -95,10 +101,19 @@ export async function planDryRun(options: {
             break;
           case 'transactions': {
             if (!record) break;
-            const range = await transactionRange(ctx, { ...record, startDateTime: consent.start_date_time, endDateTime: consent.end_date_time ?? null }, step.bank, accountId);
+            const range = await transactionRange(
+              ctx,
+              { ...record, startDateTime: consent.start_date_time, endDateTime: consent.end_date_time ?? null },
+              step.bank,
+              accountId,
+            );
             const days = (await store.syncState.getWindowDays(bank)) ?? options.settings.windowDays;
-            for (const w of range ? planWindows({ start: range.start, ceiling: range.ceiling, windowDays: days }) : []) {
-              entry.requests.push(`GET ${path}/transactions?${q}&fromBookingDateTime=${iso(w.from)}&toBookingDateTime=${iso(w.to)}`);
+            for (const w of range
+              ? planWindows({ start: range.start, ceiling: range.ceiling, windowDays: days })
+              : []) {
+              entry.requests.push(
+                `GET ${path}/transactions?${q}&fromBookingDateTime=${iso(w.from)}&toBookingDateTime=${iso(w.to)}`,
+              );
             }
             break;
           }

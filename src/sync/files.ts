@@ -127,6 +127,10 @@ async function refuseLinksBelow(root: string, dir: string): Promise<void> {
     } catch {
       return; // missing from here on: created owner-only by openAtomicFile
     }
-    if (stat.isSymbolicLink()) throw new LocalFileError(current, 'is a symbolic link inside the data directory; refused (statement files are never written through links)');
+    if (stat.isSymbolicLink())
+      throw new LocalFileError(
+        current,
+        'is a symbolic link inside the data directory; refused (statement files are never written through links)',
+      );
   }
 }

@@ -8,12 +8,34 @@ import { AMOUNT_PATTERN, type CreditDebitIndicator } from '../api/schemas';
 /** ISO 4217 minor-unit exponents other than 2 (the default). */
 const MINOR_UNIT_EXPONENTS: Readonly<Record<string, number>> = {
   // 0 decimals
-  BIF: 0, CLP: 0, DJF: 0, GNF: 0, ISK: 0, JPY: 0, KMF: 0, KRW: 0, PYG: 0, RWF: 0, UGX: 0,
-  UYI: 0, VND: 0, VUV: 0, XAF: 0, XOF: 0, XPF: 0,
+  BIF: 0,
+  CLP: 0,
+  DJF: 0,
+  GNF: 0,
+  ISK: 0,
+  JPY: 0,
+  KMF: 0,
+  KRW: 0,
+  PYG: 0,
+  RWF: 0,
+  UGX: 0,
+  UYI: 0,
+  VND: 0,
+  VUV: 0,
+  XAF: 0,
+  XOF: 0,
+  XPF: 0,
   // 3 decimals
-  BHD: 3, IQD: 3, JOD: 3, KWD: 3, LYD: 3, OMR: 3, TND: 3,
+  BHD: 3,
+  IQD: 3,
+  JOD: 3,
+  KWD: 3,
+  LYD: 3,
+  OMR: 3,
+  TND: 3,
   // 4 decimals
-  CLF: 4, UYW: 4,
+  CLF: 4,
+  UYW: 4,
 };
 
 /** The number of decimals of the currency's minor unit (ISO 4217; 2 when not listed). */

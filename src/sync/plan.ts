@@ -28,7 +28,13 @@ export interface ConsentPlan {
 }
 
 /** Resources that hang off an account: without the account list they cannot be reached. */
-const PER_ACCOUNT: readonly PlannedResource[] = ['balances', 'transactions', 'statements', 'statement_file', 'account_party'];
+const PER_ACCOUNT: readonly PlannedResource[] = [
+  'balances',
+  'transactions',
+  'statements',
+  'statement_file',
+  'account_party',
+];
 
 export function planConsent(input: {
   permissions: readonly string[];
@@ -60,7 +66,8 @@ export function planConsent(input: {
   >;
   if (!resources.accounts.fetch) {
     for (const r of PER_ACCOUNT) {
-      if (resources[r].fetch) resources[r] = { fetch: false, reason: `needs the account list: ${resources.accounts.reason}` };
+      if (resources[r].fetch)
+        resources[r] = { fetch: false, reason: `needs the account list: ${resources.accounts.reason}` };
     }
   }
   if (resources.statement_file.fetch && !resources.statements.fetch) {

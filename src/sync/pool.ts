@@ -5,7 +5,11 @@
  * rethrown only once the items already in flight have finished: the caller leaves the run or
  * closes the store next, and no lane may still be writing when it does.
  */
-export async function drainQueue<T>(next: () => Promise<T | null>, limit: number, work: (item: T) => Promise<void>): Promise<void> {
+export async function drainQueue<T>(
+  next: () => Promise<T | null>,
+  limit: number,
+  work: (item: T) => Promise<void>,
+): Promise<void> {
   let failure: { error: unknown } | null = null;
   let exhausted = false;
   const lanes = Array.from({ length: Math.max(1, limit) }, async () => {
@@ -34,8 +38,12 @@ export async function drainQueue<T>(next: () => Promise<T | null>, limit: number
 
 export async function mapPool<T>(items: readonly T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
   const queue = items.values();
-  await drainQueue(async () => {
-    const next = queue.next();
-    return next.done === true ? null : next.value;
-  }, Math.min(limit, items.length), work);
+  await drainQueue(
+    async () => {
+      const next = queue.next();
+      return next.done === true ? null : next.value;
+    },
+    Math.min(limit, items.length),
+    work,
+  );
 }

@@ -34,8 +34,12 @@ async function commitAccountAnswer<R extends { AccountId: string }, Row>(
   commit: (unit: UnitInput<Row> & { accountId: AccountId }) => Promise<InsertCounts | UpsertCounts>,
 ): Promise<void> {
   const tctx = context(ctx, scope);
-  await commitAnswer(ctx.counters, scope, result, { resource, accountId, toRow: (r) => toRow(r, tctx), ownerOf: (r) => r.AccountId }, (sorted) =>
-    commit({ ...scope, accountId, ...sorted, runId: ctx.runId, now: tctx.fetchedAt }),
+  await commitAnswer(
+    ctx.counters,
+    scope,
+    result,
+    { resource, accountId, toRow: (r) => toRow(r, tctx), ownerOf: (r) => r.AccountId },
+    (sorted) => commit({ ...scope, accountId, ...sorted, runId: ctx.runId, now: tctx.fetchedAt }),
   );
 }
 
@@ -43,8 +47,12 @@ async function commitAccountAnswer<R extends { AccountId: string }, Row>(
 export async function syncAccounts(ctx: SyncContext, scope: Scope): Promise<Account[]> {
   const result = await ctx.client.listAccounts(scope.consentId);
   const tctx = context(ctx, scope);
-  await commitAnswer(ctx.counters, scope, result, { resource: 'account', accountId: null, toRow: (a) => toAccountRow(a, tctx) }, (sorted) =>
-    ctx.store.commitAccounts({ ...scope, ...sorted, runId: ctx.runId, now: tctx.fetchedAt }),
+  await commitAnswer(
+    ctx.counters,
+    scope,
+    result,
+    { resource: 'account', accountId: null, toRow: (a) => toAccountRow(a, tctx) },
+    (sorted) => ctx.store.commitAccounts({ ...scope, ...sorted, runId: ctx.runId, now: tctx.fetchedAt }),
   );
   return result.records;
 }
@@ -52,7 +60,9 @@ export async function syncAccounts(ctx: SyncContext, scope: Scope): Promise<Acco
 /** A snapshot each run; the store adds a row only when a balance is new. */
 export async function syncBalances(ctx: SyncContext, scope: Scope, accountId: AccountId): Promise<void> {
   const result = await ctx.client.getBalances(scope.consentId, accountId);
-  await commitAccountAnswer(ctx, scope, accountId, result, 'balance', toBalanceRow, (unit) => ctx.store.commitBalances(unit));
+  await commitAccountAnswer(ctx, scope, accountId, result, 'balance', toBalanceRow, (unit) =>
+    ctx.store.commitBalances(unit),
+  );
 }
 
 /**
@@ -64,7 +74,9 @@ export async function syncStatements(ctx: SyncContext, scope: Scope, accountId: 
   const newest = ctx.full ? null : await ctx.store.latestStatementStart({ bank: scope.bank, accountId });
   const range = newest === null ? {} : { from: DateTime.fromISO(newest, { zone: 'utc' }) };
   const result = await ctx.client.listStatements(scope.consentId, accountId, range);
-  await commitAccountAnswer(ctx, scope, accountId, result, 'statement', toStatementRow, (unit) => ctx.store.commitStatements(unit));
+  await commitAccountAnswer(ctx, scope, accountId, result, 'statement', toStatementRow, (unit) =>
+    ctx.store.commitStatements(unit),
+  );
   return await ctx.store.listStatementsWithoutFile({ bank: scope.bank, accountId });
 }
 
@@ -131,13 +143,28 @@ export async function partyDue(
 
 /** The consenting customer (accountId null, GET /v1/party) or an account's owner. */
 export async function syncParty(ctx: SyncContext, scope: Scope, accountId: AccountId | null): Promise<void> {
-  const result = accountId === null ? await ctx.client.getParty(scope.consentId) : await ctx.client.getAccountParty(scope.consentId, accountId);
+  const result =
+    accountId === null
+      ? await ctx.client.getParty(scope.consentId)
+      : await ctx.client.getAccountParty(scope.consentId, accountId);
   const tctx = context(ctx, scope);
   await commitAnswer(
     ctx.counters,
     scope,
     { records: result.record ? [result.record] : [], rejects: result.rejects },
-    { resource: accountId === null ? 'party' : 'account_party', accountId, toRow: (p) => toPartyRow(p, tctx, accountId) },
-    ({ rows, rejects }) => ctx.store.commitParty({ ...scope, accountId, row: rows[0] ?? null, rejects, runId: ctx.runId, now: tctx.fetchedAt }),
+    {
+      resource: accountId === null ? 'party' : 'account_party',
+      accountId,
+      toRow: (p) => toPartyRow(p, tctx, accountId),
+    },
+    ({ rows, rejects }) =>
+      ctx.store.commitParty({
+        ...scope,
+        accountId,
+        row: rows[0] ?? null,
+        rejects,
+        runId: ctx.runId,
+        now: tctx.fetchedAt,
+      }),
   );
 }

@@ -75,9 +75,11 @@ export class RunLockedError extends Error {
 
 /** Consents this run walks: the given ones (registered, or an error), else every active one. */
 export async function consentsToSync(store: Store, consentIds: readonly ConsentId[] | undefined): Promise<ConsentId[]> {
-  if (!consentIds || consentIds.length === 0) return (await store.consents.list({ active: true })).map((c) => c.consentId);
+  if (!consentIds || consentIds.length === 0)
+    return (await store.consents.list({ active: true })).map((c) => c.consentId);
   for (const id of consentIds) {
-    if (!(await store.consents.get(id))) throw new RangeError(`consent ${id} is not registered (bankdata consents add ${id})`);
+    if (!(await store.consents.get(id)))
+      throw new RangeError(`consent ${id} is not registered (bankdata consents add ${id})`);
   }
   return [...consentIds];
 }
@@ -90,7 +92,12 @@ export async function runSync(options: SyncOptions): Promise<SyncSummary> {
   const consentIds = await consentsToSync(store, options.consentIds);
 
   const startedAt = now();
-  const begun = await store.runs.begin({ consentIds, holder, now: startedAt, leaseTtlMs: options.settings.leaseTtlMs ?? DEFAULT_LEASE_TTL_MS });
+  const begun = await store.runs.begin({
+    consentIds,
+    holder,
+    now: startedAt,
+    leaseTtlMs: options.settings.leaseTtlMs ?? DEFAULT_LEASE_TTL_MS,
+  });
   if (!begun.ok) throw new RunLockedError(begun.heldBy);
   const run = begun.work;
   options.onRun?.(run);
@@ -161,7 +168,8 @@ export async function runSync(options: SyncOptions): Promise<SyncSummary> {
           const result = await syncConsent(ctx, consentId, meta, scopes);
           results.push(result);
           const kept = await run.done(consentId, result.outcome, now());
-          if (!kept) logger.warn('consent taken over by another worker after its lease expired', { consent_id: consentId });
+          if (!kept)
+            logger.warn('consent taken over by another worker after its lease expired', { consent_id: consentId });
           logger.info('consent synced', { consent_id: consentId, outcome: result.outcome, reason: result.reason });
         } catch (error) {
           if (error instanceof AuthenticationError) fatal ??= { kind: 'authentication', message: describeError(error) };
@@ -177,7 +185,16 @@ export async function runSync(options: SyncOptions): Promise<SyncSummary> {
     else if (error instanceof UnavailableError) fatal = { kind: 'unavailable', message: describeError(error) };
     else {
       clearInterval(renew);
-      await finish(ctx, run, results, { kind: 'failed', message: describeError(error) }, stopAsked(), startedAt, now, requestsBefore);
+      await finish(
+        ctx,
+        run,
+        results,
+        { kind: 'failed', message: describeError(error) },
+        stopAsked(),
+        startedAt,
+        now,
+        requestsBefore,
+      );
       throw error;
     }
   } finally {
@@ -207,7 +224,8 @@ export async function runSync(options: SyncOptions): Promise<SyncSummary> {
 async function closingCheck(ctx: SyncContext): Promise<SyncSummary['continuity']> {
   try {
     const result = await checkContinuity(ctx.store, { runId: ctx.runId, accounts: [...ctx.syncedAccounts.values()] });
-    if (result.findings.length > 0) ctx.logger.warn('continuity breaks found (bankdata check)', { breaks: result.findings.length });
+    if (result.findings.length > 0)
+      ctx.logger.warn('continuity breaks found (bankdata check)', { breaks: result.findings.length });
     return { accounts: result.accounts, breaks: result.findings.length };
   } catch (error) {
     ctx.logger.error('continuity check failed', { reason: describeError(error) });
@@ -234,7 +252,10 @@ async function finish(
 ): Promise<SyncSummary> {
   const { counters } = ctx;
   const partial =
-    counters.failedUnits.length > 0 || counters.rejects > 0 || interrupted || results.some((r) => r.outcome === 'failed');
+    counters.failedUnits.length > 0 ||
+    counters.rejects > 0 ||
+    interrupted ||
+    results.some((r) => r.outcome === 'failed');
   const outcome: RunOutcome = fatal ? 'failed' : partial ? 'partial' : 'ok';
   const requests = ctx.client.stats().requests - requestsBefore;
   const errors = [
@@ -265,7 +286,7 @@ async function finish(
     consents: results,
     needsReconsent: results.filter((r) => r.needsReconsent).map((r) => r.consentId),
     interrupted,
-    fatal: fatal && fatal.kind !== 'failed' ? (fatal) : null,
+    fatal: fatal && fatal.kind !== 'failed' ? fatal : null,
     continuity: null,
   };
 }

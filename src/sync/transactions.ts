@@ -14,7 +14,15 @@ import { commitAnswer } from './answer';
 import { toTransactionRow } from './transform';
 import { recordFailure, runUnit } from './units';
 import { windowLearning } from './window-learning';
-import { chooseWindowDays, isLastWindow, splitWindow, syncRange, takeWindow, windowSpanDays, type DateWindow } from './windows';
+import {
+  chooseWindowDays,
+  isLastWindow,
+  splitWindow,
+  syncRange,
+  takeWindow,
+  windowSpanDays,
+  type DateWindow,
+} from './windows';
 
 export interface AccountRef {
   consentId: ConsentId;
@@ -25,7 +33,12 @@ export interface AccountRef {
 /** The range this run would fetch for an account, or null (nothing to fetch). */
 export type RangeContext = Pick<SyncContext, 'store' | 'client' | 'settings' | 'now' | 'since' | 'full'>;
 
-export async function transactionRange(ctx: RangeContext, consent: ConsentRecord, bank: BankMeta, accountId: AccountId) {
+export async function transactionRange(
+  ctx: RangeContext,
+  consent: ConsentRecord,
+  bank: BankMeta,
+  accountId: AccountId,
+) {
   const key = { bank: bank.name, accountId };
   if (!consent.startDateTime) return null;
   return syncRange({
@@ -52,7 +65,9 @@ export async function syncTransactions(
   const range = await transactionRange(ctx, consent, bank, ref.accountId);
   if (!range) return;
   if (await endedAndSettled(ctx, ref, consent, range.ceiling)) {
-    ctx.logger.debug('transactions not read: the consent window ended and its rows had time to settle', { account_id: ref.accountId });
+    ctx.logger.debug('transactions not read: the consent window ended and its rows had time to settle', {
+      account_id: ref.accountId,
+    });
     return;
   }
   const learning = await windowLearning(ctx, ref.bank);
@@ -92,14 +107,19 @@ export async function syncTransactions(
       if (queued !== undefined) {
         // A half of a refused window is sized again with what is known now (the bank's limit may
         // have been learned since the split): a half still too large is cut before it is asked.
-        window = takeWindow({ from: queued.from, ceiling: queued.to, windowDays: windowDaysFor(windowSpanDays(queued)) });
+        window = takeWindow({
+          from: queued.from,
+          ceiling: queued.to,
+          windowDays: windowDaysFor(windowSpanDays(queued)),
+        });
         if (!isLastWindow(window, queued.to)) queue.unshift({ from: window.to, to: queued.to });
       } else {
         const remainingDays = windowSpanDays({ from: cursor, to: range.ceiling });
         let windowDays = windowDaysFor(remainingDays);
         // While the bank's limit is unknown, one account at a time asks a window that may be over
         // it; the others wait for what its refusal teaches instead of each being refused.
-        while (learning.mayExceed(rowsPerDay(), windowDays) && !(await learning.turn(me))) windowDays = windowDaysFor(remainingDays);
+        while (learning.mayExceed(rowsPerDay(), windowDays) && !(await learning.turn(me)))
+          windowDays = windowDaysFor(remainingDays);
         window = takeWindow({ from: cursor, ceiling: range.ceiling, windowDays });
         cursor = window.to;
         planned = isLastWindow(window, range.ceiling);
@@ -165,11 +185,20 @@ export async function syncTransactions(
  * read to the end, the look-back has passed since (late rows and pending ones settled) and no
  * pending row of the account is still open. `--full` and `--since` read it anyway.
  */
-async function endedAndSettled(ctx: SyncContext, ref: AccountRef, consent: ConsentRecord, ceiling: DateTime): Promise<boolean> {
+async function endedAndSettled(
+  ctx: SyncContext,
+  ref: AccountRef,
+  consent: ConsentRecord,
+  ceiling: DateTime,
+): Promise<boolean> {
   if (!consent.endDateTime || ctx.full || ctx.since) return false;
   const end = DateTime.fromISO(String(consent.endDateTime), { zone: 'utc' });
   if (!end.isValid || ceiling < end.startOf('second')) return false;
-  const watermark = await ctx.store.syncState.getWatermark({ bank: ref.bank, accountId: ref.accountId, consentId: ref.consentId });
+  const watermark = await ctx.store.syncState.getWatermark({
+    bank: ref.bank,
+    accountId: ref.accountId,
+    consentId: ref.consentId,
+  });
   if (watermark === null || DateTime.fromISO(watermark, { zone: 'utc' }) < ceiling) return false;
   const settledAt = end.setZone(NZ).plus({ days: ctx.settings.lookbackDays });
   if (bankNow(ctx) < settledAt) return false;
@@ -186,7 +215,12 @@ async function fetchAndCommit(
   const result = await ctx.client.listTransactions(ref.consentId, ref.accountId, { from: window.from, to: window.to });
   const fetchedAt = ctx.now();
   const tctx = { bank: ref.bank, consentId: ref.consentId, fetchedAt };
-  const sorting = { resource: 'transaction', accountId: ref.accountId, toRow: (r: Transaction) => toTransactionRow(r, tctx), ownerOf: (r: Transaction) => r.AccountId };
+  const sorting = {
+    resource: 'transaction',
+    accountId: ref.accountId,
+    toRow: (r: Transaction) => toTransactionRow(r, tctx),
+    ownerOf: (r: Transaction) => r.AccountId,
+  };
   await commitAnswer(ctx.counters, ref, result, sorting, ({ rows, rejects }) =>
     ctx.store.commitTransactionWindow({
       bank: ref.bank,

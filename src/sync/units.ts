@@ -54,7 +54,11 @@ export async function runUnit<T>(
     return { ok: true, value: await work() };
   } catch (error) {
     if (isConsentLevel(error)) throw error;
-    if (error instanceof PermissionMissingError || error instanceof ScopeMissingError || error instanceof NotSupportedError) {
+    if (
+      error instanceof PermissionMissingError ||
+      error instanceof ScopeMissingError ||
+      error instanceof NotSupportedError
+    ) {
       ctx.counters.skipped.push({ consentId, resource, reason: describeError(error) });
       ctx.logger.warn('resource skipped', { consent_id: consentId, unit, reason: describeError(error) });
       return { ok: false };

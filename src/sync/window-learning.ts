@@ -46,7 +46,10 @@ export function windowLearning(ctx: Pick<SyncContext, 'store' | 'counters'>, ban
   if (!perRun) learnings.set(ctx.counters, (perRun = new Map<string, Promise<BankLearning>>()));
   let learning = perRun.get(bank);
   if (!learning) {
-    learning = Promise.all([ctx.store.syncState.getWindowKnowledge(bank), ctx.store.syncState.maxRowsPerDay(bank)]).then(([known, stored]) => {
+    learning = Promise.all([
+      ctx.store.syncState.getWindowKnowledge(bank),
+      ctx.store.syncState.maxRowsPerDay(bank),
+    ]).then(([known, stored]) => {
       const densities = new Map<string, number>();
       let dirty = false;
       let holder: string | null = null;
@@ -75,11 +78,15 @@ export function windowLearning(ctx: Pick<SyncContext, 'store' | 'counters'>, ban
           return seen.length === 0 ? null : Math.max(...seen);
         },
         limit() {
-          return state.minRefusedRows === null ? null : Math.max(state.minRefusedRows - 1, state.maxAcceptedRows ?? 0, 1);
+          return state.minRefusedRows === null
+            ? null
+            : Math.max(state.minRefusedRows - 1, state.maxAcceptedRows ?? 0, 1);
         },
         mayExceed(rowsPerDay, windowDays) {
           if (state.minRefusedRows !== null) return false;
-          return rowsPerDay === null || state.maxAcceptedRows === null || rowsPerDay * windowDays > state.maxAcceptedRows;
+          return (
+            rowsPerDay === null || state.maxAcceptedRows === null || rowsPerDay * windowDays > state.maxAcceptedRows
+          );
         },
         async turn(account) {
           if (holder === null || holder === account) {
@@ -102,7 +109,10 @@ export function windowLearning(ctx: Pick<SyncContext, 'store' | 'counters'>, ban
         async save() {
           if (!dirty) return;
           dirty = false;
-          await ctx.store.syncState.recordWindowKnowledge(bank, { acceptedRows: state.maxAcceptedRows, refusedRows: state.minRefusedRows });
+          await ctx.store.syncState.recordWindowKnowledge(bank, {
+            acceptedRows: state.maxAcceptedRows,
+            refusedRows: state.minRefusedRows,
+          });
         },
       };
       return state;

@@ -162,7 +162,8 @@ export function chooseWindowDays(input: WindowSizeInput): number {
   const max = Math.max(1, input.maxDays);
   const min = Math.max(1, Math.min(input.minDays, max));
   const remaining = Math.max(1, input.remainingDays);
-  const limit = input.minRefusedRows === null ? null : Math.max(input.minRefusedRows - 1, input.maxAcceptedRows ?? 0, 1);
+  const limit =
+    input.minRefusedRows === null ? null : Math.max(input.minRefusedRows - 1, input.maxAcceptedRows ?? 0, 1);
   if (limit === null || input.rowsPerDay === null) return clamp(max, min, max);
   const target = limit * TARGET_FILL;
   const perWindow = input.rowsPerDay > 0 ? Math.max(1, Math.floor(target / input.rowsPerDay)) : max;
@@ -232,5 +233,6 @@ function floorToSecond(dt: DateTime): DateTime {
 }
 
 function assertWholeDays(name: string, value: number, min: number): void {
-  if (!Number.isInteger(value) || value < min) throw new RangeError(`${name} must be a whole number ≥ ${min}: ${value}`);
+  if (!Number.isInteger(value) || value < min)
+    throw new RangeError(`${name} must be a whole number ≥ ${min}: ${value}`);
 }

@@ -42,7 +42,7 @@ describe('retries against emulator faults', () => {
     }
   });
 
-  it('Retry-After as an HTTP-date is read against the answer\'s Date (the data clock)', async () => {
+  it("Retry-After as an HTTP-date is read against the answer's Date (the data clock)", async () => {
     // The data clock is far behind real time: judged against the local clock the date would
     // be long past and the client would not wait at all.
     const sleeps: number[] = [];
@@ -52,7 +52,11 @@ describe('retries against emulator faults', () => {
         noFaults();
       },
     });
-    emu.updateSettings({ faults: { ...FAULT_PROFILES.none, bdt603: 1 }, faultRetryAfterSeconds: 12, retryAfterHttpDate: true });
+    emu.updateSettings({
+      faults: { ...FAULT_PROFILES.none, bdt603: 1 },
+      faultRetryAfterSeconds: 12,
+      retryAfterHttpDate: true,
+    });
     const after = lastSeq();
     try {
       await expect(client.getMeta()).resolves.toHaveLength(1);
@@ -146,7 +150,15 @@ describe('retries against emulator faults', () => {
     emu.updateSettings({ faults: { ...FAULT_PROFILES.none, http500: 1 } });
     const after = lastSeq();
     const body = {
-      flow: { detail: { type: 'decoupled' as const }, flow_hint: { type: 'decoupled' as const, bank: 'PNZ' as const, identifier_type: 'mobile_number' as const, identifier_value: '+64-211234567' } },
+      flow: {
+        detail: { type: 'decoupled' as const },
+        flow_hint: {
+          type: 'decoupled' as const,
+          bank: 'PNZ' as const,
+          identifier_type: 'mobile_number' as const,
+          identifier_value: '+64-211234567',
+        },
+      },
       permissions: ['ReadAccountsDetail' as const],
       start_date_time: emu.now().minus({ days: 10 }).toISO({ suppressMilliseconds: true })!,
     };

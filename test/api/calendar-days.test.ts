@@ -9,9 +9,14 @@ import { describe, expect, it } from 'vitest';
 import { addNzDays, nzDaysBetween } from '../../src/api/rules';
 
 const NZ = 'Pacific/Auckland';
-const luxonAdd = (date: string, days: number) => DateTime.fromISO(date, { zone: NZ }).startOf('day').plus({ days }).toISODate();
+const luxonAdd = (date: string, days: number) =>
+  DateTime.fromISO(date, { zone: NZ }).startOf('day').plus({ days }).toISODate();
 const luxonBetween = (from: string, to: string) =>
-  Math.round(DateTime.fromISO(to, { zone: NZ }).startOf('day').diff(DateTime.fromISO(from, { zone: NZ }).startOf('day'), 'days').days);
+  Math.round(
+    DateTime.fromISO(to, { zone: NZ })
+      .startOf('day')
+      .diff(DateTime.fromISO(from, { zone: NZ }).startOf('day'), 'days').days,
+  );
 
 const dates = fc
   .date({ min: new Date('1900-01-01T00:00:00Z'), max: new Date('2300-12-31T00:00:00Z'), noInvalidDate: true })

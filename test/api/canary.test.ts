@@ -76,7 +76,10 @@ describe('canary: secrets never leave the client', () => {
     await control(emu, 'POST', 'tokens/revoke');
     await client.getMeta();
     // Scope missing.
-    const limited = (await control(emu, 'POST', 'clients', { scopes: ['read:meta'] })) as { client_id: string; client_secret: string };
+    const limited = (await control(emu, 'POST', 'clients', { scopes: ['read:meta'] })) as {
+      client_id: string;
+      client_secret: string;
+    };
     await capture(make({ clientId: limited.client_id, clientSecret: limited.client_secret }).listAccounts(consent));
     // Consent states and codes.
     await capture(client.listAccounts(randomUUID() as ConsentId));
@@ -122,7 +125,9 @@ describe('canary: secrets never leave the client', () => {
     emu.updateSettings({ rateLimit: null });
     // Protocol: off-origin Next, page cap, size caps.
     emu.updateSettings({ pageSize: 5 });
-    await capture(make({ dispatcher: recording('bank.example.invalid:1') }).listTransactions(consent, account, range(-60, 0)));
+    await capture(
+      make({ dispatcher: recording('bank.example.invalid:1') }).listTransactions(consent, account, range(-60, 0)),
+    );
     await capture(make({ maxPages: 2 }).listTransactions(consent, account, range(-60, 0)));
     await capture(make({ maxResponseBytes: 300 }).listTransactions(consent, account, range(-60, 0)));
     // Second 401: every token is dead on arrival (the emulator's log hook moves its clock past
@@ -157,7 +162,11 @@ describe('canary: secrets never leave the client', () => {
     const lines = output.filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as Record<string, unknown>);
     const requests = lines.filter((l) => l.msg === 'http request');
     expect(requests.length).toBeGreaterThan(50);
-    expect(requests.every((l) => typeof l.method === 'string' && typeof l.path === 'string' && typeof l.durationMs === 'number')).toBe(true);
+    expect(
+      requests.every(
+        (l) => typeof l.method === 'string' && typeof l.path === 'string' && typeof l.durationMs === 'number',
+      ),
+    ).toBe(true);
     expect(requests.some((l) => typeof l.requestId === 'string' && l.status === 200)).toBe(true);
   });
 });

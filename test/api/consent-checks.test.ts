@@ -32,7 +32,12 @@ function base(now: DateTime, bank = 'PNZ'): ConsentRequestDraft {
   };
 }
 
-function decoupled(now: DateTime, bank = 'PNZ', callback?: string, identifier = { type: 'mobile_number', value: '+64-211234567' }): ConsentRequestDraft {
+function decoupled(
+  now: DateTime,
+  bank = 'PNZ',
+  callback?: string,
+  identifier = { type: 'mobile_number', value: '+64-211234567' },
+): ConsentRequestDraft {
   return {
     ...base(now, bank),
     flow: {
@@ -46,24 +51,71 @@ const today = (now: DateTime) => nzMidnight(nzDateOf(now));
 
 const CASES: Case[] = [
   { name: 'a valid redirect consent passes', code: null, draft: (n) => base(n) },
-  { name: 'a valid decoupled consent with a public https callback passes', code: null, draft: (n) => decoupled(n, 'PNZ', 'https://hooks.example.nz/consent') },
-  { name: 'BDT245: unknown flow type', code: 'BDT245', draft: (n) => ({ ...base(n), flow: { ...base(n).flow, detail: { type: 'push', redirect_uri: RETURN } } }) },
-  { name: 'BDT212: redirect_uri malformed', code: 'BDT212', draft: (n) => ({ ...base(n), flow: { ...base(n).flow, detail: { type: 'redirect', redirect_uri: '/relative' } } }) },
-  { name: 'BDT211: redirect_uri not whitelisted', code: 'BDT211', draft: (n) => ({ ...base(n), flow: { ...base(n).flow, detail: { type: 'redirect', redirect_uri: 'https://evil.example/cb' } } }) },
+  {
+    name: 'a valid decoupled consent with a public https callback passes',
+    code: null,
+    draft: (n) => decoupled(n, 'PNZ', 'https://hooks.example.nz/consent'),
+  },
+  {
+    name: 'BDT245: unknown flow type',
+    code: 'BDT245',
+    draft: (n) => ({ ...base(n), flow: { ...base(n).flow, detail: { type: 'push', redirect_uri: RETURN } } }),
+  },
+  {
+    name: 'BDT212: redirect_uri malformed',
+    code: 'BDT212',
+    draft: (n) => ({ ...base(n), flow: { ...base(n).flow, detail: { type: 'redirect', redirect_uri: '/relative' } } }),
+  },
+  {
+    name: 'BDT211: redirect_uri not whitelisted',
+    code: 'BDT211',
+    draft: (n) => ({
+      ...base(n),
+      flow: { ...base(n).flow, detail: { type: 'redirect', redirect_uri: 'https://evil.example/cb' } },
+    }),
+  },
   {
     name: 'BDT211: production refuses http even when whitelisted',
     code: 'BDT211',
     environment: 'production',
     whitelist: ['http://app.example.nz/cb'],
-    draft: (n) => ({ ...base(n), flow: { ...base(n).flow, detail: { type: 'gateway', redirect_uri: 'http://app.example.nz/cb' } } }),
+    draft: (n) => ({
+      ...base(n),
+      flow: { ...base(n).flow, detail: { type: 'gateway', redirect_uri: 'http://app.example.nz/cb' } },
+    }),
   },
   { name: 'BDT264: callback_url malformed', code: 'BDT264', draft: (n) => decoupled(n, 'PNZ', 'not a url') },
-  { name: 'BDT265: callback_url scheme not http/https', code: 'BDT265', draft: (n) => decoupled(n, 'PNZ', 'ftp://hooks.example.nz/x') },
-  { name: 'BDT266: callback_url http in production', code: 'BDT266', environment: 'production', draft: (n) => decoupled(n, 'PNZ', 'http://hooks.example.nz/x') },
-  { name: 'sandbox accepts an http callback_url', code: null, draft: (n) => decoupled(n, 'PNZ', 'http://hooks.example.nz/x') },
-  { name: 'BDT267: callback_url host not public', code: 'BDT267', draft: (n) => decoupled(n, 'PNZ', 'https://10.0.0.5/hook') },
-  { name: 'BDT246: unknown flow hint type', code: 'BDT246', draft: (n) => ({ ...base(n), flow: { ...base(n).flow, flow_hint: { type: 'push', bank: 'PNZ' } } }) },
-  { name: 'BDT246: redirect flow with a decoupled hint', code: 'BDT246', draft: (n) => ({ ...base(n), flow: { ...base(n).flow, flow_hint: { ...decoupled(n).flow.flow_hint } } }) },
+  {
+    name: 'BDT265: callback_url scheme not http/https',
+    code: 'BDT265',
+    draft: (n) => decoupled(n, 'PNZ', 'ftp://hooks.example.nz/x'),
+  },
+  {
+    name: 'BDT266: callback_url http in production',
+    code: 'BDT266',
+    environment: 'production',
+    draft: (n) => decoupled(n, 'PNZ', 'http://hooks.example.nz/x'),
+  },
+  {
+    name: 'sandbox accepts an http callback_url',
+    code: null,
+    draft: (n) => decoupled(n, 'PNZ', 'http://hooks.example.nz/x'),
+  },
+  {
+    name: 'BDT267: callback_url host not public',
+    code: 'BDT267',
+    draft: (n) => decoupled(n, 'PNZ', 'https://10.0.0.5/hook'),
+  },
+  {
+    name: 'BDT246: unknown flow hint type',
+    code: 'BDT246',
+    draft: (n) => ({ ...base(n), flow: { ...base(n).flow, flow_hint: { type: 'push', bank: 'PNZ' } } }),
+  },
+  {
+    name: 'BDT246: redirect flow with a decoupled hint',
+    code: 'BDT246',
+    draft: (n) => ({ ...base(n), flow: { ...base(n).flow, flow_hint: { ...decoupled(n).flow.flow_hint } } }),
+  },
   { name: 'BDT243: bank names are case-sensitive', code: 'BDT243', draft: (n) => base(n, 'pnz') },
   { name: 'BDT213: the sandbox accepts only PNZ', code: 'BDT213', draft: (n) => base(n, 'ANZ') },
   {
@@ -72,34 +124,102 @@ const CASES: Case[] = [
     settings: { gatewayFlowEnabled: false },
     draft: (n) => ({ ...base(n), flow: { ...base(n).flow, detail: { type: 'gateway', redirect_uri: RETURN } } }),
   },
-  { name: 'BDT401: redirect flow not enabled for Westpac', code: 'BDT401', environment: 'production', draft: (n) => base(n, 'Westpac') },
-  { name: 'BDT402: decoupled flow not enabled for Kiwibank', code: 'BDT402', environment: 'production', draft: (n) => decoupled(n, 'Kiwibank') },
-  { name: 'BDT228: identifier type not offered by the bank', code: 'BDT228', draft: (n) => decoupled(n, 'PNZ', undefined, { type: 'email', value: 'jane@example.nz' }) },
-  { name: 'BDT230: mobile number not matching the meta pattern', code: 'BDT230', draft: (n) => decoupled(n, 'PNZ', undefined, { type: 'mobile_number', value: '021 123' }) },
+  {
+    name: 'BDT401: redirect flow not enabled for Westpac',
+    code: 'BDT401',
+    environment: 'production',
+    draft: (n) => base(n, 'Westpac'),
+  },
+  {
+    name: 'BDT402: decoupled flow not enabled for Kiwibank',
+    code: 'BDT402',
+    environment: 'production',
+    draft: (n) => decoupled(n, 'Kiwibank'),
+  },
+  {
+    name: 'BDT228: identifier type not offered by the bank',
+    code: 'BDT228',
+    draft: (n) => decoupled(n, 'PNZ', undefined, { type: 'email', value: 'jane@example.nz' }),
+  },
+  {
+    name: 'BDT230: mobile number not matching the meta pattern',
+    code: 'BDT230',
+    draft: (n) => decoupled(n, 'PNZ', undefined, { type: 'mobile_number', value: '021 123' }),
+  },
   { name: 'BDT242: permissions empty', code: 'BDT242', draft: (n) => ({ ...base(n), permissions: [] }) },
-  { name: 'BDT241: permission the bank does not offer (ASB, statements)', code: 'BDT241', environment: 'production', draft: (n) => base(n, 'ASB') },
-  { name: 'BDT241: unknown permission string', code: 'BDT241', draft: (n) => ({ ...base(n), permissions: ['ReadEverything'] }) },
-  { name: 'BDT252: start in the future', code: 'BDT252', draft: (n) => ({ ...base(n), start_date_time: formatNz(n.plus({ hours: 1 })) }) },
+  {
+    name: 'BDT241: permission the bank does not offer (ASB, statements)',
+    code: 'BDT241',
+    environment: 'production',
+    draft: (n) => base(n, 'ASB'),
+  },
+  {
+    name: 'BDT241: unknown permission string',
+    code: 'BDT241',
+    draft: (n) => ({ ...base(n), permissions: ['ReadEverything'] }),
+  },
+  {
+    name: 'BDT252: start in the future',
+    code: 'BDT252',
+    draft: (n) => ({ ...base(n), start_date_time: formatNz(n.plus({ hours: 1 })) }),
+  },
   {
     name: 'BDT257: start and end on the same NZ date',
     code: 'BDT257',
-    draft: (n) => ({ ...base(n), start_date_time: formatNz(today(n).minus({ days: 3 })), end_date_time: formatNz(today(n).minus({ days: 3 }).plus({ hours: 5 })) }),
+    draft: (n) => ({
+      ...base(n),
+      start_date_time: formatNz(today(n).minus({ days: 3 })),
+      end_date_time: formatNz(today(n).minus({ days: 3 }).plus({ hours: 5 })),
+    }),
   },
-  { name: 'BDT251: end not after today (NZ date)', code: 'BDT251', draft: (n) => ({ ...base(n), end_date_time: formatNz(today(n)) }) },
-  { name: 'BDT240: expiration before start', code: 'BDT240', draft: (n) => ({ ...base(n), expiration_date_time: formatNz(n.minus({ days: 301 })) }) },
+  {
+    name: 'BDT251: end not after today (NZ date)',
+    code: 'BDT251',
+    draft: (n) => ({ ...base(n), end_date_time: formatNz(today(n)) }),
+  },
+  {
+    name: 'BDT240: expiration before start',
+    code: 'BDT240',
+    draft: (n) => ({ ...base(n), expiration_date_time: formatNz(n.minus({ days: 301 })) }),
+  },
   {
     name: 'BDT244: expiration before end',
     code: 'BDT244',
-    draft: (n) => ({ ...base(n), end_date_time: formatNz(n.plus({ days: 10 })), expiration_date_time: formatNz(n.plus({ days: 5 })) }),
+    draft: (n) => ({
+      ...base(n),
+      end_date_time: formatNz(n.plus({ days: 10 })),
+      expiration_date_time: formatNz(n.plus({ days: 5 })),
+    }),
   },
   {
     name: 'BDT258: expiration on the creation date (NZ)',
     code: 'BDT258',
-    draft: (n) => ({ ...base(n), expiration_date_time: formatNz(today(n).setZone(NZ_ZONE).endOf('day').set({ millisecond: 0 })) }),
+    draft: (n) => ({
+      ...base(n),
+      expiration_date_time: formatNz(today(n).setZone(NZ_ZONE).endOf('day').set({ millisecond: 0 })),
+    }),
   },
-  { name: 'BDT014: BNZ start over 2 years ago', code: 'BDT014', environment: 'production', draft: (n) => ({ ...base(n, 'BNZ'), start_date_time: formatNz(n.setZone(NZ_ZONE).minus({ years: 2, days: 1 })) }) },
-  { name: 'BDT014 does not apply within 2 years', code: null, environment: 'production', draft: (n) => ({ ...base(n, 'BNZ'), start_date_time: formatNz(n.setZone(NZ_ZONE).minus({ years: 2 }).plus({ days: 1 })) }) },
-  { name: 'BDT014 is BNZ only', code: null, environment: 'production', draft: (n) => ({ ...base(n, 'ANZ'), start_date_time: formatNz(n.minus({ years: 3 })) }) },
+  {
+    name: 'BDT014: BNZ start over 2 years ago',
+    code: 'BDT014',
+    environment: 'production',
+    draft: (n) => ({ ...base(n, 'BNZ'), start_date_time: formatNz(n.setZone(NZ_ZONE).minus({ years: 2, days: 1 })) }),
+  },
+  {
+    name: 'BDT014 does not apply within 2 years',
+    code: null,
+    environment: 'production',
+    draft: (n) => ({
+      ...base(n, 'BNZ'),
+      start_date_time: formatNz(n.setZone(NZ_ZONE).minus({ years: 2 }).plus({ days: 1 })),
+    }),
+  },
+  {
+    name: 'BDT014 is BNZ only',
+    code: null,
+    environment: 'production',
+    draft: (n) => ({ ...base(n, 'ANZ'), start_date_time: formatNz(n.minus({ years: 3 })) }),
+  },
 ];
 
 const apis: Partial<Record<Environment, Api>> = {};
@@ -117,16 +237,25 @@ async function metaOf(api: Api): Promise<MetaResponse> {
 }
 
 /** Judges the case locally and on the emulator, with the same whitelist, settings and clock. */
-async function judge(c: Pick<Case, 'environment' | 'whitelist' | 'settings'>, draft: (now: DateTime) => ConsentRequestDraft) {
+async function judge(
+  c: Pick<Case, 'environment' | 'whitelist' | 'settings'>,
+  draft: (now: DateTime) => ConsentRequestDraft,
+) {
   const api = apis[c.environment ?? 'sandbox']!;
   const whitelist = c.whitelist ?? [RETURN];
   api.emu.updateSettings({ redirectWhitelist: whitelist, gatewayFlowEnabled: true, ...c.settings });
   const now = api.emu.now();
   const body = draft(now);
-  const local = checkConsentRequest(body, { meta: await metaOf(api), environment: api.emu.environment, redirectWhitelist: whitelist, now });
+  const local = checkConsentRequest(body, {
+    meta: await metaOf(api),
+    environment: api.emu.environment,
+    redirectWhitelist: whitelist,
+    now,
+  });
   const res = await api.call('POST', '/v1/consents', { body, headers: { 'idempotency-key': randomUUID() } });
   api.emu.updateSettings({ gatewayFlowEnabled: true });
-  const server = res.status === 201 ? null : ((res.json as { code?: string } | undefined)?.code ?? `${res.status} without code`);
+  const server =
+    res.status === 201 ? null : ((res.json as { code?: string } | undefined)?.code ?? `${res.status} without code`);
   return { local, server, status: res.status };
 }
 
@@ -150,7 +279,12 @@ describe('local consent check: every rule with its code, and the emulator answer
 
   it('names the rule with the code, for the CLI message', async () => {
     const now = apis.sandbox!.emu.now();
-    const failure = checkConsentRequest(base(now, 'pnz'), { meta: await metaOf(apis.sandbox!), environment: 'sandbox', redirectWhitelist: [RETURN], now });
+    const failure = checkConsentRequest(base(now, 'pnz'), {
+      meta: await metaOf(apis.sandbox!),
+      environment: 'sandbox',
+      redirectWhitelist: [RETURN],
+      now,
+    });
     expect(failure).toMatchObject({ code: 'BDT243', rule: 'bank list (case-sensitive)' });
   });
 });
@@ -166,5 +300,3 @@ describe('redirect whitelist table sent to the emulator (docs/bank-api.md §4.1 
     else expect(['BDT211', 'BDT212']).toContain(server);
   });
 });
-
-

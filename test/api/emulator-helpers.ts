@@ -78,7 +78,11 @@ export function consentBody(emu: StartedEmulator, spec: ConsentSpec = {}): Creat
 }
 
 /** Creates a consent through the client, then authorises it as the customer would. */
-export async function authorisedConsent(emu: StartedEmulator, client: DataApiClient, spec: ConsentSpec = {}): Promise<ConsentId> {
+export async function authorisedConsent(
+  emu: StartedEmulator,
+  client: DataApiClient,
+  spec: ConsentSpec = {},
+): Promise<ConsentId> {
   const { consent_id } = await client.createConsent(consentBody(emu, spec));
   if (spec.flow === 'gateway') await control(emu, 'POST', `consents/${consent_id}/submit`);
   await control(emu, 'POST', `consents/${consent_id}/authorise`, {});

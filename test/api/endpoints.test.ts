@@ -75,7 +75,10 @@ describe('endpoints against the emulator', () => {
     expect(one.record?.AccountId).toBe(account);
     const balances = await client.getBalances(consent, account);
     expect(balances.records.map((b) => b.Type).sort()).toEqual(
-      emu.world.balancesAt('PNZ', account, emu.now()).map((b) => b.Type).sort(),
+      emu.world
+        .balancesAt('PNZ', account, emu.now())
+        .map((b) => b.Type)
+        .sort(),
     );
     const party = await client.getParty(consent);
     expect(party.record?.PartyId).toBeTruthy();

@@ -69,7 +69,11 @@ describe('error classes from emulator answers', () => {
   it('BDT409 for a rejected consent, and BDT009 when revoking it', async () => {
     const { consent_id } = await client.createConsent(consentBody(emu));
     await control(emu, 'POST', `consents/${consent_id}/reject`);
-    expect(await failure(client.listAccounts(consent_id))).toMatchObject({ status: 422, code: 'BDT409', reason: 'rejected' });
+    expect(await failure(client.listAccounts(consent_id))).toMatchObject({
+      status: 422,
+      code: 'BDT409',
+      reason: 'rejected',
+    });
     const revoke = await failure(client.revokeConsent(consent_id));
     expect(revoke).toBeInstanceOf(ConsentEndedError);
     expect(revoke).toMatchObject({ status: 422, code: 'BDT009', reason: 'already_ended' });
@@ -132,7 +136,11 @@ describe('error classes from emulator answers', () => {
   it('BDT211 (redirect_uri not whitelisted) and BDT252 (start in the future) are configuration errors', async () => {
     const body = consentBody(emu);
     body.flow.detail.redirect_uri = 'https://elsewhere.example.nz/return';
-    expect(await failure(client.createConsent(body))).toMatchObject({ status: 400, code: 'BDT211', kind: 'configuration' });
+    expect(await failure(client.createConsent(body))).toMatchObject({
+      status: 400,
+      code: 'BDT211',
+      kind: 'configuration',
+    });
     const future = consentBody(emu);
     future.start_date_time = formatNz(emu.now().plus({ days: 1 }));
     const error = await failure(client.createConsent(future));
@@ -159,7 +167,9 @@ describe('error classes from emulator answers', () => {
       const second = clientFor(emu, { sleep: () => first.then(() => undefined) }).client;
       const [a, b] = await Promise.all([first, second.createConsent(body, { idempotencyKey: key })]);
       expect(b.consent_id).toBe(a.consent_id);
-      const posts = logOf(emu, '/v1/consents').filter((e) => e.method === 'POST').slice(-3);
+      const posts = logOf(emu, '/v1/consents')
+        .filter((e) => e.method === 'POST')
+        .slice(-3);
       expect(posts.map((e) => [e.status, e.code ?? null])).toEqual([
         [409, 'BDT704'],
         [201, null],

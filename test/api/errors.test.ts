@@ -78,9 +78,38 @@ describe('toApiError maps status and code per docs/bank-api.md §7.3', () => {
   });
 
   it.each([
-    'BDT211', 'BDT212', 'BDT213', 'BDT228', 'BDT230', 'BDT240', 'BDT241', 'BDT242', 'BDT243', 'BDT244', 'BDT245',
-    'BDT246', 'BDT251', 'BDT252', 'BDT254', 'BDT255', 'BDT257', 'BDT258', 'BDT259', 'BDT260', 'BDT261', 'BDT262',
-    'BDT264', 'BDT265', 'BDT266', 'BDT267', 'BDT268', 'BDT401', 'BDT402', 'BDT403', 'BDT014', 'BDT299',
+    'BDT211',
+    'BDT212',
+    'BDT213',
+    'BDT228',
+    'BDT230',
+    'BDT240',
+    'BDT241',
+    'BDT242',
+    'BDT243',
+    'BDT244',
+    'BDT245',
+    'BDT246',
+    'BDT251',
+    'BDT252',
+    'BDT254',
+    'BDT255',
+    'BDT257',
+    'BDT258',
+    'BDT259',
+    'BDT260',
+    'BDT261',
+    'BDT262',
+    'BDT264',
+    'BDT265',
+    'BDT266',
+    'BDT267',
+    'BDT268',
+    'BDT401',
+    'BDT402',
+    'BDT403',
+    'BDT014',
+    'BDT299',
   ])('%s is a configuration error', (code) => {
     expect(toApiError(answer(400, code, { kind: 'consents' }))).toBeInstanceOf(ConfigurationError);
   });
@@ -112,7 +141,9 @@ describe('toApiError maps status and code per docs/bank-api.md §7.3', () => {
     [503, 'BDT604'],
     [503, undefined],
   ])('%s %s is unavailable and keeps Retry-After and Date', (status, code) => {
-    const error = toApiError(answer(status, code, { headers: { 'retry-after': '7', date: 'Wed, 05 Mar 2025 10:00:00 GMT' } }));
+    const error = toApiError(
+      answer(status, code, { headers: { 'retry-after': '7', date: 'Wed, 05 Mar 2025 10:00:00 GMT' } }),
+    );
     expect(error).toBeInstanceOf(UnavailableError);
     expect((error as UnavailableError).retryAfter).toBe('7');
     expect((error as UnavailableError).serverDate).toBe('Wed, 05 Mar 2025 10:00:00 GMT');

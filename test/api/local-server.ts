@@ -24,17 +24,30 @@ export interface LocalServer {
 
 export const LOCAL_TOKEN = 'local-access-token-0123456789';
 
-export async function startLocalServer(handler: Handler, options: { answerTokens?: boolean } = {}): Promise<LocalServer> {
+export async function startLocalServer(
+  handler: Handler,
+  options: { answerTokens?: boolean } = {},
+): Promise<LocalServer> {
   const seen: SeenRequest[] = [];
   let origin = '';
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
-      const entry = { method: req.method ?? '', url: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks).toString() };
+      const entry = {
+        method: req.method ?? '',
+        url: req.url ?? '',
+        headers: req.headers,
+        body: Buffer.concat(chunks).toString(),
+      };
       seen.push(entry);
       if (entry.url === '/oauth2/token' && options.answerTokens !== false) {
-        json(res, 200, { access_token: LOCAL_TOKEN, token_type: 'Bearer', expires_in: 3600, scope: 'read:accounts read:transactions' });
+        json(res, 200, {
+          access_token: LOCAL_TOKEN,
+          token_type: 'Bearer',
+          expires_in: 3600,
+          scope: 'read:accounts read:transactions',
+        });
         return;
       }
       handler(entry, res, origin);
@@ -56,7 +69,11 @@ export async function startLocalServer(handler: Handler, options: { answerTokens
 
 export function json(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
   const text = JSON.stringify(body);
-  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'request-id': `req-${Date.now()}`, ...headers });
+  res.writeHead(status, {
+    'content-type': 'application/json; charset=utf-8',
+    'request-id': `req-${Date.now()}`,
+    ...headers,
+  });
   res.end(text);
 }
 

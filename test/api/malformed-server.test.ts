@@ -28,7 +28,12 @@ describe('client against malformed answers', () => {
     server = undefined;
   });
   const clientFor = (s: LocalServer) =>
-    createDataApiClient({ baseUrl: s.baseUrl, clientId: 'client', clientSecret: 'local-secret-value', sleep: async () => {} });
+    createDataApiClient({
+      baseUrl: s.baseUrl,
+      clientId: 'client',
+      clientSecret: 'local-secret-value',
+      sleep: async () => {},
+    });
 
   it('keeps a record that fails its schema aside as a reject, and returns the rest of the page', async () => {
     server = await startLocalServer((req, res, origin) => {
@@ -40,7 +45,11 @@ describe('client against malformed answers', () => {
           Meta: {},
         });
       } else {
-        json(res, 200, { Data: { Transaction: [txn('t4', '1.5'), { TransactionId: 't5' }] }, Links: { Self: self }, Meta: {} });
+        json(res, 200, {
+          Data: { Transaction: [txn('t4', '1.5'), { TransactionId: 't5' }] },
+          Links: { Self: self },
+          Meta: {},
+        });
       }
     });
     const result = await clientFor(server).listTransactions(CONSENT, ACCOUNT, {

@@ -42,7 +42,8 @@ async function simulate(opts: {
   const workers = opts.workers ?? 1;
   const budget = workers > 1 ? sharedBudget(() => now) : undefined;
   const pacers = Array.from({ length: workers }, () =>
-    createPacer({ now: () => new Date(now), sleep, ...(budget ? { shared: budget } : {}) }));
+    createPacer({ now: () => new Date(now), sleep, ...(budget ? { shared: budget } : {}) }),
+  );
   let tokens = opts.burst;
   let tokensAt = 0;
   const take = () => {
@@ -53,7 +54,14 @@ async function simulate(opts: {
     tokens -= 1;
     return true;
   };
-  const result: SimResult = { sent: 0, refused: 0, refusedLate: 0, lateRate: 0, perSecond: Array.from({ length: Math.ceil(opts.untilMs / 1000) }, () => 0), rate: null };
+  const result: SimResult = {
+    sent: 0,
+    refused: 0,
+    refusedLate: 0,
+    lateRate: 0,
+    perSecond: Array.from({ length: Math.ceil(opts.untilMs / 1000) }, () => 0),
+    rate: null,
+  };
   let lateAccepted = 0;
   let stop = false;
   const lane = async (pacer: Pacer) => {
@@ -146,33 +154,55 @@ describe('pacer', () => {
     { rate: 10, burst: 20, latencyMs: 20, lanes: 16 },
     { rate: 200, burst: 20, latencyMs: 5, lanes: 16 },
     { rate: 50, burst: 20, latencyMs: 100, lanes: 16 },
-  ])('learns a bank limit of $rate/s (burst $burst, latency $latencyMs ms) from 429s: throughput at the limit, refusals rare', async (bank) => {
-    const r = await simulate({ ...bank, untilMs: Number(process.env.SIM_MS ?? 120_000), warmupMs: 30_000 });
-    // Throughput over the last 20 s within 3% of the bank's rate (never above it: the bucket).
-    expect(r.lateRate).toBeGreaterThanOrEqual(bank.rate * 0.97);
-    expect(r.rate!).toBeGreaterThan(bank.rate * 0.97);
-    expect(r.rate!).toBeLessThan(bank.rate * 1.03);
-    // After the first 30 s (learning), refusals are under 1% of the requests sent.
-    expect(r.refusedLate / r.sent).toBeLessThan(0.01);
-  });
+  ])(
+    'learns a bank limit of $rate/s (burst $burst, latency $latencyMs ms) from 429s: throughput at the limit, refusals rare',
+    async (bank) => {
+      const r = await simulate({ ...bank, untilMs: Number(process.env.SIM_MS ?? 120_000), warmupMs: 30_000 });
+      // Throughput over the last 20 s within 3% of the bank's rate (never above it: the bucket).
+      expect(r.lateRate).toBeGreaterThanOrEqual(bank.rate * 0.97);
+      expect(r.rate!).toBeGreaterThan(bank.rate * 0.97);
+      expect(r.rate!).toBeLessThan(bank.rate * 1.03);
+      // After the first 30 s (learning), refusals are under 1% of the requests sent.
+      expect(r.refusedLate / r.sent).toBeLessThan(0.01);
+    },
+  );
 
   it.each([
     { rate: 50, latencyMs: 20, most: 10 },
     { rate: 10, latencyMs: 20, most: 5 },
-  ])('once refusals confirm the limit ($rate/s), it probes past it more gently: at most $most refusals in the last 90 s of 120', async (bank) => {
-    // Before the probe slowed with confirmations: 16 at 50/s, 8 at 10/s.
-    const r = await simulate({ ...bank, burst: 20, lanes: 16, untilMs: 120_000, warmupMs: 30_000 });
-    expect(r.refusedLate).toBeLessThanOrEqual(bank.most);
-    expect(r.lateRate).toBeGreaterThanOrEqual(bank.rate * 0.97);
-  });
+  ])(
+    'once refusals confirm the limit ($rate/s), it probes past it more gently: at most $most refusals in the last 90 s of 120',
+    async (bank) => {
+      // Before the probe slowed with confirmations: 16 at 50/s, 8 at 10/s.
+      const r = await simulate({ ...bank, burst: 20, lanes: 16, untilMs: 120_000, warmupMs: 30_000 });
+      expect(r.refusedLate).toBeLessThanOrEqual(bank.most);
+      expect(r.lateRate).toBeGreaterThanOrEqual(bank.rate * 0.97);
+    },
+  );
 
   it('still follows a limit the bank raises after the pacer confirmed the old one (10 → 50/s)', async () => {
-    const r = await simulate({ rate: 10, burst: 20, latencyMs: 20, lanes: 16, untilMs: 900_000, warmupMs: 0, raise: { atMs: 120_000, rate: 50 } });
+    const r = await simulate({
+      rate: 10,
+      burst: 20,
+      latencyMs: 20,
+      lanes: 16,
+      untilMs: 900_000,
+      warmupMs: 0,
+      raise: { atMs: 120_000, rate: 50 },
+    });
     expect(r.lateRate).toBeGreaterThanOrEqual(50 * 0.97);
   });
 
   it('a RateLimit-Policy header sets the rate outright: no refusal at all', async () => {
-    const r = await simulate({ rate: 50, burst: 20, latencyMs: 20, lanes: 16, untilMs: 30_000, warmupMs: 0, headers: { 'ratelimit-policy': '"default";q=50;w=1' } });
+    const r = await simulate({
+      rate: 50,
+      burst: 20,
+      latencyMs: 20,
+      lanes: 16,
+      untilMs: 30_000,
+      warmupMs: 0,
+      headers: { 'ratelimit-policy': '"default";q=50;w=1' },
+    });
     expect(r.rate).toBe(50);
     // The burst is spent by the first requests, sent before any header was seen.
     expect(r.refused).toBeLessThanOrEqual(16);
@@ -185,17 +215,28 @@ describe('a pacing budget shared with other workers', () => {
     { workers: 4, lanes: 8, rate: 40, latencyMs: 5 },
     { workers: 4, lanes: 16, rate: 50, latencyMs: 20 },
     { workers: 2, lanes: 8, rate: 10, latencyMs: 20 },
-  ])('$workers workers of one client learn the client\'s limit ($rate/s), not their share of it: together at the limit, refusals rare', async (bank) => {
-    const r = await simulate({ ...bank, burst: 4, untilMs: 120_000, warmupMs: 30_000 });
-    expect(r.lateRate).toBeGreaterThanOrEqual(bank.rate * 0.95);
-    expect(r.refusedLate / r.sent).toBeLessThan(0.01);
-  });
+  ])(
+    "$workers workers of one client learn the client's limit ($rate/s), not their share of it: together at the limit, refusals rare",
+    async (bank) => {
+      const r = await simulate({ ...bank, burst: 4, untilMs: 120_000, warmupMs: 30_000 });
+      expect(r.lateRate).toBeGreaterThanOrEqual(bank.rate * 0.95);
+      expect(r.refusedLate / r.sent).toBeLessThan(0.01);
+    },
+  );
 
-  it('4 workers of 2 lanes each under 30/s with a burst of 4 (the rate-limit test\'s bank): at the limit from the 6th second on, refusals rare', async () => {
+  it("4 workers of 2 lanes each under 30/s with a burst of 4 (the rate-limit test's bank): at the limit from the 6th second on, refusals rare", async () => {
     // Before the slow start and the idle share of a bound: 4 accepted a second for the first 7 s
     // (the lanes waiting out their Retry-After), then a plateau at 24-25 (a bound measured
     // over the climb taken as tight).
-    const r = await simulate({ workers: 4, lanes: 8, rate: 30, burst: 4, latencyMs: 5, untilMs: 60_000, warmupMs: 20_000 });
+    const r = await simulate({
+      workers: 4,
+      lanes: 8,
+      rate: 30,
+      burst: 4,
+      latencyMs: 5,
+      untilMs: 60_000,
+      warmupMs: 20_000,
+    });
     expect(Math.min(...r.perSecond.slice(5))).toBeGreaterThanOrEqual(27);
     expect(r.lateRate).toBeGreaterThanOrEqual(30 * 0.97);
     expect(r.refusedLate / r.sent).toBeLessThan(0.01);
@@ -233,7 +274,7 @@ describe('a pacing budget shared with other workers', () => {
     expect(pacer.state().waitedMs).toBe(40);
   });
 
-  it('a 429 that another worker of the client had is learnt from too: its pacer starts pacing at the client\'s rate', async () => {
+  it("a 429 that another worker of the client had is learnt from too: its pacer starts pacing at the client's rate", async () => {
     let now = 0;
     let sent = 0;
     let refused = 0;

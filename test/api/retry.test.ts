@@ -1,18 +1,17 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createDataApiClient } from '../../src/api/client';
 import { ConfigurationError, IdempotencyError, UnavailableError } from '../../src/api/errors';
-import {
-  DEFAULT_RETRY_POLICY,
-  backoffDelayMs,
-  parseRetryAfterMs,
-  retryDelayMs,
-  withRetry,
-} from '../../src/api/retry';
+import { DEFAULT_RETRY_POLICY, backoffDelayMs, parseRetryAfterMs, retryDelayMs, withRetry } from '../../src/api/retry';
 import type { ConsentId } from '../../src/api/schemas';
 import { errorBody, json, startLocalServer, type LocalServer } from './local-server';
 
 const unavailable = (retryAfter: string | null = null, serverDate: string | null = null) =>
-  new UnavailableError('503', { status: 503, code: 'BDT601', path: '/v1/meta', requestId: null }, retryAfter, serverDate);
+  new UnavailableError(
+    '503',
+    { status: 503, code: 'BDT601', path: '/v1/meta', requestId: null },
+    retryAfter,
+    serverDate,
+  );
 
 describe('Retry-After (RFC 9110 10.2.3)', () => {
   const now = Date.parse('2025-03-05T10:00:00Z');
@@ -35,7 +34,9 @@ describe('Retry-After (RFC 9110 10.2.3)', () => {
 describe('delay per the policy (docs/bank-api.md §7.4)', () => {
   const clock = (random: number, now = 0) => ({ random: () => random, now: () => new Date(now) });
   it('backs off exponentially from 1 s with full jitter', () => {
-    expect([1, 2, 3, 4].map((a) => backoffDelayMs(DEFAULT_RETRY_POLICY, a, () => 0.99999))).toEqual([999, 1999, 3999, 7999]);
+    expect([1, 2, 3, 4].map((a) => backoffDelayMs(DEFAULT_RETRY_POLICY, a, () => 0.99999))).toEqual([
+      999, 1999, 3999, 7999,
+    ]);
     expect(backoffDelayMs(DEFAULT_RETRY_POLICY, 4, () => 0)).toBe(0);
     expect(backoffDelayMs(DEFAULT_RETRY_POLICY, 3, () => 0.5)).toBe(2000);
   });
@@ -48,7 +49,7 @@ describe('delay per the policy (docs/bank-api.md §7.4)', () => {
     expect(retryDelayMs(DEFAULT_RETRY_POLICY, 1, unavailable('3600'), clock(0.5))).toBe(60_000);
     expect(retryDelayMs(DEFAULT_RETRY_POLICY, 2, unavailable('later'), clock(0.5))).toBe(1000);
   });
-  it('judges an HTTP-date against the answer\'s Date header, not the local clock', () => {
+  it("judges an HTTP-date against the answer's Date header, not the local clock", () => {
     const error = unavailable('Wed, 05 Mar 2025 10:00:20 GMT', 'Wed, 05 Mar 2025 10:00:00 GMT');
     // Local clock a day ahead of the server: the server's own Date still gives 20 s.
     expect(retryDelayMs(DEFAULT_RETRY_POLICY, 1, error, clock(0.5, Date.parse('2025-03-06T10:00:00Z')))).toBe(20_000);
@@ -58,7 +59,11 @@ describe('delay per the policy (docs/bank-api.md §7.4)', () => {
 });
 
 describe('withRetry', () => {
-  const deps = (sleeps: number[]) => ({ sleep: async (ms: number) => void sleeps.push(ms), random: () => 0.5, now: () => new Date(0) });
+  const deps = (sleeps: number[]) => ({
+    sleep: async (ms: number) => void sleeps.push(ms),
+    random: () => 0.5,
+    now: () => new Date(0),
+  });
   it('makes at most 5 attempts, then throws the last error', async () => {
     const sleeps: number[] = [];
     let calls = 0;
@@ -84,10 +89,16 @@ describe('withRetry', () => {
   });
   it('retries BDT704 (request with this key still in progress)', async () => {
     let calls = 0;
-    const result = await withRetry(DEFAULT_RETRY_POLICY, deps([]), { method: 'POST', idempotencyKey: 'k' }, async () => {
-      if (++calls < 3) throw new IdempotencyError('x', { status: 409, code: 'BDT704', path: '/v1/consents', requestId: null });
-      return 'done';
-    });
+    const result = await withRetry(
+      DEFAULT_RETRY_POLICY,
+      deps([]),
+      { method: 'POST', idempotencyKey: 'k' },
+      async () => {
+        if (++calls < 3)
+          throw new IdempotencyError('x', { status: 409, code: 'BDT704', path: '/v1/consents', requestId: null });
+        return 'done';
+      },
+    );
     expect(result).toBe('done');
     expect(calls).toBe(3);
   });
@@ -142,7 +153,7 @@ describe('client retries over HTTP', () => {
     expect(server.seen.filter((r) => r.url === '/v1/meta')).toHaveLength(3);
   });
 
-  it('waits until an HTTP-date Retry-After, measured from the answer\'s Date', async () => {
+  it("waits until an HTTP-date Retry-After, measured from the answer's Date", async () => {
     let n = 0;
     server = await startLocalServer((req, res) => {
       if (++n === 1) {
@@ -160,7 +171,9 @@ describe('client retries over HTTP', () => {
   it('clamps a huge Retry-After to the 60 s cap and gives up after 5 attempts', async () => {
     server = await startLocalServer((req, res) => json(res, 503, errorBody(503, 'BDT601'), { 'retry-after': '86400' }));
     const sleeps: number[] = [];
-    const error = await clientFor(server, sleeps).getMeta().catch((e: unknown) => e);
+    const error = await clientFor(server, sleeps)
+      .getMeta()
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(UnavailableError);
     expect((error as UnavailableError).code).toBe('BDT601');
     expect(sleeps).toEqual([60_000, 60_000, 60_000, 60_000]);
@@ -180,10 +193,7 @@ describe('client retries over HTTP', () => {
   });
 
   it('retries POST consent with the same idempotency-key on every attempt (503, then BDT704)', async () => {
-    const replies = [
-      () => errorBody(503, 'BDT603'),
-      () => errorBody(409, 'BDT704'),
-    ];
+    const replies = [() => errorBody(503, 'BDT603'), () => errorBody(409, 'BDT704')];
     server = await startLocalServer((req, res) => {
       const next = replies.shift();
       if (next) {
@@ -213,7 +223,13 @@ describe('client retries over HTTP', () => {
       (req, res) => {
         if (req.url === '/oauth2/token') {
           if (++tokenCalls === 1) json(res, 503, errorBody(503), { 'retry-after': '2' });
-          else json(res, 200, { access_token: 'tok-123456789', token_type: 'Bearer', expires_in: 3600, scope: 'read:meta' });
+          else
+            json(res, 200, {
+              access_token: 'tok-123456789',
+              token_type: 'Bearer',
+              expires_in: 3600,
+              scope: 'read:meta',
+            });
         } else json(res, 200, []);
       },
       { answerTokens: false },

@@ -112,13 +112,15 @@ describe('transaction query rules (docs/bank-api.md §6.0 step 4 order, then BDT
   });
   it('BDT236: outside the consent window by instants', () => {
     const window = { start: dt('2025-01-01T00:00:00+13:00'), end: dt('2025-02-01T00:00:00+13:00') };
-    expect(checkInsideConsentWindow(dt('2024-12-31T23:59:59+13:00'), dt('2025-01-10T00:00:00+13:00'), window)?.code).toBe(
-      'BDT236',
-    );
-    expect(checkInsideConsentWindow(dt('2025-01-01T00:00:00+13:00'), dt('2025-02-01T00:00:01+13:00'), window)?.code).toBe(
-      'BDT236',
-    );
-    expect(checkInsideConsentWindow(dt('2025-01-01T00:00:00+13:00'), dt('2025-02-01T00:00:00+13:00'), window)).toBeNull();
+    expect(
+      checkInsideConsentWindow(dt('2024-12-31T23:59:59+13:00'), dt('2025-01-10T00:00:00+13:00'), window)?.code,
+    ).toBe('BDT236');
+    expect(
+      checkInsideConsentWindow(dt('2025-01-01T00:00:00+13:00'), dt('2025-02-01T00:00:01+13:00'), window)?.code,
+    ).toBe('BDT236');
+    expect(
+      checkInsideConsentWindow(dt('2025-01-01T00:00:00+13:00'), dt('2025-02-01T00:00:00+13:00'), window),
+    ).toBeNull();
   });
 });
 
@@ -145,7 +147,10 @@ describe('redirect URI whitelist (docs/bank-api.md §4.1 URL rules, one case per
     expect(checkRedirectUri('http://localhost:3000/cb', list, 'sandbox')).toBeNull();
   });
   it('production rejects localhost reached through a wildcard and http custom-looking URLs (BDT211)', () => {
-    expect(checkRedirectUri('https://a.localhost/cb', ['https://*.a.localhost/cb', 'https://a.localhost/cb'], 'production')?.code).toBe('BDT211');
+    expect(
+      checkRedirectUri('https://a.localhost/cb', ['https://*.a.localhost/cb', 'https://a.localhost/cb'], 'production')
+        ?.code,
+    ).toBe('BDT211');
     expect(checkRedirectUri('http://a.example.nz/cb', ['http://*.example.nz/cb'], 'production')?.code).toBe('BDT211');
     expect(checkRedirectUri('http://a.example.nz/cb', ['http://*.example.nz/cb'], 'sandbox')).toBeNull();
   });

@@ -45,7 +45,11 @@ async function runChild(mode: string, db: string, out: string): Promise<void> {
         yield columns.map((c) => row[c]);
       }
     };
-    await pipeline(Readable.from(source()), stringify({ header: true, columns, record_delimiter: 'windows' }), createWriteStream(out));
+    await pipeline(
+      Readable.from(source()),
+      stringify({ header: true, columns, record_delimiter: 'windows' }),
+      createWriteStream(out),
+    );
     rows = ROWS;
     bytes = statSync(out).size;
   } else if (mode === 'generate-only') {
@@ -72,9 +76,27 @@ async function runChild(mode: string, db: string, out: string): Promise<void> {
  */
 function cliExport(db: string, out: string, extra: string[] = []): Measure {
   const started = performance.now();
-  const r = spawnSync('/usr/bin/time', ['-f', '%M', process.execPath, BIN, 'export', 'transactions', '--format', 'csv', '--out', out, '--db', db, ...extra], {
-    encoding: 'utf8',
-  });
+  const r = spawnSync(
+    '/usr/bin/time',
+    [
+      '-f',
+      '%M',
+      process.execPath,
+      BIN,
+      'export',
+      'transactions',
+      '--format',
+      'csv',
+      '--out',
+      out,
+      '--db',
+      db,
+      ...extra,
+    ],
+    {
+      encoding: 'utf8',
+    },
+  );
   const ms = performance.now() - started;
   if (r.status !== 0) throw new Error(`bankdata export failed: ${r.stderr}`);
   const rows = Number(/exported (\d+) transactions rows/.exec(r.stderr)?.[1] ?? NaN);
@@ -82,7 +104,10 @@ function cliExport(db: string, out: string, extra: string[] = []): Measure {
 }
 
 function child(mode: string, db: string, out: string): Measure {
-  const output = execFileSync(process.execPath, [RUN_TS, SELF, '--child', mode, db, out], { encoding: 'utf8', maxBuffer: 1 << 20 });
+  const output = execFileSync(process.execPath, [RUN_TS, SELF, '--child', mode, db, out], {
+    encoding: 'utf8',
+    maxBuffer: 1 << 20,
+  });
   return JSON.parse(output.trim().split('\n').pop()!) as Measure;
 }
 
@@ -94,10 +119,14 @@ function hasSqlite3(): boolean {
 function sqlite3Csv(db: string, out: string): Measure {
   const fd = openSync(out, 'w');
   const started = performance.now();
-  const r = spawnSync('/usr/bin/time', ['-f', '%M', 'sqlite3', '-csv', '-header', db, `SELECT * FROM v_transactions ${ORDER}`], {
-    stdio: ['ignore', fd, 'pipe'],
-    encoding: 'utf8',
-  });
+  const r = spawnSync(
+    '/usr/bin/time',
+    ['-f', '%M', 'sqlite3', '-csv', '-header', db, `SELECT * FROM v_transactions ${ORDER}`],
+    {
+      stdio: ['ignore', fd, 'pipe'],
+      encoding: 'utf8',
+    },
+  );
   const ms = performance.now() - started;
   closeSync(fd);
   if (r.status !== 0) throw new Error(`sqlite3 failed: ${r.stderr}`);
@@ -113,7 +142,9 @@ export default async function bench(): Promise<void> {
     const db = join(dir, 'bench.sqlite');
     let t = performance.now();
     await generate(db, ROWS);
-    process.stdout.write(`generated ${fmt(ROWS)} transactions in ${fmt(performance.now() - t)} ms (${fmt(statSync(db).size / 1e6)} MB)\n`);
+    process.stdout.write(
+      `generated ${fmt(ROWS)} transactions in ${fmt(performance.now() - t)} ms (${fmt(statSync(db).size / 1e6)} MB)\n`,
+    );
     const results: [string, Measure][] = [];
     const run = (label: string, measure: () => Measure) => {
       t = performance.now();
@@ -122,14 +153,18 @@ export default async function bench(): Promise<void> {
       process.stdout.write(`${label}: ${fmt(m.rows)} rows in ${fmt(m.ms)} ms\n`);
     };
     run('bankdata export transactions --format csv (the CLI, all rows)', () => cliExport(db, join(dir, 'export.csv')));
-    run('bankdata export … --account (the CLI, one account: 1/4 of rows)', () => cliExport(db, join(dir, 'export-one.csv'), ['--account', 'acc-0002']));
+    run('bankdata export … --account (the CLI, one account: 1/4 of rows)', () =>
+      cliExport(db, join(dir, 'export-one.csv'), ['--account', 'acc-0002']),
+    );
     run('csv-stringify alone (same rows, made in memory)', () => child('stringify', db, join(dir, 'stringify.csv')));
     run('making those rows in memory (no output)', () => child('generate-only', db, join(dir, 'none')));
     run('SQLite read alone (iterate, no output)', () => child('read', db, join(dir, 'none')));
     if (hasSqlite3()) run('sqlite3 -csv -header (CLI)', () => sqlite3Csv(db, join(dir, 'sqlite3.csv')));
     else process.stdout.write('sqlite3 not installed: its row skipped\n');
 
-    process.stdout.write('\n| Run | Rows | Time (ms) | Rows/s | Peak RSS (MB) | Output (MB) |\n|---|---:|---:|---:|---:|---:|\n');
+    process.stdout.write(
+      '\n| Run | Rows | Time (ms) | Rows/s | Peak RSS (MB) | Output (MB) |\n|---|---:|---:|---:|---:|---:|\n',
+    );
     for (const [label, m] of results) {
       process.stdout.write(
         `| ${label} | ${fmt(m.rows)} | ${fmt(m.ms)} | ${fmt(m.rows / (m.ms / 1000))} | ${fmt(m.maxRssKb / 1024)} | ${m.bytes ? (m.bytes / 1e6).toFixed(1) : '-'} |\n`,

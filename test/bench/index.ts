@@ -25,9 +25,13 @@ const args = process.argv.slice(2);
 const firstFlag = args.findIndex((a) => a.startsWith('-'));
 const named = firstFlag < 0 ? args : args.slice(0, firstFlag);
 const flags = firstFlag < 0 ? [] : args.slice(firstFlag);
-const files = named.length > 0
-  ? named.map(benchPath)
-  : readdirSync(here).filter((f) => f.endsWith('.ts') && f !== 'index.ts').sort().map((f) => join(here, f));
+const files =
+  named.length > 0
+    ? named.map(benchPath)
+    : readdirSync(here)
+        .filter((f) => f.endsWith('.ts') && f !== 'index.ts')
+        .sort()
+        .map((f) => join(here, f));
 
 for (const file of files) {
   process.stdout.write(`\n## ${basename(file, '.ts')}\n`);

@@ -8,7 +8,13 @@
 import { randomUUID } from 'node:crypto';
 import type { ConsentId } from '../../src/api/schemas';
 import { createPool } from '../../src/store/pg/open';
-import { finishConsent, leaseNextConsent, leaveRun, openOrJoinRun, reserveRequestSlot } from '../../src/store/pg/work-queue';
+import {
+  finishConsent,
+  leaseNextConsent,
+  leaveRun,
+  openOrJoinRun,
+  reserveRequestSlot,
+} from '../../src/store/pg/work-queue';
 import { freshDatabase, startPostgresServer } from '../support/postgres-server';
 
 const TTL = 60_000;
@@ -26,13 +32,23 @@ export default async function bench(): Promise<void> {
       const pools = Array.from({ length: workers }, () => createPool(url, { max: 1 }));
       const now = new Date();
       const { runId } = await openOrJoinRun(pools[0]!, {
-        worker: { workerId: 'w0', host: 'bench', pid: process.pid }, consentIds: ids, runId: randomUUID(), now, leaseTtlMs: TTL,
+        worker: { workerId: 'w0', host: 'bench', pid: process.pid },
+        consentIds: ids,
+        runId: randomUUID(),
+        now,
+        leaseTtlMs: TTL,
       });
       const started = performance.now();
       await Promise.all(
         pools.map(async (pool, n) => {
           const workerId = `w${n}`;
-          await openOrJoinRun(pool, { worker: { workerId, host: 'bench', pid: process.pid }, consentIds: ids, runId: randomUUID(), now, leaseTtlMs: TTL });
+          await openOrJoinRun(pool, {
+            worker: { workerId, host: 'bench', pid: process.pid },
+            consentIds: ids,
+            runId: randomUUID(),
+            now,
+            leaseTtlMs: TTL,
+          });
           let done = 0;
           for (;;) {
             const leased = await leaseNextConsent(pool, { runId, workerId, leaseTtlMs: TTL, now });
@@ -41,7 +57,10 @@ export default async function bench(): Promise<void> {
             done += 1;
           }
           await leaveRun(pool, {
-            runId, workerId, now, leaseTtlMs: TTL,
+            runId,
+            workerId,
+            now,
+            leaseTtlMs: TTL,
             report: { consents: done, requests: 0, rowsWritten: 0, failedUnits: 0, outcome: 'ok', errorSummary: null },
           });
         }),
@@ -59,11 +78,15 @@ export default async function bench(): Promise<void> {
     const pools = Array.from({ length: 4 }, () => createPool(url, { max: 1 }));
     const perWorker = 2500;
     const started = performance.now();
-    await Promise.all(pools.map(async (pool) => {
-      for (let i = 0; i < perWorker; i++) await reserveRequestSlot(pool, { key: 'bench', intervalMs: 1, burst: 1 });
-    }));
+    await Promise.all(
+      pools.map(async (pool) => {
+        for (let i = 0; i < perWorker; i++) await reserveRequestSlot(pool, { key: 'bench', intervalMs: 1, burst: 1 });
+      }),
+    );
     const ms = performance.now() - started;
-    console.log(`\npacing budget: 4 workers reserved ${4 * perWorker} slots in ${Math.round(ms)} ms (${Math.round((4 * perWorker / ms) * 1000)} slots/s)`);
+    console.log(
+      `\npacing budget: 4 workers reserved ${4 * perWorker} slots in ${Math.round(ms)} ms (${Math.round(((4 * perWorker) / ms) * 1000)} slots/s)`,
+    );
     await Promise.all(pools.map((p) => p.end()));
   } finally {
     await server?.stop();

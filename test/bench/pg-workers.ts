@@ -31,7 +31,10 @@ const LATENCY_MS = 50;
 function cpuOf(pid: number | 'self', withChildren: boolean): number {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ').map(Number);
+    const fields = stat
+      .slice(stat.lastIndexOf(')') + 2)
+      .split(' ')
+      .map(Number);
     // fields[11..14] = utime, stime, cutime, cstime (stat fields 14..17)
     const own = fields[11]! + fields[12]!;
     return (withChildren ? own + fields[13]! + fields[14]! : own) / TICKS;
@@ -68,10 +71,18 @@ export default async function bench(): Promise<void> {
   const historyDays = Number(process.env.BENCH_HISTORY_DAYS ?? 60);
   const workerCounts = (process.env.BENCH_WORKERS ?? '1,2,4').split(',').map(Number);
   // Set up without latency (creating, authorising and registering the consents); the runs with it.
-  const emu = await startEmulator({ seed: 9, environment: 'production', customersPerBank: customers, historyDays, latencyMs: 0, rateLimit: null });
+  const emu = await startEmulator({
+    seed: 9,
+    environment: 'production',
+    customersPerBank: customers,
+    historyDays,
+    latencyMs: 0,
+    rateLimit: null,
+  });
   // The world makes an account's ledger when it is first read (docs/emulator-data.md): make them
   // all now, so that the first timed run does not pay for them and every run serves the same way.
-  for (const { bank, account } of emu.world.accounts.values()) emu.world.transactionsAt(bank, account.AccountId, emu.now());
+  for (const { bank, account } of emu.world.accounts.values())
+    emu.world.transactionsAt(bank, account.AccountId, emu.now());
   const server = await startPostgresServer();
   const dir = mkdtempSync(join(tmpdir(), 'bankdata-bench-workers-'));
   const profileDir = process.env.BENCH_CPU_PROF ? resolve(process.env.BENCH_CPU_PROF) : null;
@@ -85,7 +96,9 @@ export default async function bench(): Promise<void> {
       `${consentIds.length} consents registered, ${authorised} of them Authorised (the rest end at their status read); ` +
         `${historyDays} days of history each (modest data: a run takes a minute or two); latency ${LATENCY_MS} ms, no rate limit`,
     );
-    console.log('| Workers | Authorised consents | Wall (s) | Consents/s | Speed-up | Requests per consent | CPU workers (s) | CPU emulator (s) | CPU PostgreSQL (s) | CPU s per wall s | Database (MB) | Load before → after |');
+    console.log(
+      '| Workers | Authorised consents | Wall (s) | Consents/s | Speed-up | Requests per consent | CPU workers (s) | CPU emulator (s) | CPU PostgreSQL (s) | CPU s per wall s | Database (MB) | Load before → after |',
+    );
     console.log('|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|');
     let base = 0;
     for (const workers of workerCounts) {
@@ -101,7 +114,11 @@ export default async function bench(): Promise<void> {
       if (added.code !== 0) throw new Error(`consents add failed: ${added.stderr}`);
       emu.updateSettings({ latencyMs: LATENCY_MS });
       const loadBefore = loadAverage();
-      const before = { self: cpuOf('self', false), children: cpuOf('self', true) - cpuOf('self', false), pg: postgresCpu() };
+      const before = {
+        self: cpuOf('self', false),
+        children: cpuOf('self', true) - cpuOf('self', false),
+        pg: postgresCpu(),
+      };
       const started = performance.now();
       const run = await runCli(['sync', '--workers', String(workers), '--json'], { env, nodeArgs });
       const wall = (performance.now() - started) / 1000;
@@ -117,14 +134,18 @@ export default async function bench(): Promise<void> {
       let requests = 0;
       let synced = 0;
       for (const report of reports) {
-        if (typeof report.summary === 'string') throw new Error(`a worker printed no JSON summary: ${report.summary.slice(0, 500)}`);
+        if (typeof report.summary === 'string')
+          throw new Error(`a worker printed no JSON summary: ${report.summary.slice(0, 500)}`);
         requests += report.summary.requests;
         synced += report.summary.consents.filter((c) => c.outcome === 'ok' && c.status === 'Authorised').length;
       }
-      if (synced !== authorised) throw new Error(`sync --workers ${workers}: ${synced} Authorised consents synced, expected ${authorised}`);
+      if (synced !== authorised)
+        throw new Error(`sync --workers ${workers}: ${synced} Authorised consents synced, expected ${authorised}`);
       const rate = authorised / wall;
       const pool = createPool(url, { max: 1 });
-      const size = await pool.query<{ bytes: string }>('SELECT pg_database_size(current_database()) AS bytes').finally(() => pool.end());
+      const size = await pool
+        .query<{ bytes: string }>('SELECT pg_database_size(current_database()) AS bytes')
+        .finally(() => pool.end());
       const megabytes = Number(size.rows[0]!.bytes) / 1e6;
       if (base === 0) base = rate; // the speed-up is against the first row (1 worker unless BENCH_WORKERS says otherwise)
       const perWall = (cpu.workers + cpu.emulator + cpu.pg) / wall;

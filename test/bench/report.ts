@@ -58,13 +58,26 @@ async function build(db: string): Promise<void> {
          VALUES ('PNZ', ?, ?, 'InterimBooked', ?, ?, 'NZD', ?, ?, '{}', ?)`,
       );
       store.sqlite.transaction(() => {
-        for (const s of snapshots) insert.run(s.account, CONSENT, cents(s.cents), Number(s.cents), s.cents < 0n ? 'Debit' : 'Credit', s.at, FETCHED_AT);
+        for (const s of snapshots)
+          insert.run(
+            s.account,
+            CONSENT,
+            cents(s.cents),
+            Number(s.cents),
+            s.cents < 0n ? 'Debit' : 'Credit',
+            s.at,
+            FETCHED_AT,
+          );
       })();
       // The check judges accounts a consent returning credits and debits has synced.
       const state = store.sqlite.prepare(
         "INSERT INTO sync_state (bank, account_id, consent_id, resource, watermark, updated_at) VALUES ('PNZ', ?, ?, 'transactions', ?, ?)",
       );
-      store.sqlite.prepare("UPDATE consents SET permissions = 'ReadAccountsDetail ReadBalances ReadTransactionsDetail', start_date_time = '2022-12-31T11:00:00.000Z'").run();
+      store.sqlite
+        .prepare(
+          "UPDATE consents SET permissions = 'ReadAccountsDetail ReadBalances ReadTransactionsDetail', start_date_time = '2022-12-31T11:00:00.000Z'",
+        )
+        .run();
       for (const account of ACCOUNTS) state.run(account, CONSENT, FETCHED_AT, FETCHED_AT);
     },
   });
@@ -95,7 +108,10 @@ async function runChild(mode: string, db: string, out: string): Promise<void> {
 }
 
 function child(mode: string, db: string, out: string): Measure {
-  const output = execFileSync(process.execPath, [RUN_TS, SELF, '--child', mode, db, out], { encoding: 'utf8', maxBuffer: 1 << 20 });
+  const output = execFileSync(process.execPath, [RUN_TS, SELF, '--child', mode, db, out], {
+    encoding: 'utf8',
+    maxBuffer: 1 << 20,
+  });
   return JSON.parse(output.trim().split('\n').pop()!) as Measure;
 }
 
@@ -107,15 +123,21 @@ export default async function bench(): Promise<void> {
     const db = join(dir, 'bench.sqlite');
     const t = performance.now();
     await build(db);
-    process.stdout.write(`generated ${fmt(ROWS)} transactions in ${fmt(performance.now() - t)} ms (${fmt(statSync(db).size / 1e6)} MB)\n`);
+    process.stdout.write(
+      `generated ${fmt(ROWS)} transactions in ${fmt(performance.now() - t)} ms (${fmt(statSync(db).size / 1e6)} MB)\n`,
+    );
     const runs: [string, Measure][] = [
       ['bankdata report (all accounts)', child('report', db, join(dir, 'report.html'))],
       ['bankdata report --account (1/4 of rows)', child('report-one-account', db, join(dir, 'report-one.html'))],
       ['bankdata check (all accounts)', child('check', db, join(dir, 'none'))],
     ];
-    process.stdout.write('\n| Run | Rows | Time (ms) | Peak RSS (MB) | Output (KB) | Result |\n|---|---:|---:|---:|---:|---|\n');
+    process.stdout.write(
+      '\n| Run | Rows | Time (ms) | Peak RSS (MB) | Output (KB) | Result |\n|---|---:|---:|---:|---:|---|\n',
+    );
     for (const [label, m] of runs) {
-      process.stdout.write(`| ${label} | ${fmt(ROWS)} | ${fmt(m.ms)} | ${fmt(m.maxRssKb / 1024)} | ${m.bytes ? fmt(m.bytes / 1024) : '-'} | ${m.note} |\n`);
+      process.stdout.write(
+        `| ${label} | ${fmt(ROWS)} | ${fmt(m.ms)} | ${fmt(m.maxRssKb / 1024)} | ${m.bytes ? fmt(m.bytes / 1024) : '-'} | ${m.note} |\n`,
+      );
     }
   } finally {
     rmSync(dir, { recursive: true, force: true });

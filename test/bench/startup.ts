@@ -21,7 +21,10 @@ interface Sample {
 
 function once(args: string[]): Sample {
   const started = performance.now();
-  const r = spawnSync('/usr/bin/time', ['-f', '%M', process.execPath, ...args], { encoding: 'utf8', maxBuffer: 1 << 24 });
+  const r = spawnSync('/usr/bin/time', ['-f', '%M', process.execPath, ...args], {
+    encoding: 'utf8',
+    maxBuffer: 1 << 24,
+  });
   const ms = performance.now() - started;
   if (r.status !== 0) throw new Error(`${args.join(' ')} exited ${r.status}: ${r.stderr}`);
   return { ms, rssKb: Number(r.stderr.trim().split('\n').pop()) };
@@ -42,13 +45,19 @@ export default async function bench(): Promise<void> {
       ['node -e 0', ['-e', '0'], null],
       ['bankdata --version', [BIN, '--version'], 3],
       ['bankdata --help', [BIN, '--help'], 3],
-      ['bankdata export accounts (demo database, CSV to stdout)', [BIN, 'export', 'accounts', '--format', 'csv', '--db', db], 5],
+      [
+        'bankdata export accounts (demo database, CSV to stdout)',
+        [BIN, 'export', 'accounts', '--format', 'csv', '--db', db],
+        5,
+      ],
     ];
     const samples = cases.map((): Sample[] => []);
     for (let round = 0; round < RUNS; round++) cases.forEach(([, args], i) => samples[i]!.push(once(args)));
     const base = median(samples[0]!.map((s) => s.ms));
     process.stdout.write(`median of ${RUNS} rounds, each command once per round in turn\n\n`);
-    process.stdout.write('| Command | Wall (ms, median) | × node -e 0 | Goal | Peak RSS (MB, median) |\n|---|---:|---:|---:|---:|\n');
+    process.stdout.write(
+      '| Command | Wall (ms, median) | × node -e 0 | Goal | Peak RSS (MB, median) |\n|---|---:|---:|---:|---:|\n',
+    );
     cases.forEach(([label, , goal], i) => {
       const ms = median(samples[i]!.map((s) => s.ms));
       const rss = median(samples[i]!.map((s) => s.rssKb)) / 1024;
@@ -57,7 +66,9 @@ export default async function bench(): Promise<void> {
       process.stdout.write(`| ${label} | ${ms.toFixed(0)} | ${ratio.toFixed(2)} | ${verdict} | ${rss.toFixed(1)} |\n`);
     });
     const versionRss = Math.max(...samples[1]!.map((s) => s.rssKb)) / 1024;
-    process.stdout.write(`\npeak RSS of bankdata --version, highest of ${RUNS}: ${versionRss.toFixed(1)} MB (goal ≤ 70 MB: ${versionRss <= 70 ? 'ok' : 'MISSED'})\n`);
+    process.stdout.write(
+      `\npeak RSS of bankdata --version, highest of ${RUNS}: ${versionRss.toFixed(1)} MB (goal ≤ 70 MB: ${versionRss <= 70 ? 'ok' : 'MISSED'})\n`,
+    );
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -52,7 +52,10 @@ function makeRows(): { accounts: AccountRow[]; windows: Window[]; rows: number }
   for (const account of world.accounts.values()) {
     if (rows >= base) break;
     const ctx = { bank: account.bank, consentId: CONSENT, fetchedAt: NOW };
-    const txs = world.transactionsAt(account.bank, account.account.AccountId, START).slice(0, base - rows).reverse();
+    const txs = world
+      .transactionsAt(account.bank, account.account.AccountId, START)
+      .slice(0, base - rows)
+      .reverse();
     rows += txs.length;
     made.push({ account: toAccountRow(account.account, ctx), rows: txs.map((t) => toTransactionRow(t, ctx)) });
   }
@@ -95,11 +98,35 @@ async function freshStore(dir: string, name: string, accounts: AccountRow[]): Pr
 }
 
 const COLUMNS: readonly (keyof TransactionRow)[] = [
-  'bank', 'accountId', 'transactionId', 'consentId', 'status', 'bookingDateTime', 'bookingDate', 'valueDateTime',
-  'amount', 'amountMinor', 'currency', 'creditDebitIndicator', 'description', 'merchantName', 'merchantCategoryCode',
-  'creditorName', 'debtorName', 'creditorParticulars', 'creditorCode', 'creditorReference', 'debtorParticulars',
-  'debtorCode', 'debtorReference', 'bankTransactionCode', 'bankTransactionSubcode', 'proprietaryCode', 'balanceAfter',
-  'counterpartyAccount', 'rawJson',
+  'bank',
+  'accountId',
+  'transactionId',
+  'consentId',
+  'status',
+  'bookingDateTime',
+  'bookingDate',
+  'valueDateTime',
+  'amount',
+  'amountMinor',
+  'currency',
+  'creditDebitIndicator',
+  'description',
+  'merchantName',
+  'merchantCategoryCode',
+  'creditorName',
+  'debtorName',
+  'creditorParticulars',
+  'creditorCode',
+  'creditorReference',
+  'debtorParticulars',
+  'debtorCode',
+  'debtorReference',
+  'bankTransactionCode',
+  'bankTransactionSubcode',
+  'proprietaryCode',
+  'balanceAfter',
+  'counterpartyAccount',
+  'rawJson',
 ];
 const snake = (name: string) => name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
 const INSERT_SQL =
@@ -147,7 +174,9 @@ function plainInsert(store: SqliteStore, windows: readonly Window[]): Promise<nu
 
 function plainSelectThenInsert(store: SqliteStore, windows: readonly Window[]): Promise<number> {
   const insert = store.sqlite.prepare(INSERT_SQL);
-  const select = store.sqlite.prepare('SELECT * FROM transactions WHERE bank = ? AND account_id = ? AND transaction_id = ?');
+  const select = store.sqlite.prepare(
+    'SELECT * FROM transactions WHERE bank = ? AND account_id = ? AND transaction_id = ?',
+  );
   const now = NOW.toISOString();
   const commit = store.sqlite.transaction((rows: readonly TransactionRow[]) => {
     for (const row of rows) {
@@ -160,7 +189,8 @@ function plainSelectThenInsert(store: SqliteStore, windows: readonly Window[]): 
 }
 
 const fmt = (n: number) => Math.round(n).toLocaleString('en-NZ');
-const count = (store: SqliteStore) => (store.sqlite.prepare('SELECT count(*) AS n FROM transactions').get() as { n: number }).n;
+const count = (store: SqliteStore) =>
+  (store.sqlite.prepare('SELECT count(*) AS n FROM transactions').get() as { n: number }).n;
 
 export default async function bench(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'bankdata-bench-store-'));
@@ -171,29 +201,58 @@ export default async function bench(): Promise<void> {
       `made ${fmt(rows)} rows of ${accounts.length} accounts in ${windows.length} windows (≤ ${WINDOW} rows) from the world in ${fmt(performance.now() - t)} ms\n`,
     );
     const results: [string, number, number][] = [];
-    const measure = async (label: string, name: string | SqliteStore, run: (store: SqliteStore) => number | Promise<number>, expected: number) => {
+    const measure = async (
+      label: string,
+      name: string | SqliteStore,
+      run: (store: SqliteStore) => number | Promise<number>,
+      expected: number,
+    ) => {
       const store = typeof name === 'string' ? await freshStore(dir, name, accounts) : name;
       const ms = await run(store);
       // Sanity: every row landed once.
       if (count(store) !== expected) throw new Error(`bench: ${label} holds ${count(store)} rows, not ${expected}`);
       results.push([label, rows, ms]);
-      const mb = statSync(store.path).size / 1e6 + (existsSync(`${store.path}-wal`) ? statSync(`${store.path}-wal`).size / 1e6 : 0);
+      const mb =
+        statSync(store.path).size / 1e6 +
+        (existsSync(`${store.path}-wal`) ? statSync(`${store.path}-wal`).size / 1e6 : 0);
       process.stdout.write(`${label}: ${fmt(ms)} ms (database and WAL ${fmt(mb)} MB)\n`);
       return store;
     };
     t = performance.now();
-    const plain = await measure('(b) plain prepared INSERT, one transaction per window', 'plain', (s) => plainInsert(s, windows), rows);
+    const plain = await measure(
+      '(b) plain prepared INSERT, one transaction per window',
+      'plain',
+      (s) => plainInsert(s, windows),
+      rows,
+    );
     await plain.close();
-    const storeDb = await measure('(a) store.commitTransactionWindow per window', 'store', (s) => viaStore(s, windows), rows);
-    const lookup = await measure('(c) plain prepared SELECT by key, then INSERT', 'lookup', (s) => plainSelectThenInsert(s, windows), rows);
+    const storeDb = await measure(
+      '(a) store.commitTransactionWindow per window',
+      'store',
+      (s) => viaStore(s, windows),
+      rows,
+    );
+    const lookup = await measure(
+      '(c) plain prepared SELECT by key, then INSERT',
+      'lookup',
+      (s) => plainSelectThenInsert(s, windows),
+      rows,
+    );
     await lookup.close();
-    await measure('(d) store.commitTransactionWindow again, every row unchanged', storeDb, (s) => viaStore(s, windows), rows);
+    await measure(
+      '(d) store.commitTransactionWindow again, every row unchanged',
+      storeDb,
+      (s) => viaStore(s, windows),
+      rows,
+    );
     await storeDb.close();
 
     const plainMs = results.find(([label]) => label.startsWith('(b)'))![2];
     process.stdout.write('\n| Write path | Rows | Time (ms) | Rows/s | Time vs (b) |\n|---|---:|---:|---:|---:|\n');
     for (const [label, n, ms] of [...results].sort((x, y) => x[0].localeCompare(y[0]))) {
-      process.stdout.write(`| ${label} | ${fmt(n)} | ${fmt(ms)} | ${fmt(n / (ms / 1000))} | ${(ms / plainMs).toFixed(1)}× |\n`);
+      process.stdout.write(
+        `| ${label} | ${fmt(n)} | ${fmt(ms)} | ${fmt(n / (ms / 1000))} | ${(ms / plainMs).toFixed(1)}× |\n`,
+      );
     }
   } finally {
     rmSync(dir, { recursive: true, force: true });

@@ -22,13 +22,22 @@ import type { ConsentId } from '../../src/api/schemas';
 import { startEmulator, type StartedEmulator } from '../../src/emulator';
 import { openStore } from '../../src/store';
 import type { SyncSettings } from '../../src/sync/context';
-import { countLog, createExtraConsents, emulatorLimits, runSyncInChild, sumKinds, type LogCounts } from './sync-support/bench-world';
+import {
+  countLog,
+  createExtraConsents,
+  emulatorLimits,
+  runSyncInChild,
+  sumKinds,
+  type LogCounts,
+} from './sync-support/bench-world';
 import { REQUEST_KINDS, minimumRequests } from './sync-support/minimum-requests';
 import type { SyncJob, SyncJobResult } from './sync-support/sync-child';
 
 const num = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
 /** The default configuration's sync settings (config/default.json), knobs over it. */
-const DEFAULT_SYNC = (JSON.parse(readFileSync(new URL('../../config/default.json', import.meta.url), 'utf8')) as { sync: SyncSettings }).sync;
+const DEFAULT_SYNC = (
+  JSON.parse(readFileSync(new URL('../../config/default.json', import.meta.url), 'utf8')) as { sync: SyncSettings }
+).sync;
 const SYNC: SyncSettings = {
   ...DEFAULT_SYNC,
   concurrency: num('BENCH_CONCURRENCY', DEFAULT_SYNC.concurrency),
@@ -70,7 +79,9 @@ const secs = (ms: number) => (ms / 1000).toFixed(1);
 const load1 = () => loadavg()[0]!;
 const cpuMs = (u: NodeJS.CpuUsage) => (u.user + u.system) / 1000;
 const pacingLine = (p: PacerState | undefined) =>
-  p ? `learned ${p.rate === null ? 'no limit' : `${p.rate.toFixed(2)} req/s`} (${p.source}), ${p.refused} refused, mean latency ${p.latencyMs?.toFixed(1) ?? '-'} ms, waited ${secs(p.waitedMs)} s in all` : '-';
+  p
+    ? `learned ${p.rate === null ? 'no limit' : `${p.rate.toFixed(2)} req/s`} (${p.source}), ${p.refused} refused, mean latency ${p.latencyMs?.toFixed(1) ?? '-'} ms, waited ${secs(p.waitedMs)} s in all`
+    : '-';
 
 function settingsFromArgs(args: readonly string[]): Setting[] {
   const options = {
@@ -124,8 +135,20 @@ function settingsFromArgs(args: readonly string[]): Setting[] {
 }
 
 /** One sync in a child process; CPU of this process (the emulator) over the same span. */
-async function measuredSync(emu: StartedEmulator, dbPath: string, dataDir: string): Promise<SyncJobResult & { emulatorCpuMs: number }> {
-  const job: SyncJob = { baseUrl: emu.baseUrl, clientId: emu.clientId, clientSecret: emu.clientSecret, dbPath, dataDir, settings: SYNC, nowMs: emu.now().toMillis() };
+async function measuredSync(
+  emu: StartedEmulator,
+  dbPath: string,
+  dataDir: string,
+): Promise<SyncJobResult & { emulatorCpuMs: number }> {
+  const job: SyncJob = {
+    baseUrl: emu.baseUrl,
+    clientId: emu.clientId,
+    clientSecret: emu.clientSecret,
+    dbPath,
+    dataDir,
+    settings: SYNC,
+    nowMs: emu.now().toMillis(),
+  };
   const cpu = process.cpuUsage();
   const result = await runSyncInChild(job);
   return { ...result, emulatorCpuMs: cpuMs(process.cpuUsage(cpu)) };
@@ -135,7 +158,12 @@ async function runSetting(s: Setting): Promise<Figures> {
   process.stdout.write(`\n### ${s.label}${s.note ? ` (${s.note})` : ''}\n\n`);
   const dir = mkdtempSync(join(tmpdir(), 'bankdata-bench-sync-'));
   const t = performance.now();
-  const emu = await startEmulator({ seed: SEED, start: START, environment: 'production', customersPerBank: s.customers });
+  const emu = await startEmulator({
+    seed: SEED,
+    start: START,
+    environment: 'production',
+    customersPerBank: s.customers,
+  });
   const dataDir = join(dir, 'data');
   const dbPath = join(dataDir, 'bankdata.sqlite');
   try {
@@ -164,11 +192,14 @@ async function runSetting(s: Setting): Promise<Figures> {
 
     const store = await openStore(dbPath);
     const stored = (store.sqlite.prepare('SELECT count(*) AS n FROM v_transactions').get() as { n: number }).n;
-    const removed = (store.sqlite.prepare('SELECT count(*) AS n FROM transactions WHERE removed_at IS NOT NULL').get() as { n: number }).n;
+    const removed = (
+      store.sqlite.prepare('SELECT count(*) AS n FROM transactions WHERE removed_at IS NOT NULL').get() as { n: number }
+    ).n;
     await store.close();
     const rowsWritten = summary.counters.rowsAdded + summary.counters.rowsUpdated + summary.counters.rowsRemoved;
     // Sanity, not a test: a backfill that stored nothing or failed says nothing about speed.
-    if (summary.outcome === 'failed' || stored === 0) throw new Error(`bench: the backfill failed: ${JSON.stringify(summary.fatal)}`);
+    if (summary.outcome === 'failed' || stored === 0)
+      throw new Error(`bench: the backfill failed: ${JSON.stringify(summary.fatal)}`);
 
     // Lower bounds (docs/benchmarks.md "Sync backfill"). Rate: the token bucket is full (burst
     // B) when the run starts and refills at r/s; the token endpoint is not limited; the emulator
@@ -178,7 +209,10 @@ async function runSetting(s: Setting): Promise<Figures> {
     const limited = minimum.total - minimum.byKind.token;
     const rateBoundMs = (Math.max(0, limited - s.burst) / s.rate) * 1000 + 2 * s.latencyMs;
     const perConsent = minimum.consents.map((c) => c.requests);
-    const laneRequests = Math.max(Math.max(...perConsent), Math.ceil(perConsent.reduce((a, b) => a + b, 0) / SYNC.concurrency));
+    const laneRequests = Math.max(
+      Math.max(...perConsent),
+      Math.ceil(perConsent.reduce((a, b) => a + b, 0) / SYNC.concurrency),
+    );
     const poolBoundMs = s.latencyMs * (2 + laneRequests);
     const chain = 2 + Math.max(...minimum.consents.map((c) => c.chain));
     const chainBoundMs = s.latencyMs * chain;
@@ -190,9 +224,13 @@ async function runSetting(s: Setting): Promise<Figures> {
         `${summary.counters.failedUnits.length} failed units, ${summary.counters.splits} BDT263 splits, ${stats.retries} retries; ` +
         `pacer: ${pacingLine(stats.pacing)}\n`,
     );
-    process.stdout.write('\n| Requests | Minimum | Made | of which 2xx | 429 | 422 BDT263 | other |\n|---|---:|---:|---:|---:|---:|---:|\n');
+    process.stdout.write(
+      '\n| Requests | Minimum | Made | of which 2xx | 429 | 422 BDT263 | other |\n|---|---:|---:|---:|---:|---:|---:|\n',
+    );
     for (const k of REQUEST_KINDS) {
-      process.stdout.write(`| ${k} | ${fmt(minimum.byKind[k])} | ${fmt(log.all[k])} | ${fmt(log.ok[k])} | ${fmt(log.tooMany[k])} | ${fmt(log.bdt263[k])} | ${fmt(log.other[k])} |\n`);
+      process.stdout.write(
+        `| ${k} | ${fmt(minimum.byKind[k])} | ${fmt(log.all[k])} | ${fmt(log.ok[k])} | ${fmt(log.tooMany[k])} | ${fmt(log.bdt263[k])} | ${fmt(log.other[k])} |\n`,
+      );
     }
     const made = sumKinds(log.all);
     const tooMany = sumKinds(log.tooMany);
@@ -210,7 +248,8 @@ async function runSetting(s: Setting): Promise<Figures> {
         `${stored === minimum.transactionKeys.size ? '' : '  ← MISMATCH'}; ${summary.counters.filesWritten} statement files\n`,
     );
     process.stdout.write('\n| Time | Seconds | vs wall |\n|---|---:|---:|\n');
-    const row = (label: string, ms: number) => process.stdout.write(`| ${label} | ${secs(ms)} | ${(ms / wallMs).toFixed(2)} |\n`);
+    const row = (label: string, ms: number) =>
+      process.stdout.write(`| ${label} | ${secs(ms)} | ${(ms / wallMs).toFixed(2)} |\n`);
     row('wall time of the backfill (runSync in the sync process)', wallMs);
     if (run.firstRequestMs !== null && run.lastAnswerMs !== null) {
       row('of which before the first request (store, temp-file sweep)', run.firstRequestMs);
@@ -252,23 +291,36 @@ async function runSetting(s: Setting): Promise<Figures> {
 }
 
 /** Nightly runs, each a new sync process: the clock moves one day, then six more (party data is due after seven). */
-async function nightlyRuns(emu: StartedEmulator, consentIds: readonly string[], dbPath: string, dataDir: string): Promise<string> {
+async function nightlyRuns(
+  emu: StartedEmulator,
+  consentIds: readonly string[],
+  dbPath: string,
+  dataDir: string,
+): Promise<string> {
   const accounts = consentIds.reduce((n, id) => {
     const consent = emu.consent(id);
     return consent?.status === 'Authorised' ? n + consent.accountKeys.length : n;
   }, 0);
   const nightly: { label: string; counts: LogCounts; run: SyncJobResult & { emulatorCpuMs: number } }[] = [];
-  for (const [label, days] of [['one day later', 1], ['seven days after the backfill', 6]] as const) {
+  for (const [label, days] of [
+    ['one day later', 1],
+    ['seven days after the backfill', 6],
+  ] as const) {
     emu.advance(days * 86_400_000);
     const after = emu.requests().at(-1)?.seq ?? 0;
     const run = await measuredSync(emu, dbPath, dataDir);
     nightly.push({ label, counts: countLog(emu.requests().filter((e) => e.seq > after)), run });
   }
   process.stdout.write(`\nNightly runs: requests per account, ${fmt(accounts)} accounts of Authorised consents\n\n`);
-  process.stdout.write(`| Requests | ${nightly.map((n) => n.label).join(' | ')} |\n|---|${nightly.map(() => '---:').join('|')}|\n`);
-  for (const k of REQUEST_KINDS) process.stdout.write(`| ${k} | ${nightly.map((n) => fmt(n.counts.all[k])).join(' | ')} |\n`);
+  process.stdout.write(
+    `| Requests | ${nightly.map((n) => n.label).join(' | ')} |\n|---|${nightly.map(() => '---:').join('|')}|\n`,
+  );
+  for (const k of REQUEST_KINDS)
+    process.stdout.write(`| ${k} | ${nightly.map((n) => fmt(n.counts.all[k])).join(' | ')} |\n`);
   process.stdout.write(`| **all** | ${nightly.map((n) => `**${fmt(sumKinds(n.counts.all))}**`).join(' | ')} |\n`);
-  process.stdout.write(`| 429 / BDT263 | ${nightly.map((n) => `${sumKinds(n.counts.tooMany)} / ${sumKinds(n.counts.bdt263)}`).join(' | ')} |\n`);
+  process.stdout.write(
+    `| 429 / BDT263 | ${nightly.map((n) => `${sumKinds(n.counts.tooMany)} / ${sumKinds(n.counts.bdt263)}`).join(' | ')} |\n`,
+  );
   const perAccount = nightly.map((n) => (sumKinds(n.counts.all) / accounts).toFixed(2));
   process.stdout.write(`| **per account** | ${perAccount.map((p) => `**${p}**`).join(' | ')} |\n`);
   process.stdout.write(

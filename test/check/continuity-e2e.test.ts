@@ -65,7 +65,9 @@ describe('bankdata check on clean emulator data', () => {
     }
     // Most accounts now hold several booked balances, so the comparisons between them were made.
     const accounts = h.store.sqlite
-      .prepare("SELECT count(*) AS n FROM (SELECT account_id FROM balances WHERE type = 'InterimBooked' GROUP BY account_id HAVING count(*) >= 3)")
+      .prepare(
+        "SELECT count(*) AS n FROM (SELECT account_id FROM balances WHERE type = 'InterimBooked' GROUP BY account_id HAVING count(*) >= 3)",
+      )
       .get() as { n: number };
     expect(accounts.n).toBeGreaterThanOrEqual(2);
   }, 120_000);
@@ -85,7 +87,12 @@ describe('bankdata check with planted faults', () => {
       return booked.filter((t, i) => {
         const ms = Date.parse(t.BookingDateTime);
         const next = booked[i + 1];
-        return !t.CardInstrument && ms > before.toMillis() + DAY_MS && next !== undefined && Date.parse(next.BookingDateTime) < now.toMillis() - 4 * DAY_MS;
+        return (
+          !t.CardInstrument &&
+          ms > before.toMillis() + DAY_MS &&
+          next !== undefined &&
+          Date.parse(next.BookingDateTime) < now.toMillis() - 4 * DAY_MS
+        );
       });
     };
     // NZD accounts that a consent returning credits and debits, still running, synced up to the last run.
@@ -97,7 +104,10 @@ describe('bankdata check with planted faults', () => {
       )
       .all(before.minus({ hours: 1 }).toUTC().toISO()) as { id: string; permissions: string; ends: string | null }[];
     const eligible = synced
-      .filter((c) => creditDebitFilter(c.permissions.split(' ')) === null && (c.ends === null || DateTime.fromISO(c.ends) > now))
+      .filter(
+        (c) =>
+          creditDebitFilter(c.permissions.split(' ')) === null && (c.ends === null || DateTime.fromISO(c.ends) > now),
+      )
       .map((c) => c.id);
     const [a1, a2, a3] = [...new Set(eligible)].filter((id) => candidates(id).length >= 1);
     expect(a3).toBeDefined();
@@ -115,7 +125,9 @@ describe('bankdata check with planted faults', () => {
     // Breaks do not make the run partial; the closing check counted them under this run's id.
     expect(synced3.outcome).toBe('ok');
     expect(synced3.continuity).toMatchObject({ breaks: 5 });
-    expect(h.store.sqlite.prepare('SELECT DISTINCT run_id FROM v_continuity').all()).toEqual([{ run_id: synced3.runId }]);
+    expect(h.store.sqlite.prepare('SELECT DISTINCT run_id FROM v_continuity').all()).toEqual([
+      { run_id: synced3.runId },
+    ]);
     const result = await checkContinuity(h.store);
 
     const of = (accountId: string) => result.findings.filter((f) => f.accountId === accountId);
@@ -132,7 +144,10 @@ describe('bankdata check with planted faults', () => {
       expect(same(f.amount)(signed(omitted)), f.detail).toBe(true);
       expect(f.fromDate <= day(omitted) && day(omitted) <= f.toDate).toBe(true);
     }
-    const neighbours = h.emu.world.transactionsAt('PNZ', a1!, now).filter((t) => t.Status === 'Booked').reverse();
+    const neighbours = h.emu.world
+      .transactionsAt('PNZ', a1!, now)
+      .filter((t) => t.Status === 'Booked')
+      .reverse();
     const at = neighbours.findIndex((t) => t.TransactionId === omitted.TransactionId);
     expect(missing[1]!.transactionId).toBe(neighbours[at + 1]!.TransactionId);
     expect(missing[1]!.fromDate).toBe(day(neighbours[at - 1]!));
@@ -157,7 +172,9 @@ describe('bankdata check with planted faults', () => {
       ['running_balance', 'running_balance_jump', '-12.34', skipped.TransactionId, day(skipped)],
     ]);
 
-    const view = h.store.sqlite.prepare('SELECT account_id, kind, amount, cause FROM v_continuity ORDER BY account_id, kind').all();
+    const view = h.store.sqlite
+      .prepare('SELECT account_id, kind, amount, cause FROM v_continuity ORDER BY account_id, kind')
+      .all();
     expect(view).toHaveLength(5);
 
     // The command: exit 1, each break on its line; --account narrows; status shows the count.
@@ -181,7 +198,9 @@ describe('bankdata check with planted faults', () => {
     h.emu.updateSettings({ dataFaults: [] });
     const healed = await h.sync({ full: true });
     expect(healed.continuity).toMatchObject({ breaks: 2 });
-    expect(h.store.sqlite.prepare('SELECT DISTINCT account_id AS id, cause FROM v_continuity').all()).toEqual([{ id: a2, cause: 'duplicate' }]);
+    expect(h.store.sqlite.prepare('SELECT DISTINCT account_id AS id, cause FROM v_continuity').all()).toEqual([
+      { id: a2, cause: 'duplicate' },
+    ]);
 
     // A sync's closing check covers the accounts that run synced, no others: a run of one consent
     // that does not read a2 checks that consent's accounts and leaves a2's findings with the run
@@ -197,7 +216,8 @@ describe('bankdata check with planted faults', () => {
     expect(other).toBeDefined();
     const narrow = await h.sync({ consentIds: [other!.id] });
     expect(narrow.continuity).toEqual({ accounts: other!.accounts, breaks: 0 });
-    expect(h.store.sqlite.prepare('SELECT DISTINCT run_id FROM v_continuity').all()).toEqual([{ run_id: healed.runId }]);
+    expect(h.store.sqlite.prepare('SELECT DISTINCT run_id FROM v_continuity').all()).toEqual([
+      { run_id: healed.runId },
+    ]);
   }, 120_000);
 });
-

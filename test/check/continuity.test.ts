@@ -30,11 +30,18 @@ describe('exact units', () => {
 
 describe('findSnapshotBreaks', () => {
   it('finds nothing when every balance moves by the rows between', () => {
-    expect(findSnapshotBreaks([snap('a', '100', '0'), snap('b', '70', '-30'), snap('c', '70.00001', '0.00001')])).toEqual([]);
+    expect(
+      findSnapshotBreaks([snap('a', '100', '0'), snap('b', '70', '-30'), snap('c', '70.00001', '0.00001')]),
+    ).toEqual([]);
   });
 
   it('names the pair of balances a missing row lies between, with its amount', () => {
-    const breaks = findSnapshotBreaks([snap('a', '100', '0'), snap('b', '70', '-30'), snap('c', '50', '0'), snap('d', '50', '0')]);
+    const breaks = findSnapshotBreaks([
+      snap('a', '100', '0'),
+      snap('b', '70', '-30'),
+      snap('c', '50', '0'),
+      snap('d', '50', '0'),
+    ]);
     expect(breaks).toEqual([{ from: 1, to: 2, units: toUnits('-20') }]);
   });
 
@@ -64,7 +71,12 @@ describe('RunningBalanceWalk', () => {
 
   it('chains rows of one instant in the order their balances follow, whatever their ids', () => {
     const walk = new RunningBalanceWalk(null);
-    for (const r of [row('t1', '2025-01-01', '10', '10'), row('t3', '2025-01-02', '-4', '1'), row('t2', '2025-01-02', '-5', '5')]) walk.push(r);
+    for (const r of [
+      row('t1', '2025-01-01', '10', '10'),
+      row('t3', '2025-01-02', '-4', '1'),
+      row('t2', '2025-01-02', '-5', '5'),
+    ])
+      walk.push(r);
     expect(walk.finish()).toEqual([]);
   });
 
@@ -79,7 +91,9 @@ describe('RunningBalanceWalk', () => {
     ];
     for (const r of rows) walk.push(r);
     const breaks = walk.finish();
-    expect(breaks.map((b) => [b.before.transactionId, b.row.transactionId, formatUnits(b.units, 'NZD'), b.repeats])).toEqual([
+    expect(
+      breaks.map((b) => [b.before.transactionId, b.row.transactionId, formatUnits(b.units, 'NZD'), b.repeats]),
+    ).toEqual([
       ['t1', 't2', '20.00', false],
       ['t2', 't2-dup', '-5.00', true],
     ]);

@@ -12,7 +12,10 @@ export interface CliRun {
   exited: Promise<number | NodeJS.Signals>;
 }
 
-export function spawnCli(args: string[], options: { env?: Record<string, string>; cwd?: string; nodeArgs?: string[] } = {}): CliRun {
+export function spawnCli(
+  args: string[],
+  options: { env?: Record<string, string>; cwd?: string; nodeArgs?: string[] } = {},
+): CliRun {
   const child = spawn(process.execPath, [...(options.nodeArgs ?? []), BIN, ...args], {
     cwd: options.cwd,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...options.env },
@@ -28,14 +31,20 @@ export function spawnCli(args: string[], options: { env?: Record<string, string>
   return { child, stdout: () => out, stderr: () => err, exited };
 }
 
-export async function runCli(args: string[], options: { env?: Record<string, string>; cwd?: string; nodeArgs?: string[] } = {}) {
+export async function runCli(
+  args: string[],
+  options: { env?: Record<string, string>; cwd?: string; nodeArgs?: string[] } = {},
+) {
   const run = spawnCli(args, options);
   const code = await run.exited;
   return { code, stdout: run.stdout(), stderr: run.stderr() };
 }
 
 /** Polls `check` every 50 ms until it returns a value (not undefined/false), or fails after `timeoutMs`. */
-export async function waitFor<T>(check: () => T | undefined | false | Promise<T | undefined | false>, timeoutMs = 15_000): Promise<T> {
+export async function waitFor<T>(
+  check: () => T | undefined | false | Promise<T | undefined | false>,
+  timeoutMs = 15_000,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await check();
@@ -61,7 +70,10 @@ let inProcessQueue: Promise<unknown> = Promise.resolve();
  * the working folder and process.exitCode are put back. Tests about the process itself (signals,
  * kill -9, the lease held by another process, lazy loading, the bin) use `runCli`/`spawnCli`.
  */
-export function runCliInProcess(args: string[], options: { env?: Record<string, string>; cwd?: string } = {}): Promise<{ code: number; stdout: string; stderr: string }> {
+export function runCliInProcess(
+  args: string[],
+  options: { env?: Record<string, string>; cwd?: string } = {},
+): Promise<{ code: number; stdout: string; stderr: string }> {
   const run = inProcessQueue.then(() => runInProcess(args, options));
   inProcessQueue = run.catch(() => undefined);
   return run;
@@ -69,18 +81,29 @@ export function runCliInProcess(args: string[], options: { env?: Record<string, 
 
 async function runInProcess(args: string[], options: { env?: Record<string, string>; cwd?: string }) {
   const { main } = await import('../../src/cli/main');
-  const saved = { env: process.env, cwd: process.cwd(), exitCode: process.exitCode, out: process.stdout.write, err: process.stderr.write };
+  const saved = {
+    env: process.env,
+    cwd: process.cwd(),
+    exitCode: process.exitCode,
+    out: process.stdout.write,
+    err: process.stderr.write,
+  };
   const signals = ['SIGINT', 'SIGTERM'] as const;
   const listenersBefore = new Map(signals.map((s) => [s, new Set(process.listeners(s))]));
   let stdout = '';
   let stderr = '';
-  const capture = (append: (text: string) => void): Write =>
-    ((chunk: string | Uint8Array, encoding?: BufferEncoding | ((error?: Error | null) => void), callback?: (error?: Error | null) => void) => {
+  const capture =
+    (append: (text: string) => void): Write =>
+    (
+      chunk: string | Uint8Array,
+      encoding?: BufferEncoding | ((error?: Error | null) => void),
+      callback?: (error?: Error | null) => void,
+    ) => {
       append(typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('utf8'));
       const done = typeof encoding === 'function' ? encoding : callback;
       if (done) process.nextTick(done);
       return true;
-    });
+    };
   process.env = { PATH: saved.env.PATH ?? '', HOME: saved.env.HOME ?? '', ...options.env };
   if (options.cwd) process.chdir(options.cwd);
   process.exitCode = undefined;
@@ -96,7 +119,8 @@ async function runInProcess(args: string[], options: { env?: Record<string, stri
     process.chdir(saved.cwd);
     process.exitCode = saved.exitCode;
     for (const signal of signals) {
-      for (const listener of process.listeners(signal)) if (!listenersBefore.get(signal)?.has(listener)) process.off(signal, listener);
+      for (const listener of process.listeners(signal))
+        if (!listenersBefore.get(signal)?.has(listener)) process.off(signal, listener);
     }
   }
 }

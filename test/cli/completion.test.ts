@@ -19,9 +19,17 @@ if (!hasZsh && !process.env.CI) console.warn('zsh is not installed: the zsh comp
 /** What bash offers for the words (the last one is being completed), as COMPREPLY. */
 function bashOffers(script: string, words: string[]): string[] {
   const line = words.map((w) => `'${w}'`).join(' ');
-  const out = execFileSync('bash', ['--norc', '-c', `source '${script}'; COMP_WORDS=(${line}); COMP_CWORD=${words.length - 1}; _bankdata; printf '%s\\n' "\${COMPREPLY[@]}"`], {
-    encoding: 'utf8',
-  });
+  const out = execFileSync(
+    'bash',
+    [
+      '--norc',
+      '-c',
+      `source '${script}'; COMP_WORDS=(${line}); COMP_CWORD=${words.length - 1}; _bankdata; printf '%s\\n' "\${COMPREPLY[@]}"`,
+    ],
+    {
+      encoding: 'utf8',
+    },
+  );
   return out.split('\n').filter((l) => l !== '');
 }
 
@@ -35,7 +43,21 @@ function zshOffers(script: string, words: string[]): string[] {
   return out.split('\n').filter((l) => l !== '');
 }
 
-const TOP = ['demo', 'sync', 'status', 'check', 'report', 'emulator', 'export', 'payments', 'consents', 'meta', 'schedule', 'db', 'completion'];
+const TOP = [
+  'demo',
+  'sync',
+  'status',
+  'check',
+  'report',
+  'emulator',
+  'export',
+  'payments',
+  'consents',
+  'meta',
+  'schedule',
+  'db',
+  'completion',
+];
 
 describe('bankdata completion bash', () => {
   const script = join(dir, 'bankdata.bash');
@@ -52,7 +74,10 @@ describe('bankdata completion bash', () => {
 
   it('offers the dataset names after export, with or without global options before', () => {
     expect(bashOffers(script, ['bankdata', 'export', ''])).toEqual([...DATASETS]);
-    expect(bashOffers(script, ['bankdata', '--db', 'x.sqlite', 'export', 'pay'])).toEqual(['payments', 'payment_matches']);
+    expect(bashOffers(script, ['bankdata', '--db', 'x.sqlite', 'export', 'pay'])).toEqual([
+      'payments',
+      'payment_matches',
+    ]);
     // After the dataset, nothing known: bash falls back to file names (complete -o default).
     expect(bashOffers(script, ['bankdata', 'export', 'accounts', ''])).toEqual([]);
   });
@@ -61,7 +86,11 @@ describe('bankdata completion bash', () => {
     expect(bashOffers(script, ['bankdata', 'export', 'transactions', '--format', ''])).toEqual([...FORMATS]);
     // bash splits --format=… at '=' (COMP_WORDBREAKS)
     expect(bashOffers(script, ['bankdata', 'export', 'transactions', '--format', '=', 'n'])).toEqual(['ndjson']);
-    expect(bashOffers(script, ['bankdata', 'consents', 'create', '--flow', ''])).toEqual(['gateway', 'redirect', 'decoupled']);
+    expect(bashOffers(script, ['bankdata', 'consents', 'create', '--flow', ''])).toEqual([
+      'gateway',
+      'redirect',
+      'decoupled',
+    ]);
     expect(bashOffers(script, ['bankdata', 'sync', '--log-level', 'd'])).toEqual(['debug']);
     expect(bashOffers(script, ['bankdata', 'completion', ''])).toEqual(['bash', 'zsh']);
     expect(bashOffers(script, ['bankdata', 'export', 'transactions', '--ofx-dialect', ''])).toEqual([...OFX_DIALECTS]);
@@ -71,10 +100,29 @@ describe('bankdata completion bash', () => {
 
   it("offers a command's options and the global ones; a valued option's value is not taken for a command", () => {
     const sync = bashOffers(script, ['bankdata', 'sync', '--']);
-    expect(sync).toEqual(expect.arrayContaining(['--consent', '--since', '--full', '--dry-run', '--json', '--db', '--data-dir', '--log-level', '--help']));
+    expect(sync).toEqual(
+      expect.arrayContaining([
+        '--consent',
+        '--since',
+        '--full',
+        '--dry-run',
+        '--json',
+        '--db',
+        '--data-dir',
+        '--log-level',
+        '--help',
+      ]),
+    );
     expect(sync).not.toContain('--format');
     expect(bashOffers(script, ['bankdata', '--data-dir', 'sync', 'export', '--f'])).toEqual(['--format', '--from']);
-    expect(bashOffers(script, ['bankdata', 'consents', ''])).toEqual(['add', 'list', 'show', 'revoke', 'create', 'forget']);
+    expect(bashOffers(script, ['bankdata', 'consents', ''])).toEqual([
+      'add',
+      'list',
+      'show',
+      'revoke',
+      'create',
+      'forget',
+    ]);
     expect(bashOffers(script, ['bankdata', 'consents', 'create', '--no'])).toEqual(['--no-wait']);
   });
 });
@@ -91,7 +139,11 @@ describe.skipIf(!hasZsh && !process.env.CI)(`bankdata completion zsh${hasZsh ? '
     expect(zshOffers(script, ['bankdata', ''])).toEqual(TOP);
     expect(zshOffers(script, ['bankdata', 'export', ''])).toEqual([...DATASETS]);
     expect(zshOffers(script, ['bankdata', 'export', 'accounts', '--format=n'])).toEqual(['--format=ndjson']);
-    expect(zshOffers(script, ['bankdata', 'consents', 'create', '--flow', ''])).toEqual(['gateway', 'redirect', 'decoupled']);
+    expect(zshOffers(script, ['bankdata', 'consents', 'create', '--flow', ''])).toEqual([
+      'gateway',
+      'redirect',
+      'decoupled',
+    ]);
     expect(zshOffers(script, ['bankdata', 'sync', '--'])).toEqual(expect.arrayContaining(['--dry-run', '--db']));
     expect(zshOffers(script, ['bankdata', 'export', 'accounts', '--out', ''])).toEqual(['<files>']);
   });

@@ -74,7 +74,9 @@ describe('consents create: crash between send and save', () => {
     const second = spawnCli(args, { env });
     expect(await second.exited).toBe(0);
 
-    expect(second.stdout()).toContain(`consent ${created.consent_id} created (same request replayed with its stored key)`);
+    expect(second.stdout()).toContain(
+      `consent ${created.consent_id} created (same request replayed with its stored key)`,
+    );
     expect(second.stdout()).toContain('Authorised: registered for sync');
     const after = (await serverConsents()).filter((c) => !before.includes(c.consent_id));
     expect(after).toEqual([{ consent_id: created.consent_id, bank: 'PNZ', status: 'Authorised' }]);

@@ -28,7 +28,9 @@ function count(sql: string, ...params: unknown[]): number {
   }
 }
 const rowsOf = (consent: string) =>
-  ['accounts', 'balances', 'transactions', 'statements', 'parties'].map((t) => count(`SELECT count(*) AS n FROM ${t} WHERE consent_id = ?`, consent));
+  ['accounts', 'balances', 'transactions', 'statements', 'parties'].map((t) =>
+    count(`SELECT count(*) AS n FROM ${t} WHERE consent_id = ?`, consent),
+  );
 
 describe('consents forget', () => {
   it('refuses a consent that has not ended (exit 2), changing nothing', async () => {
@@ -48,7 +50,9 @@ describe('consents forget', () => {
     expect(rowsOf(PNZ_CONSENT).some((n) => n > 0)).toBe(true);
     const before = hash();
 
-    const dry = await runCliInProcess(['--db', fx.path, 'consents', 'forget', PNZ_CONSENT, '--dry-run'], { cwd: fx.dir });
+    const dry = await runCliInProcess(['--db', fx.path, 'consents', 'forget', PNZ_CONSENT, '--dry-run'], {
+      cwd: fx.dir,
+    });
     expect(dry.code, dry.stderr).toBe(0);
     expect(dry.stdout).toMatch(/^would remove for consent .*transactions/);
     expect(hash()).toBe(before);

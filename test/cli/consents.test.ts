@@ -74,11 +74,20 @@ describe('consents list / show', () => {
     expect(offline.code).toBe(0);
     expect(emu.requests().length).toBe(before);
     const rows = JSON.parse(offline.stdout) as { consent_id: string; live: boolean; status: string | null }[];
-    expect(rows.map((r) => [r.live, r.status])).toEqual([[false, null], [false, null], [false, null]]);
+    expect(rows.map((r) => [r.live, r.status])).toEqual([
+      [false, null],
+      [false, null],
+      [false, null],
+    ]);
 
     const live = await runCliInProcess(['consents', 'list', '--json'], { env });
     expect(live.code).toBe(0);
-    const liveRows = JSON.parse(live.stdout) as { consent_id: string; live: boolean; status: string; days_to_expiry: number | null }[];
+    const liveRows = JSON.parse(live.stdout) as {
+      consent_id: string;
+      live: boolean;
+      status: string;
+      days_to_expiry: number | null;
+    }[];
     for (const row of liveRows) {
       expect(row.live).toBe(true);
       expect(row.status).toBe(emu.consent(row.consent_id)!.status);
@@ -96,7 +105,9 @@ describe('consents list / show', () => {
   });
 
   it('show of an unregistered consent with refused credentials is an authentication error (exit 3), never hidden as "not registered"', async () => {
-    const r = await runCliInProcess(['consents', 'show', randomUUID()], { env: { ...env, BANKDATA_CLIENT_SECRET: 'not-the-secret-of-this-client' } });
+    const r = await runCliInProcess(['consents', 'show', randomUUID()], {
+      env: { ...env, BANKDATA_CLIENT_SECRET: 'not-the-secret-of-this-client' },
+    });
     expect(r.code).toBe(3);
     expect(r.stderr).not.toContain('not registered');
   });
@@ -105,7 +116,10 @@ describe('consents list / show', () => {
 describe('consents create / revoke, meta', () => {
   it('a local rule failure is exit 2 naming the rule and its code, and sends nothing', async () => {
     const before = emu.requests().filter((r) => r.method === 'POST' && r.path === '/v1/consents').length;
-    const r = await runCliInProcess(['consents', 'create', '--bank', 'PNZ', '--flow', 'redirect', '--redirect-uri', 'https://app.example.nz/other'], { env });
+    const r = await runCliInProcess(
+      ['consents', 'create', '--bank', 'PNZ', '--flow', 'redirect', '--redirect-uri', 'https://app.example.nz/other'],
+      { env },
+    );
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('redirect URI whitelist (BDT211)');
     expect(emu.requests().filter((x) => x.method === 'POST' && x.path === '/v1/consents').length).toBe(before);

@@ -17,7 +17,10 @@ import { runCli, runCliInProcess } from './cli-process';
 const rows = (file: string, sql: string, ...params: unknown[]) => {
   const db = new Database(file, { readonly: true });
   try {
-    return db.prepare(sql).raw(true).all(...params);
+    return db
+      .prepare(sql)
+      .raw(true)
+      .all(...params);
   } finally {
     db.close();
   }
@@ -47,20 +50,26 @@ describePostgres('bankdata db copy', () => {
     // The consent that owns the most transactions: a row read through two consents belongs to the
     // one that first returned it (docs/data-model.md "Which consent a row belongs to"), and the
     // consents sync in parallel, so a given consent may own none.
-    const [consent] = rows(harness.store.path, 'SELECT consent_id FROM v_transactions GROUP BY consent_id ORDER BY count(*) DESC, consent_id LIMIT 1')[0] as [string];
+    const [consent] = rows(
+      harness.store.path,
+      'SELECT consent_id FROM v_transactions GROUP BY consent_id ORDER BY count(*) DESC, consent_id LIMIT 1',
+    )[0] as [string];
     const dir = tempDir();
     const file = join(dir, 'data', 'one.sqlite');
     const back = await runCli(['db', 'copy', '--from', url, '--to', file, '--consent', consent]);
     expect(back.stderr).toContain('copied');
     expect(back.code).toBe(0);
-    const query = 'SELECT bank, account_id, transaction_id, amount_text, description, status FROM v_transactions WHERE consent_id = ? ORDER BY 1, 2, 3';
+    const query =
+      'SELECT bank, account_id, transaction_id, amount_text, description, status FROM v_transactions WHERE consent_id = ? ORDER BY 1, 2, 3';
     const copied = rows(file, query, consent);
     expect(copied.length).toBeGreaterThan(0);
     expect(copied).toEqual(rows(harness.store.path, query, consent));
     // Only the consent's accounts travel (an account another consent also reads comes whole).
     const accounts = `SELECT account_id FROM accounts WHERE consent_id = ?
                       UNION SELECT account_id FROM sync_state WHERE consent_id = ? ORDER BY 1`;
-    expect(rows(file, 'SELECT DISTINCT account_id FROM v_transactions ORDER BY 1')).toEqual(rows(harness.store.path, accounts, consent, consent));
+    expect(rows(file, 'SELECT DISTINCT account_id FROM v_transactions ORDER BY 1')).toEqual(
+      rows(harness.store.path, accounts, consent, consent),
+    );
     const files = rows(file, 'SELECT file_path FROM statements WHERE file_path IS NOT NULL') as [string][];
     for (const [path] of files) {
       expect(readFileSync(join(dir, 'data', path)).equals(readFileSync(join(harness.dataDir, path))), path).toBe(true);
@@ -69,7 +78,16 @@ describePostgres('bankdata db copy', () => {
 
   it('refuses what would merge or overwrite data, and never shows the password', async () => {
     const secretUrl = url.replace('://', '://copyuser:s3cret-pw@');
-    const again = await runCliInProcess(['db', 'copy', '--from', harness.store.path, '--to', url, '--data-dir', harness.dataDir]);
+    const again = await runCliInProcess([
+      'db',
+      'copy',
+      '--from',
+      harness.store.path,
+      '--to',
+      url,
+      '--data-dir',
+      harness.dataDir,
+    ]);
     expect(again.code).toBe(2);
     expect(again.stderr).toContain('already holds data');
 
@@ -81,12 +99,28 @@ describePostgres('bankdata db copy', () => {
     expect(filtered.code).toBe(2);
 
     const nothing = join(tempDir(), 'nothing.sqlite');
-    const noMatch = await runCliInProcess(['db', 'copy', '--from', url, '--to', nothing, '--account', 'acc-no-such-account']);
+    const noMatch = await runCliInProcess([
+      'db',
+      'copy',
+      '--from',
+      url,
+      '--to',
+      nothing,
+      '--account',
+      'acc-no-such-account',
+    ]);
     expect(noMatch.code).toBe(2);
     expect(noMatch.stderr).toContain('select no account');
     expect(existsSync(nothing)).toBe(false);
 
-    const twoFiles = await runCliInProcess(['db', 'copy', '--from', harness.store.path, '--to', join(tempDir(), 'b.sqlite')]);
+    const twoFiles = await runCliInProcess([
+      'db',
+      'copy',
+      '--from',
+      harness.store.path,
+      '--to',
+      join(tempDir(), 'b.sqlite'),
+    ]);
     expect(twoFiles.code).toBe(2);
 
     const target = join(tempDir(), 'c.sqlite');

@@ -15,10 +15,16 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 describe('bankdata demo', () => {
   it('writes its exports after the incremental sync: file rows = view rows of the final database', async () => {
     await runDemo({ dataDir: dir, settings: SETTINGS, seed: 1, out: (s) => (printed += s) });
-    expect(printed.indexOf('Exporting transactions')).toBeGreaterThan(printed.indexOf("The bank's clock moves two days"));
+    expect(printed.indexOf('Exporting transactions')).toBeGreaterThan(
+      printed.indexOf("The bank's clock moves two days"),
+    );
     const db = new Database(join(dir, 'demo', 'bankdata.sqlite'), { readonly: true });
     try {
-      const view = db.prepare('SELECT transaction_id FROM v_transactions ORDER BY bank, account_id, booking_date_time, transaction_id').all() as { transaction_id: string }[];
+      const view = db
+        .prepare(
+          'SELECT transaction_id FROM v_transactions ORDER BY bank, account_id, booking_date_time, transaction_id',
+        )
+        .all() as { transaction_id: string }[];
       const [header, ...rows] = parse(readFileSync(join(dir, 'exports', 'transactions.csv'), 'utf8'));
       const id = header!.indexOf('transaction_id');
       expect(rows.map((r) => r[id])).toEqual(view.map((v) => v.transaction_id));

@@ -30,14 +30,55 @@ beforeAll(async () => {
 afterAll(() => fx.cleanup());
 
 const value = fc.oneof(
-  fc.constantFrom('', '-1', '0', '1', '99999999999999999999', 'abc', '1e3', '2025-02-30', '2025-03-01', '../../etc/passwd', '/dev/zero', '.', 'NaN'),
-  fc.constantFrom("a'b;--", '\u001b[2J', 'x\r\nbankdata: forged', '\u202e', 'c0a8012e-7d3b-4f5e-9a61-2b9f4c1d8e70', 'acc-0001', 'PNZ', 'csv', 'ofx', 'json'),
+  fc.constantFrom(
+    '',
+    '-1',
+    '0',
+    '1',
+    '99999999999999999999',
+    'abc',
+    '1e3',
+    '2025-02-30',
+    '2025-03-01',
+    '../../etc/passwd',
+    '/dev/zero',
+    '.',
+    'NaN',
+  ),
+  fc.constantFrom(
+    "a'b;--",
+    '\u001b[2J',
+    'x\r\nbankdata: forged',
+    '\u202e',
+    'c0a8012e-7d3b-4f5e-9a61-2b9f4c1d8e70',
+    'acc-0001',
+    'PNZ',
+    'csv',
+    'ofx',
+    'json',
+  ),
   fc.string({ maxLength: 12 }),
 );
 
 const flag = fc.constantFrom(
-  '--format', '--from', '--to', '--account', '--consent', '--bank', '--status', '--runs', '--out', '--log-level', '--data-dir', '--json',
-  '--offline', '--excel', '--lf', '--bogus', '-x', '--',
+  '--format',
+  '--from',
+  '--to',
+  '--account',
+  '--consent',
+  '--bank',
+  '--status',
+  '--runs',
+  '--out',
+  '--log-level',
+  '--data-dir',
+  '--json',
+  '--offline',
+  '--excel',
+  '--lf',
+  '--bogus',
+  '-x',
+  '--',
 );
 
 const command = fc.constantFrom(
@@ -55,22 +96,31 @@ const command = fc.constantFrom(
 );
 
 /** Flags with values, each flag followed by a value half the time. */
-const args = fc.array(fc.tuple(flag, fc.option(value, { nil: undefined })), { maxLength: 5 }).map((pairs) =>
-  pairs.flatMap(([f, v]) => (v === undefined ? [f] : [f, v])),
-);
+const args = fc
+  .array(fc.tuple(flag, fc.option(value, { nil: undefined })), { maxLength: 5 })
+  .map((pairs) => pairs.flatMap(([f, v]) => (v === undefined ? [f] : [f, v])));
 
 const configFile = fc.option(
   fc.oneof(
     fc.json({ maxDepth: 2 }),
-    fc.record(
-      {
-        dataBaseUrl: fc.oneof(fc.constant('https://bank.example/x?client_secret=s3cr3t-canary'), fc.string(), fc.constant(UNREACHABLE)),
-        sync: fc.record({ windowDays: fc.oneof(fc.integer(), fc.string()), lookbakDays: fc.integer() }, { requiredKeys: [] }),
-        clientSecret: fc.constant('s3cr3t-canary'),
-        db: fc.string(),
-      },
-      { requiredKeys: [] },
-    ).map((o) => JSON.stringify(o)),
+    fc
+      .record(
+        {
+          dataBaseUrl: fc.oneof(
+            fc.constant('https://bank.example/x?client_secret=s3cr3t-canary'),
+            fc.string(),
+            fc.constant(UNREACHABLE),
+          ),
+          sync: fc.record(
+            { windowDays: fc.oneof(fc.integer(), fc.string()), lookbakDays: fc.integer() },
+            { requiredKeys: [] },
+          ),
+          clientSecret: fc.constant('s3cr3t-canary'),
+          db: fc.string(),
+        },
+        { requiredKeys: [] },
+      )
+      .map((o) => JSON.stringify(o)),
     fc.constantFrom('{', '[]', 'null', '"x"', '{"dataDir": 5}'),
   ),
   { nil: undefined },
@@ -102,7 +152,10 @@ describe('fuzz: CLI arguments and config file, no server reachable', () => {
         // eslint-disable-next-line no-control-regex
         expect(r.stderr, label).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/);
         if (r.code !== 0) {
-          const lines = r.stderr.trimEnd().split('\n').filter((l) => !l.startsWith('bankdata: warning:'));
+          const lines = r.stderr
+            .trimEnd()
+            .split('\n')
+            .filter((l) => !l.startsWith('bankdata: warning:'));
           expect(lines[0], label).toMatch(/^bankdata: /);
           expect(lines.length, label).toBeLessThanOrEqual(2);
           if (lines[1] !== undefined) expect(lines[1], label).toMatch(/^hint: /);

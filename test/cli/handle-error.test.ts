@@ -6,7 +6,10 @@ import { RunLockedError } from '../../src/sync/run';
 describe('the top-level handler: a held run lease', () => {
   it('is exit 4 with the holder named and ONE hint (whichever command met the lease)', () => {
     const lines: string[] = [];
-    const code = handleCliError(new RunLockedError({ pid: 4242, host: 'box', expiresAt: '2026-03-10T10:05:00Z' }), (s) => void lines.push(s));
+    const code = handleCliError(
+      new RunLockedError({ pid: 4242, host: 'box', expiresAt: '2026-03-10T10:05:00Z' }),
+      (s) => void lines.push(s),
+    );
     expect(code).toBe(ExitCode.Locked);
     expect(code).toBe(4);
     expect(lines).toEqual([

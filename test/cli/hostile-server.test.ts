@@ -44,8 +44,13 @@ async function forward(req: IncomingMessage, url: URL): Promise<{ status: number
   for await (const chunk of req) chunks.push(chunk as Buffer);
   const target = new URL(url.pathname + url.search, emu.baseUrl);
   const headers: Record<string, string> = {};
-  for (const [k, v] of Object.entries(req.headers)) if (typeof v === 'string' && k !== 'host' && k !== 'content-length') headers[k] = v;
-  const res = await fetch(target, { method: req.method!, headers, ...(chunks.length > 0 ? { body: Buffer.concat(chunks) } : {}) });
+  for (const [k, v] of Object.entries(req.headers))
+    if (typeof v === 'string' && k !== 'host' && k !== 'content-length') headers[k] = v;
+  const res = await fetch(target, {
+    method: req.method!,
+    headers,
+    ...(chunks.length > 0 ? { body: Buffer.concat(chunks) } : {}),
+  });
   // Links the emulator wrote point at the emulator: rewrite them to this origin.
   const body = (await res.text()).split(new URL(emu.baseUrl).origin).join(new URL(proxyUrl).origin);
   return { status: res.status, headers: res.headers, body };
@@ -64,14 +69,28 @@ function floodPage(url: URL, n: number): string {
   const next = new URL(url.href.replace(/&page=[^&]*/, ''));
   next.searchParams.set('page', `flood-${n + 1}`);
   const origin = new URL(proxyUrl).origin;
-  return JSON.stringify({ Data: { Transaction: items }, Links: { Self: url.href, Next: origin + next.pathname + next.search }, Meta: { TotalPages: n + 2 } });
+  return JSON.stringify({
+    Data: { Transaction: items },
+    Links: { Self: url.href, Next: origin + next.pathname + next.search },
+    Meta: { TotalPages: n + 2 },
+  });
 }
 
 async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
   const url = new URL(req.url!, proxyUrl);
   if (mode === 'forge' && url.pathname.endsWith('/v1/meta')) {
     const message = '\u001b[2J\u001b[31mboom\r\nbankdata: payment sent to attacker\u009b1;1H\u202egnirts';
-    return send(res, 400, JSON.stringify({ timestamp: new Date().toISOString(), path: url.pathname, status: 400, error: '400 BAD_REQUEST', message }));
+    return send(
+      res,
+      400,
+      JSON.stringify({
+        timestamp: new Date().toISOString(),
+        path: url.pathname,
+        status: 400,
+        error: '400 BAD_REQUEST',
+        message,
+      }),
+    );
   }
   const isTransactions = /\/transactions$/.test(url.pathname);
   const page = url.searchParams.get('page');
@@ -91,7 +110,10 @@ async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> 
     windowsAsked.push({ from, to, flooded });
     if (flooded && template) return send(res, 200, floodPage(url, 0));
   }
-  res.writeHead(answer.status, { 'content-type': answer.headers.get('content-type') ?? 'application/json', ...(answer.headers.get('date') ? { date: answer.headers.get('date')! } : {}) });
+  res.writeHead(answer.status, {
+    'content-type': answer.headers.get('content-type') ?? 'application/json',
+    ...(answer.headers.get('date') ? { date: answer.headers.get('date')! } : {}),
+  });
   res.end(answer.body);
 }
 
@@ -123,7 +145,10 @@ async function workdir(): Promise<{ dir: string; env: Record<string, string>; db
   await store.consents.add(emu.consentIds[0] as ConsentId);
   await store.close();
   mkdirSync(join(dir, 'config'));
-  writeFileSync(join(dir, 'config', 'local.json'), JSON.stringify({ sync: { maxRecordsPerListing: CEILING, windowDays: 8, concurrency: 1, floor: FLOOR } }));
+  writeFileSync(
+    join(dir, 'config', 'local.json'),
+    JSON.stringify({ sync: { maxRecordsPerListing: CEILING, windowDays: 8, concurrency: 1, floor: FLOOR } }),
+  );
   return { dir, db, env: emulatorEnv({ ...emu, baseUrl: proxyUrl }, data) };
 }
 
@@ -143,10 +168,16 @@ describe('a hostile server', () => {
     const r = await runCli(['sync', '--json'], { cwd: dir, env });
     expect(r.code, r.stderr).toBe(1);
     expect(r.stderr).not.toMatch(/heap|\n\s+at /);
-    const summary = JSON.parse(r.stdout) as { outcome: string; failedUnits: number; consents: { failures?: { unit: string; error: string }[] }[] };
+    const summary = JSON.parse(r.stdout) as {
+      outcome: string;
+      failedUnits: number;
+      consents: { failures?: { unit: string; error: string }[] }[];
+    };
     expect(summary.outcome).toBe('partial');
     // Flooded listings were cut at the ceiling: never more pages than the ceiling allows.
-    expect(floodPages).toBeLessThanOrEqual(windowsAsked.filter((w) => w.flooded).length * Math.ceil(CEILING / FLOOD_PAGE));
+    expect(floodPages).toBeLessThanOrEqual(
+      windowsAsked.filter((w) => w.flooded).length * Math.ceil(CEILING / FLOOD_PAGE),
+    );
     // Halved down to one day where the poison sits; that one day failed, nothing else did.
     const oneDay = windowsAsked.filter((w) => w.flooded && w.to - w.from <= DAY + 3_600_000);
     expect(oneDay.length).toBeGreaterThanOrEqual(1);
@@ -155,13 +186,20 @@ describe('a hostile server', () => {
     // Windows not flooded committed their rows.
     const stored = query<{ n: number }>(db, 'SELECT count(*) AS n FROM v_transactions')[0]!.n;
     expect(stored).toBeGreaterThan(0);
-    expect(query<{ n: number }>(db, "SELECT count(*) AS n FROM v_transactions WHERE transaction_id LIKE 'flood-%'")[0]!.n).toBe(0);
+    expect(
+      query<{ n: number }>(db, "SELECT count(*) AS n FROM v_transactions WHERE transaction_id LIKE 'flood-%'")[0]!.n,
+    ).toBe(0);
   }, 120_000);
 
   it('SIGTERM while a listing never ends: stopped within seconds, exit 143, the lease released', async () => {
     mode = 'endless';
     const { dir, env, db } = await workdir();
-    writeFileSync(join(dir, 'config', 'local.json'), JSON.stringify({ sync: { maxRecordsPerListing: 1_000_000, windowDays: 8, concurrency: 1, stopGraceMs: 200, floor: FLOOR } }));
+    writeFileSync(
+      join(dir, 'config', 'local.json'),
+      JSON.stringify({
+        sync: { maxRecordsPerListing: 1_000_000, windowDays: 8, concurrency: 1, stopGraceMs: 200, floor: FLOOR },
+      }),
+    );
     const before = floodPages;
     const run = spawnCli(['sync'], { cwd: dir, env });
     await waitFor(() => floodPages > before + 2, 60_000);
@@ -177,7 +215,10 @@ describe('a hostile server', () => {
   it('item 9: a run killed with SIGKILL shows running while its lease lives, interrupted once a later run took the lease over', async () => {
     mode = 'endless';
     const { dir, env, db } = await workdir();
-    writeFileSync(join(dir, 'config', 'local.json'), JSON.stringify({ sync: { maxRecordsPerListing: 1_000_000, windowDays: 8, concurrency: 1, floor: FLOOR } }));
+    writeFileSync(
+      join(dir, 'config', 'local.json'),
+      JSON.stringify({ sync: { maxRecordsPerListing: 1_000_000, windowDays: 8, concurrency: 1, floor: FLOOR } }),
+    );
     const before = floodPages;
     const run = spawnCli(['sync'], { cwd: dir, env });
     await waitFor(() => floodPages > before + 1, 60_000);

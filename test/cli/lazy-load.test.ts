@@ -32,9 +32,13 @@ interface Loaded {
 async function loadsOf(args: string[], env: Record<string, string> = {}): Promise<Loaded> {
   const record = join(mkdtempSync(join(tmpdir(), 'bankdata-loads-')), 'loads.txt');
   const run = await runCli(args, { env: { ...env, BANKDATA_RECORD_LOADS: record, NODE_OPTIONS: `--import ${HOOK}` } });
-  const urls = readFileSync(record, 'utf8').split('\n').filter((u) => u.startsWith('file:'));
+  const urls = readFileSync(record, 'utf8')
+    .split('\n')
+    .filter((u) => u.startsWith('file:'));
   const files = urls.map((u) => relative(ROOT, fileURLToPath(u)));
-  const meta = JSON.parse(readFileSync('dist/meta.json', 'utf8')) as { outputs: Record<string, { inputs: Record<string, unknown> }> };
+  const meta = JSON.parse(readFileSync('dist/meta.json', 'utf8')) as {
+    outputs: Record<string, { inputs: Record<string, unknown> }>;
+  };
   // What the compiled files loaded hold (packages are bundled in, but better-sqlite3), and the files loaded from node_modules.
   const inputs = files.filter((f) => f.startsWith('dist/')).flatMap((f) => Object.keys(meta.outputs[f]?.inputs ?? {}));
   const packages = new Set(
@@ -49,7 +53,13 @@ describe('what each command loads', () => {
     expect(loaded.code).toBe(0);
     expect(loaded.stdout).toMatch(flag === '--version' ? /^\d+\.\d+\.\d+\n$/ : /Commands:/);
     expect([...loaded.packages]).toEqual(['commander']);
-    expect(loaded.sources.sort()).toEqual(['package.json', 'src/cli/globals.ts', 'src/cli/main.ts', 'src/cli/run.ts', 'src/terminal-text.ts']);
+    expect(loaded.sources.sort()).toEqual([
+      'package.json',
+      'src/cli/globals.ts',
+      'src/cli/main.ts',
+      'src/cli/run.ts',
+      'src/terminal-text.ts',
+    ]);
   });
 
   describe('sync', () => {

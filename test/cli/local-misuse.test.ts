@@ -8,7 +8,17 @@
  * holds a secret (never echoed).
  */
 import { createHash } from 'node:crypto';
-import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -27,7 +37,8 @@ afterAll(() => fx.cleanup());
 
 const hash = (file: string) => createHash('sha256').update(readFileSync(file)).digest('hex');
 const mode = (path: string) => statSync(path).mode & 0o777;
-const bankdata = (args: string[], env: Record<string, string> = {}, cwd = fx.dir) => runCliInProcess(args, { cwd, env });
+const bankdata = (args: string[], env: Record<string, string> = {}, cwd = fx.dir) =>
+  runCliInProcess(args, { cwd, env });
 
 /** One error line and at most one hint line, no stack trace. */
 function expectOneLine(stderr: string): void {
@@ -73,7 +84,18 @@ describe('item 1: no output replaces the database, its WAL/SHM, a statement file
 
     const statements = join(fx.dir, 'data', 'statements', 'PNZ');
     mkdirSync(statements, { recursive: true });
-    const intoStatements = await bankdata(['export', 'accounts', '--format', 'csv', '--db', fx.path, '--data-dir', 'data', '--out', join(statements, 'x.pdf')]);
+    const intoStatements = await bankdata([
+      'export',
+      'accounts',
+      '--format',
+      'csv',
+      '--db',
+      fx.path,
+      '--data-dir',
+      'data',
+      '--out',
+      join(statements, 'x.pdf'),
+    ]);
     expect(intoStatements.code).toBe(7);
     expect(intoStatements.stderr).toContain('where the statement files are');
 
@@ -96,7 +118,7 @@ describe('item 2: the store never changes the permissions of what it did not cre
     }
   });
 
-  it('--db naming a user\'s file that is not SQLite: exit 6, bytes and mode unchanged', async () => {
+  it("--db naming a user's file that is not SQLite: exit 6, bytes and mode unchanged", async () => {
     const file = join(fx.dir, 'notes.txt');
     writeFileSync(file, 'my notes\n');
     chmodSync(file, 0o644);
@@ -118,7 +140,10 @@ describe('item 2: the store never changes the permissions of what it did not cre
     const exported = await bankdata(['--db', copy, 'export', 'accounts', '--format', 'csv']);
     expect(exported.code, exported.stderr).toBe(0);
     expect(exported.stdout).toContain('acc-0001');
-    for (const args of [['meta', '--offline'], ['consents', 'list', '--offline']]) {
+    for (const args of [
+      ['meta', '--offline'],
+      ['consents', 'list', '--offline'],
+    ]) {
       const r = await bankdata(['--db', copy, ...args]);
       expect(r.code, `${args.join(' ')}: ${r.stderr}`).toBe(0);
     }
@@ -161,7 +186,11 @@ describe('items 6 and 7: local failures have their exit code and name the path; 
     writeFileSync(journalPath, JSON.stringify(journal));
     const old = new Database(file);
     migrate(drizzle(old), { migrationsFolder: folder });
-    old.prepare("INSERT INTO consents (consent_id, registered_at) VALUES ('c0a8012e-7d3b-4f5e-9a61-2b9f4c1d8e70', '2025-03-05T01:00:00.000Z')").run();
+    old
+      .prepare(
+        "INSERT INTO consents (consent_id, registered_at) VALUES ('c0a8012e-7d3b-4f5e-9a61-2b9f4c1d8e70', '2025-03-05T01:00:00.000Z')",
+      )
+      .run();
     old.close();
     const before = hash(file);
 
@@ -179,7 +208,9 @@ describe('items 6 and 7: local failures have their exit code and name the path; 
     expect(backup).toBeDefined();
     expect(hash(backup!)).not.toBe('');
     const copy = new Database(backup, { readonly: true });
-    expect(copy.prepare('SELECT consent_id FROM consents').all()).toEqual([{ consent_id: 'c0a8012e-7d3b-4f5e-9a61-2b9f4c1d8e70' }]);
+    expect(copy.prepare('SELECT consent_id FROM consents').all()).toEqual([
+      { consent_id: 'c0a8012e-7d3b-4f5e-9a61-2b9f4c1d8e70' },
+    ]);
     copy.close();
     expect(mode(backup!)).toBe(0o600);
 

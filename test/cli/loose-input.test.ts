@@ -13,7 +13,8 @@ import { runCliInProcess } from './cli-process';
 
 const dir = mkdtempSync(join(tmpdir(), 'bankdata-loose-'));
 const db = join(dir, 'absent.sqlite');
-const bankdata = (args: string[], env: Record<string, string> = {}, cwd = dir) => runCliInProcess(['--db', db, ...args], { cwd, env });
+const bankdata = (args: string[], env: Record<string, string> = {}, cwd = dir) =>
+  runCliInProcess(['--db', db, ...args], { cwd, env });
 
 describe('item 10: loose input', () => {
   it.each([
@@ -35,10 +36,20 @@ describe('item 10: loose input', () => {
   it('--amount 99999999999999 says it is too large, not "at most 2 decimals"', async () => {
     const { checkPaymentRequest } = await import('../../src/payments/request');
     const consent = { consent_id: 'c', type: 'enduring' } as never;
-    expect(() => checkPaymentRequest(consent, { consentId: 'c', amount: { total: '99999999999999', currency: 'NZD' }, pcr: { particulars: 'X' } })).toThrow(
-      /too large/,
-    );
-    expect(() => checkPaymentRequest(consent, { consentId: 'c', amount: { total: '1.234', currency: 'NZD' }, pcr: { particulars: 'X' } })).toThrow(/more than 2 decimals/);
+    expect(() =>
+      checkPaymentRequest(consent, {
+        consentId: 'c',
+        amount: { total: '99999999999999', currency: 'NZD' },
+        pcr: { particulars: 'X' },
+      }),
+    ).toThrow(/too large/);
+    expect(() =>
+      checkPaymentRequest(consent, {
+        consentId: 'c',
+        amount: { total: '1.234', currency: 'NZD' },
+        pcr: { particulars: 'X' },
+      }),
+    ).toThrow(/more than 2 decimals/);
   });
 
   it('consents add --from-file on an endless device stops at 1 MiB with exit 2', async () => {
@@ -70,7 +81,9 @@ describe('item 10: loose input', () => {
     const elsewhere = mkdtempSync(join(tmpdir(), 'bankdata-elsewhere-'));
     mkdirSync(join(data, 'statements'), { recursive: true });
     symlinkSync(elsewhere, join(data, 'statements', 'PNZ'));
-    await expect(createAtomicFile(join(data, 'statements', 'PNZ', 'abc', 'x.pdf'), data)).rejects.toThrow(/is a symbolic link inside the data directory/);
+    await expect(createAtomicFile(join(data, 'statements', 'PNZ', 'abc', 'x.pdf'), data)).rejects.toThrow(
+      /is a symbolic link inside the data directory/,
+    );
     expect(existsSync(join(elsewhere, 'abc'))).toBe(false);
   });
 });

@@ -12,11 +12,14 @@ describe('the command table', () => {
     expect(full.commands.map((c) => c.name())).toEqual(COMMANDS.map((c) => c.name));
   });
 
-  it.each(COMMANDS.map((c) => [c.name, c] as const))('%s: its module registers the command with the description of its entry', async (_name, entry) => {
-    const program = buildProgram([]);
-    const before = program.commands.length;
-    const real = (await buildFullProgram()).commands.find((c) => c.name() === entry.name);
-    expect(real?.description()).toBe(entry.description);
-    expect(program.commands.length).toBe(before);
-  });
+  it.each(COMMANDS.map((c) => [c.name, c] as const))(
+    '%s: its module registers the command with the description of its entry',
+    async (_name, entry) => {
+      const program = buildProgram([]);
+      const before = program.commands.length;
+      const real = (await buildFullProgram()).commands.find((c) => c.name() === entry.name);
+      expect(real?.description()).toBe(entry.description);
+      expect(program.commands.length).toBe(before);
+    },
+  );
 });

@@ -45,13 +45,23 @@ describe('sync and status with payments', () => {
       clientId: h.emu.paymentsClientId,
       clientSecret: h.emu.paymentsClientSecret,
     });
-    const { payment } = await createPayment({ client: payments, store: h.store, sleep: async () => {} }, { consentId: consentOf(h.emu, 'single-1') });
-    const status = () => (h.store.sqlite.prepare('SELECT status FROM v_payments WHERE payment_id = ?').get(payment.payment_id) as { status: string }).status;
+    const { payment } = await createPayment(
+      { client: payments, store: h.store, sleep: async () => {} },
+      { consentId: consentOf(h.emu, 'single-1') },
+    );
+    const status = () =>
+      (
+        h.store.sqlite.prepare('SELECT status FROM v_payments WHERE payment_id = ?').get(payment.payment_id) as {
+          status: string;
+        }
+      ).status;
     expect(status()).not.toBe('AcceptedSettlementCompleted');
 
     // Without payments configured, the sync leaves payments alone.
     let out = '';
-    expect(await syncCommand(configFor(false), h.store, h.client, silentLogger, { json: true }, (s) => (out += s))).toBe(0);
+    expect(
+      await syncCommand(configFor(false), h.store, h.client, silentLogger, { json: true }, (s) => (out += s)),
+    ).toBe(0);
     expect(JSON.parse(out).payments).toBeNull();
     expect(status()).not.toBe('AcceptedSettlementCompleted');
 
@@ -62,12 +72,16 @@ describe('sync and status with payments', () => {
     expect(out).toMatch(/payments\s+1 tracked, 0 still in flight, 0 could not be read/);
 
     // The Data API part of the same run landed the merchant's credit, so the payment is matched.
-    const matched = h.store.sqlite.prepare('SELECT count(*) AS n FROM v_payment_matches WHERE payment_id = ?').get(payment.payment_id) as { n: number };
+    const matched = h.store.sqlite
+      .prepare('SELECT count(*) AS n FROM v_payment_matches WHERE payment_id = ?')
+      .get(payment.payment_id) as { n: number };
     expect(matched.n).toBe(1);
     expect((await readStatus(h.store, 14)).payments).toEqual({ unmatched: [], ambiguous: [] });
 
     // A settled payment without its credit is listed by status.
-    h.store.sqlite.prepare("UPDATE transactions SET removed_at = '2026-03-10T00:00:00.000Z' WHERE transaction_id LIKE 'pmt-%'").run();
+    h.store.sqlite
+      .prepare("UPDATE transactions SET removed_at = '2026-03-10T00:00:00.000Z' WHERE transaction_id LIKE 'pmt-%'")
+      .run();
     const report = await readStatus(h.store, 14);
     expect(report.payments.unmatched.map((u) => u.payment_id)).toContain(payment.payment_id);
     expect(formatStatus(report, 14)).toContain(`settled payments without a matching bank transaction`);
@@ -79,13 +93,22 @@ describe('sync and status with payments', () => {
       clientId: h.emu.paymentsClientId,
       clientSecret: h.emu.paymentsClientSecret,
     });
-    await createPayment({ client: payments, store: h.store, sleep: async () => {} }, { consentId: consentOf(h.emu, 'single-2') });
+    await createPayment(
+      { client: payments, store: h.store, sleep: async () => {} },
+      { consentId: consentOf(h.emu, 'single-2') },
+    );
     let out = '';
-    const code = await syncCommand(configFor(true, 'not-the-payments-secret'), h.store, h.client, silentLogger, {}, (s) => (out += s));
+    const code = await syncCommand(
+      configFor(true, 'not-the-payments-secret'),
+      h.store,
+      h.client,
+      silentLogger,
+      {},
+      (s) => (out += s),
+    );
     expect(code).toBe(3);
     expect(out).toMatch(/^sync ok/);
     expect(out).toMatch(/payments\s+not tracked: .*401/);
     expect(out).not.toContain('not-the-payments-secret');
   });
 });
-

@@ -39,7 +39,18 @@ describe('loadConfig defaults', () => {
       db: join(cwd, 'data', 'bankdata.sqlite'),
       dataDir: join(cwd, 'data'),
       redirectWhitelist: [],
-      sync: { lookbackDays: 14, floor: null, concurrency: 16, windowDays: 3650, minWindowDays: 1, partyRefreshDays: 7, maxRecordsPerListing: 100000, leaseTtlMs: 60000, leaseRenewMs: 15000, stopGraceMs: 5000 },
+      sync: {
+        lookbackDays: 14,
+        floor: null,
+        concurrency: 16,
+        windowDays: 3650,
+        minWindowDays: 1,
+        partyRefreshDays: 7,
+        maxRecordsPerListing: 100000,
+        leaseTtlMs: 60000,
+        leaseRenewMs: 15000,
+        stopGraceMs: 5000,
+      },
       schedule: { sync: '0 2 * * *', expiryCheck: '0 8 * * *', metaRefresh: '0 6 * * 1' },
       expiryWarningDays: 14,
       sources: ['config/default.json', 'environment', 'flags'],
@@ -78,13 +89,32 @@ describe('loadConfig precedence: default.json, local.json, environment, flags', 
       sync: { windowDays: 7, lookbackDays: 3 },
     });
     const fromLocal = loadConfig({ cwd, env: {} });
-    expect(fromLocal.sync).toEqual({ lookbackDays: 3, floor: null, concurrency: 16, windowDays: 7, minWindowDays: 1, partyRefreshDays: 7, maxRecordsPerListing: 100000, leaseTtlMs: 60000, leaseRenewMs: 15000, stopGraceMs: 5000 });
+    expect(fromLocal.sync).toEqual({
+      lookbackDays: 3,
+      floor: null,
+      concurrency: 16,
+      windowDays: 7,
+      minWindowDays: 1,
+      partyRefreshDays: 7,
+      maxRecordsPerListing: 100000,
+      leaseTtlMs: 60000,
+      leaseRenewMs: 15000,
+      stopGraceMs: 5000,
+    });
     expect(fromLocal.db).toBe(join(cwd, 'local.sqlite'));
-    expect(fromLocal.sources).toEqual(['config/default.json', join(cwd, 'config', 'local.json'), 'environment', 'flags']);
+    expect(fromLocal.sources).toEqual([
+      'config/default.json',
+      join(cwd, 'config', 'local.json'),
+      'environment',
+      'flags',
+    ]);
 
     const fromEnv = loadConfig({
       cwd,
-      env: { BANKDATA_DB: '/srv/bank.sqlite', BANKDATA_REDIRECT_WHITELIST: ' https://b.example.nz/cb ,, myapp://host/x ' },
+      env: {
+        BANKDATA_DB: '/srv/bank.sqlite',
+        BANKDATA_REDIRECT_WHITELIST: ' https://b.example.nz/cb ,, myapp://host/x ',
+      },
     });
     expect(fromEnv.db).toBe('/srv/bank.sqlite');
     expect(fromEnv.dataDir).toBe(join(cwd, 'store'));
@@ -97,16 +127,32 @@ describe('loadConfig precedence: default.json, local.json, environment, flags', 
     });
     expect(fromFlags.db).toBe(join(cwd, 'flag.sqlite'));
     expect(fromFlags.dataDir).toBe(join(cwd, 'store'));
-    expect(fromFlags.sync).toEqual({ lookbackDays: 3, floor: null, concurrency: 16, windowDays: 2, minWindowDays: 1, partyRefreshDays: 7, maxRecordsPerListing: 100000, leaseTtlMs: 60000, leaseRenewMs: 15000, stopGraceMs: 5000 });
+    expect(fromFlags.sync).toEqual({
+      lookbackDays: 3,
+      floor: null,
+      concurrency: 16,
+      windowDays: 2,
+      minWindowDays: 1,
+      partyRefreshDays: 7,
+      maxRecordsPerListing: 100000,
+      leaseTtlMs: 60000,
+      leaseRenewMs: 15000,
+      stopGraceMs: 5000,
+    });
   });
 
   it('the lease and stop timings are settings: config keys with environment overrides, the renewal below the expiry', () => {
     const cwd = workdir();
-    const config = loadConfig({ cwd, env: { BANKDATA_LEASE_TTL_MS: '400', BANKDATA_LEASE_RENEW_MS: '50', BANKDATA_STOP_GRACE_MS: '0' } });
+    const config = loadConfig({
+      cwd,
+      env: { BANKDATA_LEASE_TTL_MS: '400', BANKDATA_LEASE_RENEW_MS: '50', BANKDATA_STOP_GRACE_MS: '0' },
+    });
     expect(config.sync).toMatchObject({ leaseTtlMs: 400, leaseRenewMs: 50, stopGraceMs: 0 });
     const bad = configErrorOf(() => loadConfig({ cwd, env: { BANKDATA_LEASE_TTL_MS: 'soon' } }));
     expect(bad.message).toContain('BANKDATA_LEASE_TTL_MS: expected a whole number of milliseconds from 100 to 3600000');
-    const slow = configErrorOf(() => loadConfig({ cwd, env: { BANKDATA_LEASE_TTL_MS: '400', BANKDATA_LEASE_RENEW_MS: '400' } }));
+    const slow = configErrorOf(() =>
+      loadConfig({ cwd, env: { BANKDATA_LEASE_TTL_MS: '400', BANKDATA_LEASE_RENEW_MS: '400' } }),
+    );
     expect(slow.message).toContain('sync.leaseRenewMs (400) must be below sync.leaseTtlMs (400)');
   });
 
@@ -153,7 +199,10 @@ describe('loadConfig validation: the error names the key and the expected form (
   });
 
   it('names a local.json key, its file, and lists every problem at once', () => {
-    const cwd = workdir({ sync: { windowDays: 0, floor: '2025-02-30', lookbakDays: 5 }, schedule: { sync: '0 25 * * *' } });
+    const cwd = workdir({
+      sync: { windowDays: 0, floor: '2025-02-30', lookbakDays: 5 },
+      schedule: { sync: '0 25 * * *' },
+    });
     const error = configErrorOf(() => loadConfig({ cwd, env: {} }));
     expect(error.message).toContain('config/local.json');
     expect(error.message).toContain('sync.windowDays: expected a whole number of days from 1 to 3650, got 0');
@@ -193,19 +242,26 @@ describe('loadConfig validation: the error names the key and the expected form (
 describe('base URLs: https required except on loopback hosts', () => {
   const load = (url: string) => loadConfig({ cwd: workdir(), env: { BANKDATA_DATA_BASE_URL: url } });
 
-  it.each(['http://127.0.0.1:8080', 'http://127.9.9.9:1', 'http://[::1]:4000', 'http://localhost:3000', 'https://data.example.nz'])(
-    'accepts %s',
-    (url) => {
-      expect(load(url).dataBaseUrl).toBe(url);
-    },
-  );
+  it.each([
+    'http://127.0.0.1:8080',
+    'http://127.9.9.9:1',
+    'http://[::1]:4000',
+    'http://localhost:3000',
+    'https://data.example.nz',
+  ])('accepts %s', (url) => {
+    expect(load(url).dataBaseUrl).toBe(url);
+  });
 
-  it.each(['http://data.example.nz', 'http://10.0.0.5:8080', 'http://128.0.0.1', 'ftp://data.example.nz', 'data.example.nz', 'https://data.example.nz/?x=1'])(
-    'refuses %s naming BANKDATA_DATA_BASE_URL',
-    (url) => {
-      expect(configErrorOf(() => load(url)).message).toContain('BANKDATA_DATA_BASE_URL: expected an https URL');
-    },
-  );
+  it.each([
+    'http://data.example.nz',
+    'http://10.0.0.5:8080',
+    'http://128.0.0.1',
+    'ftp://data.example.nz',
+    'data.example.nz',
+    'https://data.example.nz/?x=1',
+  ])('refuses %s naming BANKDATA_DATA_BASE_URL', (url) => {
+    expect(configErrorOf(() => load(url)).message).toContain('BANKDATA_DATA_BASE_URL: expected an https URL');
+  });
 
   it('refuses a URL with a password without echoing it', () => {
     const error = configErrorOf(() => load('https://user:hunter2-pass@data.example.nz'));
@@ -214,14 +270,21 @@ describe('base URLs: https required except on loopback hosts', () => {
   });
 
   it('takes a postgres:// or postgresql:// URL as it is (not as a file name), and refuses any other URL without echoing its password', () => {
-    for (const url of ['postgres://bank:s3cret-pg-pass@127.0.0.1:5432/bankdata', 'postgresql://bank:s3cret-pg-pass@db.example.nz/bankdata']) {
+    for (const url of [
+      'postgres://bank:s3cret-pg-pass@127.0.0.1:5432/bankdata',
+      'postgresql://bank:s3cret-pg-pass@db.example.nz/bankdata',
+    ]) {
       expect(loadConfig({ cwd: workdir(), env: { BANKDATA_DB: url } }).db).toBe(url);
     }
-    const error = configErrorOf(() => loadConfig({ cwd: workdir(), env: { BANKDATA_DB: 'mysql://bank:s3cret-my-pass@127.0.0.1/bankdata' } }));
+    const error = configErrorOf(() =>
+      loadConfig({ cwd: workdir(), env: { BANKDATA_DB: 'mysql://bank:s3cret-my-pass@127.0.0.1/bankdata' } }),
+    );
     expect(error.message).toContain('BANKDATA_DB: expected a SQLite file path');
     expect(error.message).toContain('user info (not shown)');
     expect(error.message).not.toContain('s3cret-my-pass');
-    expect(loadConfig({ cwd: workdir(), env: { BANKDATA_DB: 'data/postgres-copy.sqlite' } }).db).toMatch(/postgres-copy\.sqlite$/);
+    expect(loadConfig({ cwd: workdir(), env: { BANKDATA_DB: 'data/postgres-copy.sqlite' } }).db).toMatch(
+      /postgres-copy\.sqlite$/,
+    );
   });
 
   it('applies the same rule to BANKDATA_PAYMENTS_BASE_URL', () => {

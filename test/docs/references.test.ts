@@ -98,8 +98,14 @@ function brokenReferences(): Problem[] {
 const FORBIDDEN: Array<[string, RegExp]> = [
   ['the external wire contract by section', /\bcontract\s+(?:\*\s*)?\d/i],
   ['an external architecture file', /\bARCHITECTURE\b(?!_)/],
-  ['the bank documentation by its nickname', /\bthe seed\b|\bseed's\b|\bseed section|\bseed\s+(?:"|Authentication|Payments|tables?\b|rules?\b|names\b)|\(seed;/i],
-  ['a path outside the repository', /\.\.\/shared|\bshared\/(?:contract|bank-api|seed|ARCHITECTURE)|\bdata-api\.md\b|\binterface\.md\b/],
+  [
+    'the bank documentation by its nickname',
+    /\bthe seed\b|\bseed's\b|\bseed section|\bseed\s+(?:"|Authentication|Payments|tables?\b|rules?\b|names\b)|\(seed;/i,
+  ],
+  [
+    'a path outside the repository',
+    /\.\.\/shared|\bshared\/(?:contract|bank-api|seed|ARCHITECTURE)|\bdata-api\.md\b|\binterface\.md\b/,
+  ],
 ];
 
 function forbiddenCitations(): Problem[] {

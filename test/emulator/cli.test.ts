@@ -14,7 +14,12 @@ const DEFAULTS = { port: '0', seed: '1', faults: 'none', environment: 'sandbox',
 describe('emulatorOptionsFromFlags', () => {
   it('maps the flags, splitting the whitelist on commas, with a running clock', () => {
     expect(
-      emulatorOptionsFromFlags({ ...DEFAULTS, seed: '9', start: '2026-01-01T00:00:00Z', redirectWhitelist: 'https://a.nz/x, https://*.b.nz/' }),
+      emulatorOptionsFromFlags({
+        ...DEFAULTS,
+        seed: '9',
+        start: '2026-01-01T00:00:00Z',
+        redirectWhitelist: 'https://a.nz/x, https://*.b.nz/',
+      }),
     ).toEqual({
       port: 0,
       seed: 9,
@@ -42,10 +47,14 @@ describe('emulatorOptionsFromFlags', () => {
 
 describe('bankdata emulator', () => {
   it('prints one JSON line, logs each request as JSON on stderr, and stops cleanly on SIGTERM', async () => {
-    const child = spawn(process.execPath, ['bin/bankdata.js', 'emulator', '--seed', '3', '--start', '2026-03-10T10:00:00+13:00'], {
-      cwd: process.cwd(),
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = spawn(
+      process.execPath,
+      ['bin/bankdata.js', 'emulator', '--seed', '3', '--start', '2026-03-10T10:00:00+13:00'],
+      {
+        cwd: process.cwd(),
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     const stderr: string[] = [];
     createInterface({ input: child.stderr }).on('line', (line) => stderr.push(line));
     const stdoutLines: string[] = [];
@@ -53,7 +62,12 @@ describe('bankdata emulator', () => {
     lines.on('line', (line) => stdoutLines.push(line));
     try {
       const [first] = (await once(lines, 'line')) as [string];
-      const info = JSON.parse(first) as { base_url: string; client_id: string; client_secret: string; consent_ids: string[] };
+      const info = JSON.parse(first) as {
+        base_url: string;
+        client_id: string;
+        client_secret: string;
+        consent_ids: string[];
+      };
       // The Payments API's keys were added later (issue 7); the Data API's keys never change.
       expect(Object.keys(info).sort()).toEqual([
         'base_url',

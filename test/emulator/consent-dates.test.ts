@@ -35,7 +35,11 @@ describe('on the day summer time starts (2026-09-27, clock 10:00 +13:00)', () =>
   });
 
   it('BDT257 is checked before BDT251 (an end on the start date, today)', async () => {
-    const res = await post(api, emu, { start: '2026-09-27T09:00:00+13:00', end: '2026-09-27T09:30:00+13:00', expiration: null });
+    const res = await post(api, emu, {
+      start: '2026-09-27T09:00:00+13:00',
+      end: '2026-09-27T09:30:00+13:00',
+      expiration: null,
+    });
     expectErrorBody(res, 400, 'BDT257');
   });
 
@@ -45,7 +49,11 @@ describe('on the day summer time starts (2026-09-27, clock 10:00 +13:00)', () =>
   });
 
   it('BDT240: an expiration before the start', async () => {
-    const res = await post(api, emu, { start: '2026-09-01T00:00:00+12:00', end: null, expiration: '2026-08-31T00:00:00+12:00' });
+    const res = await post(api, emu, {
+      start: '2026-09-01T00:00:00+12:00',
+      end: null,
+      expiration: '2026-08-31T00:00:00+12:00',
+    });
     expectErrorBody(res, 400, 'BDT240');
   });
 
@@ -62,7 +70,11 @@ describe('on the day summer time starts (2026-09-27, clock 10:00 +13:00)', () =>
   });
 
   it('checks the date rules in table order: BDT252 before BDT240', async () => {
-    const res = await post(api, emu, { start: '2026-10-01T00:00:00+13:00', end: null, expiration: '2026-09-30T00:00:00+13:00' });
+    const res = await post(api, emu, {
+      start: '2026-10-01T00:00:00+13:00',
+      end: null,
+      expiration: '2026-09-30T00:00:00+13:00',
+    });
     expectErrorBody(res, 400, 'BDT252');
   });
 });

@@ -95,16 +95,20 @@ describe('POST /v1/consents: fields in table order', () => {
     expectErrorBody(await post(withFlow(body(), (f) => (f.detail.type = 'embedded'))), 400, 'BDT245');
   });
 
-  it.each(['not a uri', '/consent/return', 'myapp:/return'])('answers 400 BDT212 for the malformed redirect_uri %s', async (uri) => {
-    expectErrorBody(await post(withFlow(body(), (f) => (f.detail.redirect_uri = uri))), 400, 'BDT212');
-  });
-
-  it.each(['https://evil.example.nz/consent/return', 'https://app.example.nz/other', 'http://app.example.nz/consent/return'])(
-    'answers 400 BDT211 for the redirect_uri %s not matched by the whitelist',
+  it.each(['not a uri', '/consent/return', 'myapp:/return'])(
+    'answers 400 BDT212 for the malformed redirect_uri %s',
     async (uri) => {
-      expectErrorBody(await post(withFlow(body(), (f) => (f.detail.redirect_uri = uri))), 400, 'BDT211');
+      expectErrorBody(await post(withFlow(body(), (f) => (f.detail.redirect_uri = uri))), 400, 'BDT212');
     },
   );
+
+  it.each([
+    'https://evil.example.nz/consent/return',
+    'https://app.example.nz/other',
+    'http://app.example.nz/consent/return',
+  ])('answers 400 BDT211 for the redirect_uri %s not matched by the whitelist', async (uri) => {
+    expectErrorBody(await post(withFlow(body(), (f) => (f.detail.redirect_uri = uri))), 400, 'BDT211');
+  });
 
   it('matches the whitelist as a raw path prefix, ignoring the query (docs/bank-api.md §4.1 URL rules)', async () => {
     const uri = 'https://APP.example.nz/consent/return/deeper?state=1';
@@ -193,7 +197,11 @@ describe('POST /v1/consents: fields in table order', () => {
   });
 
   it('answers 400 BDT228 for an identifier type the bank does not support', async () => {
-    expectErrorBody(await post(withFlow(body({ type: 'decoupled' }), (f) => (f.flow_hint.identifier_type = 'email'))), 400, 'BDT228');
+    expectErrorBody(
+      await post(withFlow(body({ type: 'decoupled' }), (f) => (f.flow_hint.identifier_type = 'email'))),
+      400,
+      'BDT228',
+    );
   });
 
   it('answers 400 BDT230 for a mobile number that does not match the bank regex', async () => {
@@ -208,7 +216,11 @@ describe('POST /v1/consents: fields in table order', () => {
   it('answers 400 BDT241 for a permission the bank does not offer', async () => {
     expectErrorBody(await post(body({ permissions: ['ReadBalances', 'ReadEverything'] })), 400, 'BDT241');
     expectErrorBody(await post(body({ permissions: ['ReadOffers'] })), 400, 'BDT241');
-    expectErrorBody(await post(body({ bank: 'ASB', permissions: ['ReadStatements'] }, prod), {}, prodApi), 400, 'BDT241');
+    expectErrorBody(
+      await post(body({ bank: 'ASB', permissions: ['ReadStatements'] }, prod), {}, prodApi),
+      400,
+      'BDT241',
+    );
   });
 
   it('ignores duplicate permissions', async () => {
@@ -255,7 +267,11 @@ describe('POST /v1/consents: validation order (docs/bank-api.md §4.1)', () => {
   it('checks date rules before idempotency: a reused key with a bad date gets the date code', async () => {
     const key = 'order-key-1';
     expect((await post(body(), { 'idempotency-key': key })).status).toBe(201);
-    expectErrorBody(await post(body({ start: '2099-01-01T00:00:00+13:00' }), { 'idempotency-key': key }), 400, 'BDT252');
+    expectErrorBody(
+      await post(body({ start: '2099-01-01T00:00:00+13:00' }), { 'idempotency-key': key }),
+      400,
+      'BDT252',
+    );
   });
 });
 
@@ -285,7 +301,11 @@ describe('POST /v1/consents: response and idempotency', () => {
 
   it('answers 409 BDT701 for the same key with another body', async () => {
     expect((await post(body(), { 'idempotency-key': 'reuse-1' })).status).toBe(201);
-    expectErrorBody(await post(body({ permissions: ['ReadBalances'] }), { 'idempotency-key': 'reuse-1' }), 409, 'BDT701');
+    expectErrorBody(
+      await post(body({ permissions: ['ReadBalances'] }), { 'idempotency-key': 'reuse-1' }),
+      409,
+      'BDT701',
+    );
   });
 
   it('answers 409 BDT704 while the first request with the key is still in progress; lowering the delay releases it', async () => {
@@ -389,7 +409,11 @@ describe('DELETE /v1/consents?consent_id= (docs/bank-api.md §4.3)', () => {
   it('answers 400 without code when consent_id is missing or not a UUID, 404 BDT101 when unknown', async () => {
     expectErrorBody(await api.call('DELETE', '/v1/consents'), 400);
     expectErrorBody(await api.call('DELETE', '/v1/consents?consent_id=123'), 400);
-    expectErrorBody(await api.call('DELETE', '/v1/consents?consent_id=00000000-0000-4000-8000-000000000000'), 404, 'BDT101');
+    expectErrorBody(
+      await api.call('DELETE', '/v1/consents?consent_id=00000000-0000-4000-8000-000000000000'),
+      404,
+      'BDT101',
+    );
   });
 
   it('answers 405 for DELETE on the consent path (revoke takes the query parameter)', async () => {

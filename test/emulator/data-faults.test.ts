@@ -25,7 +25,8 @@ async function served(): Promise<Transaction[]> {
   const to = emu.now().toISO()!;
   const from = emu.now().minus({ days: 20 }).toISO()!;
   const rows: Transaction[] = [];
-  let path: string | undefined = `/v1/accounts/${account}/transactions?consent_id=${consent}&fromBookingDateTime=${enc(from)}&toBookingDateTime=${enc(to)}`;
+  let path: string | undefined =
+    `/v1/accounts/${account}/transactions?consent_id=${consent}&fromBookingDateTime=${enc(from)}&toBookingDateTime=${enc(to)}`;
   while (path) {
     const res = await api.get(path);
     expect(res.status, res.text).toBe(200);
@@ -46,7 +47,13 @@ describe('data faults', () => {
       dataFaults: [
         { kind: 'omit', bank: 'PNZ', accountId: account, transactionId: omitted!.TransactionId },
         { kind: 'duplicate', bank: 'PNZ', accountId: account, transactionId: doubled!.TransactionId },
-        { kind: 'balance-skip', bank: 'PNZ', accountId: account, transactionId: target!.TransactionId, amount: '-0.05' },
+        {
+          kind: 'balance-skip',
+          bank: 'PNZ',
+          accountId: account,
+          transactionId: target!.TransactionId,
+          amount: '-0.05',
+        },
       ],
     });
     expect(put.status, put.text).toBe(200);
@@ -69,7 +76,11 @@ describe('data faults', () => {
 
   it('rejects a balance-skip without an amount, and an amount on any other kind', async () => {
     const base = { bank: 'PNZ', accountId: account, transactionId: 'txn-1' };
-    expect((await api.control('PUT', '/settings', { dataFaults: [{ ...base, kind: 'balance-skip' }] })).status).toBe(400);
-    expect((await api.control('PUT', '/settings', { dataFaults: [{ ...base, kind: 'omit', amount: '1.00' }] })).status).toBe(400);
+    expect((await api.control('PUT', '/settings', { dataFaults: [{ ...base, kind: 'balance-skip' }] })).status).toBe(
+      400,
+    );
+    expect(
+      (await api.control('PUT', '/settings', { dataFaults: [{ ...base, kind: 'omit', amount: '1.00' }] })).status,
+    ).toBe(400);
   });
 });

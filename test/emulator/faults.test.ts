@@ -20,18 +20,21 @@ const NONE = { bdt601: 0, bdt602: 0, bdt603: 0, bdt604: 0, http500: 0, http502: 
 const accounts = () => api.get(`/v1/accounts?consent_id=${consent}`);
 
 describe('fault kinds (docs/bank-api.md §7.3: BDT601–604 are 503)', () => {
-  it.each(['bdt601', 'bdt602', 'bdt603', 'bdt604'] as const)('answers 503 %s with Retry-After seconds when its rate is 1', async (kind) => {
-    await api.token();
-    emu.updateSettings({ faults: { ...NONE, [kind]: 1 }, faultRetryAfterSeconds: 7 });
-    try {
-      const res = await accounts();
-      expectErrorBody(res, 503, kind.toUpperCase());
-      expect(res.headers.get('retry-after')).toBe('7');
-      expect(emu.requests().at(-1)).toMatchObject({ status: 503, code: kind.toUpperCase(), fault: kind });
-    } finally {
-      emu.updateSettings({ faults: NONE, faultRetryAfterSeconds: 1 });
-    }
-  });
+  it.each(['bdt601', 'bdt602', 'bdt603', 'bdt604'] as const)(
+    'answers 503 %s with Retry-After seconds when its rate is 1',
+    async (kind) => {
+      await api.token();
+      emu.updateSettings({ faults: { ...NONE, [kind]: 1 }, faultRetryAfterSeconds: 7 });
+      try {
+        const res = await accounts();
+        expectErrorBody(res, 503, kind.toUpperCase());
+        expect(res.headers.get('retry-after')).toBe('7');
+        expect(emu.requests().at(-1)).toMatchObject({ status: 503, code: kind.toUpperCase(), fault: kind });
+      } finally {
+        emu.updateSettings({ faults: NONE, faultRetryAfterSeconds: 1 });
+      }
+    },
+  );
 
   it.each([
     ['http500', 500],
@@ -97,12 +100,18 @@ describe('fault kinds (docs/bank-api.md §7.3: BDT601–604 are 503)', () => {
     emu.updateSettings({ faults: { ...NONE, bdt603: 1 } });
     const body = consentBody(emu);
     try {
-      expectErrorBody(await api.call('POST', '/v1/consents', { body, headers: { 'idempotency-key': 'fault-503' } }), 503, 'BDT603');
+      expectErrorBody(
+        await api.call('POST', '/v1/consents', { body, headers: { 'idempotency-key': 'fault-503' } }),
+        503,
+        'BDT603',
+      );
     } finally {
       emu.updateSettings({ faults: NONE });
     }
     expect((await api.control('GET', '/state')).json.consents.length).toBe(before);
-    expect((await api.call('POST', '/v1/consents', { body, headers: { 'idempotency-key': 'fault-503' } })).status).toBe(201);
+    expect((await api.call('POST', '/v1/consents', { body, headers: { 'idempotency-key': 'fault-503' } })).status).toBe(
+      201,
+    );
   });
 
   it('takes faults after every check: a bad request still gets its own answer', async () => {
@@ -180,7 +189,9 @@ describe('request log', () => {
     const after = emu.requests().at(-1)?.seq ?? 0;
     const account = emu.consent(consent)!.accountKeys[0]!.split(':')[1]!;
     await api.get(`/v1/accounts/${account}/balances?consent_id=${consent}`);
-    await api.get(`/v1/accounts/${account}/transactions?consent_id=${consent}&fromBookingDateTime=2026-03-02&toBookingDateTime=2026-03-01`);
+    await api.get(
+      `/v1/accounts/${account}/transactions?consent_id=${consent}&fromBookingDateTime=2026-03-02&toBookingDateTime=2026-03-01`,
+    );
     await api.control('GET', '/state');
     const res = await api.control('GET', `/requests?after=${after}`);
     expect(res.json).toHaveLength(2);
@@ -197,7 +208,12 @@ describe('request log', () => {
       account_id: account,
     });
     expect(balances.request_id).toMatch(/^[0-9a-f-]{36}$/);
-    expect(transactions).toMatchObject({ seq: after + 2, status: 400, code: 'BDT237', query: { fromBookingDateTime: '2026-03-02' } });
+    expect(transactions).toMatchObject({
+      seq: after + 2,
+      status: 400,
+      code: 'BDT237',
+      query: { fromBookingDateTime: '2026-03-02' },
+    });
   });
 
   it('logs token requests with the client id and never the secret or token', async () => {
@@ -237,7 +253,9 @@ describe('latency and determinism', () => {
       const e = await startEmulator({ seed: 5, start: START, port });
       try {
         const a = new Api(e);
-        const id = e.consentIds.find((c) => e.consent(c)?.status === 'Authorised' && e.consent(c)!.permissions.includes('ReadStatements'))!;
+        const id = e.consentIds.find(
+          (c) => e.consent(c)?.status === 'Authorised' && e.consent(c)!.permissions.includes('ReadStatements'),
+        )!;
         const account = e.consent(id)!.accountKeys[0]!.split(':')[1]!;
         const out: string[] = [];
         for (const path of [

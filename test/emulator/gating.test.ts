@@ -70,7 +70,9 @@ describe('production', () => {
     const to = floor.plus({ days: 30 }).toISO({ suppressMilliseconds: true })!;
     const held = emu.world
       .transactionsAt('ANZ', account, emu.now())
-      .filter((t) => Date.parse(t.BookingDateTime) >= Date.parse(from) && Date.parse(t.BookingDateTime) <= Date.parse(to));
+      .filter(
+        (t) => Date.parse(t.BookingDateTime) >= Date.parse(from) && Date.parse(t.BookingDateTime) <= Date.parse(to),
+      );
     expect(held.some((t) => Date.parse(t.BookingDateTime) < floor.toMillis())).toBe(true);
     const rows: Array<{ BookingDateTime: string }> = [];
     let path: string | undefined =

@@ -118,7 +118,12 @@ export function consentBody(emu: StartedEmulator, o: ConsentOverrides = {}): Rec
       : { type, redirect_uri: RETURN_URI };
   const hint =
     type === 'decoupled'
-      ? { type: 'decoupled', bank: o.bank ?? 'PNZ', identifier_type: 'mobile_number', identifier_value: '+64-211234567' }
+      ? {
+          type: 'decoupled',
+          bank: o.bank ?? 'PNZ',
+          identifier_type: 'mobile_number',
+          identifier_value: '+64-211234567',
+        }
       : { type: 'redirect', bank: o.bank ?? 'PNZ' };
   const body: Record<string, unknown> = {
     flow: { detail, flow_hint: hint },
@@ -128,7 +133,9 @@ export function consentBody(emu: StartedEmulator, o: ConsentOverrides = {}): Rec
   const end = o.end === undefined ? now.plus({ years: 1 }).startOf('day').toISO({ suppressMilliseconds: true }) : o.end;
   if (end !== null) body.end_date_time = end;
   const expiration =
-    o.expiration === undefined ? now.plus({ years: 1, days: 1 }).startOf('day').toISO({ suppressMilliseconds: true }) : o.expiration;
+    o.expiration === undefined
+      ? now.plus({ years: 1, days: 1 }).startOf('day').toISO({ suppressMilliseconds: true })
+      : o.expiration;
   if (expiration !== null) body.expiration_date_time = expiration;
   return body;
 }
@@ -149,8 +156,10 @@ export function expectErrorBody(res: HttpResult, status: number, code?: string):
   const expectedKeys = code ? 'code,error,message,path,status,timestamp' : 'error,message,path,status,timestamp';
   if (keys !== expectedKeys) problems.push(`keys ${keys}`);
   if (body.status !== status) problems.push(`body.status ${String(body.status)}`);
-  if (code !== undefined && body.code !== code) problems.push(`code ${String(body.code)} != ${code}: ${String(body.message)}`);
-  if (typeof body.timestamp !== 'string' || !/[+]1[23]:00$/.test(body.timestamp)) problems.push(`timestamp ${String(body.timestamp)}`);
+  if (code !== undefined && body.code !== code)
+    problems.push(`code ${String(body.code)} != ${code}: ${String(body.message)}`);
+  if (typeof body.timestamp !== 'string' || !/[+]1[23]:00$/.test(body.timestamp))
+    problems.push(`timestamp ${String(body.timestamp)}`);
   if (typeof body.path !== 'string' || body.path.includes('?')) problems.push(`path ${String(body.path)}`);
   if (typeof body.message !== 'string' || body.message === '') problems.push('message');
   if (problems.length) throw new Error(problems.join('; '));

@@ -23,12 +23,18 @@ describe('startEmulator({ historyDays })', () => {
 
   /** The first PNZ customer's first account, through its seeded full consent: transactions of the last 60 days (or since the consent's start), and statements. */
   async function served({ emu, api }: { emu: StartedEmulator; api: Api }) {
-    const consent = emu.world.seededConsents.find((c) => c.bank === 'PNZ' && c.status === 'Authorised' && c.permissions.includes('ReadStatements'))!;
+    const consent = emu.world.seededConsents.find(
+      (c) => c.bank === 'PNZ' && c.status === 'Authorised' && c.permissions.includes('ReadStatements'),
+    )!;
     const accountId = emu.world.accounts.get(consent.accountKeys[0]!)!.account.AccountId;
     const base = `/v1/accounts/${enc(accountId)}`;
     const rows: { BookingDateTime: string }[] = [];
-    const from = Date.parse(consent.start_date_time) > Date.parse(START) - 60 * DAY ? consent.start_date_time : new Date(Date.parse(START) - 60 * DAY).toISOString();
-    let path: string | undefined = `${base}/transactions?consent_id=${consent.consent_id}&fromBookingDateTime=${enc(from)}&toBookingDateTime=${enc(START)}`;
+    const from =
+      Date.parse(consent.start_date_time) > Date.parse(START) - 60 * DAY
+        ? consent.start_date_time
+        : new Date(Date.parse(START) - 60 * DAY).toISOString();
+    let path: string | undefined =
+      `${base}/transactions?consent_id=${consent.consent_id}&fromBookingDateTime=${enc(from)}&toBookingDateTime=${enc(START)}`;
     while (path) {
       const page = await api.get(path);
       expect(page.status, page.text).toBe(200);
@@ -38,7 +44,11 @@ describe('startEmulator({ historyDays })', () => {
     }
     const statements = await api.get(`${base}/statements?consent_id=${consent.consent_id}`);
     expect(statements.status, statements.text).toBe(200);
-    return { start: Date.parse(consent.start_date_time), rows, statements: (statements.json.Data.Statement as unknown[]).length };
+    return {
+      start: Date.parse(consent.start_date_time),
+      rows,
+      statements: (statements.json.Data.Statement as unknown[]).length,
+    };
   }
 
   it('serves only that many days of history, and seeds consents that start inside it', async () => {

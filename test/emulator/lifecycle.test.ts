@@ -148,6 +148,7 @@ describe('the clock control route', () => {
     const state = (await api.control('GET', '/state')).json;
     expect(state.environment).toBe('sandbox');
     expect(state.consents).toContainEqual({ consent_id: id, bank: 'PNZ', status: 'AwaitingAuthorisation' });
-    for (const seeded of emu.consentIds) expect(state.consents.map((c: { consent_id: string }) => c.consent_id)).toContain(seeded);
+    for (const seeded of emu.consentIds)
+      expect(state.consents.map((c: { consent_id: string }) => c.consent_id)).toContain(seeded);
   });
 });

@@ -44,7 +44,9 @@ async function allPages(path: string, consentApi = api): Promise<any[]> {
 function expectedTransactions(from: string, to: string, account = current): Transaction[] {
   return emu.world
     .transactionsAt('PNZ', account, emu.now())
-    .filter((t) => Date.parse(t.BookingDateTime) >= Date.parse(from) && Date.parse(t.BookingDateTime) <= Date.parse(to));
+    .filter(
+      (t) => Date.parse(t.BookingDateTime) >= Date.parse(from) && Date.parse(t.BookingDateTime) <= Date.parse(to),
+    );
 }
 
 describe('accounts (6.1, 6.2)', () => {
@@ -150,7 +152,10 @@ describe('transactions (6.4)', () => {
   });
 
   it('answers 400 without code for a missing or unparsable date parameter', async () => {
-    expectErrorBody(await api.get(`/v1/accounts/${current}/transactions?consent_id=${full}&toBookingDateTime=${enc(TO)}`), 400);
+    expectErrorBody(
+      await api.get(`/v1/accounts/${current}/transactions?consent_id=${full}&toBookingDateTime=${enc(TO)}`),
+      400,
+    );
     expectErrorBody(await api.get(txPath(full, '2026-02-01T00:00:00', TO)), 400);
     expectErrorBody(await api.get(txPath(full, FROM, 'tomorrow')), 400);
   });
@@ -178,7 +183,11 @@ describe('transactions (6.4)', () => {
     expectErrorBody(await api.get(txPath(full, before, TO)), 400, 'BDT236');
     const ended = await api.authorisedConsent({ end: '2026-03-11T00:00:00+13:00', expiration: null });
     expect((await api.get(txPath(ended, FROM, '2026-03-10T12:00:00+13:00'))).status).toBe(200);
-    const short = await api.authorisedConsent({ start: '2026-03-01T00:00:00+13:00', end: '2026-03-11T00:00:00+13:00', expiration: null });
+    const short = await api.authorisedConsent({
+      start: '2026-03-01T00:00:00+13:00',
+      end: '2026-03-11T00:00:00+13:00',
+      expiration: null,
+    });
     expectErrorBody(await api.get(txPath(short, FROM, TO)), 400, 'BDT236');
   });
 
@@ -200,7 +209,15 @@ describe('transactions (6.4)', () => {
     const basic = await api.authorisedConsent({ permissions: ['ReadTransactionsBasic'] });
     const rows = (await allPages(txPath(basic, FROM, TO))).flatMap((p) => p.Data.Transaction);
     expect(rows).toHaveLength(expectedTransactions(FROM, TO).length);
-    for (const field of ['TransactionInformation', 'Balance', 'MerchantDetails', 'CreditorAgent', 'CreditorAccount', 'DebtorAgent', 'DebtorAccount']) {
+    for (const field of [
+      'TransactionInformation',
+      'Balance',
+      'MerchantDetails',
+      'CreditorAgent',
+      'CreditorAccount',
+      'DebtorAgent',
+      'DebtorAccount',
+    ]) {
       expect(rows.some((t: Record<string, unknown>) => field in t)).toBe(false);
     }
     expect(expectedTransactions(FROM, TO).some((t) => t.TransactionInformation !== undefined)).toBe(true);
@@ -230,7 +247,6 @@ describe('transactions (6.4)', () => {
     expect(res.status).toBe(200);
     expect(Array.isArray(res.json.Data.Transaction)).toBe(true);
   });
-
 });
 
 describe('docs/bank-api.md §6.0 check order', () => {
@@ -241,7 +257,10 @@ describe('docs/bank-api.md §6.0 check order', () => {
   });
 
   it('missing parameter (step 3) before date rules (step 4)', async () => {
-    expectErrorBody(await api.get(`/v1/accounts/${current}/transactions?consent_id=${full}&fromBookingDateTime=2099-01-01`), 400);
+    expectErrorBody(
+      await api.get(`/v1/accounts/${current}/transactions?consent_id=${full}&fromBookingDateTime=2099-01-01`),
+      400,
+    );
   });
 
   it('consent state (step 6) before permission (step 7): BDT413 for an awaiting consent without the permission', async () => {
@@ -278,23 +297,36 @@ describe('statements (6.5–6.7)', () => {
     expect(res).toEqual(all);
     const from = '2025-10-01T00:00:00+13:00';
     const to = '2026-01-01T00:00:00+13:00';
-    const filtered = (await allPages(stPath(full, `&fromStatementDateTime=${enc(from)}&toStatementDateTime=${enc(to)}`))).flatMap(
-      (p) => p.Data.Statement,
+    const filtered = (
+      await allPages(stPath(full, `&fromStatementDateTime=${enc(from)}&toStatementDateTime=${enc(to)}`))
+    ).flatMap((p) => p.Data.Statement);
+    expect(filtered).toEqual(
+      all.filter((s) => Date.parse(s.StartDateTime) >= Date.parse(from) && Date.parse(s.EndDateTime) <= Date.parse(to)),
     );
-    expect(filtered).toEqual(all.filter((s) => Date.parse(s.StartDateTime) >= Date.parse(from) && Date.parse(s.EndDateTime) <= Date.parse(to)));
     expect(filtered.length).toBeGreaterThan(0);
     expect(filtered.length).toBeLessThan(all.length);
   });
 
   it('answers 400 BDT237 for statement filters with to before from', async () => {
-    expectErrorBody(await api.get(stPath(full, '&fromStatementDateTime=2026-02-01&toStatementDateTime=2026-01-01')), 400, 'BDT237');
+    expectErrorBody(
+      await api.get(stPath(full, '&fromStatementDateTime=2026-02-01&toStatementDateTime=2026-01-01')),
+      400,
+      'BDT237',
+    );
   });
 
   it('omits the amounts under ReadStatementsBasic', async () => {
     const basic = await api.authorisedConsent({ permissions: ['ReadStatementsBasic'] });
     const rows = (await allPages(stPath(basic))).flatMap((p) => p.Data.Statement);
     expect(rows.length).toBeGreaterThan(0);
-    for (const field of ['StatementBenefit', 'StatementFee', 'StatementInterest', 'StatementRate', 'StatementValue', 'StatementAmount']) {
+    for (const field of [
+      'StatementBenefit',
+      'StatementFee',
+      'StatementInterest',
+      'StatementRate',
+      'StatementValue',
+      'StatementAmount',
+    ]) {
       expect(rows.some((s: Record<string, unknown>) => field in s)).toBe(false);
     }
     expect(rows[0].StatementId).toBeTruthy();
@@ -323,13 +355,22 @@ describe('statements (6.5–6.7)', () => {
       const res = await api.get(path, accept === undefined ? {} : { headers: { accept } });
       expect(res.status, `${accept}`).toBe(200);
       expect(res.headers.get('content-type')).toBe(type === 'text/csv' ? 'text/csv; charset=utf-8' : type);
-      const bytes = emu.world.statementFile('PNZ', current, statement.StatementId, type as 'application/pdf' | 'text/csv')!;
+      const bytes = emu.world.statementFile(
+        'PNZ',
+        current,
+        statement.StatementId,
+        type as 'application/pdf' | 'text/csv',
+      )!;
       expect(res.bytes.equals(bytes)).toBe(true);
       expect(res.headers.get('content-length')).toBe(String(bytes.length));
       const name = statement.StatementId.replace(/[^A-Za-z0-9._-]/g, '_');
-      expect(res.headers.get('content-disposition')).toBe(`attachment; filename="${name}.${type === 'text/csv' ? 'csv' : 'pdf'}"`);
+      expect(res.headers.get('content-disposition')).toBe(
+        `attachment; filename="${name}.${type === 'text/csv' ? 'csv' : 'pdf'}"`,
+      );
     }
-    expect((await api.get(path, { headers: { accept: 'application/pdf' } })).bytes.subarray(0, 8).toString()).toBe('%PDF-1.4');
+    expect((await api.get(path, { headers: { accept: 'application/pdf' } })).bytes.subarray(0, 8).toString()).toBe(
+      '%PDF-1.4',
+    );
   });
 
   it('answers 406 with a JSON error body when no acceptable type is available', async () => {
@@ -360,6 +401,8 @@ describe('the data clock', () => {
     const same = after.find((t: Transaction) => t.TransactionId === pending!.TransactionId);
     expect(same === undefined || same.Status === 'Booked').toBe(true);
     // New rows appear after the old clock instant.
-    expect(after.some((t: Transaction) => Date.parse(t.BookingDateTime) > Date.parse('2026-03-10T10:00:00+13:00'))).toBe(true);
+    expect(
+      after.some((t: Transaction) => Date.parse(t.BookingDateTime) > Date.parse('2026-03-10T10:00:00+13:00')),
+    ).toBe(true);
   });
 });

@@ -20,7 +20,11 @@ function tokenRequest(body: Record<string, string>, headers: Record<string, stri
 
 describe('token endpoint (docs/bank-api.md §2)', () => {
   it('issues a Bearer token with every scope of the client and expires_in 3600', async () => {
-    const res = await tokenRequest({ grant_type: 'client_credentials', client_id: emu.clientId, client_secret: emu.clientSecret });
+    const res = await tokenRequest({
+      grant_type: 'client_credentials',
+      client_id: emu.clientId,
+      client_secret: emu.clientSecret,
+    });
     expect(res.status).toBe(200);
     const body = (await res.json()) as Record<string, unknown>;
     expect(Object.keys(body).sort()).toEqual(['access_token', 'expires_in', 'scope', 'token_type']);
@@ -39,7 +43,11 @@ describe('token endpoint (docs/bank-api.md §2)', () => {
     const res = await api.call('POST', '/oauth2/token', {
       token: null,
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ grant_type: 'client_credentials', client_id: emu.clientId, client_secret: 'wrong-secret' }).toString(),
+      body: new URLSearchParams({
+        grant_type: 'client_credentials',
+        client_id: emu.clientId,
+        client_secret: 'wrong-secret',
+      }).toString(),
     });
     expectErrorBody(res, 401);
     expect(res.json.error).toBe('UNAUTHORIZED');
@@ -58,7 +66,11 @@ describe('token endpoint (docs/bank-api.md §2)', () => {
     const res = await api.call('POST', '/oauth2/token', {
       token: null,
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ grant_type: 'password', client_id: emu.clientId, client_secret: emu.clientSecret }).toString(),
+      body: new URLSearchParams({
+        grant_type: 'password',
+        client_id: emu.clientId,
+        client_secret: emu.clientSecret,
+      }).toString(),
     });
     expectErrorBody(res, 403);
   });
@@ -67,7 +79,11 @@ describe('token endpoint (docs/bank-api.md §2)', () => {
     const res = await api.call('POST', '/oauth2/token', {
       token: null,
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ grant_type: 'password', client_id: emu.clientId, client_secret: 'nope-nope' }).toString(),
+      body: new URLSearchParams({
+        grant_type: 'password',
+        client_id: emu.clientId,
+        client_secret: 'nope-nope',
+      }).toString(),
     });
     expectErrorBody(res, 401);
   });
@@ -131,7 +147,11 @@ describe('scope, unknown paths, methods', () => {
     const tokenRes = await fetch(`${emu.baseUrl}/oauth2/token`, {
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ grant_type: 'client_credentials', client_id: client.json.client_id, client_secret: client.json.client_secret }),
+      body: new URLSearchParams({
+        grant_type: 'client_credentials',
+        client_id: client.json.client_id,
+        client_secret: client.json.client_secret,
+      }),
     });
     expect(((await tokenRes.json()) as { scope: string }).scope).toBe('read:meta');
     expect((await api.get('/v1/meta', { token })).status).toBe(200);

@@ -52,7 +52,9 @@ describe('seeded consents', () => {
     expect(Math.round(START.diff(instant(full.start_date_time), 'days').days)).toBe(400);
     expect(instant(full.end_date_time!).diff(START.startOf('day'), 'days').days).toBeCloseTo(365, 0);
     expect(instant(full.expiration_date_time!).diff(instant(full.end_date_time!), 'days').days).toBe(1);
-    expect(full.permissions).toEqual(expect.arrayContaining(['ReadAccountsDetail', 'ReadTransactionsDetail', 'ReadParty', 'ReadPartyAuthUser']));
+    expect(full.permissions).toEqual(
+      expect.arrayContaining(['ReadAccountsDetail', 'ReadTransactionsDetail', 'ReadParty', 'ReadPartyAuthUser']),
+    );
   });
 
   it('include Basic-only and Credits-only Authorised consents (docs/bank-api.md §3 payload levels and filters)', () => {
@@ -61,13 +63,17 @@ describe('seeded consents', () => {
     const basic = authorised.find((c) => c.permissions.includes('ReadTransactionsBasic'))!;
     expect([...basic.permissions].sort()).toEqual(['ReadAccountsBasic', 'ReadBalances', 'ReadTransactionsBasic']);
     expect(basic.accountKeys).toEqual(full.accountKeys);
-    const credits = authorised.find((c) => c.permissions.includes('ReadTransactionsCredits') && !c.permissions.includes('ReadTransactionsDebits'))!;
+    const credits = authorised.find(
+      (c) => c.permissions.includes('ReadTransactionsCredits') && !c.permissions.includes('ReadTransactionsDebits'),
+    )!;
     expect(credits.permissions).toContain('ReadTransactionsDetail');
     expect(credits.permissions.some((p) => p.startsWith('ReadStatements') || p.startsWith('ReadParty'))).toBe(false);
   });
 
   it('include one Authorised consent expiring a day after the start (Consumed once the clock passes it, BDT412)', () => {
-    const expiring = byStatus('Authorised').filter((c) => c.expiration_date_time && instant(c.expiration_date_time) < START.plus({ days: 2 }));
+    const expiring = byStatus('Authorised').filter(
+      (c) => c.expiration_date_time && instant(c.expiration_date_time) < START.plus({ days: 2 }),
+    );
     expect(expiring).toHaveLength(1);
     expect(instant(expiring[0]!.expiration_date_time!).toMillis()).toBe(START.plus({ days: 1 }).toMillis());
   });
@@ -76,9 +82,13 @@ describe('seeded consents', () => {
     const gateway = byStatus('GatewayAwaitingSubmission')[0]!;
     expect(gateway.flow.detail.type).toBe('gateway');
     expect(START.diff(instant(gateway.creation_date_time), 'minutes').minutes).toBe(5);
-    expect(START.diff(instant(byStatus('AwaitingAuthorisation')[0]!.creation_date_time), 'minutes').minutes).toBeLessThan(10);
+    expect(
+      START.diff(instant(byStatus('AwaitingAuthorisation')[0]!.creation_date_time), 'minutes').minutes,
+    ).toBeLessThan(10);
     const timedOut = byStatus('GatewayTimeout')[0]!;
-    expect(instant(timedOut.status_update_date_time).diff(instant(timedOut.creation_date_time), 'minutes').minutes).toBe(15);
+    expect(
+      instant(timedOut.status_update_date_time).diff(instant(timedOut.creation_date_time), 'minutes').minutes,
+    ).toBe(15);
     const consumed = byStatus('Consumed')[0]!;
     expect(instant(consumed.expiration_date_time!) < START).toBe(true);
     for (const status of ['Rejected', 'Revoked']) expect(byStatus(status)).toHaveLength(1);
@@ -96,10 +106,18 @@ describe('seeded consents', () => {
       }
     }
     expect(world7.seededConsents.some((c) => c.bank === 'ASB' && c.permissions.includes('ReadStatements'))).toBe(false);
-    expect(world7.seededConsents.find((c) => c.bank === 'Westpac' && c.status === 'Authorised')!.flow.detail.type).toBe('decoupled');
+    expect(world7.seededConsents.find((c) => c.bank === 'Westpac' && c.status === 'Authorised')!.flow.detail.type).toBe(
+      'decoupled',
+    );
     const restricted = generateWorld({
-      seed: 1, start: START, banks: ['PNZ'], historyDays: 30, horizonDays: 1,
-      bankFeatures: { PNZ: { permissions: ['ReadAccountsDetail', 'ReadBalances'], redirectFlow: false, decoupledFlow: false } },
+      seed: 1,
+      start: START,
+      banks: ['PNZ'],
+      historyDays: 30,
+      horizonDays: 1,
+      bankFeatures: {
+        PNZ: { permissions: ['ReadAccountsDetail', 'ReadBalances'], redirectFlow: false, decoupledFlow: false },
+      },
     });
     expect(restricted.seededConsents[0]!.permissions).toEqual(['ReadAccountsDetail', 'ReadBalances']);
     expect(restricted.seededConsents[0]!.flow.detail.type).toBe('gateway');

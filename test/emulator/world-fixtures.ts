@@ -38,6 +38,7 @@ export function ms(iso: string): number {
 /** Every NZ day from `from` for `days` days, at `hour`:00 NZ. */
 export function instants(from: DateTime, days: number, stepDays: number, hour = 12): DateTime[] {
   const out: DateTime[] = [];
-  for (let d = 0; d < days; d += stepDays) out.push(from.setZone('Pacific/Auckland').plus({ days: d }).set({ hour, minute: 0, second: 0 }));
+  for (let d = 0; d < days; d += stepDays)
+    out.push(from.setZone('Pacific/Auckland').plus({ days: d }).set({ hour, minute: 0, second: 0 }));
   return out;
 }

@@ -40,13 +40,20 @@ describe('transactionsAt: what the bank shows at an instant', () => {
         // Ranges ending and starting on rows' own instants (pending ones too, all among the newest
         // rows), inside and around the answer.
         const step = Math.max(1, Math.floor(all.length / 12));
-        const edges = [-Infinity, ...booked.slice(0, 8), ...booked.filter((_, i) => i % step === 0), at.toMillis() - 3_600_000, Infinity];
+        const edges = [
+          -Infinity,
+          ...booked.slice(0, 8),
+          ...booked.filter((_, i) => i % step === 0),
+          at.toMillis() - 3_600_000,
+          Infinity,
+        ];
         for (let i = 0; i < edges.length; i++) {
           for (let j = i; j < edges.length; j += 3) {
             const [fromMs, toMs] = [Math.min(edges[i]!, edges[j]!), Math.max(edges[i]!, edges[j]!)];
             const expected = all.filter((_, k) => booked[k]! >= fromMs && booked[k]! <= toMs);
             const got = world.transactionsAt(bank, account.AccountId, at, { fromMs, toMs });
-            if (got.length !== expected.length || got.some((t, k) => t !== expected[k])) expect(got.map((t) => t.TransactionId)).toEqual(expected.map((t) => t.TransactionId));
+            if (got.length !== expected.length || got.some((t, k) => t !== expected[k]))
+              expect(got.map((t) => t.TransactionId)).toEqual(expected.map((t) => t.TransactionId));
             compared += 1;
             if (expected.some((t) => t.Status === 'Pending')) withPending += 1;
           }
@@ -99,8 +106,12 @@ describe('transactionsAt: what the bank shows at an instant', () => {
             outcomes.sameId++;
           } else if (
             after.some(
-              (t) => t.Status === 'Booked' && t.TransactionId.startsWith('txn-') && t.ValueDateTime?.slice(0, 10) === p.BookingDateTime.slice(0, 10) &&
-                t.MerchantDetails?.MerchantName === p.MerchantDetails?.MerchantName && ms(t.BookingDateTime) > at.toMillis(),
+              (t) =>
+                t.Status === 'Booked' &&
+                t.TransactionId.startsWith('txn-') &&
+                t.ValueDateTime?.slice(0, 10) === p.BookingDateTime.slice(0, 10) &&
+                t.MerchantDetails?.MerchantName === p.MerchantDetails?.MerchantName &&
+                ms(t.BookingDateTime) > at.toMillis(),
             )
           ) {
             outcomes.newId++;
@@ -118,7 +129,8 @@ describe('transactionsAt: what the bank shows at an instant', () => {
   it('shows late rows only a day or two after their BookingDateTime', () => {
     let late = 0;
     for (const { bank, account } of accountsOf(world)) {
-      const all = world.transactionsAt(bank, account.AccountId, FAR)
+      const all = world
+        .transactionsAt(bank, account.AccountId, FAR)
         .filter((t) => t.Status === 'Booked')
         .map((t) => ({ id: t.TransactionId, booked: ms(t.BookingDateTime) }));
       for (const at of instants(START.minus({ days: 200 }), 200, 1, 23)) {
@@ -163,7 +175,9 @@ describe('balancesAt', () => {
         const line = available!.CreditLine?.[0];
         const limit = line?.Included ? signedUnits(line.Amount!.Amount, 'Credit') : 0n;
         expect(available!.Type).toBe('InterimAvailable');
-        expect(signedUnits(available!.Amount.Amount, available!.CreditDebitIndicator)).toBe(opening + bookedSum + pendingSum + limit);
+        expect(signedUnits(available!.Amount.Amount, available!.CreditDebitIndicator)).toBe(
+          opening + bookedSum + pendingSum + limit,
+        );
         expect(ms(booked!.DateTime)).toBeLessThanOrEqual(at.toMillis());
       }
     }
@@ -183,7 +197,9 @@ describe('balancesAt', () => {
       expect(changedAt.toMillis()).toBeLessThan(START.toMillis());
       // One second after the change, and at `at`, the booked balance is the same record.
       expect(world.balancesAt(bank, account.AccountId, changedAt.plus({ seconds: 1 }))[0]).toEqual(booked);
-      expect(world.balancesAt(bank, account.AccountId, changedAt.minus({ seconds: 1 }))[0]!.DateTime).not.toBe(booked!.DateTime);
+      expect(world.balancesAt(bank, account.AccountId, changedAt.minus({ seconds: 1 }))[0]!.DateTime).not.toBe(
+        booked!.DateTime,
+      );
     }
   });
 });
@@ -215,10 +231,26 @@ describe('NzCalendar and money (generator internals)', () => {
 
 describe('generateWorld across a DST change', () => {
   it('books rows before and after 2025-04-06 03:00 NZDT with +13:00 and +12:00', () => {
-    const w = generateWorld({ seed: 2, start: DateTime.fromISO('2025-04-10T12:00:00+12:00'), banks: ['PNZ'], historyDays: 10, horizonDays: 0 });
-    const rows = accountsOf(w).flatMap((a) => w.transactionsAt(a.bank, a.account.AccountId, DateTime.fromISO('2025-04-20T00:00:00+12:00')));
-    expect(rows.some((t) => t.BookingDateTime.startsWith('2025-04-05') && t.BookingDateTime.endsWith('+13:00'))).toBe(true);
-    expect(rows.some((t) => t.BookingDateTime.startsWith('2025-04-07') && t.BookingDateTime.endsWith('+12:00'))).toBe(true);
-    expect(rows.filter((t) => t.BookingDateTime.startsWith('2025-04-0')).every((t) => formatNz(t.BookingDateTime) === t.BookingDateTime)).toBe(true);
+    const w = generateWorld({
+      seed: 2,
+      start: DateTime.fromISO('2025-04-10T12:00:00+12:00'),
+      banks: ['PNZ'],
+      historyDays: 10,
+      horizonDays: 0,
+    });
+    const rows = accountsOf(w).flatMap((a) =>
+      w.transactionsAt(a.bank, a.account.AccountId, DateTime.fromISO('2025-04-20T00:00:00+12:00')),
+    );
+    expect(rows.some((t) => t.BookingDateTime.startsWith('2025-04-05') && t.BookingDateTime.endsWith('+13:00'))).toBe(
+      true,
+    );
+    expect(rows.some((t) => t.BookingDateTime.startsWith('2025-04-07') && t.BookingDateTime.endsWith('+12:00'))).toBe(
+      true,
+    );
+    expect(
+      rows
+        .filter((t) => t.BookingDateTime.startsWith('2025-04-0'))
+        .every((t) => formatNz(t.BookingDateTime) === t.BookingDateTime),
+    ).toBe(true);
   });
 });

@@ -27,17 +27,39 @@ describe('statementsAt: monthly RegularPeriodic statements', () => {
       const statements = world.statementsAt(bank, account.AccountId, START);
       // History from 2023-12-11 (450 days before 2025-03-05): complete months 2024-01 … 2025-02.
       expect(statements.map((s) => s.StartDateTime.slice(0, 7))).toEqual([
-        '2025-02', '2025-01', '2024-12', '2024-11', '2024-10', '2024-09', '2024-08',
-        '2024-07', '2024-06', '2024-05', '2024-04', '2024-03', '2024-02', '2024-01',
+        '2025-02',
+        '2025-01',
+        '2024-12',
+        '2024-11',
+        '2024-10',
+        '2024-09',
+        '2024-08',
+        '2024-07',
+        '2024-06',
+        '2024-05',
+        '2024-04',
+        '2024-03',
+        '2024-02',
+        '2024-01',
       ]);
-      const march = world.statementsAt(bank, account.AccountId, NZ_START.set({ month: 4, day: 1, hour: 6, minute: 0 }))[0]!;
+      const march = world.statementsAt(
+        bank,
+        account.AccountId,
+        NZ_START.set({ month: 4, day: 1, hour: 6, minute: 0 }),
+      )[0]!;
       expect(march.StartDateTime).toBe('2025-03-01T00:00:00+13:00');
       expect(march.EndDateTime).toBe('2025-03-31T23:59:59+13:00');
       expect(march.CreationDateTime).toBe('2025-04-01T06:00:00+13:00');
-      const justBefore = world.statementsAt(bank, account.AccountId, NZ_START.set({ month: 4, day: 1, hour: 5, minute: 59 }));
+      const justBefore = world.statementsAt(
+        bank,
+        account.AccountId,
+        NZ_START.set({ month: 4, day: 1, hour: 5, minute: 59 }),
+      );
       expect(justBefore[0]!.StartDateTime.slice(0, 7)).toBe('2025-02');
       expect(new Set(statements.map((s) => s.StatementId)).size).toBe(statements.length);
-      expect(statements.every((s) => s.Type === 'RegularPeriodic' && s.StatementId.length <= 40 && s.StatementReference)).toBe(true);
+      expect(
+        statements.every((s) => s.Type === 'RegularPeriodic' && s.StatementId.length <= 40 && s.StatementReference),
+      ).toBe(true);
     }
   });
 
@@ -48,7 +70,9 @@ describe('statementsAt: monthly RegularPeriodic statements', () => {
         const rows = bookedRowsOf('PNZ', account.AccountId, s);
         const opening = amountOf(s, 'PreviousClosingBalance');
         const closing = amountOf(s, 'ClosingBalance');
-        const credits = rows.filter((t) => t.CreditDebitIndicator === 'Credit').reduce((sum, t) => sum + rowUnits(t), 0n);
+        const credits = rows
+          .filter((t) => t.CreditDebitIndicator === 'Credit')
+          .reduce((sum, t) => sum + rowUnits(t), 0n);
         const debits = rows.filter((t) => t.CreditDebitIndicator === 'Debit').reduce((sum, t) => sum - rowUnits(t), 0n);
         expect(amountOf(s, 'TotalCredits')).toBe(credits);
         expect(-amountOf(s, 'TotalDebits')).toBe(debits);
@@ -65,16 +89,24 @@ describe('statementsAt: monthly RegularPeriodic statements', () => {
     let withFee = 0;
     for (const { bank, account } of accounts) {
       for (const s of world.statementsAt(bank, account.AccountId, START)) {
-        const fees = bookedRowsOf('PNZ', account.AccountId, s).filter((t) => t.TransactionInformation === 'MONTHLY ACCOUNT FEE');
+        const fees = bookedRowsOf('PNZ', account.AccountId, s).filter(
+          (t) => t.TransactionInformation === 'MONTHLY ACCOUNT FEE',
+        );
         if (fees.length === 0) {
           expect(s.StatementFee).toBeUndefined();
           continue;
         }
         withFee++;
         expect(s.StatementFee).toEqual([
-          { Amount: { Amount: expect.any(String), Currency: account.Currency }, CreditDebitIndicator: 'Debit', Type: 'Monthly' },
+          {
+            Amount: { Amount: expect.any(String), Currency: account.Currency },
+            CreditDebitIndicator: 'Debit',
+            Type: 'Monthly',
+          },
         ]);
-        expect(-signedUnits(s.StatementFee![0]!.Amount.Amount, 'Credit')).toBe(fees.reduce((sum, t) => sum + rowUnits(t), 0n));
+        expect(-signedUnits(s.StatementFee![0]!.Amount.Amount, 'Credit')).toBe(
+          fees.reduce((sum, t) => sum + rowUnits(t), 0n),
+        );
       }
     }
     expect(withFee).toBeGreaterThan(0);
@@ -102,9 +134,16 @@ describe('statementFile (docs/bank-api.md §6.7)', () => {
     expect(text.endsWith('%%EOF\n')).toBe(true);
     const startxref = Number(/startxref\n(\d+)\n%%EOF\n$/.exec(text)![1]);
     expect(text.slice(startxref, startxref + 5)).toBe('xref\n');
-    const [, first, count] = /^xref\n(\d+) (\d+)\n/.exec(text.slice(startxref))!.map(Number) as [number, number, number];
+    const [, first, count] = /^xref\n(\d+) (\d+)\n/.exec(text.slice(startxref))!.map(Number) as [
+      number,
+      number,
+      number,
+    ];
     expect(first).toBe(0);
-    const entries = text.slice(startxref).split('\n').slice(2, 2 + count);
+    const entries = text
+      .slice(startxref)
+      .split('\n')
+      .slice(2, 2 + count);
     expect(entries[0]).toBe('0000000000 65535 f ');
     for (let n = 1; n < count; n++) {
       const entry = entries[n]!;
@@ -124,7 +163,9 @@ describe('statementFile (docs/bank-api.md §6.7)', () => {
 
   it('is a CSV with the docs/bank-api.md §6.7 header and one row per booked transaction of the period', () => {
     const csv = world.statementFile(bank, account.AccountId, statement.StatementId, 'text/csv')!.toString('utf8');
-    expect(csv.split('\r\n')[0]).toBe('BookingDateTime,TransactionId,Amount,Currency,CreditDebitIndicator,TransactionInformation');
+    expect(csv.split('\r\n')[0]).toBe(
+      'BookingDateTime,TransactionId,Amount,Currency,CreditDebitIndicator,TransactionInformation',
+    );
     const records = parse<Record<string, string>>(csv, { columns: true });
     const rows = bookedRowsOf('PNZ', account.AccountId, statement);
     expect(rows.length).toBeGreaterThan(20);

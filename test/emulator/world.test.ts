@@ -16,10 +16,12 @@ function serialise(world: World): string {
       world.transactionsAt(bank, account.AccountId, at),
       world.balancesAt(bank, account.AccountId, at),
       statements,
-      statements.slice(0, 2).map((s) => [
-        world.statementFile(bank, account.AccountId, s.StatementId, 'application/pdf')?.toString('latin1'),
-        world.statementFile(bank, account.AccountId, s.StatementId, 'text/csv')?.toString('utf8'),
-      ]),
+      statements
+        .slice(0, 2)
+        .map((s) => [
+          world.statementFile(bank, account.AccountId, s.StatementId, 'application/pdf')?.toString('latin1'),
+          world.statementFile(bank, account.AccountId, s.StatementId, 'text/csv')?.toString('utf8'),
+        ]),
     );
   }
   return JSON.stringify(parts);
@@ -39,7 +41,17 @@ describe('generateWorld: determinism', () => {
     const options = { seed: 7, start: START, banks: ['PNZ' as const, 'ANZ' as const], historyDays: 60, horizonDays: 5 };
     const at = START.plus({ days: 3 });
     const read = (world: World, order: readonly WorldAccount[]) =>
-      order.map(({ bank, account: { AccountId: id } }) => [id, JSON.stringify([world.transactionsAt(bank, id, at), world.balancesAt(bank, id, at), world.statementsAt(bank, id, at)])] as const);
+      order.map(
+        ({ bank, account: { AccountId: id } }) =>
+          [
+            id,
+            JSON.stringify([
+              world.transactionsAt(bank, id, at),
+              world.balancesAt(bank, id, at),
+              world.statementsAt(bank, id, at),
+            ]),
+          ] as const,
+      );
     const forward = buildWorld(options);
     const backward = buildWorld(options);
     const list = [...forward.accounts.values()];
@@ -55,7 +67,9 @@ describe('generateWorld: determinism', () => {
     const first = generateWorld(options);
     expect(generateWorld({ ...options, banks: ['PNZ'] })).toBe(first);
     expect(serialise(first)).toBe(serialise(buildWorld(options)));
-    expect(Object.isFrozen(first) && Object.isFrozen(first.customers) && Object.isFrozen(first.seededConsents)).toBe(true);
+    expect(Object.isFrozen(first) && Object.isFrozen(first.customers) && Object.isFrozen(first.seededConsents)).toBe(
+      true,
+    );
     // The same instant in another zone is another world (the start's zone is part of the key).
     expect(generateWorld({ ...options, start: START.setZone('UTC') })).not.toBe(first);
     expect(generateWorld({ ...options, historyDays: 61 })).not.toBe(first);
@@ -67,11 +81,13 @@ describe('generateWorld: determinism', () => {
     expect(serialise(again)).toBe(serialise(first));
   });
 
-  it('keeps a bank\'s data unchanged when other banks are added (streams derive from labels)', () => {
+  it("keeps a bank's data unchanged when other banks are added (streams derive from labels)", () => {
     const pnzOnly = generateWorld({ seed: 3, start: START, banks: ['PNZ'], historyDays: 60, horizonDays: 5 });
     const all = generateWorld({ seed: 3, start: START, banks: [...BANKS], historyDays: 60, horizonDays: 5 });
     const pnz = accountsOf(pnzOnly)[0]!.account.AccountId;
-    expect(JSON.stringify(all.transactionsAt('PNZ', pnz, START))).toBe(JSON.stringify(pnzOnly.transactionsAt('PNZ', pnz, START)));
+    expect(JSON.stringify(all.transactionsAt('PNZ', pnz, START))).toBe(
+      JSON.stringify(pnzOnly.transactionsAt('PNZ', pnz, START)),
+    );
   });
 
   it('shares account data between worlds of one seed, NZ date, days and customers whatever the time of day, banks or features; only for their own accounts', () => {
@@ -88,7 +104,12 @@ describe('generateWorld: determinism', () => {
     // And the answers of worlds made alone.
     const alone = buildWorld({ ...options, start: later, banks: ['PNZ', 'ANZ'] });
     for (const { bank, account } of second.accounts.values()) {
-      const read = (w: World) => JSON.stringify([w.transactionsAt(bank, account.AccountId, at), w.balancesAt(bank, account.AccountId, at), w.statementsAt(bank, account.AccountId, at)]);
+      const read = (w: World) =>
+        JSON.stringify([
+          w.transactionsAt(bank, account.AccountId, at),
+          w.balancesAt(bank, account.AccountId, at),
+          w.statementsAt(bank, account.AccountId, at),
+        ]);
       expect(read(second), account.AccountId).toBe(read(alone));
     }
     // The PNZ-only world does not answer for ANZ's accounts that the shared data now holds.
@@ -105,8 +126,12 @@ describe('generateWorld: determinism', () => {
     const sameDay = generateWorld({ ...options, start: START.plus({ minutes: 11 }) });
     expect(sameDay.transactionsAt('PNZ', id, at)[0]).toBe(first.transactionsAt('PNZ', id, at)[0]);
     // Another NZ date, or other days, is other data.
-    expect(generateWorld({ ...options, start: START.plus({ days: 1 }) }).transactionsAt('PNZ', id, at)[0]).not.toBe(first.transactionsAt('PNZ', id, at)[0]);
-    expect(generateWorld({ ...options, historyDays: 61 }).transactionsAt('PNZ', id, at)[0]).not.toBe(first.transactionsAt('PNZ', id, at)[0]);
+    expect(generateWorld({ ...options, start: START.plus({ days: 1 }) }).transactionsAt('PNZ', id, at)[0]).not.toBe(
+      first.transactionsAt('PNZ', id, at)[0],
+    );
+    expect(generateWorld({ ...options, historyDays: 61 }).transactionsAt('PNZ', id, at)[0]).not.toBe(
+      first.transactionsAt('PNZ', id, at)[0],
+    );
   });
 
   it('rejects options it cannot honour', () => {
@@ -130,8 +155,10 @@ describe('generateWorld: records pass the wire schemas (docs/bank-api.md §6)', 
           if (!parsed.success) throw new Error(`${JSON.stringify(t)}: ${parsed.error.message}`);
           transactions++;
         }
-        for (const b of world.balancesAt(bank, account.AccountId, at)) expect(Balance.safeParse(b).error).toBeUndefined();
-        for (const s of world.statementsAt(bank, account.AccountId, at)) expect(Statement.safeParse(s).error).toBeUndefined();
+        for (const b of world.balancesAt(bank, account.AccountId, at))
+          expect(Balance.safeParse(b).error).toBeUndefined();
+        for (const s of world.statementsAt(bank, account.AccountId, at))
+          expect(Statement.safeParse(s).error).toBeUndefined();
       }
     }
     for (const customer of world.customers) expect(Party.safeParse(customer.party).error).toBeUndefined();
@@ -155,7 +182,10 @@ describe('generateWorld: records pass the wire schemas (docs/bank-api.md §6)', 
     expect(() => {
       delete (booked as Partial<Transaction>).Balance;
     }).toThrow(TypeError);
-    expect(world.transactionsAt(bank, account.AccountId, START).find((t) => t.TransactionId === booked.TransactionId)?.Balance).toBeDefined();
+    expect(
+      world.transactionsAt(bank, account.AccountId, START).find((t) => t.TransactionId === booked.TransactionId)
+        ?.Balance,
+    ).toBeDefined();
   });
 });
 
@@ -211,7 +241,9 @@ describe('generateWorld: customers and accounts', () => {
     const world7 = generateWorld({ seed: 5, start: START, banks: [...BANKS], historyDays: 40, horizonDays: 5 });
     expect(new Set(world7.customers.map((c) => c.bank)).size).toBe(7);
     for (const bank of BANKS) {
-      const ids = accountsOf(world7).filter((a) => a.bank === bank).map((a) => a.account.AccountId);
+      const ids = accountsOf(world7)
+        .filter((a) => a.bank === bank)
+        .map((a) => a.account.AccountId);
       expect(new Set(ids).size).toBe(ids.length);
       expect(ids.length).toBeGreaterThanOrEqual(6);
     }
@@ -224,7 +256,7 @@ describe('generateWorld: narratives', () => {
     world.transactionsAt(bank, account.AccountId, START.plus({ days: 60 })),
   );
 
-  it('shows NZ supermarkets and fuel, bills with BECS PCR, and salary with the payer\'s PCR', () => {
+  it("shows NZ supermarkets and fuel, bills with BECS PCR, and salary with the payer's PCR", () => {
     const text = all.map((t) => t.TransactionInformation ?? '').join('\n');
     for (const name of ['COUNTDOWN', 'NEW WORLD', 'PAK N SAVE', 'Z ENERGY', 'BP CONNECT']) expect(text).toContain(name);
     const bill = all.find((t) => t.BankTransactionCode?.Code === 'IssuedDirectDebits');

@@ -24,7 +24,9 @@ async function exportAs(format: string, filters: ExportFilters, extra: { neutral
 
 const booked = () =>
   fx.store.sqlite
-    .prepare(`SELECT booking_date, amount_text FROM v_transactions WHERE bank = 'PNZ' AND account_id = 'acc-0001' AND status = 'Booked' ORDER BY booking_date_time, transaction_id`)
+    .prepare(
+      `SELECT booking_date, amount_text FROM v_transactions WHERE bank = 'PNZ' AND account_id = 'acc-0001' AND status = 'Booked' ORDER BY booking_date_time, transaction_id`,
+    )
     .all() as { booking_date: string; amount_text: string }[];
 
 describe('--format xero', () => {
@@ -54,7 +56,9 @@ describe('--format xero', () => {
 
   it('needs exactly one account', async () => {
     await expect(exportAs('xero', {})).rejects.toThrow(/--format xero needs exactly one --account ID/);
-    await expect(exportAs('myob', { accountId: ['acc-0001', 'acc-card-77'], bank: 'PNZ' })).rejects.toThrow(/exactly one --account/);
+    await expect(exportAs('myob', { accountId: ['acc-0001', 'acc-card-77'], bank: 'PNZ' })).rejects.toThrow(
+      /exactly one --account/,
+    );
   });
 });
 
@@ -64,48 +68,70 @@ describe('--format myob', () => {
     const [header, ...rows] = records;
     expect(header).toEqual(['Date', 'Amount', 'Description']);
     expect(rows.map((r) => r[1])).toEqual(booked().map((e) => e.amount_text));
-    expect(rows.find((r) => r[1] === '-142.50')).toEqual(['03/03/2025', '-142.50', 'CITY POWER LTD AP CITY POWER LTD POWER MAR25']);
+    expect(rows.find((r) => r[1] === '-142.50')).toEqual([
+      '03/03/2025',
+      '-142.50',
+      'CITY POWER LTD AP CITY POWER LTD POWER MAR25',
+    ]);
   });
 });
 
 describe('CSV --no-neutralise', () => {
   it('writes hostile text exactly (for programs); the default quotes it (for spreadsheets)', async () => {
     const out = join(fx.dir, 'plain.csv');
-    await exportDataset(fx.store, { dataset: 'transactions', format: 'csv', out, neutralise: false, filters: { accountId: 'acc-0001', bank: 'PNZ' } });
+    await exportDataset(fx.store, {
+      dataset: 'transactions',
+      format: 'csv',
+      out,
+      neutralise: false,
+      filters: { accountId: 'acc-0001', bank: 'PNZ' },
+    });
     const [header, ...rows] = parse(readFileSync(out, 'utf8'));
     const description = header!.indexOf('description');
     expect(rows.map((r) => r[description])).toEqual(expect.arrayContaining([...HOSTILE.slice(0, 4)]));
-    await expect(exportDataset(fx.store, { dataset: 'transactions', format: 'json', out, neutralise: false })).rejects.toThrow(/--no-neutralise applies to/);
+    await expect(
+      exportDataset(fx.store, { dataset: 'transactions', format: 'json', out, neutralise: false }),
+    ).rejects.toThrow(/--no-neutralise applies to/);
   });
 });
 
 describe('exports partial by construction', () => {
   const consent = 'c0a8012e-7d3b-4f5e-9a61-2b9f4c1d8e70';
   it('no warning when the consent covers the dates and grants credits and debits', async () => {
-    const { result } = await exportAs('csv', { accountId: 'acc-0001', bank: 'PNZ', from: '2025-01-01', to: '2025-03-01' });
+    const { result } = await exportAs('csv', {
+      accountId: 'acc-0001',
+      bank: 'PNZ',
+      from: '2025-01-01',
+      to: '2025-03-01',
+    });
     expect(result.warnings).toEqual([]);
   });
 
   it('warns when the requested dates start before the consent or end after it', async () => {
-    const { result } = await exportAs('csv', { accountId: 'acc-0001', bank: 'PNZ', from: '2024-01-01', to: '2025-03-01' });
-    expect(result.warnings).toEqual([`PNZ account acc-0001: its consent ${consent} starts on 2024-03-05, so nothing from 2024-01-01 to the day before can be in the export`]);
+    const { result } = await exportAs('csv', {
+      accountId: 'acc-0001',
+      bank: 'PNZ',
+      from: '2024-01-01',
+      to: '2025-03-01',
+    });
+    expect(result.warnings).toEqual([
+      `PNZ account acc-0001: its consent ${consent} starts on 2024-03-05, so nothing from 2024-01-01 to the day before can be in the export`,
+    ]);
   });
 
   it('warns when the consent grants credits only', async () => {
-    fx.store.sqlite.prepare(`UPDATE consents SET permissions = ? WHERE consent_id = ?`).run(
-      'ReadAccountsDetail ReadTransactionsDetail ReadTransactionsCredits',
-      consent,
-    );
+    fx.store.sqlite
+      .prepare(`UPDATE consents SET permissions = ? WHERE consent_id = ?`)
+      .run('ReadAccountsDetail ReadTransactionsDetail ReadTransactionsCredits', consent);
     try {
       const { result } = await exportAs('csv', { accountId: 'acc-card-77', bank: 'PNZ' });
       expect(result.warnings).toEqual([
         `PNZ account acc-card-77: its consent ${consent} grants credits only (ReadTransactionsCredits), so the export holds no debits`,
       ]);
     } finally {
-      fx.store.sqlite.prepare(`UPDATE consents SET permissions = ? WHERE consent_id = ?`).run(
-        'ReadAccountsDetail ReadBalances ReadTransactionsDetail',
-        consent,
-      );
+      fx.store.sqlite
+        .prepare(`UPDATE consents SET permissions = ? WHERE consent_id = ?`)
+        .run('ReadAccountsDetail ReadBalances ReadTransactionsDetail', consent);
     }
   });
 });

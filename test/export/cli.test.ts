@@ -33,7 +33,16 @@ async function bankdata(args: string[], env: Record<string, string> = {}): Promi
 
 describe('bankdata export (the command)', () => {
   it('writes CSV to stdout by default and exits 0', async () => {
-    const r = await bankdata(['export', 'transactions', '--format', 'csv', '--db', fx.path, '--account', 'acc-card-77']);
+    const r = await bankdata([
+      'export',
+      'transactions',
+      '--format',
+      'csv',
+      '--db',
+      fx.path,
+      '--account',
+      'acc-card-77',
+    ]);
     expect(r.code).toBe(0);
     const lines = r.stdout.split('\r\n');
     expect(lines[0]).toMatch(/^consent_id,bank,account_id,transaction_id,/);
@@ -43,7 +52,9 @@ describe('bankdata export (the command)', () => {
 
   it('--out writes the file, reports rows and bytes on stderr; BANKDATA_DB names the database', async () => {
     mkdirSync(join(fx.dir, 'exports'), { recursive: true });
-    const r = await bankdata(['export', 'accounts', '--format', 'json', '--out', 'exports/accounts.json'], { BANKDATA_DB: fx.path });
+    const r = await bankdata(['export', 'accounts', '--format', 'json', '--out', 'exports/accounts.json'], {
+      BANKDATA_DB: fx.path,
+    });
     expect(r.code).toBe(0);
     const out = join(fx.dir, 'exports', 'accounts.json');
     expect(JSON.parse(readFileSync(out, 'utf8'))).toHaveLength(3);
@@ -52,7 +63,18 @@ describe('bankdata export (the command)', () => {
   });
 
   it('a bad filter exits 2 and names the problem, before any output', async () => {
-    const r = await bankdata(['export', 'transactions', '--format', 'csv', '--db', fx.path, '--from', '2025-03-05', '--to', '2025-03-01']);
+    const r = await bankdata([
+      'export',
+      'transactions',
+      '--format',
+      'csv',
+      '--db',
+      fx.path,
+      '--from',
+      '2025-03-05',
+      '--to',
+      '2025-03-01',
+    ]);
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('--from 2025-03-05 is after --to 2025-03-01');
     expect(r.stdout).toBe('');

@@ -11,7 +11,9 @@ import { csvChunks, csvStringifyOptions, type CsvOptions } from '../../src/expor
 
 const COLUMNS = ['description', 'amount', 'amount_minor', 'merchant_name', 'status'];
 
-const text = fc.string({ unit: fc.constantFrom('a', 'Ō', ' ', ',', '"', '\r', '\n', '=', '+', '-', '@', '\t', '\uFF1D', "'", '1', '.') });
+const text = fc.string({
+  unit: fc.constantFrom('a', 'Ō', ' ', ',', '"', '\r', '\n', '=', '+', '-', '@', '\t', '\uFF1D', "'", '1', '.'),
+});
 const cell = fc.oneof(
   text,
   fc.constantFrom('', '-142.50', '0.00', '=1+1', '-3', 'CITY POWER'),
@@ -44,7 +46,13 @@ describe('csvChunks writes the bytes csv-stringify writes', () => {
   it('for no rows (the header alone) and for rows spanning many chunks', () => {
     const o: CsvOptions = { lineEnding: 'crlf', bom: true };
     expect(ours([], o)).toBe(reference([], o));
-    const many = Array.from({ length: 5000 }, (_, i) => [`Café "${i}", Ōtautahi`, `-${i}.50`, BigInt(-i), i % 7 ? null : '=SUM(A1)', 'Booked']);
+    const many = Array.from({ length: 5000 }, (_, i) => [
+      `Café "${i}", Ōtautahi`,
+      `-${i}.50`,
+      BigInt(-i),
+      i % 7 ? null : '=SUM(A1)',
+      'Booked',
+    ]);
     const chunks = [...csvChunks(COLUMNS, many, o)];
     expect(chunks.length).toBeGreaterThan(10);
     expect(chunks.join('')).toBe(reference(many, o));

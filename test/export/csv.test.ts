@@ -16,18 +16,24 @@ afterAll(() => fx.cleanup());
 const csv = (columns: string[], rows: unknown[][], lineEnding: 'crlf' | 'lf' = 'crlf', bom = false) =>
   [...csvChunks(columns, rows, { lineEnding, bom })].join('');
 
-async function exportCsv(name: string, options: { excel?: boolean; lineEnding?: 'crlf' | 'lf'; filters?: Record<string, string> } = {}) {
+async function exportCsv(
+  name: string,
+  options: { excel?: boolean; lineEnding?: 'crlf' | 'lf'; filters?: Record<string, string> } = {},
+) {
   const out = join(fx.dir, name);
   await exportDataset(fx.store, { dataset: 'transactions', format: 'csv', out, ...options });
   return readFileSync(out);
 }
 
 describe('CSV formula-injection neutralisation (OWASP CSV Injection)', () => {
-  it.each(HOSTILE)('a description starting %j gets a leading single quote and reads back intact after it', (hostile) => {
-    const text = csv(['description', 'amount'], [[hostile, '-5.00']]);
-    const [, record] = parse(text);
-    expect(record).toEqual([`'${hostile}`, '-5.00']);
-  });
+  it.each(HOSTILE)(
+    'a description starting %j gets a leading single quote and reads back intact after it',
+    (hostile) => {
+      const text = csv(['description', 'amount'], [[hostile, '-5.00']]);
+      const [, record] = parse(text);
+      expect(record).toEqual([`'${hostile}`, '-5.00']);
+    },
+  );
 
   it('hostile descriptions and merchant names exported from the store are all neutralised', async () => {
     const records = parse<Record<string, string>>(await exportCsv('hostile.csv'), { columns: true });
@@ -76,7 +82,9 @@ describe('CSV framing (RFC 4180)', () => {
   });
 
   it('--lf ends records with LF only', async () => {
-    const text = (await exportCsv('lf.csv', { lineEnding: 'lf', filters: { accountId: 'acc-card-77' } })).toString('utf8');
+    const text = (await exportCsv('lf.csv', { lineEnding: 'lf', filters: { accountId: 'acc-card-77' } })).toString(
+      'utf8',
+    );
     expect(text).not.toContain('\r');
     expect(text.split('\n')).toHaveLength(3);
   });

@@ -26,13 +26,43 @@ describe('a bad request is a usage error that names the problem', () => {
     ['unknown format', 'transactions', 'xlsx', {}, /unknown format: "xlsx"/],
     ['unparsable --from', 'transactions', 'csv', { from: '2025-13-01' }, /--from is not a date: "2025-13-01"/],
     ['impossible --to', 'transactions', 'csv', { to: '2025-02-30' }, /--to is not a date/],
-    ['date-time instead of a date', 'transactions', 'csv', { from: '2025-03-01T00:00:00+13:00' }, /--from is not a date/],
-    ['from after to', 'transactions', 'csv', { from: '2025-03-02', to: '2025-03-01' }, /--from 2025-03-02 is after --to 2025-03-01/],
+    [
+      'date-time instead of a date',
+      'transactions',
+      'csv',
+      { from: '2025-03-01T00:00:00+13:00' },
+      /--from is not a date/,
+    ],
+    [
+      'from after to',
+      'transactions',
+      'csv',
+      { from: '2025-03-02', to: '2025-03-01' },
+      /--from 2025-03-02 is after --to 2025-03-01/,
+    ],
     ['unknown status', 'transactions', 'csv', { status: 'settled' }, /unknown status: "settled"/],
     ['unknown bank', 'transactions', 'csv', { bank: 'Monzo' }, /unknown bank: "Monzo"/],
-    ['dates on a dataset without dates', 'accounts', 'csv', { from: '2025-03-01' }, /--from does not apply to the accounts dataset/],
-    ['--status outside transactions', 'balances', 'csv', { status: 'booked' }, /--status does not apply to the balances dataset/],
-    ['--account on consents', 'consents', 'json', { accountId: 'acc-0001' }, /--account does not apply to the consents dataset/],
+    [
+      'dates on a dataset without dates',
+      'accounts',
+      'csv',
+      { from: '2025-03-01' },
+      /--from does not apply to the accounts dataset/,
+    ],
+    [
+      '--status outside transactions',
+      'balances',
+      'csv',
+      { status: 'booked' },
+      /--status does not apply to the balances dataset/,
+    ],
+    [
+      '--account on consents',
+      'consents',
+      'json',
+      { accountId: 'acc-0001' },
+      /--account does not apply to the consents dataset/,
+    ],
     ['ofx without --account', 'transactions', 'ofx', {}, /needs --account/],
     ['ofx for another dataset', 'statements', 'ofx', { accountId: 'acc-0001' }, /only the transactions dataset/],
   ];
@@ -43,7 +73,9 @@ describe('a bad request is a usage error that names the problem', () => {
   });
 
   it('--excel with JSON is refused rather than ignored', async () => {
-    await expect(exportDataset(fx.store, { dataset: 'runs', format: 'json', out: '-', excel: true })).rejects.toThrow(/--excel applies to --format csv only/);
+    await expect(exportDataset(fx.store, { dataset: 'runs', format: 'json', out: '-', excel: true })).rejects.toThrow(
+      /--excel applies to --format csv only/,
+    );
   });
 
   it('bank names are matched case-insensitively and spelt as the API spells them', () => {
@@ -53,9 +85,17 @@ describe('a bad request is a usage error that names the problem', () => {
 
 describe('filters select rows by NZ dates, inclusive', () => {
   it('transactions by booking_date: 23:59:59 NZDT on --to is in, 00:00 NZDT the next day is out', async () => {
-    const got = await ids('transactions', { bank: 'PNZ', accountId: 'acc-0001', from: '2025-02-28', to: '2025-02-28' }, 'transaction_id');
+    const got = await ids(
+      'transactions',
+      { bank: 'PNZ', accountId: 'acc-0001', from: '2025-02-28', to: '2025-02-28' },
+      'transaction_id',
+    );
     expect(got).toEqual(['txn-20250228-0003']); // booked 2025-02-28T10:59:59Z; the salary at 2025-02-28T11:00:00Z is 1 March NZ
-    const march = await ids('transactions', { bank: 'PNZ', accountId: 'acc-0001', from: '2025-03-01', to: '2025-03-01' }, 'transaction_id');
+    const march = await ids(
+      'transactions',
+      { bank: 'PNZ', accountId: 'acc-0001', from: '2025-03-01', to: '2025-03-01' },
+      'transaction_id',
+    );
     expect(march).toEqual(['txn-20250301-0002']);
   });
 
@@ -70,13 +110,19 @@ describe('filters select rows by NZ dates, inclusive', () => {
 
   it('balances by the NZ date of date_time', async () => {
     expect(await ids('balances', { to: '2025-02-28' }, 'type')).toEqual(['ClosingBooked']);
-    expect(await ids('balances', { from: '2025-03-01', accountId: 'acc-0001' }, 'type')).toEqual(['InterimAvailable', 'InterimBooked']);
+    expect(await ids('balances', { from: '2025-03-01', accountId: 'acc-0001' }, 'type')).toEqual([
+      'InterimAvailable',
+      'InterimBooked',
+    ]);
   });
 
   it('statements by period: a statement is in when its period overlaps the days asked', async () => {
     expect(await ids('statements', { from: '2025-01-31', to: '2025-01-31' }, 'statement_id')).toEqual(['stmt-2025-01']);
     expect(await ids('statements', { from: '2025-02-01', to: '2025-02-01' }, 'statement_id')).toEqual(['stmt-2025-02']);
-    expect(await ids('statements', { from: '2025-01-31', to: '2025-02-01' }, 'statement_id')).toEqual(['stmt-2025-01', 'stmt-2025-02']);
+    expect(await ids('statements', { from: '2025-01-31', to: '2025-02-01' }, 'statement_id')).toEqual([
+      'stmt-2025-01',
+      'stmt-2025-02',
+    ]);
     expect(await ids('statements', { from: '2025-03-01' }, 'statement_id')).toEqual([]);
   });
 
@@ -91,7 +137,10 @@ describe('filters select rows by NZ dates, inclusive', () => {
     expect(await ids('consents', { consentId: PNZ_CONSENT }, 'consent_id')).toEqual([PNZ_CONSENT]);
     expect(await ids('balances', { consentId: ANZ_CONSENT }, 'type')).toEqual([]);
     expect((await ids('balances', { consentId: PNZ_CONSENT }, 'account_id')).length).toBe(4);
-    expect(await ids('statements', { consentId: PNZ_CONSENT }, 'statement_id')).toEqual(['stmt-2025-01', 'stmt-2025-02']);
+    expect(await ids('statements', { consentId: PNZ_CONSENT }, 'statement_id')).toEqual([
+      'stmt-2025-01',
+      'stmt-2025-02',
+    ]);
   });
 
   it('--account and --bank narrow to one bank when an id exists at two', async () => {

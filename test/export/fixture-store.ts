@@ -40,8 +40,15 @@ function consent(id: ConsentId, bank: BankName) {
     status: 'Authorised' as const,
     creation_date_time: '2025-01-10T09:00:00+13:00',
     status_update_date_time: '2025-01-10T09:05:00+13:00',
-    flow: { detail: { type: 'redirect' as const, redirect_uri: 'https://app.example.nz/r' }, flow_hint: { type: 'redirect' as const, bank } },
-    permissions: ['ReadAccountsDetail', 'ReadBalances', 'ReadTransactionsDetail'] as ('ReadAccountsDetail' | 'ReadBalances' | 'ReadTransactionsDetail')[],
+    flow: {
+      detail: { type: 'redirect' as const, redirect_uri: 'https://app.example.nz/r' },
+      flow_hint: { type: 'redirect' as const, bank },
+    },
+    permissions: ['ReadAccountsDetail', 'ReadBalances', 'ReadTransactionsDetail'] as (
+      | 'ReadAccountsDetail'
+      | 'ReadBalances'
+      | 'ReadTransactionsDetail'
+    )[],
     start_date_time: '2024-03-05T00:00:00+13:00',
     expiration_date_time: '2025-04-01T00:00:00+13:00',
   };
@@ -131,13 +138,47 @@ export function everydayTransactions(): TransactionRow[] {
       balanceAfter: '2315.07',
       counterpartyAccount: '12-3456-0765432-00',
     }),
-    t({ id: 'txn-20250301-0002', at: '2025-03-01T00:00:00+13:00', amount: '2500.00', description: 'SALARY "ACME", MARCH', debtorName: 'ACME LTD', creditorReference: 'PAY 03', proprietaryCode: 'DC', balanceAfter: '2457.57' }),
-    t({ id: 'txn-20250228-0003', at: '2025-02-28T23:59:59+13:00', amount: '-0.00125', description: 'FX micro fee', proprietaryCode: 'FEE' }),
+    t({
+      id: 'txn-20250301-0002',
+      at: '2025-03-01T00:00:00+13:00',
+      amount: '2500.00',
+      description: 'SALARY "ACME", MARCH',
+      debtorName: 'ACME LTD',
+      creditorReference: 'PAY 03',
+      proprietaryCode: 'DC',
+      balanceAfter: '2457.57',
+    }),
+    t({
+      id: 'txn-20250228-0003',
+      at: '2025-02-28T23:59:59+13:00',
+      amount: '-0.00125',
+      description: 'FX micro fee',
+      proprietaryCode: 'FEE',
+    }),
     t({ id: 'txn-20250302-0004', at: '2025-03-02T12:00:00+13:00', amount: '0', description: 'Zero-value card check' }),
-    t({ id: 'txn-20250302-0005', at: '2025-03-02T13:30:00+13:00', amount: '-18.90', merchantName: 'Café & Bar <Ōtautahi> ☕', merchantCategoryCode: '5814', description: 'line one\nline two\r\nline three, with comma' }),
-    t({ id: 'txn-pend-7731', at: '2025-03-04T12:02:41+13:00', amount: '-18.9', status: 'Pending', merchantName: 'CORNER CAFE' }),
+    t({
+      id: 'txn-20250302-0005',
+      at: '2025-03-02T13:30:00+13:00',
+      amount: '-18.90',
+      merchantName: 'Café & Bar <Ōtautahi> ☕',
+      merchantCategoryCode: '5814',
+      description: 'line one\nline two\r\nline three, with comma',
+    }),
+    t({
+      id: 'txn-pend-7731',
+      at: '2025-03-04T12:02:41+13:00',
+      amount: '-18.9',
+      status: 'Pending',
+      merchantName: 'CORNER CAFE',
+    }),
     ...HOSTILE.map((description, i) =>
-      t({ id: `txn-hostile-${i}`, at: `2025-02-2${i}T10:00:00+13:00`, amount: i % 2 ? '-5.00' : '5.00', description, merchantName: description }),
+      t({
+        id: `txn-hostile-${i}`,
+        at: `2025-02-2${i}T10:00:00+13:00`,
+        amount: i % 2 ? '-5.00' : '5.00',
+        description,
+        merchantName: description,
+      }),
     ),
   ];
 }
@@ -171,7 +212,12 @@ export async function createFixtureStore(): Promise<FixtureStore> {
     ],
   });
   // The same account id at a second bank (ids are unique per bank only), Basic permission.
-  await store.commitAccounts({ bank: 'ANZ', consentId: ANZ_CONSENT, runId: null, rows: [account('ANZ', ANZ_CONSENT, EVERYDAY, {})] });
+  await store.commitAccounts({
+    bank: 'ANZ',
+    consentId: ANZ_CONSENT,
+    runId: null,
+    rows: [account('ANZ', ANZ_CONSENT, EVERYDAY, {})],
+  });
 
   const balance = (type: string, amount: string, dateTime: string): BalanceRow => ({
     bank: 'PNZ' as const,
@@ -222,7 +268,12 @@ export async function createFixtureStore(): Promise<FixtureStore> {
     range: { from: '2025-02-01T00:00:00+13:00', to: '2025-03-05T00:00:00+13:00' },
     creditDebitFilter: null,
     rows: [
-      txn('PNZ', CARD, PNZ_CONSENT, { id: 'card-1', at: '2025-03-01T19:00:00+13:00', amount: '-312.40', merchantName: 'AIR NZ' }),
+      txn('PNZ', CARD, PNZ_CONSENT, {
+        id: 'card-1',
+        at: '2025-03-01T19:00:00+13:00',
+        amount: '-312.40',
+        merchantName: 'AIR NZ',
+      }),
     ],
     checkpoint: null,
     runId: null,
@@ -236,7 +287,13 @@ export async function createFixtureStore(): Promise<FixtureStore> {
     rows: [
       txn('ANZ', EVERYDAY, ANZ_CONSENT, { id: 'anz-1', at: '2025-03-02T08:00:00+13:00', amount: '99.99' }),
       // The credit that carries the payment below (v_payment_matches).
-      txn('ANZ', EVERYDAY, ANZ_CONSENT, { id: 'pmt-1', at: '2025-03-03T10:01:00+13:00', amount: '42.50', creditorParticulars: '=INV-77', creditorReference: 'ORDER 77' }),
+      txn('ANZ', EVERYDAY, ANZ_CONSENT, {
+        id: 'pmt-1',
+        at: '2025-03-03T10:01:00+13:00',
+        amount: '42.50',
+        creditorParticulars: '=INV-77',
+        creditorReference: 'ORDER 77',
+      }),
     ],
     checkpoint: null,
     runId: null,
@@ -298,8 +355,20 @@ export async function createFixtureStore(): Promise<FixtureStore> {
     address: '1 Queen Street, Auckland, 1010, NZ',
     rawJson: '{}',
   });
-  await store.commitParty({ bank: 'PNZ', consentId: PNZ_CONSENT, accountId: null, row: party(null, 'J SMITH'), runId: null });
-  await store.commitParty({ bank: 'PNZ', consentId: PNZ_CONSENT, accountId: EVERYDAY, row: party(EVERYDAY, '@J Smith'), runId: null });
+  await store.commitParty({
+    bank: 'PNZ',
+    consentId: PNZ_CONSENT,
+    accountId: null,
+    row: party(null, 'J SMITH'),
+    runId: null,
+  });
+  await store.commitParty({
+    bank: 'PNZ',
+    consentId: PNZ_CONSENT,
+    accountId: EVERYDAY,
+    row: party(EVERYDAY, '@J Smith'),
+    runId: null,
+  });
 
   // A settled payment (Payments API) whose PCR starts like a formula, matched to pmt-1.
   await store.payments.record(
@@ -316,7 +385,18 @@ export async function createFixtureStore(): Promise<FixtureStore> {
   );
 
   const runId = await store.runs.start({ runId: 'run-0001', now: new Date('2025-03-03T20:00:00.000Z') }); // 09:00 NZDT on 4 March
-  await store.runs.finish(runId, { outcome: 'partial', consents: 2, requests: 57, rowsWritten: 14, failedUnits: 1, errorSummary: '-1 window failed: BDT263' }, new Date('2025-03-03T20:01:30.000Z'));
+  await store.runs.finish(
+    runId,
+    {
+      outcome: 'partial',
+      consents: 2,
+      requests: 57,
+      rowsWritten: 14,
+      failedUnits: 1,
+      errorSummary: '-1 window failed: BDT263',
+    },
+    new Date('2025-03-03T20:01:30.000Z'),
+  );
   await store.runs.start({ runId: 'run-0002', now: new Date('2025-03-04T11:30:00.000Z') }); // 00:30 NZDT on 5 March
 
   return {

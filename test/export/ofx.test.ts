@@ -23,16 +23,30 @@ const parser = new XMLParser({
 });
 
 /** The XML dialect, so an XML parser reads it; the SGML default has the same body (tested below). */
-async function exportOfx(name: string, filters: ExportFilters, ofxDialect = 'xml'): Promise<{ text: string; doc: Xml; rows: number }> {
+async function exportOfx(
+  name: string,
+  filters: ExportFilters,
+  ofxDialect = 'xml',
+): Promise<{ text: string; doc: Xml; rows: number }> {
   const out = join(fx.dir, name);
-  const result = await exportDataset(fx.store, { dataset: 'transactions', format: 'ofx', out, filters, now: () => NOW, ofxDialect });
+  const result = await exportDataset(fx.store, {
+    dataset: 'transactions',
+    format: 'ofx',
+    out,
+    filters,
+    now: () => NOW,
+    ofxDialect,
+  });
   const text = readFileSync(out, 'utf8');
   return { text, doc: parser.parse(text) as Xml, rows: result.rows };
 }
 
 /** The FITID rule of docs/exports.md, computed here independently of the exporter. */
 function expectedFitId(bank: string, accountId: string, transactionId: string): string {
-  return createHash('sha256').update(JSON.stringify(['bankdata-fitid-v1', bank, accountId, transactionId])).digest('hex').slice(0, 32);
+  return createHash('sha256')
+    .update(JSON.stringify(['bankdata-fitid-v1', bank, accountId, transactionId]))
+    .digest('hex')
+    .slice(0, 32);
 }
 
 function bookedRows(bank: string, accountId: string, to?: string) {
@@ -40,7 +54,12 @@ function bookedRows(bank: string, accountId: string, to?: string) {
     .prepare(
       `SELECT * FROM v_transactions WHERE bank = ? AND account_id = ? AND status = 'Booked'${to ? ' AND booking_date <= ?' : ''} ORDER BY booking_date_time, transaction_id`,
     )
-    .all(...(to ? [bank, accountId, to] : [bank, accountId])) as { transaction_id: string; amount_text: string; bank: string; account_id: string }[];
+    .all(...(to ? [bank, accountId, to] : [bank, accountId])) as {
+    transaction_id: string;
+    amount_text: string;
+    bank: string;
+    account_id: string;
+  }[];
 }
 
 describe('OFX bank statement of one account', () => {
@@ -51,13 +70,20 @@ describe('OFX bank statement of one account', () => {
     expect(doc.OFX.SIGNONMSGSRSV1.SONRS.FI).toEqual({ ORG: 'PNZ', FID: 'PNZ' });
     expect(doc.OFX.SIGNONMSGSRSV1.SONRS.DTSERVER).toBe('20250305010000.000[0:GMT]');
     expect(stmt.CURDEF).toBe('NZD');
-    expect(stmt.BANKACCTFROM).toEqual({ BANKID: '12', BRANCHID: '3456', ACCTID: '12-3456-0123456-00', ACCTTYPE: 'CHECKING' });
+    expect(stmt.BANKACCTFROM).toEqual({
+      BANKID: '12',
+      BRANCHID: '3456',
+      ACCTID: '12-3456-0123456-00',
+      ACCTTYPE: 'CHECKING',
+    });
     const expected = bookedRows('PNZ', 'acc-0001');
     const trns = stmt.BANKTRANLIST.STMTTRN as Xml[];
     expect(rows).toBe(expected.length);
     expect(trns).toHaveLength(expected.length);
     expect(trns.map((t) => t.TRNAMT)).toEqual(expected.map((r) => r.amount_text));
-    expect(trns.map((t) => t.FITID)).toEqual(expected.map((r) => expectedFitId(r.bank, r.account_id, r.transaction_id)));
+    expect(trns.map((t) => t.FITID)).toEqual(
+      expected.map((r) => expectedFitId(r.bank, r.account_id, r.transaction_id)),
+    );
     expect(trns.map((t) => t.FITID)).not.toContain(expectedFitId('PNZ', 'acc-0001', 'txn-pend-7731'));
   });
 
@@ -72,10 +98,18 @@ describe('OFX bank statement of one account', () => {
   it('the default dialect is OFX 1.6 SGML headers with ENCODING:UTF-8 and the same body', async () => {
     const xml = await exportOfx('body-xml.ofx', { accountId: 'acc-0001', bank: 'PNZ' });
     const sgml = await exportOfx('body-sgml.ofx', { accountId: 'acc-0001', bank: 'PNZ' }, 'sgml');
-    expect(sgml.text.startsWith('OFXHEADER:100\nDATA:OFXSGML\nVERSION:160\nSECURITY:NONE\nENCODING:UTF-8\nCHARSET:NONE\n')).toBe(true);
+    expect(
+      sgml.text.startsWith('OFXHEADER:100\nDATA:OFXSGML\nVERSION:160\nSECURITY:NONE\nENCODING:UTF-8\nCHARSET:NONE\n'),
+    ).toBe(true);
     expect(sgml.text.slice(sgml.text.indexOf('<OFX>'))).toBe(xml.text.slice(xml.text.indexOf('<OFX>')));
     const out = join(fx.dir, 'default.ofx');
-    await exportDataset(fx.store, { dataset: 'transactions', format: 'ofx', out, filters: { accountId: 'acc-0001', bank: 'PNZ' }, now: () => NOW });
+    await exportDataset(fx.store, {
+      dataset: 'transactions',
+      format: 'ofx',
+      out,
+      filters: { accountId: 'acc-0001', bank: 'PNZ' },
+      now: () => NOW,
+    });
     expect(readFileSync(out, 'utf8')).toBe(sgml.text);
   });
 
@@ -89,7 +123,12 @@ describe('OFX bank statement of one account', () => {
   });
 
   it('--to bounds rows, DTEND and the ledger balance: the balance of the period, not a later one', async () => {
-    const { doc } = await exportOfx('to.ofx', { accountId: 'acc-0001', bank: 'PNZ', from: '2025-02-20', to: '2025-02-28' });
+    const { doc } = await exportOfx('to.ofx', {
+      accountId: 'acc-0001',
+      bank: 'PNZ',
+      from: '2025-02-20',
+      to: '2025-02-28',
+    });
     const stmt = doc.OFX.BANKMSGSRSV1.STMTTRNRS.STMTRS;
     expect(stmt.BANKTRANLIST.DTSTART).toBe('20250220000000.000[0:GMT]');
     expect(stmt.BANKTRANLIST.DTEND).toBe('20250228000000.000[0:GMT]');
@@ -151,12 +190,14 @@ describe('OFX bank statement of one account', () => {
   });
 
   it('without a BECS number (Basic permission) BANKID is the bank and ACCTID its account id', () => {
-    expect(ofxAccount({ bank: 'ANZ', accountId: 'acc-0001', subtype: 'CurrentAccount', identification: null })).toEqual({
-      kind: 'bank',
-      bankId: 'ANZ',
-      acctId: 'acc-0001',
-      acctType: 'CHECKING',
-    });
+    expect(ofxAccount({ bank: 'ANZ', accountId: 'acc-0001', subtype: 'CurrentAccount', identification: null })).toEqual(
+      {
+        kind: 'bank',
+        bankId: 'ANZ',
+        acctId: 'acc-0001',
+        acctType: 'CHECKING',
+      },
+    );
   });
 
   it('no balance read and no running balance: the export says LEDGERBAL cannot be known, and why (no file)', async () => {
@@ -176,7 +217,9 @@ describe('OFX bank statement of one account', () => {
     expect(rows).toBe(bookedRows('PNZ', 'acc-0001').length + 1);
     // --consent alone: every account of the consent.
     const all = await exportOfx('consent.ofx', { consentId: 'c0a8012e-7d3b-4f5e-9a61-2b9f4c1d8e70' });
-    expect(all.text).toBe((await exportOfx('two-again.ofx', { accountId: ['acc-0001', 'acc-card-77'], bank: 'PNZ' })).text);
+    expect(all.text).toBe(
+      (await exportOfx('two-again.ofx', { accountId: ['acc-0001', 'acc-card-77'], bank: 'PNZ' })).text,
+    );
   });
 
   it('keeps long account ids within ACCTID 22 characters, distinct and stable', () => {
@@ -193,18 +236,30 @@ describe('OFX usage errors (exit 2)', () => {
     exportDataset(fx.store, { dataset, format: 'ofx', out: join(fx.dir, 'never.ofx'), filters });
 
   it('needs --account or --consent', async () => {
-    await expect(attempt('transactions', {})).rejects.toThrow(/--format ofx needs --account ID \(repeat it for several accounts\) or --consent ID/);
+    await expect(attempt('transactions', {})).rejects.toThrow(
+      /--format ofx needs --account ID \(repeat it for several accounts\) or --consent ID/,
+    );
   });
   it('one bank per file', async () => {
-    await expect(attempt('transactions', { accountId: ['acc-0001', 'acc-card-77'] })).rejects.toThrow(/exists at ANZ and PNZ/);
+    await expect(attempt('transactions', { accountId: ['acc-0001', 'acc-card-77'] })).rejects.toThrow(
+      /exists at ANZ and PNZ/,
+    );
   });
   it('an unknown dialect is named', async () => {
     await expect(
-      exportDataset(fx.store, { dataset: 'transactions', format: 'ofx', out: join(fx.dir, 'never.ofx'), filters: { accountId: 'acc-card-77' }, ofxDialect: 'qfx' }),
+      exportDataset(fx.store, {
+        dataset: 'transactions',
+        format: 'ofx',
+        out: join(fx.dir, 'never.ofx'),
+        filters: { accountId: 'acc-card-77' },
+        ofxDialect: 'qfx',
+      }),
     ).rejects.toThrow(/unknown OFX dialect: "qfx"/);
   });
   it('exports only transactions', async () => {
-    await expect(attempt('balances', { accountId: 'acc-0001' })).rejects.toThrow(/ofx exports only the transactions dataset/);
+    await expect(attempt('balances', { accountId: 'acc-0001' })).rejects.toThrow(
+      /ofx exports only the transactions dataset/,
+    );
   });
   it('an account id held at two banks needs --bank', async () => {
     await expect(attempt('transactions', { accountId: 'acc-0001' })).rejects.toThrow(/exists at ANZ and PNZ/);
@@ -213,6 +268,8 @@ describe('OFX usage errors (exit 2)', () => {
     await expect(attempt('transactions', { accountId: 'acc-nope' })).rejects.toThrow(/no account "acc-nope"/);
   });
   it('refuses --status pending', async () => {
-    await expect(attempt('transactions', { accountId: 'acc-card-77', status: 'pending' })).rejects.toBeInstanceOf(UsageError);
+    await expect(attempt('transactions', { accountId: 'acc-card-77', status: 'pending' })).rejects.toBeInstanceOf(
+      UsageError,
+    );
   });
 });

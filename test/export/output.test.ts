@@ -11,7 +11,10 @@ beforeAll(async () => {
   fx = await createFixtureStore();
   // Runs stream in index order (runs_started_at), so a failure can strike after rows are out.
   for (let i = 0; i < ROWS; i++) {
-    await fx.store.runs.start({ runId: `bulk-${String(i).padStart(5, '0')}`, now: new Date(Date.UTC(2024, 5, 1) + i * 60_000) });
+    await fx.store.runs.start({
+      runId: `bulk-${String(i).padStart(5, '0')}`,
+      now: new Date(Date.UTC(2024, 5, 1) + i * 60_000),
+    });
   }
 });
 afterAll(() => fx.cleanup());

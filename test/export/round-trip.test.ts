@@ -17,14 +17,19 @@ afterAll(() => fx.cleanup());
  * without the exact-text twins of version 0.2 (`amount_text`): files keep their 0.1 form.
  */
 function viewColumns(view: string): string[] {
-  const all = fx.store.sqlite.prepare(`PRAGMA table_info(${view})`).all().map((c) => (c as { name: string }).name);
+  const all = fx.store.sqlite
+    .prepare(`PRAGMA table_info(${view})`)
+    .all()
+    .map((c) => (c as { name: string }).name);
   return all.filter((c) => !(c.endsWith('_text') && all.includes(c.slice(0, -5))));
 }
 
 /** The view's rows as a file holds them: `amount` is the exact text (`amount_text`), as in 0.1. */
 function viewRows(dataset: (typeof DATASETS)[number]): Record<string, unknown>[] {
   const spec = DATASET_SPECS[dataset];
-  const rows = fx.store.sqlite.prepare(`SELECT * FROM ${spec.view} ORDER BY ${spec.orderBy.join(', ')}`).all() as Record<string, unknown>[];
+  const rows = fx.store.sqlite
+    .prepare(`SELECT * FROM ${spec.view} ORDER BY ${spec.orderBy.join(', ')}`)
+    .all() as Record<string, unknown>[];
   return rows.map((row) => {
     const file: Record<string, unknown> = {};
     for (const [column, value] of Object.entries(row)) {
@@ -47,7 +52,12 @@ describe('round-trip: every dataset in every tabular format reads back as the vi
       const out = join(fx.dir, `${dataset}.csv`);
       const result = await exportDataset(fx.store, { dataset, format: 'csv', out });
       const text = readFileSync(out, 'utf8');
-      expect(result).toEqual({ rows: viewRows(dataset).length, path: out, bytes: Buffer.byteLength(text), warnings: [] });
+      expect(result).toEqual({
+        rows: viewRows(dataset).length,
+        path: out,
+        bytes: Buffer.byteLength(text),
+        warnings: [],
+      });
       const [header, ...records] = parse(text, { relax_column_count: false });
       const columns = viewColumns(DATASET_SPECS[dataset].view);
       expect(header).toEqual(columns);
@@ -88,7 +98,12 @@ describe('round-trip: every dataset in every tabular format reads back as the vi
 
   it('JSON keeps amounts as the view strings and minor units as integers (no float on the way)', async () => {
     const out = join(fx.dir, 'types.ndjson');
-    await exportDataset(fx.store, { dataset: 'transactions', format: 'ndjson', out, filters: { bank: 'PNZ', accountId: 'acc-0001' } });
+    await exportDataset(fx.store, {
+      dataset: 'transactions',
+      format: 'ndjson',
+      out,
+      filters: { bank: 'PNZ', accountId: 'acc-0001' },
+    });
     const text = readFileSync(out, 'utf8');
     expect(text).toContain('"amount":"-142.50","amount_minor":-14250,');
     expect(text).toContain('"amount":"-0.00125","amount_minor":null,');

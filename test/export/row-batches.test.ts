@@ -8,7 +8,12 @@ import { jsonChunks, ndjsonChunks } from '../../src/export/json';
 import { csvBatchChunks, type Row } from '../../src/export/row-batches';
 
 const columns = ['bank', 'amount', 'description', 'amount_minor'];
-const rows: Row[] = Array.from({ length: 1300 }, (_, i) => ['PNZ', `-${i}.05`, i % 7 === 0 ? `=SUM(A${i})\r\n"q"` : `row ${i}, ü`, BigInt(i) * 100n]);
+const rows: Row[] = Array.from({ length: 1300 }, (_, i) => [
+  'PNZ',
+  `-${i}.05`,
+  i % 7 === 0 ? `=SUM(A${i})\r\n"q"` : `row ${i}, ü`,
+  BigInt(i) * 100n,
+]);
 
 async function* inBatches(size: number): AsyncGenerator<Row[]> {
   for (let i = 0; i < rows.length; i += size) yield rows.slice(i, i + size);
@@ -25,7 +30,8 @@ describe('row batches', () => {
   it('CSV is byte for byte csv.ts over all rows at once, whatever the batch size (header and BOM once)', async () => {
     const options = { bom: true, lineEnding: 'crlf' as const, neutralise: true };
     const whole = [...csvChunks(columns, rows, options)].join('');
-    for (const size of [1, 7, 512, 513, 1000, 5000]) expect(await text(csvBatchChunks(columns, inBatches(size), options)), `batch ${size}`).toBe(whole);
+    for (const size of [1, 7, 512, 513, 1000, 5000])
+      expect(await text(csvBatchChunks(columns, inBatches(size), options)), `batch ${size}`).toBe(whole);
     expect(whole.indexOf('bank,amount')).toBe(1);
     expect(whole.split('bank,amount').length).toBe(2);
   });

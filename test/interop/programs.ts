@@ -26,7 +26,11 @@ const PROBES = {
 export type Program = keyof typeof PROBES;
 
 /** No desktop keyring in a test run: ofxclient (imported by ledger-autosync) must not ask one. */
-export const PROGRAM_ENV: NodeJS.ProcessEnv = { ...process.env, PYTHON_KEYRING_BACKEND: 'keyring.backends.null.Keyring', TZ: 'UTC' };
+export const PROGRAM_ENV: NodeJS.ProcessEnv = {
+  ...process.env,
+  PYTHON_KEYRING_BACKEND: 'keyring.backends.null.Keyring',
+  TZ: 'UTC',
+};
 
 function executable(path: string): boolean {
   try {
@@ -68,7 +72,13 @@ export interface Ran {
 }
 
 export function run(cmd: string, args: readonly string[], input?: string): Ran {
-  const r = spawnSync(cmd, [...args], { env: PROGRAM_ENV, encoding: 'utf8', input, maxBuffer: 64 * 1024 * 1024, timeout: 120_000 });
+  const r = spawnSync(cmd, [...args], {
+    env: PROGRAM_ENV,
+    encoding: 'utf8',
+    input,
+    maxBuffer: 64 * 1024 * 1024,
+    timeout: 120_000,
+  });
   if (r.error) throw r.error;
   return { status: r.status, stdout: r.stdout, stderr: r.stderr };
 }

@@ -65,11 +65,21 @@ describe('consent-expiry check (warns expiryWarningDays before expiration_date_t
     const ctx = jobContext();
     const soon = await authorisedConsent(emu, ctx.client, { expiration: emu.now().plus({ days: 3 }) });
     await store.consents.add(soon);
-    const job = buildJobs(ctx, { sync: '0 2 * * *', expiryCheck: '0 8 * * *', metaRefresh: '0 6 * * 1' }).find((j) => j.name === EXPIRY_CHECK)!;
+    const job = buildJobs(ctx, { sync: '0 2 * * *', expiryCheck: '0 8 * * *', metaRefresh: '0 6 * * 1' }).find(
+      (j) => j.name === EXPIRY_CHECK,
+    )!;
     const report = await job.run(new AbortController().signal, new Date('2025-06-02T20:00:00Z'));
     expect(report).toMatchObject({ outcome: 'ok', details: { needs_reconsent: [soon] } });
     const runs = store.sqlite.prepare('SELECT run_id, outcome, consents, requests, finished_at FROM v_runs').all();
-    expect(runs).toEqual([{ run_id: report.runId, outcome: 'ok', consents: 1, requests: expect.any(Number), finished_at: expect.any(String) }]);
+    expect(runs).toEqual([
+      {
+        run_id: report.runId,
+        outcome: 'ok',
+        consents: 1,
+        requests: expect.any(Number),
+        finished_at: expect.any(String),
+      },
+    ]);
     expect(store.sqlite.prepare('SELECT job, scheduled_for FROM job_runs').all()).toEqual([
       { job: EXPIRY_CHECK, scheduled_for: '2025-06-02T20:00:00.000Z' },
     ]);
@@ -85,11 +95,15 @@ describe('consent-expiry check (warns expiryWarningDays before expiration_date_t
     const gone = await startTestEmulator();
     const failing = { ...ctx, client: clientFor(gone).client };
     await gone.close();
-    const failed = buildJobs(failing, { sync: '0 2 * * *', expiryCheck: '0 8 * * *', metaRefresh: '0 6 * * 1' }).find((j) => j.name === META_REFRESH)!;
+    const failed = buildJobs(failing, { sync: '0 2 * * *', expiryCheck: '0 8 * * *', metaRefresh: '0 6 * * 1' }).find(
+      (j) => j.name === META_REFRESH,
+    )!;
     await expect(failed.run(new AbortController().signal, new Date('2025-06-09T18:00:00Z'))).rejects.toThrow();
-    const runs = store.sqlite.prepare('SELECT outcome, error_summary FROM v_runs ORDER BY started_at').all() as { outcome: string; error_summary: string | null }[];
+    const runs = store.sqlite.prepare('SELECT outcome, error_summary FROM v_runs ORDER BY started_at').all() as {
+      outcome: string;
+      error_summary: string | null;
+    }[];
     expect(runs.map((r) => r.outcome)).toEqual(['ok', 'failed']);
     expect(runs[1]!.error_summary).toMatch(/\S/);
   }, 60_000);
 });
-

@@ -43,7 +43,14 @@ function nightly(payments: PaymentsPassResult) {
   return jobs.find((j) => j.name === NIGHTLY_SYNC)!;
 }
 
-const PASS: PaymentsPassResult = { tracked: 2, open: 0, failures: [], unmatched: 0, ambiguous: 0, authenticationError: null };
+const PASS: PaymentsPassResult = {
+  tracked: 2,
+  open: 0,
+  failures: [],
+  unmatched: 0,
+  ambiguous: 0,
+  authenticationError: null,
+};
 
 describe('nightly sync job', () => {
   it('a clean sync with every payment read is ok', async () => {

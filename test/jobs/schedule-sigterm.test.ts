@@ -57,20 +57,31 @@ describe('bankdata schedule: SIGTERM', () => {
     expect(await run.exited).toBe(0);
 
     expect(query('SELECT * FROM lease')).toEqual([]);
-    const runs = query<{ run_id: string; outcome: string; finished_at: string | null; error_summary: string | null }>('SELECT * FROM v_runs');
+    const runs = query<{ run_id: string; outcome: string; finished_at: string | null; error_summary: string | null }>(
+      'SELECT * FROM v_runs',
+    );
     expect(runs).toHaveLength(1);
     expect(runs[0]).toMatchObject({ outcome: 'partial', finished_at: expect.any(String) });
     expect(runs[0]!.error_summary).toContain('interrupted');
     expect(query('SELECT run_id, job FROM job_runs')).toEqual([{ run_id: runs[0]!.run_id, job: 'nightly-sync' }]);
 
-    const lines = run.stdout().trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+    const lines = run
+      .stdout()
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
     // The every-second trigger keeps firing while the sync runs: each of those is skipped (no overlap).
     const skipped = lines.filter((l) => l.event === 'skipped');
     for (const l of skipped) expect(l).toMatchObject({ job: 'nightly-sync', reason: 'still running' });
     const events = lines.filter((l) => l.event !== 'skipped');
     expect(events.map((l) => l.event)).toEqual(['started', 'stopping', 'finished', 'stopped']);
     expect(events[1]).toMatchObject({ signal: 'SIGTERM', running: ['nightly-sync'] });
-    expect(events[2]).toMatchObject({ job: 'nightly-sync', outcome: 'partial', run_id: runs[0]!.run_id, interrupted: true });
+    expect(events[2]).toMatchObject({
+      job: 'nightly-sync',
+      outcome: 'partial',
+      run_id: runs[0]!.run_id,
+      interrupted: true,
+    });
     expect(run.stdout()).not.toContain(emu.clientSecret);
     expect(run.stderr()).not.toContain(emu.clientSecret);
   });

@@ -6,7 +6,15 @@
 import { schedule } from 'node-cron';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { formatNz } from '../../src/api/rules';
-import { createScheduler, dstGapCompanion, fellInDstGap, nodeCronEngine, type Job, type JobLine, type Scheduler } from '../../jobs';
+import {
+  createScheduler,
+  dstGapCompanion,
+  fellInDstGap,
+  nodeCronEngine,
+  type Job,
+  type JobLine,
+  type Scheduler,
+} from '../../jobs';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
@@ -103,7 +111,14 @@ describe('no overlap', () => {
     await vi.advanceTimersByTimeAsync(30_000); // 00:01: first run starts
     await vi.advanceTimersByTimeAsync(60_000); // 00:02: still running → skipped
     expect(started).toEqual(['2026-01-10T00:01:00.000Z']);
-    expect(lines).toEqual([expect.objectContaining({ job: 'nightly-sync', event: 'skipped', reason: 'still running', fired_for: '2026-01-10T00:02:00.000Z' })]);
+    expect(lines).toEqual([
+      expect.objectContaining({
+        job: 'nightly-sync',
+        event: 'skipped',
+        reason: 'still running',
+        fired_for: '2026-01-10T00:02:00.000Z',
+      }),
+    ]);
     release();
     await vi.advanceTimersByTimeAsync(60_000); // 00:03: runs again
     expect(started).toEqual(['2026-01-10T00:01:00.000Z', '2026-01-10T00:03:00.000Z']);

@@ -9,16 +9,23 @@ import { checkPostgresUrl, redactPostgresUrl } from '../../src/store/pg/url';
 
 describe('redact', () => {
   it('hides the password of a URL and keeps the rest', () => {
-    const line = 'bankdata db copy --from a.sqlite --to postgres://bankdata:s3cr%40t-pw@db.example.nz:5432/bank --since 2025-01-01';
-    expect(redact(line)).toBe('bankdata db copy --from a.sqlite --to postgres://bankdata:[redacted]@db.example.nz:5432/bank --since 2025-01-01');
-    expect(redact('postgresql://u:p@h/db and https://example.nz/a:b@c')).toBe('postgresql://u:[redacted]@h/db and https://example.nz/a:b@c');
+    const line =
+      'bankdata db copy --from a.sqlite --to postgres://bankdata:s3cr%40t-pw@db.example.nz:5432/bank --since 2025-01-01';
+    expect(redact(line)).toBe(
+      'bankdata db copy --from a.sqlite --to postgres://bankdata:[redacted]@db.example.nz:5432/bank --since 2025-01-01',
+    );
+    expect(redact('postgresql://u:p@h/db and https://example.nz/a:b@c')).toBe(
+      'postgresql://u:[redacted]@h/db and https://example.nz/a:b@c',
+    );
     expect(redact('postgres://user@host/db')).toBe('postgres://user@host/db');
   });
 
   it('hides a password with an unencoded / or @, and a password given as a query parameter', () => {
     expect(redact('--db postgres://u:pa/ss@127.0.0.1:1/db x')).toBe('--db postgres://u:[redacted]@127.0.0.1:1/db x');
     expect(redact('postgres://u:p@ss12345@host/db')).toBe('postgres://u:[redacted]@host/db');
-    expect(redact('postgres://u@h/db?sslmode=require&password=qwerty123&x=1')).toBe('postgres://u@h/db?sslmode=require&password=[redacted]&x=1');
+    expect(redact('postgres://u@h/db?sslmode=require&password=qwerty123&x=1')).toBe(
+      'postgres://u@h/db?sslmode=require&password=[redacted]&x=1',
+    );
     expect(redactPostgresUrl('postgres://u@h:5432/db?password=qwerty123&sslpassword=k3y')).not.toMatch(/qwerty123|k3y/);
     expect(redactPostgresUrl('postgres://u:pw1@h/db')).toBe('postgres://u:***@h/db');
     expect(() => checkPostgresUrl('postgres://u:pa/ss@h/db')).toThrow(/does not parse/);

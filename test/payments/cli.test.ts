@@ -20,7 +20,10 @@ beforeAll(async () => {
 afterAll(() => emu.close());
 
 /** A payments command in process (test/cli/cli-process.ts); crash-rerun.test.ts runs the binary. */
-function run(args: string[], env: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
+function run(
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<{ code: number; stdout: string; stderr: string }> {
   return runCliInProcess(args, { cwd: dir, env: { ...paymentsEnv(emu, db), ...env } });
 }
 
@@ -41,7 +44,9 @@ describe('bankdata payments', () => {
   }, 30_000);
 
   it('exit 2 naming the missing variables when the Payments credentials are not set', async () => {
-    const result = await run(['payments', 'create', '--consent', consentOf(emu, 'single-1')], { BANKDATA_PAYMENTS_CLIENT_SECRET: '' });
+    const result = await run(['payments', 'create', '--consent', consentOf(emu, 'single-1')], {
+      BANKDATA_PAYMENTS_CLIENT_SECRET: '',
+    });
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('BANKDATA_PAYMENTS_CLIENT_SECRET');
   }, 30_000);
@@ -54,13 +59,21 @@ describe('bankdata payments', () => {
     emu.advance(60_000);
     const tracked = await run(['payments', 'track', '--once', '--json']);
     expect(tracked.code, tracked.stderr).toBe(0);
-    expect(JSON.parse(tracked.stdout)).toMatchObject({ payment_id: payment.payment_id, status: 'AcceptedSettlementCompleted' });
+    expect(JSON.parse(tracked.stdout)).toMatchObject({
+      payment_id: payment.payment_id,
+      status: 'AcceptedSettlementCompleted',
+    });
     const shown = await run(['payments', 'show', payment.payment_id, '--json']);
     const view = JSON.parse(shown.stdout) as { history: { status: string }[]; match: unknown };
     expect(view.history.map((h) => h.status)).toEqual(['Pending', 'AcceptedSettlementCompleted']);
     expect(view.match).toBeNull();
     const reconciled = await run(['payments', 'reconcile', '--json']);
-    expect(JSON.parse(reconciled.stdout)).toMatchObject({ settled: 1, matched: 0, ambiguous: [], unmatched: [{ payment_id: payment.payment_id }] });
+    expect(JSON.parse(reconciled.stdout)).toMatchObject({
+      settled: 1,
+      matched: 0,
+      ambiguous: [],
+      unmatched: [{ payment_id: payment.payment_id }],
+    });
     expect(made.stderr + tracked.stderr + shown.stderr).not.toContain(emu.paymentsClientSecret);
   }, 60_000);
 });

@@ -21,9 +21,16 @@ import {
 } from '../../src/api/payments';
 import { BP703_MESSAGE, BP710_MESSAGE } from '../../src/api/payments/schemas';
 
-const answer = (status: number, code: string | null, message = 'm') => ({ status, code, message, headers: { 'retry-after': '2' }, path: '/payments/v1/payments', requestId: 'r' });
+const answer = (status: number, code: string | null, message = 'm') => ({
+  status,
+  code,
+  message,
+  headers: { 'retry-after': '2' },
+  path: '/payments/v1/payments',
+  requestId: 'r',
+});
 
-describe('toPaymentsError: every BP code to its class and the bank\'s client action', () => {
+describe("toPaymentsError: every BP code to its class and the bank's client action", () => {
   const expected: Record<string, [new (...args: never[]) => unknown, string]> = {
     BP101: [PaymentConsentError, 'stop_consent_unusable'],
     BP002: [PaymentConsentError, 'stop_consent_unusable'],
@@ -82,7 +89,15 @@ describe('toPaymentsError: every BP code to its class and the bank\'s client act
   });
 
   it('BP601 and BP602 are UnavailableError with Retry-After (retried with the same key); 429, 500, 502, 504 too', () => {
-    for (const [status, code] of [[503, 'BP601'], [503, 'BP602'], [429, null], [500, null], [502, null], [504, null], [503, null]] as const) {
+    for (const [status, code] of [
+      [503, 'BP601'],
+      [503, 'BP602'],
+      [429, null],
+      [500, null],
+      [502, null],
+      [504, null],
+      [503, null],
+    ] as const) {
       const error = toPaymentsError(answer(status, code));
       expect(error).toBeInstanceOf(UnavailableError);
       expect((error as UnavailableError).retryAfter).toBe('2');
@@ -98,10 +113,19 @@ describe('toPaymentsError: every BP code to its class and the bank\'s client act
 
   it('BP703/BP710: the payment is read from the message only by the strict pattern; anything else gives nulls (GET instead)', () => {
     const id = randomUUID();
-    expect(readNamedPayment('BP703', BP703_MESSAGE(id, 'Pending'))).toEqual({ paymentId: id, paymentStatus: 'Pending' });
-    expect(readNamedPayment('BP710', BP710_MESSAGE(id, 'Rejected'))).toEqual({ paymentId: id, paymentStatus: 'Rejected' });
+    expect(readNamedPayment('BP703', BP703_MESSAGE(id, 'Pending'))).toEqual({
+      paymentId: id,
+      paymentStatus: 'Pending',
+    });
+    expect(readNamedPayment('BP710', BP710_MESSAGE(id, 'Rejected'))).toEqual({
+      paymentId: id,
+      paymentStatus: 'Rejected',
+    });
     expect(readNamedPayment('BP703', `payment ${id} is in flight`)).toEqual({ paymentId: null, paymentStatus: null });
     expect(readNamedPayment('BP710', BP710_MESSAGE(id, 'Pending'))).toEqual({ paymentId: null, paymentStatus: null });
-    expect(readNamedPayment('BP703', `${BP703_MESSAGE(id, 'Pending')} (more)`)).toEqual({ paymentId: null, paymentStatus: null });
+    expect(readNamedPayment('BP703', `${BP703_MESSAGE(id, 'Pending')} (more)`)).toEqual({
+      paymentId: null,
+      paymentStatus: null,
+    });
   });
 });

@@ -18,7 +18,11 @@ const PAYMENT = '0b8f5f7e-3f4b-4d0e-9a43-1b2c3d4e5f60';
 const KEY = '7c9e6679-7425-40de-944b-e07fc1f90ae7';
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
-const request = { consent_id: CONSENT, amount: { total: '12.50', currency: 'NZD' as const }, pcr: { particulars: 'rent' } };
+const request = {
+  consent_id: CONSENT,
+  amount: { total: '12.50', currency: 'NZD' as const },
+  pcr: { particulars: 'rent' },
+};
 const payment = {
   payment_id: PAYMENT,
   consent_id: CONSENT,
@@ -93,12 +97,18 @@ describe('the Payments client follows the shared transport rules', () => {
     const paymentsError = await paymentsClient(server)
       .getPayment(PAYMENT)
       .catch((e: unknown) => e);
-    const dataError = await createDataApiClient({ baseUrl: server.baseUrl, clientId: 'client', clientSecret: 'local-secret-value' })
+    const dataError = await createDataApiClient({
+      baseUrl: server.baseUrl,
+      clientId: 'client',
+      clientSecret: 'local-secret-value',
+    })
       .getMeta()
       .catch((e: unknown) => e);
     expect(paymentsError).toBeInstanceOf(ProtocolError);
     expect(paymentsError).toMatchObject({ status: 302 });
-    expect((paymentsError as ProtocolError).message).toBe('redirect (302) not followed: the Payments API never redirects');
+    expect((paymentsError as ProtocolError).message).toBe(
+      'redirect (302) not followed: the Payments API never redirects',
+    );
     expect((dataError as ProtocolError).message).toBe('redirect (302) not followed: the Data API never redirects');
     expect(server.seen.filter((r) => r.url.includes('elsewhere'))).toHaveLength(0);
     expect(calls(server, `/payments/v1/payments/${PAYMENT}`)).toHaveLength(1);
@@ -132,7 +142,9 @@ describe('the Payments client follows the shared transport rules', () => {
   });
 
   it('a BP-coded refusal is mapped by the Payments mapper (BP299 → PaymentRequestError), not retried', async () => {
-    server = await startLocalServer((_req, res) => json(res, 400, errorBody(400, 'BP299', 'Header request-id is not a UUID')));
+    server = await startLocalServer((_req, res) =>
+      json(res, 400, errorBody(400, 'BP299', 'Header request-id is not a UUID')),
+    );
     const error = await paymentsClient(server)
       .getConsent(CONSENT)
       .catch((e: unknown) => e);

@@ -16,7 +16,8 @@ beforeAll(async () => {
 });
 afterAll(() => emu.close());
 
-const runCreate = (dir: string, db: string, consent: string) => spawnPaymentsCreate(emu, dir, db, ['--consent', consent, '--json']);
+const runCreate = (dir: string, db: string, consent: string) =>
+  spawnPaymentsCreate(emu, dir, db, ['--consent', consent, '--json']);
 
 describe('payments create: killed between send and answer, then rerun', () => {
   it('pays exactly once: the rerun resumes the stored key (BP703) and records the one payment', async () => {
@@ -45,7 +46,10 @@ describe('payments create: killed between send and answer, then rerun', () => {
     expect(check.sqlite.prepare('SELECT count(*) AS n FROM v_payments').get()).toEqual({ n: 0 });
     await check.close();
 
-    const result = await runCliInProcess(['payments', 'create', '--consent', consent, '--json'], { cwd: dir, env: paymentsEnv(emu, path) });
+    const result = await runCliInProcess(['payments', 'create', '--consent', consent, '--json'], {
+      cwd: dir,
+      env: paymentsEnv(emu, path),
+    });
     expect(result.code, result.stderr).toBe(0);
     const printed = JSON.parse(result.stdout) as { payment_id: string; resumed: boolean };
     expect(printed).toMatchObject({ payment_id: made[0]!.payment_id, resumed: true });
@@ -55,10 +59,15 @@ describe('payments create: killed between send and answer, then rerun', () => {
     expect(after.sqlite.prepare('SELECT idempotency_key, state, payment_id FROM payment_attempts').all()).toEqual([
       { idempotency_key: made[0]!.idempotency_key, state: 'created', payment_id: made[0]!.payment_id },
     ]);
-    expect(after.sqlite.prepare('SELECT payment_id, consent_id FROM v_payments').all()).toEqual([{ payment_id: made[0]!.payment_id, consent_id: consent }]);
+    expect(after.sqlite.prepare('SELECT payment_id, consent_id FROM v_payments').all()).toEqual([
+      { payment_id: made[0]!.payment_id, consent_id: consent },
+    ]);
     await after.close();
     // The rerun's POST was answered BP703 (its key made a payment): never a second 201.
-    const answers = emu.requests().filter((r) => r.path === '/payments/v1/payments').map((r) => r.code ?? r.status);
+    const answers = emu
+      .requests()
+      .filter((r) => r.path === '/payments/v1/payments')
+      .map((r) => r.code ?? r.status);
     expect(answers.filter((a) => a === 201)).toHaveLength(1);
     expect(answers).toContain('BP703');
   }, 60_000);

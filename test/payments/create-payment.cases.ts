@@ -43,9 +43,22 @@ export const createPaymentSuite = storeSuite('createPayment with the store', (d)
     let amountCents = 100;
     const nextBody = () => {
       amountCents += 1;
-      return { amount: { total: (amountCents / 100).toFixed(2), currency: 'NZD' as const }, pcr: { particulars: 'TEST', reference: `R${amountCents}` } };
+      return {
+        amount: { total: (amountCents / 100).toFixed(2), currency: 'NZD' as const },
+        pcr: { particulars: 'TEST', reference: `R${amountCents}` },
+      };
     };
-    const deps = () => ({ client, store, now, sleep: async (ms: number) => { sleeps.push(ms); onSleep(); }, random: () => 0.5, retry: { baseDelayMs: 10, maxDelayMs: 5_000 } });
+    const deps = () => ({
+      client,
+      store,
+      now,
+      sleep: async (ms: number) => {
+        sleeps.push(ms);
+        onSleep();
+      },
+      random: () => 0.5,
+      retry: { baseDelayMs: 10, maxDelayMs: 5_000 },
+    });
     // In the order they were stored: the clock never gives two the same instant; the key breaks a tie as the store's own reads do.
     const attempts = () =>
       queryRows<{ idempotency_key: string; state: string; payment_id: string | null; outcome_code: string | null }>(
@@ -57,7 +70,10 @@ export const createPaymentSuite = storeSuite('createPayment with the store', (d)
     const lastSeq = () => emu.requests().at(-1)?.seq ?? 0;
 
     afterEach(() => {
-      emu.updatePaymentsSettings({ faults: { bp601: 0, bp602: 0, bp603: 0, bp709: 0, http500: 0, drop: 0 }, createDelayMs: 0 });
+      emu.updatePaymentsSettings({
+        faults: { bp601: 0, bp602: 0, bp603: 0, bp709: 0, http500: 0, drop: 0 },
+        createDelayMs: 0,
+      });
     });
     const setUp = async () => {
       store = await d.open();
@@ -71,10 +87,25 @@ export const createPaymentSuite = storeSuite('createPayment with the store', (d)
       const consent = consentOf(emu, 'enduring');
       const result = await createPayment(deps(), { consentId: consent, ...nextBody() });
       expect(result.sends).toBe(1);
-      expect(await attempts()).toEqual([{ idempotency_key: result.idempotencyKey, state: 'created', payment_id: result.payment.payment_id, outcome_code: null }]);
-      expect(emu.payments().find((p) => p.payment_id === result.payment.payment_id)?.idempotency_key).toBe(result.idempotencyKey);
+      expect(await attempts()).toEqual([
+        {
+          idempotency_key: result.idempotencyKey,
+          state: 'created',
+          payment_id: result.payment.payment_id,
+          outcome_code: null,
+        },
+      ]);
+      expect(emu.payments().find((p) => p.payment_id === result.payment.payment_id)?.idempotency_key).toBe(
+        result.idempotencyKey,
+      );
       const row = await queryRow(store, 'SELECT * FROM v_payments');
-      expect(row).toMatchObject({ payment_id: result.payment.payment_id, consent_id: consent, status: 'Pending', particulars: 'TEST', currency: 'NZD' });
+      expect(row).toMatchObject({
+        payment_id: result.payment.payment_id,
+        consent_id: consent,
+        status: 'Pending',
+        particulars: 'TEST',
+        currency: 'NZD',
+      });
     });
 
     for (const code of ['BP601', 'BP602'] as const) {
@@ -84,7 +115,10 @@ export const createPaymentSuite = storeSuite('createPayment with the store', (d)
         onSleep = () => emu.updatePaymentsSettings({ faults: { [code.toLowerCase()]: 0 } });
         const before = lastSeq();
         const result = await createPayment(deps(), { consentId: consentOf(emu, 'enduring'), ...nextBody() });
-        expect(posts(before).map((r) => [r.status, r.code ?? null])).toEqual([[503, code], [201, null]]);
+        expect(posts(before).map((r) => [r.status, r.code ?? null])).toEqual([
+          [503, code],
+          [201, null],
+        ]);
         expect(sleeps).toEqual([1000]);
         expect(await attempts()).toHaveLength(1);
         expect(emu.payments().filter((p) => p.idempotency_key === result.idempotencyKey)).toHaveLength(1);
@@ -98,7 +132,10 @@ export const createPaymentSuite = storeSuite('createPayment with the store', (d)
       const before = lastSeq();
       const consent = consentOf(emu, 'enduring');
       const result = await createPayment(deps(), { consentId: consent, ...nextBody() });
-      const log = emu.requests().filter((r) => r.seq > before && r.path !== '/oauth2/token').map((r) => `${r.method} ${r.path} ${r.status}`);
+      const log = emu
+        .requests()
+        .filter((r) => r.seq > before && r.path !== '/oauth2/token')
+        .map((r) => `${r.method} ${r.path} ${r.status}`);
       expect(log).toEqual([
         `GET /payments/v1/consents/${consent} 200`,
         'POST /payments/v1/payments 503',
@@ -145,7 +182,10 @@ export const createPaymentSuite = storeSuite('createPayment with the store', (d)
       const before = lastSeq();
       const first = createPayment(deps(), input);
       await new Promise((r) => setTimeout(r, 100));
-      const second = await createPayment({ ...deps(), sleep: (ms: number) => new Promise((r) => setTimeout(r, Math.min(ms, 150))) }, input);
+      const second = await createPayment(
+        { ...deps(), sleep: (ms: number) => new Promise((r) => setTimeout(r, Math.min(ms, 150))) },
+        input,
+      );
       const made = await first;
       expect(second.payment.payment_id).toBe(made.payment.payment_id);
       expect(second.resumed).toBe(true);
@@ -153,16 +193,22 @@ export const createPaymentSuite = storeSuite('createPayment with the store', (d)
       expect(emu.payments().filter((p) => p.idempotency_key === made.idempotencyKey)).toHaveLength(1);
     });
 
-    it('BP712: another request on the consent is submitting: GETs the consent\'s payments, then retries with the same key', async () => {
+    it("BP712: another request on the consent is submitting: GETs the consent's payments, then retries with the same key", async () => {
       await setUp();
       emu.updatePaymentsSettings({ createDelayMs: 300 });
       const consent = consentOf(emu, 'enduring');
       const before = lastSeq();
       const other = http.pay(consent, nextBody());
       await new Promise((r) => setTimeout(r, 100));
-      const result = await createPayment({ ...deps(), sleep: (ms: number) => new Promise((r) => setTimeout(r, Math.max(ms, 300))) }, { consentId: consent, ...nextBody() });
+      const result = await createPayment(
+        { ...deps(), sleep: (ms: number) => new Promise((r) => setTimeout(r, Math.max(ms, 300))) },
+        { consentId: consent, ...nextBody() },
+      );
       expect((await other).status).toBe(201);
-      const log = emu.requests().filter((r) => r.seq > before && r.path !== '/oauth2/token').map((r) => r.code ?? `${r.method} ${r.status}`);
+      const log = emu
+        .requests()
+        .filter((r) => r.seq > before && r.path !== '/oauth2/token')
+        .map((r) => r.code ?? `${r.method} ${r.status}`);
       // Ours: BP712, then the consent's payments, then the same key again (201); the other request's 201 lands when its delay ends.
       expect(log.slice(log.indexOf('BP712'), log.indexOf('BP712') + 2)).toEqual(['BP712', 'GET 200']);
       expect(log.filter((entry) => entry === 'POST 201')).toHaveLength(2);
@@ -175,7 +221,12 @@ export const createPaymentSuite = storeSuite('createPayment with the store', (d)
       const key = randomUUID();
       const sent = await http.pay(consent, body, key);
       expect(sent.status).toBe(201);
-      await store.payments.insertAttempt({ idempotencyKey: key, consentId: consent, requestJson: canonicalRequest({ consent_id: consent, ...body }), now: now() });
+      await store.payments.insertAttempt({
+        idempotencyKey: key,
+        consentId: consent,
+        requestJson: canonicalRequest({ consent_id: consent, ...body }),
+        now: now(),
+      });
       return { key, paymentId: sent.json.payment_id as string };
     }
 
@@ -189,7 +240,9 @@ export const createPaymentSuite = storeSuite('createPayment with the store', (d)
       expect(result).toMatchObject({ resumed: true, idempotencyKey: lost.key, sends: 1 });
       expect(result.payment.payment_id).toBe(lost.paymentId);
       expect(posts(before).map((r) => r.code)).toEqual(['BP703']);
-      expect(emu.requests().some((r) => r.seq > before && r.path === `/payments/v1/payments/${lost.paymentId}`)).toBe(true);
+      expect(emu.requests().some((r) => r.seq > before && r.path === `/payments/v1/payments/${lost.paymentId}`)).toBe(
+        true,
+      );
       expect(emu.payments().filter((p) => p.idempotency_key === lost.key)).toHaveLength(1);
     });
 
@@ -214,8 +267,13 @@ export const createPaymentSuite = storeSuite('createPayment with the store', (d)
       const result = await createPayment(deps(), { consentId: consent, ...body });
       expect(result.idempotencyKey).not.toBe(lost.key);
       expect(result.payment.status).toBe('Pending');
-      expect((await attempts()).map((a) => [a.state, a.outcome_code])).toEqual([['superseded', 'BP710'], ['created', null]]);
-      expect(await queryRow(store, 'SELECT status FROM v_payments WHERE payment_id = ?', lost.paymentId)).toEqual({ status: 'Rejected' });
+      expect((await attempts()).map((a) => [a.state, a.outcome_code])).toEqual([
+        ['superseded', 'BP710'],
+        ['created', null],
+      ]);
+      expect(await queryRow(store, 'SELECT status FROM v_payments WHERE payment_id = ?', lost.paymentId)).toEqual({
+        status: 'Rejected',
+      });
     });
 
     it('BP702: the stored key is bound to another payload: this distinct request takes a fresh key', async () => {
@@ -224,10 +282,18 @@ export const createPaymentSuite = storeSuite('createPayment with the store', (d)
       const key = randomUUID();
       await http.pay(consent, nextBody(), key);
       const body = nextBody();
-      await store.payments.insertAttempt({ idempotencyKey: key, consentId: consent, requestJson: canonicalRequest({ consent_id: consent, ...body }), now: now() });
+      await store.payments.insertAttempt({
+        idempotencyKey: key,
+        consentId: consent,
+        requestJson: canonicalRequest({ consent_id: consent, ...body }),
+        now: now(),
+      });
       const result = await createPayment(deps(), { consentId: consent, ...body });
       expect(result.idempotencyKey).not.toBe(key);
-      expect((await attempts()).map((a) => [a.state, a.outcome_code])).toEqual([['superseded', 'BP702'], ['created', null]]);
+      expect((await attempts()).map((a) => [a.state, a.outcome_code])).toEqual([
+        ['superseded', 'BP702'],
+        ['created', null],
+      ]);
     });
 
     it('BP036: the attempt ends refused (exit 1); a rerun is a new attempt with a new key and pays', async () => {
@@ -246,15 +312,22 @@ export const createPaymentSuite = storeSuite('createPayment with the store', (d)
     it('BP235 is judged locally: a single consent with an amount sends no payment request', async () => {
       await setUp();
       const before = lastSeq();
-      await expect(createPayment(deps(), { consentId: consentOf(emu, 'single-1'), amount: { total: '25.00', currency: 'NZD' } })).rejects.toMatchObject({ code: 'BP235' });
-      await expect(createPayment(deps(), { consentId: consentOf(emu, 'quick-payment') })).rejects.toBeInstanceOf(PaymentRuleError);
+      await expect(
+        createPayment(deps(), { consentId: consentOf(emu, 'single-1'), amount: { total: '25.00', currency: 'NZD' } }),
+      ).rejects.toMatchObject({ code: 'BP235' });
+      await expect(createPayment(deps(), { consentId: consentOf(emu, 'quick-payment') })).rejects.toBeInstanceOf(
+        PaymentRuleError,
+      );
       expect(posts(before)).toEqual([]);
       expect(await attempts()).toEqual([]);
     });
 
     it('a consent-state code ends the attempt with its code (BP015: stop)', async () => {
       await setUp();
-      await expect(createPayment(deps(), { consentId: consentOf(emu, 'single-revoked') })).rejects.toMatchObject({ code: 'BP015', action: 'stop_consent_unusable' });
+      await expect(createPayment(deps(), { consentId: consentOf(emu, 'single-revoked') })).rejects.toMatchObject({
+        code: 'BP015',
+        action: 'stop_consent_unusable',
+      });
       expect((await attempts()).map((a) => [a.state, a.outcome_code])).toEqual([['failed', 'BP015']]);
     });
   });
@@ -295,7 +368,14 @@ export const createPaymentSuite = storeSuite('createPayment with the store', (d)
           calls.push('createPayment');
           key = opts.idempotencyKey;
           ours = payment(key);
-          throw toPaymentsError({ status: 409, code: 'BP703', message: 'Payment is in flight (reworded)', headers: {}, path: '/payments/v1/payments', requestId: null });
+          throw toPaymentsError({
+            status: 409,
+            code: 'BP703',
+            message: 'Payment is in flight (reworded)',
+            headers: {},
+            path: '/payments/v1/payments',
+            requestId: null,
+          });
         },
         async getPayment() {
           calls.push('getPayment');
@@ -321,7 +401,11 @@ export const createPaymentSuite = storeSuite('createPayment with the store', (d)
       const store = await d.open();
       const client = paymentsClientFor(emu);
       const consent = consentOf(emu, 'enduring');
-      const input = { consentId: consent, amount: { total: '7.00', currency: 'NZD' as const }, pcr: { particulars: 'REJ' } };
+      const input = {
+        consentId: consent,
+        amount: { total: '7.00', currency: 'NZD' as const },
+        pcr: { particulars: 'REJ' },
+      };
       const first = await createPayment({ client, store }, input);
       const second = await createPayment({ client, store }, input);
       expect(second).toMatchObject({ duplicateOf: true, sends: 0 });
@@ -344,7 +428,11 @@ export const createPaymentSuite = storeSuite('createPayment with the store', (d)
         createPayment: async (body, options) => {
           calls += 1;
           if (calls === 1) {
-            throw new UnavailableError('busy', { status: 503, code: 'BP601', path: '/payments', requestId: null }, 'Wed, 01 Jan 2020 00:00:07 GMT');
+            throw new UnavailableError(
+              'busy',
+              { status: 503, code: 'BP601', path: '/payments', requestId: null },
+              'Wed, 01 Jan 2020 00:00:07 GMT',
+            );
           }
           return real.createPayment(body, options);
         },

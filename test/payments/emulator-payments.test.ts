@@ -18,7 +18,12 @@ beforeAll(async () => {
   api = new PaymentsHttp(emu);
 });
 afterAll(() => emu.close());
-afterEach(() => emu.updatePaymentsSettings({ faults: { bp601: 0, bp602: 0, bp603: 0, bp709: 0, http500: 0, drop: 0 }, createDelayMs: 0 }));
+afterEach(() =>
+  emu.updatePaymentsSettings({
+    faults: { bp601: 0, bp602: 0, bp603: 0, bp709: 0, http500: 0, drop: 0 },
+    createDelayMs: 0,
+  }),
+);
 
 function expectError(reply: { status: number; json: any; headers: Headers }, status: number, code: string) {
   expect(reply.status, JSON.stringify(reply.json)).toBe(status);
@@ -34,7 +39,11 @@ describe('token endpoint (docs/payments-contract.md §2)', () => {
     const res = await fetch(`${emu.paymentsBaseUrl}/oauth2/token`, {
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ grant_type: 'client_credentials', client_id: emu.paymentsClientId, client_secret: emu.paymentsClientSecret }),
+      body: new URLSearchParams({
+        grant_type: 'client_credentials',
+        client_id: emu.paymentsClientId,
+        client_secret: emu.paymentsClientSecret,
+      }),
     });
     const json = (await res.json()) as { token_type: string; expires_in: number; scope: string };
     expect(res.status).toBe(200);
@@ -47,11 +56,23 @@ describe('token endpoint (docs/payments-contract.md §2)', () => {
 
   it('answers 401 with the standard error body for a wrong secret, 403 for another grant type', async () => {
     const post = (form: Record<string, string>) =>
-      fetch(`${emu.paymentsBaseUrl}/oauth2/token`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(form) });
-    const wrong = await post({ grant_type: 'client_credentials', client_id: emu.paymentsClientId, client_secret: 'not-the-secret' });
+      fetch(`${emu.paymentsBaseUrl}/oauth2/token`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams(form),
+      });
+    const wrong = await post({
+      grant_type: 'client_credentials',
+      client_id: emu.paymentsClientId,
+      client_secret: 'not-the-secret',
+    });
     expect(wrong.status).toBe(401);
     expect(await wrong.json()).toMatchObject({ status: 401, error: 'UNAUTHORIZED', path: '/oauth2/token' });
-    const grant = await post({ grant_type: 'password', client_id: emu.paymentsClientId, client_secret: emu.paymentsClientSecret });
+    const grant = await post({
+      grant_type: 'password',
+      client_id: emu.paymentsClientId,
+      client_secret: emu.paymentsClientSecret,
+    });
     expect(grant.status).toBe(403);
     expect(await grant.json()).toMatchObject({ status: 403, path: '/oauth2/token' });
   });
@@ -61,10 +82,16 @@ describe('token endpoint (docs/payments-contract.md §2)', () => {
       await fetch(`${emu.baseUrl}/oauth2/token`, {
         method: 'POST',
         headers: { 'content-type': 'application/x-www-form-urlencoded' },
-        body: new URLSearchParams({ grant_type: 'client_credentials', client_id: emu.clientId, client_secret: emu.clientSecret }),
+        body: new URLSearchParams({
+          grant_type: 'client_credentials',
+          client_id: emu.clientId,
+          client_secret: emu.clientSecret,
+        }),
       })
     ).json()) as { access_token: string };
-    const onPayments = await api.call('GET', `/payments/v1/payments/${randomUUID()}`, { token: dataToken.access_token });
+    const onPayments = await api.call('GET', `/payments/v1/payments/${randomUUID()}`, {
+      token: dataToken.access_token,
+    });
     expect(onPayments.status).toBe(401);
     expect(onPayments.text).toBe('');
     expect(onPayments.headers.get('www-authenticate')).toBe('Bearer error="invalid_token"');
@@ -78,15 +105,25 @@ describe('token endpoint (docs/payments-contract.md §2)', () => {
     expect(none.status).toBe(401);
     expect(none.headers.get('www-authenticate')).toBe('Bearer');
     expect(none.headers.get('request-id')).toMatch(UUID);
-    const client = (await api.control('POST', '/payments-clients', { scopes: ['view:single_consent'] })).json as { client_id: string; client_secret: string };
+    const client = (await api.control('POST', '/payments-clients', { scopes: ['view:single_consent'] })).json as {
+      client_id: string;
+      client_secret: string;
+    };
     const token = (await (
       await fetch(`${emu.paymentsBaseUrl}/oauth2/token`, {
         method: 'POST',
         headers: { 'content-type': 'application/x-www-form-urlencoded' },
-        body: new URLSearchParams({ grant_type: 'client_credentials', client_id: client.client_id, client_secret: client.client_secret }),
+        body: new URLSearchParams({
+          grant_type: 'client_credentials',
+          client_id: client.client_id,
+          client_secret: client.client_secret,
+        }),
       })
     ).json()) as { access_token: string };
-    const create = await api.call('POST', '/payments/v1/payments', { token: token.access_token, body: { consent_id: consentOf(emu, 'single-3') } });
+    const create = await api.call('POST', '/payments/v1/payments', {
+      token: token.access_token,
+      body: { consent_id: consentOf(emu, 'single-3') },
+    });
     expect(create.status).toBe(403);
     expect(create.json.code).toBeUndefined();
     expect(create.json.message).toContain('create:payment');
@@ -125,16 +162,31 @@ describe('consent state codes (docs/payments-contract.md §5)', () => {
 
 describe('request validation codes', () => {
   it('BP235: a single-consent payment with amount or pcr', async () => {
-    expectError(await api.pay(consentOf(emu, 'single-3'), { amount: { total: '19.99', currency: 'NZD' } }), 400, 'BP235');
+    expectError(
+      await api.pay(consentOf(emu, 'single-3'), { amount: { total: '19.99', currency: 'NZD' } }),
+      400,
+      'BP235',
+    );
     expectError(await api.pay(consentOf(emu, 'single-3'), { pcr: { particulars: 'X' } }), 400, 'BP235');
   });
 
   it('BP276: surcharge or total_charge sent', async () => {
-    expectError(await api.pay(consentOf(emu, 'single-3'), { surcharge: { total: '1.00', currency: 'NZD' } }), 400, 'BP276');
-    expectError(await api.pay(consentOf(emu, 'enduring'), { ...ENDURING_BODY, total_charge: { total: '121.00', currency: 'NZD' } }), 400, 'BP276');
+    expectError(
+      await api.pay(consentOf(emu, 'single-3'), { surcharge: { total: '1.00', currency: 'NZD' } }),
+      400,
+      'BP276',
+    );
+    expectError(
+      await api.pay(consentOf(emu, 'enduring'), {
+        ...ENDURING_BODY,
+        total_charge: { total: '121.00', currency: 'NZD' },
+      }),
+      400,
+      'BP276',
+    );
   });
 
-  it('BP216: the consent\'s bank is not set up for the merchant', async () => {
+  it("BP216: the consent's bank is not set up for the merchant", async () => {
     expectError(await api.pay(consentOf(emu, 'single-unconfigured-bank')), 400, 'BP216');
   });
 
@@ -142,22 +194,35 @@ describe('request validation codes', () => {
     const consent = consentOf(emu, 'single-3');
     expectError(await api.pay(consent, {}, 'not-a-uuid'), 400, 'BP299');
     for (const header of ['request-id', 'x-correlation-id']) {
-      const reply = await api.call('POST', '/payments/v1/payments', { body: { consent_id: consent }, headers: { [header]: 'abc', 'idempotency-key': randomUUID() } });
+      const reply = await api.call('POST', '/payments/v1/payments', {
+        body: { consent_id: consent },
+        headers: { [header]: 'abc', 'idempotency-key': randomUUID() },
+      });
       expectError(reply, 400, 'BP299');
     }
     expectError(await api.pay('not-a-uuid'), 400, 'BP299');
-    expectError(await api.pay(consentOf(emu, 'enduring'), { ...ENDURING_BODY, amount: { total: 12.5, currency: 'NZD' } }), 400, 'BP299');
+    expectError(
+      await api.pay(consentOf(emu, 'enduring'), { ...ENDURING_BODY, amount: { total: 12.5, currency: 'NZD' } }),
+      400,
+      'BP299',
+    );
     expectError(await api.pay(consentOf(emu, 'enduring'), { pcr: ENDURING_BODY.pcr }), 400, 'BP299');
-    const notJson = await api.call('POST', '/payments/v1/payments', { body: '{', headers: { 'idempotency-key': randomUUID() } });
+    const notJson = await api.call('POST', '/payments/v1/payments', {
+      body: '{',
+      headers: { 'idempotency-key': randomUUID() },
+    });
     expectError(notJson, 400, 'BP299');
   });
 });
 
 describe('limits (docs/payments-contract.md §3.1, §4)', () => {
-  const pay = (total: string) => api.pay(consentOf(emu, 'enduring'), { ...ENDURING_BODY, amount: { total, currency: 'NZD' } });
-  it('BP229: over the bank payment_limit (PNZ 10,000.00)', async () => expectError(await pay('10000.01'), 400, 'BP229'));
+  const pay = (total: string) =>
+    api.pay(consentOf(emu, 'enduring'), { ...ENDURING_BODY, amount: { total, currency: 'NZD' } });
+  it('BP229: over the bank payment_limit (PNZ 10,000.00)', async () =>
+    expectError(await pay('10000.01'), 400, 'BP229'));
   it('BP230: over the merchant limit (5,000.00)', async () => expectError(await pay('5000.01'), 400, 'BP230'));
-  it('BP262: larger than maximum_amount_period (1,000.00)', async () => expectError(await pay('1000.01'), 400, 'BP262'));
+  it('BP262: larger than maximum_amount_period (1,000.00)', async () =>
+    expectError(await pay('1000.01'), 400, 'BP262'));
   it('BP263: larger than maximum_amount_payment (300.00)', async () => expectError(await pay('300.01'), 400, 'BP263'));
 });
 
@@ -167,7 +232,12 @@ describe('payments and their lifecycle', () => {
     const created = await api.pay(consentOf(emu, 'single-1'), {}, key);
     expect(created.status).toBe(201);
     expect(created.headers.get('request-id')).toMatch(UUID);
-    expect(created.json).toMatchObject({ status: 'Pending', amount: { total: '25.00', currency: 'NZD' }, pcr: { particulars: 'INV1001' }, idempotency_key: key });
+    expect(created.json).toMatchObject({
+      status: 'Pending',
+      amount: { total: '25.00', currency: 'NZD' },
+      pcr: { particulars: 'INV1001' },
+      idempotency_key: key,
+    });
     const id = created.json.payment_id as string;
     const get = () => api.call('GET', `/payments/v1/payments/${id}`);
     expect((await get()).json.status).toBe('Pending');
@@ -219,7 +289,15 @@ describe('idempotency and concurrency (all 409)', () => {
   it('BP702: the same key with a different payload', async () => {
     const key = randomUUID();
     expect((await api.pay(consentOf(emu, 'enduring'), ENDURING_BODY, key)).status).toBe(201);
-    expectError(await api.pay(consentOf(emu, 'enduring'), { ...ENDURING_BODY, amount: { total: '121.00', currency: 'NZD' } }, key), 409, 'BP702');
+    expectError(
+      await api.pay(
+        consentOf(emu, 'enduring'),
+        { ...ENDURING_BODY, amount: { total: '121.00', currency: 'NZD' } },
+        key,
+      ),
+      409,
+      'BP702',
+    );
   });
 
   it('BP703 names the payment still in flight; BP710 names it with its terminal status once settled', async () => {
@@ -253,7 +331,10 @@ describe('idempotency and concurrency (all 409)', () => {
     const body = { ...ENDURING_BODY, amount: { total: '13.00', currency: 'NZD' } };
     const first = api.pay(consentOf(emu, 'enduring'), body, key);
     await new Promise((r) => setTimeout(r, 100));
-    const [sameKey, otherKey] = await Promise.all([api.pay(consentOf(emu, 'enduring'), body, key), api.pay(consentOf(emu, 'enduring'), body)]);
+    const [sameKey, otherKey] = await Promise.all([
+      api.pay(consentOf(emu, 'enduring'), body, key),
+      api.pay(consentOf(emu, 'enduring'), body),
+    ]);
     expectError(sameKey, 409, 'BP708');
     expectError(otherKey, 409, 'BP712');
     emu.updatePaymentsSettings({ createDelayMs: 0 });
@@ -271,7 +352,11 @@ describe('idempotency and concurrency (all 409)', () => {
   it('BP709: the consent changed under the request (fault), nothing made', async () => {
     emu.updatePaymentsSettings({ faults: { bp709: 1 } });
     const before = emu.payments().length;
-    expectError(await api.pay(consentOf(emu, 'enduring'), { ...ENDURING_BODY, amount: { total: '15.00', currency: 'NZD' } }), 409, 'BP709');
+    expectError(
+      await api.pay(consentOf(emu, 'enduring'), { ...ENDURING_BODY, amount: { total: '15.00', currency: 'NZD' } }),
+      409,
+      'BP709',
+    );
     expect(emu.payments()).toHaveLength(before);
   });
 });
@@ -299,7 +384,9 @@ describe('the bank and the period', () => {
       const over = await http.pay(consent, { ...ENDURING_BODY, amount: { total: '100.01', currency: 'NZD' } });
       expect(over.status).toBe(422);
       expect(over.json.code).toBe('BP044');
-      expect((await http.pay(consent, { ...ENDURING_BODY, amount: { total: '100.00', currency: 'NZD' } })).status).toBe(201);
+      expect((await http.pay(consent, { ...ENDURING_BODY, amount: { total: '100.00', currency: 'NZD' } })).status).toBe(
+        201,
+      );
     } finally {
       await fresh.close();
     }
@@ -311,7 +398,10 @@ describe('availability (all 503, Retry-After)', () => {
     it(`${code}: 503 with Retry-After, and no payment made`, async () => {
       emu.updatePaymentsSettings({ faults: { [code.toLowerCase()]: 1 } });
       const before = emu.payments().length;
-      const reply = await api.pay(consentOf(emu, 'enduring'), { ...ENDURING_BODY, amount: { total: '16.00', currency: 'NZD' } });
+      const reply = await api.pay(consentOf(emu, 'enduring'), {
+        ...ENDURING_BODY,
+        amount: { total: '16.00', currency: 'NZD' },
+      });
       expectError(reply, 503, code);
       expect(reply.headers.get('retry-after')).toBe('1');
       expect(emu.payments()).toHaveLength(before);
@@ -330,16 +420,29 @@ describe('availability (all 503, Retry-After)', () => {
 });
 
 describe('payment consents (paths ours)', () => {
-  const redirect = { detail: { type: 'redirect', redirect_uri: 'https://app.example.nz/consent/return' }, flow_hint: { type: 'redirect', bank: 'PNZ' } };
-  const create = (body: unknown) => api.call('POST', '/payments/v1/consents', { body, headers: { 'idempotency-key': randomUUID() } });
+  const redirect = {
+    detail: { type: 'redirect', redirect_uri: 'https://app.example.nz/consent/return' },
+    flow_hint: { type: 'redirect', bank: 'PNZ' },
+  };
+  const create = (body: unknown) =>
+    api.call('POST', '/payments/v1/consents', { body, headers: { 'idempotency-key': randomUUID() } });
   const code = async (body: unknown) => (await create(body)).json.code as string;
-  const single = { type: 'single', flow: redirect, amount: { total: '5.00', currency: 'NZD' }, pcr: { particulars: 'P' } };
+  const single = {
+    type: 'single',
+    flow: redirect,
+    amount: { total: '5.00', currency: 'NZD' },
+    pcr: { particulars: 'P' },
+  };
 
   it('creates a single consent awaiting authorisation, authorised by the control route, with payments listed', async () => {
     const created = await create(single);
     expect(created.status).toBe(201);
     const id = created.json.consent_id as string;
-    expect((await api.call('GET', `/payments/v1/consents/${id}`)).json).toMatchObject({ status: 'AwaitingAuthorisation', type: 'single', payments: [] });
+    expect((await api.call('GET', `/payments/v1/consents/${id}`)).json).toMatchObject({
+      status: 'AwaitingAuthorisation',
+      type: 'single',
+      payments: [],
+    });
     await api.control('POST', `/payment-consents/${id}/authorise`);
     const paid = await api.pay(id);
     expect(paid.status).toBe(201);
@@ -349,8 +452,15 @@ describe('payment consents (paths ours)', () => {
   });
 
   it('BP214 redirect_uri not whitelisted; BP216 bank not set up; BP229/BP230 single amount over a limit', async () => {
-    expect(await code({ ...single, flow: { ...redirect, detail: { type: 'redirect', redirect_uri: 'https://evil.example.com/x' } } })).toBe('BP214');
-    expect(await code({ ...single, flow: { ...redirect, flow_hint: { type: 'redirect', bank: 'NZHL' } } })).toBe('BP216');
+    expect(
+      await code({
+        ...single,
+        flow: { ...redirect, detail: { type: 'redirect', redirect_uri: 'https://evil.example.com/x' } },
+      }),
+    ).toBe('BP214');
+    expect(await code({ ...single, flow: { ...redirect, flow_hint: { type: 'redirect', bank: 'NZHL' } } })).toBe(
+      'BP216',
+    );
     expect(await code({ ...single, amount: { total: '10000.01', currency: 'NZD' } })).toBe('BP229');
     expect(await code({ ...single, amount: { total: '5000.01', currency: 'NZD' } })).toBe('BP230');
   });
@@ -358,7 +468,10 @@ describe('payment consents (paths ours)', () => {
   it('BP240 identifier type the bank lacks; BP265 identifier_value not a consent ID; BP289–BP293 callback_url', async () => {
     const decoupled = (hint: object, callback?: string) => ({
       ...single,
-      flow: { detail: { type: 'decoupled', ...(callback ? { callback_url: callback } : {}) }, flow_hint: { type: 'decoupled', bank: 'PNZ', ...hint } },
+      flow: {
+        detail: { type: 'decoupled', ...(callback ? { callback_url: callback } : {}) },
+        flow_hint: { type: 'decoupled', bank: 'PNZ', ...hint },
+      },
     });
     const known = consentOf(emu, 'single-1');
     expect(await code(decoupled({ identifier_type: 'mobile_number', identifier_value: known }))).toBe('BP240');
@@ -379,7 +492,15 @@ describe('payment consents (paths ours)', () => {
       const reply = await http.call('POST', '/payments/v1/consents', {
         body: {
           ...single,
-          flow: { detail: { type: 'decoupled', callback_url: 'http://hooks.example.nz/x' }, flow_hint: { type: 'decoupled', bank: 'PNZ', identifier_type: 'consent_id', identifier_value: consentOf(prod, 'single-1') } },
+          flow: {
+            detail: { type: 'decoupled', callback_url: 'http://hooks.example.nz/x' },
+            flow_hint: {
+              type: 'decoupled',
+              bank: 'PNZ',
+              identifier_type: 'consent_id',
+              identifier_value: consentOf(prod, 'single-1'),
+            },
+          },
         },
       });
       expect(reply.json.code).toBe('BP291');
@@ -389,9 +510,28 @@ describe('payment consents (paths ours)', () => {
   });
 
   it('BP283: enduring from_timestamp and expiry_timestamp on the same NZ date', async () => {
-    const enduring = { type: 'enduring', flow: redirect, period: 'month', maximum_amount_period: { total: '100.00', currency: 'NZD' } };
-    expect(await code({ ...enduring, from_timestamp: '2026-03-11T00:30:00+13:00', expiry_timestamp: '2026-03-11T23:30:00+13:00' })).toBe('BP283');
-    expect((await create({ ...enduring, from_timestamp: '2026-03-11T00:30:00+13:00', expiry_timestamp: '2026-03-12T00:30:00+13:00' })).status).toBe(201);
+    const enduring = {
+      type: 'enduring',
+      flow: redirect,
+      period: 'month',
+      maximum_amount_period: { total: '100.00', currency: 'NZD' },
+    };
+    expect(
+      await code({
+        ...enduring,
+        from_timestamp: '2026-03-11T00:30:00+13:00',
+        expiry_timestamp: '2026-03-11T23:30:00+13:00',
+      }),
+    ).toBe('BP283');
+    expect(
+      (
+        await create({
+          ...enduring,
+          from_timestamp: '2026-03-11T00:30:00+13:00',
+          expiry_timestamp: '2026-03-12T00:30:00+13:00',
+        })
+      ).status,
+    ).toBe(201);
   });
 
   it('BP287/BP288: an enduring maximum_amount_period over the bank, then the merchant limit, without maximum_amount_payment', async () => {
@@ -414,7 +554,8 @@ describe('payment consents (paths ours)', () => {
     const fresh = await startPaymentsEmulator();
     try {
       const http = new PaymentsHttp(fresh);
-      const del = (role: Parameters<typeof consentOf>[1]) => http.call('DELETE', `/payments/v1/consents/${consentOf(fresh, role)}`);
+      const del = (role: Parameters<typeof consentOf>[1]) =>
+        http.call('DELETE', `/payments/v1/consents/${consentOf(fresh, role)}`);
       expect((await del('single-3')).status).toBe(204);
       expect((await del('single-3')).json.code).toBe('BP701');
       expect((await del('single-rejected')).json.code).toBe('BP011');
@@ -442,7 +583,9 @@ describe('shared state with the Data API', () => {
       fresh.advance(59_000);
       expect(has()).toBe(false);
       fresh.advance(1_000);
-      const credit = fresh.world.transactionsAt(bank as 'PNZ', accountId, fresh.now()).find((t) => t.TransactionId === id)!;
+      const credit = fresh.world
+        .transactionsAt(bank as 'PNZ', accountId, fresh.now())
+        .find((t) => t.TransactionId === id)!;
       expect(credit).toMatchObject({
         CreditDebitIndicator: 'Credit',
         Status: 'Booked',

@@ -29,13 +29,21 @@ export class PaymentsHttp {
     const res = await fetch(`${this.emu.paymentsBaseUrl}/oauth2/token`, {
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ grant_type: 'client_credentials', client_id: this.emu.paymentsClientId, client_secret: this.emu.paymentsClientSecret }),
+      body: new URLSearchParams({
+        grant_type: 'client_credentials',
+        client_id: this.emu.paymentsClientId,
+        client_secret: this.emu.paymentsClientSecret,
+      }),
     });
     const json = (await res.json()) as { access_token: string };
     return json.access_token;
   }
 
-  async call(method: string, path: string, options: { body?: unknown; headers?: Record<string, string>; token?: string | null } = {}): Promise<Reply> {
+  async call(
+    method: string,
+    path: string,
+    options: { body?: unknown; headers?: Record<string, string>; token?: string | null } = {},
+  ): Promise<Reply> {
     this.token ??= await this.issueToken();
     const headers: Record<string, string> = { ...options.headers };
     const token = options.token === undefined ? this.token : options.token;
@@ -73,7 +81,10 @@ export function consentOf(emu: StartedEmulator, role: PaymentConsentRole): strin
   return emu.paymentConsents[role];
 }
 
-export const ENDURING_BODY = { amount: { total: '120.00', currency: 'NZD' }, pcr: { particulars: 'SUB-0001', code: 'MONTHLY', reference: 'ACME' } };
+export const ENDURING_BODY = {
+  amount: { total: '120.00', currency: 'NZD' },
+  pcr: { particulars: 'SUB-0001', code: 'MONTHLY', reference: 'ACME' },
+};
 
 export function startPaymentsEmulator(options: EmulatorOptions = {}): Promise<StartedEmulator> {
   return startEmulator({ seed: 7, start: START, ...options });

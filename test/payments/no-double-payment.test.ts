@@ -19,7 +19,8 @@ beforeAll(async () => {
 afterAll(() => emu.close());
 
 const spawned = (dir: string, db: string, args: string[]) => spawnPaymentsCreate(emu, dir, db, args);
-const bankdata = (dir: string, db: string, args: string[]) => runCliInProcess(['payments', 'create', ...args], { cwd: dir, env: paymentsEnv(emu, db) });
+const bankdata = (dir: string, db: string, args: string[]) =>
+  runCliInProcess(['payments', 'create', ...args], { cwd: dir, env: paymentsEnv(emu, db) });
 
 const paymentsOf = (consent: string) => emu.payments().filter((p) => p.consent_id === consent);
 
@@ -50,7 +51,16 @@ describe('payments create: never pays twice by accident', () => {
     expect(paymentsOf(consent).slice(before)).toHaveLength(2);
 
     // Another request (another reference) is another payment.
-    const other = await bankdata(dir, path, ['--consent', consent, '--amount', '12.50', '--particulars', 'RENT', '--reference', 'APRIL']);
+    const other = await bankdata(dir, path, [
+      '--consent',
+      consent,
+      '--amount',
+      '12.50',
+      '--particulars',
+      'RENT',
+      '--reference',
+      'APRIL',
+    ]);
     expect(other.code, other.stderr).toBe(0);
     expect(paymentsOf(consent).slice(before)).toHaveLength(3);
   }, 60_000);
@@ -66,9 +76,22 @@ describe('payments create: never pays twice by accident', () => {
     const two = await bankdata(dir, path, ['--consent', consent, ...PAY, '--key', key, '--json', '--allow-duplicate']);
     expect(two.code, two.stderr).toBe(0);
     expect(JSON.parse(two.stdout).payment_id).toBe(JSON.parse(one.stdout).payment_id);
-    expect(paymentsOf(consent).slice(before).map((p) => p.idempotency_key)).toEqual([key]);
+    expect(
+      paymentsOf(consent)
+        .slice(before)
+        .map((p) => p.idempotency_key),
+    ).toEqual([key]);
 
-    const clash = await bankdata(dir, path, ['--consent', consent, '--amount', '99.00', '--particulars', 'RENT', '--key', key]);
+    const clash = await bankdata(dir, path, [
+      '--consent',
+      consent,
+      '--amount',
+      '99.00',
+      '--particulars',
+      'RENT',
+      '--key',
+      key,
+    ]);
     expect(clash.code).toBe(2);
     expect(clash.stderr).toContain(`--key ${key} was used for another payment request`);
     expect(paymentsOf(consent).slice(before)).toHaveLength(1);

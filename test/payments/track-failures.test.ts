@@ -33,7 +33,10 @@ describe('trackPayments over several passes', () => {
         return payment(slow, reads < 3 ? 'Pending' : 'AcceptedSettlementCompleted');
       },
     } as unknown as PaymentsClient;
-    const result = await trackPayments({ client, store, sleep: async () => undefined }, { paymentIds: [broken, slow], intervalMs: 1 });
+    const result = await trackPayments(
+      { client, store, sleep: async () => undefined },
+      { paymentIds: [broken, slow], intervalMs: 1 },
+    );
     expect(result.passes).toBe(3);
     expect(result.open).toEqual([]);
     expect(result.failures.map((f) => f.paymentId)).toEqual([broken]);

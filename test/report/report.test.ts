@@ -20,7 +20,8 @@ import { startHarness, type Harness } from '../fixtures/sync-harness';
 const CHROMIUM = '/usr/bin/chromium';
 const haveChromium = existsSync(CHROMIUM);
 const ARTIFACTS = resolve('test-artifacts');
-if (!haveChromium && !process.env.CI) console.warn(`report browser test skipped: ${CHROMIUM} is not installed (apt-get install chromium)`);
+if (!haveChromium && !process.env.CI)
+  console.warn(`report browser test skipped: ${CHROMIUM} is not installed (apt-get install chromium)`);
 
 let h: Harness;
 let reportPath: string;
@@ -32,7 +33,9 @@ beforeAll(async () => {
   await h.sync();
   await checkContinuity(h.store);
   // One finding so that the continuity table is drawn (as a planted fault would leave; see test/check).
-  const account = h.store.sqlite.prepare("SELECT bank, account_id AS accountId FROM accounts WHERE currency = 'NZD' LIMIT 1").get() as {
+  const account = h.store.sqlite
+    .prepare("SELECT bank, account_id AS accountId FROM accounts WHERE currency = 'NZD' LIMIT 1")
+    .get() as {
     bank: 'PNZ';
     accountId: never;
   };
@@ -71,11 +74,15 @@ describe('report figures', () => {
     let compared = 0;
     for (const section of data.accounts) {
       const stated = h.store.sqlite
-        .prepare("SELECT amount, date_time FROM balances WHERE bank = ? AND account_id = ? AND type = 'InterimBooked' ORDER BY date_time DESC LIMIT 1")
+        .prepare(
+          "SELECT amount, date_time FROM balances WHERE bank = ? AND account_id = ? AND type = 'InterimBooked' ORDER BY date_time DESC LIMIT 1",
+        )
         .get(section.account.bank, section.account.accountId) as { amount: string } | undefined;
       if (!stated || section.balances.length === 0) continue;
       const last = section.balances[section.balances.length - 1]!;
-      expect(formatUnits(last.units, section.account.currency)).toBe(formatUnits(toUnits(stated.amount), section.account.currency));
+      expect(formatUnits(last.units, section.account.currency)).toBe(
+        formatUnits(toUnits(stated.amount), section.account.currency),
+      );
       compared++;
     }
     expect(compared).toBeGreaterThanOrEqual(5);
@@ -99,7 +106,8 @@ describe('report figures', () => {
     const { data } = await buildReport(h.store, { from: '2025-01-01', to: '2025-02-28' });
     const months = new Set(data.accounts.flatMap((a) => a.flows.map((f) => f.month)));
     expect([...months].sort()).toEqual(['2025-01', '2025-02']);
-    for (const a of data.accounts) for (const b of a.balances) expect(b.date >= '2025-01-01' && b.date <= '2025-02-28').toBe(true);
+    for (const a of data.accounts)
+      for (const b of a.balances) expect(b.date >= '2025-01-01' && b.date <= '2025-02-28').toBe(true);
   });
 
   it('bankdata report writes the file and says where; a bad date is a usage error', async () => {
@@ -118,7 +126,15 @@ describe.skipIf(!haveChromium && !process.env.CI)(`report in Chromium (${CHROMIU
     const { chromium } = await import('playwright-core');
     const browser = await chromium.launch({
       executablePath: CHROMIUM,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+      args: [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+        '--no-first-run',
+      ],
     });
     try {
       const page = await browser.newPage({ viewport: { width: 1100, height: 900 } });
@@ -136,10 +152,26 @@ describe.skipIf(!haveChromium && !process.env.CI)(`report in Chromium (${CHROMIU
       const charts = await page.$$eval('figure.chart-figure', (figures) =>
         figures.map((f) => {
           const svg = f.querySelector('svg[role="img"]');
-          const label = svg?.getAttribute('aria-labelledby')?.split(' ').map((id: string) => document.getElementById(id)?.textContent ?? '') ?? [];
-          const marks = svg ? Array.from(svg.querySelectorAll('path')).filter((p) => ['#1d4f91', '#1e7b34', '#b3261e'].includes((p.getAttribute('stroke') ?? p.getAttribute('fill') ?? '').toLowerCase())) : [];
+          const label =
+            svg
+              ?.getAttribute('aria-labelledby')
+              ?.split(' ')
+              .map((id: string) => document.getElementById(id)?.textContent ?? '') ?? [];
+          const marks = svg
+            ? Array.from(svg.querySelectorAll('path')).filter((p) =>
+                ['#1d4f91', '#1e7b34', '#b3261e'].includes(
+                  (p.getAttribute('stroke') ?? p.getAttribute('fill') ?? '').toLowerCase(),
+                ),
+              )
+            : [];
           const box = svg?.getBoundingClientRect();
-          return { label, marks: marks.length, rows: f.querySelectorAll('tbody tr').length, width: box?.width ?? 0, height: box?.height ?? 0 };
+          return {
+            label,
+            marks: marks.length,
+            rows: f.querySelectorAll('tbody tr').length,
+            width: box?.width ?? 0,
+            height: box?.height ?? 0,
+          };
         }),
       );
       const accounts = h.store.sqlite.prepare('SELECT count(*) AS n FROM accounts').get() as { n: number };
@@ -163,7 +195,11 @@ describe.skipIf(!haveChromium && !process.env.CI)(`report in Chromium (${CHROMIU
       const axeSource = (createRequire(import.meta.url)('axe-core') as { source: string }).source;
       await page.addScriptTag({ content: axeSource });
       const violations = await page.evaluate(async () => {
-        const result = await (window as unknown as { axe: { run(): Promise<{ violations: { id: string; impact: string; nodes: unknown[] }[] }> } }).axe.run();
+        const result = await (
+          window as unknown as {
+            axe: { run(): Promise<{ violations: { id: string; impact: string; nodes: unknown[] }[] }> };
+          }
+        ).axe.run();
         return result.violations.map((v) => ({ id: v.id, impact: v.impact, nodes: v.nodes.length }));
       });
       expect(violations.filter((v) => v.impact === 'serious' || v.impact === 'critical')).toEqual([]);

@@ -12,7 +12,13 @@ const doc = (name: string) => readFileSync(new URL(`../../docs/${name}`, import.
 describe('the docs list what exists', () => {
   it('docs/data-model.md names every table and view of the database', async () => {
     const store = await freshStore();
-    const names = (store.sqlite.prepare("SELECT name FROM sqlite_master WHERE type IN ('table', 'view') AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\'").all() as { name: string }[]).map((r) => r.name);
+    const names = (
+      store.sqlite
+        .prepare(
+          "SELECT name FROM sqlite_master WHERE type IN ('table', 'view') AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\'",
+        )
+        .all() as { name: string }[]
+    ).map((r) => r.name);
     expect(names.length).toBeGreaterThan(20);
     const text = doc('data-model.md');
     expect(names.filter((n) => !text.includes(`\`${n}\``))).toEqual([]);

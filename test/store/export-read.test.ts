@@ -39,10 +39,10 @@ describe('the export read on SQLite', () => {
       // What the stream sets, seen from the pragmas it sends (the busy connection answers no query).
       const sent: string[] = [];
       const pragma = sqlite.pragma.bind(sqlite);
-      sqlite.pragma = ((source: string, options?: Database.PragmaOptions) => {
+      sqlite.pragma = (source: string, options?: Database.PragmaOptions) => {
         sent.push(source);
         return pragma(source, options);
-      });
+      };
       const query = sql`WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 10) SELECT i FROM n`;
       const seen: unknown[] = [];
       for await (const batch of runner.iterateArrays(query, 4)) seen.push(...batch.map((r) => r[0]));

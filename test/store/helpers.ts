@@ -69,7 +69,13 @@ export function txRow(overrides: Record<string, unknown> = {}, consentId: Consen
 
 /** The stored row, removed or not, straight from the table (either dialect). */
 export async function storedTx(store: Store, transactionId: string): Promise<Record<string, unknown> | undefined> {
-  return queryRow(store, 'SELECT * FROM transactions WHERE bank = ? AND account_id = ? AND transaction_id = ?', BANK, ACCOUNT, transactionId);
+  return queryRow(
+    store,
+    'SELECT * FROM transactions WHERE bank = ? AND account_id = ? AND transaction_id = ?',
+    BANK,
+    ACCOUNT,
+    transactionId,
+  );
 }
 
 /** Records a registered consent as read Authorised (live: docs/data-model.md "Which consent a row belongs to"). */
@@ -80,8 +86,18 @@ export async function authorise(store: Store, consentId: ConsentId): Promise<voi
       status: 'Authorised',
       creation_date_time: '2025-03-01T10:00:00+13:00',
       status_update_date_time: '2025-03-01T10:01:00+13:00',
-      flow: { detail: { type: 'redirect', redirect_uri: 'https://app.example.nz/consent/return' }, flow_hint: { type: 'redirect', bank: BANK } },
-      permissions: ['ReadAccountsDetail', 'ReadBalances', 'ReadTransactionsDetail', 'ReadStatementsDetail', 'ReadPartyAuthUser', 'ReadParty'],
+      flow: {
+        detail: { type: 'redirect', redirect_uri: 'https://app.example.nz/consent/return' },
+        flow_hint: { type: 'redirect', bank: BANK },
+      },
+      permissions: [
+        'ReadAccountsDetail',
+        'ReadBalances',
+        'ReadTransactionsDetail',
+        'ReadStatementsDetail',
+        'ReadPartyAuthUser',
+        'ReadParty',
+      ],
       start_date_time: '2024-03-01T00:00:00+13:00',
       end_date_time: '2026-03-01T00:00:00+13:00',
       expiration_date_time: '2026-03-01T23:59:59+13:00',

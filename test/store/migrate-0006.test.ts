@@ -30,7 +30,8 @@ function migrationsUpTo(tag: string): string {
   return folder;
 }
 
-const TABLES_SQL = "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name <> '__drizzle_migrations' ORDER BY name";
+const TABLES_SQL =
+  "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name <> '__drizzle_migrations' ORDER BY name";
 
 describe('migration 0006 (natural SQL views)', () => {
   it('migrates a 0.1 database with rows forward, keeping every row; amount_text is the 0.1 amount', async () => {
@@ -45,23 +46,35 @@ describe('migration 0006 (natural SQL views)', () => {
     old.exec(`ATTACH DATABASE '${fx.path.replaceAll("'", "''")}' AS fx`);
     // The old table's columns only: later migrations (0008) add columns to some tables.
     const columns = Object.fromEntries(
-      tables.map((t) => [t, (old.prepare(`PRAGMA main.table_info(${t})`).all() as { name: string }[]).map((c) => `"${c.name}"`).join(', ')]),
+      tables.map((t) => [
+        t,
+        (old.prepare(`PRAGMA main.table_info(${t})`).all() as { name: string }[]).map((c) => `"${c.name}"`).join(', '),
+      ]),
     );
-    for (const table of tables) old.exec(`INSERT INTO main.${table} (${columns[table]}) SELECT ${columns[table]} FROM fx.${table}`);
+    for (const table of tables)
+      old.exec(`INSERT INTO main.${table} (${columns[table]}) SELECT ${columns[table]} FROM fx.${table}`);
     old.exec('DETACH DATABASE fx');
     expect(old.pragma('foreign_key_check')).toEqual([]);
     await fx.cleanup();
 
     // What the 0.1 views said.
     const v01 = {
-      transactions: old.prepare('SELECT bank, account_id, transaction_id, amount, balance_after, typeof(amount) AS kind FROM v_transactions ORDER BY 1, 2, 3').all(),
+      transactions: old
+        .prepare(
+          'SELECT bank, account_id, transaction_id, amount, balance_after, typeof(amount) AS kind FROM v_transactions ORDER BY 1, 2, 3',
+        )
+        .all(),
       balances: old.prepare('SELECT bank, account_id, type, amount FROM v_balances ORDER BY 1, 2, 3, 4').all(),
       payments: old.prepare('SELECT payment_id, amount FROM v_payments').all(),
     };
     expect((v01.transactions[0] as { kind: string }).kind).toBe('text');
-    const counts = (db: Database.Database) => Object.fromEntries(tables.map((t) => [t, (db.prepare(`SELECT count(*) AS n FROM ${t}`).get() as { n: number }).n]));
+    const counts = (db: Database.Database) =>
+      Object.fromEntries(
+        tables.map((t) => [t, (db.prepare(`SELECT count(*) AS n FROM ${t}`).get() as { n: number }).n]),
+      );
     const before = counts(old);
-    const dump = (db: Database.Database) => tables.map((t) => db.prepare(`SELECT ${columns[t]} FROM ${t} ORDER BY 1`).all());
+    const dump = (db: Database.Database) =>
+      tables.map((t) => db.prepare(`SELECT ${columns[t]} FROM ${t} ORDER BY 1`).all());
     const rowsBefore = dump(old);
     expect(before.transactions).toBeGreaterThan(10);
     old.close();
@@ -73,12 +86,20 @@ describe('migration 0006 (natural SQL views)', () => {
       expect(counts(db)).toEqual(before);
       expect(dump(db)).toEqual(rowsBefore);
       const applied = db.prepare('SELECT count(*) AS n FROM __drizzle_migrations').get() as { n: number };
-      const journal = JSON.parse(readFileSync(join(MIGRATIONS_DIR, 'meta', '_journal.json'), 'utf8')) as { entries: unknown[] };
+      const journal = JSON.parse(readFileSync(join(MIGRATIONS_DIR, 'meta', '_journal.json'), 'utf8')) as {
+        entries: unknown[];
+      };
       expect(applied.n).toBe(journal.entries.length);
-      expect(db.prepare('SELECT bank, account_id, transaction_id, amount_text AS amount, balance_after_text AS balance_after, typeof(amount) AS kind FROM v_transactions ORDER BY 1, 2, 3').all()).toEqual(
-        v01.transactions.map((r) => ({ ...(r as object), kind: 'real' })),
-      );
-      expect(db.prepare('SELECT bank, account_id, type, amount_text AS amount FROM v_balances ORDER BY 1, 2, 3, 4').all()).toEqual(v01.balances);
+      expect(
+        db
+          .prepare(
+            'SELECT bank, account_id, transaction_id, amount_text AS amount, balance_after_text AS balance_after, typeof(amount) AS kind FROM v_transactions ORDER BY 1, 2, 3',
+          )
+          .all(),
+      ).toEqual(v01.transactions.map((r) => ({ ...(r as object), kind: 'real' })));
+      expect(
+        db.prepare('SELECT bank, account_id, type, amount_text AS amount FROM v_balances ORDER BY 1, 2, 3, 4').all(),
+      ).toEqual(v01.balances);
       expect(db.prepare('SELECT payment_id, amount_text AS amount FROM v_payments').all()).toEqual(v01.payments);
       expect(db.prepare('SELECT count(*) AS n FROM v_transactions WHERE amount > 1000').get()).toEqual({ n: 1 });
     } finally {

@@ -25,14 +25,21 @@ describe('v_transactions: amounts are values', () => {
     expect(expected).toBe(1);
     expect(one<{ n: number }>('SELECT count(*) AS n FROM v_transactions WHERE amount > 1000').n).toBe(expected);
     // The table keeps text: the same query on it is the 0.1 answer, which is wrong.
-    expect(one<{ n: number }>('SELECT count(*) AS n FROM transactions WHERE removed_at IS NULL AND amount > 1000').n).toBeGreaterThan(expected);
+    expect(
+      one<{ n: number }>('SELECT count(*) AS n FROM transactions WHERE removed_at IS NULL AND amount > 1000').n,
+    ).toBeGreaterThan(expected);
   });
 
   it('max, min and ORDER BY act on numbers', () => {
     const values = rows().map((r) => Number(r.amount_text));
-    expect(one('SELECT max(amount) AS max, min(amount) AS min FROM v_transactions')).toEqual({ max: Math.max(...values), min: Math.min(...values) });
+    expect(one('SELECT max(amount) AS max, min(amount) AS min FROM v_transactions')).toEqual({
+      max: Math.max(...values),
+      min: Math.min(...values),
+    });
     expect(one('SELECT max(amount) AS max FROM v_transactions')).toEqual({ max: 2500 });
-    const ordered = all<{ amount_text: string }>('SELECT amount_text FROM v_transactions ORDER BY amount DESC, transaction_id').map((r) => Number(r.amount_text));
+    const ordered = all<{ amount_text: string }>(
+      'SELECT amount_text FROM v_transactions ORDER BY amount DESC, transaction_id',
+    ).map((r) => Number(r.amount_text));
     expect(ordered).toEqual([...ordered].sort((a, b) => b - a));
   });
 
@@ -63,7 +70,9 @@ describe('v_transactions: amounts are values', () => {
       `SELECT sum(amount_minor) AS total, count(*) - count(amount_minor) AS left_out FROM v_transactions WHERE currency = 'NZD'`,
     );
     // Cents by hand from the exact text of the rows that have minor units.
-    const cents = all<{ amount_text: string }>(`SELECT amount_text FROM v_transactions WHERE currency = 'NZD' AND amount_minor IS NOT NULL`)
+    const cents = all<{ amount_text: string }>(
+      `SELECT amount_text FROM v_transactions WHERE currency = 'NZD' AND amount_minor IS NOT NULL`,
+    )
       .map((r) => {
         const [whole, frac = ''] = r.amount_text.replace('-', '').split('.');
         const n = Number(whole) * 100 + Number((frac + '00').slice(0, 2));
@@ -75,11 +84,15 @@ describe('v_transactions: amounts are values', () => {
   });
 
   it('value_date is the NZ date of value_date_time (not the UTC date)', () => {
-    const rows = all<{ value_date_time: string | null; value_date: string | null }>('SELECT value_date_time, value_date FROM v_transactions');
+    const rows = all<{ value_date_time: string | null; value_date: string | null }>(
+      'SELECT value_date_time, value_date FROM v_transactions',
+    );
     expect(rows.some((r) => r.value_date_time !== null)).toBe(true);
     for (const r of rows) expect(r.value_date).toBe(r.value_date_time === null ? null : nzDateOf(r.value_date_time));
     // 2025-03-02T11:00:00.000Z is NZ midnight of 3 March; date() alone says 2 March.
-    expect(one('SELECT value_date, date(value_date_time) AS utc FROM v_transactions WHERE value_date_time IS NOT NULL')).toEqual({
+    expect(
+      one('SELECT value_date, date(value_date_time) AS utc FROM v_transactions WHERE value_date_time IS NOT NULL'),
+    ).toEqual({
       value_date: '2025-03-03',
       utc: '2025-03-02',
     });
@@ -118,7 +131,9 @@ describe('v_balances, v_statements, v_payments', () => {
   });
 
   it('v_payments: amount is a number, amount_text and amount_minor exact, created_date the NZ date', () => {
-    expect(one('SELECT amount, amount_text, amount_minor, created_date, typeof(amount) AS kind FROM v_payments')).toEqual({
+    expect(
+      one('SELECT amount, amount_text, amount_minor, created_date, typeof(amount) AS kind FROM v_payments'),
+    ).toEqual({
       amount: 42.5,
       amount_text: '42.50',
       amount_minor: 4250,

@@ -7,7 +7,11 @@ import { openStore } from '../../src/store';
 import { CONSENT, tempDir } from './helpers';
 
 /** Every migration in src/store/migrations/meta/_journal.json. */
-const MIGRATIONS = (JSON.parse(readFileSync(new URL('../../src/store/migrations/meta/_journal.json', import.meta.url), 'utf8')) as { entries: unknown[] }).entries.length;
+const MIGRATIONS = (
+  JSON.parse(readFileSync(new URL('../../src/store/migrations/meta/_journal.json', import.meta.url), 'utf8')) as {
+    entries: unknown[];
+  }
+).entries.length;
 
 const mode = (path: string) => statSync(path).mode & 0o777;
 
@@ -26,7 +30,16 @@ describe('openStore', () => {
     }
     const tables = store.sqlite.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").all();
     expect(tables.map((t) => (t as { name: string }).name)).toEqual(
-      expect.arrayContaining(['accounts', 'balances', 'consents', 'lease', 'rejects', 'runs', 'statements', 'transactions']),
+      expect.arrayContaining([
+        'accounts',
+        'balances',
+        'consents',
+        'lease',
+        'rejects',
+        'runs',
+        'statements',
+        'transactions',
+      ]),
     );
     expect(store.sqlite.prepare('SELECT count(*) AS n FROM __drizzle_migrations').get()).toEqual({ n: MIGRATIONS });
     await store.close();
@@ -37,7 +50,9 @@ describe('openStore', () => {
     expect(store.sqlite.pragma('journal_mode', { simple: true })).toBe('wal');
     expect(store.sqlite.pragma('foreign_keys', { simple: true })).toBe(1);
     expect(store.sqlite.pragma('busy_timeout', { simple: true })).toBeGreaterThanOrEqual(5000);
-    await expect(store.consents.recordOutcome('e2c0234a-9f5d-4b7a-9c83-4d1b6e3f0a92' as ConsentId, 'ok')).rejects.toThrow();
+    await expect(
+      store.consents.recordOutcome('e2c0234a-9f5d-4b7a-9c83-4d1b6e3f0a92' as ConsentId, 'ok'),
+    ).rejects.toThrow();
     await store.close();
   });
 

@@ -8,7 +8,10 @@ const authorised = Consent.parse({
   status: 'Authorised',
   creation_date_time: '2025-03-05T10:01:12+13:00',
   status_update_date_time: '2025-03-05T10:03:40+13:00',
-  flow: { detail: { type: 'redirect', redirect_uri: 'https://app.example.nz/consent/return' }, flow_hint: { type: 'redirect', bank: 'PNZ' } },
+  flow: {
+    detail: { type: 'redirect', redirect_uri: 'https://app.example.nz/consent/return' },
+    flow_hint: { type: 'redirect', bank: 'PNZ' },
+  },
   permissions: ['ReadAccountsDetail', 'ReadBalances', 'ReadTransactionsDetail'],
   start_date_time: '2024-03-05T00:00:00+13:00',
   end_date_time: '2026-03-05T00:00:00+13:00',
@@ -24,7 +27,11 @@ export const registrySuite = storeSuite('the consent registry, runs and sync sta
       expect((await store.consents.list({ active: true })).map((c) => c.consentId)).toEqual([OTHER_CONSENT]);
       expect(await store.consents.get(CONSENT)).toMatchObject({ endedReason: 'BDT410', lastOutcome: 'ended' });
       expect(await store.consents.add(CONSENT, '2025-03-07T00:00:00Z')).toBe('re-registered');
-      expect(await store.consents.get(CONSENT)).toMatchObject({ endedAt: null, endedReason: null, registeredAt: '2025-03-07T00:00:00.000Z' });
+      expect(await store.consents.get(CONSENT)).toMatchObject({
+        endedAt: null,
+        endedReason: null,
+        registeredAt: '2025-03-07T00:00:00.000Z',
+      });
       expect(await store.consents.list({ active: true })).toHaveLength(2);
     });
 
@@ -49,7 +56,9 @@ export const registrySuite = storeSuite('the consent registry, runs and sync sta
       const store = await freshStoreOn(d);
       await store.consents.recordOutcome(CONSENT, 'ok', '2025-03-05T02:00:00Z');
       await store.consents.recordOutcome(CONSENT, 'skipped', '2025-03-06T02:00:00Z');
-      expect(await queryRow(store, 'SELECT last_synced_at, last_outcome FROM v_consents WHERE consent_id = ?', CONSENT)).toEqual({
+      expect(
+        await queryRow(store, 'SELECT last_synced_at, last_outcome FROM v_consents WHERE consent_id = ?', CONSENT),
+      ).toEqual({
         last_synced_at: '2025-03-05T02:00:00.000Z',
         last_outcome: 'skipped',
       });
@@ -64,7 +73,15 @@ export const registrySuite = storeSuite('the consent registry, runs and sync sta
           redirect_flow: { enabled: true, request_timeout: 'PT10M' },
           decoupled_flow: { enabled: false, available_identifiers: [] },
           gateway_flow: { enabled: true, request_timeout: 'PT15M' },
-          resources: { accounts: true, balances: true, transactions: true, statements: false, statement_file: false, party: true, account_party: true },
+          resources: {
+            accounts: true,
+            balances: true,
+            transactions: true,
+            statements: false,
+            statement_file: false,
+            party: true,
+            account_party: true,
+          },
           statement_file_content_types: [],
           max_history_days: 730,
         },
@@ -81,13 +98,27 @@ export const registrySuite = storeSuite('the consent registry, runs and sync sta
       const runId = await store.runs.start({ now: '2025-03-05T02:00:00Z' });
       await store.runs.finish(
         runId,
-        { outcome: 'partial', consents: 2, requests: 41, rowsWritten: 310, failedUnits: 1, errorSummary: 'PNZ acc-0001 2025-02-01: BDT263' },
+        {
+          outcome: 'partial',
+          consents: 2,
+          requests: 41,
+          rowsWritten: 310,
+          failedUnits: 1,
+          errorSummary: 'PNZ acc-0001 2025-02-01: BDT263',
+        },
         '2025-03-05T02:01:30Z',
       );
       expect(await queryRows(store, 'SELECT * FROM v_runs')).toEqual([
         {
-          run_id: runId, started_at: '2025-03-05T02:00:00.000Z', finished_at: '2025-03-05T02:01:30.000Z', outcome: 'partial',
-          consents: 2, requests: 41, rows_written: 310, failed_units: 1, error_summary: 'PNZ acc-0001 2025-02-01: BDT263',
+          run_id: runId,
+          started_at: '2025-03-05T02:00:00.000Z',
+          finished_at: '2025-03-05T02:01:30.000Z',
+          outcome: 'partial',
+          consents: 2,
+          requests: 41,
+          rows_written: 310,
+          failed_units: 1,
+          error_summary: 'PNZ acc-0001 2025-02-01: BDT263',
         },
       ]);
     });

@@ -36,9 +36,15 @@ export const resourceWritesSuite = storeSuite('resource writes', (d) => {
       expect(await store.commitBalances({ ...unit, rows: [balance('2315.07')] })).toEqual({ added: 1, unchanged: 0 });
       expect(await store.commitBalances({ ...unit, rows: [balance('2315.07')] })).toEqual({ added: 0, unchanged: 1 });
       expect(
-        await store.commitBalances({ ...unit, rows: [balance('2315.07', '2025-03-05T12:05:00+13:00'), balance('2400.00')] }),
+        await store.commitBalances({
+          ...unit,
+          rows: [balance('2315.07', '2025-03-05T12:05:00+13:00'), balance('2400.00')],
+        }),
       ).toEqual({ added: 2, unchanged: 0 });
-      const rows = await queryRows(store, 'SELECT amount_text AS amount, amount_minor, date_time FROM v_balances ORDER BY date_time, amount');
+      const rows = await queryRows(
+        store,
+        'SELECT amount_text AS amount, amount_minor, date_time FROM v_balances ORDER BY date_time, amount',
+      );
       expect(rows).toEqual([
         { amount: '2315.07', amount_minor: 231507, date_time: '2025-03-03T23:05:00.000Z' },
         { amount: '2400.00', amount_minor: 240000, date_time: '2025-03-03T23:05:00.000Z' },
@@ -49,20 +55,30 @@ export const resourceWritesSuite = storeSuite('resource writes', (d) => {
 
   describe('commitAccounts', () => {
     const detail = Account.parse({
-      AccountId: 'acc-0002', Currency: 'NZD', AccountType: 'Personal', AccountSubType: 'Savings',
-      Description: 'Savings account', Nickname: 'Rainy day',
+      AccountId: 'acc-0002',
+      Currency: 'NZD',
+      AccountType: 'Personal',
+      AccountSubType: 'Savings',
+      Description: 'Savings account',
+      Nickname: 'Rainy day',
       Account: { SchemeName: 'BECSElectronicCredit', Identification: '12-3456-0123457-00', Name: 'J SMITH' },
     });
     const basic = Account.parse({
-      AccountId: 'acc-0002', Currency: 'NZD', AccountType: 'Personal', AccountSubType: 'Savings',
-      Description: 'Savings account', Nickname: 'Rainy day',
+      AccountId: 'acc-0002',
+      Currency: 'NZD',
+      AccountType: 'Personal',
+      AccountSubType: 'Savings',
+      Description: 'Savings account',
+      Nickname: 'Rainy day',
     });
 
     it('never blanks the Detail-only Account fields when a ReadAccountsBasic consent reads the account', async () => {
       const store = await freshStoreOn(d);
       const unit = { bank: BANK, runId: null };
       expect(await store.commitAccounts({ ...unit, consentId: CONSENT, rows: [toAccountRow(detail, ctx)] })).toEqual({
-        added: 1, updated: 0, unchanged: 0,
+        added: 1,
+        updated: 0,
+        unchanged: 0,
       });
       const counts = await store.commitAccounts({
         ...unit,
@@ -83,69 +99,140 @@ export const resourceWritesSuite = storeSuite('resource writes', (d) => {
       await store.commitAccounts({ bank: BANK, consentId: CONSENT, rows: [toAccountRow(detail, ctx)], runId: null });
       const renamed = { ...detail, Nickname: 'Holiday' };
       const counts = await store.commitAccounts({
-        bank: BANK, consentId: CONSENT, rows: [toAccountRow(renamed, ctx)], runId: null, now: '2025-04-01T00:00:00Z',
+        bank: BANK,
+        consentId: CONSENT,
+        rows: [toAccountRow(renamed, ctx)],
+        runId: null,
+        now: '2025-04-01T00:00:00Z',
       });
       expect(counts).toEqual({ added: 0, updated: 1, unchanged: 0 });
-      expect(await queryRow(store, "SELECT nickname, updated_at FROM v_accounts WHERE account_id = 'acc-0002'")).toEqual({
-        nickname: 'Holiday', updated_at: '2025-04-01T00:00:00.000Z',
+      expect(
+        await queryRow(store, "SELECT nickname, updated_at FROM v_accounts WHERE account_id = 'acc-0002'"),
+      ).toEqual({
+        nickname: 'Holiday',
+        updated_at: '2025-04-01T00:00:00.000Z',
       });
     });
   });
 
   describe('statements', () => {
     const statement = Statement.parse({
-      AccountId: ACCOUNT, StatementId: 'stm-2025-02', StatementReference: '002', Type: 'RegularPeriodic',
-      StartDateTime: '2025-02-01T00:00:00+13:00', EndDateTime: '2025-02-28T23:59:59+13:00',
+      AccountId: ACCOUNT,
+      StatementId: 'stm-2025-02',
+      StatementReference: '002',
+      Type: 'RegularPeriodic',
+      StartDateTime: '2025-02-01T00:00:00+13:00',
+      EndDateTime: '2025-02-28T23:59:59+13:00',
       CreationDateTime: '2025-03-01T06:00:00+13:00',
     });
     const unit = { bank: BANK, accountId: ACCOUNT, consentId: CONSENT, runId: null };
 
     it('stores a statement, then its file metadata once the file is on disk, and keeps it on re-fetch', async () => {
       const store = await freshStoreOn(d);
-      expect(await store.commitStatements({ ...unit, rows: [toStatementRow(statement, ctx)] })).toEqual({ added: 1, updated: 0, unchanged: 0 });
+      expect(await store.commitStatements({ ...unit, rows: [toStatementRow(statement, ctx)] })).toEqual({
+        added: 1,
+        updated: 0,
+        unchanged: 0,
+      });
       expect(await store.listStatementsWithoutFile({ bank: BANK, accountId: ACCOUNT })).toEqual(['stm-2025-02']);
       const { localPath, sha256 } = fileOf(1843);
       await store.recordStatementFile({
-        bank: BANK, accountId: ACCOUNT, statementId: 'stm-2025-02' as StatementId,
-        filePath: 'statements/PNZ/acc-0001/stm-2025-02.pdf', localPath, contentType: 'application/pdf', sha256, bytes: 1843,
+        bank: BANK,
+        accountId: ACCOUNT,
+        statementId: 'stm-2025-02' as StatementId,
+        filePath: 'statements/PNZ/acc-0001/stm-2025-02.pdf',
+        localPath,
+        contentType: 'application/pdf',
+        sha256,
+        bytes: 1843,
       });
-      expect(await store.commitStatements({ ...unit, rows: [toStatementRow(statement, ctx)] })).toEqual({ added: 0, updated: 0, unchanged: 1 });
+      expect(await store.commitStatements({ ...unit, rows: [toStatementRow(statement, ctx)] })).toEqual({
+        added: 0,
+        updated: 0,
+        unchanged: 1,
+      });
       expect(await store.listStatementsWithoutFile({ bank: BANK, accountId: ACCOUNT })).toEqual([]);
       expect(await queryRow(store, 'SELECT * FROM v_statements')).toEqual({
-        bank: 'PNZ', account_id: 'acc-0001', statement_id: 'stm-2025-02', type: 'RegularPeriodic',
-        start_date_time: '2025-01-31T11:00:00.000Z', end_date_time: '2025-02-28T10:59:59.000Z',
-        creation_date_time: '2025-02-28T17:00:00.000Z', reference: '002',
-        file_path: 'statements/PNZ/acc-0001/stm-2025-02.pdf', file_content_type: 'application/pdf',
-        file_sha256: sha256, file_bytes: 1843, start_date: '2025-02-01', end_date: '2025-02-28',
+        bank: 'PNZ',
+        account_id: 'acc-0001',
+        statement_id: 'stm-2025-02',
+        type: 'RegularPeriodic',
+        start_date_time: '2025-01-31T11:00:00.000Z',
+        end_date_time: '2025-02-28T10:59:59.000Z',
+        creation_date_time: '2025-02-28T17:00:00.000Z',
+        reference: '002',
+        file_path: 'statements/PNZ/acc-0001/stm-2025-02.pdf',
+        file_content_type: 'application/pdf',
+        file_sha256: sha256,
+        file_bytes: 1843,
+        start_date: '2025-02-01',
+        end_date: '2025-02-28',
       });
     });
 
     it('refuses a file path that is absolute or climbs out of the data dir', async () => {
       const store = await freshStoreOn(d);
       await store.commitStatements({ ...unit, rows: [toStatementRow(statement, ctx)] });
-      const file = { bank: BANK, accountId: ACCOUNT, statementId: 'stm-2025-02' as StatementId, contentType: 'text/csv', ...fileOf(1), bytes: 1 };
+      const file = {
+        bank: BANK,
+        accountId: ACCOUNT,
+        statementId: 'stm-2025-02' as StatementId,
+        contentType: 'text/csv',
+        ...fileOf(1),
+        bytes: 1,
+      };
       await expect(store.recordStatementFile({ ...file, filePath: '/etc/passwd' })).rejects.toThrow(RangeError);
-      await expect(store.recordStatementFile({ ...file, filePath: 'statements/../../x.csv' })).rejects.toThrow(RangeError);
-      await expect(store.recordStatementFile({ ...file, statementId: 'nope' as StatementId, filePath: 'x.csv' })).rejects.toThrow(/no stored statement/);
+      await expect(store.recordStatementFile({ ...file, filePath: 'statements/../../x.csv' })).rejects.toThrow(
+        RangeError,
+      );
+      await expect(
+        store.recordStatementFile({ ...file, statementId: 'nope' as StatementId, filePath: 'x.csv' }),
+      ).rejects.toThrow(/no stored statement/);
     });
   });
 
   describe('commitParty', () => {
     const party = Party.parse({
-      PartyId: 'pty-5512', PartyNumber: '00811234', PartyType: 'Sole', Name: 'Jane Smith',
-      EmailAddress: 'jane@example.nz', Mobile: '+64-211234567',
-      Address: [{ AddressType: 'Residential', AddressLine: ['Flat 2', '10 Queen Street'], TownName: 'Auckland', PostCode: '1010', Country: 'NZ' }],
+      PartyId: 'pty-5512',
+      PartyNumber: '00811234',
+      PartyType: 'Sole',
+      Name: 'Jane Smith',
+      EmailAddress: 'jane@example.nz',
+      Mobile: '+64-211234567',
+      Address: [
+        {
+          AddressType: 'Residential',
+          AddressLine: ['Flat 2', '10 Queen Street'],
+          TownName: 'Auckland',
+          PostCode: '1010',
+          Country: 'NZ',
+        },
+      ],
     });
 
     it('keeps one customer party per consent and one owner per account, replaced by the next answer', async () => {
       const store = await freshStoreOn(d);
       const base = { bank: BANK, consentId: CONSENT, runId: null };
-      expect(await store.commitParty({ ...base, accountId: null, row: toPartyRow(party, ctx, null) })).toMatchObject({ added: 1 });
-      expect(await store.commitParty({ ...base, accountId: ACCOUNT, row: toPartyRow(party, ctx, ACCOUNT) })).toMatchObject({ added: 1 });
-      expect(await store.commitParty({ ...base, accountId: null, row: toPartyRow(party, ctx, null) })).toMatchObject({ unchanged: 1 });
-      const moved = { ...party, PartyId: 'pty-9000' as typeof party.PartyId, Address: [{ Country: 'NZ', TownName: 'Wellington' }] };
-      expect(await store.commitParty({ ...base, accountId: ACCOUNT, row: toPartyRow(moved, ctx, ACCOUNT) })).toMatchObject({ updated: 1 });
-      expect(await queryRows(store, 'SELECT account_id, party_id, address FROM v_parties ORDER BY account_id NULLS FIRST')).toEqual([
+      expect(await store.commitParty({ ...base, accountId: null, row: toPartyRow(party, ctx, null) })).toMatchObject({
+        added: 1,
+      });
+      expect(
+        await store.commitParty({ ...base, accountId: ACCOUNT, row: toPartyRow(party, ctx, ACCOUNT) }),
+      ).toMatchObject({ added: 1 });
+      expect(await store.commitParty({ ...base, accountId: null, row: toPartyRow(party, ctx, null) })).toMatchObject({
+        unchanged: 1,
+      });
+      const moved = {
+        ...party,
+        PartyId: 'pty-9000' as typeof party.PartyId,
+        Address: [{ Country: 'NZ', TownName: 'Wellington' }],
+      };
+      expect(
+        await store.commitParty({ ...base, accountId: ACCOUNT, row: toPartyRow(moved, ctx, ACCOUNT) }),
+      ).toMatchObject({ updated: 1 });
+      expect(
+        await queryRows(store, 'SELECT account_id, party_id, address FROM v_parties ORDER BY account_id NULLS FIRST'),
+      ).toEqual([
         { account_id: null, party_id: 'pty-5512', address: 'Flat 2, 10 Queen Street, Auckland, 1010, NZ' },
         { account_id: 'acc-0001', party_id: 'pty-9000', address: 'Wellington, NZ' },
       ]);
@@ -156,8 +243,12 @@ export const resourceWritesSuite = storeSuite('resource writes', (d) => {
       await authorise(store, CONSENT);
       await authorise(store, OTHER_CONSENT);
       const statement = Statement.parse({
-        AccountId: ACCOUNT, StatementId: 'stm-2025-02', StatementReference: '002', Type: 'RegularPeriodic',
-        StartDateTime: '2025-02-01T00:00:00+13:00', EndDateTime: '2025-02-28T23:59:59+13:00',
+        AccountId: ACCOUNT,
+        StatementId: 'stm-2025-02',
+        StatementReference: '002',
+        Type: 'RegularPeriodic',
+        StartDateTime: '2025-02-01T00:00:00+13:00',
+        EndDateTime: '2025-02-28T23:59:59+13:00',
         CreationDateTime: '2025-03-01T06:00:00+13:00',
       });
       const account = { AccountId: ACCOUNT, Currency: 'NZD', Nickname: 'Bills' };
@@ -178,14 +269,31 @@ export const resourceWritesSuite = storeSuite('resource writes', (d) => {
       expect(await owners()).toEqual([{ consent_id: CONSENT }, { consent_id: CONSENT }, { consent_id: CONSENT }]);
       await store.consents.markEnded(CONSENT, 'BDT410');
       await commitAll(OTHER_CONSENT);
-      expect(await owners()).toEqual([{ consent_id: OTHER_CONSENT }, { consent_id: OTHER_CONSENT }, { consent_id: OTHER_CONSENT }]);
+      expect(await owners()).toEqual([
+        { consent_id: OTHER_CONSENT },
+        { consent_id: OTHER_CONSENT },
+        { consent_id: OTHER_CONSENT },
+      ]);
     });
 
     it('stores only the reject when the party record failed its schema', async () => {
       const store = await freshStoreOn(d);
       const counts = await store.commitParty({
-        bank: BANK, consentId: CONSENT, accountId: 'acc-0001' as AccountId, row: null, runId: null,
-        rejects: [{ resource: 'account_party', bank: BANK, consentId: CONSENT, accountId: ACCOUNT, reason: 'PartyId: required', rawPayload: '{"Name":"x"}' }],
+        bank: BANK,
+        consentId: CONSENT,
+        accountId: 'acc-0001' as AccountId,
+        row: null,
+        runId: null,
+        rejects: [
+          {
+            resource: 'account_party',
+            bank: BANK,
+            consentId: CONSENT,
+            accountId: ACCOUNT,
+            reason: 'PartyId: required',
+            rawPayload: '{"Name":"x"}',
+          },
+        ],
       });
       expect(counts).toEqual({ added: 0, updated: 0, unchanged: 0 });
       expect(await store.rejects.list()).toMatchObject([{ resource: 'account_party', rawPayload: '{"Name":"x"}' }]);

@@ -22,7 +22,8 @@ const ARCHITECTURE_COLUMNS: Record<string, string> = {
   v_accounts:
     'bank, account_id, consent_id, currency, nickname, description, account_type, account_subtype, ' +
     'scheme_name, identification, account_name, first_seen_at, updated_at',
-  v_balances: 'bank, account_id, type, amount, amount_minor, currency, credit_debit_indicator, date_time, fetched_at, amount_text, date',
+  v_balances:
+    'bank, account_id, type, amount, amount_minor, currency, credit_debit_indicator, date_time, fetched_at, amount_text, date',
   v_statements:
     'bank, account_id, statement_id, type, start_date_time, end_date_time, creation_date_time, reference, ' +
     'file_path, file_content_type, file_sha256, file_bytes, start_date, end_date',
@@ -32,7 +33,8 @@ const ARCHITECTURE_COLUMNS: Record<string, string> = {
     'days_to_expiry, last_synced_at, last_outcome',
   v_runs: 'run_id, started_at, finished_at, outcome, consents, requests, rows_written, failed_units, error_summary',
   // docs/data-model.md "Views" (payments).
-  v_payments: 'payment_id, consent_id, status, amount, currency, particulars, code, reference, created_at, status_updated_at, amount_text, amount_minor, created_date',
+  v_payments:
+    'payment_id, consent_id, status, amount, currency, particulars, code, reference, created_at, status_updated_at, amount_text, amount_minor, created_date',
   v_payment_matches: 'payment_id, bank, account_id, transaction_id, match_rule',
   v_continuity:
     'bank, account_id, kind, from_date, to_date, amount, amount_minor, currency, cause, transaction_id, detail, ' +
@@ -53,7 +55,9 @@ describe('public views', () => {
   for (const view of Object.keys(ARCHITECTURE_COLUMNS)) {
     it(`${view} has the columns of docs/data-model.md, in order`, async () => {
       const store = await freshStore();
-      const columns = (store.sqlite.prepare(`PRAGMA table_info(${view})`).all() as { name: string }[]).map((c) => c.name);
+      const columns = (store.sqlite.prepare(`PRAGMA table_info(${view})`).all() as { name: string }[]).map(
+        (c) => c.name,
+      );
       expect(columns).toEqual(expected(view));
       expect(VIEW_COLUMNS[view as keyof typeof VIEW_COLUMNS]).toEqual(expected(view));
     });
@@ -78,13 +82,20 @@ describe('v_consents.days_to_expiry', () => {
       status: 'Authorised',
       creation_date_time: '2025-03-05T10:01:12+13:00',
       status_update_date_time: '2025-03-05T10:03:40+13:00',
-      flow: { detail: { type: 'redirect', redirect_uri: 'https://app.example.nz/consent/return' }, flow_hint: { type: 'redirect', bank: 'PNZ' } },
+      flow: {
+        detail: { type: 'redirect', redirect_uri: 'https://app.example.nz/consent/return' },
+        flow_hint: { type: 'redirect', bank: 'PNZ' },
+      },
       permissions: ['ReadAccountsDetail', 'ReadTransactionsDetail'],
       start_date_time: '2024-03-05T00:00:00+13:00',
       ...(expiration ? { expiration_date_time: expiration } : {}),
     });
   const daysToExpiry = (store: SqliteStore, id: ConsentId) =>
-    (store.sqlite.prepare('SELECT days_to_expiry AS d FROM v_consents WHERE consent_id = ?').get(id) as { d: number | null }).d;
+    (
+      store.sqlite.prepare('SELECT days_to_expiry AS d FROM v_consents WHERE consent_id = ?').get(id) as {
+        d: number | null;
+      }
+    ).d;
 
   it('counts whole NZ days from today (NZ) to the NZ date of expiration_date_time', async () => {
     const store = await freshStore();
@@ -122,11 +133,19 @@ describe('v_consents.days_to_expiry', () => {
       expect((nzDate.get({ at }) as { d: string }).d, at).toBe(nzDateOf(at));
     };
     // Around the 2025 changes (NZDT ends 2025-04-06 03:00, NZST ends 2025-09-28 02:00).
-    for (const edge of ['2025-04-05T14:00:00.000Z', '2025-09-27T14:00:00.000Z', '2025-04-05T11:00:00.000Z', '2025-09-27T12:00:00.000Z']) {
+    for (const edge of [
+      '2025-04-05T14:00:00.000Z',
+      '2025-09-27T14:00:00.000Z',
+      '2025-04-05T11:00:00.000Z',
+      '2025-09-27T12:00:00.000Z',
+    ]) {
       for (const delta of [-1, 0, 1]) check(Date.parse(edge) + delta);
     }
     fc.assert(
-      fc.property(fc.integer({ min: Date.parse('2000-01-02T00:00:00Z'), max: Date.parse('2100-12-31T00:00:00Z') }), check),
+      fc.property(
+        fc.integer({ min: Date.parse('2000-01-02T00:00:00Z'), max: Date.parse('2100-12-31T00:00:00Z') }),
+        check,
+      ),
       { numRuns: 300 },
     );
   });

@@ -22,7 +22,12 @@ async function commit(store: Store, rows: TransactionRow[], extra: Partial<Trans
 }
 
 async function visibleIds(store: Store): Promise<string[]> {
-  return (await queryRows<{ transaction_id: string }>(store, 'SELECT transaction_id FROM v_transactions ORDER BY transaction_id')).map((r) => r.transaction_id);
+  return (
+    await queryRows<{ transaction_id: string }>(
+      store,
+      'SELECT transaction_id FROM v_transactions ORDER BY transaction_id',
+    )
+  ).map((r) => r.transaction_id);
 }
 
 export const windowCommitSuite = storeSuite('commitTransactionWindow', (d) => {
@@ -33,14 +38,22 @@ export const windowCommitSuite = storeSuite('commitTransactionWindow', (d) => {
       expect(await commit(store, rows)).toEqual({ added: 2, updated: 0, removed: 0, unchanged: 0 });
       const before = (await storedTx(store, 'txn-1'))!;
 
-      const again = await commit(store, rows.map((r) => ({ ...r, consentId: OTHER_CONSENT })), {
-        consentId: OTHER_CONSENT,
-        now: '2025-03-06T01:00:00Z',
-      });
+      const again = await commit(
+        store,
+        rows.map((r) => ({ ...r, consentId: OTHER_CONSENT })),
+        {
+          consentId: OTHER_CONSENT,
+          now: '2025-03-06T01:00:00Z',
+        },
+      );
       expect(again).toEqual({ added: 0, updated: 0, removed: 0, unchanged: 2 });
       const after = (await storedTx(store, 'txn-1'))!;
       // Content and updated_at untouched; only the fetch bookkeeping moved.
-      expect({ ...after, last_seen_at: null, consent_id: null }).toEqual({ ...before, last_seen_at: null, consent_id: null });
+      expect({ ...after, last_seen_at: null, consent_id: null }).toEqual({
+        ...before,
+        last_seen_at: null,
+        consent_id: null,
+      });
       expect(after.updated_at).toBe('2025-03-05T01:00:00.000Z');
       expect(after.last_seen_at).toBe('2025-03-06T01:00:00.000Z');
       expect(after.consent_id).toBe(OTHER_CONSENT);
@@ -51,26 +64,56 @@ export const windowCommitSuite = storeSuite('commitTransactionWindow', (d) => {
       expect(await commit(a, [txRow({ Status: 'Booked' })])).toMatchObject({ added: 1 });
       expect(await commit(b, [txRow({ TransactionId: 'txn-2', Status: 'Booked' })])).toMatchObject({ added: 1 });
       expect(await commit(a, [txRow({ TransactionId: 'txn-3', Status: 'Booked' })])).toMatchObject({ added: 1 });
-      expect(await commit(b, [txRow({ TransactionId: 'txn-2', Status: 'Booked', Amount: { Amount: '9.99', Currency: 'NZD' } })])).toMatchObject({ updated: 1 });
+      expect(
+        await commit(b, [
+          txRow({ TransactionId: 'txn-2', Status: 'Booked', Amount: { Amount: '9.99', Currency: 'NZD' } }),
+        ]),
+      ).toMatchObject({ updated: 1 });
       expect(await visibleIds(a)).toEqual(['txn-1', 'txn-3']);
       expect(await visibleIds(b)).toEqual(['txn-2']);
-      expect(await queryRow(b, "SELECT amount FROM transactions WHERE transaction_id = 'txn-2'")).toEqual({ amount: '-9.99' });
+      expect(await queryRow(b, "SELECT amount FROM transactions WHERE transaction_id = 'txn-2'")).toEqual({
+        amount: '-9.99',
+      });
     });
 
     it('keeps a row with the consent that first returned it while that consent is live, then hands it over (docs/data-model.md)', async () => {
       const store = await freshStoreOn(d);
       await authorise(store, CONSENT);
       await authorise(store, OTHER_CONSENT);
-      const owners = async () => (await queryRows<{ transaction_id: string; consent_id: string }>(store, 'SELECT transaction_id, consent_id FROM transactions ORDER BY 1'));
+      const owners = async () =>
+        await queryRows<{ transaction_id: string; consent_id: string }>(
+          store,
+          'SELECT transaction_id, consent_id FROM transactions ORDER BY 1',
+        );
       await commit(store, [txRow(), txRow({ TransactionId: 'txn-2', Status: 'Booked' })]);
       const other = { consentId: OTHER_CONSENT, now: '2025-03-06T01:00:00Z' };
       // Seen again through the other consent, unchanged and changed: the first consent keeps both.
-      expect(await commit(store, [txRow({}, OTHER_CONSENT), txRow({ TransactionId: 'txn-2', Status: 'Booked', Amount: { Amount: '9.99', Currency: 'NZD' } }, OTHER_CONSENT)], other)).toMatchObject({ unchanged: 1, updated: 1 });
-      expect(await owners()).toEqual([{ transaction_id: 'txn-1', consent_id: CONSENT }, { transaction_id: 'txn-2', consent_id: CONSENT }]);
+      expect(
+        await commit(
+          store,
+          [
+            txRow({}, OTHER_CONSENT),
+            txRow(
+              { TransactionId: 'txn-2', Status: 'Booked', Amount: { Amount: '9.99', Currency: 'NZD' } },
+              OTHER_CONSENT,
+            ),
+          ],
+          other,
+        ),
+      ).toMatchObject({ unchanged: 1, updated: 1 });
+      expect(await owners()).toEqual([
+        { transaction_id: 'txn-1', consent_id: CONSENT },
+        { transaction_id: 'txn-2', consent_id: CONSENT },
+      ]);
       // Once it has ended, the next consent that returns a row takes it over.
       await store.consents.markEnded(CONSENT, 'BDT410', '2025-03-06T02:00:00Z');
-      expect(await commit(store, [txRow({}, OTHER_CONSENT)], { ...other, now: '2025-03-06T03:00:00Z' })).toMatchObject({ unchanged: 1 });
-      expect(await owners()).toEqual([{ transaction_id: 'txn-1', consent_id: OTHER_CONSENT }, { transaction_id: 'txn-2', consent_id: CONSENT }]);
+      expect(await commit(store, [txRow({}, OTHER_CONSENT)], { ...other, now: '2025-03-06T03:00:00Z' })).toMatchObject({
+        unchanged: 1,
+      });
+      expect(await owners()).toEqual([
+        { transaction_id: 'txn-1', consent_id: OTHER_CONSENT },
+        { transaction_id: 'txn-2', consent_id: CONSENT },
+      ]);
     });
 
     it('replaces the stored pending row with the booked row of the same id', async () => {
@@ -144,7 +187,11 @@ export const windowCommitSuite = storeSuite('commitTransactionWindow', (d) => {
       const store = await freshStoreOn(d);
       const detail = txRow({
         Status: 'Booked',
-        Balance: { Amount: { Amount: '2315.07', Currency: 'NZD' }, CreditDebitIndicator: 'Credit', Type: 'InterimBooked' },
+        Balance: {
+          Amount: { Amount: '2315.07', Currency: 'NZD' },
+          CreditDebitIndicator: 'Credit',
+          Type: 'InterimBooked',
+        },
         CreditorAccount: { SchemeName: 'BECSElectronicCredit', Identification: '12-3456-0765432-00' },
       });
       await commit(store, [detail]);
@@ -171,7 +218,10 @@ export const windowCommitSuite = storeSuite('commitTransactionWindow', (d) => {
       const store = await freshStoreOn(d);
       await commit(store, [txRow({ TransactionInformation: undefined, MerchantDetails: undefined })]);
       expect(await commit(store, [txRow()])).toMatchObject({ updated: 1 });
-      expect(await storedTx(store, 'txn-1')).toMatchObject({ description: 'CORNER CAFE', merchant_name: 'CORNER CAFE' });
+      expect(await storedTx(store, 'txn-1')).toMatchObject({
+        description: 'CORNER CAFE',
+        merchant_name: 'CORNER CAFE',
+      });
     });
 
     it('counts a key returned twice in one window (shared boundary instant) once', async () => {
@@ -182,10 +232,14 @@ export const windowCommitSuite = storeSuite('commitTransactionWindow', (d) => {
     it('saves the watermark in the same transaction and never moves it back', async () => {
       const store = await freshStoreOn(d);
       await commit(store, [], { checkpoint: { watermark: '2025-03-05T00:00:00+13:00' } });
-      expect(await store.syncState.getWatermark({ bank: BANK, accountId: ACCOUNT, consentId: CONSENT })).toBe('2025-03-04T11:00:00.000Z');
+      expect(await store.syncState.getWatermark({ bank: BANK, accountId: ACCOUNT, consentId: CONSENT })).toBe(
+        '2025-03-04T11:00:00.000Z',
+      );
       await commit(store, [], { checkpoint: { watermark: '2025-03-01T00:00:00+13:00' } });
       await commit(store, [], { checkpoint: null });
-      expect(await store.syncState.getWatermark({ bank: BANK, accountId: ACCOUNT, consentId: CONSENT })).toBe('2025-03-04T11:00:00.000Z');
+      expect(await store.syncState.getWatermark({ bank: BANK, accountId: ACCOUNT, consentId: CONSENT })).toBe(
+        '2025-03-04T11:00:00.000Z',
+      );
     });
 
     it('loses the whole window and keeps the watermark when the commit fails part-way', async () => {
@@ -193,7 +247,10 @@ export const windowCommitSuite = storeSuite('commitTransactionWindow', (d) => {
       const unregistered = 'e2c0234a-9f5d-4b7a-9c83-4d1b6e3f0a92' as ConsentId;
       const rows = [txRow({ TransactionId: 'ok' }), txRow({ TransactionId: 'bad' }, unregistered)];
       // SQLite says FOREIGN KEY in the message; PostgreSQL's driver error (the cause) says foreign key.
-      const error = await commit(store, rows).then(() => null, (e: unknown) => e as Error & { cause?: unknown });
+      const error = await commit(store, rows).then(
+        () => null,
+        (e: unknown) => e as Error & { cause?: unknown },
+      );
       expect(`${String(error)} ${String(error?.cause)}`).toMatch(/foreign key/i);
       expect(await queryRow(store, 'SELECT count(*) AS n FROM transactions')).toEqual({ n: 0 });
       expect(await store.syncState.getWatermark({ bank: BANK, accountId: ACCOUNT, consentId: CONSENT })).toBeNull();
@@ -205,10 +262,19 @@ export const windowCommitSuite = storeSuite('commitTransactionWindow', (d) => {
       await commit(store, [], {
         runId,
         rejects: [
-          { resource: 'transactions', bank: BANK, consentId: CONSENT, accountId: ACCOUNT, reason: 'Amount: bad', rawPayload: { Amount: 'x' } },
+          {
+            resource: 'transactions',
+            bank: BANK,
+            consentId: CONSENT,
+            accountId: ACCOUNT,
+            reason: 'Amount: bad',
+            rawPayload: { Amount: 'x' },
+          },
         ],
       });
-      expect(await store.rejects.list({ runId })).toMatchObject([{ reason: 'Amount: bad', rawPayload: '{"Amount":"x"}' }]);
+      expect(await store.rejects.list({ runId })).toMatchObject([
+        { reason: 'Amount: bad', rawPayload: '{"Amount":"x"}' },
+      ]);
     });
 
     it('tracks the oldest open pending booking instant of the account', async () => {
@@ -218,9 +284,13 @@ export const windowCommitSuite = storeSuite('commitTransactionWindow', (d) => {
         txRow({ TransactionId: 'p2', BookingDateTime: '2025-03-03T10:00:00+13:00' }),
         txRow({ TransactionId: 'b0', BookingDateTime: '2025-03-01T10:00:00+13:00', Status: 'Booked' }),
       ]);
-      expect(await store.syncState.oldestOpenPending({ bank: BANK, accountId: ACCOUNT })).toBe('2025-03-01T21:00:00.000Z');
+      expect(await store.syncState.oldestOpenPending({ bank: BANK, accountId: ACCOUNT })).toBe(
+        '2025-03-01T21:00:00.000Z',
+      );
       await commit(store, [txRow({ TransactionId: 'p2', BookingDateTime: '2025-03-03T10:00:00+13:00' })]);
-      expect(await store.syncState.oldestOpenPending({ bank: BANK, accountId: ACCOUNT })).toBe('2025-03-02T21:00:00.000Z');
+      expect(await store.syncState.oldestOpenPending({ bank: BANK, accountId: ACCOUNT })).toBe(
+        '2025-03-02T21:00:00.000Z',
+      );
     });
   });
 });

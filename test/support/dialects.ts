@@ -84,7 +84,12 @@ export async function queryRows<T extends Row = Row>(store: Store, sql: string, 
   if (store.dialect === 'sqlite') return (store as SqliteStore).sqlite.prepare(sql).all(...params) as T[];
   const result = await (store as PgStore).pool.query<Row>(numbered(sql), params);
   const numeric = new Set(result.fields.filter((f) => f.dataTypeID === NUMERIC_OID).map((f) => f.name));
-  return result.rows.map((row) => Object.fromEntries(Object.entries(row).map(([k, v]) => [k, numeric.has(k) && typeof v === 'string' ? Number(v) : v])) as T);
+  return result.rows.map(
+    (row) =>
+      Object.fromEntries(
+        Object.entries(row).map(([k, v]) => [k, numeric.has(k) && typeof v === 'string' ? Number(v) : v]),
+      ) as T,
+  );
 }
 
 /** Runs a statement that returns no rows (an UPDATE a test uses to set up a state), `?` placeholders. */
@@ -97,6 +102,10 @@ export async function execute(store: Store, sql: string, ...params: unknown[]): 
 }
 
 /** The first row of `queryRows`, or undefined. */
-export async function queryRow<T extends Row = Row>(store: Store, sql: string, ...params: unknown[]): Promise<T | undefined> {
+export async function queryRow<T extends Row = Row>(
+  store: Store,
+  sql: string,
+  ...params: unknown[]
+): Promise<T | undefined> {
   return (await queryRows<T>(store, sql, ...params))[0];
 }

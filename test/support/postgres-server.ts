@@ -33,7 +33,9 @@ export function findPostgresBin(): string | null {
   if (process.env.PG_BIN) candidates.push(process.env.PG_BIN);
   const debian = '/usr/lib/postgresql';
   if (existsSync(debian)) {
-    const versions = readdirSync(debian).filter((v) => /^\d+$/.test(v)).sort((a, b) => Number(b) - Number(a));
+    const versions = readdirSync(debian)
+      .filter((v) => /^\d+$/.test(v))
+      .sort((a, b) => Number(b) - Number(a));
     for (const v of versions) candidates.push(join(debian, v, 'bin'));
   }
   const pgConfig = spawnSync('pg_config', ['--bindir'], { encoding: 'utf8' });
@@ -73,7 +75,8 @@ async function freePort(): Promise<number> {
 /** Starts a throwaway cluster. Throws with the reason when it cannot. */
 export async function startPostgresServer(): Promise<PostgresServer> {
   const bin = findPostgresBin();
-  if (!bin) throw new Error('no PostgreSQL server binaries (initdb, postgres): install Debian\'s postgresql or set PG_BIN');
+  if (!bin)
+    throw new Error("no PostgreSQL server binaries (initdb, postgres): install Debian's postgresql or set PG_BIN");
   const runAs = unprivilegedUser();
   const root = mkdtempSync(join(tmpdir(), 'bankdata-pg-'));
   const dataDir = join(root, 'data');
@@ -89,7 +92,19 @@ export async function startPostgresServer(): Promise<PostgresServer> {
   try {
     const init = spawnSync(
       join(bin, 'initdb'),
-      ['-D', dataDir, '-U', SUPERUSER, '--pwfile', pwFile, '--auth=scram-sha-256', '-E', 'UTF8', '--locale=C', '--no-sync'],
+      [
+        '-D',
+        dataDir,
+        '-U',
+        SUPERUSER,
+        '--pwfile',
+        pwFile,
+        '--auth=scram-sha-256',
+        '-E',
+        'UTF8',
+        '--locale=C',
+        '--no-sync',
+      ],
       { ...ids, encoding: 'utf8', cwd: root },
     );
     if (init.status !== 0) throw new Error(`initdb failed (${init.status}): ${(init.stderr || init.stdout).trim()}`);
@@ -103,9 +118,24 @@ export async function startPostgresServer(): Promise<PostgresServer> {
     const child = spawn(
       join(bin, 'postgres'),
       [
-        '-D', dataDir, '-p', String(port), '-k', root,
-        '-c', 'listen_addresses=127.0.0.1', '-c', 'fsync=off', '-c', 'synchronous_commit=off',
-        '-c', 'full_page_writes=off', '-c', 'max_connections=200', '-c', 'log_min_messages=warning',
+        '-D',
+        dataDir,
+        '-p',
+        String(port),
+        '-k',
+        root,
+        '-c',
+        'listen_addresses=127.0.0.1',
+        '-c',
+        'fsync=off',
+        '-c',
+        'synchronous_commit=off',
+        '-c',
+        'full_page_writes=off',
+        '-c',
+        'max_connections=200',
+        '-c',
+        'log_min_messages=warning',
       ],
       { ...ids, cwd: root, stdio: ['ignore', 'ignore', 'pipe'] },
     );

@@ -8,7 +8,11 @@ import { commitAnswer, sortAnswer } from '../../src/sync/answer';
 import { emptyCounters } from '../../src/sync/context';
 import { toBalanceRow } from '../../src/sync/transform';
 
-const ctx = { bank: 'PNZ' as const, consentId: 'c0a8012e-7d3b-4f5e-9a61-2b9f4c1d8e70' as ConsentId, fetchedAt: '2025-03-05T10:00:00+13:00' };
+const ctx = {
+  bank: 'PNZ' as const,
+  consentId: 'c0a8012e-7d3b-4f5e-9a61-2b9f4c1d8e70' as ConsentId,
+  fetchedAt: '2025-03-05T10:00:00+13:00',
+};
 const balance = (accountId: string) =>
   Balance.parse({
     AccountId: accountId,
@@ -44,9 +48,22 @@ describe('sortAnswer', () => {
   });
 
   it('keeps schema failures aside with their reason; a consent-wide answer is not filtered by account', () => {
-    const { rows, rejects } = sortAnswer(ctx, { records: [balance('acc-0002')], rejects: [invalid] }, { ...byAccount, accountId: null, ownerOf: undefined });
+    const { rows, rejects } = sortAnswer(
+      ctx,
+      { records: [balance('acc-0002')], rejects: [invalid] },
+      { ...byAccount, accountId: null, ownerOf: undefined },
+    );
     expect(rows).toHaveLength(1);
-    expect(rejects).toEqual([{ resource: 'balance', bank: 'PNZ', consentId: ctx.consentId, accountId: null, reason: 'Amount: required', rawPayload: invalid.raw }]);
+    expect(rejects).toEqual([
+      {
+        resource: 'balance',
+        bank: 'PNZ',
+        consentId: ctx.consentId,
+        accountId: null,
+        reason: 'Amount: required',
+        rawPayload: invalid.raw,
+      },
+    ]);
   });
 });
 
@@ -54,17 +71,27 @@ describe('commitAnswer', () => {
   it('counts the rows written and every reject (schema failure or stray) once the commit succeeded', async () => {
     const counters = emptyCounters();
     const committed: unknown[] = [];
-    await commitAnswer(counters, ctx, { records: [balance('acc-0001'), balance('acc-0002')], rejects: [invalid] }, byAccount, async (sorted) => {
-      committed.push(sorted);
-      return { added: sorted.rows.length };
-    });
+    await commitAnswer(
+      counters,
+      ctx,
+      { records: [balance('acc-0001'), balance('acc-0002')], rejects: [invalid] },
+      byAccount,
+      async (sorted) => {
+        committed.push(sorted);
+        return { added: sorted.rows.length };
+      },
+    );
     expect(counters).toMatchObject({ rowsAdded: 1, rejects: 2 });
     expect(committed).toHaveLength(1);
   });
 
   it('a failed commit counts nothing', async () => {
     const counters = emptyCounters();
-    await expect(commitAnswer(counters, ctx, { records: [balance('acc-0002')], rejects: [] }, byAccount, () => Promise.reject(new Error('disk full')))).rejects.toThrow('disk full');
+    await expect(
+      commitAnswer(counters, ctx, { records: [balance('acc-0002')], rejects: [] }, byAccount, () =>
+        Promise.reject(new Error('disk full')),
+      ),
+    ).rejects.toThrow('disk full');
     expect(counters).toMatchObject({ rowsAdded: 0, rejects: 0 });
   });
 });

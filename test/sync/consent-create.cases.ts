@@ -27,10 +27,18 @@ export const consentCreateSuite = storeSuite('consents create', (dialect) => {
     await emu.close();
   });
 
-  const INPUT: ConsentRequestInput = { bank: 'PNZ', flow: 'redirect', redirectUri: REDIRECT_URI, expires: '2026-06-30' };
+  const INPUT: ConsentRequestInput = {
+    bank: 'PNZ',
+    flow: 'redirect',
+    redirectUri: REDIRECT_URI,
+    expires: '2026-06-30',
+  };
 
   /** A fake clock the polling sleeps advance; `onSleep` acts as the customer. */
-  function deps(client: DataApiClient, onSleep?: (consentId: string) => Promise<void>): CreateConsentDeps & { elapsed: () => number } {
+  function deps(
+    client: DataApiClient,
+    onSleep?: (consentId: string) => Promise<void>,
+  ): CreateConsentDeps & { elapsed: () => number } {
     const start = emu.now().toMillis();
     let clock = 0;
     let consentId = '';
@@ -52,21 +60,32 @@ export const consentCreateSuite = storeSuite('consents create', (dialect) => {
     };
   }
 
-  const consentsOnServer = async () => ((await control(emu, 'GET', 'state')) as { consents: unknown[] }).consents.length;
+  const consentsOnServer = async () =>
+    ((await control(emu, 'GET', 'state')) as { consents: unknown[] }).consents.length;
 
   describe('consents create: polling and registration (docs/bank-api.md §4.4)', () => {
     it('registers an authorised consent for sync at once', async () => {
       const { client } = clientFor(emu);
-      const result = await createConsentFlow(deps(client, (id) => control(emu, 'POST', `consents/${id}/authorise`, {}).then(() => undefined)), INPUT);
+      const result = await createConsentFlow(
+        deps(client, (id) => control(emu, 'POST', `consents/${id}/authorise`, {}).then(() => undefined)),
+        INPUT,
+      );
       expect(result).toMatchObject({ status: 'Authorised', timedOut: false, registered: true, how: 'new' });
       expect(result.url).toContain(`cid=${result.consentId}`);
-      expect(await store.consents.get(result.consentId)).toMatchObject({ status: 'Authorised', bank: 'PNZ', endedAt: null });
+      expect(await store.consents.get(result.consentId)).toMatchObject({
+        status: 'Authorised',
+        bank: 'PNZ',
+        endedAt: null,
+      });
       expect(await store.creations.getOf(result.consentId)).toMatchObject({ state: 'settled', outcome: 'Authorised' });
     });
 
     it('a Rejected consent is reported and not registered', async () => {
       const { client } = clientFor(emu);
-      const result = await createConsentFlow(deps(client, (id) => control(emu, 'POST', `consents/${id}/reject`).then(() => undefined)), INPUT);
+      const result = await createConsentFlow(
+        deps(client, (id) => control(emu, 'POST', `consents/${id}/reject`).then(() => undefined)),
+        INPUT,
+      );
       expect(result).toMatchObject({ status: 'Rejected', timedOut: false, registered: false });
       expect(await store.consents.get(result.consentId)).toBeNull();
     });
@@ -101,7 +120,9 @@ export const consentCreateSuite = storeSuite('consents create', (dialect) => {
   describe('consents create: nothing is sent when a local rule fails', () => {
     it('BDT211: a redirect URI outside the whitelist is refused before sending, and no key is stored', async () => {
       const { client } = clientFor(emu);
-      const error = await createConsentFlow(deps(client), { ...INPUT, redirectUri: 'https://evil.example/cb' }).catch((e: unknown) => e);
+      const error = await createConsentFlow(deps(client), { ...INPUT, redirectUri: 'https://evil.example/cb' }).catch(
+        (e: unknown) => e,
+      );
       expect(error).toBeInstanceOf(ConsentRuleError);
       expect((error as ConsentRuleError).failure.code).toBe('BDT211');
       expect(emu.requests().filter((r) => r.method === 'POST' && r.path === '/v1/consents')).toHaveLength(0);
@@ -118,7 +139,10 @@ export const consentCreateSuite = storeSuite('consents create', (dialect) => {
       const lossy = clientFor(emu, { timeoutMs: 300, retry: { maxAttempts: 1 } }).client;
       const lost = await createConsentFlow(deps(lossy), INPUT).catch((e: unknown) => e);
       expect(lost).toBeInstanceOf(UnavailableError);
-      const pending = await queryRows<{ key: string; state: string }>(store, 'SELECT idempotency_key AS key, state FROM consent_creations');
+      const pending = await queryRows<{ key: string; state: string }>(
+        store,
+        'SELECT idempotency_key AS key, state FROM consent_creations',
+      );
       expect(pending).toEqual([{ key: expect.any(String), state: 'pending' }]);
 
       // The rerun while the first request still runs: 409 BDT704, retried with the same key until
@@ -136,7 +160,10 @@ export const consentCreateSuite = storeSuite('consents create', (dialect) => {
       const posts = emu.requests().filter((r) => r.method === 'POST' && r.path === '/v1/consents');
       expect(posts.some((p) => p.status === 409 && p.code === 'BDT704')).toBe(true);
       expect(posts.at(-1)).toMatchObject({ status: 201, consent_id: result.consentId });
-      expect(await store.creations.get(result.idempotencyKey)).toMatchObject({ state: 'created', consentId: result.consentId });
+      expect(await store.creations.get(result.idempotencyKey)).toMatchObject({
+        state: 'created',
+        consentId: result.consentId,
+      });
     });
 
     it('BDT701: a key reused with another body is reported, the row failed, and the next try takes a new key', async () => {
@@ -150,7 +177,9 @@ export const consentCreateSuite = storeSuite('consents create', (dialect) => {
       await execute(
         store,
         "UPDATE consent_creations SET state = 'pending', intent_hash = ?, body_json = ? WHERE idempotency_key = ?",
-        intentHashOf(other, { baseUrl: emu.baseUrl, environment: 'sandbox' }), JSON.stringify(body), first.idempotencyKey,
+        intentHashOf(other, { baseUrl: emu.baseUrl, environment: 'sandbox' }),
+        JSON.stringify(body),
+        first.idempotencyKey,
       );
       const error = await createConsentFlow(deps(client), other, { wait: false }).catch((e: unknown) => e);
       expect(error).toBeInstanceOf(IdempotencyError);
@@ -166,18 +195,36 @@ export const consentCreateSuite = storeSuite('consents create', (dialect) => {
       const { client } = clientFor(emu);
       const first = await createConsentFlow(deps(client), INPUT, { wait: false });
       const postsBefore = emu.requests().filter((r) => r.method === 'POST').length;
-      const resumed = await createConsentFlow(deps(client, (id) => control(emu, 'POST', `consents/${id}/authorise`, {}).then(() => undefined)), INPUT);
-      expect(resumed).toMatchObject({ how: 'resumed', consentId: first.consentId, status: 'Authorised', registered: true });
+      const resumed = await createConsentFlow(
+        deps(client, (id) => control(emu, 'POST', `consents/${id}/authorise`, {}).then(() => undefined)),
+        INPUT,
+      );
+      expect(resumed).toMatchObject({
+        how: 'resumed',
+        consentId: first.consentId,
+        status: 'Authorised',
+        registered: true,
+      });
       expect(emu.requests().filter((r) => r.method === 'POST').length).toBe(postsBefore);
     });
 
     it('a stored answer that no longer fits its schema is refused, never polled as a consent id (the database is a boundary)', async () => {
       const { client } = clientFor(emu);
       const first = await createConsentFlow(deps(client), INPUT, { wait: false });
-      await execute(store, 'UPDATE consent_creations SET response_json = ? WHERE idempotency_key = ?', JSON.stringify({ consent_id: '../not-a-consent' }), first.idempotencyKey);
+      await execute(
+        store,
+        'UPDATE consent_creations SET response_json = ? WHERE idempotency_key = ?',
+        JSON.stringify({ consent_id: '../not-a-consent' }),
+        first.idempotencyKey,
+      );
       const readsBefore = emu.requests().length;
       await expect(createConsentFlow(deps(client), INPUT)).rejects.toThrow(/consent_id/);
-      expect(emu.requests().slice(readsBefore).filter((r) => r.path.startsWith('/v1/consents/'))).toEqual([]);
+      expect(
+        emu
+          .requests()
+          .slice(readsBefore)
+          .filter((r) => r.path.startsWith('/v1/consents/')),
+      ).toEqual([]);
     });
   });
 });

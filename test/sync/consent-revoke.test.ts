@@ -49,7 +49,10 @@ describe('consents revoke (docs/bank-api.md §4.3)', () => {
     const again = await revokeConsentOp(store, client, id);
     expect(again).toMatchObject({ outcome: 'already-revoked', code: 'BDT702', registered: false });
     const deletes = emu.requests().filter((r) => r.method === 'DELETE');
-    expect(deletes.map((d) => [d.status, d.code ?? null])).toEqual([[204, null], [409, 'BDT702']]);
+    expect(deletes.map((d) => [d.status, d.code ?? null])).toEqual([
+      [204, null],
+      [409, 'BDT702'],
+    ]);
   });
 
   it('BDT009: revoking a Rejected consent is success and records the ended status', async () => {
@@ -59,7 +62,11 @@ describe('consents revoke (docs/bank-api.md §4.3)', () => {
     await store.consents.add(id);
     const result = await revokeConsentOp(store, client, id);
     expect(result).toMatchObject({ outcome: 'already-ended', code: 'BDT009', status: 'Rejected' });
-    expect(await store.consents.get(id)).toMatchObject({ status: 'Rejected', endedReason: 'Rejected', lastOutcome: 'ended' });
+    expect(await store.consents.get(id)).toMatchObject({
+      status: 'Rejected',
+      endedReason: 'Rejected',
+      lastOutcome: 'ended',
+    });
   });
 
   it('BDT101: an unknown consent is an error, and a registered one is marked ended', async () => {

@@ -18,7 +18,16 @@ afterAll(async () => {
   await h.close();
 });
 
-const TABLES = ['runs', 'transactions', 'accounts', 'balances', 'statements', 'parties', 'rejects', 'sync_state'] as const;
+const TABLES = [
+  'runs',
+  'transactions',
+  'accounts',
+  'balances',
+  'statements',
+  'parties',
+  'rejects',
+  'sync_state',
+] as const;
 
 /** Every row of the tables a run writes, and the consents registry, as text. */
 function dump(): string {
@@ -39,7 +48,9 @@ describe('sync --dry-run', () => {
     const sent = sentSince(seq);
     expect(sent.length).toBeGreaterThan(0);
     for (const entry of sent) {
-      expect(entry.method === 'POST' ? entry.path : `${entry.method} ${endpointOf(entry.path)}`).toMatch(/^(\/oauth2\/token|GET meta|GET consents)$/);
+      expect(entry.method === 'POST' ? entry.path : `${entry.method} ${endpointOf(entry.path)}`).toMatch(
+        /^(\/oauth2\/token|GET meta|GET consents)$/,
+      );
     }
     expect(dump()).toBe(before);
     const authorised = plan.consents.filter((c) => c.status === 'Authorised' && c.requests.length > 0);
@@ -75,8 +86,17 @@ describe('sync --dry-run', () => {
     const refused: DataApiClient = {
       ...h.client,
       getConsent: (consentId: ConsentId) =>
-        Promise.reject(new AuthenticationError('token refused', { status: 401, code: null, path: `/v1/consents/${consentId}`, requestId: null })),
+        Promise.reject(
+          new AuthenticationError('token refused', {
+            status: 401,
+            code: null,
+            path: `/v1/consents/${consentId}`,
+            requestId: null,
+          }),
+        ),
     };
-    await expect(planDryRun({ store: h.store, client: refused, settings: SETTINGS })).rejects.toBeInstanceOf(AuthenticationError);
+    await expect(planDryRun({ store: h.store, client: refused, settings: SETTINGS })).rejects.toBeInstanceOf(
+      AuthenticationError,
+    );
   });
 });

@@ -2,7 +2,14 @@ import { describe, expect, it } from 'vitest';
 import { PLANNED_RESOURCES, planConsent, scopeGapForSync, unitsOf } from '../../src/sync/plan';
 import type { BankMeta } from '../../src/api/schemas';
 
-const ALL_SCOPES = ['manage:consents', 'read:meta', 'read:accounts', 'read:balances', 'read:transactions', 'read:party'];
+const ALL_SCOPES = [
+  'manage:consents',
+  'read:meta',
+  'read:accounts',
+  'read:balances',
+  'read:transactions',
+  'read:party',
+];
 const FULL = [
   'ReadAccountsDetail',
   'ReadBalances',
@@ -14,7 +21,10 @@ const FULL = [
   'ReadPartyAuthUser',
 ];
 
-function bank(overrides: Partial<BankMeta['features']['resources']> = {}, fileTypes = ['application/pdf', 'text/csv']): BankMeta {
+function bank(
+  overrides: Partial<BankMeta['features']['resources']> = {},
+  fileTypes = ['application/pdf', 'text/csv'],
+): BankMeta {
   return {
     name: 'PNZ',
     features: {
@@ -46,7 +56,11 @@ describe('consent plan: permissions ∩ scopes ∩ bank features', () => {
   });
 
   it('never requests a resource the bank meta marks false', () => {
-    const plan = planConsent({ permissions: FULL, scopes: ALL_SCOPES, bank: bank({ statements: false, statement_file: false }) });
+    const plan = planConsent({
+      permissions: FULL,
+      scopes: ALL_SCOPES,
+      bank: bank({ statements: false, statement_file: false }),
+    });
     expect(plan.resources.statements).toEqual({ fetch: false, reason: 'bank PNZ does not offer statements (meta)' });
     expect(plan.resources.statement_file.fetch).toBe(false);
     expect(plan.resources.transactions.fetch).toBe(true);
@@ -65,7 +79,11 @@ describe('consent plan: permissions ∩ scopes ∩ bank features', () => {
   });
 
   it('statement files need ReadStatements or ReadStatementsDetail, not Basic', () => {
-    const plan = planConsent({ permissions: ['ReadAccountsDetail', 'ReadStatementsBasic'], scopes: ALL_SCOPES, bank: bank() });
+    const plan = planConsent({
+      permissions: ['ReadAccountsDetail', 'ReadStatementsBasic'],
+      scopes: ALL_SCOPES,
+      bank: bank(),
+    });
     expect(plan.resources.statements.fetch).toBe(true);
     expect(plan.resources.statement_file.fetch).toBe(false);
   });
@@ -78,7 +96,11 @@ describe('consent plan: permissions ∩ scopes ∩ bank features', () => {
   });
 
   it('per-account resources are skipped when the account list cannot be read', () => {
-    const plan = planConsent({ permissions: ['ReadTransactionsDetail', 'ReadPartyAuthUser'], scopes: ALL_SCOPES, bank: bank() });
+    const plan = planConsent({
+      permissions: ['ReadTransactionsDetail', 'ReadPartyAuthUser'],
+      scopes: ALL_SCOPES,
+      bank: bank(),
+    });
     expect(plan.resources.transactions.fetch).toBe(false);
     expect(plan.resources.party.fetch).toBe(true);
   });
@@ -89,7 +111,11 @@ describe('consent plan: permissions ∩ scopes ∩ bank features', () => {
   });
 
   it('records the Credits/Debits filter of the consent', () => {
-    const plan = planConsent({ permissions: ['ReadAccountsDetail', 'ReadTransactionsDetail', 'ReadTransactionsCredits'], scopes: ALL_SCOPES, bank: bank() });
+    const plan = planConsent({
+      permissions: ['ReadAccountsDetail', 'ReadTransactionsDetail', 'ReadTransactionsCredits'],
+      scopes: ALL_SCOPES,
+      bank: bank(),
+    });
     expect(plan.creditDebitFilter).toBe('Credit');
   });
 
@@ -110,7 +136,9 @@ describe('scopeGapForSync (exit 3: a scope missing for everything asked)', () =>
   });
 
   it('without read:accounts and read:party nothing is reachable, whatever else the token holds', () => {
-    expect(scopeGapForSync(['manage:consents', 'read:meta', 'read:balances', 'read:transactions'])).toMatch(/lacks every scope/);
+    expect(scopeGapForSync(['manage:consents', 'read:meta', 'read:balances', 'read:transactions'])).toMatch(
+      /lacks every scope/,
+    );
   });
 });
 
@@ -125,9 +153,20 @@ describe('unitsOf: the walk the sync and the dry run share', () => {
   });
 
   it('without the account list no per-account unit, without statements no files; the party still', () => {
-    const noAccounts = planConsent({ permissions: FULL, scopes: ALL_SCOPES.filter((s) => s !== 'read:accounts'), bank: bank() });
+    const noAccounts = planConsent({
+      permissions: FULL,
+      scopes: ALL_SCOPES.filter((s) => s !== 'read:accounts'),
+      bank: bank(),
+    });
     expect(unitsOf(noAccounts)).toMatchObject({ accounts: false, perAccount: [], statementFiles: false, party: true });
-    const noStatements = planConsent({ permissions: FULL.filter((p) => p !== 'ReadStatements'), scopes: ALL_SCOPES, bank: bank() });
-    expect(unitsOf(noStatements)).toMatchObject({ perAccount: ['balances', 'transactions', 'account_party'], statementFiles: false });
+    const noStatements = planConsent({
+      permissions: FULL.filter((p) => p !== 'ReadStatements'),
+      scopes: ALL_SCOPES,
+      bank: bank(),
+    });
+    expect(unitsOf(noStatements)).toMatchObject({
+      perAccount: ['balances', 'transactions', 'account_party'],
+      statementFiles: false,
+    });
   });
 });

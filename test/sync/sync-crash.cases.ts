@@ -89,7 +89,9 @@ async function contents(store: Store): Promise<Record<string, unknown[]>> {
 /** The statement files kept: under the data dir (SQLite), in `statement_files` (PostgreSQL). */
 async function filesOf(run: RunDir): Promise<string[]> {
   if (run.store.dialect === 'postgres') {
-    return (await queryRows<{ file_path: string }>(run.store, 'SELECT file_path FROM statement_files')).map((r) => basename(r.file_path)).sort();
+    return (await queryRows<{ file_path: string }>(run.store, 'SELECT file_path FROM statement_files'))
+      .map((r) => basename(r.file_path))
+      .sort();
   }
   try {
     return readdirSync(join(run.dir, 'statements'), { recursive: true, withFileTypes: true })
@@ -101,80 +103,91 @@ async function filesOf(run: RunDir): Promise<string[]> {
   }
 }
 
-export const syncCrashSuite = (setup: DialectSetup): void => setup.describe('a sync killed with SIGKILL resumes without duplicates', () => {
-  let emu: StartedEmulator;
-  let reference: RunDir;
-  const children: ChildProcess[] = [];
-  const dirs: RunDir[] = [];
+export const syncCrashSuite = (setup: DialectSetup): void =>
+  setup.describe('a sync killed with SIGKILL resumes without duplicates', () => {
+    let emu: StartedEmulator;
+    let reference: RunDir;
+    const children: ChildProcess[] = [];
+    const dirs: RunDir[] = [];
 
-  beforeAll(async () => {
-    // A little latency so that a run lasts long enough to be killed in each phase; 150 days of
-    // history (not 450) and one customer a bank (not three) still give every phase, statement
-    // files included, for less CPU (the PostgreSQL file 8.5 s of CPU and 13 s alone, now 6.5 s
-    // and 9.6 s): all five kills land (8 ms of latency, not 3, keeps the shorter phases long
-    // enough to be caught; the test asks for three).
-    emu = await startEmulator({ seed: 5, latencyMs: 8, historyDays: 150, customersPerBank: 1 });
-    // The reference is always an uninterrupted run into SQLite, in this process (its subject is
-    // the rows, not the process).
-    reference = await runDir(sqliteDialect, emu.consentIds);
-    dirs.push(reference);
-    const run = await runCliInProcess(['sync', '--json'], { cwd: reference.dir, env: emulatorEnv(emu, reference.dir, { BANKDATA_DB: reference.db }) });
-    expect(run.code, run.stderr).toBe(0);
-  }, 120_000);
+    beforeAll(async () => {
+      // A little latency so that a run lasts long enough to be killed in each phase; 150 days of
+      // history (not 450) and one customer a bank (not three) still give every phase, statement
+      // files included, for less CPU (the PostgreSQL file 8.5 s of CPU and 13 s alone, now 6.5 s
+      // and 9.6 s): all five kills land (8 ms of latency, not 3, keeps the shorter phases long
+      // enough to be caught; the test asks for three).
+      emu = await startEmulator({ seed: 5, latencyMs: 8, historyDays: 150, customersPerBank: 1 });
+      // The reference is always an uninterrupted run into SQLite, in this process (its subject is
+      // the rows, not the process).
+      reference = await runDir(sqliteDialect, emu.consentIds);
+      dirs.push(reference);
+      const run = await runCliInProcess(['sync', '--json'], {
+        cwd: reference.dir,
+        env: emulatorEnv(emu, reference.dir, { BANKDATA_DB: reference.db }),
+      });
+      expect(run.code, run.stderr).toBe(0);
+    }, 120_000);
 
-  afterAll(async () => {
-    for (const child of children) {
-      if (child.exitCode === null && child.signalCode === null && child.pid) process.kill(child.pid, 'SIGKILL');
-    }
-    for (const run of dirs) await run.store.close();
-    await emu.close();
-  });
-
-  it('kill -9 during accounts, transactions, statement files and late windows; rerun; equals an uninterrupted run', async () => {
-    const crash = await runDir(setup, emu.consentIds);
-    dirs.push(crash);
-    const db = crash.store;
-    const total = await count(reference.store, 'SELECT count(*) AS n FROM transactions');
-    const points: Array<[string, () => Promise<boolean>]> = [
-      ['run started', async () => (await count(db, 'SELECT count(*) AS n FROM runs')) >= 1],
-      ['first transactions', async () => (await count(db, 'SELECT count(*) AS n FROM transactions')) > 0],
-      ['a third of the transactions', async () => (await count(db, 'SELECT count(*) AS n FROM transactions')) > total / 3],
-      ['statement files', async () => (await count(db, 'SELECT count(*) AS n FROM statements WHERE file_path IS NOT NULL')) > 5],
-      ['most of it', async () => (await count(db, 'SELECT count(*) AS n FROM transactions')) > (total * 3) / 4],
-    ];
-    let kills = 0;
-    for (const [, reached] of points) {
-      const child = startSync(emu, crash);
-      children.push(child);
-      if (await waitFor(reached, child)) {
-        process.kill(child.pid!, 'SIGKILL');
-        await exitOf(child);
-        kills += 1;
-      } else {
-        await exitOf(child); // finished before the point: the next point starts from there
+    afterAll(async () => {
+      for (const child of children) {
+        if (child.exitCode === null && child.signalCode === null && child.pid) process.kill(child.pid, 'SIGKILL');
       }
-    }
-    expect(kills).toBeGreaterThanOrEqual(3);
+      for (const run of dirs) await run.store.close();
+      await emu.close();
+    });
 
-    const last = startSync(emu, crash);
-    children.push(last);
-    expect(await exitOf(last)).toBe(0);
+    it('kill -9 during accounts, transactions, statement files and late windows; rerun; equals an uninterrupted run', async () => {
+      const crash = await runDir(setup, emu.consentIds);
+      dirs.push(crash);
+      const db = crash.store;
+      const total = await count(reference.store, 'SELECT count(*) AS n FROM transactions');
+      const points: Array<[string, () => Promise<boolean>]> = [
+        ['run started', async () => (await count(db, 'SELECT count(*) AS n FROM runs')) >= 1],
+        ['first transactions', async () => (await count(db, 'SELECT count(*) AS n FROM transactions')) > 0],
+        [
+          'a third of the transactions',
+          async () => (await count(db, 'SELECT count(*) AS n FROM transactions')) > total / 3,
+        ],
+        [
+          'statement files',
+          async () => (await count(db, 'SELECT count(*) AS n FROM statements WHERE file_path IS NOT NULL')) > 5,
+        ],
+        ['most of it', async () => (await count(db, 'SELECT count(*) AS n FROM transactions')) > (total * 3) / 4],
+      ];
+      let kills = 0;
+      for (const [, reached] of points) {
+        const child = startSync(emu, crash);
+        children.push(child);
+        if (await waitFor(reached, child)) {
+          process.kill(child.pid!, 'SIGKILL');
+          await exitOf(child);
+          kills += 1;
+        } else {
+          await exitOf(child); // finished before the point: the next point starts from there
+        }
+      }
+      expect(kills).toBeGreaterThanOrEqual(3);
 
-    if (setup.dialect === 'sqlite') expect((db as SqliteStore).sqlite.pragma('integrity_check', { simple: true })).toBe('ok');
-    if (setup.dialect === 'postgres') {
-      // A killed process's consents were taken over (a second attempt in the run it had joined),
-      // and no run is left open.
-      expect(await count(db, 'SELECT max(attempts) AS n FROM run_consents')).toBeGreaterThanOrEqual(2);
-      expect(await count(db, 'SELECT count(*) AS n FROM runs WHERE finished_at IS NULL')).toBe(0);
-    }
-    const dupes = await count(
-      db,
-      'SELECT count(*) AS n FROM (SELECT bank, account_id, transaction_id FROM transactions GROUP BY 1, 2, 3 HAVING count(*) > 1) AS d',
-    );
-    expect(dupes).toBe(0);
+      const last = startSync(emu, crash);
+      children.push(last);
+      expect(await exitOf(last)).toBe(0);
 
-    expect(await contents(db)).toEqual(await contents(reference.store));
-    // The same statement files, and no temp file of a killed transfer left behind.
-    expect(await filesOf(crash)).toEqual(await filesOf(reference));
-  }, 240_000);
-});
+      if (setup.dialect === 'sqlite')
+        expect((db as SqliteStore).sqlite.pragma('integrity_check', { simple: true })).toBe('ok');
+      if (setup.dialect === 'postgres') {
+        // A killed process's consents were taken over (a second attempt in the run it had joined),
+        // and no run is left open.
+        expect(await count(db, 'SELECT max(attempts) AS n FROM run_consents')).toBeGreaterThanOrEqual(2);
+        expect(await count(db, 'SELECT count(*) AS n FROM runs WHERE finished_at IS NULL')).toBe(0);
+      }
+      const dupes = await count(
+        db,
+        'SELECT count(*) AS n FROM (SELECT bank, account_id, transaction_id FROM transactions GROUP BY 1, 2, 3 HAVING count(*) > 1) AS d',
+      );
+      expect(dupes).toBe(0);
+
+      expect(await contents(db)).toEqual(await contents(reference.store));
+      // The same statement files, and no temp file of a killed transfer left behind.
+      expect(await filesOf(crash)).toEqual(await filesOf(reference));
+    }, 240_000);
+  });

@@ -23,7 +23,20 @@ import { createTestDatabase, describePostgres } from '../support/postgres';
 
 const DAY_MS = 24 * 3600 * 1000;
 /** When a row was seen or written: instants of the run, not of the data. */
-const BOOKKEEPING = new Set(['first_seen_at', 'last_seen_at', 'updated_at', 'fetched_at', 'file_fetched_at', 'removed_at', 'status_fetched_at', 'last_synced_at', 'registered_at', 'started_at', 'finished_at', 'run_id']);
+const BOOKKEEPING = new Set([
+  'first_seen_at',
+  'last_seen_at',
+  'updated_at',
+  'fetched_at',
+  'file_fetched_at',
+  'removed_at',
+  'status_fetched_at',
+  'last_synced_at',
+  'registered_at',
+  'started_at',
+  'finished_at',
+  'run_id',
+]);
 
 type Row = Record<string, unknown>;
 
@@ -42,7 +55,12 @@ describePostgres('the sync on PostgreSQL', () => {
     // 150 days of history (not 450): every kind of row and statement, a third of the rows to compare.
     harness = await startHarness({ seed: 5, start, historyDays: 150 });
     emu = await startEmulator({ seed: 5, start, historyDays: 150 });
-    client = createDataApiClient({ baseUrl: emu.baseUrl, clientId: emu.clientId, clientSecret: emu.clientSecret, retry: { baseDelayMs: 1, maxDelayMs: 5 } });
+    client = createDataApiClient({
+      baseUrl: emu.baseUrl,
+      clientId: emu.clientId,
+      clientSecret: emu.clientSecret,
+      retry: { baseDelayMs: 1, maxDelayMs: 5 },
+    });
     pg = (await openDatabaseStore(await createTestDatabase({ migrated: false }))) as PgStore;
     pgDataDir = join(mkdtempSync(join(tmpdir(), 'bankdata-pg-')), 'data');
     for (const id of emu.consentIds) await pg.consents.add(id as ConsentId);
@@ -63,7 +81,8 @@ describePostgres('the sync on PostgreSQL', () => {
     // The same holds for a run's request and row counts (a statement file two consents' lanes
     // both fetch): v_runs is compared on its outcome, consents and failed units.
     const RUN_COUNTS = new Set(['requests', 'rows_written', 'error_summary']);
-    const drop = (k: string) => BOOKKEEPING.has(k) || (k === 'consent_id' && view !== 'v_consents') || (view === 'v_runs' && RUN_COUNTS.has(k));
+    const drop = (k: string) =>
+      BOOKKEEPING.has(k) || (k === 'consent_id' && view !== 'v_consents') || (view === 'v_runs' && RUN_COUNTS.has(k));
     const strip = (row: Row) => Object.fromEntries(Object.entries(row).filter(([k]) => !drop(k)));
     return { sqlite: sqlite.map(strip), pg: rows.map(strip) };
   }
@@ -77,13 +96,30 @@ describePostgres('the sync on PostgreSQL', () => {
     let compared = 0;
     for (const view of VIEW_NAMES.filter((v) => v !== 'v_continuity')) {
       const { sqlite, pg: rows } = await viewRows(view);
-      const numeric = new Set(sqlite.flatMap((r) => Object.entries(r).filter(([, v]) => typeof v === 'number').map(([k]) => k)));
+      const numeric = new Set(
+        sqlite.flatMap((r) =>
+          Object.entries(r)
+            .filter(([, v]) => typeof v === 'number')
+            .map(([k]) => k),
+        ),
+      );
       const key = (r: Row) => JSON.stringify(normalise(r, numeric));
       // Pending rows: the emulator names each with an id of its own making (not from its seeded generator),
       // so two emulators agree on how many, not on which ids; the rest row for row.
       const pending = (r: Row) => r.status === 'Pending';
       expect(rows.filter(pending).length, `${view} pending`).toBe(sqlite.filter(pending).length);
-      expect(rows.filter((r) => !pending(r)).map(key).sort(), view).toEqual(sqlite.filter((r) => !pending(r)).map(key).sort());
+      expect(
+        rows
+          .filter((r) => !pending(r))
+          .map(key)
+          .sort(),
+        view,
+      ).toEqual(
+        sqlite
+          .filter((r) => !pending(r))
+          .map(key)
+          .sort(),
+      );
       // Every amount's text byte for byte (the bank's digits), wherever the view has one.
       for (const column of Object.keys(sqlite[0] ?? {}).filter((c) => c.endsWith('_text'))) {
         expect(rows.map((r) => r[column]).sort(), `${view}.${column}`).toEqual(sqlite.map((r) => r[column]).sort());
@@ -94,8 +130,12 @@ describePostgres('the sync on PostgreSQL', () => {
   }
 
   async function expectSameFiles(): Promise<number> {
-    const stored = harness.store.sqlite.prepare('SELECT file_path, file_sha256 FROM statements WHERE file_path IS NOT NULL ORDER BY file_path').all() as { file_path: string; file_sha256: string }[];
-    const { rows } = await pg.pool.query<{ file_path: string; sha256: string; content: Buffer }>('SELECT file_path, sha256, content FROM statement_files ORDER BY file_path');
+    const stored = harness.store.sqlite
+      .prepare('SELECT file_path, file_sha256 FROM statements WHERE file_path IS NOT NULL ORDER BY file_path')
+      .all() as { file_path: string; file_sha256: string }[];
+    const { rows } = await pg.pool.query<{ file_path: string; sha256: string; content: Buffer }>(
+      'SELECT file_path, sha256, content FROM statement_files ORDER BY file_path',
+    );
     expect(rows.map((r) => [r.file_path, r.sha256])).toEqual(stored.map((s) => [s.file_path, s.file_sha256]));
     for (const row of rows) {
       const onDisk = readFileSync(join(harness.dataDir, ...row.file_path.split('/')));
@@ -113,7 +153,8 @@ describePostgres('the sync on PostgreSQL', () => {
     expect(rows).toBeGreaterThan(100);
     expect(await expectSameFiles()).toBeGreaterThan(0);
     expect(await pg.reports.totals()).toEqual(await harness.store.reports.totals());
-    const consentRows = async (store: Store) => (await store.reports.consents()).map(({ last_synced_at: _at, ...row }) => row);
+    const consentRows = async (store: Store) =>
+      (await store.reports.consents()).map(({ last_synced_at: _at, ...row }) => row);
     expect(await consentRows(pg)).toEqual(await consentRows(harness.store));
   }, 240_000);
 

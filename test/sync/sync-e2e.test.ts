@@ -35,13 +35,18 @@ describe('sync end to end against the emulator (sandbox, PNZ)', () => {
     for (const [key, row] of expected) expect(stored.get(key), key).toEqual(row);
 
     // Consent statuses as the bank says them.
-    const consents = h.store.sqlite.prepare('SELECT consent_id, status FROM v_consents').all() as { consent_id: string; status: string }[];
+    const consents = h.store.sqlite.prepare('SELECT consent_id, status FROM v_consents').all() as {
+      consent_id: string;
+      status: string;
+    }[];
     expect(consents).toHaveLength(h.emu.consentIds.length);
     for (const c of consents) expect(c.status, c.consent_id).toBe(h.emu.consent(c.consent_id)!.status);
 
     const now = h.emu.now();
     const authorised = h.emu.consentIds.map((id) => h.emu.consent(id)!).filter((c) => c.status === 'Authorised');
-    const withBalances = new Set(authorised.filter((c) => hasPermissionFor('balances', c.permissions)).flatMap((c) => c.accountKeys));
+    const withBalances = new Set(
+      authorised.filter((c) => hasPermissionFor('balances', c.permissions)).flatMap((c) => c.accountKeys),
+    );
     const withStatements = new Set(
       authorised.filter((c) => hasPermissionFor('statement_file', c.permissions)).flatMap((c) => c.accountKeys),
     );
@@ -51,8 +56,14 @@ describe('sync end to end against the emulator (sandbox, PNZ)', () => {
       const account = h.emu.world.accounts.get(key)!;
       for (const b of h.emu.world.balancesAt(account.bank, account.account.AccountId, now)) {
         const row = h.store.sqlite
-          .prepare('SELECT amount_text AS amount, currency, date_time FROM v_balances WHERE bank = ? AND account_id = ? AND type = ? ORDER BY date_time DESC LIMIT 1')
-          .get(account.bank, account.account.AccountId, b.Type) as { amount: string; currency: string; date_time: string };
+          .prepare(
+            'SELECT amount_text AS amount, currency, date_time FROM v_balances WHERE bank = ? AND account_id = ? AND type = ? ORDER BY date_time DESC LIMIT 1',
+          )
+          .get(account.bank, account.account.AccountId, b.Type) as {
+          amount: string;
+          currency: string;
+          date_time: string;
+        };
         expect(row.amount).toBe(signedAmount(b.Amount.Amount, b.CreditDebitIndicator));
         expect(DateTime.fromISO(row.date_time).toMillis()).toBe(DateTime.fromISO(b.DateTime).toMillis());
       }
@@ -64,11 +75,24 @@ describe('sync end to end against the emulator (sandbox, PNZ)', () => {
       const account = h.emu.world.accounts.get(key)!;
       const statements = h.emu.world.statementsAt(account.bank, account.account.AccountId, now);
       const rows = h.store.sqlite
-        .prepare('SELECT statement_id, file_path, file_sha256, file_bytes, file_content_type FROM v_statements WHERE bank = ? AND account_id = ?')
-        .all(account.bank, account.account.AccountId) as { statement_id: string; file_path: string; file_sha256: string; file_bytes: number; file_content_type: string }[];
+        .prepare(
+          'SELECT statement_id, file_path, file_sha256, file_bytes, file_content_type FROM v_statements WHERE bank = ? AND account_id = ?',
+        )
+        .all(account.bank, account.account.AccountId) as {
+        statement_id: string;
+        file_path: string;
+        file_sha256: string;
+        file_bytes: number;
+        file_content_type: string;
+      }[];
       expect(rows.map((r) => r.statement_id).sort()).toEqual(statements.map((s) => s.StatementId).sort());
       for (const row of rows) {
-        const bytes = h.emu.world.statementFile(account.bank, account.account.AccountId, row.statement_id, 'application/pdf')!;
+        const bytes = h.emu.world.statementFile(
+          account.bank,
+          account.account.AccountId,
+          row.statement_id,
+          'application/pdf',
+        )!;
         expect(row.file_content_type).toBe('application/pdf');
         expect(row.file_bytes).toBe(bytes.length);
         expect(sha256File(join(h.dataDir, row.file_path))).toBe(row.file_sha256);
@@ -137,7 +161,9 @@ describe('sync end to end against the emulator (sandbox, PNZ)', () => {
   });
 
   it('never requests anything for an ended consent after its status was seen', async () => {
-    const ended = h.emu.consentIds.filter((id) => ['Rejected', 'Revoked', 'Consumed', 'GatewayTimeout'].includes(h.emu.consent(id)!.status));
+    const ended = h.emu.consentIds.filter((id) =>
+      ['Rejected', 'Revoked', 'Consumed', 'GatewayTimeout'].includes(h.emu.consent(id)!.status),
+    );
     expect(ended.length).toBeGreaterThan(0);
     const seqBefore = h.emu.requests().at(-1)!.seq;
     await h.sync();

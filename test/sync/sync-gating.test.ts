@@ -87,7 +87,9 @@ describe('sync gating in production (seven banks, every seeded consent)', () => 
       [unusable, 422, 'BDT415'],
     ]);
     for (const denied of errors.filter((e) => e.status === 401)) {
-      const next = log.find((e) => e.seq > denied.seq && e.path === denied.path && e.query.consent_id === denied.query.consent_id);
+      const next = log.find(
+        (e) => e.seq > denied.seq && e.path === denied.path && e.query.consent_id === denied.query.consent_id,
+      );
       expect(next?.status).toBe(200);
     }
   });
@@ -123,7 +125,8 @@ describe('sync gating in production (seven banks, every seeded consent)', () => 
       const consent = h.emu.consent(consentOf(e)!)!;
       const days = META.get(consent.bank)!.features.max_history_days;
       const now = DateTime.fromISO(e.time, { setZone: true });
-      const say = (rule: string) => violations.push(`${consent.bank} ${consent.consent_id} ${from.toISO()}..${to.toISO()}: ${rule}`);
+      const say = (rule: string) =>
+        violations.push(`${consent.bank} ${consent.consent_id} ${from.toISO()}..${to.toISO()}: ${rule}`);
       if (to < from) say('to before from');
       if (from.toMillis() < ms(consent.start_date_time)) say('from before the consent start');
       if (consent.end_date_time && to.toMillis() > ms(consent.end_date_time)) say('to after the consent end');
@@ -160,13 +163,17 @@ describe('sync gating in production (seven banks, every seeded consent)', () => 
         violations.push(`${consent.bank} ${id} (${consent.status}): never seen ended`);
         continue;
       }
-      for (const e of mine.filter((x) => x.seq > reveal.seq)) violations.push(`${consent.bank} ${id} (${consent.status}): ${e.method} ${e.path}`);
+      for (const e of mine.filter((x) => x.seq > reveal.seq))
+        violations.push(`${consent.bank} ${id} (${consent.status}): ${e.method} ${e.path}`);
     }
     expect(violations).toEqual([]);
 
     // Ended mid-run: the bank's BDT415 on the first resource call, the customer's cancel
     // (BDT410) while the transactions were read; the answer was the last request on each.
-    for (const [id, code] of [[unusable, 'BDT415'], [cancelled, 'BDT410']] as const) {
+    for (const [id, code] of [
+      [unusable, 'BDT415'],
+      [cancelled, 'BDT410'],
+    ] as const) {
       const mine = log.filter((e) => consentOf(e) === id);
       expect(mine.at(-1)!.code, id).toBe(code);
       expect(mine.filter((e) => e.status === 200).length).toBeGreaterThan(id === cancelled ? 2 : 0);
@@ -185,12 +192,17 @@ describe('sync gating in production (seven banks, every seeded consent)', () => 
   });
 
   it('reads a consent not yet authorised and asks nothing else of it (BDT413 never provoked)', () => {
-    const awaiting = h.emu.world.seededConsents.filter((c) => ['AwaitingAuthorisation', 'GatewayAwaitingSubmission'].includes(c.status));
+    const awaiting = h.emu.world.seededConsents.filter((c) =>
+      ['AwaitingAuthorisation', 'GatewayAwaitingSubmission'].includes(c.status),
+    );
     expect(awaiting.length).toBe(14);
     for (const seeded of awaiting) {
       const mine = log.filter((e) => consentOf(e) === seeded.consent_id);
       // One read per run: awaiting in the first, timed out (ended) in the second.
-      expect(mine.map((e) => `${e.method} ${e.path}`), seeded.bank).toEqual(Array(2).fill(`GET /v1/consents/${seeded.consent_id}`));
+      expect(
+        mine.map((e) => `${e.method} ${e.path}`),
+        seeded.bank,
+      ).toEqual(Array(2).fill(`GET /v1/consents/${seeded.consent_id}`));
     }
     expect(log.some((e) => e.code === 'BDT413')).toBe(false);
   });
@@ -221,7 +233,11 @@ describe('BDT263: splits down to one NZ day; a day still too large is a failed u
     // The full consent alone, over the last 30 days.
     consentId = h.emu.consentIds.find((id) => {
       const c = h.emu.consent(id)!;
-      return c.status === 'Authorised' && c.permissions.includes('ReadStatements') && ms(c.end_date_time!) > now.plus({ days: 30 }).toMillis();
+      return (
+        c.status === 'Authorised' &&
+        c.permissions.includes('ReadStatements') &&
+        ms(c.end_date_time!) > now.plus({ days: 30 }).toMillis()
+      );
     })!;
     floor = addNzDays(nzDateOf(now), -30);
     const consent = h.emu.consent(consentId)!;
@@ -298,13 +314,18 @@ describe('BDT263: splits down to one NZ day; a day still too large is a failed u
         return accountId === e.account_id && nzMidnight(date) < to && nzMidnight(addNzDays(date, 1)) > from;
       });
     };
-    const needless = (entries: RequestLogEntry[]) => entries.filter((e) => e.code === 'BDT263' && !holdsTooLarge(e)).length;
-    expect(needless(requests)).toBeLessThan(needless(firstPages(h.emu.requests().filter((e) => e.seq <= seqAfterRun1))));
+    const needless = (entries: RequestLogEntry[]) =>
+      entries.filter((e) => e.code === 'BDT263' && !holdsTooLarge(e)).length;
+    expect(needless(requests)).toBeLessThan(
+      needless(firstPages(h.emu.requests().filter((e) => e.seq <= seqAfterRun1))),
+    );
     expect(run2.counters.failedUnits.length).toBeGreaterThan(0);
     for (const failed of run2.counters.failedUnits) {
       const day = [...tooLarge].find((d) => {
         const [accountId, date] = d.split('|') as [string, string];
-        return failed.unit.startsWith(`transactions ${accountId} ${nzMidnight(date).toUTC().toISO({ suppressMilliseconds: true })}..`);
+        return failed.unit.startsWith(
+          `transactions ${accountId} ${nzMidnight(date).toUTC().toISO({ suppressMilliseconds: true })}..`,
+        );
       });
       expect(day, failed.unit).toBeDefined();
     }

@@ -80,7 +80,10 @@ describe('the run lease and SIGTERM', async () => {
   }
 
   const leaseRows = (store: SqliteStore) =>
-    store.sqlite.prepare('SELECT holder_pid AS pid, holder_host AS host FROM lease').all() as { pid: number; host: string }[];
+    store.sqlite.prepare('SELECT holder_pid AS pid, holder_host AS host FROM lease').all() as {
+      pid: number;
+      host: string;
+    }[];
   const lastSeq = () => emu.requests().at(-1)?.seq ?? 0;
   const consentWith = (status: string, permission?: string) =>
     emu.consentIds.find((id) => {
@@ -118,7 +121,11 @@ describe('the run lease and SIGTERM', async () => {
     // Its expiry is a minute away: only the holder being gone lets the next run in now.
     expect(taken.ok && DateTime.fromISO(taken.expiresAt) > DateTime.utc().plus({ seconds: 50 })).toBe(true);
 
-    const client = createDataApiClient({ baseUrl: emu.baseUrl, clientId: emu.clientId, clientSecret: emu.clientSecret });
+    const client = createDataApiClient({
+      baseUrl: emu.baseUrl,
+      clientId: emu.clientId,
+      clientSecret: emu.clientSecret,
+    });
     const summary = await runSync({ store, client, dataDir: join(dir, 'data'), settings: SETTINGS });
     expect(summary.outcome).toBe('ok');
     expect(summary.consents.map((c) => c.outcome)).toEqual(['skipped']);
@@ -136,7 +143,8 @@ describe('the run lease and SIGTERM', async () => {
     let seqAtSignal = 0;
     let transactions = 0;
     onRequest = (entry) => {
-      if (seqAtSignal !== 0 || endpointOf(entry.path) !== 'transactions' || entry.query.page || entry.status !== 200) return;
+      if (seqAtSignal !== 0 || endpointOf(entry.path) !== 'transactions' || entry.query.page || entry.status !== 200)
+        return;
       transactions += 1;
       if (transactions === 2) emu.updateSettings({ latencyMs: 40 });
       if (transactions === 3) {
@@ -168,9 +176,12 @@ describe('the run lease and SIGTERM', async () => {
     const windows = log.filter((e) => windowOf(e) !== null && !e.query.page && e.status === 200);
     expect(windows.length).toBeGreaterThanOrEqual(3);
     const stored = new Set(
-      (store.sqlite.prepare('SELECT account_id, transaction_id FROM v_transactions').all() as { account_id: string; transaction_id: string }[]).map(
-        (r) => `${r.account_id}|${r.transaction_id}`,
-      ),
+      (
+        store.sqlite.prepare('SELECT account_id, transaction_id FROM v_transactions').all() as {
+          account_id: string;
+          transaction_id: string;
+        }[]
+      ).map((r) => `${r.account_id}|${r.transaction_id}`),
     );
     for (const e of windows) {
       const { from, to } = windowOf(e)!;
@@ -178,10 +189,15 @@ describe('the run lease and SIGTERM', async () => {
         const at = DateTime.fromISO(t.BookingDateTime);
         return at >= from && at <= to;
       });
-      for (const t of rows) expect(stored.has(`${t.AccountId}|${t.TransactionId}`), `${t.TransactionId} of ${from.toISO()}`).toBe(true);
+      for (const t of rows)
+        expect(stored.has(`${t.AccountId}|${t.TransactionId}`), `${t.TransactionId} of ${from.toISO()}`).toBe(true);
     }
     const last = windows.at(-1)!;
-    const watermark = await store.syncState.getWatermark({ bank: 'PNZ', accountId: last.account_id as never, consentId: consentId as ConsentId });
+    const watermark = await store.syncState.getWatermark({
+      bank: 'PNZ',
+      accountId: last.account_id as never,
+      consentId: consentId as ConsentId,
+    });
     expect(watermark && DateTime.fromISO(watermark).toMillis()).toBe(windowOf(last)!.to.toMillis());
 
     // The run is recorded, finished, partial and interrupted; the lease is gone.

@@ -13,8 +13,14 @@ import { kindOf } from '../bench/sync-support/bench-world';
 import { startHarness, type Harness } from '../fixtures/sync-harness';
 
 const DAY_MS = 86_400_000;
-const SETTINGS: SyncSettings = { lookbackDays: 14, floor: null, concurrency: 16, windowDays: 3650, minWindowDays: 1, partyRefreshDays: 7 };
-
+const SETTINGS: SyncSettings = {
+  lookbackDays: 14,
+  floor: null,
+  concurrency: 16,
+  windowDays: 3650,
+  minWindowDays: 1,
+  partyRefreshDays: 7,
+};
 
 function countByKind(entries: readonly RequestLogEntry[]): Record<string, number> {
   const counts: Record<string, number> = {};
@@ -29,7 +35,8 @@ describe('nightly runs after a backfill: requests per account', () => {
   let authorised = 0;
   // Each run as a new process: a new client (its token fetched afresh), the local clock
   // following the emulator's data clock (party data's age is judged by it).
-  const client = () => createDataApiClient({ baseUrl: h.emu.baseUrl, clientId: h.emu.clientId, clientSecret: h.emu.clientSecret });
+  const client = () =>
+    createDataApiClient({ baseUrl: h.emu.baseUrl, clientId: h.emu.clientId, clientSecret: h.emu.clientSecret });
   const sync = () => h.sync({ settings: SETTINGS, client: client(), now: () => h.emu.now().toJSDate() });
 
   beforeAll(async () => {
@@ -98,7 +105,12 @@ describe('nightly runs after a backfill: requests per account', () => {
     // Forget the consent's sync history: it is new to this database as far as the rule goes.
     h.store.sqlite.prepare('UPDATE consents SET last_synced_at = NULL WHERE consent_id = ?').run(consentId);
     const after = h.emu.requests().at(-1)?.seq ?? 0;
-    await h.sync({ settings: SETTINGS, client: client(), now: () => h.emu.now().toJSDate(), consentIds: [consentId as ConsentId] });
+    await h.sync({
+      settings: SETTINGS,
+      client: client(),
+      now: () => h.emu.now().toJSDate(),
+      consentIds: [consentId as ConsentId],
+    });
     const counts = countByKind(h.emu.requests().filter((e) => e.seq > after));
     expect((counts.party ?? 0) + (counts.account_party ?? 0)).toBeGreaterThan(0);
   });

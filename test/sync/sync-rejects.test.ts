@@ -51,17 +51,26 @@ describe('records of another account', () => {
       .all(summary.runId) as { resource: string; account_id: string; reason: string; raw_payload: string }[];
     expect(rows.map(({ resource, account_id, reason }) => ({ resource, account_id, reason }))).toEqual(
       planted
-        .map((p) => ({ resource: p.resource, account_id: p.accountId, reason: `AccountId ${STRAY} in the answer for ${p.accountId}` }))
+        .map((p) => ({
+          resource: p.resource,
+          account_id: p.accountId,
+          reason: `AccountId ${STRAY} in the answer for ${p.accountId}`,
+        }))
         .sort((a, b) => a.resource.localeCompare(b.resource)),
     );
     for (const row of rows) expect(JSON.parse(row.raw_payload)).toMatchObject({ AccountId: STRAY });
     expect(summary.counters.rejects).toBe(3);
     // None of them was stored as a row of the account it named.
     for (const table of ['balances', 'statements', 'transactions']) {
-      expect(h.store.sqlite.prepare(`SELECT count(*) AS n FROM ${table} WHERE account_id = ?`).get(STRAY), table).toEqual({ n: 0 });
+      expect(
+        h.store.sqlite.prepare(`SELECT count(*) AS n FROM ${table} WHERE account_id = ?`).get(STRAY),
+        table,
+      ).toEqual({ n: 0 });
     }
     expect(summary.outcome).toBe('partial');
-    const run = h.store.sqlite.prepare('SELECT outcome, error_summary FROM runs WHERE run_id = ?').get(summary.runId) as { outcome: string; error_summary: string };
+    const run = h.store.sqlite
+      .prepare('SELECT outcome, error_summary FROM runs WHERE run_id = ?')
+      .get(summary.runId) as { outcome: string; error_summary: string };
     expect(run).toMatchObject({ outcome: 'partial' });
     expect(run.error_summary).toContain('3 record(s) quarantined in rejects');
   });

@@ -40,7 +40,12 @@ async function syncWithScopes(scopes: string[]) {
 
 describe('sync with a token that lacks scopes', () => {
   it('no data scope at all (read:accounts, read:party missing): fatal authentication, exit 3, nothing asked of any consent', async () => {
-    const { summary, sent } = await syncWithScopes(['read:meta', 'manage:consents', 'read:balances', 'read:transactions']);
+    const { summary, sent } = await syncWithScopes([
+      'read:meta',
+      'manage:consents',
+      'read:balances',
+      'read:transactions',
+    ]);
     expect(summary.fatal?.kind).toBe('authentication');
     expect(summary.outcome).toBe('failed');
     expect(exitCodeOf(summary)).toBe(ExitCode.Auth);
@@ -49,7 +54,13 @@ describe('sync with a token that lacks scopes', () => {
   });
 
   it('no manage:consents: fatal authentication, exit 3, no consent read sent', async () => {
-    const { summary, sent } = await syncWithScopes(['read:meta', 'read:accounts', 'read:balances', 'read:transactions', 'read:party']);
+    const { summary, sent } = await syncWithScopes([
+      'read:meta',
+      'read:accounts',
+      'read:balances',
+      'read:transactions',
+      'read:party',
+    ]);
     expect(summary.fatal?.kind).toBe('authentication');
     expect(exitCodeOf(summary)).toBe(ExitCode.Auth);
     expect(sent.filter((e) => e !== 'token' && e !== 'meta')).toEqual([]);
@@ -61,6 +72,8 @@ describe('sync with a token that lacks scopes', () => {
     expect(exitCodeOf(summary)).toBe(ExitCode.Ok);
     expect(sent).toContain('party');
     expect(sent).not.toContain('accounts');
-    expect(summary.counters.skipped.some((s) => s.resource === 'accounts' && /scope read:accounts/.test(s.reason))).toBe(true);
+    expect(
+      summary.counters.skipped.some((s) => s.resource === 'accounts' && /scope read:accounts/.test(s.reason)),
+    ).toBe(true);
   });
 });

@@ -43,9 +43,12 @@ describe('the first window of an account never read (BDT263)', () => {
       }
       return [...perAccount.values()];
     };
-    dense = h.emu.consentIds.filter((id) => rowsOf(id).filter((rows) => rows.length > limit).length >= 2) as ConsentId[];
+    dense = h.emu.consentIds.filter(
+      (id) => rowsOf(id).filter((rows) => rows.length > limit).length >= 2,
+    ) as ConsentId[];
     expect(dense).toHaveLength(2);
-    for (const rows of dense.flatMap(rowsOf)) densest = Math.max(densest, rows.length / ((now - Math.min(...rows)) / 86_400_000));
+    for (const rows of dense.flatMap(rowsOf))
+      densest = Math.max(densest, rows.length / ((now - Math.min(...rows)) / 86_400_000));
     h.emu.updateSettings({ maxResultSize: { PNZ: limit } });
   });
   afterAll(async () => {
@@ -60,33 +63,55 @@ describe('the first window of an account never read (BDT263)', () => {
     for (const id of dense) await store.consents.add(id);
     await prepare(store);
     const after = h.emu.requests().at(-1)?.seq ?? 0;
-    const summary = await runSync({ store, client: h.client, dataDir: join(h.dir, `data-${stores.length}`), settings: WIDE, consentIds: dense });
+    const summary = await runSync({
+      store,
+      client: h.client,
+      dataDir: join(h.dir, `data-${stores.length}`),
+      settings: WIDE,
+      consentIds: dense,
+    });
     expect(summary.outcome).toBe('ok');
     expectSameTransactions(await storedTransactions(store), truthTransactions(h.emu, { consentIds: dense }));
-    const firstPages = h.emu.requests().filter((e: RequestLogEntry) => e.seq > after && windowOf(e) !== null && !e.query.page);
+    const firstPages = h.emu
+      .requests()
+      .filter((e: RequestLogEntry) => e.seq > after && windowOf(e) !== null && !e.query.page);
     // Each account's first window through each consent (the log is in arrival order).
     const firstWindows = new Map<string, RequestLogEntry>();
-    for (const e of firstPages) if (!firstWindows.has(`${e.consent_id}|${e.account_id}`)) firstWindows.set(`${e.consent_id}|${e.account_id}`, e);
+    for (const e of firstPages)
+      if (!firstWindows.has(`${e.consent_id}|${e.account_id}`)) firstWindows.set(`${e.consent_id}|${e.account_id}`, e);
     return { store, refused: firstPages.filter((e) => e.code === 'BDT263'), firstWindows: [...firstWindows.values()] };
   }
 
-  it('while the limit is unknown, one account learns it from BDT263 and the other lane waits: one first window refused, not one per lane', { timeout: 90_000 }, async () => {
-    const { store, refused, firstWindows } = await backfill();
-    expect(refused.length).toBeGreaterThan(0);
-    expect(firstWindows.length).toBe(6);
-    // Before this rule both lanes' first accounts were refused their whole range at once.
-    expect(firstWindows.filter((e) => e.code === 'BDT263')).toHaveLength(1);
-    const known = await store.syncState.getWindowKnowledge('PNZ');
-    expect(known.minRefusedRows!).toBeGreaterThan(limit);
-  });
+  it(
+    'while the limit is unknown, one account learns it from BDT263 and the other lane waits: one first window refused, not one per lane',
+    { timeout: 90_000 },
+    async () => {
+      const { store, refused, firstWindows } = await backfill();
+      expect(refused.length).toBeGreaterThan(0);
+      expect(firstWindows.length).toBe(6);
+      // Before this rule both lanes' first accounts were refused their whole range at once.
+      expect(firstWindows.filter((e) => e.code === 'BDT263')).toHaveLength(1);
+      const known = await store.syncState.getWindowKnowledge('PNZ');
+      expect(known.minRefusedRows!).toBeGreaterThan(limit);
+    },
+  );
 
-  it("a stored limit and the densest stored account's rows per day size a new account's first window: no BDT263", { timeout: 90_000 }, async () => {
-    const { refused } = await backfill(async (store) => {
-      await store.syncState.recordWindowKnowledge('PNZ', { acceptedRows: limit, refusedRows: limit + 1 });
-      // Learned in an earlier run through another consent: no account of this run has its own.
-      await store.syncState.setRowsPerDay({ bank: 'PNZ', accountId: 'acc-earlier' as AccountId, consentId: '00000000-0000-4000-8000-000000000000' as ConsentId, rowsPerDay: densest });
-    });
-    expect(refused).toEqual([]);
-    // Before this rule the prior was only the densest account read in this run: none yet.
-  });
+  it(
+    "a stored limit and the densest stored account's rows per day size a new account's first window: no BDT263",
+    { timeout: 90_000 },
+    async () => {
+      const { refused } = await backfill(async (store) => {
+        await store.syncState.recordWindowKnowledge('PNZ', { acceptedRows: limit, refusedRows: limit + 1 });
+        // Learned in an earlier run through another consent: no account of this run has its own.
+        await store.syncState.setRowsPerDay({
+          bank: 'PNZ',
+          accountId: 'acc-earlier' as AccountId,
+          consentId: '00000000-0000-4000-8000-000000000000' as ConsentId,
+          rowsPerDay: densest,
+        });
+      });
+      expect(refused).toEqual([]);
+      // Before this rule the prior was only the densest account read in this run: none yet.
+    },
+  );
 });

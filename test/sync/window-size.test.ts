@@ -7,7 +7,14 @@
 import { describe, expect, it } from 'vitest';
 import { chooseWindowDays, TARGET_FILL } from '../../src/sync/windows';
 
-const base = { rowsPerDay: null, maxAcceptedRows: null, minRefusedRows: null, remainingDays: 1000, minDays: 1, maxDays: 366 };
+const base = {
+  rowsPerDay: null,
+  maxAcceptedRows: null,
+  minRefusedRows: null,
+  remainingDays: 1000,
+  minDays: 1,
+  maxDays: 366,
+};
 
 describe('chooseWindowDays', () => {
   it('asks for the largest window while no limit or no rate is known (BDT263 will teach it)', () => {
@@ -25,9 +32,9 @@ describe('chooseWindowDays', () => {
   });
 
   it('uses the most rows the bank accepted when that is above the refused count less one', () => {
-    expect(chooseWindowDays({ ...base, rowsPerDay: 10, minRefusedRows: 501, maxAcceptedRows: 2000, remainingDays: 5000 })).toBe(
-      Math.ceil(5000 / Math.ceil(5000 / Math.floor(2000 * TARGET_FILL / 10))),
-    );
+    expect(
+      chooseWindowDays({ ...base, rowsPerDay: 10, minRefusedRows: 501, maxAcceptedRows: 2000, remainingDays: 5000 }),
+    ).toBe(Math.ceil(5000 / Math.ceil(5000 / Math.floor((2000 * TARGET_FILL) / 10))));
   });
 
   it('takes the whole rest in one window when it fits under the limit, and never less than minDays', () => {

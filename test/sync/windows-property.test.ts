@@ -6,12 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { DateTime } from 'luxon';
-import {
-  checkInsideConsentWindow,
-  checkQueryRange,
-  nzDateOf,
-  nzMidnight,
-} from '../../src/api/rules';
+import { checkInsideConsentWindow, checkQueryRange, nzDateOf, nzMidnight } from '../../src/api/rules';
 import {
   isLastWindow,
   planWindows,
@@ -28,8 +23,14 @@ const FIRST = Date.parse('2024-01-01T00:00:00Z');
 const LAST = Date.parse('2027-12-31T00:00:00Z');
 /** NZ DST changes: first Sunday of April (ends), last Sunday of September (starts). */
 const DST_CHANGES = [
-  '2024-04-07', '2024-09-29', '2025-04-06', '2025-09-28',
-  '2026-04-05', '2026-09-27', '2027-04-04', '2027-09-26',
+  '2024-04-07',
+  '2024-09-29',
+  '2025-04-06',
+  '2025-09-28',
+  '2026-04-05',
+  '2026-09-27',
+  '2027-04-04',
+  '2027-09-26',
 ].map((d) => nzMidnight(d).toMillis() + 3 * HOUR);
 
 const utc = (ms: number): DateTime => DateTime.fromMillis(ms, { zone: 'utc' });
@@ -61,7 +62,12 @@ interface Fetched {
 }
 
 /** The caller's loop: lazy windows of at most `windowDays`, split on refusal. */
-function fetchAll(start: DateTime, ceiling: DateTime, windowDays: number, refuses: (w: DateWindow) => boolean): Fetched {
+function fetchAll(
+  start: DateTime,
+  ceiling: DateTime,
+  windowDays: number,
+  refuses: (w: DateWindow) => boolean,
+): Fetched {
   const out: Fetched = { accepted: [], failed: [], requests: 0 };
   let from = start;
   const maxRequests = 4 * (windowSpanDays({ from: start, to: ceiling }) + 2);
@@ -73,7 +79,8 @@ function fetchAll(start: DateTime, ceiling: DateTime, windowDays: number, refuse
       out.requests += 1;
       // Each planned window of n days is a split tree of at most 2n − 1 requests; more means
       // a split that does not shrink its window (which would loop for ever).
-      if (out.requests > maxRequests) throw new Error(`no progress splitting ${window.from.toISO()}..${window.to.toISO()}`);
+      if (out.requests > maxRequests)
+        throw new Error(`no progress splitting ${window.from.toISO()}..${window.to.toISO()}`);
       if (!refuses(window)) {
         out.accepted.push(window);
         continue;
@@ -111,7 +118,9 @@ describe('window planning properties', () => {
           ];
           const refuses = (w: DateWindow) => countIn(instants, w) > limit;
           const { accepted, failed } = fetchAll(start, ceiling, windowDays, refuses);
-          const all = [...accepted, ...failed].sort((a, b) => a.from.toMillis() - b.from.toMillis() || a.to.toMillis() - b.to.toMillis());
+          const all = [...accepted, ...failed].sort(
+            (a, b) => a.from.toMillis() - b.from.toMillis() || a.to.toMillis() - b.to.toMillis(),
+          );
 
           // Covers [start, ceiling]: first at start, last at ceiling, each window starting
           // where the previous ended (shared inclusive boundary), none empty unless the range is.
@@ -201,7 +210,9 @@ describe('window planning properties', () => {
           const { floor, ceiling, start } = range;
           expect(floor <= start && start <= ceiling).toBe(true);
           expect(checkQueryRange(start, ceiling, now)).toBeNull();
-          expect(checkInsideConsentWindow(start, ceiling, { start: consentStart, end: consentEnd ?? undefined })).toBeNull();
+          expect(
+            checkInsideConsentWindow(start, ceiling, { start: consentStart, end: consentEnd ?? undefined }),
+          ).toBeNull();
           if (g.maxHistoryDays !== null) expect(start >= now.minus({ days: g.maxHistoryDays })).toBe(true);
           if (g.watermarkBack === null || g.full) expect(start.equals(floor)).toBe(true);
           for (const w of planWindows({ start, ceiling, windowDays: 31 })) {

@@ -89,7 +89,11 @@ describe('syncRange', () => {
   });
 
   it('never starts before the floor, even when the lookback reaches past it', () => {
-    const r = syncRange({ ...base, consentStart: '2025-03-01T15:00:00+13:00', watermark: '2025-03-02T00:00:00+13:00' })!;
+    const r = syncRange({
+      ...base,
+      consentStart: '2025-03-01T15:00:00+13:00',
+      watermark: '2025-03-02T00:00:00+13:00',
+    })!;
     expect(formatNz(r.start)).toBe('2025-03-01T15:00:00+13:00');
   });
 

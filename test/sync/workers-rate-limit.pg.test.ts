@@ -62,7 +62,8 @@ describePostgres('cooperating workers under the bank rate limit', () => {
       customersPerBank: 1,
       latencyMs: 5,
       logger: requestHook((entry) => {
-        if (entry.path !== '/oauth2/token') arrivals.push({ seq: entry.seq, status: entry.status, atMs: performance.now() });
+        if (entry.path !== '/oauth2/token')
+          arrivals.push({ seq: entry.seq, status: entry.status, atMs: performance.now() });
       }),
     });
     consentIds = emu.world.seededConsents.filter((c) => BANKS_SYNCED.includes(c.bank)).map((c) => c.consent_id);
@@ -109,10 +110,15 @@ describePostgres('cooperating workers under the bank rate limit', () => {
     // (the few consents still open).
     const midFrom = sent[0]!.atMs + Math.max(spanS / 4, LEARNING_S) * 1000;
     const midTo = sent[0]!.atMs + (spanS * 3000) / 4;
-    const midRate = sent.filter((a) => a.status !== 429 && a.atMs >= midFrom && a.atMs < midTo).length / ((midTo - midFrom) / 1000);
-    const perSecond = Array.from({ length: Math.ceil(spanS) }, (_, s) =>
-      sent.filter((a) => a.status !== 429 && Math.floor((a.atMs - sent[0]!.atMs) / 1000) === s).length);
-    console.info(`${sent.length} requests in ${spanS.toFixed(1)} s (${rate.toFixed(1)} req/s accepted, ${midRate.toFixed(1)} over the middle), ${refused} refused with 429; accepted per second: ${perSecond.join(' ')}`);
+    const midRate =
+      sent.filter((a) => a.status !== 429 && a.atMs >= midFrom && a.atMs < midTo).length / ((midTo - midFrom) / 1000);
+    const perSecond = Array.from(
+      { length: Math.ceil(spanS) },
+      (_, s) => sent.filter((a) => a.status !== 429 && Math.floor((a.atMs - sent[0]!.atMs) / 1000) === s).length,
+    );
+    console.info(
+      `${sent.length} requests in ${spanS.toFixed(1)} s (${rate.toFixed(1)} req/s accepted, ${midRate.toFixed(1)} over the middle), ${refused} refused with 429; accepted per second: ${perSecond.join(' ')}`,
+    );
     expect(sent.length).toBeGreaterThan(100);
 
     // The budget was shared: its one row, the client's, is where every worker took its slots.
@@ -148,13 +154,25 @@ describePostgres('cooperating workers under the bank rate limit', () => {
     expect(await postgresViews(url)).toEqual(reference);
 
     // One run, every consent synced exactly once (no lease lost to a worker waiting its slots).
-    const out = JSON.parse(run.stdout) as { workers: { exitCode: number; summary: { continuity: { accounts: number; breaks: number } } }[] };
+    const out = JSON.parse(run.stdout) as {
+      workers: { exitCode: number; summary: { continuity: { accounts: number; breaks: number } } }[];
+    };
     expect(out.workers.map((w) => w.exitCode)).toEqual(Array.from({ length: WORKERS }, () => 0));
-    const consents = await postgresQuery<{ consent_id: string; state: string; attempts: number }>(url, 'SELECT consent_id, state, attempts FROM run_consents ORDER BY 1');
+    const consents = await postgresQuery<{ consent_id: string; state: string; attempts: number }>(
+      url,
+      'SELECT consent_id, state, attempts FROM run_consents ORDER BY 1',
+    );
     expect(consents.map((c) => c.consent_id)).toEqual([...consentIds].sort());
     expect(consents.every((c) => c.state === 'done' && c.attempts === 1)).toBe(true);
-    expect(await postgresQuery(url, 'SELECT outcome, consents FROM v_runs')).toEqual([{ outcome: 'ok', consents: consentIds.length }]);
-    expect(Number((await postgresQuery<{ n: string }>(url, 'SELECT count(*)::text AS n FROM run_workers WHERE consents > 0'))[0]!.n)).toBeGreaterThan(1);
+    expect(await postgresQuery(url, 'SELECT outcome, consents FROM v_runs')).toEqual([
+      { outcome: 'ok', consents: consentIds.length },
+    ]);
+    expect(
+      Number(
+        (await postgresQuery<{ n: string }>(url, 'SELECT count(*)::text AS n FROM run_workers WHERE consents > 0'))[0]!
+          .n,
+      ),
+    ).toBeGreaterThan(1);
     // The closing continuity check is shared: each worker checks the accounts it synced, so
     // together they check every one, and the workers did not each check them all (as each did
     // when every worker checked every account: the sum was workers × accounts).

@@ -32,7 +32,13 @@ describePostgres('cooperating workers on PostgreSQL', () => {
   const dir = tempDir();
 
   beforeAll(async () => {
-    emu = await startEmulator({ seed: 5, environment: 'production', customersPerBank: 1, historyDays: 60, latencyMs: 15 });
+    emu = await startEmulator({
+      seed: 5,
+      environment: 'production',
+      customersPerBank: 1,
+      historyDays: 60,
+      latencyMs: 15,
+    });
     consentIds = emu.world.seededConsents.filter((c) => BANKS_SYNCED.includes(c.bank)).map((c) => c.consent_id);
     expect(consentIds).toHaveLength(BANKS_SYNCED.length * 10);
     // The reference: one uninterrupted run into SQLite.
@@ -56,7 +62,12 @@ describePostgres('cooperating workers on PostgreSQL', () => {
     const cwd = join(dir, name);
     mkdirSync(join(cwd, 'config'), { recursive: true });
     writeFileSync(join(cwd, 'config', 'local.json'), JSON.stringify({ sync: { concurrency: 2 } }));
-    const env = { ...emulatorEnv(emu, join(cwd, 'data')), BANKDATA_DB: url, BANKDATA_LEASE_TTL_MS: '1500', BANKDATA_LEASE_RENEW_MS: '300' };
+    const env = {
+      ...emulatorEnv(emu, join(cwd, 'data')),
+      BANKDATA_DB: url,
+      BANKDATA_LEASE_TTL_MS: '1500',
+      BANKDATA_LEASE_RENEW_MS: '300',
+    };
     expect((await runCliInProcess(['consents', 'add', ...consentIds], { env, cwd })).code).toBe(0);
     return { url, env, cwd };
   }
@@ -66,7 +77,10 @@ describePostgres('cooperating workers on PostgreSQL', () => {
     const workers = Array.from({ length: 4 }, () => spawnCli(['sync', '--json'], { env, cwd }));
     // The victim: the first worker seen holding a consent.
     const victim = await waitFor(async () => {
-      const held = await postgresQuery<{ worker_id: string }>(url, "SELECT worker_id FROM run_consents WHERE state = 'leased' LIMIT 1");
+      const held = await postgresQuery<{ worker_id: string }>(
+        url,
+        "SELECT worker_id FROM run_consents WHERE state = 'leased' LIMIT 1",
+      );
       if (!held[0]) return undefined;
       const pid = Number(held[0].worker_id.split(':')[1]);
       return workers.find((w) => w.child.pid === pid);
@@ -75,13 +89,19 @@ describePostgres('cooperating workers on PostgreSQL', () => {
     const codes = await Promise.all(workers.map((w) => w.exited));
     expect(codes.filter((c) => c === 'SIGKILL')).toHaveLength(1);
     expect(codes.filter((c) => c !== 'SIGKILL').every((c) => c === 0 || c === 1)).toBe(true);
-    const consents = await postgresQuery<{ state: string; attempts: number }>(url, 'SELECT state, attempts FROM run_consents');
+    const consents = await postgresQuery<{ state: string; attempts: number }>(
+      url,
+      'SELECT state, attempts FROM run_consents',
+    );
     expect(consents).toHaveLength(consentIds.length);
     expect(consents.every((c) => c.state === 'done')).toBe(true);
     // What the victim held was taken over (a second attempt).
     expect(consents.some((c) => c.attempts === 2)).toBe(true);
     // One run, closed; partial because a worker never reported what it did (its work was redone).
-    const runs = await postgresQuery<{ finished: boolean; outcome: string; error_summary: string }>(url, 'SELECT finished_at IS NOT NULL AS finished, outcome, error_summary FROM v_runs');
+    const runs = await postgresQuery<{ finished: boolean; outcome: string; error_summary: string }>(
+      url,
+      'SELECT finished_at IS NOT NULL AS finished, outcome, error_summary FROM v_runs',
+    );
     expect(runs).toHaveLength(1);
     expect(runs[0]).toMatchObject({ finished: true, outcome: 'partial' });
     expect(runs[0]!.error_summary).toContain('1 worker(s) stopped without reporting');
@@ -91,15 +111,24 @@ describePostgres('cooperating workers on PostgreSQL', () => {
   it('Ctrl-C on `sync --workers 2` reaches each worker once: both stop after their unit, record their summary, and it exits 130', async () => {
     const { url, env, cwd } = await prepared('interrupted');
     // Its own process group, as a shell gives a foreground job: Ctrl-C is SIGINT to that group.
-    const parent = spawn(process.execPath, [BIN, 'sync', '--workers', '2', '--json'], { env, cwd, detached: true, stdio: 'ignore' });
+    const parent = spawn(process.execPath, [BIN, 'sync', '--workers', '2', '--json'], {
+      env,
+      cwd,
+      detached: true,
+      stdio: 'ignore',
+    });
     const exited = new Promise<number | null>((resolve) => parent.on('close', (code) => resolve(code)));
     // Both workers joined (a worker still starting when the signal comes stops before it joins)
     // and one holds a consent.
-    const started = "SELECT 1 WHERE (SELECT count(*) FROM run_workers) = 2 AND EXISTS (SELECT 1 FROM run_consents WHERE state = 'leased')";
+    const started =
+      "SELECT 1 WHERE (SELECT count(*) FROM run_workers) = 2 AND EXISTS (SELECT 1 FROM run_consents WHERE state = 'leased')";
     await waitFor(async () => (await postgresQuery(url, started)).length > 0, 60_000);
     process.kill(-parent.pid!, 'SIGINT');
     expect(await exited).toBe(130);
-    const workers = await postgresQuery<{ left_at: string | null; outcome: string | null }>(url, 'SELECT left_at, outcome FROM run_workers');
+    const workers = await postgresQuery<{ left_at: string | null; outcome: string | null }>(
+      url,
+      'SELECT left_at, outcome FROM run_workers',
+    );
     expect(workers).toHaveLength(2);
     // Each left with its summary (a second signal would have been the immediate stop, with none).
     expect(workers.every((w) => w.left_at !== null && w.outcome === 'partial')).toBe(true);

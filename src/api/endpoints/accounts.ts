@@ -40,7 +40,11 @@ export async function getAccount(
 }
 
 /** GET /v1/accounts/{account_id}/balances?consent_id= (any page may carry Next: followed). */
-export function getBalances(transport: Transport, consentId: ConsentId, accountId: AccountId): Promise<ListResult<Balance>> {
+export function getBalances(
+  transport: Transport,
+  consentId: ConsentId,
+  accountId: AccountId,
+): Promise<ListResult<Balance>> {
   const url = transport.url(`${accountPath(accountId)}/balances`, { consent_id: consentId });
   return listAll(transport, 'balances', 'Balance', url);
 }

@@ -2,12 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import { parseStrict } from '../parse';
 import { MAX_IDEMPOTENCY_KEY_LENGTH } from '../rules';
-import {
-  Consent,
-  CreateConsentResponse,
-  type ConsentId,
-  type CreateConsentRequest,
-} from '../schemas';
+import { Consent, CreateConsentResponse, type ConsentId, type CreateConsentRequest } from '../schemas';
 import type { Transport } from '../transport';
 
 export interface CreateConsentOptions {

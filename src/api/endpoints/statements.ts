@@ -5,7 +5,14 @@ import { pipeline } from 'node:stream/promises';
 import { ProtocolError } from '../errors';
 import type { ListResult } from '../paginate';
 import { parseSingle, type SingleResult } from '../parse';
-import { STATEMENT_FILE_TYPES, type AccountId, type ConsentId, type Statement, type StatementFileType, type StatementId } from '../schemas';
+import {
+  STATEMENT_FILE_TYPES,
+  type AccountId,
+  type ConsentId,
+  type Statement,
+  type StatementFileType,
+  type StatementId,
+} from '../schemas';
 import type { Transport } from '../transport';
 import { accountPath, formatQueryDate, listAll, type QueryDate } from './accounts';
 
@@ -91,17 +98,27 @@ export function downloadStatementFile(
   const url = transport.url(`${statementPath(accountId, statementId)}/file`, { consent_id: consentId });
   let plainSinkUsed = false;
   return transport.stream(
-    { kind: 'statement_file', method: 'GET', url, headers: { accept: STATEMENT_FILE_ACCEPT }, timeoutMs: options.timeoutMs },
+    {
+      kind: 'statement_file',
+      method: 'GET',
+      url,
+      headers: { accept: STATEMENT_FILE_ACCEPT },
+      timeoutMs: options.timeoutMs,
+    },
     async (answer) => {
       const details = { status: answer.status, code: null, path: answer.path, requestId: answer.requestId };
       const contentType = mediaTypeOf(answer.headers['content-type']);
       // Checked before anything is written: an error or an unexpected body never becomes a file.
       if (answer.status !== 200 || !isStatementFileType(contentType)) {
         answer.body.resume();
-        throw new ProtocolError(`statement file answered ${answer.status} with Content-Type "${contentType || 'none'}"`, details);
+        throw new ProtocolError(
+          `statement file answered ${answer.status} with Content-Type "${contentType || 'none'}"`,
+          details,
+        );
       }
       const declaredRaw = answer.headers['content-length'];
-      const declared = declaredRaw === undefined ? null : Number(Array.isArray(declaredRaw) ? declaredRaw[0] : declaredRaw);
+      const declared =
+        declaredRaw === undefined ? null : Number(Array.isArray(declaredRaw) ? declaredRaw[0] : declaredRaw);
       if (declared !== null && declared > options.maxBytes) {
         answer.body.destroy();
         throw new ProtocolError(`statement file too large (${declared} bytes, cap ${options.maxBytes})`, details);
@@ -118,7 +135,9 @@ export function downloadStatementFile(
         transform(chunk: Buffer, _encoding, callback) {
           bytes += chunk.length;
           if (bytes > options.maxBytes) {
-            callback(new ProtocolError(`statement file too large (over the cap of ${options.maxBytes} bytes)`, details));
+            callback(
+              new ProtocolError(`statement file too large (over the cap of ${options.maxBytes} bytes)`, details),
+            );
             return;
           }
           hash.update(chunk);

@@ -43,7 +43,10 @@ export interface PaymentsClient {
   createPayment(body: CreatePaymentRequest, options: CreatePaymentOptions): Promise<Payment>;
   getPayment(paymentId: PaymentId | string): Promise<Payment>;
   getConsent(consentId: PaymentConsentId | string): Promise<PaymentConsent>;
-  createConsent(body: CreatePaymentConsentRequest, options?: { idempotencyKey?: string }): Promise<CreatePaymentConsentResponse>;
+  createConsent(
+    body: CreatePaymentConsentRequest,
+    options?: { idempotencyKey?: string },
+  ): Promise<CreatePaymentConsentResponse>;
   revokeConsent(consentId: PaymentConsentId | string): Promise<void>;
   grantedScopes(): Promise<readonly string[]>;
   stats(): PaymentsClientStats;
@@ -95,7 +98,11 @@ export function createPaymentsClient(options: PaymentsClientOptions): PaymentsCl
       return parseStrict(Payment, answer, 'payment');
     },
     async getPayment(paymentId) {
-      const answer = await t.exchange({ kind: 'payment', method: 'GET', url: t.url(`/payments/v1/payments/${encodeURIComponent(paymentId)}`) });
+      const answer = await t.exchange({
+        kind: 'payment',
+        method: 'GET',
+        url: t.url(`/payments/v1/payments/${encodeURIComponent(paymentId)}`),
+      });
       return parseStrict(Payment, answer, 'payment');
     },
     async getConsent(consentId) {
@@ -119,7 +126,11 @@ export function createPaymentsClient(options: PaymentsClientOptions): PaymentsCl
       return parseStrict(CreatePaymentConsentResponse, answer, 'payment consent creation');
     },
     async revokeConsent(consentId) {
-      await t.exchange({ kind: 'payment_consent_revoke', method: 'DELETE', url: t.url(`/payments/v1/consents/${encodeURIComponent(consentId)}`) });
+      await t.exchange({
+        kind: 'payment_consent_revoke',
+        method: 'DELETE',
+        url: t.url(`/payments/v1/consents/${encodeURIComponent(consentId)}`),
+      });
     },
     grantedScopes: core.grantedScopes,
     stats: core.stats,

@@ -53,7 +53,9 @@ export type PaymentsClientAction =
   | 'not_found';
 
 /** Every BP code this client knows: its HTTP status (seed) and the client action. */
-export const PAYMENT_CODE_ACTIONS: Readonly<Record<string, { status: number; kind: PaymentsErrorKind | 'unavailable'; action: PaymentsClientAction }>> = {
+export const PAYMENT_CODE_ACTIONS: Readonly<
+  Record<string, { status: number; kind: PaymentsErrorKind | 'unavailable'; action: PaymentsClientAction }>
+> = {
   // Consent state (docs/payments-contract.md §5).
   BP101: { status: 404, kind: 'consent_state', action: 'stop_consent_unusable' },
   BP002: { status: 422, kind: 'consent_state', action: 'stop_consent_unusable' },
@@ -145,7 +147,12 @@ export class PaymentIdempotencyError extends paymentsErrorClass('idempotency', '
   /** From the message by a strict pattern (BP703, BP710); null when it did not match: GET instead. */
   readonly paymentId: string | null;
   readonly paymentStatus: PaymentStatus | null;
-  constructor(message: string, details: PaymentsErrorDetails, action: PaymentsClientAction, named: { paymentId: string | null; paymentStatus: PaymentStatus | null }) {
+  constructor(
+    message: string,
+    details: PaymentsErrorDetails,
+    action: PaymentsClientAction,
+    named: { paymentId: string | null; paymentStatus: PaymentStatus | null },
+  ) {
     super(message, details, action);
     this.paymentId = named.paymentId;
     this.paymentStatus = named.paymentStatus;
@@ -160,7 +167,11 @@ export class PaymentNotFoundError extends paymentsErrorClass('payment_not_found'
 
 /** BP603: the bank refused the consent and sent no payment; GET the consent before retrying. */
 export class ConsentCheckError extends paymentsErrorClass('consent_check', 'ConsentCheckError') {
-  constructor(message: string, details: PaymentsErrorDetails, readonly retryAfter: string | null) {
+  constructor(
+    message: string,
+    details: PaymentsErrorDetails,
+    readonly retryAfter: string | null,
+  ) {
     super(message, details, 'get_consent_then_retry');
   }
 }
@@ -169,4 +180,7 @@ export class ConsentCheckError extends paymentsErrorClass('consent_check', 'Cons
 export class PaymentsScopeError extends paymentsErrorClass('scope_missing', 'PaymentsScopeError') {}
 
 /** Any other refusal (an unknown code on a 4xx, 400 without code, 404/405 of a path). */
-export class PaymentsRequestRejectedError extends paymentsErrorClass('request_rejected', 'PaymentsRequestRejectedError') {}
+export class PaymentsRequestRejectedError extends paymentsErrorClass(
+  'request_rejected',
+  'PaymentsRequestRejectedError',
+) {}

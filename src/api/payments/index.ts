@@ -1,5 +1,11 @@
 /** What the rest of bankdata uses from the Payments API client. */
-export { createPaymentsClient, type CreatePaymentOptions, type PaymentsClient, type PaymentsClientOptions, type PaymentsClientStats } from './client';
+export {
+  createPaymentsClient,
+  type CreatePaymentOptions,
+  type PaymentsClient,
+  type PaymentsClientOptions,
+  type PaymentsClientStats,
+} from './client';
 export * from './errors';
 export { readNamedPayment, toPaymentsError, type PaymentsErrorAnswer } from './map-error';
 export * from './schemas';

@@ -4,7 +4,14 @@
  * bank's API documentation puts a payment there (BP703, BP710), with a strict pattern.
  */
 import type { AuthenticationError, UnavailableError } from '../errors';
-import { UNAVAILABLE_STATUSES, describeAnswer, firstHeader, toFreshTokenError, toUnavailableError, type AnswerFacts } from '../map-error';
+import {
+  UNAVAILABLE_STATUSES,
+  describeAnswer,
+  firstHeader,
+  toFreshTokenError,
+  toUnavailableError,
+  type AnswerFacts,
+} from '../map-error';
 import {
   ConsentCheckError,
   PAYMENT_CODE_ACTIONS,
@@ -23,16 +30,26 @@ import { BP703_PATTERN, BP710_PATTERN, type PaymentStatus } from './schemas';
 export type PaymentsErrorAnswer = AnswerFacts;
 
 /** BP703 / BP710: the payment named in the message, or nulls when the pattern does not match. */
-export function readNamedPayment(code: string, message: string | null | undefined): { paymentId: string | null; paymentStatus: PaymentStatus | null } {
+export function readNamedPayment(
+  code: string,
+  message: string | null | undefined,
+): { paymentId: string | null; paymentStatus: PaymentStatus | null } {
   const pattern = code === 'BP703' ? BP703_PATTERN : code === 'BP710' ? BP710_PATTERN : null;
   const match = pattern && message ? pattern.exec(message) : null;
   const [, paymentId, status] = match ?? [];
   if (paymentId === undefined || status === undefined) return { paymentId: null, paymentStatus: null };
-  const known: readonly string[] = ['Pending', 'AcceptedSettlementInProcess', 'AcceptedSettlementCompleted', 'Rejected'];
+  const known: readonly string[] = [
+    'Pending',
+    'AcceptedSettlementInProcess',
+    'AcceptedSettlementCompleted',
+    'Rejected',
+  ];
   return { paymentId, paymentStatus: known.includes(status) ? (status as PaymentStatus) : null };
 }
 
-export function toPaymentsError(answer: PaymentsErrorAnswer): PaymentsApiError | UnavailableError | AuthenticationError {
+export function toPaymentsError(
+  answer: PaymentsErrorAnswer,
+): PaymentsApiError | UnavailableError | AuthenticationError {
   const { status } = answer;
   const { code, details, what, said } = describeAnswer(answer);
   const known = code === null ? undefined : PAYMENT_CODE_ACTIONS[code];
@@ -47,9 +64,18 @@ export function toPaymentsError(answer: PaymentsErrorAnswer): PaymentsApiError |
       case 'payment_not_found':
         return new PaymentNotFoundError(`payment not found, ${what}${said}`, details, known.action);
       case 'idempotency':
-        return new PaymentIdempotencyError(`idempotency conflict, ${what}${said}`, details, known.action, readNamedPayment(code, answer.message));
+        return new PaymentIdempotencyError(
+          `idempotency conflict, ${what}${said}`,
+          details,
+          known.action,
+          readNamedPayment(code, answer.message),
+        );
       case 'consent_check':
-        return new ConsentCheckError(`bank refused the consent, no payment sent, ${what}${said}`, details, firstHeader(answer.headers, 'retry-after'));
+        return new ConsentCheckError(
+          `bank refused the consent, no payment sent, ${what}${said}`,
+          details,
+          firstHeader(answer.headers, 'retry-after'),
+        );
       case 'unavailable':
         return toUnavailableError(answer, details, what, said);
       default:
@@ -57,7 +83,12 @@ export function toPaymentsError(answer: PaymentsErrorAnswer): PaymentsApiError |
     }
   }
   if (status === 401) return toFreshTokenError(answer, details);
-  if (status === 403 && code === null) return new PaymentsScopeError(`the client is not assigned the scope needed, ${what}${said}`, details, 'fix_request');
+  if (status === 403 && code === null)
+    return new PaymentsScopeError(
+      `the client is not assigned the scope needed, ${what}${said}`,
+      details,
+      'fix_request',
+    );
   if (UNAVAILABLE_STATUSES.has(status)) return toUnavailableError(answer, details, what, said);
   return new PaymentsRequestRejectedError(`request refused, ${what}${said}`, details, 'fix_request');
 }

@@ -55,7 +55,10 @@ export const PaymentAmount = z.object({
 export type PaymentAmount = z.infer<typeof PaymentAmount>;
 
 /** BECS particulars, code, reference: at most 12 printable ASCII characters each; particulars required. */
-const pcrField = z.string().max(12).regex(/^[\x20-\x7e]*$/, 'printable ASCII only');
+const pcrField = z
+  .string()
+  .max(12)
+  .regex(/^[\x20-\x7e]*$/, 'printable ASCII only');
 export const Pcr = z.object({
   particulars: pcrField.min(1),
   code: pcrField.optional(),
@@ -64,7 +67,12 @@ export const Pcr = z.object({
 export type Pcr = z.infer<typeof Pcr>;
 
 /** Statuses (the bank names Rejected and AcceptedSettlementCompleted; the in-flight ones are ours). */
-export const PAYMENT_STATUSES = ['Pending', 'AcceptedSettlementInProcess', 'AcceptedSettlementCompleted', 'Rejected'] as const;
+export const PAYMENT_STATUSES = [
+  'Pending',
+  'AcceptedSettlementInProcess',
+  'AcceptedSettlementCompleted',
+  'Rejected',
+] as const;
 export const PaymentStatus = z.enum(PAYMENT_STATUSES);
 export type PaymentStatus = z.infer<typeof PaymentStatus>;
 export const TERMINAL_PAYMENT_STATUSES: readonly PaymentStatus[] = ['AcceptedSettlementCompleted', 'Rejected'];

@@ -62,9 +62,21 @@ export const JPY_MERCHANTS: readonly Merchant[] = [
 /** Foreign online spend on NZD cards (with CurrencyExchange). Rate: NZD per unit, in millionths. */
 export const FOREIGN_CARD_SPEND: readonly { merchant: Merchant; currency: string; rate: [number, number] }[] = [
   { merchant: itemAt(USD_MERCHANTS, 0), currency: 'USD', rate: [1_620_000, 1_740_000] },
-  { merchant: { name: 'BOOKING.COM', mcc: '4722', minMinor: 8_000, maxMinor: 45_000, weight: 1 }, currency: 'AUD', rate: [1_065_000, 1_105_000] },
-  { merchant: { name: 'ETSY.COM', mcc: '5999', minMinor: 1_200, maxMinor: 9_000, weight: 1 }, currency: 'USD', rate: [1_620_000, 1_740_000] },
-  { merchant: { name: 'ASOS.COM', mcc: '5651', minMinor: 2_500, maxMinor: 15_000, weight: 1 }, currency: 'GBP', rate: [2_040_000, 2_190_000] },
+  {
+    merchant: { name: 'BOOKING.COM', mcc: '4722', minMinor: 8_000, maxMinor: 45_000, weight: 1 },
+    currency: 'AUD',
+    rate: [1_065_000, 1_105_000],
+  },
+  {
+    merchant: { name: 'ETSY.COM', mcc: '5999', minMinor: 1_200, maxMinor: 9_000, weight: 1 },
+    currency: 'USD',
+    rate: [1_620_000, 1_740_000],
+  },
+  {
+    merchant: { name: 'ASOS.COM', mcc: '5651', minMinor: 2_500, maxMinor: 15_000, weight: 1 },
+    currency: 'GBP',
+    rate: [2_040_000, 2_190_000],
+  },
 ];
 
 export interface Biller {
@@ -82,13 +94,76 @@ export interface Biller {
 }
 
 export const BILLERS: readonly Biller[] = [
-  { name: 'MERCURY ENERGY', account: '03-0104-0223344-00', code: 'POWER', minMinor: 9_800, maxMinor: 32_000, method: 'DD', dayOfMonth: 20, everyMonths: 1 },
-  { name: 'CONTACT ENERGY', account: '02-0500-0456789-00', code: 'POWER', minMinor: 8_900, maxMinor: 29_500, method: 'DD', dayOfMonth: 18, everyMonths: 1 },
-  { name: 'ONE NZ', account: '01-0102-0871234-00', code: 'MOBILE', minMinor: 4_500, maxMinor: 9_900, method: 'DD', dayOfMonth: 9, everyMonths: 1 },
-  { name: 'SPARK NEW ZEALAND', account: '12-3011-0099887-00', code: 'BROADBAND', minMinor: 7_999, maxMinor: 10_499, method: 'DD', dayOfMonth: 5, everyMonths: 1 },
-  { name: 'AUCKLAND COUNCIL', account: '12-3141-0355566-00', code: 'RATES', minMinor: 78_000, maxMinor: 112_000, method: 'AP', dayOfMonth: 20, everyMonths: 3 },
-  { name: 'AA INSURANCE', account: '03-0502-0711223-00', code: 'INSURANCE', minMinor: 6_100, maxMinor: 12_800, method: 'DD', dayOfMonth: 12, everyMonths: 1 },
-  { name: 'WATERCARE', account: '01-1839-0455321-00', code: 'WATER', minMinor: 5_500, maxMinor: 11_000, method: 'AP', dayOfMonth: 25, everyMonths: 2 },
+  {
+    name: 'MERCURY ENERGY',
+    account: '03-0104-0223344-00',
+    code: 'POWER',
+    minMinor: 9_800,
+    maxMinor: 32_000,
+    method: 'DD',
+    dayOfMonth: 20,
+    everyMonths: 1,
+  },
+  {
+    name: 'CONTACT ENERGY',
+    account: '02-0500-0456789-00',
+    code: 'POWER',
+    minMinor: 8_900,
+    maxMinor: 29_500,
+    method: 'DD',
+    dayOfMonth: 18,
+    everyMonths: 1,
+  },
+  {
+    name: 'ONE NZ',
+    account: '01-0102-0871234-00',
+    code: 'MOBILE',
+    minMinor: 4_500,
+    maxMinor: 9_900,
+    method: 'DD',
+    dayOfMonth: 9,
+    everyMonths: 1,
+  },
+  {
+    name: 'SPARK NEW ZEALAND',
+    account: '12-3011-0099887-00',
+    code: 'BROADBAND',
+    minMinor: 7_999,
+    maxMinor: 10_499,
+    method: 'DD',
+    dayOfMonth: 5,
+    everyMonths: 1,
+  },
+  {
+    name: 'AUCKLAND COUNCIL',
+    account: '12-3141-0355566-00',
+    code: 'RATES',
+    minMinor: 78_000,
+    maxMinor: 112_000,
+    method: 'AP',
+    dayOfMonth: 20,
+    everyMonths: 3,
+  },
+  {
+    name: 'AA INSURANCE',
+    account: '03-0502-0711223-00',
+    code: 'INSURANCE',
+    minMinor: 6_100,
+    maxMinor: 12_800,
+    method: 'DD',
+    dayOfMonth: 12,
+    everyMonths: 1,
+  },
+  {
+    name: 'WATERCARE',
+    account: '01-1839-0455321-00',
+    code: 'WATER',
+    minMinor: 5_500,
+    maxMinor: 11_000,
+    method: 'AP',
+    dayOfMonth: 25,
+    everyMonths: 2,
+  },
 ];
 
 export const EMPLOYERS: readonly { name: string; account: string }[] = [
@@ -117,12 +192,44 @@ export const SUPPLIERS: readonly { name: string; account: string; code: string }
 export const IRD_ACCOUNT = '03-0049-0001100-27';
 
 export const FIRST_NAMES: readonly string[] = [
-  'Aroha', 'Liam', 'Olivia', 'Hemi', 'Charlotte', 'Noah', 'Isla', 'Priya', 'Sione', 'Mei',
-  'Jack', 'Ana', 'Wiremu', 'Grace', 'Oliver', 'Ruby', 'Tane', 'Amelia', 'Arjun', 'Sofia',
+  'Aroha',
+  'Liam',
+  'Olivia',
+  'Hemi',
+  'Charlotte',
+  'Noah',
+  'Isla',
+  'Priya',
+  'Sione',
+  'Mei',
+  'Jack',
+  'Ana',
+  'Wiremu',
+  'Grace',
+  'Oliver',
+  'Ruby',
+  'Tane',
+  'Amelia',
+  'Arjun',
+  'Sofia',
 ];
 export const SURNAMES: readonly string[] = [
-  'Smith', 'Williams', 'Ngata', 'Patel', 'Chen', 'Tupou', 'Walker', 'Thompson', 'Kereama',
-  'Li', 'Anderson', 'Wilson', 'Brown', 'Singh', 'Taylor', 'Campbell',
+  'Smith',
+  'Williams',
+  'Ngata',
+  'Patel',
+  'Chen',
+  'Tupou',
+  'Walker',
+  'Thompson',
+  'Kereama',
+  'Li',
+  'Anderson',
+  'Wilson',
+  'Brown',
+  'Singh',
+  'Taylor',
+  'Campbell',
 ];
 export const TRADES: readonly string[] = ['PLUMBING', 'ELECTRICAL', 'DESIGN', 'BUILDING', 'CONSULTING'];
 
@@ -136,19 +243,58 @@ export interface Town {
 }
 
 export const TOWNS: readonly Town[] = [
-  { town: 'Auckland', postCode: '1011', streets: ['Ponsonby Road', 'Queen Street', 'Dominion Road'], suburbs: ['PONSONBY', 'GREY LYNN', 'MT EDEN', 'NEWMARKET'], area: '9' },
-  { town: 'Wellington', postCode: '6011', streets: ['Cuba Street', 'Lambton Quay', 'Adelaide Road'], suburbs: ['TE ARO', 'KILBIRNIE', 'JOHNSONVILLE'], area: '4' },
-  { town: 'Christchurch', postCode: '8011', streets: ['Colombo Street', 'Riccarton Road', 'Papanui Road'], suburbs: ['RICCARTON', 'PAPANUI', 'SYDENHAM'], area: '3' },
-  { town: 'Hamilton', postCode: '3204', streets: ['Victoria Street', 'Grey Street'], suburbs: ['HAMILTON EAST', 'ROTOTUNA'], area: '7' },
-  { town: 'Dunedin', postCode: '9016', streets: ['George Street', 'Princes Street'], suburbs: ['MORNINGTON', 'NORTH EAST VALLEY'], area: '3' },
-  { town: 'Tauranga', postCode: '3110', streets: ['Cameron Road', 'Devonport Road'], suburbs: ['MT MAUNGANUI', 'PAPAMOA'], area: '7' },
+  {
+    town: 'Auckland',
+    postCode: '1011',
+    streets: ['Ponsonby Road', 'Queen Street', 'Dominion Road'],
+    suburbs: ['PONSONBY', 'GREY LYNN', 'MT EDEN', 'NEWMARKET'],
+    area: '9',
+  },
+  {
+    town: 'Wellington',
+    postCode: '6011',
+    streets: ['Cuba Street', 'Lambton Quay', 'Adelaide Road'],
+    suburbs: ['TE ARO', 'KILBIRNIE', 'JOHNSONVILLE'],
+    area: '4',
+  },
+  {
+    town: 'Christchurch',
+    postCode: '8011',
+    streets: ['Colombo Street', 'Riccarton Road', 'Papanui Road'],
+    suburbs: ['RICCARTON', 'PAPANUI', 'SYDENHAM'],
+    area: '3',
+  },
+  {
+    town: 'Hamilton',
+    postCode: '3204',
+    streets: ['Victoria Street', 'Grey Street'],
+    suburbs: ['HAMILTON EAST', 'ROTOTUNA'],
+    area: '7',
+  },
+  {
+    town: 'Dunedin',
+    postCode: '9016',
+    streets: ['George Street', 'Princes Street'],
+    suburbs: ['MORNINGTON', 'NORTH EAST VALLEY'],
+    area: '3',
+  },
+  {
+    town: 'Tauranga',
+    postCode: '3110',
+    streets: ['Cameron Road', 'Devonport Road'],
+    suburbs: ['MT MAUNGANUI', 'PAPAMOA'],
+    area: '7',
+  },
 ];
 
 /** NZD per unit of the wallet currencies, in millionths (top-ups from NZD). */
 export const WALLET_RATES: Record<string, [number, number]> = { USD: [1_620_000, 1_740_000], JPY: [10_600, 11_400] };
 
 /** Fixture bank codes, branches and BICs (the BECS prefix `BB-bbbb`). */
-export const BANK_FIXTURES: Record<BankName, { code: string; branches: readonly string[]; bic: string; cardPrefix: string }> = {
+export const BANK_FIXTURES: Record<
+  BankName,
+  { code: string; branches: readonly string[]; bic: string; cardPrefix: string }
+> = {
   ANZ: { code: '01', branches: ['0102', '0241', '1839'], bic: 'ANZBNZ22', cardPrefix: '4' },
   BNZ: { code: '02', branches: ['0192', '0248', '0500'], bic: 'BKNZNZ22', cardPrefix: '4' },
   Westpac: { code: '03', branches: ['0104', '0252', '1702'], bic: 'WPACNZ2W', cardPrefix: '5' },

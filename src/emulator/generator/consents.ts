@@ -19,8 +19,14 @@ export const DEFAULT_REDIRECT_URI = 'https://app.example.nz/consent/return';
 const CALLBACK_URL = 'https://app.example.nz/hooks/consent';
 
 const FULL: readonly Permission[] = [
-  'ReadAccountsDetail', 'ReadBalances', 'ReadTransactionsDetail', 'ReadTransactionsCredits',
-  'ReadTransactionsDebits', 'ReadStatements', 'ReadParty', 'ReadPartyAuthUser',
+  'ReadAccountsDetail',
+  'ReadBalances',
+  'ReadTransactionsDetail',
+  'ReadTransactionsCredits',
+  'ReadTransactionsDebits',
+  'ReadStatements',
+  'ReadParty',
+  'ReadPartyAuthUser',
 ];
 const BASIC: readonly Permission[] = ['ReadAccountsBasic', 'ReadTransactionsBasic', 'ReadBalances'];
 const CREDITS_ONLY: readonly Permission[] = ['ReadAccountsDetail', 'ReadTransactionsDetail', 'ReadTransactionsCredits'];
@@ -58,36 +64,99 @@ export function seedConsents(
   const minutes = (c: DateTime, m: number) => c.plus({ minutes: m });
   const consentPlans: ConsentPlan[] = [
     // Full access over the history: end a year after the start, expiry a day after the end.
-    { status: 'Authorised', permissions: FULL, customer: 0, created: { daysAgo: 400 }, flow: 'best',
-      dates: (s, c) => ({ end: midnight(s, 365), expiration: midnight(s, 366), updated: minutes(c, 3) }) },
+    {
+      status: 'Authorised',
+      permissions: FULL,
+      customer: 0,
+      created: { daysAgo: 400 },
+      flow: 'best',
+      dates: (s, c) => ({ end: midnight(s, 365), expiration: midnight(s, 366), updated: minutes(c, 3) }),
+    },
     // Basic payloads over the same accounts as the full one (docs/bank-api.md §3, payload level).
-    { status: 'Authorised', permissions: BASIC, customer: 0, created: { daysAgo: 399 }, flow: 'best',
-      dates: (s, c) => ({ end: midnight(s, 365), expiration: midnight(s, 366), updated: minutes(c, 2) }) },
+    {
+      status: 'Authorised',
+      permissions: BASIC,
+      customer: 0,
+      created: { daysAgo: 399 },
+      flow: 'best',
+      dates: (s, c) => ({ end: midnight(s, 365), expiration: midnight(s, 366), updated: minutes(c, 2) }),
+    },
     // Credits filter without Debits (docs/bank-api.md §3): only Credit entries are served.
-    { status: 'Authorised', permissions: CREDITS_ONLY, customer: 1, created: { daysAgo: 180 }, flow: 'best',
-      dates: (s, c) => ({ end: midnight(s, 200), updated: minutes(c, 4) }) },
+    {
+      status: 'Authorised',
+      permissions: CREDITS_ONLY,
+      customer: 1,
+      created: { daysAgo: 180 },
+      flow: 'best',
+      dates: (s, c) => ({ end: midnight(s, 200), updated: minutes(c, 4) }),
+    },
     // Expires one day after the start: Consumed once the clock passes it (BDT412).
-    { status: 'Authorised', permissions: FULL, customer: 2, created: { daysAgo: 30 }, flow: 'best',
-      dates: (s, c) => ({ end: s.plus({ days: 1 }), expiration: s.plus({ days: 1 }), updated: minutes(c, 2) }) },
-    { status: 'AwaitingAuthorisation', permissions: FULL, customer: other(), created: { minutesAgo: 2 }, flow: 'best',
-      dates: (s) => ({ end: midnight(s, 365) }) },
-    { status: 'GatewayAwaitingSubmission', permissions: FULL, customer: other(), created: { minutesAgo: 5 }, flow: 'gateway',
-      dates: (s) => ({ end: midnight(s, 365) }) },
-    { status: 'Rejected', permissions: FULL, customer: other(), created: { daysAgo: 20 }, flow: 'best',
-      dates: (s, c) => ({ end: midnight(s, 300), updated: minutes(c, 4) }) },
+    {
+      status: 'Authorised',
+      permissions: FULL,
+      customer: 2,
+      created: { daysAgo: 30 },
+      flow: 'best',
+      dates: (s, c) => ({ end: s.plus({ days: 1 }), expiration: s.plus({ days: 1 }), updated: minutes(c, 2) }),
+    },
+    {
+      status: 'AwaitingAuthorisation',
+      permissions: FULL,
+      customer: other(),
+      created: { minutesAgo: 2 },
+      flow: 'best',
+      dates: (s) => ({ end: midnight(s, 365) }),
+    },
+    {
+      status: 'GatewayAwaitingSubmission',
+      permissions: FULL,
+      customer: other(),
+      created: { minutesAgo: 5 },
+      flow: 'gateway',
+      dates: (s) => ({ end: midnight(s, 365) }),
+    },
+    {
+      status: 'Rejected',
+      permissions: FULL,
+      customer: other(),
+      created: { daysAgo: 20 },
+      flow: 'best',
+      dates: (s, c) => ({ end: midnight(s, 300), updated: minutes(c, 4) }),
+    },
     // Revoked at the bank ten days before the start (or halfway, in a short history).
-    { status: 'Revoked', permissions: FULL, customer: other(), created: { daysAgo: 200 }, flow: 'best',
-      dates: (s, c) => ({ end: midnight(s, 165), updated: c.plus({ seconds: Math.floor(s.diff(c).as('seconds') * 0.95) }) }) },
+    {
+      status: 'Revoked',
+      permissions: FULL,
+      customer: other(),
+      created: { daysAgo: 200 },
+      flow: 'best',
+      dates: (s, c) => ({
+        end: midnight(s, 165),
+        updated: c.plus({ seconds: Math.floor(s.diff(c).as('seconds') * 0.95) }),
+      }),
+    },
     // Expired before the start: end and expiry after the creation date (BDT251, BDT258), before the start.
-    { status: 'Consumed', permissions: FULL, customer: other(), created: { daysAgo: 300 }, flow: 'best',
+    {
+      status: 'Consumed',
+      permissions: FULL,
+      customer: other(),
+      created: { daysAgo: 300 },
+      flow: 'best',
       dates: (s, c) => {
         const daysBefore = Math.floor(s.diff(c, 'days').days / 10);
         const end = midnight(s, -daysBefore);
         return { end, expiration: end, updated: end };
-      } },
+      },
+    },
     // docs/bank-api.md §4.4: a gateway consent awaiting the customer over 15 minutes times out (BDT013).
-    { status: 'GatewayTimeout', permissions: FULL, customer: other(), created: { daysAgo: 3 }, flow: 'gateway',
-      dates: (s, c) => ({ end: midnight(s, 300), updated: minutes(c, 15) }) },
+    {
+      status: 'GatewayTimeout',
+      permissions: FULL,
+      customer: other(),
+      created: { daysAgo: 3 },
+      flow: 'gateway',
+      dates: (s, c) => ({ end: midnight(s, 300), updated: minutes(c, 15) }),
+    },
   ];
   const startNz = start.setZone(NZ);
   return consentPlans.map((p): SeededConsent => {
@@ -118,7 +187,12 @@ export function seedConsents(
   });
 }
 
-function flowFor(bank: BankName, kind: 'best' | 'gateway', features: SeedBankFeatures, mobile: string | undefined): ConsentFlow {
+function flowFor(
+  bank: BankName,
+  kind: 'best' | 'gateway',
+  features: SeedBankFeatures,
+  mobile: string | undefined,
+): ConsentFlow {
   if (kind === 'best' && features.redirectFlow) {
     return { detail: { type: 'redirect', redirect_uri: DEFAULT_REDIRECT_URI }, flow_hint: { type: 'redirect', bank } };
   }

@@ -90,18 +90,57 @@ function becsNumber(prng: Prng, bank: BankName): string {
   return `${fx.code}-${prng.pick(fx.branches)}-${prng.digits(7)}-${prng.pick(['00', '01', '02', '25', '30'])}`;
 }
 
-const KIND_LABELS: Record<AccountKind, { nickname: readonly string[]; description: string; subType: Account['AccountSubType'] }> = {
-  everyday: { nickname: ['Everyday', 'Bills', 'Day to day'], description: 'Everyday transaction account', subType: 'CurrentAccount' },
-  savings: { nickname: ['Rainy day', 'Savings', 'House deposit'], description: 'Online savings account', subType: 'Savings' },
-  'credit-card': { nickname: ['Credit card', 'Airpoints card'], description: 'Platinum credit card', subType: 'CreditCard' },
-  business: { nickname: ['Business', 'Trading account'], description: 'Business current account', subType: 'CurrentAccount' },
-  'wallet-usd': { nickname: ['USD wallet', 'US dollars'], description: 'USD foreign currency account', subType: 'CurrentAccount' },
-  'wallet-jpy': { nickname: ['JPY travel', 'Yen wallet'], description: 'JPY foreign currency account', subType: 'CurrentAccount' },
+const KIND_LABELS: Record<
+  AccountKind,
+  { nickname: readonly string[]; description: string; subType: Account['AccountSubType'] }
+> = {
+  everyday: {
+    nickname: ['Everyday', 'Bills', 'Day to day'],
+    description: 'Everyday transaction account',
+    subType: 'CurrentAccount',
+  },
+  savings: {
+    nickname: ['Rainy day', 'Savings', 'House deposit'],
+    description: 'Online savings account',
+    subType: 'Savings',
+  },
+  'credit-card': {
+    nickname: ['Credit card', 'Airpoints card'],
+    description: 'Platinum credit card',
+    subType: 'CreditCard',
+  },
+  business: {
+    nickname: ['Business', 'Trading account'],
+    description: 'Business current account',
+    subType: 'CurrentAccount',
+  },
+  'wallet-usd': {
+    nickname: ['USD wallet', 'US dollars'],
+    description: 'USD foreign currency account',
+    subType: 'CurrentAccount',
+  },
+  'wallet-jpy': {
+    nickname: ['JPY travel', 'Yen wallet'],
+    description: 'JPY foreign currency account',
+    subType: 'CurrentAccount',
+  },
 };
 
 const SHAPES: Record<0 | 1 | 2, { required: AccountKind[]; optional: Array<[AccountKind, number]> }> = {
-  0: { required: ['everyday', 'credit-card'], optional: [['savings', 0.8], ['wallet-usd', 0.25]] },
-  1: { required: ['everyday', 'wallet-usd'], optional: [['savings', 0.7], ['credit-card', 0.5]] },
+  0: {
+    required: ['everyday', 'credit-card'],
+    optional: [
+      ['savings', 0.8],
+      ['wallet-usd', 0.25],
+    ],
+  },
+  1: {
+    required: ['everyday', 'wallet-usd'],
+    optional: [
+      ['savings', 0.7],
+      ['credit-card', 0.5],
+    ],
+  },
   2: { required: ['everyday', 'business', 'wallet-jpy'], optional: [['savings', 0.4]] },
 };
 
@@ -118,19 +157,46 @@ export function planCustomers(seed: number, bank: BankName, count: number): Cust
     const domain = prng.pick(['example.nz', 'example.co.nz', 'example.com']);
     const email = `${person.first}.${person.last}${prng.int(1, 99)}@${domain}`.toLowerCase();
     const customerId = `cus-${bank.toLowerCase()}-${String(index + 1).padStart(3, '0')}`;
-    const own = buildParty(prng, 'Sole', `${person.first} ${person.last}`, email, town, 'Residential', prng.chance(0.5));
+    const own = buildParty(
+      prng,
+      'Sole',
+      `${person.first} ${person.last}`,
+      email,
+      town,
+      'Residential',
+      prng.chance(0.5),
+    );
     const joint =
       shape === 1
-        ? buildParty(prng, 'Joint', `${person.first} ${person.last} and ${partner.first} ${partner.last}`, email, town, 'Residential', true)
+        ? buildParty(
+            prng,
+            'Joint',
+            `${person.first} ${person.last} and ${partner.first} ${partner.last}`,
+            email,
+            town,
+            'Residential',
+            true,
+          )
         : null;
     const trade = prng.pick(TRADES);
     const businessName = `${person.last.toUpperCase()} ${trade} LTD`;
     const business =
       shape === 2
-        ? buildParty(prng, 'Sole', businessName, `accounts@${person.last.toLowerCase()}${trade.toLowerCase()}.example.nz`, town, 'Business', true)
+        ? buildParty(
+            prng,
+            'Sole',
+            businessName,
+            `accounts@${person.last.toLowerCase()}${trade.toLowerCase()}.example.nz`,
+            town,
+            'Business',
+            true,
+          )
         : null;
 
-    const kinds = [...SHAPES[shape].required, ...SHAPES[shape].optional.filter(([, p]) => prng.chance(p)).map(([k]) => k)];
+    const kinds = [
+      ...SHAPES[shape].required,
+      ...SHAPES[shape].optional.filter(([, p]) => prng.chance(p)).map(([k]) => k),
+    ];
     const accounts = kinds.map((kind, position): AccountSpec => {
       let accountId: string;
       do accountId = `acc-${prng.hex(10)}`;
@@ -140,7 +206,11 @@ export function planCustomers(seed: number, bank: BankName, count: number): Cust
       const party = kind === 'business' && business ? business : isJoint && joint ? joint : own;
       const holderShortName = kind === 'business' ? businessName.slice(0, 20) : shortName(person);
       const holderName =
-        kind === 'business' ? businessName : isJoint ? `${shortName(person)} & ${shortName(partner)}` : shortName(person);
+        kind === 'business'
+          ? businessName
+          : isJoint
+            ? `${shortName(person)} & ${shortName(partner)}`
+            : shortName(person);
       const currency = kind === 'wallet-usd' ? 'USD' : kind === 'wallet-jpy' ? 'JPY' : 'NZD';
       const cardScheme = BANK_FIXTURES[bank].cardPrefix === '5' || kind.startsWith('wallet') ? 'MasterCard' : 'VISA';
       const cardMasked = `************${prng.digits(4)}`;

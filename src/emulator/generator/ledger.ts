@@ -83,26 +83,43 @@ export class AccountLedger {
         id = `txn-${date}-${String(seq).padStart(4, '0')}`;
         const signed = signedUnits(d);
         balance += signed;
-        const row: BookedRow = { id, bookingMs: d.bookingMs, visibleMs: d.visibleMs, signed, balanceAfter: balance, record: this.bookedRecord(d, id, balance) };
+        const row: BookedRow = {
+          id,
+          bookingMs: d.bookingMs,
+          visibleMs: d.visibleMs,
+          signed,
+          balanceAfter: balance,
+          record: this.bookedRecord(d, id, balance),
+        };
         if (d.feeType) row.feeType = d.feeType;
         if (d.interest) row.interest = true;
         this.booked.push(row);
       }
       if (d.pending) {
         const pid = d.pending.outcome === 'same-id' && id ? id : pendingId();
-        this.pendings.push({ fromMs: d.pending.fromMs, untilMs: d.pending.untilMs, record: this.pendingRecord(d, d.pending, pid) });
+        this.pendings.push({
+          fromMs: d.pending.fromMs,
+          untilMs: d.pending.untilMs,
+          record: this.pendingRecord(d, d.pending, pid),
+        });
       }
     }
     this.settleWindowMs = window;
     this.newest = [...this.booked].sort(newestFirst);
     this.pendings.sort((a, b) => a.fromMs - b.fromMs);
-    this.bookedSteps = toSteps(spec.opening, this.booked.map((r) => ({ ms: r.visibleMs, delta: r.signed })));
+    this.bookedSteps = toSteps(
+      spec.opening,
+      this.booked.map((r) => ({ ms: r.visibleMs, delta: r.signed })),
+    );
     this.availableSteps = toSteps(spec.opening, [
       ...this.booked.map((r) => ({ ms: r.visibleMs, delta: r.signed })),
       ...drafts.flatMap((d) => {
         if (!d.pending) return [];
         const delta = signedUnits({ units: d.pending.units, indicator: d.indicator });
-        return [{ ms: d.pending.fromMs, delta }, { ms: d.pending.untilMs, delta: -delta }];
+        return [
+          { ms: d.pending.fromMs, delta },
+          { ms: d.pending.untilMs, delta: -delta },
+        ];
       }),
     ]);
   }
@@ -118,7 +135,10 @@ export class AccountLedger {
     const firstDue = partitionPoint(this.newest, (r) => r.bookingMs > Math.min(atMs, toMs));
     const last = partitionPoint(this.newest, (r) => r.bookingMs >= fromMs);
     // Rows booked at or before `horizon` are visible for sure: one slice, no per-row test.
-    const firstSettled = Math.max(firstDue, partitionPoint(this.newest, (r) => r.bookingMs > horizon));
+    const firstSettled = Math.max(
+      firstDue,
+      partitionPoint(this.newest, (r) => r.bookingMs > horizon),
+    );
     const recent: Array<{ bookingMs: number; id: string; record: Transaction }> = [];
     for (let i = firstDue; i < Math.min(firstSettled, last); i++) {
       const row = itemAt(this.newest, i);
@@ -157,7 +177,11 @@ export class AccountLedger {
     };
     if (this.spec.limit > 0n) {
       interimAvailable.CreditLine = [
-        { Included: true, Type: 'Pre-Agreed', Amount: { Amount: formatUnits(this.spec.limit, currency), Currency: currency } },
+        {
+          Included: true,
+          Type: 'Pre-Agreed',
+          Amount: { Amount: formatUnits(this.spec.limit, currency), Currency: currency },
+        },
       ];
     }
     return [interimBooked, interimAvailable];
@@ -178,7 +202,13 @@ export class AccountLedger {
   }
 
   /** The fields every served row starts with, in the order the bank sends them. */
-  private recordHead(d: Draft, id: string, status: Transaction['Status'], amount: Pick<Draft, 'units' | 'style'>, bookingMs: number): Transaction {
+  private recordHead(
+    d: Draft,
+    id: string,
+    status: Transaction['Status'],
+    amount: Pick<Draft, 'units' | 'style'>,
+    bookingMs: number,
+  ): Transaction {
     const currency = this.spec.currency;
     return {
       AccountId: this.spec.account.AccountId,

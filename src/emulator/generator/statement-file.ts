@@ -90,7 +90,15 @@ export function statementPdf(bank: BankName, spec: AccountSpec, statement: World
       `/CreationDate ${pdfText(pdfDate(statement.record.CreationDateTime))} >>`,
   ];
   for (const [p, pageLines] of pages.entries()) {
-    const content = ['BT', '/F1 8 Tf', '10 TL', '36 806 Td', ...pageLines.map((l) => `${pdfText(l)} Tj T*`), 'ET', ''].join('\n');
+    const content = [
+      'BT',
+      '/F1 8 Tf',
+      '10 TL',
+      '36 806 Td',
+      ...pageLines.map((l) => `${pdfText(l)} Tj T*`),
+      'ET',
+      '',
+    ].join('\n');
     objects.push(
       `<< /Type /Page /Parent 2 0 R /MediaBox [0 0 595 842] /Resources << /Font << /F1 3 0 R >> >> /Contents ${itemAt(pageIds, p) + 1} 0 R >>`,
       `<< /Length ${Buffer.byteLength(content, 'latin1')} >>\nstream\n${content}endstream`,

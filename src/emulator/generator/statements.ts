@@ -23,8 +23,18 @@ export interface WorldStatement {
 }
 
 const MONTH_NAMES = [
-  'January', 'February', 'March', 'April', 'May', 'June',
-  'July', 'August', 'September', 'October', 'November', 'December',
+  'January',
+  'February',
+  'March',
+  'April',
+  'May',
+  'June',
+  'July',
+  'August',
+  'September',
+  'October',
+  'November',
+  'December',
 ] as const;
 
 function statementId(spec: AccountSpec, day: NzDay): string {
@@ -70,11 +80,16 @@ export function buildStatements(ledger: AccountLedger, cal: NzCalendar, first: n
       StartDateTime: cal.format(startMs),
       EndDateTime: cal.format(endMs),
       CreationDateTime: cal.format(createdMs),
-      StatementDescription: [`${MONTH_NAMES[day.month - 1]} ${day.year}`, `${spec.account.Nickname} ${spec.identification}`],
+      StatementDescription: [
+        `${MONTH_NAMES[day.month - 1]} ${day.year}`,
+        `${spec.account.Nickname} ${spec.identification}`,
+      ],
     };
     if (fees > 0n) record.StatementFee = [{ Amount: amount(fees), CreditDebitIndicator: 'Debit', Type: 'Monthly' }];
     if (interest !== 0n) {
-      record.StatementInterest = [{ ...toWireBalance(interest, currency), Type: spec.kind === 'credit-card' ? 'Purchase' : 'Total' }];
+      record.StatementInterest = [
+        { ...toWireBalance(interest, currency), Type: spec.kind === 'credit-card' ? 'Purchase' : 'Total' },
+      ];
     }
     if (spec.kind === 'credit-card') record.StatementRate = [{ Rate: '20.95', Type: 'AnnualPurchase' }];
     record.StatementValue = [
@@ -90,7 +105,11 @@ export function buildStatements(ledger: AccountLedger, cal: NzCalendar, first: n
     if (spec.kind === 'credit-card') {
       record.StatementAmount.push(
         { Amount: amount(spec.limit), CreditDebitIndicator: 'Credit', Type: 'CreditLimit' },
-        { Amount: amount(minimumPayment(closing < 0n ? -closing : 0n)), CreditDebitIndicator: 'Debit', Type: 'MinimumPaymentDue' },
+        {
+          Amount: amount(minimumPayment(closing < 0n ? -closing : 0n)),
+          CreditDebitIndicator: 'Debit',
+          Type: 'MinimumPaymentDue',
+        },
       );
     }
     // The calendar runs two months past the last generated day, so these days exist.

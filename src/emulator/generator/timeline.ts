@@ -100,12 +100,19 @@ export function generateTimeline(
         const nzd = charged;
         book.add(
           cardPurchaseDraft(ctx, {
-            account: book.spec, day, settleDay: settleDay(i), merchant, units: nzd,
-            narrative: `${merchant.name} ${currency}`, foreign: { currency, units, rateMillionths: rate },
+            account: book.spec,
+            day,
+            settleDay: settleDay(i),
+            merchant,
+            units: nzd,
+            narrative: `${merchant.name} ${currency}`,
+            foreign: { currency, units, rateMillionths: rate },
           }),
         );
       } else {
-        book.add(cardPurchaseDraft(ctx, { account: book.spec, day, settleDay: settleDay(i), merchant, narrative, units }));
+        book.add(
+          cardPurchaseDraft(ctx, { account: book.spec, day, settleDay: settleDay(i), merchant, narrative, units }),
+        );
       }
     }
   };
@@ -120,11 +127,20 @@ export function generateTimeline(
     if (payday) everyday.add(salaryDraft(ctx, plan, everyday.spec, day, salaryMinor, staffNumber));
     if (business && day.weekday === 1) {
       const drawings = fromMinor('NZD', prng.int(70_000, 100_000));
-      transfer({ from: business, to: everyday, day, atMs: randomTime(ctx, day, 5, 7), label: 'DRAWINGS', debitUnits: drawings, creditUnits: drawings });
+      transfer({
+        from: business,
+        to: everyday,
+        day,
+        atMs: randomTime(ctx, day, 5, 7),
+        label: 'DRAWINGS',
+        debitUnits: drawings,
+        creditUnits: drawings,
+      });
     }
     for (const biller of billers) {
       const dueDay = Math.min(biller.dayOfMonth, day.daysInMonth);
-      if (day.day === dueDay && day.month % biller.everyMonths === 0) everyday.add(billDraft(ctx, everyday.spec, biller, day));
+      if (day.day === dueDay && day.month % biller.everyMonths === 0)
+        everyday.add(billDraft(ctx, everyday.spec, biller, day));
     }
 
     spend(everyday, i, NZ_MERCHANTS, prng.int(1, 3));
@@ -134,7 +150,12 @@ export function generateTimeline(
     if (business) spend(business, i, BUSINESS_MERCHANTS, weekend ? prng.int(0, 1) : prng.int(1, 2));
     for (const wallet of wallets) {
       const merchants = wallet.spec.currency === 'USD' ? USD_MERCHANTS : JPY_MERCHANTS;
-      spend(wallet, i, merchants, (prng.chance(wallet.spec.currency === 'USD' ? 0.4 : 0.6) ? 1 : 0) + (prng.chance(0.15) ? 1 : 0));
+      spend(
+        wallet,
+        i,
+        merchants,
+        (prng.chance(wallet.spec.currency === 'USD' ? 0.4 : 0.6) ? 1 : 0) + (prng.chance(0.15) ? 1 : 0),
+      );
       // Below ¥15,000 or USD 150: top up ¥30,000–80,000 or USD 300–800 from the everyday account.
       if (wallet.balance < fromMinor(wallet.spec.currency, 15_000)) {
         const rates = WALLET_RATES[wallet.spec.currency];
@@ -142,34 +163,89 @@ export function generateTimeline(
         const [lo, hi] = rates;
         const rate = prng.int(lo, hi);
         const foreign = fromMinor(wallet.spec.currency, prng.int(3, 8) * 10_000);
-        transfer({ from: everyday, to: wallet, day, atMs: randomTime(ctx, day, 9, 11), label: 'FX TOP UP',
-          debitUnits: convertUnits(foreign, rate, 'NZD'), creditUnits: foreign, fx: { rateMillionths: rate } });
+        transfer({
+          from: everyday,
+          to: wallet,
+          day,
+          atMs: randomTime(ctx, day, 9, 11),
+          label: 'FX TOP UP',
+          debitUnits: convertUnits(foreign, rate, 'NZD'),
+          creditUnits: foreign,
+          fx: { rateMillionths: rate },
+        });
       }
     }
 
     if (payday && savings && everyday.balance > fromMinor('NZD', 300_000)) {
-      const surplus = ((everyday.balance - fromMinor('NZD', 250_000)) / fromMinor('NZD', 10_000)) * fromMinor('NZD', 10_000);
-      if (surplus > 0n) transfer({ from: everyday, to: savings, day, atMs: randomTime(ctx, day, 12, 13), label: 'SAVINGS', debitUnits: surplus, creditUnits: surplus });
+      const surplus =
+        ((everyday.balance - fromMinor('NZD', 250_000)) / fromMinor('NZD', 10_000)) * fromMinor('NZD', 10_000);
+      if (surplus > 0n)
+        transfer({
+          from: everyday,
+          to: savings,
+          day,
+          atMs: randomTime(ctx, day, 12, 13),
+          label: 'SAVINGS',
+          debitUnits: surplus,
+          creditUnits: surplus,
+        });
     }
     if (card && day.day === 22 && card.balance < 0n) {
       const owing = -card.balance;
       const short = owing - (everyday.balance - fromMinor('NZD', 50_000));
       if (savings && short > 0n && savings.balance > short) {
         const amount = roundToMinor('NZD', short);
-        transfer({ from: savings, to: everyday, day, atMs: randomTime(ctx, day, 13, 14), label: 'TRANSFER', debitUnits: amount, creditUnits: amount });
+        transfer({
+          from: savings,
+          to: everyday,
+          day,
+          atMs: randomTime(ctx, day, 13, 14),
+          label: 'TRANSFER',
+          debitUnits: amount,
+          creditUnits: amount,
+        });
       }
       const room = everyday.balance + everyday.spec.limit - fromMinor('NZD', 10_000);
       const wanted = prng.chance(0.2) ? roundToMinor('NZD', owing / 3n) : owing;
       const amount = wanted < room ? wanted : room;
-      if (amount > 0n) transfer({ from: everyday, to: card, day, atMs: randomTime(ctx, day, 14, 16), label: 'CC PAYMENT', debitUnits: amount, creditUnits: amount });
+      if (amount > 0n)
+        transfer({
+          from: everyday,
+          to: card,
+          day,
+          atMs: randomTime(ctx, day, 14, 16),
+          label: 'CC PAYMENT',
+          debitUnits: amount,
+          creditUnits: amount,
+        });
     }
     if (lastOfMonth) monthEnd(ctx, books, day).forEach(([book, d]) => book.add(d));
     if (savings && everyday.balance < fromMinor('NZD', 30_000) && savings.balance > fromMinor('NZD', 150_000)) {
       const amount = fromMinor('NZD', prng.int(5, 10) * 10_000);
-      transfer({ from: savings, to: everyday, day, atMs: cal.wallMs(day, 23, 50), label: 'TOP UP', debitUnits: amount, creditUnits: amount });
-    } else if (business && everyday.balance < fromMinor('NZD', 30_000) && business.balance > fromMinor('NZD', 300_000)) {
+      transfer({
+        from: savings,
+        to: everyday,
+        day,
+        atMs: cal.wallMs(day, 23, 50),
+        label: 'TOP UP',
+        debitUnits: amount,
+        creditUnits: amount,
+      });
+    } else if (
+      business &&
+      everyday.balance < fromMinor('NZD', 30_000) &&
+      business.balance > fromMinor('NZD', 300_000)
+    ) {
       const amount = fromMinor('NZD', 100_000);
-      transfer({ from: business, to: everyday, day, atMs: cal.wallMs(day, 23, 50), label: 'DRAWINGS', debitUnits: amount, creditUnits: amount });
+      transfer({
+        from: business,
+        to: everyday,
+        day,
+        atMs: cal.wallMs(day, 23, 50),
+        label: 'DRAWINGS',
+        debitUnits: amount,
+        creditUnits: amount,
+      });
     }
   }
   return new Map([...books.values()].map((b) => [b.spec.key, b.drafts]));
@@ -181,7 +257,14 @@ function pickBillers(roll: () => number): Biller[] {
   return [...byCode.values()].filter(() => roll() < 0.75);
 }
 
-function salaryDraft(ctx: DraftContext, plan: CustomerPlan, spec: AccountSpec, day: NzDay, salaryMinor: number, staff: string): Draft {
+function salaryDraft(
+  ctx: DraftContext,
+  plan: CustomerPlan,
+  spec: AccountSpec,
+  day: NzDay,
+  salaryMinor: number,
+  staff: string,
+): Draft {
   const overtime = ctx.prng.chance(0.2) ? ctx.prng.int(5_000, 40_000) : 0;
   return bookedDraft(ctx, {
     day,
@@ -250,55 +333,76 @@ function businessDay(ctx: DraftContext, spec: AccountSpec, day: NzDay, weekend: 
   for (let n = 0; n < invoices; n++) {
     const client = prng.pick(BUSINESS_CLIENTS);
     const invoice = `INV-${prng.digits(4)}`;
-    out.push(bookedDraft(ctx, {
-      day, atMs: randomTime(ctx, day, 8, 18), units: fromMinor('NZD', prng.int(20_000, 180_000)), indicator: 'Credit', mayBeLate: true,
-      detail: {
-        TransactionInformation: `${client.name} ${invoice}`,
-        TransactionReference: {
-          CreditorName: spec.holderShortName,
-          CreditorReference: pcr(invoice, 'PAYMENT'),
-          DebtorName: client.name.slice(0, 20),
-          DebtorReference: pcr(spec.holderShortName, invoice, 'PAYMENT'),
+    out.push(
+      bookedDraft(ctx, {
+        day,
+        atMs: randomTime(ctx, day, 8, 18),
+        units: fromMinor('NZD', prng.int(20_000, 180_000)),
+        indicator: 'Credit',
+        mayBeLate: true,
+        detail: {
+          TransactionInformation: `${client.name} ${invoice}`,
+          TransactionReference: {
+            CreditorName: spec.holderShortName,
+            CreditorReference: pcr(invoice, 'PAYMENT'),
+            DebtorName: client.name.slice(0, 20),
+            DebtorReference: pcr(spec.holderShortName, invoice, 'PAYMENT'),
+          },
+          BankTransactionCode: { Code: 'ReceivedCreditTransfers', SubCode: 'DomesticCreditTransfer' },
+          ProprietaryBankTransactionCode: { Code: 'DC', Issuer: ctx.bank },
+          DebtorAccount: becsAccount(client.account, client.name),
         },
-        BankTransactionCode: { Code: 'ReceivedCreditTransfers', SubCode: 'DomesticCreditTransfer' },
-        ProprietaryBankTransactionCode: { Code: 'DC', Issuer: ctx.bank },
-        DebtorAccount: becsAccount(client.account, client.name),
-      },
-    }));
+      }),
+    );
   }
   if (!weekend && prng.chance(0.35)) {
     const supplier = prng.pick(SUPPLIERS);
-    out.push(bookedDraft(ctx, {
-      day, atMs: randomTime(ctx, day, 9, 17), units: fromMinor('NZD', prng.int(8_000, 120_000)), indicator: 'Debit', mayBeLate: true,
-      detail: {
-        TransactionInformation: `BILL PAYMENT ${supplier.name}`,
-        TransactionReference: {
-          CreditorName: supplier.name.slice(0, 20),
-          CreditorReference: pcr(spec.holderShortName, supplier.code, `ACC${prng.digits(5)}`),
-          DebtorName: spec.holderShortName,
-          DebtorReference: pcr(supplier.code, undefined, monthTag(day)),
+    out.push(
+      bookedDraft(ctx, {
+        day,
+        atMs: randomTime(ctx, day, 9, 17),
+        units: fromMinor('NZD', prng.int(8_000, 120_000)),
+        indicator: 'Debit',
+        mayBeLate: true,
+        detail: {
+          TransactionInformation: `BILL PAYMENT ${supplier.name}`,
+          TransactionReference: {
+            CreditorName: supplier.name.slice(0, 20),
+            CreditorReference: pcr(spec.holderShortName, supplier.code, `ACC${prng.digits(5)}`),
+            DebtorName: spec.holderShortName,
+            DebtorReference: pcr(supplier.code, undefined, monthTag(day)),
+          },
+          BankTransactionCode: { Code: 'IssuedCreditTransfers', SubCode: 'DomesticCreditTransfer' },
+          ProprietaryBankTransactionCode: { Code: 'BP', Issuer: ctx.bank },
+          CreditorAccount: becsAccount(supplier.account, supplier.name),
         },
-        BankTransactionCode: { Code: 'IssuedCreditTransfers', SubCode: 'DomesticCreditTransfer' },
-        ProprietaryBankTransactionCode: { Code: 'BP', Issuer: ctx.bank },
-        CreditorAccount: becsAccount(supplier.account, supplier.name),
-      },
-    }));
+      }),
+    );
   }
   if (day.day === 28 && day.month % 2 === 1) {
-    out.push(bookedDraft(ctx, {
-      day, atMs: randomTime(ctx, day, 9, 12), units: fromMinor('NZD', prng.int(150_000, 400_000)), indicator: 'Debit',
-      detail: {
-        TransactionInformation: 'IRD GST PAYMENT',
-        TransactionReference: {
-          CreditorName: 'INLAND REVENUE',
-          CreditorReference: pcr(`${prng.digits(3)}-${prng.digits(3)}-${prng.digits(3)}`, 'GST', `GST${monthTag(day)}`),
-          DebtorName: spec.holderShortName,
+    out.push(
+      bookedDraft(ctx, {
+        day,
+        atMs: randomTime(ctx, day, 9, 12),
+        units: fromMinor('NZD', prng.int(150_000, 400_000)),
+        indicator: 'Debit',
+        detail: {
+          TransactionInformation: 'IRD GST PAYMENT',
+          TransactionReference: {
+            CreditorName: 'INLAND REVENUE',
+            CreditorReference: pcr(
+              `${prng.digits(3)}-${prng.digits(3)}-${prng.digits(3)}`,
+              'GST',
+              `GST${monthTag(day)}`,
+            ),
+            DebtorName: spec.holderShortName,
+          },
+          BankTransactionCode: { Code: 'IssuedCreditTransfers', SubCode: 'DomesticCreditTransfer' },
+          ProprietaryBankTransactionCode: { Code: 'BP', Issuer: ctx.bank },
+          CreditorAccount: becsAccount(IRD_ACCOUNT, 'INLAND REVENUE'),
         },
-        BankTransactionCode: { Code: 'IssuedCreditTransfers', SubCode: 'DomesticCreditTransfer' },
-        ProprietaryBankTransactionCode: { Code: 'BP', Issuer: ctx.bank },
-        CreditorAccount: becsAccount(IRD_ACCOUNT, 'INLAND REVENUE'),
-      },
-    }));
+      }),
+    );
   }
   return out;
 }
@@ -306,9 +410,21 @@ function businessDay(ctx: DraftContext, spec: AccountSpec, day: NzDay, weekend: 
 /** Interest, withholding tax and account fees, booked late on the last day of the month. */
 function monthEnd(ctx: DraftContext, books: Map<AccountKind, Book>, day: NzDay): Array<[Book, Draft]> {
   const out: Array<[Book, Draft]> = [];
-  const entry = (book: Book, minute: number, units: Units, indicator: 'Credit' | 'Debit', info: string, code: string, sub: string, proprietary: string) =>
+  const entry = (
+    book: Book,
+    minute: number,
+    units: Units,
+    indicator: 'Credit' | 'Debit',
+    info: string,
+    code: string,
+    sub: string,
+    proprietary: string,
+  ) =>
     bookedDraft(ctx, {
-      day, atMs: ctx.cal.wallMs(day, 23, minute), units, indicator,
+      day,
+      atMs: ctx.cal.wallMs(day, 23, minute),
+      units,
+      indicator,
       detail: {
         TransactionInformation: info,
         BankTransactionCode: { Code: code, SubCode: sub },
@@ -321,21 +437,57 @@ function monthEnd(ctx: DraftContext, books: Map<AccountKind, Book>, day: NzDay):
       // 3.25% p.a., credited monthly; RWT at 17.5% (NZ resident withholding tax).
       const interest = roundToMinor('NZD', (book.balance * 325n) / 120_000n);
       const rwt = roundToMinor('NZD', (interest * 175n) / 1000n);
-      if (interest > 0n) out.push([book, { ...entry(book, 0, interest, 'Credit', 'CREDIT INTEREST', 'Interest', 'CreditInterest', 'INT'), interest: true }]);
-      if (rwt > 0n) out.push([book, entry(book, 1, rwt, 'Debit', 'RESIDENT WITHHOLDING TAX', 'Taxes', 'WithholdingTax', 'RWT')]);
+      if (interest > 0n)
+        out.push([
+          book,
+          {
+            ...entry(book, 0, interest, 'Credit', 'CREDIT INTEREST', 'Interest', 'CreditInterest', 'INT'),
+            interest: true,
+          },
+        ]);
+      if (rwt > 0n)
+        out.push([book, entry(book, 1, rwt, 'Debit', 'RESIDENT WITHHOLDING TAX', 'Taxes', 'WithholdingTax', 'RWT')]);
     }
     if (spec.kind === 'wallet-usd' && book.balance > 0n) {
       // 0.05% p.a. on USD, accrued to the bank's 5-decimal precision: sub-cent amounts like 0.04166.
       const interest = (book.balance * 5n) / 120_000n;
-      if (interest > 0n) out.push([book, { ...entry(book, 0, interest, 'Credit', 'CREDIT INTEREST', 'Interest', 'CreditInterest', 'INT'), interest: true }]);
+      if (interest > 0n)
+        out.push([
+          book,
+          {
+            ...entry(book, 0, interest, 'Credit', 'CREDIT INTEREST', 'Interest', 'CreditInterest', 'INT'),
+            interest: true,
+          },
+        ]);
     }
     if (spec.kind === 'credit-card' && book.balance < -fromMinor('NZD', 150_000)) {
       // 20.95% p.a. purchase interest when the balance was not cleared.
       const interest = roundToMinor('NZD', (-book.balance * 2095n) / 120_000n);
-      out.push([book, { ...entry(book, 5, interest, 'Debit', 'PURCHASE INTEREST', 'Interest', 'DebitInterest', 'INT'), interest: true }]);
+      out.push([
+        book,
+        {
+          ...entry(book, 5, interest, 'Debit', 'PURCHASE INTEREST', 'Interest', 'DebitInterest', 'INT'),
+          interest: true,
+        },
+      ]);
     }
     if (spec.monthlyFeeMinor > 0) {
-      out.push([book, { ...entry(book, 10, fromMinor('NZD', spec.monthlyFeeMinor), 'Debit', 'MONTHLY ACCOUNT FEE', 'Charges', 'AccountFee', 'FEE'), feeType: 'Monthly' }]);
+      out.push([
+        book,
+        {
+          ...entry(
+            book,
+            10,
+            fromMinor('NZD', spec.monthlyFeeMinor),
+            'Debit',
+            'MONTHLY ACCOUNT FEE',
+            'Charges',
+            'AccountFee',
+            'FEE',
+          ),
+          feeType: 'Monthly',
+        },
+      ]);
     }
   }
   return out;

@@ -65,7 +65,19 @@ export function ownTransferDrafts(ctx: DraftContext, t: OwnTransfer): { debit: D
     debitDetail.CurrencyExchange = exchange;
     creditDetail.CurrencyExchange = exchange;
   }
-  const debit = bookedDraft(ctx, { day: t.day, atMs: t.atMs, units: t.debitUnits, indicator: 'Debit', detail: debitDetail });
-  const credit = bookedDraft(ctx, { day: t.day, atMs: t.atMs, units: t.creditUnits, indicator: 'Credit', detail: creditDetail });
+  const debit = bookedDraft(ctx, {
+    day: t.day,
+    atMs: t.atMs,
+    units: t.debitUnits,
+    indicator: 'Debit',
+    detail: debitDetail,
+  });
+  const credit = bookedDraft(ctx, {
+    day: t.day,
+    atMs: t.atMs,
+    units: t.creditUnits,
+    indicator: 'Credit',
+    detail: creditDetail,
+  });
   return { debit, credit };
 }

@@ -4,7 +4,14 @@
  * GET /payments/v1/consents/{id} with its `payments`, DELETE with BP701, BP707, BP011.
  */
 import { PaymentAmount, PaymentPeriod, Pcr, PaymentsConsentFlow, type PaymentsScope } from '../../api/payments/schemas';
-import { checkCallbackUrl, checkRedirectUri, formatNz, parseWireDateTime, nzDateOf, resolvesInEmulator } from '../../api/rules';
+import {
+  checkCallbackUrl,
+  checkRedirectUri,
+  formatNz,
+  parseWireDateTime,
+  nzDateOf,
+  resolvesInEmulator,
+} from '../../api/rules';
 import { BANKS, UUID_PATTERN, type BankName } from '../../api/schemas';
 import { canonicalJson } from '../consent-validate';
 import type { RequestInfo } from '../context';
@@ -16,7 +23,13 @@ import { authorizePayments, checkUuidHeaders, readJsonObject, requireUuid, type 
 import { DECOUPLED_IDENTIFIERS, type PaymentConsentRecord } from './types';
 
 /** Callback codes in the bank's range, in the order of the shared rule (malformed, scheme, http in production, not public, unresolvable). */
-const CALLBACK_CODES: Record<string, string> = { BDT264: 'BP289', BDT265: 'BP290', BDT266: 'BP291', BDT267: 'BP292', BDT268: 'BP293' };
+const CALLBACK_CODES: Record<string, string> = {
+  BDT264: 'BP289',
+  BDT265: 'BP290',
+  BDT266: 'BP291',
+  BDT267: 'BP292',
+  BDT268: 'BP293',
+};
 
 const bad = (message: string, code = 'BP299') => new ApiError(400, message, code);
 
@@ -33,8 +46,12 @@ export function handleCreatePaymentConsent(rt: PaymentsRuntime, rq: RequestInfo)
   const canonicalBody = canonicalJson(body);
   const previous = slot === undefined ? undefined : state.consentKeys.get(slot);
   if (previous) {
-    if (previous.canonicalBody !== canonicalBody) throw new ApiError(409, 'Idempotency key was already used with a different payload', 'BP702');
-    return jsonReply(201, { consent_id: previous.consentId, ...(previous.redirectUri ? { redirect_uri: previous.redirectUri } : {}) });
+    if (previous.canonicalBody !== canonicalBody)
+      throw new ApiError(409, 'Idempotency key was already used with a different payload', 'BP702');
+    return jsonReply(201, {
+      consent_id: previous.consentId,
+      ...(previous.redirectUri ? { redirect_uri: previous.redirectUri } : {}),
+    });
   }
 
   const flowParsed = PaymentsConsentFlow.safeParse(body.flow);
@@ -48,7 +65,8 @@ export function handleCreatePaymentConsent(rt: PaymentsRuntime, rq: RequestInfo)
     if (failure) throw bad(failure.message, failure.code === 'BDT211' ? 'BP214' : 'BP299');
   }
   if (!(BANKS as readonly string[]).includes(bank)) throw bad(`Unknown bank ${bank}`);
-  if (!state.settings.merchantBanks.includes(bank)) throw bad(`Bank ${bank} is not configured for the merchant`, 'BP216');
+  if (!state.settings.merchantBanks.includes(bank))
+    throw bad(`Bank ${bank} is not configured for the merchant`, 'BP216');
   if (flow.detail.type === 'decoupled') checkDecoupled(rt, flow, bank, token.clientId);
 
   const record = baseRecord(rt, flow, token.clientId);
@@ -60,14 +78,21 @@ export function handleCreatePaymentConsent(rt: PaymentsRuntime, rq: RequestInfo)
     Object.assign(record, { type: 'single', amount: amount.data, pcr: pcr.data });
   } else {
     const from = typeof body.from_timestamp === 'string' ? parseWireDateTime(body.from_timestamp) : null;
-    const expiry = body.expiry_timestamp === undefined ? undefined : typeof body.expiry_timestamp === 'string' ? parseWireDateTime(body.expiry_timestamp) : null;
-    if (!from || expiry === null) throw bad('from_timestamp (required) and expiry_timestamp must be date-times with an offset');
+    const expiry =
+      body.expiry_timestamp === undefined
+        ? undefined
+        : typeof body.expiry_timestamp === 'string'
+          ? parseWireDateTime(body.expiry_timestamp)
+          : null;
+    if (!from || expiry === null)
+      throw bad('from_timestamp (required) and expiry_timestamp must be date-times with an offset');
     if (expiry && nzDateOf(from) === nzDateOf(expiry)) {
       throw bad('from_timestamp and expiry_timestamp must not fall on the same NZ date', 'BP283');
     }
     const period = PaymentPeriod.safeParse(body.period);
     const perPeriod = PaymentAmount.safeParse(body.maximum_amount_period);
-    const perPayment = body.maximum_amount_payment === undefined ? undefined : PaymentAmount.safeParse(body.maximum_amount_payment);
+    const perPayment =
+      body.maximum_amount_payment === undefined ? undefined : PaymentAmount.safeParse(body.maximum_amount_payment);
     if (!period.success || !perPeriod.success || (perPayment && !perPayment.success)) {
       throw bad('period and maximum_amount_period are required; maximum_amount_payment is optional');
     }
@@ -83,8 +108,16 @@ export function handleCreatePaymentConsent(rt: PaymentsRuntime, rq: RequestInfo)
   }
   state.addConsent(record);
   rq.consentId = record.consent_id;
-  const redirectUri = flow.detail.type === 'decoupled' ? undefined : `${rq.origin}/__emulator/payments/authorise?cid=${record.consent_id}`;
-  if (slot !== undefined) state.consentKeys.set(slot, { canonicalBody, consentId: record.consent_id, ...(redirectUri ? { redirectUri } : {}) });
+  const redirectUri =
+    flow.detail.type === 'decoupled'
+      ? undefined
+      : `${rq.origin}/__emulator/payments/authorise?cid=${record.consent_id}`;
+  if (slot !== undefined)
+    state.consentKeys.set(slot, {
+      canonicalBody,
+      consentId: record.consent_id,
+      ...(redirectUri ? { redirectUri } : {}),
+    });
   return jsonReply(201, { consent_id: record.consent_id, ...(redirectUri ? { redirect_uri: redirectUri } : {}) });
 }
 
@@ -97,10 +130,16 @@ function checkPeriodCapAgainstLimits(rt: PaymentsRuntime, bank: BankName, perPer
   const cap = toCents(perPeriod.total);
   const bankLimit = settings.bankLimits[bank];
   if (bankLimit !== undefined && cap > toCents(bankLimit)) {
-    throw bad(`maximum_amount_period ${perPeriod.total} without maximum_amount_payment is over ${bank}'s payment limit ${bankLimit}`, 'BP287');
+    throw bad(
+      `maximum_amount_period ${perPeriod.total} without maximum_amount_payment is over ${bank}'s payment limit ${bankLimit}`,
+      'BP287',
+    );
   }
   if (cap > toCents(settings.merchantLimit)) {
-    throw bad(`maximum_amount_period ${perPeriod.total} without maximum_amount_payment is over the merchant's payment limit ${settings.merchantLimit}`, 'BP288');
+    throw bad(
+      `maximum_amount_period ${perPeriod.total} without maximum_amount_payment is over the merchant's payment limit ${settings.merchantLimit}`,
+      'BP288',
+    );
   }
 }
 
@@ -112,7 +151,8 @@ function checkDecoupled(rt: PaymentsRuntime, flow: PaymentsConsentFlow, bank: Ba
     throw bad(`identifier_type ${type ?? '(missing)'} is not supported by ${bank}`, 'BP240');
   }
   const referenced = value !== undefined && UUID_PATTERN.test(value) ? rt.state.consents.get(value) : undefined;
-  if (!referenced || referenced.clientId !== clientId) throw bad(`identifier_value is not a valid consent ID: ${value ?? '(missing)'}`, 'BP265');
+  if (!referenced || referenced.clientId !== clientId)
+    throw bad(`identifier_value is not a valid consent ID: ${value ?? '(missing)'}`, 'BP265');
   const callback = flow.detail.callback_url;
   if (callback !== undefined) {
     const failure = checkCallbackUrl(callback, rt.ctx.environment, resolvesInEmulator);
@@ -171,10 +211,16 @@ export function handleRevokePaymentConsent(rt: PaymentsRuntime, rq: RequestInfo,
   if (record.status === 'Revoked') throw new ApiError(409, `Consent ${id} is already revoked`, 'BP701');
   const settling = record.payments.some((pid) => {
     const p = rt.state.payments.get(pid);
-    return p !== undefined && rt.state.paymentStatus(p).status !== 'AcceptedSettlementCompleted' && rt.state.paymentStatus(p).status !== 'Rejected';
+    return (
+      p !== undefined &&
+      rt.state.paymentStatus(p).status !== 'AcceptedSettlementCompleted' &&
+      rt.state.paymentStatus(p).status !== 'Rejected'
+    );
   });
-  if (settling) throw new ApiError(409, `A payment on consent ${id} is still settling; it cannot be revoked now`, 'BP707');
-  if (record.status !== 'Authorised') throw new ApiError(422, `Consent ${id} was never authorised or has ended (${record.status})`, 'BP011');
+  if (settling)
+    throw new ApiError(409, `A payment on consent ${id} is still settling; it cannot be revoked now`, 'BP707');
+  if (record.status !== 'Authorised')
+    throw new ApiError(422, `Consent ${id} was never authorised or has ended (${record.status})`, 'BP011');
   rt.state.revoke(record);
   return { status: 204 };
 }

@@ -15,9 +15,15 @@ import { PaymentsSettingsPatch, type PaymentsSettings } from './types';
 const RefuseBody = z.strictObject({ times: z.number().int().min(1).max(1000).optional() });
 const ClientBody = z.strictObject({ scopes: z.array(z.enum(PAYMENTS_SCOPES)) });
 
-export function applyPaymentsSettings(settings: PaymentsSettings, patch: z.infer<typeof PaymentsSettingsPatch>): PaymentsSettings {
+export function applyPaymentsSettings(
+  settings: PaymentsSettings,
+  patch: z.infer<typeof PaymentsSettingsPatch>,
+): PaymentsSettings {
   const { faults, bankLimits, ...rest } = patch;
-  const next: PaymentsSettings = { ...settings, ...Object.fromEntries(Object.entries(rest).filter(([, v]) => v !== undefined)) };
+  const next: PaymentsSettings = {
+    ...settings,
+    ...Object.fromEntries(Object.entries(rest).filter(([, v]) => v !== undefined)),
+  };
   if (faults) next.faults = { ...settings.faults, ...faults };
   if (bankLimits) next.bankLimits = { ...settings.bankLimits, ...bankLimits };
   return next;
@@ -36,17 +42,26 @@ export function handlePaymentsControl(rt: PaymentsRuntime, rq: RequestInfo): Rep
     }
   };
   if (area === 'payments' && n === 2 && rq.method === 'GET') {
-    return jsonReply(200, [...state.payments.values()].map((p) => state.paymentView(p)));
+    return jsonReply(
+      200,
+      [...state.payments.values()].map((p) => state.paymentView(p)),
+    );
   }
   if (area === 'payments' && id === 'authorise' && n === 3 && rq.method === 'GET') {
     const consent = state.consent(rq.query.get('cid') ?? '');
     if (!consent) throw new ApiError(404, 'Unknown payment consent');
-    return jsonReply(200, { ...state.consentView(consent), actions: ['authorise', 'reject', 'cancel', 'bank-refuse'].map((a) => `POST /__emulator/payment-consents/${consent.consent_id}/${a}`) });
+    return jsonReply(200, {
+      ...state.consentView(consent),
+      actions: ['authorise', 'reject', 'cancel', 'bank-refuse'].map(
+        (a) => `POST /__emulator/payment-consents/${consent.consent_id}/${a}`,
+      ),
+    });
   }
   if (area === 'payments' && n === 4 && rq.method === 'POST' && (action === 'settle' || action === 'reject')) {
     const payment = state.payments.get(id);
     if (!payment) throw new ApiError(404, `Unknown payment: ${id}`);
-    if (isTerminalPaymentStatus(state.paymentStatus(payment).status)) throw new ApiError(409, `Payment ${id} is already terminal`);
+    if (isTerminalPaymentStatus(state.paymentStatus(payment).status))
+      throw new ApiError(409, `Payment ${id} is already terminal`);
     // The bank decides now: the payment becomes terminal at this data-clock instant.
     const now = state.nowMs();
     payment.fate = action === 'settle' ? 'settle' : 'reject';
@@ -55,10 +70,13 @@ export function handlePaymentsControl(rt: PaymentsRuntime, rq: RequestInfo): Rep
     return jsonReply(200, state.paymentView(payment));
   }
   if (area === 'payment-consents' && n === 2 && rq.method === 'GET') {
-    return jsonReply(200, [...state.consents.values()].map((record) => {
-      const c = state.refreshed(record);
-      return { consent_id: c.consent_id, type: c.type, bank: c.bank, status: c.status };
-    }));
+    return jsonReply(
+      200,
+      [...state.consents.values()].map((record) => {
+        const c = state.refreshed(record);
+        return { consent_id: c.consent_id, type: c.type, bank: c.bank, status: c.status };
+      }),
+    );
   }
   if (area === 'payment-consents' && n === 4 && rq.method === 'POST') {
     const consent = state.consent(id);
@@ -82,8 +100,10 @@ export function handlePaymentsControl(rt: PaymentsRuntime, rq: RequestInfo): Rep
     return jsonReply(200, state.consentView(consent));
   }
   if (area === 'payments-settings' && n === 2) {
-    if (rq.method === 'PUT') state.settings = applyPaymentsSettings(state.settings, parseControlBody(PaymentsSettingsPatch, rq.body));
-    else if (rq.method !== 'GET') throw new ApiError(405, `Method ${rq.method} not allowed`, undefined, { allow: 'GET, PUT' });
+    if (rq.method === 'PUT')
+      state.settings = applyPaymentsSettings(state.settings, parseControlBody(PaymentsSettingsPatch, rq.body));
+    else if (rq.method !== 'GET')
+      throw new ApiError(405, `Method ${rq.method} not allowed`, undefined, { allow: 'GET, PUT' });
     return jsonReply(200, state.settings);
   }
   if (area === 'payments-clients' && n === 2 && rq.method === 'POST') {

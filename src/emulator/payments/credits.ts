@@ -30,7 +30,13 @@ export function chooseMerchantAccount(world: World): MerchantAccount {
   for (const key of customer?.accountKeys ?? []) {
     const entry = world.accounts.get(key);
     const account = entry?.account;
-    if (entry && account && account.Currency === 'NZD' && account.AccountSubType === 'CurrentAccount' && account.Account?.SchemeName === 'BECSElectronicCredit') {
+    if (
+      entry &&
+      account &&
+      account.Currency === 'NZD' &&
+      account.AccountSubType === 'CurrentAccount' &&
+      account.Account?.SchemeName === 'BECSElectronicCredit'
+    ) {
       const name = (account.Account.Name ?? 'MERCHANT').slice(0, 20);
       return { bank: entry.bank, accountId: account.AccountId, key, name };
     }
@@ -95,7 +101,9 @@ export function withPaymentCredits(world: World, merchant: MerchantAccount, cred
         const ms = Date.parse(t.BookingDateTime);
         return !booked || (ms >= booked.fromMs && ms <= booked.toMs);
       };
-      const extra = credits(at.toMillis()).map((p) => creditTransaction(merchant, p)).filter(within);
+      const extra = credits(at.toMillis())
+        .map((p) => creditTransaction(merchant, p))
+        .filter(within);
       return extra.length === 0 ? base : [...base, ...extra].sort(newestFirst);
     },
     balancesAt(bank, accountId, at) {

@@ -30,13 +30,24 @@ const MESSAGES: Record<PaymentFaultKind, string> = {
 };
 
 export class PaymentFaultError extends ApiError {
-  constructor(status: number, message: string, readonly fault: PaymentFaultKind, code?: string, headers: Record<string, string> = {}) {
+  constructor(
+    status: number,
+    message: string,
+    readonly fault: PaymentFaultKind,
+    code?: string,
+    headers: Record<string, string> = {},
+  ) {
     super(status, message, code, headers);
   }
 }
 
 /** BP601–603 answer 503 with Retry-After (BP602 always has one); BP709 409; http500 500; drop destroys the socket. */
-export function paymentFaultError(kind: PaymentFaultKind, settings: PaymentsSettings, data: EmulatorSettings, now: DateTime): Error {
+export function paymentFaultError(
+  kind: PaymentFaultKind,
+  settings: PaymentsSettings,
+  data: EmulatorSettings,
+  now: DateTime,
+): Error {
   if (kind === 'drop') return new DropConnection();
   if (kind === 'http500') return new PaymentFaultError(500, MESSAGES.http500, kind);
   if (kind === 'bp709') return new PaymentFaultError(409, MESSAGES.bp709, kind, 'BP709');

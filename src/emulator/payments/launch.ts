@@ -32,14 +32,26 @@ export interface PaymentsSetup {
   consentRoles: Readonly<Record<PaymentConsentRole, string>>;
 }
 
-export function setUpPayments(options: { seed: number; clock: DataClock; world: World; clientSecret?: string }): PaymentsSetup {
+export function setUpPayments(options: {
+  seed: number;
+  clock: DataClock;
+  world: World;
+  clientSecret?: string;
+}): PaymentsSetup {
   const { seed, clock } = options;
   const idRandom = createRandom(seed ^ PAYMENTS_ID_STREAM);
   const auth = new PaymentsAuth();
   const clientId = randomUuid(idRandom);
   const clientSecret = options.clientSecret ?? auth.newSecret();
   auth.addClient(clientId, clientSecret, PAYMENTS_SCOPES);
-  const state = new PaymentsState(() => clock.nowMs(), defaultPaymentsSettings(), auth, idRandom, createRandom(seed ^ PAYMENTS_FAULT_STREAM), clientId);
+  const state = new PaymentsState(
+    () => clock.nowMs(),
+    defaultPaymentsSettings(),
+    auth,
+    idRandom,
+    createRandom(seed ^ PAYMENTS_FAULT_STREAM),
+    clientId,
+  );
   const seeded = seedPaymentConsents(idRandom, clock.nowMs(), clientId);
   for (const record of seeded.records) state.addConsent(record);
   const merchant = chooseMerchantAccount(options.world);
@@ -54,7 +66,12 @@ function settledCredits(state: PaymentsState, atMs: number): PaymentRecord[] {
 }
 
 /** The payments listener on its own port, answering through the shared request handler. */
-export async function listenPayments(ctx: EmulatorContext, state: PaymentsState, host: string, port: number): Promise<{ server: Server; baseUrl: string }> {
+export async function listenPayments(
+  ctx: EmulatorContext,
+  state: PaymentsState,
+  host: string,
+  port: number,
+): Promise<{ server: Server; baseUrl: string }> {
   let hostPort = host;
   const server = createEmulatorServer(ctx, () => hostPort, createPaymentsRouter(state));
   await new Promise<void>((resolve, reject) => {

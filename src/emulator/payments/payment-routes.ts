@@ -44,7 +44,8 @@ function parseCreateBody(raw: string): { body: Record<string, unknown>; valid: V
   }
   if (body.pcr !== undefined) {
     const pcr = Pcr.safeParse(body.pcr);
-    if (!pcr.success) throw new ApiError(400, 'pcr must be {particulars, code?, reference?}, each at most 12 characters', 'BP299');
+    if (!pcr.success)
+      throw new ApiError(400, 'pcr must be {particulars, code?, reference?}, each at most 12 characters', 'BP299');
     valid.pcr = pcr.data;
   }
   return { body, valid };
@@ -66,7 +67,8 @@ export async function handleCreatePayment(rt: PaymentsRuntime, rq: RequestInfo):
   if (idempotencyKey === undefined) checkDuplicateWithoutKey(rt, token.clientId, valid.consentId, canonicalBody, now);
 
   const consent = state.consent(valid.consentId);
-  if (!consent || consent.clientId !== token.clientId) throw new ApiError(404, `Consent ${valid.consentId} does not exist`, 'BP101');
+  if (!consent || consent.clientId !== token.clientId)
+    throw new ApiError(404, `Consent ${valid.consentId} does not exist`, 'BP101');
   const { amount, pcr } = checkConsentRules(rt, consent, valid);
 
   // Another request on this consent is submitting a payment right now.
@@ -76,7 +78,11 @@ export async function handleCreatePayment(rt: PaymentsRuntime, rq: RequestInfo):
   // The bank refuses for this consent period: nothing made, the consent stays Authorised (BP036).
   if (consent.bankRefusals > 0) {
     consent.bankRefusals -= 1;
-    const refusal = { status: 422, code: 'BP036', message: `The bank refused the payment for consent ${consent.consent_id} for this period` };
+    const refusal = {
+      status: 422,
+      code: 'BP036',
+      message: `The bank refused the payment for consent ${consent.consent_id} for this period`,
+    };
     if (slot !== undefined) state.keys.set(slot, { canonicalBody, inProgress: false, refusal });
     throw new ApiError(refusal.status, refusal.message, refusal.code);
   }
@@ -94,7 +100,14 @@ export async function handleCreatePayment(rt: PaymentsRuntime, rq: RequestInfo):
   const fault = drawPaymentFault(state.faultRandom, state.settings);
   if (fault && isBeforeEffect(fault)) return faultReply(rt, fault);
 
-  const payment = createPayment(rt, consent, { amount, pcr, canonicalBody, clientId: token.clientId, idempotencyKey, now });
+  const payment = createPayment(rt, consent, {
+    amount,
+    pcr,
+    canonicalBody,
+    clientId: token.clientId,
+    idempotencyKey,
+    now,
+  });
   const binding: PaymentKeyBinding = { canonicalBody, inProgress: true, paymentId: payment.payment_id };
   if (slot !== undefined) state.keys.set(slot, binding);
   consent.submitting = idempotencyKey ?? payment.payment_id;
@@ -123,7 +136,13 @@ function answerBoundKey(rt: PaymentsRuntime, bound: PaymentKeyBinding, canonical
 }
 
 /** BP713: the same payment again within a minute, without an idempotency-key. */
-function checkDuplicateWithoutKey(rt: PaymentsRuntime, clientId: string, consentId: string, canonicalBody: string, now: number): void {
+function checkDuplicateWithoutKey(
+  rt: PaymentsRuntime,
+  clientId: string,
+  consentId: string,
+  canonicalBody: string,
+  now: number,
+): void {
   const consent = rt.state.consents.get(consentId);
   for (const id of consent?.payments ?? []) {
     const p = rt.state.payments.get(id);
@@ -134,7 +153,11 @@ function checkDuplicateWithoutKey(rt: PaymentsRuntime, clientId: string, consent
 }
 
 /** 400s of the request against the consent, then the consent's state (422s). */
-function checkConsentRules(rt: PaymentsRuntime, consent: PaymentConsentRecord, valid: ValidBody): { amount: PaymentAmount; pcr: Pcr } {
+function checkConsentRules(
+  rt: PaymentsRuntime,
+  consent: PaymentConsentRecord,
+  valid: ValidBody,
+): { amount: PaymentAmount; pcr: Pcr } {
   const { settings } = rt.state;
   if (consent.type === 'quick_payment') {
     throw new ApiError(422, `Consent ${consent.consent_id} is a quick payment: it cannot be processed here`, 'BP018');
@@ -143,10 +166,15 @@ function checkConsentRules(rt: PaymentsRuntime, consent: PaymentConsentRecord, v
   let pcr: Pcr;
   if (consent.type === 'single') {
     if (valid.amount !== undefined || valid.pcr !== undefined) {
-      throw new ApiError(400, 'amount and pcr must not be sent for a single consent: they come from the consent', 'BP235');
+      throw new ApiError(
+        400,
+        'amount and pcr must not be sent for a single consent: they come from the consent',
+        'BP235',
+      );
     }
     // A single consent is created with its amount and pcr (consent-routes.ts).
-    if (consent.amount === undefined || consent.pcr === undefined) throw new Error(`single consent ${consent.consent_id} without amount or pcr`);
+    if (consent.amount === undefined || consent.pcr === undefined)
+      throw new Error(`single consent ${consent.consent_id} without amount or pcr`);
     amount = consent.amount;
     pcr = consent.pcr;
   } else {
@@ -174,19 +202,28 @@ function checkConsentRules(rt: PaymentsRuntime, consent: PaymentConsentRecord, v
       if (consent.endReason === 'request_timeout') {
         throw new ApiError(422, `Consent ${consent.consent_id} exceeded its request timeout`, 'BP004');
       }
-      if (consent.endReason === 'expired') throw new ApiError(422, `Consent ${consent.consent_id} is past its expiry_timestamp`, 'BP003');
+      if (consent.endReason === 'expired')
+        throw new ApiError(422, `Consent ${consent.consent_id} is past its expiry_timestamp`, 'BP003');
       throw new ApiError(422, `Consent ${consent.consent_id} is already ${consent.status.toLowerCase()}`, 'BP002');
     case 'Authorised':
       break;
   }
   if (consent.payerBank !== consent.bank) {
-    throw new ApiError(422, `Consent ${consent.consent_id} is for ${consent.bank}, but was authorised at ${consent.payerBank}`, 'BP035');
+    throw new ApiError(
+      422,
+      `Consent ${consent.consent_id} is for ${consent.bank}, but was authorised at ${consent.payerBank}`,
+      'BP035',
+    );
   }
   return { amount, pcr };
 }
 
 /** BP229 (bank's payment_limit), BP230 (merchant limit), then enduring caps BP262, BP263. */
-export function checkLimits(rt: PaymentsRuntime, consent: Pick<PaymentConsentRecord, 'bank' | 'type' | 'maximum_amount_period' | 'maximum_amount_payment'>, amount: PaymentAmount): void {
+export function checkLimits(
+  rt: PaymentsRuntime,
+  consent: Pick<PaymentConsentRecord, 'bank' | 'type' | 'maximum_amount_period' | 'maximum_amount_payment'>,
+  amount: PaymentAmount,
+): void {
   const { settings } = rt.state;
   const cents = toCents(amount.total);
   const bankLimit = settings.bankLimits[consent.bank];
@@ -194,21 +231,40 @@ export function checkLimits(rt: PaymentsRuntime, consent: Pick<PaymentConsentRec
     throw new ApiError(400, `Amount ${amount.total} is over ${consent.bank}'s payment limit ${bankLimit}`, 'BP229');
   }
   if (cents > toCents(settings.merchantLimit)) {
-    throw new ApiError(400, `Amount ${amount.total} is over the merchant's payment limit ${settings.merchantLimit}`, 'BP230');
+    throw new ApiError(
+      400,
+      `Amount ${amount.total} is over the merchant's payment limit ${settings.merchantLimit}`,
+      'BP230',
+    );
   }
   if (consent.type !== 'enduring') return;
   if (consent.maximum_amount_period && cents > toCents(consent.maximum_amount_period.total)) {
-    throw new ApiError(400, `Amount ${amount.total} is larger than maximum_amount_period ${consent.maximum_amount_period.total}`, 'BP262');
+    throw new ApiError(
+      400,
+      `Amount ${amount.total} is larger than maximum_amount_period ${consent.maximum_amount_period.total}`,
+      'BP262',
+    );
   }
   if (consent.maximum_amount_payment && cents > toCents(consent.maximum_amount_payment.total)) {
-    throw new ApiError(400, `Amount ${amount.total} is larger than maximum_amount_payment ${consent.maximum_amount_payment.total}`, 'BP263');
+    throw new ApiError(
+      400,
+      `Amount ${amount.total} is larger than maximum_amount_payment ${consent.maximum_amount_payment.total}`,
+      'BP263',
+    );
   }
 }
 
 function createPayment(
   rt: PaymentsRuntime,
   consent: PaymentConsentRecord,
-  input: { amount: PaymentAmount; pcr: Pcr; canonicalBody: string; clientId: string; idempotencyKey: string | undefined; now: number },
+  input: {
+    amount: PaymentAmount;
+    pcr: Pcr;
+    canonicalBody: string;
+    clientId: string;
+    idempotencyKey: string | undefined;
+    now: number;
+  },
 ): PaymentRecord {
   const { state } = rt;
   const { settings } = state;
@@ -241,7 +297,8 @@ export function handleGetPayment(rt: PaymentsRuntime, rq: RequestInfo, paymentId
   const token = authorizePayments(rt, rq, ['view:payment']);
   requireUuid(paymentId, 'payment_id');
   const payment = rt.state.payments.get(paymentId);
-  if (!payment || payment.clientId !== token.clientId) throw new ApiError(404, `Payment ${paymentId} does not exist`, 'BP102');
+  if (!payment || payment.clientId !== token.clientId)
+    throw new ApiError(404, `Payment ${paymentId} does not exist`, 'BP102');
   rq.consentId = payment.consent_id;
   return jsonReply(200, rt.state.paymentView(payment));
 }

@@ -19,7 +19,11 @@ export interface PaymentsRuntime {
 const tokens = new WeakMap<RequestInfo, PaymentsToken>();
 
 /** 401 (empty body, WWW-Authenticate), then the shared rate limit (429), then the scope (403, no code). */
-export function authorizePayments(rt: PaymentsRuntime, rq: RequestInfo, scopes: readonly PaymentsScope[] | null): PaymentsToken {
+export function authorizePayments(
+  rt: PaymentsRuntime,
+  rq: RequestInfo,
+  scopes: readonly PaymentsScope[] | null,
+): PaymentsToken {
   let token = tokens.get(rq);
   if (!token) {
     // Payments clients get their own rate-limit buckets beside the Data API's.
@@ -36,7 +40,8 @@ export function checkUuidHeaders(rq: RequestInfo): { idempotencyKey?: string } {
     const value = rq.req.headers[name];
     if (value === undefined) continue;
     const text = Array.isArray(value) ? value.join(',') : value;
-    if (!UUID_PATTERN.test(text.toLowerCase())) throw new ApiError(400, `Header ${name} is not a UUID: ${text}`, 'BP299');
+    if (!UUID_PATTERN.test(text.toLowerCase()))
+      throw new ApiError(400, `Header ${name} is not a UUID: ${text}`, 'BP299');
   }
   const key = rq.req.headers['idempotency-key'];
   return typeof key === 'string' ? { idempotencyKey: key.toLowerCase() } : {};

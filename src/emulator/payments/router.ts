@@ -38,13 +38,16 @@ export function createPaymentsRouter(state: PaymentsState) {
     if (!handlers) throw new ApiError(404, `No such endpoint: ${rq.path}`);
     const handler = handlers[rq.method];
     if (!handler) {
-      throw new ApiError(405, `Method ${rq.method} not allowed on ${rq.path}`, undefined, { allow: Object.keys(handlers).join(', ') });
+      throw new ApiError(405, `Method ${rq.method} not allowed on ${rq.path}`, undefined, {
+        allow: Object.keys(handlers).join(', '),
+      });
     }
     try {
       return await handler();
     } catch (error) {
       // The fault's name travels to the request log, as the Data API's faults do.
-      if (error instanceof PaymentFaultError) return { ...errorReply(error, rq.path, ctx.clock.now()), fault: error.fault };
+      if (error instanceof PaymentFaultError)
+        return { ...errorReply(error, rq.path, ctx.clock.now()), fault: error.fault };
       throw error;
     }
   };

@@ -40,7 +40,10 @@ function gatewayFlow(bank: BankName): PaymentsConsentFlow {
   return { detail: { type: 'gateway', redirect_uri: RETURN_URI }, flow_hint: { type: 'redirect', bank } };
 }
 
-const SINGLES: Record<'single-1' | 'single-2' | 'single-3', { total: string; particulars: string; code: string; reference: string }> = {
+const SINGLES: Record<
+  'single-1' | 'single-2' | 'single-3',
+  { total: string; particulars: string; code: string; reference: string }
+> = {
   'single-1': { total: '25.00', particulars: 'INV1001', code: 'SHOP', reference: 'ORDER-1001' },
   'single-2': { total: '42.50', particulars: 'INV1002', code: 'SHOP', reference: 'ORDER-1002' },
   'single-3': { total: '19.99', particulars: 'INV1003', code: 'SHOP', reference: 'ORDER-1003' },
@@ -79,12 +82,20 @@ function seedOne(role: PaymentConsentRole, id: string, start: number, clientId: 
     submitting: null,
     version: 0,
   });
-  const single = (createdMs: number, flow = redirectFlow('PNZ'), pcr = { particulars: 'SEEDED', code: 'SHOP', reference: role.slice(0, 12) }) => ({
+  const single = (
+    createdMs: number,
+    flow = redirectFlow('PNZ'),
+    pcr = { particulars: 'SEEDED', code: 'SHOP', reference: role.slice(0, 12) },
+  ) => ({
     ...base(createdMs, flow),
     amount: { total: '10.00', currency: 'NZD' as const },
     pcr,
   });
-  const ended = (record: PaymentConsentRecord, status: PaymentConsentRecord['status'], atMs: number): PaymentConsentRecord => ({
+  const ended = (
+    record: PaymentConsentRecord,
+    status: PaymentConsentRecord['status'],
+    atMs: number,
+  ): PaymentConsentRecord => ({
     ...record,
     status,
     status_updated_timestamp: formatNz(atMs),
@@ -130,7 +141,13 @@ function seedOne(role: PaymentConsentRole, id: string, start: number, clientId: 
     }
     case 'single-awaiting': {
       const created = start - 2 * MINUTE;
-      return { ...single(created), status: 'AwaitingAuthorisation', status_updated_timestamp: formatNz(created), awaitingSinceMs: created, authorisedAtMs: undefined };
+      return {
+        ...single(created),
+        status: 'AwaitingAuthorisation',
+        status_updated_timestamp: formatNz(created),
+        awaitingSinceMs: created,
+        authorisedAtMs: undefined,
+      };
     }
     case 'single-request-timeout': {
       const created = start - 2 * DAY;
@@ -141,15 +158,29 @@ function seedOne(role: PaymentConsentRole, id: string, start: number, clientId: 
       return ended(single(start - 4 * DAY), 'Revoked', start - 3 * DAY);
     case 'single-gateway-awaiting': {
       const created = start - 5 * MINUTE;
-      return { ...single(created, gatewayFlow('PNZ')), status: 'GatewayAwaitingSubmission', status_updated_timestamp: formatNz(created), authorisedAtMs: undefined };
+      return {
+        ...single(created, gatewayFlow('PNZ')),
+        status: 'GatewayAwaitingSubmission',
+        status_updated_timestamp: formatNz(created),
+        authorisedAtMs: undefined,
+      };
     }
     case 'single-gateway-timeout': {
       const created = start - 3 * DAY;
-      return { ...ended({ ...single(created, gatewayFlow('PNZ')), authorisedAtMs: undefined }, 'GatewayTimeout', created + GATEWAY_TIMEOUT_MS) };
+      return {
+        ...ended(
+          { ...single(created, gatewayFlow('PNZ')), authorisedAtMs: undefined },
+          'GatewayTimeout',
+          created + GATEWAY_TIMEOUT_MS,
+        ),
+      };
     }
     case 'quick-payment':
       // A quick payment completes at the gateway: no payment step (BP018).
-      return { ...ended(single(start - DAY, gatewayFlow('PNZ')), 'Consumed', start - DAY + 3 * MINUTE), type: 'quick_payment' };
+      return {
+        ...ended(single(start - DAY, gatewayFlow('PNZ')), 'Consumed', start - DAY + 3 * MINUTE),
+        type: 'quick_payment',
+      };
     case 'single-unconfigured-bank':
       // NZHL is no longer set up for the merchant: BP216.
       return single(start - 20 * MINUTE, redirectFlow('NZHL'));

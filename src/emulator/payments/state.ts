@@ -102,7 +102,8 @@ export class PaymentsState {
   }
 
   paymentStatus(p: PaymentRecord, atMs = this.nowMs()): { status: PaymentStatus; sinceMs: number } {
-    if (atMs >= p.settleMs) return { status: p.fate === 'settle' ? 'AcceptedSettlementCompleted' : 'Rejected', sinceMs: p.settleMs };
+    if (atMs >= p.settleMs)
+      return { status: p.fate === 'settle' ? 'AcceptedSettlementCompleted' : 'Rejected', sinceMs: p.settleMs };
     if (atMs >= p.acceptMs) return { status: 'AcceptedSettlementInProcess', sinceMs: p.acceptMs };
     return { status: 'Pending', sinceMs: p.createdMs };
   }
@@ -127,7 +128,15 @@ export class PaymentsState {
       ...wireView(
         c,
         ['consent_id', 'type', 'status', 'creation_timestamp', 'status_updated_timestamp', 'flow'],
-        ['amount', 'pcr', 'from_timestamp', 'expiry_timestamp', 'period', 'maximum_amount_period', 'maximum_amount_payment'],
+        [
+          'amount',
+          'pcr',
+          'from_timestamp',
+          'expiry_timestamp',
+          'period',
+          'maximum_amount_period',
+          'maximum_amount_payment',
+        ],
       ),
       payments: c.payments.flatMap((id) => {
         const p = this.payments.get(id);
@@ -193,7 +202,9 @@ export function periodStart(c: PaymentConsentRecord, nowMs: number): number {
     case 'year':
       return now.startOf('year').toMillis();
     case 'fortnight': {
-      const anchor = toInstant(c.from_timestamp ?? c.creation_timestamp).setZone(NZ).startOf('day');
+      const anchor = toInstant(c.from_timestamp ?? c.creation_timestamp)
+        .setZone(NZ)
+        .startOf('day');
       const days = Math.floor(now.startOf('day').diff(anchor, 'days').days);
       return anchor.plus({ days: days - (((days % 14) + 14) % 14) }).toMillis();
     }

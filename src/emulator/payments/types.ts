@@ -114,7 +114,9 @@ export const PaymentsSettings = z.strictObject({
   merchantBanks: z.array(z.enum(BANKS)),
 });
 export type PaymentsSettings = z.infer<typeof PaymentsSettings>;
-export const PaymentsSettingsPatch = PaymentsSettings.partial().extend({ faults: PaymentFaultRates.partial().optional() });
+export const PaymentsSettingsPatch = PaymentsSettings.partial().extend({
+  faults: PaymentFaultRates.partial().optional(),
+});
 export type PaymentsSettingsPatch = z.infer<typeof PaymentsSettingsPatch>;
 
 export const NO_PAYMENT_FAULTS: PaymentFaultRates = { bp601: 0, bp602: 0, bp603: 0, bp709: 0, http500: 0, drop: 0 };
@@ -128,7 +130,15 @@ export function defaultPaymentsSettings(): PaymentsSettings {
     faults: { ...NO_PAYMENT_FAULTS },
     retryAfterSeconds: 1,
     merchantLimit: '5000.00',
-    bankLimits: { ANZ: '20000.00', ASB: '20000.00', BNZ: '15000.00', Westpac: '20000.00', Kiwibank: '10000.00', NZHL: '10000.00', PNZ: '10000.00' },
+    bankLimits: {
+      ANZ: '20000.00',
+      ASB: '20000.00',
+      BNZ: '15000.00',
+      Westpac: '20000.00',
+      Kiwibank: '10000.00',
+      NZHL: '10000.00',
+      PNZ: '10000.00',
+    },
     // NZHL is not set up for the merchant (BP216).
     merchantBanks: ['ANZ', 'ASB', 'BNZ', 'Westpac', 'Kiwibank', 'PNZ'],
   };

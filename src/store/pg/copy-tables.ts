@@ -16,9 +16,23 @@ import { inPgTransaction } from './open';
  * (SQLite only: PostgreSQL has the time zone database), and PostgreSQL's worker tables
  * (`run_consents`, `run_workers`, `rate_budget`: coordination of runs in progress). */
 export const COPIED_TABLES = [
-  'consents', 'bank_meta', 'accounts', 'balances', 'transactions', 'statements', 'parties', 'runs', 'rejects',
-  'sync_state', 'bank_window', 'consent_creations', 'job_runs', 'payments', 'payment_status_history',
-  'payment_attempts', 'continuity_findings',
+  'consents',
+  'bank_meta',
+  'accounts',
+  'balances',
+  'transactions',
+  'statements',
+  'parties',
+  'runs',
+  'rejects',
+  'sync_state',
+  'bank_window',
+  'consent_creations',
+  'job_runs',
+  'payments',
+  'payment_status_history',
+  'payment_attempts',
+  'continuity_findings',
 ] as const;
 export type CopiedTable = (typeof COPIED_TABLES)[number];
 /** Tables whose `id` is an identity column in PostgreSQL. */
@@ -41,7 +55,11 @@ export function sqliteColumns(sqlite: Database.Database, table: string): string[
  * does not match stops the copy (nothing is committed): the source is damaged, and a copy must not
  * lose what the rows promise.
  */
-export async function copySqliteToPostgres(sqlite: Database.Database, pool: pg.Pool, options: { dataDir: string }): Promise<CopyCounts> {
+export async function copySqliteToPostgres(
+  sqlite: Database.Database,
+  pool: pg.Pool,
+  options: { dataDir: string },
+): Promise<CopyCounts> {
   const counts = { statementFiles: 0 } as CopyCounts;
   return inPgTransaction(pool, async (client) => {
     for (const table of COPIED_TABLES) {

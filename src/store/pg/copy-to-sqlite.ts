@@ -46,39 +46,43 @@ export async function copyPostgresToSqlite(
   const filter = options.filter ?? {};
   const counts = { statementFiles: 0 } as CopyCounts;
   // One snapshot of the source for every table: rows that reference each other stay together.
-  return inPgTransaction(pool, async (client) => {
-    const queries = await planQueries(client, filter);
-    sqlite.exec('BEGIN IMMEDIATE');
-    try {
-      for (const table of COPIED_TABLES) {
-        const query = queries[table];
-        counts[table] = 0;
-        if (!query) continue;
-        const columns = sqliteColumns(sqlite, table);
-        const insert = sqlite.prepare(
-          `INSERT INTO "${table}" (${columns.map((c) => `"${c}"`).join(', ')}) VALUES (${columns.map(() => '?').join(', ')})`,
-        );
-        const cursor = `copy_${table}`;
-        await client.query(
-          `DECLARE ${cursor} NO SCROLL CURSOR FOR SELECT ${columns.map((c) => `"${c}"`).join(', ')} FROM "${table}" WHERE ${query.where}`,
-          query.params,
-        );
-        for (;;) {
-          const { rows } = await client.query({ text: `FETCH ${FETCH_ROWS} FROM ${cursor}`, rowMode: 'array' });
-          for (const row of rows as unknown[][]) insert.run(row);
-          counts[table] += rows.length;
-          if (rows.length < FETCH_ROWS) break;
+  return inPgTransaction(
+    pool,
+    async (client) => {
+      const queries = await planQueries(client, filter);
+      sqlite.exec('BEGIN IMMEDIATE');
+      try {
+        for (const table of COPIED_TABLES) {
+          const query = queries[table];
+          counts[table] = 0;
+          if (!query) continue;
+          const columns = sqliteColumns(sqlite, table);
+          const insert = sqlite.prepare(
+            `INSERT INTO "${table}" (${columns.map((c) => `"${c}"`).join(', ')}) VALUES (${columns.map(() => '?').join(', ')})`,
+          );
+          const cursor = `copy_${table}`;
+          await client.query(
+            `DECLARE ${cursor} NO SCROLL CURSOR FOR SELECT ${columns.map((c) => `"${c}"`).join(', ')} FROM "${table}" WHERE ${query.where}`,
+            query.params,
+          );
+          for (;;) {
+            const { rows } = await client.query({ text: `FETCH ${FETCH_ROWS} FROM ${cursor}`, rowMode: 'array' });
+            for (const row of rows as unknown[][]) insert.run(row);
+            counts[table] += rows.length;
+            if (rows.length < FETCH_ROWS) break;
+          }
+          await client.query(`CLOSE ${cursor}`);
         }
-        await client.query(`CLOSE ${cursor}`);
+        counts.statementFiles = await writeStatementFiles(sqlite, client, options.dataDir);
+        sqlite.exec('COMMIT');
+      } catch (error) {
+        sqlite.exec('ROLLBACK');
+        throw error;
       }
-      counts.statementFiles = await writeStatementFiles(sqlite, client, options.dataDir);
-      sqlite.exec('COMMIT');
-    } catch (error) {
-      sqlite.exec('ROLLBACK');
-      throw error;
-    }
-    return counts;
-  }, { begin: 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY' });
+      return counts;
+    },
+    { begin: 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY' },
+  );
 }
 
 async function writeStatementFiles(sqlite: Database.Database, client: pg.PoolClient, dataDir: string): Promise<number> {
@@ -102,7 +106,10 @@ async function writeStatementFiles(sqlite: Database.Database, client: pg.PoolCli
 }
 
 /** The WHERE clause of each table; a table left out is not copied. */
-async function planQueries(client: pg.PoolClient, filter: CopyFilter): Promise<Partial<Record<CopiedTable, TableQuery>>> {
+async function planQueries(
+  client: pg.PoolClient,
+  filter: CopyFilter,
+): Promise<Partial<Record<CopiedTable, TableQuery>>> {
   const all: TableQuery = { where: 'true', params: [] };
   const fromInstant = filter.from ? toStoredInstant(nzMidnight(filter.from)) : null;
   const dated = (column: string, value: string | null): TableQuery =>
@@ -111,8 +118,16 @@ async function planQueries(client: pg.PoolClient, filter: CopyFilter): Promise<P
 
   if (!byAccount) {
     return {
-      consents: all, bank_meta: all, accounts: all, runs: all, rejects: all, sync_state: all, bank_window: all,
-      consent_creations: all, job_runs: all, parties: all,
+      consents: all,
+      bank_meta: all,
+      accounts: all,
+      runs: all,
+      rejects: all,
+      sync_state: all,
+      bank_window: all,
+      consent_creations: all,
+      job_runs: all,
+      parties: all,
       // A check's findings: the breaks that end on or after the date.
       continuity_findings: dated('to_date', filter.from ?? null),
       transactions: dated('booking_date', filter.from ?? null),
@@ -120,10 +135,16 @@ async function planQueries(client: pg.PoolClient, filter: CopyFilter): Promise<P
       statements: dated('end_date_time', fromInstant),
       payments: dated('created_nz_date', filter.from ?? null),
       payment_status_history: filter.from
-        ? { where: `payment_id IN (SELECT payment_id FROM payments WHERE created_nz_date >= $1)`, params: [filter.from] }
+        ? {
+            where: `payment_id IN (SELECT payment_id FROM payments WHERE created_nz_date >= $1)`,
+            params: [filter.from],
+          }
         : all,
       payment_attempts: filter.from
-        ? { where: `payment_id IS NULL OR payment_id IN (SELECT payment_id FROM payments WHERE created_nz_date >= $1)`, params: [filter.from] }
+        ? {
+            where: `payment_id IS NULL OR payment_id IN (SELECT payment_id FROM payments WHERE created_nz_date >= $1)`,
+            params: [filter.from],
+          }
         : all,
     };
   }

@@ -54,7 +54,13 @@ export function nameRepeatedStatements(client: pg.PoolClient): void {
       // configs with values: a Cursor (a submittable) and a text without parameters (BEGIN,
       // COMMIT, several statements at once) go through as they are.
       const values = Array.isArray(second) ? second : config.values;
-      if (typeof config.text === 'string' && Array.isArray(values) && values.length > 0 && config.name === undefined && config.submit === undefined) {
+      if (
+        typeof config.text === 'string' &&
+        Array.isArray(values) &&
+        values.length > 0 &&
+        config.name === undefined &&
+        config.submit === undefined
+      ) {
         const name = nameOf(config.text);
         if (name) return query({ ...config, name }, ...args.slice(1));
       }

@@ -40,7 +40,9 @@ const pgTypes = {
   getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
     // pg types getTypeParser's result as any; the cast below gives the function its own type.
     // eslint-disable-next-line @typescript-eslint/no-unsafe-return
-    oid === INT8_OID && format !== 'binary' ? parseInt8 : pg.types.getTypeParser(oid, format ?? 'text')) as typeof pg.types.getTypeParser,
+    oid === INT8_OID && format !== 'binary'
+      ? parseInt8
+      : pg.types.getTypeParser(oid, format ?? 'text')) as typeof pg.types.getTypeParser,
 };
 
 export function createPool(url: string, options: { max?: number } = {}): pg.Pool {

@@ -21,7 +21,9 @@ function bigintTypes(pool: pg.Pool) {
     pg.types.getTypeParser) as Parse;
   return {
     getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
-      INTEGER_OIDS.has(oid) && format !== 'binary' ? (text: string) => BigInt(text) : fallback(oid, format ?? 'text')) as typeof pg.types.getTypeParser,
+      INTEGER_OIDS.has(oid) && format !== 'binary'
+        ? (text: string) => BigInt(text)
+        : fallback(oid, format ?? 'text')) as typeof pg.types.getTypeParser,
   };
 }
 
@@ -42,7 +44,9 @@ function pgRunner(on: pg.Pool | pg.PoolClient, types: PgTypes): SqlRunner {
     const { text, values } = toQuery(query);
     const pooled = on instanceof pg.Pool ? await on.connect() : null;
     const client = pooled ?? (on as pg.PoolClient);
-    const cursor = client.query(new Cursor<R>(text, values, { ...(rowMode ? { rowMode } : {}), ...(types ? { types } : {}) }));
+    const cursor = client.query(
+      new Cursor<R>(text, values, { ...(rowMode ? { rowMode } : {}), ...(types ? { types } : {}) }),
+    );
     try {
       for (;;) {
         const rows = await cursor.read(batchSize);

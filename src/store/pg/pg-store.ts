@@ -47,8 +47,20 @@ import {
   syncState,
   transactions,
 } from './schema';
-import { getRowsPerDayPg, getWindowKnowledgePg, maxRowsPerDayPg, recordWindowKnowledgePg, setRowsPerDayPg } from './sync-state';
-import { commitAccountsPg, commitBalancesPg, commitPartyPg, commitStatementsPg, recordStatementFilePg } from './unit-writes';
+import {
+  getRowsPerDayPg,
+  getWindowKnowledgePg,
+  maxRowsPerDayPg,
+  recordWindowKnowledgePg,
+  setRowsPerDayPg,
+} from './sync-state';
+import {
+  commitAccountsPg,
+  commitBalancesPg,
+  commitPartyPg,
+  commitStatementsPg,
+  recordStatementFilePg,
+} from './unit-writes';
 import { commitTransactionWindowPg, insertRejectsPg } from './window-commit';
 import { itemAt } from '../../item-at';
 
@@ -88,7 +100,12 @@ export async function openPgStore(url: string, options: OpenPgStoreOptions = {})
     if (changed !== 1) throw new RangeError(what);
   };
   const stateKey = (key: WatermarkKey) =>
-    and(eq(syncState.bank, key.bank), eq(syncState.accountId, key.accountId), eq(syncState.consentId, key.consentId), eq(syncState.resource, key.resource ?? 'transactions'));
+    and(
+      eq(syncState.bank, key.bank),
+      eq(syncState.accountId, key.accountId),
+      eq(syncState.consentId, key.consentId),
+      eq(syncState.resource, key.resource ?? 'transactions'),
+    );
   const leaseTx = <T>(body: (tx: Parameters<Parameters<PgDb['transaction']>[0]>[0]) => Promise<T>) =>
     db.transaction(async (tx) => {
       await tx.execute(sql`SELECT pg_advisory_xact_lock(${LEASE_LOCK_KEY})`);
@@ -115,11 +132,18 @@ export async function openPgStore(url: string, options: OpenPgStoreOptions = {})
           const stamp = at(now);
           const [stored] = await tx.select().from(consents).where(eq(consents.consentId, consentId)).for('update');
           if (!stored) {
-            const added = await tx.insert(consents).values({ consentId, registeredAt: stamp }).onConflictDoNothing().returning({ id: consents.consentId });
+            const added = await tx
+              .insert(consents)
+              .values({ consentId, registeredAt: stamp })
+              .onConflictDoNothing()
+              .returning({ id: consents.consentId });
             return added.length === 1 ? 'added' : 'already-registered';
           }
           if (stored.endedAt === null) return 'already-registered';
-          await tx.update(consents).set({ registeredAt: stamp, endedAt: null, endedReason: null }).where(eq(consents.consentId, consentId));
+          await tx
+            .update(consents)
+            .set({ registeredAt: stamp, endedAt: null, endedReason: null })
+            .where(eq(consents.consentId, consentId));
           return 're-registered';
         }),
       get: async (consentId) => {
@@ -128,16 +152,26 @@ export async function openPgStore(url: string, options: OpenPgStoreOptions = {})
       },
       list: async (filter = {}) => {
         const query = db.select().from(consents);
-        const rows = await (filter.active ? query.where(isNull(consents.endedAt)) : query).orderBy(asc(consents.registeredAt), asc(consents.consentId));
+        const rows = await (filter.active ? query.where(isNull(consents.endedAt)) : query).orderBy(
+          asc(consents.registeredAt),
+          asc(consents.consentId),
+        );
         return rows.map(toRecord);
       },
       recordStatus: async (consent, opts = {}) => {
         const stamp = at(opts.now);
         const values = consentStatusValues(consent, opts.raw, stamp);
-        await db.insert(consents).values({ consentId: consent.consent_id, registeredAt: stamp, ...values }).onConflictDoUpdate({ target: consents.consentId, set: values });
+        await db
+          .insert(consents)
+          .values({ consentId: consent.consent_id, registeredAt: stamp, ...values })
+          .onConflictDoUpdate({ target: consents.consentId, set: values });
       },
       recordOutcome: async (consentId, outcome, now) => {
-        const done = await db.update(consents).set(outcomeValues(outcome, at(now))).where(eq(consents.consentId, consentId)).returning({ id: consents.consentId });
+        const done = await db
+          .update(consents)
+          .set(outcomeValues(outcome, at(now)))
+          .where(eq(consents.consentId, consentId))
+          .returning({ id: consents.consentId });
         need(done.length, `consent not registered: ${consentId}`);
       },
       markEnded: async (consentId, reason, now) => {
@@ -156,23 +190,45 @@ export async function openPgStore(url: string, options: OpenPgStoreOptions = {})
         const rows = await db
           .select()
           .from(consentCreations)
-          .where(and(eq(consentCreations.intentHash, intentHash), gte(consentCreations.createdAt, creationKeySince(now ?? clock()))))
+          .where(
+            and(
+              eq(consentCreations.intentHash, intentHash),
+              gte(consentCreations.createdAt, creationKeySince(now ?? clock())),
+            ),
+          )
           .orderBy(desc(consentCreations.createdAt));
         return rows.find(isOpenCreation) ?? null;
       },
       begin: async (input) => {
-        return itemAt(await db.insert(consentCreations).values(creationValues({ ...input, now: input.now ?? clock() }, at(input.now))).returning(), 0);
+        return itemAt(
+          await db
+            .insert(consentCreations)
+            .values(creationValues({ ...input, now: input.now ?? clock() }, at(input.now)))
+            .returning(),
+          0,
+        );
       },
-      recordCreated: (key, response, now) => updateCreation(db, key, { state: 'created', consentId: response.consent_id, responseJson: JSON.stringify(response) }, at(now)),
+      recordCreated: (key, response, now) =>
+        updateCreation(
+          db,
+          key,
+          { state: 'created', consentId: response.consent_id, responseJson: JSON.stringify(response) },
+          at(now),
+        ),
       recordSettled: (key, status, now) => updateCreation(db, key, { state: 'settled', outcome: status }, at(now)),
       recordFailed: (key, code, now) => updateCreation(db, key, { state: 'failed', outcome: code }, at(now)),
-      get: async (key) => (await db.select().from(consentCreations).where(eq(consentCreations.idempotencyKey, key)))[0] ?? null,
-      getOf: async (consentId) => (await db.select().from(consentCreations).where(eq(consentCreations.consentId, consentId)))[0] ?? null,
+      get: async (key) =>
+        (await db.select().from(consentCreations).where(eq(consentCreations.idempotencyKey, key)))[0] ?? null,
+      getOf: async (consentId) =>
+        (await db.select().from(consentCreations).where(eq(consentCreations.consentId, consentId)))[0] ?? null,
     },
     meta: {
       save: async (meta, opts = {}) => {
         const values = bankMetaValues(meta, { raw: opts.raw, now: opts.now ?? clock() });
-        await db.insert(bankMeta).values({ bank: meta.name, ...values }).onConflictDoUpdate({ target: bankMeta.bank, set: values });
+        await db
+          .insert(bankMeta)
+          .values({ bank: meta.name, ...values })
+          .onConflictDoUpdate({ target: bankMeta.bank, set: values });
       },
       get: async (bank) => {
         const [row] = await db.select().from(bankMeta).where(eq(bankMeta.bank, bank));
@@ -196,7 +252,9 @@ export async function openPgStore(url: string, options: OpenPgStoreOptions = {})
         await db
           .select({ statementId: statements.statementId })
           .from(statements)
-          .where(and(eq(statements.bank, key.bank), eq(statements.accountId, key.accountId), isNull(statements.filePath)))
+          .where(
+            and(eq(statements.bank, key.bank), eq(statements.accountId, key.accountId), isNull(statements.filePath)),
+          )
           .orderBy(statements.statementId)
       ).map((r) => r.statementId),
     latestStatementStart: async (key) => {
@@ -213,33 +271,60 @@ export async function openPgStore(url: string, options: OpenPgStoreOptions = {})
         key.accountId === null
           ? and(eq(parties.bank, key.bank), eq(parties.consentId, key.consentId), isNull(parties.accountId))
           : and(eq(parties.bank, key.bank), eq(parties.accountId, key.accountId));
-      const [row] = await db.select({ at: max(parties.lastSeenAt) }).from(parties).where(where);
+      const [row] = await db
+        .select({ at: max(parties.lastSeenAt) })
+        .from(parties)
+        .where(where);
       return row?.at ?? null;
     },
     commitParty: (input) => commitPartyPg(db, { ...input, now: input.now ?? clock() }),
 
     syncState: {
-      getWatermark: async (key) => (await db.select({ watermark: syncState.watermark }).from(syncState).where(stateKey(key)))[0]?.watermark ?? null,
+      getWatermark: async (key) =>
+        (await db.select({ watermark: syncState.watermark }).from(syncState).where(stateKey(key)))[0]?.watermark ??
+        null,
       setWatermark: async (key) => {
         const watermark = toStoredInstantOrNull(key.watermark);
         const updatedAt = at(key.now);
         await db
           .insert(syncState)
-          .values({ bank: key.bank, accountId: key.accountId, consentId: key.consentId, resource: key.resource ?? 'transactions', watermark, updatedAt })
-          .onConflictDoUpdate({ target: [syncState.bank, syncState.accountId, syncState.consentId, syncState.resource], set: { watermark, updatedAt } });
+          .values({
+            bank: key.bank,
+            accountId: key.accountId,
+            consentId: key.consentId,
+            resource: key.resource ?? 'transactions',
+            watermark,
+            updatedAt,
+          })
+          .onConflictDoUpdate({
+            target: [syncState.bank, syncState.accountId, syncState.consentId, syncState.resource],
+            set: { watermark, updatedAt },
+          });
       },
       oldestOpenPending: async (key) => {
         const [row] = await db
           .select({ oldest: min(transactions.bookingDateTime) })
           .from(transactions)
-          .where(and(eq(transactions.bank, key.bank), eq(transactions.accountId, key.accountId), eq(transactions.status, 'Pending'), isNull(transactions.removedAt)));
+          .where(
+            and(
+              eq(transactions.bank, key.bank),
+              eq(transactions.accountId, key.accountId),
+              eq(transactions.status, 'Pending'),
+              isNull(transactions.removedAt),
+            ),
+          );
         return row?.oldest ?? null;
       },
-      getWindowDays: async (bank) => (await db.select({ days: bankWindow.windowDays }).from(bankWindow).where(eq(bankWindow.bank, bank)))[0]?.days ?? null,
+      getWindowDays: async (bank) =>
+        (await db.select({ days: bankWindow.windowDays }).from(bankWindow).where(eq(bankWindow.bank, bank)))[0]?.days ??
+        null,
       setWindowDays: async (bank, windowDays, now) => {
         checkWindowDays(windowDays);
         const updatedAt = at(now);
-        await db.insert(bankWindow).values({ bank, windowDays, updatedAt }).onConflictDoUpdate({ target: bankWindow.bank, set: { windowDays, updatedAt } });
+        await db
+          .insert(bankWindow)
+          .values({ bank, windowDays, updatedAt })
+          .onConflictDoUpdate({ target: bankWindow.bank, set: { windowDays, updatedAt } });
       },
       getWindowKnowledge: (bank) => getWindowKnowledgePg(db, bank),
       recordWindowKnowledge: (bank, learned, now) => recordWindowKnowledgePg(db, bank, learned, now ?? clock()),
@@ -255,7 +340,11 @@ export async function openPgStore(url: string, options: OpenPgStoreOptions = {})
         return runId;
       },
       finish: async (runId, summary, now) => {
-        const done = await db.update(runs).set({ ...summary, finishedAt: at(now) }).where(eq(runs.runId, runId)).returning({ id: runs.runId });
+        const done = await db
+          .update(runs)
+          .set({ ...summary, finishedAt: at(now) })
+          .where(eq(runs.runId, runId))
+          .returning({ id: runs.runId });
         need(done.length, `no run ${runId}`);
       },
       get: async (runId) => (await db.select().from(runs).where(eq(runs.runId, runId)))[0] ?? null,
@@ -278,7 +367,10 @@ export async function openPgStore(url: string, options: OpenPgStoreOptions = {})
           const [current] = await tx.select().from(lease).where(eq(lease.id, LEASE_ROW));
           const decision = decideAcquire(current, holder, toInstantMs(holder.now ?? clock()), isProcessAlive);
           if (decision.result.ok) {
-            await tx.insert(lease).values({ id: LEASE_ROW, ...decision.values }).onConflictDoUpdate({ target: lease.id, set: decision.values });
+            await tx
+              .insert(lease)
+              .values({ id: LEASE_ROW, ...decision.values })
+              .onConflictDoUpdate({ target: lease.id, set: decision.values });
           }
           return decision.result;
         }),
@@ -288,7 +380,9 @@ export async function openPgStore(url: string, options: OpenPgStoreOptions = {})
           if (!ours(current, holder)) return false;
           await tx
             .update(lease)
-            .set({ expiresAt: toStoredInstant(toInstantMs(holder.now ?? clock()) + (holder.ttlMs ?? DEFAULT_LEASE_TTL_MS)) })
+            .set({
+              expiresAt: toStoredInstant(toInstantMs(holder.now ?? clock()) + (holder.ttlMs ?? DEFAULT_LEASE_TTL_MS)),
+            })
             .where(eq(lease.id, LEASE_ROW));
           return true;
         }),
@@ -317,7 +411,14 @@ export async function openPgStore(url: string, options: OpenPgStoreOptions = {})
           };
         }
         const [row] = await db.select().from(lease).where(eq(lease.id, LEASE_ROW));
-        return row ? { holderPid: row.holderPid, holderHost: row.holderHost, acquiredAt: row.acquiredAt, expiresAt: row.expiresAt } : null;
+        return row
+          ? {
+              holderPid: row.holderPid,
+              holderHost: row.holderHost,
+              acquiredAt: row.acquiredAt,
+              expiresAt: row.expiresAt,
+            }
+          : null;
       },
     },
     payments: {
@@ -325,15 +426,28 @@ export async function openPgStore(url: string, options: OpenPgStoreOptions = {})
         db.transaction(async (tx) => {
           const stamp = at(now);
           const row = paymentValues(payment, stamp);
-          await tx.insert(payments).values({ ...row, firstSeenAt: stamp }).onConflictDoUpdate({ target: payments.paymentId, set: row });
+          await tx
+            .insert(payments)
+            .values({ ...row, firstSeenAt: stamp })
+            .onConflictDoUpdate({ target: payments.paymentId, set: row });
           await tx
             .insert(paymentStatusHistory)
-            .values({ paymentId: row.paymentId, status: row.status, statusUpdatedAt: row.statusUpdatedAt, observedAt: stamp })
+            .values({
+              paymentId: row.paymentId,
+              status: row.status,
+              statusUpdatedAt: row.statusUpdatedAt,
+              observedAt: stamp,
+            })
             .onConflictDoNothing();
           return itemAt(await tx.select().from(payments).where(eq(payments.paymentId, row.paymentId)), 0);
         }),
       get: async (paymentId) => (await db.select().from(payments).where(eq(payments.paymentId, paymentId)))[0] ?? null,
-      history: (paymentId) => db.select().from(paymentStatusHistory).where(eq(paymentStatusHistory.paymentId, paymentId)).orderBy(asc(paymentStatusHistory.statusUpdatedAt)),
+      history: (paymentId) =>
+        db
+          .select()
+          .from(paymentStatusHistory)
+          .where(eq(paymentStatusHistory.paymentId, paymentId))
+          .orderBy(asc(paymentStatusHistory.statusUpdatedAt)),
       listOpen: () =>
         db
           .select()
@@ -344,28 +458,56 @@ export async function openPgStore(url: string, options: OpenPgStoreOptions = {})
         const stamp = at(attempt.now);
         await db
           .insert(paymentAttempts)
-          .values({ idempotencyKey: attempt.idempotencyKey, consentId: attempt.consentId, requestJson: attempt.requestJson, state: 'sending', createdAt: stamp, updatedAt: stamp });
+          .values({
+            idempotencyKey: attempt.idempotencyKey,
+            consentId: attempt.consentId,
+            requestJson: attempt.requestJson,
+            state: 'sending',
+            createdAt: stamp,
+            updatedAt: stamp,
+          });
       },
       updateAttempt: async (key, update) => {
-        await db.update(paymentAttempts).set(attemptUpdateValues({ ...update, now: update.now ?? clock() })).where(eq(paymentAttempts.idempotencyKey, key));
+        await db
+          .update(paymentAttempts)
+          .set(attemptUpdateValues({ ...update, now: update.now ?? clock() }))
+          .where(eq(paymentAttempts.idempotencyKey, key));
       },
       findUnansweredAttempt: async (consentId, requestJson) =>
         (
           await db
             .select()
             .from(paymentAttempts)
-            .where(and(eq(paymentAttempts.consentId, consentId), eq(paymentAttempts.requestJson, requestJson), inArray(paymentAttempts.state, ['sending'])))
+            .where(
+              and(
+                eq(paymentAttempts.consentId, consentId),
+                eq(paymentAttempts.requestJson, requestJson),
+                inArray(paymentAttempts.state, ['sending']),
+              ),
+            )
             .orderBy(desc(paymentAttempts.createdAt), desc(paymentAttempts.idempotencyKey))
             .limit(1)
         )[0] ?? null,
-      getAttempt: async (key) => (await db.select().from(paymentAttempts).where(eq(paymentAttempts.idempotencyKey, key)))[0] ?? null,
+      getAttempt: async (key) =>
+        (await db.select().from(paymentAttempts).where(eq(paymentAttempts.idempotencyKey, key)))[0] ?? null,
       findEarlier: async (request) =>
         (
           await db
-            .select({ idempotencyKey: paymentAttempts.idempotencyKey, paymentId: payments.paymentId, status: payments.status, rawJson: payments.rawJson })
+            .select({
+              idempotencyKey: paymentAttempts.idempotencyKey,
+              paymentId: payments.paymentId,
+              status: payments.status,
+              rawJson: payments.rawJson,
+            })
             .from(paymentAttempts)
             .innerJoin(payments, eq(payments.paymentId, paymentAttempts.paymentId))
-            .where(and(eq(paymentAttempts.consentId, request.consentId), eq(paymentAttempts.requestJson, request.requestJson), isNotNull(paymentAttempts.paymentId)))
+            .where(
+              and(
+                eq(paymentAttempts.consentId, request.consentId),
+                eq(paymentAttempts.requestJson, request.requestJson),
+                isNotNull(paymentAttempts.paymentId),
+              ),
+            )
             .orderBy(desc(paymentAttempts.createdAt), desc(paymentAttempts.idempotencyKey))
             .limit(1)
         )[0] ?? null,
@@ -387,10 +529,16 @@ function checkAccount(accountId: AccountId, rows: readonly { accountId: AccountI
 async function updateCreation(
   db: PgDb,
   key: string,
-  values: Partial<Pick<typeof consentCreations.$inferSelect, 'consentId' | 'responseJson' | 'outcome'>> & { state: 'created' | 'settled' | 'failed' },
+  values: Partial<Pick<typeof consentCreations.$inferSelect, 'consentId' | 'responseJson' | 'outcome'>> & {
+    state: 'created' | 'settled' | 'failed';
+  },
   now: string,
 ): Promise<void> {
-  const done = await db.update(consentCreations).set({ ...values, updatedAt: now }).where(eq(consentCreations.idempotencyKey, key)).returning({ key: consentCreations.idempotencyKey });
+  const done = await db
+    .update(consentCreations)
+    .set({ ...values, updatedAt: now })
+    .where(eq(consentCreations.idempotencyKey, key))
+    .returning({ key: consentCreations.idempotencyKey });
   if (done.length !== 1) throw new RangeError(`no consent creation with key ${key}`);
 }
 
@@ -409,7 +557,9 @@ async function forgetPg(pool: pg.Pool, consentId: string, options: { dryRun: boo
       };
       const report = await forgetInTransaction(exec, consentId);
       if (report.files.length > 0) {
-        const { rowCount } = await client.query('DELETE FROM statement_files WHERE file_path = ANY($1)', [report.files]);
+        const { rowCount } = await client.query('DELETE FROM statement_files WHERE file_path = ANY($1)', [
+          report.files,
+        ]);
         if (rowCount) report.deleted.statement_files = rowCount;
       }
       return report;

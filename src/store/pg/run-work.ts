@@ -9,7 +9,14 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import type pg from 'pg';
 import type { ConsentId } from '../../api/schemas';
 import type { BeginInput, BeginResult } from '../run-work';
-import { finishConsent, leaseNextConsent, leaveRun, openOrJoinRun, releaseConsent, renewWorkerLeases } from './work-queue';
+import {
+  finishConsent,
+  leaseNextConsent,
+  leaveRun,
+  openOrJoinRun,
+  releaseConsent,
+  renewWorkerLeases,
+} from './work-queue';
 
 /** The longest a worker with nothing to do waits before it looks at the run's queue again. */
 const MAX_POLL_MS = 1_000;
@@ -26,9 +33,19 @@ async function untilNextExpiry(pool: pg.Pool, runId: string, workerId: string): 
 }
 
 export async function beginPostgresRun(pool: pg.Pool, input: BeginInput): Promise<BeginResult> {
-  const worker = { workerId: `${input.holder.host}:${input.holder.pid}:${randomBytes(3).toString('hex')}`, host: input.holder.host, pid: input.holder.pid };
+  const worker = {
+    workerId: `${input.holder.host}:${input.holder.pid}:${randomBytes(3).toString('hex')}`,
+    host: input.holder.host,
+    pid: input.holder.pid,
+  };
   const { leaseTtlMs } = input;
-  const joined = await openOrJoinRun(pool, { worker, consentIds: input.consentIds, runId: randomUUID(), now: input.now, leaseTtlMs });
+  const joined = await openOrJoinRun(pool, {
+    worker,
+    consentIds: input.consentIds,
+    runId: randomUUID(),
+    now: input.now,
+    leaseTtlMs,
+  });
   const { runId } = joined;
   const workerId = worker.workerId;
   /** Consents this worker holds now (leased, not done). */

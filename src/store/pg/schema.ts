@@ -47,7 +47,6 @@ import {
   RUN_OUTCOMES,
 } from '../schema';
 
-
 /** The consent registry: what `consents add` registered, and what the last GET said. */
 export const consents = pgTable('consents', {
   consentId: text('consent_id').$type<ConsentId>().primaryKey(),
@@ -185,7 +184,14 @@ export const transactions = pgTable(
     // The views' order of v_transactions (ORDER BY bank, account_id, booking_date_time, transaction_id
     // over rows not removed): an export streams in it without sorting; NULLS FIRST as the
     // export orders on both dialects (docs/benchmarks.md "Export").
-    index('transactions_view_order').on(t.bank.asc().nullsFirst(), t.accountId.asc().nullsFirst(), t.bookingDateTime.asc().nullsFirst(), t.transactionId.asc().nullsFirst()).where(sql`removed_at IS NULL`),
+    index('transactions_view_order')
+      .on(
+        t.bank.asc().nullsFirst(),
+        t.accountId.asc().nullsFirst(),
+        t.bookingDateTime.asc().nullsFirst(),
+        t.transactionId.asc().nullsFirst(),
+      )
+      .where(sql`removed_at IS NULL`),
   ],
 );
 
@@ -250,8 +256,12 @@ export const parties = pgTable(
     updatedAt: text('updated_at').notNull(),
   },
   (t) => [
-    uniqueIndex('parties_customer').on(t.bank, t.consentId).where(sql`account_id IS NULL`),
-    uniqueIndex('parties_account').on(t.bank, t.accountId).where(sql`account_id IS NOT NULL`),
+    uniqueIndex('parties_customer')
+      .on(t.bank, t.consentId)
+      .where(sql`account_id IS NULL`),
+    uniqueIndex('parties_account')
+      .on(t.bank, t.accountId)
+      .where(sql`account_id IS NOT NULL`),
   ],
 );
 
@@ -329,7 +339,6 @@ export const lease = pgTable(
 
 // No nz_offsets table: PostgreSQL has the time zone database, so the views compute NZ dates with
 // `AT TIME ZONE 'Pacific/Auckland'` (migrations/0001_views.sql).
-
 
 /**
  * Consent creations (`bankdata consents create`). The row, with its idempotency key and the exact
@@ -416,7 +425,6 @@ export const paymentStatusHistory = pgTable(
   (t) => [primaryKey({ columns: [t.paymentId, t.status] })],
 );
 
-
 /**
  * Each payment request, stored with its idempotency key BEFORE it is sent (BP713), so a crash
  * between send and answer is resumed with the same key and never pays twice.
@@ -498,8 +506,12 @@ export const runConsents = pgTable(
     primaryKey({ columns: [t.runId, t.consentId] }),
     // The two ways a consent is leased, each an index scan that stops at the first row it can lock
     // (a sort over the whole run per lease made leasing quadratic in the number of consents).
-    index('run_consents_queued').on(t.runId, t.consentId).where(sql`state = 'queued'`),
-    index('run_consents_expiring').on(t.runId, t.leaseExpiresAt).where(sql`state = 'leased'`),
+    index('run_consents_queued')
+      .on(t.runId, t.consentId)
+      .where(sql`state = 'queued'`),
+    index('run_consents_expiring')
+      .on(t.runId, t.leaseExpiresAt)
+      .where(sql`state = 'leased'`),
   ],
 );
 

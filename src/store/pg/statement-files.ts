@@ -26,7 +26,15 @@ function sha256Of(content: Uint8Array): string {
  */
 export async function saveStatementFile(
   pool: pg.Pool,
-  input: { bank: string; accountId: string; statementId: string; filePath: string; contentType: string; content: Uint8Array; now: Instant },
+  input: {
+    bank: string;
+    accountId: string;
+    statementId: string;
+    filePath: string;
+    contentType: string;
+    content: Uint8Array;
+    now: Instant;
+  },
 ): Promise<{ sha256: string; bytes: number }> {
   if (input.filePath.startsWith('/') || input.filePath.split(/[\\/]/).includes('..')) {
     throw new RangeError(`statement file path must be relative: ${input.filePath}`);
@@ -46,13 +54,17 @@ export async function saveStatementFile(
        WHERE bank = $1 AND account_id = $2 AND statement_id = $3`,
       [input.bank, input.accountId, input.statementId, input.filePath, input.contentType, sha256, bytes, now],
     );
-    if (rowCount !== 1) throw new RangeError(`no statement ${input.statementId} of account ${input.accountId} (${input.bank})`);
+    if (rowCount !== 1)
+      throw new RangeError(`no statement ${input.statementId} of account ${input.accountId} (${input.bank})`);
     return { sha256, bytes };
   });
 }
 
 /** The file a statement's `file_path` names, or null; a file whose bytes no longer match its hash is refused. */
-export async function readStatementFile(pool: pg.Pool | pg.PoolClient, filePath: string): Promise<StoredStatementFile | null> {
+export async function readStatementFile(
+  pool: pg.Pool | pg.PoolClient,
+  filePath: string,
+): Promise<StoredStatementFile | null> {
   const { rows } = await pool.query<{ file_path: string; content_type: string; sha256: string; content: Buffer }>(
     `SELECT file_path, content_type, sha256, content FROM statement_files WHERE file_path = $1`,
     [filePath],

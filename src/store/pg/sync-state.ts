@@ -40,12 +40,23 @@ export async function maxRowsPerDayPg(db: PgDb, bank: BankName): Promise<number 
 }
 
 /** Saves the account's density; a new row has no watermark yet (as in SQLite). */
-export async function setRowsPerDayPg(db: PgDb, key: WatermarkKey & { rowsPerDay: number; now: Instant }): Promise<void> {
+export async function setRowsPerDayPg(
+  db: PgDb,
+  key: WatermarkKey & { rowsPerDay: number; now: Instant },
+): Promise<void> {
   checkRowsPerDay(key.rowsPerDay);
   const updatedAt = toStoredInstant(key.now);
   await db
     .insert(syncState)
-    .values({ bank: key.bank, accountId: key.accountId, consentId: key.consentId, resource: key.resource ?? 'transactions', watermark: null, rowsPerDay: key.rowsPerDay, updatedAt })
+    .values({
+      bank: key.bank,
+      accountId: key.accountId,
+      consentId: key.consentId,
+      resource: key.resource ?? 'transactions',
+      watermark: null,
+      rowsPerDay: key.rowsPerDay,
+      updatedAt,
+    })
     .onConflictDoUpdate({
       target: [syncState.bank, syncState.accountId, syncState.consentId, syncState.resource],
       set: { rowsPerDay: key.rowsPerDay, updatedAt },
@@ -54,7 +65,11 @@ export async function setRowsPerDayPg(db: PgDb, key: WatermarkKey & { rowsPerDay
 
 export async function getWindowKnowledgePg(db: PgDb, bank: BankName): Promise<WindowKnowledge> {
   const [row] = await db
-    .select({ windowDays: bankWindow.windowDays, maxAcceptedRows: bankWindow.maxAcceptedRows, minRefusedRows: bankWindow.minRefusedRows })
+    .select({
+      windowDays: bankWindow.windowDays,
+      maxAcceptedRows: bankWindow.maxAcceptedRows,
+      minRefusedRows: bankWindow.minRefusedRows,
+    })
     .from(bankWindow)
     .where(eq(bankWindow.bank, bank));
   return row ?? { windowDays: null, maxAcceptedRows: null, minRefusedRows: null };

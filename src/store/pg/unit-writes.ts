@@ -32,7 +32,11 @@ import { allOf } from '../dialect-sql';
 export type PgTx = Parameters<Parameters<PgDb['transaction']>[0]>[0];
 
 /** ../row-owner.ts `ownedRow` on PostgreSQL. */
-async function ownedRowPg<R extends { consentId: ConsentId }>(tx: PgTx, row: R, stored: { consentId: ConsentId } | undefined): Promise<R> {
+async function ownedRowPg<R extends { consentId: ConsentId }>(
+  tx: PgTx,
+  row: R,
+  stored: { consentId: ConsentId } | undefined,
+): Promise<R> {
   return withOwner(row, stored, await liveConsentsPg(tx, otherOwners([stored], row.consentId)));
 }
 
@@ -40,7 +44,12 @@ export async function commitAccountsPg(db: PgDb, input: UnitInput<AccountRow>): 
   return commitUpsertsPg(db, input, async (tx, row, now) => {
     const key = allOf(eq(accounts.bank, row.bank), eq(accounts.accountId, row.accountId));
     const [stored] = await tx.select().from(accounts).where(key);
-    const write = planUpsertWrite<AccountRow>(stored && withoutBookkeeping(stored), await ownedRowPg(tx, row, stored), ACCOUNT_DETAIL_COLUMNS, now);
+    const write = planUpsertWrite<AccountRow>(
+      stored && withoutBookkeeping(stored),
+      await ownedRowPg(tx, row, stored),
+      ACCOUNT_DETAIL_COLUMNS,
+      now,
+    );
     if (write.outcome === 'added') await tx.insert(accounts).values(write.values);
     else await tx.update(accounts).set(write.values).where(key);
     return write.outcome;
@@ -53,21 +62,31 @@ export async function commitBalancesPg(db: PgDb, input: UnitInput<BalanceRow>): 
   return db.transaction(async (tx) => {
     let added = 0;
     // One row at a time, as SQLite's: ids follow the order of the rows.
-    for (const row of input.rows) added += (await tx.insert(balances).values(row).onConflictDoNothing().returning({ id: balances.id })).length;
+    for (const row of input.rows)
+      added += (await tx.insert(balances).values(row).onConflictDoNothing().returning({ id: balances.id })).length;
     await insertRejectsPg(tx, input.rejects ?? [], input.runId, now);
     return { added, unchanged: input.rows.length - added };
   });
 }
 
 function statementKey(row: { bank: BankName; accountId: AccountId; statementId: StatementId }): SQL {
-  return allOf(eq(statements.bank, row.bank), eq(statements.accountId, row.accountId), eq(statements.statementId, row.statementId));
+  return allOf(
+    eq(statements.bank, row.bank),
+    eq(statements.accountId, row.accountId),
+    eq(statements.statementId, row.statementId),
+  );
 }
 
 export async function commitStatementsPg(db: PgDb, input: UnitInput<StatementRow>): Promise<UpsertCounts> {
   return commitUpsertsPg(db, input, async (tx, row, now) => {
     const key = statementKey(row);
     const [stored] = await tx.select().from(statements).where(key);
-    const write = planUpsertWrite<StatementRow>(stored && statementRowOf(stored), await ownedRowPg(tx, row, stored), [], now);
+    const write = planUpsertWrite<StatementRow>(
+      stored && statementRowOf(stored),
+      await ownedRowPg(tx, row, stored),
+      [],
+      now,
+    );
     if (write.outcome === 'added') await tx.insert(statements).values(write.values);
     else await tx.update(statements).set(write.values).where(key);
     return write.outcome;
@@ -100,7 +119,8 @@ async function commitUpsertsPg<Row extends { bank: BankName; accountId: AccountI
  */
 export async function recordStatementFilePg(db: PgDb, input: StatementFileInput): Promise<void> {
   checkStatementFile(input);
-  if (!input.localPath) throw new RangeError(`statement file ${input.filePath}: the PostgreSQL store needs its bytes (localPath)`);
+  if (!input.localPath)
+    throw new RangeError(`statement file ${input.filePath}: the PostgreSQL store needs its bytes (localPath)`);
   const content = await readFile(input.localPath);
   const sha256 = createHash('sha256').update(content).digest('hex');
   if (sha256 !== input.sha256 || content.byteLength !== input.bytes) {
@@ -109,13 +129,23 @@ export async function recordStatementFilePg(db: PgDb, input: StatementFileInput)
   const now = toStoredInstant(input.now);
   await db.transaction(async (tx) => {
     const file = { contentType: input.contentType, sha256, bytes: input.bytes, content, storedAt: now };
-    await tx.insert(statementFiles).values({ filePath: input.filePath, ...file }).onConflictDoUpdate({ target: statementFiles.filePath, set: file });
+    await tx
+      .insert(statementFiles)
+      .values({ filePath: input.filePath, ...file })
+      .onConflictDoUpdate({ target: statementFiles.filePath, set: file });
     const updated = await tx
       .update(statements)
-      .set({ filePath: input.filePath, fileContentType: input.contentType, fileSha256: sha256, fileBytes: input.bytes, fileFetchedAt: now })
+      .set({
+        filePath: input.filePath,
+        fileContentType: input.contentType,
+        fileSha256: sha256,
+        fileBytes: input.bytes,
+        fileFetchedAt: now,
+      })
       .where(statementKey(input))
       .returning({ id: statements.statementId });
-    if (updated.length !== 1) throw new RangeError(`no stored statement ${input.bank}/${input.accountId}/${input.statementId}`);
+    if (updated.length !== 1)
+      throw new RangeError(`no stored statement ${input.bank}/${input.accountId}/${input.statementId}`);
   });
 }
 
@@ -144,13 +174,22 @@ export async function commitPartyPg(db: PgDb, input: PartyInput): Promise<Upsert
 }
 
 // The stored rows without the store's bookkeeping columns: what the merge compares.
-function withoutBookkeeping<R extends { firstSeenAt: string; lastSeenAt: string; updatedAt: string }>(row: R): Omit<R, 'firstSeenAt' | 'lastSeenAt' | 'updatedAt'> {
+function withoutBookkeeping<R extends { firstSeenAt: string; lastSeenAt: string; updatedAt: string }>(
+  row: R,
+): Omit<R, 'firstSeenAt' | 'lastSeenAt' | 'updatedAt'> {
   const { firstSeenAt: _f, lastSeenAt: _l, updatedAt: _u, ...rest } = row;
   return rest;
 }
 
 function statementRowOf(stored: typeof statements.$inferSelect): StatementRow {
-  const { filePath: _p, fileContentType: _c, fileSha256: _s, fileBytes: _b, fileFetchedAt: _a, ...rest } = withoutBookkeeping(stored);
+  const {
+    filePath: _p,
+    fileContentType: _c,
+    fileSha256: _s,
+    fileBytes: _b,
+    fileFetchedAt: _a,
+    ...rest
+  } = withoutBookkeeping(stored);
   return rest;
 }
 

@@ -30,7 +30,10 @@ export function checkPostgresUrl(url: string): void {
   try {
     new URL(url);
   } catch {
-    throw new UsageError('the PostgreSQL URL does not parse (a password with / or @ must be percent-encoded: %2F, %40)', 'postgres://USER:PASSWORD@HOST:PORT/DATABASE');
+    throw new UsageError(
+      'the PostgreSQL URL does not parse (a password with / or @ must be percent-encoded: %2F, %40)',
+      'postgres://USER:PASSWORD@HOST:PORT/DATABASE',
+    );
   }
 }
 

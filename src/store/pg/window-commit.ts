@@ -32,7 +32,9 @@ export async function commitTransactionWindowPg(db: PgDb, input: TransactionWind
   const rows = new Map<TransactionId, TransactionRow>();
   for (const row of input.rows) {
     if (row.bank !== input.bank || row.accountId !== input.accountId) {
-      throw new RangeError(`row ${row.bank}/${row.accountId}/${row.transactionId} is not of ${input.bank}/${input.accountId}`);
+      throw new RangeError(
+        `row ${row.bank}/${row.accountId}/${row.transactionId} is not of ${input.bank}/${input.accountId}`,
+      );
     }
     rows.set(row.transactionId, row);
   }
@@ -47,7 +49,13 @@ export async function commitTransactionWindowPg(db: PgDb, input: TransactionWind
       const found = await tx
         .select()
         .from(transactions)
-        .where(and(eq(transactions.bank, input.bank), eq(transactions.accountId, input.accountId), sql`${transactions.transactionId} = ANY(${sql.param(ids)}::text[])`));
+        .where(
+          and(
+            eq(transactions.bank, input.bank),
+            eq(transactions.accountId, input.accountId),
+            sql`${transactions.transactionId} = ANY(${sql.param(ids)}::text[])`,
+          ),
+        );
       for (const row of found) stored.set(row.transactionId, row);
     }
     // New and changed rows in one upsert, rows seen again unchanged in one update: a statement
@@ -83,7 +91,10 @@ export async function commitTransactionWindowPg(db: PgDb, input: TransactionWind
         FROM unnest(${sql.param(seenAgain.ids)}::text[], ${sql.param(seenAgain.consents)}::text[]) AS v(transaction_id, consent_id)
         WHERE t.bank = ${input.bank} AND t.account_id = ${input.accountId} AND t.transaction_id = v.transaction_id`);
     }
-    await upsertRows(tx, transactions, upserts, { key: ['bank', 'account_id', 'transaction_id'], keep: ['first_seen_at'] });
+    await upsertRows(tx, transactions, upserts, {
+      key: ['bank', 'account_id', 'transaction_id'],
+      keep: ['first_seen_at'],
+    });
     counts.removed = await removeVanishedPending(tx, input, { from, to, now }, new Set(ids));
     await insertRejectsPg(tx, input.rejects ?? [], input.runId, now);
     if (input.checkpoint) {
@@ -91,7 +102,14 @@ export async function commitTransactionWindowPg(db: PgDb, input: TransactionWind
       // Never moves back: the upsert keeps the later of the stored and the new instant.
       await tx
         .insert(syncState)
-        .values({ bank: input.bank, accountId: input.accountId, consentId: input.consentId, resource: 'transactions', watermark, updatedAt: now })
+        .values({
+          bank: input.bank,
+          accountId: input.accountId,
+          consentId: input.consentId,
+          resource: 'transactions',
+          watermark,
+          updatedAt: now,
+        })
         .onConflictDoUpdate({
           target: [syncState.bank, syncState.accountId, syncState.consentId, syncState.resource],
           set: { watermark, updatedAt: now },
@@ -110,7 +128,10 @@ export async function lockAccount(tx: Tx, bank: string, accountId: string): Prom
 /** ../row-owner.ts `liveConsents` on PostgreSQL. */
 export async function liveConsentsPg(tx: Tx, ids: readonly ConsentId[]): Promise<Set<ConsentId>> {
   if (ids.length === 0) return new Set();
-  const found = await tx.select({ consentId: consents.consentId }).from(consents).where(liveConsentsWhere(consents, ids));
+  const found = await tx
+    .select({ consentId: consents.consentId })
+    .from(consents)
+    .where(liveConsentsWhere(consents, ids));
   return new Set(found.map((r) => r.consentId));
 }
 
@@ -121,19 +142,33 @@ async function removeVanishedPending(
   window: { from: string; to: string; now: string },
   returned: ReadonlySet<TransactionId>,
 ): Promise<number> {
-  const candidates = await tx.select({ transactionId: transactions.transactionId }).from(transactions).where(openPendingInWindow(transactions, input, window));
+  const candidates = await tx
+    .select({ transactionId: transactions.transactionId })
+    .from(transactions)
+    .where(openPendingInWindow(transactions, input, window));
   const vanished = candidates.map((c) => c.transactionId).filter((id) => !returned.has(id));
   for (let i = 0; i < vanished.length; i += 1000) {
     await tx
       .update(transactions)
       .set({ removedAt: window.now, updatedAt: window.now })
-      .where(and(eq(transactions.bank, input.bank), eq(transactions.accountId, input.accountId), inArray(transactions.transactionId, vanished.slice(i, i + 1000))));
+      .where(
+        and(
+          eq(transactions.bank, input.bank),
+          eq(transactions.accountId, input.accountId),
+          inArray(transactions.transactionId, vanished.slice(i, i + 1000)),
+        ),
+      );
   }
   return vanished.length;
 }
 
 /** The unit's rejects, in its transaction (shared with unit-writes.ts and the store's `rejects.insert`). */
-export async function insertRejectsPg(tx: Tx, inputs: readonly RejectInput[], runId: string | null, now: string): Promise<number> {
+export async function insertRejectsPg(
+  tx: Tx,
+  inputs: readonly RejectInput[],
+  runId: string | null,
+  now: string,
+): Promise<number> {
   if (inputs.length > 0) await tx.insert(rejects).values(inputs.map((r) => rejectValues(r, runId, now)));
   return inputs.length;
 }

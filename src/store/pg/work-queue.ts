@@ -31,7 +31,6 @@ export interface JoinedRun {
 
 type Queryable = pg.Pool | pg.PoolClient;
 
-
 /**
  * Joins the open run, or opens one with these consents queued. A run whose consents are all done
  * but that nobody closed (its last worker died) is closed first.
@@ -63,7 +62,12 @@ export async function openOrJoinRun(
   });
 }
 
-async function queueConsents(client: Queryable, runId: string, consentIds: readonly ConsentId[], joining: boolean): Promise<void> {
+async function queueConsents(
+  client: Queryable,
+  runId: string,
+  consentIds: readonly ConsentId[],
+  joining: boolean,
+): Promise<void> {
   if (consentIds.length === 0) return;
   await client.query(
     `INSERT INTO run_consents (run_id, consent_id, state) SELECT $1, unnest($2::text[]), 'queued'${joining ? ' ON CONFLICT DO NOTHING' : ''}`,
@@ -124,7 +128,9 @@ export async function leaseNextConsent(
     [input.runId, input.workerId, input.leaseTtlMs, toStoredInstant(input.now)],
   );
   const row = rows[0];
-  return row ? { consentId: row.consent_id as ConsentId, attempts: row.attempts, tookOverFrom: row.previous_worker } : null;
+  return row
+    ? { consentId: row.consent_id as ConsentId, attempts: row.attempts, tookOverFrom: row.previous_worker }
+    : null;
 }
 
 /**
@@ -201,8 +207,17 @@ export async function leaveRun(
       `UPDATE run_workers SET left_at = $3, consents = $4, requests = $5, rows_written = $6, failed_units = $7,
          outcome = $8, error_summary = $9, last_seen_at = clock_timestamp()
        WHERE run_id = $1 AND worker_id = $2`,
-      [input.runId, input.workerId, toStoredInstant(input.now), report.consents, report.requests, report.rowsWritten,
-        report.failedUnits, report.outcome, report.errorSummary],
+      [
+        input.runId,
+        input.workerId,
+        toStoredInstant(input.now),
+        report.consents,
+        report.requests,
+        report.rowsWritten,
+        report.failedUnits,
+        report.outcome,
+        report.errorSummary,
+      ],
     );
     return closeRunIfDone(client, { runId: input.runId, now: input.now, leaseTtlMs: input.leaseTtlMs, force: false });
   });
@@ -289,7 +304,12 @@ export async function reserveRequestSlotAt(
   );
   const row = rows[0];
   if (row === undefined) throw new Error('rate_budget: the reservation returned no row');
-  return { waitMs: Math.max(0, Math.ceil(Number(row.wait_ms))), slotMs: Number(row.slot_ms), sent: Number(row.sent), refused: Number(row.refused) };
+  return {
+    waitMs: Math.max(0, Math.ceil(Number(row.wait_ms))),
+    slotMs: Number(row.slot_ms),
+    sent: Number(row.sent),
+    refused: Number(row.refused),
+  };
 }
 
 /** Counts a 429 the bank answered to this client; returns the client's counts, this one included. */

@@ -12,4 +12,3 @@ export function toRejectInput(
 ): RejectInput {
   return { resource, bank: ctx.bank, consentId: ctx.consentId, accountId, reason, rawPayload };
 }
-

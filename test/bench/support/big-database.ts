@@ -69,7 +69,11 @@ export function makeRow(i: number): BenchRow {
     proprietary_code: 'AP',
     balance_after: `${(i * 37) % 90_000}.${String(i % 100).padStart(2, '0')}`,
     counterparty_account: debit ? '12-3456-0765432-00' : null,
-    raw_json: JSON.stringify({ TransactionId: `txn-${i}`, Amount: { Amount: amount, Currency: 'NZD' }, TransactionInformation: description }),
+    raw_json: JSON.stringify({
+      TransactionId: `txn-${i}`,
+      Amount: { Amount: amount, Currency: 'NZD' },
+      TransactionInformation: description,
+    }),
     first_seen_at: '2025-03-05T01:00:00.000Z',
     last_seen_at: '2025-03-05T01:00:00.000Z',
     updated_at: '2025-03-05T01:00:00.000Z',
@@ -78,7 +82,11 @@ export function makeRow(i: number): BenchRow {
 }
 
 /** Fills a fresh database: consent and accounts through the store, the rows in bulk. */
-export async function generate(path: string, rows: number, options: { beforeInsert?: (row: BenchRow, i: number) => void; afterAll?: (store: SqliteStore) => void } = {}): Promise<void> {
+export async function generate(
+  path: string,
+  rows: number,
+  options: { beforeInsert?: (row: BenchRow, i: number) => void; afterAll?: (store: SqliteStore) => void } = {},
+): Promise<void> {
   const store = await openStore(path, { now: () => new Date('2025-03-05T01:00:00.000Z') });
   await store.consents.add(CONSENT);
   await store.commitAccounts({
@@ -117,4 +125,3 @@ export async function generate(path: string, rows: number, options: { beforeInse
   options.afterAll?.(store);
   await store.close();
 }
-

@@ -11,10 +11,15 @@ import { addNzDays, formatNz, nzDateOf, nzMidnight } from '../../../src/api/rule
 import { BANKS, type ConsentFlow } from '../../../src/api/schemas';
 import type { RequestLogEntry, StartedEmulator } from '../../../src/emulator';
 import { bankMeta } from '../../../src/emulator/bank-meta';
-import { REQUEST_KINDS, emptyKindCounts, type EmulatorLimits, type KindCounts, type RequestKind } from './minimum-requests';
+import {
+  REQUEST_KINDS,
+  emptyKindCounts,
+  type EmulatorLimits,
+  type KindCounts,
+  type RequestKind,
+} from './minimum-requests';
 import type { SyncJob, SyncJobResult } from './sync-child';
 import { ALL_PERMISSIONS, REDIRECT_URI } from '../../api/emulator-helpers';
-
 
 /**
  * One full consent per customer without a seeded Authorised consent, created through the
@@ -32,12 +37,21 @@ export async function createExtraConsents(emu: StartedEmulator, startDaysAgo = 4
     const { features } = bankMeta(customer.bank, true);
     const mobile = customer.party.Mobile;
     // The flows the bank enables (BDT401, BDT402): redirect, else decoupled by mobile number.
-    const flow: ConsentFlow = features.redirect_flow.enabled || !mobile
-      ? { detail: { type: 'redirect', redirect_uri: REDIRECT_URI }, flow_hint: { type: 'redirect', bank: customer.bank } }
-      : {
-          detail: { type: 'decoupled', callback_url: 'https://app.example.nz/hooks/consent' },
-          flow_hint: { type: 'decoupled', bank: customer.bank, identifier_type: 'mobile_number', identifier_value: mobile },
-        };
+    const flow: ConsentFlow =
+      features.redirect_flow.enabled || !mobile
+        ? {
+            detail: { type: 'redirect', redirect_uri: REDIRECT_URI },
+            flow_hint: { type: 'redirect', bank: customer.bank },
+          }
+        : {
+            detail: { type: 'decoupled', callback_url: 'https://app.example.nz/hooks/consent' },
+            flow_hint: {
+              type: 'decoupled',
+              bank: customer.bank,
+              identifier_type: 'mobile_number',
+              identifier_value: mobile,
+            },
+          };
     const created = await client.createConsent({
       flow,
       permissions: ALL_PERMISSIONS.filter((p) => features.permissions.includes(p)),
@@ -48,7 +62,8 @@ export async function createExtraConsents(emu: StartedEmulator, startDaysAgo = 4
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ customer_id: customer.customerId }),
     });
-    if (!answer.ok) throw new Error(`authorising ${created.consent_id} failed: ${answer.status} ${await answer.text()}`);
+    if (!answer.ok)
+      throw new Error(`authorising ${created.consent_id} failed: ${answer.status} ${await answer.text()}`);
     ids.push(created.consent_id);
   }
   return ids;
@@ -92,7 +107,13 @@ export interface LogCounts {
 }
 
 export function countLog(entries: readonly RequestLogEntry[]): LogCounts {
-  const counts: LogCounts = { all: emptyKindCounts(), ok: emptyKindCounts(), tooMany: emptyKindCounts(), bdt263: emptyKindCounts(), other: emptyKindCounts() };
+  const counts: LogCounts = {
+    all: emptyKindCounts(),
+    ok: emptyKindCounts(),
+    tooMany: emptyKindCounts(),
+    bdt263: emptyKindCounts(),
+    other: emptyKindCounts(),
+  };
   for (const e of entries) {
     const kind = kindOf(e);
     counts.all[kind] += 1;
@@ -127,7 +148,11 @@ export function runSyncInChild(job: SyncJob): Promise<SyncJobResult & { pid: num
     child.on('close', (code, signal) => {
       const last = out.trim().split('\n').at(-1) ?? '';
       if (code !== 0 || !last.startsWith('{')) {
-        reject(new Error(`bench: the sync process (pid ${child.pid}) ended with ${signal ?? `exit code ${code}`}: ${out.slice(-500)}`));
+        reject(
+          new Error(
+            `bench: the sync process (pid ${child.pid}) ended with ${signal ?? `exit code ${code}`}: ${out.slice(-500)}`,
+          ),
+        );
         return;
       }
       resolve({ ...(JSON.parse(last) as SyncJobResult), pid: child.pid ?? 0 });

@@ -66,7 +66,11 @@ export function emptyKindCounts(): KindCounts {
 
 const pages = (items: number, size: number) => Math.max(1, Math.ceil(items / size));
 
-export function minimumRequests(emu: StartedEmulator, consentIds: readonly string[], limits: EmulatorLimits): MinimumRequests {
+export function minimumRequests(
+  emu: StartedEmulator,
+  consentIds: readonly string[],
+  limits: EmulatorLimits,
+): MinimumRequests {
   const now = emu.now();
   const byKind = emptyKindCounts();
   byKind.token = 1;
@@ -216,7 +220,12 @@ function cheapestTiling(
     if (rows > limits.maxResultSize[record.bank]) refused += 1;
     longest = Math.max(longest, pages(rows, limits.pageSize));
   }
-  return { pages: n > 0 ? best[n]! : 1, windows: Math.max(windows, 1), longestWindowPages: Math.max(longest, 1), refusedDays: refused };
+  return {
+    pages: n > 0 ? best[n]! : 1,
+    windows: Math.max(windows, 1),
+    longestWindowPages: Math.max(longest, 1),
+    refusedDays: refused,
+  };
 }
 
 const boundsCache = new Map<string, number[]>();
@@ -228,7 +237,11 @@ function windowBounds(start: DateTime, ceiling: DateTime): number[] {
   if (cached) return cached;
   const bounds = [start.toMillis()];
   // Calendar days in the NZ zone: a DST day is 23 or 25 hours, still midnight to midnight.
-  for (let midnight = nzMidnight(addNzDays(nzDateOf(start), 1)); midnight < ceiling; midnight = midnight.plus({ days: 1 })) {
+  for (
+    let midnight = nzMidnight(addNzDays(nzDateOf(start), 1));
+    midnight < ceiling;
+    midnight = midnight.plus({ days: 1 })
+  ) {
     bounds.push(midnight.toMillis());
   }
   bounds.push(ceiling.toMillis());

@@ -38,7 +38,11 @@ async function main(): Promise<void> {
   const job = JSON.parse(await text(process.stdin)) as SyncJob;
   const store = await openStore(job.dbPath);
   try {
-    const client = createDataApiClient({ baseUrl: job.baseUrl, clientId: job.clientId, clientSecret: job.clientSecret });
+    const client = createDataApiClient({
+      baseUrl: job.baseUrl,
+      clientId: job.clientId,
+      clientSecret: job.clientSecret,
+    });
     const now = () => new Date(job.nowMs);
     let firstRequestAt: number | null = null;
     let lastAnswerAt: number | null = null;

@@ -35,7 +35,7 @@ function finding(accountId: string): ContinuityFinding {
 }
 
 describePostgres('continuity findings replaced by two workers at once', () => {
-  it('stores each account\'s findings once, whichever order the two replacements run in', async () => {
+  it("stores each account's findings once, whichever order the two replacements run in", async () => {
     const url = await createTestDatabase();
     const a = await openDatabaseStore(url);
     opened.push(a);
@@ -45,8 +45,18 @@ describePostgres('continuity findings replaced by two workers at once', () => {
     const findings = keys.map((k) => finding(k.accountId));
     for (let round = 0; round < 20; round++) {
       await Promise.all([
-        a.continuity.replaceFindings({ accounts: keys, findings, runId: null, checkedAt: `2026-11-24T00:00:${String(round).padStart(2, '0')}.000Z` }),
-        b.continuity.replaceFindings({ accounts: [...keys].reverse(), findings, runId: null, checkedAt: `2026-11-24T00:01:${String(round).padStart(2, '0')}.000Z` }),
+        a.continuity.replaceFindings({
+          accounts: keys,
+          findings,
+          runId: null,
+          checkedAt: `2026-11-24T00:00:${String(round).padStart(2, '0')}.000Z`,
+        }),
+        b.continuity.replaceFindings({
+          accounts: [...keys].reverse(),
+          findings,
+          runId: null,
+          checkedAt: `2026-11-24T00:01:${String(round).padStart(2, '0')}.000Z`,
+        }),
       ]);
       expect(await a.continuity.countFindings(), `round ${round}`).toBe(2);
     }

@@ -18,7 +18,10 @@ import { createTestDatabase, describePostgres } from '../../support/postgres';
 
 function tableRows(db: Database.Database, table: string, where = 'true', params: unknown[] = []): unknown[] {
   const columns = sqliteColumns(db, table).map((c) => `"${c}"`);
-  return db.prepare(`SELECT ${columns.join(', ')} FROM "${table}" WHERE ${where} ORDER BY ${columns.join(', ')}`).raw(true).all(...params);
+  return db
+    .prepare(`SELECT ${columns.join(', ')} FROM "${table}" WHERE ${where} ORDER BY ${columns.join(', ')}`)
+    .raw(true)
+    .all(...params);
 }
 
 describePostgres('db copy between SQLite and PostgreSQL', () => {
@@ -54,9 +57,15 @@ describePostgres('db copy between SQLite and PostgreSQL', () => {
       for (const table of COPIED_TABLES) expect(tableRows(copy, table), table).toEqual(tableRows(source, table));
       expect(tableRows(source, 'transactions').length).toBeGreaterThan(100);
       // Statement files travel with their rows, byte for byte.
-      const paths = source.prepare(`SELECT file_path FROM statements WHERE file_path IS NOT NULL`).pluck().all() as string[];
+      const paths = source
+        .prepare(`SELECT file_path FROM statements WHERE file_path IS NOT NULL`)
+        .pluck()
+        .all() as string[];
       expect(paths.length).toBeGreaterThan(0);
-      for (const path of paths) expect(readFileSync(join(copyDataDir, path)).equals(readFileSync(join(harness.dataDir, path))), path).toBe(true);
+      for (const path of paths)
+        expect(readFileSync(join(copyDataDir, path)).equals(readFileSync(join(harness.dataDir, path))), path).toBe(
+          true,
+        );
     } finally {
       copy.close();
     }
@@ -78,7 +87,7 @@ describePostgres('db copy between SQLite and PostgreSQL', () => {
       expect(copy.prepare('PRAGMA foreign_key_check').all()).toEqual([]);
       const consents = copy.prepare('SELECT consent_id FROM consents').pluck().all();
       expect(consents).toContain(consentId);
-      expect(consents.length).toBeLessThan((source.prepare('SELECT count(*) FROM consents').pluck().get() as number));
+      expect(consents.length).toBeLessThan(source.prepare('SELECT count(*) FROM consents').pluck().get() as number);
     } finally {
       copy.close();
     }
@@ -89,16 +98,23 @@ describePostgres('db copy between SQLite and PostgreSQL', () => {
       .prepare(`SELECT account_id FROM transactions GROUP BY account_id ORDER BY count(*) DESC, account_id LIMIT 1`)
       .pluck()
       .get() as string;
-    const dates = source.prepare(`SELECT booking_date FROM transactions WHERE account_id = ? ORDER BY booking_date`).pluck().all(accountId) as string[];
+    const dates = source
+      .prepare(`SELECT booking_date FROM transactions WHERE account_id = ? ORDER BY booking_date`)
+      .pluck()
+      .all(accountId) as string[];
     const from = dates[Math.floor(dates.length / 2)]!;
     const copy = await copyBack({ accountIds: [accountId], from });
     try {
       const expected = tableRows(source, 'transactions', 'account_id = ? AND booking_date >= ?', [accountId, from]);
       expect(expected.length).toBeGreaterThan(0);
       expect(tableRows(copy, 'transactions')).toEqual(expected);
-      expect(tableRows(copy, 'transactions').length).toBeLessThan(tableRows(source, 'transactions', 'account_id = ?', [accountId]).length);
+      expect(tableRows(copy, 'transactions').length).toBeLessThan(
+        tableRows(source, 'transactions', 'account_id = ?', [accountId]).length,
+      );
       const fromInstant = nzMidnight(from).toUTC().toISO()!;
-      expect(tableRows(copy, 'balances')).toEqual(tableRows(source, 'balances', 'account_id = ? AND date_time >= ?', [accountId, fromInstant]));
+      expect(tableRows(copy, 'balances')).toEqual(
+        tableRows(source, 'balances', 'account_id = ? AND date_time >= ?', [accountId, fromInstant]),
+      );
       expect(copy.prepare('PRAGMA foreign_key_check').all()).toEqual([]);
     } finally {
       copy.close();
@@ -113,7 +129,10 @@ describePostgres('db copy between SQLite and PostgreSQL', () => {
       sqlite.exec(`ATTACH DATABASE '${harness.store.path}' AS src`);
       for (const table of COPIED_TABLES) sqlite.exec(`INSERT INTO main."${table}" SELECT * FROM src."${table}"`);
       sqlite.exec('DETACH DATABASE src');
-      const path = sqlite.prepare(`SELECT file_path FROM statements WHERE file_path IS NOT NULL LIMIT 1`).pluck().get() as string;
+      const path = sqlite
+        .prepare(`SELECT file_path FROM statements WHERE file_path IS NOT NULL LIMIT 1`)
+        .pluck()
+        .get() as string;
       // The data dir of the damaged copy has every file except this one.
       const { cpSync } = await import('node:fs');
       cpSync(join(harness.dataDir, 'statements'), join(dir, 'data', 'statements'), { recursive: true });
@@ -121,7 +140,9 @@ describePostgres('db copy between SQLite and PostgreSQL', () => {
       await expect(copySqliteToPostgres(sqlite, target, { dataDir: join(dir, 'data') })).rejects.toThrow(
         `statement file ${join(dir, 'data', path)} named by the database cannot be read (ENOENT)`,
       );
-      const { rows } = await target.query('SELECT (SELECT count(*) FROM consents) + (SELECT count(*) FROM statement_files) AS n');
+      const { rows } = await target.query(
+        'SELECT (SELECT count(*) FROM consents) + (SELECT count(*) FROM statement_files) AS n',
+      );
       expect(rows[0].n).toBe(0);
     } finally {
       sqlite.close();

@@ -16,7 +16,9 @@ describePostgres('named statements for repeated texts', () => {
       const client = await pool.connect();
       try {
         const prepared = async () =>
-          (await client.query<{ statement: string }>('SELECT statement FROM pg_prepared_statements ORDER BY statement')).rows.map((r) => r.statement);
+          (
+            await client.query<{ statement: string }>('SELECT statement FROM pg_prepared_statements ORDER BY statement')
+          ).rows.map((r) => r.statement);
         const text = 'SELECT $1::int + 1 AS n';
         expect((await client.query<{ n: number }>({ text, values: [1] })).rows).toEqual([{ n: 2 }]);
         expect(await prepared()).toEqual([]);
@@ -36,16 +38,22 @@ describePostgres('named statements for repeated texts', () => {
         // A view's `*` (a newer binary may redefine the view under a running process): never named.
         await client.query('CREATE VIEW v_probe AS SELECT 1 AS a');
         for (let i = 0; i < 2; i++) await client.query({ text: 'SELECT * FROM v_probe WHERE a = $1', values: [i] });
-        for (let i = 0; i < 2; i++) await client.query({ text: 'SELECT * FROM (SELECT $1::int AS a) AS q LIMIT 0', values: [i] });
+        for (let i = 0; i < 2; i++)
+          await client.query({ text: 'SELECT * FROM (SELECT $1::int AS a) AS q LIMIT 0', values: [i] });
         expect(await prepared()).toEqual([text]);
         await client.query('CREATE OR REPLACE VIEW v_probe AS SELECT 1 AS a, 2 AS b');
-        expect((await client.query({ text: 'SELECT * FROM v_probe WHERE a = $1', values: [1] })).rows).toEqual([{ a: 1, b: 2 }]);
+        expect((await client.query({ text: 'SELECT * FROM v_probe WHERE a = $1', values: [1] })).rows).toEqual([
+          { a: 1, b: 2 },
+        ]);
         // At most 256 names a connection.
         for (let i = 0; i < 300; i++) {
-          for (let twice = 0; twice < 2; twice++) await client.query({ text: `SELECT $1::int + ${i} AS n`, values: [twice] });
+          for (let twice = 0; twice < 2; twice++)
+            await client.query({ text: `SELECT $1::int + ${i} AS n`, values: [twice] });
         }
         expect((await prepared()).length).toBe(256);
-        expect((await client.query<{ n: number }>({ text: 'SELECT $1::int + 299 AS n', values: [1] })).rows).toEqual([{ n: 300 }]);
+        expect((await client.query<{ n: number }>({ text: 'SELECT $1::int + 299 AS n', values: [1] })).rows).toEqual([
+          { n: 300 },
+        ]);
       } finally {
         client.release();
       }

@@ -58,7 +58,9 @@ describePostgres('PostgreSQL schema', () => {
   it('migrates once when several workers open a new database at the same moment', async () => {
     const url = await createTestDatabase({ migrated: false });
     const opened = await Promise.all([1, 2, 3, 4].map(() => openPostgres(url, { max: 1 })));
-    const { rows } = await opened[0]!.pool.query('SELECT hash, count(*) AS n FROM drizzle.__drizzle_migrations GROUP BY hash');
+    const { rows } = await opened[0]!.pool.query(
+      'SELECT hash, count(*) AS n FROM drizzle.__drizzle_migrations GROUP BY hash',
+    );
     expect(rows.every((r) => r.n === 1)).toBe(true);
     await Promise.all(opened.map((o) => o.close()));
   });
@@ -67,7 +69,11 @@ describePostgres('PostgreSQL schema', () => {
     const pool = createPool(await createTestDatabase());
     try {
       const sqliteTables = (
-        sqlite.prepare(`SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '__drizzle%'`).all() as { name: string }[]
+        sqlite
+          .prepare(
+            `SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '__drizzle%'`,
+          )
+          .all() as { name: string }[]
       ).map((t) => t.name);
       const { rows } = await pool.query<{ table_name: string }>(
         `SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema() AND table_type = 'BASE TABLE'`,
@@ -147,7 +153,7 @@ describePostgres('PostgreSQL schema', () => {
       );
       const rows = [
         ['t1', '-12.50', 1250, 'Café “Kiwi” – Ōtautahi'],
-        ['t2', '0.00125', null, '=cmd|\' /C calc\'!A0'],
+        ['t2', '0.00125', null, "=cmd|' /C calc'!A0"],
         ['t3', '90071992547409.91', 9007199254740991, 'x'],
       ] as const;
       for (const [id, amount, minor, description] of rows) {
@@ -161,7 +167,9 @@ describePostgres('PostgreSQL schema', () => {
       const { rows: got } = await pool.query(
         `SELECT transaction_id, amount_text, amount_minor, description, amount FROM v_transactions ORDER BY transaction_id`,
       );
-      expect(got.map((r) => [r.transaction_id, r.amount_text, r.amount_minor, r.description])).toEqual(rows.map((r) => [...r]));
+      expect(got.map((r) => [r.transaction_id, r.amount_text, r.amount_minor, r.description])).toEqual(
+        rows.map((r) => [...r]),
+      );
       // The numeric amount is exact, not a float: sums and comparisons act on values.
       expect(got.map((r) => r.amount)).toEqual(['-12.50', '0.00125', '90071992547409.91']);
       const { rows: sum } = await pool.query(`SELECT sum(amount) AS total, max(amount) AS top FROM v_transactions`);
@@ -198,9 +206,38 @@ function addPayments(db: Database.Database): void {
      VALUES (?, 'pc1', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, '{}', ?, ?)`,
   );
   const at = String(credit.booking_date_time);
-  insert.run('pay-1', 'AcceptedSettlementCompleted', credit.amount, credit.amount_minor, credit.currency,
-    credit.creditor_particulars, credit.creditor_code, credit.creditor_reference, at, credit.booking_date, at, credit.booking_date, at, at);
-  insert.run('pay-2', 'Pending', '1.00', 100, 'NZD', null, null, null, at, credit.booking_date, at, credit.booking_date, at, at);
+  insert.run(
+    'pay-1',
+    'AcceptedSettlementCompleted',
+    credit.amount,
+    credit.amount_minor,
+    credit.currency,
+    credit.creditor_particulars,
+    credit.creditor_code,
+    credit.creditor_reference,
+    at,
+    credit.booking_date,
+    at,
+    credit.booking_date,
+    at,
+    at,
+  );
+  insert.run(
+    'pay-2',
+    'Pending',
+    '1.00',
+    100,
+    'NZD',
+    null,
+    null,
+    null,
+    at,
+    credit.booking_date,
+    at,
+    credit.booking_date,
+    at,
+    at,
+  );
 }
 
 /**
@@ -209,7 +246,9 @@ function addPayments(db: Database.Database): void {
  */
 function addContinuityFindings(db: Database.Database): void {
   const row = db
-    .prepare(`SELECT bank, account_id, transaction_id, booking_date, booking_date_time, currency FROM transactions ORDER BY booking_date_time LIMIT 1`)
+    .prepare(
+      `SELECT bank, account_id, transaction_id, booking_date, booking_date_time, currency FROM transactions ORDER BY booking_date_time LIMIT 1`,
+    )
     .get() as Record<string, string>;
   const runId = (db.prepare(`SELECT run_id FROM runs ORDER BY started_at LIMIT 1`).get() as { run_id: string }).run_id;
   const insert = db.prepare(
@@ -218,8 +257,38 @@ function addContinuityFindings(db: Database.Database): void {
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   );
   const at = row.booking_date_time!;
-  insert.run(row.bank, row.account_id, 'running_balance', at, at, row.booking_date, row.booking_date, '-12.50', -1250, row.currency,
-    'running_balance_jump', row.transaction_id, 'balance after jumps by −12.50 “Ōtautahi”', runId, at);
-  insert.run(row.bank, row.account_id, 'balances', at, at, row.booking_date, row.booking_date, '0.00125', null, row.currency,
-    'minor_unit', null, 'sub-cent', null, at);
+  insert.run(
+    row.bank,
+    row.account_id,
+    'running_balance',
+    at,
+    at,
+    row.booking_date,
+    row.booking_date,
+    '-12.50',
+    -1250,
+    row.currency,
+    'running_balance_jump',
+    row.transaction_id,
+    'balance after jumps by −12.50 “Ōtautahi”',
+    runId,
+    at,
+  );
+  insert.run(
+    row.bank,
+    row.account_id,
+    'balances',
+    at,
+    at,
+    row.booking_date,
+    row.booking_date,
+    '0.00125',
+    null,
+    row.currency,
+    'minor_unit',
+    null,
+    'sub-cent',
+    null,
+    at,
+  );
 }

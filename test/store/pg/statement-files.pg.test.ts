@@ -36,11 +36,18 @@ describePostgres('statement files in PostgreSQL', () => {
     const file = await readStatementFile(pool, FILE.filePath);
     expect(file!.content.equals(content)).toBe(true);
     const { rows } = await pool.query(`SELECT file_path, file_sha256, file_bytes, file_content_type FROM v_statements`);
-    expect(rows[0]).toEqual({ file_path: FILE.filePath, file_sha256: saved.sha256, file_bytes: content.length, file_content_type: 'application/pdf' });
+    expect(rows[0]).toEqual({
+      file_path: FILE.filePath,
+      file_sha256: saved.sha256,
+      file_bytes: content.length,
+      file_content_type: 'application/pdf',
+    });
   });
 
   it('stores nothing when the statement is not there (one transaction)', async () => {
-    await expect(saveStatementFile(pool, { ...FILE, statementId: 'nope', content: Buffer.from('x') })).rejects.toThrow('no statement nope');
+    await expect(saveStatementFile(pool, { ...FILE, statementId: 'nope', content: Buffer.from('x') })).rejects.toThrow(
+      'no statement nope',
+    );
     expect(await readStatementFile(pool, FILE.filePath)).toBeNull();
   });
 
@@ -51,6 +58,8 @@ describePostgres('statement files in PostgreSQL', () => {
   });
 
   it('refuses a path outside the data dir', async () => {
-    await expect(saveStatementFile(pool, { ...FILE, filePath: '../etc/passwd', content: Buffer.from('x') })).rejects.toThrow('must be relative');
+    await expect(
+      saveStatementFile(pool, { ...FILE, filePath: '../etc/passwd', content: Buffer.from('x') }),
+    ).rejects.toThrow('must be relative');
   });
 });

@@ -21,13 +21,26 @@ import { reportReads } from '../../../src/store/report-queries';
 import { postgresRunner } from '../../../src/store/pg/pg-runner';
 import { sqliteRunner, type SqlRunner } from '../../../src/store/sql-runner';
 import { viewReads } from '../../../src/store/view-reads';
-import { ANZ_CONSENT, CARD, createFixtureStore, EVERYDAY, NOW, PNZ_CONSENT, type FixtureStore } from '../../export/fixture-store';
+import {
+  ANZ_CONSENT,
+  CARD,
+  createFixtureStore,
+  EVERYDAY,
+  NOW,
+  PNZ_CONSENT,
+  type FixtureStore,
+} from '../../export/fixture-store';
 import { createTestDatabase, describePostgres } from '../../support/postgres';
 
 /** The store namespaces these modules implement, over one runner: what each store wires. */
 function readsOf(runner: SqlRunner): Store {
   const only = { path: runner.dialect, dialect: runner.dialect, now: () => NOW };
-  return { ...only, continuity: continuityReads(runner), reportData: reportReads(runner), views: viewReads(runner) } as unknown as Store;
+  return {
+    ...only,
+    continuity: continuityReads(runner),
+    reportData: reportReads(runner),
+    views: viewReads(runner),
+  } as unknown as Store;
 }
 
 type Case = { name: string; options: Omit<ExportOptions, 'out'> };
@@ -35,13 +48,23 @@ type Case = { name: string; options: Omit<ExportOptions, 'out'> };
 function cases(): Case[] {
   const out: Case[] = [];
   for (const dataset of DATASETS) {
-    for (const format of ['csv', 'json', 'ndjson']) out.push({ name: `${dataset}.${format}`, options: { dataset, format } });
+    for (const format of ['csv', 'json', 'ndjson'])
+      out.push({ name: `${dataset}.${format}`, options: { dataset, format } });
   }
   const filtered: [string, Omit<ExportOptions, 'out'>][] = [
-    ['transactions dates booked', { dataset: 'transactions', format: 'csv', filters: { from: '2025-02-10', to: '2025-03-03', status: 'booked' } }],
+    [
+      'transactions dates booked',
+      { dataset: 'transactions', format: 'csv', filters: { from: '2025-02-10', to: '2025-03-03', status: 'booked' } },
+    ],
     ['transactions pending', { dataset: 'transactions', format: 'ndjson', filters: { status: 'pending' } }],
-    ['transactions two accounts', { dataset: 'transactions', format: 'json', filters: { accountId: [EVERYDAY, CARD], bank: 'PNZ' } }],
-    ['transactions consent', { dataset: 'transactions', format: 'csv', filters: { consentId: ANZ_CONSENT }, excel: true, lineEnding: 'lf' }],
+    [
+      'transactions two accounts',
+      { dataset: 'transactions', format: 'json', filters: { accountId: [EVERYDAY, CARD], bank: 'PNZ' } },
+    ],
+    [
+      'transactions consent',
+      { dataset: 'transactions', format: 'csv', filters: { consentId: ANZ_CONSENT }, excel: true, lineEnding: 'lf' },
+    ],
     ['transactions no neutralise', { dataset: 'transactions', format: 'csv', neutralise: false }],
     ['balances instants', { dataset: 'balances', format: 'csv', filters: { from: '2025-03-01', to: '2025-03-04' } }],
     ['balances via account consent', { dataset: 'balances', format: 'json', filters: { consentId: PNZ_CONSENT } }],
@@ -53,15 +76,29 @@ function cases(): Case[] {
   ];
   for (const [name, options] of filtered) out.push({ name, options });
   for (const format of ['xero', 'myob']) {
-    out.push({ name: `${format} everyday`, options: { dataset: 'transactions', format, filters: { accountId: EVERYDAY, bank: 'PNZ' } } });
+    out.push({
+      name: `${format} everyday`,
+      options: { dataset: 'transactions', format, filters: { accountId: EVERYDAY, bank: 'PNZ' } },
+    });
   }
   for (const ofxDialect of ['sgml', 'xml']) {
-    out.push({ name: `ofx ${ofxDialect} consent`, options: { dataset: 'transactions', format: 'ofx', ofxDialect, filters: { consentId: PNZ_CONSENT } } });
+    out.push({
+      name: `ofx ${ofxDialect} consent`,
+      options: { dataset: 'transactions', format: 'ofx', ofxDialect, filters: { consentId: PNZ_CONSENT } },
+    });
     out.push({
       name: `ofx ${ofxDialect} to a day (LEDGERBAL carried)`,
-      options: { dataset: 'transactions', format: 'ofx', ofxDialect, filters: { accountId: EVERYDAY, bank: 'PNZ', to: '2025-03-02' } },
+      options: {
+        dataset: 'transactions',
+        format: 'ofx',
+        ofxDialect,
+        filters: { accountId: EVERYDAY, bank: 'PNZ', to: '2025-03-02' },
+      },
     });
-    out.push({ name: `ofx ${ofxDialect} ANZ`, options: { dataset: 'transactions', format: 'ofx', ofxDialect, filters: { consentId: ANZ_CONSENT } } });
+    out.push({
+      name: `ofx ${ofxDialect} ANZ`,
+      options: { dataset: 'transactions', format: 'ofx', ofxDialect, filters: { consentId: ANZ_CONSENT } },
+    });
   }
   return out;
 }
@@ -76,7 +113,9 @@ describePostgres('reads over the views, the same on SQLite and PostgreSQL', () =
     fx = await createFixtureStore();
     // The fixture names a statement file it never wrote; the copy carries files, so write it.
     const content = Buffer.from('%PDF-1.4 fixture statement\n');
-    for (const { file_path: path } of fx.store.sqlite.prepare('SELECT file_path FROM statements WHERE file_path IS NOT NULL').all() as { file_path: string }[]) {
+    for (const { file_path: path } of fx.store.sqlite
+      .prepare('SELECT file_path FROM statements WHERE file_path IS NOT NULL')
+      .all() as { file_path: string }[]) {
       mkdirSync(dirname(join(fx.dir, path)), { recursive: true });
       writeFileSync(join(fx.dir, path), content);
       fx.store.sqlite
@@ -158,7 +197,9 @@ describePostgres('reads over the views, the same on SQLite and PostgreSQL', () =
       }
       const range = { from: '2025-02-01T00:00:00.000Z', to: '2025-03-05T00:00:00.000Z', scale };
       for (const units of [-4250n * scale, 1234567n, 0n, 10_000n * scale]) {
-        expect(await onPostgres.continuity.hasLookAlikeRows(account, { ...range, units })).toBe(await onSqlite.continuity.hasLookAlikeRows(account, { ...range, units }));
+        expect(await onPostgres.continuity.hasLookAlikeRows(account, { ...range, units })).toBe(
+          await onSqlite.continuity.hasLookAlikeRows(account, { ...range, units }),
+        );
         expect(await onPostgres.continuity.hasPendingOfAmount(account, { ...range, units })).toBe(
           await onSqlite.continuity.hasPendingOfAmount(account, { ...range, units }),
         );
@@ -190,10 +231,20 @@ describePostgres('reads over the views, the same on SQLite and PostgreSQL', () =
       detail: 'planted',
     };
     for (const store of [onSqlite, onPostgres]) {
-      await store.continuity.replaceFindings({ accounts: [finding], findings: [finding], runId: null, checkedAt: NOW.toISOString() });
+      await store.continuity.replaceFindings({
+        accounts: [finding],
+        findings: [finding],
+        runId: null,
+        checkedAt: NOW.toISOString(),
+      });
       // A failing write leaves the findings as they were.
       await expect(
-        store.continuity.replaceFindings({ accounts: [finding], findings: [finding, { ...finding, amount: null as never }], runId: null, checkedAt: NOW.toISOString() }),
+        store.continuity.replaceFindings({
+          accounts: [finding],
+          findings: [finding, { ...finding, amount: null as never }],
+          runId: null,
+          checkedAt: NOW.toISOString(),
+        }),
       ).rejects.toThrow();
     }
     const listed = await onSqlite.continuity.listFindings({ accountId: EVERYDAY });
@@ -201,17 +252,21 @@ describePostgres('reads over the views, the same on SQLite and PostgreSQL', () =
     expect(await onPostgres.continuity.listFindings({ accountId: EVERYDAY })).toEqual(listed);
   });
 
-  it("gives the report the same accounts, daily flows, balance anchors, consents, runs and counts", async () => {
+  it('gives the report the same accounts, daily flows, balance anchors, consents, runs and counts', async () => {
     const accounts = await onSqlite.reportData.accounts();
     expect(await onPostgres.reportData.accounts()).toEqual(accounts);
-    expect(await onPostgres.reportData.accounts({ accountId: CARD })).toEqual(await onSqlite.reportData.accounts({ accountId: CARD }));
+    expect(await onPostgres.reportData.accounts({ accountId: CARD })).toEqual(
+      await onSqlite.reportData.accounts({ accountId: CARD }),
+    );
     let anchors = 0;
     for (const account of accounts) {
       const scale = unitsPerMinor(account.currency);
       const flows = await onSqlite.reportData.dailyFlows(account, scale);
       expect(await onPostgres.reportData.dailyFlows(account, scale), account.accountId).toEqual(flows);
       const anchor = await onSqlite.reportData.balanceAnchor(account, { scale, nzDateOf });
-      expect(await onPostgres.reportData.balanceAnchor(account, { scale, nzDateOf }), account.accountId).toEqual(anchor);
+      expect(await onPostgres.reportData.balanceAnchor(account, { scale, nzDateOf }), account.accountId).toEqual(
+        anchor,
+      );
       if (anchor) anchors++;
     }
     expect(anchors).toBeGreaterThan(0);

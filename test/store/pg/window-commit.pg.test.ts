@@ -71,7 +71,9 @@ describePostgres('a transaction window on PostgreSQL', () => {
     try {
       // Everything but what the windows write comes over as it is; the windows are replayed.
       await copySqliteToPostgres(sqlite, pool, { dataDir: harness.dataDir });
-      await pool.query(`DELETE FROM transactions; DELETE FROM sync_state WHERE resource = 'transactions'; DELETE FROM rejects; DELETE FROM bank_window`);
+      await pool.query(
+        `DELETE FROM transactions; DELETE FROM sync_state WHERE resource = 'transactions'; DELETE FROM rejects; DELETE FROM bank_window`,
+      );
       const db = drizzle(pool);
       const counts = { added: 0, updated: 0, removed: 0, unchanged: 0 };
       for (const step of steps) {
@@ -96,10 +98,22 @@ describePostgres('a transaction window on PostgreSQL', () => {
       expect(counts.updated).toBeGreaterThan(0);
       expect(counts.unchanged).toBeGreaterThan(0);
       expect(counts.removed).toBeGreaterThan(0);
-      for (const [table, where] of [['transactions', 'true'], ['sync_state', `resource = 'transactions'`], ['bank_window', 'true']] as const) {
-        const columns = sqliteColumns(sqlite, table).map((c) => `"${c}"`).join(', ');
-        const fromSqlite = sqlite.prepare(`SELECT ${columns} FROM ${table} WHERE ${where} ORDER BY ${columns}`).raw(true).all();
-        const { rows } = await pool.query({ text: `SELECT ${columns} FROM ${table} WHERE ${where} ORDER BY ${columns.replaceAll('",', '" NULLS FIRST,')} NULLS FIRST`, rowMode: 'array' });
+      for (const [table, where] of [
+        ['transactions', 'true'],
+        ['sync_state', `resource = 'transactions'`],
+        ['bank_window', 'true'],
+      ] as const) {
+        const columns = sqliteColumns(sqlite, table)
+          .map((c) => `"${c}"`)
+          .join(', ');
+        const fromSqlite = sqlite
+          .prepare(`SELECT ${columns} FROM ${table} WHERE ${where} ORDER BY ${columns}`)
+          .raw(true)
+          .all();
+        const { rows } = await pool.query({
+          text: `SELECT ${columns} FROM ${table} WHERE ${where} ORDER BY ${columns.replaceAll('",', '" NULLS FIRST,')} NULLS FIRST`,
+          rowMode: 'array',
+        });
         expect(rows.length, table).toBe(fromSqlite.length);
         expect(rows, table).toEqual(fromSqlite);
       }
@@ -115,16 +129,23 @@ describePostgres('a transaction window on PostgreSQL', () => {
   });
 
   it('lets two workers commit the same new rows of one account at once: one adds, the other finds them', async () => {
-    const pool = createPool(await createTestDatabase(), );
+    const pool = createPool(await createTestDatabase());
     const sqlite = new Database(harness.store.path, { readonly: true });
     try {
       await copySqliteToPostgres(sqlite, pool, { dataDir: harness.dataDir });
       const window = windows.find((w) => w.input.rows.length >= 20)!.input as TransactionWindowInput & { now: Date };
-      const fresh = { ...window, checkpoint: null, rows: window.rows.map((r) => ({ ...r, transactionId: `${r.transactionId}-again` as typeof r.transactionId })) };
+      const fresh = {
+        ...window,
+        checkpoint: null,
+        rows: window.rows.map((r) => ({ ...r, transactionId: `${r.transactionId}-again` as typeof r.transactionId })),
+      };
       // Two pools: two workers, each its own connection, committing at the same moment.
       const other = createPool(pool.options.connectionString!);
       try {
-        const results = await Promise.all([commitTransactionWindowPg(drizzle(pool), fresh), commitTransactionWindowPg(drizzle(other), fresh)]);
+        const results = await Promise.all([
+          commitTransactionWindowPg(drizzle(pool), fresh),
+          commitTransactionWindowPg(drizzle(other), fresh),
+        ]);
         const added = results.map((r) => r.added).sort((a, b) => a - b);
         expect(added).toEqual([0, fresh.rows.length]);
         expect(results.map((r) => r.unchanged).sort((a, b) => a - b)).toEqual([0, fresh.rows.length]);
@@ -137,14 +158,16 @@ describePostgres('a transaction window on PostgreSQL', () => {
     }
   });
 
-  it("waits for another writer of the same account, and not for one of another account", async () => {
+  it('waits for another writer of the same account, and not for one of another account', async () => {
     const pool = createPool(await createTestDatabase());
     const sqlite = new Database(harness.store.path, { readonly: true });
     const holder = await pool.connect();
     try {
       await copySqliteToPostgres(sqlite, pool, { dataDir: harness.dataDir });
       const byAccount = new Map<string, TransactionWindowInput & { now: Date }>();
-      for (const w of windows) if (w.input.rows.length > 0) byAccount.set(w.input.accountId, w.input as TransactionWindowInput & { now: Date });
+      for (const w of windows)
+        if (w.input.rows.length > 0)
+          byAccount.set(w.input.accountId, w.input as TransactionWindowInput & { now: Date });
       const [held, free] = [...byAccount.values()];
       // Another worker is inside a window of `held`'s account.
       await holder.query('BEGIN');

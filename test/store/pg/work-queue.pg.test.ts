@@ -26,7 +26,13 @@ const TTL = 60_000;
 const CONSENTS = Array.from({ length: 40 }, (_, i) => `consent-${String(i).padStart(3, '0')}` as ConsentId);
 const worker = (n: number) => ({ workerId: `w${n}`, host: 'test-host', pid: 1000 + n });
 const report = (over: Partial<WorkerReport> = {}): WorkerReport => ({
-  consents: 0, requests: 0, rowsWritten: 0, failedUnits: 0, outcome: 'ok', errorSummary: null, ...over,
+  consents: 0,
+  requests: 0,
+  rowsWritten: 0,
+  failedUnits: 0,
+  outcome: 'ok',
+  errorSummary: null,
+  ...over,
 });
 
 describePostgres('cooperating workers: the work queue', () => {
@@ -52,7 +58,9 @@ describePostgres('cooperating workers: the work queue', () => {
     expect(new Set(results.map((r) => r.runId)).size).toBe(1);
     expect(results.filter((r) => r.opened)).toHaveLength(1);
     const p = pool();
-    const { rows } = await p.query(`SELECT count(*) AS n FROM run_consents WHERE run_id = $1 AND state = 'queued'`, [results[0]!.runId]);
+    const { rows } = await p.query(`SELECT count(*) AS n FROM run_consents WHERE run_id = $1 AND state = 'queued'`, [
+      results[0]!.runId,
+    ]);
     expect(rows[0].n).toBe(CONSENTS.length);
     const { rows: workers } = await p.query(`SELECT worker_id FROM run_workers ORDER BY worker_id`);
     expect(workers.map((w) => w.worker_id)).toEqual(['w1', 'w2', 'w3', 'w4']);
@@ -70,7 +78,9 @@ describePostgres('cooperating workers: the work queue', () => {
           if (!leased) break;
           expect(leased.attempts).toBe(1);
           taken.set(leased.consentId, [...(taken.get(leased.consentId) ?? []), `w${n}`]);
-          expect(await finishConsent(p, { runId, workerId: `w${n}`, consentId: leased.consentId, outcome: 'ok', now: NOW })).toBe(true);
+          expect(
+            await finishConsent(p, { runId, workerId: `w${n}`, consentId: leased.consentId, outcome: 'ok', now: NOW }),
+          ).toBe(true);
         }
       }),
     );
@@ -97,8 +107,12 @@ describePostgres('cooperating workers: the work queue', () => {
     expect(second).toEqual({ consentId: CONSENTS[0], attempts: 2, tookOverFrom: 'w1' });
     // The old holder learns it lost the consent: renewal no longer lists it, finishing is refused.
     expect(await renewWorkerLeases(a, { runId, workerId: 'w1', leaseTtlMs: TTL })).toEqual([]);
-    expect(await finishConsent(a, { runId, workerId: 'w1', consentId: CONSENTS[0]!, outcome: 'ok', now: NOW })).toBe(false);
-    expect(await finishConsent(b, { runId, workerId: 'w2', consentId: CONSENTS[0]!, outcome: 'ok', now: NOW })).toBe(true);
+    expect(await finishConsent(a, { runId, workerId: 'w1', consentId: CONSENTS[0]!, outcome: 'ok', now: NOW })).toBe(
+      false,
+    );
+    expect(await finishConsent(b, { runId, workerId: 'w2', consentId: CONSENTS[0]!, outcome: 'ok', now: NOW })).toBe(
+      true,
+    );
   });
 
   it('keeps a renewed lease past its first expiry; a released consent is taken at once', async () => {
@@ -114,7 +128,9 @@ describePostgres('cooperating workers: the work queue', () => {
     expect(await leaseNextConsent(b, { runId, workerId: 'w2', leaseTtlMs: TTL, now: NOW })).toBeNull();
     await releaseConsent(a, { runId, workerId: 'w1', consentId: held!.consentId });
     expect(await leaseNextConsent(b, { runId, workerId: 'w2', leaseTtlMs: TTL, now: NOW })).toEqual({
-      consentId: held!.consentId, attempts: 2, tookOverFrom: null,
+      consentId: held!.consentId,
+      attempts: 2,
+      tookOverFrom: null,
     });
   });
 
@@ -124,17 +140,51 @@ describePostgres('cooperating workers: the work queue', () => {
     const { runId } = await open(a, 1, CONSENTS.slice(0, 3));
     await open(b, 2, CONSENTS.slice(0, 3));
     const later = new Date(NOW.getTime() + 5000);
-    for (const [p, w] of [[a, 'w1'], [b, 'w2'], [a, 'w1']] as const) {
+    for (const [p, w] of [
+      [a, 'w1'],
+      [b, 'w2'],
+      [a, 'w1'],
+    ] as const) {
       const leased = await leaseNextConsent(p, { runId, workerId: w, leaseTtlMs: TTL, now: NOW });
       await finishConsent(p, { runId, workerId: w, consentId: leased!.consentId, outcome: 'ok', now: later });
     }
     // w1 leaves first: w2 is still in the run, so it stays open until w2 reports too.
-    expect(await leaveRun(a, { runId, workerId: 'w1', report: report({ consents: 2, requests: 30, rowsWritten: 100 }), now: later, leaseTtlMs: TTL })).toBe(false);
-    expect(await leaveRun(b, { runId, workerId: 'w2', report: report({ consents: 1, requests: 12, rowsWritten: 7, failedUnits: 1, outcome: 'partial', errorSummary: 'c x: boom' }), now: later, leaseTtlMs: TTL })).toBe(true);
+    expect(
+      await leaveRun(a, {
+        runId,
+        workerId: 'w1',
+        report: report({ consents: 2, requests: 30, rowsWritten: 100 }),
+        now: later,
+        leaseTtlMs: TTL,
+      }),
+    ).toBe(false);
+    expect(
+      await leaveRun(b, {
+        runId,
+        workerId: 'w2',
+        report: report({
+          consents: 1,
+          requests: 12,
+          rowsWritten: 7,
+          failedUnits: 1,
+          outcome: 'partial',
+          errorSummary: 'c x: boom',
+        }),
+        now: later,
+        leaseTtlMs: TTL,
+      }),
+    ).toBe(true);
     const { rows } = await a.query(`SELECT * FROM v_runs WHERE run_id = $1`, [runId]);
     expect(rows[0]).toEqual({
-      run_id: runId, started_at: NOW.toISOString(), finished_at: later.toISOString(), outcome: 'partial',
-      consents: 3, requests: 42, rows_written: 107, failed_units: 1, error_summary: 'c x: boom',
+      run_id: runId,
+      started_at: NOW.toISOString(),
+      finished_at: later.toISOString(),
+      outcome: 'partial',
+      consents: 3,
+      requests: 42,
+      rows_written: 107,
+      failed_units: 1,
+      error_summary: 'c x: boom',
     });
     // The next worker opens a new run.
     expect((await open(pool(), 3)).opened).toBe(true);
@@ -148,8 +198,20 @@ describePostgres('cooperating workers: the work queue', () => {
       await Promise.all(
         ps.map(async (p, i) => {
           const leased = await leaseNextConsent(p, { runId, workerId: `w${i + 1}`, leaseTtlMs: TTL, now: NOW });
-          await finishConsent(p, { runId, workerId: `w${i + 1}`, consentId: leased!.consentId, outcome: 'ok', now: NOW });
-          await leaveRun(p, { runId, workerId: `w${i + 1}`, report: report({ consents: 1 }), now: NOW, leaseTtlMs: TTL });
+          await finishConsent(p, {
+            runId,
+            workerId: `w${i + 1}`,
+            consentId: leased!.consentId,
+            outcome: 'ok',
+            now: NOW,
+          });
+          await leaveRun(p, {
+            runId,
+            workerId: `w${i + 1}`,
+            report: report({ consents: 1 }),
+            now: NOW,
+            leaseTtlMs: TTL,
+          });
         }),
       );
       const { rows } = await ps[0]!.query(`SELECT consents, finished_at FROM runs WHERE run_id = $1`, [runId]);
@@ -167,7 +229,9 @@ describePostgres('cooperating workers: the work queue', () => {
     const next = await open(pool(), 2);
     expect(next.opened).toBe(true);
     expect(next.runId).not.toBe(runId);
-    const { rows } = await a.query(`SELECT outcome, consents, finished_at, error_summary FROM runs WHERE run_id = $1`, [runId]);
+    const { rows } = await a.query(`SELECT outcome, consents, finished_at, error_summary FROM runs WHERE run_id = $1`, [
+      runId,
+    ]);
     // Its consent was done, but the worker never reported its requests and rows: partial, said so.
     expect(rows[0]).toMatchObject({ outcome: 'partial', consents: 1 });
     expect(rows[0].error_summary).toContain('1 worker(s) stopped without reporting');
@@ -178,8 +242,13 @@ describePostgres('cooperating workers: the work queue', () => {
     const { runId } = await open(pool(), 1, CONSENTS.slice(0, 2));
     const joined = await open(pool(), 2, [CONSENTS[1]!, CONSENTS[3]!]);
     expect(joined).toEqual({ runId, opened: false });
-    const { rows } = await pool().query(`SELECT consent_id, state FROM run_consents WHERE run_id = $1 ORDER BY consent_id`, [runId]);
-    expect(rows).toEqual([CONSENTS[0], CONSENTS[1], CONSENTS[3]].sort().map((consent_id) => ({ consent_id, state: 'queued' })));
+    const { rows } = await pool().query(
+      `SELECT consent_id, state FROM run_consents WHERE run_id = $1 ORDER BY consent_id`,
+      [runId],
+    );
+    expect(rows).toEqual(
+      [CONSENTS[0], CONSENTS[1], CONSENTS[3]].sort().map((consent_id) => ({ consent_id, state: 'queued' })),
+    );
   });
 
   it('a consent that ended partial makes the run partial', async () => {
@@ -187,7 +256,9 @@ describePostgres('cooperating workers: the work queue', () => {
     const { runId } = await open(a, 1, CONSENTS.slice(0, 1));
     const leased = await leaseNextConsent(a, { runId, workerId: 'w1', leaseTtlMs: TTL, now: NOW });
     await finishConsent(a, { runId, workerId: 'w1', consentId: leased!.consentId, outcome: 'partial', now: NOW });
-    expect(await leaveRun(a, { runId, workerId: 'w1', report: report({ consents: 1 }), now: NOW, leaseTtlMs: TTL })).toBe(true);
+    expect(
+      await leaveRun(a, { runId, workerId: 'w1', report: report({ consents: 1 }), now: NOW, leaseTtlMs: TTL }),
+    ).toBe(true);
     const { rows } = await a.query(`SELECT outcome FROM runs WHERE run_id = $1`, [runId]);
     expect(rows[0].outcome).toBe('partial');
   });
