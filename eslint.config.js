@@ -44,7 +44,7 @@ export default tseslint.config(
     },
   },
   {
-    files: ['test/**/*.ts'],
+    files: ['test/**/*.ts', 'packages/*/test/**/*.ts'],
     rules: {
       // A test's `!` on a value it has just looked up fails the test loudly enough when wrong.
       '@typescript-eslint/no-non-null-assertion': 'off',

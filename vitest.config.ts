@@ -36,6 +36,9 @@ const LONG_FILES: Record<string, number> = {
   'test/jobs/schedule-sigterm.test.ts': 1.9,
 };
 
+/** docs/packaging.md "Workspace": the packages' exports point at their TypeScript under this condition. */
+export const SOURCE_CONDITIONS = ['bankdata-source', 'module', 'node', 'development|production'];
+
 class LongestFirstSequencer extends BaseSequencer {
   override sort(files: TestSpecification[]): Promise<TestSpecification[]> {
     const root = this.ctx.config.root;
@@ -51,6 +54,10 @@ class LongestFirstSequencer extends BaseSequencer {
 }
 
 export default defineConfig({
+  // The workspace packages are read from their TypeScript sources (their exports' `bankdata-source`
+  // condition, then vite's own defaults for a server: 'module', 'node', 'development|production').
+  resolve: { conditions: SOURCE_CONDITIONS },
+  ssr: { resolve: { conditions: SOURCE_CONDITIONS } },
   test: {
     exclude: ['test/bench/**', 'node_modules/**'],
     testTimeout: 30_000,

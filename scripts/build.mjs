@@ -26,6 +26,9 @@ export async function buildCli() {
     splitting: true,
     format: 'esm',
     platform: 'node',
+    // The workspace packages (@bankdata/core, @bankdata/emulator) are bundled from their TypeScript
+    // sources: they are never installed on their own beside bankdata.
+    conditions: ['bankdata-source'],
     target: 'node20',
     // npm packages are bundled too (hundreds of small files, zod's and drizzle's, cost more to
     // load than the code in them), but two stay outside, imported from node_modules: better-sqlite3

@@ -3,6 +3,7 @@
  * registered as secret (client secrets, access tokens) wherever it appears, so a secret that
  * slips into a message or a field never reaches the output.
  */
+import { redact } from '@bankdata/core/secrets';
 import { terminalSafeJson } from './terminal-text';
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error' | 'silent';
@@ -15,28 +16,6 @@ export interface Logger {
   error(msg: string, fields?: Record<string, unknown>): void;
   child(fields: Record<string, unknown>): Logger;
   readonly level: LogLevel;
-}
-
-const secrets = new Set<string>();
-
-/** Registers a value that must never be printed. Short values are ignored (too many false hits). */
-export function registerSecret(value: string | undefined | null): void {
-  if (value && value.length >= 6) secrets.add(value);
-}
-
-/** Replaces every registered secret in a string with `[redacted]`. */
-/**
- * A URL's password: `scheme://user:PASSWORD@host` (up to the token's last `@`, so a password with
- * an unencoded `/` or `@` is hidden whole) and `?password=` / `&sslpassword=` query parameters
- * (node-postgres reads both from a postgres:// database URL).
- */
-const URL_PASSWORD = /(\b[a-z][a-z0-9+.-]*:\/\/[^\s:/@]*:)\S*@/gi;
-const QUERY_PASSWORD = /([?&](?:ssl)?password=)[^&\s]*/gi;
-
-export function redact(text: string): string {
-  let out = text;
-  for (const s of secrets) if (out.includes(s)) out = out.split(s).join('[redacted]');
-  return out.replace(URL_PASSWORD, '$1[redacted]@').replace(QUERY_PASSWORD, '$1[redacted]');
 }
 
 export interface LoggerOptions {

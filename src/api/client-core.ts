@@ -7,12 +7,12 @@
 import type { DateTime } from 'luxon';
 import type { Dispatcher } from 'undici';
 import { silentLogger, type Logger } from '../log';
-import { ConfigurationError } from './errors';
+import { ConfigurationError } from './api-errors';
 import { assertTransportAllowed, createHttp, type Http, type HttpStats } from './http';
 import { createPacer, type Pacer, type PacerState, type SharedBudget } from './pacer';
 import { DEFAULT_RETRY_POLICY, realSleep, type RetryDeps, type RetryPolicy } from './retry';
 import { createTokenProvider, type TokenAuthMethod, type TokenProvider } from './token';
-import { systemClock, type Clock } from '../clock';
+import { systemClock, type Clock } from '@bankdata/core/clock';
 
 /** The options both clients take. */
 export interface ApiClientOptions {

@@ -16,7 +16,7 @@ import {
   type StatementFileSink,
   type StatementRange,
 } from './endpoints/statements';
-import { toApiError } from './map-error';
+import { toApiError } from './map-api-error';
 import type { ListResult } from './paginate';
 import type { SingleResult } from './parse';
 import type {
@@ -31,7 +31,7 @@ import type {
   Statement,
   StatementId,
   Transaction,
-} from './schemas';
+} from '@bankdata/core/schemas';
 import { createTransport } from './transport';
 
 export interface DataApiClientOptions extends ApiClientOptions {

@@ -9,7 +9,13 @@ import type { Readable } from 'node:stream';
 import { DateTime } from 'luxon';
 import type { Dispatcher } from 'undici';
 import type { Logger } from '../log';
-import { ConfigurationError, ProtocolError, unreachableError, type RequestKind, type UnavailableError } from './errors';
+import {
+  ConfigurationError,
+  ProtocolError,
+  unreachableError,
+  type RequestKind,
+  type UnavailableError,
+} from './api-errors';
 
 /** undici loads on the first request sent: commands that send none (export, status) never load it. */
 let undici: Promise<typeof import('undici')> | null = null;

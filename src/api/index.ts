@@ -9,8 +9,8 @@ export {
   type StatementRange,
 } from './endpoints/statements';
 /** Every error class, and the kinds and reasons they carry: what callers branch on. */
-export * from './errors';
-export { AUTHENTICATION_HINT, LEGACY_BDT237_MESSAGE, toApiError, type ErrorAnswer } from './map-error';
+export * from './api-errors';
+export { AUTHENTICATION_HINT, LEGACY_BDT237_MESSAGE, toApiError, type ErrorAnswer } from './map-api-error';
 export { DEFAULT_MAX_PAGES, DEFAULT_MAX_RECORDS, TooManyRecordsError, type ListResult } from './paginate';
 export type { RecordReject, SingleResult } from './parse';
 export { DEFAULT_RETRY_POLICY, type RetryPolicy, type RetryRule } from './retry';

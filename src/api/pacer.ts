@@ -26,8 +26,8 @@
  * Pure but for the injected clock and sleep: unit-tested with a fake clock. Over 300 lines: the
  * learning and the local and shared slots share one state, kept in one closure.
  */
-import { nowMs, type Clock } from '../clock';
-import { partitionPoint } from '../item-at';
+import { nowMs, type Clock } from '@bankdata/core/clock';
+import { partitionPoint } from '@bankdata/core/arrays';
 
 export interface PacerOptions {
   /** The local clock (injectable for tests). */

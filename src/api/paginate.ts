@@ -3,10 +3,10 @@
  * builds page URLs. A `Next` on another origin, a URL seen twice (a loop) or more pages than
  * the cap are protocol errors: the server is at fault, and an unattended run must not spin.
  */
-import { ProtocolError, SplitNeededError } from './errors';
+import { ProtocolError, SplitNeededError } from './api-errors';
 import type { HttpAnswer } from './http';
 import { parseListPage, type RecordOf, type RecordReject } from './parse';
-import type { ResourceMember } from './schemas';
+import type { ResourceMember } from '@bankdata/core/schemas';
 
 export interface ListResult<T> {
   records: T[];

@@ -5,9 +5,9 @@
  * Meta, consent and token responses are parsed strictly: all or a protocol error.
  */
 import { z } from 'zod';
-import { ProtocolError } from './errors';
+import { ProtocolError } from './api-errors';
 import type { HttpAnswer } from './http';
-import { ErrorBody, RECORD_SCHEMAS, listEnvelope, singleEnvelope, type ResourceMember } from './schemas';
+import { ErrorBody, RECORD_SCHEMAS, listEnvelope, singleEnvelope, type ResourceMember } from '@bankdata/core/schemas';
 
 export type RecordOf<M extends ResourceMember> = z.output<(typeof RECORD_SCHEMAS)[M]>;
 

@@ -4,8 +4,8 @@
  * cap), else exponential backoff with FULL jitter. A 401 is not here: the token rule handles it.
  */
 import { DateTime } from 'luxon';
-import { ApiError, UnavailableError, type ApiErrorKind } from './errors';
-import { nowMs, type Clock } from '../clock';
+import { ApiError, UnavailableError, type ApiErrorKind } from './api-errors';
+import { nowMs, type Clock } from '@bankdata/core/clock';
 
 export interface RetryRule {
   kind: ApiErrorKind;

@@ -4,15 +4,16 @@
  * concurrent callers share ONE refresh. Secrets are registered for redaction the moment they
  * are known, and never put in a message.
  */
-import { registerSecret, type Logger } from '../log';
-import { ProtocolError } from './errors';
-import { toApiError } from './map-error';
+import { registerSecret } from '@bankdata/core/secrets';
+import { type Logger } from '../log';
+import { ProtocolError } from './api-errors';
+import { toApiError } from './map-api-error';
 import type { Http } from './http';
 import { parseErrorBody, parseJsonBody, formatIssues } from './parse';
 import { withRetry, type RetryDeps, type RetryPolicy } from './retry';
-import { tokenRenewAfterMs } from './rules';
-import { TokenResponse } from './schemas';
-import { nowMs, type Clock } from '../clock';
+import { tokenRenewAfterMs } from '@bankdata/core/token-timing';
+import { TokenResponse } from '@bankdata/core/schemas';
+import { nowMs, type Clock } from '@bankdata/core/clock';
 
 export type TokenAuthMethod = 'form' | 'basic';
 

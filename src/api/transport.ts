@@ -6,14 +6,14 @@
  * token veto, and every other non-success answer mapped by the API's own error mapper.
  */
 import type { Logger } from '../log';
-import { ProtocolError, type ApiError } from './errors';
+import { ProtocolError, type ApiError } from './api-errors';
 import type { Http, HttpAnswer, HttpExchange, HttpKind, HttpMethod, StreamAnswer } from './http';
-import type { AnswerFacts } from './map-error';
+import type { AnswerFacts } from './map-api-error';
 import type { Pacer } from './pacer';
 import { DEFAULT_MAX_PAGES, DEFAULT_MAX_RECORDS } from './paginate';
 import { parseErrorBody } from './parse';
 import { withRetry, type RetryDeps, type RetryPolicy } from './retry';
-import type { Endpoint } from './rules';
+import type { Endpoint } from '@bankdata/core/endpoint-access';
 import { isTokenFailure, type TokenProvider } from './token';
 
 export interface ApiRequest<K extends HttpKind = Endpoint> {

@@ -4,12 +4,13 @@
  * (continuity.ts); each break with its dates, amount and likely cause, written to v_continuity.
  * docs/continuity.md says why each rule is as it is.
  */
-import { creditDebitFilter, nzDateOf } from '../api/rules';
+import { creditDebitFilter } from '@bankdata/core/endpoint-access';
+import { nzDateOf } from '@bankdata/core/nz-time';
 import { toStoredInstant, type Store } from '../store';
 import type { AccountKey, CheckAccount, ContinuityFinding } from '../store/continuity';
 import type { ContinuityCause } from '../store/schema';
 import { findSnapshotBreaks, RunningBalanceWalk, type Snapshot, type SnapshotBreak } from './continuity';
-import { formatUnits, toMinor, toUnits, unitsPerMinor, type Units } from './units';
+import { formatUnits, toMinor, toUnits, unitsPerMinor, type Units } from '@bankdata/core/money';
 
 /** Rows booked this close to the latest row are not judged by the walk yet (late rows arrive within it). */
 export const SETTLE_DAYS = 3;

@@ -3,9 +3,9 @@
  * booked transactions stop adding up, and where a running balance does not follow from the row
  * before. The store's look-ups and the findings' text are in check-accounts.ts.
  */
-import type { TransactionId } from '../api/schemas';
+import type { TransactionId } from '@bankdata/core/schemas';
 import type { ContinuityCause } from '../store/schema';
-import type { Units } from './units';
+import type { Units } from '@bankdata/core/money';
 
 export interface Snapshot {
   dateTime: string;

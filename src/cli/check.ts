@@ -6,7 +6,7 @@
 import type { Command } from 'commander';
 import { checkContinuity, type CheckResult } from '../check/check-accounts';
 import { causeText } from '../check/continuity';
-import { createCliContext, globalsOf } from './context';
+import { createCliContext, globalsOf } from './command-context';
 import { ExitCode, UsageError } from './exit-codes';
 
 export function formatCheck(result: CheckResult): string {

@@ -14,7 +14,7 @@ import {
   type CreatedInfo,
 } from '../sync/consent-create';
 import { ConsentInputError, type ConsentRequestInput } from '../sync/consent-request';
-import { createCliContext, globalsOf } from './context';
+import { createCliContext, globalsOf } from './command-context';
 import { CliError, ExitCode, UsageError } from './exit-codes';
 import { createSpinner } from './spinner';
 

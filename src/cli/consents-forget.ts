@@ -9,7 +9,7 @@ import type { Command } from 'commander';
 import { isEndedStatus } from '../sync/consent';
 import { resolveInDataDir } from '../sync/files';
 import type { ForgetReport } from '../store/forget';
-import { createCliContext, globalsOf } from './context';
+import { createCliContext, globalsOf } from './command-context';
 import { ExitCode, UsageError } from './exit-codes';
 import { parseConsentId } from './consents';
 

@@ -3,8 +3,8 @@
  * status when it was read, and days to expiry (whole NZ days from today to the expiration date,
  * as v_consents counts them).
  */
-import { nzDateOf, nzDaysBetween } from '../api/rules';
-import type { ConsentId } from '../api/schemas';
+import { nzDateOf, nzDaysBetween } from '@bankdata/core/nz-time';
+import type { ConsentId } from '@bankdata/core/schemas';
 import type { Store } from '../store';
 import type { RefreshOutcome } from '../sync/consent-refresh';
 

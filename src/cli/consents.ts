@@ -5,10 +5,10 @@
  */
 import { readTextCapped } from '../fs/read-capped';
 import type { Command } from 'commander';
-import { ConsentIdSchema, type ConsentId } from '../api/schemas';
+import { ConsentIdSchema, type ConsentId } from '@bankdata/core/schemas';
 import { readFailure, refreshConsentStatuses, type RefreshOutcome } from '../sync/consent-refresh';
 import { revokeConsentOp } from '../sync/consent-revoke';
-import { createCliContext, globalsOf, type CliContext } from './context';
+import { createCliContext, globalsOf, type CliContext } from './command-context';
 import { registerConsentForgetCommand } from './consents-forget';
 import { registerConsentCreateCommand } from './consents-create';
 import { consentView, formatConsentDetail, formatConsentTable, type ConsentView } from './consents-view';

@@ -9,12 +9,12 @@
 import { existsSync, rmSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import type { Command } from 'commander';
-import { nzMidnight } from '../api/rules';
+import { nzMidnight } from '@bankdata/core/nz-time';
 import { CliError, ExitCode, UsageError } from '../errors';
 import { openStore } from '../store';
 import { openPostgres } from '../store/pg/open';
 import { checkPostgresUrl, describeUnusablePostgres, isPostgresUrl, redactPostgresUrl } from '../store/pg/url';
-import { globalsOf } from './context';
+import { globalsOf } from './command-context';
 
 interface CopyFlags {
   from: string;

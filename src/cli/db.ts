@@ -10,7 +10,7 @@ import { registerDbCopyCommand } from './db-copy';
 import { loadConfig } from '../config';
 import { UsageError } from '../errors';
 import { displayLocation, isPostgresUrl, openDatabaseStore } from '../store';
-import { globalsOf } from './context';
+import { globalsOf } from './command-context';
 import { ExitCode } from './exit-codes';
 
 export function registerDbCommand(program: Command): void {

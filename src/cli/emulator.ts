@@ -5,7 +5,7 @@
  */
 import type { Command } from 'commander';
 import { DateTime } from 'luxon';
-import { startEmulator, type EmulatorOptions, type StartedEmulator } from '../emulator';
+import { startEmulator, type EmulatorOptions, type StartedEmulator } from '@bankdata/emulator';
 import { createLogger } from '../log';
 import { UsageError } from './exit-codes';
 

@@ -8,7 +8,7 @@ import { setFlagsFromString } from 'node:v8';
 import { checkOutputPath } from '../fs/output-path';
 import type { Command } from 'commander';
 import { DATASETS, FORMATS, OFX_DIALECTS, STATUSES, STDOUT, exportDataset, validateExportRequest } from '../export';
-import { createCliContext, globalsOf } from './context';
+import { createCliContext, globalsOf } from './command-context';
 
 interface ExportFlags {
   format: string;

@@ -1,5 +1,5 @@
 /** Flag values checked strictly: a bad value is a usage error naming the flag, never a silent default. */
-import { PaymentIdSchema } from '../api/payments/schemas';
+import { PaymentIdSchema } from '@bankdata/core/payment-schemas';
 import { UsageError } from './exit-codes';
 
 /** A whole number within bounds (digits only: no sign, no exponent, no fraction). */

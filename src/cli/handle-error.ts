@@ -18,7 +18,7 @@ import {
   UnavailableError,
 } from '../api';
 import { toLocalFileError } from '../fs/output-path';
-import { redact } from '../log';
+import { redact } from '@bankdata/core/secrets';
 import { lastOpenedDatabase, toDatabaseError } from '../store/open';
 import { RunLockedError } from '../sync/run';
 import { terminalSafe } from '../terminal-text';

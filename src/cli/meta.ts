@@ -3,8 +3,8 @@
  * timeouts, decoupled identifiers, resources, statement file types, history and permissions.
  */
 import type { Command } from 'commander';
-import { BANKS, type BankMeta } from '../api/schemas';
-import { createCliContext, globalsOf } from './context';
+import { BANKS, type BankMeta } from '@bankdata/core/schemas';
+import { createCliContext, globalsOf } from './command-context';
 import { ExitCode } from './exit-codes';
 
 export function registerMetaCommand(program: Command): void {

@@ -4,7 +4,7 @@
  * matched to the credit that settled each one.
  */
 import type { Command } from 'commander';
-import { UnavailableError } from '../api/errors';
+import { UnavailableError } from '../api/api-errors';
 import {
   createPaymentsClient,
   PaymentConsentError,
@@ -14,7 +14,7 @@ import {
   PaymentsScopeError,
   type PaymentsClient,
 } from '../api/payments';
-import { isTerminalPaymentStatus, type Payment } from '../api/payments/schemas';
+import { isTerminalPaymentStatus, type Payment } from '@bankdata/core/payment-schemas';
 import { requirePaymentsCredentials } from '../config';
 import {
   createPayment,
@@ -24,7 +24,7 @@ import {
   trackPayments,
 } from '../payments';
 import { terminalSafe } from '../terminal-text';
-import { createCliContext, globalsOf, type CliContext } from './context';
+import { createCliContext, globalsOf, type CliContext } from './command-context';
 import { paymentId } from './flags';
 import { CliError, ExitCode, UsageError } from './exit-codes';
 

@@ -5,8 +5,8 @@
  */
 import { join } from 'node:path';
 import type { Command } from 'commander';
-import { nzMidnight } from '../api/rules';
-import { createCliContext, globalsOf } from './context';
+import { nzMidnight } from '@bankdata/core/nz-time';
+import { createCliContext, globalsOf } from './command-context';
 import { ExitCode, UsageError } from './exit-codes';
 
 interface ReportFlags {

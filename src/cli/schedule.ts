@@ -5,13 +5,13 @@
  * run starts, the run in flight finishes its current unit and releases the lease, then exit 0.
  */
 import type { Command } from 'commander';
-import { buildJobs, createScheduler, nodeCronEngine, type JobLine } from '../../jobs';
-import { NZ_ZONE } from '../api/rules';
-import { redact } from '../log';
+import { buildJobs, createScheduler, nodeCronEngine, type JobLine } from '../jobs';
+import { NZ_ZONE } from '@bankdata/core/nz-time';
+import { redact } from '@bankdata/core/secrets';
 import { paymentsPass } from '../payments/sync-pass';
-import { createCliContext, globalsOf } from './context';
+import { createCliContext, globalsOf } from './command-context';
 import { ExitCode } from './exit-codes';
-import { systemClock } from '../clock';
+import { systemClock } from '@bankdata/core/clock';
 
 export function registerScheduleCommand(program: Command): void {
   program

@@ -6,7 +6,7 @@ import type { Command } from 'commander';
 import { listReconciliationIssues, type ReconciliationIssues } from '../payments';
 import type { ConsentViewRow, RejectCount, RunViewRow, RunWorkerRow, Store } from '../store';
 import { isEndedStatus } from '../sync/consent';
-import { createCliContext, globalsOf } from './context';
+import { createCliContext, globalsOf } from './command-context';
 import { ExitCode } from './exit-codes';
 import { wholeNumber } from './flags';
 import { terminalSafe } from '../terminal-text';

@@ -5,8 +5,8 @@
  */
 import { constants } from 'node:os';
 import type { Command } from 'commander';
-import { nzMidnight } from '../api/rules';
-import { ConsentIdSchema, type ConsentId } from '../api/schemas';
+import { nzMidnight } from '@bankdata/core/nz-time';
+import { ConsentIdSchema, type ConsentId } from '@bankdata/core/schemas';
 import type { Config } from '../config';
 import type { Logger } from '../log';
 import { displayLocation, isPostgresUrl, type RunWork, type Store } from '../store';
@@ -15,7 +15,7 @@ import { paymentsPass, type PaymentsPassResult } from '../payments/sync-pass';
 import { planDryRun, type DryRunPlan } from '../sync/dry-run';
 import { runSync, type SyncSummary } from '../sync/run';
 import { migrateWithBackup } from '../store/backup';
-import { createCliContext, globalsOf } from './context';
+import { createCliContext, globalsOf } from './command-context';
 import { ExitCode, UsageError } from './exit-codes';
 import { wholeNumber } from './flags';
 import { createProgress } from './progress';

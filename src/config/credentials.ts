@@ -2,8 +2,8 @@
  * The credentials an API client needs, or a usage error naming every variable that is missing.
  * Commands that never call the API (export, status) load the config without them.
  */
-import type { Environment } from '../api/rules';
-import { ConfigError } from './errors';
+import type { Environment } from '@bankdata/core/consent-rules';
+import { ConfigError } from './config-errors';
 import { secretsFor, type Config } from './load';
 
 export interface ApiCredentials {

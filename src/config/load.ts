@@ -5,8 +5,8 @@
  */
 import { resolve } from 'node:path';
 import { DEFAULT_CONFIG_PATH } from '../paths';
-import type { Environment } from '../api/rules';
-import { ConfigError } from './errors';
+import type { Environment } from '@bankdata/core/consent-rules';
+import { ConfigError } from './config-errors';
 import { configSchema, type ConfigLayer, type ConfigValues } from './schema';
 import { readEnvLayer, readFlagsLayer, readJsonLayer, readSecrets, validateWith, type Secrets } from './sources';
 import { isPostgresUrl } from '../store/pg/url';

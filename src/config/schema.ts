@@ -7,7 +7,7 @@
 import { BlockList, isIPv4, isIPv6 } from 'node:net';
 import { validate as isCronExpression } from 'node-cron';
 import { z } from 'zod';
-import { nzMidnight } from '../api/rules';
+import { nzMidnight } from '@bankdata/core/nz-time';
 import { isPostgresUrl } from '../store/pg/url';
 
 const loopback = new BlockList();

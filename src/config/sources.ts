@@ -6,8 +6,8 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { z } from 'zod';
-import { registerSecret } from '../log';
-import { ConfigError } from './errors';
+import { registerSecret } from '@bankdata/core/secrets';
+import { ConfigError } from './config-errors';
 import { EXPECTED_FORM, configLayerSchema, type ConfigLayer } from './schema';
 
 /** Environment variables read into a layer (docs/configuration.md). */

@@ -16,7 +16,7 @@
 import type { Options } from 'csv-stringify/sync';
 import { NUMERIC_COLUMNS } from './datasets';
 import { neutraliseNumericText, neutraliseText } from './neutralise';
-import { itemAt } from '../item-at';
+import { itemAt } from '@bankdata/core/arrays';
 
 export interface CsvOptions {
   /** CRLF (RFC 4180, spreadsheets) unless `lf`. */

@@ -18,7 +18,7 @@ import { availableBalance, ledgerBalance, resolveStatementAccounts, statementPer
 import { writeOutput } from './output';
 import { partialExportWarnings } from './partial';
 import { countedBatches, csvBatchChunks } from './row-batches';
-import { itemAt } from '../item-at';
+import { itemAt } from '@bankdata/core/arrays';
 
 export interface ExportOptions {
   /** transactions, accounts, balances, statements, parties, consents, runs, payments, payment_matches */

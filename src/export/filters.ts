@@ -1,10 +1,10 @@
 /**
  * Export filters: validated once (a bad filter is a usage error, exit 2, naming the problem);
  * the store turns them into the WHERE clause over the dataset's view (src/store/view-reads.ts).
- * Dates are NZ dates, both ends inclusive, judged in Pacific/Auckland with DST (src/api/rules.ts).
+ * Dates are NZ dates, both ends inclusive, judged in Pacific/Auckland with DST (packages/core/src/nz-time.ts).
  */
-import { nzMidnight } from '../api/rules';
-import { BANKS, type BankName } from '../api/schemas';
+import { nzMidnight } from '@bankdata/core/nz-time';
+import { BANKS, type BankName } from '@bankdata/core/schemas';
 import { UsageError } from '../errors';
 import type { ViewFilters } from '../store/view-datasets';
 import {

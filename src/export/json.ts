@@ -5,7 +5,7 @@
  * null. Rows arrive in batches from the store (row-batches.ts).
  */
 import type { RowBatches } from './row-batches';
-import { itemAt } from '../item-at';
+import { itemAt } from '@bankdata/core/arrays';
 
 const CHUNK_CHARS = 64 * 1024;
 

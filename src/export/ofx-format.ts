@@ -5,7 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import { DateTime } from 'luxon';
-import { toInstant, type Instant } from '../api/rules';
+import { toInstant, type Instant } from '@bankdata/core/nz-time';
 
 /** OFX 2.2 field limits (A-n): NAME 32, MEMO 255, ACCTID 22, BANKID 9. */
 export const OFX_LIMITS = { name: 32, memo: 255, acctId: 22, bankId: 9 } as const;

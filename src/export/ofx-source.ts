@@ -4,9 +4,10 @@
  * of docs/exports.md "OFX" (the last row's running balance, else a booked balance carried through
  * the booked rows between), AVAILBAL the latest available balance read.
  */
-import { addNzDays, creditDebitFilter, nzDateOf, nzMidnight } from '../api/rules';
+import { addNzDays, nzDateOf, nzMidnight } from '@bankdata/core/nz-time';
+import { creditDebitFilter } from '@bankdata/core/endpoint-access';
 import { UsageError } from '../errors';
-import { sumDecimals } from './decimal';
+import { sumDecimals } from '@bankdata/core/money';
 import type { Store } from '../store';
 import type { ViewAccount, ViewRange } from '../store/view-reads';
 import { toStoredInstant } from '../store/time';

@@ -4,7 +4,8 @@
  * alone gives credits only (Debits alone, debits only), and nothing outside the consent's
  * window [start, end] was ever fetched. Each such account gets one warning line.
  */
-import { creditDebitFilter, nzDateOf } from '../api/rules';
+import { creditDebitFilter } from '@bankdata/core/endpoint-access';
+import { nzDateOf } from '@bankdata/core/nz-time';
 import type { Store } from '../store';
 import type { ExportRequest } from './filters';
 

@@ -25,7 +25,7 @@
  * | any other (BP036 refused, consent state, request errors) | the attempt ends with the code |
  */
 import { randomUUID } from 'node:crypto';
-import { UnavailableError } from '../api/errors';
+import { UnavailableError } from '../api/api-errors';
 import {
   PAYMENT_CODE_ACTIONS,
   PaymentRefusedError,
@@ -33,14 +33,14 @@ import {
   type PaymentsClient,
   type PaymentsClientAction,
 } from '../api/payments';
-import type { Payment } from '../api/payments/schemas';
-import { Payment as PaymentSchema } from '../api/payments/schemas';
+import type { Payment } from '@bankdata/core/payment-schemas';
+import { Payment as PaymentSchema } from '@bankdata/core/payment-schemas';
 import { DEFAULT_RETRY_POLICY, realSleep, retryDelayMs, type RetryPolicy } from '../api/retry';
 import { UsageError } from '../errors';
 import { silentLogger, type Logger } from '../log';
 import type { Store } from '../store';
 import { canonicalRequest, checkPaymentRequest, type PaymentRequestInput } from './request';
-import { systemClock, type Clock } from '../clock';
+import { systemClock, type Clock } from '@bankdata/core/clock';
 
 export interface CreatePaymentDeps {
   client: PaymentsClient;

@@ -3,8 +3,8 @@
  * a single consent sends neither amount nor PCR (BP235), an enduring one sends both, a quick
  * payment takes no payment (BP018), and nothing ever sends surcharge or total_charge (BP276).
  */
-import type { CreatePaymentRequest, PaymentAmount, PaymentConsent, Pcr } from '../api/payments/schemas';
-import { PaymentAmount as AmountSchema, Pcr as PcrSchema } from '../api/payments/schemas';
+import type { CreatePaymentRequest, PaymentAmount, PaymentConsent, Pcr } from '@bankdata/core/payment-schemas';
+import { PaymentAmount as AmountSchema, Pcr as PcrSchema } from '@bankdata/core/payment-schemas';
 
 export interface PaymentRequestInput {
   consentId: string;

@@ -3,7 +3,7 @@
  * configured, one pass over the payments not yet terminal, then the reconciliation counts.
  * Not configured: nothing is sent and null is returned.
  */
-import { AuthenticationError } from '../api/errors';
+import { AuthenticationError } from '../api/api-errors';
 import { createPaymentsClient } from '../api/payments';
 import { requirePaymentsCredentials, type Config } from '../config';
 import type { Logger } from '../log';

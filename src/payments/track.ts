@@ -3,13 +3,13 @@
  * AcceptedSettlementCompleted or Rejected; each answer lands in `payments` and its status in
  * the history. `syncPayments` is one pass, for the nightly sync.
  */
-import { AuthenticationError, UnavailableError } from '../api/errors';
-import { isTerminalPaymentStatus, type Payment } from '../api/payments/schemas';
+import { AuthenticationError, UnavailableError } from '../api/api-errors';
+import { isTerminalPaymentStatus, type Payment } from '@bankdata/core/payment-schemas';
 import type { PaymentsClient } from '../api/payments';
 import { realSleep } from '../api/retry';
 import { silentLogger, type Logger } from '../log';
 import type { Store } from '../store';
-import { nowMs, systemClock, type Clock } from '../clock';
+import { nowMs, systemClock, type Clock } from '@bankdata/core/clock';
 
 export interface TrackDeps {
   client: PaymentsClient;

@@ -4,12 +4,12 @@
  * self-contained HTML file (html.ts) with the charts drawn at build time (charts.ts).
  */
 import { DateTime } from 'luxon';
-import { NZ, nzDateOf } from '../api/rules';
+import { NZ, nzDateOf } from '@bankdata/core/nz-time';
 import { reconciliationSummary } from '../payments';
 import type { Store } from '../store';
 import type { ContinuityViewRow } from '../store/continuity';
 import type { ReportAccount, ReportConsent, ReportRun } from '../store/report-queries';
-import { unitsPerMinor, type Units } from '../check/units';
+import { unitsPerMinor, type Units } from '@bankdata/core/money';
 import type { BalancePoint, FlowPoint } from './charts';
 import { renderReport } from './html';
 

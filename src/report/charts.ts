@@ -5,8 +5,8 @@
  * only); every figure a person reads is formatted from exact units.
  */
 import * as echarts from 'echarts';
-import { formatUnitsGrouped, toChartNumber, type Units } from '../check/units';
-import { minorUnitExponent } from '../sync/money';
+import { formatUnitsGrouped, toChartNumber, type Units } from '@bankdata/core/money';
+import { minorUnitExponent } from '@bankdata/core/money';
 
 export const COLOURS = {
   balance: '#1d4f91',

@@ -6,7 +6,7 @@
  */
 import { createHash } from 'node:crypto';
 import { and, desc, eq, gte } from 'drizzle-orm';
-import type { BankName, ConsentId, ConsentStatus, CreateConsentResponse } from '../api/schemas';
+import type { BankName, ConsentId, ConsentStatus, CreateConsentResponse } from '@bankdata/core/schemas';
 import { inWriteTransaction, type BankdataDb } from './db';
 import { consentCreations, type ConsentCreationState } from './schema';
 import { toStoredInstant, toInstantMs, type Instant } from './time';

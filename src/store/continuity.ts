@@ -10,7 +10,7 @@
  * `safeIntegers`; results are parsed here, so both dialects give the same values.
  */
 import { sql, type SQL } from 'drizzle-orm';
-import type { AccountId, BankName, TransactionId } from '../api/schemas';
+import type { AccountId, BankName, TransactionId } from '@bankdata/core/schemas';
 import { accountWriteLock, amountUnits, instantMinusDays, toBigInt, toNumber, toNumberOrNull } from './dialect-sql';
 import type { ContinuityCause, ContinuityKind } from './schema';
 import type { SqlRow, SqlRunner } from './sql-runner';

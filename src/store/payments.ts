@@ -3,13 +3,13 @@
  * payment request's attempt row (idempotency key and body, written before the request is sent).
  */
 import { and, asc, desc, eq, inArray, notInArray } from 'drizzle-orm';
-import { TERMINAL_PAYMENT_STATUSES, type Payment, type PaymentStatus } from '../api/payments/schemas';
-import { nzDateOf } from '../api/rules';
+import { TERMINAL_PAYMENT_STATUSES, type Payment, type PaymentStatus } from '@bankdata/core/payment-schemas';
+import { nzDateOf } from '@bankdata/core/nz-time';
 import { inWriteTransaction, type BankdataDb } from './db';
 import { paymentAttempts, payments, paymentStatusHistory, type PaymentAttemptState } from './schema';
 import { toStoredInstant, type Instant } from './time';
-import { amountMinor } from '../sync/money';
-import { itemAt } from '../item-at';
+import { amountMinor } from '@bankdata/core/money';
+import { itemAt } from '@bankdata/core/arrays';
 
 export type PaymentRow = typeof payments.$inferSelect;
 export type PaymentAttemptRow = typeof paymentAttempts.$inferSelect;

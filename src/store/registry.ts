@@ -4,8 +4,8 @@
  * it is registered again.
  */
 import { asc, eq, isNull } from 'drizzle-orm';
-import { nzDateOf } from '../api/rules';
-import { BankMeta, Permission, type BankName, type Consent, type ConsentId } from '../api/schemas';
+import { nzDateOf } from '@bankdata/core/nz-time';
+import { BankMeta, Permission, type BankName, type Consent, type ConsentId } from '@bankdata/core/schemas';
 import { inWriteTransaction, type BankdataDb } from './db';
 import { bankMeta, consents, type ConsentOutcome } from './schema';
 import { toStoredInstant, toStoredInstantOrNull, type Instant } from './time';

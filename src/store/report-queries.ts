@@ -6,7 +6,7 @@
  * `store.reportData` (store.ts).
  */
 import { sql } from 'drizzle-orm';
-import type { AccountId, BankName } from '../api/schemas';
+import type { AccountId, BankName } from '@bankdata/core/schemas';
 import { BOOKED_BALANCE_TYPES, type AccountKey } from './continuity';
 import { amountUnits, toBigInt, toNumber, toNumberOrNull, unitsOf } from './dialect-sql';
 import type { SqlRow, SqlRunner } from './sql-runner';

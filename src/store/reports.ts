@@ -7,7 +7,7 @@
 import { sql, type SQL } from 'drizzle-orm';
 import type { Store } from './store';
 import { z } from 'zod';
-import type { AccountId, BankName, ConsentId } from '../api/schemas';
+import type { AccountId, BankName, ConsentId } from '@bankdata/core/schemas';
 import type { SqlRunner } from './sql-runner';
 
 const text = z.string();

@@ -3,7 +3,7 @@
  * transaction holding the rows and the unit's rejects, and returns what it did.
  */
 import { and, desc, eq, isNull, max, type Column, type SQL } from 'drizzle-orm';
-import type { AccountId, BankName, ConsentId, StatementId } from '../api/schemas';
+import type { AccountId, BankName, ConsentId, StatementId } from '@bankdata/core/schemas';
 import { inWriteTransaction, type BankdataDb, type Conn } from './db';
 import { mergeRow } from './merge';
 import { insertRejectRows } from './rejects';

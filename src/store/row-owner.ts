@@ -7,7 +7,7 @@
  * Shared by both dialects' write paths; the PostgreSQL query is in pg/unit-writes.ts.
  */
 import { eq, inArray, isNull, type Column, type SQL } from 'drizzle-orm';
-import type { ConsentId } from '../api/schemas';
+import type { ConsentId } from '@bankdata/core/schemas';
 import type { Conn } from './db';
 import { allOf } from './dialect-sql';
 import { consents } from './schema';

@@ -3,7 +3,7 @@
  * Every nullable column is present: a field the bank did not send is `null`, never missing.
  * Bookkeeping columns (first/last seen, updated, removed) are the store's business.
  */
-import type { AccountId, BankName, ConsentId } from '../api/schemas';
+import type { AccountId, BankName, ConsentId } from '@bankdata/core/schemas';
 import type { accounts, balances, parties, rejects, statements, transactions } from './schema';
 
 type Bookkeeping = 'firstSeenAt' | 'lastSeenAt' | 'updatedAt';

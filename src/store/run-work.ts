@@ -5,7 +5,7 @@
  * what it did. On SQLite one process works a run alone under the single-run lease (a second one
  * is refused: exit 4); on PostgreSQL any number of workers share it (pg/run-work.ts).
  */
-import type { ConsentId } from '../api/schemas';
+import type { ConsentId } from '@bankdata/core/schemas';
 import type { BankdataDb } from './db';
 import { acquireLease, releaseLease, renewLease, type LeaseHolder } from './lease';
 import { finishRun, startRun, type RunSummary } from './runs';

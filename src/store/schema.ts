@@ -28,8 +28,8 @@ import {
   type StatementId,
   type TransactionId,
   type PartyId,
-} from '../api/schemas';
-import { PAYMENT_STATUSES } from '../api/payments/schemas';
+} from '@bankdata/core/schemas';
+import { PAYMENT_STATUSES } from '@bankdata/core/payment-schemas';
 
 export const CONSENT_OUTCOMES = ['ok', 'partial', 'skipped', 'ended', 'failed'] as const;
 export type ConsentOutcome = (typeof CONSENT_OUTCOMES)[number];

@@ -5,7 +5,7 @@
  * handles for tests only; domain code receives a `Store`.
  */
 import type Database from 'better-sqlite3';
-import type { AccountId } from '../api/schemas';
+import type { AccountId } from '@bankdata/core/schemas';
 import { inWriteTransaction, type BankdataDb } from './db';
 import * as creations from './consent-creations';
 import { continuityReads } from './continuity';

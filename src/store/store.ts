@@ -7,7 +7,7 @@
  * parsed (reports.ts); no SQL leaves src/store.
  */
 import type { BudgetCounts } from '../api/pacer';
-import type { Payment } from '../api/payments/schemas';
+import type { Payment } from '@bankdata/core/payment-schemas';
 import type {
   AccountId,
   BankMeta,
@@ -17,7 +17,7 @@ import type {
   ConsentStatus,
   CreateConsentResponse,
   StatementId,
-} from '../api/schemas';
+} from '@bankdata/core/schemas';
 import type { BeginCreationInput, ConsentCreationRow } from './consent-creations';
 import type { ContinuityReads } from './continuity';
 import type { ForgetReport } from './forget';

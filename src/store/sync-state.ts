@@ -3,7 +3,7 @@
  * the window size that worked (docs/configuration.md "Sync rules").
  */
 import { and, eq, isNull, max, min } from 'drizzle-orm';
-import type { AccountId, BankName, ConsentId } from '../api/schemas';
+import type { AccountId, BankName, ConsentId } from '@bankdata/core/schemas';
 import type { BankdataDb, Conn } from './db';
 import { bankWindow, syncState, transactions } from './schema';
 import { toStoredInstant, toStoredInstantOrNull, type Instant } from './time';

@@ -4,7 +4,7 @@
  * width, so comparing the text compares the instants; range queries rely on it.
  */
 import { DateTime } from 'luxon';
-import { NZ, toInstant, utcIso, type Instant } from '../api/rules';
+import { NZ, toInstant, utcIso, type Instant } from '@bankdata/core/nz-time';
 
 export type { Instant };
 
@@ -18,8 +18,8 @@ export function toStoredInstantOrNull(value: Instant | null | undefined): string
   return value === null || value === undefined ? null : toStoredInstant(value);
 }
 
-/** The clock (src/clock.ts): the store and its callers take `now` from one injectable function. */
-export { systemClock, type Clock } from '../clock';
+/** The clock (packages/core/src/clock.ts): the store and its callers take `now` from one injectable function. */
+export { systemClock, type Clock } from '@bankdata/core/clock';
 
 /**
  * Pacific/Auckland offset transitions between two years, from luxon's zone data: rows of

@@ -4,7 +4,7 @@
  * from the view at export time, so an export follows the view when a column is added. The store
  * builds the rows' SELECT from this (view-reads.ts); src/export validates filters against it.
  */
-import type { BankName } from '../api/schemas';
+import type { BankName } from '@bankdata/core/schemas';
 
 export const DATASETS = [
   'transactions',

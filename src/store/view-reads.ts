@@ -9,7 +9,7 @@
  * decimal amounts as the bank's exact text: the writers in src/export take them as they are.
  */
 import { sql, type SQL } from 'drizzle-orm';
-import { addNzDays, nzMidnight } from '../api/rules';
+import { addNzDays, nzMidnight } from '@bankdata/core/nz-time';
 import { epochSeconds } from './dialect-sql';
 import type { SqlRunner } from './sql-runner';
 import { DATASET_SPECS, type DatasetName, type DatasetSpec, type ViewFilters } from './view-datasets';

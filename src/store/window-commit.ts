@@ -16,7 +16,7 @@ import {
   type Placeholder,
   type SQL,
 } from 'drizzle-orm';
-import type { AccountId, BankName, ConsentId, TransactionId } from '../api/schemas';
+import type { AccountId, BankName, ConsentId, TransactionId } from '@bankdata/core/schemas';
 import { inWriteTransaction, type BankdataDb, type Conn } from './db';
 import { mergeRow } from './merge';
 import { insertRejectRows } from './rejects';
@@ -196,7 +196,7 @@ function upsertTransaction(
   now: string,
 ): 'added' | 'updated' | 'unchanged' {
   const keyValues = { bank: fetched.bank, accountId: fetched.accountId, transactionId: fetched.transactionId };
-  // The spread goes last in these literals (src/sync/transform/context.ts: ownerColumns).
+  // The spread goes last in these literals (src/sync/transform/transform-context.ts: ownerColumns).
   if (!stored) {
     statements.insert.run({ firstSeenAt: now, lastSeenAt: now, updatedAt: now, removedAt: null, ...fetched });
     return 'added';

@@ -5,9 +5,9 @@
  * reason, never a row, and each counts once in the run's rejects (the run is then partial).
  */
 import type { RecordReject } from '../api';
-import type { AccountId, BankName, ConsentId } from '../api/schemas';
+import type { AccountId, BankName, ConsentId } from '@bankdata/core/schemas';
 import type { RejectInput } from '../store/rows';
-import { addRows, type RunCounters } from './context';
+import { addRows, type RunCounters } from './run-context';
 
 type RowCounts = Parameters<typeof addRows>[1];
 import { toRejectInput } from './transform';

@@ -9,14 +9,14 @@
  */
 import { randomUUID } from 'node:crypto';
 import { ApiError, IdempotencyError, UnavailableError, type DataApiClient } from '../api';
-import { checkConsentRequest, type ConsentCheckFailure, type ConsentRequestDraft } from '../api/consent-checks';
-import type { Environment } from '../api/rules';
-import { CreateConsentRequest, CreateConsentResponse, type Consent, type ConsentId } from '../api/schemas';
+import { checkConsentRequest, type ConsentCheckFailure, type ConsentRequestDraft } from '@bankdata/core/consent-checks';
+import type { Environment } from '@bankdata/core/consent-rules';
+import { CreateConsentRequest, CreateConsentResponse, type Consent, type ConsentId } from '@bankdata/core/schemas';
 import { silentLogger, type Logger } from '../log';
 import type { ConsentCreationRow, Store } from '../store';
 import { pollConsent, type PollDeps } from './consent-poll';
 import { buildConsentRequest, intentHashOf, pollTimeoutMs, type ConsentRequestInput } from './consent-request';
-import { systemClock, type Clock } from '../clock';
+import { systemClock, type Clock } from '@bankdata/core/clock';
 
 /** A local rule failed: nothing was sent (exit 2, naming the rule and its code). */
 export class ConsentRuleError extends Error {

@@ -4,8 +4,8 @@
  * consent record, never the redirect back or the decoupled callback.
  */
 import type { DataApiClient } from '../api';
-import type { Consent, ConsentId, ConsentStatus } from '../api/schemas';
-import { nowMs, systemClock, type Clock } from '../clock';
+import type { Consent, ConsentId, ConsentStatus } from '@bankdata/core/schemas';
+import { nowMs, systemClock, type Clock } from '@bankdata/core/clock';
 
 /** docs/bank-api.md §4.4: poll every 2–5 s. */
 export const POLL_INTERVAL_MS = 2_000;

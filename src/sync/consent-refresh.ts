@@ -5,10 +5,10 @@
  * reported per consent and leave the last known status in place.
  */
 import { ApiError, AuthenticationError, ConsentEndedError, UnavailableError, type DataApiClient } from '../api';
-import type { ConsentId, ConsentStatus } from '../api/schemas';
+import type { ConsentId, ConsentStatus } from '@bankdata/core/schemas';
 import type { Store } from '../store';
 import { mapPool } from './pool';
-import { describeError } from './units';
+import { describeError } from './unit-outcome';
 
 export interface RefreshOutcome {
   consentId: ConsentId;

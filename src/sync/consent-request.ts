@@ -4,11 +4,10 @@
  * retry of the same command (its hash finds the stored idempotency key after a crash).
  */
 import { DateTime } from 'luxon';
-import type { ConsentRequestDraft } from '../api/consent-checks';
+import type { ConsentRequestDraft } from '@bankdata/core/consent-checks';
 import {
   NZ,
   addNzDays,
-  durationMs,
   formatNz,
   nzDateOf,
   nzMidnight,
@@ -16,8 +15,9 @@ import {
   parseWireDateTime,
   toInstant,
   type Instant,
-} from '../api/rules';
-import type { BankMeta, FlowType } from '../api/schemas';
+} from '@bankdata/core/nz-time';
+import { durationMs } from '@bankdata/core/token-timing';
+import type { BankMeta, FlowType } from '@bankdata/core/schemas';
 import { sha256 } from '../store';
 
 export interface ConsentRequestInput {

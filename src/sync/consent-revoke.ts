@@ -5,7 +5,7 @@
  * consent is marked ended either way, so sync skips it from then on.
  */
 import { ConsentEndedError, IdempotencyError, type DataApiClient } from '../api';
-import type { ConsentId, ConsentStatus } from '../api/schemas';
+import type { ConsentId, ConsentStatus } from '@bankdata/core/schemas';
 import type { Store } from '../store';
 
 export interface RevokeResult {

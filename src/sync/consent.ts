@@ -4,13 +4,13 @@
  * then the customer's party. Ended consents are recorded and skipped from then on.
  */
 import { AuthenticationError, ConsentEndedError, ConsentNotAuthorisedError, UnavailableError } from '../api';
-import type { BankMeta, Consent, ConsentId, ConsentStatus } from '../api/schemas';
+import type { BankMeta, Consent, ConsentId, ConsentStatus } from '@bankdata/core/schemas';
 import type { ConsentOutcome, ConsentRecord } from '../store';
-import type { SyncContext } from './context';
+import type { SyncContext } from './run-context';
 import { planConsent, unitsOf, type ConsentPlan, type ConsentUnits } from './plan';
 import { partyDue, syncAccounts, syncBalances, syncParty, syncStatementFile, syncStatements } from './resources';
 import { syncTransactions } from './transactions';
-import { describeError, recordFailure, runUnit } from './units';
+import { describeError, recordFailure, runUnit } from './unit-outcome';
 
 /** Statuses after which the consent can never be used again (docs/bank-api.md §4.4). */
 export const ENDED_STATUSES: readonly ConsentStatus[] = ['Rejected', 'Revoked', 'Consumed', 'GatewayTimeout'];

@@ -7,16 +7,16 @@
 import { DateTime } from 'luxon';
 import type { DataApiClient } from '../api';
 import { AuthenticationError, ConsentEndedError, ConsentNotAuthorisedError } from '../api';
-import type { ConsentId } from '../api/schemas';
+import type { ConsentId } from '@bankdata/core/schemas';
 import type { Store } from '../store';
-import type { SyncSettings } from './context';
+import type { SyncSettings } from './run-context';
 import { consentStep, skippedResources } from './consent';
 import { partyDue } from './resources';
 import { consentsToSync } from './run';
 import { transactionRange, type RangeContext } from './transactions';
-import { describeError } from './units';
+import { describeError } from './unit-outcome';
 import { planWindows } from './windows';
-import { systemClock, type Clock } from '../clock';
+import { systemClock, type Clock } from '@bankdata/core/clock';
 
 export interface DryRunConsent {
   consentId: ConsentId;

@@ -3,8 +3,14 @@
  * bank's meta features. Nothing the bank lacks is ever requested (docs/configuration.md "Sync rules").
  * Pure: the sync records each skip's reason.
  */
-import { ENDPOINT_ACCESS, ENDPOINT_RESOURCE, creditDebitFilter, hasPermissionFor, type Endpoint } from '../api/rules';
-import type { BankMeta } from '../api/schemas';
+import {
+  ENDPOINT_ACCESS,
+  ENDPOINT_RESOURCE,
+  creditDebitFilter,
+  hasPermissionFor,
+  type Endpoint,
+} from '@bankdata/core/endpoint-access';
+import type { BankMeta } from '@bankdata/core/schemas';
 
 export const PLANNED_RESOURCES = [
   'accounts',

@@ -3,13 +3,13 @@
  * party data. Each fetches, transforms (pure) and commits in one SQLite transaction.
  */
 import { DateTime } from 'luxon';
-import type { Account, AccountId, BankName, ConsentId, StatementFileType, StatementId } from '../api/schemas';
+import type { Account, AccountId, BankName, ConsentId, StatementFileType, StatementId } from '@bankdata/core/schemas';
 import type { InsertCounts, UnitInput, UpsertCounts } from '../store';
 import { commitAnswer, type Answer } from './answer';
-import type { SyncContext } from './context';
+import type { SyncContext } from './run-context';
 import { createAtomicFile, resolveInDataDir, statementFilePath, type AtomicFile } from './files';
 import { toAccountRow, toBalanceRow, toPartyRow, toStatementRow, type TransformContext } from './transform';
-import { utcNow } from '../clock';
+import { utcNow } from '@bankdata/core/clock';
 
 interface Scope {
   bank: BankName;

@@ -6,17 +6,17 @@
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { AuthenticationError, UnavailableError, type DataApiClient } from '../api';
-import type { BankMeta, ConsentId } from '../api/schemas';
+import type { BankMeta, ConsentId } from '@bankdata/core/schemas';
 import { checkContinuity } from '../check/check-accounts';
 import { silentLogger, type Logger } from '../log';
 import { DEFAULT_LEASE_RENEW_MS, DEFAULT_LEASE_TTL_MS, type RunOutcome, type RunWork, type Store } from '../store';
-import { emptyCounters, type RunCounters, type SyncContext, type SyncSettings } from './context';
+import { emptyCounters, type RunCounters, type SyncContext, type SyncSettings } from './run-context';
 import { syncConsent, type ConsentResult } from './consent';
 import { sweepTempFiles } from './files';
 import { scopeGapForSync } from './plan';
 import { drainQueue } from './pool';
-import { describeError } from './units';
-import { systemClock, type Clock } from '../clock';
+import { describeError } from './unit-outcome';
+import { systemClock, type Clock } from '@bankdata/core/clock';
 
 export interface SyncOptions {
   store: Store;

@@ -6,13 +6,13 @@
  */
 import { DateTime } from 'luxon';
 import { SplitNeededError } from '../api';
-import { NZ } from '../api/rules';
-import type { AccountId, BankMeta, ConsentId, Transaction } from '../api/schemas';
+import { NZ } from '@bankdata/core/nz-time';
+import type { AccountId, BankMeta, ConsentId, Transaction } from '@bankdata/core/schemas';
 import type { ConsentRecord } from '../store';
-import { bankNow, type SyncContext } from './context';
+import { bankNow, type SyncContext } from './run-context';
 import { commitAnswer } from './answer';
 import { toTransactionRow } from './transform';
-import { recordFailure, runUnit } from './units';
+import { recordFailure, runUnit } from './unit-outcome';
 import { windowLearning } from './window-learning';
 import {
   chooseWindowDays,

@@ -4,8 +4,8 @@
  * account never read), and the one turn per bank to ask a window that may be over a limit not
  * learned yet. Shared by the run's accounts of the bank; saved after each account.
  */
-import type { BankName } from '../api/schemas';
-import type { SyncContext } from './context';
+import type { BankName } from '@bankdata/core/schemas';
+import type { SyncContext } from './run-context';
 
 /** What this run knows of one bank's limit, shared by its accounts; saved after each account. */
 export interface BankLearning {

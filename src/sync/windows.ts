@@ -4,7 +4,7 @@
  * of a window the bank refuses as too large (BDT263). No I/O, no clock: `now` is passed in.
  */
 import { DateTime } from 'luxon';
-import { NZ, addNzDays, nzDateOf, nzDaysBetween, nzMidnight, toInstant, type Instant } from '../api/rules';
+import { NZ, addNzDays, nzDateOf, nzDaysBetween, nzMidnight, toInstant, type Instant } from '@bankdata/core/nz-time';
 
 /** A transaction query range; both ends inclusive (docs/bank-api.md §6.4), instants in UTC. */
 export interface DateWindow {

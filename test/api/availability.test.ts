@@ -4,9 +4,9 @@
  * injected and recorded: no real waiting.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { UnavailableError } from '../../src/api/errors';
-import type { StartedEmulator } from '../../src/emulator/index';
-import { FAULT_PROFILES } from '../../src/emulator/index';
+import { UnavailableError } from '../../src/api/api-errors';
+import type { StartedEmulator } from '@bankdata/emulator';
+import { FAULT_PROFILES } from '@bankdata/emulator';
 import { clientFor, control, logOf, startTestEmulator } from './emulator-helpers';
 
 describe('retries against emulator faults', () => {

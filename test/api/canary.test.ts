@@ -9,10 +9,10 @@ import { inspect } from 'node:util';
 import { Agent, type Dispatcher } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDataApiClient, type DataApiClient, type DataApiClientOptions } from '../../src/api/client';
-import type { AccountId, ConsentId, StatementId } from '../../src/api/schemas';
-import { BANKS } from '../../src/api/schemas';
+import type { AccountId, ConsentId, StatementId } from '@bankdata/core/schemas';
+import { BANKS } from '@bankdata/core/schemas';
 import { createLogger } from '../../src/log';
-import { FAULT_PROFILES, type StartedEmulator } from '../../src/emulator/index';
+import { FAULT_PROFILES, type StartedEmulator } from '@bankdata/emulator';
 import { consentBody, control, startTestEmulator } from './emulator-helpers';
 
 describe('canary: secrets never leave the client', () => {

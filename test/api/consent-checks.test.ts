@@ -1,16 +1,17 @@
 /**
- * The local consent check (src/api/consent-checks.ts): every rule with its code, and the same
+ * The local consent check (packages/core/src/consent-checks.ts): every rule with its code, and the same
  * requests sent to the emulator giving the same codes: the local check and the server agree.
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DateTime } from 'luxon';
-import { checkConsentRequest, type ConsentRequestDraft } from '../../src/api/consent-checks';
-import { NZ_ZONE, formatNz, nzDateOf, nzMidnight, type Environment } from '../../src/api/rules';
-import { MetaResponse } from '../../src/api/schemas';
-import type { EmulatorSettingsPatch } from '../../src/emulator';
-import { WHITELIST_CASES } from '../fixtures/whitelist-cases';
-import { Api, startTest } from '../emulator/helpers';
+import { checkConsentRequest, type ConsentRequestDraft } from '@bankdata/core/consent-checks';
+import { NZ_ZONE, formatNz, nzDateOf, nzMidnight } from '@bankdata/core/nz-time';
+import { type Environment } from '@bankdata/core/consent-rules';
+import { MetaResponse } from '@bankdata/core/schemas';
+import type { EmulatorSettingsPatch } from '@bankdata/emulator';
+import { WHITELIST_CASES } from '../../packages/core/test/whitelist-cases';
+import { Api, startTest } from '../../packages/emulator/test/helpers';
 
 const RETURN = 'https://app.example.nz/consent/return';
 const PNZ_PERMISSIONS = ['ReadAccountsDetail', 'ReadBalances', 'ReadTransactionsDetail', 'ReadStatements', 'ReadParty'];

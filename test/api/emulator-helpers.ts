@@ -1,9 +1,9 @@
 /** Shared set-up for the client's integration tests against the real emulator on port 0. */
 import { DateTime } from 'luxon';
 import { createDataApiClient, type DataApiClient, type DataApiClientOptions } from '../../src/api/client';
-import { formatNz } from '../../src/api/rules';
-import type { BankName, ConsentId, CreateConsentRequest, Permission } from '../../src/api/schemas';
-import { startEmulator, type EmulatorOptions, type StartedEmulator } from '../../src/emulator/index';
+import { formatNz } from '@bankdata/core/nz-time';
+import type { BankName, ConsentId, CreateConsentRequest, Permission } from '@bankdata/core/schemas';
+import { startEmulator, type EmulatorOptions, type StartedEmulator } from '@bankdata/emulator';
 
 /** A fixed data-clock start, so every run sees the same world. */
 export const START = '2025-06-02T09:00:00+12:00';

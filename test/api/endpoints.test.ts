@@ -4,10 +4,10 @@ import { Writable } from 'node:stream';
 import { Agent, type Dispatcher } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DataApiClient } from '../../src/api/client';
-import { ProtocolError } from '../../src/api/errors';
-import { toInstant } from '../../src/api/rules';
-import type { AccountId, ConsentId, StatementFileType } from '../../src/api/schemas';
-import type { StartedEmulator } from '../../src/emulator/index';
+import { ProtocolError } from '../../src/api/api-errors';
+import { toInstant } from '@bankdata/core/nz-time';
+import type { AccountId, ConsentId, StatementFileType } from '@bankdata/core/schemas';
+import type { StartedEmulator } from '@bankdata/emulator';
 import { ALL_PERMISSIONS, authorisedConsent, clientFor, logOf, startTestEmulator } from './emulator-helpers';
 
 const PAGE_SIZE = 7;

@@ -11,11 +11,11 @@ import {
   PermissionMissingError,
   RequestRejectedError,
   SplitNeededError,
-} from '../../src/api/errors';
+} from '../../src/api/api-errors';
 import type { DataApiClient } from '../../src/api/client';
-import { formatNz } from '../../src/api/rules';
-import { BANKS, type AccountId, type BankName, type ConsentId, type StatementId } from '../../src/api/schemas';
-import type { StartedEmulator } from '../../src/emulator/index';
+import { formatNz } from '@bankdata/core/nz-time';
+import { BANKS, type AccountId, type BankName, type ConsentId, type StatementId } from '@bankdata/core/schemas';
+import type { StartedEmulator } from '@bankdata/emulator';
 import { authorisedConsent, clientFor, consentBody, control, logOf, startTestEmulator } from './emulator-helpers';
 
 const DAY = 24 * 60 * 60 * 1000;

@@ -13,8 +13,8 @@ import {
   ScopeMissingError,
   SplitNeededError,
   UnavailableError,
-} from '../../src/api/errors';
-import { toApiError, type ErrorAnswer } from '../../src/api/map-error';
+} from '../../src/api/api-errors';
+import { toApiError, type ErrorAnswer } from '../../src/api/map-api-error';
 
 const answer = (status: number, code?: string, extra: Partial<ErrorAnswer> = {}): ErrorAnswer => ({
   status,

@@ -5,8 +5,8 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { createDataApiClient } from '../../src/api/client';
-import { ProtocolError } from '../../src/api/errors';
-import type { AccountId, ConsentId } from '../../src/api/schemas';
+import { ProtocolError } from '../../src/api/api-errors';
+import type { AccountId, ConsentId } from '@bankdata/core/schemas';
 import { json, startLocalServer, type LocalServer } from './local-server';
 
 const CONSENT = 'c0a8012e-7d3b-4f5e-9a61-2b9f4c1d8e70' as ConsentId;

@@ -1,9 +1,9 @@
 /** docs/bank-api.md §2 and §7.4, against the real emulator. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AuthenticationError, ScopeMissingError } from '../../src/api/errors';
+import { AuthenticationError, ScopeMissingError } from '../../src/api/api-errors';
 import { createLogger } from '../../src/log';
-import type { ConsentId } from '../../src/api/schemas';
-import type { StartedEmulator } from '../../src/emulator/index';
+import type { ConsentId } from '@bankdata/core/schemas';
+import type { StartedEmulator } from '@bankdata/emulator';
 import { clientFor, control, logOf, startTestEmulator, tokenRequests } from './emulator-helpers';
 
 const MINUTE = 60_000;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createDataApiClient } from '../../src/api/client';
-import { ConfigurationError } from '../../src/api/errors';
+import { ConfigurationError } from '../../src/api/api-errors';
 import { assertTransportAllowed } from '../../src/api/http';
 
 describe('transport rules (seed: all calls use HTTPS)', () => {

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { createServer } from 'node:net';
 import { createDataApiClient } from '../../src/api/client';
 import { createPaymentsClient } from '../../src/api/payments/client';
-import { UnavailableError } from '../../src/api/errors';
+import { UnavailableError } from '../../src/api/api-errors';
 import { DEFAULT_RETRY_POLICY } from '../../src/api/retry';
 
 /** A loopback port with nothing listening: every connection is refused at once. */

@@ -6,7 +6,7 @@
  * BANKDATA_TEST_PG_URL. BENCH_CONSENTS=N (default 10,000). Figures in docs/benchmarks.md.
  */
 import { randomUUID } from 'node:crypto';
-import type { ConsentId } from '../../src/api/schemas';
+import type { ConsentId } from '@bankdata/core/schemas';
 import { createPool } from '../../src/store/pg/open';
 import {
   finishConsent,

@@ -17,7 +17,7 @@
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { startEmulator } from '../../src/emulator';
+import { startEmulator } from '@bankdata/emulator';
 import { createPool } from '../../src/store/pg/open';
 import { runCli } from '../cli/cli-process';
 import { emulatorEnv } from '../fixtures/cli-env';

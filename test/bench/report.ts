@@ -108,10 +108,14 @@ async function runChild(mode: string, db: string, out: string): Promise<void> {
 }
 
 function child(mode: string, db: string, out: string): Measure {
-  const output = execFileSync(process.execPath, [RUN_TS, SELF, '--child', mode, db, out], {
-    encoding: 'utf8',
-    maxBuffer: 1 << 20,
-  });
+  const output = execFileSync(
+    process.execPath,
+    ['--conditions=bankdata-source', RUN_TS, SELF, '--child', mode, db, out],
+    {
+      encoding: 'utf8',
+      maxBuffer: 1 << 20,
+    },
+  );
   return JSON.parse(output.trim().split('\n').pop()!) as Measure;
 }
 

@@ -15,8 +15,8 @@ import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DateTime } from 'luxon';
-import { BANKS, type ConsentId } from '../../src/api/schemas';
-import { generateWorld } from '../../src/emulator/world';
+import { BANKS, type ConsentId } from '@bankdata/core/schemas';
+import { generateWorld } from '@bankdata/emulator/world';
 import { openStore, type AccountRow, type SqliteStore, type TransactionRow } from '../../src/store';
 import { toAccountRow, toTransactionRow } from '../../src/sync/transform';
 

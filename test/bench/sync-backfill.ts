@@ -18,10 +18,10 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { PacerState } from '../../src/api/pacer';
-import type { ConsentId } from '../../src/api/schemas';
-import { startEmulator, type StartedEmulator } from '../../src/emulator';
+import type { ConsentId } from '@bankdata/core/schemas';
+import { startEmulator, type StartedEmulator } from '@bankdata/emulator';
 import { openStore } from '../../src/store';
-import type { SyncSettings } from '../../src/sync/context';
+import type { SyncSettings } from '../../src/sync/run-context';
 import {
   countLog,
   createExtraConsents,

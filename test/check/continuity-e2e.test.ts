@@ -6,8 +6,9 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DateTime } from 'luxon';
-import { creditDebitFilter, nzDateOf } from '../../src/api/rules';
-import type { ConsentId, Transaction } from '../../src/api/schemas';
+import { creditDebitFilter } from '@bankdata/core/endpoint-access';
+import { nzDateOf } from '@bankdata/core/nz-time';
+import type { ConsentId, Transaction } from '@bankdata/core/schemas';
 import { checkContinuity } from '../../src/check/check-accounts';
 import { runCliInProcess } from '../cli/cli-process';
 import { startHarness, type Harness } from '../fixtures/sync-harness';

@@ -1,8 +1,8 @@
 /** The pure continuity rules and exact units (src/check/continuity.ts, units.ts). */
 import { describe, expect, it } from 'vitest';
-import type { TransactionId } from '../../src/api/schemas';
+import type { TransactionId } from '@bankdata/core/schemas';
 import { findSnapshotBreaks, RunningBalanceWalk, type BookedRow, type Snapshot } from '../../src/check/continuity';
-import { formatUnits, formatUnitsGrouped, toMinor, toUnits, unitsPerMinor } from '../../src/check/units';
+import { formatUnits, formatUnitsGrouped, toMinor, toUnits, unitsPerMinor } from '@bankdata/core/money';
 
 const snap = (dateTime: string, units: string, between: string, late = '0'): Snapshot => ({
   dateTime,

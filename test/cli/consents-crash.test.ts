@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { StartedEmulator } from '../../src/emulator';
+import type { StartedEmulator } from '@bankdata/emulator';
 import { REDIRECT_URI, control, startTestEmulator } from '../api/emulator-helpers';
 import { spawnCli, waitFor } from './cli-process';
 import { emulatorEnv } from '../fixtures/cli-env';
@@ -44,7 +44,7 @@ describe('consents create: crash between send and save', () => {
   it('the retry reuses the stored key and the emulator holds one consent', async () => {
     const args = ['consents', 'create', '--bank', 'PNZ', '--flow', 'redirect', '--expires', '2026-06-30'];
     const before = (await serverConsents()).map((c) => c.consent_id);
-    // The server holds its answer until the test lowers the delay (src/emulator/hold.ts).
+    // The server holds its answer until the test lowers the delay (packages/emulator/src/hold.ts).
     emu.updateSettings({ consentCreateDelayMs: 60_000 });
 
     const first = spawnCli(args, { env });

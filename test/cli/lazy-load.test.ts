@@ -10,8 +10,8 @@ import { tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ConsentId } from '../../src/api/schemas';
-import { startEmulator, type StartedEmulator } from '../../src/emulator';
+import type { ConsentId } from '@bankdata/core/schemas';
+import { startEmulator, type StartedEmulator } from '@bankdata/emulator';
 import { openStore } from '../../src/store';
 import { emulatorEnv } from '../fixtures/cli-env';
 import { runCli } from './cli-process';
@@ -82,7 +82,7 @@ describe('what each command loads', () => {
       expect(JSON.parse(loaded.stdout).outcome).toBe('ok');
       expect(['better-sqlite3', 'undici'].filter((p) => loaded.packages.has(p))).toEqual(['better-sqlite3', 'undici']);
       expect(loaded.sources).toContain('src/sync/run.ts');
-      expect(loaded.sources.filter((s) => s.startsWith('src/emulator/'))).toEqual([]);
+      expect(loaded.sources.filter((s) => s.startsWith('packages/emulator/src/'))).toEqual([]);
       // Nor the PostgreSQL driver on a SQLite file, and the export loads no HTTP client.
       expect(['pg', 'pg-cursor', 'pg-pool'].filter((p) => loaded.packages.has(p))).toEqual([]);
       const exported = await loadsOf(['export', 'accounts', '--format', 'csv'], env);
@@ -96,7 +96,7 @@ describe('what each command loads', () => {
     // `demo --help` loads the demo module (and so the emulator) without running anything.
     const loaded = await loadsOf(['demo', '--help']);
     expect(loaded.code).toBe(0);
-    expect(loaded.sources).toContain('src/emulator/server.ts');
+    expect(loaded.sources).toContain('packages/emulator/src/server.ts');
     expect(loaded.packages.has('better-sqlite3')).toBe(true);
   });
 });

@@ -6,10 +6,10 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { AccountId, BankName, ConsentId, PartyId, StatementId, TransactionId } from '../../src/api/schemas';
-import { nzDateOf } from '../../src/api/rules';
+import type { AccountId, BankName, ConsentId, PartyId, StatementId, TransactionId } from '@bankdata/core/schemas';
+import { nzDateOf } from '@bankdata/core/nz-time';
 import { openStore, type AccountRow, type BalanceRow, type SqliteStore, type TransactionRow } from '../../src/store';
-import { Payment } from '../../src/api/payments/schemas';
+import { Payment } from '@bankdata/core/payment-schemas';
 
 export const NOW = new Date('2025-03-05T01:00:00.000Z'); // 14:00 NZDT, 5 March 2025
 export const PNZ_CONSENT = 'c0a8012e-7d3b-4f5e-9a61-2b9f4c1d8e70' as ConsentId;

@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { parse } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { exportDataset } from '../../src/export';
-import { sumDecimals } from '../../src/export/decimal';
+import { sumDecimals } from '@bankdata/core/money';
 import { createFixtureStore, type FixtureStore } from '../export/fixture-store';
 import { missingPrograms, run } from './programs';
 

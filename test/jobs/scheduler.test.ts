@@ -5,7 +5,7 @@
  */
 import { schedule } from 'node-cron';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { formatNz } from '../../src/api/rules';
+import { formatNz } from '@bankdata/core/nz-time';
 import {
   createScheduler,
   dstGapCompanion,
@@ -14,7 +14,7 @@ import {
   type Job,
   type JobLine,
   type Scheduler,
-} from '../../jobs';
+} from '../../src/jobs';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 

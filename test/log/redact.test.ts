@@ -4,7 +4,8 @@
  * --db or on the command line of `db copy`), keeping the user, host and database readable.
  */
 import { describe, expect, it } from 'vitest';
-import { createLogger, redact, registerSecret } from '../../src/log';
+import { createLogger } from '../../src/log';
+import { redact, registerSecret } from '@bankdata/core/secrets';
 import { checkPostgresUrl, redactPostgresUrl } from '../../src/store/pg/url';
 
 describe('redact', () => {

@@ -3,7 +3,7 @@
  * refused payment is 1, a made payment 0; reconcile and show read the same database.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { StartedEmulator } from '../../src/emulator';
+import type { StartedEmulator } from '@bankdata/emulator';
 import { runCliInProcess } from '../cli/cli-process';
 import { consentOf, freshStore, paymentsEnv, startPaymentsEmulator } from './helpers';
 

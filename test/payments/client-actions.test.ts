@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { AuthenticationError, UnavailableError } from '../../src/api/errors';
+import { AuthenticationError, UnavailableError } from '../../src/api/api-errors';
 import {
   ConsentCheckError,
   PAYMENT_CODE_ACTIONS,
@@ -19,7 +19,7 @@ import {
   readNamedPayment,
   toPaymentsError,
 } from '../../src/api/payments';
-import { BP703_MESSAGE, BP710_MESSAGE } from '../../src/api/payments/schemas';
+import { BP703_MESSAGE, BP710_MESSAGE } from '@bankdata/core/payment-schemas';
 
 const answer = (status: number, code: string | null, message = 'm') => ({
   status,

@@ -7,7 +7,7 @@
 import type { ServerResponse } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createDataApiClient } from '../../src/api/client';
-import { AuthenticationError, ProtocolError, UnavailableError } from '../../src/api/errors';
+import { AuthenticationError, ProtocolError, UnavailableError } from '../../src/api/api-errors';
 import { PaymentRequestError } from '../../src/api/payments';
 import { createPaymentsClient } from '../../src/api/payments/client';
 import { DEFAULT_RETRY_POLICY } from '../../src/api/retry';

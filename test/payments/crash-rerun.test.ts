@@ -5,7 +5,7 @@
  * rerun records it under the key stored before the first send.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { StartedEmulator } from '../../src/emulator';
+import type { StartedEmulator } from '@bankdata/emulator';
 import { openStore } from '../../src/store';
 import { runCliInProcess, waitFor } from '../cli/cli-process';
 import { consentOf, freshStore, paymentsEnv, spawnPaymentsCreate, startPaymentsEmulator } from './helpers';
@@ -25,7 +25,7 @@ describe('payments create: killed between send and answer, then rerun', () => {
     await store.close();
     const consent = consentOf(emu, 'single-2');
     // The emulator makes the payment at once and holds the answer until the test lowers the
-    // delay (src/emulator/hold.ts): the kill lands in between (once the payment exists).
+    // delay (packages/emulator/src/hold.ts): the kill lands in between (once the payment exists).
     emu.updatePaymentsSettings({ createDelayMs: 60_000 });
 
     const first = runCreate(dir, path, consent);

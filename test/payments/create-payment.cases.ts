@@ -10,9 +10,9 @@
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { UnavailableError } from '../../src/api/errors';
+import { UnavailableError } from '../../src/api/api-errors';
 import { PaymentRefusedError, toPaymentsError, type PaymentsClient } from '../../src/api/payments';
-import type { StartedEmulator } from '../../src/emulator';
+import type { StartedEmulator } from '@bankdata/emulator';
 import { createPayment, PaymentRuleError } from '../../src/payments';
 import { canonicalRequest } from '../../src/payments/request';
 import type { Clock, Store } from '../../src/store';

@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPaymentsClient, type PaymentsClient } from '../../src/api/payments';
-import { creditTransactionId } from '../../src/emulator';
+import { creditTransactionId } from '@bankdata/emulator';
 import {
   createPayment,
   listReconciliationIssues,
@@ -110,15 +110,13 @@ describe('payments → settlement → sync → reconciliation', () => {
     expect(summary.outcome).toBe('ok');
     const { bank, accountId } = h.emu.merchantAccount;
     expect(matches()).toEqual(
-      [...made]
-        .sort()
-        .map((id) => ({
-          payment_id: id,
-          bank,
-          account_id: accountId,
-          transaction_id: creditTransactionId(id),
-          match_rule: 'amount_pcr_date',
-        })),
+      [...made].sort().map((id) => ({
+        payment_id: id,
+        bank,
+        account_id: accountId,
+        transaction_id: creditTransactionId(id),
+        match_rule: 'amount_pcr_date',
+      })),
     );
     // Exactly once both ways: one row per payment, one payment per transaction.
     expect(new Set(matches().map((m) => m.transaction_id)).size).toBe(made.length);

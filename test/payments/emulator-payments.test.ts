@@ -5,8 +5,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { BP703_PATTERN, BP710_PATTERN } from '../../src/api/payments/schemas';
-import type { StartedEmulator } from '../../src/emulator';
+import { BP703_PATTERN, BP710_PATTERN } from '@bankdata/core/payment-schemas';
+import type { StartedEmulator } from '@bankdata/emulator';
 import { consentOf, ENDURING_BODY, PaymentsHttp, startPaymentsEmulator } from './helpers';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -324,7 +324,7 @@ describe('idempotency and concurrency (all 409)', () => {
   });
 
   it('BP708 for the same key while its request is in progress; BP712 for another request on the consent; lowering the delay releases it', async () => {
-    // A minute's hold, ended by lowering the setting (src/emulator/hold.ts); else the first
+    // A minute's hold, ended by lowering the setting (packages/emulator/src/hold.ts); else the first
     // request outlasts the test's timeout.
     emu.updatePaymentsSettings({ createDelayMs: 60_000 });
     const key = randomUUID();

@@ -7,7 +7,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createPaymentsClient, type PaymentsClient } from '../../src/api/payments';
-import { startEmulator, type EmulatorOptions, type PaymentConsentRole, type StartedEmulator } from '../../src/emulator';
+import { startEmulator, type EmulatorOptions, type PaymentConsentRole, type StartedEmulator } from '@bankdata/emulator';
 import { openStore, type SqliteStore } from '../../src/store';
 import { spawnCli } from '../cli/cli-process';
 

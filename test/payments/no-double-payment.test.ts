@@ -6,7 +6,7 @@
  * logic alone, with a store of each dialect: create-payment.cases.ts.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { StartedEmulator } from '../../src/emulator';
+import type { StartedEmulator } from '@bankdata/emulator';
 import { runCliInProcess, waitFor } from '../cli/cli-process';
 import { consentOf, freshStore, paymentsEnv, spawnPaymentsCreate, startPaymentsEmulator } from './helpers';
 

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { PaymentsClient } from '../../src/api/payments';
-import { Payment } from '../../src/api/payments/schemas';
+import { Payment } from '@bankdata/core/payment-schemas';
 import { trackPayments } from '../../src/payments';
 import { freshStore } from './helpers';
 

@@ -11,7 +11,7 @@ import { createRequire } from 'node:module';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkContinuity } from '../../src/check/check-accounts';
-import { formatUnits, toUnits } from '../../src/check/units';
+import { formatUnits, toUnits } from '@bankdata/core/money';
 import { buildReport } from '../../src/report/build-report';
 import { writeReport } from '../../src/report/write-report';
 import { runCliInProcess } from '../cli/cli-process';

@@ -2,7 +2,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Consent, Transaction, type AccountId, type BankName, type ConsentId } from '../../src/api/schemas';
+import { Consent, Transaction, type AccountId, type BankName, type ConsentId } from '@bankdata/core/schemas';
 import { openStore, type SqliteStore, type Store, type TransactionRow } from '../../src/store';
 import { toAccountRow, toTransactionRow } from '../../src/sync/transform';
 import { queryRow, type DialectContext } from '../support/dialects';

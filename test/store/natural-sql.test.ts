@@ -5,7 +5,7 @@
  * and each instant analysts group by has its NZ date beside it.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { nzDateOf } from '../../src/api/rules';
+import { nzDateOf } from '@bankdata/core/nz-time';
 import { createFixtureStore, type FixtureStore } from '../export/fixture-store';
 
 let fx: FixtureStore;

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { chmodSync, existsSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { ConsentId } from '../../src/api/schemas';
+import type { ConsentId } from '@bankdata/core/schemas';
 import { openStore } from '../../src/store';
 import { CONSENT, tempDir } from './helpers';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { queryRow, queryRows, storeSuite } from '../support/dialects';
-import { BankMeta, Consent } from '../../src/api/schemas';
+import { BankMeta, Consent } from '@bankdata/core/schemas';
 import { BANK, CONSENT, OTHER_CONSENT, freshStoreOn } from './helpers';
 
 const authorised = Consent.parse({

@@ -3,7 +3,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { queryRow, queryRows, storeSuite } from '../support/dialects';
-import { Account, Balance, Party, Statement, type AccountId, type StatementId } from '../../src/api/schemas';
+import { Account, Balance, Party, Statement, type AccountId, type StatementId } from '@bankdata/core/schemas';
 import { toAccountRow, toBalanceRow, toPartyRow, toStatementRow } from '../../src/sync/transform';
 import { ACCOUNT, BANK, CONSENT, NOW, OTHER_CONSENT, authorise, freshStoreOn, tempDir } from './helpers';
 

@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { nzDateOf, nzDaysBetween } from '../../src/api/rules';
-import { Consent, type ConsentId } from '../../src/api/schemas';
+import { nzDateOf, nzDaysBetween } from '@bankdata/core/nz-time';
+import { Consent, type ConsentId } from '@bankdata/core/schemas';
 import { VIEW_COLUMNS, VIEW_NAMES, type SqliteStore } from '../../src/store';
 import { CONSENT, freshStore } from './helpers';
 

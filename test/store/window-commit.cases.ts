@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { queryRow, queryRows, storeSuite } from '../support/dialects';
-import type { ConsentId } from '../../src/api/schemas';
+import type { ConsentId } from '@bankdata/core/schemas';
 import type { Store, TransactionRow, TransactionWindowInput } from '../../src/store';
 import { ACCOUNT, BANK, CONSENT, OTHER_CONSENT, authorise, freshStoreOn, storedTx, txRow } from './helpers';
 

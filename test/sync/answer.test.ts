@@ -3,9 +3,9 @@
  * its schema or, in an account's answer, a record of another account is a reject with its reason.
  */
 import { describe, expect, it } from 'vitest';
-import { Balance, type AccountId, type ConsentId } from '../../src/api/schemas';
+import { Balance, type AccountId, type ConsentId } from '@bankdata/core/schemas';
 import { commitAnswer, sortAnswer } from '../../src/sync/answer';
-import { emptyCounters } from '../../src/sync/context';
+import { emptyCounters } from '../../src/sync/run-context';
 import { toBalanceRow } from '../../src/sync/transform';
 
 const ctx = {

@@ -7,7 +7,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { IdempotencyError, UnavailableError, type DataApiClient } from '../../src/api';
-import type { StartedEmulator } from '../../src/emulator';
+import type { StartedEmulator } from '@bankdata/emulator';
 import type { Store } from '../../src/store';
 import { ConsentRuleError, createConsentFlow, type CreateConsentDeps } from '../../src/sync/consent-create';
 import { buildConsentRequest, intentHashOf, type ConsentRequestInput } from '../../src/sync/consent-request';
@@ -132,7 +132,7 @@ export const consentCreateSuite = storeSuite('consents create', (dialect) => {
 
   describe('consents create: idempotency (docs/bank-api.md §4.1)', () => {
     it('an answer lost after the server created the consent is replayed with the same key: one consent; BDT704 meanwhile is retried with the same key', async () => {
-      // The server holds the first request until the rerun has seen BDT704 (src/emulator/hold.ts).
+      // The server holds the first request until the rerun has seen BDT704 (packages/emulator/src/hold.ts).
       emu.updateSettings({ consentCreateDelayMs: 60_000 });
       const before = await consentsOnServer();
       // The first attempt's answer never arrives (client timeout, no retry): the row stays pending.

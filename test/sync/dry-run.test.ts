@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AuthenticationError, type DataApiClient } from '../../src/api';
-import type { ConsentId } from '../../src/api/schemas';
+import type { ConsentId } from '@bankdata/core/schemas';
 import { planDryRun } from '../../src/sync/dry-run';
 import { endpointOf } from '../fixtures/request-log';
 import { SETTINGS, startHarness, type Harness } from '../fixtures/sync-harness';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { PLANNED_RESOURCES, planConsent, scopeGapForSync, unitsOf } from '../../src/sync/plan';
-import type { BankMeta } from '../../src/api/schemas';
+import type { BankMeta } from '@bankdata/core/schemas';
 
 const ALL_SCOPES = [
   'manage:consents',

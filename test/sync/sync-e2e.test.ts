@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { join } from 'node:path';
 import { DateTime } from 'luxon';
-import type { ConsentId } from '../../src/api/schemas';
-import { hasPermissionFor } from '../../src/api/rules';
-import { signedAmount } from '../../src/sync/money';
+import type { ConsentId } from '@bankdata/core/schemas';
+import { hasPermissionFor } from '@bankdata/core/endpoint-access';
+import { signedAmount } from '@bankdata/core/money';
 import {
   expectedTransactions,
   sha256File,

@@ -13,9 +13,9 @@
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createDataApiClient, type DataApiClient } from '../../src/api';
-import { addNzDays, nzDateOf } from '../../src/api/rules';
+import { addNzDays, nzDateOf } from '@bankdata/core/nz-time';
 import { exitCodeOf } from '../../src/cli/sync';
-import { FAULT_PROFILES, type FaultKind, type FaultRates, type RequestLogEntry } from '../../src/emulator';
+import { FAULT_PROFILES, type FaultKind, type FaultRates, type RequestLogEntry } from '@bankdata/emulator';
 import type { SyncSummary } from '../../src/sync/run';
 import { requestHook, requestKeyOf } from '../fixtures/request-log';
 import type { Store } from '../../src/store';

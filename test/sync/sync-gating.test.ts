@@ -7,10 +7,11 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DateTime } from 'luxon';
-import { ENDPOINT_RESOURCE, NZ_ZONE, addNzDays, nzDateOf, nzMidnight } from '../../src/api/rules';
-import { BANKS, type BankMeta, type BankName, type ConsentId } from '../../src/api/schemas';
-import type { RequestLogEntry } from '../../src/emulator';
-import { metaFor } from '../../src/emulator/bank-meta';
+import { ENDPOINT_RESOURCE } from '@bankdata/core/endpoint-access';
+import { NZ_ZONE, addNzDays, nzDateOf, nzMidnight } from '@bankdata/core/nz-time';
+import { BANKS, type BankMeta, type BankName, type ConsentId } from '@bankdata/core/schemas';
+import type { RequestLogEntry } from '@bankdata/emulator';
+import { metaFor } from '@bankdata/emulator/bank-meta';
 import type { SyncSummary } from '../../src/sync/run';
 import { windowSpanDays } from '../../src/sync/windows';
 import { consentOf, endpointOf, requestHook, windowOf } from '../fixtures/request-log';

@@ -6,9 +6,9 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDataApiClient } from '../../src/api';
-import type { ConsentId } from '../../src/api/schemas';
-import type { RequestLogEntry } from '../../src/emulator';
-import type { SyncSettings } from '../../src/sync/context';
+import type { ConsentId } from '@bankdata/core/schemas';
+import type { RequestLogEntry } from '@bankdata/emulator';
+import type { SyncSettings } from '../../src/sync/run-context';
 import { kindOf } from '../bench/sync-support/bench-world';
 import { startHarness, type Harness } from '../fixtures/sync-harness';
 

@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DataApiClient } from '../../src/api';
-import type { AccountId } from '../../src/api/schemas';
+import type { AccountId } from '@bankdata/core/schemas';
 import { startHarness, type Harness } from '../fixtures/sync-harness';
 
 let h: Harness;

@@ -1,6 +1,14 @@
 /** The pure wire → row transforms, on the example payloads of docs/bank-api.md §6.1–§6.8. */
 import { describe, expect, it } from 'vitest';
-import { Account, Balance, Party, Statement, Transaction, type AccountId, type ConsentId } from '../../src/api/schemas';
+import {
+  Account,
+  Balance,
+  Party,
+  Statement,
+  Transaction,
+  type AccountId,
+  type ConsentId,
+} from '@bankdata/core/schemas';
 import { toAccountRow, toBalanceRow, toPartyRow, toStatementRow, toTransactionRow } from '../../src/sync/transform';
 
 const ctx = {

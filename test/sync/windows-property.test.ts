@@ -6,7 +6,8 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { DateTime } from 'luxon';
-import { checkInsideConsentWindow, checkQueryRange, nzDateOf, nzMidnight } from '../../src/api/rules';
+import { checkInsideConsentWindow, checkQueryRange } from '@bankdata/core/consent-rules';
+import { nzDateOf, nzMidnight } from '@bankdata/core/nz-time';
 import {
   isLastWindow,
   planWindows,

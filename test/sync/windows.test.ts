@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { DateTime } from 'luxon';
-import { formatNz, toInstant } from '../../src/api/rules';
+import { formatNz, toInstant } from '@bankdata/core/nz-time';
 import {
   planWindows,
   splitWindow,

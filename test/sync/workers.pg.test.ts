@@ -10,7 +10,7 @@ import { spawn } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { startEmulator, type StartedEmulator } from '../../src/emulator';
+import { startEmulator, type StartedEmulator } from '@bankdata/emulator';
 import { emulatorEnv } from '../fixtures/cli-env';
 import { postgresQuery, postgresViews, sqliteViews, type ViewRows } from '../fixtures/worker-views';
 import { BIN, runCliInProcess, spawnCli, waitFor } from '../cli/cli-process';

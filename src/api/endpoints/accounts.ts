@@ -2,8 +2,8 @@
 import type { DateTime } from 'luxon';
 import { paginate, type ListResult } from '../paginate';
 import { parseSingle, type SingleResult } from '../parse';
-import { formatNz } from '../rules';
-import type { Account, AccountId, Balance, ConsentId, Transaction } from '../schemas';
+import { formatNz } from '@bankdata/core/nz-time';
+import type { Account, AccountId, Balance, ConsentId, Transaction } from '@bankdata/core/schemas';
 import type { Transport } from '../transport';
 
 export const accountPath = (accountId: AccountId) => `/v1/accounts/${encodeURIComponent(accountId)}`;

@@ -1,8 +1,8 @@
 /** Consents (docs/bank-api.md §4): create, read, revoke. Responses parsed strictly. */
 import { randomUUID } from 'node:crypto';
 import { parseStrict } from '../parse';
-import { MAX_IDEMPOTENCY_KEY_LENGTH } from '../rules';
-import { Consent, CreateConsentResponse, type ConsentId, type CreateConsentRequest } from '../schemas';
+import { MAX_IDEMPOTENCY_KEY_LENGTH } from '@bankdata/core/consent-rules';
+import { Consent, CreateConsentResponse, type ConsentId, type CreateConsentRequest } from '@bankdata/core/schemas';
 import type { Transport } from '../transport';
 
 export interface CreateConsentOptions {

@@ -1,6 +1,6 @@
 /** Party (docs/bank-api.md §6.8): the consenting customer, and an account's owner. */
 import { parseSingle, type SingleResult } from '../parse';
-import type { AccountId, ConsentId } from '../schemas';
+import type { AccountId, ConsentId } from '@bankdata/core/schemas';
 import type { Transport } from '../transport';
 import { accountPath } from './accounts';
 

@@ -2,7 +2,7 @@
 import { createHash } from 'node:crypto';
 import { Transform, type Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { ProtocolError } from '../errors';
+import { ProtocolError } from '../api-errors';
 import type { ListResult } from '../paginate';
 import { parseSingle, type SingleResult } from '../parse';
 import {
@@ -12,7 +12,7 @@ import {
   type Statement,
   type StatementFileType,
   type StatementId,
-} from '../schemas';
+} from '@bankdata/core/schemas';
 import type { Transport } from '../transport';
 import { accountPath, formatQueryDate, listAll, type QueryDate } from './accounts';
 

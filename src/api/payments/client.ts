@@ -13,9 +13,9 @@ import type { DateTime } from 'luxon';
 import { createClientCore, type ApiClientOptions, type ClientCoreStats } from '../client-core';
 import type { PaymentsRequestKind } from '../http';
 import { parseStrict } from '../parse';
-import { MAX_IDEMPOTENCY_KEY_LENGTH } from '../rules';
+import { MAX_IDEMPOTENCY_KEY_LENGTH } from '@bankdata/core/consent-rules';
 import { createTransport } from '../transport';
-import { toPaymentsError } from './map-error';
+import { toPaymentsError } from './map-payment-error';
 import {
   CreatePaymentConsentResponse,
   Payment,
@@ -24,7 +24,7 @@ import {
   type CreatePaymentRequest,
   type PaymentConsentId,
   type PaymentId,
-} from './schemas';
+} from '@bankdata/core/payment-schemas';
 
 /** `baseUrl` is `{payments_base_url}`. */
 export type PaymentsClientOptions = ApiClientOptions;

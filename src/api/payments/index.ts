@@ -6,6 +6,6 @@ export {
   type PaymentsClientOptions,
   type PaymentsClientStats,
 } from './client';
-export * from './errors';
-export { readNamedPayment, toPaymentsError, type PaymentsErrorAnswer } from './map-error';
-export * from './schemas';
+export * from './payment-errors';
+export { readNamedPayment, toPaymentsError, type PaymentsErrorAnswer } from './map-payment-error';
+export * from '@bankdata/core/payment-schemas';

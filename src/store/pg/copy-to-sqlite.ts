@@ -13,7 +13,7 @@
 import { join } from 'node:path';
 import type Database from 'better-sqlite3';
 import type pg from 'pg';
-import { nzMidnight } from '../../api/rules';
+import { nzMidnight } from '@bankdata/core/nz-time';
 import { openAtomicFile } from '../../fs/atomic-file';
 import { readStatementFile } from './statement-files';
 import { COPIED_TABLES, sqliteColumns, type CopiedTable, type CopyCounts } from './copy-tables';

@@ -9,8 +9,8 @@
  */
 import { and, asc, desc, eq, gte, inArray, isNotNull, isNull, max, min, notInArray, sql } from 'drizzle-orm';
 import { drizzle } from 'drizzle-orm/node-postgres';
-import { TERMINAL_PAYMENT_STATUSES, type PaymentStatus } from '../../api/payments/schemas';
-import type { AccountId } from '../../api/schemas';
+import { TERMINAL_PAYMENT_STATUSES, type PaymentStatus } from '@bankdata/core/payment-schemas';
+import type { AccountId } from '@bankdata/core/schemas';
 import { creationKeySince, creationValues, isOpenCreation } from '../consent-creations';
 import { forgetInTransaction, type ForgetSql } from '../forget';
 import { DEFAULT_LEASE_TTL_MS, decideAcquire, isProcessAlive, LEASE_ROW } from '../lease';
@@ -62,7 +62,7 @@ import {
   recordStatementFilePg,
 } from './unit-writes';
 import { commitTransactionWindowPg, insertRejectsPg } from './window-commit';
-import { itemAt } from '../../item-at';
+import { itemAt } from '@bankdata/core/arrays';
 
 export interface OpenPgStoreOptions {
   /** The clock for every `now` left out (tests fix it). */
@@ -456,16 +456,14 @@ export async function openPgStore(url: string, options: OpenPgStoreOptions = {})
           .orderBy(asc(payments.createdAt), asc(payments.paymentId)),
       insertAttempt: async (attempt) => {
         const stamp = at(attempt.now);
-        await db
-          .insert(paymentAttempts)
-          .values({
-            idempotencyKey: attempt.idempotencyKey,
-            consentId: attempt.consentId,
-            requestJson: attempt.requestJson,
-            state: 'sending',
-            createdAt: stamp,
-            updatedAt: stamp,
-          });
+        await db.insert(paymentAttempts).values({
+          idempotencyKey: attempt.idempotencyKey,
+          consentId: attempt.consentId,
+          requestJson: attempt.requestJson,
+          state: 'sending',
+          createdAt: stamp,
+          updatedAt: stamp,
+        });
       },
       updateAttempt: async (key, update) => {
         await db

@@ -7,7 +7,7 @@
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import type pg from 'pg';
-import type { ConsentId } from '../../api/schemas';
+import type { ConsentId } from '@bankdata/core/schemas';
 import type { BeginInput, BeginResult } from '../run-work';
 import {
   finishConsent,

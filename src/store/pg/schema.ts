@@ -35,8 +35,8 @@ import {
   type StatementId,
   type TransactionId,
   type PartyId,
-} from '../../api/schemas';
-import { PAYMENT_STATUSES } from '../../api/payments/schemas';
+} from '@bankdata/core/schemas';
+import { PAYMENT_STATUSES } from '@bankdata/core/payment-schemas';
 import {
   CONSENT_CREATION_STATES,
   CONSENT_OUTCOMES,

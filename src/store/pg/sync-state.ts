@@ -8,7 +8,7 @@
  * (the largest accepted, the smallest refused), so no worker's lesson is lost to a race.
  */
 import { and, eq, max, sql } from 'drizzle-orm';
-import type { BankName } from '../../api/schemas';
+import type { BankName } from '@bankdata/core/schemas';
 import { checkRowsPerDay, checkWindowDays, type WatermarkKey, type WindowKnowledge } from '../sync-state';
 import { toStoredInstant, type Instant } from '../time';
 import type { PgDb } from './open';

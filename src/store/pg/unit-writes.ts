@@ -8,7 +8,7 @@
 import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { eq, sql, type SQL } from 'drizzle-orm';
-import type { AccountId, BankName, ConsentId, StatementId } from '../../api/schemas';
+import type { AccountId, BankName, ConsentId, StatementId } from '@bankdata/core/schemas';
 import {
   checkPartyInput,
   checkRowsBelong,

@@ -8,7 +8,7 @@
  */
 import { and, eq, inArray } from 'drizzle-orm';
 import { sql } from 'drizzle-orm';
-import type { ConsentId, TransactionId } from '../../api/schemas';
+import type { ConsentId, TransactionId } from '@bankdata/core/schemas';
 import { mergeRow } from '../merge';
 import { rejectValues } from '../rejects';
 import { TRANSACTION_DETAIL_COLUMNS, type RejectInput, type TransactionRow } from '../rows';

@@ -9,7 +9,7 @@
  */
 import type pg from 'pg';
 import type { BudgetCounts } from '../../api/pacer';
-import type { ConsentId } from '../../api/schemas';
+import type { ConsentId } from '@bankdata/core/schemas';
 import type { ConsentOutcome, RunOutcome } from '../schema';
 import { toStoredInstant, type Instant } from '../time';
 import { inPgTransaction } from './open';

@@ -1,7 +1,7 @@
 /** Wire Account (docs/bank-api.md §6.1) → accounts row. Pure. */
-import type { Account } from '../../api/schemas';
+import type { Account } from '@bankdata/core/schemas';
 import type { AccountRow } from '../../store/rows';
-import { ownerColumns, toRawJson, type TransformContext } from './context';
+import { ownerColumns, toRawJson, type TransformContext } from './transform-context';
 
 export function toAccountRow(account: Account, ctx: TransformContext, raw: unknown = account): AccountRow {
   return {

@@ -1,9 +1,9 @@
 /** Wire Balance (docs/bank-api.md §6.3) → balances row. Pure. */
-import type { Balance } from '../../api/schemas';
+import type { Balance } from '@bankdata/core/schemas';
 import type { BalanceRow } from '../../store/rows';
 import { toStoredInstant } from '../../store/time';
-import { amountMinor, signedAmount } from '../money';
-import { ownerColumns, toRawJson, type TransformContext } from './context';
+import { amountMinor, signedAmount } from '@bankdata/core/money';
+import { ownerColumns, toRawJson, type TransformContext } from './transform-context';
 
 export function toBalanceRow(balance: Balance, ctx: TransformContext, raw: unknown = balance): BalanceRow {
   return {

@@ -1,4 +1,4 @@
-export { toRawJson, type TransformContext } from './context';
+export { toRawJson, type TransformContext } from './transform-context';
 export { toAccountRow } from './account';
 export { toBalanceRow } from './balance';
 export { toTransactionRow } from './transaction';

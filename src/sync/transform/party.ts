@@ -1,7 +1,7 @@
 /** Wire Party (docs/bank-api.md §6.8) → parties row. Pure. */
-import type { AccountId, Party } from '../../api/schemas';
+import type { AccountId, Party } from '@bankdata/core/schemas';
 import type { PartyRow } from '../../store/rows';
-import { ownerColumns, toRawJson, type TransformContext } from './context';
+import { ownerColumns, toRawJson, type TransformContext } from './transform-context';
 
 /**
  * One address as a line: address lines, town, post code, country, joined with ", "

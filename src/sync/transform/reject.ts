@@ -1,7 +1,7 @@
 /** A record that failed its schema, or of another account → a rejects row input (sync/answer.ts decides which). Pure. */
-import type { AccountId } from '../../api/schemas';
+import type { AccountId } from '@bankdata/core/schemas';
 import type { RejectInput } from '../../store/rows';
-import type { TransformContext } from './context';
+import type { TransformContext } from './transform-context';
 
 export function toRejectInput(
   resource: string,

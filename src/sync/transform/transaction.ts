@@ -1,10 +1,10 @@
 /** Wire Transaction (docs/bank-api.md §6.4) → transactions row. Pure. */
-import { nzDateOf } from '../../api/rules';
-import type { Transaction } from '../../api/schemas';
+import { nzDateOf } from '@bankdata/core/nz-time';
+import type { Transaction } from '@bankdata/core/schemas';
 import type { TransactionRow } from '../../store/rows';
 import { toStoredInstant, toStoredInstantOrNull } from '../../store/time';
-import { amountMinor, signedAmount } from '../money';
-import { ownerColumns, toRawJson, type TransformContext } from './context';
+import { amountMinor, signedAmount } from '@bankdata/core/money';
+import { ownerColumns, toRawJson, type TransformContext } from './transform-context';
 
 export function toTransactionRow(tx: Transaction, ctx: TransformContext, raw: unknown = tx): TransactionRow {
   const ref = tx.TransactionReference;

@@ -4,8 +4,8 @@
  * amounts, 1 in 10 a formula-like description, half with a merchant, raw JSON kept as the sync
  * keeps it). Shared by export-csv.ts and report.ts.
  */
-import type { AccountId, ConsentId } from '../../../src/api/schemas';
-import { nzDateOf } from '../../../src/api/rules';
+import type { AccountId, ConsentId } from '@bankdata/core/schemas';
+import { nzDateOf } from '@bankdata/core/nz-time';
 import { openStore, type SqliteStore } from '../../../src/store';
 
 export const ACCOUNTS = ['acc-0001', 'acc-0002', 'acc-0003', 'acc-0004'];

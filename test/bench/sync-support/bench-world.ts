@@ -7,10 +7,10 @@ import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { createDataApiClient } from '../../../src/api';
-import { addNzDays, formatNz, nzDateOf, nzMidnight } from '../../../src/api/rules';
-import { BANKS, type ConsentFlow } from '../../../src/api/schemas';
-import type { RequestLogEntry, StartedEmulator } from '../../../src/emulator';
-import { bankMeta } from '../../../src/emulator/bank-meta';
+import { addNzDays, formatNz, nzDateOf, nzMidnight } from '@bankdata/core/nz-time';
+import { BANKS, type ConsentFlow } from '@bankdata/core/schemas';
+import type { RequestLogEntry, StartedEmulator } from '@bankdata/emulator';
+import { bankMeta } from '@bankdata/emulator/bank-meta';
 import {
   REQUEST_KINDS,
   emptyKindCounts,
@@ -139,7 +139,9 @@ const CHILD = fileURLToPath(new URL('./sync-child.ts', import.meta.url));
 export function runSyncInChild(job: SyncJob): Promise<SyncJobResult & { pid: number }> {
   return new Promise((resolve, reject) => {
     const profile = process.env.BENCH_CPU_PROF ? ['--cpu-prof', '--cpu-prof-dir', process.env.BENCH_CPU_PROF] : [];
-    const child = spawn(process.execPath, [...profile, RUN_TS, CHILD], { stdio: ['pipe', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, [...profile, '--conditions=bankdata-source', RUN_TS, CHILD], {
+      stdio: ['pipe', 'pipe', 'inherit'],
+    });
     child.stdin.end(JSON.stringify(job));
     let out = '';
     child.stdout.setEncoding('utf8');

@@ -9,12 +9,13 @@
  * statement not fetched yet, account party (1); the customer's party (1). Plus meta and token.
  */
 import type { DateTime } from 'luxon';
-import { addNzDays, creditDebitFilter, nzDateOf, nzMidnight } from '../../../src/api/rules';
-import { SCOPES, type BankMeta, type BankName, type ConsentStatus } from '../../../src/api/schemas';
-import type { StartedEmulator } from '../../../src/emulator';
-import { bankMeta } from '../../../src/emulator/bank-meta';
-import { historyFloorMs } from '../../../src/emulator/resource-guard';
-import { accountKey } from '../../../src/emulator/world-types';
+import { addNzDays, nzDateOf, nzMidnight } from '@bankdata/core/nz-time';
+import { creditDebitFilter } from '@bankdata/core/endpoint-access';
+import { SCOPES, type BankMeta, type BankName, type ConsentStatus } from '@bankdata/core/schemas';
+import type { StartedEmulator } from '@bankdata/emulator';
+import { bankMeta } from '@bankdata/emulator/bank-meta';
+import { historyFloorMs } from '@bankdata/emulator/resource-guard';
+import { accountKey } from '@bankdata/emulator/world-types';
 import { planConsent } from '../../../src/sync/plan';
 import { syncRange } from '../../../src/sync/windows';
 

@@ -10,7 +10,7 @@ import { subscribe } from 'node:diagnostics_channel';
 import { text } from 'node:stream/consumers';
 import { createDataApiClient, type ClientStats } from '../../../src/api';
 import { openStore } from '../../../src/store';
-import type { SyncSettings } from '../../../src/sync/context';
+import type { SyncSettings } from '../../../src/sync/run-context';
 import { runSync, type SyncSummary } from '../../../src/sync/run';
 
 export interface SyncJob {

@@ -6,7 +6,7 @@
  * replaced in opposite orders do not deadlock.
  */
 import { afterEach, expect, it } from 'vitest';
-import type { AccountId } from '../../../src/api/schemas';
+import type { AccountId } from '@bankdata/core/schemas';
 import { openDatabaseStore, type Store } from '../../../src/store';
 import type { ContinuityFinding } from '../../../src/store/continuity';
 import { createTestDatabase, describePostgres } from '../../support/postgres';

@@ -7,7 +7,7 @@ import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { nzMidnight } from '../../../src/api/rules';
+import { nzMidnight } from '@bankdata/core/nz-time';
 import { openDatabase } from '../../../src/store/open';
 import { COPIED_TABLES, copySqliteToPostgres, sqliteColumns } from '../../../src/store/pg/copy-tables';
 import { copyPostgresToSqlite, type CopyFilter } from '../../../src/store/pg/copy-to-sqlite';

@@ -6,7 +6,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { ConsentId } from '../../../src/api/schemas';
+import type { ConsentId } from '@bankdata/core/schemas';
 import { openDatabaseStore, type Store } from '../../../src/store';
 import { createTestDatabase, describePostgres } from '../../support/postgres';
 

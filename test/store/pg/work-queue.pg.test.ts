@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
 import { afterEach, beforeEach, expect, it } from 'vitest';
-import type { ConsentId } from '../../../src/api/schemas';
+import type { ConsentId } from '@bankdata/core/schemas';
 import { createPool } from '../../../src/store/pg/open';
 import {
   finishConsent,

@@ -1,0 +1,104 @@
+/**
+ * Consent date rules (docs/bank-api.md §4.1) judged by NZ date across
+ * daylight saving: the last Sunday of September (a 23-hour day, +12 → +13) and the first Sunday
+ * of April (a 25-hour day, +13 → +12).
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { StartedEmulator } from '../src';
+import { Api, consentBody, expectErrorBody, startTest, type ConsentOverrides } from './helpers';
+
+function post(api: Api, emu: StartedEmulator, o: ConsentOverrides) {
+  return api.call('POST', '/v1/consents', { body: consentBody(emu, o) });
+}
+
+describe('on the day summer time starts (2026-09-27, clock 10:00 +13:00)', () => {
+  let emu: StartedEmulator;
+  let api: Api;
+  beforeAll(async () => {
+    ({ emu, api } = await startTest({ start: '2026-09-27T10:00:00+13:00', environment: 'production' }));
+  });
+  afterAll(() => emu.close());
+
+  it('BDT251: an end at 23:59:59 NZDT today is refused, 00:00 NZDT tomorrow is accepted', async () => {
+    expectErrorBody(await post(api, emu, { end: '2026-09-27T10:59:59Z', expiration: null }), 400, 'BDT251');
+    expect((await post(api, emu, { end: '2026-09-27T11:00:00Z', expiration: null })).status).toBe(201);
+  });
+
+  it('BDT258: an expiration on the creation date (NZ) is refused, the next NZ day is accepted', async () => {
+    expectErrorBody(await post(api, emu, { end: null, expiration: '2026-09-27T23:59:59+13:00' }), 400, 'BDT258');
+    expect((await post(api, emu, { end: null, expiration: '2026-09-27T11:00:00Z' })).status).toBe(201);
+  });
+
+  it('BDT257: start at 00:00 NZST and end at 23:59:59 NZDT fall on the same 23-hour NZ date', async () => {
+    const res = await post(api, emu, { start: '2026-09-26T12:00:00Z', end: '2026-09-27T10:59:59Z', expiration: null });
+    expectErrorBody(res, 400, 'BDT257');
+  });
+
+  it('BDT257 is checked before BDT251 (an end on the start date, today)', async () => {
+    const res = await post(api, emu, {
+      start: '2026-09-27T09:00:00+13:00',
+      end: '2026-09-27T09:30:00+13:00',
+      expiration: null,
+    });
+    expectErrorBody(res, 400, 'BDT257');
+  });
+
+  it('BDT252: a start one second after now is refused, now itself is accepted', async () => {
+    expectErrorBody(await post(api, emu, { start: '2026-09-27T10:00:01+13:00' }), 400, 'BDT252');
+    expect((await post(api, emu, { start: '2026-09-27T10:00:00+13:00' })).status).toBe(201);
+  });
+
+  it('BDT240: an expiration before the start', async () => {
+    const res = await post(api, emu, {
+      start: '2026-09-01T00:00:00+12:00',
+      end: null,
+      expiration: '2026-08-31T00:00:00+12:00',
+    });
+    expectErrorBody(res, 400, 'BDT240');
+  });
+
+  it('BDT244: an expiration before the end', async () => {
+    const res = await post(api, emu, { end: '2026-12-01T00:00:00+13:00', expiration: '2026-11-30T00:00:00+13:00' });
+    expectErrorBody(res, 400, 'BDT244');
+  });
+
+  it('BDT014: a BNZ start over 2 calendar years ago in Pacific/Auckland (then +12:00)', async () => {
+    // Two NZ calendar years before 2026-09-27 10:00 NZDT is 2024-09-27 10:00 NZST = 22:00Z.
+    expect((await post(api, emu, { bank: 'BNZ', start: '2024-09-26T22:00:00Z' })).status).toBe(201);
+    expectErrorBody(await post(api, emu, { bank: 'BNZ', start: '2024-09-26T21:59:59Z' }), 400, 'BDT014');
+    expect((await post(api, emu, { bank: 'PNZ', start: '2024-09-26T21:59:59Z' })).status).toBe(201);
+  });
+
+  it('checks the date rules in table order: BDT252 before BDT240', async () => {
+    const res = await post(api, emu, {
+      start: '2026-10-01T00:00:00+13:00',
+      end: null,
+      expiration: '2026-09-30T00:00:00+13:00',
+    });
+    expectErrorBody(res, 400, 'BDT252');
+  });
+});
+
+describe('on the day summer time ends (2026-04-05, clock 10:00 +12:00)', () => {
+  let emu: StartedEmulator;
+  let api: Api;
+  beforeAll(async () => {
+    ({ emu, api } = await startTest({ start: '2026-04-05T10:00:00+12:00' }));
+  });
+  afterAll(() => emu.close());
+
+  it('BDT251: an end at 23:30 NZST today is refused although it is 00:30 tomorrow at +13:00', async () => {
+    expectErrorBody(await post(api, emu, { end: '2026-04-05T11:30:00Z', expiration: null }), 400, 'BDT251');
+    expect((await post(api, emu, { end: '2026-04-05T12:00:00Z', expiration: null })).status).toBe(201);
+  });
+
+  it('BDT258: an expiration at 23:59:59 NZST on the creation date is refused', async () => {
+    expectErrorBody(await post(api, emu, { end: null, expiration: '2026-04-05T11:59:59Z' }), 400, 'BDT258');
+    expect((await post(api, emu, { end: null, expiration: '2026-04-05T12:00:00Z' })).status).toBe(201);
+  });
+
+  it('BDT257: 00:00 NZDT and 23:59:59 NZST are 25 hours apart on the same NZ date', async () => {
+    const res = await post(api, emu, { start: '2026-04-04T11:00:00Z', end: '2026-04-05T11:59:59Z', expiration: null });
+    expectErrorBody(res, 400, 'BDT257');
+  });
+});

@@ -1,0 +1,177 @@
+/**
+ * The ONE function that maps an HTTP answer (status, code, headers, path, request-id) to its
+ * error class (docs/bank-api.md §7.2, §7.3). It decides by `code` first, then `status`; it never reads
+ * `error`, and reads `message` only for the legacy no-code BDT237 of docs/bank-api.md §7.2. The parts
+ * that do not depend on the API (details, 401 with a fresh token, unavailable) are exported for
+ * the Payments API's mapping function (payments/map-error.ts).
+ */
+import {
+  AuthenticationError,
+  CONSENT_ENDED_CODES,
+  ConfigurationError,
+  ConsentEndedError,
+  ConsentNotAuthorisedError,
+  DateRuleError,
+  IdempotencyError,
+  NotFoundError,
+  NotSupportedError,
+  PermissionMissingError,
+  RequestRejectedError,
+  ScopeMissingError,
+  SplitNeededError,
+  UnavailableError,
+  type ApiError,
+  type ApiErrorDetails,
+  type RequestKind,
+} from './api-errors';
+import { ENDPOINT_ACCESS } from '@bankdata/core/endpoint-access';
+
+/** docs/bank-api.md §7.2: the legacy no-code form of BDT237. The ONE place a message text is read. */
+export const LEGACY_BDT237_MESSAGE = 'To date time must not be before from date time';
+
+const DATE_RULE_CODES = new Set(['BDT236', 'BDT237', 'BDT238', 'BDT239']);
+const IDEMPOTENCY_CODES = new Set(['BDT701', 'BDT702', 'BDT704']);
+const AVAILABILITY_CODES = new Set(['BDT601', 'BDT602', 'BDT603', 'BDT604']);
+/** Consent-creation codes (docs/bank-api.md §7.3): fix the request or the configuration. */
+const CONFIGURATION_CODES = new Set([
+  'BDT014',
+  'BDT211',
+  'BDT212',
+  'BDT213',
+  'BDT228',
+  'BDT230',
+  'BDT240',
+  'BDT241',
+  'BDT242',
+  'BDT243',
+  'BDT244',
+  'BDT245',
+  'BDT246',
+  ...Array.from({ length: 12 }, (_, i) => `BDT${251 + i}`), // BDT251–BDT262
+  'BDT264',
+  'BDT265',
+  'BDT266',
+  'BDT267',
+  'BDT268',
+  'BDT299',
+  'BDT401',
+  'BDT402',
+  'BDT403',
+]);
+/** Statuses that mean "try again later" for both APIs (docs/bank-api.md §7.3; docs/payments-contract.md §5). */
+export const UNAVAILABLE_STATUSES: ReadonlySet<number> = new Set([429, 500, 502, 503, 504]);
+
+export const AUTHENTICATION_HINT =
+  'check the client id and secret, and that they belong to the environment of the base URL (sandbox vs production)';
+
+/** An HTTP answer that is not a success, as the mapping function reads it. */
+export interface ErrorAnswer {
+  status: number;
+  /** `code` of the error body, when the body parsed as the error body of docs/bank-api.md §7.1. */
+  code?: string | null | undefined;
+  /** `message` of the error body: shown to people, read only for the legacy BDT237 form. */
+  message?: string | null | undefined;
+  headers: Readonly<Record<string, string | string[] | undefined>>;
+  path: string;
+  requestId: string | null;
+  kind: RequestKind;
+  cause?: unknown;
+}
+
+/** What both mapping functions read from an answer, whichever API it came from. */
+export type AnswerFacts = Omit<ErrorAnswer, 'kind'>;
+
+/** A header's (first) value, or null. */
+export function firstHeader(headers: AnswerFacts['headers'], name: string): string | null {
+  const value = headers[name];
+  return (Array.isArray(value) ? value[0] : value) ?? null;
+}
+
+/** An answer's code, error details and the two message parts every mapped error uses. */
+export function describeAnswer(answer: AnswerFacts): {
+  code: string | null;
+  details: ApiErrorDetails;
+  what: string;
+  said: string;
+} {
+  const { status } = answer;
+  const code = answer.code ?? null;
+  return {
+    code,
+    details: { status, code, path: answer.path, requestId: answer.requestId, cause: answer.cause },
+    what: `${status}${code ? ` ${code}` : ''} on ${answer.path}`,
+    said: answer.message ? `: ${answer.message}` : '',
+  };
+}
+
+/** A 401 on a request sent with a fresh token (docs/bank-api.md §7.4): the credentials are wrong. */
+export function toFreshTokenError(answer: AnswerFacts, details: ApiErrorDetails): AuthenticationError {
+  return new AuthenticationError(`401 on ${answer.path} with a fresh token: ${AUTHENTICATION_HINT}`, details);
+}
+
+/** Service unavailable (BDT601–604, BP codes of that kind, or an unavailable status), with Retry-After and Date. */
+export function toUnavailableError(
+  answer: AnswerFacts,
+  details: ApiErrorDetails,
+  what: string,
+  said: string,
+): UnavailableError {
+  return new UnavailableError(
+    `service unavailable, ${what}${said}`,
+    details,
+    firstHeader(answer.headers, 'retry-after'),
+    firstHeader(answer.headers, 'date'),
+  );
+}
+
+/** Maps a non-success answer to its error class. Code first, then status (docs/bank-api.md §7.3). */
+export function toApiError(answer: ErrorAnswer): ApiError {
+  const { status, kind } = answer;
+  const { code, details, what, said } = describeAnswer(answer);
+
+  if (kind === 'token' && (status === 401 || status === 403)) {
+    return new AuthenticationError(`token request refused (${status}): ${AUTHENTICATION_HINT}`, details);
+  }
+  if (code !== null) {
+    if (code in CONSENT_ENDED_CODES) {
+      return new ConsentEndedError(`consent can no longer be used (${CONSENT_ENDED_CODES[code]}), ${what}${said}`, {
+        ...details,
+        code,
+      });
+    }
+    if (code === 'BDT413') return new ConsentNotAuthorisedError(`consent not yet authorised, ${what}${said}`, details);
+    if (code === 'BDT411') {
+      const permissions = kind === 'token' ? [] : ENDPOINT_ACCESS[kind].permissions;
+      return new PermissionMissingError(
+        `consent lacks the permission for ${kind} (any of ${permissions.join(', ')}), ${what}${said}`,
+        details,
+        permissions,
+      );
+    }
+    if (code === 'BDT263')
+      return new SplitNeededError(`bank result too large, split the range, ${what}${said}`, details);
+    if (DATE_RULE_CODES.has(code)) {
+      return new DateRuleError(`date rule broken, ${what}${said}`, details, code as DateRuleError['ruleCode'], false);
+    }
+    if (CONFIGURATION_CODES.has(code)) return new ConfigurationError(`request refused, ${what}${said}`, details);
+    if (IDEMPOTENCY_CODES.has(code)) return new IdempotencyError(`idempotency conflict, ${what}${said}`, details);
+    if (AVAILABILITY_CODES.has(code)) return toUnavailableError(answer, details, what, said);
+    // An unknown code falls through to its status.
+  }
+  if (status === 401) return toFreshTokenError(answer, details);
+  if (status === 403 && code === null) {
+    const scope = kind === 'token' ? null : ENDPOINT_ACCESS[kind].scope;
+    return new ScopeMissingError(
+      `the client is not assigned the scope ${scope} needed for ${kind}, ${what}`,
+      details,
+      scope,
+    );
+  }
+  if (status === 400 && code === null && answer.message === LEGACY_BDT237_MESSAGE) {
+    return new DateRuleError(`date rule broken (BDT237, legacy form), ${what}${said}`, details, 'BDT237', true);
+  }
+  if (status === 404 && code === null) return new NotFoundError(`not found, ${what}${said}`, details);
+  if (status === 501) return new NotSupportedError(`resource not supported by the bank, ${what}${said}`, details);
+  if (UNAVAILABLE_STATUSES.has(status)) return toUnavailableError(answer, details, what, said);
+  return new RequestRejectedError(`request refused, ${what}${said}`, details);
+}

@@ -1,0 +1,20 @@
+/** What every job gets: one store and one client for the scheduler's life, and the settings. */
+import type { DataApiClient } from '../api';
+import type { Logger } from '../log';
+import type { PaymentsPassResult } from '../payments/sync-pass';
+import type { Store } from '../store';
+import type { SyncSettings } from '../sync/run-context';
+import type { Clock } from '@bankdata/core/clock';
+
+export interface JobContext {
+  store: Store;
+  client: DataApiClient;
+  dataDir: string;
+  sync: SyncSettings;
+  expiryWarningDays: number;
+  logger: Logger;
+  /** The payments pass run after each sync (null result: Payments API not configured). */
+  payments?: () => Promise<PaymentsPassResult | null>;
+  /** The clock (tests move it). */
+  now: Clock;
+}

@@ -1,0 +1,56 @@
+/**
+ * The nightly sync job: one `runSync` with the scheduler's AbortSignal. The run takes the
+ * database lease, so a `bankdata sync` started by cron at the same time exits 4 instead of
+ * running beside it (and if that one holds the lease, this run is skipped). On SIGTERM the unit
+ * in flight finishes and the lease is released before the scheduler exits.
+ */
+import { RunLockedError, runSync } from '../sync/run';
+import type { JobContext } from './job-context';
+import type { Job, JobReport } from './scheduler';
+
+export const NIGHTLY_SYNC = 'nightly-sync';
+
+export function nightlySyncJob(ctx: JobContext, expression: string): Job {
+  return {
+    name: NIGHTLY_SYNC,
+    expression,
+    async run(signal, firedFor): Promise<JobReport> {
+      try {
+        const summary = await runSync({
+          store: ctx.store,
+          client: ctx.client,
+          dataDir: ctx.dataDir,
+          settings: ctx.sync,
+          logger: ctx.logger,
+          signal,
+          now: ctx.now,
+        });
+        await ctx.store.runs.recordJob(summary.runId, NIGHTLY_SYNC, firedFor);
+        const payments = summary.fatal || summary.interrupted || !ctx.payments ? null : await ctx.payments();
+        const c = summary.counters;
+        // Payments that could not be read make the job partial, as they make `bankdata sync` exit 1.
+        const paymentsFailed =
+          payments !== null && (payments.failures.length > 0 || payments.authenticationError !== null);
+        return {
+          outcome: summary.outcome === 'ok' && paymentsFailed ? 'partial' : summary.outcome,
+          runId: summary.runId,
+          details: {
+            interrupted: summary.interrupted,
+            consents: summary.consents.length,
+            requests: summary.requests,
+            rows_written: c.rowsAdded + c.rowsUpdated + c.rowsRemoved,
+            failed_units: c.failedUnits.length,
+            needs_reconsent: summary.needsReconsent,
+            ...(payments ? { payments } : {}),
+            ...(summary.fatal ? { error: summary.fatal.message } : {}),
+          },
+        };
+      } catch (error) {
+        if (error instanceof RunLockedError) {
+          return { outcome: 'skipped', runId: null, details: { reason: error.message } };
+        }
+        throw error;
+      }
+    },
+  };
+}

@@ -1,0 +1,45 @@
+/**
+ * A job run recorded as a run (v_runs) and tagged with its job (job_runs): started before the
+ * work, finished with what the work reports, or finished as `failed` when it throws. The
+ * nightly sync records its own run (runSync); the other jobs use this.
+ */
+import type { RunOutcome } from '../store';
+import { describeError } from '../sync/unit-outcome';
+import type { JobContext } from './job-context';
+import type { JobReport } from './scheduler';
+
+export interface RecordedWork {
+  outcome: RunOutcome;
+  consents: number;
+  rowsWritten: number;
+  failedUnits: number;
+  errorSummary: string | null;
+  details: Record<string, unknown>;
+}
+
+export async function runRecorded(
+  ctx: JobContext,
+  job: string,
+  firedFor: Date,
+  work: () => Promise<RecordedWork>,
+): Promise<JobReport> {
+  const requestsBefore = ctx.client.stats().requests;
+  const runId = await ctx.store.runs.start({ now: ctx.now() });
+  await ctx.store.runs.recordJob(runId, job, firedFor);
+  const finish = (summary: Omit<RecordedWork, 'details'>) =>
+    ctx.store.runs.finish(runId, { ...summary, requests: ctx.client.stats().requests - requestsBefore }, ctx.now());
+  try {
+    const { details, ...summary } = await work();
+    await finish(summary);
+    return { outcome: summary.outcome, runId, details };
+  } catch (error) {
+    await finish({
+      outcome: 'failed',
+      consents: 0,
+      rowsWritten: 0,
+      failedUnits: 0,
+      errorSummary: describeError(error).slice(0, 2000),
+    });
+    throw error;
+  }
+}

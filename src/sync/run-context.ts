@@ -1,0 +1,109 @@
+/**
+ * What every part of one sync run shares: the store, the client, the settings, the clock the
+ * bank judges by, the run's counters, and the stop flag (SIGTERM: finish the unit in flight).
+ */
+import { DateTime } from 'luxon';
+import type { DataApiClient } from '../api';
+import type { ConsentId } from '@bankdata/core/schemas';
+import type { Logger } from '../log';
+import type { Store } from '../store';
+import type { AccountKey } from '../store/continuity';
+import { utcNow, type Clock } from '@bankdata/core/clock';
+
+export interface SyncSettings {
+  /** Config `sync.lookbackDays`. */
+  lookbackDays: number;
+  /** Config `sync.floor`: an NZ date, or null. */
+  floor: string | null;
+  /** Config `sync.concurrency`: the most consents in parallel (fewer once the rate is known). */
+  concurrency: number;
+  /** Config `sync.windowDays`: the largest transaction window, NZ days. */
+  windowDays: number;
+  /** Config `sync.minWindowDays` (default 1): the smallest window planned. */
+  minWindowDays?: number;
+  /** Config `sync.partyRefreshDays` (default 7): party data read again after this many days. */
+  partyRefreshDays?: number;
+  /** Config `sync.leaseTtlMs` (default 60 s): the run lease's expiry after each renewal. */
+  leaseTtlMs?: number;
+  /** Config `sync.leaseRenewMs` (default 15 s): how often the run renews its lease. */
+  leaseRenewMs?: number;
+}
+
+export interface FailedUnit {
+  consentId: ConsentId;
+  unit: string;
+  reason: string;
+}
+
+export interface SkippedResource {
+  consentId: ConsentId;
+  resource: string;
+  reason: string;
+}
+
+export interface RunCounters {
+  rowsAdded: number;
+  rowsUpdated: number;
+  rowsRemoved: number;
+  rejects: number;
+  windows: number;
+  splits: number;
+  filesWritten: number;
+  failedUnits: FailedUnit[];
+  skipped: SkippedResource[];
+}
+
+export function emptyCounters(): RunCounters {
+  return {
+    rowsAdded: 0,
+    rowsUpdated: 0,
+    rowsRemoved: 0,
+    rejects: 0,
+    windows: 0,
+    splits: 0,
+    filesWritten: 0,
+    failedUnits: [],
+    skipped: [],
+  };
+}
+
+export interface SyncContext {
+  store: Store;
+  client: DataApiClient;
+  /** Where statement files go (the configured data dir). */
+  dataDir: string;
+  settings: SyncSettings;
+  logger: Logger;
+  runId: string;
+  counters: RunCounters;
+  /** `--since` (NZ date) and `--full`. */
+  since: string | null;
+  full: boolean;
+  /** The local clock. */
+  now: Clock;
+  /** True once a stop was asked for: no new unit starts. */
+  stopping: () => boolean;
+  /** Progress callback (TTY bar); called after each window and consent. */
+  onProgress: () => void;
+  /**
+   * The accounts this process synced in the run (an accounts answer listed them), by
+   * `bank` and account id: the closing continuity check covers these (src/sync/run.ts).
+   */
+  syncedAccounts: Map<string, AccountKey>;
+}
+
+/**
+ * The instant the bank judges "today" by: the earlier of the local clock and the server's
+ * `Date`, so that a bank clock behind ours never answers BDT238 for a range we think is fine.
+ */
+export function bankNow(ctx: Pick<SyncContext, 'now' | 'client'>): DateTime {
+  const local = utcNow(ctx.now);
+  const server = ctx.client.serverNow();
+  return server && server < local ? server : local;
+}
+
+export function addRows(counters: RunCounters, counts: { added?: number; updated?: number; removed?: number }): void {
+  counters.rowsAdded += counts.added ?? 0;
+  counters.rowsUpdated += counts.updated ?? 0;
+  counters.rowsRemoved += counts.removed ?? 0;
+}

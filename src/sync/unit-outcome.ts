@@ -1,0 +1,75 @@
+/**
+ * One unit of work (a window, a resource of an account, a statement file) and what its
+ * failure means. Branches on the error class only (status + code mapped in api/errors).
+ *
+ * - consent ended / not yet authorised / authentication: not the unit's business; they go up
+ *   to the consent (recorded and skipped) or the run (exit 3).
+ * - permission or scope missing, resource unsupported: that resource is skipped with its reason.
+ * - anything else (unavailable after retries, a protocol fault, a date rule, a local I/O error):
+ *   a failed unit, recorded, retried next run; the rest of the run still lands.
+ */
+import {
+  AuthenticationError,
+  ConsentEndedError,
+  ConsentNotAuthorisedError,
+  NotSupportedError,
+  PermissionMissingError,
+  ScopeMissingError,
+} from '../api';
+import type { ConsentId } from '@bankdata/core/schemas';
+import { redact } from '@bankdata/core/secrets';
+import type { SyncContext } from './run-context';
+
+/** Errors that end the consent's sync (or the run); a unit never swallows them. */
+export function isConsentLevel(error: unknown): boolean {
+  return (
+    error instanceof ConsentEndedError ||
+    error instanceof ConsentNotAuthorisedError ||
+    error instanceof AuthenticationError
+  );
+}
+
+export function describeError(error: unknown): string {
+  if (error instanceof Error) {
+    const code = 'code' in error && typeof error.code === 'string' ? `${error.code}: ` : '';
+    return redact(`${code}${error.message}`);
+  }
+  return redact(String(error));
+}
+
+export type UnitOutcome<T> = { ok: true; value: T } | { ok: false };
+
+/**
+ * Runs one unit. Returns its value, or `{ok: false}` after recording a skip or a failure.
+ * Consent-level errors are rethrown.
+ */
+export async function runUnit<T>(
+  ctx: SyncContext,
+  consentId: ConsentId,
+  unit: string,
+  resource: string,
+  work: () => Promise<T>,
+): Promise<UnitOutcome<T>> {
+  try {
+    return { ok: true, value: await work() };
+  } catch (error) {
+    if (isConsentLevel(error)) throw error;
+    if (
+      error instanceof PermissionMissingError ||
+      error instanceof ScopeMissingError ||
+      error instanceof NotSupportedError
+    ) {
+      ctx.counters.skipped.push({ consentId, resource, reason: describeError(error) });
+      ctx.logger.warn('resource skipped', { consent_id: consentId, unit, reason: describeError(error) });
+      return { ok: false };
+    }
+    recordFailure(ctx, consentId, unit, error);
+    return { ok: false };
+  }
+}
+
+export function recordFailure(ctx: SyncContext, consentId: ConsentId, unit: string, error: unknown): void {
+  const reason = describeError(error);
+  ctx.counters.failedUnits.push({ consentId, unit, reason });
+  ctx.logger.error('unit failed', { consent_id: consentId, unit, reason });
+}
