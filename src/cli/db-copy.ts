@@ -13,7 +13,7 @@ import { nzMidnight } from '@bankdata/core/nz-time';
 import { CliError, ExitCode, UsageError } from '../errors';
 import { openStore } from '../store';
 import { openPostgres } from '../store/pg/open';
-import { checkPostgresUrl, describeUnusablePostgres, isPostgresUrl, redactPostgresUrl } from '../store/pg/url';
+import { checkPostgresUrl, describeUnusablePostgres, isPostgresUrl, redactPostgresUrl } from '../database-url';
 import { globalsOf } from './command-context';
 
 interface CopyFlags {

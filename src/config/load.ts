@@ -9,7 +9,7 @@ import type { Environment } from '@bankdata/core/consent-rules';
 import { ConfigError } from './config-errors';
 import { configSchema, type ConfigLayer, type ConfigValues } from './schema';
 import { readEnvLayer, readFlagsLayer, readJsonLayer, readSecrets, validateWith, type Secrets } from './sources';
-import { isPostgresUrl } from '../store/pg/url';
+import { isPostgresUrl } from '../database-url';
 
 export interface Config {
   readonly environment: Environment;

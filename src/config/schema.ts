@@ -8,7 +8,7 @@ import { BlockList, isIPv4, isIPv6 } from 'node:net';
 import { validate as isCronExpression } from 'node-cron';
 import { z } from 'zod';
 import { nzMidnight } from '@bankdata/core/nz-time';
-import { isPostgresUrl } from '../store/pg/url';
+import { isPostgresUrl } from '../database-url';
 
 const loopback = new BlockList();
 loopback.addSubnet('127.0.0.0', 8, 'ipv4');

@@ -5,7 +5,7 @@
  * migrates. Callers get a `Store` and never branch on the dialect.
  */
 import { DatabaseError } from '../errors';
-import { checkPostgresUrl, describeUnusablePostgres, isPostgresUrl, redactPostgresUrl } from './pg/url';
+import { checkPostgresUrl, describeUnusablePostgres, isPostgresUrl, redactPostgresUrl } from '../database-url';
 import { openStore, type OpenStoreOptions } from './sqlite-store';
 import type { Store } from './store';
 

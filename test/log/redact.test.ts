@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/log';
 import { redact, registerSecret } from '@bankdata/core/secrets';
-import { checkPostgresUrl, redactPostgresUrl } from '../../src/store/pg/url';
+import { checkPostgresUrl, redactPostgresUrl } from '../../src/database-url';
 
 describe('redact', () => {
   it('hides the password of a URL and keeps the rest', () => {

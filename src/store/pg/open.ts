@@ -8,7 +8,7 @@ import { drizzle, type NodePgDatabase } from 'drizzle-orm/node-postgres';
 import { migrate } from 'drizzle-orm/node-postgres/migrator';
 import { nameRepeatedStatements } from './named-statements';
 import pg from 'pg';
-import { redactPostgresUrl } from './url';
+import { redactPostgresUrl } from '../../database-url';
 
 /** Beside this file in the sources; the compiled program finds it through src/paths.ts. */
 export const PG_MIGRATIONS_DIR = PG_MIGRATIONS_PATH;

@@ -28,7 +28,7 @@ import type { Store } from '../store';
 import { checkWindowDays, type WatermarkKey } from '../sync-state';
 import { systemClock, toInstantMs, toStoredInstant, toStoredInstantOrNull, type Clock, type Instant } from '../time';
 import { createPool, inPgTransaction, migratePostgres, type PgDb } from './open';
-import { redactPostgresUrl } from './url';
+import { redactPostgresUrl } from '../../database-url';
 import type pg from 'pg';
 import {
   bankMeta,

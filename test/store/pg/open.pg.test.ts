@@ -1,7 +1,7 @@
 /** Opening PostgreSQL: the reasons it cannot be used, named by host and database, never with the password. */
 import { expect, it } from 'vitest';
 import { openPostgres } from '../../../src/store/pg/open';
-import { describeUnusablePostgres, redactPostgresUrl } from '../../../src/store/pg/url';
+import { describeUnusablePostgres, redactPostgresUrl } from '../../../src/database-url';
 import { createTestDatabase, describePostgres, postgresUrl } from '../../support/postgres';
 
 const SECRET = 's3cret-Pa55word';

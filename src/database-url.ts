@@ -3,7 +3,7 @@
  * to show (no password), and the one-line reason a database cannot be used. No driver import, so
  * a command on a SQLite file never loads node-postgres (docs/architecture.md).
  */
-import { UsageError } from '../../errors';
+import { UsageError } from './errors';
 
 /** True for the URLs that select PostgreSQL (`BANKDATA_DB`, `--db`). */
 export function isPostgresUrl(value: string): boolean {
