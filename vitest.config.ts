@@ -6,12 +6,16 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
 /*
  * The order test files start in (`sequence.sequencer` below): the longest first, so that the
  * workers finish together instead of one long file running alone at the end. vitest sorts by the
- * durations in its cache (node_modules/.vite), which a fresh clone or CI does not have: there it
- * started the 45-second interop file two thirds of the way through. Here a file's length is the
- * cache's figure, else LONG_FILES, else 0.
+ * durations in its cache (node_modules/.vite), which a fresh clone or CI does not have: there a
+ * long file could start late and run alone at the end. Here a file's length is the cache's figure,
+ * else LONG_FILES, else 0.
  */
 
-/** Seconds each took in a whole run on a 2-core machine (25 November 2026, 01:05 UTC); only the order matters. */
+/**
+ * The files that take longest, with a rough length in seconds each: only the order they give is
+ * used (a file not listed starts after them), so the figures need changing only when a file's place
+ * in that order does.
+ */
 const LONG_FILES: Record<string, number> = {
   'test/sync/workers-rate-limit.pg.test.ts': 24,
   'test/interop/ofx-importers.test.ts': 10,
@@ -70,8 +74,8 @@ export default defineConfig({
     maxWorkers: availableParallelism() + 1,
     // The longest files first (LongestFirstSequencer above).
     sequence: { sequencer: LongestFirstSequencer },
-    // A worker runs file after file in one process with its module cache kept (about 1 s of CPU per
-    // file saved: zod schemas, drizzle, undici are imported once per worker, not once per file). It
+    // A worker runs file after file in one process with its module cache kept (zod schemas,
+    // drizzle, undici are imported once per worker, not once per file). It
     // is safe because no test file mocks modules or leaves global state behind: each one starts its
     // own emulator, database and temporary directories, and restores the real timers it faked.
     // A helper module is evaluated once per worker: no hooks at a helper's top level (see below).
@@ -82,7 +86,7 @@ export default defineConfig({
     // *.pg.test.ts, started only when such a file is selected (postgres-global-setup.ts). One
     // project for both, so that a worker runs file after file whatever they need: with the
     // PostgreSQL files in a project of their own, a worker ran the next file of its own project
-    // only, and each switch started a new process (8 in a run, not 3: about 6 s more of wall time).
+    // only, and each switch started a new process.
     globalSetup: ['test/global-setup.ts', 'test/support/postgres-global-setup.ts'],
     // Per-file clean-up of shared test helpers (a hook at a helper's top level would only be
     // registered for the first file of each worker): temporary folders, PostgreSQL databases.

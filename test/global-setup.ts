@@ -5,11 +5,12 @@
  * run ends.
  *
  * The tests write thousands of small files (SQLite databases, exports, a PostgreSQL cluster and a
- * database per file). On this project's disk-backed /tmp (ext4 mounted with `discard`) creating
- * and deleting them cost a third of the suite's CPU as system time: a PostgreSQL database made
- * from the template took 230 ms there and 20 ms on tmpfs. The workers inherit TMPDIR from here
- * (vitest starts them after the global setup), and every test makes its folders under
- * os.tmpdir(), so a folder a test leaves behind is removed with the run's.
+ * database per file). On a disk-backed /tmp (this project's is ext4 mounted with `discard`) each
+ * file created and deleted is system time for the file system's journal and the discards; on tmpfs
+ * it is memory work only (docs/benchmarks-history.md "The test suite's wall time: night session").
+ * The workers inherit TMPDIR from here (vitest starts them after the global setup), and every
+ * test makes its folders under os.tmpdir(), so a folder a test leaves behind is removed with the
+ * run's.
  */
 import { execFileSync } from 'node:child_process';
 import {
@@ -72,8 +73,9 @@ function distIsFresh(): boolean {
 
 /**
  * Whether /dev/shm is a writable tmpfs folder (Linux) with room for a run, unless the caller chose
- * TMPDIR themselves. A whole run holds at most about 350 MB there at once; a container's default
- * /dev/shm of 64 MB is too small, and the disk is used instead.
+ * TMPDIR themselves. A whole run holds a few hundred megabytes there at once (SHM_ROOM_BYTES
+ * leaves room to spare); a container's default /dev/shm of 64 MB is too small, and the disk is
+ * used instead.
  */
 function memoryBacked(): boolean {
   if (process.env.TMPDIR) return false;

@@ -1,5 +1,5 @@
 /**
- * One error class per kind of failure (docs/bank-api.md §7.3); `map-error.ts` holds the ONE function
+ * One error class per kind of failure (docs/bank-api.md §7.3); `map-api-error.ts` holds the ONE function
  * that maps an HTTP answer to them. Every error carries status, code, path, requestId and
  * cause. Messages are passed through `redact`, and are built so that no secret is put in
  * them in the first place.
@@ -40,7 +40,7 @@ export interface ApiErrorDetails {
 
 /**
  * What an error of an API answer carries, for the Data and the Payments client alike
- * (`payments/errors.ts` extends it with the client action).
+ * (`payments/payment-errors.ts` extends it with the client action).
  */
 export abstract class AnswerError<TKind extends string> extends Error {
   abstract readonly kind: TKind;

@@ -3,7 +3,7 @@
  * error class (docs/bank-api.md §7.2, §7.3). It decides by `code` first, then `status`; it never reads
  * `error`, and reads `message` only for the legacy no-code BDT237 of docs/bank-api.md §7.2. The parts
  * that do not depend on the API (details, 401 with a fresh token, unavailable) are exported for
- * the Payments API's mapping function (payments/map-error.ts).
+ * the Payments API's mapping function (payments/map-payment-error.ts).
  */
 import {
   AuthenticationError,

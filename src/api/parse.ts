@@ -96,8 +96,8 @@ export interface ListPage<M extends ResourceMember> {
 
 /**
  * The envelope schemas, built once per member: zod 4 compiles an object schema on its first
- * parse, and a schema built per page paid that on every page (docs/benchmarks.md "Cooperating
- * workers on PostgreSQL").
+ * parse, and a schema built per page paid that on every page (docs/benchmarks-history.md
+ * "Cooperating workers on PostgreSQL: envelope schemas built once").
  */
 type ListEnvelope = ReturnType<typeof listEnvelope<ResourceMember>>;
 type SingleEnvelope = ReturnType<typeof singleEnvelope<ResourceMember>>;

@@ -31,8 +31,8 @@ const repeatable = (value: string, previous: string[]) => [...previous, value];
  * Keeps V8's young generation at the size it has when the export starts (a few megabytes) rather
  * than letting it grow to its 32 MB maximum: an export makes short-lived strings for every cell,
  * and V8 grows the young generation with the bytes that survive its collections, however few, so
- * a long export ended with 32 MB of it, the largest part of its memory after Node's own
- * (docs/benchmarks.md "Export"). V8 reads the factor each time it would grow, so this applies
+ * a long export would reach the maximum and hold it for no gain (docs/benchmarks.md "Export": the
+ * peak memory the export is held to). V8 reads the factor each time it would grow, so this applies
  * from here on, to this process only; it ends with the command.
  */
 function keepYoungGenerationSmall(): void {

@@ -1,5 +1,5 @@
 /**
- * `bankdata schedule`: runs the jobs of jobs/ in the foreground (node-cron, Pacific/Auckland):
+ * `bankdata schedule`: runs the jobs of src/jobs/ in the foreground (node-cron, Pacific/Auckland):
  * nightly sync, consent-expiry check, meta refresh, on the config's `schedule.*`. Prints one
  * JSON line per job run on stdout (diagnostic logs stay on stderr). SIGTERM or SIGINT: no new
  * run starts, the run in flight finishes its current unit and releases the lease, then exit 0.

@@ -5,9 +5,9 @@
  *
  * The bytes are those of csv-stringify with `csvStringifyOptions` (test/export/csv-equivalence
  * .test.ts holds the two to the same output on generated rows), but written by a small loop
- * here: csv-stringify builds a context object, two tuples and a few closures per cell, which
- * made an export of 1,000,000 rows twice as slow as csv-stringify on its own and the export's
- * garbage its peak memory (docs/benchmarks.md "Export"). The rules it follows, for the options
+ * here: csv-stringify builds a context object, two tuples and a few closures per cell, and on an
+ * export of millions of cells that work and its garbage set the export's speed and peak memory
+ * (docs/benchmarks.md "Export" holds the export to both). The rules it follows, for the options
  * used: a cell holding `,`, `"`, CR or LF is quoted with its quotes doubled; the empty string
  * and NULL are an empty cell; integers (BigInt) and numbers as `String()` does; booleans `1`
  * or empty; a Buffer as base64, another object as JSON. Rows are joined into chunks of about

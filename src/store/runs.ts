@@ -13,7 +13,7 @@ export interface RunSummary {
   requests: number;
   rowsWritten: number;
   failedUnits: number;
-  /** Short, human; never a secret (messages pass through log.ts `redact` first). */
+  /** Short, human; never a secret (messages pass through `redact`, @bankdata/core/secrets, first). */
   errorSummary: string | null;
 }
 

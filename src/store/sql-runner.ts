@@ -46,8 +46,8 @@ export interface RunnerOptions {
 /**
  * SQLite's page cache while a streaming read runs, in KiB: SQLite's own default (2 MB), not the
  * 16 MB better-sqlite3 builds it with. A stream reads each page about once (an export walks an
- * index in its order, docs/benchmarks.md "Export"), so the bigger cache only held pages the OS
- * caches anyway: it was the largest part of an export's memory after Node's own.
+ * index in its order, docs/benchmarks.md "Export"), so the bigger cache would only hold pages the
+ * OS caches anyway, in the process's own memory.
  */
 const STREAM_CACHE_KIB = 2048;
 

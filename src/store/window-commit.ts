@@ -33,7 +33,10 @@ export interface TransactionWindowInput {
   consentId: ConsentId;
   /** The fetched range, both ends inclusive (docs/bank-api.md §6.4). */
   range: { from: Instant; to: Instant };
-  /** The consent's Credits/Debits filter (rules.ts `creditDebitFilter`): what it could return. */
+  /**
+   * The consent's Credits/Debits filter (`creditDebitFilter`, packages/core/src/endpoint-access.ts):
+   * what it could return.
+   */
   creditDebitFilter: 'Credit' | 'Debit' | null;
   rows: readonly TransactionRow[];
   rejects?: readonly RejectInput[];
@@ -147,10 +150,11 @@ const UPDATE_PLACEHOLDERS = Object.fromEntries(
 type UpsertStatements = ReturnType<typeof prepareUpsert> & { owner: ReturnType<typeof ownerLookup> };
 
 /**
- * The per-row statements of each open database, built and prepared once, not once per row (query
- * building and SQLite's prepare were about nine tenths of a window's time, docs/benchmarks.md
- * "Store writes") nor once per window (a sync commits hundreds: about 1.5 s of the test suite's
- * CPU). A statement runs on its connection, inside whichever transaction is open there.
+ * The per-row statements of each open database, built and prepared once, not once per row (drizzle's
+ * query building and SQLite's prepare cost far more than running a prepared statement, so per row
+ * they were most of a window's time: docs/benchmarks-history.md "Store writes") nor once per window
+ * (a sync commits hundreds of windows on the same connection). A statement runs on its connection,
+ * inside whichever transaction is open there.
  */
 const preparedUpserts = new WeakMap<BankdataDb, ReturnType<typeof prepareUpsert>>();
 function upsertStatementsOf(db: BankdataDb): ReturnType<typeof prepareUpsert> {

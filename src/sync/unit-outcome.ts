@@ -1,6 +1,6 @@
 /**
  * One unit of work (a window, a resource of an account, a statement file) and what its
- * failure means. Branches on the error class only (status + code mapped in api/errors).
+ * failure means. Branches on the error class only (status + code mapped in api/map-api-error.ts).
  *
  * - consent ended / not yet authorised / authentication: not the unit's business; they go up
  *   to the consent (recorded and skipped) or the run (exit 3).

@@ -225,9 +225,9 @@ describe('a pacing budget shared with other workers', () => {
   );
 
   it("4 workers of 2 lanes each under 30/s with a burst of 4 (the rate-limit test's bank): at the limit from the 6th second on, refusals rare", async () => {
-    // Before the slow start and the idle share of a bound: 4 accepted a second for the first 7 s
-    // (the lanes waiting out their Retry-After), then a plateau at 24-25 (a bound measured
-    // over the climb taken as tight).
+    // Guards the slow start and the idle share of a bound: without them the lanes spent the first
+    // seconds waiting out their Retry-After, then settled on a plateau below the limit (a bound
+    // measured over the climb taken as tight).
     const r = await simulate({
       workers: 4,
       lanes: 8,

@@ -25,7 +25,7 @@ const WINDOW = Number(process.env.BENCH_WINDOW ?? 500);
 const START = DateTime.fromISO('2026-03-10T10:00:00+13:00', { setZone: true }).toUTC();
 const CONSENT = '5d1c2b3a-4e5f-4a6b-8c7d-9e0f1a2b3c4d' as ConsentId;
 const NOW = new Date('2026-03-10T00:00:00.000Z');
-/** Transactions per customer in the default world, to size it (measured: about 560). */
+/** Transactions per customer in the default world (about 560), to size it. */
 const ROWS_PER_CUSTOMER = 500;
 /** Rows made from the world; the rest are copies under other account ids. */
 const BASE_ROWS = Number(process.env.BENCH_BASE_ROWS ?? 50_000);

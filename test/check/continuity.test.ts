@@ -1,4 +1,4 @@
-/** The pure continuity rules and exact units (src/check/continuity.ts, units.ts). */
+/** The pure continuity rules and exact units (src/check/continuity.ts, packages/core/src/money.ts). */
 import { describe, expect, it } from 'vitest';
 import type { TransactionId } from '@bankdata/core/schemas';
 import { findSnapshotBreaks, RunningBalanceWalk, type BookedRow, type Snapshot } from '../../src/check/continuity';

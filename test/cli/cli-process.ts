@@ -62,8 +62,8 @@ let inProcessQueue: Promise<unknown> = Promise.resolve();
 /**
  * Runs a `bankdata` command inside this test process (src/cli/main.ts `main`, the TypeScript
  * source), for tests whose subject is a command's output, files or exit code rather than the
- * process: no node start and no module loading per command (about 0.2-0.4 s of CPU each when
- * spawned). It behaves as the binary does for these: the environment is only PATH, HOME and
+ * process: no node start and no module loading per command, which a spawned command pays each
+ * time. It behaves as the binary does for these: the environment is only PATH, HOME and
  * `env`; the working folder is `cwd`; everything written to stdout and stderr is captured; the
  * exit code is what `main` returns (a thrown error becomes the one-line message and code of
  * src/cli/handle-error.ts). Signal listeners a command adds are removed, and process.env,

@@ -24,7 +24,7 @@ interface Loaded {
   stdout: string;
   /** Packages loaded, by name: from node_modules or bundled into the compiled files loaded. */
   packages: Set<string>;
-  /** Source files of the project (src/…, jobs/…) inside the compiled files loaded. */
+  /** Source files of the project (src/…, packages/…/src/…) inside the compiled files loaded. */
   sources: string[];
 }
 

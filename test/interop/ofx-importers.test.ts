@@ -72,7 +72,7 @@ interface ParsedStatement {
   transactions: { id: string; date: string; amount: string; payee: string; memo: string }[];
 }
 
-/** What ofxparse read from each file, in order: one Python run for all of them (about 0.2 s of CPU a start). */
+/** What ofxparse read from each file, in order: one Python run for all of them, not a Python start per file. */
 function ofxparse(...files: string[]): ParsedStatement[][] {
   const parsed = run(PYTHON, [OFXPARSE_DUMP, ...files]);
   expect(parsed.status, `ofxparse\n${parsed.stderr.slice(-2000)}`).toBe(0);
@@ -122,8 +122,8 @@ describe.skipIf(missing.length > 0)(
   () => {
     beforeAll(async () => {
       // Seed 1's three customers hold every account kind; four months give each account its
-      // monthly fees and interest, and keep the whole files the importers read short (this file
-      // took 10.1 s of CPU with 450 days, 7.7 s with 120).
+      // monthly fees and interest, and keep the whole files the importers read short (their time
+      // follows the rows).
       h = await startHarness({ seed: 1, historyDays: 120 });
       dir = mkdtempSync(join(tmpdir(), 'bankdata-interop-'));
       const summary = await h.sync();
@@ -164,7 +164,7 @@ describe.skipIf(missing.length > 0)(
       const refused: string[] = [];
       const subCentAccounts: string[] = [];
       // One account of each kind (subtype and currency), the one with the most booked rows: the
-      // readers cost about 3 s of CPU an account (ledger-autosync is a Python program started twice),
+      // readers are slow per account (ledger-autosync is a Python program started twice),
       // and accounts of one kind differ only in their generated rows.
       const kinds = new Map<string, Account>();
       for (const account of accounts) {
@@ -252,8 +252,8 @@ describe.skipIf(missing.length > 0)(
         const readWhole = run('ledger', ['-f', wholeJournal, 'balance', 'Assets:Bank']);
         expect(readWhole.status, `${label}: ledger reads it\n${readWhole.stderr}`).toBe(0);
 
-        // ledger-autosync --hledger with a journal (--initial needs one; it asks hledger once per
-        // row, about 25 ms each, so the account's last 6 rows, with their 4 hostile ones, keep the run
+        // ledger-autosync --hledger with a journal (--initial needs one; it starts hledger once per
+        // row, so the account's last 6 rows, with their 4 hostile ones, keep the run
         // short, back to its newest sub-cent row if it has one: that journal is read with
         // assertions off, below):
         // opening balance and LEDGERBAL assertion, read back by hledger and by ledger.

@@ -13,8 +13,9 @@ export const PYTHON = '/usr/bin/python3';
 
 /**
  * How each program is found: a command on PATH, or a module Debian's python3 can import (found
- * without importing it). Finding, not running: `ledger-autosync --help` alone took 0.2 s of CPU;
- * a program that is there but broken fails its tests, as it should.
+ * without importing it). Finding, not running: running each program to ask for its help would
+ * start a Python interpreter per program on every run; a program that is there but broken fails its
+ * tests, as it should.
  */
 const PROBES = {
   ofxdump: { command: 'ofxdump' },

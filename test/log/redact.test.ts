@@ -1,7 +1,8 @@
 /**
- * What redaction removes from every log line and internal-error report (src/log.ts): registered
- * secrets, and the password of any URL written with one (a postgres:// database URL given as
- * --db or on the command line of `db copy`), keeping the user, host and database readable.
+ * What redaction removes from every log line and internal-error report (`redact` of
+ * packages/core/src/secrets.ts, which src/log.ts applies): registered secrets, and the password
+ * of any URL written with one (a postgres:// database URL given as --db or on the command line of
+ * `db copy`), keeping the user, host and database readable.
  */
 import { describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/log';

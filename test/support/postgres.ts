@@ -36,7 +36,8 @@ const created: string[] = [];
 const adminPools = new Map<string, pg.Pool>();
 /**
  * One connection to the maintenance database per test worker for creating and dropping the files'
- * databases (about 150 in a run; a connection is about 6 ms of CPU, client and server). It closes
+ * databases (most files make one; each new connection costs the client and the server a start-up
+ * of their own). It closes
  * itself when idle and does not keep the worker alive.
  */
 function admin(url: string): pg.Pool {

@@ -113,9 +113,8 @@ export const syncCrashSuite = (setup: DialectSetup): void =>
     beforeAll(async () => {
       // A little latency so that a run lasts long enough to be killed in each phase; 150 days of
       // history (not 450) and one customer a bank (not three) still give every phase, statement
-      // files included, for less CPU (the PostgreSQL file 8.5 s of CPU and 13 s alone, now 6.5 s
-      // and 9.6 s): all five kills land (8 ms of latency, not 3, keeps the shorter phases long
-      // enough to be caught; the test asks for three).
+      // files included, for less CPU: all five kills land (8 ms of latency, not 3, keeps the
+      // shorter phases long enough to be caught; the test asks for three).
       emu = await startEmulator({ seed: 5, latencyMs: 8, historyDays: 150, customersPerBank: 1 });
       // The reference is always an uninterrupted run into SQLite, in this process (its subject is
       // the rows, not the process).

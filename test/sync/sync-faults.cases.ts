@@ -92,8 +92,8 @@ class Chaos {
         this.phase = 'rate-limit';
         // One request per 10 ms. The 429's Retry-After says 1 s, here as an HTTP-date (RFC 9110);
         // the client waits its policy's cap (5 ms). The pacer keeps the rate it learns for the
-        // rest of the run, as it should (the bank's limit does not change): at 20 req/s the
-        // remaining 200 requests took 5 s, at 100 they take 1-2 s.
+        // rest of the run, as it should (the bank's limit does not change), so the limit is set
+        // high enough that the requests left after this phase, paced at it, keep the test short.
         emu.updateSettings({
           faults: 'none',
           rateLimit: { requestsPerSecond: 100, burst: 1 },

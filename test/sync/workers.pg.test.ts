@@ -20,8 +20,7 @@ import { createTestDatabase, describePostgres } from '../support/postgres';
 /**
  * The consents synced: the seeded ones of three of the seven banks (30 consents, each bank's mix
  * of statuses and permissions) with 60 days of history: enough for four workers to share and for
- * one to be killed holding a consent the others take over (the file 10.5 s of CPU; with four
- * banks and 120 days, 13.3).
+ * one to be killed holding a consent the others take over; more banks or days would only add CPU.
  */
 const BANKS_SYNCED: readonly string[] = ['PNZ', 'ANZ', 'ASB'];
 

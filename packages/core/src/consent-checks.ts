@@ -3,7 +3,7 @@
  * the bank's rules in docs/bank-api.md §4.1's order (first failure wins), so the code the check names is
  * the code the server would answer. Pure: the bank features come from GET /v1/meta, the
  * whitelist and environment from config, `now` from the caller. The URL and date rules are the
- * shared ones of rules.ts that the emulator's validator also uses.
+ * shared ones of url-rules.ts and consent-rules.ts that the emulator's validator also uses.
  */
 import { checkCallbackUrl, checkRedirectUri } from './url-rules';
 import { checkConsentDates, type Environment, type RuleFailure } from './consent-rules';

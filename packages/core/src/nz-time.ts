@@ -63,8 +63,8 @@ function nzOffsetMinutes(ms: number): number {
 /**
  * Pacific/Auckland as a luxon zone whose offsets are remembered (nzOffsetMinutes): luxon asks a
  * zone for its offset at every DateTime it makes in it (setZone, fromISO, plus, startOf), and an
- * IANA zone works each one out with Intl.DateTimeFormat#formatToParts, the largest single cost of
- * the test suite's CPU (3.6 s) and a real one in a sync and in the emulator. Equal to luxon's own
+ * IANA zone works each one out with Intl.DateTimeFormat#formatToParts, which is slow, and a sync,
+ * the emulator and the tests make many such DateTimes. Equal to luxon's own
  * zone of that name (same type and name), so DateTimes in either compare and format the same.
  */
 class NzZone extends IANAZone {

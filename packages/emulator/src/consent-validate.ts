@@ -2,8 +2,9 @@
  * POST /v1/consents validation, every rule of docs/bank-api.md §4.1 in its stated order (first failure
  * wins): headers (BDT255, BDT254) → body readable (BDT299) → JSON types (BDT259) → fields in
  * table order, with BDT401–BDT403 right after the bank → date rules in table order. Idempotency
- * comes last and lives in the route. The rule checks are the client's own (api/consent-checks.ts,
- * api/rules.ts, both pure); what is the emulator's is reading raw JSON and the missing fields.
+ * comes last and lives in the route. The rule checks are the client's own, shared through
+ * @bankdata/core (consent-checks.ts, consent-rules.ts, url-rules.ts, all pure); what is the
+ * emulator's is reading raw JSON and the missing fields.
  */
 import type { IncomingHttpHeaders } from 'node:http';
 import type { DateTime } from 'luxon';

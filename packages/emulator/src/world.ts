@@ -81,8 +81,8 @@ export function resolveWorldOptions(options: WorldOptions): Required<WorldOption
  * Worlds already made in this process, by their options, newest last. A world is immutable (its
  * records are frozen, its accounts and lists read-only, and every answer a new array), so an
  * emulator started again with the same options, as tests and the demo do, shares it instead of
- * generating it again: a seven-bank world of 450 days is about 2 s of CPU and 140 MB. At most
- * WORLDS_KEPT are kept.
+ * generating it again: a world is every customer's accounts, ledgers and statements, the largest
+ * thing an emulator makes. At most WORLDS_KEPT are kept.
  */
 const madeWorlds = new Map<string, World>();
 const WORLDS_KEPT = 3;

@@ -1,9 +1,11 @@
 /**
  * Many rows of one table in one statement whose text does not grow with the rows: each column
  * goes as one array parameter, `unnest`ed back into rows. Drizzle's multi-row `values()` builds a
- * statement of one parameter per value (34 a transaction row), and building, sending and planning
- * it cost more CPU than the rows themselves (docs/benchmarks.md "Cooperating workers on
- * PostgreSQL"). Values are mapped as drizzle maps them (the column's mapToDriverValue).
+ * statement of one parameter per value (34 a transaction row), each checked and typed by drizzle,
+ * then sent and planned as a statement that differs with the row count; here that work is per
+ * column (docs/benchmarks-history.md
+ * "Cooperating workers on PostgreSQL: the bench, and where the CPU went"). Values are mapped as
+ * drizzle maps them (the column's mapToDriverValue).
  */
 import { getTableColumns, getTableName, sql, type SQL } from 'drizzle-orm';
 import type { PgColumn, PgTable } from 'drizzle-orm/pg-core';

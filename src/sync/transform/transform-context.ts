@@ -11,8 +11,8 @@ export interface TransformContext {
 /**
  * The columns that say whose a row is: the bank, its account, the consent that read it (the store
  * checks them). Spread it last in a row's literal: Node 20's V8 adds each property written after
- * a leading spread through a slow path, about 0.8 µs a property (a transactions row: 37 µs with
- * the spread first, 6.5 µs with it last; docs/benchmarks.md "Object spreads").
+ * a leading spread through a slow runtime path, and a row's literal has dozens of them, built once
+ * per row synced (docs/benchmarks.md "Object spreads").
  */
 export function ownerColumns<A extends AccountId | null>(
   ctx: TransformContext,

@@ -31,8 +31,8 @@ describePostgres('a transaction window on PostgreSQL', () => {
   )[] = [];
 
   beforeAll(async () => {
-    // Four months of history: 654 rows added, 457 updated, 4 removed in 54 windows (450 days
-    // added more rows and cost a third more CPU, and no other path).
+    // Four months of history: 654 rows added, 457 updated, 4 removed in 54 windows (a longer
+    // history adds more rows and CPU, and no other path).
     harness = await startHarness({ seed: 3, historyDays: 120 });
     const commit = harness.store.commitTransactionWindow.bind(harness.store);
     harness.store.commitTransactionWindow = async (input) => {

@@ -1,8 +1,8 @@
 /**
  * Fast Pacific/Auckland wall-clock arithmetic for the generator. Luxon is the authority (it
  * builds the day table and finds every DST transition once); per-transaction conversion and
- * formatting then use plain integer arithmetic, so a world of tens of thousands of rows builds
- * in well under a second. Output equals `formatNz` of packages/core/src/nz-time.ts for whole-second instants.
+ * formatting then use plain integer arithmetic, so a row of the world costs no luxon DateTime.
+ * Output equals `formatNz` of packages/core/src/nz-time.ts for whole-second instants.
  */
 import { DateTime } from 'luxon';
 import { NZ, formatNz } from '@bankdata/core/nz-time';
@@ -97,7 +97,7 @@ export class NzCalendar {
     return next === 0 ? this.initialOffsetMin : itemAt(this.transitionOffsetMin, next - 1);
   }
 
-  /** ISO 8601 with the Pacific/Auckland offset, as the bank sends it (same as rules.formatNz). */
+  /** ISO 8601 with the Pacific/Auckland offset, as the bank sends it (same as formatNz of @bankdata/core/nz-time). */
   format(ms: number): string {
     if (ms < this.firstMs || ms >= this.lastMs || ms % 1000 !== 0) return formatNz(ms);
     const offset = this.offsetMinAt(ms);
