@@ -14,7 +14,7 @@ const NODE_GLOBALS = {
 };
 
 export default tseslint.config(
-  { ignores: ['dist/', 'node_modules/', 'data/', 'coverage/'] },
+  { ignores: ['dist/', 'packages/*/dist/', 'node_modules/', 'data/', 'coverage/'] },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {

@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { StartedEmulator } from '../src';
-import { requestHook } from '../../../test/fixtures/request-log';
-import { Api, consentBody, expectErrorBody, startTest, type ConsentOverrides } from './helpers';
+import { Api, consentBody, expectErrorBody, requestHook, startTest, type ConsentOverrides } from './helpers';
 
 let emu: StartedEmulator;
 let api: Api;

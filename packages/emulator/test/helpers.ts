@@ -1,7 +1,13 @@
 /**
  * Shared helpers for the emulator's integration tests: start it on port 0, talk real HTTP.
  */
-import { startEmulator, type EmulatorOptions, type StartedEmulator } from '../src';
+import {
+  startEmulator,
+  type EmulatorOptions,
+  type RequestLogEntry,
+  type RequestLogger,
+  type StartedEmulator,
+} from '../src';
 
 /** A Tuesday in NZ summer time, well inside real time. */
 export const START = '2026-03-10T10:00:00+13:00';
@@ -138,6 +144,20 @@ export function consentBody(emu: StartedEmulator, o: ConsentOverrides = {}): Rec
       : o.expiration;
   if (expiration !== null) body.expiration_date_time = expiration;
   return body;
+}
+
+/**
+ * An emulator `logger` that hands each request line to `onRequest`. The emulator logs an entry
+ * just before it writes the answer, so a hook sees every API request the moment it is answered.
+ */
+export function requestHook(
+  onRequest: (entry: Omit<RequestLogEntry, 'time'> & { data_time: string }) => void,
+): RequestLogger {
+  return {
+    info: (msg, fields) => {
+      if (msg === 'request' && fields) onRequest(fields as Omit<RequestLogEntry, 'time'> & { data_time: string });
+    },
+  };
 }
 
 export async function startTest(options: EmulatorOptions = {}): Promise<{ emu: StartedEmulator; api: Api }> {
