@@ -75,6 +75,9 @@ try {
     'package/config/default.json',
     'package/src/store/migrations/0000_init.sql',
     'package/src/store/migrations/meta/_journal.json',
+    // The emulator's README and docs, which bankdata's README cites (docs/packaging.md "Workspace").
+    'package/packages/emulator/README.md',
+    'package/packages/emulator/docs/emulator.md',
   ]) {
     check(`the tarball holds ${file.slice('package/'.length)}`, listing.split('\n').includes(file));
   }

@@ -79,8 +79,8 @@ export default async function bench(): Promise<void> {
     latencyMs: 0,
     rateLimit: null,
   });
-  // The world makes an account's ledger when it is first read (docs/emulator-data.md): make them
-  // all now, so that the first timed run does not pay for them and every run serves the same way.
+  // The world makes an account's ledger when it is first read (packages/emulator/docs/emulator-data.md):
+  // make them all now, so that the first timed run does not pay for them and every run serves the same way.
   for (const { bank, account } of emu.world.accounts.values())
     emu.world.transactionsAt(bank, account.AccountId, emu.now());
   const server = await startPostgresServer();
