@@ -86,6 +86,16 @@ export interface StartedEmulator {
   advance(ms: number): DateTime;
   /** The request log. */
   requests(): RequestLogEntry[];
+  /**
+   * Requests held now by `consentCreateDelayMs` or the payments' `createDelayMs` (hold.ts): each
+   * has reached the emulator and waits for its answer.
+   */
+  heldRequests(): number;
+  /**
+   * Resolves (with the number held) once at least `count` requests are held (default 1): how a test
+   * knows its request reached the emulator, with no sleep. Rejects if the emulator closes first.
+   */
+  whenHeld(count?: number): Promise<number>;
   /** Any Partial<EmulatorSettings>; maxResultSize and faults merge per key, faults may name a profile. */
   updateSettings(patch: EmulatorSettingsPatch): void;
   /** Current state after time-driven transitions. */

@@ -12,6 +12,7 @@ import { ConsentStore } from './consent-store';
 import type { EmulatorContext } from './emulator-context';
 import { actOnConsent, updateSettings } from './control-routes';
 import { RateLimiter } from './faults';
+import { holdsOf } from './hold';
 import type { EmulatorOptions, StartedEmulator } from './index';
 import { RequestLog } from './request-log';
 import { createRandom, randomUuid } from './server-random';
@@ -151,6 +152,8 @@ export async function launchEmulator(
     now: () => clock.now(),
     advance: (ms) => clock.advance(ms),
     requests: () => ctx.log.list(),
+    heldRequests: () => holdsOf(closing.signal).count,
+    whenHeld: (count = 1) => holdsOf(closing.signal).when(count),
     updateSettings: (patch) => updateSettings(ctx, patch),
     consent: (id) => {
       const record = consents.get(id);
