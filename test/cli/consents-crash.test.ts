@@ -48,18 +48,16 @@ describe('consents create: crash between send and save', () => {
     emu.updateSettings({ consentCreateDelayMs: 60_000 });
 
     const first = spawnCli(args, { env });
-    // The key is stored before the POST leaves; then the server starts creating the consent.
-    const [pending] = await waitFor(() => {
-      try {
-        const rows = creations();
-        return rows.length > 0 ? rows : undefined;
-      } catch {
-        return undefined; // the database is not created yet
-      }
-    });
+    // The POST has reached the server, which holds it while it creates the consent; the key was
+    // stored before the POST left.
+    await Promise.race([
+      emu.whenHeld(),
+      first.exited.then((code) =>
+        Promise.reject(new Error(`exited ${code} before its POST was held: ${first.stderr()}`)),
+      ),
+    ]);
+    const [pending] = creations();
     expect(pending).toMatchObject({ state: 'pending', consent_id: null });
-    // Time for the POST to reach the server (it leaves right after the key is stored).
-    await new Promise((r) => setTimeout(r, 700));
     first.child.kill('SIGKILL');
     expect(await first.exited).toBe('SIGKILL');
 

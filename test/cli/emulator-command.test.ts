@@ -13,6 +13,7 @@ import { EMULATOR_FLAGS } from '@bankdata/emulator/cli';
 import { emulatorOptionsFromFlags, registerEmulatorCommand } from '../../src/cli/emulator';
 import { ExitCode, UsageError } from '../../src/cli/exit-codes';
 import { issueToken } from '../../packages/emulator/test/helpers';
+import { waitFor } from './cli-process';
 
 const DEFAULTS = { port: '0', seed: '1', faults: 'none', environment: 'sandbox', latencyMs: '0' };
 
@@ -105,9 +106,9 @@ describe('bankdata emulator', () => {
       const token = await issueToken(info.base_url, info.client_id, info.client_secret);
       const res = await fetch(`${info.base_url}/v1/meta`, { headers: { authorization: `Bearer ${token}` } });
       expect(res.status).toBe(200);
-      await new Promise((r) => setTimeout(r, 200));
-      const logs = stderr.map((l) => JSON.parse(l) as Record<string, unknown>);
-      expect(logs.some((l) => l.msg === 'request' && l.path === '/v1/meta' && l.status === 200)).toBe(true);
+      // The request's log line reaches this process's pipe after the answer: wait for it.
+      const logs = () => stderr.map((l) => JSON.parse(l) as Record<string, unknown>);
+      await waitFor(() => logs().some((l) => l.msg === 'request' && l.path === '/v1/meta' && l.status === 200));
       expect(stderr.join('\n')).not.toContain(info.client_secret);
       expect(stderr.join('\n')).not.toContain(token);
       child.kill('SIGTERM');

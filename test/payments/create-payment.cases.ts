@@ -16,6 +16,7 @@ import type { StartedEmulator } from '@bankdata/emulator';
 import { createPayment, PaymentRuleError } from '../../src/payments';
 import { canonicalRequest } from '../../src/payments/request';
 import type { Clock, Store } from '../../src/store';
+import { waitFor } from '../cli/cli-process';
 import { execute, queryRow, queryRows, storeSuite } from '../support/dialects';
 import { consentOf, PaymentsHttp, paymentsClientFor, startPaymentsEmulator } from './helpers';
 
@@ -177,15 +178,18 @@ export const createPaymentSuite = storeSuite('createPayment with the store', (d)
 
     it('BP708 then BP703: two runs of the same request at once share the stored key and one payment', async () => {
       await setUp();
-      emu.updatePaymentsSettings({ createDelayMs: 300 });
+      // The first run's request is held until the second run has seen BP708 (packages/emulator/src/hold.ts).
+      emu.updatePaymentsSettings({ createDelayMs: 60_000 });
       const input = { consentId: consentOf(emu, 'enduring'), ...nextBody() };
       const before = lastSeq();
       const first = createPayment(deps(), input);
-      await new Promise((r) => setTimeout(r, 100));
-      const second = await createPayment(
-        { ...deps(), sleep: (ms: number) => new Promise((r) => setTimeout(r, Math.min(ms, 150))) },
-        input,
-      );
+      await emu.whenHeld();
+      // The second run's wait before its retry releases the first request and lasts until it is answered.
+      const release = async () => {
+        emu.updatePaymentsSettings({ createDelayMs: 0 });
+        await waitFor(() => posts(before).some((r) => r.status === 201));
+      };
+      const second = await createPayment({ ...deps(), sleep: release }, input);
       const made = await first;
       expect(second.payment.payment_id).toBe(made.payment.payment_id);
       expect(second.resumed).toBe(true);
@@ -195,21 +199,24 @@ export const createPaymentSuite = storeSuite('createPayment with the store', (d)
 
     it("BP712: another request on the consent is submitting: GETs the consent's payments, then retries with the same key", async () => {
       await setUp();
-      emu.updatePaymentsSettings({ createDelayMs: 300 });
+      // The other request is held until ours has seen BP712 and read the consent (packages/emulator/src/hold.ts).
+      emu.updatePaymentsSettings({ createDelayMs: 60_000 });
       const consent = consentOf(emu, 'enduring');
       const before = lastSeq();
       const other = http.pay(consent, nextBody());
-      await new Promise((r) => setTimeout(r, 100));
-      const result = await createPayment(
-        { ...deps(), sleep: (ms: number) => new Promise((r) => setTimeout(r, Math.max(ms, 300))) },
-        { consentId: consent, ...nextBody() },
-      );
+      await emu.whenHeld();
+      // Our wait before the retry releases the other request and lasts until it is answered.
+      const release = async () => {
+        emu.updatePaymentsSettings({ createDelayMs: 0 });
+        await other;
+      };
+      const result = await createPayment({ ...deps(), sleep: release }, { consentId: consent, ...nextBody() });
       expect((await other).status).toBe(201);
       const log = emu
         .requests()
         .filter((r) => r.seq > before && r.path !== '/oauth2/token')
         .map((r) => r.code ?? `${r.method} ${r.status}`);
-      // Ours: BP712, then the consent's payments, then the same key again (201); the other request's 201 lands when its delay ends.
+      // Ours: BP712, then the consent's payments, then the same key again (201); the other request's 201 lands during our wait.
       expect(log.slice(log.indexOf('BP712'), log.indexOf('BP712') + 2)).toEqual(['BP712', 'GET 200']);
       expect(log.filter((entry) => entry === 'POST 201')).toHaveLength(2);
       expect((await attempts()).map((a) => a.state)).toEqual(['created']);

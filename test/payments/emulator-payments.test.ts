@@ -330,7 +330,8 @@ describe('idempotency and concurrency (all 409)', () => {
     const key = randomUUID();
     const body = { ...ENDURING_BODY, amount: { total: '13.00', currency: 'NZD' } };
     const first = api.pay(consentOf(emu, 'enduring'), body, key);
-    await new Promise((r) => setTimeout(r, 100));
+    // The first request has reached the emulator and is held (no guess of how long that takes).
+    await emu.whenHeld();
     const [sameKey, otherKey] = await Promise.all([
       api.pay(consentOf(emu, 'enduring'), body, key),
       api.pay(consentOf(emu, 'enduring'), body),

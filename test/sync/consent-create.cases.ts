@@ -5,6 +5,7 @@
  * One suite, both dialects (../support/dialects.ts): the creations namespace of either store
  * (consent-create.test.ts on SQLite, consent-create.pg.test.ts on PostgreSQL).
  */
+import { Agent } from 'undici';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { IdempotencyError, UnavailableError, type DataApiClient } from '../../src/api';
 import type { StartedEmulator } from '@bankdata/emulator';
@@ -12,6 +13,7 @@ import type { Store } from '../../src/store';
 import { ConsentRuleError, createConsentFlow, type CreateConsentDeps } from '../../src/sync/consent-create';
 import { buildConsentRequest, intentHashOf, type ConsentRequestInput } from '../../src/sync/consent-request';
 import { REDIRECT_URI, clientFor, control, startTestEmulator } from '../api/emulator-helpers';
+import { waitFor } from '../cli/cli-process';
 import { execute, queryRow, queryRows, storeSuite } from '../support/dialects';
 
 export const consentCreateSuite = storeSuite('consents create', (dialect) => {
@@ -135,9 +137,14 @@ export const consentCreateSuite = storeSuite('consents create', (dialect) => {
       // The server holds the first request until the rerun has seen BDT704 (packages/emulator/src/hold.ts).
       emu.updateSettings({ consentCreateDelayMs: 60_000 });
       const before = await consentsOnServer();
-      // The first attempt's answer never arrives (client timeout, no retry): the row stays pending.
-      const lossy = clientFor(emu, { timeoutMs: 300, retry: { maxAttempts: 1 } }).client;
-      const lost = await createConsentFlow(deps(lossy), INPUT).catch((e: unknown) => e);
+      // The first attempt's answer never arrives (its connection drops once the server holds the
+      // request, no retry): the row stays pending.
+      const connection = new Agent();
+      const lossy = clientFor(emu, { dispatcher: connection, retry: { maxAttempts: 1 } }).client;
+      const attempt = createConsentFlow(deps(lossy), INPUT).catch((e: unknown) => e);
+      await emu.whenHeld();
+      await connection.destroy();
+      const lost = await attempt;
       expect(lost).toBeInstanceOf(UnavailableError);
       const pending = await queryRows<{ key: string; state: string }>(
         store,
@@ -146,11 +153,13 @@ export const consentCreateSuite = storeSuite('consents create', (dialect) => {
       expect(pending).toEqual([{ key: expect.any(String), state: 'pending' }]);
 
       // The rerun while the first request still runs: 409 BDT704, retried with the same key until
-      // the replay. Its wait before a retry releases the first request, which the server then
-      // finishes (a retry that comes too early sees BDT704 again).
+      // the replay. Its wait before a retry releases the first request and lasts until the server
+      // has answered it (the consent made, the key's answer kept for the replay).
       const release = async (): Promise<void> => {
         emu.updateSettings({ consentCreateDelayMs: 0 });
-        await new Promise((r) => setTimeout(r, 25));
+        await waitFor(() =>
+          emu.requests().some((r) => r.method === 'POST' && r.path === '/v1/consents' && r.status === 201),
+        );
       };
       const patient = clientFor(emu, { retry: { maxAttempts: 8 }, sleep: release }).client;
       const result = await createConsentFlow(deps(patient), INPUT, { wait: false });

@@ -314,7 +314,8 @@ describe('POST /v1/consents: response and idempotency', () => {
     try {
       const b = body();
       const first = post(b, { 'idempotency-key': 'slow-1' });
-      await new Promise((r) => setTimeout(r, 50));
+      // The first request has reached the emulator and is held (no guess of how long that takes).
+      await emu.whenHeld();
       expectErrorBody(await post(b, { 'idempotency-key': 'slow-1' }), 409, 'BDT704');
       emu.updateSettings({ consentCreateDelayMs: 0 });
       const done = await first;
@@ -336,7 +337,7 @@ describe('POST /v1/consents: response and idempotency', () => {
     });
     own.emu.updateSettings({ consentCreateDelayMs: 60_000 });
     const answer = post(body({}, own.emu), {}, own.api).catch((error: unknown) => error);
-    await new Promise((r) => setTimeout(r, 50));
+    await own.emu.whenHeld();
     await own.emu.close();
     // Without the close ending it, the hold would outlast the test's timeout.
     expect(await logged).toMatchObject({ status: 0 });

@@ -14,6 +14,7 @@ import { maxRowsPerDayPg, recordWindowKnowledgePg, setRowsPerDayPg } from '../..
 import { commitTransactionWindowPg } from '../../../src/store/pg/window-commit';
 import type { Instant } from '../../../src/store/time';
 import { drizzle } from 'drizzle-orm/node-postgres';
+import { waitFor } from '../../cli/cli-process';
 import { startHarness, type Harness } from '../../fixtures/sync-harness';
 import { createTestDatabase, describePostgres } from '../../support/postgres';
 
@@ -60,7 +61,7 @@ describePostgres('a transaction window on PostgreSQL', () => {
     expect((await harness.sync()).outcome).toBe('ok');
     harness.emu.advance(3 * DAY_MS);
     expect((await harness.sync()).outcome).toBe('ok');
-  }, 90_000);
+  });
   afterAll(async () => {
     await harness?.close();
   });
@@ -174,18 +175,18 @@ describePostgres('a transaction window on PostgreSQL', () => {
       await holder.query(`SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`, [`${held!.bank}/${held!.accountId}`]);
       let settled = false;
       const blocked = commitTransactionWindowPg(drizzle(pool), held!).then((r) => ((settled = true), r));
-      // The server shows the window waiting for the account's lock (polled: no fixed sleep).
+      // The server shows the window waiting for the account's lock (polled: no fixed sleep; a
+      // commit that did not wait settles, and the poll stops with none waiting).
       // pg_locks is the whole server's: other test files run beside this one (concurrent
       // migrations, run openings) and wait on advisory locks too, so count this database's only.
-      let waiting = 0;
-      for (let i = 0; i < 100 && waiting === 0 && !settled; i++) {
+      const waiting = await waitFor(async () => {
         const { rows } = await holder.query(
           `SELECT count(*) AS n FROM pg_locks
            WHERE locktype = 'advisory' AND NOT granted AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`,
         );
-        waiting = rows[0].n;
-        if (waiting === 0) await new Promise((r) => setTimeout(r, 50));
-      }
+        const n = Number(rows[0].n);
+        return n !== 0 || settled ? n : undefined;
+      });
       expect(waiting).toBe(1);
       await commitTransactionWindowPg(drizzle(pool), free!);
       expect(settled).toBe(false);

@@ -19,10 +19,16 @@ import {
   reserveRequestSlotAt,
   type WorkerReport,
 } from '../../../src/store/pg/work-queue';
+import { waitFor } from '../../cli/cli-process';
 import { createTestDatabase, describePostgres } from '../../support/postgres';
 
 const NOW = new Date('2025-03-05T00:00:00.000Z');
 const TTL = 60_000;
+/** A lease the test lets lapse: longer than two queries take on a loaded machine. */
+const SHORT_TTL = 1_000;
+/** The server's clock (what a lease's expiry is judged on), epoch ms. */
+const serverMs = async (p: pg.Pool): Promise<number> =>
+  Number((await p.query<{ ms: string }>('SELECT extract(epoch FROM clock_timestamp()) * 1000 AS ms')).rows[0]!.ms);
 const CONSENTS = Array.from({ length: 40 }, (_, i) => `consent-${String(i).padStart(3, '0')}` as ConsentId);
 const worker = (n: number) => ({ workerId: `w${n}`, host: 'test-host', pid: 1000 + n });
 const report = (over: Partial<WorkerReport> = {}): WorkerReport => ({
@@ -95,15 +101,16 @@ describePostgres('cooperating workers: the work queue', () => {
     const b = pool();
     const { runId } = await open(a, 1, CONSENTS.slice(0, 1));
     await open(b, 2, CONSENTS.slice(0, 1));
-    const first = await leaseNextConsent(a, { runId, workerId: 'w1', leaseTtlMs: 300, now: NOW });
+    // A lease of SHORT_TTL: long enough that w2's next query comes before it lapses, however
+    // loaded the machine.
+    const first = await leaseNextConsent(a, { runId, workerId: 'w1', leaseTtlMs: SHORT_TTL, now: NOW });
     expect(first).toEqual({ consentId: CONSENTS[0], attempts: 1, tookOverFrom: null });
     expect(await leaseNextConsent(b, { runId, workerId: 'w2', leaseTtlMs: TTL, now: NOW })).toBeNull();
-    // w1 stops renewing (killed). Poll until the server's clock passes its expiry.
-    let second = null;
-    for (let i = 0; i < 50 && !second; i++) {
-      await new Promise((r) => setTimeout(r, 50));
-      second = await leaseNextConsent(b, { runId, workerId: 'w2', leaseTtlMs: TTL, now: NOW });
-    }
+    // w1 stops renewing (killed). The lapse is the subject, on the server's clock (clock_timestamp(),
+    // which no test can drive): poll until it passes the expiry and w2 takes the consent over.
+    const second = await waitFor(() =>
+      leaseNextConsent(b, { runId, workerId: 'w2', leaseTtlMs: TTL, now: NOW }).then((l) => l ?? undefined),
+    );
     expect(second).toEqual({ consentId: CONSENTS[0], attempts: 2, tookOverFrom: 'w1' });
     // The old holder learns it lost the consent: renewal no longer lists it, finishing is refused.
     expect(await renewWorkerLeases(a, { runId, workerId: 'w1', leaseTtlMs: TTL })).toEqual([]);
@@ -120,9 +127,12 @@ describePostgres('cooperating workers: the work queue', () => {
     const b = pool();
     const { runId } = await open(a, 1, CONSENTS.slice(0, 2));
     await open(b, 2, CONSENTS.slice(0, 2));
-    const held = await leaseNextConsent(a, { runId, workerId: 'w1', leaseTtlMs: 100, now: NOW });
+    const held = await leaseNextConsent(a, { runId, workerId: 'w1', leaseTtlMs: SHORT_TTL, now: NOW });
+    // The first expiry is at most SHORT_TTL after the server's clock now (the lease was taken before).
+    const firstExpiryBound = (await serverMs(a)) + SHORT_TTL;
     expect(await renewWorkerLeases(a, { runId, workerId: 'w1', leaseTtlMs: TTL })).toEqual([held!.consentId]);
-    await new Promise((r) => setTimeout(r, 200));
+    // Past the first expiry on the server's clock (the subject; no test can drive clock_timestamp()).
+    await waitFor(async () => (await serverMs(b)) > firstExpiryBound);
     const other = await leaseNextConsent(b, { runId, workerId: 'w2', leaseTtlMs: TTL, now: NOW });
     expect(other!.consentId).not.toBe(held!.consentId);
     expect(await leaseNextConsent(b, { runId, workerId: 'w2', leaseTtlMs: TTL, now: NOW })).toBeNull();
