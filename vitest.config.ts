@@ -64,8 +64,11 @@ export default defineConfig({
   ssr: { resolve: { conditions: SOURCE_CONDITIONS } },
   test: {
     exclude: ['test/bench/**', 'node_modules/**'],
-    testTimeout: 30_000,
-    hookTimeout: 30_000,
+    // A timeout is a hang detector, not a speed goal: sized for a loaded machine (two whole runs at
+    // once on 2 cores take several times as long as one alone; 30 s failed the interop file). A
+    // test or hook that needs longer says so itself; none asks for less.
+    testTimeout: 120_000,
+    hookTimeout: 120_000,
     pool: 'forks',
     // Much of the suite waits (child processes, HTTP on loopback, rate budgets, lease expiries):
     // vitest's default of one worker per core less one runs the files one after another on a

@@ -40,10 +40,13 @@ export async function runCli(
   return { code, stdout: run.stdout(), stderr: run.stderr() };
 }
 
-/** Polls `check` every 50 ms until it returns a value (not undefined/false), or fails after `timeoutMs`. */
+/**
+ * Polls `check` every 50 ms until it returns a value (not undefined/false), or fails after
+ * `timeoutMs`: a deadline for a hang on a loaded machine, not for speed.
+ */
 export async function waitFor<T>(
   check: () => T | undefined | false | Promise<T | undefined | false>,
-  timeoutMs = 15_000,
+  timeoutMs = 60_000,
 ): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {

@@ -34,7 +34,7 @@ describePostgres('bankdata db copy', () => {
     harness = await startHarness({ seed: 11, historyDays: 150 });
     expect((await harness.sync()).outcome).toBe('ok');
     url = await createTestDatabase({ migrated: false });
-  }, 60_000);
+  });
   afterAll(async () => {
     await harness?.close();
   });
@@ -74,7 +74,7 @@ describePostgres('bankdata db copy', () => {
     for (const [path] of files) {
       expect(readFileSync(join(dir, 'data', path)).equals(readFileSync(join(harness.dataDir, path))), path).toBe(true);
     }
-  }, 60_000);
+  });
 
   it('refuses what would merge or overwrite data, and never shows the password', async () => {
     const secretUrl = url.replace('://', '://copyuser:s3cret-pw@');
@@ -129,5 +129,5 @@ describePostgres('bankdata db copy', () => {
     expect(refused.stderr).not.toContain('s3cret-pw');
     expect(refused.stderr).toContain('refused the login');
     expect(existsSync(target)).toBe(false);
-  }, 60_000);
+  });
 });

@@ -15,7 +15,7 @@ import { consentOf, START } from '../payments/helpers';
 let h: Harness;
 beforeAll(async () => {
   h = await startHarness({ seed: 7, start: START, historyDays: 150 });
-}, 60_000);
+});
 afterAll(() => h.close());
 
 function configFor(withPayments: boolean, paymentsSecret?: string) {

@@ -52,7 +52,7 @@ function present(program: Program): boolean {
   if ('command' in probe) return onPath(probe.command);
   if (!executable(PYTHON)) return false;
   const find = `import importlib.util, sys; sys.exit(importlib.util.find_spec(${JSON.stringify(probe.pythonModule)}) is None)`;
-  return spawnSync(PYTHON, ['-c', find], { env: PROGRAM_ENV, stdio: 'ignore', timeout: 30_000 }).status === 0;
+  return spawnSync(PYTHON, ['-c', find], { env: PROGRAM_ENV, stdio: 'ignore', timeout: 120_000 }).status === 0;
 }
 
 /** The programs among `needed` that are missing; in CI a missing one is a failure, not a skip. */

@@ -105,5 +105,5 @@ describe('consent-expiry check (warns expiryWarningDays before expiration_date_t
     }[];
     expect(runs.map((r) => r.outcome)).toEqual(['ok', 'failed']);
     expect(runs[1]!.error_summary).toMatch(/\S/);
-  }, 60_000);
+  });
 });

@@ -51,8 +51,8 @@ describe('bankdata schedule: SIGTERM', () => {
       env: emulatorEnv(emu, join(dir, 'data')),
     });
     // The nightly sync holds the lease: it is mid-run.
-    await waitFor(() => query<{ n: number }>('SELECT count(*) AS n FROM lease')[0]!.n === 1, 20_000);
-    await waitFor(() => emu.requests().some((r) => r.path.includes('/transactions')), 20_000);
+    await waitFor(() => query<{ n: number }>('SELECT count(*) AS n FROM lease')[0]!.n === 1);
+    await waitFor(() => emu.requests().some((r) => r.path.includes('/transactions')));
     run.child.kill('SIGTERM');
     expect(await run.exited).toBe(0);
 

@@ -34,14 +34,14 @@ describe('bankdata payments', () => {
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('BP235');
     expect(emu.requests().filter((r) => r.path === '/payments/v1/payments')).toHaveLength(before);
-  }, 30_000);
+  });
 
   it('exit 1 when the consent cannot pay (BP015), with the client action as the hint', async () => {
     const result = await run(['payments', 'create', '--consent', consentOf(emu, 'single-revoked')]);
     expect(result.code).toBe(1);
     expect(result.stderr).toContain('BP015');
     expect(result.stderr).toContain('stop consent unusable');
-  }, 30_000);
+  });
 
   it('exit 2 naming the missing variables when the Payments credentials are not set', async () => {
     const result = await run(['payments', 'create', '--consent', consentOf(emu, 'single-1')], {
@@ -49,7 +49,7 @@ describe('bankdata payments', () => {
     });
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('BANKDATA_PAYMENTS_CLIENT_SECRET');
-  }, 30_000);
+  });
 
   it('exit 0 for a payment made, tracked with --once, shown with its history, reconciled (unmatched until synced)', async () => {
     const made = await run(['payments', 'create', '--consent', consentOf(emu, 'single-1'), '--json']);
@@ -75,5 +75,5 @@ describe('bankdata payments', () => {
       unmatched: [{ payment_id: payment.payment_id }],
     });
     expect(made.stderr + tracked.stderr + shown.stderr).not.toContain(emu.paymentsClientSecret);
-  }, 60_000);
+  });
 });

@@ -29,7 +29,7 @@ describe('payments create: killed between send and answer, then rerun', () => {
     emu.updatePaymentsSettings({ createDelayMs: 60_000 });
 
     const first = runCreate(dir, path, consent);
-    await waitFor(() => emu.payments().some((p) => p.consent_id === consent), 20_000);
+    await waitFor(() => emu.payments().some((p) => p.consent_id === consent));
     first.child.kill('SIGKILL');
     const killed = await first.done;
     expect(killed.signal).toBe('SIGKILL');
@@ -70,5 +70,5 @@ describe('payments create: killed between send and answer, then rerun', () => {
       .map((r) => r.code ?? r.status);
     expect(answers.filter((a) => a === 201)).toHaveLength(1);
     expect(answers).toContain('BP703');
-  }, 60_000);
+  });
 });

@@ -28,7 +28,7 @@ beforeAll(async () => {
     clientSecret: h.emu.paymentsClientSecret,
     retry: { baseDelayMs: 1, maxDelayMs: 5 },
   });
-}, 60_000);
+});
 afterAll(() => h.close());
 
 const matches = () =>

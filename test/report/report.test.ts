@@ -118,7 +118,7 @@ describe('report figures', () => {
     expect(readFileSync(out, 'utf8')).toContain('<!doctype html>');
     const bad = await runCliInProcess(['report', '--db', h.store.path, '--out', out, '--from', '2025-13-01']);
     expect(bad.code).toBe(2);
-  }, 60_000);
+  });
 });
 
 describe.skipIf(!haveChromium && !process.env.CI)(`report in Chromium (${CHROMIUM})`, () => {

@@ -25,7 +25,7 @@ export interface PostgresServer {
 }
 
 const SUPERUSER = 'bankdata_test';
-const READY_TIMEOUT_MS = 30_000;
+const READY_TIMEOUT_MS = 120_000;
 
 /** The folder with initdb and postgres: PG_BIN, then the newest /usr/lib/postgresql/N/bin, then pg_config. */
 export function findPostgresBin(): string | null {

@@ -64,7 +64,7 @@ describePostgres('the sync on PostgreSQL', () => {
     pg = (await openDatabaseStore(await createTestDatabase({ migrated: false }))) as PgStore;
     pgDataDir = join(mkdtempSync(join(tmpdir(), 'bankdata-pg-')), 'data');
     for (const id of emu.consentIds) await pg.consents.add(id as ConsentId);
-  }, 60_000);
+  });
 
   afterAll(async () => {
     await pg?.close();

@@ -82,36 +82,28 @@ describe('the first window of an account never read (BDT263)', () => {
     return { store, refused: firstPages.filter((e) => e.code === 'BDT263'), firstWindows: [...firstWindows.values()] };
   }
 
-  it(
-    'while the limit is unknown, one account learns it from BDT263 and the other lane waits: one first window refused, not one per lane',
-    { timeout: 90_000 },
-    async () => {
-      const { store, refused, firstWindows } = await backfill();
-      expect(refused.length).toBeGreaterThan(0);
-      expect(firstWindows.length).toBe(6);
-      // Before this rule both lanes' first accounts were refused their whole range at once.
-      expect(firstWindows.filter((e) => e.code === 'BDT263')).toHaveLength(1);
-      const known = await store.syncState.getWindowKnowledge('PNZ');
-      expect(known.minRefusedRows!).toBeGreaterThan(limit);
-    },
-  );
+  it('while the limit is unknown, one account learns it from BDT263 and the other lane waits: one first window refused, not one per lane', async () => {
+    const { store, refused, firstWindows } = await backfill();
+    expect(refused.length).toBeGreaterThan(0);
+    expect(firstWindows.length).toBe(6);
+    // Before this rule both lanes' first accounts were refused their whole range at once.
+    expect(firstWindows.filter((e) => e.code === 'BDT263')).toHaveLength(1);
+    const known = await store.syncState.getWindowKnowledge('PNZ');
+    expect(known.minRefusedRows!).toBeGreaterThan(limit);
+  });
 
-  it(
-    "a stored limit and the densest stored account's rows per day size a new account's first window: no BDT263",
-    { timeout: 90_000 },
-    async () => {
-      const { refused } = await backfill(async (store) => {
-        await store.syncState.recordWindowKnowledge('PNZ', { acceptedRows: limit, refusedRows: limit + 1 });
-        // Learned in an earlier run through another consent: no account of this run has its own.
-        await store.syncState.setRowsPerDay({
-          bank: 'PNZ',
-          accountId: 'acc-earlier' as AccountId,
-          consentId: '00000000-0000-4000-8000-000000000000' as ConsentId,
-          rowsPerDay: densest,
-        });
+  it("a stored limit and the densest stored account's rows per day size a new account's first window: no BDT263", async () => {
+    const { refused } = await backfill(async (store) => {
+      await store.syncState.recordWindowKnowledge('PNZ', { acceptedRows: limit, refusedRows: limit + 1 });
+      // Learned in an earlier run through another consent: no account of this run has its own.
+      await store.syncState.setRowsPerDay({
+        bank: 'PNZ',
+        accountId: 'acc-earlier' as AccountId,
+        consentId: '00000000-0000-4000-8000-000000000000' as ConsentId,
+        rowsPerDay: densest,
       });
-      expect(refused).toEqual([]);
-      // Before this rule the prior was only the densest account read in this run: none yet.
-    },
-  );
+    });
+    expect(refused).toEqual([]);
+    // Before this rule the prior was only the densest account read in this run: none yet.
+  });
 });

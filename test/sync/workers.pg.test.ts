@@ -83,7 +83,7 @@ describePostgres('cooperating workers on PostgreSQL', () => {
       if (!held[0]) return undefined;
       const pid = Number(held[0].worker_id.split(':')[1]);
       return workers.find((w) => w.child.pid === pid);
-    }, 60_000);
+    });
     victim.child.kill('SIGKILL');
     const codes = await Promise.all(workers.map((w) => w.exited));
     expect(codes.filter((c) => c === 'SIGKILL')).toHaveLength(1);

@@ -35,7 +35,7 @@ describePostgres('db copy between SQLite and PostgreSQL', () => {
     source = new Database(harness.store.path, { readonly: true });
     pool = createPool(await createTestDatabase());
     await copySqliteToPostgres(source, pool, { dataDir: harness.dataDir });
-  }, 60_000);
+  });
   afterAll(async () => {
     source?.close();
     await pool?.end();

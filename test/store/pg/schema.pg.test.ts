@@ -39,7 +39,7 @@ describePostgres('PostgreSQL schema', () => {
     sqlite = new Database(harness.store.path, { readonly: false });
     addPayments(sqlite);
     addContinuityFindings(sqlite);
-  }, 60_000);
+  });
   afterAll(async () => {
     sqlite?.close();
     await harness?.close();

@@ -126,7 +126,7 @@ describePostgres('reads over the views, the same on SQLite and PostgreSQL', () =
     await copySqliteToPostgres(fx.store.sqlite, pool, { dataDir: fx.dir });
     onSqlite = readsOf(sqliteRunner(fx.store.sqlite, { safeIntegers: true }));
     onPostgres = readsOf(postgresRunner(pool, { safeIntegers: true }));
-  }, 60_000);
+  });
   afterAll(async () => {
     await pool?.end();
     await fx?.cleanup();
