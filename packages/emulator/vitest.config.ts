@@ -16,8 +16,8 @@ export default defineConfig({
   ssr: { resolve: { conditions: SOURCE_CONDITIONS } },
   test: {
     include: ['test/**/*.test.ts'],
-    testTimeout: 30_000,
-    hookTimeout: 30_000,
+    testTimeout: 120_000,
+    hookTimeout: 120_000,
     pool: 'forks',
     reporters: ['default'],
   },
