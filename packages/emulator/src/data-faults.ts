@@ -8,7 +8,8 @@
  */
 import { z } from 'zod';
 import { BANKS, type BankName, type Transaction } from '@bankdata/core/schemas';
-import { parseUnits, toWireBalance } from './generator/amount-units';
+import { toUnits } from '@bankdata/core/money';
+import { toWireBalance } from './generator/amount-units';
 
 export const DataFault = z
   .object({
@@ -53,12 +54,12 @@ export function applyDataFaults(
       if (!target || fault.amount === undefined) continue;
       const targetMs = Date.parse(target.BookingDateTime);
       const amount = fault.amount;
-      const shift = amount.startsWith('-') ? -parseUnits(amount.slice(1)) : parseUnits(amount);
+      const shift = toUnits(amount);
       out = out.map((t) => {
         const ms = Date.parse(t.BookingDateTime);
         const onOrAfter = ms > targetMs || (ms === targetMs && t.TransactionId >= target.TransactionId);
         if (!onOrAfter || !t.Balance) return t;
-        const current = parseUnits(t.Balance.Amount.Amount) * (t.Balance.CreditDebitIndicator === 'Debit' ? -1n : 1n);
+        const current = toUnits(t.Balance.Amount.Amount) * (t.Balance.CreditDebitIndicator === 'Debit' ? -1n : 1n);
         return {
           ...t,
           Balance: { ...toWireBalance(current + shift, t.Balance.Amount.Currency), Type: t.Balance.Type },

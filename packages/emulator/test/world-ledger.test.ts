@@ -4,7 +4,7 @@ import { formatNz } from '@bankdata/core/nz-time';
 import type { Transaction } from '@bankdata/core/schemas';
 import { generateWorld } from '../src/world';
 import { NzCalendar } from '../src/generator/nz-calendar';
-import { formatUnits, fromMinor } from '../src/generator/amount-units';
+import { formatWireAmount, fromMinor } from '../src/generator/amount-units';
 import { START, accountsOf, instants, ms, rowUnits, sandboxWorld, signedUnits } from './world-fixtures';
 
 const world = sandboxWorld();
@@ -219,13 +219,13 @@ describe('NzCalendar and money (generator internals)', () => {
   });
 
   it('formats amounts exactly: fixed minor digits, trimmed, sub-cent, yen', () => {
-    expect(formatUnits(fromMinor('NZD', 14_250), 'NZD')).toBe('142.50');
-    expect(formatUnits(fromMinor('NZD', 1_890), 'NZD', 'trimmed')).toBe('18.9');
-    expect(formatUnits(fromMinor('NZD', 1_800), 'NZD', 'trimmed')).toBe('18');
-    expect(formatUnits(125n, 'NZD')).toBe('0.00125');
-    expect(formatUnits(0n, 'NZD')).toBe('0.00');
-    expect(formatUnits(fromMinor('JPY', 1_250), 'JPY')).toBe('1250');
-    expect(formatUnits(9_999_999_999_999n * 100_000n + 99_999n, 'NZD')).toBe('9999999999999.99999');
+    expect(formatWireAmount(fromMinor('NZD', 14_250), 'NZD')).toBe('142.50');
+    expect(formatWireAmount(fromMinor('NZD', 1_890), 'NZD', 'trimmed')).toBe('18.9');
+    expect(formatWireAmount(fromMinor('NZD', 1_800), 'NZD', 'trimmed')).toBe('18');
+    expect(formatWireAmount(125n, 'NZD')).toBe('0.00125');
+    expect(formatWireAmount(0n, 'NZD')).toBe('0.00');
+    expect(formatWireAmount(fromMinor('JPY', 1_250), 'JPY')).toBe('1250');
+    expect(formatWireAmount(9_999_999_999_999n * 100_000n + 99_999n, 'NZD')).toBe('9999999999999.99999');
   });
 });
 

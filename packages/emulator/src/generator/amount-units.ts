@@ -1,27 +1,34 @@
 /**
- * Exact money for the generator. Amounts are bigint counts of 1/100000 of the currency's major
- * unit: the finest grain of docs/bank-api.md §1.2 (amount pattern, 5 fraction digits), so sub-cent interest
- * such as 0.00125 stays exact. Whole minor units (cents, yen) are multiples of UNIT_SCALE /
- * 10^exponent. Never a binary float.
+ * The generator's amounts: core's exact units (bigint counts of 1/100000 of the major unit, the
+ * finest grain of docs/bank-api.md §1.2, so sub-cent interest such as 0.00125 stays exact; whole
+ * minor units are multiples of `unitsPerMinor`), over the currencies the world uses only, and what
+ * the world needs on top: rounding, conversion, and the unsigned wire form with the bank feeds'
+ * two styles. Never a binary float.
  */
+import {
+  FRACTION_DIGITS,
+  UNIT_SCALE,
+  minorUnitExponent,
+  unitsPerMinor as coreUnitsPerMinor,
+  type Units,
+} from '@bankdata/core/money';
 import type { CreditDebitIndicator } from '@bankdata/core/schemas';
 
-export type Units = bigint;
-export const FRACTION_DIGITS = 5;
-export const UNIT_SCALE = 100_000n;
+export type { Units } from '@bankdata/core/money';
 
-/** ISO 4217 minor-unit exponents of the currencies the world uses (JPY has no minor unit). */
-const EXPONENTS: Record<string, number> = { NZD: 2, USD: 2, AUD: 2, JPY: 0, GBP: 2, EUR: 2 };
+/** The currencies the world uses; any other is a generator bug, not a currency to default. */
+const WORLD_CURRENCIES: ReadonlySet<string> = new Set(['NZD', 'USD', 'AUD', 'JPY', 'GBP', 'EUR']);
 
+/** The currency's minor-unit exponent (ISO 4217, from core); RangeError for a currency the world does not use. */
 export function currencyExponent(currency: string): number {
-  const e = EXPONENTS[currency];
-  if (e === undefined) throw new RangeError(`unknown currency ${currency}`);
-  return e;
+  if (!WORLD_CURRENCIES.has(currency)) throw new RangeError(`unknown currency ${currency}`);
+  return minorUnitExponent(currency);
 }
 
 /** Units per minor unit (1000 for cents, 100000 for yen). */
 export function unitsPerMinor(currency: string): Units {
-  return UNIT_SCALE / 10n ** BigInt(currencyExponent(currency));
+  currencyExponent(currency);
+  return coreUnitsPerMinor(currency);
 }
 
 /** An integer count of minor units (cents, yen) as units. */
@@ -43,7 +50,7 @@ export function roundToMinor(currency: string, units: Units): Units {
  * digits ("142.50", JPY "1250"); `trimmed` drops trailing zeros ("18.9", "18"), as some bank
  * feeds do. Digits below the minor unit are always shown ("0.00125").
  */
-export function formatUnits(units: Units, currency: string, style: 'fixed' | 'trimmed' = 'fixed'): string {
+export function formatWireAmount(units: Units, currency: string, style: 'fixed' | 'trimmed' = 'fixed'): string {
   if (units < 0n) throw new RangeError('wire amounts are unsigned');
   const exponent = currencyExponent(currency);
   const whole = units / UNIT_SCALE;
@@ -61,7 +68,7 @@ export function toWireBalance(
   currency: string,
 ): { Amount: { Amount: string; Currency: string }; CreditDebitIndicator: CreditDebitIndicator } {
   return {
-    Amount: { Amount: formatUnits(signed < 0n ? -signed : signed, currency), Currency: currency },
+    Amount: { Amount: formatWireAmount(signed < 0n ? -signed : signed, currency), Currency: currency },
     CreditDebitIndicator: signed < 0n ? 'Debit' : 'Credit',
   };
 }
@@ -74,10 +81,4 @@ export function convertUnits(units: Units, rateMillionths: number, targetCurrenc
 /** The wire's ExchangeRate (a JSON number, docs/bank-api.md §6.4) of a rate in millionths, printed exactly. */
 export function rateNumber(rateMillionths: number): number {
   return Number(`${Math.trunc(rateMillionths / 1_000_000)}.${String(rateMillionths % 1_000_000).padStart(6, '0')}`);
-}
-
-/** Units of an unsigned wire amount ("142.5", "0.04166"). */
-export function parseUnits(amount: string): Units {
-  const [whole = '0', fraction = ''] = amount.split('.');
-  return BigInt(whole) * UNIT_SCALE + BigInt(fraction.padEnd(FRACTION_DIGITS, '0'));
 }

@@ -6,7 +6,7 @@
 import type { BankName, CreditDebitIndicator, Transaction } from '@bankdata/core/schemas';
 import type { Merchant } from './catalog';
 import type { AccountSpec } from './customers';
-import { formatUnits, rateNumber, unitsPerMinor, type Units } from './amount-units';
+import { formatWireAmount, rateNumber, unitsPerMinor, type Units } from './amount-units';
 import type { NzCalendar, NzDay } from './nz-calendar';
 import type { Prng } from './world-random';
 
@@ -100,7 +100,7 @@ export function cardPurchaseDraft(ctx: DraftContext, p: CardPurchase): Draft {
       TargetCurrency: p.account.currency,
       UnitCurrency: p.foreign.currency,
       ExchangeRate: rateNumber(p.foreign.rateMillionths),
-      InstructedAmount: { Amount: formatUnits(p.foreign.units, p.foreign.currency), Currency: p.foreign.currency },
+      InstructedAmount: { Amount: formatWireAmount(p.foreign.units, p.foreign.currency), Currency: p.foreign.currency },
     };
   }
   return {

@@ -6,7 +6,7 @@
 import type { Balance, Transaction } from '@bankdata/core/schemas';
 import type { AccountSpec } from './customers';
 import { signedUnits, type Draft } from './drafts';
-import { formatUnits, toWireBalance, type Units } from './amount-units';
+import { formatWireAmount, toWireBalance, type Units } from './amount-units';
 import type { NzCalendar } from './nz-calendar';
 import type { Prng } from './world-random';
 import { itemAt, partitionPoint } from '@bankdata/core/arrays';
@@ -180,7 +180,7 @@ export class AccountLedger {
         {
           Included: true,
           Type: 'Pre-Agreed',
-          Amount: { Amount: formatUnits(this.spec.limit, currency), Currency: currency },
+          Amount: { Amount: formatWireAmount(this.spec.limit, currency), Currency: currency },
         },
       ];
     }
@@ -213,7 +213,7 @@ export class AccountLedger {
     return {
       AccountId: this.spec.account.AccountId,
       TransactionId: id as Transaction['TransactionId'],
-      Amount: { Amount: formatUnits(amount.units, currency, amount.style), Currency: currency },
+      Amount: { Amount: formatWireAmount(amount.units, currency, amount.style), Currency: currency },
       CreditDebitIndicator: d.indicator,
       Status: status,
       BookingDateTime: this.cal.format(bookingMs),

@@ -6,7 +6,7 @@
 import { stringify } from 'csv-stringify/sync';
 import type { BankName } from '@bankdata/core/schemas';
 import type { AccountSpec } from './customers';
-import { formatUnits, type Units } from './amount-units';
+import { formatWireAmount, type Units } from './amount-units';
 import type { WorldStatement } from './statements';
 import { itemAt } from '@bankdata/core/arrays';
 
@@ -34,7 +34,7 @@ export function statementCsv(statement: WorldStatement): Buffer {
 const LINES_PER_PAGE = 60;
 
 function signedText(units: Units, currency: string): string {
-  return units < 0n ? `${formatUnits(-units, currency)} DR` : `${formatUnits(units, currency)} CR`;
+  return units < 0n ? `${formatWireAmount(-units, currency)} DR` : `${formatWireAmount(units, currency)} CR`;
 }
 
 /** The statement as text lines: heading, opening, one line per booked row, closing. */

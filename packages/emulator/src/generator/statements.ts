@@ -7,7 +7,7 @@ import type { Statement } from '@bankdata/core/schemas';
 import type { AccountSpec } from './customers';
 import { deepFreeze } from './freeze';
 import type { AccountLedger, BookedRow } from './ledger';
-import { formatUnits, toWireBalance, type Units } from './amount-units';
+import { formatWireAmount, toWireBalance, type Units } from './amount-units';
 import type { NzCalendar, NzDay } from './nz-calendar';
 import { itemAt } from '@bankdata/core/arrays';
 
@@ -71,7 +71,7 @@ export function buildStatements(ledger: AccountLedger, cal: NzCalendar, first: n
       if (row.interest) interest += row.signed;
     }
     const closing = opening + credits - debits;
-    const amount = (units: Units) => ({ Amount: formatUnits(units, currency), Currency: currency });
+    const amount = (units: Units) => ({ Amount: formatWireAmount(units, currency), Currency: currency });
     const record: Statement = {
       AccountId: spec.account.AccountId,
       StatementId: statementId(spec, day) as Statement['StatementId'],

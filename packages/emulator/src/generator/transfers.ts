@@ -6,7 +6,7 @@
 import type { Transaction } from '@bankdata/core/schemas';
 import type { AccountSpec } from './customers';
 import { bookedDraft, pcr, type Draft, type DraftContext, type TransactionDetail } from './drafts';
-import { formatUnits, rateNumber, type Units } from './amount-units';
+import { formatWireAmount, rateNumber, type Units } from './amount-units';
 import type { NzDay } from './nz-calendar';
 
 export function accountRef(spec: AccountSpec): NonNullable<Transaction['CreditorAccount']> {
@@ -43,7 +43,7 @@ export function ownTransferDrafts(ctx: DraftContext, t: OwnTransfer): { debit: D
         TargetCurrency: t.to.currency,
         UnitCurrency: t.to.currency,
         ExchangeRate: rateNumber(t.fx.rateMillionths),
-        InstructedAmount: { Amount: formatUnits(t.creditUnits, t.to.currency), Currency: t.to.currency },
+        InstructedAmount: { Amount: formatWireAmount(t.creditUnits, t.to.currency), Currency: t.to.currency },
       }
     : undefined;
   // Each side names the other account; both carry the same references and exchange.

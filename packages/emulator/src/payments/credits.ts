@@ -7,7 +7,8 @@
  */
 import { formatNz } from '@bankdata/core/nz-time';
 import type { Balance, BankName, Transaction } from '@bankdata/core/schemas';
-import { FRACTION_DIGITS, UNIT_SCALE, toWireBalance, type Units } from '../generator/amount-units';
+import { FRACTION_DIGITS, UNIT_SCALE, type Units } from '@bankdata/core/money';
+import { toWireBalance } from '../generator/amount-units';
 import { accountKey, type World } from '../world-types';
 import type { PaymentRecord } from './types';
 
