@@ -4,7 +4,7 @@
  * slips into a message or a field never reaches the output.
  */
 import { redact } from '@bankdata/core/secrets';
-import { terminalSafeJson } from './terminal-text';
+import { terminalSafeJson } from '@bankdata/core/terminal-text';
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error' | 'silent';
 const ORDER: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40, silent: 99 };

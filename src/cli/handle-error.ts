@@ -21,7 +21,7 @@ import { toLocalFileError } from '../fs/output-path';
 import { redact } from '@bankdata/core/secrets';
 import { lastOpenedDatabase, toDatabaseError } from '../store/open';
 import { RunLockedError } from '../sync/run';
-import { terminalSafe } from '../terminal-text';
+import { terminalSafe } from '@bankdata/core/terminal-text';
 import { CliError, ExitCode } from './exit-codes';
 
 interface Verdict {

@@ -15,7 +15,7 @@
  */
 import { Command, CommanderError, Help } from 'commander';
 import { version } from '../../package.json';
-import { terminalSafe } from '../terminal-text';
+import { terminalSafe } from '@bankdata/core/terminal-text';
 import { addGlobalOptions } from './globals';
 
 export interface CommandEntry {

@@ -23,7 +23,7 @@ import {
   reconciliationSummary,
   trackPayments,
 } from '../payments';
-import { terminalSafe } from '../terminal-text';
+import { terminalSafe } from '@bankdata/core/terminal-text';
 import { createCliContext, globalsOf, type CliContext } from './command-context';
 import { paymentId } from './flags';
 import { CliError, ExitCode, UsageError } from './exit-codes';

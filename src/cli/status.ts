@@ -9,7 +9,7 @@ import { isEndedStatus } from '../sync/consent';
 import { createCliContext, globalsOf } from './command-context';
 import { ExitCode } from './exit-codes';
 import { wholeNumber } from './flags';
-import { terminalSafe } from '../terminal-text';
+import { terminalSafe } from '@bankdata/core/terminal-text';
 import { unfinishedRunState } from '../store/lease';
 
 export interface StatusReport {

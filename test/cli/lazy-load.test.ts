@@ -55,10 +55,10 @@ describe('what each command loads', () => {
     expect([...loaded.packages]).toEqual(['commander']);
     expect(loaded.sources.sort()).toEqual([
       'package.json',
+      'packages/core/src/terminal-text.ts',
       'src/cli/globals.ts',
       'src/cli/main.ts',
       'src/cli/run.ts',
-      'src/terminal-text.ts',
     ]);
   });
 

@@ -6,9 +6,8 @@
  * escaped, so a line is safe to print on a terminal and still valid JSON.
  */
 import { redact } from '@bankdata/core/secrets';
+import { terminalSafeJson } from '@bankdata/core/terminal-text';
 import type { RequestLogger } from './index';
-
-const UNSAFE = /[\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029]/g;
 
 export interface JsonLinesLogger extends RequestLogger {
   error(msg: string, fields?: Record<string, unknown>): void;
@@ -24,7 +23,7 @@ export function createJsonLinesLogger(
     const json = JSON.stringify(record, (_key, value: unknown) =>
       typeof value === 'bigint' ? value.toString() : value,
     );
-    write(redact(json.replace(UNSAFE, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)));
+    write(redact(terminalSafeJson(json)));
   };
   return {
     info: (msg, fields) => emit('info', msg, fields),
