@@ -63,7 +63,7 @@ export default defineConfig({
   resolve: { conditions: SOURCE_CONDITIONS },
   ssr: { resolve: { conditions: SOURCE_CONDITIONS } },
   test: {
-    exclude: ['test/bench/**', 'node_modules/**'],
+    exclude: ['test/bench/**', '**/node_modules/**', '**/dist/**'],
     // A timeout is a hang detector, not a speed goal: sized for a loaded machine (two whole runs at
     // once on 2 cores take several times as long as one alone; 30 s failed the interop file). A
     // test or hook that needs longer says so itself; none asks for less.

@@ -28,21 +28,37 @@ class Holds {
     for (const w of ready) w.resolve(this.count);
   }
 
-  /** Resolves with the number held once at least `count` are; rejects when the emulator closes first. */
-  when(count: number): Promise<number> {
+  /**
+   * Resolves with the number held once at least `count` are; rejects when the emulator closes
+   * first, or after `timeoutMs` (a client that failed before its request arrived never sends it:
+   * the waiting test fails with this message instead of at its own timeout).
+   */
+  when(count: number, timeoutMs = 60_000): Promise<number> {
     if (this.count >= count) return Promise.resolve(this.count);
     if (this.closed.aborted) return Promise.reject(new Error('the emulator is closed'));
     return new Promise((resolve, reject) => {
-      const waiter = { count, resolve };
-      this.waiters.push(waiter);
-      this.closed.addEventListener(
-        'abort',
-        () => {
-          this.waiters = this.waiters.filter((w) => w !== waiter);
-          reject(new Error(`the emulator closed while waiting for ${count} held request(s)`));
+      const settle = () => {
+        clearTimeout(timer);
+        this.closed.removeEventListener('abort', onClose);
+        this.waiters = this.waiters.filter((w) => w !== waiter);
+      };
+      const waiter = {
+        count,
+        resolve: (held: number) => {
+          settle();
+          resolve(held);
         },
-        { once: true },
-      );
+      };
+      const onClose = () => {
+        settle();
+        reject(new Error(`the emulator closed while waiting for ${count} held request(s)`));
+      };
+      const timer = setTimeout(() => {
+        settle();
+        reject(new Error(`no ${count} held request(s) within ${timeoutMs} ms (${this.count} held)`));
+      }, timeoutMs);
+      this.waiters.push(waiter);
+      this.closed.addEventListener('abort', onClose, { once: true });
     });
   }
 }

@@ -93,9 +93,10 @@ export interface StartedEmulator {
   heldRequests(): number;
   /**
    * Resolves (with the number held) once at least `count` requests are held (default 1): how a test
-   * knows its request reached the emulator, with no sleep. Rejects if the emulator closes first.
+   * knows its request reached the emulator, with no sleep. Rejects if the emulator closes first, or
+   * after `timeoutMs` (default 60 s) with a message saying how many were held.
    */
-  whenHeld(count?: number): Promise<number>;
+  whenHeld(count?: number, timeoutMs?: number): Promise<number>;
   /** Any Partial<EmulatorSettings>; maxResultSize and faults merge per key, faults may name a profile. */
   updateSettings(patch: EmulatorSettingsPatch): void;
   /** Current state after time-driven transitions. */

@@ -153,7 +153,7 @@ export async function launchEmulator(
     advance: (ms) => clock.advance(ms),
     requests: () => ctx.log.list(),
     heldRequests: () => holdsOf(closing.signal).count,
-    whenHeld: (count = 1) => holdsOf(closing.signal).when(count),
+    whenHeld: (count = 1, timeoutMs?: number) => holdsOf(closing.signal).when(count, timeoutMs),
     updateSettings: (patch) => updateSettings(ctx, patch),
     consent: (id) => {
       const record = consents.get(id);

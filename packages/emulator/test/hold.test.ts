@@ -50,4 +50,11 @@ describe('held requests', () => {
     expect(((await waiting) as Error).message).toContain('closed');
     emu = undefined;
   });
+
+  it('whenHeld rejects after its timeout when no request arrives, saying how many were held', async () => {
+    ({ emu } = await startTest());
+    const error = (await emu.whenHeld(1, 50).catch((e: unknown) => e)) as Error;
+    expect(error).toBeInstanceOf(Error);
+    expect(error.message).toBe('no 1 held request(s) within 50 ms (0 held)');
+  });
 });

@@ -101,12 +101,13 @@ describePostgres('cooperating workers: the work queue', () => {
     const b = pool();
     const { runId } = await open(a, 1, CONSENTS.slice(0, 1));
     await open(b, 2, CONSENTS.slice(0, 1));
-    // A lease of SHORT_TTL: long enough that w2's next query comes before it lapses, however
-    // loaded the machine.
-    const first = await leaseNextConsent(a, { runId, workerId: 'w1', leaseTtlMs: SHORT_TTL, now: NOW });
+    // A lease of TTL: w2's next query comes before it lapses, however loaded the machine.
+    const first = await leaseNextConsent(a, { runId, workerId: 'w1', leaseTtlMs: TTL, now: NOW });
     expect(first).toEqual({ consentId: CONSENTS[0], attempts: 1, tookOverFrom: null });
     expect(await leaseNextConsent(b, { runId, workerId: 'w2', leaseTtlMs: TTL, now: NOW })).toBeNull();
-    // w1 stops renewing (killed). The lapse is the subject, on the server's clock (clock_timestamp(),
+    // w1's last renewal before it dies is a short one, then it stops renewing (killed).
+    expect(await renewWorkerLeases(a, { runId, workerId: 'w1', leaseTtlMs: SHORT_TTL })).toEqual([CONSENTS[0]]);
+    // The lapse is the subject, on the server's clock (clock_timestamp(),
     // which no test can drive): poll until it passes the expiry and w2 takes the consent over.
     const second = await waitFor(() =>
       leaseNextConsent(b, { runId, workerId: 'w2', leaseTtlMs: TTL, now: NOW }).then((l) => l ?? undefined),
