@@ -12,12 +12,14 @@ import { describe, expect, it } from 'vitest';
 
 const ROOT = resolve(__dirname, '..', '..');
 
-/** Every .ts file below a folder, as paths relative to ROOT. */
+/** Every source file (.ts, .mjs, .js) below a folder, as paths relative to ROOT; none when it is absent. */
 function tsFiles(dir: string, out: string[] = []): string[] {
+  if (!existsSync(join(ROOT, dir))) return out;
   for (const name of readdirSync(join(ROOT, dir))) {
     const path = join(dir, name);
+    if (name === 'node_modules' || name === 'dist') continue;
     if (statSync(join(ROOT, path)).isDirectory()) tsFiles(path, out);
-    else if (name.endsWith('.ts')) out.push(path);
+    else if (/\.(ts|mjs|js)$/.test(name)) out.push(path);
   }
   return out;
 }
@@ -123,12 +125,13 @@ function sourceEdges(): Edge[] {
 /** Imports of a workspace package that leave it: other workspace packages, or relative paths outside. */
 function packageImports(pkg: string): { file: string; spec: string }[] {
   const out: { file: string; spec: string }[] = [];
-  for (const dir of ['src', 'test']) {
+  for (const dir of ['src', 'test', 'scripts', 'bin']) {
     for (const file of tsFiles(join('packages', pkg, dir))) {
       for (const spec of importsOf(readFileSync(join(ROOT, file), 'utf8'))) {
         const outside =
           spec.startsWith('.') && !resolve(ROOT, dirname(file), spec).startsWith(join(ROOT, 'packages', pkg));
-        if (outside || spec.startsWith('@bankdata/') || spec === 'bankdata') out.push({ file, spec });
+        if (outside || spec.startsWith('@bankdata/') || spec === 'bankdata' || spec.startsWith('bankdata/'))
+          out.push({ file, spec });
       }
     }
   }
@@ -145,6 +148,8 @@ describe('the layers of docs/architecture.md', () => {
     const areas = new Set(tsFiles('src').map((f) => areaOf(relative('src', f))));
     const placed = new Set(layers.layers.flat());
     expect([...areas].filter((a) => !placed.has(a))).toEqual([]);
+    // …and every area the page names exists (a renamed folder leaves no stale line behind).
+    expect([...placed].filter((a) => !areas.has(a))).toEqual([]);
   });
 
   it('no import in src/ runs up or sideways', () => {

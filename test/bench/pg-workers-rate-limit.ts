@@ -6,9 +6,9 @@
  * over four banks' 40 consents into a fresh PostgreSQL database. Prints per run the requests, the
  * 429s, the run's span, the accepted requests per second over the run and over its middle (after
  * the pacers' learning, before the last quarter), the accepted count of each second, and the
- * load average before and after. BENCH_RUNS=N repeats it (default 3). On an idle 2-core machine:
- * 29-30 req/s over the middle, 11-29 refusals; the workers learning only their own share of the
- * limit showed 10-15.
+ * load average before and after. BENCH_RUNS=N repeats it (default 3). Figures: docs/benchmarks.md
+ * "Cooperating workers on PostgreSQL"; a fault that makes the workers learn only their own share
+ * of the limit shows here as well under half of it.
  * Starts its own throwaway server (test/support/postgres-server.ts).
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';

@@ -42,6 +42,7 @@ interface SourceFile {
 const files: SourceFile[] = [
   ...['src', 'docs', 'test', 'scripts', 'bin'].flatMap((d) => walk(join(ROOT, d))),
   join(ROOT, 'README.md'),
+  join(ROOT, 'CONTRIBUTING.md'),
   ...PACKAGES.flatMap((p) => [
     ...['src', 'test', 'docs', 'scripts', 'bin'].flatMap((d) => walk(join(ROOT, 'packages', p, d))),
     ...(existsSync(join(ROOT, 'packages', p, 'README.md')) ? [join(ROOT, 'packages', p, 'README.md')] : []),
