@@ -12,7 +12,7 @@ import { describe, expect, it } from 'vitest';
 import { EMULATOR_FLAGS } from '@bankdata/emulator/cli';
 import { emulatorOptionsFromFlags, registerEmulatorCommand } from '../../src/cli/emulator';
 import { ExitCode, UsageError } from '../../src/cli/exit-codes';
-import { issueToken } from '../../packages/emulator/test/helpers';
+import { expectReadyAndServing } from '../../packages/emulator/test/helpers';
 import { waitFor } from './cli-process';
 
 const DEFAULTS = { port: '0', seed: '1', faults: 'none', environment: 'sandbox', latencyMs: '0' };
@@ -83,29 +83,7 @@ describe('bankdata emulator', () => {
     lines.on('line', (line) => stdoutLines.push(line));
     try {
       const [first] = (await once(lines, 'line')) as [string];
-      const info = JSON.parse(first) as {
-        base_url: string;
-        client_id: string;
-        client_secret: string;
-        consent_ids: string[];
-      };
-      // The Payments API's keys were added later (issue 7); the Data API's keys never change.
-      expect(Object.keys(info).sort()).toEqual([
-        'base_url',
-        'client_id',
-        'client_secret',
-        'consent_ids',
-        'payment_consent_ids',
-        'payment_consents',
-        'payments_base_url',
-        'payments_client_id',
-        'payments_client_secret',
-      ]);
-      expect(info.base_url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
-      expect(info.consent_ids.length).toBeGreaterThan(0);
-      const token = await issueToken(info.base_url, info.client_id, info.client_secret);
-      const res = await fetch(`${info.base_url}/v1/meta`, { headers: { authorization: `Bearer ${token}` } });
-      expect(res.status).toBe(200);
+      const { ready: info, token } = await expectReadyAndServing(first);
       // The request's log line reaches this process's pipe after the answer: wait for it.
       const logs = () => stderr.map((l) => JSON.parse(l) as Record<string, unknown>);
       await waitFor(() => logs().some((l) => l.msg === 'request' && l.path === '/v1/meta' && l.status === 200));

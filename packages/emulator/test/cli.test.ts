@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EMULATOR_FLAGS, EmulatorUsageError, emulatorOptionsFromFlags, main, usage } from '../src/cli';
-import { issueToken } from './helpers';
+import { expectReadyAndServing } from './helpers';
 
 const PACKAGE = join(__dirname, '..');
 const DEFAULTS = { port: '0', seed: '1', faults: 'none', environment: 'sandbox', latencyMs: '0' };
@@ -135,29 +135,7 @@ describe('bankdata-emulator: the built command', () => {
     lines.on('line', (line) => stdout.push(line));
     try {
       const [first] = (await once(lines, 'line')) as [string];
-      const ready = JSON.parse(first) as Record<string, unknown> & {
-        base_url: string;
-        client_id: string;
-        client_secret: string;
-        consent_ids: string[];
-      };
-      expect(Object.keys(ready).sort()).toEqual([
-        'base_url',
-        'client_id',
-        'client_secret',
-        'consent_ids',
-        'payment_consent_ids',
-        'payment_consents',
-        'payments_base_url',
-        'payments_client_id',
-        'payments_client_secret',
-      ]);
-      expect(ready.base_url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
-      expect(ready.consent_ids.length).toBeGreaterThan(0);
-      const token = await issueToken(ready.base_url, ready.client_id, ready.client_secret);
-      const res = await fetch(`${ready.base_url}/v1/meta`, { headers: { authorization: `Bearer ${token}` } });
-      expect(res.status).toBe(200);
-      const banks = ((await res.json()) as Array<{ name: string }>).map((b) => b.name);
+      const { ready, token, banks } = await expectReadyAndServing(first);
       expect(banks).toEqual(expect.arrayContaining(['PNZ', 'ANZ', 'ASB', 'BNZ', 'Westpac', 'Kiwibank', 'NZHL']));
 
       child.kill('SIGTERM');

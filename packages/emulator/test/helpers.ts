@@ -1,6 +1,7 @@
 /**
  * Shared helpers for the emulator's integration tests: start it on port 0, talk real HTTP.
  */
+import { expect } from 'vitest';
 import {
   startEmulator,
   type EmulatorOptions,
@@ -103,6 +104,43 @@ export async function issueToken(baseUrl: string, clientId: string, clientSecret
   });
   if (res.status !== 200) throw new Error(`token failed: ${res.status}`);
   return ((await res.json()) as { access_token: string }).access_token;
+}
+
+/** The ready line a served emulator prints (`bankdata-emulator`, `bankdata emulator`). */
+export interface ReadyLine {
+  base_url: string;
+  client_id: string;
+  client_secret: string;
+  consent_ids: string[];
+}
+
+/**
+ * Checks a ready line as a client reads it (every key, a loopback base URL, consents), then gets a
+ * token with its credentials and reads `/v1/meta` (200). Returns the line, the token and the banks.
+ */
+export async function expectReadyAndServing(
+  line: string,
+): Promise<{ ready: ReadyLine; token: string; banks: string[] }> {
+  const ready = JSON.parse(line) as ReadyLine;
+  // The Payments API's keys were added later; the Data API's keys never change.
+  expect(Object.keys(ready).sort()).toEqual([
+    'base_url',
+    'client_id',
+    'client_secret',
+    'consent_ids',
+    'payment_consent_ids',
+    'payment_consents',
+    'payments_base_url',
+    'payments_client_id',
+    'payments_client_secret',
+  ]);
+  expect(ready.base_url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+  expect(ready.consent_ids.length).toBeGreaterThan(0);
+  const token = await issueToken(ready.base_url, ready.client_id, ready.client_secret);
+  const res = await fetch(`${ready.base_url}/v1/meta`, { headers: { authorization: `Bearer ${token}` } });
+  expect(res.status).toBe(200);
+  const banks = ((await res.json()) as Array<{ name: string }>).map((b) => b.name);
+  return { ready, token, banks };
 }
 
 export interface ConsentOverrides {
