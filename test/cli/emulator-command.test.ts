@@ -9,13 +9,12 @@ import { once } from 'node:events';
 import { createInterface } from 'node:readline';
 import { Command } from 'commander';
 import { describe, expect, it } from 'vitest';
-import { EMULATOR_FLAGS } from '@bankdata/emulator/cli';
+import { EMULATOR_FLAGS, flagKey } from '@bankdata/emulator/cli';
 import { emulatorOptionsFromFlags, registerEmulatorCommand } from '../../src/cli/emulator';
 import { ExitCode, UsageError } from '../../src/cli/exit-codes';
+import { DEFAULTS, REFUSALS } from '../../packages/emulator/test/cli-cases';
 import { expectReadyAndServing } from '../../packages/emulator/test/helpers';
 import { waitFor } from './cli-process';
-
-const DEFAULTS = { port: '0', seed: '1', faults: 'none', environment: 'sandbox', latencyMs: '0' };
 
 describe('emulatorOptionsFromFlags', () => {
   it('maps the flags as the emulator package does, with a running clock', () => {
@@ -30,15 +29,7 @@ describe('emulatorOptionsFromFlags', () => {
     });
   });
 
-  it.each([
-    [{ port: '70000' }, '--port must be an integer from 0 to 65535: 70000'],
-    [{ seed: '-1' }, '--seed must be an integer from 0 to 4294967295: -1'],
-    [{ faults: 'some' }, '--faults must be none, light or heavy: some'],
-    [{ environment: 'prod' }, '--environment must be sandbox or production: prod'],
-    [{ start: 'yesterday' }, '--start must be an ISO 8601 instant: yesterday'],
-    [{ start: '2999-01-01T00:00:00Z' }, '--start must not be in the future (the data clock never passes real time)'],
-    [{ latencyMs: '1.5' }, '--latency-ms must be an integer from 0 to 60000: 1.5'],
-  ])('refuses %j as a usage error (exit 2): %s', (flags, message) => {
+  it.each(REFUSALS)('refuses %j as a usage error (exit 2): %s', (flags, message) => {
     let caught: unknown;
     try {
       emulatorOptionsFromFlags({ ...DEFAULTS, ...flags });
@@ -55,10 +46,16 @@ describe('emulatorOptionsFromFlags', () => {
     registerEmulatorCommand(program);
     const command = program.commands.find((c) => c.name() === 'emulator')!;
     expect(
-      command.options.map((o) => ({ flags: o.flags, description: o.description, default: o.defaultValue as unknown })),
+      command.options.map((o) => ({
+        flags: o.flags,
+        key: o.attributeName(),
+        description: o.description,
+        default: o.defaultValue as unknown,
+      })),
     ).toEqual(
       EMULATOR_FLAGS.map((f) => ({
         flags: `--${f.name} <${f.value}>`,
+        key: flagKey(f.name),
         description: f.description,
         default: f.default,
       })),

@@ -24,10 +24,8 @@ export interface EmulatorFlags {
 }
 
 export interface EmulatorFlag {
-  /** As typed, without the dashes: `latency-ms`. */
+  /** As typed, without the dashes: `latency-ms` (its key in EmulatorFlags: `flagKey`). */
   name: string;
-  /** Its key in EmulatorFlags (commander's camelCase of `name`). */
-  key: keyof EmulatorFlags;
   /** The value's name in the usage text: `--latency-ms <n>`. */
   value: string;
   description: string;
@@ -35,25 +33,28 @@ export interface EmulatorFlag {
   default?: string;
 }
 
+/** A flag's key in EmulatorFlags: the camelCase of its name, as commander keys it (`latency-ms` → `latencyMs`). */
+export function flagKey(name: string): keyof EmulatorFlags {
+  return name.replace(/-([a-z])/g, (_m, c: string) => c.toUpperCase()) as keyof EmulatorFlags;
+}
+
 /** Every flag, in the order the usage texts list them. */
 export const EMULATOR_FLAGS: readonly EmulatorFlag[] = [
-  { name: 'port', key: 'port', value: 'n', description: 'port on 127.0.0.1 (0: a free port)', default: '0' },
-  { name: 'seed', key: 'seed', value: 'n', description: 'data seed', default: '1' },
+  { name: 'port', value: 'n', description: 'port on 127.0.0.1 (0: a free port)', default: '0' },
+  { name: 'seed', value: 'n', description: 'data seed', default: '1' },
   {
     name: 'start',
-    key: 'start',
     value: 'instant',
     description: 'ISO instant where the data clock starts (default: now minus 3 days)',
   },
-  { name: 'faults', key: 'faults', value: 'profile', description: 'none | light | heavy', default: 'none' },
+  { name: 'faults', value: 'profile', description: 'none | light | heavy', default: 'none' },
   {
     name: 'redirect-whitelist',
-    key: 'redirectWhitelist',
     value: 'list',
     description: 'comma-separated redirect URI whitelist',
   },
-  { name: 'environment', key: 'environment', value: 'env', description: 'sandbox | production', default: 'sandbox' },
-  { name: 'latency-ms', key: 'latencyMs', value: 'n', description: 'delay before every answer', default: '0' },
+  { name: 'environment', value: 'env', description: 'sandbox | production', default: 'sandbox' },
+  { name: 'latency-ms', value: 'n', description: 'delay before every answer', default: '0' },
 ];
 
 /** A flag's value refused; bankdata turns it into its UsageError (exit 2), `bankdata-emulator` exits 2. */
@@ -247,7 +248,7 @@ export async function main(argv: readonly string[], streams: CliStreams = proces
   const flags = Object.fromEntries(
     EMULATOR_FLAGS.map((f) => {
       const given = values[f.name];
-      return [f.key, typeof given === 'string' ? given : f.default];
+      return [flagKey(f.name), typeof given === 'string' ? given : f.default];
     }),
   ) as unknown as EmulatorFlags;
   let options: EmulatorOptions;

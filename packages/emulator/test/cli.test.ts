@@ -11,11 +11,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { EMULATOR_FLAGS, EmulatorUsageError, emulatorOptionsFromFlags, main, usage } from '../src/cli';
+import { EMULATOR_FLAGS, EmulatorUsageError, emulatorOptionsFromFlags, flagKey, main, usage } from '../src/cli';
+import { DEFAULTS, REFUSALS } from './cli-cases';
 import { expectReadyAndServing } from './helpers';
 
 const PACKAGE = join(__dirname, '..');
-const DEFAULTS = { port: '0', seed: '1', faults: 'none', environment: 'sandbox', latencyMs: '0' };
 
 describe('emulatorOptionsFromFlags', () => {
   it('maps the flags, splitting the whitelist on commas, with a running clock', () => {
@@ -38,25 +38,23 @@ describe('emulatorOptionsFromFlags', () => {
     });
   });
 
-  it.each([
-    [{ port: '70000' }, '--port'],
-    [{ seed: '-1' }, '--seed'],
-    [{ faults: 'some' }, '--faults'],
-    [{ environment: 'prod' }, '--environment'],
-    [{ start: 'yesterday' }, '--start'],
-    [{ start: '2999-01-01T00:00:00Z' }, '--start'],
-    [{ latencyMs: '1.5' }, '--latency-ms'],
-  ])('refuses %j with an EmulatorUsageError naming %s', (flags, name) => {
+  it.each(REFUSALS)('refuses %j with an EmulatorUsageError: %s', (flags, message) => {
     const attempt = () => emulatorOptionsFromFlags({ ...DEFAULTS, ...flags });
     expect(attempt).toThrow(EmulatorUsageError);
-    expect(attempt).toThrow(name);
+    expect(attempt).toThrow(message);
   });
 
-  it('keys each flag as commander does (camelCase of its name), defaults for the required ones', () => {
-    for (const flag of EMULATOR_FLAGS) {
-      expect(flag.key).toBe(flag.name.replace(/-([a-z])/g, (_m, c: string) => c.toUpperCase()));
-    }
-    const defaulted = EMULATOR_FLAGS.filter((f) => f.default !== undefined).map((f) => f.key);
+  it('keys each flag as commander does (camelCase of its name), a default for each required one', () => {
+    expect(EMULATOR_FLAGS.map((f) => flagKey(f.name))).toEqual([
+      'port',
+      'seed',
+      'start',
+      'faults',
+      'redirectWhitelist',
+      'environment',
+      'latencyMs',
+    ]);
+    const defaulted = EMULATOR_FLAGS.filter((f) => f.default !== undefined).map((f) => flagKey(f.name));
     expect(defaulted.sort()).toEqual(Object.keys(DEFAULTS).sort());
   });
 });
