@@ -6,13 +6,14 @@
  * and luxon are bundled), then from there `npx bankdata-emulator --help`, a bad flag (exit 2),
  * `bankdata-emulator --port 0` started, its ready line read, a token taken and `/v1/meta` read as
  * a client does, the emulator stopped by its pid (SIGTERM, exit 0), and `startEmulator` imported
- * from `@bankdata/emulator`. Exits 1 on the first failure. docs/packaging.md "Workspace".
+ * from `@bankdata/emulator`. Every check runs; exit 1 when any failed. docs/packaging.md "Workspace".
  */
-import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, URLSearchParams } from 'node:url';
+import { createChecks, run as runCommand } from './pack-harness.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const pkg = join(root, 'packages', 'emulator');
@@ -20,19 +21,9 @@ const { name, version } = JSON.parse(readFileSync(join(pkg, 'package.json'), 'ut
 const work = mkdtempSync(join(tmpdir(), 'bankdata-emulator-pack-'));
 const app = join(work, 'app');
 const BANKS = ['ANZ', 'ASB', 'BNZ', 'Kiwibank', 'NZHL', 'PNZ', 'Westpac'];
-let passed = 0;
-let failed = 0;
-
-function check(what, ok, detail = '') {
-  if (ok) passed++;
-  else failed++;
-  process.stdout.write(`${ok ? 'ok  ' : 'FAIL'} ${what}${ok || !detail ? '' : `\n${detail}`}\n`);
-}
-
-function run(cmd, args, options = {}) {
-  const result = spawnSync(cmd, args, { encoding: 'utf8', cwd: app, timeout: 60_000, ...options });
-  return { code: result.status, out: result.stdout ?? '', err: result.stderr ?? '' };
-}
+const { check, finish } = createChecks();
+/** A command run in the install folder, with a minute's bound. */
+const run = (cmd, args, options = {}) => runCommand(cmd, args, { cwd: app, timeout: 60_000, ...options });
 
 /**
  * `bankdata-emulator --port 0 --environment production` through node_modules/.bin (the symlink
@@ -202,5 +193,4 @@ try {
 } finally {
   rmSync(work, { recursive: true, force: true });
 }
-process.stdout.write(`emulator pack test: ${passed} passed, ${failed} failed\n`);
-process.exitCode = failed === 0 ? 0 : 1;
+finish('emulator pack test');

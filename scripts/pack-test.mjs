@@ -3,31 +3,20 @@
  * `npm run test:pack` (run by .ci/run, not by `npm test`: installing compiles better-sqlite3,
  * about 2 minutes): packs the tarball, installs it into an empty temporary folder with
  * production dependencies only, and from there runs `npx bankdata --version`, a short demo and
- * the emulator (through node_modules/.bin, a symlink). Exits 1 on the first failure.
+ * the emulator (through node_modules/.bin, a symlink). Every check runs; exit 1 when any failed.
  */
-import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { createChecks, run } from './pack-harness.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const { version } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
 const work = mkdtempSync(join(tmpdir(), 'bankdata-pack-'));
 const app = join(work, 'app');
-let passed = 0;
-let failed = 0;
-
-function check(name, ok, detail = '') {
-  if (ok) passed++;
-  else failed++;
-  process.stdout.write(`${ok ? 'ok  ' : 'FAIL'} ${name}${ok || !detail ? '' : `\n${detail}`}\n`);
-}
-
-function run(cmd, args, options = {}) {
-  const result = spawnSync(cmd, args, { encoding: 'utf8', ...options });
-  return { code: result.status, out: result.stdout ?? '', err: result.stderr ?? '' };
-}
+const { check, finish } = createChecks();
 
 /**
  * `npx bankdata emulator`: its JSON line on stdout, then SIGTERM to the process group this
@@ -129,5 +118,4 @@ try {
 } finally {
   rmSync(work, { recursive: true, force: true });
 }
-process.stdout.write(`pack test: ${passed} passed, ${failed} failed\n`);
-process.exitCode = failed === 0 ? 0 : 1;
+finish('pack test');
