@@ -8,6 +8,8 @@
  */
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
+import { redact } from '@bankdata/core/secrets';
+import { terminalSafe } from '@bankdata/core/terminal-text';
 import { DateTime } from 'luxon';
 import { startEmulator, type EmulatorOptions, type RequestLogger, type StartedEmulator } from './index';
 import { createJsonLinesLogger } from './json-lines-logger';
@@ -204,8 +206,8 @@ export interface CliStreams {
   stderr: Pick<NodeJS.WritableStream, 'write'>;
 }
 
-/** One line, whatever the error says. */
-const oneLine = (text: string) => text.split('\n')[0] ?? text;
+/** One line whatever the error says (a line break in it shown escaped), with every registered secret hidden. */
+const oneLine = (text: string) => redact(terminalSafe(text));
 
 /**
  * `bankdata-emulator [options]` (argv without node and the script): the exit code. Serving

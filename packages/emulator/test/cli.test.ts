@@ -94,6 +94,11 @@ describe('bankdata-emulator: usage', () => {
     [['--bogus'], 'bankdata-emulator: unknown option --bogus'],
     [['--seed'], 'bankdata-emulator: '],
     [['serve'], 'bankdata-emulator: '],
+    // A value with a line break and an escape sequence is one line, shown escaped.
+    [
+      ['--faults', 'x\n\u001b[2Jbankdata-emulator: forged'],
+      'bankdata-emulator: --faults must be none, light or heavy: x\\u{a}\\u{1b}[2J',
+    ],
   ])('%j: exit 2 with one bankdata-emulator line on stderr', async (argv, start) => {
     const { code, out, err } = await run(argv);
     expect(code).toBe(2);
