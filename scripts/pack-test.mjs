@@ -62,8 +62,8 @@ try {
     'package/bin/bankdata.js',
     'package/dist/bankdata.js',
     'package/config/default.json',
-    'package/src/store/migrations/0000_init.sql',
-    'package/src/store/migrations/meta/_journal.json',
+    'package/src/store/sqlite/migrations/0000_init.sql',
+    'package/src/store/sqlite/migrations/meta/_journal.json',
     // The emulator's README and docs, which bankdata's README cites (docs/packaging.md "Workspace").
     'package/packages/emulator/README.md',
     'package/packages/emulator/docs/emulator.md',

@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 
 export const PACKAGE_ROOT = fileURLToPath(new URL('..', import.meta.url));
 export const DEFAULT_CONFIG_PATH = join(PACKAGE_ROOT, 'config', 'default.json');
-export const MIGRATIONS_PATH = join(PACKAGE_ROOT, 'src', 'store', 'migrations');
+export const MIGRATIONS_PATH = join(PACKAGE_ROOT, 'src', 'store', 'sqlite', 'migrations');
 export const PG_MIGRATIONS_PATH = join(PACKAGE_ROOT, 'src', 'store', 'pg', 'migrations');
 /** The `bankdata` command itself (bin/bankdata.js), for the worker processes of `sync --workers`. */
 export const BIN_PATH = join(PACKAGE_ROOT, 'bin', 'bankdata.js');

@@ -8,7 +8,7 @@ import { creditDebitFilter } from '@bankdata/core/endpoint-access';
 import { nzDateOf } from '@bankdata/core/nz-time';
 import { toStoredInstant, type Store } from '../store';
 import type { AccountKey, CheckAccount, ContinuityFinding } from '../store/continuity';
-import type { ContinuityCause } from '../store/schema';
+import type { ContinuityCause } from '../store/sqlite/schema';
 import { findSnapshotBreaks, RunningBalanceWalk, type Snapshot, type SnapshotBreak } from './continuity';
 import { formatUnits, toMinor, toUnits, unitsPerMinor, type Units } from '@bankdata/core/money';
 

@@ -4,7 +4,7 @@
  * before. The store's look-ups and the findings' text are in check-accounts.ts.
  */
 import type { TransactionId } from '@bankdata/core/schemas';
-import type { ContinuityCause } from '../store/schema';
+import type { ContinuityCause } from '../store/sqlite/schema';
 import type { Units } from '@bankdata/core/money';
 
 export interface Snapshot {

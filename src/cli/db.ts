@@ -5,7 +5,7 @@
  * the same migration by itself); `bankdata db copy` (db-copy.ts) between SQLite and PostgreSQL.
  */
 import type { Command } from 'commander';
-import { backupDatabase, migrateWithBackup } from '../store/backup';
+import { backupDatabase, migrateWithBackup } from '../store/sqlite/backup';
 import { registerDbCopyCommand } from './db-copy';
 import { loadConfig } from '../config';
 import { UsageError } from '../errors';

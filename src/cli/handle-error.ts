@@ -19,7 +19,7 @@ import {
 } from '../api';
 import { toLocalFileError } from '../fs/output-path';
 import { redact } from '@bankdata/core/secrets';
-import { lastOpenedDatabase, toDatabaseError } from '../store/open';
+import { lastOpenedDatabase, toDatabaseError } from '../store/sqlite/open';
 import { RunLockedError } from '../sync/run';
 import { terminalSafe } from '@bankdata/core/terminal-text';
 import { CliError, ExitCode } from './exit-codes';

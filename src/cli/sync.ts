@@ -14,7 +14,7 @@ import type { DataApiClient } from '../api';
 import { paymentsPass, type PaymentsPassResult } from '../payments/sync-pass';
 import { planDryRun, type DryRunPlan } from '../sync/dry-run';
 import { runSync, type SyncSummary } from '../sync/run';
-import { migrateWithBackup } from '../store/backup';
+import { migrateWithBackup } from '../store/sqlite/backup';
 import { createCliContext, globalsOf } from './command-context';
 import { ExitCode, UsageError } from './exit-codes';
 import { wholeNumber } from './flags';

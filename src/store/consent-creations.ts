@@ -7,8 +7,8 @@
 import { createHash } from 'node:crypto';
 import { and, desc, eq, gte } from 'drizzle-orm';
 import type { BankName, ConsentId, ConsentStatus, CreateConsentResponse } from '@bankdata/core/schemas';
-import { inWriteTransaction, type BankdataDb } from './db';
-import { consentCreations, type ConsentCreationState } from './schema';
+import { inWriteTransaction, type BankdataDb } from './sqlite/db';
+import { consentCreations, type ConsentCreationState } from './sqlite/schema';
 import { toStoredInstant, toInstantMs, type Instant } from './time';
 
 export type ConsentCreationRow = typeof consentCreations.$inferSelect;

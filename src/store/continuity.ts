@@ -12,7 +12,7 @@
 import { sql, type SQL } from 'drizzle-orm';
 import type { AccountId, BankName, TransactionId } from '@bankdata/core/schemas';
 import { accountWriteLock, amountUnits, instantMinusDays, toBigInt, toNumber, toNumberOrNull } from './dialect-sql';
-import type { ContinuityCause, ContinuityKind } from './schema';
+import type { ContinuityCause, ContinuityKind } from './sqlite/schema';
 import type { SqlRow, SqlRunner } from './sql-runner';
 
 /** The balance types that hold booked rows only (available ones include pending rows and credit lines). */

@@ -1,6 +1,6 @@
 /** The store's public surface: what the sync, the CLI and the export import. */
 export type { Store, WithNow } from './store';
-export { openStore, type OpenStoreOptions, type SqliteStore } from './sqlite-store';
+export { openStore, type OpenStoreOptions, type SqliteStore } from './sqlite/sqlite-store';
 export { displayLocation, isPostgresUrl, openDatabaseStore } from './open-any';
 export { sha256, CREATION_KEY_TTL_MS, type ConsentCreationRow } from './consent-creations';
 export type { JobRunRow } from './job-runs';
@@ -31,6 +31,6 @@ export {
   type StatementRow,
   type TransactionRow,
 } from './rows';
-export { CONSENT_OUTCOMES, RUN_OUTCOMES, type ConsentOutcome, type RunOutcome } from './schema';
+export { CONSENT_OUTCOMES, RUN_OUTCOMES, type ConsentOutcome, type RunOutcome } from './sqlite/schema';
 export { VIEW_COLUMNS, VIEW_NAMES, type ViewName, type ViewRow } from './views';
 export { toStoredInstant, toStoredInstantOrNull, type Clock, type Instant } from './time';

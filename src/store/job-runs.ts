@@ -1,7 +1,7 @@
 /** Which scheduled job each run of `runs` (v_runs) was (`bankdata schedule`). */
 import { eq } from 'drizzle-orm';
-import type { BankdataDb } from './db';
-import { jobRuns } from './schema';
+import type { BankdataDb } from './sqlite/db';
+import { jobRuns } from './sqlite/schema';
 import { toStoredInstant, type Instant } from './time';
 
 export type JobRunRow = typeof jobRuns.$inferSelect;

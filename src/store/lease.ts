@@ -5,8 +5,8 @@
  * so two runs starting together cannot both win.
  */
 import { eq } from 'drizzle-orm';
-import { inWriteTransaction, type BankdataDb } from './db';
-import { lease } from './schema';
+import { inWriteTransaction, type BankdataDb } from './sqlite/db';
+import { lease } from './sqlite/schema';
 import { toStoredInstant, toInstantMs, type Instant } from './time';
 
 /** The defaults of config `sync.leaseTtlMs` and `sync.leaseRenewMs`, for callers without a config. */

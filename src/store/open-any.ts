@@ -6,7 +6,7 @@
  */
 import { DatabaseError } from '../errors';
 import { checkPostgresUrl, describeUnusablePostgres, isPostgresUrl, redactPostgresUrl } from '../database-url';
-import { openStore, type OpenStoreOptions } from './sqlite-store';
+import { openStore, type OpenStoreOptions } from './sqlite/sqlite-store';
 import type { Store } from './store';
 
 export async function openDatabaseStore(location: string, options: OpenStoreOptions = {}): Promise<Store> {

@@ -4,8 +4,8 @@
  * caller-given key. Async like the rest of the Store's operations.
  */
 import { and, desc, eq, isNotNull } from 'drizzle-orm';
-import type { BankdataDb } from './db';
-import { paymentAttempts, payments } from './schema';
+import type { BankdataDb } from './sqlite/db';
+import { paymentAttempts, payments } from './sqlite/schema';
 
 export interface EarlierPayment {
   idempotencyKey: string;

@@ -5,8 +5,8 @@
 import { and, asc, desc, eq, inArray, notInArray } from 'drizzle-orm';
 import { TERMINAL_PAYMENT_STATUSES, type Payment, type PaymentStatus } from '@bankdata/core/payment-schemas';
 import { nzDateOf } from '@bankdata/core/nz-time';
-import { inWriteTransaction, type BankdataDb } from './db';
-import { paymentAttempts, payments, paymentStatusHistory, type PaymentAttemptState } from './schema';
+import { inWriteTransaction, type BankdataDb } from './sqlite/db';
+import { paymentAttempts, payments, paymentStatusHistory, type PaymentAttemptState } from './sqlite/schema';
 import { toStoredInstant, type Instant } from './time';
 import { amountMinor } from '@bankdata/core/money';
 import { itemAt } from '@bankdata/core/arrays';

@@ -6,8 +6,8 @@
 import { asc, eq, isNull } from 'drizzle-orm';
 import { nzDateOf } from '@bankdata/core/nz-time';
 import { BankMeta, Permission, type BankName, type Consent, type ConsentId } from '@bankdata/core/schemas';
-import { inWriteTransaction, type BankdataDb } from './db';
-import { bankMeta, consents, type ConsentOutcome } from './schema';
+import { inWriteTransaction, type BankdataDb } from './sqlite/db';
+import { bankMeta, consents, type ConsentOutcome } from './sqlite/schema';
 import { toStoredInstant, toStoredInstantOrNull, type Instant } from './time';
 
 export type ConsentRow = typeof consents.$inferSelect;

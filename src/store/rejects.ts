@@ -1,8 +1,8 @@
 /** Rejects: records kept aside with the reason, in the same transaction as their unit. */
 import { desc, eq } from 'drizzle-orm';
-import type { BankdataDb, Conn } from './db';
+import type { BankdataDb, Conn } from './sqlite/db';
 import type { RejectInput, RejectRow } from './rows';
-import { rejects } from './schema';
+import { rejects } from './sqlite/schema';
 
 export function insertRejectRows(tx: Conn, inputs: readonly RejectInput[], runId: string | null, now: string): number {
   for (const reject of inputs) {

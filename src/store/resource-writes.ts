@@ -4,7 +4,7 @@
  */
 import { and, desc, eq, isNull, max, type Column, type SQL } from 'drizzle-orm';
 import type { AccountId, BankName, ConsentId, StatementId } from '@bankdata/core/schemas';
-import { inWriteTransaction, type BankdataDb, type Conn } from './db';
+import { inWriteTransaction, type BankdataDb, type Conn } from './sqlite/db';
 import { mergeRow } from './merge';
 import { insertRejectRows } from './rejects';
 import {
@@ -15,7 +15,7 @@ import {
   type RejectInput,
   type StatementRow,
 } from './rows';
-import { accounts, balances, parties, statements } from './schema';
+import { accounts, balances, parties, statements } from './sqlite/schema';
 import { toStoredInstant, type Instant } from './time';
 import { allOf } from './dialect-sql';
 import { ownedRow } from './row-owner';

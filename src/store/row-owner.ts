@@ -8,9 +8,9 @@
  */
 import { eq, inArray, isNull, type Column, type SQL } from 'drizzle-orm';
 import type { ConsentId } from '@bankdata/core/schemas';
-import type { Conn } from './db';
+import type { Conn } from './sqlite/db';
 import { allOf } from './dialect-sql';
-import { consents } from './schema';
+import { consents } from './sqlite/schema';
 
 interface Owned {
   consentId: ConsentId;

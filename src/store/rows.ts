@@ -4,7 +4,7 @@
  * Bookkeeping columns (first/last seen, updated, removed) are the store's business.
  */
 import type { AccountId, BankName, ConsentId } from '@bankdata/core/schemas';
-import type { accounts, balances, parties, rejects, statements, transactions } from './schema';
+import type { accounts, balances, parties, rejects, statements, transactions } from './sqlite/schema';
 
 type Bookkeeping = 'firstSeenAt' | 'lastSeenAt' | 'updatedAt';
 

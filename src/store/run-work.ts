@@ -6,10 +6,10 @@
  * is refused: exit 4); on PostgreSQL any number of workers share it (pg/run-work.ts).
  */
 import type { ConsentId } from '@bankdata/core/schemas';
-import type { BankdataDb } from './db';
+import type { BankdataDb } from './sqlite/db';
 import { acquireLease, releaseLease, renewLease, type LeaseHolder } from './lease';
 import { finishRun, startRun, type RunSummary } from './runs';
-import type { ConsentOutcome } from './schema';
+import type { ConsentOutcome } from './sqlite/schema';
 import type { Instant } from './time';
 
 export interface RunWork {

@@ -1,8 +1,8 @@
 /** Sync runs as v_runs shows them. */
 import { randomUUID } from 'node:crypto';
 import { desc, eq } from 'drizzle-orm';
-import type { BankdataDb } from './db';
-import { runs, type RunOutcome } from './schema';
+import type { BankdataDb } from './sqlite/db';
+import { runs, type RunOutcome } from './sqlite/schema';
 import { toStoredInstant, type Instant } from './time';
 
 export type RunRow = typeof runs.$inferSelect;

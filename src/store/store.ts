@@ -43,7 +43,7 @@ import type { InsertCounts, PartyInput, StatementFileInput, UnitInput, UpsertCou
 import type { AccountRow, BalanceRow, RejectInput, RejectRow, StatementRow } from './rows';
 import type { ReportReads } from './report-queries';
 import type { RunRow, RunSummary } from './runs';
-import type { ConsentOutcome } from './schema';
+import type { ConsentOutcome } from './sqlite/schema';
 import type { SyncResource, WindowKnowledge } from './sync-state';
 import type { Clock, Instant } from './time';
 import type { ViewReads } from './view-reads';

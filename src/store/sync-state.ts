@@ -4,8 +4,8 @@
  */
 import { and, eq, isNull, max, min } from 'drizzle-orm';
 import type { AccountId, BankName, ConsentId } from '@bankdata/core/schemas';
-import type { BankdataDb, Conn } from './db';
-import { bankWindow, syncState, transactions } from './schema';
+import type { BankdataDb, Conn } from './sqlite/db';
+import { bankWindow, syncState, transactions } from './sqlite/schema';
 import { toStoredInstant, toStoredInstantOrNull, type Instant } from './time';
 
 export type SyncResource = 'transactions' | 'statements';

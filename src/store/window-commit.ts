@@ -17,11 +17,11 @@ import {
   type SQL,
 } from 'drizzle-orm';
 import type { AccountId, BankName, ConsentId, TransactionId } from '@bankdata/core/schemas';
-import { inWriteTransaction, type BankdataDb, type Conn } from './db';
+import { inWriteTransaction, type BankdataDb, type Conn } from './sqlite/db';
 import { mergeRow } from './merge';
 import { insertRejectRows } from './rejects';
 import { TRANSACTION_DETAIL_COLUMNS, type RejectInput, type TransactionRow } from './rows';
-import { transactions } from './schema';
+import { transactions } from './sqlite/schema';
 import { advanceWatermark } from './sync-state';
 import { toStoredInstant, type Instant } from './time';
 import { allOf } from './dialect-sql';

@@ -25,7 +25,7 @@ import Database from 'better-sqlite3';
 import { drizzle } from 'drizzle-orm/better-sqlite3';
 import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MIGRATIONS_DIR } from '../../src/store/open';
+import { MIGRATIONS_DIR } from '../../src/store/sqlite/open';
 import { createFixtureStore, type FixtureStore } from '../export/fixture-store';
 import { runCliInProcess } from './cli-process';
 

@@ -11,7 +11,7 @@ import { drizzle } from 'drizzle-orm/better-sqlite3';
 import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openStore } from '../../src/store';
-import { MIGRATIONS_DIR } from '../../src/store/open';
+import { MIGRATIONS_DIR } from '../../src/store/sqlite/open';
 import { createFixtureStore } from '../export/fixture-store';
 
 const dir = mkdtempSync(join(tmpdir(), 'bankdata-migrate-'));

@@ -6,9 +6,11 @@ import type { ConsentId } from '@bankdata/core/schemas';
 import { openStore } from '../../src/store';
 import { CONSENT, tempDir } from './helpers';
 
-/** Every migration in src/store/migrations/meta/_journal.json. */
+/** Every migration in src/store/sqlite/migrations/meta/_journal.json. */
 const MIGRATIONS = (
-  JSON.parse(readFileSync(new URL('../../src/store/migrations/meta/_journal.json', import.meta.url), 'utf8')) as {
+  JSON.parse(
+    readFileSync(new URL('../../src/store/sqlite/migrations/meta/_journal.json', import.meta.url), 'utf8'),
+  ) as {
     entries: unknown[];
   }
 ).entries.length;

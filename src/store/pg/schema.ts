@@ -45,7 +45,7 @@ import {
   INDICATORS,
   PAYMENT_ATTEMPT_STATES,
   RUN_OUTCOMES,
-} from '../schema';
+} from '../sqlite/schema';
 
 /** The consent registry: what `consents add` registered, and what the last GET said. */
 export const consents = pgTable('consents', {

@@ -10,7 +10,7 @@
 import type pg from 'pg';
 import type { BudgetCounts } from '../../api/pacer';
 import type { ConsentId } from '@bankdata/core/schemas';
-import type { ConsentOutcome, RunOutcome } from '../schema';
+import type { ConsentOutcome, RunOutcome } from '../sqlite/schema';
 import { toStoredInstant, type Instant } from '../time';
 import { inPgTransaction } from './open';
 

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { nzMidnight } from '@bankdata/core/nz-time';
-import { openDatabase } from '../../../src/store/open';
+import { openDatabase } from '../../../src/store/sqlite/open';
 import { COPIED_TABLES, copySqliteToPostgres, sqliteColumns } from '../../../src/store/pg/copy-tables';
 import { copyPostgresToSqlite, type CopyFilter } from '../../../src/store/pg/copy-to-sqlite';
 import { createPool } from '../../../src/store/pg/open';

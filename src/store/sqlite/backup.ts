@@ -5,7 +5,7 @@
  */
 import { closeSync, existsSync, openSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { DatabaseError, LocalFileError } from '../errors';
+import { DatabaseError, LocalFileError } from '../../errors';
 import { migrationState, openDatabase, toDatabaseError } from './open';
 
 /** Copies the database at `source` to `target` (a new file, 0600); resolves to the target's path. */

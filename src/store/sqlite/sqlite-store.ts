@@ -7,27 +7,27 @@
 import type Database from 'better-sqlite3';
 import type { AccountId } from '@bankdata/core/schemas';
 import { inWriteTransaction, type BankdataDb } from './db';
-import * as creations from './consent-creations';
-import { continuityReads } from './continuity';
-import { forgetConsentData } from './forget';
-import { getJobRun, recordJobRun } from './job-runs';
-import { acquireLease, readLease, releaseLease, renewLease } from './lease';
+import * as creations from '../consent-creations';
+import { continuityReads } from '../continuity';
+import { forgetConsentData } from '../forget';
+import { getJobRun, recordJobRun } from '../job-runs';
+import { acquireLease, readLease, releaseLease, renewLease } from '../lease';
 import { openDatabase, type OpenDatabaseOptions } from './open';
-import { findEarlierPayment } from './payment-requests';
-import * as payments from './payments';
-import * as registry from './registry';
-import { insertRejectRows, listRejects } from './rejects';
-import { reportReads } from './report-queries';
-import * as reports from './reports';
-import * as writes from './resource-writes';
-import { beginSqliteRun } from './run-work';
-import { finishRun, getRun, listRuns, startRun } from './runs';
-import type { Store } from './store';
-import { sqliteRunner } from './sql-runner';
-import * as syncState from './sync-state';
-import { systemClock, toStoredInstant, type Clock, type Instant } from './time';
-import { viewReads } from './view-reads';
-import { commitTransactionWindow } from './window-commit';
+import { findEarlierPayment } from '../payment-requests';
+import * as payments from '../payments';
+import * as registry from '../registry';
+import { insertRejectRows, listRejects } from '../rejects';
+import { reportReads } from '../report-queries';
+import * as reports from '../reports';
+import * as writes from '../resource-writes';
+import { beginSqliteRun } from '../run-work';
+import { finishRun, getRun, listRuns, startRun } from '../runs';
+import type { Store } from '../store';
+import { sqliteRunner } from '../sql-runner';
+import * as syncState from '../sync-state';
+import { systemClock, toStoredInstant, type Clock, type Instant } from '../time';
+import { viewReads } from '../view-reads';
+import { commitTransactionWindow } from '../window-commit';
 
 export interface OpenStoreOptions extends OpenDatabaseOptions {
   /** The clock for every `now` left out (tests fix it). */

@@ -12,11 +12,11 @@ import { dirname, resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import { drizzle } from 'drizzle-orm/better-sqlite3';
 import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
-import { DatabaseError } from '../errors';
-import { MIGRATIONS_PATH } from '../paths';
+import { DatabaseError } from '../../errors';
+import { MIGRATIONS_PATH } from '../../paths';
 import type { BankdataDb } from './db';
 import { nzOffsets } from './schema';
-import { nzOffsetTransitions } from './time';
+import { nzOffsetTransitions } from '../time';
 
 /** Beside this file in the sources; the compiled program finds it through src/paths.ts. */
 export const MIGRATIONS_DIR = MIGRATIONS_PATH;
