@@ -4,7 +4,8 @@
  *
  * - the real `bankdata payments create` against the emulator: the same payment typed another way
  *   (`25` or `025.00` for `25.00`, particulars `DUPB` or `dupB ` for `dupB`) is reported as made
- *   and not sent again; another payment (one cent more) is sent;
+ *   and not sent again; another payment (one cent more) is sent; a run killed before the bank
+ *   answered, rerun typed another way, resumes its key with the body it sent;
  * - the rerun guard (the store's `findEarlier`, keyed by `paymentIdentity`) and the reconciliation
  *   view `v_payment_matches` give the same answer for each pair of hostile spellings: the rule is
  *   one rule, spelt once in TypeScript and once in the migrations' SQL.
@@ -193,6 +194,57 @@ export function doublePaymentSuite(setup: DialectSetup): void {
         }
       });
     }
+
+    it('a rerun typed another way resumes the key of an attempt sent without an answer, with the body stored under it', async () => {
+      const dir = mkdtempSync(join(tmpdir(), 'bankdata-double-'));
+      dirs.push(dir);
+      const db = await setup.location();
+      const consent = consentOf(emu, 'enduring');
+      const key = randomUUID();
+      const sent = request(consent, { total: '25.00', pcr: { particulars: 'dupB', reference: 'CRASHED' } });
+      const store = await openDatabaseStore(db);
+      try {
+        // What a run killed after writing its attempt and before the bank answered leaves behind.
+        await store.payments.insertAttempt({
+          idempotencyKey: key,
+          consentId: consent,
+          requestJson: canonicalRequest(sent),
+          now: new Date(),
+        });
+      } finally {
+        await store.close();
+      }
+      const rerun = await runCliInProcess(
+        [
+          'payments',
+          'create',
+          '--consent',
+          consent,
+          '--amount',
+          '25',
+          '--particulars',
+          'DUPB',
+          '--reference',
+          'crashed',
+          '--json',
+        ],
+        { cwd: dir, env: paymentsEnv(emu, db) },
+      );
+      expect(rerun.code, rerun.stderr).toBe(0);
+      const made = emu.payments().filter((p) => p.idempotency_key === key);
+      expect(made.map((p) => ({ total: p.amount.total, pcr: p.pcr }))).toEqual([
+        { total: '25.00', pcr: { particulars: 'dupB', reference: 'CRASHED' } },
+      ]);
+      expect(emu.payments().filter((p) => p.pcr.reference?.toUpperCase() === 'CRASHED')).toHaveLength(1);
+      const after = await openDatabaseStore(db);
+      try {
+        expect(await queryRows(after, 'SELECT idempotency_key, state FROM payment_attempts')).toEqual([
+          { idempotency_key: key, state: 'created' },
+        ]);
+      } finally {
+        await after.close();
+      }
+    });
 
     it('the rerun guard and v_payment_matches agree on every pair of spellings', async () => {
       const store = await openDatabaseStore(await setup.location());
