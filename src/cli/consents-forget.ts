@@ -1,7 +1,8 @@
 /**
  * `bankdata consents forget ID [--dry-run]`: deletes on request the data of an ENDED consent
  * (revoked, expired, rejected: the bank no longer shares it): rows, statement files and raw
- * payloads (src/store/forget.ts); accounts another consent still reads keep what it reads.
+ * payloads (src/store/forget.ts); a row another consent may read (its permissions, accounts and
+ * date window) is handed over to it instead.
  * Says what it removed; `--dry-run` says what it would remove and changes nothing.
  */
 import { rmSync } from 'node:fs';
@@ -52,12 +53,23 @@ export function registerConsentForgetCommand(consents: Command): void {
     });
 }
 
+/**
+ * What went where, per table: the rows deleted (with the statement files), then one line per
+ * consent that received rows, each only what it may read (src/store/forget.ts `mayRead`).
+ */
 function describe(report: ForgetReport, dryRun: boolean, removedFiles: number): string {
-  const rows = Object.entries(report.deleted).map(([table, n]) => `${n} ${table}`);
-  const kept = Object.entries(report.handedOver).map(([table, n]) => `${n} ${table}`);
+  const counts = (rows: Record<string, number>) =>
+    Object.entries(rows)
+      .map(([table, n]) => `${n} ${table}`)
+      .join(', ');
+  const rows = counts(report.deleted);
   const lines = [
-    `${dryRun ? 'would remove' : 'removed'} for consent ${report.consentId}: ${rows.length > 0 ? rows.join(', ') : 'no rows'}; ${dryRun ? report.files.length : removedFiles} statement file(s)`,
+    `${dryRun ? 'would remove' : 'removed'} for consent ${report.consentId}: ${rows || 'no rows'}; ${dryRun ? report.files.length : removedFiles} statement file(s)`,
   ];
-  if (kept.length > 0) lines.push(`kept (another consent reads these accounts): ${kept.join(', ')}`);
+  for (const [heir, given] of Object.entries(report.handedOver)) {
+    lines.push(
+      `${dryRun ? 'would hand over' : 'handed over'} to consent ${heir} (its permissions, accounts and window cover them): ${counts(given)}`,
+    );
+  }
   return `${lines.join('\n')}\n`;
 }

@@ -2,7 +2,7 @@
  * Payments in SQLite: each payment as the API last showed it, its status history, and each
  * payment request's attempt row (idempotency key and body, written before the request is sent).
  */
-import { and, asc, desc, eq, inArray, notInArray } from 'drizzle-orm';
+import { asc, eq, notInArray } from 'drizzle-orm';
 import { TERMINAL_PAYMENT_STATUSES, type Payment, type PaymentStatus } from '@bankdata/core/payment-schemas';
 import { nzDateOf } from '@bankdata/core/nz-time';
 import { inWriteTransaction, type BankdataDb } from './sqlite/db';
@@ -120,28 +120,6 @@ export function attemptUpdateValues(update: PaymentAttemptUpdate) {
 export function updateAttempt(db: BankdataDb, key: string, update: PaymentAttemptUpdate): void {
   inWriteTransaction(db, (tx) =>
     tx.update(paymentAttempts).set(attemptUpdateValues(update)).where(eq(paymentAttempts.idempotencyKey, key)).run(),
-  );
-}
-
-/** The attempt, sent with no answer stored, for the same consent and body: a rerun resumes it. */
-export function findUnansweredAttempt(
-  db: BankdataDb,
-  consentId: string,
-  requestJson: string,
-): PaymentAttemptRow | null {
-  return (
-    db
-      .select()
-      .from(paymentAttempts)
-      .where(
-        and(
-          eq(paymentAttempts.consentId, consentId),
-          eq(paymentAttempts.requestJson, requestJson),
-          inArray(paymentAttempts.state, ['sending']),
-        ),
-      )
-      .orderBy(desc(paymentAttempts.createdAt), desc(paymentAttempts.idempotencyKey))
-      .get() ?? null
   );
 }
 

@@ -7,12 +7,13 @@
  * window-commit.ts); the run lease serialises on one lock key. Over 300 lines on purpose: it is
  * the one assembly of the interface, operation by operation, read beside ../sqlite-store.ts.
  */
-import { and, asc, desc, eq, gte, inArray, isNotNull, isNull, max, min, notInArray, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, gte, isNull, max, min, notInArray, sql } from 'drizzle-orm';
 import { drizzle } from 'drizzle-orm/node-postgres';
 import { TERMINAL_PAYMENT_STATUSES, type PaymentStatus } from '@bankdata/core/payment-schemas';
 import type { AccountId } from '@bankdata/core/schemas';
 import { creationKeySince, creationValues, isOpenCreation } from '../consent-creations';
 import { forgetInTransaction, type ForgetSql } from '../forget';
+import { findEarlierPayment, findUnansweredAttempt } from '../payment-requests';
 import { DEFAULT_LEASE_TTL_MS, decideAcquire, isProcessAlive, LEASE_ROW } from '../lease';
 import { beginPostgresRun } from './run-work';
 import { countRefusal, reserveRequestSlotAt } from './work-queue';
@@ -471,44 +472,10 @@ export async function openPgStore(url: string, options: OpenPgStoreOptions = {})
           .set(attemptUpdateValues({ ...update, now: update.now ?? clock() }))
           .where(eq(paymentAttempts.idempotencyKey, key));
       },
-      findUnansweredAttempt: async (consentId, requestJson) =>
-        (
-          await db
-            .select()
-            .from(paymentAttempts)
-            .where(
-              and(
-                eq(paymentAttempts.consentId, consentId),
-                eq(paymentAttempts.requestJson, requestJson),
-                inArray(paymentAttempts.state, ['sending']),
-              ),
-            )
-            .orderBy(desc(paymentAttempts.createdAt), desc(paymentAttempts.idempotencyKey))
-            .limit(1)
-        )[0] ?? null,
+      findUnansweredAttempt: (request) => findUnansweredAttempt(runner, request),
       getAttempt: async (key) =>
         (await db.select().from(paymentAttempts).where(eq(paymentAttempts.idempotencyKey, key)))[0] ?? null,
-      findEarlier: async (request) =>
-        (
-          await db
-            .select({
-              idempotencyKey: paymentAttempts.idempotencyKey,
-              paymentId: payments.paymentId,
-              status: payments.status,
-              rawJson: payments.rawJson,
-            })
-            .from(paymentAttempts)
-            .innerJoin(payments, eq(payments.paymentId, paymentAttempts.paymentId))
-            .where(
-              and(
-                eq(paymentAttempts.consentId, request.consentId),
-                eq(paymentAttempts.requestJson, request.requestJson),
-                isNotNull(paymentAttempts.paymentId),
-              ),
-            )
-            .orderBy(desc(paymentAttempts.createdAt), desc(paymentAttempts.idempotencyKey))
-            .limit(1)
-        )[0] ?? null,
+      findEarlier: (request) => findEarlierPayment(runner, request),
     },
     // The reads written once for both dialects (continuity, report, export), integers exact.
     continuity: continuityReads(exact),

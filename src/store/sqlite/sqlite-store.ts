@@ -13,7 +13,7 @@ import { forgetConsentData } from '../forget';
 import { getJobRun, recordJobRun } from '../job-runs';
 import { acquireLease, readLease, releaseLease, renewLease } from '../lease';
 import { openDatabase, type OpenDatabaseOptions } from './open';
-import { findEarlierPayment } from '../payment-requests';
+import { findEarlierPayment, findUnansweredAttempt } from '../payment-requests';
 import * as payments from '../payments';
 import * as registry from '../registry';
 import { insertRejectRows, listRejects } from '../rejects';
@@ -152,11 +152,9 @@ export async function openStore(path: string, options: OpenStoreOptions = {}): P
       listOpen: unit(() => payments.listOpenPayments(db)),
       insertAttempt: unit((attempt) => payments.insertAttempt(db, { ...attempt, now: at(attempt.now) })),
       updateAttempt: unit((key, update) => payments.updateAttempt(db, key, { ...update, now: at(update.now) })),
-      findUnansweredAttempt: unit((consentId, requestJson) =>
-        payments.findUnansweredAttempt(db, consentId, requestJson),
-      ),
+      findUnansweredAttempt: (request) => findUnansweredAttempt(runner, request),
       getAttempt: unit((key) => payments.getAttempt(db, key)),
-      findEarlier: (request) => findEarlierPayment(db, request),
+      findEarlier: (request) => findEarlierPayment(runner, request),
     },
     reports: reports.reportsOf(runner),
     continuity: continuityReads(exact),
