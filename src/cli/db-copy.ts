@@ -15,6 +15,7 @@ import { openStore } from '../store';
 import { openPostgres } from '../store/pg/open';
 import { checkPostgresUrl, describeUnusablePostgres, isPostgresUrl, redactPostgresUrl } from '../database-url';
 import { globalsOf } from './command-context';
+import { dataPathOption, outputPathOption } from './output-paths';
 
 interface CopyFlags {
   from: string;
@@ -31,10 +32,15 @@ export function registerDbCopyCommand(db: Command): void {
     .description(
       'copy a SQLite database into PostgreSQL with every row, or PostgreSQL (or part of it) into a new SQLite file',
     )
-    .requiredOption('--from <location>', 'the source: a SQLite file or a postgres:// URL')
-    .requiredOption(
-      '--to <location>',
-      'the target: an empty PostgreSQL database, or a SQLite file that does not exist yet',
+    .addOption(
+      dataPathOption('--from <location>', 'the source: a SQLite file or a postgres:// URL').makeOptionMandatory(),
+    )
+    .addOption(
+      outputPathOption(
+        '--to <location>',
+        'the target: an empty PostgreSQL database, or a SQLite file that does not exist yet',
+        { postgresUrl: true },
+      ).makeOptionMandatory(),
     )
     .option('--consent <id>', 'PostgreSQL to SQLite only: this consent (repeatable)', repeatable, [])
     .option('--account <id>', 'PostgreSQL to SQLite only: this account (repeatable)', repeatable, [])
