@@ -11,7 +11,8 @@
  *   database, a statement file of any bankdata data directory and a directory are refused with
  *   exit 7 before anything is opened. The action receives the checked absolute path.
  *   `spec.stdout`: `-` is stdout, not a path; `spec.postgresUrl`: a postgres:// URL is not a
- *   file; `spec.defaultPath`: the default from the data directory, so a default is checked too.
+ *   file; `spec.defaultPath`: the default from the data directory, so a default is checked too;
+ *   `spec.createsDirectories`: the command makes the missing directories on the way (not refused).
  * - `inputPathOption(flags, description)`: a file the command only reads.
  * - `dataPathOption(flags, description)`: the database or the data directory itself (`--db`,
  *   `--data-dir`, `db copy --from`), guarded by the store and src/fs/data-dir.ts.
@@ -68,7 +69,7 @@ export function checkDeclaredOutputs(command: Command): void {
     if (spec.stdout && value === '-') continue;
     if (spec.postgresUrl && isPostgresUrl(value)) continue;
     const label = target instanceof Option ? (target.long ?? target.flags) : target.name().toUpperCase();
-    const checked = checkOutputPath(value, guard, label);
+    const checked = checkOutputPath(value, { ...guard, createsDirectories: spec.createsDirectories ?? false }, label);
     if (target instanceof Option) command.setOptionValue(key, checked);
     else command.processedArgs[index] = checked;
   }

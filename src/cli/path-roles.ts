@@ -14,6 +14,8 @@ export interface OutputPathSpec {
   stdout?: boolean;
   /** A postgres:// URL is a database location, not a file. */
   postgresUrl?: boolean;
+  /** The command creates missing directories on the way to the file. */
+  createsDirectories?: boolean;
   /** The default, from the configured data directory (checked like a value). */
   defaultPath?: (dataDir: string) => string;
 }

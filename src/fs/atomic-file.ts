@@ -15,6 +15,7 @@ import { createWriteStream, type WriteStream } from 'node:fs';
 import { link, mkdir, open, rename, rm } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { finished } from 'node:stream/promises';
+import { toLocalFileError } from './output-path';
 
 export interface AtomicFileOptions {
   /** `.<name>.<hex>.tmp` (hidden from a listing of the directory) instead of `<name>.<hex>.tmp`. */
@@ -88,7 +89,9 @@ export async function buildNewFile<T>(
   try {
     const { keep, value } = await build(tempPath);
     if (keep) {
-      await link(tempPath, finalPath);
+      await link(tempPath, finalPath).catch((error: unknown) => {
+        throw toLocalFileError(finalPath, error);
+      });
       await syncDirectory(dirname(finalPath));
     }
     return value;

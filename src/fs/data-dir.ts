@@ -12,12 +12,16 @@
  *   else throws `RefusedStoredPath` (exit 7) naming the stored path: the caller refuses that row
  *   and reports it. Parts that do not exist yet are created (by the caller) below a checked one,
  *   so no directory is ever created outside the data directory.
+ * - `readStoredFile`, `removeStoredFile` and `StoredFilesBatch` (a copy's files, undone on
+ *   failure) read, delete and write such paths through it.
  * - `noLinksBelow(dataDir, path)`: the stricter rule for statement files that sync writes: no
  *   symbolic link at all between the data directory and the file.
  */
 import { closeSync, existsSync, lstatSync, openSync, realpathSync, writeSync } from 'node:fs';
-import { join, relative, resolve, sep } from 'node:path';
+import { readFile, rm, rmdir } from 'node:fs/promises';
+import { dirname, join, relative, resolve, sep } from 'node:path';
 import { LocalFileError } from '../errors';
+import { openAtomicFile } from './atomic-file';
 
 export const DATA_DIR_MARKER = '.bankdata-data-dir';
 const MARKER_TEXT =
@@ -53,7 +57,7 @@ export class RefusedStoredPath extends LocalFileError {
   constructor(
     readonly stored: string,
     readonly dataDir: string,
-    reason: string,
+    readonly reason: string,
   ) {
     super(stored, reason, 'the row is refused; the file is not read, written or deleted');
     this.name = 'RefusedStoredPath';
@@ -127,5 +131,52 @@ export function noLinksBelow(dataDir: string, dir: string): void {
         current,
         'is a symbolic link inside the data directory; refused (statement files are never written through links)',
       );
+  }
+}
+
+/** Deletes the file a database names (after `storedPathInDataDir`); a missing file is no error. */
+export async function removeStoredFile(dataDir: string, stored: string): Promise<void> {
+  await rm(storedPathInDataDir(dataDir, stored), { force: true });
+}
+
+/** Reads the file a database names (after `storedPathInDataDir`). */
+export async function readStoredFile(dataDir: string, stored: string): Promise<Buffer> {
+  return readFile(storedPathInDataDir(dataDir, stored));
+}
+
+/**
+ * Files a database names, written into a data directory as one undoable batch (a copy of a
+ * database: the files go in before its rows commit). Each goes through `storedPathInDataDir`
+ * and is written atomically (src/fs/atomic-file.ts); `undo` removes the files this batch
+ * created and the directories it made, deepest first, and leaves what was there before.
+ */
+export class StoredFilesBatch {
+  private readonly createdFiles: string[] = [];
+  private readonly createdDirs: string[] = [];
+
+  constructor(readonly dataDir: string) {}
+
+  async write(stored: string, content: Uint8Array): Promise<void> {
+    const path = storedPathInDataDir(this.dataDir, stored);
+    const missing: string[] = [];
+    for (let dir = dirname(path); !existsSync(dir) && dirname(dir) !== dir; dir = dirname(dir)) missing.push(dir);
+    const existed = existsSync(path);
+    this.createdDirs.push(...missing);
+    const file = await openAtomicFile(path);
+    try {
+      file.stream.end(content);
+      await file.commit();
+    } catch (error) {
+      await file.abort();
+      throw error;
+    }
+    if (!existed) this.createdFiles.push(path);
+    markDataDirectory(this.dataDir);
+  }
+
+  async undo(): Promise<void> {
+    for (const file of this.createdFiles.splice(0)) await rm(file, { force: true });
+    const dirs = this.createdDirs.splice(0).sort((a, b) => b.length - a.length);
+    for (const dir of dirs) await rmdir(dir).catch(() => undefined);
   }
 }

@@ -24,6 +24,8 @@ export interface OutputGuard {
   database?: string;
   /** The configured data directory: its statements/ tree is protected even before it holds the marker. */
   dataDir?: string;
+  /** The writer creates missing directories (db copy's new SQLite file): a missing parent is no refusal. */
+  createsDirectories?: boolean;
 }
 
 const SIDE_FILES = ['-wal', '-shm', '-journal'] as const;
@@ -95,13 +97,13 @@ export function checkOutputPath(out: string, guard: OutputGuard = {}, flag = '--
   const file = resolve(out);
   const parent = dirname(file);
   const parentStat = statOrNull(parent);
-  if (!parentStat)
+  if (!parentStat && !guard.createsDirectories)
     throw new LocalFileError(
       parent,
       `does not exist; ${flag} does not create directories`,
       'create the directory first, or name another file',
     );
-  if (!parentStat.isDirectory()) throw new LocalFileError(parent, 'is not a directory');
+  if (parentStat && !parentStat.isDirectory()) throw new LocalFileError(parent, 'is not a directory');
   if (statOrNull(file)?.isDirectory()) throw new LocalFileError(file, `is a directory; ${flag} names a file`);
   // The real path first: a link to the database is named as the database.
   for (const candidate of new Set([realTarget(file), file])) {
