@@ -22,6 +22,7 @@ import { readFile, rm, rmdir } from 'node:fs/promises';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { LocalFileError } from '../errors';
 import { openAtomicFile } from './atomic-file';
+import { toLocalFileError } from './output-path';
 
 export const DATA_DIR_MARKER = '.bankdata-data-dir';
 const MARKER_TEXT =
@@ -162,13 +163,18 @@ export class StoredFilesBatch {
     for (let dir = dirname(path); !existsSync(dir) && dirname(dir) !== dir; dir = dirname(dir)) missing.push(dir);
     const existed = existsSync(path);
     this.createdDirs.push(...missing);
-    const file = await openAtomicFile(path);
+    let file;
+    try {
+      file = await openAtomicFile(path);
+    } catch (error) {
+      throw toLocalFileError(path, error);
+    }
     try {
       file.stream.end(content);
       await file.commit();
     } catch (error) {
       await file.abort();
-      throw error;
+      throw toLocalFileError(path, error);
     }
     if (!existed) this.createdFiles.push(path);
     markDataDirectory(this.dataDir);
