@@ -5,6 +5,7 @@
  * refused and reported, nothing is written or created outside; a damaged statement file is
  * reported (exit 1, not 70) and the rest copied; a copy that fails leaves nothing behind.
  */
+import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -73,6 +74,34 @@ describePostgres('db copy from PostgreSQL: statement files', () => {
       { statement_id: 'stmt-2025-02', file_path: null },
     ]);
     expect(leftovers(base)).toEqual([]);
+  });
+
+  it('item 3, the other way: a SQLite file naming ../secret.txt never reads it into PostgreSQL (exit 1)', async () => {
+    const other = await fixtureWithStatementFile();
+    try {
+      const secret = Buffer.from('a file beside the data directory, not a statement');
+      writeFileSync(join(other.dir, 'secret.txt'), secret);
+      other.store.sqlite
+        .prepare('UPDATE statements SET file_path = ?, file_sha256 = ?, file_bytes = ? WHERE file_path = ?')
+        .run('../secret.txt', createHash('sha256').update(secret).digest('hex'), secret.byteLength, STATEMENT_PATH);
+      const url = await createTestDatabase();
+      const r = await runCliInProcess(['db', 'copy', '--from', other.path, '--to', url, '--data-dir', other.dataDir]);
+      expect(r.code, r.stderr).toBe(1);
+      expect(r.stderr).toMatch(/^warning: statement file \.\.\/secret\.txt climbs out of the data directory/m);
+      const pool = new pg.Pool({ connectionString: url, max: 1 });
+      try {
+        const { rows: stored } = await pool.query('SELECT count(*)::int AS n FROM statement_files');
+        expect(stored).toEqual([{ n: 0 }]);
+        const { rows: named } = await pool.query(
+          'SELECT count(*)::int AS n FROM statements WHERE file_path IS NOT NULL',
+        );
+        expect(named).toEqual([{ n: 0 }]);
+      } finally {
+        await pool.end();
+      }
+    } finally {
+      await other.cleanup();
+    }
   });
 
   it('item 3: a statements directory that is a symbolic link leading out is never written through (exit 1)', async () => {
