@@ -149,7 +149,8 @@ export async function readStoredFile(dataDir: string, stored: string): Promise<B
  * Files a database names, written into a data directory as one undoable batch (a copy of a
  * database: the files go in before its rows commit). Each goes through `storedPathInDataDir`
  * and is written atomically (src/fs/atomic-file.ts); `undo` removes the files this batch
- * created and the directories it made, deepest first, and leaves what was there before.
+ * created and the directories it made, deepest first. A file that was there before stays (with
+ * the bytes the batch wrote: the same path holds the same statement).
  */
 export class StoredFilesBatch {
   private readonly createdFiles: string[] = [];
