@@ -13,6 +13,7 @@ import { registerConsentForgetCommand } from './consents-forget';
 import { registerConsentCreateCommand } from './consents-create';
 import { consentView, formatConsentDetail, formatConsentTable, type ConsentView } from './consents-view';
 import { CliError, ExitCode, UsageError } from './exit-codes';
+import { inputPathOption } from './output-paths';
 
 export function registerConsentsCommand(program: Command): void {
   const consents = program.command('consents').description('register, create, list, show and revoke consents');
@@ -21,7 +22,7 @@ export function registerConsentsCommand(program: Command): void {
     .command('add')
     .description('register existing consent ids for sync (the API has no list endpoint)')
     .argument('[ids...]', 'consent ids (lowercase UUIDs)')
-    .option('--from-file <file>', 'read ids from a file: one per line, # starts a comment')
+    .addOption(inputPathOption('--from-file <file>', 'read ids from a file: one per line, # starts a comment'))
     .action((ids: string[], flags: { fromFile?: string }, command: Command) =>
       withContext(command, async (ctx) => {
         const wanted = readConsentIds(ids, flags.fromFile);

@@ -58,6 +58,7 @@ describe('what each command loads', () => {
       'packages/core/src/terminal-text.ts',
       'src/cli/globals.ts',
       'src/cli/main.ts',
+      'src/cli/path-roles.ts',
       'src/cli/run.ts',
     ]);
   });
