@@ -191,10 +191,11 @@ describe('error classes from emulator answers', () => {
     expect(last.status).toBe(404);
   });
 
-  it('400 without code (consent id not a UUID) is a rejected request, not retried', async () => {
+  it('a consent id that is not a UUID is 404 BDT101 (not_found), like an unknown one, not retried', async () => {
+    const before = emu.requests().length;
     const error = await failure(client.getConsent('not-a-uuid' as ConsentId));
-    expect(error).toBeInstanceOf(RequestRejectedError);
-    expect(error).toMatchObject({ status: 400, code: null });
+    expect(error).toMatchObject({ status: 404, code: 'BDT101', reason: 'not_found' });
+    expect(emu.requests().length - before).toBe(1);
   });
 
   // Time moves forward from here on.

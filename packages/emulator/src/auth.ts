@@ -44,6 +44,20 @@ export abstract class ClientRegistry<S extends string, G extends TokenGrant<S>> 
     return randomBytes(24).toString('base64url');
   }
 
+  /**
+   * Rotate Secret: the bank's API documentation says "Rotation takes effect at once with no grace
+   * period for new token requests; tokens already issued work until they expire". The old secret
+   * is refused from now on (401 at the token endpoint); the tokens issued before are kept. Undefined
+   * when the client is unknown.
+   */
+  rotateSecret(clientId: string): RegisteredClient<S> | undefined {
+    const client = this.clients.get(clientId);
+    if (!client) return undefined;
+    client.clientSecret = this.newSecret();
+    registerSecret(client.clientSecret);
+    return client;
+  }
+
   /** The client when the credentials match, else null (401). */
   authenticate(clientId: string | undefined, clientSecret: string | undefined): RegisteredClient<S> | null {
     if (!clientId || clientSecret === undefined) return null;

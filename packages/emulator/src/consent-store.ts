@@ -27,6 +27,12 @@ export interface ConsentView {
 /** A consent as the emulator keeps it: its wire view and what only the bank knows. */
 export interface ConsentRecord extends ConsentView {
   bank: BankName;
+  /**
+   * The client (in the emulator, one client is one organisation) that created it. The bank's API
+   * documentation: a consent_id that "belongs to another organisation gives 404 (BDT101)", so only
+   * this client reads, lists the accounts of or revokes it (docs/bank-api.md §1.5).
+   */
+  ownerClientId: string;
   /** The customer who authorised it (unset while awaiting). */
   customerId?: string;
   /** The accounts the customer selected (accountKey form). */

@@ -60,6 +60,11 @@ export function handleControl(ctx: EmulatorContext, rq: RequestInfo): Reply {
       case 'GET authorise':
         return jsonReply(200, consentPage(ctx, rq.query.get('cid') ?? ''));
     }
+    if (area === 'clients' && id !== undefined && action === 'rotate' && rq.segments.length === 4) {
+      if (rq.method !== 'POST')
+        throw new ApiError(405, `Method ${rq.method} not allowed`, undefined, { allow: 'POST' });
+      return jsonReply(200, rotateClientSecret(ctx, id));
+    }
     if (area === 'consents' && id !== undefined && action !== undefined && rq.segments.length === 4) {
       if (rq.method !== 'POST')
         throw new ApiError(405, `Method ${rq.method} not allowed`, undefined, { allow: 'POST' });
@@ -125,6 +130,13 @@ export function addControlClient<S extends string>(
 ) {
   const client = registry.addClient(randomUuid(idRandom), registry.newSecret(), scopes);
   return { client_id: client.clientId, client_secret: client.clientSecret, scope: client.scopes.join(' ') };
+}
+
+/** POST /__emulator/clients/{client_id}/rotate: a new secret, the old one refused at once. */
+export function rotateClientSecret(ctx: EmulatorContext, clientId: string) {
+  const client = ctx.auth.rotateSecret(clientId);
+  if (!client) throw new ApiError(404, `Unknown client: ${clientId}`);
+  return { client_id: client.clientId, client_secret: client.clientSecret };
 }
 
 /** A token of the given environment (the other one is refused by the API with 401). */

@@ -378,9 +378,9 @@ describe('GET /v1/consents/{id} (docs/bank-api.md §4.2)', () => {
     expect(res.json).not.toHaveProperty('expiration_date_time');
   });
 
-  it('answers 404 BDT101 for an unknown consent and 400 without code for a non-UUID', async () => {
+  it('answers 404 BDT101 for an unknown consent and for a non-UUID (docs/bank-api.md §1.5)', async () => {
     expectErrorBody(await api.get('/v1/consents/00000000-0000-4000-8000-000000000000'), 404, 'BDT101');
-    expectErrorBody(await api.get('/v1/consents/not-a-uuid'), 400);
+    expectErrorBody(await api.get('/v1/consents/not-a-uuid'), 404, 'BDT101');
   });
 });
 
@@ -406,9 +406,9 @@ describe('DELETE /v1/consents?consent_id= (docs/bank-api.md §4.3)', () => {
     expectErrorBody(await api.call('DELETE', `/v1/consents?consent_id=${id}`), 422, 'BDT009');
   });
 
-  it('answers 400 without code when consent_id is missing or not a UUID, 404 BDT101 when unknown', async () => {
+  it('answers 400 without code when consent_id is missing, 404 BDT101 when unknown or not a UUID', async () => {
     expectErrorBody(await api.call('DELETE', '/v1/consents'), 400);
-    expectErrorBody(await api.call('DELETE', '/v1/consents?consent_id=123'), 400);
+    expectErrorBody(await api.call('DELETE', '/v1/consents?consent_id=123'), 404, 'BDT101');
     expectErrorBody(
       await api.call('DELETE', '/v1/consents?consent_id=00000000-0000-4000-8000-000000000000'),
       404,

@@ -92,9 +92,9 @@ describe('accounts (6.1, 6.2)', () => {
     expectErrorBody(await api.get(`/v1/accounts/nope?consent_id=${full}`), 404);
   });
 
-  it('answers 400 without code when consent_id is missing or not a UUID, 404 BDT101 when unknown', async () => {
+  it('answers 400 without code when consent_id is missing, 404 BDT101 when unknown or not a UUID', async () => {
     expectErrorBody(await api.get('/v1/accounts'), 400);
-    expectErrorBody(await api.get('/v1/accounts?consent_id=abc'), 400);
+    expectErrorBody(await api.get('/v1/accounts?consent_id=abc'), 404, 'BDT101');
     expectErrorBody(await api.get('/v1/accounts?consent_id=00000000-0000-4000-8000-000000000000'), 404, 'BDT101');
   });
 });
