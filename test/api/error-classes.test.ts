@@ -9,7 +9,6 @@ import {
   IdempotencyError,
   NotFoundError,
   PermissionMissingError,
-  RequestRejectedError,
   SplitNeededError,
 } from '../../src/api/api-errors';
 import type { DataApiClient } from '../../src/api/client';
