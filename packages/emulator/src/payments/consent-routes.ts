@@ -183,7 +183,7 @@ function baseRecord(rt: PaymentsRuntime, flow: PaymentsConsentFlow, clientId: st
   };
 }
 
-function viewScopes(record: PaymentConsentRecord, verb: 'view' | 'revoke'): PaymentsScope[] {
+export function viewScopes(record: Pick<PaymentConsentRecord, 'type'>, verb: 'view' | 'revoke'): PaymentsScope[] {
   if (record.type === 'enduring') return [verb === 'view' ? 'view:enduring_consent' : 'revoke:enduring_consent'];
   // The bank's API documentation: revoking a quick payment uses revoke:single_consent.
   if (record.type === 'quick_payment') return [verb === 'view' ? 'view:quick_payment' : 'revoke:single_consent'];
