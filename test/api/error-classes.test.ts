@@ -190,7 +190,7 @@ describe('error classes from emulator answers', () => {
     expect(last.status).toBe(404);
   });
 
-  it('a consent id that is not a UUID is 404 BDT101 (not_found), like an unknown one, not retried', async () => {
+  it('R-LIFE-2 a consent id that is not a UUID is 404 BDT101 (not_found), like an unknown one, not retried', async () => {
     const before = emu.requests().length;
     const error = await failure(client.getConsent('not-a-uuid' as ConsentId));
     expect(error).toMatchObject({ status: 404, code: 'BDT101', reason: 'not_found' });
@@ -204,7 +204,7 @@ describe('error classes from emulator answers', () => {
     expect(await failure(client.listAccounts(consent_id))).toMatchObject({ code: 'BDT013', reason: 'gateway_timeout' });
   });
 
-  it('BDT412 once the consent passed its expiration_date_time', async () => {
+  it('R-LIFE-9 BDT412 once the consent passed its expiration_date_time', async () => {
     const id = await authorisedConsent(emu, client, { expiration: emu.now().plus({ days: 2 }) });
     emu.advance(3 * DAY);
     expect(await failure(client.listAccounts(id))).toMatchObject({ code: 'BDT412', reason: 'expired' });
