@@ -55,7 +55,10 @@ export const WHITELIST_CASES: Array<[string, string, boolean, string]> = [
   ['https://*.example.nz/cb', 'https://a.b.example.nz.evil.io/cb', false, 'the domain must end the host'],
   ['myapp:/done', 'myapp:/done', false, 'a custom scheme without a host matches nothing'],
   ['http://localhost:3000/cb', 'http://localhost:3000/cb/x', true, 'http and localhost entries match (sandbox)'],
-  // Added with issue 32: compared as written, never normalised by a URL parser.
+  // Added with issue 32: compared as written, never normalised by a URL parser. The bank's API
+  // documentation: a single-host entry "matches that path and any path that starts with it as a raw
+  // string prefix"; "Scheme, host and port match exactly". Stricter than WHATWG parsing, which
+  // resolves dot segments and drops a default port before comparing.
   [
     'https://app.example.nz/consent/return',
     'https://app.example.nz/consent/./return',

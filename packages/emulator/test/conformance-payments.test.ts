@@ -152,3 +152,25 @@ describe('"Revoking a quick payment uses revoke:single_consent"; quick payments 
     expect(refused.json.code).toBe('BP018');
   });
 });
+
+describe('"which matches that path and any path that starts with it as a raw string prefix"; "Scheme, host and port match exactly"', () => {
+  it('R-CONS-11 R-PCON-2 the Payments API matches redirect_uri as written: a dot segment, a percent-encoded dot or an explicit :443 is 400 BP214', async () => {
+    const consent = (redirectUri: string) =>
+      call('POST', '/payments/v1/consents', {
+        type: 'single',
+        flow: { ...REDIRECT_FLOW, detail: { type: 'redirect', redirect_uri: redirectUri } },
+        amount: { total: '5.00', currency: 'NZD' },
+        pcr: { particulars: 'P' },
+      });
+    for (const uri of [
+      'https://app.example.nz/consent/./return',
+      'https://app.example.nz/consent/%2E/return',
+      'https://app.example.nz:443/consent/return',
+    ]) {
+      const refused = await consent(uri);
+      expect(refused.status, uri).toBe(400);
+      expect(refused.json.code, uri).toBe('BP214');
+    }
+    expect((await consent('https://app.example.nz/consent/return/deeper')).status).toBe(201);
+  });
+});
