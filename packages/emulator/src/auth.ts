@@ -17,6 +17,11 @@ export interface RegisteredClient<S extends string> {
   clientId: string;
   clientSecret: string;
   scopes: S[];
+  /**
+   * The organisation the client belongs to (its own id unless made to join another client's):
+   * a Data consent is readable by every client of the organisation that created it.
+   */
+  organisation: string;
 }
 
 export interface TokenGrant<S extends string> {
@@ -33,9 +38,19 @@ export abstract class ClientRegistry<S extends string, G extends TokenGrant<S>> 
   /** `scopeOrder`: the scope order of docs/bank-api.md §2, so `scope` reads the same whatever order was asked. */
   constructor(private readonly scopeOrder: readonly S[]) {}
 
-  addClient(clientId: string, clientSecret: string, scopes: readonly S[]): RegisteredClient<S> {
+  addClient(
+    clientId: string,
+    clientSecret: string,
+    scopes: readonly S[],
+    organisation: string = clientId,
+  ): RegisteredClient<S> {
     registerSecret(clientSecret);
-    const client = { clientId, clientSecret, scopes: this.scopeOrder.filter((s) => scopes.includes(s)) };
+    const client = {
+      clientId,
+      clientSecret,
+      scopes: this.scopeOrder.filter((s) => scopes.includes(s)),
+      organisation,
+    };
     this.clients.set(clientId, client);
     return client;
   }

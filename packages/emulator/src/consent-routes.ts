@@ -51,7 +51,7 @@ export async function handleCreateConsent(ctx: EmulatorContext, rq: RequestInfo)
   const record: ConsentRecord = {
     consent_id: consentId,
     bank: valid.bank,
-    ownerClientId: rq.clientId ?? ctx.defaultClientId,
+    organisation: organisationOf(ctx, rq) ?? ctx.defaultClientId,
     status: valid.flow.detail.type === 'gateway' ? 'GatewayAwaitingSubmission' : 'AwaitingAuthorisation',
     creation_date_time: created,
     status_update_date_time: created,
@@ -108,10 +108,15 @@ export function findConsent(ctx: EmulatorContext, rq: RequestInfo, id: string): 
   const isUuid = UUID_PATTERN.test(id);
   if (isUuid) rq.consentId = id;
   const record = isUuid ? ctx.consents.get(id) : undefined;
-  if (!record || record.ownerClientId !== rq.clientId) {
+  if (!record || record.organisation !== organisationOf(ctx, rq)) {
     throw new ApiError(404, `Consent ${id} does not exist`, 'BDT101');
   }
   return record;
+}
+
+/** The organisation of the request's authenticated client. */
+function organisationOf(ctx: EmulatorContext, rq: RequestInfo): string | undefined {
+  return rq.clientId === undefined ? undefined : ctx.auth.client(rq.clientId)?.organisation;
 }
 
 /** A fault on a request that changes nothing. */

@@ -28,11 +28,12 @@ export interface ConsentView {
 export interface ConsentRecord extends ConsentView {
   bank: BankName;
   /**
-   * The client (in the emulator, one client is one organisation) that created it. The bank's API
-   * documentation: a consent_id that "belongs to another organisation gives 404 (BDT101)", so only
-   * this client reads, lists the accounts of or revokes it (docs/bank-api.md §1.5).
+   * The organisation of the client that created it (a client is its own organisation unless made
+   * to join another's). The bank's API documentation: a consent_id that "belongs to another
+   * organisation gives 404 (BDT101)", so only this organisation's clients read, use or revoke it
+   * (docs/bank-api.md §1.5).
    */
-  ownerClientId: string;
+  organisation: string;
   /** The customer who authorised it (unset while awaiting). */
   customerId?: string;
   /** The accounts the customer selected (accountKey form). */

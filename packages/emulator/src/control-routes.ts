@@ -21,7 +21,7 @@ const ClockBody = z.union([
 const AuthoriseBody = z
   .object({ customer_id: z.string().optional(), account_ids: z.array(z.string()).optional() })
   .strict();
-const ClientBody = z.object({ scopes: z.array(z.enum(SCOPES)) }).strict();
+const ClientBody = z.object({ scopes: z.array(z.enum(SCOPES)), organisation_of: z.string().optional() }).strict();
 const MintBody = z
   .object({ environment: z.enum(['sandbox', 'production']), client_id: z.string().optional() })
   .strict();
@@ -53,8 +53,14 @@ export function handleControl(ctx: EmulatorContext, rq: RequestInfo): Reply {
         return jsonReply(200, ctx.settings);
       case 'POST tokens/revoke':
         return jsonReply(200, { revoked: ctx.auth.revokeAll() });
-      case 'POST clients':
-        return jsonReply(201, addControlClient(ctx.auth, ctx.idRandom, parseControlBody(ClientBody, rq.body).scopes));
+      case 'POST clients': {
+        const body = parseControlBody(ClientBody, rq.body);
+        // `organisation_of`: the new client joins that client's organisation (sees its consents).
+        const joined = body.organisation_of === undefined ? undefined : ctx.auth.client(body.organisation_of);
+        if (body.organisation_of !== undefined && !joined)
+          throw new ApiError(404, `Unknown client: ${body.organisation_of}`);
+        return jsonReply(201, addControlClient(ctx.auth, ctx.idRandom, body.scopes, joined?.organisation));
+      }
       case 'POST tokens/mint':
         return jsonReply(201, mintToken(ctx, parseControlBody(MintBody, rq.body)));
       case 'GET authorise':
@@ -122,13 +128,14 @@ export function updateSettings(ctx: EmulatorContext, patch: EmulatorSettingsPatc
 /** A new client with only these scopes (403 tests), on either API's registry. */
 export function addControlClient<S extends string>(
   registry: {
-    addClient(clientId: string, clientSecret: string, scopes: readonly S[]): RegisteredClient<S>;
+    addClient(clientId: string, clientSecret: string, scopes: readonly S[], organisation?: string): RegisteredClient<S>;
     newSecret(): string;
   },
   idRandom: Random,
   scopes: readonly S[],
+  organisation?: string,
 ) {
-  const client = registry.addClient(randomUuid(idRandom), registry.newSecret(), scopes);
+  const client = registry.addClient(randomUuid(idRandom), registry.newSecret(), scopes, organisation);
   return { client_id: client.clientId, client_secret: client.clientSecret, scope: client.scopes.join(' ') };
 }
 

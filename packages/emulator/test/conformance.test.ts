@@ -73,6 +73,21 @@ describe('"a consent_id that does not exist or belongs to another organisation g
     expect((await other.get(`/v1/consents/${theirs}`)).status).toBe(200);
   });
 
+  it('R-LIFE-3 a client of the same organisation (organisation_of) reads and uses the consent; an unknown organisation_of is 404', async () => {
+    const res = await api.control('POST', '/clients', {
+      scopes: ['manage:consents', 'read:accounts'],
+      organisation_of: emu.clientId,
+    });
+    expect(res.status).toBe(201);
+    const colleague = new Api(emu);
+    const token = await issueToken(emu.baseUrl, res.json.client_id as string, res.json.client_secret as string);
+    colleague.token = () => Promise.resolve(token);
+    expect((await colleague.get(`/v1/consents/${owned}`)).status).toBe(200);
+    expect((await colleague.get(`/v1/accounts?consent_id=${owned}`)).status).toBe(200);
+    const unknown = await api.control('POST', '/clients', { scopes: ['read:meta'], organisation_of: 'nobody' });
+    expectErrorBody(unknown, 404);
+  });
+
   it('R-LIFE-2 a consent_id that is not a UUID (it cannot exist) is 404 BDT101 on every route, never a 400', async () => {
     for (const bad of ['not-a-uuid', '123', 'C0A8012E-7D3B-4F5E-9A61-2B9F4C1D8E70']) {
       for (const [method, path] of consentRoutes(bad, firstAccount())) {
