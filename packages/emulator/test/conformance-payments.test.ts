@@ -18,14 +18,14 @@ beforeAll(async () => {
 afterAll(() => emu.close());
 
 /** A new token for every request: the tests move the data clock past a token's hour. */
-async function newToken(): Promise<string> {
+async function newToken(clientId = emu.paymentsClientId, clientSecret = emu.paymentsClientSecret): Promise<string> {
   const res = await fetch(`${emu.paymentsBaseUrl}/oauth2/token`, {
     method: 'POST',
     headers: { 'content-type': 'application/x-www-form-urlencoded' },
     body: new URLSearchParams({
       grant_type: 'client_credentials',
-      client_id: emu.paymentsClientId,
-      client_secret: emu.paymentsClientSecret,
+      client_id: clientId,
+      client_secret: clientSecret,
     }),
   });
   return ((await res.json()) as { access_token: string }).access_token;
@@ -140,6 +140,33 @@ describe('"Revoking a quick payment uses revoke:single_consent"; quick payments 
     expect(viewScopes({ type: 'single' }, 'revoke')).toEqual(['revoke:single_consent']);
     expect(viewScopes({ type: 'enduring' }, 'view')).toEqual(['view:enduring_consent']);
     expect(viewScopes({ type: 'enduring' }, 'revoke')).toEqual(['revoke:enduring_consent']);
+  });
+
+  it('R-PCON-8 a client of the same organisation holding only view:single_consent gets 403 on a quick payment; view:quick_payment reads it; revoke needs revoke:single_consent', async () => {
+    const id = emu.paymentConsents['quick-payment'];
+    const asClient = async (scopes: string[], method: string) => {
+      const made = await fetch(`${emu.paymentsBaseUrl}/__emulator/payments-clients`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ scopes, organisation_of: emu.paymentsClientId }),
+      });
+      expect(made.status).toBe(201);
+      const client = (await made.json()) as { client_id: string; client_secret: string };
+      const res = await fetch(`${emu.paymentsBaseUrl}/payments/v1/consents/${id}`, {
+        method,
+        headers: { authorization: `Bearer ${await newToken(client.client_id, client.client_secret)}` },
+      });
+      const text = await res.text();
+      return { status: res.status, json: text === '' ? undefined : JSON.parse(text) };
+    };
+    const single = await asClient(['view:single_consent', 'view:enduring_consent'], 'GET');
+    expect(single.status).toBe(403);
+    expect(single.json.code).toBeUndefined();
+    expect((await asClient(['view:quick_payment'], 'GET')).status).toBe(200);
+    expect((await asClient(['view:quick_payment', 'revoke:enduring_consent'], 'DELETE')).status).toBe(403);
+    const revoke = await asClient(['revoke:single_consent'], 'DELETE');
+    expect(revoke.status).not.toBe(403);
+    expect([204, 409, 422]).toContain(revoke.status);
   });
 
   it('R-PCON-8 a quick payment is read with the client holding view:quick_payment, and POST /payments on it is 422 BP018', async () => {
