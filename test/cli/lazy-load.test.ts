@@ -59,6 +59,9 @@ describe('what each command loads', () => {
       'src/cli/globals.ts',
       'src/cli/main.ts',
       'src/cli/run.ts',
+      // The closed-pipe and SIGHUP handlers, installed before any command (README "Exit codes").
+      'src/cli/stop-signals.ts',
+      'src/errors.ts',
     ]);
   });
 
