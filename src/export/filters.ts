@@ -4,8 +4,9 @@
  * Dates are NZ dates, both ends inclusive, judged in Pacific/Auckland with DST (packages/core/src/nz-time.ts).
  */
 import { nzMidnight } from '@bankdata/core/nz-time';
-import { BANKS, type BankName } from '@bankdata/core/schemas';
+import { BANKS, ConsentIdSchema, type BankName } from '@bankdata/core/schemas';
 import { UsageError } from '../errors';
+import type { Store } from '../store';
 import type { ViewFilters } from '../store/view-datasets';
 import {
   DATASET_SPECS,
@@ -158,4 +159,38 @@ export function validateExportRequest(dataset: string, format: string, filters: 
       throw new UsageError(`--format ${format} exports booked transactions only; drop --status pending`);
   }
   return { dataset, format, filters: valid };
+}
+
+/**
+ * Refuses a filter naming an account, consent or bank the database does not hold (exit 2, in the
+ * words of `check` and `report`): a mistyped id would otherwise give a header-only file and exit
+ * 0, indistinguishable from a quiet period. An empty date range is no such mistake and stays a
+ * valid empty export; so does a combination of existing ones that no row matches.
+ */
+export async function refuseUnknownFilterTargets(store: Store, filters: ValidFilters): Promise<void> {
+  for (const accountId of filters.accountIds ?? []) {
+    if ((await store.views.accounts({ accountId })).length === 0)
+      throw new UsageError(
+        `--account ${accountId}: no such account in the database`,
+        'bankdata export accounts lists them',
+      );
+  }
+  if (filters.consentId !== undefined) {
+    const id = ConsentIdSchema.safeParse(filters.consentId);
+    if (!id.success || (await store.consents.get(id.data)) === null)
+      throw new UsageError(
+        `--consent ${filters.consentId}: no such consent in the database`,
+        'bankdata consents list shows them',
+      );
+  }
+  const bank = filters.bank;
+  if (bank !== undefined) {
+    const held =
+      (await store.views.accounts({ bank })).length > 0 || (await store.consents.list()).some((c) => c.bank === bank);
+    if (!held)
+      throw new UsageError(
+        `--bank ${bank}: no such bank in the database`,
+        'bankdata consents list shows the banks held',
+      );
+  }
 }
