@@ -3,7 +3,7 @@
 // The two lines above are a shell script that runs this file with node (for JavaScript, line 2
 // is a string and a comment): it hands on to the CLI whether SIGHUP was ignored when the command
 // started (`nohup bankdata …`; "SigIgn" of /proc, bit 0 is SIGHUP), which node itself cannot
-// see, since it resets every inherited ignored signal before running JavaScript
+// see: it puts an inherited ignored SIGHUP back to the default before running JavaScript
 // (src/cli/stop-signals.ts, docs/security.md "Unix use").
 // The `bankdata` command: runs the compiled CLI, dist/bankdata.js (`npm run build`, which
 // `npm ci` runs through `prepare`; a package made by `npm pack` ships it). Plain node, no loader.

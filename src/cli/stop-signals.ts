@@ -24,9 +24,10 @@ export function signalExitCode(signal: NodeJS.Signals): number {
 
 /**
  * The environment variable through which bin/bankdata.js hands on that SIGHUP was ignored when
- * it started: Node resets every inherited SIG_IGN to SIG_DFL (except SIGPIPE and SIGXFSZ) before
- * any JavaScript runs (src/node.cc, ResetSignalHandlers), so this process cannot see it itself.
- * Set only by the launcher; worker processes inherit it as they would inherit the ignore.
+ * it started: node puts an inherited ignored SIGHUP back to the default before any JavaScript
+ * runs (measured on Node 20: under `nohup node …`, node's /proc/self/status SigIgn lacks SIGHUP,
+ * and SIGHUP ends it), so this process cannot see it itself. Set by the launcher; worker
+ * processes inherit it as they would inherit the ignore.
  */
 export const SIGHUP_IGNORED_ENV = 'BANKDATA_SIGHUP_IGNORED';
 
@@ -92,11 +93,6 @@ function notify(signal: StopSignal): void {
 }
 
 let stdoutClosed = false;
-
-/** True once the reader of stdout has gone: a command may skip output nobody reads. */
-export function isStdoutClosed(): boolean {
-  return stdoutClosed;
-}
 
 /**
  * Installs the one handler of stdout's errors. EPIPE (the reader closed its end) and a write
