@@ -3,7 +3,7 @@
  * no list endpoint, so ids are registered here), their live status and days to expiry, and the
  * consent operations of issue 6. `create` lives in consents-create.ts.
  */
-import { readTextCapped } from '../fs/read-capped';
+import { readInputText } from '../fs/read-input';
 import type { Command } from 'commander';
 import { ConsentIdSchema, type ConsentId } from '@bankdata/core/schemas';
 import { readFailure, refreshConsentStatuses, type RefreshOutcome } from '../sync/consent-refresh';
@@ -168,7 +168,7 @@ export function readConsentIds(args: readonly string[], file?: string): ConsentI
   const candidates: Array<{ value: string; where: string }> = args.map((value) => ({ value, where: '' }));
   if (file !== undefined) {
     // At most 1 MiB (about 27 000 ids): an endless device or a wrong file stops here.
-    const text = readTextCapped(file, 1024 * 1024, '--from-file');
+    const text = readInputText(file, '--from-file', { maxBytes: 1024 * 1024 });
     text.split(/\r?\n/).forEach((line, i) => {
       const value = line.replace(/#.*$/, '').trim();
       if (value !== '') candidates.push({ value, where: `${file}:${i + 1}: ` });

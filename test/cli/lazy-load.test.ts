@@ -60,6 +60,9 @@ describe('what each command loads', () => {
       'src/cli/main.ts',
       'src/cli/path-roles.ts',
       'src/cli/run.ts',
+      // The closed-pipe and SIGHUP handlers, installed before any command (README "Exit codes").
+      'src/cli/stop-signals.ts',
+      'src/errors.ts',
     ]);
   });
 
