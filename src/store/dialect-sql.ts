@@ -26,6 +26,14 @@ export function unitsOf(dialect: Dialect, text: SQL): SQL {
   return sql`((CASE WHEN substr(${text}, 1, 1) = '-' THEN -1 ELSE 1 END) * (CAST(${whole} AS INTEGER) * 100000 + CAST(substr(${fraction} || '00000', 1, 5) AS INTEGER)))`;
 }
 
+/**
+ * A view's `amount` from the bank's exact decimal text (docs/data-model.md "Views"): SQLite a
+ * REAL (its only number type for it), PostgreSQL exact `numeric`; the text stays `amount_text`.
+ */
+export function exactAmount(dialect: Dialect, text: SQL): SQL {
+  return dialect === 'postgres' ? sql`${text}::numeric` : sql`CAST(${text} AS REAL)`;
+}
+
 /** Units of a transactions row's amount: amount_minor scaled (fast) where present, else the text. */
 export function amountUnits(dialect: Dialect, alias: string, scale: bigint): SQL {
   const t = sql.raw(alias);

@@ -2,7 +2,7 @@
  * The few statement shapes the store's operations need, built with drizzle `sql` from the SQLite
  * table definitions (sqlite/schema.ts) so that one operation is written once and runs on either
  * dialect's SqlRunner: the tables have the same names and columns on both (pg/schema.ts, held
- * equal by test/store/pg/schema-parity.test.ts), and every statement here is standard SQL that
+ * equal by test/store/pg/schema.pg.test.ts), and every statement here is standard SQL that
  * SQLite and PostgreSQL read alike (INSERT … ON CONFLICT … DO UPDATE, RETURNING). Columns are
  * listed, never `*`, so a statement PostgreSQL has prepared (pg/named-statements.ts) keeps its
  * result type when a migration adds a column. Rows come back keyed by column name and are
