@@ -8,7 +8,6 @@
  */
 import { eq, inArray, isNull, sql, type Column, type SQL } from 'drizzle-orm';
 import type { ConsentId } from '@bankdata/core/schemas';
-import type { Conn } from './sqlite/db';
 import { allOf } from './dialect-sql';
 import { consents } from './sqlite/schema';
 import type { SqlRunner } from './sql-runner';
@@ -49,32 +48,4 @@ export async function liveConsentsOf(r: SqlRunner, ids: readonly ConsentId[]): P
 /** `withOwner` for one row, reading its stored consent's liveness only when it differs. */
 export async function ownedRowOf<R extends Owned>(r: SqlRunner, row: R, stored: Owned | undefined): Promise<R> {
   return withOwner(row, stored, await liveConsentsOf(r, otherOwners([stored], row.consentId)));
-}
-
-/** SQLite: the live consents among `ids` (no query when there are none). */
-export function liveConsents(tx: Conn, ids: readonly ConsentId[]): Set<ConsentId> {
-  if (ids.length === 0) return new Set();
-  const found = tx
-    .select({ consentId: consents.consentId })
-    .from(consents)
-    .where(liveConsentsWhere(consents, ids))
-    .all();
-  return new Set(found.map((r) => r.consentId));
-}
-
-/**
- * SQLite's window commit: `ownedRowOf` for the many rows of one transaction, reading each other consent's
- * liveness once (a window of a shared account would otherwise read it once per row).
- */
-export function ownerLookup(tx: Conn): <R extends Owned>(row: R, stored: Owned | undefined) => R {
-  const known = new Map<ConsentId, boolean>();
-  return (row, stored) => {
-    if (!stored || stored.consentId === row.consentId) return row;
-    let live = known.get(stored.consentId);
-    if (live === undefined) {
-      live = liveConsents(tx, [stored.consentId]).size > 0;
-      known.set(stored.consentId, live);
-    }
-    return live ? { ...row, consentId: stored.consentId } : row;
-  };
 }

@@ -5,12 +5,12 @@
  * store time (docs/benchmarks-history.md "Store writes"); the window's end is the shared SQL.
  */
 import { and, eq, getTableColumns, inArray, sql, type Placeholder } from 'drizzle-orm';
-import type { TransactionId } from '@bankdata/core/schemas';
+import type { ConsentId, TransactionId } from '@bankdata/core/schemas';
 import type { BankdataDb, Conn } from './db';
 import type { TransactionRow } from '../rows';
-import { transactions } from './schema';
+import { consents, transactions } from './schema';
 import type { SqlRunner } from '../sql-runner';
-import { ownerLookup } from '../row-owner';
+import { liveConsentsWhere } from '../row-owner';
 import {
   checkWindow,
   finishWindow,
@@ -142,4 +142,34 @@ function upsertTransaction(
     statements.update.run({ now, ...plan.merged });
   }
   return plan.outcome;
+}
+
+/** The live consents among `ids`, read synchronously in the window's transaction. */
+function liveConsents(tx: Conn, ids: readonly ConsentId[]): Set<ConsentId> {
+  if (ids.length === 0) return new Set();
+  const found = tx
+    .select({ consentId: consents.consentId })
+    .from(consents)
+    .where(liveConsentsWhere(consents, ids))
+    .all();
+  return new Set(found.map((r) => r.consentId));
+}
+
+/**
+ * `ownedRowOf` (../row-owner.ts) for the many rows of one transaction, reading each other consent's
+ * liveness once (a window of a shared account would otherwise read it once per row).
+ */
+function ownerLookup(
+  tx: Conn,
+): <R extends { consentId: ConsentId }>(row: R, stored: { consentId: ConsentId } | undefined) => R {
+  const known = new Map<ConsentId, boolean>();
+  return (row, stored) => {
+    if (!stored || stored.consentId === row.consentId) return row;
+    let live = known.get(stored.consentId);
+    if (live === undefined) {
+      live = liveConsents(tx, [stored.consentId]).size > 0;
+      known.set(stored.consentId, live);
+    }
+    return live ? { ...row, consentId: stored.consentId } : row;
+  };
 }
