@@ -95,7 +95,9 @@ try {
   });
   check(
     'npx bankdata demo exits 0 and writes its exports',
-    demo.code === 0 && /Done in/.test(demo.out) && existsSync(join(work, 'data', 'exports', 'transactions.csv')),
+    demo.code === 0 &&
+      /Done in/.test(demo.out) &&
+      existsSync(join(work, 'data', 'demo', 'exports', 'transactions.csv')),
     `${demo.code}\n${demo.out}${demo.err}`,
   );
 

@@ -13,7 +13,7 @@ export const ExitCode = {
   Unavailable: 5,
   /** the database cannot be used: not a database, damaged, missing for a read-only command, read-only where writing is needed, or needs a migration first; names the path */
   Database: 6,
-  /** a local file could not be written: the output path is a directory, the database, unwritable, or the disk is full; names the path */
+  /** a local file could not be written: the output path is a directory, a database, a statement file, unwritable, or the disk is full; names the path */
   LocalFile: 7,
   /** an internal error (a bug): one line, and where the full report was written */
   Internal: 70,

@@ -209,6 +209,20 @@ export class UnavailableError extends apiErrorClass('unavailable', 'UnavailableE
 export class AuthenticationError extends apiErrorClass('authentication', 'AuthenticationError') {}
 
 /**
+ * The token endpoint answered 401: the client id or secret was refused. The bank's API
+ * documentation: a rotated secret takes effect at once, so a rotated and a wrong secret look the
+ * same (docs/bank-api.md §2); `SECRET_REFUSED_HINT` says where the secret is read from.
+ */
+export class SecretRefusedError extends AuthenticationError {
+  override readonly name: string = 'SecretRefusedError';
+}
+
+export const SECRET_REFUSED_HINT =
+  'the bank refused the client secret (a rotated secret and a wrong one look the same): put the current one in ' +
+  'BANKDATA_CLIENT_SECRET or the file BANKDATA_CLIENT_SECRET_FILE names (the Payments API: ' +
+  'BANKDATA_PAYMENTS_CLIENT_SECRET or _FILE), and check the client id and BANKDATA_ENVIRONMENT';
+
+/**
  * The server broke the contract: a response that fails its schema envelope, an off-origin
  * `Next`, a page loop, too many pages, a body too large, a redirect, a wrong Content-Type.
  */

@@ -117,6 +117,7 @@ export function createClientCore(options: ApiClientOptions, settings: ClientCore
     timeoutMs: options.timeoutMs ?? 30_000,
     maxResponseBytes: settings.maxResponseBytes,
     logger,
+    now,
     dispatcher: options.dispatcher,
   });
   const tokens = createTokenProvider({

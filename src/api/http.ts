@@ -8,6 +8,7 @@
 import type { Readable } from 'node:stream';
 import { DateTime } from 'luxon';
 import type { Dispatcher } from 'undici';
+import { systemClock, type Clock } from '@bankdata/core/clock';
 import type { Logger } from '../log';
 import {
   ConfigurationError,
@@ -71,6 +72,8 @@ export interface HttpOptions {
   timeoutMs: number;
   maxResponseBytes: number;
   logger: Logger;
+  /** Our clock, against which the server's `Date` is judged (systemClock by default). */
+  now?: Clock;
   dispatcher?: Dispatcher | undefined;
 }
 
@@ -110,16 +113,34 @@ class TimeoutSignal extends Error {
   }
 }
 
+/** A server `Date` further than this from our clock is warned about (once per client). */
+export const CLOCK_SKEW_WARN_MS = 365 * 86_400_000;
+
 export function createHttp(options: HttpOptions): Http {
   const { logger } = options;
+  const now = options.now ?? systemClock;
   const stats: { requests: number; byKind: Partial<Record<HttpKind, number>> } = { requests: 0, byKind: {} };
   let lastServerDate: DateTime | null = null;
+  let skewWarned = false;
 
+  // Every answer's `Date` passes here. One a year or more from our clock (a server's clock reset
+  // to 1970, ours decades off) is said once per client, which is once per command run: token
+  // timing, consent expiry and the sync's windows lean on the server's time, so the user should
+  // know which clock is wrong (docs/security.md "Unix use").
   const recordDate = (headers: ResponseHeaders) => {
     const raw = firstHeader(headers, 'date');
     if (!raw) return;
     const parsed = DateTime.fromHTTP(raw, { zone: 'utc' });
-    if (parsed.isValid) lastServerDate = parsed;
+    if (!parsed.isValid) return;
+    lastServerDate = parsed;
+    const ours = now();
+    if (!skewWarned && Math.abs(parsed.toMillis() - ours.getTime()) > CLOCK_SKEW_WARN_MS) {
+      skewWarned = true;
+      logger.warn("the server's clock is more than a year from ours: one of them is wrong", {
+        serverDate: parsed.toISO(),
+        ourDate: ours.toISOString(),
+      });
+    }
   };
 
   async function open(exchange: HttpExchange): Promise<StreamAnswer> {

@@ -18,9 +18,11 @@ import {
   PermissionMissingError,
   RequestRejectedError,
   ScopeMissingError,
+  SecretRefusedError,
   SplitNeededError,
   UnavailableError,
   type ApiError,
+  type ApiErrorKind,
   type ApiErrorDetails,
   type RequestKind,
 } from './api-errors';
@@ -29,35 +31,74 @@ import { ENDPOINT_ACCESS } from '@bankdata/core/endpoint-access';
 /** docs/bank-api.md §7.2: the legacy no-code form of BDT237. The ONE place a message text is read. */
 export const LEGACY_BDT237_MESSAGE = 'To date time must not be before from date time';
 
-const DATE_RULE_CODES = new Set(['BDT236', 'BDT237', 'BDT238', 'BDT239']);
-const IDEMPOTENCY_CODES = new Set(['BDT701', 'BDT702', 'BDT704']);
-const AVAILABILITY_CODES = new Set(['BDT601', 'BDT602', 'BDT603', 'BDT604']);
+/**
+ * Every BDT code of the bank's API documentation: the status it comes with (docs/bank-api.md §7.3)
+ * the error kind (class) `toApiError` gives it, and the client action, in §7.3's words.
+ * test/api/code-tables.test.ts holds this table, §7.3 and `toApiError` to each other.
+ */
+export const DATA_CODE_ACTIONS: Readonly<Record<string, { status: number; kind: ApiErrorKind; action: string }>> = {
+  BDT101: { status: 404, kind: 'consent_ended', action: 'stop using it' },
+  BDT211: { status: 400, kind: 'configuration', action: 'configuration error' },
+  BDT212: { status: 400, kind: 'configuration', action: 'fix the request' },
+  BDT213: { status: 400, kind: 'configuration', action: 'configuration error' },
+  BDT228: { status: 400, kind: 'configuration', action: 'fix the request' },
+  BDT230: { status: 400, kind: 'configuration', action: 'fix the request' },
+  BDT241: { status: 400, kind: 'configuration', action: 'fix the request; re-read meta' },
+  BDT242: { status: 400, kind: 'configuration', action: 'fix the request' },
+  BDT243: { status: 400, kind: 'configuration', action: 'fix the request' },
+  BDT245: { status: 400, kind: 'configuration', action: 'fix the request' },
+  BDT246: { status: 400, kind: 'configuration', action: 'fix the request' },
+  BDT254: { status: 400, kind: 'configuration', action: 'client bug' },
+  BDT255: { status: 400, kind: 'configuration', action: 'client bug' },
+  BDT259: { status: 400, kind: 'configuration', action: 'client bug' },
+  BDT260: { status: 400, kind: 'configuration', action: 'client bug' },
+  BDT261: { status: 400, kind: 'configuration', action: 'client bug' },
+  BDT262: { status: 400, kind: 'configuration', action: 'client bug' },
+  BDT299: { status: 400, kind: 'configuration', action: 'client bug' },
+  BDT264: { status: 400, kind: 'configuration', action: 'fix `callback_url`' },
+  BDT265: { status: 400, kind: 'configuration', action: 'fix `callback_url`' },
+  BDT266: { status: 400, kind: 'configuration', action: 'fix `callback_url`' },
+  BDT267: { status: 400, kind: 'configuration', action: 'fix `callback_url`' },
+  BDT268: { status: 400, kind: 'configuration', action: 'fix `callback_url`' },
+  BDT401: { status: 400, kind: 'configuration', action: 'pick another flow' },
+  BDT402: { status: 400, kind: 'configuration', action: 'pick another flow' },
+  BDT403: { status: 400, kind: 'configuration', action: 'pick another flow' },
+  BDT014: { status: 400, kind: 'configuration', action: 'fix dates' },
+  BDT240: { status: 400, kind: 'configuration', action: 'fix dates' },
+  BDT244: { status: 400, kind: 'configuration', action: 'fix dates' },
+  BDT251: { status: 400, kind: 'configuration', action: 'fix dates' },
+  BDT252: { status: 400, kind: 'configuration', action: 'fix dates' },
+  BDT257: { status: 400, kind: 'configuration', action: 'fix dates' },
+  BDT258: { status: 400, kind: 'configuration', action: 'fix dates' },
+  BDT236: { status: 400, kind: 'date_rule', action: 'clamp the range to the window' },
+  BDT237: { status: 400, kind: 'date_rule', action: 'client bug' },
+  BDT238: { status: 400, kind: 'date_rule', action: 'clamp to today (NZ)' },
+  BDT239: { status: 400, kind: 'date_rule', action: 'skip' },
+  BDT263: { status: 422, kind: 'split_needed', action: 'split the range and retry (§6.4)' },
+  BDT009: { status: 422, kind: 'consent_ended', action: 'record it' },
+  BDT013: { status: 422, kind: 'consent_ended', action: 'new consent needed' },
+  BDT409: { status: 422, kind: 'consent_ended', action: 'new consent needed' },
+  BDT410: { status: 422, kind: 'consent_ended', action: 'stop syncing it' },
+  BDT412: { status: 422, kind: 'consent_ended', action: 'stop syncing it' },
+  BDT413: { status: 422, kind: 'consent_not_authorised', action: 'try on a later run' },
+  BDT415: { status: 422, kind: 'consent_ended', action: 'new consent needed' },
+  BDT411: { status: 403, kind: 'permission_missing', action: 'skip that resource' },
+  BDT601: { status: 503, kind: 'unavailable', action: 'back off and retry' },
+  BDT602: { status: 503, kind: 'unavailable', action: 'back off and retry' },
+  BDT603: { status: 503, kind: 'unavailable', action: 'back off and retry' },
+  BDT604: { status: 503, kind: 'unavailable', action: 'retry shortly' },
+  BDT701: { status: 409, kind: 'idempotency', action: 'new key' },
+  BDT702: { status: 409, kind: 'idempotency', action: 'treat as done' },
+  BDT704: { status: 409, kind: 'idempotency', action: 'retry with the same key' },
+};
+
+const codesOfKind = (kind: ApiErrorKind): ReadonlySet<string> =>
+  new Set(Object.entries(DATA_CODE_ACTIONS).flatMap(([code, entry]) => (entry.kind === kind ? [code] : [])));
+const DATE_RULE_CODES = codesOfKind('date_rule');
+const IDEMPOTENCY_CODES = codesOfKind('idempotency');
+const AVAILABILITY_CODES = codesOfKind('unavailable');
 /** Consent-creation codes (docs/bank-api.md §7.3): fix the request or the configuration. */
-const CONFIGURATION_CODES = new Set([
-  'BDT014',
-  'BDT211',
-  'BDT212',
-  'BDT213',
-  'BDT228',
-  'BDT230',
-  'BDT240',
-  'BDT241',
-  'BDT242',
-  'BDT243',
-  'BDT244',
-  'BDT245',
-  'BDT246',
-  ...Array.from({ length: 12 }, (_, i) => `BDT${251 + i}`), // BDT251–BDT262
-  'BDT264',
-  'BDT265',
-  'BDT266',
-  'BDT267',
-  'BDT268',
-  'BDT299',
-  'BDT401',
-  'BDT402',
-  'BDT403',
-]);
+const CONFIGURATION_CODES = codesOfKind('configuration');
 /** Statuses that mean "try again later" for both APIs (docs/bank-api.md §7.3; docs/payments-contract.md §5). */
 export const UNAVAILABLE_STATUSES: ReadonlySet<number> = new Set([429, 500, 502, 503, 504]);
 
@@ -129,8 +170,11 @@ export function toApiError(answer: ErrorAnswer): ApiError {
   const { status, kind } = answer;
   const { code, details, what, said } = describeAnswer(answer);
 
-  if (kind === 'token' && (status === 401 || status === 403)) {
-    return new AuthenticationError(`token request refused (${status}): ${AUTHENTICATION_HINT}`, details);
+  if (kind === 'token' && status === 401) {
+    return new SecretRefusedError(`token request refused (401): ${AUTHENTICATION_HINT}`, details);
+  }
+  if (kind === 'token' && status === 403) {
+    return new AuthenticationError(`token request refused (403): ${AUTHENTICATION_HINT}`, details);
   }
   if (code !== null) {
     if (code in CONSENT_ENDED_CODES) {

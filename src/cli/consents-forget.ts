@@ -1,13 +1,16 @@
 /**
  * `bankdata consents forget ID [--dry-run]`: deletes on request the data of an ENDED consent
  * (revoked, expired, rejected: the bank no longer shares it): rows, statement files and raw
- * payloads (src/store/forget.ts); accounts another consent still reads keep what it reads.
- * Says what it removed; `--dry-run` says what it would remove and changes nothing.
+ * payloads (src/store/forget.ts); a row another consent may read (its permissions, accounts and
+ * date window) is handed over to it instead.
+ * Says what it removed; `--dry-run` says what it would remove and changes nothing. A statement
+ * file whose stored path would leave the data directory (src/fs/data-dir.ts) is not deleted: a
+ * warning names it and the command exits 1.
  */
-import { rmSync } from 'node:fs';
 import type { Command } from 'commander';
+import { terminalSafe } from '@bankdata/core/terminal-text';
+import { RefusedStoredPath, removeStoredFile, storedPathInDataDir } from '../fs/data-dir';
 import { isEndedStatus } from '../sync/consent';
-import { resolveInDataDir } from '../sync/files';
 import type { ForgetReport } from '../store/forget';
 import { createCliContext, globalsOf } from './command-context';
 import { ExitCode, UsageError } from './exit-codes';
@@ -38,26 +41,45 @@ export function registerConsentForgetCommand(consents: Command): void {
         }
         const report = await store.consents.forget(consentId, { dryRun: flags.dryRun ?? false });
         let removedFiles = 0;
-        if (!flags.dryRun) {
-          for (const file of report.files) {
-            rmSync(resolveInDataDir(ctx.config.dataDir, file), { force: true });
+        let refused = 0;
+        for (const file of report.files) {
+          try {
+            if (flags.dryRun) storedPathInDataDir(ctx.config.dataDir, file);
+            else await removeStoredFile(ctx.config.dataDir, file);
             removedFiles += 1;
+          } catch (error) {
+            if (!(error instanceof RefusedStoredPath)) throw error;
+            refused += 1;
+            process.stderr.write(
+              `warning: ${terminalSafe(`statement file ${error.message}`)}; ${flags.dryRun ? 'would not be' : 'not'} deleted\n`,
+            );
           }
         }
-        process.stdout.write(describe(report, flags.dryRun ?? false, removedFiles));
-        process.exitCode = ExitCode.Ok;
+        process.stdout.write(describe(report, flags.dryRun ?? false, removedFiles, refused));
+        process.exitCode = refused > 0 ? ExitCode.Partial : ExitCode.Ok;
       } finally {
         await ctx.close();
       }
     });
 }
 
-function describe(report: ForgetReport, dryRun: boolean, removedFiles: number): string {
-  const rows = Object.entries(report.deleted).map(([table, n]) => `${n} ${table}`);
-  const kept = Object.entries(report.handedOver).map(([table, n]) => `${n} ${table}`);
+/**
+ * What went where, per table: the rows deleted (with the statement files), then one line per
+ * consent that received rows, each only what it may read (src/store/forget.ts `mayRead`).
+ */
+function describe(report: ForgetReport, dryRun: boolean, removedFiles: number, refused: number): string {
+  const counts = (rows: Record<string, number>) =>
+    Object.entries(rows)
+      .map(([table, n]) => `${n} ${table}`)
+      .join(', ');
+  const rows = counts(report.deleted);
   const lines = [
-    `${dryRun ? 'would remove' : 'removed'} for consent ${report.consentId}: ${rows.length > 0 ? rows.join(', ') : 'no rows'}; ${dryRun ? report.files.length : removedFiles} statement file(s)`,
+    `${dryRun ? 'would remove' : 'removed'} for consent ${report.consentId}: ${rows || 'no rows'}; ${removedFiles} statement file(s)${refused > 0 ? `; ${refused} statement file(s) refused (outside the data directory), see the warnings` : ''}`,
   ];
-  if (kept.length > 0) lines.push(`kept (another consent reads these accounts): ${kept.join(', ')}`);
+  for (const [heir, given] of Object.entries(report.handedOver)) {
+    lines.push(
+      `${dryRun ? 'would hand over' : 'handed over'} to consent ${heir} (its permissions, accounts and window cover them): ${counts(given)}`,
+    );
+  }
   return `${lines.join('\n')}\n`;
 }

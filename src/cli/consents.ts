@@ -3,7 +3,7 @@
  * no list endpoint, so ids are registered here), their live status and days to expiry, and the
  * consent operations of issue 6. `create` lives in consents-create.ts.
  */
-import { readTextCapped } from '../fs/read-capped';
+import { readInputText } from '../fs/read-input';
 import type { Command } from 'commander';
 import { ConsentIdSchema, type ConsentId } from '@bankdata/core/schemas';
 import { readFailure, refreshConsentStatuses, type RefreshOutcome } from '../sync/consent-refresh';
@@ -13,6 +13,7 @@ import { registerConsentForgetCommand } from './consents-forget';
 import { registerConsentCreateCommand } from './consents-create';
 import { consentView, formatConsentDetail, formatConsentTable, type ConsentView } from './consents-view';
 import { CliError, ExitCode, UsageError } from './exit-codes';
+import { inputPathOption } from './output-paths';
 
 export function registerConsentsCommand(program: Command): void {
   const consents = program.command('consents').description('register, create, list, show and revoke consents');
@@ -21,7 +22,7 @@ export function registerConsentsCommand(program: Command): void {
     .command('add')
     .description('register existing consent ids for sync (the API has no list endpoint)')
     .argument('[ids...]', 'consent ids (lowercase UUIDs)')
-    .option('--from-file <file>', 'read ids from a file: one per line, # starts a comment')
+    .addOption(inputPathOption('--from-file <file>', 'read ids from a file: one per line, # starts a comment'))
     .action((ids: string[], flags: { fromFile?: string }, command: Command) =>
       withContext(command, async (ctx) => {
         const wanted = readConsentIds(ids, flags.fromFile);
@@ -167,7 +168,7 @@ export function readConsentIds(args: readonly string[], file?: string): ConsentI
   const candidates: Array<{ value: string; where: string }> = args.map((value) => ({ value, where: '' }));
   if (file !== undefined) {
     // At most 1 MiB (about 27 000 ids): an endless device or a wrong file stops here.
-    const text = readTextCapped(file, 1024 * 1024, '--from-file');
+    const text = readInputText(file, '--from-file', { maxBytes: 1024 * 1024 });
     text.split(/\r?\n/).forEach((line, i) => {
       const value = line.replace(/#.*$/, '').trim();
       if (value !== '') candidates.push({ value, where: `${file}:${i + 1}: ` });

@@ -5,16 +5,28 @@
  * for an analyst who wants a file. The target is new or empty: a copy never merges into data.
  * Statement files live beside a SQLite database (its data dir: `--data-dir`, else the file's
  * directory) and in `statement_files` on PostgreSQL.
+ *
+ * Nothing half-made: a new SQLite file is built under a temp name and linked into place only
+ * when the copy succeeded (src/fs/atomic-file.ts `buildNewFile`), its statement files written as
+ * one batch undone on failure; a copy into PostgreSQL is one transaction. A statement file that
+ * cannot be copied (its stored path leaves the data directory, it is missing, or it does not match
+ * its SHA-256) is refused: a warning names it and its statements, they are copied without a file,
+ * and the copy exits 1 (docs/postgres.md "Copy").
  */
-import { existsSync, rmSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { nzMidnight } from '@bankdata/core/nz-time';
+import { terminalSafe } from '@bankdata/core/terminal-text';
 import { CliError, ExitCode, UsageError } from '../errors';
+import { buildNewFile } from '../fs/atomic-file';
+import { StoredFilesBatch } from '../fs/data-dir';
+import type { RefusedStatementFile } from '../store/pg/copy-tables';
 import { openStore } from '../store';
 import { openPostgres } from '../store/pg/open';
 import { checkPostgresUrl, describeUnusablePostgres, isPostgresUrl, redactPostgresUrl } from '../database-url';
 import { globalsOf } from './command-context';
+import { dataPathOption, outputPathOption } from './output-paths';
 
 interface CopyFlags {
   from: string;
@@ -31,10 +43,15 @@ export function registerDbCopyCommand(db: Command): void {
     .description(
       'copy a SQLite database into PostgreSQL with every row, or PostgreSQL (or part of it) into a new SQLite file',
     )
-    .requiredOption('--from <location>', 'the source: a SQLite file or a postgres:// URL')
-    .requiredOption(
-      '--to <location>',
-      'the target: an empty PostgreSQL database, or a SQLite file that does not exist yet',
+    .addOption(
+      dataPathOption('--from <location>', 'the source: a SQLite file or a postgres:// URL').makeOptionMandatory(),
+    )
+    .addOption(
+      outputPathOption(
+        '--to <location>',
+        'the target: an empty PostgreSQL database, or a SQLite file that does not exist yet',
+        { postgresUrl: true, createsDirectories: true },
+      ).makeOptionMandatory(),
     )
     .option('--consent <id>', 'PostgreSQL to SQLite only: this consent (repeatable)', repeatable, [])
     .option('--account <id>', 'PostgreSQL to SQLite only: this account (repeatable)', repeatable, [])
@@ -61,12 +78,19 @@ export function registerDbCopyCommand(db: Command): void {
           throw new UsageError(`--since ${flags.since}: expected an NZ date YYYY-MM-DD`);
         }
       }
+      let refused = 0;
+      const onRefused = (file: RefusedStatementFile) => {
+        refused += 1;
+        const named = file.statements.map((s) => `${s.statementId} (${s.bank}, account ${s.accountId})`).join(', ');
+        process.stderr.write(
+          `warning: ${terminalSafe(`statement file ${file.filePath} ${file.reason}; statement ${named} copied without its file`)}\n`,
+        );
+      };
       const counts = toPg
-        ? await sqliteToPostgres(flags.from, flags.to, dataDir)
-        : await postgresToSqlite(flags.from, flags.to, dataDir, flags);
-      if (!toPg && (flags.consent.length > 0 || flags.account.length > 0) && counts.accounts === 0) {
+        ? await sqliteToPostgres(flags.from, flags.to, dataDir, onRefused)
+        : await postgresToSqlite(flags.from, flags.to, dataDir, flags, onRefused);
+      if (counts === null) {
         // Nothing asked for exists: no near-empty file that looks like a successful copy.
-        for (const suffix of ['', '-wal', '-shm']) rmSync(`${flags.to}${suffix}`, { force: true });
         throw new UsageError(
           '--consent / --account select no account in the source database; nothing was copied',
           'bankdata consents list and bankdata export accounts show what is there',
@@ -76,15 +100,21 @@ export function registerDbCopyCommand(db: Command): void {
         .filter(([table]) => table !== 'statementFiles')
         .reduce((sum, [, n]) => sum + n, 0);
       const where = (location: string) => (isPostgresUrl(location) ? redactPostgresUrl(location) : resolve(location));
+      const partial = refused > 0 ? `; ${refused} statement file(s) refused, see the warnings above` : '';
       process.stderr.write(
-        `copied ${total} row(s) and ${counts.statementFiles} statement file(s) from ${where(flags.from)} to ${where(flags.to)}\n`,
+        `copied ${total} row(s) and ${counts.statementFiles} statement file(s) from ${where(flags.from)} to ${where(flags.to)}${partial}\n`,
       );
       process.stdout.write(`${JSON.stringify(counts)}\n`);
-      process.exitCode = ExitCode.Ok;
+      process.exitCode = refused > 0 ? ExitCode.Partial : ExitCode.Ok;
     });
 }
 
-async function sqliteToPostgres(file: string, url: string, dataDir: string | undefined) {
+async function sqliteToPostgres(
+  file: string,
+  url: string,
+  dataDir: string | undefined,
+  onRefused: (file: RefusedStatementFile) => void,
+) {
   if (!existsSync(file))
     throw new UsageError(`no database at ${resolve(file)}`, 'name the SQLite file to copy with --from');
   const { copySqliteToPostgres } = await import('../store/pg/copy-tables');
@@ -99,35 +129,56 @@ async function sqliteToPostgres(file: string, url: string, dataDir: string | und
         'create a new database (createdb) and copy into it',
       );
     }
-    return await copySqliteToPostgres(source.sqlite, target.pool, { dataDir: dataDir ?? dirname(resolve(file)) });
+    return await copySqliteToPostgres(source.sqlite, target.pool, {
+      dataDir: dataDir ?? dirname(resolve(file)),
+      onRefused,
+    });
   } finally {
     await target.close();
     await source.close();
   }
 }
 
-async function postgresToSqlite(url: string, file: string, dataDir: string | undefined, flags: CopyFlags) {
+/** The copy, or null when a consent or account filter selects no account (no file is left). */
+async function postgresToSqlite(
+  url: string,
+  file: string,
+  dataDir: string | undefined,
+  flags: CopyFlags,
+  onRefused: (file: RefusedStatementFile) => void,
+) {
   if (existsSync(file))
     throw new UsageError(
       `${resolve(file)} exists; a copy goes into a new file`,
       'name a file that does not exist with --to',
     );
   const { copyPostgresToSqlite } = await import('../store/pg/copy-to-sqlite');
+  const files = new StoredFilesBatch(dataDir ?? dirname(resolve(file)));
   const source = await connect(url);
   try {
-    const target = await openStore(file);
-    try {
-      return await copyPostgresToSqlite(source.pool, target.sqlite, {
-        dataDir: dataDir ?? dirname(resolve(file)),
-        filter: {
-          ...(flags.consent.length > 0 ? { consentIds: flags.consent } : {}),
-          ...(flags.account.length > 0 ? { accountIds: flags.account } : {}),
-          ...(flags.since !== undefined ? { from: flags.since } : {}),
-        },
-      });
-    } finally {
-      await target.close();
-    }
+    return await buildNewFile(resolve(file), async (temp) => {
+      const target = await openStore(temp);
+      let counts;
+      try {
+        counts = await copyPostgresToSqlite(source.pool, target.sqlite, {
+          dataDir: files.dataDir,
+          files,
+          onRefused,
+          filter: {
+            ...(flags.consent.length > 0 ? { consentIds: flags.consent } : {}),
+            ...(flags.account.length > 0 ? { accountIds: flags.account } : {}),
+            ...(flags.since !== undefined ? { from: flags.since } : {}),
+          },
+        });
+      } finally {
+        await target.close();
+      }
+      const nothing = (flags.consent.length > 0 || flags.account.length > 0) && counts.accounts === 0;
+      return { keep: !nothing, value: nothing ? null : counts };
+    });
+  } catch (error) {
+    await files.undo();
+    throw error;
   } finally {
     await source.close();
   }

@@ -12,6 +12,7 @@ import { UsageError } from '../errors';
 import { displayLocation, isPostgresUrl, openDatabaseStore } from '../store';
 import { globalsOf } from './command-context';
 import { ExitCode } from './exit-codes';
+import { outputPathArgument, outputPathOption } from './output-paths';
 
 export function registerDbCommand(program: Command): void {
   const db = program
@@ -21,7 +22,7 @@ export function registerDbCommand(program: Command): void {
 
   db.command('backup')
     .description('copy the database to FILE while it is in use (SQLite backup API); FILE must not exist')
-    .argument('<file>', 'the new file (0600)')
+    .addArgument(outputPathArgument('<file>', 'the new file (0600)'))
     .action(async (file: string, _flags: unknown, command: Command) => {
       const config = loadConfig({ flags: { db: globalsOf(command).db, dataDir: globalsOf(command).dataDir } });
       if (isPostgresUrl(config.db)) {
@@ -36,7 +37,12 @@ export function registerDbCommand(program: Command): void {
 
   db.command('migrate')
     .description("bring the database to this version's schema, after an online backup (every row kept)")
-    .option('--backup <file>', 'where the backup goes (default: beside the database, .before-migrate-<time>.sqlite)')
+    .addOption(
+      outputPathOption(
+        '--backup <file>',
+        'where the backup goes (default: beside the database, .before-migrate-<time>.sqlite)',
+      ),
+    )
     .action(async (flags: { backup?: string }, command: Command) => {
       const config = loadConfig({ flags: { db: globalsOf(command).db, dataDir: globalsOf(command).dataDir } });
       if (isPostgresUrl(config.db)) {

@@ -3,8 +3,14 @@
  * in a fresh demo database, a full sync with progress, then the bank's clock moved two days and
  * an incremental sync, CSV and JSON exports of the final database, the HTML report, and a summary
  * saying where everything is.
+ *
+ * Everything the demo writes is inside one directory of its own (`claimDemoDirectory`): its
+ * database, statement files, exports and report. It is `<data dir>/demo` when that is free or was
+ * made by an earlier demo (it holds the marker file DEMO_MARKER); a `demo` the user made is left
+ * alone and the demo takes `demo-2`, `demo-3`, … instead. The demo deletes only the files it
+ * makes (DEMO_OUTPUTS), and only inside a directory that carries its marker.
  */
-import { mkdirSync, rmSync } from 'node:fs';
+import { lstatSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import type { Command } from 'commander';
 import { createDataApiClient } from '../api';
@@ -19,6 +25,63 @@ import { createProgress } from './progress';
 import { exitCodeOf, formatSummary } from './sync';
 
 const DAY_MS = 24 * 3600 * 1000;
+
+/** The file that marks a directory as the demo's: made by `bankdata demo`, replaced by the next one. */
+export const DEMO_MARKER = '.bankdata-demo';
+const MARKER_TEXT =
+  'This directory was made by `bankdata demo`. The next `bankdata demo` replaces its database, statements, exports and report.\n';
+/** What a demo run makes inside its directory: all the next run deletes (the database's WAL and SHM too). */
+const DEMO_OUTPUTS = [
+  'bankdata.sqlite',
+  'bankdata.sqlite-wal',
+  'bankdata.sqlite-shm',
+  'bankdata.sqlite-journal',
+  'statements',
+  'exports',
+  'report.html',
+];
+
+/** Whether `dir` is a real directory (not a link) that an earlier demo marked as its own. */
+function isDemoDirectory(dir: string): boolean {
+  try {
+    const marker = join(dir, DEMO_MARKER);
+    return lstatSync(dir).isDirectory() && lstatSync(marker).isFile() && readFileSync(marker, 'utf8') === MARKER_TEXT;
+  } catch {
+    return false;
+  }
+}
+
+const exists = (path: string): boolean => {
+  try {
+    lstatSync(path);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+/**
+ * The demo's directory under `dataDir`: the first of `demo`, `demo-2`, `demo-3`, … that is free
+ * (made now, with the marker) or marked by an earlier demo (emptied of what that demo made). Any
+ * other entry of that name, directory, file or link, is the user's and is not touched.
+ */
+export function claimDemoDirectory(dataDir: string): { dir: string; skipped: string[] } {
+  const skipped: string[] = [];
+  for (let n = 1; ; n++) {
+    const dir = join(dataDir, n === 1 ? 'demo' : `demo-${n}`);
+    if (isDemoDirectory(dir)) {
+      for (const name of DEMO_OUTPUTS) rmSync(join(dir, name), { recursive: true, force: true });
+      return { dir, skipped };
+    }
+    if (!exists(dir)) {
+      mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+      mkdirSync(dir, { mode: 0o700 });
+      writeFileSync(join(dir, DEMO_MARKER), MARKER_TEXT, { flag: 'wx', mode: 0o600 });
+      return { dir, skipped };
+    }
+    skipped.push(dir);
+  }
+}
 
 export function registerDemoCommand(program: Command): void {
   program
@@ -45,9 +108,11 @@ export async function runDemo(options: {
 }): Promise<number> {
   const { dataDir, out } = options;
   const started = Date.now();
-  const demoDir = join(dataDir, 'demo');
-  const exportsDir = join(dataDir, 'exports');
-  rmSync(demoDir, { recursive: true, force: true });
+  const { dir: demoDir, skipped } = claimDemoDirectory(dataDir);
+  const exportsDir = join(demoDir, 'exports');
+  const rel = (p: string) => relative(process.cwd(), p) || '.';
+  for (const dir of skipped) out(`${rel(dir)} was not made by bankdata demo: left as it is.\n`);
+  out(`The demo's files go to ${rel(demoDir)}/ (made by bankdata demo; the next demo replaces them).\n\n`);
 
   out('Starting the Data API emulator on a free loopback port…\n');
   // A small per-request result cap so the demo shows windows split on BDT263.
@@ -90,8 +155,8 @@ export async function runDemo(options: {
 
     // After the last sync, so the files hold what the database holds.
     out('\nExporting transactions (after the last sync)…\n');
-    // The demo owns its exports directory (an export itself never creates directories).
-    mkdirSync(exportsDir, { recursive: true, mode: 0o700 });
+    // Inside the demo's own directory (an export itself never creates directories).
+    mkdirSync(exportsDir, { mode: 0o700 });
     const csv = await exportDataset(store, {
       dataset: 'transactions',
       format: 'csv',
@@ -112,13 +177,12 @@ export async function runDemo(options: {
 
     out('\nWriting the HTML report…\n');
     const { writeReport } = await import('../report/write-report');
-    const report = await writeReport(store, join(dataDir, 'report.html'));
+    const report = await writeReport(store, join(demoDir, 'report.html'));
     out(
       `  ${relative(process.cwd(), report.path)}: ${report.accounts} accounts, ${report.charts} charts (open it in a browser)\n`,
     );
 
     const counts = await store.reports.totals();
-    const rel = (p: string) => relative(process.cwd(), p) || '.';
     out(
       [
         '',

@@ -3,12 +3,11 @@
  * dataset of the public views, streamed to a file (written atomically) or to stdout (the default).
  * Warnings (an export partial by construction) go to stderr, with the summary line.
  */
-import { join } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
-import { checkOutputPath } from '../fs/output-path';
 import type { Command } from 'commander';
 import { DATASETS, FORMATS, OFX_DIALECTS, STATUSES, STDOUT, exportDataset, validateExportRequest } from '../export';
 import { createCliContext, globalsOf } from './command-context';
+import { outputPathOption } from './output-paths';
 
 interface ExportFlags {
   format: string;
@@ -48,7 +47,8 @@ export function registerExportCommand(program: Command): void {
     .description('export a dataset of the views as CSV, JSON, NDJSON or OFX (dates are NZ dates, inclusive)')
     .argument('<dataset>', DATASETS.join(' | '))
     .requiredOption('--format <format>', FORMATS.join(' | '))
-    .option('--out <path>', 'output file, or - for stdout', STDOUT)
+    // Checked before the action (src/cli/output-paths.ts): never the database, a statement file, a directory.
+    .addOption(outputPathOption('--out <path>', 'output file, or - for stdout', { stdout: true }))
     .option(
       '--from <date>',
       'first NZ date, YYYY-MM-DD (transactions: booking_date; balances: date_time; statements: period overlap; runs: started_at)',
@@ -87,13 +87,6 @@ export function registerExportCommand(program: Command): void {
       keepYoungGenerationSmall();
       // The global --db over BANKDATA_DB over config files over data/bankdata.sqlite (src/config).
       const context = createCliContext(globalsOf(command));
-      // No output may replace the database or a statement file, or be a directory (exit 7).
-      if (flags.out !== STDOUT) {
-        checkOutputPath(flags.out, {
-          databases: [context.config.db],
-          directories: [join(context.config.dataDir, 'statements')],
-        });
-      }
       // Read-only: never created, written or migrated (exit 6 with a hint otherwise).
       const store = await context.readStore();
       try {

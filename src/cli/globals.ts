@@ -1,9 +1,10 @@
 /**
  * The options every command accepts (the config's flags layer) and how a sub-command reads
- * them. Imports nothing but commander's types: `bankdata --help` loads it.
+ * them. Imports nothing but commander and path-roles.ts: `bankdata --help` loads it.
  */
 import { Option, type Command } from 'commander';
 import type { LogLevel } from '../log';
+import { declarePathRole } from './path-roles';
 
 export interface GlobalOptions {
   db?: string;
@@ -14,8 +15,18 @@ export interface GlobalOptions {
 /** Registers the options every command accepts (they are the config's flags layer). */
 export function addGlobalOptions(program: Command): Command {
   return program
-    .option('--db <path>', 'SQLite database file (default: BANKDATA_DB or data/bankdata.sqlite)')
-    .option('--data-dir <dir>', 'data directory for statement files and exports (default: data)')
+    .addOption(
+      declarePathRole(
+        new Option('--db <path>', 'SQLite database file (default: BANKDATA_DB or data/bankdata.sqlite)'),
+        'data',
+      ),
+    )
+    .addOption(
+      declarePathRole(
+        new Option('--data-dir <dir>', 'data directory for statement files and exports (default: data)'),
+        'data',
+      ),
+    )
     .addOption(
       new Option('--log-level <level>', 'logs go to stderr as JSON lines')
         .choices(['debug', 'info', 'warn', 'error', 'silent'])

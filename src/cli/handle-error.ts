@@ -15,6 +15,8 @@ import {
   ConfigurationError,
   IdempotencyError,
   ScopeMissingError,
+  SECRET_REFUSED_HINT,
+  SecretRefusedError,
   UnavailableError,
 } from '../api';
 import { toLocalFileError } from '../fs/output-path';
@@ -53,7 +55,10 @@ export function classifyError(error: unknown): Verdict {
       return {
         exitCode: ExitCode.Auth,
         message,
-        hint: 'check BANKDATA_CLIENT_ID / BANKDATA_CLIENT_SECRET and BANKDATA_ENVIRONMENT (sandbox vs production)',
+        hint:
+          error instanceof SecretRefusedError
+            ? SECRET_REFUSED_HINT
+            : 'check BANKDATA_CLIENT_ID / BANKDATA_CLIENT_SECRET and BANKDATA_ENVIRONMENT (sandbox vs production)',
       };
     }
     if (error instanceof UnavailableError) {

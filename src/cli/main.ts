@@ -17,6 +17,7 @@ import { Command, CommanderError, Help } from 'commander';
 import { version } from '../../package.json';
 import { terminalSafe } from '@bankdata/core/terminal-text';
 import { addGlobalOptions } from './globals';
+import { declaredOutputs } from './path-roles';
 
 export interface CommandEntry {
   name: string;
@@ -121,7 +122,11 @@ function rootProgram(): Command {
     .configureOutput({
       outputError: (text, write) => write(`bankdata: ${terminalSafe(text.replace(/^error: /, '').trim())}\n`),
     })
-    .showHelpAfterError('hint: add --help to see the usage');
+    .showHelpAfterError('hint: add --help to see the usage')
+    // Every output path a command declares (src/cli/output-paths.ts) is checked before its action runs.
+    .hook('preAction', async (_root, action) => {
+      if (declaredOutputs(action).length > 0) (await import('./output-paths')).checkDeclaredOutputs(action);
+    });
   addGlobalOptions(program);
   return program;
 }

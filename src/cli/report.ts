@@ -8,9 +8,11 @@ import type { Command } from 'commander';
 import { nzMidnight } from '@bankdata/core/nz-time';
 import { createCliContext, globalsOf } from './command-context';
 import { ExitCode, UsageError } from './exit-codes';
+import { outputPathOption } from './output-paths';
 
 interface ReportFlags {
-  out?: string;
+  /** Checked and absolute (src/cli/output-paths.ts), the default filled in. */
+  out: string;
   from?: string;
   to?: string;
   account?: string;
@@ -30,7 +32,11 @@ export function registerReportCommand(program: Command): void {
   program
     .command('report')
     .description('one self-contained HTML report: balances, money in and out, consents, runs, continuity, payments')
-    .option('--out <file>', 'where to write it (default: <data dir>/report.html)')
+    .addOption(
+      outputPathOption('--out <file>', 'where to write it (default: <data dir>/report.html)', {
+        defaultPath: (dataDir) => join(dataDir, 'report.html'),
+      }),
+    )
     .option('--from <date>', 'first NZ date of the period (YYYY-MM-DD)')
     .option('--to <date>', 'last NZ date of the period (YYYY-MM-DD)')
     .option('--account <id>', 'only this account')
@@ -48,8 +54,7 @@ export function registerReportCommand(program: Command): void {
           throw new UsageError(`--account ${flags.account}: no such account in the database`);
         }
         const { writeReport } = await import('../report/write-report');
-        const out = flags.out ?? join(ctx.config.dataDir, 'report.html');
-        const written = await writeReport(store, out, { from, to, accountId: flags.account });
+        const written = await writeReport(store, flags.out, { from, to, accountId: flags.account });
         process.stdout.write(
           `report written: ${written.path} (${written.accounts} account(s), ${written.charts} chart(s))\n`,
         );

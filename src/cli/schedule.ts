@@ -1,8 +1,9 @@
 /**
  * `bankdata schedule`: runs the jobs of src/jobs/ in the foreground (node-cron, Pacific/Auckland):
  * nightly sync, consent-expiry check, meta refresh, on the config's `schedule.*`. Prints one
- * JSON line per job run on stdout (diagnostic logs stay on stderr). SIGTERM or SIGINT: no new
- * run starts, the run in flight finishes its current unit and releases the lease, then exit 0.
+ * JSON line per job run on stdout (diagnostic logs stay on stderr). SIGTERM, SIGINT or SIGHUP: no
+ * new run starts, the run in flight finishes its current unit and releases the lease, then exit 0;
+ * stdout's reader gone (`bankdata schedule | head`): the same stop, then exit 141 (stop-signals.ts).
  */
 import type { Command } from 'commander';
 import { buildJobs, createScheduler, nodeCronEngine, type JobLine } from '../jobs';
@@ -11,6 +12,7 @@ import { redact } from '@bankdata/core/secrets';
 import { paymentsPass } from '../payments/sync-pass';
 import { createCliContext, globalsOf } from './command-context';
 import { ExitCode } from './exit-codes';
+import { onStop, signalExitCode, type StopSignal } from './stop-signals';
 import { systemClock } from '@bankdata/core/clock';
 
 export function registerScheduleCommand(program: Command): void {
@@ -40,9 +42,9 @@ export function registerScheduleCommand(program: Command): void {
           ctx.config.schedule,
         );
         const scheduler = createScheduler(jobs, { engine: nodeCronEngine(), emit: (line: JobLine) => print(line) });
-        const signal = await new Promise<NodeJS.Signals>((resolve) => {
-          process.once('SIGTERM', () => resolve('SIGTERM'));
-          process.once('SIGINT', () => resolve('SIGINT'));
+        let stopListening = () => {};
+        const signal = await new Promise<StopSignal>((resolve) => {
+          stopListening = onStop(resolve);
           scheduler.start();
           print({
             event: 'started',
@@ -51,11 +53,14 @@ export function registerScheduleCommand(program: Command): void {
             jobs: jobs.map((j) => ({ job: j.name, schedule: j.expression })),
           });
         });
+        // A second signal ends the process at once (nothing listens any more).
+        stopListening();
         const running = scheduler.running();
         print({ event: 'stopping', signal, running });
         await scheduler.stop();
         print({ event: 'stopped', signal });
-        process.exitCode = ExitCode.Ok;
+        // Asked to stop (SIGTERM, SIGINT, SIGHUP): a clean end, exit 0. Stdout's reader gone: 141.
+        process.exitCode = signal === 'SIGPIPE' ? signalExitCode('SIGPIPE') : ExitCode.Ok;
       } finally {
         await ctx.close();
       }

@@ -3,13 +3,14 @@
  * each one a worker of the same run (docs/scaling.md); they take consents from the run's queue
  * until it is empty. Worker processes on other machines join the same run the same way. Each
  * worker's summary is printed under its number; the exit code is the most severe of theirs.
- * SIGTERM / SIGINT are passed on to the workers once (they run in their own process groups),
+ * SIGTERM / SIGINT / SIGHUP are passed on to the workers once (they run in their own process groups),
  * and each stops after its unit in flight and records its summary.
  */
 import { spawn } from 'node:child_process';
 import { constants } from 'node:os';
 import { ExitCode } from '../errors';
 import { BIN_PATH } from '../paths';
+import { onStop, signalExitCode, type StopSignal } from './stop-signals';
 
 /** The command line of this process without `--workers N`: what each worker runs. */
 export function workerArgs(argv: readonly string[]): string[] {
@@ -35,11 +36,13 @@ export async function runWorkers(count: number, json: boolean): Promise<number> 
       detached: true,
     }),
   );
-  const forward = (signal: NodeJS.Signals) => {
-    for (const child of children) child.kill(signal);
+  // SIGHUP is passed on as it came; stdout's reader gone (SIGPIPE) stops them as SIGTERM does.
+  let received: StopSignal | null = null;
+  const forward = (signal: StopSignal) => {
+    received ??= signal;
+    for (const child of children) child.kill(signal === 'SIGPIPE' ? 'SIGTERM' : signal);
   };
-  process.on('SIGTERM', forward);
-  process.on('SIGINT', forward);
+  const stopListening = onStop(forward);
   try {
     const results = await Promise.all(
       children.map(
@@ -53,6 +56,7 @@ export async function runWorkers(count: number, json: boolean): Promise<number> 
           }),
       ),
     );
+    if (received === 'SIGPIPE') return signalExitCode('SIGPIPE');
     if (json) {
       const summaries = results.map((r, i) => ({ worker: i + 1, exitCode: r.code, summary: parseJson(r.stdout) }));
       process.stdout.write(`${JSON.stringify({ workers: summaries }, null, 2)}\n`);
@@ -63,8 +67,7 @@ export async function runWorkers(count: number, json: boolean): Promise<number> 
     }
     return Math.max(...results.map((r) => r.code));
   } finally {
-    process.off('SIGTERM', forward);
-    process.off('SIGINT', forward);
+    stopListening();
   }
 }
 

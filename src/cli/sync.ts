@@ -3,7 +3,6 @@
  * one run, a progress line on a TTY, a summary at the end, and the exit codes of README.md. With
  * `--workers N` (PostgreSQL) it starts N worker processes that share the run (sync-workers.ts).
  */
-import { constants } from 'node:os';
 import type { Command } from 'commander';
 import { nzMidnight } from '@bankdata/core/nz-time';
 import { ConsentIdSchema, type ConsentId } from '@bankdata/core/schemas';
@@ -20,6 +19,7 @@ import { ExitCode, UsageError } from './exit-codes';
 import { wholeNumber } from './flags';
 import { createProgress } from './progress';
 import { runWorkers } from './sync-workers';
+import { onStop, signalExitCode, type StopSignal } from './stop-signals';
 
 interface SyncFlags {
   consent?: string[];
@@ -107,12 +107,13 @@ export async function syncCommand(
   }
   const progress = createProgress();
   const controller = new AbortController();
-  // SIGTERM / SIGINT: the unit in flight finishes if it can within `sync.stopGraceMs`, else it is
-  // abandoned whole (each unit is one SQLite transaction: nothing half-written); either way the
-  // lease is released and the exit code is 128 + the signal's number. A second signal stops at once.
-  let received: NodeJS.Signals | null = null;
+  // SIGTERM / SIGINT / SIGHUP, or stdout's reader gone (SIGPIPE): the unit in flight finishes if it
+  // can within `sync.stopGraceMs`, else it is abandoned whole (each unit is one transaction:
+  // nothing half-written); either way the lease is released, the run is recorded as interrupted,
+  // and the exit code is 128 + the signal's number. A second signal stops at once.
+  let received: StopSignal | null = null;
   let work: RunWork | null = null;
-  const hardStop = async (signal: NodeJS.Signals) => {
+  const hardStop = async (signal: StopSignal) => {
     progress.done();
     try {
       // SQLite: the run lease released; PostgreSQL: this worker's consents back in the queue.
@@ -120,19 +121,20 @@ export async function syncCommand(
     } catch {
       // The lease (or the consents' leases) then expire by themselves; status shows the run as interrupted.
     }
-    process.stderr.write(
-      `bankdata: stopped by ${signal}; the unit in flight was abandoned whole and the lease released\n`,
-    );
+    // A closed pipe ends quietly, as a program killed by SIGPIPE does.
+    if (signal !== 'SIGPIPE')
+      process.stderr.write(
+        `bankdata: stopped by ${signal}; the unit in flight was abandoned whole and the lease released\n`,
+      );
     process.exit(signalExitCode(signal));
   };
-  const stop = (signal: NodeJS.Signals) => {
+  const stop = (signal: StopSignal) => {
     if (received) void hardStop(signal);
     received = signal;
     controller.abort();
     setTimeout(() => void hardStop(signal), config.sync.stopGraceMs).unref();
   };
-  process.on('SIGTERM', stop);
-  process.on('SIGINT', stop);
+  const stopListening = onStop(stop);
   let summary: SyncSummary;
   try {
     summary = await runSync({
@@ -149,8 +151,7 @@ export async function syncCommand(
       onProgress: (p) => progress.update(p),
     });
   } finally {
-    process.off('SIGTERM', stop);
-    process.off('SIGINT', stop);
+    stopListening();
     progress.done();
   }
   // Payments not yet terminal are polled with the run, when the Payments API is configured.
@@ -164,11 +165,6 @@ export async function syncCommand(
   const code = exitCodeOf(summary);
   if (payments?.authenticationError) return Math.max(code, ExitCode.Auth);
   return code === ExitCode.Ok && payments && payments.failures.length > 0 ? ExitCode.Partial : code;
-}
-
-/** 128 + the signal's number, as shells report it (130 SIGINT, 143 SIGTERM). */
-export function signalExitCode(signal: NodeJS.Signals): number {
-  return 128 + (constants.signals[signal] ?? 0);
 }
 
 function formatPayments(p: PaymentsPassResult | null): string {

@@ -3,10 +3,12 @@
  * names where the value came from: a JSON file, an environment variable, or a CLI flag.
  * Secrets come only from the environment or a secret file, never from a layer.
  */
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { z } from 'zod';
 import { registerSecret } from '@bankdata/core/secrets';
+import { readInputJson, readInputText } from '../fs/read-input';
+import { UsageError } from '../errors';
 import { ConfigError } from './config-errors';
 import { EXPECTED_FORM, configLayerSchema, type ConfigLayer } from './schema';
 
@@ -30,6 +32,9 @@ type Env = Readonly<Record<string, string | undefined>>;
 /** A configuration file is a few lines: a bigger one (or a device) is refused before it is read. */
 const MAX_CONFIG_BYTES = 1024 * 1024;
 
+/** A secret file holds one secret: anything bigger is not one. */
+const MAX_SECRET_FILE_BYTES = 64 * 1024;
+
 /** Keys that look like a secret: refused in files and flags, where they would leak. */
 const SECRET_KEY = /secret|password|passwd|token|api_?key/i;
 
@@ -39,31 +44,39 @@ const SECRET_KEY = /secret|password|passwd|token|api_?key/i;
 /** A JSON config file as a layer; null when the file does not exist. */
 export function readJsonLayer(file: string, label: string): ConfigLayer | null {
   if (!existsSync(file)) return null;
-  let text: string;
   try {
     if (!statSync(file).isFile()) throw new ConfigError(`${label} is not a file`, 'remove it, or make it a JSON file');
-    if (statSync(file).size > MAX_CONFIG_BYTES)
-      throw new ConfigError(
-        `${label} is larger than ${MAX_CONFIG_BYTES} bytes`,
-        'a configuration file is a few lines of JSON',
-      );
-    text = readFileSync(file, 'utf8');
   } catch (error) {
     if (error instanceof ConfigError) throw error;
     throw new ConfigError(`${label} cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'})`);
   }
-  let values: unknown;
-  try {
-    values = JSON.parse(text);
-  } catch {
-    // V8's message quotes the text around the fault ("tSecret": hunter2-ve"…): a secret misplaced
-    // in the file, not yet known to the redaction, would reach the output. It is not repeated.
-    throw new ConfigError(
-      `${label} is not valid JSON`,
-      'fix the file (a JSON validator shows where it breaks) or remove it',
-    );
-  }
+  // Over 1 MiB or nested deeper than MAX_JSON_DEPTH: refused naming the file (src/fs/read-input.ts).
+  const values = asConfigError(() =>
+    readInputJson(
+      file,
+      'configuration file',
+      { maxBytes: MAX_CONFIG_BYTES },
+      // V8's message quotes the text around the fault ("tSecret": hunter2-ve"…): a secret misplaced
+      // in the file, not yet known to the redaction, would reach the output. It is not repeated.
+      () =>
+        new ConfigError(
+          `${label} is not valid JSON`,
+          'fix the file (a JSON validator shows where it breaks) or remove it',
+        ),
+    ),
+  );
   return validateLayer(values, label, (path) => `${label}: ${path}`);
+}
+
+/** A refusal of src/fs/read-input.ts as the configuration's own error class (the same message, exit 2). */
+function asConfigError<T>(read: () => T): T {
+  try {
+    return read();
+  } catch (error) {
+    if (error instanceof UsageError && !(error instanceof ConfigError))
+      throw new ConfigError(error.message, error.hint);
+    throw error;
+  }
 }
 
 /** Environment variables as a layer. Empty values count as unset. */
@@ -248,13 +261,8 @@ function readSecret(env: Env, cwd: string, name: string): string | null {
   if (direct !== undefined) secret = direct;
   if (file !== undefined) {
     const path = resolve(cwd, file);
-    let text: string;
-    try {
-      text = readFileSync(path, 'utf8');
-    } catch (error) {
-      const code = (error as NodeJS.ErrnoException).code ?? 'unreadable';
-      throw new ConfigError(`${fileName}: cannot read ${path} (${code})`, 'the file must hold the secret alone');
-    }
+    // A secret is a line; a device or a wrong file stops at the ceiling (src/fs/read-input.ts).
+    const text = asConfigError(() => readInputText(path, fileName, { maxBytes: MAX_SECRET_FILE_BYTES }));
     warnIfShared(path, fileName);
     // Editors and `echo` end the file with a newline; the secret is what comes before it.
     secret = text.replace(/[\r\n]+$/, '');

@@ -10,7 +10,7 @@ import type { Writable } from 'node:stream';
 import { UsageError } from '../errors';
 import type { Store } from '../store';
 import { bankCsvChunks, XERO_MAX_LINES } from './bank-csv';
-import { validateExportRequest, type ExportFilters, type ExportRequest } from './filters';
+import { refuseUnknownFilterTargets, validateExportRequest, type ExportFilters, type ExportRequest } from './filters';
 import { jsonChunks, ndjsonChunks } from './json';
 import { OFX_DIALECTS, ofxChunks, type OfxDialect, type OfxStatement } from './ofx';
 import { ofxAccount } from './ofx-format';
@@ -51,7 +51,7 @@ export interface ExportResult {
   warnings: string[];
 }
 
-/** Runs one export. Throws UsageError (exit 2) for a bad dataset, format or filter. */
+/** Runs one export. Throws UsageError (exit 2) for a bad dataset, format or filter, or one naming what the database does not hold. */
 export async function exportDataset(store: Store, options: ExportOptions): Promise<ExportResult> {
   const request = validateExportRequest(options.dataset, options.format, options.filters ?? {});
   if (request.format !== 'csv' && (options.excel || options.lineEnding === 'lf')) {
@@ -66,6 +66,7 @@ export async function exportDataset(store: Store, options: ExportOptions): Promi
   }
   if (options.ofxDialect !== undefined && request.format !== 'ofx')
     throw new UsageError('--ofx-dialect applies to --format ofx only');
+  await refuseUnknownFilterTargets(store, request.filters);
   const warnings = await partialExportWarnings(store, request);
   const counter = { rows: 0 };
   const chunks =

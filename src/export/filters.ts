@@ -6,6 +6,7 @@
 import { nzMidnight } from '@bankdata/core/nz-time';
 import { BANKS, type BankName } from '@bankdata/core/schemas';
 import { UsageError } from '../errors';
+import type { Store } from '../store';
 import type { ViewFilters } from '../store/view-datasets';
 import {
   DATASET_SPECS,
@@ -158,4 +159,45 @@ export function validateExportRequest(dataset: string, format: string, filters: 
       throw new UsageError(`--format ${format} exports booked transactions only; drop --status pending`);
   }
   return { dataset, format, filters: valid };
+}
+
+/**
+ * Refuses a filter naming an account, consent or bank the database does not hold (exit 2, in the
+ * words of `check` and `report`): a mistyped id would otherwise give a header-only file and exit
+ * 0, indistinguishable from a quiet period. It reads the public views the export reads (an
+ * account is a v_accounts row; a consent or a bank a v_consents row, a bank a v_accounts row too).
+ * An empty date range is no such mistake and stays a valid empty export; so do filters that each
+ * exist but match no row together.
+ */
+export async function refuseUnknownFilterTargets(store: Store, filters: ValidFilters): Promise<void> {
+  for (const accountId of filters.accountIds ?? []) {
+    if ((await store.views.accounts({ accountId })).length === 0)
+      throw new UsageError(
+        `--account ${accountId}: no such account in the database`,
+        'bankdata export accounts lists them',
+      );
+  }
+  const consentId = filters.consentId;
+  if (consentId !== undefined && !(await holdsConsents(store, { consentId, status: 'all' })))
+    throw new UsageError(
+      `--consent ${consentId}: no such consent in the database`,
+      'bankdata export consents lists them',
+    );
+  const bank = filters.bank;
+  if (
+    bank !== undefined &&
+    (await store.views.accounts({ bank })).length === 0 &&
+    !(await holdsConsents(store, { bank, status: 'all' }))
+  )
+    throw new UsageError(
+      `--bank ${bank}: no such bank in the database`,
+      'bankdata export consents lists the banks held',
+    );
+}
+
+/** Whether v_consents has a row for these filters: one row read, the cursor closed after it. */
+async function holdsConsents(store: Store, filters: ValidFilters): Promise<boolean> {
+  const { batches } = await store.views.rows('consents', filters, { batchSize: 1 });
+  for await (const batch of batches) return batch.length > 0;
+  return false;
 }

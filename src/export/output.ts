@@ -1,5 +1,5 @@
 /**
- * Where an export's bytes go. A path is written atomically (src/fs/atomic-file.ts): a hidden
+ * Where an export's or a report's bytes go. A path is first checked by src/fs/output-path.ts, then written atomically (src/fs/atomic-file.ts): a hidden
  * owner-only temp file beside the target, fsync'd, then renamed over the final name; a failure
  * at any point removes the temp file and never leaves a half file under the final name. `-` is
  * stdout, which is never closed. Chunks are pulled only as fast as the destination drains
@@ -9,7 +9,7 @@ import { resolve } from 'node:path';
 import { Readable, type Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { openAtomicFile } from '../fs/atomic-file';
-import { toLocalFileError } from '../fs/output-path';
+import { checkOutputPath, toLocalFileError } from '../fs/output-path';
 
 export const STDOUT = '-';
 
@@ -46,6 +46,9 @@ export async function writeOutput(
     return { path: STDOUT, bytes };
   }
   const finalPath = resolve(out);
+  // The guard again, without the configuration (the CLI checked its --out with it already), for
+  // callers that are not commands (the demo): never a SQLite database, a statement file, a directory.
+  checkOutputPath(finalPath);
   let file;
   try {
     file = await openAtomicFile(finalPath, { hiddenTemp: true, createDirectories: false });

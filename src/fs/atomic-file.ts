@@ -5,12 +5,17 @@
  * final name, then the directory fsync'd so the rename survives a power cut. A failure removes
  * the temp file and never leaves a half file under the final name. Temp names end in
  * `.<12 hex>.tmp`, the form sync's sweep of a killed run's leftovers looks for.
+ *
+ * `buildNewFile` is the same for a file another library writes by its path (a SQLite database
+ * made by a copy or a backup): built under a temp name, then linked into place only if nothing
+ * is there yet; a failure removes the temp file and its `-wal`, `-shm` and `-journal`.
  */
 import { randomBytes } from 'node:crypto';
 import { createWriteStream, type WriteStream } from 'node:fs';
-import { mkdir, open, rename, rm } from 'node:fs/promises';
+import { link, mkdir, open, rename, rm } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { finished } from 'node:stream/promises';
+import { toLocalFileError } from './output-path';
 
 export interface AtomicFileOptions {
   /** `.<name>.<hex>.tmp` (hidden from a listing of the directory) instead of `<name>.<hex>.tmp`. */
@@ -62,5 +67,35 @@ export async function syncDirectory(dir: string): Promise<void> {
     // EINVAL/EISDIR on file systems without directory fsync: the rename itself is still atomic.
   } finally {
     await handle.close();
+  }
+}
+
+/**
+ * Builds a new file at `finalPath` that must not exist: `build` gets a temp path beside it
+ * (`<final>.<12 hex>.tmp`) and writes the whole file there (and closes it); the temp file is then
+ * linked to the final name, which fails if a file appeared there meanwhile (never replaced), and
+ * removed. On any failure the temp file and its SQLite side files are removed and nothing is
+ * left under the final name. `build` may return `{ keep: false }` to discard the file (nothing
+ * worth keeping was made).
+ */
+export async function buildNewFile<T>(
+  finalPath: string,
+  build: (tempPath: string) => Promise<{ keep: boolean; value: T }>,
+): Promise<T> {
+  const tempPath = `${finalPath}.${randomBytes(6).toString('hex')}.tmp`;
+  const clean = async () => {
+    for (const side of ['', '-wal', '-shm', '-journal']) await rm(tempPath + side, { force: true });
+  };
+  try {
+    const { keep, value } = await build(tempPath);
+    if (keep) {
+      await link(tempPath, finalPath).catch((error: unknown) => {
+        throw toLocalFileError(finalPath, error);
+      });
+      await syncDirectory(dirname(finalPath));
+    }
+    return value;
+  } finally {
+    await clean();
   }
 }

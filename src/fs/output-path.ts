@@ -1,20 +1,35 @@
 /**
- * Where an output file may go (docs/security.md "Local misuse"): never the database, its WAL,
- * SHM or journal, never a statement file, never a directory, and never into a directory that
- * does not exist (it is not created: a typo in `--out` must not build a tree). Symbolic links
- * are resolved first, so a link to the database is the database. Failures are exit 7 naming
- * the path; an empty path is a usage error.
+ * Where an output file may go (docs/security.md "Local misuse"). `checkOutputPath` is the one
+ * guard every path a command writes or replaces passes (src/cli/output-paths.ts runs it when a
+ * command's arguments are parsed; src/export/output.ts runs it again, without the configuration,
+ * before it writes, for callers that are not commands, such as the demo). Refused, with exit 7
+ * naming the path:
+ * - a directory, or a file in a directory that does not exist (never created: a typo in `--out`
+ *   must not build a tree);
+ * - the configured database and its `-wal`, `-shm` and `-journal` files, whether they exist or not;
+ * - any existing SQLite database (the header says so: another data directory's database, a
+ *   backup, a pre-migration copy) and the `-wal`, `-shm` and `-journal` files beside one;
+ * - anything under `statements/` of the configured data directory or of any directory holding
+ *   the marker of a bankdata data directory (src/fs/data-dir.ts), and the marker itself.
+ * Symbolic links are resolved first, so a link to the database is the database; the path as
+ * given is checked too. An empty path is a usage error (exit 2).
  */
-import { realpathSync, statSync } from 'node:fs';
+import { closeSync, openSync, readSync, realpathSync, statSync } from 'node:fs';
 import { basename, dirname, join, resolve, sep } from 'node:path';
 import { LocalFileError, UsageError } from '../errors';
+import { DATA_DIR_MARKER, isDataDirectory } from './data-dir';
 
 export interface OutputGuard {
-  /** Files no output may replace (the database: its -wal, -shm and -journal are added). */
-  databases: readonly string[];
-  /** Directories no output may be written into (statement files). */
-  directories: readonly string[];
+  /** The configured SQLite database (its -wal, -shm and -journal are added); absent for PostgreSQL. */
+  database?: string;
+  /** The configured data directory: its statements/ tree is protected even before it holds the marker. */
+  dataDir?: string;
+  /** The writer creates missing directories (db copy's new SQLite file): a missing parent is no refusal. */
+  createsDirectories?: boolean;
 }
+
+const SIDE_FILES = ['-wal', '-shm', '-journal'] as const;
+const SQLITE_HEADER = 'SQLite format 3\0';
 
 /** The real path of `path`, or of its parent plus its name when it does not exist yet. */
 function realTarget(path: string): string {
@@ -29,45 +44,73 @@ function realTarget(path: string): string {
   }
 }
 
-/** Throws unless `out` is a file path an output may be written to; returns its absolute path. */
-export function checkOutputPath(out: string, guard: OutputGuard, flag = '--out'): string {
-  if (out.trim() === '') throw new UsageError(`${flag} is empty; name a file, or - for stdout`);
-  const file = resolve(out);
-  const parent = dirname(file);
-  const parentStat = statOrNull(parent);
-  if (!parentStat)
-    throw new LocalFileError(
-      parent,
-      `does not exist; ${flag} does not create directories`,
-      'create the directory first, or name another file',
-    );
-  if (!parentStat.isDirectory()) throw new LocalFileError(parent, 'is not a directory');
-  const stat = statOrNull(file);
-  if (stat?.isDirectory()) throw new LocalFileError(file, `is a directory; ${flag} names a file`);
-  const target = realTarget(file);
-  for (const db of guard.databases) {
-    const real = realTarget(resolve(db));
-    for (const side of ['', '-wal', '-shm', '-journal']) {
-      if (target === real + side || file === resolve(db) + side) {
-        throw new LocalFileError(file, 'is the database; an export never replaces it', 'name another file');
-      }
-    }
-  }
-  for (const dir of guard.directories) {
-    const real = realTarget(resolve(dir));
-    if (target.startsWith(real + sep) || file.startsWith(resolve(dir) + sep)) {
-      throw new LocalFileError(file, `is inside ${real}, where the statement files are`, 'name a file outside it');
-    }
-  }
-  return file;
-}
-
 function statOrNull(path: string) {
   try {
     return statSync(path);
   } catch {
     return null;
   }
+}
+
+/** Whether `path` is an existing file that starts with SQLite's header. */
+export function isSqliteFile(path: string): boolean {
+  let fd: number | null = null;
+  try {
+    if (!statSync(path).isFile()) return false;
+    fd = openSync(path, 'r');
+    const header = Buffer.alloc(16);
+    return readSync(fd, header, 0, 16, 0) === 16 && header.toString('latin1') === SQLITE_HEADER;
+  } catch {
+    return false;
+  } finally {
+    if (fd !== null) closeSync(fd);
+  }
+}
+
+/** Why `file` (absolute, real or as given) is protected, or null. */
+function protectedReason(file: string, guard: OutputGuard): string | null {
+  if (guard.database !== undefined) {
+    const db = resolve(guard.database);
+    for (const name of [db, realTarget(db)]) {
+      if (file === name) return 'is the database; an output never replaces it';
+      for (const side of SIDE_FILES) if (file === name + side) return `is the database's ${side.slice(1)} file`;
+    }
+  }
+  if (isSqliteFile(file)) return 'is a SQLite database; an output never replaces one';
+  for (const side of SIDE_FILES) {
+    if (file.endsWith(side) && isSqliteFile(file.slice(0, -side.length)))
+      return `is the ${side.slice(1)} file of the SQLite database ${file.slice(0, -side.length)}`;
+  }
+  const configured = guard.dataDir === undefined ? [] : [resolve(guard.dataDir), realTarget(resolve(guard.dataDir))];
+  for (let dir = dirname(file); ; dir = dirname(dir)) {
+    const dataDir = configured.includes(dir) || isDataDirectory(dir);
+    if (dataDir && file === join(dir, DATA_DIR_MARKER)) return 'is the marker of a bankdata data directory';
+    if (dataDir && file.startsWith(join(dir, 'statements') + sep))
+      return `is inside ${join(dir, 'statements')}, where the statement files are (a bankdata data directory)`;
+    if (dirname(dir) === dir) return null;
+  }
+}
+
+/** Throws unless `out` is a file path an output may be written to; returns its absolute path. */
+export function checkOutputPath(out: string, guard: OutputGuard = {}, flag = '--out'): string {
+  if (out.trim() === '') throw new UsageError(`${flag} is empty; name a file`);
+  const file = resolve(out);
+  const parent = dirname(file);
+  const parentStat = statOrNull(parent);
+  if (!parentStat && !guard.createsDirectories)
+    throw new LocalFileError(
+      parent,
+      `does not exist; ${flag} does not create directories`,
+      'create the directory first, or name another file',
+    );
+  if (parentStat && !parentStat.isDirectory()) throw new LocalFileError(parent, 'is not a directory');
+  if (statOrNull(file)?.isDirectory()) throw new LocalFileError(file, `is a directory; ${flag} names a file`);
+  // The real path first: a link to the database is named as the database.
+  for (const candidate of new Set([realTarget(file), file])) {
+    const reason = protectedReason(candidate, guard);
+    if (reason) throw new LocalFileError(file, reason, 'name another file');
+  }
+  return file;
 }
 
 /** A write failure (no permission, full disk, a directory in the way) as exit 7 naming the path. */

@@ -5,9 +5,12 @@
  * - the idempotency key and the body are stored BEFORE the request is sent (BP713), and a rerun
  *   of a request sent without a stored answer resumes that key;
  * - the payment is stored the moment the bank answers (`onCreated` lets the CLI print its id);
- * - a rerun of the same request (same consent and body: amount, currency, particulars, code,
- *   reference) whose earlier payment is not Rejected reports that payment and sends nothing;
- *   `allowDuplicate` pays again on purpose; a caller-given `key` makes the match explicit.
+ * - a rerun of the same payment whose earlier payment is not Rejected reports that payment and
+ *   sends nothing; `allowDuplicate` pays again on purpose; a caller-given `key` makes the match
+ *   explicit. "The same payment" is `paymentIdentity` (packages/core/src/payment-identity.ts:
+ *   consent, currency, amount in minor units, particulars, code and reference trimmed and upper-
+ *   cased), the rule the reconciliation view matches by, so `25` after `25.00`, or `DUPB ` after
+ *   `dupB`, is the same payment; a resumed key resends the body stored with it.
  *
  * Each answer is handled by its client action in `PAYMENT_CODE_ACTIONS` (the bank's idempotency
  * and availability tables), and the waits and the number of sends come from the shared retry
@@ -34,7 +37,8 @@ import {
   type PaymentsClientAction,
 } from '../api/payments';
 import type { Payment } from '@bankdata/core/payment-schemas';
-import { Payment as PaymentSchema } from '@bankdata/core/payment-schemas';
+import { CreatePaymentRequest, Payment as PaymentSchema } from '@bankdata/core/payment-schemas';
+import { paymentIdentity, requestIdentity } from '@bankdata/core/payment-identity';
 import { DEFAULT_RETRY_POLICY, realSleep, retryDelayMs, type RetryPolicy } from '../api/retry';
 import { UsageError } from '../errors';
 import { silentLogger, type Logger } from '../log';
@@ -122,8 +126,9 @@ export async function createPayment(
 
   // The consent says what may be sent: a single consent sends neither amount nor PCR (BP235).
   const consent = await client.getConsent(input.consentId);
-  const body = checkPaymentRequest(consent, input);
-  const requestJson = canonicalRequest(body);
+  let body = checkPaymentRequest(consent, input);
+  let requestJson = canonicalRequest(body);
+  const identity = paymentIdentity(body);
   let sends = 0;
 
   const standing = await earlierStanding();
@@ -132,9 +137,15 @@ export async function createPayment(
   const open =
     options.key !== undefined
       ? await store.payments.getAttempt(options.key)
-      : await store.payments.findUnansweredAttempt(input.consentId, requestJson);
+      : await store.payments.findUnansweredAttempt({ consentId: input.consentId, identity });
   let key = open?.idempotencyKey ?? options.key ?? randomUUID();
   const resumed = open !== null;
+  if (open) {
+    // The key was sent with its own body (the same payment, perhaps spelt `25` for `25.00`): the
+    // bank refuses a key with another body (BP702), so the resumed send repeats the stored one.
+    body = CreatePaymentRequest.parse(JSON.parse(open.requestJson));
+    requestJson = open.requestJson;
+  }
   if (!open)
     await store.payments.insertAttempt({ idempotencyKey: key, consentId: input.consentId, requestJson, now: now() });
   if (resumed) logger.info('resuming a payment request sent before without a stored answer', { idempotency_key: key });
@@ -253,7 +264,7 @@ export async function createPayment(
     if (options.key !== undefined) {
       const keyed = await store.payments.getAttempt(options.key);
       if (!keyed) return null;
-      if (keyed.consentId !== input.consentId || keyed.requestJson !== requestJson) {
+      if (keyed.consentId !== input.consentId || requestIdentity(keyed.requestJson) !== identity) {
         throw new UsageError(
           `--key ${options.key} was used for another payment request`,
           'a key names one request; take a new key for a new payment',
@@ -266,7 +277,7 @@ export async function createPayment(
         : null;
     }
     if (options.allowDuplicate) return null;
-    const earlier = await store.payments.findEarlier({ consentId: input.consentId, requestJson });
+    const earlier = await store.payments.findEarlier({ consentId: input.consentId, identity });
     if (!earlier || earlier.status === 'Rejected') return null;
     const payment = await current(earlier.paymentId, earlier.rawJson);
     if (!payment || payment.status === 'Rejected') return null;

@@ -174,6 +174,47 @@ export function escapeXml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => XML_ESCAPES[c] ?? c);
 }
 
+/**
+ * Characters that can reorder the text around them: the bidi controls (U+202E RIGHT-TO-LEFT
+ * OVERRIDE and the rest of Bidi_Control) and the right-to-left scripts (Hebrew, Arabic, Syriac,
+ * Thaana, N'Ko and their neighbours, their presentation forms, and the RTL planes' blocks).
+ */
+const BIDI_SENSITIVE =
+  /[\p{Bidi_Control}\u0590-\u08FF\uFB1D-\uFDFF\uFE70-\uFEFF\u{10800}-\u{10FFF}\u{1E800}-\u{1EFFF}]/u;
+
+/** Whether `text` needs isolating before it stands beside other text (BIDI_SENSITIVE). */
+export function isBidiSensitive(text: string): boolean {
+  return BIDI_SENSITIVE.test(text);
+}
+
+/**
+ * `text` without a POP DIRECTIONAL ISOLATE that closes more isolates than the text opened:
+ * inside an isolate such a PDI would end it early and let the rest of the text reorder what
+ * follows. It has no other effect, so nothing visible is lost.
+ */
+export function withoutStrayPdi(text: string): string {
+  let open = 0;
+  let out = '';
+  for (const ch of text) {
+    if (ch === '\u2066' || ch === '\u2067' || ch === '\u2068') open++;
+    else if (ch === '\u2069') {
+      if (open === 0) continue;
+      open--;
+    }
+    out += ch;
+  }
+  return out;
+}
+
+/**
+ * Bank-supplied text isolated as plain text (FIRST STRONG ISOLATE … POP DIRECTIONAL ISOLATE), for
+ * where markup cannot go: a chart's SVG <title> and <desc>, and a sentence of ours that quotes it
+ * (html.ts wraps whole values in <bdi> instead). Text with nothing bidi-sensitive is unchanged.
+ */
+export function isolateBidi(text: string): string {
+  return isBidiSensitive(text) ? `\u2068${withoutStrayPdi(text)}\u2069` : text;
+}
+
 /** "1,234.50 NZD" from exact units (for descriptions and tables). */
 export function money(units: Units, currency: string): string {
   return `${formatUnitsGrouped(units, currency).replace(/^-/, '−')} ${currency}`;

@@ -1,11 +1,21 @@
 /**
  * The report's one HTML file: inline CSS, inline SVG charts, no script and no network, so it
  * opens from disk, prints, and reads with a screen reader (landmarks, headings, a caption and a
- * table of the exact figures for every chart). Every value from the database is escaped.
+ * table of the exact figures for every chart). Every value from the database passes `esc`.
  */
-import { balanceChart, escapeXml as esc, flowsChart, money } from './charts';
+import { balanceChart, escapeXml, flowsChart, isBidiSensitive, isolateBidi, money, withoutStrayPdi } from './charts';
 import { nzDateTime, type AccountSection, type ReportData } from './build-report';
 import { causeText } from '../check/continuity';
+
+/**
+ * The report's one escaping function for text in HTML: markup characters escaped, and text that
+ * can reorder what stands around it (a bidi control such as U+202E RIGHT-TO-LEFT OVERRIDE in an
+ * account's nickname, or a right-to-left script) isolated in <bdi>, so that a heading, caption or
+ * cell reads as the bank wrote it and nothing after it is reversed (docs/security.md "Unix use").
+ */
+function esc(text: string): string {
+  return isBidiSensitive(text) ? `<bdi>${escapeXml(withoutStrayPdi(text))}</bdi>` : escapeXml(text);
+}
 
 export function renderReport(data: ReportData): { html: string; charts: number } {
   let charts = 0;
@@ -66,7 +76,8 @@ ${renderPayments(data)}
 function renderAccount(section: AccountSection, index: number): { html: string; count: number } {
   const { account, balances, flows, totals } = section;
   const c = account.currency;
-  const name = account.nickname ?? account.accountId;
+  // The bank's text inside sentences of ours (chart titles, also in SVG, where <bdi> cannot go).
+  const name = isolateBidi(account.nickname ?? account.accountId);
   const id = `acct-${index}`;
   const kind = [account.accountType, account.accountSubtype].filter(Boolean).join(', ');
   const latest = balances[balances.length - 1];

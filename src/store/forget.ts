@@ -1,24 +1,34 @@
 /**
  * `bankdata consents forget ID`: the data of one ended consent deleted on request (docs/security.md
  * "Data kept"): its accounts, balances, transactions, statements (and their files), parties,
- * rejects, sync state, creation record and registry row. An account another consent still reads
- * (it has sync state under that consent) keeps its rows, handed over to that consent. One
- * transaction; `dryRun` counts without deleting. The SQL is written once for both dialects
- * (`forgetInTransaction`); the PostgreSQL store also deletes the files' bytes (pg-store.ts).
+ * rejects, sync state, creation record and registry row. One transaction; `dryRun` counts without
+ * deleting. The SQL is written once for both dialects (`forgetInTransaction`); the PostgreSQL store
+ * also deletes the files' bytes (pg-store.ts).
+ *
+ * A row is handed over, not deleted, only to a consent that may read it (`mayRead`): one that
+ * reads the same account (it has sync state there) and whose own permissions and window would have
+ * returned the row: the resource's permission at the payload level the forgotten consent read it
+ * with (a Basic consent never receives Detail rows), for transactions the Credits/Debits filter and
+ * the window (`start_date_time` to `end_date_time`: the bank refuses ranges outside it, BDT236), for
+ * balances the same window, for a statement with a file the file permission. Such a consent must
+ * also read the account itself (its row is what the others' rows point to). Of several, a row goes
+ * to the one that synced the account last; the rest is deleted, and the report says which is which.
  */
+import { creditDebitFilter, ENDPOINT_ACCESS, hasPermissionFor, type Endpoint } from '@bankdata/core/endpoint-access';
 import type Database from 'better-sqlite3';
 
 export interface ForgetReport {
   consentId: string;
   /** Rows deleted per table. */
   deleted: Record<string, number>;
-  /** Rows kept because another consent reads the same account: handed over to it. */
-  handedOver: Record<string, number>;
+  /** Rows handed over, per receiving consent, per table: each consent may read what it received. */
+  handedOver: Record<string, Record<string, number>>;
   /** Statement files (paths relative to the data directory) to remove once committed. */
   files: string[];
 }
 
 const ACCOUNT_TABLES = ['transactions', 'balances', 'statements', 'parties', 'accounts'] as const;
+type AccountTable = (typeof ACCOUNT_TABLES)[number];
 
 /** SQL with `?` placeholders, run inside the caller's transaction; `run` returns the rows changed. */
 export interface ForgetSql {
@@ -26,23 +36,118 @@ export interface ForgetSql {
   run(text: string, params: readonly string[]): Promise<number>;
 }
 
+/** A consent as far as reading goes: its permissions and its window (stored UTC instants). */
+export interface Reader {
+  consentId: string;
+  permissions: readonly string[];
+  start: string | null;
+  end: string | null;
+}
+
+/** What each table's rows need (docs/bank-api.md §3, §6): the endpoint and, if levelled, its two levels. */
+const RESOURCE: Record<AccountTable, { endpoint: Endpoint; levels?: readonly [basic: string, detail: string] }> = {
+  accounts: { endpoint: 'accounts', levels: ['ReadAccountsBasic', 'ReadAccountsDetail'] },
+  balances: { endpoint: 'balances' },
+  transactions: { endpoint: 'transactions', levels: ['ReadTransactionsBasic', 'ReadTransactionsDetail'] },
+  statements: { endpoint: 'statements', levels: ['ReadStatementsBasic', 'ReadStatementsDetail'] },
+  parties: { endpoint: 'account_party' },
+};
+
+/** 0 none, 1 Basic, 2 Detail (`ReadStatements` is Detail, docs/bank-api.md §3). */
+function level(permissions: readonly string[], table: AccountTable): number {
+  const { endpoint, levels } = RESOURCE[table];
+  if (!hasPermissionFor(endpoint, permissions)) return 0;
+  if (!levels) return 2;
+  const detail = permissions.includes(levels[1]) || (table === 'statements' && permissions.includes('ReadStatements'));
+  return detail ? 2 : 1;
+}
+
+/**
+ * The condition under which `heir` may read `table`'s rows that `forgotten` read, as SQL over
+ * the row (and its parameters); null when it may read none of them.
+ */
+export function mayRead(
+  table: AccountTable,
+  heir: Reader,
+  forgotten: Reader,
+): { where: string; params: string[] } | null {
+  if (level(heir.permissions, table) < Math.max(1, level(forgotten.permissions, table))) return null;
+  const where: string[] = [];
+  const params: string[] = [];
+  const window = (column: string) => {
+    if (heir.start === null) return false;
+    where.push(`${column} >= ?`);
+    params.push(heir.start);
+    if (heir.end !== null) {
+      where.push(`${column} <= ?`);
+      params.push(heir.end);
+    }
+    return true;
+  };
+  if (table === 'transactions') {
+    if (!window('booking_date_time')) return null;
+    const only = creditDebitFilter(heir.permissions);
+    if (only) {
+      where.push('credit_debit_indicator = ?');
+      params.push(only);
+    }
+  }
+  if (table === 'balances' && !window('date_time')) return null;
+  if (table === 'statements' && !hasPermissionFor('statement_file', heir.permissions)) where.push('file_path IS NULL');
+  return { where: where.map((w) => ` AND ${w}`).join(''), params };
+}
+
+const readerOf = (row: Record<string, unknown>): Reader => ({
+  consentId: String(row.consent_id),
+  permissions: typeof row.permissions === 'string' ? row.permissions.split(' ').filter(Boolean) : [],
+  start: typeof row.start_date_time === 'string' ? row.start_date_time : null,
+  end: typeof row.end_date_time === 'string' ? row.end_date_time : null,
+});
+
 /** The deletions and hand-overs, in the caller's open transaction (the same SQL on both dialects). */
 export async function forgetInTransaction(exec: ForgetSql, consentId: string): Promise<ForgetReport> {
   const report: ForgetReport = { consentId, deleted: {}, handedOver: {}, files: [] };
-  // Accounts of this consent that another consent reads: (bank, account) → that consent.
-  const heirs = (await exec.all(
-    `SELECT DISTINCT a.bank, a.account_id, (SELECT s.consent_id FROM sync_state s WHERE s.bank = a.bank AND s.account_id = a.account_id AND s.consent_id <> ? ORDER BY s.updated_at DESC LIMIT 1) AS heir
-       FROM (SELECT bank, account_id FROM accounts WHERE consent_id = ? UNION SELECT bank, account_id FROM sync_state WHERE consent_id = ?) a`,
-    [consentId, consentId, consentId],
-  )) as { bank: string; account_id: string; heir: string | null }[];
-  for (const { bank, account_id: accountId, heir } of heirs) {
-    if (!heir) continue;
-    for (const table of ACCOUNT_TABLES) {
-      const n = await exec.run(
-        `UPDATE ${table} SET consent_id = ? WHERE consent_id = ? AND bank = ? AND account_id = ?`,
-        [heir, consentId, bank, accountId],
-      );
-      if (n > 0) report.handedOver[table] = (report.handedOver[table] ?? 0) + n;
+  const self = await exec.all(
+    'SELECT consent_id, permissions, start_date_time, end_date_time FROM consents WHERE consent_id = ?',
+    [consentId],
+  );
+  // Unread permissions: read as if it held everything at Detail, so that nothing goes by default.
+  const forgotten: Reader = self[0]?.permissions
+    ? readerOf(self[0])
+    : { consentId, permissions: Object.values(ENDPOINT_ACCESS).flatMap((a) => a.permissions), start: null, end: null };
+  const accounts = (await exec.all(
+    `SELECT DISTINCT bank, account_id FROM (${[...ACCOUNT_TABLES, 'sync_state']
+      .map((t) => `SELECT bank, account_id FROM ${t} WHERE consent_id = ? AND account_id IS NOT NULL`)
+      .join(' UNION ')}) a ORDER BY bank, account_id`,
+    [...ACCOUNT_TABLES, 'sync_state'].map(() => consentId),
+  )) as { bank: string; account_id: string }[];
+  for (const { bank, account_id: accountId } of accounts) {
+    // The consents that read this account, the one that synced it last first.
+    const readers = (
+      await exec.all(
+        `SELECT c.consent_id, c.permissions, c.start_date_time, c.end_date_time, max(s.updated_at) AS synced
+           FROM sync_state s JOIN consents c ON c.consent_id = s.consent_id
+          WHERE s.bank = ? AND s.account_id = ? AND s.consent_id <> ?
+          GROUP BY c.consent_id, c.permissions, c.start_date_time, c.end_date_time
+          ORDER BY synced DESC, c.consent_id`,
+        [bank, accountId, consentId],
+      )
+    )
+      .map(readerOf)
+      .filter((reader) => mayRead('accounts', reader, forgotten) !== null);
+    for (const heir of readers) {
+      for (const table of ACCOUNT_TABLES) {
+        const rule = mayRead(table, heir, forgotten);
+        if (!rule) continue;
+        const n = await exec.run(
+          `UPDATE ${table} SET consent_id = ? WHERE consent_id = ? AND bank = ? AND account_id = ?${rule.where}`,
+          [heir.consentId, consentId, bank, accountId, ...rule.params],
+        );
+        if (n > 0) {
+          const given = (report.handedOver[heir.consentId] ??= {});
+          given[table] = (given[table] ?? 0) + n;
+        }
+      }
     }
   }
   const files = (await exec.all(

@@ -2,7 +2,7 @@
  * Payments, on either dialect: each payment as the API last showed it, its status history, and
  * each payment request's attempt row (idempotency key and body, written before the request is sent).
  */
-import { and, eq, inArray, notInArray, sql } from 'drizzle-orm';
+import { eq, notInArray, sql } from 'drizzle-orm';
 import { TERMINAL_PAYMENT_STATUSES, type Payment, type PaymentStatus } from '@bankdata/core/payment-schemas';
 import { nzDateOf } from '@bankdata/core/nz-time';
 import { insertInto, onConflict, rowOf, rowsOf, selectFrom, updateSet } from './sql-build';
@@ -114,23 +114,6 @@ export async function updateAttempt(r: SqlRunner, key: string, update: PaymentAt
   await r.run(
     sql`${updateSet(paymentAttempts, attemptUpdateValues(update))} WHERE ${eq(paymentAttempts.idempotencyKey, key)}`,
   );
-}
-
-/** The attempt, sent with no answer stored, for the same consent and body: a rerun resumes it. */
-export async function findUnansweredAttempt(
-  r: SqlRunner,
-  consentId: string,
-  requestJson: string,
-): Promise<PaymentAttemptRow | null> {
-  const where = and(
-    eq(paymentAttempts.consentId, consentId),
-    eq(paymentAttempts.requestJson, requestJson),
-    inArray(paymentAttempts.state, ['sending']),
-  );
-  const row = await r.get(
-    sql`${selectFrom(paymentAttempts)} WHERE ${where} ORDER BY created_at DESC, idempotency_key DESC LIMIT 1`,
-  );
-  return row ? rowOf(paymentAttempts, row) : null;
 }
 
 export async function getAttempt(r: SqlRunner, key: string): Promise<PaymentAttemptRow | null> {

@@ -14,6 +14,7 @@ import { forgetConsent } from './forget-consent';
 import { getJobRun, recordJobRun } from './job-runs';
 import { acquireLease, readLease, releaseLease, renewLease, type LeaseRow } from './lease';
 import * as payments from './payments';
+import { findEarlierPayment, findUnansweredAttempt } from './payment-requests';
 import * as registry from './registry';
 import { insertRejects, listRejects } from './rejects';
 import { reportReads } from './report-queries';
@@ -44,7 +45,6 @@ export interface DialectParts {
   statementFileAlongside?(input: writes.StatementFileInput): Promise<(tx: SqlRunner, now: string) => Promise<void>>;
   /** What PostgreSQL deletes beside a forgotten consent's rows in their transaction (the files' bytes). */
   forgetAlongside?(tx: SqlRunner, report: ForgetReport): Promise<void>;
-  findEarlier: Store['payments']['findEarlier'];
   beginRun(input: BeginInput): Promise<BeginResult>;
   /** The lease as status shows it, where the dialect knows more than the lease row. */
   currentLease?(): Promise<LeaseRow | null>;
@@ -145,9 +145,9 @@ export function storeOf(parts: DialectParts): Store {
       listOpen: () => payments.listOpenPayments(r),
       insertAttempt: (attempt) => payments.insertAttempt(r, at(attempt)),
       updateAttempt: (key, update) => payments.updateAttempt(r, key, at(update)),
-      findUnansweredAttempt: (consentId, requestJson) => payments.findUnansweredAttempt(r, consentId, requestJson),
+      findUnansweredAttempt: (request) => findUnansweredAttempt(r, request),
       getAttempt: (key) => payments.getAttempt(r, key),
-      findEarlier: (request) => parts.findEarlier(request),
+      findEarlier: (request) => findEarlierPayment(r, request),
     }),
     reports: reports.reportsOf(r),
     continuity: continuityReads(exact),

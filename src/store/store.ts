@@ -24,7 +24,7 @@ import type { ForgetReport } from './forget';
 import type { JobRunRow } from './job-runs';
 import type { AcquireResult, LeaseHolder, LeaseRow, LeaseTerm } from './lease';
 import type { BeginResult } from './run-work';
-import type { EarlierPayment } from './payment-requests';
+import type { EarlierPayment, PaymentRequestKey, UnansweredAttempt } from './payment-requests';
 import type { PaymentAttemptRow, PaymentAttemptUpdate, PaymentRow, PaymentStatusRow } from './payments';
 import type { AddConsentResult, ConsentRecord, StoredBankMeta } from './registry';
 import type {
@@ -181,10 +181,11 @@ export interface Store {
       now?: Instant;
     }): Promise<void>;
     updateAttempt(key: string, update: WithNow<PaymentAttemptUpdate>): Promise<void>;
-    findUnansweredAttempt(consentId: string, requestJson: string): Promise<PaymentAttemptRow | null>;
+    /** The newest attempt of the same payment (payment-requests.ts) sent without a stored answer, or null. */
+    findUnansweredAttempt(request: PaymentRequestKey): Promise<UnansweredAttempt | null>;
     getAttempt(key: string): Promise<PaymentAttemptRow | null>;
-    /** The newest payment an earlier attempt made for this consent and request body, or null. */
-    findEarlier(request: { consentId: string; requestJson: string }): Promise<EarlierPayment | null>;
+    /** The newest payment an earlier attempt of the same payment made (payment-requests.ts), or null. */
+    findEarlier(request: PaymentRequestKey): Promise<EarlierPayment | null>;
   };
   /** Reads over the public views (status, payments show and reconcile, the demo). */
   reports: {

@@ -3,12 +3,12 @@
  * atomically (src/fs/atomic-file.ts: temp file, fsync, rename) with their SHA-256 and size.
  */
 import { createHash } from 'node:crypto';
-import { lstat, readdir, rm } from 'node:fs/promises';
-import { dirname, join, posix, relative, sep } from 'node:path';
+import { readdir, rm } from 'node:fs/promises';
+import { dirname, join, posix } from 'node:path';
 import { Writable } from 'node:stream';
 import { finished } from 'node:stream/promises';
-import { LocalFileError } from '../errors';
 import { openAtomicFile } from '../fs/atomic-file';
+import { markDataDirectory, noLinksBelow } from '../fs/data-dir';
 
 const EXTENSIONS: Record<string, string> = { 'application/pdf': 'pdf', 'text/csv': 'csv' };
 
@@ -49,11 +49,13 @@ export interface AtomicFile {
 /**
  * Opens `<final>.<random>.tmp` beside the final path (src/fs/atomic-file.ts), hashing what
  * passes. Below `root` (the data directory) no symbolic link is followed: a link planted in
- * `statements/` must not send statement files elsewhere (docs/security.md "Local misuse").
+ * `statements/` must not send statement files elsewhere (docs/security.md "Local misuse"); the
+ * root gets the marker of a bankdata data directory (src/fs/data-dir.ts).
  */
 export async function createAtomicFile(finalPath: string, root?: string): Promise<AtomicFile> {
-  if (root !== undefined) await refuseLinksBelow(root, dirname(finalPath));
+  if (root !== undefined) noLinksBelow(root, dirname(finalPath));
   const file = await openAtomicFile(finalPath);
+  if (root !== undefined) markDataDirectory(root);
   const hash = createHash('sha256');
   let bytes = 0;
   const stream = new Writable({
@@ -112,25 +114,4 @@ export async function sweepTempFiles(dir: string): Promise<number> {
     }
   }
   return removed;
-}
-
-/** Throws LocalFileError when a directory between `root` (exclusive) and `dir` is a symbolic link. */
-async function refuseLinksBelow(root: string, dir: string): Promise<void> {
-  const rel = relative(root, dir);
-  if (rel.startsWith('..')) throw new LocalFileError(dir, `is outside the data directory ${root}`);
-  let current = root;
-  for (const part of rel.split(sep).filter(Boolean)) {
-    current = join(current, part);
-    let stat;
-    try {
-      stat = await lstat(current);
-    } catch {
-      return; // missing from here on: created owner-only by openAtomicFile
-    }
-    if (stat.isSymbolicLink())
-      throw new LocalFileError(
-        current,
-        'is a symbolic link inside the data directory; refused (statement files are never written through links)',
-      );
-  }
 }

@@ -27,7 +27,7 @@ describe('retries against emulator faults', () => {
     return made;
   }
 
-  it('503 BDT601 with Retry-After seconds: waits that long, 5 attempts, then UnavailableError', async () => {
+  it('R-ERR-3 503 BDT601 with Retry-After seconds: waits that long, 5 attempts, then UnavailableError', async () => {
     const { client, sleeps } = await warmClient();
     emu.updateSettings({ faults: { ...FAULT_PROFILES.none, bdt601: 1 }, faultRetryAfterSeconds: 7 });
     const after = lastSeq();

@@ -291,7 +291,7 @@ describe('local consent check: every rule with its code, and the emulator answer
 });
 
 describe('redirect whitelist table sent to the emulator (docs/bank-api.md §4.1 URL rules): local and server agree', () => {
-  it.each(WHITELIST_CASES)('entry %s vs %s → %s (%s)', async (entry, candidate, matches) => {
+  it.each(WHITELIST_CASES)('R-CONS-11 entry %s vs %s → %s (%s)', async (entry, candidate, matches) => {
     const { local, server } = await judge({ whitelist: [entry] }, (n) => ({
       ...base(n),
       flow: { detail: { type: 'redirect', redirect_uri: candidate }, flow_hint: { type: 'redirect', bank: 'PNZ' } },

@@ -9,7 +9,6 @@ import {
   IdempotencyError,
   NotFoundError,
   PermissionMissingError,
-  RequestRejectedError,
   SplitNeededError,
 } from '../../src/api/api-errors';
 import type { DataApiClient } from '../../src/api/client';
@@ -191,10 +190,11 @@ describe('error classes from emulator answers', () => {
     expect(last.status).toBe(404);
   });
 
-  it('400 without code (consent id not a UUID) is a rejected request, not retried', async () => {
+  it('R-LIFE-2 a consent id that is not a UUID is 404 BDT101 (not_found), like an unknown one, not retried', async () => {
+    const before = emu.requests().length;
     const error = await failure(client.getConsent('not-a-uuid' as ConsentId));
-    expect(error).toBeInstanceOf(RequestRejectedError);
-    expect(error).toMatchObject({ status: 400, code: null });
+    expect(error).toMatchObject({ status: 404, code: 'BDT101', reason: 'not_found' });
+    expect(emu.requests().length - before).toBe(1);
   });
 
   // Time moves forward from here on.
@@ -204,7 +204,7 @@ describe('error classes from emulator answers', () => {
     expect(await failure(client.listAccounts(consent_id))).toMatchObject({ code: 'BDT013', reason: 'gateway_timeout' });
   });
 
-  it('BDT412 once the consent passed its expiration_date_time', async () => {
+  it('R-LIFE-9 BDT412 once the consent passed its expiration_date_time', async () => {
     const id = await authorisedConsent(emu, client, { expiration: emu.now().plus({ days: 2 }) });
     emu.advance(3 * DAY);
     expect(await failure(client.listAccounts(id))).toMatchObject({ code: 'BDT412', reason: 'expired' });

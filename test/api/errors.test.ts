@@ -64,7 +64,7 @@ describe('toApiError maps status and code per docs/bank-api.md §7.3', () => {
     expect((error as DateRuleError).legacy).toBe(false);
   });
 
-  it('the legacy no-code 400 "To date time must not be before from date time" is BDT237 (docs/bank-api.md §7.2)', () => {
+  it('R-RES-1 the legacy no-code 400 "To date time must not be before from date time" is BDT237 (docs/bank-api.md §7.2)', () => {
     const error = toApiError(answer(400, undefined, { message: 'To date time must not be before from date time' }));
     expect(error).toBeInstanceOf(DateRuleError);
     expect((error as DateRuleError).ruleCode).toBe('BDT237');
@@ -168,7 +168,7 @@ describe('toApiError maps status and code per docs/bank-api.md §7.3', () => {
     expect(toApiError(answer(406, undefined, { kind: 'statement_file' }))).toBeInstanceOf(RequestRejectedError);
   });
 
-  it('the `error` field is never read: only status and code decide', () => {
+  it('R-ERR-2 the `error` field is never read: only status and code decide', () => {
     // The mapper has no `error` input at all; the same status and code always give the same class.
     const a = toApiError(answer(422, 'BDT410', { message: 'UNAUTHORIZED' }));
     const b = toApiError(answer(422, 'BDT410', { message: 'anything' }));

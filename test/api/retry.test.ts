@@ -64,7 +64,7 @@ describe('withRetry', () => {
     random: () => 0.5,
     now: () => new Date(0),
   });
-  it('makes at most 5 attempts, then throws the last error', async () => {
+  it('R-ERR-3 makes at most 5 attempts, then throws the last error', async () => {
     const sleeps: number[] = [];
     let calls = 0;
     await expect(
@@ -76,7 +76,7 @@ describe('withRetry', () => {
     expect(calls).toBe(5);
     expect(sleeps).toEqual([500, 1000, 2000, 4000]);
   });
-  it('never retries a 4xx other than 429 (BDT704 aside)', async () => {
+  it('R-ERR-4 never retries a 4xx other than 429 (BDT704 aside)', async () => {
     let calls = 0;
     const refused = new ConfigurationError('x', { status: 400, code: 'BDT211', path: '/v1/consents', requestId: null });
     await expect(
@@ -87,7 +87,7 @@ describe('withRetry', () => {
     ).rejects.toBe(refused);
     expect(calls).toBe(1);
   });
-  it('retries BDT704 (request with this key still in progress)', async () => {
+  it('R-IDEM-3 retries BDT704 (request with this key still in progress)', async () => {
     let calls = 0;
     const result = await withRetry(
       DEFAULT_RETRY_POLICY,
@@ -102,7 +102,7 @@ describe('withRetry', () => {
     expect(result).toBe('done');
     expect(calls).toBe(3);
   });
-  it('does not retry BDT701 (key reused with another body)', async () => {
+  it('R-IDEM-2 does not retry BDT701 (key reused with another body)', async () => {
     let calls = 0;
     await expect(
       withRetry(DEFAULT_RETRY_POLICY, deps([]), { method: 'POST', idempotencyKey: 'k' }, async () => {
@@ -141,7 +141,7 @@ describe('client retries over HTTP', () => {
       random: () => 0.5,
     });
 
-  it('waits Retry-After seconds on 429 and retries the same request', async () => {
+  it('R-ERR-3 waits Retry-After seconds on 429 and retries the same request', async () => {
     let n = 0;
     server = await startLocalServer((req, res) => {
       if (++n <= 2) json(res, 429, errorBody(429), { 'retry-after': '3' });
@@ -192,7 +192,7 @@ describe('client retries over HTTP', () => {
     expect(sleeps).toEqual([500, 1000, 2000]);
   });
 
-  it('retries POST consent with the same idempotency-key on every attempt (503, then BDT704)', async () => {
+  it('R-ERR-4 retries POST consent with the same idempotency-key on every attempt (503, then BDT704)', async () => {
     const replies = [() => errorBody(503, 'BDT603'), () => errorBody(409, 'BDT704')];
     server = await startLocalServer((req, res) => {
       const next = replies.shift();

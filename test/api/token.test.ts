@@ -15,7 +15,7 @@ describe('token handling against the emulator', () => {
   });
   afterAll(() => emu.close());
 
-  it('caches the token: many calls, one token request', async () => {
+  it('R-AUTH-10 caches the token: many calls, one token request', async () => {
     const before = tokenRequests(emu).length;
     const { client } = clientFor(emu);
     await client.getMeta();
@@ -24,7 +24,7 @@ describe('token handling against the emulator', () => {
     expect(tokenRequests(emu).length - before).toBe(1);
   });
 
-  it('renews the token 5 minutes before its 3600 s expiry, before the server refuses it', async () => {
+  it('R-AUTH-10 renews the token 5 minutes before its 3600 s expiry, before the server refuses it', async () => {
     let localNow = Date.parse('2030-01-01T00:00:00Z');
     const { client } = clientFor(emu, { now: () => new Date(localNow) });
     const before = emu.requests().length;
@@ -41,7 +41,7 @@ describe('token handling against the emulator', () => {
     expect(after.some((e) => e.status === 401)).toBe(false);
   });
 
-  it('twenty concurrent callers share ONE token request', async () => {
+  it('R-AUTH-10 twenty concurrent callers share ONE token request', async () => {
     const before = emu.requests().length;
     const { client } = clientFor(emu);
     const results = await Promise.all(Array.from({ length: 20 }, () => client.getMeta()));
@@ -51,7 +51,7 @@ describe('token handling against the emulator', () => {
     expect(seen.filter((e) => e.path === '/v1/meta' && e.status === 200)).toHaveLength(20);
   });
 
-  it('a revoked token gets one new token and one retry, shared by concurrent callers (docs/bank-api.md §7.4)', async () => {
+  it('R-AUTH-11 a revoked token gets one new token and one retry, shared by concurrent callers (docs/bank-api.md §7.4)', async () => {
     const { client } = clientFor(emu);
     await client.getMeta();
     await control(emu, 'POST', 'tokens/revoke');
@@ -64,7 +64,7 @@ describe('token handling against the emulator', () => {
     expect(client.stats().byKind.meta).toBe(41);
   });
 
-  it('a second 401 is an authentication error that says to check credentials and environment', async () => {
+  it('R-AUTH-11 a second 401 is an authentication error that says to check credentials and environment', async () => {
     // Every token the server grants is already dead when used: credentials of the wrong
     // environment behave this way. The emulator's log hook moves its clock past the
     // (short) lifetime as soon as it has issued a token.
@@ -96,7 +96,7 @@ describe('token handling against the emulator', () => {
     }
   });
 
-  it('HTTP Basic credentials replace the form fields', async () => {
+  it('R-AUTH-2 HTTP Basic credentials replace the form fields', async () => {
     const before = emu.requests().length;
     const { client } = clientFor(emu, { tokenAuth: 'basic' });
     await expect(client.getMeta()).resolves.toHaveLength(1);
@@ -104,7 +104,7 @@ describe('token handling against the emulator', () => {
     expect(token.map((e) => e.status)).toEqual([200]);
   });
 
-  it('a wrong client secret is an authentication error at the token endpoint, not retried', async () => {
+  it('R-AUTH-3 a wrong client secret is an authentication error at the token endpoint, not retried', async () => {
     const before = emu.requests().length;
     const { client, sleeps } = clientFor(emu, { clientSecret: 'not-the-secret-0000' });
     const error = await client.getMeta().catch((e: unknown) => e);
@@ -115,7 +115,7 @@ describe('token handling against the emulator', () => {
     expect(seen.map((e) => [e.path, e.status])).toEqual([['/oauth2/token', 401]]);
   });
 
-  it('403 without code names the scope the endpoint needs (docs/bank-api.md §2, §3)', async () => {
+  it('R-AUTH-9 403 without code names the scope the endpoint needs (docs/bank-api.md §2, §3)', async () => {
     const created = (await control(emu, 'POST', 'clients', { scopes: ['read:meta'] })) as {
       client_id: string;
       client_secret: string;

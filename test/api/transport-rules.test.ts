@@ -4,12 +4,12 @@ import { ConfigurationError } from '../../src/api/api-errors';
 import { assertTransportAllowed } from '../../src/api/http';
 
 describe('transport rules (seed: all calls use HTTPS)', () => {
-  it('refuses plain http to a non-loopback host', () => {
+  it('R-TRANS-2 refuses plain http to a non-loopback host', () => {
     expect(() =>
       createDataApiClient({ baseUrl: 'http://api.example.nz', clientId: 'a', clientSecret: 'secret-xyz' }),
     ).toThrow(ConfigurationError);
   });
-  it('allows https anywhere and plain http on loopback hosts only', () => {
+  it('R-TRANS-2 allows https anywhere and plain http on loopback hosts only', () => {
     for (const ok of ['https://api.example.nz', 'http://127.0.0.1:8080', 'http://localhost:1', 'http://[::1]:3000']) {
       expect(() => assertTransportAllowed(new URL(ok))).not.toThrow();
     }

@@ -5,7 +5,7 @@
  * into PostgreSQL, two files) with their exit codes, and no password in any message (those run
  * in process: test/cli/cli-process.ts `runCliInProcess`).
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -91,9 +91,15 @@ describePostgres('bankdata db copy', () => {
     expect(again.code).toBe(2);
     expect(again.stderr).toContain('already holds data');
 
+    // A database as the target is refused by the output guard (src/fs/output-path.ts) before anything opens.
     const existing = await runCliInProcess(['db', 'copy', '--from', url, '--to', harness.store.path]);
-    expect(existing.code).toBe(2);
-    expect(existing.stderr).toContain('exists; a copy goes into a new file');
+    expect(existing.code).toBe(7);
+    expect(existing.stderr).toContain(`${harness.store.path}: is a SQLite database`);
+    const other = join(tempDir(), 'other.txt');
+    writeFileSync(other, 'not mine to replace');
+    const existingFile = await runCliInProcess(['db', 'copy', '--from', url, '--to', other]);
+    expect(existingFile.code).toBe(2);
+    expect(existingFile.stderr).toContain('exists; a copy goes into a new file');
 
     const filtered = await runCliInProcess(['db', 'copy', '--from', harness.store.path, '--to', url, '--consent', 'x']);
     expect(filtered.code).toBe(2);

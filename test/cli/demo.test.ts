@@ -25,10 +25,10 @@ describe('bankdata demo', () => {
           'SELECT transaction_id FROM v_transactions ORDER BY bank, account_id, booking_date_time, transaction_id',
         )
         .all() as { transaction_id: string }[];
-      const [header, ...rows] = parse(readFileSync(join(dir, 'exports', 'transactions.csv'), 'utf8'));
+      const [header, ...rows] = parse(readFileSync(join(dir, 'demo', 'exports', 'transactions.csv'), 'utf8'));
       const id = header!.indexOf('transaction_id');
       expect(rows.map((r) => r[id])).toEqual(view.map((v) => v.transaction_id));
-      const json = JSON.parse(readFileSync(join(dir, 'exports', 'transactions.json'), 'utf8')) as unknown[];
+      const json = JSON.parse(readFileSync(join(dir, 'demo', 'exports', 'transactions.json'), 'utf8')) as unknown[];
       expect(json).toHaveLength(view.length);
     } finally {
       db.close();
@@ -36,7 +36,7 @@ describe('bankdata demo', () => {
   }, 120_000);
 
   it('writes the HTML report after the last sync and prints its path', () => {
-    const report = join(dir, 'report.html');
+    const report = join(dir, 'demo', 'report.html');
     expect(printed).toContain(`  report      ${relative(process.cwd(), report)}`);
     const html = readFileSync(report, 'utf8');
     expect(html.startsWith('<!doctype html>')).toBe(true);

@@ -254,9 +254,11 @@ describe('a hostile server', () => {
     expect(r.code).toBe(1);
     // eslint-disable-next-line no-control-regex
     expect(r.stderr).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202e]/);
+    // (The emulator's data clock is its fixed start, which may be a year behind ours: a warning line.)
     const lines = r.stderr.trimEnd().split('\n');
-    expect(lines.filter((l) => l.startsWith('bankdata:'))).toHaveLength(1);
-    expect(lines[0]).toContain('\\u{1b}[2J');
-    expect(lines[0]).toContain('\\u{d}\\u{a}bankdata: payment sent to attacker');
+    const error = lines.filter((l) => l.startsWith('bankdata:'));
+    expect(error).toHaveLength(1);
+    expect(error[0]).toContain('\\u{1b}[2J');
+    expect(error[0]).toContain('\\u{d}\\u{a}bankdata: payment sent to attacker');
   });
 });

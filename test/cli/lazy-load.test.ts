@@ -58,7 +58,11 @@ describe('what each command loads', () => {
       'packages/core/src/terminal-text.ts',
       'src/cli/globals.ts',
       'src/cli/main.ts',
+      'src/cli/path-roles.ts',
       'src/cli/run.ts',
+      // The closed-pipe and SIGHUP handlers, installed before any command (README "Exit codes").
+      'src/cli/stop-signals.ts',
+      'src/errors.ts',
     ]);
   });
 

@@ -229,7 +229,7 @@ describe('items 6 and 7: local failures have their exit code and name the path; 
     copy.close();
     const again = await bankdata(['--db', fx.path, 'db', 'backup', target]);
     expect(again.code).toBe(7);
-    expect(again.stderr).toContain(`${target}: already exists`);
+    expect(again.stderr).toContain(`${target}: is a SQLite database`);
   });
 });
 

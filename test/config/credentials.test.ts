@@ -62,7 +62,7 @@ describe('requireApiCredentials', () => {
   it('names the secret file variable when the file is missing or empty, never its content', () => {
     const cwd = workdir();
     const missing = configErrorOf(() => loadConfig({ cwd, env: { BANKDATA_CLIENT_SECRET_FILE: 'nope' } }));
-    expect(missing.message).toBe(`BANKDATA_CLIENT_SECRET_FILE: cannot read ${join(cwd, 'nope')} (ENOENT)`);
+    expect(missing.message).toBe(`BANKDATA_CLIENT_SECRET_FILE ${join(cwd, 'nope')}: cannot be read (ENOENT)`);
     secretFile(cwd, '\n');
     const empty = configErrorOf(() => loadConfig({ cwd, env: { BANKDATA_CLIENT_SECRET_FILE: 'client-secret' } }));
     expect(empty.message).toContain('is empty');

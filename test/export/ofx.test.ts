@@ -265,7 +265,9 @@ describe('OFX usage errors (exit 2)', () => {
     await expect(attempt('transactions', { accountId: 'acc-0001' })).rejects.toThrow(/exists at ANZ and PNZ/);
   });
   it('an unknown account is named', async () => {
-    await expect(attempt('transactions', { accountId: 'acc-nope' })).rejects.toThrow(/no account "acc-nope"/);
+    await expect(attempt('transactions', { accountId: 'acc-nope' })).rejects.toThrow(
+      /--account acc-nope: no such account in the database/,
+    );
   });
   it('refuses --status pending', async () => {
     await expect(attempt('transactions', { accountId: 'acc-card-77', status: 'pending' })).rejects.toBeInstanceOf(

@@ -4,7 +4,7 @@ import { parse } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DATASET_SPECS, DATASETS, NUMERIC_COLUMNS } from '../../src/export/datasets';
 import { exportDataset } from '../../src/export';
-import { createFixtureStore, type FixtureStore } from './fixture-store';
+import { CARD, createFixtureStore, type FixtureStore } from './fixture-store';
 
 let fx: FixtureStore;
 beforeAll(async () => {
@@ -112,7 +112,8 @@ describe('round-trip: every dataset in every tabular format reads back as the vi
   });
 
   it('an export with no matching rows is a header-only CSV, `[]` JSON and empty NDJSON', async () => {
-    const filters = { bank: 'Kiwibank' };
+    // A bank and an account the database holds, but not together (a bank it does not hold is exit 2).
+    const filters = { bank: 'ANZ', accountId: CARD };
     const csv = join(fx.dir, 'empty.csv');
     expect((await exportDataset(fx.store, { dataset: 'accounts', format: 'csv', out: csv, filters })).rows).toBe(0);
     expect(readFileSync(csv, 'utf8')).toBe(viewColumns('v_accounts').join(',') + '\r\n');

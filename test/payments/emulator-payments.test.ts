@@ -35,7 +35,7 @@ function expectError(reply: { status: number; json: any; headers: Headers }, sta
 }
 
 describe('token endpoint (docs/payments-contract.md §2)', () => {
-  it('issues a Bearer token with every Payments scope', async () => {
+  it('R-AUTH-1 issues a Bearer token with every Payments scope', async () => {
     const res = await fetch(`${emu.paymentsBaseUrl}/oauth2/token`, {
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
@@ -54,7 +54,7 @@ describe('token endpoint (docs/payments-contract.md §2)', () => {
     expect(json.scope.split(' ')).toHaveLength(17);
   });
 
-  it('answers 401 with the standard error body for a wrong secret, 403 for another grant type', async () => {
+  it('R-AUTH-3 answers 401 with the standard error body for a wrong secret, 403 for another grant type', async () => {
     const post = (form: Record<string, string>) =>
       fetch(`${emu.paymentsBaseUrl}/oauth2/token`, {
         method: 'POST',
@@ -77,7 +77,7 @@ describe('token endpoint (docs/payments-contract.md §2)', () => {
     expect(await grant.json()).toMatchObject({ status: 403, path: '/oauth2/token' });
   });
 
-  it('refuses a Data API token and the Data API refuses a Payments token (401, separate credentials)', async () => {
+  it('R-AUTH-7 refuses a Data API token and the Data API refuses a Payments token (401, separate credentials)', async () => {
     const dataToken = (await (
       await fetch(`${emu.baseUrl}/oauth2/token`, {
         method: 'POST',
@@ -100,7 +100,7 @@ describe('token endpoint (docs/payments-contract.md §2)', () => {
     expect(onData.status).toBe(401);
   });
 
-  it('answers 401 (bare Bearer) without a token, and 403 without code when the client lacks create:payment or view:payment', async () => {
+  it('R-AUTH-9 answers 401 (bare Bearer) without a token, and 403 without code when the client lacks create:payment or view:payment', async () => {
     const none = await api.call('POST', '/payments/v1/payments', { token: null, body: { consent_id: randomUUID() } });
     expect(none.status).toBe(401);
     expect(none.headers.get('www-authenticate')).toBe('Bearer');
@@ -146,22 +146,22 @@ describe('consent state codes (docs/payments-contract.md §5)', () => {
     ['gateway timed out', 'single-gateway-timeout', 422, 'BP021'],
   ];
   for (const [what, role, status, code, body] of cases) {
-    it(`refuses a payment on a consent ${what} with ${status} ${code}`, async () => {
+    it(`R-PAY-8 refuses a payment on a consent ${what} with ${status} ${code}`, async () => {
       expectError(await api.pay(consentOf(emu, role), body ?? {}), status, code);
     });
   }
 
-  it('refuses a consent that does not exist with 404 BP101', async () => {
+  it('R-PAY-4 refuses a consent that does not exist with 404 BP101', async () => {
     expectError(await api.pay(randomUUID()), 404, 'BP101');
   });
 
-  it('refuses a consent for another bank than the payer authorised at with 422 BP035', async () => {
+  it('R-PAY-9 refuses a consent for another bank than the payer authorised at with 422 BP035', async () => {
     expectError(await api.pay(consentOf(emu, 'enduring-other-payer-bank'), ENDURING_BODY), 422, 'BP035');
   });
 });
 
 describe('request validation codes', () => {
-  it('BP235: a single-consent payment with amount or pcr', async () => {
+  it('R-PAY-2 BP235: a single-consent payment with amount or pcr', async () => {
     expectError(
       await api.pay(consentOf(emu, 'single-3'), { amount: { total: '19.99', currency: 'NZD' } }),
       400,
@@ -170,7 +170,7 @@ describe('request validation codes', () => {
     expectError(await api.pay(consentOf(emu, 'single-3'), { pcr: { particulars: 'X' } }), 400, 'BP235');
   });
 
-  it('BP276: surcharge or total_charge sent', async () => {
+  it('R-PAY-1 BP276: surcharge or total_charge sent', async () => {
     expectError(
       await api.pay(consentOf(emu, 'single-3'), { surcharge: { total: '1.00', currency: 'NZD' } }),
       400,
@@ -186,11 +186,11 @@ describe('request validation codes', () => {
     );
   });
 
-  it("BP216: the consent's bank is not set up for the merchant", async () => {
+  it("R-PAY-5 BP216: the consent's bank is not set up for the merchant", async () => {
     expectError(await api.pay(consentOf(emu, 'single-unconfigured-bank')), 400, 'BP216');
   });
 
-  it('BP299: idempotency-key, request-id or x-correlation-id not a UUID, consent_id not a UUID, malformed amount', async () => {
+  it('R-PAY-3 BP299: idempotency-key, request-id or x-correlation-id not a UUID, consent_id not a UUID, malformed amount', async () => {
     const consent = consentOf(emu, 'single-3');
     expectError(await api.pay(consent, {}, 'not-a-uuid'), 400, 'BP299');
     for (const header of ['request-id', 'x-correlation-id']) {
@@ -218,16 +218,17 @@ describe('request validation codes', () => {
 describe('limits (docs/payments-contract.md §3.1, §4)', () => {
   const pay = (total: string) =>
     api.pay(consentOf(emu, 'enduring'), { ...ENDURING_BODY, amount: { total, currency: 'NZD' } });
-  it('BP229: over the bank payment_limit (PNZ 10,000.00)', async () =>
+  it('R-PAY-6 BP229: over the bank payment_limit (PNZ 10,000.00)', async () =>
     expectError(await pay('10000.01'), 400, 'BP229'));
-  it('BP230: over the merchant limit (5,000.00)', async () => expectError(await pay('5000.01'), 400, 'BP230'));
-  it('BP262: larger than maximum_amount_period (1,000.00)', async () =>
+  it('R-PAY-6 BP230: over the merchant limit (5,000.00)', async () => expectError(await pay('5000.01'), 400, 'BP230'));
+  it('R-PAY-7 BP262: larger than maximum_amount_period (1,000.00)', async () =>
     expectError(await pay('1000.01'), 400, 'BP262'));
-  it('BP263: larger than maximum_amount_payment (300.00)', async () => expectError(await pay('300.01'), 400, 'BP263'));
+  it('R-PAY-7 BP263: larger than maximum_amount_payment (300.00)', async () =>
+    expectError(await pay('300.01'), 400, 'BP263'));
 });
 
 describe('payments and their lifecycle', () => {
-  it('creates a payment (201) and GET shows it Pending, then AcceptedSettlementInProcess, then AcceptedSettlementCompleted as the clock moves', async () => {
+  it('R-PAY-11 creates a payment (201) and GET shows it Pending, then AcceptedSettlementInProcess, then AcceptedSettlementCompleted as the clock moves', async () => {
     const key = randomUUID();
     const created = await api.pay(consentOf(emu, 'single-1'), {}, key);
     expect(created.status).toBe(201);
@@ -251,7 +252,7 @@ describe('payments and their lifecycle', () => {
     expectError(await api.pay(consentOf(emu, 'single-1')), 422, 'BP002');
   });
 
-  it('a payment the bank rejects ends Rejected, and its single consent can pay again with a fresh key', async () => {
+  it('R-PAY-12 a payment the bank rejects ends Rejected, and its single consent can pay again with a fresh key', async () => {
     const first = await api.pay(consentOf(emu, 'single-2'));
     expect(first.status).toBe(201);
     await api.control('POST', `/payments/${first.json.payment_id}/reject`);
@@ -261,7 +262,7 @@ describe('payments and their lifecycle', () => {
     expect(again.status).toBe(201);
   });
 
-  it('GET answers 404 BP102 for an unknown payment and 400 BP299 for an id that is not a UUID', async () => {
+  it('R-PAY-14 GET answers 404 BP102 for an unknown payment and 400 BP299 for an id that is not a UUID', async () => {
     const unknown = await api.call('GET', `/payments/v1/payments/${randomUUID()}`);
     expect(unknown.status).toBe(404);
     expect(unknown.json.code).toBe('BP102');
@@ -270,7 +271,7 @@ describe('payments and their lifecycle', () => {
     expect(bad.json.code).toBe('BP299');
   });
 
-  it('becomes GatewayTimeout (BP021) and request-timeout (BP004) as the clock passes 15 and 10 minutes', async () => {
+  it('R-PAY-10 becomes GatewayTimeout (BP021) and request-timeout (BP004) as the clock passes 15 and 10 minutes', async () => {
     const fresh = await startPaymentsEmulator();
     try {
       const http = new PaymentsHttp(fresh);
@@ -286,7 +287,7 @@ describe('payments and their lifecycle', () => {
 });
 
 describe('idempotency and concurrency (all 409)', () => {
-  it('BP702: the same key with a different payload', async () => {
+  it('R-PIDEM-1 BP702: the same key with a different payload', async () => {
     const key = randomUUID();
     expect((await api.pay(consentOf(emu, 'enduring'), ENDURING_BODY, key)).status).toBe(201);
     expectError(
@@ -300,7 +301,7 @@ describe('idempotency and concurrency (all 409)', () => {
     );
   });
 
-  it('BP703 names the payment still in flight; BP710 names it with its terminal status once settled', async () => {
+  it('R-PIDEM-2 BP703 names the payment still in flight; BP710 names it with its terminal status once settled', async () => {
     const key = randomUUID();
     const body = { ...ENDURING_BODY, amount: { total: '11.00', currency: 'NZD' } };
     const created = await api.pay(consentOf(emu, 'enduring'), body, key);
@@ -314,7 +315,7 @@ describe('idempotency and concurrency (all 409)', () => {
     expect(BP710_PATTERN.exec(terminal.json.message)?.slice(1, 3)).toEqual([id, 'AcceptedSettlementCompleted']);
   });
 
-  it('BP710 names a Rejected payment too', async () => {
+  it('R-PIDEM-2 BP710 names a Rejected payment too', async () => {
     const key = randomUUID();
     const body = { ...ENDURING_BODY, amount: { total: '12.00', currency: 'NZD' } };
     const created = await api.pay(consentOf(emu, 'enduring'), body, key);
@@ -323,7 +324,7 @@ describe('idempotency and concurrency (all 409)', () => {
     expect(BP710_PATTERN.exec(terminal.json.message)?.slice(1, 3)).toEqual([created.json.payment_id, 'Rejected']);
   });
 
-  it('BP708 for the same key while its request is in progress; BP712 for another request on the consent; lowering the delay releases it', async () => {
+  it('R-PIDEM-3 BP708 for the same key while its request is in progress; BP712 for another request on the consent; lowering the delay releases it', async () => {
     // A minute's hold, ended by lowering the setting (packages/emulator/src/hold.ts); else the first
     // request outlasts the test's timeout.
     emu.updatePaymentsSettings({ createDelayMs: 60_000 });
@@ -342,7 +343,7 @@ describe('idempotency and concurrency (all 409)', () => {
     expect((await first).status).toBe(201);
   });
 
-  it('BP713: the same payment within a minute without an idempotency-key', async () => {
+  it('R-PIDEM-4 BP713: the same payment within a minute without an idempotency-key', async () => {
     const body = { ...ENDURING_BODY, amount: { total: '14.00', currency: 'NZD' } };
     expect((await api.pay(consentOf(emu, 'enduring'), body, null)).status).toBe(201);
     expectError(await api.pay(consentOf(emu, 'enduring'), body, null), 409, 'BP713');
@@ -350,7 +351,7 @@ describe('idempotency and concurrency (all 409)', () => {
     expect((await api.pay(consentOf(emu, 'enduring'), body, null)).status).toBe(201);
   });
 
-  it('BP709: the consent changed under the request (fault), nothing made', async () => {
+  it('R-PIDEM-5 BP709: the consent changed under the request (fault), nothing made', async () => {
     emu.updatePaymentsSettings({ faults: { bp709: 1 } });
     const before = emu.payments().length;
     expectError(
@@ -363,7 +364,7 @@ describe('idempotency and concurrency (all 409)', () => {
 });
 
 describe('the bank and the period', () => {
-  it('BP036: the bank refuses for this period; the consent stays Authorised, the same key replays BP036, a new key pays', async () => {
+  it('R-PAY-15 BP036: the bank refuses for this period; the consent stays Authorised, the same key replays BP036, a new key pays', async () => {
     const consent = consentOf(emu, 'single-3');
     await api.control('POST', `/payment-consents/${consent}/bank-refuse`, { times: 1 });
     const key = randomUUID();
@@ -374,7 +375,7 @@ describe('the bank and the period', () => {
     expect((await api.pay(consent)).status).toBe(201);
   });
 
-  it('BP044: an enduring payment that would pass maximum_amount_period for the month', async () => {
+  it('R-PAY-16 BP044: an enduring payment that would pass maximum_amount_period for the month', async () => {
     const fresh = await startPaymentsEmulator();
     try {
       const http = new PaymentsHttp(fresh);
@@ -396,7 +397,7 @@ describe('the bank and the period', () => {
 
 describe('availability (all 503, Retry-After)', () => {
   for (const code of ['BP601', 'BP602', 'BP603'] as const) {
-    it(`${code}: 503 with Retry-After, and no payment made`, async () => {
+    it(`R-PAY-17 ${code}: 503 with Retry-After, and no payment made`, async () => {
       emu.updatePaymentsSettings({ faults: { [code.toLowerCase()]: 1 } });
       const before = emu.payments().length;
       const reply = await api.pay(consentOf(emu, 'enduring'), {
@@ -409,7 +410,7 @@ describe('availability (all 503, Retry-After)', () => {
     });
   }
 
-  it('a 500 after the payment exists: the payment is there, and the same key names it (BP703)', async () => {
+  it('R-PAY-18 a 500 after the payment exists: the payment is there, and the same key names it (BP703)', async () => {
     emu.updatePaymentsSettings({ faults: { http500: 1 } });
     const key = randomUUID();
     const body = { ...ENDURING_BODY, amount: { total: '17.00', currency: 'NZD' } };
@@ -435,7 +436,7 @@ describe('payment consents (paths ours)', () => {
     pcr: { particulars: 'P' },
   };
 
-  it('creates a single consent awaiting authorisation, authorised by the control route, with payments listed', async () => {
+  it('R-PCON-1 creates a single consent awaiting authorisation, authorised by the control route, with payments listed', async () => {
     const created = await create(single);
     expect(created.status).toBe(201);
     const id = created.json.consent_id as string;
@@ -452,7 +453,7 @@ describe('payment consents (paths ours)', () => {
     expect(view.json.payments.map((p: { payment_id: string }) => p.payment_id)).toEqual([paid.json.payment_id]);
   });
 
-  it('BP214 redirect_uri not whitelisted; BP216 bank not set up; BP229/BP230 single amount over a limit', async () => {
+  it('R-PCON-2 BP214 redirect_uri not whitelisted; BP216 bank not set up; BP229/BP230 single amount over a limit', async () => {
     expect(
       await code({
         ...single,
@@ -466,7 +467,7 @@ describe('payment consents (paths ours)', () => {
     expect(await code({ ...single, amount: { total: '5000.01', currency: 'NZD' } })).toBe('BP230');
   });
 
-  it('BP240 identifier type the bank lacks; BP265 identifier_value not a consent ID; BP289–BP293 callback_url', async () => {
+  it('R-PCON-3 BP240 identifier type the bank lacks; BP265 identifier_value not a consent ID; BP289–BP293 callback_url', async () => {
     const decoupled = (hint: object, callback?: string) => ({
       ...single,
       flow: {
@@ -486,7 +487,7 @@ describe('payment consents (paths ours)', () => {
     expect((await create(decoupled(hint, 'http://hooks.example.nz/x'))).status).toBe(201); // sandbox accepts http
   });
 
-  it('BP291: http callback_url in production', async () => {
+  it('R-PCON-3 BP291: http callback_url in production', async () => {
     const prod = await startPaymentsEmulator({ environment: 'production' });
     try {
       const http = new PaymentsHttp(prod);
@@ -510,7 +511,7 @@ describe('payment consents (paths ours)', () => {
     }
   });
 
-  it('BP283: enduring from_timestamp and expiry_timestamp on the same NZ date', async () => {
+  it('R-PCON-4 BP283: enduring from_timestamp and expiry_timestamp on the same NZ date', async () => {
     const enduring = {
       type: 'enduring',
       flow: redirect,
@@ -535,7 +536,7 @@ describe('payment consents (paths ours)', () => {
     ).toBe(201);
   });
 
-  it('BP287/BP288: an enduring maximum_amount_period over the bank, then the merchant limit, without maximum_amount_payment', async () => {
+  it('R-PCON-5 BP287/BP288: an enduring maximum_amount_period over the bank, then the merchant limit, without maximum_amount_payment', async () => {
     const enduring = (period: string, perPayment?: string) => ({
       type: 'enduring',
       flow: redirect,
@@ -551,7 +552,7 @@ describe('payment consents (paths ours)', () => {
     expect((await create(enduring('20000.00', '300.00'))).status).toBe(201);
   });
 
-  it('revoke: 204, then BP701; BP707 while a payment settles; BP011 on a consent never authorised or ended', async () => {
+  it('R-PCON-6 revoke: 204, then BP701; BP707 while a payment settles; BP011 on a consent never authorised or ended', async () => {
     const fresh = await startPaymentsEmulator();
     try {
       const http = new PaymentsHttp(fresh);
@@ -572,7 +573,7 @@ describe('payment consents (paths ours)', () => {
 });
 
 describe('shared state with the Data API', () => {
-  it('a settled payment credits the merchant account from its settlement instant, keyed pmt-<payment id>', async () => {
+  it('R-PAY-19 a settled payment credits the merchant account from its settlement instant, keyed pmt-<payment id>', async () => {
     const fresh = await startPaymentsEmulator();
     try {
       const http = new PaymentsHttp(fresh);

@@ -6,6 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { Payment } from '@bankdata/core/payment-schemas';
+import { paymentIdentity } from '@bankdata/core/payment-identity';
 import type { StatementId } from '@bankdata/core/schemas';
 import { queryRow, queryRows, storeSuite } from '../support/dialects';
 import { ACCOUNT, BANK, CONSENT, OTHER_CONSENT, freshStoreOn } from './helpers';
@@ -77,17 +78,25 @@ export const storeOpsSuite = storeSuite('the store operations written once', (d)
 
     it('writes an attempt before sending, finds it unanswered, and the payment it made once answered', async () => {
       const store = await freshStoreOn(d);
-      const request = { consentId: PAYMENT_CONSENT, requestJson: '{"amount":"12.50"}' };
-      await store.payments.insertAttempt({ idempotencyKey: 'key-1', ...request, now: '2025-03-05T00:00:00Z' });
-      expect(await store.payments.findUnansweredAttempt(request.consentId, request.requestJson)).toMatchObject({
+      const body = {
+        consent_id: PAYMENT_CONSENT,
+        amount: { total: '12.50', currency: 'NZD' as const },
+        pcr: { particulars: 'rent' },
+      };
+      const requestJson = JSON.stringify(body);
+      const request = { consentId: PAYMENT_CONSENT, identity: paymentIdentity(body) };
+      await store.payments.insertAttempt({
         idempotencyKey: 'key-1',
-        state: 'sending',
-        paymentId: null,
+        consentId: PAYMENT_CONSENT,
+        requestJson,
+        now: '2025-03-05T00:00:00Z',
       });
+      expect(await store.payments.findUnansweredAttempt(request)).toEqual({ idempotencyKey: 'key-1', requestJson });
+      expect(await store.payments.getAttempt('key-1')).toMatchObject({ state: 'sending', paymentId: null });
       expect(await store.payments.findEarlier(request)).toBeNull();
       const made = await store.payments.record(payment('Pending', '2025-03-05T10:00:00+13:00'));
       await store.payments.updateAttempt('key-1', { state: 'created', paymentId: made.paymentId });
-      expect(await store.payments.findUnansweredAttempt(request.consentId, request.requestJson)).toBeNull();
+      expect(await store.payments.findUnansweredAttempt(request)).toBeNull();
       expect(await store.payments.getAttempt('key-1')).toMatchObject({ state: 'created', paymentId: made.paymentId });
       expect(await store.payments.findEarlier(request)).toEqual({
         idempotencyKey: 'key-1',

@@ -22,7 +22,11 @@ afterAll(async () => {
 });
 
 async function syncWithScopes(scopes: string[]) {
-  const created = (await control(h.emu, 'POST', 'clients', { scopes })) as { client_id: string; client_secret: string };
+  // A client of the same organisation as the default one, which holds the seeded consents.
+  const created = (await control(h.emu, 'POST', 'clients', { scopes, organisation_of: h.emu.clientId })) as {
+    client_id: string;
+    client_secret: string;
+  };
   const client = createDataApiClient({
     baseUrl: h.emu.baseUrl,
     clientId: created.client_id,

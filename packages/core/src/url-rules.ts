@@ -23,17 +23,50 @@ function parseAbsoluteWithHost(value: string): URL | null {
   return url;
 }
 
-/** Does one whitelist entry match a candidate URI? Invalid entries match nothing. */
+/** A URL's parts exactly as written: no dot segments resolved, no percent-decoding, no default port dropped. */
+interface RawUrl {
+  scheme: string;
+  userinfo: string;
+  host: string;
+  port: string;
+  path: string;
+}
+
+// scheme "://" authority path [? query] [# fragment]; the query and fragment are dropped.
+const RAW_URL = /^([A-Za-z][A-Za-z0-9+.-]*):\/\/([^/?#]*)([^?#]*)(?:[?#].*)?$/s;
+const RAW_AUTHORITY = /^(?:(.*)@)?(\[[^\]]*\]|[^:]*)(?::(.*))?$/s;
+
+/** The parts of `value` as written, or null when it has no `scheme://host` form. */
+function splitRaw(value: string): RawUrl | null {
+  const url = RAW_URL.exec(value);
+  if (!url) return null;
+  const [, scheme = '', authority = '', path = ''] = url;
+  const parts = RAW_AUTHORITY.exec(authority);
+  if (!parts) return null;
+  const [, userinfo = '', host = '', port = ''] = parts;
+  if (host === '') return null;
+  return { scheme, userinfo, host: host.toLowerCase(), port, path };
+}
+
+/**
+ * Does one whitelist entry match a candidate URI? Invalid entries match nothing.
+ *
+ * The bank's API documentation: a single-host entry "matches that path and any path that starts
+ * with it as a raw string prefix"; "scheme, host and port match exactly; host comparison is
+ * case-insensitive; query strings are ignored on both sides". So both sides are compared as
+ * written, never as a URL parser normalises them: the scheme and the port as strings (an explicit
+ * `:443` is not the absent port), the host lower-cased, the path a raw prefix (`/consent/./return`
+ * and `/consent/%2E/return` do not start with `/consent/return`). docs/bank-api.md §4.1 URL rules.
+ */
 export function whitelistEntryMatches(entry: string, candidate: string): boolean {
-  const e = parseAbsoluteWithHost(entry.trim());
-  const c = parseAbsoluteWithHost(candidate);
+  const e = splitRaw(entry.trim());
+  const c = splitRaw(candidate);
   if (!e || !c) return false;
-  if (e.protocol !== c.protocol || e.port !== c.port) return false;
-  // Query strings are ignored on both sides; paths match as a raw string prefix, so a
-  // registered trailing slash makes the slash-less form fail.
-  if (!c.pathname.startsWith(e.pathname)) return false;
-  const entryHost = e.hostname.toLowerCase();
-  const host = c.hostname.toLowerCase();
+  if (e.scheme !== c.scheme || e.port !== c.port || e.userinfo !== c.userinfo) return false;
+  // A registered trailing slash makes the slash-less form fail: a raw prefix, nothing more.
+  if (!c.path.startsWith(e.path)) return false;
+  const entryHost = e.host;
+  const host = c.host;
   if (entryHost.includes('*')) {
     // Wildcard: one `*.` at the start; the domain after it has at least two labels.
     if (!entryHost.startsWith('*.')) return false;

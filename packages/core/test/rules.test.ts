@@ -52,27 +52,27 @@ describe('consent date rules (docs/bank-api.md §4.1 order)', () => {
   it('accepts a valid consent', () => {
     expect(rule('2024-03-05T00:00:00+13:00', '2026-03-05T00:00:00+13:00', '2026-03-05T23:59:59+13:00')).toBeNull();
   });
-  it('BDT252: start in the future', () => {
+  it('R-DATE-1 BDT252: start in the future', () => {
     expect(rule('2025-03-05T10:00:01+13:00')).toBe('BDT252');
   });
-  it('BDT257: start and end on the same NZ date (checked before BDT251)', () => {
+  it('R-DATE-2 BDT257: start and end on the same NZ date (checked before BDT251)', () => {
     expect(rule('2025-03-05T00:00:00+13:00', '2025-03-05T23:00:00+13:00')).toBe('BDT257');
   });
-  it('BDT251: end not after today by NZ date', () => {
+  it('R-DATE-3 BDT251: end not after today by NZ date', () => {
     expect(rule('2025-03-01T00:00:00+13:00', '2025-03-05T23:59:59+13:00')).toBe('BDT251');
     // 11:30Z on 5 March is already 6 March in NZ: after today.
     expect(rule('2025-03-01T00:00:00+13:00', '2025-03-05T11:30:00Z')).toBeNull();
   });
-  it('BDT240: expiration before start', () => {
+  it('R-DATE-4 BDT240: expiration before start', () => {
     expect(rule('2025-03-01T00:00:00+13:00', undefined, '2025-02-28T00:00:00+13:00')).toBe('BDT240');
   });
-  it('BDT244: expiration before end', () => {
+  it('R-DATE-5 BDT244: expiration before end', () => {
     expect(rule('2025-03-01T00:00:00+13:00', '2025-04-10T00:00:00+12:00', '2025-04-09T00:00:00+12:00')).toBe('BDT244');
   });
-  it('BDT258: expiration on the creation date (NZ)', () => {
+  it('R-DATE-6 BDT258: expiration on the creation date (NZ)', () => {
     expect(rule('2025-03-01T00:00:00+13:00', undefined, '2025-03-05T23:00:00+13:00')).toBe('BDT258');
   });
-  it('BDT014: BNZ start more than 2 years ago', () => {
+  it('R-DATE-7 BDT014: BNZ start more than 2 years ago', () => {
     expect(rule('2023-03-05T09:59:59+13:00', undefined, undefined, 'BNZ')).toBe('BDT014');
     expect(rule('2023-03-05T10:00:00+13:00', undefined, undefined, 'BNZ')).toBeNull();
     expect(rule('2023-03-05T09:59:59+13:00', undefined, undefined, 'PNZ')).toBeNull();
@@ -96,13 +96,13 @@ describe('consent date rules (docs/bank-api.md §4.1 order)', () => {
 
 describe('transaction query rules (docs/bank-api.md §6.0 step 4 order, then BDT236)', () => {
   const now = dt('2025-03-05T10:00:00+13:00');
-  it('BDT237 before BDT239 before BDT238', () => {
+  it('R-RES-2 BDT237 before BDT239 before BDT238', () => {
     expect(checkQueryRange(dt('2025-03-09T00:00:00+13:00'), dt('2025-03-08T00:00:00+13:00'), now)?.code).toBe('BDT237');
     expect(checkQueryRange(dt('2025-03-06T00:00:00+13:00'), dt('2025-03-07T00:00:00+13:00'), now)?.code).toBe('BDT239');
     expect(checkQueryRange(dt('2025-03-01T00:00:00+13:00'), dt('2025-03-06T00:00:00+13:00'), now)?.code).toBe('BDT238');
     expect(checkQueryRange(dt('2025-03-01T00:00:00+13:00'), dt('2025-03-05T23:59:59+13:00'), now)).toBeNull();
   });
-  it('BDT236: outside the consent window by instants', () => {
+  it('R-RES-4 BDT236: outside the consent window by instants', () => {
     const window = { start: dt('2025-01-01T00:00:00+13:00'), end: dt('2025-02-01T00:00:00+13:00') };
     expect(
       checkInsideConsentWindow(dt('2024-12-31T23:59:59+13:00'), dt('2025-01-10T00:00:00+13:00'), window)?.code,
@@ -118,27 +118,27 @@ describe('transaction query rules (docs/bank-api.md §6.0 step 4 order, then BDT
 
 describe('redirect URI whitelist (docs/bank-api.md §4.1 URL rules, one case per sentence)', () => {
   const cases = WHITELIST_CASES;
-  it.each(cases)('entry %s vs %s → %s (%s)', (entry, candidate, expected) => {
+  it.each(cases)('R-CONS-11 entry %s vs %s → %s (%s)', (entry, candidate, expected) => {
     expect(whitelistEntryMatches(entry, candidate)).toBe(expected);
   });
 
-  it('BDT212 for malformed, relative or host-less URIs', () => {
+  it('R-CONS-9 BDT212 for malformed, relative or host-less URIs', () => {
     for (const uri of ['not a url', '/relative/path', 'myapp:/no-host', 'myapp:no-host', 'https://']) {
       expect(checkRedirectUri(uri, ['https://app.example.nz/cb'], 'sandbox')?.code).toBe('BDT212');
     }
   });
-  it('BDT211 when not whitelisted', () => {
+  it('R-CONS-10 BDT211 when not whitelisted', () => {
     expect(checkRedirectUri('https://evil.example/cb', ['https://app.example.nz/cb'], 'sandbox')?.code).toBe('BDT211');
     expect(checkRedirectUri('https://app.example.nz/cb', ['https://app.example.nz/cb'], 'sandbox')).toBeNull();
   });
-  it('production rejects http and localhost even when whitelisted; sandbox allows them', () => {
+  it('R-CONS-13 production rejects http and localhost even when whitelisted; sandbox allows them', () => {
     const list = ['http://app.example.nz/cb', 'https://localhost/cb', 'http://localhost:3000/cb'];
     expect(checkRedirectUri('http://app.example.nz/cb', list, 'production')?.code).toBe('BDT211');
     expect(checkRedirectUri('https://localhost/cb', list, 'production')?.code).toBe('BDT211');
     expect(checkRedirectUri('http://app.example.nz/cb', list, 'sandbox')).toBeNull();
     expect(checkRedirectUri('http://localhost:3000/cb', list, 'sandbox')).toBeNull();
   });
-  it('production rejects localhost reached through a wildcard and http custom-looking URLs (BDT211)', () => {
+  it('R-CONS-12 production rejects localhost reached through a wildcard and http custom-looking URLs (BDT211)', () => {
     expect(
       checkRedirectUri('https://a.localhost/cb', ['https://*.a.localhost/cb', 'https://a.localhost/cb'], 'production')
         ?.code,
@@ -149,7 +149,7 @@ describe('redirect URI whitelist (docs/bank-api.md §4.1 URL rules, one case per
   it('BDT212 for a custom scheme without a host in production too', () => {
     expect(checkRedirectUri('myapp:/done', ['myapp:/done'], 'production')?.code).toBe('BDT212');
   });
-  it('custom app schemes are accepted in production when whitelisted', () => {
+  it('R-CONS-13 custom app schemes are accepted in production when whitelisted', () => {
     expect(checkRedirectUri('myapp://callback/done', ['myapp://callback/done'], 'production')).toBeNull();
   });
 });
@@ -170,7 +170,7 @@ describe('callback_url rules (BDT264–268)', () => {
     expect(code('http://hooks.example.nz/x', 'production')).toBe('BDT266');
     expect(code('http://hooks.example.nz/x', 'sandbox')).toBeNull();
   });
-  it('BDT267 host not public', () => {
+  it('R-CONS-14 BDT267 host not public', () => {
     for (const url of [
       'https://localhost/x',
       'https://api.localhost/x',
@@ -210,13 +210,13 @@ describe('permissions, filters and tokens', () => {
     expect(hasPermissionFor('account_party', ['ReadParty'])).toBe(true);
     expect(hasPermissionFor('meta', [])).toBe(true);
   });
-  it('Credits/Debits are filters: one alone filters, both or neither return all', () => {
+  it('R-PERM-4 Credits/Debits are filters: one alone filters, both or neither return all', () => {
     expect(creditDebitFilter(['ReadTransactionsCredits'])).toBe('Credit');
     expect(creditDebitFilter(['ReadTransactionsDebits'])).toBe('Debit');
     expect(creditDebitFilter(['ReadTransactionsCredits', 'ReadTransactionsDebits'])).toBeNull();
     expect(creditDebitFilter([])).toBeNull();
   });
-  it('renews 5 minutes before expiry, or at half a lifetime under 10 minutes', () => {
+  it('R-AUTH-10 renews 5 minutes before expiry, or at half a lifetime under 10 minutes', () => {
     expect(tokenRenewAfterMs(3600)).toBe(55 * 60 * 1000);
     expect(tokenRenewAfterMs(300)).toBe(150 * 1000);
   });

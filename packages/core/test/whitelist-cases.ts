@@ -20,7 +20,9 @@ export const WHITELIST_CASES: Array<[string, string, boolean, string]> = [
   ['https://app.example.nz/cb', 'http://app.example.nz/cb', false, 'scheme differs'],
   ['https://app.example.nz/cb', 'https://app.example.nz:8443/cb', false, 'port differs'],
   ['https://app.example.nz:8443/cb', 'https://app.example.nz:8443/cb', true, 'same port'],
-  ['https://app.example.nz/cb', 'https://app.example.nz:443/cb', true, ':443 on https is no port'],
+  ['https://app.example.nz/cb', 'https://app.example.nz:443/cb', false, 'an explicit :443 is not the absent port'],
+  ['https://app.example.nz:443/cb', 'https://app.example.nz/cb', false, 'the absent port is not a registered :443'],
+  ['https://app.example.nz:443/cb', 'https://app.example.nz:443/cb/x', true, 'a registered :443 matches as written'],
   ['https://APP.Example.nz/cb', 'https://app.example.NZ/cb', true, 'host case-insensitive'],
   ['https://app.example.nz/CB', 'https://app.example.nz/cb', false, 'path case-sensitive'],
   ['https://app.example.nz/cb?x=1', 'https://app.example.nz/cb?y=2', true, 'queries ignored on both sides'],
@@ -53,4 +55,65 @@ export const WHITELIST_CASES: Array<[string, string, boolean, string]> = [
   ['https://*.example.nz/cb', 'https://a.b.example.nz.evil.io/cb', false, 'the domain must end the host'],
   ['myapp:/done', 'myapp:/done', false, 'a custom scheme without a host matches nothing'],
   ['http://localhost:3000/cb', 'http://localhost:3000/cb/x', true, 'http and localhost entries match (sandbox)'],
+  // Added with issue 32: compared as written, never normalised by a URL parser. The bank's API
+  // documentation: a single-host entry "matches that path and any path that starts with it as a raw
+  // string prefix"; "Scheme, host and port match exactly". Stricter than WHATWG parsing, which
+  // resolves dot segments and drops a default port before comparing.
+  [
+    'https://app.example.nz/consent/return',
+    'https://app.example.nz/consent/./return',
+    false,
+    'a dot segment is not resolved',
+  ],
+  [
+    'https://app.example.nz/consent/return',
+    'https://app.example.nz/consent/x/../return',
+    false,
+    'a double-dot segment is not resolved',
+  ],
+  [
+    'https://app.example.nz/consent/return',
+    'https://app.example.nz/consent/%2E/return',
+    false,
+    'a percent-encoded dot is not decoded',
+  ],
+  [
+    'https://app.example.nz/consent/return',
+    'https://app.example.nz/consent/%2e%2e/consent/return',
+    false,
+    'percent-encoded dots are not decoded',
+  ],
+  [
+    'https://app.example.nz/consent/return',
+    'https://app.example.nz/consent/%72eturn',
+    false,
+    'a percent-encoded letter is not decoded',
+  ],
+  [
+    'https://app.example.nz/consent/%7Eme',
+    'https://app.example.nz/consent/%7Eme/x',
+    true,
+    'an encoded entry matches the same encoding',
+  ],
+  [
+    'https://app.example.nz/consent/%7Eme',
+    'https://app.example.nz/consent/~me',
+    false,
+    'an encoded entry does not match the decoded form',
+  ],
+  [
+    'https://app.example.nz/consent/return',
+    'https://app.example.nz/consent/return/../../evil',
+    true,
+    'dot segments after the prefix stay part of the raw path',
+  ],
+  ['https://app.example.nz/cb', 'https://app.example.nz\\cb', false, 'a backslash is not read as a slash'],
+  ['https://app.example.nz/cb', 'HTTPS://app.example.nz/cb', false, 'the scheme is compared as written'],
+  ['https://app.example.nz/cb', 'https://user@app.example.nz/cb', false, 'userinfo is not dropped'],
+  [
+    'https://app.example.nz/cb',
+    'https://app.example.nz/cb#frag',
+    true,
+    'a fragment, like the query, is not part of the path',
+  ],
 ];

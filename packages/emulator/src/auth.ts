@@ -17,6 +17,11 @@ export interface RegisteredClient<S extends string> {
   clientId: string;
   clientSecret: string;
   scopes: S[];
+  /**
+   * The organisation the client belongs to (its own id unless made to join another client's):
+   * a Data consent is readable by every client of the organisation that created it.
+   */
+  organisation: string;
 }
 
 export interface TokenGrant<S extends string> {
@@ -33,15 +38,39 @@ export abstract class ClientRegistry<S extends string, G extends TokenGrant<S>> 
   /** `scopeOrder`: the scope order of docs/bank-api.md §2, so `scope` reads the same whatever order was asked. */
   constructor(private readonly scopeOrder: readonly S[]) {}
 
-  addClient(clientId: string, clientSecret: string, scopes: readonly S[]): RegisteredClient<S> {
+  addClient(
+    clientId: string,
+    clientSecret: string,
+    scopes: readonly S[],
+    organisation: string = clientId,
+  ): RegisteredClient<S> {
     registerSecret(clientSecret);
-    const client = { clientId, clientSecret, scopes: this.scopeOrder.filter((s) => scopes.includes(s)) };
+    const client = {
+      clientId,
+      clientSecret,
+      scopes: this.scopeOrder.filter((s) => scopes.includes(s)),
+      organisation,
+    };
     this.clients.set(clientId, client);
     return client;
   }
 
   newSecret(): string {
     return randomBytes(24).toString('base64url');
+  }
+
+  /**
+   * Rotate Secret: the bank's API documentation says "Rotation takes effect at once with no grace
+   * period for new token requests; tokens already issued work until they expire". The old secret
+   * is refused from now on (401 at the token endpoint); the tokens issued before are kept. Undefined
+   * when the client is unknown.
+   */
+  rotateSecret(clientId: string): RegisteredClient<S> | undefined {
+    const client = this.clients.get(clientId);
+    if (!client) return undefined;
+    client.clientSecret = this.newSecret();
+    registerSecret(client.clientSecret);
+    return client;
   }
 
   /** The client when the credentials match, else null (401). */

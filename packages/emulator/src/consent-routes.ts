@@ -51,6 +51,7 @@ export async function handleCreateConsent(ctx: EmulatorContext, rq: RequestInfo)
   const record: ConsentRecord = {
     consent_id: consentId,
     bank: valid.bank,
+    organisation: organisationOf(ctx, rq) ?? ctx.defaultClientId,
     status: valid.flow.detail.type === 'gateway' ? 'GatewayAwaitingSubmission' : 'AwaitingAuthorisation',
     creation_date_time: created,
     status_update_date_time: created,
@@ -97,13 +98,25 @@ export function handleRevokeConsent(ctx: EmulatorContext, rq: RequestInfo): Repl
   return { status: 204 };
 }
 
-/** 400 (no code) when not a UUID; 404 BDT101 when unknown. */
+/**
+ * The caller's consent, or 404 BDT101 (docs/bank-api.md §1.5). The bank's API documentation: "a
+ * consent_id that does not exist or belongs to another organisation gives 404 (BDT101)". An id that
+ * is not a UUID cannot exist, so it is the same 404 (no 400: the Data API has no such rule), and
+ * another client's consent is answered exactly as an unknown one, so its existence is not shown.
+ */
 export function findConsent(ctx: EmulatorContext, rq: RequestInfo, id: string): ConsentRecord {
-  if (!UUID_PATTERN.test(id)) throw badRequest(`consent_id is not a UUID: ${id}`);
-  rq.consentId = id;
-  const record = ctx.consents.get(id);
-  if (!record) throw new ApiError(404, `Consent ${id} does not exist`, 'BDT101');
+  const isUuid = UUID_PATTERN.test(id);
+  if (isUuid) rq.consentId = id;
+  const record = isUuid ? ctx.consents.get(id) : undefined;
+  if (!record || record.organisation !== organisationOf(ctx, rq)) {
+    throw new ApiError(404, `Consent ${id} does not exist`, 'BDT101');
+  }
   return record;
+}
+
+/** The organisation of the request's authenticated client. */
+function organisationOf(ctx: EmulatorContext, rq: RequestInfo): string | undefined {
+  return rq.clientId === undefined ? undefined : ctx.auth.client(rq.clientId)?.organisation;
 }
 
 /** A fault on a request that changes nothing. */

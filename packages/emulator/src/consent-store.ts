@@ -27,6 +27,13 @@ export interface ConsentView {
 /** A consent as the emulator keeps it: its wire view and what only the bank knows. */
 export interface ConsentRecord extends ConsentView {
   bank: BankName;
+  /**
+   * The organisation of the client that created it (a client is its own organisation unless made
+   * to join another's). The bank's API documentation: a consent_id that "belongs to another
+   * organisation gives 404 (BDT101)", so only this organisation's clients read, use or revoke it
+   * (docs/bank-api.md §1.5).
+   */
+  organisation: string;
   /** The customer who authorised it (unset while awaiting). */
   customerId?: string;
   /** The accounts the customer selected (accountKey form). */

@@ -21,7 +21,7 @@ const ClockBody = z.union([
 const AuthoriseBody = z
   .object({ customer_id: z.string().optional(), account_ids: z.array(z.string()).optional() })
   .strict();
-const ClientBody = z.object({ scopes: z.array(z.enum(SCOPES)) }).strict();
+const ClientBody = z.object({ scopes: z.array(z.enum(SCOPES)), organisation_of: z.string().optional() }).strict();
 const MintBody = z
   .object({ environment: z.enum(['sandbox', 'production']), client_id: z.string().optional() })
   .strict();
@@ -53,12 +53,23 @@ export function handleControl(ctx: EmulatorContext, rq: RequestInfo): Reply {
         return jsonReply(200, ctx.settings);
       case 'POST tokens/revoke':
         return jsonReply(200, { revoked: ctx.auth.revokeAll() });
-      case 'POST clients':
-        return jsonReply(201, addControlClient(ctx.auth, ctx.idRandom, parseControlBody(ClientBody, rq.body).scopes));
+      case 'POST clients': {
+        const body = parseControlBody(ClientBody, rq.body);
+        // `organisation_of`: the new client joins that client's organisation (sees its consents).
+        const joined = body.organisation_of === undefined ? undefined : ctx.auth.client(body.organisation_of);
+        if (body.organisation_of !== undefined && !joined)
+          throw new ApiError(404, `Unknown client: ${body.organisation_of}`);
+        return jsonReply(201, addControlClient(ctx.auth, ctx.idRandom, body.scopes, joined?.organisation));
+      }
       case 'POST tokens/mint':
         return jsonReply(201, mintToken(ctx, parseControlBody(MintBody, rq.body)));
       case 'GET authorise':
         return jsonReply(200, consentPage(ctx, rq.query.get('cid') ?? ''));
+    }
+    if (area === 'clients' && id !== undefined && action === 'rotate' && rq.segments.length === 4) {
+      if (rq.method !== 'POST')
+        throw new ApiError(405, `Method ${rq.method} not allowed`, undefined, { allow: 'POST' });
+      return jsonReply(200, rotateClientSecret(ctx, id));
     }
     if (area === 'consents' && id !== undefined && action !== undefined && rq.segments.length === 4) {
       if (rq.method !== 'POST')
@@ -117,14 +128,22 @@ export function updateSettings(ctx: EmulatorContext, patch: EmulatorSettingsPatc
 /** A new client with only these scopes (403 tests), on either API's registry. */
 export function addControlClient<S extends string>(
   registry: {
-    addClient(clientId: string, clientSecret: string, scopes: readonly S[]): RegisteredClient<S>;
+    addClient(clientId: string, clientSecret: string, scopes: readonly S[], organisation?: string): RegisteredClient<S>;
     newSecret(): string;
   },
   idRandom: Random,
   scopes: readonly S[],
+  organisation?: string,
 ) {
-  const client = registry.addClient(randomUuid(idRandom), registry.newSecret(), scopes);
+  const client = registry.addClient(randomUuid(idRandom), registry.newSecret(), scopes, organisation);
   return { client_id: client.clientId, client_secret: client.clientSecret, scope: client.scopes.join(' ') };
+}
+
+/** POST /__emulator/clients/{client_id}/rotate: a new secret, the old one refused at once. */
+export function rotateClientSecret(ctx: EmulatorContext, clientId: string) {
+  const client = ctx.auth.rotateSecret(clientId);
+  if (!client) throw new ApiError(404, `Unknown client: ${clientId}`);
+  return { client_id: client.clientId, client_secret: client.clientSecret };
 }
 
 /** A token of the given environment (the other one is refused by the API with 401). */

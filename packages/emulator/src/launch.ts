@@ -88,6 +88,8 @@ export async function launchEmulator(
     consents.add({
       consent_id: seeded.consent_id,
       bank: seeded.bank,
+      // The world's consents are the default client's organisation's.
+      organisation: clientId,
       status: seeded.status,
       creation_date_time: seeded.creation_date_time,
       status_update_date_time: seeded.status_update_date_time,

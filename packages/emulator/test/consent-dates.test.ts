@@ -19,22 +19,22 @@ describe('on the day summer time starts (2026-09-27, clock 10:00 +13:00)', () =>
   });
   afterAll(() => emu.close());
 
-  it('BDT251: an end at 23:59:59 NZDT today is refused, 00:00 NZDT tomorrow is accepted', async () => {
+  it('R-DATE-3 BDT251: an end at 23:59:59 NZDT today is refused, 00:00 NZDT tomorrow is accepted', async () => {
     expectErrorBody(await post(api, emu, { end: '2026-09-27T10:59:59Z', expiration: null }), 400, 'BDT251');
     expect((await post(api, emu, { end: '2026-09-27T11:00:00Z', expiration: null })).status).toBe(201);
   });
 
-  it('BDT258: an expiration on the creation date (NZ) is refused, the next NZ day is accepted', async () => {
+  it('R-DATE-6 BDT258: an expiration on the creation date (NZ) is refused, the next NZ day is accepted', async () => {
     expectErrorBody(await post(api, emu, { end: null, expiration: '2026-09-27T23:59:59+13:00' }), 400, 'BDT258');
     expect((await post(api, emu, { end: null, expiration: '2026-09-27T11:00:00Z' })).status).toBe(201);
   });
 
-  it('BDT257: start at 00:00 NZST and end at 23:59:59 NZDT fall on the same 23-hour NZ date', async () => {
+  it('R-DATE-2 BDT257: start at 00:00 NZST and end at 23:59:59 NZDT fall on the same 23-hour NZ date', async () => {
     const res = await post(api, emu, { start: '2026-09-26T12:00:00Z', end: '2026-09-27T10:59:59Z', expiration: null });
     expectErrorBody(res, 400, 'BDT257');
   });
 
-  it('BDT257 is checked before BDT251 (an end on the start date, today)', async () => {
+  it('R-DATE-3 BDT257 is checked before BDT251 (an end on the start date, today)', async () => {
     const res = await post(api, emu, {
       start: '2026-09-27T09:00:00+13:00',
       end: '2026-09-27T09:30:00+13:00',
@@ -43,12 +43,12 @@ describe('on the day summer time starts (2026-09-27, clock 10:00 +13:00)', () =>
     expectErrorBody(res, 400, 'BDT257');
   });
 
-  it('BDT252: a start one second after now is refused, now itself is accepted', async () => {
+  it('R-DATE-1 BDT252: a start one second after now is refused, now itself is accepted', async () => {
     expectErrorBody(await post(api, emu, { start: '2026-09-27T10:00:01+13:00' }), 400, 'BDT252');
     expect((await post(api, emu, { start: '2026-09-27T10:00:00+13:00' })).status).toBe(201);
   });
 
-  it('BDT240: an expiration before the start', async () => {
+  it('R-DATE-4 BDT240: an expiration before the start', async () => {
     const res = await post(api, emu, {
       start: '2026-09-01T00:00:00+12:00',
       end: null,
@@ -57,12 +57,12 @@ describe('on the day summer time starts (2026-09-27, clock 10:00 +13:00)', () =>
     expectErrorBody(res, 400, 'BDT240');
   });
 
-  it('BDT244: an expiration before the end', async () => {
+  it('R-DATE-5 BDT244: an expiration before the end', async () => {
     const res = await post(api, emu, { end: '2026-12-01T00:00:00+13:00', expiration: '2026-11-30T00:00:00+13:00' });
     expectErrorBody(res, 400, 'BDT244');
   });
 
-  it('BDT014: a BNZ start over 2 calendar years ago in Pacific/Auckland (then +12:00)', async () => {
+  it('R-DATE-7 BDT014: a BNZ start over 2 calendar years ago in Pacific/Auckland (then +12:00)', async () => {
     // Two NZ calendar years before 2026-09-27 10:00 NZDT is 2024-09-27 10:00 NZST = 22:00Z.
     expect((await post(api, emu, { bank: 'BNZ', start: '2024-09-26T22:00:00Z' })).status).toBe(201);
     expectErrorBody(await post(api, emu, { bank: 'BNZ', start: '2024-09-26T21:59:59Z' }), 400, 'BDT014');

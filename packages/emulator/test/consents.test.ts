@@ -28,16 +28,16 @@ function withFlow(b: Body, edit: (flow: Body) => void): Body {
 }
 
 describe('POST /v1/consents: headers and body (docs/bank-api.md §4.1)', () => {
-  it('answers 400 BDT255 when both idempotency-key and x-idempotency-key are sent', async () => {
+  it('R-CONS-1 answers 400 BDT255 when both idempotency-key and x-idempotency-key are sent', async () => {
     expectErrorBody(await post(body(), { 'idempotency-key': 'a', 'x-idempotency-key': 'b' }), 400, 'BDT255');
   });
 
-  it('answers 400 BDT254 for an idempotency-key over 255 characters, and accepts 255', async () => {
+  it('R-CONS-2 answers 400 BDT254 for an idempotency-key over 255 characters, and accepts 255', async () => {
     expectErrorBody(await post(body(), { 'idempotency-key': 'k'.repeat(256) }), 400, 'BDT254');
     expect((await post(body(), { 'idempotency-key': 'k'.repeat(255) })).status).toBe(201);
   });
 
-  it('answers 400 BDT299 when the body is not readable JSON', async () => {
+  it('R-CONS-3 answers 400 BDT299 when the body is not readable JSON', async () => {
     expectErrorBody(await post('{"flow": '), 400, 'BDT299');
     expectErrorBody(await post(''), 400, 'BDT299');
   });
@@ -49,13 +49,13 @@ describe('POST /v1/consents: headers and body (docs/bank-api.md §4.1)', () => {
     ['flow.flow_hint as an array', (b) => (b.flow.flow_hint = [])],
     ['start_date_time as null', (b) => (b.start_date_time = null)],
     ['flow.flow_hint.bank as an object', (b) => (b.flow.flow_hint.bank = { name: 'PNZ' })],
-  ])('answers 400 BDT259 for a field of the wrong JSON type: %s', async (_name, edit) => {
+  ])('R-CONS-4 answers 400 BDT259 for a field of the wrong JSON type: %s', async (_name, edit) => {
     const b = body();
     edit(b);
     expectErrorBody(await post(b), 400, 'BDT259');
   });
 
-  it('answers 400 BDT259 when the body is a JSON array', async () => {
+  it('R-CONS-4 answers 400 BDT259 when the body is a JSON array', async () => {
     expectErrorBody(await post('[]'), 400, 'BDT259');
   });
 });
@@ -66,36 +66,36 @@ describe('POST /v1/consents: fields in table order', () => {
     ['flow.detail.redirect_uri', (b) => delete b.flow.detail.redirect_uri],
     ['permissions', (b) => delete b.permissions],
     ['start_date_time', (b) => delete b.start_date_time],
-  ])('answers 400 without code when the required field %s is missing', async (_name, edit) => {
+  ])('R-CONS-5 answers 400 without code when the required field %s is missing', async (_name, edit) => {
     const b = body();
     edit(b);
     expectErrorBody(await post(b), 400);
   });
 
   it.each(['2026-03-01', '2026-03-01T00:00:00', '2026-02-30T00:00:00+13:00', 'yesterday'])(
-    'answers 400 without code for the unparsable start_date_time %s',
+    'R-CONS-5 answers 400 without code for the unparsable start_date_time %s',
     async (value) => {
       expectErrorBody(await post(body({ start: value })), 400);
     },
   );
 
-  it('answers 400 without code for an unparsable end or expiration date', async () => {
+  it('R-CONS-5 answers 400 without code for an unparsable end or expiration date', async () => {
     expectErrorBody(await post(body({ end: '2027-01-01' })), 400);
     expectErrorBody(await post(body({ expiration: '2027-01-01T00:00' })), 400);
   });
 
-  it('answers 400 BDT261 when flow.detail.type is missing or empty', async () => {
+  it('R-CONS-6 answers 400 BDT261 when flow.detail.type is missing or empty', async () => {
     expectErrorBody(await post(withFlow(body(), (f) => delete f.detail.type)), 400, 'BDT261');
     expectErrorBody(await post(withFlow(body(), (f) => (f.detail.type = ''))), 400, 'BDT261');
     expectErrorBody(await post(withFlow(body(), (f) => delete f.detail)), 400, 'BDT261');
   });
 
-  it('answers 400 BDT245 for an unknown flow.detail.type', async () => {
+  it('R-CONS-6 answers 400 BDT245 for an unknown flow.detail.type', async () => {
     expectErrorBody(await post(withFlow(body(), (f) => (f.detail.type = 'embedded'))), 400, 'BDT245');
   });
 
   it.each(['not a uri', '/consent/return', 'myapp:/return'])(
-    'answers 400 BDT212 for the malformed redirect_uri %s',
+    'R-CONS-9 answers 400 BDT212 for the malformed redirect_uri %s',
     async (uri) => {
       expectErrorBody(await post(withFlow(body(), (f) => (f.detail.redirect_uri = uri))), 400, 'BDT212');
     },
@@ -105,11 +105,11 @@ describe('POST /v1/consents: fields in table order', () => {
     'https://evil.example.nz/consent/return',
     'https://app.example.nz/other',
     'http://app.example.nz/consent/return',
-  ])('answers 400 BDT211 for the redirect_uri %s not matched by the whitelist', async (uri) => {
+  ])('R-CONS-10 answers 400 BDT211 for the redirect_uri %s not matched by the whitelist', async (uri) => {
     expectErrorBody(await post(withFlow(body(), (f) => (f.detail.redirect_uri = uri))), 400, 'BDT211');
   });
 
-  it('matches the whitelist as a raw path prefix, ignoring the query (docs/bank-api.md §4.1 URL rules)', async () => {
+  it('R-CONS-11 matches the whitelist as a raw path prefix, ignoring the query (docs/bank-api.md §4.1 URL rules)', async () => {
     const uri = 'https://APP.example.nz/consent/return/deeper?state=1';
     expect((await post(withFlow(body(), (f) => (f.detail.redirect_uri = uri)))).status).toBe(201);
   });
@@ -129,23 +129,23 @@ describe('POST /v1/consents: fields in table order', () => {
     ['BDT267', 'https://10.1.2.3/hooks', 'sandbox'],
     ['BDT267', 'https://printer.local/hooks', 'sandbox'],
     ['BDT268', 'https://hooks.example.invalid/consent', 'sandbox'],
-  ])('answers 400 %s for the callback_url %s (%s)', async (code, url, environment) => {
+  ])('R-CONS-14 answers 400 %s for the callback_url %s (%s)', async (code, url, environment) => {
     const production = environment === 'production';
     const b = withFlow(body({ type: 'decoupled' }, production ? prod : emu), (f) => (f.detail.callback_url = url));
     expectErrorBody(await post(b, {}, production ? prodApi : api), 400, code);
   });
 
-  it('accepts an http callback_url in the sandbox', async () => {
+  it('R-CONS-14 accepts an http callback_url in the sandbox', async () => {
     const b = withFlow(body({ type: 'decoupled' }), (f) => (f.detail.callback_url = 'http://app.example.nz/hooks'));
     expect((await post(b)).status).toBe(201);
   });
 
-  it('answers 400 BDT262 when flow.flow_hint.type is missing', async () => {
+  it('R-CONS-7 answers 400 BDT262 when flow.flow_hint.type is missing', async () => {
     expectErrorBody(await post(withFlow(body(), (f) => delete f.flow_hint.type)), 400, 'BDT262');
     expectErrorBody(await post(withFlow(body(), (f) => delete f.flow_hint)), 400, 'BDT262');
   });
 
-  it('answers 400 BDT246 for an unknown hint type or one that does not match the detail type', async () => {
+  it('R-CONS-7 answers 400 BDT246 for an unknown hint type or one that does not match the detail type', async () => {
     expectErrorBody(await post(withFlow(body(), (f) => (f.flow_hint.type = 'gateway'))), 400, 'BDT246');
     expectErrorBody(await post(withFlow(body(), (f) => (f.flow_hint.type = 'decoupled'))), 400, 'BDT246');
   });
@@ -157,21 +157,21 @@ describe('POST /v1/consents: fields in table order', () => {
     expect((await api.get(`/v1/consents/${res.json.consent_id}`)).json.status).toBe('GatewayAwaitingSubmission');
   });
 
-  it('answers 400 BDT260 when flow_hint has no bank', async () => {
+  it('R-CONS-8 answers 400 BDT260 when flow_hint has no bank', async () => {
     expectErrorBody(await post(withFlow(body(), (f) => delete f.flow_hint.bank)), 400, 'BDT260');
   });
 
-  it('answers 400 BDT243 for a bank it does not recognise (case-sensitive)', async () => {
+  it('R-CONS-8 answers 400 BDT243 for a bank it does not recognise (case-sensitive)', async () => {
     expectErrorBody(await post(body({ bank: 'pnz' })), 400, 'BDT243');
     expectErrorBody(await post(body({ bank: 'TSB' })), 400, 'BDT243');
   });
 
-  it('answers 400 BDT213 for a production bank in the sandbox', async () => {
+  it('R-CONS-8 answers 400 BDT213 for a production bank in the sandbox', async () => {
     expectErrorBody(await post(body({ bank: 'ANZ' })), 400, 'BDT213');
     expect((await post(body({ bank: 'ANZ' }, prod), {}, prodApi)).status).toBe(201);
   });
 
-  it('answers 400 BDT403 when the gateway flow is not enabled for the organisation', async () => {
+  it('R-CONS-17 answers 400 BDT403 when the gateway flow is not enabled for the organisation', async () => {
     emu.updateSettings({ gatewayFlowEnabled: false });
     try {
       expectErrorBody(await post(withFlow(body(), (f) => (f.detail.type = 'gateway'))), 400, 'BDT403');
@@ -182,11 +182,11 @@ describe('POST /v1/consents: fields in table order', () => {
     }
   });
 
-  it('answers 400 BDT401 for a redirect consent at a bank without the redirect flow', async () => {
+  it('R-CONS-17 answers 400 BDT401 for a redirect consent at a bank without the redirect flow', async () => {
     expectErrorBody(await post(body({ bank: 'Westpac' }, prod), {}, prodApi), 400, 'BDT401');
   });
 
-  it('answers 400 BDT402 for a decoupled consent at a bank without the decoupled flow', async () => {
+  it('R-CONS-17 answers 400 BDT402 for a decoupled consent at a bank without the decoupled flow', async () => {
     expectErrorBody(await post(body({ bank: 'Kiwibank', type: 'decoupled' }, prod), {}, prodApi), 400, 'BDT402');
   });
 
@@ -195,7 +195,7 @@ describe('POST /v1/consents: fields in table order', () => {
     expectErrorBody(await post(withFlow(body({ type: 'decoupled' }), (f) => (f.flow_hint.identifier_value = ''))), 400);
   });
 
-  it('answers 400 BDT228 for an identifier type the bank does not support', async () => {
+  it('R-CONS-15 answers 400 BDT228 for an identifier type the bank does not support', async () => {
     expectErrorBody(
       await post(withFlow(body({ type: 'decoupled' }), (f) => (f.flow_hint.identifier_type = 'email'))),
       400,
@@ -203,16 +203,16 @@ describe('POST /v1/consents: fields in table order', () => {
     );
   });
 
-  it('answers 400 BDT230 for a mobile number that does not match the bank regex', async () => {
+  it('R-CONS-15 answers 400 BDT230 for a mobile number that does not match the bank regex', async () => {
     const b = withFlow(body({ type: 'decoupled' }), (f) => (f.flow_hint.identifier_value = '021 123 4567'));
     expectErrorBody(await post(b), 400, 'BDT230');
   });
 
-  it('answers 400 BDT242 for empty permissions', async () => {
+  it('R-CONS-16 answers 400 BDT242 for empty permissions', async () => {
     expectErrorBody(await post(body({ permissions: [] })), 400, 'BDT242');
   });
 
-  it('answers 400 BDT241 for a permission the bank does not offer', async () => {
+  it('R-CONS-16 answers 400 BDT241 for a permission the bank does not offer', async () => {
     expectErrorBody(await post(body({ permissions: ['ReadBalances', 'ReadEverything'] })), 400, 'BDT241');
     expectErrorBody(await post(body({ permissions: ['ReadOffers'] })), 400, 'BDT241');
     expectErrorBody(
@@ -230,7 +230,7 @@ describe('POST /v1/consents: fields in table order', () => {
 });
 
 describe('POST /v1/consents: validation order (docs/bank-api.md §4.1)', () => {
-  it('checks headers before the body: BDT255 beats BDT299', async () => {
+  it('R-CONS-18 checks headers before the body: BDT255 beats BDT299', async () => {
     expectErrorBody(await post('{oops', { 'idempotency-key': 'a', 'x-idempotency-key': 'b' }), 400, 'BDT255');
   });
 
@@ -245,7 +245,7 @@ describe('POST /v1/consents: validation order (docs/bank-api.md §4.1)', () => {
     expectErrorBody(await post(b), 400, 'BDT259');
   });
 
-  it('checks redirect_uri before the bank: BDT212 beats BDT243', async () => {
+  it('R-CONS-18 checks redirect_uri before the bank: BDT212 beats BDT243', async () => {
     const b = withFlow(body({ bank: 'Nowhere' }), (f) => (f.detail.redirect_uri = 'relative/path'));
     expectErrorBody(await post(b), 400, 'BDT212');
   });
@@ -263,7 +263,7 @@ describe('POST /v1/consents: validation order (docs/bank-api.md §4.1)', () => {
     expectErrorBody(await post(body({ start: '2099-01-01T00:00:00+13:00', expiration: 'soon' })), 400);
   });
 
-  it('checks date rules before idempotency: a reused key with a bad date gets the date code', async () => {
+  it('R-CONS-18 checks date rules before idempotency: a reused key with a bad date gets the date code', async () => {
     const key = 'order-key-1';
     expect((await post(body(), { 'idempotency-key': key })).status).toBe(201);
     expectErrorBody(
@@ -275,7 +275,7 @@ describe('POST /v1/consents: validation order (docs/bank-api.md §4.1)', () => {
 });
 
 describe('POST /v1/consents: response and idempotency', () => {
-  it('answers 201 with consent_id and an absolute redirect_uri for redirect flows, none for decoupled', async () => {
+  it('R-CONS-19 answers 201 with consent_id and an absolute redirect_uri for redirect flows, none for decoupled', async () => {
     const redirect = await post(body());
     expect(redirect.status).toBe(201);
     expect(Object.keys(redirect.json).sort()).toEqual(['consent_id', 'redirect_uri']);
@@ -285,20 +285,20 @@ describe('POST /v1/consents: response and idempotency', () => {
     expect(Object.keys(decoupled.json)).toEqual(['consent_id']);
   });
 
-  it('replays the original 201 for the same key and body', async () => {
+  it('R-IDEM-1 replays the original 201 for the same key and body', async () => {
     const first = await post(body(), { 'idempotency-key': 'replay-1' });
     const again = await post(body(), { 'idempotency-key': 'replay-1' });
     expect(again.status).toBe(201);
     expect(again.text).toBe(first.text);
   });
 
-  it('reads the deprecated x-idempotency-key when sent alone', async () => {
+  it('R-IDEM-4 reads the deprecated x-idempotency-key when sent alone', async () => {
     const first = await post(body(), { 'x-idempotency-key': 'legacy-1' });
     const again = await post(body(), { 'x-idempotency-key': 'legacy-1' });
     expect(again.json.consent_id).toBe(first.json.consent_id);
   });
 
-  it('answers 409 BDT701 for the same key with another body', async () => {
+  it('R-IDEM-2 answers 409 BDT701 for the same key with another body', async () => {
     expect((await post(body(), { 'idempotency-key': 'reuse-1' })).status).toBe(201);
     expectErrorBody(
       await post(body({ permissions: ['ReadBalances'] }), { 'idempotency-key': 'reuse-1' }),
@@ -307,7 +307,7 @@ describe('POST /v1/consents: response and idempotency', () => {
     );
   });
 
-  it('answers 409 BDT704 while the first request with the key is still in progress; lowering the delay releases it', async () => {
+  it('R-IDEM-3 answers 409 BDT704 while the first request with the key is still in progress; lowering the delay releases it', async () => {
     // A minute's hold: the first request ends only because the setting is lowered while it is
     // held (packages/emulator/src/hold.ts); else it outlasts the test's timeout.
     emu.updateSettings({ consentCreateDelayMs: 60_000 });
@@ -353,7 +353,7 @@ describe('POST /v1/consents: response and idempotency', () => {
 });
 
 describe('GET /v1/consents/{id} (docs/bank-api.md §4.2)', () => {
-  it('returns the consent as created, with status and timestamps', async () => {
+  it('R-LIFE-1 returns the consent as created, with status and timestamps', async () => {
     const b = body();
     const created = await post(b);
     const res = await api.get(`/v1/consents/${created.json.consent_id}`);
@@ -378,14 +378,14 @@ describe('GET /v1/consents/{id} (docs/bank-api.md §4.2)', () => {
     expect(res.json).not.toHaveProperty('expiration_date_time');
   });
 
-  it('answers 404 BDT101 for an unknown consent and 400 without code for a non-UUID', async () => {
+  it('R-LIFE-2 answers 404 BDT101 for an unknown consent and for a non-UUID (docs/bank-api.md §1.5)', async () => {
     expectErrorBody(await api.get('/v1/consents/00000000-0000-4000-8000-000000000000'), 404, 'BDT101');
-    expectErrorBody(await api.get('/v1/consents/not-a-uuid'), 400);
+    expectErrorBody(await api.get('/v1/consents/not-a-uuid'), 404, 'BDT101');
   });
 });
 
 describe('DELETE /v1/consents?consent_id= (docs/bank-api.md §4.3)', () => {
-  it('revokes an authorised consent with 204, then answers 409 BDT702', async () => {
+  it('R-LIFE-5 revokes an authorised consent with 204, then answers 409 BDT702', async () => {
     const id = await api.authorisedConsent();
     const res = await api.call('DELETE', `/v1/consents?consent_id=${id}`);
     expect(res.status).toBe(204);
@@ -394,21 +394,21 @@ describe('DELETE /v1/consents?consent_id= (docs/bank-api.md §4.3)', () => {
     expectErrorBody(await api.call('DELETE', `/v1/consents?consent_id=${id}`), 409, 'BDT702');
   });
 
-  it('revokes an awaiting consent with 204 (our choice)', async () => {
+  it('R-LIFE-13 revokes an awaiting consent with 204 (our choice)', async () => {
     const id = await api.createConsent();
     expect((await api.call('DELETE', `/v1/consents?consent_id=${id}`)).status).toBe(204);
     expect(emu.consent(id)?.status).toBe('Revoked');
   });
 
-  it('answers 422 BDT009 for a consent that already ended (Rejected)', async () => {
+  it('R-LIFE-6 answers 422 BDT009 for a consent that already ended (Rejected)', async () => {
     const id = await api.createConsent();
     await api.control('POST', `/consents/${id}/reject`);
     expectErrorBody(await api.call('DELETE', `/v1/consents?consent_id=${id}`), 422, 'BDT009');
   });
 
-  it('answers 400 without code when consent_id is missing or not a UUID, 404 BDT101 when unknown', async () => {
+  it('R-LIFE-2 R-LIFE-4 answers 400 without code when consent_id is missing, 404 BDT101 when unknown or not a UUID', async () => {
     expectErrorBody(await api.call('DELETE', '/v1/consents'), 400);
-    expectErrorBody(await api.call('DELETE', '/v1/consents?consent_id=123'), 400);
+    expectErrorBody(await api.call('DELETE', '/v1/consents?consent_id=123'), 404, 'BDT101');
     expectErrorBody(
       await api.call('DELETE', '/v1/consents?consent_id=00000000-0000-4000-8000-000000000000'),
       404,

@@ -8,7 +8,7 @@ import type { StartedEmulator } from '../src';
 import { Api, expectErrorBody, startTest } from './helpers';
 
 describe('sandbox', () => {
-  it('lists exactly PNZ, with every feature, valid against the wire schema', async () => {
+  it('R-META-1 lists exactly PNZ, with every feature, valid against the wire schema', async () => {
     const { emu, api } = await startTest();
     try {
       const res = await api.get('/v1/meta');
@@ -50,7 +50,7 @@ describe('production', () => {
     expect(new Set(meta.map((b) => b.features.gateway_flow.enabled))).toEqual(new Set([true]));
   });
 
-  it('answers 501 without code for a resource the bank marks false (NZHL statement file)', async () => {
+  it('R-META-2 answers 501 without code for a resource the bank marks false (NZHL statement file)', async () => {
     const id = await api.authorisedConsent({ bank: 'NZHL' });
     const record = emu.consent(id)!;
     const account = record.accountKeys[0]!.split(':')[1]!;
@@ -62,7 +62,7 @@ describe('production', () => {
     expectErrorBody(await api.get(file), 501);
   });
 
-  it('serves nothing older than the bank max_history_days (ANZ 365)', async () => {
+  it('R-META-3 serves nothing older than the bank max_history_days (ANZ 365)', async () => {
     const id = await api.authorisedConsent({ bank: 'ANZ' });
     const account = emu.consent(id)!.accountKeys[0]!.split(':')[1]!;
     const floor = emu.now().setZone('Pacific/Auckland').minus({ days: 365 });

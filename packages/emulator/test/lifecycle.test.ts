@@ -25,7 +25,7 @@ async function gatewayConsent(): Promise<string> {
 }
 
 describe('gateway flow', () => {
-  it('times out after 15 minutes awaiting submission: GatewayTimeout, then BDT013 and BDT009', async () => {
+  it('R-LIFE-8 times out after 15 minutes awaiting submission: GatewayTimeout, then BDT013 and BDT009', async () => {
     const id = await gatewayConsent();
     const created = (await api.get(`/v1/consents/${id}`)).json.creation_date_time as string;
     emu.advance(15 * MINUTE - 1000);
@@ -69,7 +69,7 @@ describe('gateway flow', () => {
 });
 
 describe('redirect and decoupled flows', () => {
-  it('rejects a redirect consent still awaiting after the flow request_timeout (PT10M)', async () => {
+  it('R-LIFE-12 rejects a redirect consent still awaiting after the flow request_timeout (PT10M)', async () => {
     const id = await api.createConsent();
     emu.advance(10 * MINUTE - 1000);
     expect(await status(id)).toBe('AwaitingAuthorisation');
@@ -79,13 +79,13 @@ describe('redirect and decoupled flows', () => {
     expectErrorBody(await accounts(id), 422, 'BDT409');
   });
 
-  it('rejects a decoupled consent after its PT5M request_timeout', async () => {
+  it('R-LIFE-12 rejects a decoupled consent after its PT5M request_timeout', async () => {
     const id = await api.createConsent({ type: 'decoupled' });
     emu.advance(5 * MINUTE);
     expect(await status(id)).toBe('Rejected');
   });
 
-  it('answers BDT409 after the customer declines', async () => {
+  it('R-LIFE-10 answers BDT409 after the customer declines', async () => {
     const id = await api.createConsent();
     await api.control('POST', `/consents/${id}/reject`);
     expectErrorBody(await accounts(id), 422, 'BDT409');
@@ -93,7 +93,7 @@ describe('redirect and decoupled flows', () => {
 });
 
 describe('authorised consents', () => {
-  it('becomes Consumed at expiration_date_time: a read at that instant already shows it (BDT412)', async () => {
+  it('R-LIFE-9 becomes Consumed at expiration_date_time: a read at that instant already shows it (BDT412)', async () => {
     const expiration = emu.now().setZone('Pacific/Auckland').plus({ days: 2 }).startOf('day');
     const id = await api.authorisedConsent({ end: null, expiration: expiration.toISO({ suppressMilliseconds: true }) });
     expect((await accounts(id)).status).toBe(200);
@@ -107,14 +107,14 @@ describe('authorised consents', () => {
     expectErrorBody(await api.call('DELETE', `/v1/consents?consent_id=${id}`), 422, 'BDT009');
   });
 
-  it('answers BDT410 after the customer cancels at the bank', async () => {
+  it('R-LIFE-7 answers BDT410 after the customer cancels at the bank', async () => {
     const id = await api.authorisedConsent();
     await api.control('POST', `/consents/${id}/cancel`);
     expect(await status(id)).toBe('Revoked');
     expectErrorBody(await accounts(id), 422, 'BDT410');
   });
 
-  it('answers BDT415 on the next resource call after bank-unusable, then shows Revoked (BDT410)', async () => {
+  it('R-LIFE-11 answers BDT415 on the next resource call after bank-unusable, then shows Revoked (BDT410)', async () => {
     const id = await api.authorisedConsent();
     await api.control('POST', `/consents/${id}/bank-unusable`);
     expectErrorBody(await accounts(id), 422, 'BDT415');
@@ -122,7 +122,7 @@ describe('authorised consents', () => {
     expectErrorBody(await accounts(id), 422, 'BDT410');
   });
 
-  it('answers BDT410 after DELETE', async () => {
+  it('R-LIFE-7 answers BDT410 after DELETE', async () => {
     const id = await api.authorisedConsent();
     await api.call('DELETE', `/v1/consents?consent_id=${id}`);
     expectErrorBody(await accounts(id), 422, 'BDT410');

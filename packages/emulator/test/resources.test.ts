@@ -60,7 +60,7 @@ describe('accounts (6.1, 6.2)', () => {
     expect(res.json.Meta).toEqual({ TotalPages: 1 });
   });
 
-  it('pages accounts by accountsPageSize through absolute Next links holding consent_id', async () => {
+  it('R-RES-7 pages accounts by accountsPageSize through absolute Next links holding consent_id', async () => {
     emu.updateSettings({ accountsPageSize: 1 });
     try {
       const pages = await allPages(`/v1/accounts?consent_id=${full}`);
@@ -73,7 +73,7 @@ describe('accounts (6.1, 6.2)', () => {
     }
   });
 
-  it('omits Account and Servicer under ReadAccountsBasic (docs/bank-api.md §3)', async () => {
+  it('R-PERM-3 omits Account and Servicer under ReadAccountsBasic (docs/bank-api.md §3)', async () => {
     const basic = await api.authorisedConsent({ permissions: ['ReadAccountsBasic'] });
     const res = await api.get(`/v1/accounts/${current}?consent_id=${basic}`);
     expect(res.json.Data.Account.AccountId).toBe(current);
@@ -82,7 +82,7 @@ describe('accounts (6.1, 6.2)', () => {
     expect(res.json.Data.Account.Nickname).toBeTruthy();
   });
 
-  it('answers one account as an object without Next, and 404 without code for an account outside the consent', async () => {
+  it('R-RES-9 answers one account as an object without Next, and 404 without code for an account outside the consent', async () => {
     const res = await api.get(`/v1/accounts/${current}?consent_id=${full}`);
     expect(Array.isArray(res.json.Data.Account)).toBe(false);
     expect(res.json.Links.Next).toBeUndefined();
@@ -92,9 +92,9 @@ describe('accounts (6.1, 6.2)', () => {
     expectErrorBody(await api.get(`/v1/accounts/nope?consent_id=${full}`), 404);
   });
 
-  it('answers 400 without code when consent_id is missing or not a UUID, 404 BDT101 when unknown', async () => {
+  it('R-LIFE-2 R-LIFE-4 answers 400 without code when consent_id is missing, 404 BDT101 when unknown or not a UUID', async () => {
     expectErrorBody(await api.get('/v1/accounts'), 400);
-    expectErrorBody(await api.get('/v1/accounts?consent_id=abc'), 400);
+    expectErrorBody(await api.get('/v1/accounts?consent_id=abc'), 404, 'BDT101');
     expectErrorBody(await api.get('/v1/accounts?consent_id=00000000-0000-4000-8000-000000000000'), 404, 'BDT101');
   });
 });
@@ -113,7 +113,7 @@ describe('balances (6.3) and party (6.8)', () => {
     expect(owner.json.Data.Party).toEqual(emu.world.accounts.get(`PNZ:${current}`)!.accountParty);
   });
 
-  it('answers 403 BDT411 when the consent lacks the permission of the endpoint', async () => {
+  it('R-PERM-1 answers 403 BDT411 when the consent lacks the permission of the endpoint', async () => {
     const narrow = await api.authorisedConsent({ permissions: ['ReadAccountsDetail', 'ReadParty'] });
     expectErrorBody(await api.get(`/v1/party?consent_id=${narrow}`), 403, 'BDT411');
     expectErrorBody(await api.get(`/v1/accounts/${current}/balances?consent_id=${narrow}`), 403, 'BDT411');
@@ -122,7 +122,7 @@ describe('balances (6.3) and party (6.8)', () => {
 });
 
 describe('transactions (6.4)', () => {
-  it('returns every transaction of the range across pages of 50, Next holding consent_id and filters', async () => {
+  it('R-RES-7 returns every transaction of the range across pages of 50, Next holding consent_id and filters', async () => {
     const pages = await allPages(txPath(full, FROM, TO));
     const expected = expectedTransactions(FROM, TO);
     expect(expected.length).toBeGreaterThan(50);
@@ -151,7 +151,7 @@ describe('transactions (6.4)', () => {
     expect(raw.json.Data.Transaction).toEqual(expectedTransactions('2026-03-01T00:00:00+13:00', TO).slice(0, 50));
   });
 
-  it('answers 400 without code for a missing or unparsable date parameter', async () => {
+  it('R-RES-6 answers 400 without code for a missing or unparsable date parameter', async () => {
     expectErrorBody(
       await api.get(`/v1/accounts/${current}/transactions?consent_id=${full}&toBookingDateTime=${enc(TO)}`),
       400,
@@ -160,7 +160,7 @@ describe('transactions (6.4)', () => {
     expectErrorBody(await api.get(txPath(full, FROM, 'tomorrow')), 400);
   });
 
-  it('answers 400 BDT237 when to is before from, and the legacy no-code form when the setting is on', async () => {
+  it('R-RES-1 answers 400 BDT237 when to is before from, and the legacy no-code form when the setting is on', async () => {
     expectErrorBody(await api.get(txPath(full, TO, FROM)), 400, 'BDT237');
     emu.updateSettings({ legacyBdt237: true });
     try {
@@ -171,13 +171,13 @@ describe('transactions (6.4)', () => {
     }
   });
 
-  it('answers 400 BDT239 when from is after today and BDT238 when to is after today (NZ dates)', async () => {
+  it('R-RES-2 R-RES-3 answers 400 BDT239 when from is after today and BDT238 when to is after today (NZ dates)', async () => {
     expectErrorBody(await api.get(txPath(full, '2026-03-11', '2026-03-11')), 400, 'BDT239');
     expectErrorBody(await api.get(txPath(full, FROM, '2026-03-11')), 400, 'BDT238');
     expect((await api.get(txPath(full, FROM, '2026-03-10T23:59:59+13:00'))).status).toBe(200);
   });
 
-  it('answers 400 BDT236 when the range leaves the consent window', async () => {
+  it('R-RES-4 answers 400 BDT236 when the range leaves the consent window', async () => {
     const start = emu.consent(full)!.start_date_time;
     const before = new Date(Date.parse(start) - 1000).toISOString().replace('.000Z', 'Z');
     expectErrorBody(await api.get(txPath(full, before, TO)), 400, 'BDT236');
@@ -191,7 +191,7 @@ describe('transactions (6.4)', () => {
     expectErrorBody(await api.get(txPath(short, FROM, TO)), 400, 'BDT236');
   });
 
-  it('filters Credits only for a consent with ReadTransactionsCredits alone', async () => {
+  it('R-PERM-4 filters Credits only for a consent with ReadTransactionsCredits alone', async () => {
     const credits = await api.authorisedConsent({ permissions: ['ReadTransactionsDetail', 'ReadTransactionsCredits'] });
     const rows = (await allPages(txPath(credits, FROM, TO))).flatMap((p) => p.Data.Transaction);
     expect(rows.length).toBeGreaterThan(0);
@@ -199,13 +199,13 @@ describe('transactions (6.4)', () => {
     expect(rows).toEqual(expectedTransactions(FROM, TO).filter((t) => t.CreditDebitIndicator === 'Credit'));
   });
 
-  it('filters Debits only for a consent with ReadTransactionsDebits alone', async () => {
+  it('R-PERM-4 filters Debits only for a consent with ReadTransactionsDebits alone', async () => {
     const debits = await api.authorisedConsent({ permissions: ['ReadTransactionsDetail', 'ReadTransactionsDebits'] });
     const rows = (await allPages(txPath(debits, FROM, TO))).flatMap((p) => p.Data.Transaction);
     expect(rows).toEqual(expectedTransactions(FROM, TO).filter((t) => t.CreditDebitIndicator === 'Debit'));
   });
 
-  it('omits the Detail-only fields under ReadTransactionsBasic', async () => {
+  it('R-PERM-3 omits the Detail-only fields under ReadTransactionsBasic', async () => {
     const basic = await api.authorisedConsent({ permissions: ['ReadTransactionsBasic'] });
     const rows = (await allPages(txPath(basic, FROM, TO))).flatMap((p) => p.Data.Transaction);
     expect(rows).toHaveLength(expectedTransactions(FROM, TO).length);
@@ -223,7 +223,7 @@ describe('transactions (6.4)', () => {
     expect(expectedTransactions(FROM, TO).some((t) => t.TransactionInformation !== undefined)).toBe(true);
   });
 
-  it('answers 422 BDT263 on the first page only when the range holds more than the bank max result size', async () => {
+  it('R-RES-5 answers 422 BDT263 on the first page only when the range holds more than the bank max result size', async () => {
     const first = await api.get(txPath(full, FROM, TO));
     const next = first.json.Links.Next as string;
     const count = expectedTransactions(FROM, TO).length;
@@ -242,7 +242,7 @@ describe('transactions (6.4)', () => {
     expectErrorBody(await api.get(`${txPath(full, FROM, TO)}&page=2`), 400);
   });
 
-  it('returns 200 with an empty array for a range without transactions', async () => {
+  it('R-RES-8 returns 200 with an empty array for a range without transactions', async () => {
     const res = await api.get(txPath(full, emu.consent(full)!.start_date_time, emu.consent(full)!.start_date_time));
     expect(res.status).toBe(200);
     expect(Array.isArray(res.json.Data.Transaction)).toBe(true);
@@ -252,7 +252,7 @@ describe('transactions (6.4)', () => {
 describe('docs/bank-api.md §6.0 check order', () => {
   const unknown = '00000000-0000-4000-8000-000000000000';
 
-  it('date rules (step 4) before the consent lookup (step 5): BDT237 for an unknown consent', async () => {
+  it('R-RES-11 date rules (step 4) before the consent lookup (step 5): BDT237 for an unknown consent', async () => {
     expectErrorBody(await api.get(txPath(unknown, TO, FROM)), 400, 'BDT237');
   });
 
@@ -263,12 +263,12 @@ describe('docs/bank-api.md §6.0 check order', () => {
     );
   });
 
-  it('consent state (step 6) before permission (step 7): BDT413 for an awaiting consent without the permission', async () => {
+  it('R-PERM-5 consent state (step 6) before permission (step 7): BDT413 for an awaiting consent without the permission', async () => {
     const awaiting = await api.createConsent({ permissions: ['ReadAccountsBasic'] });
     expectErrorBody(await api.get(`/v1/accounts/${current}/balances?consent_id=${awaiting}`), 422, 'BDT413');
   });
 
-  it('permission (step 7) before the account (step 8): BDT411 for an unknown account', async () => {
+  it('R-RES-11 permission (step 7) before the account (step 8): BDT411 for an unknown account', async () => {
     const narrow = await api.authorisedConsent({ permissions: ['ReadAccountsDetail'] });
     expectErrorBody(await api.get(`/v1/accounts/nope/balances?consent_id=${narrow}`), 403, 'BDT411');
   });
@@ -307,7 +307,7 @@ describe('statements (6.5–6.7)', () => {
     expect(filtered.length).toBeLessThan(all.length);
   });
 
-  it('answers 400 BDT237 for statement filters with to before from', async () => {
+  it('R-RES-12 answers 400 BDT237 for statement filters with to before from', async () => {
     expectErrorBody(
       await api.get(stPath(full, '&fromStatementDateTime=2026-02-01&toStatementDateTime=2026-01-01')),
       400,
@@ -315,7 +315,7 @@ describe('statements (6.5–6.7)', () => {
     );
   });
 
-  it('omits the amounts under ReadStatementsBasic', async () => {
+  it('R-PERM-3 omits the amounts under ReadStatementsBasic', async () => {
     const basic = await api.authorisedConsent({ permissions: ['ReadStatementsBasic'] });
     const rows = (await allPages(stPath(basic))).flatMap((p) => p.Data.Statement);
     expect(rows.length).toBeGreaterThan(0);
@@ -332,14 +332,14 @@ describe('statements (6.5–6.7)', () => {
     expect(rows[0].StatementId).toBeTruthy();
   });
 
-  it('serves one statement by its percent-encoded id, and 404 without code for another', async () => {
+  it('R-RES-9 serves one statement by its percent-encoded id, and 404 without code for another', async () => {
     const statement = emu.world.statementsAt('PNZ', current, emu.now())[0]!;
     const res = await api.get(`/v1/accounts/${current}/statements/${enc(statement.StatementId)}?consent_id=${full}`);
     expect(res.json.Data.Statement).toEqual(statement);
     expectErrorBody(await api.get(`/v1/accounts/${current}/statements/none?consent_id=${full}`), 404);
   });
 
-  it('negotiates the file type by Accept q-values, bank order among equal q', async () => {
+  it('R-RES-10 negotiates the file type by Accept q-values, bank order among equal q', async () => {
     const statement = emu.world.statementsAt('PNZ', current, emu.now())[0]!;
     const path = `/v1/accounts/${current}/statements/${enc(statement.StatementId)}/file?consent_id=${full}`;
     const cases: Array<[string | undefined, string]> = [
@@ -373,14 +373,14 @@ describe('statements (6.5–6.7)', () => {
     );
   });
 
-  it('answers 406 with a JSON error body when no acceptable type is available', async () => {
+  it('R-RES-10 answers 406 with a JSON error body when no acceptable type is available', async () => {
     const statement = emu.world.statementsAt('PNZ', current, emu.now())[0]!;
     const path = `/v1/accounts/${current}/statements/${enc(statement.StatementId)}/file?consent_id=${full}`;
     expectErrorBody(await api.get(path, { headers: { accept: 'image/png' } }), 406);
     expectErrorBody(await api.get(path, { headers: { accept: 'application/pdf;q=0, text/csv;q=0' } }), 406);
   });
 
-  it('answers 403 BDT411 for the file under ReadStatementsBasic', async () => {
+  it('R-PERM-2 answers 403 BDT411 for the file under ReadStatementsBasic', async () => {
     const basic = await api.authorisedConsent({ permissions: ['ReadStatementsBasic'] });
     const statement = emu.world.statementsAt('PNZ', current, emu.now())[0]!;
     const path = `/v1/accounts/${current}/statements/${enc(statement.StatementId)}/file?consent_id=${basic}`;

@@ -19,7 +19,7 @@ function tokenRequest(body: Record<string, string>, headers: Record<string, stri
 }
 
 describe('token endpoint (docs/bank-api.md §2)', () => {
-  it('issues a Bearer token with every scope of the client and expires_in 3600', async () => {
+  it('R-AUTH-1 issues a Bearer token with every scope of the client and expires_in 3600', async () => {
     const res = await tokenRequest({
       grant_type: 'client_credentials',
       client_id: emu.clientId,
@@ -33,13 +33,13 @@ describe('token endpoint (docs/bank-api.md §2)', () => {
     expect(body.scope).toBe('manage:consents read:meta read:accounts read:balances read:transactions read:party');
   });
 
-  it('accepts HTTP Basic credentials instead of form fields', async () => {
+  it('R-AUTH-2 accepts HTTP Basic credentials instead of form fields', async () => {
     const basic = Buffer.from(`${emu.clientId}:${emu.clientSecret}`).toString('base64');
     const res = await tokenRequest({ grant_type: 'client_credentials' }, { authorization: `Basic ${basic}` });
     expect(res.status).toBe(200);
   });
 
-  it('answers 401 with the error body without code for a wrong secret', async () => {
+  it('R-AUTH-3 answers 401 with the error body without code for a wrong secret', async () => {
     const res = await api.call('POST', '/oauth2/token', {
       token: null,
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
@@ -53,7 +53,7 @@ describe('token endpoint (docs/bank-api.md §2)', () => {
     expect(res.json.error).toBe('UNAUTHORIZED');
   });
 
-  it('answers 401 when credentials are missing', async () => {
+  it('R-AUTH-3 answers 401 when credentials are missing', async () => {
     const res = await api.call('POST', '/oauth2/token', {
       token: null,
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
@@ -62,7 +62,7 @@ describe('token endpoint (docs/bank-api.md §2)', () => {
     expectErrorBody(res, 401);
   });
 
-  it('answers 403 for an unsupported grant_type with good credentials', async () => {
+  it('R-AUTH-4 answers 403 for an unsupported grant_type with good credentials', async () => {
     const res = await api.call('POST', '/oauth2/token', {
       token: null,
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
@@ -75,7 +75,7 @@ describe('token endpoint (docs/bank-api.md §2)', () => {
     expectErrorBody(res, 403);
   });
 
-  it('checks credentials before the grant type: both wrong gives 401', async () => {
+  it('R-AUTH-4 checks credentials before the grant type: both wrong gives 401', async () => {
     const res = await api.call('POST', '/oauth2/token', {
       token: null,
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
@@ -90,21 +90,21 @@ describe('token endpoint (docs/bank-api.md §2)', () => {
 });
 
 describe('401 on API calls (docs/bank-api.md §7.2)', () => {
-  it('sends a bare Bearer challenge and an empty body when no token is sent', async () => {
+  it('R-AUTH-5 sends a bare Bearer challenge and an empty body when no token is sent', async () => {
     const res = await api.get('/v1/meta', { token: null });
     expect(res.status).toBe(401);
     expect(res.headers.get('www-authenticate')).toBe('Bearer');
     expect(res.text).toBe('');
   });
 
-  it('sends error="invalid_token" and an empty body for a malformed token', async () => {
+  it('R-AUTH-5 sends error="invalid_token" and an empty body for a malformed token', async () => {
     const res = await api.get('/v1/meta', { token: 'not-a-token' });
     expect(res.status).toBe(401);
     expect(res.headers.get('www-authenticate')).toBe('Bearer error="invalid_token"');
     expect(res.text).toBe('');
   });
 
-  it('refuses a token once the data clock passes its lifetime', async () => {
+  it('R-AUTH-6 refuses a token once the data clock passes its lifetime', async () => {
     const { emu: short, api: shortApi } = await startTest({ tokenLifetimeSeconds: 60 });
     try {
       expect((await shortApi.get('/v1/meta')).status).toBe(200);
@@ -127,7 +127,7 @@ describe('401 on API calls (docs/bank-api.md §7.2)', () => {
     api.forgetToken();
   });
 
-  it('refuses a token of the other environment with the same 401', async () => {
+  it('R-AUTH-7 refuses a token of the other environment with the same 401', async () => {
     const minted = await api.control('POST', '/tokens/mint', { environment: 'production' });
     expect(minted.status).toBe(201);
     const res = await api.get('/v1/meta', { token: minted.json.access_token });
@@ -140,7 +140,7 @@ describe('401 on API calls (docs/bank-api.md §7.2)', () => {
 });
 
 describe('scope, unknown paths, methods', () => {
-  it('answers 403 without code when the client lacks the scope (docs/bank-api.md §3)', async () => {
+  it('R-AUTH-9 answers 403 without code when the client lacks the scope (docs/bank-api.md §3)', async () => {
     const client = await api.control('POST', '/clients', { scopes: ['read:meta'] });
     expect(client.status).toBe(201);
     const token = await issueToken(emu.baseUrl, client.json.client_id, client.json.client_secret);
@@ -186,7 +186,7 @@ describe('scope, unknown paths, methods', () => {
 });
 
 describe('every response', () => {
-  it('carries a UUID request-id and a Date header from the data clock', async () => {
+  it('R-TRANS-1 carries a UUID request-id and a Date header from the data clock', async () => {
     const responses = [
       await api.get('/v1/meta'),
       await api.get('/v1/meta', { token: null }),
@@ -205,7 +205,7 @@ describe('every response', () => {
     expect(emu.now().toMillis()).toBe(DateTime.fromISO(START).toMillis());
   });
 
-  it('writes error timestamps from the data clock with the NZ offset', async () => {
+  it('R-ERR-1 writes error timestamps from the data clock with the NZ offset', async () => {
     const body = expectErrorBody(await api.get('/nowhere'), 404);
     expect(DateTime.fromISO(body.timestamp as string).toMillis()).toBe(emu.now().toMillis());
     expect(body.timestamp).toMatch(/\.\d{3}\+13:00$/);

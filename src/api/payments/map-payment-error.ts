@@ -18,6 +18,7 @@ import {
   PaymentConsentError,
   PaymentIdempotencyError,
   PaymentNotFoundError,
+  PaymentOutcomeUnknownError,
   PaymentRefusedError,
   PaymentRequestError,
   PaymentsRequestRejectedError,
@@ -76,6 +77,8 @@ export function toPaymentsError(
           details,
           firstHeader(answer.headers, 'retry-after'),
         );
+      case 'outcome_unknown':
+        return new PaymentOutcomeUnknownError(`outcome unknown, ${what}${said}`, details, known.action);
       case 'unavailable':
         return toUnavailableError(answer, details, what, said);
       default:

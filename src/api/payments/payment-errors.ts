@@ -15,7 +15,8 @@ export type PaymentsErrorKind =
   | 'payment_not_found'
   | 'consent_check'
   | 'scope_missing'
-  | 'request_rejected';
+  | 'request_rejected'
+  | 'outcome_unknown';
 
 /** What the client does next (docs/payments-contract.md §5). */
 export type PaymentsClientAction =
@@ -37,7 +38,7 @@ export type PaymentsClientAction =
   | 'new_key_for_distinct_request'
   /** BP703: poll the named payment; do not resubmit. */
   | 'poll_named_payment'
-  /** BP708, BP601, BP602: retry with the same key (after Retry-After when sent). */
+  /** BP708, BP711, BP601, BP602: retry with the same key (after Retry-After when sent). */
   | 'retry_same_key'
   /** BP709: retry. */
   | 'retry'
@@ -49,8 +50,14 @@ export type PaymentsClientAction =
   | 'always_send_key'
   /** BP603: GET the consent before retrying. */
   | 'get_consent_then_retry'
-  /** BP102: no such payment. */
-  | 'not_found';
+  /** BP102, BP108, BP110: no such payment, fixed recurring payment or refund. */
+  | 'not_found'
+  /** BP012, BP053: the payment (or its charge) has not settled yet; refund it once it has. */
+  | 'wait_for_settlement'
+  /** BP715: the charge went out while the refund was in process; retry the refund with a new key. */
+  | 'retry_refund_new_key'
+  /** BP903–BP905: the card processor's answer is unknown; GET the refund before retrying (never blind). */
+  | 'get_refund_before_retrying';
 
 /** Every BP code this client knows: its HTTP status (seed) and the client action. */
 export const PAYMENT_CODE_ACTIONS: Readonly<
@@ -93,6 +100,46 @@ export const PAYMENT_CODE_ACTIONS: Readonly<
   BP262: { status: 400, kind: 'payment_refused', action: 'refused' },
   BP263: { status: 400, kind: 'payment_refused', action: 'refused' },
   BP102: { status: 404, kind: 'payment_not_found', action: 'not_found' },
+  BP020: { status: 422, kind: 'payment_refused', action: 'refused' },
+  BP277: { status: 400, kind: 'payment_refused', action: 'refused' },
+  // Refunds (the bank's API documentation names them; this client sends no refund yet).
+  BP012: { status: 422, kind: 'payment_refused', action: 'wait_for_settlement' },
+  BP013: { status: 422, kind: 'invalid_request', action: 'fix_request' },
+  BP014: { status: 422, kind: 'payment_refused', action: 'refused' },
+  BP039: { status: 422, kind: 'payment_refused', action: 'refused' },
+  BP045: { status: 422, kind: 'payment_refused', action: 'refused' },
+  BP046: { status: 422, kind: 'payment_refused', action: 'refused' },
+  BP047: { status: 422, kind: 'invalid_request', action: 'fix_request' },
+  BP048: { status: 422, kind: 'invalid_request', action: 'fix_request' },
+  BP049: { status: 422, kind: 'invalid_request', action: 'fix_request' },
+  BP053: { status: 422, kind: 'payment_refused', action: 'wait_for_settlement' },
+  BP110: { status: 404, kind: 'payment_not_found', action: 'not_found' },
+  BP111: { status: 404, kind: 'payment_refused', action: 'refused' },
+  BP903: { status: 502, kind: 'outcome_unknown', action: 'get_refund_before_retrying' },
+  BP904: { status: 502, kind: 'outcome_unknown', action: 'get_refund_before_retrying' },
+  BP905: { status: 502, kind: 'outcome_unknown', action: 'get_refund_before_retrying' },
+  // Fixed recurring payments.
+  BP009: { status: 422, kind: 'invalid_request', action: 'fix_request' },
+  BP023: { status: 422, kind: 'invalid_request', action: 'fix_request' },
+  BP024: { status: 422, kind: 'invalid_request', action: 'fix_request' },
+  BP025: { status: 422, kind: 'consent_state', action: 'stop_consent_unusable' },
+  BP030: { status: 422, kind: 'invalid_request', action: 'fix_request' },
+  BP038: { status: 422, kind: 'invalid_request', action: 'fix_request' },
+  BP108: { status: 404, kind: 'payment_not_found', action: 'not_found' },
+  BP705: { status: 409, kind: 'invalid_request', action: 'fix_request' },
+  BP706: { status: 409, kind: 'consent_state', action: 'treat_as_done' },
+  // Card payments.
+  BP050: { status: 422, kind: 'consent_state', action: 'stop_consent_unusable' },
+  BP051: { status: 422, kind: 'consent_state', action: 'wait_for_authorisation' },
+  BP052: { status: 422, kind: 'consent_state', action: 'stop_consent_unusable' },
+  BP054: { status: 422, kind: 'consent_state', action: 'treat_as_done' },
+  BP256: { status: 400, kind: 'invalid_request', action: 'fix_request' },
+  BP257: { status: 400, kind: 'invalid_request', action: 'fix_request' },
+  BP258: { status: 400, kind: 'invalid_request', action: 'fix_request' },
+  BP259: { status: 400, kind: 'invalid_request', action: 'fix_request' },
+  BP260: { status: 400, kind: 'invalid_request', action: 'fix_request' },
+  BP261: { status: 400, kind: 'invalid_request', action: 'fix_request' },
+  BP270: { status: 400, kind: 'invalid_request', action: 'fix_request' },
   // Idempotency and concurrency (all 409; docs/payments-contract.md §5).
   BP702: { status: 409, kind: 'idempotency', action: 'new_key_for_distinct_request' },
   BP703: { status: 409, kind: 'idempotency', action: 'poll_named_payment' },
@@ -101,6 +148,8 @@ export const PAYMENT_CODE_ACTIONS: Readonly<
   BP710: { status: 409, kind: 'idempotency', action: 'resolve_by_terminal_status' },
   BP712: { status: 409, kind: 'idempotency', action: 'get_consent_payments' },
   BP713: { status: 409, kind: 'idempotency', action: 'always_send_key' },
+  BP711: { status: 409, kind: 'idempotency', action: 'retry_same_key' },
+  BP715: { status: 409, kind: 'idempotency', action: 'retry_refund_new_key' },
   // Availability (all 503).
   BP601: { status: 503, kind: 'unavailable', action: 'retry_same_key' },
   BP602: { status: 503, kind: 'unavailable', action: 'retry_same_key' },
@@ -139,10 +188,10 @@ export class PaymentConsentError extends paymentsErrorClass('consent_state', 'Pa
 /** The request is wrong: fix it or the configuration. */
 export class PaymentRequestError extends paymentsErrorClass('invalid_request', 'PaymentRequestError') {}
 
-/** The bank or a limit refused the payment (BP036, BP044, BP229, BP230, BP262, BP263). */
+/** The bank or a limit refused the payment or refund (BP036, BP044, BP229, BP230, BP262, BP263, …). */
 export class PaymentRefusedError extends paymentsErrorClass('payment_refused', 'PaymentRefusedError') {}
 
-/** 409 BP702, 703, 708, 709, 710, 712, 713; BP703 and BP710 name the payment in `message`. */
+/** 409 BP702, 703, 708, 709, 710, 711, 712, 713, 715; BP703 and BP710 name the payment in `message`. */
 export class PaymentIdempotencyError extends paymentsErrorClass('idempotency', 'PaymentIdempotencyError') {
   /** From the message by a strict pattern (BP703, BP710); null when it did not match: GET instead. */
   readonly paymentId: string | null;
@@ -162,7 +211,7 @@ export class PaymentIdempotencyError extends paymentsErrorClass('idempotency', '
   }
 }
 
-/** BP102: the payment does not exist (or is another merchant's). */
+/** BP102, BP108, BP110: the payment (fixed recurring payment, refund) does not exist, or is another merchant's. */
 export class PaymentNotFoundError extends paymentsErrorClass('payment_not_found', 'PaymentNotFoundError') {}
 
 /** BP603: the bank refused the consent and sent no payment; GET the consent before retrying. */
@@ -175,6 +224,12 @@ export class ConsentCheckError extends paymentsErrorClass('consent_check', 'Cons
     super(message, details, 'get_consent_then_retry');
   }
 }
+
+/**
+ * BP903–BP905 (502): the card processor's answer is unknown, so the refund may or may not exist.
+ * Never retried blind as an unavailable service: GET the refund first.
+ */
+export class PaymentOutcomeUnknownError extends paymentsErrorClass('outcome_unknown', 'PaymentOutcomeUnknownError') {}
 
 /** 403 without code: the client was not assigned the scope. */
 export class PaymentsScopeError extends paymentsErrorClass('scope_missing', 'PaymentsScopeError') {}

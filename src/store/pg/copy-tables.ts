@@ -6,11 +6,27 @@
  * are, ids included; identity sequences then continue after the largest id copied.
  */
 import { createHash } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type Database from 'better-sqlite3';
 import type pg from 'pg';
+import { readStoredFile, RefusedStoredPath } from '../../fs/data-dir';
 import { inPgTransaction } from './open';
+
+/** A statement file a copy did not bring (src/fs/data-dir.ts refused its path, or it is missing or damaged). */
+export interface RefusedStatementFile {
+  filePath: string;
+  reason: string;
+  /** The statements that name it: copied without a file. */
+  statements: { bank: string; accountId: string; statementId: string }[];
+}
+
+const CLEAR_FILE_COLUMNS =
+  'file_path = NULL, file_content_type = NULL, file_sha256 = NULL, file_bytes = NULL, file_fetched_at = NULL';
+
+/** The copied statements that name `filePath` keep their rows without a file (a sync fetches it again). */
+export function clearStatementFile(sqlite: Database.Database, filePath: string): void {
+  sqlite.prepare(`UPDATE statements SET ${CLEAR_FILE_COLUMNS} WHERE file_path = ?`).run(filePath);
+}
 
 /** Tables in foreign-key order. Not copied: `lease` (a run lock, never data), `nz_offsets`
  * (SQLite only: PostgreSQL has the time zone database), and PostgreSQL's worker tables
@@ -51,14 +67,16 @@ export function sqliteColumns(sqlite: Database.Database, table: string): string[
 
 /**
  * `dataDir` is the SQLite database's data dir: each statement file its rows name is read from
- * there, checked against its SHA-256 and stored in `statement_files`. A file that is missing or
- * does not match stops the copy (nothing is committed): the source is damaged, and a copy must not
- * lose what the rows promise.
+ * there (its path through src/fs/data-dir.ts: inside the data directory, links resolved),
+ * checked against its SHA-256 and stored in `statement_files`. A file that is refused (its path
+ * leaves the data directory, it is missing, or it does not match) stops the copy (nothing is
+ * committed) unless `onRefused` is given: then its statements are copied without a file (file
+ * columns empty, so a row never names a file that is not there) and the refusal reported.
  */
 export async function copySqliteToPostgres(
   sqlite: Database.Database,
   pool: pg.Pool,
-  options: { dataDir: string },
+  options: { dataDir: string; onRefused?: (refused: RefusedStatementFile) => void },
 ): Promise<CopyCounts> {
   const counts = { statementFiles: 0 } as CopyCounts;
   return inPgTransaction(pool, async (client) => {
@@ -80,7 +98,7 @@ export async function copySqliteToPostgres(
       }
       await flush();
     }
-    counts.statementFiles = await copyStatementFiles(sqlite, client, options.dataDir);
+    counts.statementFiles = await copyStatementFiles(sqlite, client, options.dataDir, options.onRefused);
     for (const table of IDENTITY_TABLES) {
       await client.query(
         `SELECT setval(pg_get_serial_sequence($1, 'id'), coalesce((SELECT max(id) FROM ${quote(table)}), 0) + 1, false)`,
@@ -91,27 +109,45 @@ export async function copySqliteToPostgres(
   });
 }
 
-async function copyStatementFiles(sqlite: Database.Database, client: pg.PoolClient, dataDir: string): Promise<number> {
+async function copyStatementFiles(
+  sqlite: Database.Database,
+  client: pg.PoolClient,
+  dataDir: string,
+  onRefused: ((refused: RefusedStatementFile) => void) | undefined,
+): Promise<number> {
   const files = sqlite
     .prepare(
       `SELECT DISTINCT file_path, file_content_type, file_sha256, file_fetched_at FROM statements
        WHERE file_path IS NOT NULL ORDER BY file_path`,
     )
     .all() as { file_path: string; file_content_type: string; file_sha256: string; file_fetched_at: string }[];
+  let copied = 0;
   for (const file of files) {
-    const path = join(dataDir, file.file_path);
-    const content = await readFile(path).catch((error: NodeJS.ErrnoException) => {
-      throw new Error(`statement file ${path} named by the database cannot be read (${error.code ?? error.message})`);
-    });
-    if (createHash('sha256').update(content).digest('hex') !== file.file_sha256) {
-      throw new Error(`statement file ${path} does not match the SHA-256 the database holds`);
+    let content: Buffer | null = null;
+    let reason: string;
+    try {
+      content = await readStoredFile(dataDir, file.file_path);
+      reason = 'does not match the SHA-256 the database holds';
+    } catch (error) {
+      if (error instanceof RefusedStoredPath) reason = error.reason;
+      else reason = `named by the database cannot be read (${(error as NodeJS.ErrnoException).code ?? String(error)})`;
     }
-    await client.query(
-      `INSERT INTO statement_files (file_path, content_type, sha256, bytes, content, stored_at) VALUES ($1, $2, $3, $4, $5, $6)`,
-      [file.file_path, file.file_content_type, file.file_sha256, content.byteLength, content, file.file_fetched_at],
-    );
+    if (content && createHash('sha256').update(content).digest('hex') === file.file_sha256) {
+      await client.query(
+        `INSERT INTO statement_files (file_path, content_type, sha256, bytes, content, stored_at) VALUES ($1, $2, $3, $4, $5, $6)`,
+        [file.file_path, file.file_content_type, file.file_sha256, content.byteLength, content, file.file_fetched_at],
+      );
+      copied += 1;
+      continue;
+    }
+    if (!onRefused) throw new Error(`statement file ${join(dataDir, file.file_path)} ${reason}`);
+    const statements = sqlite
+      .prepare(`SELECT bank, account_id AS accountId, statement_id AS statementId FROM statements WHERE file_path = ?`)
+      .all(file.file_path) as RefusedStatementFile['statements'];
+    onRefused({ filePath: file.file_path, reason, statements });
+    await client.query(`UPDATE statements SET ${CLEAR_FILE_COLUMNS} WHERE file_path = $1`, [file.file_path]);
   }
-  return files.length;
+  return copied;
 }
 
 function insertSql(table: string, columns: string[], rows: number): string {

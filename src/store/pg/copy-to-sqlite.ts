@@ -9,14 +9,26 @@
  * consent or account filter, payments are not copied: they belong to payment consents, not to the
  * data consents asked for. Rows move as they are, ids included, in one SQLite transaction; rows
  * are read through a server-side cursor, so memory stays bounded.
+ *
+ * Statement files: each path a row names goes through src/fs/data-dir.ts (it must stay inside
+ * the data directory, links resolved) and is written as part of one batch, undone if the copy
+ * fails. A file that cannot be copied (its path leaves the data directory, it is not stored, or
+ * its bytes do not match their SHA-256) is refused: with `onRefused`, its statements are copied
+ * without a file (file columns empty) and the refusal reported; without it, the copy fails.
  */
-import { join } from 'node:path';
 import type Database from 'better-sqlite3';
 import type pg from 'pg';
 import { nzMidnight } from '@bankdata/core/nz-time';
-import { openAtomicFile } from '../../fs/atomic-file';
-import { readStatementFile } from './statement-files';
-import { COPIED_TABLES, sqliteColumns, type CopiedTable, type CopyCounts } from './copy-tables';
+import { RefusedStoredPath, StoredFilesBatch, storedPathInDataDir } from '../../fs/data-dir';
+import { DamagedStatementFile, readStatementFile } from './statement-files';
+import {
+  clearStatementFile,
+  COPIED_TABLES,
+  sqliteColumns,
+  type CopiedTable,
+  type CopyCounts,
+  type RefusedStatementFile,
+} from './copy-tables';
 import { inPgTransaction } from './open';
 import { toStoredInstant } from '../time';
 
@@ -41,8 +53,16 @@ interface TableQuery {
 export async function copyPostgresToSqlite(
   pool: pg.Pool,
   sqlite: Database.Database,
-  options: { dataDir: string; filter?: CopyFilter },
+  options: {
+    dataDir: string;
+    filter?: CopyFilter;
+    /** Where the files go; the caller undoes it when the copy fails after it (default: one of its own). */
+    files?: StoredFilesBatch;
+    /** Called for each statement file refused; without it a refusal fails the copy. */
+    onRefused?: (refused: RefusedStatementFile) => void;
+  },
 ): Promise<CopyCounts> {
+  const files = options.files ?? new StoredFilesBatch(options.dataDir);
   const filter = options.filter ?? {};
   const counts = { statementFiles: 0 } as CopyCounts;
   // One snapshot of the source for every table: rows that reference each other stay together.
@@ -73,10 +93,11 @@ export async function copyPostgresToSqlite(
           }
           await client.query(`CLOSE ${cursor}`);
         }
-        counts.statementFiles = await writeStatementFiles(sqlite, client, options.dataDir);
+        counts.statementFiles = await writeStatementFiles(sqlite, client, files, options.onRefused);
         sqlite.exec('COMMIT');
       } catch (error) {
         sqlite.exec('ROLLBACK');
+        await files.undo();
         throw error;
       }
       return counts;
@@ -85,24 +106,41 @@ export async function copyPostgresToSqlite(
   );
 }
 
-async function writeStatementFiles(sqlite: Database.Database, client: pg.PoolClient, dataDir: string): Promise<number> {
+async function writeStatementFiles(
+  sqlite: Database.Database,
+  client: pg.PoolClient,
+  files: StoredFilesBatch,
+  onRefused: ((refused: RefusedStatementFile) => void) | undefined,
+): Promise<number> {
   const paths = sqlite
     .prepare(`SELECT DISTINCT file_path FROM statements WHERE file_path IS NOT NULL ORDER BY file_path`)
     .pluck()
     .all() as string[];
+  let written = 0;
   for (const path of paths) {
-    const file = await readStatementFile(client, path);
-    if (!file) throw new Error(`statement file ${path} is named by a statement but not stored in the database`);
-    const out = await openAtomicFile(join(dataDir, path));
+    let reason: string | null = null;
     try {
-      out.stream.end(file.content);
-      await out.commit();
+      storedPathInDataDir(files.dataDir, path);
+      const file = await readStatementFile(client, path);
+      if (file) await files.write(path, file.content);
+      else reason = 'is named by a statement but not stored in the database';
     } catch (error) {
-      await out.abort();
-      throw error;
+      if (error instanceof RefusedStoredPath) reason = error.reason;
+      else if (error instanceof DamagedStatementFile) reason = 'does not match its SHA-256 (damaged)';
+      else throw error;
     }
+    if (reason === null) {
+      written += 1;
+      continue;
+    }
+    const statements = sqlite
+      .prepare(`SELECT bank, account_id AS accountId, statement_id AS statementId FROM statements WHERE file_path = ?`)
+      .all(path) as RefusedStatementFile['statements'];
+    if (!onRefused) throw new Error(`statement file ${path} ${reason}`);
+    onRefused({ filePath: path, reason, statements });
+    clearStatementFile(sqlite, path);
   }
-  return paths.length;
+  return written;
 }
 
 /** The WHERE clause of each table; a table left out is not copied. */

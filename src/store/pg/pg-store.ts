@@ -82,21 +82,6 @@ export async function openPgStore(url: string, options: OpenPgStoreOptions = {})
       );
       if (n) report.deleted.statement_files = n;
     },
-    // payment-requests.ts on PostgreSQL: the same query.
-    findEarlier: async (request) => {
-      const row = await runner.get(sql`SELECT a.idempotency_key, p.payment_id, p.status, p.raw_json
-        FROM payment_attempts a JOIN payments p ON p.payment_id = a.payment_id
-        WHERE a.consent_id = ${request.consentId} AND a.request_json = ${request.requestJson} AND a.payment_id IS NOT NULL
-        ORDER BY a.created_at DESC, a.idempotency_key DESC LIMIT 1`);
-      if (!row) return null;
-      const text = (name: string) => String(row[name]);
-      return {
-        idempotencyKey: text('idempotency_key'),
-        paymentId: text('payment_id'),
-        status: text('status'),
-        rawJson: text('raw_json'),
-      };
-    },
     // Any number of workers share a run through the work queue (run-work.ts, work-queue.ts).
     beginRun: (input) => beginPostgresRun(pool, input),
     currentLease: async () => {

@@ -60,7 +60,15 @@ export async function saveStatementFile(
   });
 }
 
-/** The file a statement's `file_path` names, or null; a file whose bytes no longer match its hash is refused. */
+/** A stored file whose bytes no longer match the SHA-256 stored beside them. */
+export class DamagedStatementFile extends Error {
+  constructor(readonly filePath: string) {
+    super(`statement file ${filePath} does not match its SHA-256`);
+    this.name = 'DamagedStatementFile';
+  }
+}
+
+/** The file a statement's `file_path` names, or null; a file whose bytes no longer match its hash is refused (DamagedStatementFile). */
 export async function readStatementFile(
   pool: pg.Pool | pg.PoolClient,
   filePath: string,
@@ -71,6 +79,6 @@ export async function readStatementFile(
   );
   const row = rows[0];
   if (!row) return null;
-  if (sha256Of(row.content) !== row.sha256) throw new Error(`statement file ${filePath} does not match its SHA-256`);
+  if (sha256Of(row.content) !== row.sha256) throw new DamagedStatementFile(filePath);
   return { filePath: row.file_path, contentType: row.content_type, sha256: row.sha256, content: row.content };
 }

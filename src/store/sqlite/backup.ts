@@ -6,6 +6,7 @@
 import { closeSync, existsSync, openSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { DatabaseError, LocalFileError } from '../../errors';
+import { buildNewFile } from '../../fs/atomic-file';
 import { migrationState, openDatabase, toDatabaseError } from './open';
 
 /** Copies the database at `source` to `target` (a new file, 0600); resolves to the target's path. */
@@ -16,20 +17,25 @@ export async function backupDatabase(source: string, target: string): Promise<st
   if (existsSync(to)) throw new LocalFileError(to, 'already exists; a backup never replaces a file');
   const opened = openDatabase(from, { readOnly: true, allowPending: true });
   try {
-    // Created here with 0600 so the copy is as private as the database.
-    try {
-      closeSync(openSync(to, 'wx', 0o600));
-    } catch (error) {
-      throw new LocalFileError(to, `could not be created (${(error as NodeJS.ErrnoException).code ?? 'error'})`);
-    }
-    try {
-      await opened.sqlite.backup(to);
-    } catch (error) {
-      const mapped = toDatabaseError(to, error);
-      throw mapped instanceof DatabaseError
-        ? new LocalFileError(to, mapped.message.replace(`database ${to}: `, ''))
-        : mapped;
-    }
+    // Built under a temp name and linked into place when whole (src/fs/atomic-file.ts): a failed
+    // backup leaves nothing under FILE.
+    await buildNewFile(to, async (temp) => {
+      // Created here with 0600 so the copy is as private as the database.
+      try {
+        closeSync(openSync(temp, 'wx', 0o600));
+      } catch (error) {
+        throw new LocalFileError(to, `could not be created (${(error as NodeJS.ErrnoException).code ?? 'error'})`);
+      }
+      try {
+        await opened.sqlite.backup(temp);
+      } catch (error) {
+        const mapped = toDatabaseError(to, error);
+        throw mapped instanceof DatabaseError
+          ? new LocalFileError(to, mapped.message.replace(`database ${to}: `, ''))
+          : mapped;
+      }
+      return { keep: true, value: undefined };
+    });
     return to;
   } finally {
     opened.sqlite.close();

@@ -13,6 +13,7 @@ import Database from 'better-sqlite3';
 import { drizzle } from 'drizzle-orm/better-sqlite3';
 import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
 import { DatabaseError } from '../../errors';
+import { markDataDirectory } from '../../fs/data-dir';
 import { MIGRATIONS_PATH } from '../../paths';
 import type { BankdataDb } from './db';
 import { nzOffsets } from './schema';
@@ -170,6 +171,7 @@ export function openDatabase(path: string, options: OpenDatabaseOptions = {}): O
     }
     migrate(db, { migrationsFolder: MIGRATIONS_DIR });
     fillNzOffsets(db);
+    markDataDirectory(dirname(file));
     return { sqlite, db, path: file };
   } catch (error) {
     sqlite.close();

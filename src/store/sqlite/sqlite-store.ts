@@ -8,7 +8,6 @@
 import type Database from 'better-sqlite3';
 import type { BankdataDb } from './db';
 import { openDatabase, type OpenDatabaseOptions } from './open';
-import { findEarlierPayment } from '../payment-requests';
 import { beginSqliteRun } from '../run-work';
 import type { Store } from '../store';
 import { storeOf } from '../store-of';
@@ -43,8 +42,6 @@ export async function openStore(path: string, options: OpenStoreOptions = {}): P
       }),
     // Per-row prepared statements, run synchronously in the runner's transaction: the sync's hot path.
     commitTransactionWindow: (input) => commitTransactionWindow(runner, db, input),
-    // payment-requests.ts reads through drizzle synchronously: in its turn on the connection.
-    findEarlier: (request) => sqliteExclusive(sqlite, () => findEarlierPayment(db, request)),
     // One process per run under the single-run lease; PostgreSQL shares a run through its work queue.
     beginRun: (input) => beginSqliteRun(runner, input),
   });

@@ -17,4 +17,10 @@ export class PaymentsAuth extends ClientRegistry<PaymentsScope, PaymentsToken> {
   issue(client: PaymentsClient, nowMs: number, lifetimeSeconds: number): string {
     return this.keep(this.grantFor(client, nowMs, lifetimeSeconds));
   }
+
+  /** Whether two clients belong to one organisation (a consent or payment of one is the other's too). */
+  sameOrganisation(a: string, b: string): boolean {
+    const first = this.client(a);
+    return first !== undefined && first.organisation === this.client(b)?.organisation;
+  }
 }

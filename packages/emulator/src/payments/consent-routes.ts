@@ -151,7 +151,7 @@ function checkDecoupled(rt: PaymentsRuntime, flow: PaymentsConsentFlow, bank: Ba
     throw bad(`identifier_type ${type ?? '(missing)'} is not supported by ${bank}`, 'BP240');
   }
   const referenced = value !== undefined && UUID_PATTERN.test(value) ? rt.state.consents.get(value) : undefined;
-  if (!referenced || referenced.clientId !== clientId)
+  if (!referenced || !rt.state.auth.sameOrganisation(referenced.clientId, clientId))
     throw bad(`identifier_value is not a valid consent ID: ${value ?? '(missing)'}`, 'BP265');
   const callback = flow.detail.callback_url;
   if (callback !== undefined) {
@@ -183,7 +183,7 @@ function baseRecord(rt: PaymentsRuntime, flow: PaymentsConsentFlow, clientId: st
   };
 }
 
-function viewScopes(record: PaymentConsentRecord, verb: 'view' | 'revoke'): PaymentsScope[] {
+export function viewScopes(record: Pick<PaymentConsentRecord, 'type'>, verb: 'view' | 'revoke'): PaymentsScope[] {
   if (record.type === 'enduring') return [verb === 'view' ? 'view:enduring_consent' : 'revoke:enduring_consent'];
   // The bank's API documentation: revoking a quick payment uses revoke:single_consent.
   if (record.type === 'quick_payment') return [verb === 'view' ? 'view:quick_payment' : 'revoke:single_consent'];
@@ -195,7 +195,8 @@ function findConsent(rt: PaymentsRuntime, rq: RequestInfo, id: string): PaymentC
   requireUuid(id, 'consent_id');
   rq.consentId = id;
   const record = rt.state.consent(id);
-  if (!record || record.clientId !== token.clientId) throw new ApiError(404, `Consent ${id} does not exist`, 'BP101');
+  if (!record || !rt.state.auth.sameOrganisation(record.clientId, token.clientId))
+    throw new ApiError(404, `Consent ${id} does not exist`, 'BP101');
   return record;
 }
 

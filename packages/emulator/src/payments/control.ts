@@ -13,7 +13,7 @@ import type { PaymentsRuntime } from './request';
 import { PaymentsSettingsPatch, type PaymentsSettings } from './types';
 
 const RefuseBody = z.strictObject({ times: z.number().int().min(1).max(1000).optional() });
-const ClientBody = z.strictObject({ scopes: z.array(z.enum(PAYMENTS_SCOPES)) });
+const ClientBody = z.strictObject({ scopes: z.array(z.enum(PAYMENTS_SCOPES)), organisation_of: z.string().optional() });
 
 export function applyPaymentsSettings(
   settings: PaymentsSettings,
@@ -107,7 +107,12 @@ export function handlePaymentsControl(rt: PaymentsRuntime, rq: RequestInfo): Rep
     return jsonReply(200, state.settings);
   }
   if (area === 'payments-clients' && n === 2 && rq.method === 'POST') {
-    return jsonReply(201, addControlClient(state.auth, state.idRandom, parseControlBody(ClientBody, rq.body).scopes));
+    const body = parseControlBody(ClientBody, rq.body);
+    // `organisation_of`: the new client joins that client's organisation (its consents and payments).
+    const joined = body.organisation_of === undefined ? undefined : state.auth.client(body.organisation_of);
+    if (body.organisation_of !== undefined && !joined)
+      throw new ApiError(404, `Unknown client: ${body.organisation_of}`);
+    return jsonReply(201, addControlClient(state.auth, state.idRandom, body.scopes, joined?.organisation));
   }
   if (area === 'payments-tokens' && id === 'revoke' && n === 3 && rq.method === 'POST') {
     return jsonReply(200, { revoked: state.auth.revokeAll() });

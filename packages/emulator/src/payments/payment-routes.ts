@@ -73,7 +73,7 @@ export async function handleCreatePayment(rt: PaymentsRuntime, rq: RequestInfo):
   if (idempotencyKey === undefined) checkDuplicateWithoutKey(rt, token.clientId, valid.consentId, canonicalBody, now);
 
   const consent = state.consent(valid.consentId);
-  if (!consent || consent.clientId !== token.clientId)
+  if (!consent || !state.auth.sameOrganisation(consent.clientId, token.clientId))
     throw new ApiError(404, `Consent ${valid.consentId} does not exist`, 'BP101');
   const { amount, pcr } = checkConsentRules(rt, consent, valid);
 
@@ -303,7 +303,7 @@ export function handleGetPayment(rt: PaymentsRuntime, rq: RequestInfo, paymentId
   const token = authorizePayments(rt, rq, ['view:payment']);
   requireUuid(paymentId, 'payment_id');
   const payment = rt.state.payments.get(paymentId);
-  if (!payment || payment.clientId !== token.clientId)
+  if (!payment || !rt.state.auth.sameOrganisation(payment.clientId, token.clientId))
     throw new ApiError(404, `Payment ${paymentId} does not exist`, 'BP102');
   rq.consentId = payment.consent_id;
   return jsonReply(200, rt.state.paymentView(payment));

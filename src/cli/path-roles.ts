@@ -1,0 +1,43 @@
+/**
+ * The role of each option or argument that names a path, declared where the command registers it
+ * (src/cli/output-paths.ts), and read back by the check that runs before every action
+ * (src/cli/main.ts) and by test/cli/output-paths.test.ts. Imports nothing but commander, so the
+ * global options (src/cli/globals.ts, loaded by `bankdata --help`) can declare theirs.
+ */
+import type { Argument, Command, Option } from 'commander';
+
+/** output: written, replaced or created (checked before the action); input: only read; data: the database or data directory. */
+export type PathRole = 'output' | 'input' | 'data';
+
+export interface OutputPathSpec {
+  /** `-` means stdout and is not a path. */
+  stdout?: boolean;
+  /** A postgres:// URL is a database location, not a file. */
+  postgresUrl?: boolean;
+  /** The command creates missing directories on the way to the file. */
+  createsDirectories?: boolean;
+  /** The default, from the configured data directory (checked like a value). */
+  defaultPath?: (dataDir: string) => string;
+}
+
+const roles = new WeakMap<Option | Argument, PathRole>();
+const outputSpecs = new WeakMap<Option | Argument, OutputPathSpec>();
+
+export function declarePathRole<T extends Option | Argument>(target: T, role: PathRole, spec: OutputPathSpec = {}): T {
+  roles.set(target, role);
+  if (role === 'output') outputSpecs.set(target, spec);
+  return target;
+}
+
+/** The role an option or argument was declared with, or undefined (not declared). */
+export function pathRoleOf(target: Option | Argument): PathRole | undefined {
+  return roles.get(target);
+}
+
+/** The outputs a command declares, with their specs. */
+export function declaredOutputs(command: Command): { target: Option | Argument; spec: OutputPathSpec }[] {
+  return [...command.options, ...command.registeredArguments].flatMap((target) => {
+    const spec = outputSpecs.get(target);
+    return spec ? [{ target, spec }] : [];
+  });
+}

@@ -1,0 +1,131 @@
+/**
+ * Every path a command takes is declared through src/cli/output-paths.ts, and every declared
+ * output passes the one guard (docs/security.md "Local misuse"). The commands come from the
+ * CLI's registry (src/cli/main.ts `buildFullProgram`: every entry of COMMANDS, loaded and
+ * registered as it runs), so a command added later is covered without editing this file:
+ * - any option or argument that looks like a path (its placeholder, its flag or its description
+ *   says file, path, directory, location; or it is `--out`, `--to`, `--backup`… taking something
+ *   other than a date) must have been made by outputPathOption / outputPathArgument /
+ *   inputPathOption / dataPathOption;
+ * - each declared output, aimed at the database, its WAL, a statement file and a directory, is
+ *   refused with exit 7 through the real command (run in process), the target unchanged: its
+ *   bytes and mtime (a directory: its entries and mtime).
+ */
+import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync, existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { Argument, Command, Option } from 'commander';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildFullProgram } from '../../src/cli/main';
+import { pathRoleOf } from '../../src/cli/path-roles';
+import { createFixtureStore, type FixtureStore } from '../export/fixture-store';
+import { runCliInProcess } from './cli-process';
+
+interface Taken {
+  /** The command's names from the root, e.g. ['db', 'backup']; [] for the root's global options. */
+  path: string[];
+  command: Command;
+  target: Option | Argument;
+}
+
+/** Every option and argument of every command of the program, depth first. */
+function everyPathTaken(program: Command): Taken[] {
+  const all: Taken[] = [];
+  const walk = (command: Command, path: string[]) => {
+    for (const target of [...command.options, ...command.registeredArguments]) all.push({ path, command, target });
+    for (const sub of command.commands) walk(sub, [...path, sub.name()]);
+  };
+  walk(program, []);
+  return all;
+}
+
+const PATH_WORDS = /\b(file|files|path|paths|dir|directory|folder|location)\b/i;
+const OUTPUT_FLAGS = new Set(['--out', '--output', '--to', '--target', '--dest', '--backup', '--file', '--into']);
+const NOT_A_PATH = /^(date|instant|n|id|ids)$/;
+
+/** Whether an option or argument looks like it names a file or directory. */
+function looksLikeAPath(target: Option | Argument): boolean {
+  if (target instanceof Option && !(target.required || target.optional)) return false; // a switch takes no value
+  const placeholder =
+    target instanceof Option ? (/[<[]([\w-]+)(?:\.\.\.)?[>\]]/.exec(target.flags)?.[1] ?? '') : target.name();
+  if (PATH_WORDS.test(placeholder) || PATH_WORDS.test(target.description)) return true;
+  return target instanceof Option && OUTPUT_FLAGS.has(target.long ?? '') && !NOT_A_PATH.test(placeholder);
+}
+
+const label = (t: Taken) =>
+  ['bankdata', ...t.path, t.target instanceof Option ? t.target.flags : `<${t.target.name()}>`].join(' ');
+
+const program = await buildFullProgram();
+const taken = everyPathTaken(program);
+const outputs = taken.filter((t) => pathRoleOf(t.target) === 'output');
+
+describe('the registry: every path a command takes is declared', () => {
+  it('no option or argument that looks like a path was registered around src/cli/output-paths.ts', () => {
+    const undeclared = taken.filter((t) => looksLikeAPath(t.target) && pathRoleOf(t.target) === undefined);
+    expect(undeclared.map(label)).toEqual([]);
+  });
+
+  it('the check sees a path option that a new command registers the plain commander way', () => {
+    const extra = new Command('new-command').option('--out <file>', 'where it goes').argument('[file]', 'a file');
+    const found = everyPathTaken(extra).filter((t) => looksLikeAPath(t.target) && pathRoleOf(t.target) === undefined);
+    expect(found.map(label)).toEqual(['bankdata --out <file>', 'bankdata <file>']);
+  });
+
+  it('finds the outputs: each command that writes a file declares one', () => {
+    expect(outputs.length).toBeGreaterThan(0);
+    for (const t of outputs) expect(looksLikeAPath(t.target), label(t)).toBe(true);
+  });
+});
+
+let fx: FixtureStore;
+let statementFile = '';
+let directory = '';
+beforeAll(async () => {
+  fx = await createFixtureStore();
+  // The store stays open with its WAL, as while a sync runs.
+  expect(existsSync(`${fx.path}-wal`)).toBe(true);
+  statementFile = join(fx.dir, 'statements', 'PNZ', 'abc', 'def.pdf');
+  mkdirSync(join(fx.dir, 'statements', 'PNZ', 'abc'), { recursive: true });
+  writeFileSync(statementFile, '%PDF-1.4 a statement\n');
+  directory = join(fx.dir, 'exports');
+  mkdirSync(directory);
+  writeFileSync(join(directory, 'kept.csv'), 'a,b\n');
+});
+afterAll(() => fx.cleanup());
+
+/** What must not change: bytes (or a directory's entries) and mtime. */
+function snapshot(path: string): { content: string; mtimeMs: number } {
+  const stat = statSync(path);
+  const content = stat.isDirectory() ? readdirSync(path).sort().join('\n') : readFileSync(path).toString('base64');
+  return { content, mtimeMs: stat.mtimeMs };
+}
+
+/** The argv that runs `t`'s command with `value` as the output; other required values are placeholders. */
+function argvFor(t: Taken, value: string): string[] {
+  const args: string[] = [];
+  for (const argument of t.command.registeredArguments) {
+    if (argument === t.target) args.push(value);
+    else if (argument.required) args.push(argument.argChoices?.[0] ?? 'x');
+  }
+  const options: string[] = [];
+  for (const option of t.command.options) {
+    if (option === t.target) options.push(option.long ?? option.flags, value);
+    else if (option.mandatory) options.push(option.long ?? option.flags, option.argChoices?.[0] ?? 'x');
+  }
+  return ['--db', fx.path, '--data-dir', fx.dir, ...t.path, ...args, ...options];
+}
+
+describe.each(outputs.map((t) => [label(t), t] as const))('%s', (_name, t) => {
+  it.each([
+    ['the database', () => fx.path],
+    ['its WAL', () => `${fx.path}-wal`],
+    ['a statement file', () => statementFile],
+    ['a directory', () => directory],
+  ])('aimed at %s: exit 7, the target unchanged', async (_what, target) => {
+    const path = target();
+    const before = snapshot(path);
+    const r = await runCliInProcess(argvFor(t, path), { cwd: fx.dir });
+    expect(r.code, r.stderr).toBe(7);
+    expect(r.stderr).toContain(path);
+    expect(snapshot(path)).toEqual(before);
+  });
+});

@@ -1,0 +1,351 @@
+/**
+ * A payment's identity is its meaning (issue 31, item 2; docs/security.md "Interrupted payments"),
+ * on either dialect (double-payment.test.ts on SQLite, double-payment.pg.test.ts on PostgreSQL):
+ *
+ * - the real `bankdata payments create` against the emulator: the same payment typed another way
+ *   (`25` or `025.00` for `25.00`, particulars `DUPB` or `dupB ` for `dupB`) is reported as made
+ *   and not sent again; another payment (one cent more) is sent; a run killed before the bank
+ *   answered, rerun typed another way, resumes its key with the body it sent;
+ * - the rerun guard (the store's `findEarlier`, keyed by `paymentIdentity`) and the reconciliation
+ *   view `v_payment_matches` give the same answer for each pair of hostile spellings: the rule is
+ *   one rule, spelt once in TypeScript and once in the migrations' SQL.
+ */
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import type { StartedEmulator } from '@bankdata/emulator';
+import { amountMinor } from '@bankdata/core/money';
+import { paymentIdentity } from '@bankdata/core/payment-identity';
+import type { CreatePaymentRequest, Payment, Pcr } from '@bankdata/core/payment-schemas';
+import { openDatabaseStore, type Store } from '../../src/store';
+import { canonicalRequest } from '../../src/payments/request';
+import { runCliInProcess } from '../cli/cli-process';
+import { execute, queryRows, type DialectSetup } from '../support/dialects';
+import { consentOf, paymentsEnv, startPaymentsEmulator } from './helpers';
+
+/** The first command's payment, then a rerun typed differently; `same`: the rerun is that payment. */
+export const RERUNS: readonly { name: string; first: string[]; rerun: string[]; same: boolean }[] = [
+  { name: '--amount 25 after 25.00', first: ['--amount', '25.00'], rerun: ['--amount', '25'], same: true },
+  { name: '--amount 025.00 after 25.00', first: ['--amount', '25.00'], rerun: ['--amount', '025.00'], same: true },
+  { name: '--amount 25.5 after 25.50', first: ['--amount', '25.50'], rerun: ['--amount', '25.5'], same: true },
+  {
+    name: '--particulars DUPB after dupB',
+    first: ['--particulars', 'dupB'],
+    rerun: ['--particulars', 'DUPB'],
+    same: true,
+  },
+  {
+    name: '--particulars "dupB " after dupB',
+    first: ['--particulars', 'dupB'],
+    rerun: ['--particulars', 'dupB '],
+    same: true,
+  },
+  {
+    name: '--reference " r7" after R7',
+    first: ['--reference', 'R7'],
+    rerun: ['--reference', ' r7'],
+    same: true,
+  },
+  {
+    name: '--amount 25.01 after 25.00 (another payment)',
+    first: ['--amount', '25.00'],
+    rerun: ['--amount', '25.01'],
+    same: false,
+  },
+  {
+    name: '--particulars "dup B" after dupB (another payment)',
+    first: ['--particulars', 'dupB'],
+    rerun: ['--particulars', 'dup B'],
+    same: false,
+  },
+];
+
+/** One side of a spelling pair: an amount and a PCR as typed. */
+interface Spelling {
+  total: string;
+  pcr: Pcr;
+}
+
+/**
+ * Pairs of spellings and whether they are one payment. Each pair gets its own whole amount `n`
+ * (`${n}` below), so that in one database a credit can only carry its own pair's payment.
+ */
+export const SPELLINGS: readonly {
+  name: string;
+  a: (n: number) => Spelling;
+  b: (n: number) => Spelling;
+  same: boolean;
+}[] = [
+  { name: 'n.00 / n', a: (n) => at(`${n}.00`), b: (n) => at(`${n}`), same: true },
+  { name: 'n.00 / 0n.00', a: (n) => at(`${n}.00`), b: (n) => at(`0${n}.00`), same: true },
+  { name: 'n.5 / n.50', a: (n) => at(`${n}.5`), b: (n) => at(`${n}.50`), same: true },
+  { name: 'n.50 / n.05', a: (n) => at(`${n}.50`), b: (n) => at(`${n}.05`), same: false },
+  { name: 'n.00 / n.01', a: (n) => at(`${n}.00`), b: (n) => at(`${n}.01`), same: false },
+  {
+    name: 'dupB / DUPB',
+    a: (n) => at(`${n}`, { particulars: 'dupB' }),
+    b: (n) => at(`${n}`, { particulars: 'DUPB' }),
+    same: true,
+  },
+  {
+    name: 'dupB / "dupB "',
+    a: (n) => at(`${n}`, { particulars: 'dupB' }),
+    b: (n) => at(`${n}`, { particulars: 'dupB ' }),
+    same: true,
+  },
+  {
+    name: 'dupB / "  dupB"',
+    a: (n) => at(`${n}`, { particulars: 'dupB' }),
+    b: (n) => at(`${n}`, { particulars: '  dupB' }),
+    same: true,
+  },
+  {
+    name: 'dupB / "dup B"',
+    a: (n) => at(`${n}`, { particulars: 'dupB' }),
+    b: (n) => at(`${n}`, { particulars: 'dup B' }),
+    same: false,
+  },
+  {
+    name: 'dupB / dupC',
+    a: (n) => at(`${n}`, { particulars: 'dupB' }),
+    b: (n) => at(`${n}`, { particulars: 'dupC' }),
+    same: false,
+  },
+  { name: 'no code / code " "', a: (n) => at(`${n}`), b: (n) => at(`${n}`, { code: ' ' }), same: true },
+  { name: 'code k1 / K1 ', a: (n) => at(`${n}`, { code: 'k1' }), b: (n) => at(`${n}`, { code: 'K1 ' }), same: true },
+  { name: 'code K1 / no code', a: (n) => at(`${n}`, { code: 'K1' }), b: (n) => at(`${n}`), same: false },
+  {
+    name: 'reference ref-9 / REF-9',
+    a: (n) => at(`${n}`, { reference: 'ref-9' }),
+    b: (n) => at(`${n}`, { reference: 'REF-9' }),
+    same: true,
+  },
+  {
+    name: 'reference R1 / R2',
+    a: (n) => at(`${n}`, { reference: 'R1' }),
+    b: (n) => at(`${n}`, { reference: 'R2' }),
+    same: false,
+  },
+];
+
+function at(total: string, pcr: Partial<Pcr> = {}): Spelling {
+  return { total, pcr: { particulars: 'RENT', ...pcr } };
+}
+
+const request = (consentId: string, s: Spelling): CreatePaymentRequest => ({
+  consent_id: consentId,
+  amount: { total: s.total, currency: 'NZD' },
+  pcr: s.pcr,
+});
+
+export function doublePaymentSuite(setup: DialectSetup): void {
+  setup.describe('a payment is the same payment however it is typed', () => {
+    let emu: StartedEmulator;
+    const dirs: string[] = [];
+    beforeAll(async () => {
+      emu = await startPaymentsEmulator();
+    });
+    afterAll(async () => {
+      await emu.close();
+      for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+    });
+
+    for (const [i, c] of RERUNS.entries()) {
+      it(`payments create ${c.name}: ${c.same ? 'reported as made, nothing sent' : 'sent: another payment'}`, async () => {
+        const dir = mkdtempSync(join(tmpdir(), 'bankdata-double-'));
+        dirs.push(dir);
+        const db = await setup.location();
+        const consent = consentOf(emu, 'enduring');
+        const posts = () => emu.requests().filter((r) => r.method === 'POST' && r.path === '/payments/v1/payments');
+        // Each case its own reference (unless the case is about the reference): its own payment.
+        const base = ['--consent', consent, '--amount', '25.00', '--particulars', 'dupB', '--reference', `C${i}`];
+        const args = (over: string[]) => {
+          const out = [...base];
+          for (let k = 0; k < over.length; k += 2) out[out.indexOf(over[k]!) + 1] = over[k + 1]!;
+          return out;
+        };
+        const run = (over: string[]) =>
+          runCliInProcess(['payments', 'create', ...args(over), '--json'], { cwd: dir, env: paymentsEnv(emu, db) });
+
+        const first = await run(c.first);
+        expect(first.code, first.stderr).toBe(0);
+        const made = JSON.parse(first.stdout) as { payment_id: string };
+        const sent = posts().length;
+
+        const rerun = await run(c.rerun);
+        expect(rerun.code, rerun.stderr).toBe(0);
+        const again = JSON.parse(rerun.stdout) as { payment_id: string; duplicate_of_earlier: boolean };
+        if (c.same) {
+          expect(rerun.stderr).toContain(`this request already made payment ${made.payment_id}`);
+          expect(again).toMatchObject({ payment_id: made.payment_id, duplicate_of_earlier: true });
+          expect(posts()).toHaveLength(sent);
+        } else {
+          expect(again.payment_id).not.toBe(made.payment_id);
+          expect(posts()).toHaveLength(sent + 1);
+        }
+        const store = await openDatabaseStore(db);
+        try {
+          const attempts = await queryRows(store, 'SELECT count(*) AS n FROM payment_attempts');
+          expect(Number(attempts[0]!.n)).toBe(c.same ? 1 : 2);
+        } finally {
+          await store.close();
+        }
+      });
+    }
+
+    it('a rerun typed another way resumes the key of an attempt sent without an answer, with the body stored under it', async () => {
+      const dir = mkdtempSync(join(tmpdir(), 'bankdata-double-'));
+      dirs.push(dir);
+      const db = await setup.location();
+      const consent = consentOf(emu, 'enduring');
+      const key = randomUUID();
+      const sent = request(consent, { total: '25.00', pcr: { particulars: 'dupB', reference: 'CRASHED' } });
+      const store = await openDatabaseStore(db);
+      try {
+        // What a run killed after writing its attempt and before the bank answered leaves behind.
+        await store.payments.insertAttempt({
+          idempotencyKey: key,
+          consentId: consent,
+          requestJson: canonicalRequest(sent),
+          now: new Date(),
+        });
+      } finally {
+        await store.close();
+      }
+      const rerun = await runCliInProcess(
+        [
+          'payments',
+          'create',
+          '--consent',
+          consent,
+          '--amount',
+          '25',
+          '--particulars',
+          'DUPB',
+          '--reference',
+          'crashed',
+          '--json',
+        ],
+        { cwd: dir, env: paymentsEnv(emu, db) },
+      );
+      expect(rerun.code, rerun.stderr).toBe(0);
+      const made = emu.payments().filter((p) => p.idempotency_key === key);
+      expect(made.map((p) => ({ total: p.amount.total, pcr: p.pcr }))).toEqual([
+        { total: '25.00', pcr: { particulars: 'dupB', reference: 'CRASHED' } },
+      ]);
+      expect(emu.payments().filter((p) => p.pcr.reference?.toUpperCase() === 'CRASHED')).toHaveLength(1);
+      const after = await openDatabaseStore(db);
+      try {
+        expect(await queryRows(after, 'SELECT idempotency_key, state FROM payment_attempts')).toEqual([
+          { idempotency_key: key, state: 'created' },
+        ]);
+      } finally {
+        await after.close();
+      }
+    });
+
+    it('the rerun guard and v_payment_matches agree on every pair of spellings', async () => {
+      const store = await openDatabaseStore(await setup.location());
+      try {
+        const guard: Record<string, boolean> = {};
+        const view: Record<string, boolean> = {};
+        await seedAccount(store);
+        for (const [i, pair] of SPELLINGS.entries()) {
+          const n = 40 + i;
+          const consentId = randomUUID();
+          const a = request(consentId, pair.a(n));
+          const b = request(consentId, pair.b(n));
+          const paymentId = randomUUID();
+          // The guard: an attempt of `a` that made a payment; is `b` that payment?
+          await store.payments.insertAttempt({
+            idempotencyKey: randomUUID(),
+            consentId,
+            requestJson: canonicalRequest(a),
+            now: new Date('2026-03-10T00:00:00.000Z'),
+          });
+          await store.payments.record(settled(paymentId, a), new Date('2026-03-10T02:00:00.000Z'));
+          await execute(
+            store,
+            "UPDATE payment_attempts SET state = 'created', payment_id = ? WHERE consent_id = ?",
+            paymentId,
+            consentId,
+          );
+          const earlier = await store.payments.findEarlier({ consentId, identity: paymentIdentity(b) });
+          guard[pair.name] = earlier?.paymentId === paymentId;
+          // The view: a booked credit carrying `b` on the payee's side; does it match the payment of `a`?
+          await addCredit(store, `tx-${i}`, pair.b(n));
+          const matches = await queryRows(
+            store,
+            'SELECT transaction_id FROM v_payment_matches WHERE payment_id = ?',
+            paymentId,
+          );
+          view[pair.name] = matches.some((m) => m.transaction_id === `tx-${i}`);
+        }
+        const expected = Object.fromEntries(SPELLINGS.map((p) => [p.name, p.same]));
+        expect(guard).toEqual(expected);
+        expect(view).toEqual(expected);
+      } finally {
+        await store.close();
+      }
+    });
+  });
+}
+
+const BANK = 'PNZ';
+const ACCOUNT = 'acc-payee';
+const DATA_CONSENT = '0b7d1c9e-4f2a-4e8b-9c3d-5a6b7c8d9e0f';
+
+function settled(paymentId: string, body: CreatePaymentRequest): Payment {
+  return {
+    payment_id: paymentId as Payment['payment_id'],
+    consent_id: body.consent_id as Payment['consent_id'],
+    status: 'AcceptedSettlementCompleted',
+    creation_timestamp: '2026-03-10T13:00:00+13:00',
+    status_updated_timestamp: '2026-03-10T14:00:00+13:00',
+    amount: body.amount as Payment['amount'],
+    pcr: body.pcr as Pcr,
+  };
+}
+
+async function seedAccount(store: Store): Promise<void> {
+  const at = '2026-03-10T00:00:00.000Z';
+  await execute(store, 'INSERT INTO consents (consent_id, registered_at) VALUES (?, ?)', DATA_CONSENT, at);
+  await execute(
+    store,
+    `INSERT INTO accounts (bank, account_id, consent_id, currency, raw_json, first_seen_at, last_seen_at, updated_at)
+     VALUES (?, ?, ?, 'NZD', '{}', ?, ?, ?)`,
+    BANK,
+    ACCOUNT,
+    DATA_CONSENT,
+    at,
+    at,
+    at,
+  );
+}
+
+/** A booked credit on the payee's account, the payee's PCR as `s` spells it. */
+async function addCredit(store: Store, transactionId: string, s: Spelling): Promise<void> {
+  const at = '2026-03-11T01:00:00.000Z';
+  await execute(
+    store,
+    `INSERT INTO transactions (bank, account_id, transaction_id, consent_id, status, booking_date_time, booking_date,
+       amount, amount_minor, currency, credit_debit_indicator, creditor_particulars, creditor_code, creditor_reference,
+       raw_json, first_seen_at, last_seen_at, updated_at)
+     VALUES (?, ?, ?, ?, 'Booked', ?, '2026-03-11', ?, ?, 'NZD', 'Credit', ?, ?, ?, '{}', ?, ?, ?)`,
+    BANK,
+    ACCOUNT,
+    transactionId,
+    DATA_CONSENT,
+    at,
+    s.total,
+    amountMinor(s.total, 'Credit', 'NZD'),
+    s.pcr.particulars,
+    s.pcr.code ?? null,
+    s.pcr.reference ?? null,
+    at,
+    at,
+    at,
+  );
+}
