@@ -5,9 +5,10 @@
  * (docs/bank-api.md §4.1) rather than creating a second one.
  */
 import { createHash } from 'node:crypto';
-import { and, desc, eq, gte } from 'drizzle-orm';
+import { and, eq, gte, sql } from 'drizzle-orm';
 import type { BankName, ConsentId, ConsentStatus, CreateConsentResponse } from '@bankdata/core/schemas';
-import { inWriteTransaction, type BankdataDb } from './sqlite/db';
+import { insertInto, returningAll, rowOf, rowsOf, selectFrom, updateSet } from './sql-build';
+import type { SqlRunner } from './sql-runner';
 import { consentCreations, type ConsentCreationState } from './sqlite/schema';
 import { toStoredInstant, toInstantMs, type Instant } from './time';
 
@@ -24,18 +25,19 @@ export function sha256(text: string): string {
  * The newest creation of the same intent that has not finished (`pending`: no answer stored;
  * `created`: answered but not yet settled), younger than the key's lifetime on the server.
  */
-export function findOpenCreation(db: BankdataDb, intentHash: string, now: Instant): ConsentCreationRow | null {
+export async function findOpenCreation(
+  r: SqlRunner,
+  intentHash: string,
+  now: Instant,
+): Promise<ConsentCreationRow | null> {
   const since = creationKeySince(now);
-  const rows = db
-    .select()
-    .from(consentCreations)
-    .where(and(eq(consentCreations.intentHash, intentHash), gte(consentCreations.createdAt, since)))
-    .orderBy(desc(consentCreations.createdAt))
-    .all();
-  return rows.find(isOpenCreation) ?? null;
+  const rows = await r.all(
+    sql`${selectFrom(consentCreations)} WHERE ${and(eq(consentCreations.intentHash, intentHash), gte(consentCreations.createdAt, since))} ORDER BY created_at DESC`,
+  );
+  return rowsOf(consentCreations, rows).find(isOpenCreation) ?? null;
 }
 
-/** The oldest creation whose key the server still keeps. Shared with the PostgreSQL store. */
+/** The oldest creation whose key the server still keeps. */
 export function creationKeySince(now: Instant): string {
   return toStoredInstant(toInstantMs(now) - CREATION_KEY_TTL_MS);
 }
@@ -54,14 +56,16 @@ export interface BeginCreationInput {
 }
 
 /** Stores the key and body as `pending`; committed before anything is sent. */
-export function beginCreation(db: BankdataDb, input: BeginCreationInput): ConsentCreationRow {
+export async function beginCreation(r: SqlRunner, input: BeginCreationInput): Promise<ConsentCreationRow> {
   const at = toStoredInstant(input.now);
-  return inWriteTransaction(db, (tx) =>
-    tx.insert(consentCreations).values(creationValues(input, at)).returning().get(),
+  const row = await r.get(
+    sql`${insertInto(consentCreations, creationValues(input, at))} ${returningAll(consentCreations)}`,
   );
+  if (!row) throw new Error('consent creation: the insert returned no row');
+  return rowOf(consentCreations, row);
 }
 
-/** The new `pending` row. Shared with the PostgreSQL store. */
+/** The new `pending` row. */
 export function creationValues(input: BeginCreationInput, at: string) {
   return {
     idempotencyKey: input.idempotencyKey,
@@ -76,40 +80,50 @@ export function creationValues(input: BeginCreationInput, at: string) {
   };
 }
 
-function update(
-  db: BankdataDb,
+async function update(
+  r: SqlRunner,
   key: string,
   values: Partial<Pick<ConsentCreationRow, 'consentId' | 'responseJson' | 'outcome'>> & { state: ConsentCreationState },
   now: Instant,
-): void {
-  const result = db
-    .update(consentCreations)
-    .set({ ...values, updatedAt: toStoredInstant(now) })
-    .where(eq(consentCreations.idempotencyKey, key))
-    .run();
-  if (result.changes !== 1) throw new RangeError(`no consent creation with key ${key}`);
+): Promise<void> {
+  const done = await r.all(
+    sql`${updateSet(consentCreations, { ...values, updatedAt: toStoredInstant(now) })} WHERE ${eq(consentCreations.idempotencyKey, key)} RETURNING idempotency_key`,
+  );
+  if (done.length !== 1) throw new RangeError(`no consent creation with key ${key}`);
 }
 
 /** The 201 arrived (first time or replayed): the consent exists. */
-export function recordCreated(db: BankdataDb, key: string, response: CreateConsentResponse, now: Instant): void {
-  update(db, key, { state: 'created', consentId: response.consent_id, responseJson: JSON.stringify(response) }, now);
+export function recordCreated(r: SqlRunner, key: string, response: CreateConsentResponse, now: Instant): Promise<void> {
+  return update(
+    r,
+    key,
+    { state: 'created', consentId: response.consent_id, responseJson: JSON.stringify(response) },
+    now,
+  );
 }
 
 /** Polling ended on this status (Authorised, Rejected, GatewayTimeout, or still awaiting). */
-export function recordSettled(db: BankdataDb, key: string, status: ConsentStatus | 'PollTimeout', now: Instant): void {
-  update(db, key, { state: 'settled', outcome: status }, now);
+export function recordSettled(
+  r: SqlRunner,
+  key: string,
+  status: ConsentStatus | 'PollTimeout',
+  now: Instant,
+): Promise<void> {
+  return update(r, key, { state: 'settled', outcome: status }, now);
 }
 
 /** The server refused the request (its code): the key is not bound, the next try takes a new one. */
-export function recordFailed(db: BankdataDb, key: string, code: string, now: Instant): void {
-  update(db, key, { state: 'failed', outcome: code }, now);
+export function recordFailed(r: SqlRunner, key: string, code: string, now: Instant): Promise<void> {
+  return update(r, key, { state: 'failed', outcome: code }, now);
 }
 
-export function getCreation(db: BankdataDb, key: string): ConsentCreationRow | null {
-  return db.select().from(consentCreations).where(eq(consentCreations.idempotencyKey, key)).get() ?? null;
+export async function getCreation(r: SqlRunner, key: string): Promise<ConsentCreationRow | null> {
+  const row = await r.get(sql`${selectFrom(consentCreations)} WHERE ${eq(consentCreations.idempotencyKey, key)}`);
+  return row ? rowOf(consentCreations, row) : null;
 }
 
 /** The creation that made a consent, if it was created here. */
-export function getCreationOf(db: BankdataDb, consentId: ConsentId): ConsentCreationRow | null {
-  return db.select().from(consentCreations).where(eq(consentCreations.consentId, consentId)).get() ?? null;
+export async function getCreationOf(r: SqlRunner, consentId: ConsentId): Promise<ConsentCreationRow | null> {
+  const row = await r.get(sql`${selectFrom(consentCreations)} WHERE ${eq(consentCreations.consentId, consentId)}`);
+  return row ? rowOf(consentCreations, row) : null;
 }

@@ -26,6 +26,14 @@ export function unitsOf(dialect: Dialect, text: SQL): SQL {
   return sql`((CASE WHEN substr(${text}, 1, 1) = '-' THEN -1 ELSE 1 END) * (CAST(${whole} AS INTEGER) * 100000 + CAST(substr(${fraction} || '00000', 1, 5) AS INTEGER)))`;
 }
 
+/**
+ * A view's `amount` from the bank's exact decimal text (docs/data-model.md "Views"): SQLite a
+ * REAL (its only number type for it), PostgreSQL exact `numeric`; the text stays `amount_text`.
+ */
+export function exactAmount(dialect: Dialect, text: SQL): SQL {
+  return dialect === 'postgres' ? sql`${text}::numeric` : sql`CAST(${text} AS REAL)`;
+}
+
 /** Units of a transactions row's amount: amount_minor scaled (fast) where present, else the text. */
 export function amountUnits(dialect: Dialect, alias: string, scale: bigint): SQL {
   const t = sql.raw(alias);
@@ -71,6 +79,14 @@ export function allOf(...conditions: SQL[]): SQL {
 }
 
 /**
+ * ` FOR UPDATE` after a SELECT whose row a transaction then writes: PostgreSQL locks the row so
+ * that a concurrent writer waits; SQLite needs nothing (BEGIN IMMEDIATE holds the one write lock).
+ */
+export function forUpdate(dialect: Dialect): SQL {
+  return dialect === 'postgres' ? sql` FOR UPDATE` : sql``;
+}
+
+/**
  * The statement that makes a write transaction wait for others writing the same account, or null
  * where the dialect needs none. PostgreSQL: the account's transaction-scoped advisory lock, the
  * key the unit and window commits take (pg/window-commit.ts `lockAccount`), so that two workers
@@ -79,6 +95,16 @@ export function allOf(...conditions: SQL[]): SQL {
  */
 export function accountWriteLock(dialect: Dialect, bank: string, accountId: string): SQL | null {
   return dialect === 'postgres' ? pgAccountLock(bank, accountId) : null;
+}
+
+/**
+ * As `accountWriteLock` for the customer's party of a consent (accountId null: one per bank and
+ * consent), in a lock space of its own (seed 1).
+ */
+export function customerWriteLock(dialect: Dialect, bank: string, consentId: string): SQL | null {
+  return dialect === 'postgres'
+    ? sql`SELECT pg_advisory_xact_lock(hashtextextended(${`${bank}/${consentId}`}, 1))`
+    : null;
 }
 
 /** PostgreSQL: serialises writers of one account until the transaction ends (a bank name has no "/", so the key is unambiguous). */

@@ -1,11 +1,13 @@
 /**
  * The run lock (docs/configuration.md "Sync rules"): one lease row holding pid, host and expiry,
  * renewed every `sync.leaseRenewMs` (15 s) with a `sync.leaseTtlMs` (60 s) expiry. A lease whose expiry has passed, or whose holder
- * process is gone (same host), is taken over at once. Each step is one IMMEDIATE transaction,
- * so two runs starting together cannot both win.
+ * process is gone (same host), is taken over at once. Each step is one transaction under the
+ * lease's lock (`leaseLock`: SQLite's BEGIN IMMEDIATE, a PostgreSQL advisory lock), so two runs
+ * starting together cannot both win. Written once over a SqlRunner for both dialects.
  */
-import { eq } from 'drizzle-orm';
-import { inWriteTransaction, type BankdataDb } from './sqlite/db';
+import { sql, type SQL } from 'drizzle-orm';
+import { insertInto, onConflict, rowOf, selectFrom, updateSet } from './sql-build';
+import type { SqlRunner } from './sql-runner';
 import { lease } from './sqlite/schema';
 import { toStoredInstant, toInstantMs, type Instant } from './time';
 
@@ -39,25 +41,49 @@ export function isProcessAlive(pid: number): boolean {
   }
 }
 
+/** An arbitrary constant: the PostgreSQL advisory lock key "bankdata run lease". */
+const LEASE_LOCK_KEY = 0x6c656173;
+
+/**
+ * Runs `step` in one transaction that holds the lease's lock, with the stored lease row. SQLite:
+ * BEGIN IMMEDIATE holds the one write lock; PostgreSQL: a transaction-scoped advisory lock (the
+ * row may not exist yet, so a row lock would not do).
+ */
+function withLease<T>(r: SqlRunner, step: (tx: SqlRunner, current: LeaseRow | undefined) => Promise<T>): Promise<T> {
+  return r.transaction(async (tx) => {
+    if (tx.dialect === 'postgres') await tx.run(sql`SELECT pg_advisory_xact_lock(${LEASE_LOCK_KEY})`);
+    const row = await tx.get(sql`${selectFrom(lease)} WHERE id = ${LEASE_ROW}`);
+    return step(tx, row ? leaseRowOf(row) : undefined);
+  });
+}
+
+function leaseRowOf(row: Record<string, unknown>): LeaseRow {
+  const { holderPid, holderHost, acquiredAt, expiresAt } = rowOf(lease, row);
+  return { holderPid, holderHost, acquiredAt, expiresAt };
+}
+
+const ours = (current: LeaseRow | undefined, holder: LeaseHolder): current is LeaseRow =>
+  current !== undefined && current.holderPid === holder.pid && current.holderHost === holder.host;
+
+const LEASE_KEY: SQL = sql`id = ${LEASE_ROW}`;
+
 export function acquireLease(
-  db: BankdataDb,
+  r: SqlRunner,
   holder: LeaseHolder & LeaseTerm & { now: Instant },
   isAlive: (pid: number) => boolean = isProcessAlive,
-): AcquireResult {
+): Promise<AcquireResult> {
   const nowMs = toInstantMs(holder.now);
-  return inWriteTransaction(db, (tx) => {
-    const current = tx.select().from(lease).where(eq(lease.id, LEASE_ROW)).get();
+  return withLease(r, async (tx, current) => {
     const decision = decideAcquire(current, holder, nowMs, isAlive);
     if (!decision.result.ok) return decision.result;
-    tx.insert(lease)
-      .values({ id: LEASE_ROW, ...decision.values })
-      .onConflictDoUpdate({ target: lease.id, set: decision.values })
-      .run();
+    await tx.run(
+      sql`${insertInto(lease, { id: LEASE_ROW, ...decision.values })} ${onConflict(lease, [lease.id], decision.values)}`,
+    );
     return decision.result;
   });
 }
 
-/** Whether the stored lease lets this holder take it, and the row to write. Shared with the PostgreSQL store. */
+/** Whether the stored lease lets this holder take it, and the row to write. */
 export function decideAcquire(
   current: LeaseRow | undefined,
   holder: LeaseHolder & LeaseTerm,
@@ -85,22 +111,20 @@ export function decideAcquire(
 }
 
 /** Extends our lease; false when it is no longer ours (taken over after it lapsed). */
-export function renewLease(db: BankdataDb, holder: LeaseHolder & LeaseTerm & { now: Instant }): boolean {
+export function renewLease(r: SqlRunner, holder: LeaseHolder & LeaseTerm & { now: Instant }): Promise<boolean> {
   const expiresAt = toStoredInstant(toInstantMs(holder.now) + (holder.ttlMs ?? DEFAULT_LEASE_TTL_MS));
-  return inWriteTransaction(db, (tx) => {
-    const current = tx.select().from(lease).where(eq(lease.id, LEASE_ROW)).get();
-    if (!current || current.holderPid !== holder.pid || current.holderHost !== holder.host) return false;
-    tx.update(lease).set({ expiresAt }).where(eq(lease.id, LEASE_ROW)).run();
+  return withLease(r, async (tx, current) => {
+    if (!ours(current, holder)) return false;
+    await tx.run(sql`${updateSet(lease, { expiresAt })} WHERE ${LEASE_KEY}`);
     return true;
   });
 }
 
 /** Gives the lease up; false when it was not ours. */
-export function releaseLease(db: BankdataDb, holder: LeaseHolder): boolean {
-  return inWriteTransaction(db, (tx) => {
-    const current = tx.select().from(lease).where(eq(lease.id, LEASE_ROW)).get();
-    if (!current || current.holderPid !== holder.pid || current.holderHost !== holder.host) return false;
-    tx.delete(lease).where(eq(lease.id, LEASE_ROW)).run();
+export function releaseLease(r: SqlRunner, holder: LeaseHolder): Promise<boolean> {
+  return withLease(r, async (tx, current) => {
+    if (!ours(current, holder)) return false;
+    await tx.run(sql`DELETE FROM lease WHERE ${LEASE_KEY}`);
     return true;
   });
 }
@@ -113,11 +137,9 @@ export interface LeaseRow {
 }
 
 /** The lease as stored (expired or not), or null: status tells a live run from a killed one. */
-export async function readLease(db: BankdataDb): Promise<LeaseRow | null> {
-  const row = db.select().from(lease).where(eq(lease.id, LEASE_ROW)).get();
-  return row
-    ? { holderPid: row.holderPid, holderHost: row.holderHost, acquiredAt: row.acquiredAt, expiresAt: row.expiresAt }
-    : null;
+export async function readLease(r: SqlRunner): Promise<LeaseRow | null> {
+  const row = await r.get(sql`${selectFrom(lease)} WHERE ${LEASE_KEY}`);
+  return row ? leaseRowOf(row) : null;
 }
 
 /**

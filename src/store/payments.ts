@@ -1,38 +1,39 @@
 /**
- * Payments in SQLite: each payment as the API last showed it, its status history, and each
- * payment request's attempt row (idempotency key and body, written before the request is sent).
+ * Payments, on either dialect: each payment as the API last showed it, its status history, and
+ * each payment request's attempt row (idempotency key and body, written before the request is sent).
  */
-import { asc, eq, notInArray } from 'drizzle-orm';
+import { eq, notInArray, sql } from 'drizzle-orm';
 import { TERMINAL_PAYMENT_STATUSES, type Payment, type PaymentStatus } from '@bankdata/core/payment-schemas';
 import { nzDateOf } from '@bankdata/core/nz-time';
-import { inWriteTransaction, type BankdataDb } from './sqlite/db';
+import { insertInto, onConflict, rowOf, rowsOf, selectFrom, updateSet } from './sql-build';
+import type { SqlRunner } from './sql-runner';
 import { paymentAttempts, payments, paymentStatusHistory, type PaymentAttemptState } from './sqlite/schema';
 import { toStoredInstant, type Instant } from './time';
 import { amountMinor } from '@bankdata/core/money';
-import { itemAt } from '@bankdata/core/arrays';
 
 export type PaymentRow = typeof payments.$inferSelect;
 export type PaymentAttemptRow = typeof paymentAttempts.$inferSelect;
 export type PaymentStatusRow = typeof paymentStatusHistory.$inferSelect;
 
 /** Upserts the payment and adds its status to the history, in one transaction. */
-export function recordPayment(db: BankdataDb, payment: Payment, now: Instant): PaymentRow {
+export function recordPayment(r: SqlRunner, payment: Payment, now: Instant): Promise<PaymentRow> {
   const at = toStoredInstant(now);
   const row = paymentValues(payment, at);
-  return inWriteTransaction(db, (tx) => {
-    tx.insert(payments)
-      .values({ ...row, firstSeenAt: at })
-      .onConflictDoUpdate({ target: payments.paymentId, set: row })
-      .run();
-    tx.insert(paymentStatusHistory)
-      .values({ paymentId: row.paymentId, status: row.status, statusUpdatedAt: row.statusUpdatedAt, observedAt: at })
-      .onConflictDoNothing()
-      .run();
-    return itemAt(tx.select().from(payments).where(eq(payments.paymentId, row.paymentId)).all(), 0);
+  return r.transaction(async (tx) => {
+    await tx.run(
+      sql`${insertInto(payments, { ...row, firstSeenAt: at })} ${onConflict(payments, [payments.paymentId], row)}`,
+    );
+    const history = { paymentId: row.paymentId, status: row.status, statusUpdatedAt: row.statusUpdatedAt };
+    await tx.run(
+      sql`${insertInto(paymentStatusHistory, { ...history, observedAt: at })} ${onConflict(paymentStatusHistory, [])}`,
+    );
+    const stored = await getPaymentRow(tx, row.paymentId);
+    if (!stored) throw new Error(`payment ${row.paymentId} not stored`);
+    return stored;
   });
 }
 
-/** The payments columns of a payment as the API showed it. Shared with the PostgreSQL store. */
+/** The payments columns of a payment as the API showed it. */
 export function paymentValues(payment: Payment, at: string) {
   return {
     paymentId: payment.payment_id,
@@ -54,47 +55,39 @@ export function paymentValues(payment: Payment, at: string) {
   };
 }
 
-export function getPaymentRow(db: BankdataDb, paymentId: string): PaymentRow | null {
-  return db.select().from(payments).where(eq(payments.paymentId, paymentId)).get() ?? null;
+export async function getPaymentRow(r: SqlRunner, paymentId: string): Promise<PaymentRow | null> {
+  const row = await r.get(sql`${selectFrom(payments)} WHERE ${eq(payments.paymentId, paymentId)}`);
+  return row ? rowOf(payments, row) : null;
 }
 
-export function listPaymentHistory(db: BankdataDb, paymentId: string): PaymentStatusRow[] {
-  return db
-    .select()
-    .from(paymentStatusHistory)
-    .where(eq(paymentStatusHistory.paymentId, paymentId))
-    .orderBy(asc(paymentStatusHistory.statusUpdatedAt))
-    .all();
+export async function listPaymentHistory(r: SqlRunner, paymentId: string): Promise<PaymentStatusRow[]> {
+  const rows = await r.all(
+    sql`${selectFrom(paymentStatusHistory)} WHERE ${eq(paymentStatusHistory.paymentId, paymentId)} ORDER BY status_updated_at`,
+  );
+  return rowsOf(paymentStatusHistory, rows);
 }
 
 /** Payments not yet AcceptedSettlementCompleted or Rejected, oldest first. */
-export function listOpenPayments(db: BankdataDb): PaymentRow[] {
-  return db
-    .select()
-    .from(payments)
-    .where(notInArray(payments.status, TERMINAL_PAYMENT_STATUSES as PaymentStatus[]))
-    .orderBy(asc(payments.createdAt), asc(payments.paymentId))
-    .all();
+export async function listOpenPayments(r: SqlRunner): Promise<PaymentRow[]> {
+  const open = notInArray(payments.status, TERMINAL_PAYMENT_STATUSES as PaymentStatus[]);
+  return rowsOf(payments, await r.all(sql`${selectFrom(payments)} WHERE ${open} ORDER BY created_at, payment_id`));
 }
 
 /** Writes the attempt before anything is sent: a crash after this line is resumed with this key. */
-export function insertAttempt(
-  db: BankdataDb,
+export async function insertAttempt(
+  r: SqlRunner,
   attempt: { idempotencyKey: string; consentId: string; requestJson: string; now: Instant },
-): void {
+): Promise<void> {
   const at = toStoredInstant(attempt.now);
-  inWriteTransaction(db, (tx) =>
-    tx
-      .insert(paymentAttempts)
-      .values({
-        idempotencyKey: attempt.idempotencyKey,
-        consentId: attempt.consentId,
-        requestJson: attempt.requestJson,
-        state: 'sending',
-        createdAt: at,
-        updatedAt: at,
-      })
-      .run(),
+  await r.run(
+    insertInto(paymentAttempts, {
+      idempotencyKey: attempt.idempotencyKey,
+      consentId: attempt.consentId,
+      requestJson: attempt.requestJson,
+      state: 'sending',
+      createdAt: at,
+      updatedAt: at,
+    }),
   );
 }
 
@@ -106,7 +99,7 @@ export interface PaymentAttemptUpdate {
   now: Instant;
 }
 
-/** The columns an attempt update sets (those given). Shared with the PostgreSQL store. */
+/** The columns an attempt update sets (those given). */
 export function attemptUpdateValues(update: PaymentAttemptUpdate) {
   return {
     state: update.state,
@@ -117,12 +110,13 @@ export function attemptUpdateValues(update: PaymentAttemptUpdate) {
   };
 }
 
-export function updateAttempt(db: BankdataDb, key: string, update: PaymentAttemptUpdate): void {
-  inWriteTransaction(db, (tx) =>
-    tx.update(paymentAttempts).set(attemptUpdateValues(update)).where(eq(paymentAttempts.idempotencyKey, key)).run(),
+export async function updateAttempt(r: SqlRunner, key: string, update: PaymentAttemptUpdate): Promise<void> {
+  await r.run(
+    sql`${updateSet(paymentAttempts, attemptUpdateValues(update))} WHERE ${eq(paymentAttempts.idempotencyKey, key)}`,
   );
 }
 
-export function getAttempt(db: BankdataDb, key: string): PaymentAttemptRow | null {
-  return db.select().from(paymentAttempts).where(eq(paymentAttempts.idempotencyKey, key)).get() ?? null;
+export async function getAttempt(r: SqlRunner, key: string): Promise<PaymentAttemptRow | null> {
+  const row = await r.get(sql`${selectFrom(paymentAttempts)} WHERE ${eq(paymentAttempts.idempotencyKey, key)}`);
+  return row ? rowOf(paymentAttempts, row) : null;
 }

@@ -3,10 +3,12 @@
  * per-bank meta. A consent that ended (BDT009, 013, 101, 409, 410, 412, 415) is skipped until
  * it is registered again.
  */
-import { asc, eq, isNull } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
 import { nzDateOf } from '@bankdata/core/nz-time';
 import { BankMeta, Permission, type BankName, type Consent, type ConsentId } from '@bankdata/core/schemas';
-import { inWriteTransaction, type BankdataDb } from './sqlite/db';
+import { insertInto, onConflict, rowOf, selectFrom, updateSet } from './sql-build';
+import { forUpdate } from './dialect-sql';
+import type { SqlRunner } from './sql-runner';
 import { bankMeta, consents, type ConsentOutcome } from './sqlite/schema';
 import { toStoredInstant, toStoredInstantOrNull, type Instant } from './time';
 
@@ -16,7 +18,7 @@ export interface ConsentRecord extends Omit<ConsentRow, 'permissions'> {
   permissions: Permission[];
 }
 
-/** The stored row with its permissions parsed. Shared with the PostgreSQL store. */
+/** The stored row with its permissions parsed. */
 export function toRecord(row: ConsentRow): ConsentRecord {
   const permissions = (row.permissions ?? '')
     .split(' ')
@@ -28,38 +30,39 @@ export function toRecord(row: ConsentRow): ConsentRecord {
 export type AddConsentResult = 'added' | 're-registered' | 'already-registered';
 
 /** Idempotent; re-adding an ended consent registers it again (it is synced from then on). */
-export function addConsent(db: BankdataDb, consentId: ConsentId, now: Instant): AddConsentResult {
+export function addConsent(r: SqlRunner, consentId: ConsentId, now: Instant): Promise<AddConsentResult> {
   const at = toStoredInstant(now);
-  return inWriteTransaction(db, (tx) => {
-    const stored = tx.select().from(consents).where(eq(consents.consentId, consentId)).get();
+  return r.transaction(async (tx) => {
+    const stored = await tx.get(
+      sql`SELECT ended_at FROM consents WHERE consent_id = ${consentId}${forUpdate(tx.dialect)}`,
+    );
     if (!stored) {
-      tx.insert(consents).values({ consentId, registeredAt: at }).run();
-      return 'added';
+      const added = await tx.all(
+        sql`${insertInto(consents, { consentId, registeredAt: at })} ${onConflict(consents, [consents.consentId])} RETURNING consent_id`,
+      );
+      return added.length === 1 ? 'added' : 'already-registered';
     }
-    if (stored.endedAt === null) return 'already-registered';
-    tx.update(consents)
-      .set({ registeredAt: at, endedAt: null, endedReason: null })
-      .where(eq(consents.consentId, consentId))
-      .run();
+    if (stored.ended_at === null) return 'already-registered';
+    await tx.run(
+      sql`${updateSet(consents, { registeredAt: at, endedAt: null, endedReason: null })} WHERE ${eq(consents.consentId, consentId)}`,
+    );
     return 're-registered';
   });
 }
 
-export function getConsent(db: BankdataDb, consentId: ConsentId): ConsentRecord | null {
-  const row = db.select().from(consents).where(eq(consents.consentId, consentId)).get();
-  return row ? toRecord(row) : null;
+export async function getConsent(r: SqlRunner, consentId: ConsentId): Promise<ConsentRecord | null> {
+  const row = await r.get(sql`${selectFrom(consents)} WHERE ${eq(consents.consentId, consentId)}`);
+  return row ? toRecord(rowOf(consents, row)) : null;
 }
 
 /** Registered consents in registration order; `active` leaves out the ended ones. */
-export function listConsents(db: BankdataDb, filter: { active?: boolean } = {}): ConsentRecord[] {
-  const query = db.select().from(consents);
-  const rows = (filter.active ? query.where(isNull(consents.endedAt)) : query)
-    .orderBy(asc(consents.registeredAt), asc(consents.consentId))
-    .all();
-  return rows.map(toRecord);
+export async function listConsents(r: SqlRunner, filter: { active?: boolean } = {}): Promise<ConsentRecord[]> {
+  const where = filter.active ? sql` WHERE ended_at IS NULL` : sql``;
+  const rows = await r.all(sql`${selectFrom(consents)}${where} ORDER BY registered_at, consent_id`);
+  return rows.map((row) => toRecord(rowOf(consents, row)));
 }
 
-/** The consent columns GET /v1/consents/{id} sets. Shared with the PostgreSQL store. */
+/** The consent columns GET /v1/consents/{id} sets. */
 export function consentStatusValues(consent: Consent, raw: unknown, at: string) {
   return {
     bank: consent.flow.flow_hint.bank,
@@ -82,31 +85,44 @@ export function consentStatusValues(consent: Consent, raw: unknown, at: string) 
  * raw record. Registers the consent when it is not yet (a consent just created). Does not end it:
  * whether a status means "ended" is the sync's call (markConsentEnded).
  */
-export function recordConsentStatus(db: BankdataDb, consent: Consent, options: { raw?: unknown; now: Instant }): void {
+export async function recordConsentStatus(
+  r: SqlRunner,
+  consent: Consent,
+  options: { raw?: unknown; now: Instant },
+): Promise<void> {
   const at = toStoredInstant(options.now);
   const values = consentStatusValues(consent, options.raw, at);
-  db.insert(consents)
-    .values({ consentId: consent.consent_id, registeredAt: at, ...values })
-    .onConflictDoUpdate({ target: consents.consentId, set: values })
-    .run();
+  await r.run(
+    sql`${insertInto(consents, { consentId: consent.consent_id, registeredAt: at, ...values })} ${onConflict(consents, [consents.consentId], values)}`,
+  );
 }
 
 /**
  * The outcome of the consent's last sync. `last_synced_at` moves only when data was synced
  * (`ok`, `partial`); a skipped, ended or failed consent keeps the time of its last good sync.
  */
-export function recordConsentOutcome(
-  db: BankdataDb,
+export async function recordConsentOutcome(
+  r: SqlRunner,
   consentId: ConsentId,
   outcome: ConsentOutcome,
   now: Instant,
-): void {
+): Promise<void> {
   const at = toStoredInstant(now);
-  const result = db.update(consents).set(outcomeValues(outcome, at)).where(eq(consents.consentId, consentId)).run();
-  if (result.changes !== 1) throw new RangeError(`consent not registered: ${consentId}`);
+  await updateConsent(r, consentId, outcomeValues(outcome, at));
 }
 
-/** Shared with the PostgreSQL store. */
+/** Updates a registered consent; throws when it is not registered. */
+async function updateConsent(
+  r: SqlRunner,
+  consentId: ConsentId,
+  values: Parameters<typeof updateSet<typeof consents>>[1],
+): Promise<void> {
+  const done = await r.all(
+    sql`${updateSet(consents, values)} WHERE ${eq(consents.consentId, consentId)} RETURNING consent_id`,
+  );
+  if (done.length !== 1) throw new RangeError(`consent not registered: ${consentId}`);
+}
+
 export function outcomeValues(
   outcome: ConsentOutcome,
   at: string,
@@ -116,19 +132,14 @@ export function outcomeValues(
 }
 
 /** The consent ended (reason: the code or status that said so): skipped until re-registered. */
-export function markConsentEnded(db: BankdataDb, consentId: ConsentId, reason: string, now: Instant): void {
-  const result = db
-    .update(consents)
-    .set({ endedAt: toStoredInstant(now), endedReason: reason, lastOutcome: 'ended' })
-    .where(eq(consents.consentId, consentId))
-    .run();
-  if (result.changes !== 1) throw new RangeError(`consent not registered: ${consentId}`);
+export function markConsentEnded(r: SqlRunner, consentId: ConsentId, reason: string, now: Instant): Promise<void> {
+  return updateConsent(r, consentId, { endedAt: toStoredInstant(now), endedReason: reason, lastOutcome: 'ended' });
 }
 
 // ---------------------------------------------------------------------------
 // Bank meta (GET /v1/meta)
 
-/** The bank_meta columns of a GET /v1/meta answer. Shared with the PostgreSQL store. */
+/** The bank_meta columns of a GET /v1/meta answer. */
 export function bankMetaValues(meta: BankMeta, options: { raw?: unknown; now: Instant }) {
   return {
     maxHistoryDays: meta.features.max_history_days,
@@ -137,12 +148,15 @@ export function bankMetaValues(meta: BankMeta, options: { raw?: unknown; now: In
   };
 }
 
-export function saveBankMeta(db: BankdataDb, meta: BankMeta, options: { raw?: unknown; now: Instant }): void {
+export async function saveBankMeta(
+  r: SqlRunner,
+  meta: BankMeta,
+  options: { raw?: unknown; now: Instant },
+): Promise<void> {
   const values = bankMetaValues(meta, options);
-  db.insert(bankMeta)
-    .values({ bank: meta.name, ...values })
-    .onConflictDoUpdate({ target: bankMeta.bank, set: values })
-    .run();
+  await r.run(
+    sql`${insertInto(bankMeta, { bank: meta.name, ...values })} ${onConflict(bankMeta, [bankMeta.bank], values)}`,
+  );
 }
 
 export interface StoredBankMeta {
@@ -151,12 +165,12 @@ export interface StoredBankMeta {
 }
 
 /** The stored meta, parsed again with the wire schema (the database is a boundary too). */
-export function getBankMeta(db: BankdataDb, bank: BankName): StoredBankMeta | null {
-  const row = db.select().from(bankMeta).where(eq(bankMeta.bank, bank)).get();
-  return row ? toStoredMeta(row) : null;
+export async function getBankMeta(r: SqlRunner, bank: BankName): Promise<StoredBankMeta | null> {
+  const row = await r.get(sql`${selectFrom(bankMeta)} WHERE ${eq(bankMeta.bank, bank)}`);
+  return row ? toStoredMeta(rowOf(bankMeta, row)) : null;
 }
 
-/** The stored meta parsed again. Shared with the PostgreSQL store. */
+/** The stored meta parsed again. */
 export function toStoredMeta(row: { rawJson: string; fetchedAt: string }): StoredBankMeta {
   return { meta: BankMeta.parse(JSON.parse(row.rawJson)), fetchedAt: row.fetchedAt };
 }

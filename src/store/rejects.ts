@@ -1,19 +1,22 @@
 /** Rejects: records kept aside with the reason, in the same transaction as their unit. */
-import { desc, eq } from 'drizzle-orm';
-import type { BankdataDb, Conn } from './sqlite/db';
+import { eq, sql } from 'drizzle-orm';
 import type { RejectInput, RejectRow } from './rows';
+import { insertInto, rowsOf, selectFrom } from './sql-build';
+import type { SqlRunner } from './sql-runner';
 import { rejects } from './sqlite/schema';
 
-export function insertRejectRows(tx: Conn, inputs: readonly RejectInput[], runId: string | null, now: string): number {
-  for (const reject of inputs) {
-    tx.insert(rejects)
-      .values(rejectValues(reject, runId, now))
-      .run();
-  }
+/** The unit's rejects, one statement each (their ids follow their order), in the runner's transaction. */
+export async function insertRejects(
+  r: SqlRunner,
+  inputs: readonly RejectInput[],
+  runId: string | null,
+  now: string,
+): Promise<number> {
+  for (const reject of inputs) await r.run(insertInto(rejects, rejectValues(reject, runId, now)));
   return inputs.length;
 }
 
-/** A reject's columns. Shared with the PostgreSQL store. */
+/** A reject's columns. */
 export function rejectValues(reject: RejectInput, runId: string | null, now: string) {
   return {
     resource: reject.resource,
@@ -33,7 +36,7 @@ export function toPayloadText(payload: unknown): string {
   return JSON.stringify(payload) ?? 'null';
 }
 
-export function listRejects(db: BankdataDb, filter: { runId?: string } = {}): RejectRow[] {
-  const query = db.select().from(rejects);
-  return (filter.runId ? query.where(eq(rejects.runId, filter.runId)) : query).orderBy(desc(rejects.id)).all();
+export async function listRejects(r: SqlRunner, filter: { runId?: string } = {}): Promise<RejectRow[]> {
+  const where = filter.runId ? sql` WHERE ${eq(rejects.runId, filter.runId)}` : sql``;
+  return rowsOf(rejects, await r.all(sql`${selectFrom(rejects)}${where} ORDER BY id DESC`));
 }

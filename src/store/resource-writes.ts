@@ -1,12 +1,15 @@
 /**
- * Unit commits for accounts, balances, statements and parties: each call is one SQLite
- * transaction holding the rows and the unit's rejects, and returns what it did.
+ * Unit commits for accounts, balances, statements and parties, written once for both dialects
+ * over a SqlRunner: each call is one transaction holding the rows and the unit's rejects, and
+ * returns what it did. Two PostgreSQL workers may commit the same account at once (two consents
+ * over one account): each read-then-write takes the account's lock first (dialect-sql.ts
+ * `accountWriteLock`), as the transaction window does; SQLite's BEGIN IMMEDIATE already holds the
+ * one write lock.
  */
-import { and, desc, eq, isNull, max, type Column, type SQL } from 'drizzle-orm';
+import { and, eq, isNull, type Column, type SQL, sql } from 'drizzle-orm';
 import type { AccountId, BankName, ConsentId, StatementId } from '@bankdata/core/schemas';
-import { inWriteTransaction, type BankdataDb, type Conn } from './sqlite/db';
 import { mergeRow } from './merge';
-import { insertRejectRows } from './rejects';
+import { insertRejects } from './rejects';
 import {
   ACCOUNT_DETAIL_COLUMNS,
   type AccountRow,
@@ -16,9 +19,11 @@ import {
   type StatementRow,
 } from './rows';
 import { accounts, balances, parties, statements } from './sqlite/schema';
+import { insertInto, onConflict, rowOf, selectFrom, updateSet } from './sql-build';
+import type { SqlRunner } from './sql-runner';
 import { toStoredInstant, type Instant } from './time';
-import { allOf } from './dialect-sql';
-import { ownedRow } from './row-owner';
+import { accountWriteLock, allOf, customerWriteLock } from './dialect-sql';
+import { ownedRowOf } from './row-owner';
 
 export interface UnitInput<Row> {
   bank: BankName;
@@ -42,7 +47,7 @@ export interface InsertCounts {
 
 export const CONSENT_ONLY = ['consentId'] as const;
 
-/** Shared with the PostgreSQL store. */
+/** */
 export function checkRowsBelong(
   input: { bank: BankName; consentId: ConsentId },
   rows: readonly { bank: BankName; consentId: ConsentId }[],
@@ -55,53 +60,61 @@ export function checkRowsBelong(
 }
 
 /** Accounts keyed by (bank, AccountId) (docs/bank-api.md §6.0). Accounts not returned are kept. */
-export function commitAccounts(db: BankdataDb, input: UnitInput<AccountRow>): UpsertCounts {
-  return commitUpserts(db, input, (tx, row, now) => {
+export function commitAccounts(r: SqlRunner, input: UnitInput<AccountRow>): Promise<UpsertCounts> {
+  return commitUpserts(r, input, async (tx, row, now) => {
     const key = allOf(eq(accounts.bank, row.bank), eq(accounts.accountId, row.accountId));
-    const stored = tx.select().from(accounts).where(key).get();
-    const write = planUpsertWrite(stored, ownedRow(tx, row, stored), ACCOUNT_DETAIL_COLUMNS, now);
-    if (write.outcome === 'added') tx.insert(accounts).values(write.values).run();
-    else tx.update(accounts).set(write.values).where(key).run();
+    const found = await tx.get(sql`${selectFrom(accounts)} WHERE ${key}`);
+    const stored = found && rowOf(accounts, found);
+    const write = planUpsertWrite(stored, await ownedRowOf(tx, row, stored), ACCOUNT_DETAIL_COLUMNS, now);
+    if (write.outcome === 'added') await tx.run(insertInto(accounts, write.values));
+    else await tx.run(sql`${updateSet(accounts, write.values)} WHERE ${key}`);
     return write.outcome;
   });
 }
 
 /** Balance history: a row only when (bank, account, type, date_time, amount, indicator) is new. */
-export function commitBalances(db: BankdataDb, input: UnitInput<BalanceRow>): InsertCounts {
+export function commitBalances(r: SqlRunner, input: UnitInput<BalanceRow>): Promise<InsertCounts> {
   checkRowsBelong(input, input.rows);
   const now = toStoredInstant(input.now);
-  return inWriteTransaction(db, (tx) => {
+  return r.transaction(async (tx) => {
     let added = 0;
-    for (const row of input.rows) added += tx.insert(balances).values(row).onConflictDoNothing().run().changes;
-    insertRejectRows(tx, input.rejects ?? [], input.runId, now);
+    // One row at a time: ids follow the order of the rows.
+    for (const row of input.rows)
+      added += (await tx.all(sql`${insertInto(balances, row)} ${onConflict(balances, [])} RETURNING id`)).length;
+    await insertRejects(tx, input.rejects ?? [], input.runId, now);
     return { added, unchanged: input.rows.length - added };
   });
 }
 
 /** Statements keyed by (bank, AccountId, StatementId). File metadata is written separately. */
-export function commitStatements(db: BankdataDb, input: UnitInput<StatementRow>): UpsertCounts {
-  return commitUpserts(db, input, (tx, row, now) => {
+export function commitStatements(r: SqlRunner, input: UnitInput<StatementRow>): Promise<UpsertCounts> {
+  return commitUpserts(r, input, async (tx, row, now) => {
     const key = statementKey(row);
-    const stored = tx.select().from(statements).where(key).get();
-    const write = planUpsertWrite(stored, ownedRow(tx, row, stored), [], now);
-    if (write.outcome === 'added') tx.insert(statements).values(write.values).run();
-    else tx.update(statements).set(write.values).where(key).run();
+    const found = await tx.get(sql`${selectFrom(statements)} WHERE ${key}`);
+    const stored = found && rowOf(statements, found);
+    const write = planUpsertWrite(stored, await ownedRowOf(tx, row, stored), [], now);
+    if (write.outcome === 'added') await tx.run(insertInto(statements, write.values));
+    else await tx.run(sql`${updateSet(statements, write.values)} WHERE ${key}`);
     return write.outcome;
   });
 }
 
-/** A unit of rows upserted one by one (`write`), and its rejects: one transaction. */
-function commitUpserts<Row extends { bank: BankName; consentId: ConsentId }>(
-  db: BankdataDb,
+/** A unit of rows upserted one by one (`write`), each under its account's lock, and its rejects: one transaction. */
+function commitUpserts<Row extends { bank: BankName; accountId: AccountId; consentId: ConsentId }>(
+  r: SqlRunner,
   input: UnitInput<Row>,
-  write: (tx: Conn, row: Row, now: string) => keyof UpsertCounts,
-): UpsertCounts {
+  write: (tx: SqlRunner, row: Row, now: string) => Promise<keyof UpsertCounts>,
+): Promise<UpsertCounts> {
   checkRowsBelong(input, input.rows);
   const now = toStoredInstant(input.now);
-  return inWriteTransaction(db, (tx) => {
+  return r.transaction(async (tx) => {
     const counts: UpsertCounts = { added: 0, updated: 0, unchanged: 0 };
-    for (const row of input.rows) counts[write(tx, row, now)] += 1;
-    insertRejectRows(tx, input.rejects ?? [], input.runId, now);
+    for (const row of input.rows) {
+      const lock = accountWriteLock(tx.dialect, row.bank, row.accountId);
+      if (lock) await tx.run(lock);
+      counts[await write(tx, row, now)] += 1;
+    }
+    await insertRejects(tx, input.rejects ?? [], input.runId, now);
     return counts;
   });
 }
@@ -124,7 +137,7 @@ export interface StatementFileInput {
   now: Instant;
 }
 
-/** Throws unless the path is relative and the hash and size well formed. Shared with the PostgreSQL store. */
+/** Throws unless the path is relative and the hash and size well formed. */
 export function checkStatementFile(input: StatementFileInput): void {
   if (input.filePath.startsWith('/') || input.filePath.split(/[\\/]/).includes('..')) {
     throw new RangeError(`statement file path must be relative to the data dir: ${input.filePath}`);
@@ -133,40 +146,43 @@ export function checkStatementFile(input: StatementFileInput): void {
   if (!Number.isSafeInteger(input.bytes) || input.bytes < 0) throw new RangeError(`bad byte count: ${input.bytes}`);
 }
 
-/** Records a statement's file once it is on disk (the caller writes the file first). */
-export function recordStatementFile(db: BankdataDb, input: StatementFileInput): void {
+/**
+ * Records a statement's file once it is on disk (the caller writes the file first): the
+ * statement's file columns, after `alongside` (PostgreSQL stores the file's bytes: pg-store.ts)
+ * in the same transaction.
+ */
+export async function recordStatementFile(
+  r: SqlRunner,
+  input: StatementFileInput,
+  alongside?: (tx: SqlRunner, now: string) => Promise<void>,
+): Promise<void> {
   checkStatementFile(input);
   const now = toStoredInstant(input.now);
-  const result = inWriteTransaction(db, (tx) =>
-    tx
-      .update(statements)
-      .set({
-        filePath: input.filePath,
-        fileContentType: input.contentType,
-        fileSha256: input.sha256,
-        fileBytes: input.bytes,
-        fileFetchedAt: now,
-      })
-      .where(statementKey(input))
-      .run(),
-  );
-  if (result.changes !== 1) {
-    throw new RangeError(`no stored statement ${input.bank}/${input.accountId}/${input.statementId}`);
-  }
+  await r.transaction(async (tx) => {
+    if (alongside) await alongside(tx, now);
+    const set = {
+      filePath: input.filePath,
+      fileContentType: input.contentType,
+      fileSha256: input.sha256,
+      fileBytes: input.bytes,
+      fileFetchedAt: now,
+    };
+    const done = await tx.all(sql`${updateSet(statements, set)} WHERE ${statementKey(input)} RETURNING statement_id`);
+    if (done.length !== 1) {
+      throw new RangeError(`no stored statement ${input.bank}/${input.accountId}/${input.statementId}`);
+    }
+  });
 }
 
 /** Statements of an account whose file is not on disk yet. */
-export function listStatementsWithoutFile(
-  db: BankdataDb,
+export async function listStatementsWithoutFile(
+  r: SqlRunner,
   key: { bank: BankName; accountId: AccountId },
-): StatementId[] {
-  return db
-    .select({ statementId: statements.statementId })
-    .from(statements)
-    .where(and(eq(statements.bank, key.bank), eq(statements.accountId, key.accountId), isNull(statements.filePath)))
-    .orderBy(statements.statementId)
-    .all()
-    .map((r) => r.statementId);
+): Promise<StatementId[]> {
+  const rows = await r.all(
+    sql`SELECT statement_id FROM statements WHERE ${and(eq(statements.bank, key.bank), eq(statements.accountId, key.accountId), isNull(statements.filePath))} ORDER BY statement_id`,
+  );
+  return rows.map((row) => row.statement_id as StatementId);
 }
 
 function statementKey(row: { bank: BankName; accountId: AccountId; statementId: StatementId }): SQL {
@@ -189,7 +205,7 @@ export interface PartyInput {
   now: Instant;
 }
 
-/** The input's row, checked to be of its bank, consent and account. Shared with the PostgreSQL store. */
+/** The input's row, checked to be of its bank, consent and account. */
 export function checkPartyInput(input: PartyInput): PartyRow | null {
   const { row } = input;
   if (row) {
@@ -201,8 +217,7 @@ export function checkPartyInput(input: PartyInput): PartyRow | null {
 
 /**
  * The stored party a key names: the consent's customer (accountId null, one per bank and consent)
- * or the account's owner (one per bank and account, whichever consent read it). Either dialect's
- * `parties` table; shared with the PostgreSQL store.
+ * or the account's owner (one per bank and account, whichever consent read it).
  */
 export function partyKey(
   t: Record<'bank' | 'consentId' | 'accountId', Column>,
@@ -217,27 +232,33 @@ export function partyKey(
  * The party of a consent (customer) or of an account (owner). Each endpoint answers one object,
  * so the new answer replaces the stored one, whatever its PartyId.
  */
-export function commitParty(db: BankdataDb, input: PartyInput): UpsertCounts {
+export function commitParty(r: SqlRunner, input: PartyInput): Promise<UpsertCounts> {
   const row = checkPartyInput(input);
   const now = toStoredInstant(input.now);
   const key = partyKey(parties, input);
-  return inWriteTransaction(db, (tx) => {
+  return r.transaction(async (tx) => {
     const counts: UpsertCounts = { added: 0, updated: 0, unchanged: 0 };
     if (row) {
-      const stored = tx.select().from(parties).where(key).get();
-      const write = planUpsertWrite(stored, ownedRow(tx, row, stored), [], now);
-      if (write.outcome === 'added') tx.insert(parties).values(write.values).run();
-      else tx.update(parties).set(write.values).where(key).run();
+      const lock =
+        input.accountId === null
+          ? customerWriteLock(tx.dialect, input.bank, input.consentId)
+          : accountWriteLock(tx.dialect, input.bank, input.accountId);
+      if (lock) await tx.run(lock);
+      const found = await tx.get(sql`${selectFrom(parties)} WHERE ${key}`);
+      const stored = found && rowOf(parties, found);
+      const write = planUpsertWrite(stored, await ownedRowOf(tx, row, stored), [], now);
+      if (write.outcome === 'added') await tx.run(insertInto(parties, write.values));
+      else await tx.run(sql`${updateSet(parties, write.values)} WHERE ${key}`);
       counts[write.outcome] += 1;
     }
-    insertRejectRows(tx, input.rejects ?? [], input.runId, now);
+    await insertRejects(tx, input.rejects ?? [], input.runId, now);
     return counts;
   });
 }
 
 export type UpsertPlan<R> = { outcome: 'added' } | { outcome: 'unchanged' } | { outcome: 'updated'; merged: R };
 
-/** Insert when new; rewrite only when the content changed (merge.ts); else touch bookkeeping. Shared with the PostgreSQL store. */
+/** Insert when new; rewrite only when the content changed (merge.ts); else touch bookkeeping. */
 export function planUpsert<R extends { rawJson: string; consentId: ConsentId }>(
   stored: R | undefined,
   row: R,
@@ -251,7 +272,7 @@ export function planUpsert<R extends { rawJson: string; consentId: ConsentId }>(
 /**
  * What an upsert writes (planUpsert): a new row with its bookkeeping; a changed row merged, last
  * seen and updated now; an unchanged one only touched (last seen, and its consent: row-owner.ts).
- * Shared with the PostgreSQL store.
+ *
  */
 export type UpsertWrite<R> =
   | { outcome: 'added'; values: R & { firstSeenAt: string; lastSeenAt: string; updatedAt: string } }
@@ -274,32 +295,23 @@ export function planUpsertWrite<R extends { rawJson: string; consentId: ConsentI
 
 /**
  * When party data was last read: the consent's customer (accountId null) or the account's
- * owner (whichever consent read it). Null when never. Async like the Store will be.
+ * owner (whichever consent read it). Null when never.
  */
 export async function partyLastSeen(
-  db: Conn,
+  r: SqlRunner,
   key: { bank: BankName; consentId: ConsentId; accountId: AccountId | null },
 ): Promise<string | null> {
-  return (
-    db
-      .select({ at: max(parties.lastSeenAt) })
-      .from(parties)
-      .where(partyKey(parties, key))
-      .get()?.at ?? null
-  );
+  const row = await r.get(sql`SELECT max(last_seen_at) AS at FROM parties WHERE ${partyKey(parties, key)}`);
+  return (row?.at as string | null | undefined) ?? null;
 }
 
 /** The `StartDateTime` of the newest statement held for the account, or null. */
 export async function latestStatementStart(
-  db: Conn,
+  r: SqlRunner,
   key: { bank: BankName; accountId: AccountId },
 ): Promise<string | null> {
-  const row = db
-    .select({ start: statements.startDateTime })
-    .from(statements)
-    .where(and(eq(statements.bank, key.bank), eq(statements.accountId, key.accountId)))
-    .orderBy(desc(statements.startDateTime))
-    .limit(1)
-    .get();
-  return row?.start ?? null;
+  const row = await r.get(
+    sql`SELECT start_date_time FROM statements WHERE ${and(eq(statements.bank, key.bank), eq(statements.accountId, key.accountId))} ORDER BY start_date_time DESC LIMIT 1`,
+  );
+  return (row?.start_date_time as string | null | undefined) ?? null;
 }

@@ -4,13 +4,13 @@
  * as long as that consent is live (registered as Authorised and not ended). A fetch through
  * another consent takes the row over only once its owner is no longer live. So the owner does not
  * depend on the order in which one run syncs its consents, and a run with no change moves nothing.
- * Shared by both dialects' write paths; the PostgreSQL query is in pg/unit-writes.ts.
+ * Shared by both dialects' write paths.
  */
-import { eq, inArray, isNull, type Column, type SQL } from 'drizzle-orm';
+import { eq, inArray, isNull, sql, type Column, type SQL } from 'drizzle-orm';
 import type { ConsentId } from '@bankdata/core/schemas';
-import type { Conn } from './sqlite/db';
 import { allOf } from './dialect-sql';
 import { consents } from './sqlite/schema';
+import type { SqlRunner } from './sql-runner';
 
 interface Owned {
   consentId: ConsentId;
@@ -38,35 +38,14 @@ export function withOwner<R extends Owned>(row: R, stored: Owned | undefined, li
     : row;
 }
 
-/** SQLite: the live consents among `ids` (no query when there are none). */
-export function liveConsents(tx: Conn, ids: readonly ConsentId[]): Set<ConsentId> {
+/** The live consents among `ids` (no query when there are none), over either dialect's runner. */
+export async function liveConsentsOf(r: SqlRunner, ids: readonly ConsentId[]): Promise<Set<ConsentId>> {
   if (ids.length === 0) return new Set();
-  const found = tx
-    .select({ consentId: consents.consentId })
-    .from(consents)
-    .where(liveConsentsWhere(consents, ids))
-    .all();
-  return new Set(found.map((r) => r.consentId));
+  const found = await r.all(sql`SELECT consent_id FROM consents WHERE ${liveConsentsWhere(consents, ids)}`);
+  return new Set(found.map((row) => row.consent_id as ConsentId));
 }
 
-/** SQLite: `withOwner` for one row, reading its stored consent's liveness only when it differs. */
-export function ownedRow<R extends Owned>(tx: Conn, row: R, stored: Owned | undefined): R {
-  return withOwner(row, stored, liveConsents(tx, otherOwners([stored], row.consentId)));
-}
-
-/**
- * SQLite: `ownedRow` for the many rows of one transaction, reading each other consent's
- * liveness once (a window of a shared account would otherwise read it once per row).
- */
-export function ownerLookup(tx: Conn): <R extends Owned>(row: R, stored: Owned | undefined) => R {
-  const known = new Map<ConsentId, boolean>();
-  return (row, stored) => {
-    if (!stored || stored.consentId === row.consentId) return row;
-    let live = known.get(stored.consentId);
-    if (live === undefined) {
-      live = liveConsents(tx, [stored.consentId]).size > 0;
-      known.set(stored.consentId, live);
-    }
-    return live ? { ...row, consentId: stored.consentId } : row;
-  };
+/** `withOwner` for one row, reading its stored consent's liveness only when it differs. */
+export async function ownedRowOf<R extends Owned>(r: SqlRunner, row: R, stored: Owned | undefined): Promise<R> {
+  return withOwner(row, stored, await liveConsentsOf(r, otherOwners([stored], row.consentId)));
 }

@@ -6,8 +6,8 @@
  * is refused: exit 4); on PostgreSQL any number of workers share it (pg/run-work.ts).
  */
 import type { ConsentId } from '@bankdata/core/schemas';
-import type { BankdataDb } from './sqlite/db';
 import { acquireLease, releaseLease, renewLease, type LeaseHolder } from './lease';
+import type { SqlRunner } from './sql-runner';
 import { finishRun, startRun, type RunSummary } from './runs';
 import type { ConsentOutcome } from './sqlite/schema';
 import type { Instant } from './time';
@@ -42,17 +42,17 @@ export interface BeginInput {
 }
 
 /** SQLite: one process per run, under the single-run lease; its queue is its own list. */
-export function beginSqliteRun(db: BankdataDb, input: BeginInput): BeginResult {
-  const lease = acquireLease(db, { ...input.holder, now: input.now, ttlMs: input.leaseTtlMs });
+export async function beginSqliteRun(r: SqlRunner, input: BeginInput): Promise<BeginResult> {
+  const lease = await acquireLease(r, { ...input.holder, now: input.now, ttlMs: input.leaseTtlMs });
   if (!lease.ok) return lease;
-  const runId = startRun(db, { now: input.now });
+  const runId = await startRun(r, { now: input.now });
   const queue = [...input.consentIds];
   const holder = input.holder;
   let released = false;
-  const release = () => {
+  const release = async () => {
     if (released) return;
     released = true;
-    releaseLease(db, holder);
+    await releaseLease(r, holder);
   };
   return {
     ok: true,
@@ -60,15 +60,15 @@ export function beginSqliteRun(db: BankdataDb, input: BeginInput): BeginResult {
       runId,
       next: async () => queue.shift() ?? null,
       done: async () => true,
-      renew: async (now) => renewLease(db, { ...holder, now, ttlMs: input.leaseTtlMs }),
+      renew: (now) => renewLease(r, { ...holder, now, ttlMs: input.leaseTtlMs }),
       leave: async (summary, now) => {
         try {
-          finishRun(db, runId, summary, now);
+          await finishRun(r, runId, summary, now);
         } finally {
-          release();
+          await release();
         }
       },
-      abandon: async () => release(),
+      abandon: () => release(),
     },
   };
 }

@@ -1,7 +1,8 @@
 /** Sync runs as v_runs shows them. */
 import { randomUUID } from 'node:crypto';
-import { desc, eq } from 'drizzle-orm';
-import type { BankdataDb } from './sqlite/db';
+import { eq, sql } from 'drizzle-orm';
+import { insertInto, rowOf, rowsOf, selectFrom, updateSet } from './sql-build';
+import type { SqlRunner } from './sql-runner';
 import { runs, type RunOutcome } from './sqlite/schema';
 import { toStoredInstant, type Instant } from './time';
 
@@ -18,28 +19,25 @@ export interface RunSummary {
 }
 
 /** Starts a run and returns its id (a new UUID unless one is given). */
-export function startRun(db: BankdataDb, options: { runId?: string; now: Instant }): string {
+export async function startRun(r: SqlRunner, options: { runId?: string; now: Instant }): Promise<string> {
   const runId = options.runId ?? randomUUID();
-  db.insert(runs)
-    .values({ runId, startedAt: toStoredInstant(options.now) })
-    .run();
+  await r.run(insertInto(runs, { runId, startedAt: toStoredInstant(options.now) }));
   return runId;
 }
 
-export function finishRun(db: BankdataDb, runId: string, summary: RunSummary, now: Instant): void {
-  const result = db
-    .update(runs)
-    .set({ ...summary, finishedAt: toStoredInstant(now) })
-    .where(eq(runs.runId, runId))
-    .run();
-  if (result.changes !== 1) throw new RangeError(`no run ${runId}`);
+export async function finishRun(r: SqlRunner, runId: string, summary: RunSummary, now: Instant): Promise<void> {
+  const done = await r.all(
+    sql`${updateSet(runs, { ...summary, finishedAt: toStoredInstant(now) })} WHERE ${eq(runs.runId, runId)} RETURNING run_id`,
+  );
+  if (done.length !== 1) throw new RangeError(`no run ${runId}`);
 }
 
-export function getRun(db: BankdataDb, runId: string): RunRow | null {
-  return db.select().from(runs).where(eq(runs.runId, runId)).get() ?? null;
+export async function getRun(r: SqlRunner, runId: string): Promise<RunRow | null> {
+  const row = await r.get(sql`${selectFrom(runs)} WHERE ${eq(runs.runId, runId)}`);
+  return row ? rowOf(runs, row) : null;
 }
 
 /** The latest runs first. */
-export function listRuns(db: BankdataDb, limit = 20): RunRow[] {
-  return db.select().from(runs).orderBy(desc(runs.startedAt)).limit(limit).all();
+export async function listRuns(r: SqlRunner, limit = 20): Promise<RunRow[]> {
+  return rowsOf(runs, await r.all(sql`${selectFrom(runs)} ORDER BY started_at DESC LIMIT ${limit}`));
 }

@@ -21,6 +21,8 @@ export interface SqlRunner {
   all(query: SQL): Promise<SqlRow[]>;
   get(query: SQL): Promise<SqlRow | undefined>;
   run(query: SQL): Promise<void>;
+  /** Runs a write and returns how many rows it changed. */
+  changes(query: SQL): Promise<number>;
   /**
    * Streams the rows in batches, never holding the whole result: a cursor on PostgreSQL, the
    * statement's iterator on SQLite (its connection is busy until the iteration ends).
@@ -53,9 +55,81 @@ const STREAM_CACHE_KIB = 2048;
 
 const sqliteDialect = new SQLiteSyncDialect();
 
+/**
+ * One queue per SQLite connection. better-sqlite3 runs a statement at once, but an operation
+ * written over the runner awaits between the statements of its transaction: without the queue a
+ * statement of another operation could run inside that open transaction (and be committed or
+ * rolled back with it). So a transaction, a stream and a synchronous unit (`sqliteExclusive`)
+ * hold the connection until they settle, and a top-level statement waits while it is held; when
+ * nothing holds it, a statement runs at once, as before.
+ */
+interface Gate {
+  held: boolean;
+  waiting: (() => void)[];
+}
+
+const gates = new WeakMap<Database.Database, Gate>();
+
+function gateOf(sqlite: Database.Database): Gate {
+  let gate = gates.get(sqlite);
+  if (!gate) {
+    gate = { held: false, waiting: [] };
+    gates.set(sqlite, gate);
+  }
+  return gate;
+}
+
+/** Waits for the connection (first come, first served) and holds it; returns the release. */
+async function acquire(gate: Gate): Promise<() => void> {
+  if (gate.held) await new Promise<void>((resolve) => gate.waiting.push(resolve));
+  gate.held = true;
+  return () => {
+    const next = gate.waiting.shift();
+    // Handed straight to the next waiter: nothing can slip in between.
+    if (next) next();
+    else gate.held = false;
+  };
+}
+
+/** Runs `work` holding the connection: after any operation that holds it, before any that asks later. */
+async function holding<T>(gate: Gate, work: () => T | Promise<T>): Promise<T> {
+  const release = await acquire(gate);
+  try {
+    return await work();
+  } finally {
+    release();
+  }
+}
+
+/**
+ * Runs a synchronous unit of the SQLite connection (drizzle's synchronous transactions: the
+ * window commit, the lease, forget) in its turn, never inside another operation's transaction.
+ */
+export function sqliteExclusive<T>(sqlite: Database.Database, unit: () => T | Promise<T>): Promise<T> {
+  return holding(gateOf(sqlite), unit);
+}
+
+/** How many prepared statements a runner keeps (by text): a store sends the same few dozen again and again. */
+const STATEMENT_CACHE = 256;
+
 export function sqliteRunner(sqlite: Database.Database, options: RunnerOptions = {}): SqlRunner {
+  const gate = gateOf(sqlite);
+  const cache = new Map<string, Database.Statement>();
+  const render = (query: SQL) => sqliteDialect.sqlToQuery(query);
+  /** A statement for all / get / run, prepared once per text (never one in raw mode or iterating). */
+  const cached = (query: SQL) => {
+    const { sql, params } = render(query);
+    let statement = cache.get(sql);
+    if (!statement) {
+      statement = sqlite.prepare(sql);
+      if (options.safeIntegers) statement.safeIntegers(true);
+      if (cache.size >= STATEMENT_CACHE) cache.clear();
+      cache.set(sql, statement);
+    }
+    return { statement, params };
+  };
   const prepare = (query: SQL) => {
-    const { sql, params } = sqliteDialect.sqlToQuery(query);
+    const { sql, params } = render(query);
     const statement = sqlite.prepare(sql);
     if (options.safeIntegers) statement.safeIntegers(true);
     return { statement, params };
@@ -79,19 +153,36 @@ export function sqliteRunner(sqlite: Database.Database, options: RunnerOptions =
       sqlite.pragma(`cache_size = ${cacheSize}`);
     }
   }
-  const runner: SqlRunner = {
+  /** A stream holds the connection from its first batch to its end (the statement keeps it busy). */
+  async function* held<R>(stream: () => AsyncGenerator<R>): AsyncGenerator<R> {
+    const release = await acquire(gate);
+    try {
+      yield* stream();
+    } finally {
+      release();
+    }
+  }
+  /** Now when the connection is free (a statement runs whole before anything else), else in turn. */
+  const statement = <T>(run: () => Promise<T>): Promise<T> => (gate.held ? holding(gate, run) : run());
+
+  /** The runner inside a transaction (or a held connection): statements run directly. */
+  const direct: SqlRunner = {
     dialect: 'sqlite',
     all: async (query) => {
-      const { statement, params } = prepare(query);
+      const { statement, params } = cached(query);
       return statement.all(...params) as SqlRow[];
     },
     get: async (query) => {
-      const { statement, params } = prepare(query);
+      const { statement, params } = cached(query);
       return statement.get(...params) as SqlRow | undefined;
     },
     run: async (query) => {
-      const { statement, params } = prepare(query);
+      const { statement, params } = cached(query);
       statement.run(...params);
+    },
+    changes: async (query) => {
+      const { statement, params } = cached(query);
+      return statement.run(...params).changes;
     },
     iterate: (query, batchSize = 1000) => {
       const { statement, params } = prepare(query);
@@ -105,17 +196,30 @@ export function sqliteRunner(sqlite: Database.Database, options: RunnerOptions =
       prepare(query)
         .statement.columns()
         .map((c) => c.name),
-    transaction: async (work) => {
-      sqlite.exec('BEGIN IMMEDIATE');
-      try {
-        const result = await work(runner);
-        sqlite.exec('COMMIT');
-        return result;
-      } catch (error) {
-        if (sqlite.inTransaction) sqlite.exec('ROLLBACK');
-        throw error;
-      }
-    },
+    // Already in the transaction (or holding the connection): `work` joins it.
+    transaction: (work) => work(direct),
   };
-  return runner;
+
+  return {
+    dialect: 'sqlite',
+    all: (query) => statement(() => direct.all(query)),
+    get: (query) => statement(() => direct.get(query)),
+    run: (query) => statement(() => direct.run(query)),
+    changes: (query) => statement(() => direct.changes(query)),
+    iterate: (query, batchSize) => held(() => direct.iterate(query, batchSize)),
+    iterateArrays: (query, batchSize) => held(() => direct.iterateArrays(query, batchSize)),
+    columns: (query) => statement(() => direct.columns(query)),
+    transaction: (work) =>
+      holding(gate, async () => {
+        sqlite.exec('BEGIN IMMEDIATE');
+        try {
+          const result = await work(direct);
+          sqlite.exec('COMMIT');
+          return result;
+        } catch (error) {
+          if (sqlite.inTransaction) sqlite.exec('ROLLBACK');
+          throw error;
+        }
+      }),
+  };
 }

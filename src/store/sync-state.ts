@@ -1,11 +1,14 @@
 /**
  * Sync state: per (bank, account, consent, resource) watermark, the oldest open pending row, and per bank
- * the window size that worked (docs/configuration.md "Sync rules").
+ * the window size that worked and what transaction queries taught (docs/configuration.md "Sync rules",
+ * "Sync windows"). Written once over a SqlRunner for both dialects.
  */
-import { and, eq, isNull, max, min } from 'drizzle-orm';
+import { eq, sql, type Column, type SQL } from 'drizzle-orm';
 import type { AccountId, BankName, ConsentId } from '@bankdata/core/schemas';
-import type { BankdataDb, Conn } from './sqlite/db';
-import { bankWindow, syncState, transactions } from './sqlite/schema';
+import { excluded, insertInto, onConflict } from './sql-build';
+import type { SqlRunner } from './sql-runner';
+import { toNumberOrNull } from './dialect-sql';
+import { bankWindow, syncState } from './sqlite/schema';
 import { toStoredInstant, toStoredInstantOrNull, type Instant } from './time';
 
 export type SyncResource = 'transactions' | 'statements';
@@ -19,95 +22,77 @@ export interface WatermarkKey {
 }
 
 /** The sync_state row of one (bank, account, consent, resource). */
-function stateKey(key: WatermarkKey) {
-  return and(
-    eq(syncState.bank, key.bank),
-    eq(syncState.accountId, key.accountId),
-    eq(syncState.consentId, key.consentId),
-    eq(syncState.resource, key.resource ?? 'transactions'),
-  );
+function stateKey(key: WatermarkKey): SQL {
+  return sql`bank = ${key.bank} AND account_id = ${key.accountId} AND consent_id = ${key.consentId} AND resource = ${key.resource ?? 'transactions'}`;
 }
 
-export function getWatermark(db: Conn, key: WatermarkKey): string | null {
-  return readState(db, key)?.watermark ?? null;
-}
+const STATE_KEY = [syncState.bank, syncState.accountId, syncState.consentId, syncState.resource];
 
-/** The key's sync_state row, if any. */
-function readState(db: Conn, key: WatermarkKey): { watermark: string | null; rowsPerDay: number | null } | undefined {
-  return db
-    .select({ watermark: syncState.watermark, rowsPerDay: syncState.rowsPerDay })
-    .from(syncState)
-    .where(stateKey(key))
-    .get();
+export async function getWatermark(r: SqlRunner, key: WatermarkKey): Promise<string | null> {
+  const row = await r.get(sql`SELECT watermark FROM sync_state WHERE ${stateKey(key)}`);
+  return (row?.watermark as string | null | undefined) ?? null;
 }
 
 /** Sets the watermark exactly (null forgets it, so the next run backfills). */
-export function setWatermark(db: Conn, key: WatermarkKey & { watermark: Instant | null; now: Instant }): void {
+export async function setWatermark(
+  r: SqlRunner,
+  key: WatermarkKey & { watermark: Instant | null; now: Instant },
+): Promise<void> {
   const watermark = toStoredInstantOrNull(key.watermark);
   const updatedAt = toStoredInstant(key.now);
-  db.insert(syncState)
-    .values({
-      bank: key.bank,
-      accountId: key.accountId,
-      consentId: key.consentId,
-      resource: key.resource ?? 'transactions',
-      watermark,
-      updatedAt,
-    })
-    .onConflictDoUpdate({
-      target: [syncState.bank, syncState.accountId, syncState.consentId, syncState.resource],
-      set: { watermark, updatedAt },
-    })
-    .run();
+  const values = { ...stateValues(key), watermark, updatedAt };
+  await r.run(sql`${insertInto(syncState, values)} ${onConflict(syncState, STATE_KEY, { watermark, updatedAt })}`);
 }
 
-/** Moves the watermark forward only: a look-back or re-fetch window never moves it back. */
-export function advanceWatermark(
-  db: Conn,
+function stateValues(key: WatermarkKey) {
+  return {
+    bank: key.bank,
+    accountId: key.accountId,
+    consentId: key.consentId,
+    resource: key.resource ?? 'transactions',
+  };
+}
+
+/**
+ * Moves the watermark forward only, in one statement: a look-back or re-fetch window never moves
+ * it back (the upsert's WHERE keeps a later stored instant).
+ */
+export function advanceWatermarkSql(
   key: WatermarkKey & { resource: SyncResource; watermark: Instant; now: Instant },
-): void {
-  const next = toStoredInstant(key.watermark);
-  const current = getWatermark(db, key);
-  if (current !== null && current >= next) return;
-  setWatermark(db, { ...key, watermark: next });
+): SQL {
+  const watermark = toStoredInstant(key.watermark);
+  const updatedAt = toStoredInstant(key.now);
+  const values = { ...stateValues(key), watermark, updatedAt };
+  return sql`${insertInto(syncState, values)} ${onConflict(syncState, STATE_KEY, { watermark, updatedAt })}
+    WHERE sync_state.watermark IS NULL OR sync_state.watermark < ${watermark}`;
 }
 
 /** The booking instant of the oldest pending row still open (not removed) of the account. */
-export function oldestOpenPending(db: Conn, key: { bank: BankName; accountId: AccountId }): string | null {
-  const row = db
-    .select({ oldest: min(transactions.bookingDateTime) })
-    .from(transactions)
-    .where(
-      and(
-        eq(transactions.bank, key.bank),
-        eq(transactions.accountId, key.accountId),
-        eq(transactions.status, 'Pending'),
-        isNull(transactions.removedAt),
-      ),
-    )
-    .get();
-  return row?.oldest ?? null;
+export async function oldestOpenPending(
+  r: SqlRunner,
+  key: { bank: BankName; accountId: AccountId },
+): Promise<string | null> {
+  const row = await r.get(
+    sql`SELECT min(booking_date_time) AS oldest FROM transactions
+        WHERE bank = ${key.bank} AND account_id = ${key.accountId} AND status = 'Pending' AND removed_at IS NULL`,
+  );
+  return (row?.oldest as string | null | undefined) ?? null;
 }
 
-export function getWindowDays(db: Conn, bank: BankName): number | null {
-  return (
-    db.select({ days: bankWindow.windowDays }).from(bankWindow).where(eq(bankWindow.bank, bank)).get()?.days ?? null
+export async function getWindowDays(r: SqlRunner, bank: BankName): Promise<number | null> {
+  return (await getWindowKnowledge(r, bank)).windowDays;
+}
+
+export async function setWindowDays(r: SqlRunner, bank: BankName, windowDays: number, now: Instant): Promise<void> {
+  checkWindowDays(windowDays);
+  const updatedAt = toStoredInstant(now);
+  await r.run(
+    sql`${insertInto(bankWindow, { bank, windowDays, updatedAt })} ${onConflict(bankWindow, [bankWindow.bank], { windowDays, updatedAt })}`,
   );
 }
 
-export function setWindowDays(db: BankdataDb, bank: BankName, windowDays: number, now: Instant): void {
-  if (!Number.isInteger(windowDays) || windowDays < 1)
-    throw new RangeError(`window days must be a positive integer: ${windowDays}`);
-  const updatedAt = toStoredInstant(now);
-  db.insert(bankWindow)
-    .values({ bank, windowDays, updatedAt })
-    .onConflictDoUpdate({ target: bankWindow.bank, set: { windowDays, updatedAt } })
-    .run();
-}
-
 // ---------------------------------------------------------------------------
-// What transaction queries taught (docs/configuration.md "Sync windows"). Async like the
-// Store's other operations will be: the callers await them.
+// What transaction queries taught (docs/configuration.md "Sync windows").
 
 export interface WindowKnowledge {
   /** The window size that last worked (NZ days); kept for old databases and the dry run. */
@@ -118,86 +103,93 @@ export interface WindowKnowledge {
   minRefusedRows: number | null;
 }
 
-export async function getWindowKnowledge(db: Conn, bank: BankName): Promise<WindowKnowledge> {
-  const row = db
-    .select({
-      windowDays: bankWindow.windowDays,
-      maxAcceptedRows: bankWindow.maxAcceptedRows,
-      minRefusedRows: bankWindow.minRefusedRows,
-    })
-    .from(bankWindow)
-    .where(eq(bankWindow.bank, bank))
-    .get();
-  return row ?? { windowDays: null, maxAcceptedRows: null, minRefusedRows: null };
+export async function getWindowKnowledge(r: SqlRunner, bank: BankName): Promise<WindowKnowledge> {
+  const row = await r.get(
+    sql`SELECT window_days, max_accepted_rows, min_refused_rows FROM bank_window WHERE ${eq(bankWindow.bank, bank)}`,
+  );
+  return {
+    windowDays: toNumberOrNull(row?.window_days),
+    maxAcceptedRows: toNumberOrNull(row?.max_accepted_rows),
+    minRefusedRows: toNumberOrNull(row?.min_refused_rows),
+  };
 }
 
-/** Throws unless `windowDays` is a positive integer; returns it. Shared with pg/sync-state.ts. */
+/** Throws unless `windowDays` is a positive integer; returns it. */
 export function checkWindowDays(windowDays: number): number {
   if (!Number.isInteger(windowDays) || windowDays < 1)
     throw new RangeError(`window days must be a positive integer: ${windowDays}`);
   return windowDays;
 }
 
-/** Throws unless `rowsPerDay` is a finite number ≥ 0. Shared with pg/sync-state.ts. */
+/** Throws unless `rowsPerDay` is a finite number ≥ 0. */
 export function checkRowsPerDay(rowsPerDay: number): void {
   if (!(rowsPerDay >= 0) || !Number.isFinite(rowsPerDay))
     throw new RangeError(`rows per day must be a finite number ≥ 0: ${rowsPerDay}`);
 }
 
-/** Merges what one account's windows taught: the largest accepted, the smallest refused. */
+/** The larger (`>`) or smaller (`<`) of the stored and the new value, NULL on either side skipped. */
+function keepBy(column: Column, than: '>' | '<'): SQL {
+  const stored = sql`bank_window.${sql.identifier(column.name)}`;
+  const offered = excluded(column);
+  return sql`CASE WHEN ${offered} IS NULL THEN ${stored} WHEN ${stored} IS NULL THEN ${offered}
+    WHEN ${offered} ${sql.raw(than)} ${stored} THEN ${offered} ELSE ${stored} END`;
+}
+
+/**
+ * Merges what one account's windows taught in one statement: the largest accepted, the smallest
+ * refused (a lesson not given keeps the stored one), and the window size unless one is given.
+ * Several workers may learn about one bank at once: no worker's lesson is lost to a race.
+ */
 export async function recordWindowKnowledge(
-  db: BankdataDb,
+  r: SqlRunner,
   bank: BankName,
   learned: { acceptedRows?: number | null; refusedRows?: number | null; windowDays?: number | null },
   now: Instant,
 ): Promise<void> {
-  const current = await getWindowKnowledge(db, bank);
-  const pick = (a: number | null, b: number | null | undefined, f: (x: number, y: number) => number) =>
-    b == null ? a : a == null ? b : f(a, b);
-  const maxAcceptedRows = pick(current.maxAcceptedRows, learned.acceptedRows, Math.max);
-  const minRefusedRows = pick(current.minRefusedRows, learned.refusedRows, Math.min);
-  const windowDays = checkWindowDays(learned.windowDays ?? current.windowDays ?? 1);
-  const updatedAt = toStoredInstant(now);
-  db.insert(bankWindow)
-    .values({ bank, windowDays, maxAcceptedRows, minRefusedRows, updatedAt })
-    .onConflictDoUpdate({ target: bankWindow.bank, set: { windowDays, maxAcceptedRows, minRefusedRows, updatedAt } })
-    .run();
+  const windowDays = learned.windowDays == null ? null : checkWindowDays(learned.windowDays);
+  const values = {
+    bank,
+    windowDays: windowDays ?? 1,
+    maxAcceptedRows: learned.acceptedRows ?? null,
+    minRefusedRows: learned.refusedRows ?? null,
+    updatedAt: toStoredInstant(now),
+  };
+  await r.run(
+    sql`${insertInto(bankWindow, values)} ${onConflict(bankWindow, [bankWindow.bank], {
+      windowDays: windowDays ?? sql`bank_window.window_days`,
+      maxAcceptedRows: keepBy(bankWindow.maxAcceptedRows, '>'),
+      minRefusedRows: keepBy(bankWindow.minRefusedRows, '<'),
+      updatedAt: values.updatedAt,
+    })}`,
+  );
 }
 
 /** Transactions per NZ day last seen for the account through this consent, or null. */
-export async function getRowsPerDay(db: Conn, key: WatermarkKey): Promise<number | null> {
-  return readState(db, key)?.rowsPerDay ?? null;
+export async function getRowsPerDay(r: SqlRunner, key: WatermarkKey): Promise<number | null> {
+  const row = await r.get(sql`SELECT rows_per_day FROM sync_state WHERE ${stateKey(key)}`);
+  return toNumberOrNull(row?.rows_per_day);
 }
 
 /**
  * The densest account of the bank whose rows per day are stored (any consent), or null: the
  * prior for the first window of an account never read (src/sync/transactions.ts).
  */
-export async function maxRowsPerDay(db: Conn, bank: BankName): Promise<number | null> {
-  const row = db
-    .select({ rowsPerDay: max(syncState.rowsPerDay) })
-    .from(syncState)
-    .where(and(eq(syncState.bank, bank), eq(syncState.resource, 'transactions')))
-    .get();
-  return row?.rowsPerDay ?? null;
+export async function maxRowsPerDay(r: SqlRunner, bank: BankName): Promise<number | null> {
+  const row = await r.get(
+    sql`SELECT max(rows_per_day) AS rows_per_day FROM sync_state WHERE bank = ${bank} AND resource = 'transactions'`,
+  );
+  return toNumberOrNull(row?.rows_per_day);
 }
 
-export async function setRowsPerDay(db: Conn, key: WatermarkKey & { rowsPerDay: number; now: Instant }): Promise<void> {
+/** Saves the account's density; a new row has no watermark yet. */
+export async function setRowsPerDay(
+  r: SqlRunner,
+  key: WatermarkKey & { rowsPerDay: number; now: Instant },
+): Promise<void> {
   checkRowsPerDay(key.rowsPerDay);
   const updatedAt = toStoredInstant(key.now);
-  db.insert(syncState)
-    .values({
-      bank: key.bank,
-      accountId: key.accountId,
-      consentId: key.consentId,
-      resource: key.resource ?? 'transactions',
-      watermark: null,
-      rowsPerDay: key.rowsPerDay,
-      updatedAt,
-    })
-    .onConflictDoUpdate({
-      target: [syncState.bank, syncState.accountId, syncState.consentId, syncState.resource],
-      set: { rowsPerDay: key.rowsPerDay, updatedAt },
-    })
-    .run();
+  const values = { ...stateValues(key), watermark: null, rowsPerDay: key.rowsPerDay, updatedAt };
+  await r.run(
+    sql`${insertInto(syncState, values)} ${onConflict(syncState, STATE_KEY, { rowsPerDay: key.rowsPerDay, updatedAt })}`,
+  );
 }

@@ -59,7 +59,7 @@ describe('item 1: no output replaces the database, its WAL/SHM, a statement file
     expect(hash(fx.path)).toBe(before);
   });
 
-  it('a symbolic link to the database, its -wal and -shm are the database too', async () => {
+  it('SQLite: a symbolic link to the database, its -wal and -shm are the database too', async () => {
     const link = join(fx.dir, 'link.csv');
     symlinkSync(fx.path, link);
     for (const out of [link, `${fx.path}-wal`, `${fx.path}-shm`]) {
@@ -219,7 +219,7 @@ describe('items 6 and 7: local failures have their exit code and name the path; 
     expect(status.stdout).toContain('c0a8012e-7d3b-4f5e-9a61-2b9f4c1d8e70');
   });
 
-  it('db backup copies a database in use to a new 0600 file, and never over an existing one (7)', async () => {
+  it('SQLite: db backup copies a database in use to a new 0600 file, and never over an existing one (7)', async () => {
     const target = join(fx.dir, 'copy.sqlite');
     const r = await bankdata(['--db', fx.path, 'db', 'backup', target]);
     expect(r.code, r.stderr).toBe(0);

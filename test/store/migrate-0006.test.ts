@@ -33,7 +33,7 @@ function migrationsUpTo(tag: string): string {
 const TABLES_SQL =
   "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name <> '__drizzle_migrations' ORDER BY name";
 
-describe('migration 0006 (natural SQL views)', () => {
+describe('SQLite migration 0006 (natural SQL views)', () => {
   it('migrates a 0.1 database with rows forward, keeping every row; amount_text is the 0.1 amount', async () => {
     // Rows of every kind, written by the current store (the tables are the same in 0005 and 0006).
     const fx = await createFixtureStore();

@@ -17,7 +17,7 @@ afterAll(() => fx.cleanup());
 const all = <T>(sql: string, ...params: unknown[]) => fx.store.sqlite.prepare(sql).all(...params) as T[];
 const one = <T>(sql: string, ...params: unknown[]) => fx.store.sqlite.prepare(sql).get(...params) as T;
 
-describe('v_transactions: amounts are values', () => {
+describe('v_transactions on SQLite: amounts are values', () => {
   const rows = () => all<{ amount_text: string }>('SELECT amount_text FROM v_transactions');
 
   it('amount > 1000 compares values (the 0.1 text column compared text: "5.00" > "1000")', () => {
@@ -106,7 +106,7 @@ describe('v_transactions: amounts are values', () => {
   });
 });
 
-describe('v_balances, v_statements, v_payments', () => {
+describe('v_balances, v_statements, v_payments on SQLite', () => {
   it('v_balances: amount is a number, amount_text exact, date the NZ date of date_time', () => {
     const rows = all<{ amount: number; amount_text: string; date_time: string; date: string; kind: string }>(
       'SELECT amount, amount_text, date_time, date, typeof(amount) AS kind FROM v_balances',

@@ -17,8 +17,8 @@ const MIGRATIONS = (
 
 const mode = (path: string) => statSync(path).mode & 0o777;
 
-describe('openStore', () => {
-  it('creates a private directory (0700) and database file (0600) and applies the migrations', async () => {
+describe('openStore on SQLite: its file, directory, pragmas and migrations', () => {
+  it('SQLite: creates a private directory (0700) and database file (0600) and applies the migrations', async () => {
     const root = tempDir();
     const file = join(root, 'data', 'nested', 'bankdata.sqlite');
     const store = await openStore(file);
@@ -47,7 +47,7 @@ describe('openStore', () => {
     await store.close();
   });
 
-  it('runs in WAL mode with foreign keys on and a busy timeout', async () => {
+  it('SQLite: runs in WAL mode with foreign keys on and a busy timeout', async () => {
     const store = await openStore(join(tempDir(), 'bankdata.sqlite'));
     expect(store.sqlite.pragma('journal_mode', { simple: true })).toBe('wal');
     expect(store.sqlite.pragma('foreign_keys', { simple: true })).toBe(1);
@@ -69,7 +69,7 @@ describe('openStore', () => {
     await second.close();
   });
 
-  it('leaves the mode of an existing database file and directory as they are (it did not create them)', async () => {
+  it('SQLite: leaves the mode of an existing database file and directory as they are (it did not create them)', async () => {
     const dir = join(tempDir(), 'shared');
     mkdirSync(dir, { mode: 0o755 });
     chmodSync(dir, 0o755);

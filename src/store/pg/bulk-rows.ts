@@ -10,7 +10,7 @@
 import { getTableColumns, getTableName, sql, type SQL } from 'drizzle-orm';
 import type { PgColumn, PgTable } from 'drizzle-orm/pg-core';
 
-type Tx = { execute(query: SQL): Promise<unknown> };
+type Tx = { run(query: SQL): Promise<void> };
 
 const quote = (name: string) => `"${name.replace(/"/g, '""')}"`;
 
@@ -42,7 +42,7 @@ export async function upsertRows<T extends PgTable>(
   const { names, from } = unnestOf(table, rows);
   const fixed = new Set([...options.key, ...(options.keep ?? [])]);
   const set = names.filter((n) => !fixed.has(n)).map((n) => `${quote(n)} = excluded.${quote(n)}`);
-  await tx.execute(
+  await tx.run(
     sql`INSERT INTO ${sql.raw(quote(getTableName(table)))} (${sql.raw(names.map(quote).join(', '))}) SELECT * FROM ${from}
         ON CONFLICT (${sql.raw(options.key.map(quote).join(', '))}) DO UPDATE SET ${sql.raw(set.join(', '))}`,
   );

@@ -65,6 +65,7 @@ function pgRunner(on: pg.Pool | pg.PoolClient, types: PgTypes): SqlRunner {
     run: async (query) => {
       await on.query(toQuery(query));
     },
+    changes: async (query) => (await on.query(toQuery(query))).rowCount ?? 0,
     iterate: (query, batchSize = 1000) => cursorBatches<SqlRow>(query, batchSize),
     iterateArrays: (query, batchSize = 1000) => cursorBatches<unknown[]>(query, batchSize, 'array'),
     columns: async (query) => {

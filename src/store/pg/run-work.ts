@@ -88,14 +88,7 @@ export async function beginPostgresRun(pool: pg.Pool, input: BeginInput): Promis
           workerId,
           now,
           leaseTtlMs,
-          report: {
-            consents: summary.consents,
-            requests: summary.requests,
-            rowsWritten: summary.rowsWritten,
-            failedUnits: summary.failedUnits,
-            outcome: summary.outcome,
-            errorSummary: summary.errorSummary,
-          },
+          report: summary,
         });
       },
       abandon: async () => {

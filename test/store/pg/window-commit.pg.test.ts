@@ -10,10 +10,10 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { TransactionWindowInput, WindowCounts } from '../../../src/store';
 import { copySqliteToPostgres, sqliteColumns } from '../../../src/store/pg/copy-tables';
 import { createPool } from '../../../src/store/pg/open';
-import { maxRowsPerDayPg, recordWindowKnowledgePg, setRowsPerDayPg } from '../../../src/store/pg/sync-state';
+import { maxRowsPerDay, recordWindowKnowledge, setRowsPerDay } from '../../../src/store/sync-state';
+import { postgresRunner } from '../../../src/store/pg/pg-runner';
 import { commitTransactionWindowPg } from '../../../src/store/pg/window-commit';
 import type { Instant } from '../../../src/store/time';
-import { drizzle } from 'drizzle-orm/node-postgres';
 import { waitFor } from '../../cli/cli-process';
 import { startHarness, type Harness } from '../../fixtures/sync-harness';
 import { createTestDatabase, describePostgres } from '../../support/postgres';
@@ -75,15 +75,15 @@ describePostgres('a transaction window on PostgreSQL', () => {
       await pool.query(
         `DELETE FROM transactions; DELETE FROM sync_state WHERE resource = 'transactions'; DELETE FROM rejects; DELETE FROM bank_window`,
       );
-      const db = drizzle(pool);
+      const db = postgresRunner(pool);
       const counts = { added: 0, updated: 0, removed: 0, unchanged: 0 };
       for (const step of steps) {
         if ('rowsPerDay' in step) {
-          await setRowsPerDayPg(db, step.rowsPerDay);
+          await setRowsPerDay(db, step.rowsPerDay);
           continue;
         }
         if ('knowledge' in step) {
-          await recordWindowKnowledgePg(db, step.knowledge.bank, step.knowledge.learned, step.knowledge.now);
+          await recordWindowKnowledge(db, step.knowledge.bank, step.knowledge.learned, step.knowledge.now);
           continue;
         }
         const { input, counts: expected } = step.window;
@@ -121,8 +121,8 @@ describePostgres('a transaction window on PostgreSQL', () => {
       // The prior for a new account's first window: the densest stored account of the bank.
       const densest = await harness.store.syncState.maxRowsPerDay('PNZ');
       expect(densest).toBeGreaterThan(0);
-      expect(await maxRowsPerDayPg(db, 'PNZ')).toBe(densest);
-      expect(await maxRowsPerDayPg(db, 'ANZ')).toBeNull();
+      expect(await maxRowsPerDay(db, 'PNZ')).toBe(densest);
+      expect(await maxRowsPerDay(db, 'ANZ')).toBeNull();
     } finally {
       sqlite.close();
       await pool.end();
@@ -144,8 +144,8 @@ describePostgres('a transaction window on PostgreSQL', () => {
       const other = createPool(pool.options.connectionString!);
       try {
         const results = await Promise.all([
-          commitTransactionWindowPg(drizzle(pool), fresh),
-          commitTransactionWindowPg(drizzle(other), fresh),
+          commitTransactionWindowPg(postgresRunner(pool), fresh),
+          commitTransactionWindowPg(postgresRunner(other), fresh),
         ]);
         const added = results.map((r) => r.added).sort((a, b) => a - b);
         expect(added).toEqual([0, fresh.rows.length]);
@@ -174,7 +174,7 @@ describePostgres('a transaction window on PostgreSQL', () => {
       await holder.query('BEGIN');
       await holder.query(`SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`, [`${held!.bank}/${held!.accountId}`]);
       let settled = false;
-      const blocked = commitTransactionWindowPg(drizzle(pool), held!).then((r) => ((settled = true), r));
+      const blocked = commitTransactionWindowPg(postgresRunner(pool), held!).then((r) => ((settled = true), r));
       // The server shows the window waiting for the account's lock (polled: no fixed sleep; a
       // commit that did not wait settles, and the poll stops with none waiting).
       // pg_locks is the whole server's: other test files run beside this one (concurrent
@@ -188,7 +188,7 @@ describePostgres('a transaction window on PostgreSQL', () => {
         return n !== 0 || settled ? n : undefined;
       });
       expect(waiting).toBe(1);
-      await commitTransactionWindowPg(drizzle(pool), free!);
+      await commitTransactionWindowPg(postgresRunner(pool), free!);
       expect(settled).toBe(false);
       await holder.query('COMMIT');
       expect((await blocked).unchanged).toBeGreaterThan(0);

@@ -1,0 +1,50 @@
+/**
+ * Views defined once for both dialects: each definition builds its SELECT for a dialect with the
+ * helpers of dialect-sql.ts, and `createViewSql` writes the `CREATE VIEW` statement a migration
+ * of that dialect commits. A new view (or a new version of one) is added here, then its SQL is
+ * printed for both migrations with `npm run -s db:view-sql -- NAME` (scripts/view-sql.mjs;
+ * CONTRIBUTING.md "Adding a view"), and test/store/view-definitions.test.ts holds the newest
+ * committed `CREATE VIEW` of each view defined here equal to what this module generates. Views
+ * older than this module stay as their migrations wrote them (migrations are history).
+ */
+import { sql, type SQL } from 'drizzle-orm';
+import { PgDialect } from 'drizzle-orm/pg-core';
+import { SQLiteSyncDialect } from 'drizzle-orm/sqlite-core';
+import { exactAmount } from './dialect-sql';
+import type { SqlRunner } from './sql-runner';
+import type { ViewName } from './views';
+
+type Dialect = SqlRunner['dialect'];
+
+export interface ViewDefinition {
+  name: ViewName;
+  /** The view's SELECT for the dialect: literal SQL, no parameters. */
+  select(dialect: Dialect): SQL;
+}
+
+export const VIEW_DEFINITIONS: readonly ViewDefinition[] = [
+  {
+    // docs/data-model.md "v_continuity": the breaks the latest check found per account.
+    name: 'v_continuity',
+    select: (d) => sql`SELECT
+  f.bank, f.account_id, f.kind, f.from_date, f.to_date, ${exactAmount(d, sql`f.amount`)} AS amount, f.amount_minor,
+  f.currency, f.cause, f.transaction_id, f.detail, f.from_date_time, f.to_date_time, f.run_id, f.checked_at,
+  f.amount AS amount_text
+FROM continuity_findings f`,
+  },
+];
+
+const dialects = { sqlite: new SQLiteSyncDialect(), postgres: new PgDialect() };
+
+/** The migration statement that (re)creates the view on the dialect, `--> statement-breakpoint` separated. */
+export function createViewSql(view: ViewDefinition, dialect: Dialect, options: { replace?: boolean } = {}): string {
+  const { sql: select, params } = dialects[dialect].sqlToQuery(view.select(dialect));
+  if (params.length > 0) throw new Error(`view ${view.name}: its SQL takes no parameters`);
+  const name = dialect === 'sqlite' ? `\`${view.name}\`` : `"${view.name}"`;
+  const create = `CREATE VIEW ${name} AS\n${select};`;
+  return options.replace ? `DROP VIEW IF EXISTS ${name};--> statement-breakpoint\n${create}` : create;
+}
+
+export function viewDefinition(name: string): ViewDefinition | undefined {
+  return VIEW_DEFINITIONS.find((view) => view.name === name);
+}

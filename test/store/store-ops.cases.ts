@@ -1,0 +1,223 @@
+/**
+ * The store's operations written once over the SqlRunner (src/store/store-of.ts) that the other
+ * suites do not reach, on both dialects from this one case list: consent creations, payments and
+ * their attempts, job runs, what transaction queries taught, party and statement look-ups, and
+ * forget. Each case reads back what the operation stored, as the same JS values on both dialects.
+ */
+import { describe, expect, it } from 'vitest';
+import { Payment } from '@bankdata/core/payment-schemas';
+import { paymentIdentity } from '@bankdata/core/payment-identity';
+import type { StatementId } from '@bankdata/core/schemas';
+import { queryRow, queryRows, storeSuite } from '../support/dialects';
+import { ACCOUNT, BANK, CONSENT, OTHER_CONSENT, freshStoreOn } from './helpers';
+
+const PAYMENT_CONSENT = '7f2a1c3e-4b5d-4e6f-8a9b-0c1d2e3f4a5b';
+const payment = (status: Payment['status'], at: string) =>
+  Payment.parse({
+    payment_id: '1e2d3c4b-5a69-4788-9a0b-1c2d3e4f5a6b',
+    consent_id: PAYMENT_CONSENT,
+    status,
+    creation_timestamp: '2025-03-05T10:00:00+13:00',
+    status_updated_timestamp: at,
+    amount: { total: '12.50', currency: 'NZD' },
+    pcr: { particulars: 'rent', reference: 'march' },
+    idempotency_key: 'key-1',
+  });
+
+export const storeOpsSuite = storeSuite('the store operations written once', (d) => {
+  describe('consent creations', () => {
+    it('keeps a creation open until it settles, and refuses an unknown key', async () => {
+      const store = await freshStoreOn(d);
+      const input = { idempotencyKey: 'k1', intentHash: 'h1', bodyJson: '{"a":1}', bank: BANK, flow: 'redirect' };
+      const begun = await store.creations.begin({ ...input, now: '2025-03-05T00:00:00Z' });
+      expect(begun).toMatchObject({ idempotencyKey: 'k1', state: 'pending', createdAt: '2025-03-05T00:00:00.000Z' });
+      expect(begun.bodySha256).toMatch(/^[0-9a-f]{64}$/);
+      expect(await store.creations.findOpen('h1', '2025-03-05T12:00:00Z')).toEqual(begun);
+      // Older than the server keeps a key (24 h): not replayed.
+      expect(await store.creations.findOpen('h1', '2025-03-06T00:00:01Z')).toBeNull();
+      await store.creations.recordCreated('k1', { consent_id: CONSENT }, '2025-03-05T00:00:01Z');
+      expect(await store.creations.getOf(CONSENT)).toMatchObject({ state: 'created', consentId: CONSENT });
+      await store.creations.recordSettled('k1', 'Authorised', '2025-03-05T00:00:02Z');
+      expect(await store.creations.findOpen('h1', '2025-03-05T12:00:00Z')).toBeNull();
+      expect(await store.creations.get('k1')).toMatchObject({
+        state: 'settled',
+        outcome: 'Authorised',
+        updatedAt: '2025-03-05T00:00:02.000Z',
+      });
+      await expect(store.creations.recordFailed('nope', 'BDT400')).rejects.toThrow('no consent creation with key nope');
+      expect(await store.creations.get('nope')).toBeNull();
+    });
+  });
+
+  describe('payments', () => {
+    it('upserts the payment, keeps each status once in its history, and lists the open ones', async () => {
+      const store = await freshStoreOn(d);
+      const first = await store.payments.record(
+        payment('Pending', '2025-03-05T10:00:00+13:00'),
+        '2025-03-04T21:00:01Z',
+      );
+      expect(first).toMatchObject({ status: 'Pending', amount: '12.50', amountMinor: 1250, code: null });
+      await store.payments.record(payment('Pending', '2025-03-05T10:00:00+13:00'), '2025-03-04T21:00:02Z');
+      const settled = await store.payments.record(
+        payment('AcceptedSettlementCompleted', '2025-03-05T10:05:00+13:00'),
+        '2025-03-04T21:05:01Z',
+      );
+      expect(settled).toMatchObject({
+        status: 'AcceptedSettlementCompleted',
+        firstSeenAt: '2025-03-04T21:00:01.000Z',
+        lastCheckedAt: '2025-03-04T21:05:01.000Z',
+      });
+      expect(await store.payments.get(settled.paymentId)).toEqual(settled);
+      expect((await store.payments.history(settled.paymentId)).map((h) => h.status)).toEqual([
+        'Pending',
+        'AcceptedSettlementCompleted',
+      ]);
+      expect(await store.payments.listOpen()).toEqual([]);
+      expect(await store.payments.get('00000000-0000-4000-8000-000000000000')).toBeNull();
+    });
+
+    it('writes an attempt before sending, finds it unanswered, and the payment it made once answered', async () => {
+      const store = await freshStoreOn(d);
+      const body = {
+        consent_id: PAYMENT_CONSENT,
+        amount: { total: '12.50', currency: 'NZD' as const },
+        pcr: { particulars: 'rent' },
+      };
+      const requestJson = JSON.stringify(body);
+      const request = { consentId: PAYMENT_CONSENT, identity: paymentIdentity(body) };
+      await store.payments.insertAttempt({
+        idempotencyKey: 'key-1',
+        consentId: PAYMENT_CONSENT,
+        requestJson,
+        now: '2025-03-05T00:00:00Z',
+      });
+      expect(await store.payments.findUnansweredAttempt(request)).toEqual({ idempotencyKey: 'key-1', requestJson });
+      expect(await store.payments.getAttempt('key-1')).toMatchObject({ state: 'sending', paymentId: null });
+      expect(await store.payments.findEarlier(request)).toBeNull();
+      const made = await store.payments.record(payment('Pending', '2025-03-05T10:00:00+13:00'));
+      await store.payments.updateAttempt('key-1', { state: 'created', paymentId: made.paymentId });
+      expect(await store.payments.findUnansweredAttempt(request)).toBeNull();
+      expect(await store.payments.getAttempt('key-1')).toMatchObject({ state: 'created', paymentId: made.paymentId });
+      expect(await store.payments.findEarlier(request)).toEqual({
+        idempotencyKey: 'key-1',
+        paymentId: made.paymentId,
+        status: 'Pending',
+        rawJson: made.rawJson,
+      });
+    });
+  });
+
+  describe('runs and their jobs', () => {
+    it('records which scheduled job a run was, and refuses to finish an unknown run', async () => {
+      const store = await freshStoreOn(d);
+      const runId = await store.runs.start({ now: '2025-03-05T00:00:00Z' });
+      await store.runs.recordJob(runId, 'nightly', '2025-03-05T00:00:00+13:00');
+      expect(await store.runs.getJob(runId)).toEqual({
+        runId,
+        job: 'nightly',
+        scheduledFor: '2025-03-04T11:00:00.000Z',
+      });
+      expect(await store.runs.getJob('other')).toBeNull();
+      const summary = { outcome: 'ok', consents: 1, requests: 2, rowsWritten: 3, failedUnits: 0, errorSummary: null };
+      await expect(store.runs.finish('other', { ...summary, outcome: 'ok' })).rejects.toThrow('no run other');
+      await store.runs.finish(runId, { ...summary, outcome: 'ok' }, '2025-03-05T00:01:00Z');
+      expect(await store.runs.get(runId)).toMatchObject({ ...summary, finishedAt: '2025-03-05T00:01:00.000Z' });
+      expect((await store.runs.list(5)).map((r) => r.runId)).toEqual([runId]);
+    });
+  });
+
+  describe('what transaction queries taught', () => {
+    it('merges accepted and refused sizes (the largest, the smallest) and keeps a lesson not given', async () => {
+      const store = await freshStoreOn(d);
+      expect(await store.syncState.getWindowKnowledge(BANK)).toEqual({
+        windowDays: null,
+        maxAcceptedRows: null,
+        minRefusedRows: null,
+      });
+      await store.syncState.recordWindowKnowledge(BANK, { acceptedRows: 40 });
+      await store.syncState.recordWindowKnowledge(BANK, { acceptedRows: 25, refusedRows: 120, windowDays: 7 });
+      await store.syncState.recordWindowKnowledge(BANK, { acceptedRows: 90, refusedRows: 300 });
+      expect(await store.syncState.getWindowKnowledge(BANK)).toEqual({
+        windowDays: 7,
+        maxAcceptedRows: 90,
+        minRefusedRows: 120,
+      });
+      expect(await store.syncState.getWindowDays(BANK)).toBe(7);
+      await expect(store.syncState.recordWindowKnowledge(BANK, { windowDays: 0 })).rejects.toThrow(RangeError);
+    });
+
+    it('keeps rows per day per account and consent, the densest as the bank prior, without a watermark', async () => {
+      const store = await freshStoreOn(d);
+      const key = { bank: BANK, accountId: ACCOUNT, consentId: CONSENT };
+      expect(await store.syncState.getRowsPerDay(key)).toBeNull();
+      expect(await store.syncState.maxRowsPerDay(BANK)).toBeNull();
+      await store.syncState.setRowsPerDay({ ...key, rowsPerDay: 2.5 });
+      await store.syncState.setRowsPerDay({ ...key, consentId: OTHER_CONSENT, rowsPerDay: 4 });
+      expect(await store.syncState.getRowsPerDay(key)).toBe(2.5);
+      expect(await store.syncState.maxRowsPerDay(BANK)).toBe(4);
+      expect(await store.syncState.maxRowsPerDay('ANZ')).toBeNull();
+      expect(await store.syncState.getWatermark(key)).toBeNull();
+      await expect(store.syncState.setRowsPerDay({ ...key, rowsPerDay: -1 })).rejects.toThrow(RangeError);
+    });
+  });
+
+  describe('look-ups of the sync', () => {
+    it('tells when a party was last read and the newest statement held', async () => {
+      const store = await freshStoreOn(d);
+      const customer = { bank: BANK, consentId: CONSENT, accountId: null };
+      expect(await store.partyLastSeen(customer)).toBeNull();
+      const party = {
+        bank: BANK,
+        consentId: CONSENT,
+        accountId: null,
+        partyId: 'p1',
+        name: 'A Customer',
+        rawJson: '{"PartyId":"p1"}',
+      };
+      await store.commitParty({ ...customer, row: party as never, runId: null, now: '2025-03-05T01:00:00Z' });
+      expect(await store.partyLastSeen(customer)).toBe('2025-03-05T01:00:00.000Z');
+      expect(await store.latestStatementStart({ bank: BANK, accountId: ACCOUNT })).toBeNull();
+      for (const [id, start] of [
+        ['s1', '2025-01-01T00:00:00.000Z'],
+        ['s2', '2025-02-01T00:00:00.000Z'],
+      ] as const) {
+        await store.commitStatements({
+          bank: BANK,
+          consentId: CONSENT,
+          accountId: ACCOUNT,
+          rows: [
+            {
+              bank: BANK,
+              accountId: ACCOUNT,
+              consentId: CONSENT,
+              statementId: id as StatementId,
+              type: 'RegularPeriodic',
+              startDateTime: start,
+              endDateTime: start,
+              creationDateTime: start,
+              rawJson: `{"StatementId":"${id}"}`,
+            } as never,
+          ],
+          runId: null,
+        });
+      }
+      expect(await store.latestStatementStart({ bank: BANK, accountId: ACCOUNT })).toBe('2025-02-01T00:00:00.000Z');
+      expect(await store.listStatementsWithoutFile({ bank: BANK, accountId: ACCOUNT })).toEqual(['s1', 's2']);
+    });
+  });
+
+  describe('forget', () => {
+    it('counts on a dry run without deleting, then deletes the ended consent and its rows', async () => {
+      const store = await freshStoreOn(d);
+      await store.syncState.setWatermark({ bank: BANK, accountId: ACCOUNT, consentId: CONSENT, watermark: null });
+      await store.consents.markEnded(CONSENT, 'BDT410');
+      const dry = await store.consents.forget(CONSENT, { dryRun: true });
+      expect(dry.deleted).toMatchObject({ accounts: 1, sync_state: 1, consents: 1 });
+      expect(await queryRow(store, 'SELECT count(*) AS n FROM accounts')).toEqual({ n: 1 });
+      const done = await store.consents.forget(CONSENT, { dryRun: false });
+      expect(done.deleted).toEqual(dry.deleted);
+      expect(await queryRows(store, 'SELECT consent_id FROM consents')).toEqual([{ consent_id: OTHER_CONSENT }]);
+      expect(await queryRow(store, 'SELECT count(*) AS n FROM accounts')).toEqual({ n: 0 });
+    });
+  });
+});
