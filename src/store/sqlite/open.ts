@@ -7,8 +7,8 @@
  * directory, a device, a read-only file) keeps its permissions, and anything that is not a
  * SQLite file is refused before SQLite touches it (docs/security.md "Local misuse").
  */
-import { closeSync, existsSync, lstatSync, mkdirSync, openSync, readFileSync, readSync, statSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
+import { closeSync, existsSync, lstatSync, mkdirSync, openSync, readSync, statSync } from 'node:fs';
+import { basename, dirname, resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import { drizzle } from 'drizzle-orm/better-sqlite3';
 import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
@@ -17,6 +17,13 @@ import { MIGRATIONS_PATH } from '../../paths';
 import type { BankdataDb } from './db';
 import { nzOffsets } from './schema';
 import { nzOffsetTransitions } from '../time';
+import {
+  migrationFailed,
+  readJournal,
+  refuseUnknownMigrations,
+  schemaState,
+  type SchemaState,
+} from '../migration-versions';
 
 /** Beside this file in the sources; the compiled program finds it through src/paths.ts. */
 export const MIGRATIONS_DIR = MIGRATIONS_PATH;
@@ -84,27 +91,27 @@ function statSafe(file: string) {
   }
 }
 
-/** The `when` of each migration in the journal, in order. */
-export function journalMigrations(): number[] {
-  const journal = JSON.parse(readFileSync(`${MIGRATIONS_DIR}/meta/_journal.json`, 'utf8')) as {
-    entries: { when: number }[];
-  };
-  return journal.entries.map((e) => e.when);
-}
-
-/** Migrations applied to the open database, and how many of the journal's are pending. */
-export function migrationState(sqlite: Database.Database): { applied: number; pending: number } {
+/**
+ * What drizzle's migrations table says about the open database against this binary's journal
+ * (../migration-versions.ts). Every open passes here, reader or writer, and a database that a
+ * newer bankdata migrated is refused (exit 6) before anything reads or writes it.
+ */
+export function migrationState(sqlite: Database.Database, file: string): SchemaState {
   const table = sqlite
     .prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name = '__drizzle_migrations'")
     .get();
-  const journal = journalMigrations();
-  if (!table) return { applied: 0, pending: journal.length };
-  const row = sqlite.prepare('SELECT COUNT(*) AS n, MAX(created_at) AS last FROM __drizzle_migrations').get() as {
-    n: number;
-    last: number | null;
-  };
-  const last = row.last ?? 0;
-  return { applied: row.n, pending: journal.filter((when) => when > last).length };
+  const rows = table
+    ? (sqlite.prepare('SELECT hash, created_at FROM __drizzle_migrations').all() as {
+        hash: string;
+        created_at: number;
+      }[])
+    : [];
+  const state = schemaState(
+    readJournal(MIGRATIONS_DIR),
+    rows.map((r) => ({ hash: String(r.hash), createdAt: Number(r.created_at) })),
+  );
+  refuseUnknownMigrations(file, state, `the copy taken before it (${basename(file)}.before-migrate-*.sqlite)`);
+  return state;
 }
 
 /** A SQLite error from better-sqlite3 as exit 6, naming the path; anything else as it is. */
@@ -160,15 +167,22 @@ export function openDatabase(path: string, options: OpenDatabaseOptions = {}): O
     sqlite.pragma('synchronous = NORMAL');
     sqlite.pragma('foreign_keys = ON');
     const db = drizzle(sqlite);
-    const state = migrationState(sqlite);
-    if (state.pending > 0 && state.applied > 0 && options.migrate === 'refuse-existing') {
+    const state = migrationState(sqlite, file);
+    if (state.pending.length > 0 && state.applied > 0 && options.migrate === 'refuse-existing') {
       throw new DatabaseError(
         file,
-        `needs ${state.pending} migration(s) before this version can write to it`,
+        `needs ${state.pending.length} migration(s) before this version can write to it`,
         MIGRATE_HINT,
       );
     }
-    migrate(db, { migrationsFolder: MIGRATIONS_DIR });
+    if (state.pending.length > 0) {
+      try {
+        // drizzle applies them in one transaction (BEGIN … COMMIT, ROLLBACK on an error).
+        migrate(db, { migrationsFolder: MIGRATIONS_DIR });
+      } catch (error) {
+        throw migrationFailed(file, error, state.pending, 'the database is as it was before; nothing was applied');
+      }
+    }
     fillNzOffsets(db);
     return { sqlite, db, path: file };
   } catch (error) {
@@ -199,7 +213,7 @@ function openReadOnly(file: string, allowPending: boolean): OpenedDatabase {
   }
   try {
     sqlite.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
-    const state = migrationState(sqlite);
+    const state = migrationState(sqlite, file);
     if (allowPending) return { sqlite, db: drizzle(sqlite), path: file };
     if (state.applied === 0)
       throw new DatabaseError(
@@ -207,10 +221,10 @@ function openReadOnly(file: string, allowPending: boolean): OpenedDatabase {
         'is empty: nothing has been synced into it',
         'run `bankdata sync` first, or name the database with --db or BANKDATA_DB',
       );
-    if (state.pending > 0)
+    if (state.pending.length > 0)
       throw new DatabaseError(
         file,
-        `needs ${state.pending} migration(s) before this version can read it`,
+        `needs ${state.pending.length} migration(s) before this version can read it`,
         MIGRATE_HINT,
       );
     return { sqlite, db: drizzle(sqlite), path: file };
