@@ -116,7 +116,7 @@ export function refuseUnknownMigrations(location: string, state: SchemaState, re
 /**
  * A migration that failed (drizzle rolled it back: it runs them in one transaction) as exit 6:
  * which migration, and the database's own message and code. drizzle wraps the driver's error
- * in one whose `cause` is it and whose `query` is the statement that failed.
+ * in one whose `cause` is it and that names the statement that failed.
  */
 export function migrationFailed(
   location: string,
@@ -125,9 +125,12 @@ export function migrationFailed(
   hint: string,
 ): DatabaseError {
   if (error instanceof DatabaseError) return error;
-  const wrapper = error as { cause?: unknown; query?: unknown } | null;
+  const wrapper = error as { cause?: unknown; query?: unknown; message?: unknown } | null;
   const cause = (wrapper?.cause ?? error) as { message?: unknown; code?: unknown } | null;
-  const statement = typeof wrapper?.query === 'string' ? wrapper.query.trim() : '';
+  // PostgreSQL's session gives the statement as `query`; SQLite's sync session only in its message.
+  const quoted =
+    typeof wrapper?.message === 'string' ? /^Failed to run the query '([\s\S]*)'$/.exec(wrapper.message) : null;
+  const statement = (typeof wrapper?.query === 'string' ? wrapper.query : (quoted?.[1] ?? '')).trim();
   const failed = statement ? pending.find((m) => m.statements.some((s) => s.trim() === statement)) : undefined;
   const message = typeof cause?.message === 'string' ? cause.message.split('\n')[0] : String(cause);
   const code = typeof cause?.code === 'string' ? ` (${cause.code})` : '';
