@@ -47,21 +47,25 @@ const DAMAGED_HINT = 'restore an earlier backup; `sqlite3 DB .recover` may save 
 
 /** The copy's own check: `PRAGMA quick_check` says "ok", else its first complaint. */
 function checkCopy(from: string, temp: string): void {
+  let complaints: string[];
   // Opened for writing: the copy is ours, and closing it removes the -wal/-shm SQLite makes.
   const copy = new Database(temp, { fileMustExist: true });
   try {
-    const result: unknown = copy.pragma('quick_check(1)', { simple: true });
-    if (result !== 'ok')
-      throw new DatabaseError(
-        from,
-        `is damaged (quick_check: ${String(result).split('\n')[0]}); no backup was written`,
-        DAMAGED_HINT,
-      );
+    complaints = (copy.pragma('quick_check(3)') as { quick_check: string }[])
+      .map((row) => String(row.quick_check))
+      .filter((line) => !line.startsWith('*** in database'));
   } catch (error) {
     throw backupError(from, temp, error);
   } finally {
     copy.close();
   }
+  const [first = 'ok'] = complaints;
+  if (first !== 'ok')
+    throw new DatabaseError(
+      from,
+      `is damaged (quick_check: ${first.split('\n')[0]}); no backup was written`,
+      DAMAGED_HINT,
+    );
 }
 
 function removeQuietly(file: string): void {
