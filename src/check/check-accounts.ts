@@ -27,6 +27,8 @@ export interface CheckOptions {
   /** The sync run this check closes (v_continuity.run_id). */
   runId?: string | null;
   now?: Date;
+  /** Store the findings (v_continuity); false for a database opened read-only. Default true. */
+  save?: boolean;
 }
 
 export interface CheckResult {
@@ -57,7 +59,8 @@ export async function checkContinuity(store: Store, options: CheckOptions = {}):
     }
   }
   const checkedAt = (options.now ?? store.now()).toISOString();
-  await store.continuity.replaceFindings({ accounts, findings, runId: options.runId ?? null, checkedAt });
+  if (options.save !== false)
+    await store.continuity.replaceFindings({ accounts, findings, runId: options.runId ?? null, checkedAt });
   return { accounts: accounts.length, findings, skipped, checkedAt };
 }
 

@@ -7,12 +7,23 @@
  * directory, a device, a read-only file) keeps its permissions, and anything that is not a
  * SQLite file is refused before SQLite touches it (docs/security.md "Local misuse").
  */
-import { closeSync, existsSync, lstatSync, mkdirSync, openSync, readSync, statSync } from 'node:fs';
+import {
+  accessSync,
+  closeSync,
+  constants,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  readSync,
+  statSync,
+} from 'node:fs';
 import { basename, dirname, resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import { drizzle } from 'drizzle-orm/better-sqlite3';
 import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
-import { DatabaseError } from '../../errors';
+import { DatabaseError, ReadOnlyDatabaseError } from '../../errors';
+import { pathToFileURL } from 'node:url';
 import { MIGRATIONS_PATH } from '../../paths';
 import type { BankdataDb } from './db';
 import { nzOffsets } from './schema';
@@ -83,6 +94,15 @@ function checkFile(file: string): { exists: boolean } {
   return { exists: true };
 }
 
+function writable(dir: string): boolean {
+  try {
+    accessSync(dir, constants.W_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 function statSafe(file: string) {
   try {
     return statSync(file);
@@ -122,13 +142,19 @@ export function toDatabaseError(file: string, error: unknown): unknown {
     const reason: Record<string, string> = {
       SQLITE_NOTADB: 'is not a SQLite database',
       SQLITE_CORRUPT: 'is damaged',
-      SQLITE_READONLY: 'is read-only and this command writes',
+      SQLITE_READONLY: 'is read-only for this user and this command writes to it',
       SQLITE_CANTOPEN: 'cannot be opened',
       SQLITE_IOERR: 'could not be read or written (I/O error)',
       SQLITE_FULL: 'could not be written: the disk is full',
       SQLITE_PERM: 'may not be accessed (permission denied)',
     };
+    if (code === 'SQLITE_READONLY_DIRECTORY')
+      return new ReadOnlyDatabaseError(
+        file,
+        `cannot be written by this user: its directory is read-only, and SQLite writes ${basename(file)}-wal and -shm beside it (${code})`,
+      );
     const base = code.split('_').slice(0, 2).join('_');
+    if (base === 'SQLITE_READONLY') return new ReadOnlyDatabaseError(file, `${reason[base]} (${code})`);
     return new DatabaseError(file, `${reason[base] ?? 'cannot be used'} (${code})`);
   }
   return error;
@@ -204,13 +230,52 @@ function create(file: string): void {
   }
 }
 
-function openReadOnly(file: string, allowPending: boolean): OpenedDatabase {
-  let sqlite: Database.Database;
+// better-sqlite3 reads this once, when it loads SQLite (at the first connection): URI file names
+// (`file:…?immutable=1`) are understood. Every path this module opens is absolute (resolve), never `file:…`.
+process.env.SQLITE_USE_URI ??= '1';
+
+/**
+ * A read-only connection that can read. SQLite reads a WAL database only with its -shm beside it
+ * (shared memory for the WAL index), which it creates when missing; in a directory this user
+ * cannot write that fails with SQLITE_READONLY_DIRECTORY. When there is no write-ahead log to
+ * read (no -wal, or an empty one: every change is in the database file, as after its writer
+ * closed), the file alone is the whole database, and it is opened `immutable` (no -shm, no
+ * locks). When the -wal holds changes, reading without a -shm would miss them: refused (exit 6),
+ * saying why (docs/security.md "Versions and migrations").
+ */
+function connectReadOnly(file: string): Database.Database {
+  let sqlite: Database.Database | undefined;
   try {
     sqlite = new Database(file, { readonly: true, fileMustExist: true });
+    sqlite.prepare('SELECT count(*) FROM sqlite_master').get();
+    return sqlite;
   } catch (error) {
+    sqlite?.close();
+    const code = (error as { code?: unknown }).code;
+    const unreadable = code === 'SQLITE_READONLY_DIRECTORY' || code === 'SQLITE_CANTOPEN';
+    const walHoldsChanges = (statSafe(`${file}-wal`)?.size ?? 0) > 0;
+    if (unreadable && walHoldsChanges && !existsSync(`${file}-shm`) && !writable(dirname(file)))
+      throw new ReadOnlyDatabaseError(
+        file,
+        `cannot be read by this user: its directory is read-only, and SQLite must create ${basename(file)}-shm ` +
+          `to read the changes in ${basename(file)}-wal (${String(code)})`,
+        'let this user write the directory, or have a user who can open the database once (its writer folds the -wal in when it closes)',
+      );
+    if (code !== 'SQLITE_READONLY_DIRECTORY' || walHoldsChanges) throw toDatabaseError(file, error);
+  }
+  let immutable: Database.Database | undefined;
+  try {
+    immutable = new Database(`${pathToFileURL(file).href}?immutable=1`, { readonly: true, fileMustExist: true });
+    immutable.prepare('SELECT count(*) FROM sqlite_master').get();
+    return immutable;
+  } catch (error) {
+    immutable?.close();
     throw toDatabaseError(file, error);
   }
+}
+
+function openReadOnly(file: string, allowPending: boolean): OpenedDatabase {
+  const sqlite = connectReadOnly(file);
   try {
     sqlite.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
     const state = migrationState(sqlite, file);
