@@ -162,6 +162,8 @@ function pendingLookup(pending: readonly PendingAmount[]): (range: UnitsRange) =
     times.push(p.bookingDateTime);
     byUnits.set(p.units, times);
   }
+  // Compared as strings here (the stored instants' one form), whatever order the database sorted them in.
+  for (const times of byUnits.values()) times.sort();
   return (range) => {
     const times = byUnits.get(range.units);
     if (!times) return false;

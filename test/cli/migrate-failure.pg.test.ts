@@ -31,7 +31,11 @@ describePostgres('a PostgreSQL migration that fails', () => {
       for (const command of [['db', 'migrate'], ['sync']]) {
         const r = await runCliInProcess(['--db', url, '--data-dir', dir, ...command], {
           cwd: dir,
-          env: { BANKDATA_DATA_BASE_URL: 'http://127.0.0.1:1', BANKDATA_CLIENT_ID: 'c', BANKDATA_CLIENT_SECRET: 's' },
+          env: {
+            BANKDATA_DATA_BASE_URL: 'http://127.0.0.1:1',
+            BANKDATA_CLIENT_ID: 'c',
+            BANKDATA_CLIENT_SECRET: 'migrate-failure-test-secret-4b1e',
+          },
         });
         expect(r.code, r.stderr).toBe(6);
         const [line, hint, ...rest] = r.stderr.trimEnd().split('\n');

@@ -26,10 +26,10 @@ const FUTURE_HASH = createHash('sha256').update('-- a migration of a newer bankd
 const ENV = {
   BANKDATA_DATA_BASE_URL: 'http://127.0.0.1:1',
   BANKDATA_CLIENT_ID: 'client',
-  BANKDATA_CLIENT_SECRET: 'secret',
+  BANKDATA_CLIENT_SECRET: 'unknown-migration-test-secret-7f3a9c',
   BANKDATA_PAYMENTS_BASE_URL: 'http://127.0.0.1:1',
   BANKDATA_PAYMENTS_CLIENT_ID: 'client',
-  BANKDATA_PAYMENTS_CLIENT_SECRET: 'secret',
+  BANKDATA_PAYMENTS_CLIENT_SECRET: 'unknown-migration-test-secret-7f3a9c',
 };
 
 const MIGRATIONS_TABLE = { sqlite: '__drizzle_migrations', postgres: 'drizzle.__drizzle_migrations' } as const;

@@ -8,7 +8,17 @@
  * holds a whole, checked copy or nothing: a full disk or a damaged database leaves no file
  * behind to block the next attempt (docs/security.md "Versions and migrations").
  */
-import { closeSync, existsSync, fsyncSync, linkSync, openSync, readdirSync, rmSync, statSync } from 'node:fs';
+import {
+  closeSync,
+  existsSync,
+  fsyncSync,
+  linkSync,
+  openSync,
+  readdirSync,
+  renameSync,
+  rmSync,
+  statSync,
+} from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import { DatabaseError, LocalFileError } from '../../errors';
@@ -68,6 +78,21 @@ function checkCopy(from: string, temp: string): void {
     );
 }
 
+/**
+ * Gives the checked copy its name. A link never replaces a file (EEXIST), where rename would; on a
+ * file system without hard links, a rename once the name is checked to be free.
+ */
+function publish(temp: string, to: string): void {
+  try {
+    linkSync(temp, to);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code !== 'EPERM' && code !== 'ENOTSUP' && code !== 'EOPNOTSUPP') throw error;
+    if (existsSync(to)) throw Object.assign(new Error('exists'), { code: 'EEXIST' });
+    renameSync(temp, to);
+  }
+}
+
 function removeQuietly(file: string): void {
   for (const f of [file, `${file}-journal`, `${file}-wal`, `${file}-shm`]) rmSync(f, { force: true });
 }
@@ -102,8 +127,7 @@ export async function backupDatabase(source: string, target: string): Promise<st
       } finally {
         closeSync(fd);
       }
-      // A link never replaces a file (EEXIST), where rename would.
-      linkSync(temp, to);
+      publish(temp, to);
     } catch (error) {
       throw localFileError(to, error);
     }
