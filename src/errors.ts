@@ -64,3 +64,14 @@ export class LocalFileError extends CliError {
     this.name = 'LocalFileError';
   }
 }
+
+/**
+ * The database cannot be written by this process (exit 6): the file or its directory is
+ * read-only for this user. A command that only needs to read may open it read-only instead.
+ */
+export class ReadOnlyDatabaseError extends DatabaseError {
+  constructor(path: string, reason: string, hint?: string) {
+    super(path, reason, hint);
+    this.name = 'ReadOnlyDatabaseError';
+  }
+}

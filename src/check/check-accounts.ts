@@ -7,7 +7,8 @@
 import { creditDebitFilter } from '@bankdata/core/endpoint-access';
 import { nzDateOf } from '@bankdata/core/nz-time';
 import { toStoredInstant, type Store } from '../store';
-import type { AccountKey, CheckAccount, ContinuityFinding } from '../store/continuity';
+import type { AccountKey, CheckAccount, ContinuityFinding, PendingAmount, UnitsRange } from '../store/continuity';
+import { itemAt, partitionPoint } from '@bankdata/core/arrays';
 import type { ContinuityCause } from '../store/sqlite/schema';
 import { findSnapshotBreaks, RunningBalanceWalk, type Snapshot, type SnapshotBreak } from './continuity';
 import { formatUnits, toMinor, toUnits, unitsPerMinor, type Units } from '@bankdata/core/money';
@@ -26,6 +27,8 @@ export interface CheckOptions {
   /** The sync run this check closes (v_continuity.run_id). */
   runId?: string | null;
   now?: Date;
+  /** Store the findings (v_continuity); false for a database opened read-only. Default true. */
+  save?: boolean;
 }
 
 export interface CheckResult {
@@ -51,11 +54,13 @@ export async function checkContinuity(store: Store, options: CheckOptions = {}):
         reason: 'no consent returns both credits and debits',
       });
     } else {
-      findings.push(...(await checkAccount(store, account, from)));
+      // One push per finding: an account may have 100,000s, and a spread passes each as an argument (stack overflow).
+      for (const f of await checkAccount(store, account, from)) findings.push(f);
     }
   }
   const checkedAt = (options.now ?? store.now()).toISOString();
-  await store.continuity.replaceFindings({ accounts, findings, runId: options.runId ?? null, checkedAt });
+  if (options.save !== false)
+    await store.continuity.replaceFindings({ accounts, findings, runId: options.runId ?? null, checkedAt });
   return { accounts: accounts.length, findings, skipped, checkedAt };
 }
 
@@ -86,6 +91,7 @@ async function checkAccount(store: Store, account: CheckAccount, from: string): 
   }));
   const money = (units: Units) => `${formatUnits(units, currency)} ${currency}`;
   const findings: ContinuityFinding[] = [];
+  const hasPendingOfAmount = pendingLookup(await store.continuity.pendingAmounts(account, scale));
   const snapshotBreaks = findSnapshotBreaks(snapshots);
   for (const b of snapshotBreaks) {
     const from = snapshotAt(snapshots, b.from);
@@ -94,7 +100,7 @@ async function checkAccount(store: Store, account: CheckAccount, from: string): 
     let cause: ContinuityCause = 'missing_transaction';
     if (abs(b.units) < scale) cause = 'minor_unit';
     else if (await store.continuity.hasLookAlikeRows(account, { ...range, units: -b.units })) cause = 'duplicate';
-    else if (await store.continuity.hasPendingOfAmount(account, { ...range, units: b.units })) cause = 'pending_row';
+    else if (hasPendingOfAmount({ ...range, units: b.units })) cause = 'pending_row';
     findings.push(
       finding(account, b.units, cause, {
         kind: 'balances',
@@ -127,7 +133,7 @@ async function checkAccount(store: Store, account: CheckAccount, from: string): 
     let cause: ContinuityCause;
     if (b.repeats) cause = 'duplicate';
     else if (abs(b.units) < scale) cause = 'minor_unit';
-    else if (await store.continuity.hasPendingOfAmount(account, { ...range, units: b.units })) cause = 'pending_row';
+    else if (hasPendingOfAmount({ ...range, units: b.units })) cause = 'pending_row';
     else cause = runningCause(snapshots, snapshotBreaks, b.row.bookingDateTime, b.units);
     const expected = b.before.balanceAfter + b.row.units;
     findings.push(
@@ -143,6 +149,28 @@ async function checkAccount(store: Store, account: CheckAccount, from: string): 
     );
   }
   return findings;
+}
+
+/**
+ * store.continuity.hasPendingOfAmount answered from the account's pending rows, read once: a
+ * pending row of exactly `units` booked from three days before `from` to `to` (both included).
+ */
+function pendingLookup(pending: readonly PendingAmount[]): (range: UnitsRange) => boolean {
+  const byUnits = new Map<bigint, string[]>();
+  for (const p of pending) {
+    const times = byUnits.get(p.units) ?? [];
+    times.push(p.bookingDateTime);
+    byUnits.set(p.units, times);
+  }
+  // Compared as strings here (the stored instants' one form), whatever order the database sorted them in.
+  for (const times of byUnits.values()) times.sort();
+  return (range) => {
+    const times = byUnits.get(range.units);
+    if (!times) return false;
+    const earliest = new Date(Date.parse(range.from) - 3 * DAY_MS).toISOString();
+    const first = partitionPoint(times, (t) => t < earliest);
+    return first < times.length && itemAt(times, first) <= range.to;
+  };
 }
 
 /**

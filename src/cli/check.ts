@@ -1,7 +1,8 @@
 /**
  * `bankdata check [--account ID] [--json]`: balance continuity per account (src/check;
  * docs/continuity.md). Reads the database, writes the findings to v_continuity, sends no
- * request. Exit 1 when a break is found.
+ * request. Exit 1 when a break is found. A database this user cannot write is checked all the
+ * same, read-only: the findings are printed, not stored, and a note on stderr says so.
  */
 import type { Command } from 'commander';
 import { checkContinuity, type CheckResult } from '../check/check-accounts';
@@ -39,7 +40,7 @@ export function registerCheckCommand(program: Command): void {
     .action(async (flags: { account?: string; json?: boolean }, command: Command) => {
       const ctx = createCliContext(globalsOf(command));
       try {
-        const store = await ctx.store();
+        const { store, writable } = await ctx.storeIfWritable();
         if (
           flags.account !== undefined &&
           (await store.continuity.listAccounts({ accountId: flags.account })).length === 0
@@ -49,8 +50,12 @@ export function registerCheckCommand(program: Command): void {
             'bankdata export accounts lists them',
           );
         }
-        const result = await checkContinuity(store, { accountId: flags.account });
+        const result = await checkContinuity(store, { accountId: flags.account, save: writable });
         process.stdout.write(flags.json ? `${JSON.stringify(result, null, 2)}\n` : formatCheck(result));
+        if (!writable)
+          process.stderr.write(
+            `bankdata: note: the findings were not stored in v_continuity: ${store.path} is read-only for this user\n`,
+          );
         process.exitCode = result.findings.length > 0 ? ExitCode.Partial : ExitCode.Ok;
       } finally {
         await ctx.close();

@@ -6,6 +6,7 @@ import { createDataApiClient, type DataApiClient } from '../api';
 import type { SharedBudget } from '../api/pacer';
 import { loadConfig, requireApiCredentials, type Config } from '../config';
 import { createLogger, type Logger } from '../log';
+import { ReadOnlyDatabaseError } from '../errors';
 import type { GlobalOptions } from './globals';
 import { createHash } from 'node:crypto';
 import { isPostgresUrl, openDatabaseStore, type Store } from '../store';
@@ -19,6 +20,11 @@ export interface CliContext {
   store(): Promise<Store>;
   /** The database for a command that only reads: opened read-only, never created or migrated (exit 6 otherwise). */
   readStore(): Promise<Store>;
+  /**
+   * The writer's database, or, when this user cannot write it (a read-only file or directory:
+   * ReadOnlyDatabaseError), the reader's: for a command whose writing is a by-product (`check`).
+   */
+  storeIfWritable(): Promise<{ store: Store; writable: boolean }>;
   client(): DataApiClient;
   close(): Promise<void>;
 }
@@ -38,6 +44,16 @@ export function createCliContext(global: GlobalOptions): CliContext {
       if (store) return store;
       readOnly ??= openDatabaseStore(config.db, { readOnly: true });
       return readOnly;
+    },
+    async storeIfWritable() {
+      try {
+        return { store: await writeStore(), writable: true };
+      } catch (error) {
+        if (!(error instanceof ReadOnlyDatabaseError)) throw error;
+        store = null;
+        readOnly ??= openDatabaseStore(config.db, { readOnly: true });
+        return { store: await readOnly, writable: false };
+      }
     },
     client() {
       if (!client) {

@@ -40,7 +40,7 @@ export function registerDbCommand(program: Command): void {
     .addOption(
       outputPathOption(
         '--backup <file>',
-        'where the backup goes (default: beside the database, .before-migrate-<time>.sqlite)',
+        'where the backup goes (default: beside the database, .before-migrate-<from>-to-<to>.sqlite; the newest 3 kept)',
       ),
     )
     .action(async (flags: { backup?: string }, command: Command) => {
@@ -57,15 +57,15 @@ export function registerDbCommand(program: Command): void {
         process.exitCode = ExitCode.Ok;
         return;
       }
-      const result = await migrateWithBackup(config.db, {
-        now: new Date(),
-        ...(flags.backup !== undefined ? { backupTo: flags.backup } : {}),
-      });
+      const result = await migrateWithBackup(config.db, flags.backup !== undefined ? { backupTo: flags.backup } : {});
       if (result.applied === 0) process.stderr.write(`${config.db} is up to date\n`);
-      else
-        process.stderr.write(
-          `applied ${result.applied} migration(s) to ${config.db}${result.backup ? `; backup in ${result.backup}` : ''}\n`,
-        );
+      else {
+        const copy = result.backup
+          ? `; backup in ${result.backup}${result.reused ? ' (taken by an earlier attempt)' : ''}`
+          : '';
+        process.stderr.write(`applied ${result.applied} migration(s) to ${config.db}${copy}\n`);
+      }
+      for (const old of result.removed) process.stderr.write(`removed an older pre-migration copy: ${old}\n`);
       process.exitCode = ExitCode.Ok;
     });
 }

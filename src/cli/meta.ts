@@ -25,8 +25,9 @@ export function registerMetaCommand(program: Command): void {
             if (stored) meta.push(stored.meta);
           }
         } else {
-          meta = await ctx.client().getMeta();
+          // The database first: one this version cannot use is refused before any request is sent.
           const store = await ctx.store();
+          meta = await ctx.client().getMeta();
           for (const bank of meta) await store.meta.save(bank);
         }
         process.stdout.write(flags.json ? `${JSON.stringify(meta, null, 2)}\n` : formatMeta(meta));

@@ -58,9 +58,14 @@ export function registerSyncCommand(program: Command): void {
         // An older SQLite database is migrated by sync itself, after an online backup (every row
         // kept); PostgreSQL migrates on open, under an advisory lock (src/store/pg/open.ts).
         if (!flags.dryRun && !isPostgresUrl(ctx.config.db)) {
-          const migrated = await migrateWithBackup(ctx.config.db, { now: new Date() });
+          const migrated = await migrateWithBackup(ctx.config.db);
           if (migrated.applied > 0)
-            ctx.logger.warn('database migrated', { applied: migrated.applied, backup: migrated.backup });
+            ctx.logger.warn('database migrated', {
+              applied: migrated.applied,
+              backup: migrated.backup,
+              reused: migrated.reused,
+              removed: migrated.removed,
+            });
         }
         process.exitCode = await syncCommand(ctx.config, await ctx.store(), ctx.client(), ctx.logger, flags);
       } finally {

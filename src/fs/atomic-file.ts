@@ -11,7 +11,7 @@
  * is there yet; a failure removes the temp file and its `-wal`, `-shm` and `-journal`.
  */
 import { randomBytes } from 'node:crypto';
-import { createWriteStream, type WriteStream } from 'node:fs';
+import { createWriteStream, existsSync, type WriteStream } from 'node:fs';
 import { link, mkdir, open, rename, rm } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { finished } from 'node:stream/promises';
@@ -73,11 +73,35 @@ export async function syncDirectory(dir: string): Promise<void> {
 /**
  * Builds a new file at `finalPath` that must not exist: `build` gets a temp path beside it
  * (`<final>.<12 hex>.tmp`) and writes the whole file there (and closes it); the temp file is then
- * linked to the final name, which fails if a file appeared there meanwhile (never replaced), and
- * removed. On any failure the temp file and its SQLite side files are removed and nothing is
+ * fsynced and linked to the final name, which fails if a file appeared there meanwhile (never
+ * replaced), and removed. On any failure the temp file and its SQLite side files are removed and nothing is
  * left under the final name. `build` may return `{ keep: false }` to discard the file (nothing
  * worth keeping was made).
  */
+async function fsyncFile(path: string): Promise<void> {
+  const handle = await open(path, 'r');
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}
+
+/**
+ * Gives `temp` the name `to`: a link never replaces a file (EEXIST), where rename would; on a file
+ * system without hard links, a rename once the name is checked to be free.
+ */
+async function linkNew(temp: string, to: string): Promise<void> {
+  try {
+    await link(temp, to);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code !== 'EPERM' && code !== 'ENOTSUP' && code !== 'EOPNOTSUPP') throw error;
+    if (existsSync(to)) throw Object.assign(new Error(`${to} exists`), { code: 'EEXIST' });
+    await rename(temp, to);
+  }
+}
+
 export async function buildNewFile<T>(
   finalPath: string,
   build: (tempPath: string) => Promise<{ keep: boolean; value: T }>,
@@ -89,7 +113,10 @@ export async function buildNewFile<T>(
   try {
     const { keep, value } = await build(tempPath);
     if (keep) {
-      await link(tempPath, finalPath).catch((error: unknown) => {
+      await fsyncFile(tempPath).catch((error: unknown) => {
+        throw toLocalFileError(finalPath, error);
+      });
+      await linkNew(tempPath, finalPath).catch((error: unknown) => {
         throw toLocalFileError(finalPath, error);
       });
       await syncDirectory(dirname(finalPath));

@@ -15,6 +15,12 @@ import { accountWriteLock, amountUnits, instantMinusDays, toBigInt, toNumber, to
 import type { ContinuityCause, ContinuityKind } from './sqlite/schema';
 import type { SqlRow, SqlRunner } from './sql-runner';
 
+/**
+ * Findings written by one INSERT: 15 parameters each, 7,500 a statement (SQLite allows 32,766,
+ * PostgreSQL 65,535).
+ */
+const FINDINGS_PER_INSERT = 500;
+
 /** The balance types that hold booked rows only (available ones include pending rows and credit lines). */
 export const BOOKED_BALANCE_TYPES = [
   'ClosingBooked',
@@ -78,6 +84,12 @@ export interface ContinuityFinding extends AccountKey {
   detail: string;
 }
 
+/** A pending row of an account: its instant and amount in units (what hasPendingOfAmount compares). */
+export interface PendingAmount {
+  bookingDateTime: string;
+  units: bigint;
+}
+
 export interface UnitsRange {
   from: string;
   to: string;
@@ -97,6 +109,7 @@ export interface ContinuityReads {
   latestBookingDateTime(key: AccountKey): Promise<string | null>;
   hasLookAlikeRows(key: AccountKey, range: UnitsRange): Promise<boolean>;
   hasPendingOfAmount(key: AccountKey, range: UnitsRange): Promise<boolean>;
+  pendingAmounts(key: AccountKey, scale: bigint): Promise<PendingAmount[]>;
   replaceFindings(input: {
     accounts: readonly AccountKey[];
     findings: readonly ContinuityFinding[];
@@ -255,6 +268,19 @@ export function continuityReads(runner: SqlRunner): ContinuityReads {
       return row !== undefined;
     },
 
+    /**
+     * Every pending row of the account, by instant: the check answers hasPendingOfAmount for each
+     * of its findings from these (pending rows are few; the findings may be 100,000s, a query each).
+     */
+    async pendingAmounts(key, scale) {
+      const rows = await runner.all(
+        sql`SELECT t.booking_date_time, ${amountUnits(d, 't', scale)} AS units FROM transactions t
+            WHERE t.bank = ${key.bank} AND t.account_id = ${key.accountId} AND t.status = 'Pending'
+            ORDER BY t.booking_date_time`,
+      );
+      return rows.map((r) => ({ bookingDateTime: str(r.booking_date_time), units: toBigInt(r.units) }));
+    },
+
     async hasPendingOfAmount(key, range) {
       // Three days before `from`, as the stored instants are written (UTC, milliseconds).
       const earliest = new Date(Date.parse(range.from) - 3 * 86_400_000).toISOString();
@@ -283,12 +309,17 @@ export function continuityReads(runner: SqlRunner): ContinuityReads {
             sql`DELETE FROM continuity_findings WHERE bank = ${account.bank} AND account_id = ${account.accountId}`,
           );
         }
-        for (const f of input.findings) {
+        // FINDINGS_PER_INSERT rows a statement: an account's findings are not bounded (100,000s).
+        for (let start = 0; start < input.findings.length; start += FINDINGS_PER_INSERT) {
+          const values = input.findings.slice(start, start + FINDINGS_PER_INSERT).map(
+            (f) =>
+              sql`(${f.bank}, ${f.accountId}, ${f.kind}, ${f.fromDateTime}, ${f.toDateTime}, ${f.fromDate}, ${f.toDate}, ${f.amount},
+                  ${f.amountMinor}, ${f.currency}, ${f.cause}, ${f.transactionId}, ${f.detail}, ${input.runId}, ${input.checkedAt})`,
+          );
           await tx.run(
             sql`INSERT INTO continuity_findings (bank, account_id, kind, from_date_time, to_date_time, from_date, to_date, amount,
                   amount_minor, currency, cause, transaction_id, detail, run_id, checked_at)
-                VALUES (${f.bank}, ${f.accountId}, ${f.kind}, ${f.fromDateTime}, ${f.toDateTime}, ${f.fromDate}, ${f.toDate}, ${f.amount},
-                  ${f.amountMinor}, ${f.currency}, ${f.cause}, ${f.transactionId}, ${f.detail}, ${input.runId}, ${input.checkedAt})`,
+                VALUES ${sql.join(values, sql`, `)}`,
           );
         }
       });

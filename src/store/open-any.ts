@@ -15,7 +15,16 @@ export async function openDatabaseStore(location: string, options: OpenStoreOpti
   try {
     // Loaded only here: a command on a SQLite file never loads the PostgreSQL driver.
     const { openPgStore } = await import('./pg/pg-store');
-    return await openPgStore(location, { now: options.now, migrate: !options.readOnly });
+    const store = await openPgStore(location, { now: options.now, migrate: !options.readOnly });
+    if (options.readOnly) {
+      // A writer checked under the migration lock (migratePostgres); a reader checks here.
+      const { checkPostgresSchema } = await import('./pg/open');
+      await checkPostgresSchema(store.pool).catch(async (error: unknown) => {
+        await store.close();
+        throw error;
+      });
+    }
+    return store;
   } catch (error) {
     // Reaching or using the server failed: exit 6, naming where, never the password.
     const reason = describeUnusablePostgres(error, location);

@@ -220,6 +220,8 @@ export interface Store {
     hasLookAlikeRows: ContinuityReads['hasLookAlikeRows'];
     /** True when a pending row (open or since removed) of `units` was booked within [from − 3 days, to]. */
     hasPendingOfAmount: ContinuityReads['hasPendingOfAmount'];
+    /** Every pending row of the account (instant, units), by instant: hasPendingOfAmount for many ranges at once. */
+    pendingAmounts: ContinuityReads['pendingAmounts'];
     /** Replaces the findings of the accounts checked, in one transaction. */
     replaceFindings: ContinuityReads['replaceFindings'];
     /** Rows of v_continuity (amount as its exact text), per account and date. */

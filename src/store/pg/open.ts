@@ -9,6 +9,13 @@ import { migrate } from 'drizzle-orm/node-postgres/migrator';
 import { nameRepeatedStatements } from './named-statements';
 import pg from 'pg';
 import { redactPostgresUrl } from '../../database-url';
+import {
+  migrationFailed,
+  readJournal,
+  refuseUnknownMigrations,
+  schemaState,
+  type SchemaState,
+} from '../migration-versions';
 
 /** Beside this file in the sources; the compiled program finds it through src/paths.ts. */
 export const PG_MIGRATIONS_DIR = PG_MIGRATIONS_PATH;
@@ -80,13 +87,68 @@ export async function inPgTransaction<T>(
   }
 }
 
-/** Applies the committed migrations (src/store/pg/migrations), one process at a time. */
+/** Where a PostgreSQL database's pre-migration copy would be: the dump its owner takes. */
+const PG_RESTORE = 'the dump taken before it (pg_dump)';
+
+/**
+ * What drizzle's migrations table (drizzle.__drizzle_migrations) says about the database against
+ * this binary's journal; a database a newer bankdata migrated is refused (exit 6). Writers call it
+ * through migratePostgres, readers through checkPostgresSchema.
+ */
+async function postgresSchemaState(queryable: pg.Pool | pg.PoolClient, location: string): Promise<SchemaState> {
+  const table = await queryable.query<{ found: string | null }>(
+    "SELECT to_regclass('drizzle.__drizzle_migrations')::text AS found",
+  );
+  const rows = table.rows[0]?.found
+    ? (
+        await queryable.query<{ hash: string; created_at: number | string }>(
+          'SELECT hash, created_at FROM drizzle.__drizzle_migrations',
+        )
+      ).rows
+    : [];
+  const state = schemaState(
+    readJournal(PG_MIGRATIONS_DIR),
+    rows.map((r) => ({ hash: String(r.hash), createdAt: Number(r.created_at) })),
+  );
+  refuseUnknownMigrations(location, state, PG_RESTORE);
+  return state;
+}
+
+/** The pool's database for messages: its URL without the password. */
+function poolLocation(pool: pg.Pool): string {
+  const url = pool.options.connectionString;
+  return url ? redactPostgresUrl(url) : 'PostgreSQL';
+}
+
+/** A reader's check (it never migrates): refuses a database a newer bankdata migrated. */
+export async function checkPostgresSchema(pool: pg.Pool): Promise<void> {
+  await postgresSchemaState(pool, poolLocation(pool));
+}
+
+/**
+ * Applies the committed migrations (src/store/pg/migrations), one process at a time, after
+ * refusing a database that holds a migration this binary does not know. drizzle runs them in one
+ * transaction: one that fails is rolled back and reported as exit 6 with the server's message.
+ */
 export async function migratePostgres(pool: pg.Pool): Promise<void> {
+  const location = poolLocation(pool);
   const client = await pool.connect();
   try {
     await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK_KEY]);
     try {
-      await migrate(drizzle(client), { migrationsFolder: PG_MIGRATIONS_DIR });
+      const state = await postgresSchemaState(client, location);
+      if (state.pending.length > 0) {
+        try {
+          await migrate(drizzle(client), { migrationsFolder: PG_MIGRATIONS_DIR });
+        } catch (error) {
+          throw migrationFailed(
+            location,
+            error,
+            state.pending,
+            'the database is as it was before; nothing was applied',
+          );
+        }
+      }
     } finally {
       await client.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK_KEY]);
     }

@@ -1,13 +1,59 @@
 /**
  * Online backup through SQLite's backup API (better-sqlite3 `backup`): a consistent copy while
- * other connections read and write. `bankdata db backup FILE`, and the backup every migration
- * of a database that holds data takes first (`bankdata db migrate`, and `sync` by itself).
+ * other connections read and write. `bankdata db backup FILE`, and the copy a migration of a
+ * database that holds data takes first (`bankdata db migrate`, and `sync` by itself).
+ *
+ * A backup is written to a temporary file beside the target, checked (`PRAGMA quick_check`: a
+ * damaged database is not passed off as a backup) and only then linked to its name, so the name
+ * holds a whole, checked copy or nothing: a full disk or a damaged database leaves no file
+ * behind to block the next attempt (docs/security.md "Versions and migrations").
  */
-import { closeSync, existsSync, openSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { closeSync, existsSync, openSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { basename, dirname, join, resolve } from 'node:path';
+import Database from 'better-sqlite3';
 import { DatabaseError, LocalFileError } from '../../errors';
 import { buildNewFile } from '../../fs/atomic-file';
+import { toLocalFileError } from '../../fs/output-path';
 import { migrationState, openDatabase, toDatabaseError } from './open';
+
+/** Pre-migration copies kept beside a database: the newest ones, by modification time. */
+export const KEPT_MIGRATION_COPIES = 3;
+
+/** An error of SQLite writing the copy: the disk or the target's fault (7), or the database's (6). */
+function backupError(from: string, to: string, error: unknown): unknown {
+  const code = (error as { code?: unknown } | null)?.code;
+  if (typeof code === 'string' && /^SQLITE_(CORRUPT|NOTADB)/.test(code))
+    return new DatabaseError(from, `is damaged (${code}); no backup was written`, DAMAGED_HINT);
+  const mapped = toDatabaseError(to, error);
+  return mapped instanceof DatabaseError
+    ? new LocalFileError(to, `${mapped.message.replace(`database ${to}: `, '')}; no backup was written`)
+    : mapped;
+}
+
+const DAMAGED_HINT = 'restore an earlier backup; `sqlite3 DB .recover` may save what is readable';
+
+/** The copy's own check: `PRAGMA quick_check` says "ok", else its first complaint. */
+function checkCopy(from: string, temp: string): void {
+  let complaints: string[];
+  // Opened for writing: the copy is ours, and closing it removes the -wal/-shm SQLite makes.
+  const copy = new Database(temp, { fileMustExist: true });
+  try {
+    complaints = (copy.pragma('quick_check(3)') as { quick_check: string }[])
+      .map((row) => String(row.quick_check))
+      .filter((line) => !line.startsWith('*** in database'));
+  } catch (error) {
+    throw backupError(from, temp, error);
+  } finally {
+    copy.close();
+  }
+  const [first = 'ok'] = complaints;
+  if (first !== 'ok')
+    throw new DatabaseError(
+      from,
+      `is damaged (quick_check: ${first.split('\n')[0]}); no backup was written`,
+      DAMAGED_HINT,
+    );
+}
 
 /** Copies the database at `source` to `target` (a new file, 0600); resolves to the target's path. */
 export async function backupDatabase(source: string, target: string): Promise<string> {
@@ -17,23 +63,21 @@ export async function backupDatabase(source: string, target: string): Promise<st
   if (existsSync(to)) throw new LocalFileError(to, 'already exists; a backup never replaces a file');
   const opened = openDatabase(from, { readOnly: true, allowPending: true });
   try {
-    // Built under a temp name and linked into place when whole (src/fs/atomic-file.ts): a failed
-    // backup leaves nothing under FILE.
+    // Built under a temp name, checked, and linked into place when whole (src/fs/atomic-file.ts
+    // buildNewFile): a full disk or a damaged database leaves nothing under FILE.
     await buildNewFile(to, async (temp) => {
       // Created here with 0600 so the copy is as private as the database.
       try {
         closeSync(openSync(temp, 'wx', 0o600));
       } catch (error) {
-        throw new LocalFileError(to, `could not be created (${(error as NodeJS.ErrnoException).code ?? 'error'})`);
+        throw toLocalFileError(to, error);
       }
       try {
         await opened.sqlite.backup(temp);
       } catch (error) {
-        const mapped = toDatabaseError(to, error);
-        throw mapped instanceof DatabaseError
-          ? new LocalFileError(to, mapped.message.replace(`database ${to}: `, ''))
-          : mapped;
+        throw backupError(from, to, error);
       }
+      checkCopy(from, temp);
       return { keep: true, value: undefined };
     });
     return to;
@@ -45,44 +89,84 @@ export async function backupDatabase(source: string, target: string): Promise<st
 export interface MigrateResult {
   /** Migrations applied (0: the database was current). */
   applied: number;
-  /** Where the backup was written; null when nothing needed one (current, or no data yet). */
+  /** Where the copy before the migration is; null when nothing needed one (current, or no data yet). */
   backup: string | null;
+  /** True when that copy was there already, from an earlier attempt at the same step. */
+  reused: boolean;
+  /** Older pre-migration copies removed (only the newest KEPT_MIGRATION_COPIES are kept). */
+  removed: string[];
 }
 
-/** Default backup name beside the database: `<db>.before-migrate-<UTC stamp>.sqlite`. */
-export function defaultBackupPath(database: string, now: Date): string {
-  const stamp = now
-    .toISOString()
-    .replace(/[-:]/g, '')
-    .replace(/\.\d+Z$/, 'Z');
-  return `${resolve(database)}.before-migrate-${stamp}.sqlite`;
+/**
+ * The pre-migration copy's name beside the database, one per step: the newest migration the
+ * database holds and the newest this version brings, `<db>.before-migrate-<from>-to-<to>.sqlite`.
+ */
+export function stepBackupPath(database: string, fromTag: string, toTag: string): string {
+  return `${resolve(database)}.before-migrate-${fromTag}-to-${toTag}.sqlite`;
+}
+
+/** The pre-migration copies beside `database` that this program names (stepBackupPath, and older stamps). */
+export function migrationCopies(database: string): string[] {
+  const file = resolve(database);
+  const prefix = `${basename(file)}.before-migrate-`;
+  return readdirSync(dirname(file))
+    .filter((name) => name.startsWith(prefix) && name.endsWith('.sqlite'))
+    .map((name) => join(dirname(file), name))
+    .filter((path) => statSync(path, { throwIfNoEntry: false })?.isFile() ?? false);
+}
+
+/** Removes all but the newest `keep` pre-migration copies of `database`; returns what it removed. */
+export function pruneMigrationCopies(database: string, keep = KEPT_MIGRATION_COPIES): string[] {
+  const copies = migrationCopies(database)
+    .map((path) => ({ path, mtime: statSync(path).mtimeMs }))
+    .sort((a, b) => b.mtime - a.mtime || (a.path < b.path ? 1 : -1));
+  const old = copies.slice(keep).map((c) => c.path);
+  for (const path of old) rmSync(path, { force: true });
+  return old;
 }
 
 /**
  * Applies pending migrations to the database at `path`, after an online backup when it
- * already holds migrated data. A missing database is left missing (nothing to migrate).
+ * already holds migrated data. The copy is taken once per step: an attempt that fails (the
+ * migration is rolled back) leaves the copy, and the next attempt at the same step uses it
+ * instead of copying again. After a migration that succeeds, only the newest
+ * KEPT_MIGRATION_COPIES copies beside the database are kept (a copy named with `backupTo` is
+ * the user's and is never counted or removed). A missing database is left missing.
  */
-export async function migrateWithBackup(
-  path: string,
-  options: { backupTo?: string; now: Date },
-): Promise<MigrateResult> {
+export async function migrateWithBackup(path: string, options: { backupTo?: string } = {}): Promise<MigrateResult> {
   const file = resolve(path);
-  if (!existsSync(file)) return { applied: 0, backup: null };
+  if (!existsSync(file)) return { applied: 0, backup: null, reused: false, removed: [] };
   const state = (() => {
     const probe = openDatabase(file, { readOnly: true, allowPending: true });
     try {
-      return migrationState(probe.sqlite);
+      return migrationState(probe.sqlite, file);
     } finally {
       probe.sqlite.close();
     }
   })();
-  if (state.pending === 0) return { applied: 0, backup: null };
-  const backup =
-    state.applied > 0 ? await backupDatabase(file, options.backupTo ?? defaultBackupPath(file, options.now)) : null;
+  if (state.pending.length === 0) return { applied: 0, backup: null, reused: false, removed: [] };
+  let backup: string | null = null;
+  let reused = false;
+  if (state.applied > 0) {
+    const step = stepBackupPath(file, state.current?.tag ?? 'unknown', state.newest.tag);
+    if (options.backupTo === undefined && existsSync(step)) {
+      // Written whole or not at all (backupDatabase): a copy of this same step from an attempt that failed.
+      backup = step;
+      reused = true;
+    } else backup = await backupDatabase(file, options.backupTo ?? step);
+  }
   try {
     openDatabase(file, { migrate: 'apply' }).sqlite.close();
   } catch (error) {
-    throw toDatabaseError(file, error);
+    const mapped = toDatabaseError(file, error);
+    if (mapped instanceof DatabaseError && backup)
+      throw new DatabaseError(
+        file,
+        mapped.message.replace(`database ${file}: `, ''),
+        `${mapped.hint ?? 'nothing was applied'}; the copy taken before is ${backup} (kept: the next attempt uses it)`,
+      );
+    throw mapped;
   }
-  return { applied: state.pending, backup };
+  const removed = options.backupTo === undefined ? pruneMigrationCopies(file) : [];
+  return { applied: state.pending.length, backup, reused, removed };
 }

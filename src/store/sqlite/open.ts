@@ -7,17 +7,35 @@
  * directory, a device, a read-only file) keeps its permissions, and anything that is not a
  * SQLite file is refused before SQLite touches it (docs/security.md "Local misuse").
  */
-import { closeSync, existsSync, lstatSync, mkdirSync, openSync, readFileSync, readSync, statSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
+import {
+  accessSync,
+  closeSync,
+  constants,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  readSync,
+  statSync,
+} from 'node:fs';
+import { basename, dirname, resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import { drizzle } from 'drizzle-orm/better-sqlite3';
 import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
-import { DatabaseError } from '../../errors';
+import { DatabaseError, ReadOnlyDatabaseError } from '../../errors';
 import { markDataDirectory } from '../../fs/data-dir';
+import { pathToFileURL } from 'node:url';
 import { MIGRATIONS_PATH } from '../../paths';
 import type { BankdataDb } from './db';
 import { nzOffsets } from './schema';
 import { nzOffsetTransitions } from '../time';
+import {
+  migrationFailed,
+  readJournal,
+  refuseUnknownMigrations,
+  schemaState,
+  type SchemaState,
+} from '../migration-versions';
 
 /** Beside this file in the sources; the compiled program finds it through src/paths.ts. */
 export const MIGRATIONS_DIR = MIGRATIONS_PATH;
@@ -77,6 +95,15 @@ function checkFile(file: string): { exists: boolean } {
   return { exists: true };
 }
 
+function writable(dir: string): boolean {
+  try {
+    accessSync(dir, constants.W_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 function statSafe(file: string) {
   try {
     return statSync(file);
@@ -85,27 +112,27 @@ function statSafe(file: string) {
   }
 }
 
-/** The `when` of each migration in the journal, in order. */
-export function journalMigrations(): number[] {
-  const journal = JSON.parse(readFileSync(`${MIGRATIONS_DIR}/meta/_journal.json`, 'utf8')) as {
-    entries: { when: number }[];
-  };
-  return journal.entries.map((e) => e.when);
-}
-
-/** Migrations applied to the open database, and how many of the journal's are pending. */
-export function migrationState(sqlite: Database.Database): { applied: number; pending: number } {
+/**
+ * What drizzle's migrations table says about the open database against this binary's journal
+ * (../migration-versions.ts). Every open passes here, reader or writer, and a database that a
+ * newer bankdata migrated is refused (exit 6) before anything reads or writes it.
+ */
+export function migrationState(sqlite: Database.Database, file: string): SchemaState {
   const table = sqlite
     .prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name = '__drizzle_migrations'")
     .get();
-  const journal = journalMigrations();
-  if (!table) return { applied: 0, pending: journal.length };
-  const row = sqlite.prepare('SELECT COUNT(*) AS n, MAX(created_at) AS last FROM __drizzle_migrations').get() as {
-    n: number;
-    last: number | null;
-  };
-  const last = row.last ?? 0;
-  return { applied: row.n, pending: journal.filter((when) => when > last).length };
+  const rows = table
+    ? (sqlite.prepare('SELECT hash, created_at FROM __drizzle_migrations').all() as {
+        hash: string;
+        created_at: number;
+      }[])
+    : [];
+  const state = schemaState(
+    readJournal(MIGRATIONS_DIR),
+    rows.map((r) => ({ hash: String(r.hash), createdAt: Number(r.created_at) })),
+  );
+  refuseUnknownMigrations(file, state, `the copy taken before it (${basename(file)}.before-migrate-*.sqlite)`);
+  return state;
 }
 
 /** A SQLite error from better-sqlite3 as exit 6, naming the path; anything else as it is. */
@@ -116,13 +143,19 @@ export function toDatabaseError(file: string, error: unknown): unknown {
     const reason: Record<string, string> = {
       SQLITE_NOTADB: 'is not a SQLite database',
       SQLITE_CORRUPT: 'is damaged',
-      SQLITE_READONLY: 'is read-only and this command writes',
+      SQLITE_READONLY: 'is read-only for this user and this command writes to it',
       SQLITE_CANTOPEN: 'cannot be opened',
       SQLITE_IOERR: 'could not be read or written (I/O error)',
       SQLITE_FULL: 'could not be written: the disk is full',
       SQLITE_PERM: 'may not be accessed (permission denied)',
     };
+    if (code === 'SQLITE_READONLY_DIRECTORY')
+      return new ReadOnlyDatabaseError(
+        file,
+        `cannot be written by this user: its directory is read-only, and SQLite writes ${basename(file)}-wal and -shm beside it (${code})`,
+      );
     const base = code.split('_').slice(0, 2).join('_');
+    if (base === 'SQLITE_READONLY') return new ReadOnlyDatabaseError(file, `${reason[base]} (${code})`);
     return new DatabaseError(file, `${reason[base] ?? 'cannot be used'} (${code})`);
   }
   return error;
@@ -161,15 +194,22 @@ export function openDatabase(path: string, options: OpenDatabaseOptions = {}): O
     sqlite.pragma('synchronous = NORMAL');
     sqlite.pragma('foreign_keys = ON');
     const db = drizzle(sqlite);
-    const state = migrationState(sqlite);
-    if (state.pending > 0 && state.applied > 0 && options.migrate === 'refuse-existing') {
+    const state = migrationState(sqlite, file);
+    if (state.pending.length > 0 && state.applied > 0 && options.migrate === 'refuse-existing') {
       throw new DatabaseError(
         file,
-        `needs ${state.pending} migration(s) before this version can write to it`,
+        `needs ${state.pending.length} migration(s) before this version can write to it`,
         MIGRATE_HINT,
       );
     }
-    migrate(db, { migrationsFolder: MIGRATIONS_DIR });
+    if (state.pending.length > 0) {
+      try {
+        // drizzle applies them in one transaction (BEGIN … COMMIT, ROLLBACK on an error).
+        migrate(db, { migrationsFolder: MIGRATIONS_DIR });
+      } catch (error) {
+        throw migrationFailed(file, error, state.pending, 'the database is as it was before; nothing was applied');
+      }
+    }
     fillNzOffsets(db);
     markDataDirectory(dirname(file));
     return { sqlite, db, path: file };
@@ -192,16 +232,55 @@ function create(file: string): void {
   }
 }
 
-function openReadOnly(file: string, allowPending: boolean): OpenedDatabase {
-  let sqlite: Database.Database;
+// better-sqlite3 reads this once, when it loads SQLite (at the first connection): URI file names
+// (`file:…?immutable=1`) are understood. Every path this module opens is absolute (resolve), never `file:…`.
+process.env.SQLITE_USE_URI ??= '1';
+
+/**
+ * A read-only connection that can read. SQLite reads a WAL database only with its -shm beside it
+ * (shared memory for the WAL index), which it creates when missing; in a directory this user
+ * cannot write that fails with SQLITE_READONLY_DIRECTORY. When there is no write-ahead log to
+ * read (no -wal, or an empty one: every change is in the database file, as after its writer
+ * closed), the file alone is the whole database, and it is opened `immutable` (no -shm, no
+ * locks). When the -wal holds changes, reading without a -shm would miss them: refused (exit 6),
+ * saying why (docs/security.md "Versions and migrations").
+ */
+function connectReadOnly(file: string): Database.Database {
+  let sqlite: Database.Database | undefined;
   try {
     sqlite = new Database(file, { readonly: true, fileMustExist: true });
+    sqlite.prepare('SELECT count(*) FROM sqlite_master').get();
+    return sqlite;
   } catch (error) {
+    sqlite?.close();
+    const code = (error as { code?: unknown }).code;
+    const unreadable = code === 'SQLITE_READONLY_DIRECTORY' || code === 'SQLITE_CANTOPEN';
+    const walHoldsChanges = (statSafe(`${file}-wal`)?.size ?? 0) > 0;
+    if (unreadable && walHoldsChanges && !existsSync(`${file}-shm`) && !writable(dirname(file)))
+      throw new ReadOnlyDatabaseError(
+        file,
+        `cannot be read by this user: its directory is read-only, and SQLite must create ${basename(file)}-shm ` +
+          `to read the changes in ${basename(file)}-wal (${String(code)})`,
+        'let this user write the directory, or have a user who can open the database once (its writer folds the -wal in when it closes)',
+      );
+    if (code !== 'SQLITE_READONLY_DIRECTORY' || walHoldsChanges) throw toDatabaseError(file, error);
+  }
+  let immutable: Database.Database | undefined;
+  try {
+    immutable = new Database(`${pathToFileURL(file).href}?immutable=1`, { readonly: true, fileMustExist: true });
+    immutable.prepare('SELECT count(*) FROM sqlite_master').get();
+    return immutable;
+  } catch (error) {
+    immutable?.close();
     throw toDatabaseError(file, error);
   }
+}
+
+function openReadOnly(file: string, allowPending: boolean): OpenedDatabase {
+  const sqlite = connectReadOnly(file);
   try {
     sqlite.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
-    const state = migrationState(sqlite);
+    const state = migrationState(sqlite, file);
     if (allowPending) return { sqlite, db: drizzle(sqlite), path: file };
     if (state.applied === 0)
       throw new DatabaseError(
@@ -209,10 +288,10 @@ function openReadOnly(file: string, allowPending: boolean): OpenedDatabase {
         'is empty: nothing has been synced into it',
         'run `bankdata sync` first, or name the database with --db or BANKDATA_DB',
       );
-    if (state.pending > 0)
+    if (state.pending.length > 0)
       throw new DatabaseError(
         file,
-        `needs ${state.pending} migration(s) before this version can read it`,
+        `needs ${state.pending.length} migration(s) before this version can read it`,
         MIGRATE_HINT,
       );
     return { sqlite, db: drizzle(sqlite), path: file };

@@ -1,0 +1,59 @@
+/**
+ * A migration that fails on PostgreSQL, through the `bankdata` command: drizzle's transaction is
+ * rolled back and the command exits 6 with the migration and the server's message (it was exit
+ * 70, an internal error), for `db migrate` and for a writer that migrates on open (`sync`).
+ */
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import { expect, it } from 'vitest';
+import { readJournal } from '../../src/store/migration-versions';
+import { PG_MIGRATIONS_DIR } from '../../src/store/pg/open';
+import { createTestDatabase, describePostgres } from '../support/postgres';
+import { runCliInProcess } from './cli-process';
+
+const last = readJournal(PG_MIGRATIONS_DIR).at(-1)!;
+
+describePostgres('a PostgreSQL migration that fails', () => {
+  it('is rolled back and exits 6 with the migration and the cause; it applies once the cause is gone', async () => {
+    const url = await createTestDatabase();
+    const pool = new pg.Pool({ connectionString: url, max: 1 });
+    pool.on('error', () => undefined);
+    const rows = async () =>
+      (await pool.query('SELECT hash, created_at::text AS created_at FROM drizzle.__drizzle_migrations ORDER BY 2'))
+        .rows;
+    try {
+      // One migration behind, with what it adds already there: its ALTER TABLE fails.
+      await pool.query('DELETE FROM drizzle.__drizzle_migrations WHERE created_at = $1', [last.when]);
+      const before = await rows();
+      const dir = mkdtempSync(join(tmpdir(), 'bankdata-pg-migrate-'));
+      for (const command of [['db', 'migrate'], ['sync']]) {
+        const r = await runCliInProcess(['--db', url, '--data-dir', dir, ...command], {
+          cwd: dir,
+          env: {
+            BANKDATA_DATA_BASE_URL: 'http://127.0.0.1:1',
+            BANKDATA_CLIENT_ID: 'c',
+            BANKDATA_CLIENT_SECRET: 'migrate-failure-test-secret-4b1e',
+          },
+        });
+        expect(r.code, r.stderr).toBe(6);
+        const [line, hint, ...rest] = r.stderr.trimEnd().split('\n');
+        expect(line).toMatch(/^bankdata: database postgres:\/\/.*: migration /);
+        expect(line).toContain(
+          `migration ${last.tag} failed and was rolled back: column "sent" of relation "rate_budget" already exists (42701)`,
+        );
+        expect(hint).toBe('hint: the database is as it was before; nothing was applied');
+        expect(rest).toEqual([]);
+        expect(await rows()).toEqual(before);
+      }
+
+      await pool.query('ALTER TABLE rate_budget DROP COLUMN sent, DROP COLUMN refused');
+      const done = await runCliInProcess(['--db', url, 'db', 'migrate'], { cwd: dir });
+      expect(done.code, done.stderr).toBe(0);
+      expect(await rows()).toHaveLength(before.length + 1);
+    } finally {
+      await pool.end();
+    }
+  });
+});
