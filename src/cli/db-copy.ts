@@ -13,6 +13,7 @@ import { nzMidnight } from '@bankdata/core/nz-time';
 import { CliError, ExitCode, UsageError } from '../errors';
 import { openStore } from '../store';
 import { openPostgres } from '../store/pg/open';
+import type { CopyCounts, NulCounts } from '../store/pg/copy-tables';
 import { checkPostgresUrl, describeUnusablePostgres, isPostgresUrl, redactPostgresUrl } from '../database-url';
 import { globalsOf } from './command-context';
 
@@ -61,9 +62,10 @@ export function registerDbCopyCommand(db: Command): void {
           throw new UsageError(`--since ${flags.since}: expected an NZ date YYYY-MM-DD`);
         }
       }
-      const counts = toPg
+      const copied = toPg
         ? await sqliteToPostgres(flags.from, flags.to, dataDir)
         : await postgresToSqlite(flags.from, flags.to, dataDir, flags);
+      const { nul, ...counts }: CopyCounts & { nul?: NulCounts } = copied;
       if (!toPg && (flags.consent.length > 0 || flags.account.length > 0) && counts.accounts === 0) {
         // Nothing asked for exists: no near-empty file that looks like a successful copy.
         for (const suffix of ['', '-wal', '-shm']) rmSync(`${flags.to}${suffix}`, { force: true });
@@ -79,7 +81,16 @@ export function registerDbCopyCommand(db: Command): void {
       process.stderr.write(
         `copied ${total} row(s) and ${counts.statementFiles} statement file(s) from ${where(flags.from)} to ${where(flags.to)}\n`,
       );
-      process.stdout.write(`${JSON.stringify(counts)}\n`);
+      // An older SQLite file may hold text with a NUL, which PostgreSQL cannot store (docs/postgres.md).
+      if (nul && nul.keptAside > 0)
+        process.stderr.write(
+          `${nul.keptAside} row(s) holding a NUL character (U+0000) kept aside in the target's rejects table, with the reason\n`,
+        );
+      if (nul && nul.escaped > 0)
+        process.stderr.write(
+          `${nul.escaped} row(s) with a NUL character (U+0000) written with it escaped as \\u0000\n`,
+        );
+      process.stdout.write(`${JSON.stringify(nul ? { ...counts, nul } : counts)}\n`);
       process.exitCode = ExitCode.Ok;
     });
 }

@@ -19,7 +19,7 @@ import { createCliContext, globalsOf } from './command-context';
 import { ExitCode, UsageError } from './exit-codes';
 import { wholeNumber } from './flags';
 import { createProgress } from './progress';
-import { runWorkers } from './sync-workers';
+import { runWorkers, SHARED_RUN_ENV } from './sync-workers';
 
 interface SyncFlags {
   consent?: string[];
@@ -145,6 +145,7 @@ export async function syncCommand(
       since,
       full: flags.full ?? false,
       logger,
+      ...sharedRunId(),
       signal: controller.signal,
       onProgress: (p) => progress.update(p),
     });
@@ -164,6 +165,15 @@ export async function syncCommand(
   const code = exitCodeOf(summary);
   if (payments?.authenticationError) return Math.max(code, ExitCode.Auth);
   return code === ExitCode.Ok && payments && payments.failures.length > 0 ? ExitCode.Partial : code;
+}
+
+/**
+ * The run id `sync --workers N` gives its workers (sync-workers.ts), so that they share one run
+ * whatever their flags; a value that is not a UUID is ignored.
+ */
+function sharedRunId(): { runId?: string } {
+  const id = process.env[SHARED_RUN_ENV];
+  return id && /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/.test(id) ? { runId: id } : {};
 }
 
 /** 128 + the signal's number, as shells report it (130 SIGINT, 143 SIGTERM). */

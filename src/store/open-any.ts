@@ -5,7 +5,13 @@
  * migrates. Callers get a `Store` and never branch on the dialect.
  */
 import { DatabaseError } from '../errors';
-import { checkPostgresUrl, describeUnusablePostgres, isPostgresUrl, redactPostgresUrl } from '../database-url';
+import {
+  checkPostgresUrl,
+  describeUnusablePostgres,
+  isPostgresUrl,
+  notePostgresOpened,
+  redactPostgresUrl,
+} from '../database-url';
 import { openStore, type OpenStoreOptions } from './sqlite/sqlite-store';
 import type { Store } from './store';
 
@@ -15,7 +21,10 @@ export async function openDatabaseStore(location: string, options: OpenStoreOpti
   try {
     // Loaded only here: a command on a SQLite file never loads the PostgreSQL driver.
     const { openPgStore } = await import('./pg/pg-store');
-    return await openPgStore(location, { now: options.now, migrate: !options.readOnly });
+    const store = await openPgStore(location, { now: options.now, migrate: !options.readOnly });
+    // A connection lost later is reported naming this database (src/cli/handle-error.ts).
+    notePostgresOpened(location);
+    return store;
   } catch (error) {
     // Reaching or using the server failed: exit 6, naming where, never the password.
     const reason = describeUnusablePostgres(error, location);

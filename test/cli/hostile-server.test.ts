@@ -5,8 +5,8 @@
  *   time): the record ceiling refuses the listing, the window is halved like BDT263, and only
  *   the one NZ day that is still too large fails; the rest lands;
  * - SIGTERM while a listing never ends: the run stops within seconds, exit 143, lease released;
- * - item 9: a run killed with SIGKILL shows as interrupted in `status` once a later run took
- *   the lease over;
+ * - item 9 (a run killed with SIGKILL shows as interrupted in `status`) is in sync-parity.cases.ts,
+ *   on both dialects;
  * - item 8: an error message with escape codes, CR/LF and a forged `bankdata:` line reaches the
  *   terminal as visible text on one line.
  */
@@ -23,7 +23,7 @@ import type { StartedEmulator } from '@bankdata/emulator';
 import { openStore } from '../../src/store';
 import { startTestEmulator } from '../api/emulator-helpers';
 import { emulatorEnv } from '../fixtures/cli-env';
-import { runCli, runCliInProcess, spawnCli, waitFor } from './cli-process';
+import { runCli, spawnCli, waitFor } from './cli-process';
 
 type Mode = 'flood' | 'endless' | 'forge' | 'pass';
 const DAY = 86_400_000;
@@ -216,35 +216,6 @@ describe('a hostile server', () => {
     expect(await run.exited).toBe(143);
     expect(run.stderr()).toContain('stopped by SIGTERM');
     expect(query(db, 'SELECT * FROM lease')).toEqual([]);
-  }, 120_000);
-
-  it('item 9: a run killed with SIGKILL shows running while its lease lives, interrupted once a later run took the lease over', async () => {
-    mode = 'endless';
-    const { dir, env, db } = await workdir();
-    writeFileSync(
-      join(dir, 'config', 'local.json'),
-      JSON.stringify({ sync: { maxRecordsPerListing: 1_000_000, windowDays: 8, concurrency: 1, floor: FLOOR } }),
-    );
-    const before = floodPages;
-    const run = spawnCli(['sync'], { cwd: dir, env });
-    await waitFor(() => floodPages > before + 1, 60_000);
-    run.child.kill('SIGKILL');
-    await run.exited;
-
-    const during = await runCliInProcess(['status', '--json'], { cwd: dir, env });
-    expect(during.code, during.stderr).toBe(0);
-    expect((JSON.parse(during.stdout) as { runs: { outcome: string | null }[] }).runs[0]!.outcome).toBeNull();
-
-    mode = 'pass';
-    const later = await runCliInProcess(['sync', '--json'], { cwd: dir, env });
-    expect(later.code, later.stderr).toBe(0);
-    const after = await runCliInProcess(['status', '--json'], { cwd: dir, env });
-    const runs = (JSON.parse(after.stdout) as { runs: { outcome: string | null }[] }).runs;
-    expect(runs.map((r) => r.outcome)).toEqual(['ok', 'interrupted']);
-    const text = await runCliInProcess(['status'], { cwd: dir, env });
-    expect(text.stdout).toMatch(/interrupted/);
-    expect(text.stdout).not.toMatch(/ running /);
-    expect(query<{ n: number }>(db, 'SELECT count(*) AS n FROM runs')[0]!.n).toBe(2);
   }, 120_000);
 
   it('item 8: escape codes, CR/LF and a forged line in a server message reach the terminal as visible text on one line', async () => {
