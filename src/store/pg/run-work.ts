@@ -11,6 +11,7 @@ import type { ConsentId } from '@bankdata/core/schemas';
 import { isProcessAlive } from '../lease';
 import type { BeginInput, BeginResult } from '../run-work';
 import {
+  abandonWorker,
   finishConsent,
   leaseNextConsent,
   leaveRun,
@@ -106,8 +107,8 @@ export async function beginPostgresRun(pool: pg.Pool, input: BeginInput): Promis
         });
       },
       abandon: async () => {
-        for (const consentId of held) await releaseConsent(pool, { runId, workerId, consentId });
         held.clear();
+        await abandonWorker(pool, { runId, workerId, now: new Date() });
       },
     },
   };

@@ -273,6 +273,33 @@ export async function releaseConsent(
   );
 }
 
+/**
+ * A worker stopping hard (a second signal, or its grace over) gives its consents back and leaves
+ * without a report (outcome partial), as SQLite's run releases its lease: the run keeps no end if
+ * no other worker is in it, and `status` shows it interrupted.
+ */
+export async function abandonWorker(
+  pool: pg.Pool,
+  input: { runId: string; workerId: string; now: Instant },
+): Promise<void> {
+  await inPgTransaction(pool, async (client) => {
+    await client.query(
+      `UPDATE run_consents SET state = 'queued', worker_id = NULL, lease_expires_at = NULL
+       WHERE run_id = $1 AND worker_id = $2 AND state = 'leased'`,
+      [input.runId, input.workerId],
+    );
+    await client.query(
+      `UPDATE run_workers SET left_at = $3, outcome = 'partial', error_summary = $4
+       WHERE run_id = $1 AND worker_id = $2 AND left_at IS NULL`,
+      [input.runId, input.workerId, toStoredInstant(input.now), ABANDONED_WORKER_SUMMARY],
+    );
+  });
+}
+
+/** What an abandoning worker's row says in place of its report. */
+export const ABANDONED_WORKER_SUMMARY =
+  'stopped hard before its unit in flight ended: its consents went back to the queue, its requests and rows are not counted';
+
 export interface WorkerReport {
   consents: number;
   requests: number;
