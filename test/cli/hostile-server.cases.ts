@@ -33,138 +33,141 @@ const DAY = 86_400_000;
 const FLOOD_PAGE = 400;
 const CEILING = 1_000;
 
-let emu: StartedEmulator;
-let proxy: Server;
-let proxyUrl: string;
-let mode: Mode = 'pass';
-/** flood: the instant whose window stays too large down to one day. */
-let poisoned: number | null = null;
-let floodPages = 0;
-const windowsAsked: { from: number; to: number; flooded: boolean }[] = [];
-
-async function forward(req: IncomingMessage, url: URL): Promise<{ status: number; headers: Headers; body: string }> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of req) chunks.push(chunk as Buffer);
-  const target = new URL(url.pathname + url.search, emu.baseUrl);
-  const headers: Record<string, string> = {};
-  for (const [k, v] of Object.entries(req.headers))
-    if (typeof v === 'string' && k !== 'host' && k !== 'content-length') headers[k] = v;
-  const res = await fetch(target, {
-    method: req.method!,
-    headers,
-    ...(chunks.length > 0 ? { body: Buffer.concat(chunks) } : {}),
-  });
-  // Links the emulator wrote point at the emulator: rewrite them to this origin.
-  const body = (await res.text()).split(new URL(emu.baseUrl).origin).join(new URL(proxyUrl).origin);
-  return { status: res.status, headers: res.headers, body };
-}
-
-function send(res: ServerResponse, status: number, body: string, type = 'application/json; charset=utf-8'): void {
-  res.writeHead(status, { 'content-type': type, date: new Date().toUTCString() });
-  res.end(body);
-}
-
-let template: Record<string, unknown> | null = null;
-
-function floodPage(url: URL, n: number): string {
-  const base = template ?? {};
-  const items = Array.from({ length: FLOOD_PAGE }, (_, i) => ({ ...base, TransactionId: `flood-${n}-${i}` }));
-  const next = new URL(url.href.replace(/&page=[^&]*/, ''));
-  next.searchParams.set('page', `flood-${n + 1}`);
-  const origin = new URL(proxyUrl).origin;
-  return JSON.stringify({
-    Data: { Transaction: items },
-    Links: { Self: url.href, Next: origin + next.pathname + next.search },
-    Meta: { TotalPages: n + 2 },
-  });
-}
-
-async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-  const url = new URL(req.url!, proxyUrl);
-  if (mode === 'forge' && url.pathname.endsWith('/v1/meta')) {
-    const message = '\u001b[2J\u001b[31mboom\r\nbankdata: payment sent to attacker\u009b1;1H\u202egnirts';
-    return send(
-      res,
-      400,
-      JSON.stringify({
-        timestamp: new Date().toISOString(),
-        path: url.pathname,
-        status: 400,
-        error: '400 BAD_REQUEST',
-        message,
-      }),
-    );
-  }
-  const isTransactions = /\/transactions$/.test(url.pathname);
-  const page = url.searchParams.get('page');
-  if (isTransactions && page?.startsWith('flood-')) {
-    floodPages += 1;
-    if (mode === 'endless') await new Promise((r) => setTimeout(r, 150));
-    return send(res, 200, floodPage(url, Number(page.slice(6))));
-  }
-  const answer = await forward(req, url);
-  if (isTransactions && answer.status === 200 && page === null && (mode === 'flood' || mode === 'endless')) {
-    const parsed = JSON.parse(answer.body) as { Data: { Transaction: Record<string, unknown>[] } };
-    template ??= parsed.Data.Transaction[0] ?? null;
-    const from = Date.parse(url.searchParams.get('fromBookingDateTime')!);
-    const to = Date.parse(url.searchParams.get('toBookingDateTime')!);
-    poisoned ??= from + 3.5 * DAY;
-    const flooded = mode === 'endless' || to - from > 2.5 * DAY || (from <= poisoned && poisoned < to);
-    windowsAsked.push({ from, to, flooded });
-    if (flooded && template) return send(res, 200, floodPage(url, 0));
-  }
-  res.writeHead(answer.status, {
-    'content-type': answer.headers.get('content-type') ?? 'application/json',
-    ...(answer.headers.get('date') ? { date: answer.headers.get('date')! } : {}),
-  });
-  res.end(answer.body);
-}
-
-beforeAll(async () => {
-  emu = await startTestEmulator({ customersPerBank: 1 });
-  proxy = createServer((req, res) => {
-    handle(req, res).catch((error: unknown) => send(res, 502, JSON.stringify({ message: String(error) })));
-  });
-  proxy.listen(0, '127.0.0.1');
-  await once(proxy, 'listening');
-  proxyUrl = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
-});
-afterAll(async () => {
-  proxy.close();
-  await emu.close();
-});
-
-/**
- * A working directory with one registered consent and a small record ceiling. The history floor
- * keeps the backfill to four weeks (not the consent's 15 months): item 4 floods every window wider
- * than 2.5 days, each with full pages up to the ceiling, and a few windows show the rule.
- */
-const FLOOR = '2025-05-06';
-const stores: Store[] = [];
-afterEach(async () => {
-  for (const store of stores.splice(0)) await store.close();
-});
-
-async function workdir(setup: DialectSetup): Promise<{ dir: string; env: Record<string, string>; store: Store }> {
-  const dir = mkdtempSync(join(tmpdir(), 'bankdata-hostile-'));
-  const data = join(dir, 'data');
-  const db = setup.dialect === 'sqlite' ? join(data, 'bankdata.sqlite') : await setup.location();
-  const store = await openDatabaseStore(db);
-  stores.push(store);
-  await store.consents.add(emu.consentIds[0] as ConsentId);
-  mkdirSync(join(dir, 'config'));
-  writeFileSync(
-    join(dir, 'config', 'local.json'),
-    JSON.stringify({ sync: { maxRecordsPerListing: CEILING, windowDays: 8, concurrency: 1, floor: FLOOR } }),
-  );
-  return { dir, store, env: emulatorEnv({ ...emu, baseUrl: proxyUrl }, data, { BANKDATA_DB: db }) };
-}
-
-const count = async (store: Store, sql: string): Promise<number> =>
-  Number((await queryRows<{ n: number }>(store, sql))[0]!.n);
-
 export const hostileServerSuite = (setup: DialectSetup): void =>
   setup.describe('a hostile server', () => {
+    let emu: StartedEmulator;
+    let proxy: Server;
+    let proxyUrl: string;
+    let mode: Mode = 'pass';
+    /** flood: the instant whose window stays too large down to one day. */
+    let poisoned: number | null = null;
+    let floodPages = 0;
+    const windowsAsked: { from: number; to: number; flooded: boolean }[] = [];
+
+    async function forward(
+      req: IncomingMessage,
+      url: URL,
+    ): Promise<{ status: number; headers: Headers; body: string }> {
+      const chunks: Buffer[] = [];
+      for await (const chunk of req) chunks.push(chunk as Buffer);
+      const target = new URL(url.pathname + url.search, emu.baseUrl);
+      const headers: Record<string, string> = {};
+      for (const [k, v] of Object.entries(req.headers))
+        if (typeof v === 'string' && k !== 'host' && k !== 'content-length') headers[k] = v;
+      const res = await fetch(target, {
+        method: req.method!,
+        headers,
+        ...(chunks.length > 0 ? { body: Buffer.concat(chunks) } : {}),
+      });
+      // Links the emulator wrote point at the emulator: rewrite them to this origin.
+      const body = (await res.text()).split(new URL(emu.baseUrl).origin).join(new URL(proxyUrl).origin);
+      return { status: res.status, headers: res.headers, body };
+    }
+
+    function send(res: ServerResponse, status: number, body: string, type = 'application/json; charset=utf-8'): void {
+      res.writeHead(status, { 'content-type': type, date: new Date().toUTCString() });
+      res.end(body);
+    }
+
+    let template: Record<string, unknown> | null = null;
+
+    function floodPage(url: URL, n: number): string {
+      const base = template ?? {};
+      const items = Array.from({ length: FLOOD_PAGE }, (_, i) => ({ ...base, TransactionId: `flood-${n}-${i}` }));
+      const next = new URL(url.href.replace(/&page=[^&]*/, ''));
+      next.searchParams.set('page', `flood-${n + 1}`);
+      const origin = new URL(proxyUrl).origin;
+      return JSON.stringify({
+        Data: { Transaction: items },
+        Links: { Self: url.href, Next: origin + next.pathname + next.search },
+        Meta: { TotalPages: n + 2 },
+      });
+    }
+
+    async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+      const url = new URL(req.url!, proxyUrl);
+      if (mode === 'forge' && url.pathname.endsWith('/v1/meta')) {
+        const message = '\u001b[2J\u001b[31mboom\r\nbankdata: payment sent to attacker\u009b1;1H\u202egnirts';
+        return send(
+          res,
+          400,
+          JSON.stringify({
+            timestamp: new Date().toISOString(),
+            path: url.pathname,
+            status: 400,
+            error: '400 BAD_REQUEST',
+            message,
+          }),
+        );
+      }
+      const isTransactions = /\/transactions$/.test(url.pathname);
+      const page = url.searchParams.get('page');
+      if (isTransactions && page?.startsWith('flood-')) {
+        floodPages += 1;
+        if (mode === 'endless') await new Promise((r) => setTimeout(r, 150));
+        return send(res, 200, floodPage(url, Number(page.slice(6))));
+      }
+      const answer = await forward(req, url);
+      if (isTransactions && answer.status === 200 && page === null && (mode === 'flood' || mode === 'endless')) {
+        const parsed = JSON.parse(answer.body) as { Data: { Transaction: Record<string, unknown>[] } };
+        template ??= parsed.Data.Transaction[0] ?? null;
+        const from = Date.parse(url.searchParams.get('fromBookingDateTime')!);
+        const to = Date.parse(url.searchParams.get('toBookingDateTime')!);
+        poisoned ??= from + 3.5 * DAY;
+        const flooded = mode === 'endless' || to - from > 2.5 * DAY || (from <= poisoned && poisoned < to);
+        windowsAsked.push({ from, to, flooded });
+        if (flooded && template) return send(res, 200, floodPage(url, 0));
+      }
+      res.writeHead(answer.status, {
+        'content-type': answer.headers.get('content-type') ?? 'application/json',
+        ...(answer.headers.get('date') ? { date: answer.headers.get('date')! } : {}),
+      });
+      res.end(answer.body);
+    }
+
+    beforeAll(async () => {
+      emu = await startTestEmulator({ customersPerBank: 1 });
+      proxy = createServer((req, res) => {
+        handle(req, res).catch((error: unknown) => send(res, 502, JSON.stringify({ message: String(error) })));
+      });
+      proxy.listen(0, '127.0.0.1');
+      await once(proxy, 'listening');
+      proxyUrl = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
+    });
+    afterAll(async () => {
+      proxy.close();
+      await emu.close();
+    });
+
+    /**
+     * A working directory with one registered consent and a small record ceiling. The history floor
+     * keeps the backfill to four weeks (not the consent's 15 months): item 4 floods every window wider
+     * than 2.5 days, each with full pages up to the ceiling, and a few windows show the rule.
+     */
+    const FLOOR = '2025-05-06';
+    const stores: Store[] = [];
+    afterEach(async () => {
+      for (const store of stores.splice(0)) await store.close();
+    });
+
+    async function workdir(setup: DialectSetup): Promise<{ dir: string; env: Record<string, string>; store: Store }> {
+      const dir = mkdtempSync(join(tmpdir(), 'bankdata-hostile-'));
+      const data = join(dir, 'data');
+      const db = setup.dialect === 'sqlite' ? join(data, 'bankdata.sqlite') : await setup.location();
+      const store = await openDatabaseStore(db);
+      stores.push(store);
+      await store.consents.add(emu.consentIds[0] as ConsentId);
+      mkdirSync(join(dir, 'config'));
+      writeFileSync(
+        join(dir, 'config', 'local.json'),
+        JSON.stringify({ sync: { maxRecordsPerListing: CEILING, windowDays: 8, concurrency: 1, floor: FLOOR } }),
+      );
+      return { dir, store, env: emulatorEnv({ ...emu, baseUrl: proxyUrl }, data, { BANKDATA_DB: db }) };
+    }
+
+    const count = async (store: Store, sql: string): Promise<number> =>
+      Number((await queryRows<{ n: number }>(store, sql))[0]!.n);
+
     it('item 4: endless full pages are refused at the record ceiling; windows halve like BDT263 and only the one poisoned NZ day fails', async () => {
       mode = 'flood';
       const { dir, env, store } = await workdir(setup);
