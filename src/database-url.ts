@@ -3,7 +3,7 @@
  * to show (no password), and the one-line reason a database cannot be used. No driver import, so
  * a command on a SQLite file never loads node-postgres (docs/architecture.md).
  */
-import { UsageError } from './errors';
+import { DatabaseError, UsageError } from './errors';
 
 /** True for the URLs that select PostgreSQL (`BANKDATA_DB`, `--db`). */
 export function isPostgresUrl(value: string): boolean {
@@ -77,4 +77,77 @@ export function describeUnusablePostgres(error: unknown, url: string): string | 
     default:
       return null;
   }
+}
+
+/** SQLSTATE classes and codes that say the server went away: 08 (connection exception), 57P01-57P03 (shut down, crashed, starting). */
+const LOST_SQLSTATE = /^(08...|57P0[123])$/;
+/** The driver's network codes for a server that cannot be reached or dropped the connection. */
+const LOST_ERRNO = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'EPIPE',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+]);
+/**
+ * node-postgres's own errors for a connection that ended, which carry no code (pg's client.js
+ * and pg-pool): matched on their fixed wording, the only thing that tells them apart.
+ */
+const LOST_MESSAGE =
+  /^(Connection terminated|Client has encountered a connection error and is not queryable|Client was closed and is not queryable|timeout exceeded when trying to connect)/;
+
+/**
+ * True when an error (or one it wraps as its `cause`: drizzle wraps the driver's) says the
+ * connection to the PostgreSQL server was lost or could not be made: the server stopped, crashed,
+ * restarted or cannot be reached. Not an error of a statement (a constraint, a bad value).
+ */
+export function isPostgresConnectionLoss(error: unknown): boolean {
+  return causeChain(error).some(
+    (e) =>
+      LOST_ERRNO.has(codeOf(e)) ||
+      LOST_SQLSTATE.test(codeOf(e)) ||
+      (e instanceof Error && LOST_MESSAGE.test(e.message)),
+  );
+}
+
+/** The error and those it wraps as `cause`, five at most. */
+function causeChain(error: unknown): object[] {
+  const chain: object[] = [];
+  for (let e = error; chain.length < 5 && typeof e === 'object' && e !== null; e = 'cause' in e ? e.cause : undefined)
+    chain.push(e);
+  return chain;
+}
+
+function codeOf(error: object): string {
+  return 'code' in error && error.code !== undefined && error.code !== null ? String(error.code) : '';
+}
+
+/**
+ * A PostgreSQL server lost while a command used it, as the one-line database error (exit 6) that
+ * names host and database (never the password), as when it cannot be reached at the start; null
+ * when the error is not a lost connection.
+ */
+export function lostPostgresError(error: unknown, url: string): DatabaseError | null {
+  if (!isPostgresConnectionLoss(error)) return null;
+  const code =
+    causeChain(error)
+      .map(codeOf)
+      .find((c) => c !== '') ?? '';
+  return new DatabaseError(
+    redactPostgresUrl(url),
+    `PostgreSQL database ${postgresLocation(url)} was lost (${code || 'connection terminated'}); the unit in flight was abandoned whole`,
+  );
+}
+
+/** The PostgreSQL database this process opened last, for mapping a lost connection (src/cli/handle-error.ts). */
+let openedPostgres: string | null = null;
+
+export function notePostgresOpened(url: string): void {
+  openedPostgres = url;
+}
+
+export function lastOpenedPostgres(): string | null {
+  return openedPostgres;
 }

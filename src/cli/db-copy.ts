@@ -21,7 +21,7 @@ import { terminalSafe } from '@bankdata/core/terminal-text';
 import { CliError, ExitCode, UsageError } from '../errors';
 import { buildNewFile } from '../fs/atomic-file';
 import { StoredFilesBatch } from '../fs/data-dir';
-import type { RefusedStatementFile } from '../store/pg/copy-tables';
+import type { CopyCounts, NulCounts, RefusedStatementFile } from '../store/pg/copy-tables';
 import { openStore } from '../store';
 import { openPostgres } from '../store/pg/open';
 import { checkPostgresUrl, describeUnusablePostgres, isPostgresUrl, redactPostgresUrl } from '../database-url';
@@ -86,16 +86,17 @@ export function registerDbCopyCommand(db: Command): void {
           `warning: ${terminalSafe(`statement file ${file.filePath} ${file.reason}; statement ${named} copied without its file`)}\n`,
         );
       };
-      const counts = toPg
+      const copied = toPg
         ? await sqliteToPostgres(flags.from, flags.to, dataDir, onRefused)
         : await postgresToSqlite(flags.from, flags.to, dataDir, flags, onRefused);
-      if (counts === null) {
+      if (copied === null) {
         // Nothing asked for exists: no near-empty file that looks like a successful copy.
         throw new UsageError(
           '--consent / --account select no account in the source database; nothing was copied',
           'bankdata consents list and bankdata export accounts show what is there',
         );
       }
+      const { nul, ...counts }: CopyCounts & { nul?: NulCounts } = copied;
       const total = Object.entries(counts)
         .filter(([table]) => table !== 'statementFiles')
         .reduce((sum, [, n]) => sum + n, 0);
@@ -104,7 +105,16 @@ export function registerDbCopyCommand(db: Command): void {
       process.stderr.write(
         `copied ${total} row(s) and ${counts.statementFiles} statement file(s) from ${where(flags.from)} to ${where(flags.to)}${partial}\n`,
       );
-      process.stdout.write(`${JSON.stringify(counts)}\n`);
+      // An older SQLite file may hold text with a NUL, which PostgreSQL cannot store (docs/postgres.md).
+      if (nul && nul.keptAside > 0)
+        process.stderr.write(
+          `${nul.keptAside} row(s) holding a NUL character (U+0000) kept aside in the target's rejects table, with the reason\n`,
+        );
+      if (nul && nul.escaped > 0)
+        process.stderr.write(
+          `${nul.escaped} row(s) with a NUL character (U+0000) written with it escaped as \\u0000\n`,
+        );
+      process.stdout.write(`${JSON.stringify(nul ? { ...counts, nul } : counts)}\n`);
       process.exitCode = refused > 0 ? ExitCode.Partial : ExitCode.Ok;
     });
 }

@@ -2,7 +2,8 @@
  * The one top-level error handler: one line on stderr, a hint line where one helps, and the
  * exit code of the README's table. Branches on error classes only. Messages pass through
  * `redact` (no secret reaches the terminal) and `terminalSafe` (no server text can move the
- * cursor or forge a line). An error no class covers is a bug: exit 70, one line, and the full
+ * cursor or forge a line). A lost PostgreSQL connection is the database's error (exit 6, naming
+ * host and database). An error no class covers is a bug: exit 70, one line, and the full
  * report (stack included, redacted) written to a private file whose path is printed.
  */
 import { writeFileSync } from 'node:fs';
@@ -19,6 +20,7 @@ import {
   SecretRefusedError,
   UnavailableError,
 } from '../api';
+import { lastOpenedPostgres, lostPostgresError } from '../database-url';
 import { toLocalFileError } from '../fs/output-path';
 import { redact } from '@bankdata/core/secrets';
 import { lastOpenedDatabase, toDatabaseError } from '../store/sqlite/open';
@@ -72,6 +74,11 @@ export function classifyError(error: unknown): Verdict {
     if (error instanceof IdempotencyError) return { exitCode: ExitCode.Partial, message };
     return { exitCode: ExitCode.Partial, message };
   }
+  // The PostgreSQL server lost after the open (stopped, crashed, unreachable): exit 6, one line
+  // naming host and database, wherever the loss surfaced.
+  const postgres = lastOpenedPostgres();
+  const lost = postgres ? lostPostgresError(error, postgres) : null;
+  if (lost) return classifyError(lost);
   // A SQLite error after the open (damaged pages, a read-only file, a full disk): exit 6, named.
   const database = lastOpenedDatabase();
   if (database) {

@@ -10,11 +10,11 @@ import { createCliContext, globalsOf } from './command-context';
 import { ExitCode } from './exit-codes';
 import { wholeNumber } from './flags';
 import { terminalSafe } from '@bankdata/core/terminal-text';
-import { unfinishedRunState } from '../store/lease';
+import { DEFAULT_LEASE_TTL_MS, unfinishedRunState, unfinishedWorkersState } from '../store/lease';
 
 export interface StatusReport {
   database: string;
-  runs: (RunViewRow & { workers: RunWorkerRow[] })[];
+  runs: (RunViewRow & { workers: Omit<RunWorkerRow, 'seen_ms_ago'>[] })[];
   consents: ConsentViewRow[];
   nearExpiry: ConsentViewRow[];
   needsReconsent: ConsentViewRow[];
@@ -25,26 +25,41 @@ export interface StatusReport {
   continuityBreaks?: number;
 }
 
-export async function readStatus(store: Store, expiryWarningDays: number, runs = 5): Promise<StatusReport> {
+export async function readStatus(
+  store: Store,
+  expiryWarningDays: number,
+  runs = 5,
+  leaseTtlMs = DEFAULT_LEASE_TTL_MS,
+): Promise<StatusReport> {
   const current = await store.lease.current();
   const now = store.now();
+  const consents = await store.reports.consents();
+  const latestRows = await store.reports.latestRuns(runs);
+  // On PostgreSQL a run may have had several workers: who did what (none listed on SQLite).
+  const workers = await store.reports.runWorkers(latestRows.map((r) => r.run_id));
+  const workersOf = (runId: string) => workers.filter((w) => w.run_id === runId);
   let newestUnfinished = true;
-  // A run with no end is running only under its own live lease; a killed one shows as interrupted.
+  // A run with no end is running only while its holder lives: on SQLite the lease (its own, not
+  // expired, its pid not dead on this host); on PostgreSQL one of its workers (not left, seen
+  // within the lease's term, its pid not dead on this host). A killed one shows as interrupted.
   const withState = (r: RunViewRow): RunViewRow => {
     if (r.outcome !== null || r.finished_at !== null) return r;
-    const state = newestUnfinished ? unfinishedRunState({ startedAt: r.started_at }, current, now) : 'interrupted';
+    const own = workersOf(r.run_id);
+    const state =
+      own.length > 0
+        ? unfinishedWorkersState(own, leaseTtlMs)
+        : newestUnfinished
+          ? unfinishedRunState({ startedAt: r.started_at }, current, now)
+          : 'interrupted';
     newestUnfinished = false;
     return state === 'running' ? r : { ...r, outcome: 'interrupted' };
   };
-  const consents = await store.reports.consents();
-  const latest = (await store.reports.latestRuns(runs)).map(withState);
-  // On PostgreSQL a run may have had several workers: who did what (none listed on SQLite).
-  const workers = await store.reports.runWorkers(latest.map((r) => r.run_id));
+  const latest = latestRows.map(withState);
   return {
     database: store.path,
     runs: latest.map((r) => ({
       ...r,
-      workers: workers.filter((w) => w.run_id === r.run_id).map(({ run_id: _id, ...w }) => w),
+      workers: workersOf(r.run_id).map(({ run_id: _id, seen_ms_ago: _seen, ...w }) => w),
     })),
     consents,
     nearExpiry: consents.filter(
@@ -130,7 +145,7 @@ export function registerStatusCommand(program: Command): void {
       try {
         const store = await ctx.readStore();
         const report: StatusReport = {
-          ...(await readStatus(store, ctx.config.expiryWarningDays, runs)),
+          ...(await readStatus(store, ctx.config.expiryWarningDays, runs, ctx.config.sync.leaseTtlMs)),
           continuityBreaks: await store.continuity.countFindings(),
         };
         process.stdout.write(

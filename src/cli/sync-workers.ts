@@ -7,6 +7,7 @@
  * and each stops after its unit in flight and records its summary.
  */
 import { spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import { constants } from 'node:os';
 import { ExitCode } from '../errors';
 import { BIN_PATH } from '../paths';
@@ -24,15 +25,21 @@ export function workerArgs(argv: readonly string[]): string[] {
   return args;
 }
 
+/** The environment variable that carries the run id the workers share (read by sync.ts). */
+export const SHARED_RUN_ENV = 'BANKDATA_SHARED_RUN_ID';
+
 export async function runWorkers(count: number, json: boolean): Promise<number> {
   const args = workerArgs(process.argv.slice(2));
+  // One run id for all of them: the first to start opens the run under it and the others join it,
+  // even with --full, --since or --consent, which need a run of their own (src/sync/run.ts).
+  const env = { ...process.env, [SHARED_RUN_ENV]: randomUUID() };
   const children = Array.from({ length: count }, () =>
     // Their own process group: a terminal's Ctrl-C reaches this process only, and each worker
     // gets the signal once, from `forward` (a second one is the immediate stop, with no summary).
     // Node's own flags given to this process (a heap limit, a CPU profile) apply to each worker.
     spawn(process.execPath, [...process.execArgv, BIN_PATH, ...args], {
       stdio: ['ignore', 'pipe', 'inherit'],
-      env: process.env,
+      env,
       detached: true,
     }),
   );

@@ -18,7 +18,7 @@ import { createCliContext, globalsOf } from './command-context';
 import { ExitCode, UsageError } from './exit-codes';
 import { wholeNumber } from './flags';
 import { createProgress } from './progress';
-import { runWorkers } from './sync-workers';
+import { runWorkers, SHARED_RUN_ENV } from './sync-workers';
 import { onStop, signalExitCode, type StopSignal } from './stop-signals';
 
 interface SyncFlags {
@@ -152,6 +152,7 @@ export async function syncCommand(
       since,
       full: flags.full ?? false,
       logger,
+      ...sharedRunId(),
       signal: controller.signal,
       onProgress: (p) => progress.update(p),
     });
@@ -170,6 +171,15 @@ export async function syncCommand(
   const code = exitCodeOf(summary);
   if (payments?.authenticationError) return Math.max(code, ExitCode.Auth);
   return code === ExitCode.Ok && payments && payments.failures.length > 0 ? ExitCode.Partial : code;
+}
+
+/**
+ * The run id `sync --workers N` gives its workers (sync-workers.ts), so that they share one run
+ * whatever their flags; a value that is not a UUID is ignored.
+ */
+function sharedRunId(): { runId?: string } {
+  const id = process.env[SHARED_RUN_ENV];
+  return id && /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/.test(id) ? { runId: id } : {};
 }
 
 function formatPayments(p: PaymentsPassResult | null): string {

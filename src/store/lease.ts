@@ -8,6 +8,7 @@
 import { sql, type SQL } from 'drizzle-orm';
 import { insertInto, onConflict, rowOf, selectFrom, updateSet } from './sql-build';
 import type { SqlRunner } from './sql-runner';
+import { hostname } from 'node:os';
 import { lease } from './sqlite/schema';
 import { toStoredInstant, toInstantMs, type Instant } from './time';
 
@@ -142,17 +143,49 @@ export async function readLease(r: SqlRunner): Promise<LeaseRow | null> {
   return row ? leaseRowOf(row) : null;
 }
 
+/** Whether a lease's holder is gone: its pid is dead on this host (a holder elsewhere cannot be asked). */
+export function holderGone(
+  holder: LeaseHolder,
+  isAlive: (pid: number) => boolean = isProcessAlive,
+  host: string = hostname(),
+): boolean {
+  return holder.host === host && !isAlive(holder.pid);
+}
+
 /**
  * What an unfinished run (no finished_at) is: 'running' only while a lease that is not expired
- * was taken no later than the run started (its own); a lease that expired, is gone, or was
- * taken over by a later run means its process was killed: 'interrupted'.
+ * was taken no later than the run started (its own) and its holder is not gone; a lease that
+ * expired, was given up, was taken over by a later run, or whose holder process is dead (this
+ * host) means its process was killed: 'interrupted'. The same rule decides a take-over
+ * (decideAcquire), and the same for the workers of a PostgreSQL run (unfinishedWorkersState).
  */
 export function unfinishedRunState(
   run: { startedAt: string },
   current: LeaseRow | null,
   now: Date,
+  isAlive: (pid: number) => boolean = isProcessAlive,
 ): 'running' | 'interrupted' {
   if (!current) return 'interrupted';
   if (Date.parse(current.expiresAt) <= now.getTime()) return 'interrupted';
+  if (holderGone({ pid: current.holderPid, host: current.holderHost }, isAlive)) return 'interrupted';
   return Date.parse(current.acquiredAt) <= Date.parse(run.startedAt) ? 'running' : 'interrupted';
+}
+
+/**
+ * An unfinished PostgreSQL run's state from its workers (src/store/pg/work-queue.ts): 'running'
+ * while one has not left, was seen within the lease's term (`sync.leaseTtlMs`) and is not gone.
+ */
+export function unfinishedWorkersState(
+  workers: readonly { host: string; pid: number; left_at: string | null; seen_ms_ago: number | null }[],
+  leaseTtlMs: number,
+  isAlive: (pid: number) => boolean = isProcessAlive,
+): 'running' | 'interrupted' {
+  const live = workers.some(
+    (w) =>
+      w.left_at === null &&
+      w.seen_ms_ago !== null &&
+      w.seen_ms_ago < leaseTtlMs &&
+      !holderGone({ pid: w.pid, host: w.host }, isAlive),
+  );
+  return live ? 'running' : 'interrupted';
 }

@@ -5,7 +5,13 @@
  * migrates. Callers get a `Store` and never branch on the dialect.
  */
 import { DatabaseError } from '../errors';
-import { checkPostgresUrl, describeUnusablePostgres, isPostgresUrl, redactPostgresUrl } from '../database-url';
+import {
+  checkPostgresUrl,
+  describeUnusablePostgres,
+  isPostgresUrl,
+  notePostgresOpened,
+  redactPostgresUrl,
+} from '../database-url';
 import { openStore, type OpenStoreOptions } from './sqlite/sqlite-store';
 import type { Store } from './store';
 
@@ -24,6 +30,8 @@ export async function openDatabaseStore(location: string, options: OpenStoreOpti
         throw error;
       });
     }
+    // A connection lost later is reported naming this database (src/cli/handle-error.ts).
+    notePostgresOpened(location);
     return store;
   } catch (error) {
     // Reaching or using the server failed: exit 6, naming where, never the password.

@@ -129,6 +129,8 @@ export const RunWorkerRow = z.object({
   ...runCounters(count),
   outcome: textOrNull,
   left_at: textOrNull,
+  /** Milliseconds since the worker last renewed its leases, on the server's clock (status: is it live?). */
+  seen_ms_ago: countOrNull,
 });
 export type RunWorkerRow = z.infer<typeof RunWorkerRow>;
 
@@ -140,7 +142,8 @@ export async function runWorkerRows(
   return all(
     db,
     RunWorkerRow.extend({ run_id: text }),
-    sql`SELECT run_id, worker_id, host, pid, consents, requests, rows_written, failed_units, outcome, left_at
+    sql`SELECT run_id, worker_id, host, pid, consents, requests, rows_written, failed_units, outcome, left_at,
+               floor(extract(epoch FROM clock_timestamp() - last_seen_at) * 1000)::bigint AS seen_ms_ago
         FROM run_workers WHERE run_id IN (${sql.join(
           runIds.map((id) => sql`${id}`),
           sql`, `,

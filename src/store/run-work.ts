@@ -39,6 +39,14 @@ export interface BeginInput {
   holder: LeaseHolder;
   now: Instant;
   leaseTtlMs: number;
+  /**
+   * The work needs a run of its own (`--full`, `--since`, `--consent`): on PostgreSQL an open run
+   * with a live worker refuses it (exit 4, as SQLite refuses any second run), unless that run's
+   * id is `runId`. SQLite runs are always exclusive.
+   */
+  exclusive?: boolean;
+  /** The id of the run to open, which workers started together (`sync --workers N`) share. */
+  runId?: string;
 }
 
 /** SQLite: one process per run, under the single-run lease; its queue is its own list. */

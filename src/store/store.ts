@@ -23,7 +23,7 @@ import type { ContinuityReads } from './continuity';
 import type { ForgetReport } from './forget';
 import type { JobRunRow } from './job-runs';
 import type { AcquireResult, LeaseHolder, LeaseRow, LeaseTerm } from './lease';
-import type { BeginResult } from './run-work';
+import type { BeginInput, BeginResult } from './run-work';
 import type { EarlierPayment, PaymentRequestKey, UnansweredAttempt } from './payment-requests';
 import type { PaymentAttemptRow, PaymentAttemptUpdate, PaymentRow, PaymentStatusRow } from './payments';
 import type { AddConsentResult, ConsentRecord, StoredBankMeta } from './registry';
@@ -140,12 +140,7 @@ export interface Store {
      * Joins the open run or opens one with these consents (run-work.ts). SQLite: under the
      * single-run lease, refused while another live process holds it; PostgreSQL: shared by workers.
      */
-    begin(input: {
-      consentIds: readonly ConsentId[];
-      holder: LeaseHolder;
-      now?: Instant;
-      leaseTtlMs: number;
-    }): Promise<BeginResult>;
+    begin(input: Omit<BeginInput, 'now'> & { now?: Instant }): Promise<BeginResult>;
     start(options?: { runId?: string; now?: Instant }): Promise<string>;
     finish(runId: string, summary: RunSummary, now?: Instant): Promise<void>;
     get(runId: string): Promise<RunRow | null>;

@@ -1,8 +1,10 @@
 /**
  * What of an answer is stored and what is kept aside, decided and counted in this one place for
  * every resource (accounts, balances, transactions, statements, party): a record that failed its
- * schema, or in an account's answer a record of another account, becomes a rejects row with its
- * reason, never a row, and each counts once in the run's rejects (the run is then partial).
+ * schema, in an account's answer a record of another account, or a record with a NUL in any of
+ * its texts (transform/text-rules.ts: PostgreSQL cannot store it, so neither dialect does),
+ * becomes a rejects row with its reason, never a row, and each counts once in the run's rejects
+ * (the run is then partial).
  */
 import type { RecordReject } from '../api';
 import type { AccountId, BankName, ConsentId } from '@bankdata/core/schemas';
@@ -10,7 +12,7 @@ import type { RejectInput } from '../store/rows';
 import { addRows, type RunCounters } from './run-context';
 
 type RowCounts = Parameters<typeof addRows>[1];
-import { toRejectInput } from './transform';
+import { nulReason, nulTextPath, toRejectInput } from './transform';
 
 export interface AnswerScope {
   bank: BankName;
@@ -61,7 +63,10 @@ export function sortAnswer<R, Row>(
   const rejects = answer.rejects.map((r) => toRejectInput(resource, scope, accountId, r.raw, r.reason));
   for (const record of answer.records) {
     const owner = how.ownerOf?.(record);
-    if (owner !== undefined && owner !== accountId) {
+    const nul = nulTextPath(record);
+    if (nul !== null) {
+      rejects.push(toRejectInput(resource, scope, accountId, record, nulReason(nul)));
+    } else if (owner !== undefined && owner !== accountId) {
       rejects.push(
         toRejectInput(resource, scope, accountId, record, `AccountId ${owner} in the answer for ${accountId}`),
       );

@@ -10,7 +10,7 @@ import type { SyncContext } from './run-context';
 import { planConsent, unitsOf, type ConsentPlan, type ConsentUnits } from './plan';
 import { partyDue, syncAccounts, syncBalances, syncParty, syncStatementFile, syncStatements } from './resources';
 import { syncTransactions } from './transactions';
-import { describeError, recordFailure, runUnit } from './unit-outcome';
+import { describeError, isStoreLost, recordFailure, runUnit } from './unit-outcome';
 
 /** Statuses after which the consent can never be used again (docs/bank-api.md §4.4). */
 export const ENDED_STATUSES: readonly ConsentStatus[] = ['Rejected', 'Revoked', 'Consumed', 'GatewayTimeout'];
@@ -176,7 +176,7 @@ async function consentError(
   bank: string | null,
   error: unknown,
 ): Promise<ConsentResult> {
-  if (error instanceof AuthenticationError) throw error;
+  if (error instanceof AuthenticationError || isStoreLost(ctx, error)) throw error;
   if (error instanceof ConsentEndedError) {
     // BDT009/013/101/409/410/412/415: the consent can never be used again.
     const reason = error.code ?? error.reason;

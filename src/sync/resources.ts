@@ -8,7 +8,14 @@ import type { InsertCounts, UnitInput, UpsertCounts } from '../store';
 import { commitAnswer, type Answer } from './answer';
 import type { SyncContext } from './run-context';
 import { createAtomicFile, resolveInDataDir, statementFilePath, type AtomicFile } from './files';
-import { toAccountRow, toBalanceRow, toPartyRow, toStatementRow, type TransformContext } from './transform';
+import {
+  nulTextPath,
+  toAccountRow,
+  toBalanceRow,
+  toPartyRow,
+  toStatementRow,
+  type TransformContext,
+} from './transform';
 import { utcNow } from '@bankdata/core/clock';
 
 interface Scope {
@@ -54,7 +61,9 @@ export async function syncAccounts(ctx: SyncContext, scope: Scope): Promise<Acco
     { resource: 'account', accountId: null, toRow: (a) => toAccountRow(a, tctx) },
     (sorted) => ctx.store.commitAccounts({ ...scope, ...sorted, runId: ctx.runId, now: tctx.fetchedAt }),
   );
-  return result.records;
+  // An account kept aside (answer.ts) is not synced further: its balances and transactions would
+  // be rows of an account the database does not hold.
+  return result.records.filter((a) => nulTextPath(a) === null);
 }
 
 /** A snapshot each run; the store adds a row only when a balance is new. */

@@ -15,7 +15,9 @@ import { syncConsent, type ConsentResult } from './consent';
 import { sweepTempFiles } from './files';
 import { scopeGapForSync } from './plan';
 import { drainQueue } from './pool';
-import { describeError } from './unit-outcome';
+import { describeError, isStoreLost } from './unit-outcome';
+import { lostPostgresError } from '../database-url';
+import { escapeNul } from './transform';
 import { systemClock, type Clock } from '@bankdata/core/clock';
 
 export interface SyncOptions {
@@ -34,6 +36,11 @@ export interface SyncOptions {
   onProgress?: (progress: SyncProgress) => void;
   /** Told the run's work once it is begun: a hard stop gives it up (`abandon`) before exiting. */
   onRun?: (run: RunWork) => void;
+  /**
+   * The id of the run to open or join (PostgreSQL): the workers `sync --workers N` starts together
+   * share one, so that a `--full`, `--since` or `--consent` run may be theirs alone.
+   */
+  runId?: string;
 }
 
 export interface SyncProgress {
@@ -65,13 +72,22 @@ export interface SyncSummary {
   continuity: { accounts: number; breaks: number } | { error: string } | null;
 }
 
-/** Another run holds the lease (exit 4). */
+/** Another run holds the lease (exit 4); `why` says why this run cannot share it (PostgreSQL). */
 export class RunLockedError extends Error {
-  constructor(readonly holder: { pid: number; host: string; expiresAt: string }) {
-    super(`another sync run holds the lock (pid ${holder.pid} on ${holder.host}, lease until ${holder.expiresAt})`);
+  constructor(
+    readonly holder: { pid: number; host: string; expiresAt: string },
+    why?: string,
+  ) {
+    super(
+      `another sync run holds the lock (pid ${holder.pid} on ${holder.host}, lease until ${holder.expiresAt})${why ? `: ${why}` : ''}`,
+    );
     this.name = 'RunLockedError';
   }
 }
+
+/** Why an exclusive run (`--full`, `--since`, `--consent`) cannot join an open run on PostgreSQL. */
+export const EXCLUSIVE_RUN_REASON =
+  'a run with --full, --since or --consent needs a run of its own (the open run would not do its work)';
 
 /** Consents this run walks: the given ones (registered, or an error), else every active one. */
 export async function consentsToSync(store: Store, consentIds: readonly ConsentId[] | undefined): Promise<ConsentId[]> {
@@ -84,7 +100,22 @@ export async function consentsToSync(store: Store, consentIds: readonly ConsentI
   return [...consentIds];
 }
 
+/**
+ * One run. The store's database lost (PostgreSQL stopped or unreachable) at any point, in a unit,
+ * a lease renewal, the work queue or the run's end, stops it: the unit in flight is abandoned
+ * whole, nothing more is written, and the loss is raised as the database's error (exit 6, naming
+ * host and database). The run keeps no end; `status` shows it interrupted once its holder is gone,
+ * and the next run takes over at once (src/store/pg/work-queue.ts).
+ */
 export async function runSync(options: SyncOptions): Promise<SyncSummary> {
+  try {
+    return await syncRun(options);
+  } catch (error) {
+    throw (options.store.dialect === 'postgres' ? lostPostgresError(error, options.store.path) : null) ?? error;
+  }
+}
+
+async function syncRun(options: SyncOptions): Promise<SyncSummary> {
   const { store, client } = options;
   const logger = options.logger ?? silentLogger;
   const now = options.now ?? systemClock;
@@ -92,16 +123,27 @@ export async function runSync(options: SyncOptions): Promise<SyncSummary> {
   const consentIds = await consentsToSync(store, options.consentIds);
 
   const startedAt = now();
+  // Work that another run would not do needs a run of its own: a re-read, or named consents.
+  const exclusive =
+    (options.full ?? false) || (options.since ?? null) !== null || (options.consentIds ?? []).length > 0;
   const begun = await store.runs.begin({
     consentIds,
     holder,
     now: startedAt,
     leaseTtlMs: options.settings.leaseTtlMs ?? DEFAULT_LEASE_TTL_MS,
+    exclusive,
+    ...(options.runId ? { runId: options.runId } : {}),
   });
-  if (!begun.ok) throw new RunLockedError(begun.heldBy);
+  if (!begun.ok)
+    throw new RunLockedError(
+      begun.heldBy,
+      store.dialect === 'postgres' && exclusive ? EXCLUSIVE_RUN_REASON : undefined,
+    );
   const run = begun.work;
   options.onRun?.(run);
   let leaseLost = false;
+  /** The store's database was lost (isStoreLost): the run stops and raises it, writing nothing more. */
+  let storeLost: { error: unknown } | null = null;
   // Asked to stop (SIGTERM/SIGINT) or the lease could not be held: the run stops after the unit
   // in flight, and is "interrupted" (partial; the rest waits for the next run).
   const stopAsked = () => (options.signal?.aborted ?? false) || leaseLost;
@@ -114,6 +156,7 @@ export async function runSync(options: SyncOptions): Promise<SyncSummary> {
         // A lease we cannot renew will expire under us: stop after the unit in flight rather than
         // write on while another run (or worker) may take over.
         leaseLost = true;
+        if (isStoreLost({ store }, error)) storeLost ??= { error };
         logger.error('lease renewal failed: stopping after the unit in flight', { reason: describeError(error) });
       },
     );
@@ -183,6 +226,7 @@ export async function runSync(options: SyncOptions): Promise<SyncSummary> {
   } catch (error) {
     if (error instanceof AuthenticationError) fatal = { kind: 'authentication', message: describeError(error) };
     else if (error instanceof UnavailableError) fatal = { kind: 'unavailable', message: describeError(error) };
+    else if (isStoreLost({ store }, error)) storeLost ??= { error };
     else {
       clearInterval(renew);
       await finish(
@@ -199,6 +243,12 @@ export async function runSync(options: SyncOptions): Promise<SyncSummary> {
     }
   } finally {
     clearInterval(renew);
+  }
+  if (storeLost) {
+    // Nothing is written without the database: the run keeps no end, and this worker's consents
+    // go back to the queue if the server answers again (else the next run takes them over).
+    await run.abandon().catch(() => undefined);
+    throw storeLost.error;
   }
   // Every consent unreachable is the service being down, not a partial run.
   if (!fatal && results.length > 0 && results.every((r) => r.unreachable)) {
@@ -272,7 +322,8 @@ async function finish(
       requests,
       rowsWritten: counters.rowsAdded + counters.rowsUpdated + counters.rowsRemoved,
       failedUnits: counters.failedUnits.length,
-      errorSummary: errors.length > 0 ? truncate(errors.join('; '), 2000) : null,
+      // A server's message may hold a NUL, which PostgreSQL cannot store: written escaped on both.
+      errorSummary: errors.length > 0 ? truncate(escapeNul(errors.join('; ')), 2000) : null,
     },
     finishedAt,
   );

@@ -5,10 +5,12 @@
  * - consent ended / not yet authorised / authentication: not the unit's business; they go up
  *   to the consent (recorded and skipped) or the run (exit 3).
  * - permission or scope missing, resource unsupported: that resource is skipped with its reason.
+ * - the store's database lost (PostgreSQL): the run stops (isStoreLost).
  * - anything else (unavailable after retries, a protocol fault, a date rule, a local I/O error):
  *   a failed unit, recorded, retried next run; the rest of the run still lands.
  */
 import {
+  ApiError,
   AuthenticationError,
   ConsentEndedError,
   ConsentNotAuthorisedError,
@@ -18,6 +20,7 @@ import {
 } from '../api';
 import type { ConsentId } from '@bankdata/core/schemas';
 import { redact } from '@bankdata/core/secrets';
+import { isPostgresConnectionLoss } from '../database-url';
 import type { SyncContext } from './run-context';
 
 /** Errors that end the consent's sync (or the run); a unit never swallows them. */
@@ -27,6 +30,15 @@ export function isConsentLevel(error: unknown): boolean {
     error instanceof ConsentNotAuthorisedError ||
     error instanceof AuthenticationError
   );
+}
+
+/**
+ * The store's database was lost (the PostgreSQL server stopped, crashed or cannot be reached): no
+ * unit, consent or run goes on without it. The unit in flight is abandoned whole (its transaction
+ * never committed) and the run stops (src/sync/run.ts: exit 6).
+ */
+export function isStoreLost(ctx: Pick<SyncContext, 'store'>, error: unknown): boolean {
+  return ctx.store.dialect === 'postgres' && !(error instanceof ApiError) && isPostgresConnectionLoss(error);
 }
 
 export function describeError(error: unknown): string {
@@ -53,7 +65,7 @@ export async function runUnit<T>(
   try {
     return { ok: true, value: await work() };
   } catch (error) {
-    if (isConsentLevel(error)) throw error;
+    if (isConsentLevel(error) || isStoreLost(ctx, error)) throw error;
     if (
       error instanceof PermissionMissingError ||
       error instanceof ScopeMissingError ||

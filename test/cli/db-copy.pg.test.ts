@@ -8,6 +8,7 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
+import pg from 'pg';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startHarness, type Harness } from '../fixtures/sync-harness';
 import { tempDir } from '../store/helpers';
@@ -135,5 +136,79 @@ describePostgres('bankdata db copy', () => {
     expect(refused.stderr).not.toContain('s3cret-pw');
     expect(refused.stderr).toContain('refused the login');
     expect(existsSync(target)).toBe(false);
+  });
+  it("an older SQLite file holding a NUL (U+0000): its rows go to the target's rejects with the reason, the other texts escaped, and the command says how many (exit 0)", async () => {
+    // A file written before the sync kept such records aside: a nickname and a run's error summary
+    // with a NUL in them, written straight into the file.
+    const dir = tempDir();
+    const file = join(dir, 'old.sqlite');
+    const source = new Database(harness.store.path, { readonly: true });
+    await source.backup(file);
+    source.close();
+    const old = new Database(file);
+    const [bank, accountId] = old
+      .prepare('SELECT bank, account_id FROM accounts ORDER BY bank, account_id LIMIT 1')
+      .raw(true)
+      .get() as [string, string];
+    old
+      .prepare('UPDATE accounts SET nickname = ? WHERE bank = ? AND account_id = ?')
+      .run('Every\u0000day', bank, accountId);
+    const [runId] = old.prepare('SELECT run_id FROM runs LIMIT 1').raw(true).get() as [string];
+    old.prepare('UPDATE runs SET error_summary = ? WHERE run_id = ?').run('a server said \u0000', runId);
+    const count = (table: string) =>
+      (
+        old
+          .prepare(`SELECT count(*) FROM ${table} WHERE bank = ? AND account_id = ?`)
+          .raw(true)
+          .get(bank, accountId) as [number]
+      )[0];
+    const owned = {
+      balances: count('balances'),
+      transactions: count('transactions'),
+      statements: count('statements'),
+      parties: count('parties'),
+    };
+    old.close();
+    expect(owned.transactions).toBeGreaterThan(0);
+
+    const target = await createTestDatabase({ migrated: false });
+    const copy = await runCli(['db', 'copy', '--from', file, '--to', target, '--data-dir', harness.dataDir]);
+    expect(copy.code, copy.stderr).toBe(0);
+    // The account and every row of it (its balances, transactions, statements, its owner's party).
+    const aside = 1 + owned.balances + owned.transactions + owned.statements + owned.parties;
+    expect(copy.stderr).toContain(
+      `${aside} row(s) holding a NUL character (U+0000) kept aside in the target's rejects table, with the reason`,
+    );
+    expect(copy.stderr).toContain('1 row(s) with a NUL character (U+0000) written with it escaped as \\u0000');
+    expect((JSON.parse(copy.stdout) as { nul: unknown }).nul).toEqual({ keptAside: aside, escaped: 1 });
+
+    const pool = new pg.Pool({ connectionString: target, max: 1 });
+    try {
+      const rejects = await pool.query<{ resource: string; reason: string; raw_payload: string }>(
+        'SELECT resource, reason, raw_payload FROM rejects WHERE bank = $1 AND account_id = $2 ORDER BY id',
+        [bank, accountId],
+      );
+      const account = rejects.rows.filter((r) => r.resource === 'account');
+      expect(account).toHaveLength(1);
+      expect(account[0]!.reason).toBe(
+        'copied from SQLite: nickname holds a NUL character (U+0000), which PostgreSQL cannot store as text',
+      );
+      expect((JSON.parse(account[0]!.raw_payload) as { AccountId: string }).AccountId).toBe(accountId);
+      expect(rejects.rows.filter((r) => r.resource === 'transaction')).toHaveLength(owned.transactions);
+      expect(rejects.rows.filter((r) => r.resource === 'transaction')[0]!.reason).toBe(
+        `copied from SQLite: its account ${accountId} was kept aside (a NUL character)`,
+      );
+      const held = await pool.query('SELECT 1 FROM v_transactions WHERE bank = $1 AND account_id = $2', [
+        bank,
+        accountId,
+      ]);
+      expect(held.rows).toHaveLength(0);
+      const run = await pool.query<{ error_summary: string }>('SELECT error_summary FROM runs WHERE run_id = $1', [
+        runId,
+      ]);
+      expect(run.rows[0]!.error_summary).toBe('a server said \\u0000');
+    } finally {
+      await pool.end();
+    }
   });
 });

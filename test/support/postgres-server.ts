@@ -22,6 +22,13 @@ export interface PostgresServer {
   port: number;
   pid: number;
   stop(): Promise<void>;
+  /**
+   * Stops the server by pid (a fast shutdown: clients connected get SQLSTATE 57P01, new ones are
+   * refused) and keeps its data; `resume` starts it again on the same port. For a test that loses
+   * the server mid-run: only on a server of its own, never the suite's shared one.
+   */
+  halt(): Promise<void>;
+  resume(): Promise<void>;
 }
 
 const SUPERUSER = 'bankdata_test';
@@ -113,9 +120,8 @@ export async function startPostgresServer(): Promise<PostgresServer> {
     throw error;
   }
 
-  for (let attempt = 0; ; attempt++) {
-    const port = await freePort();
-    const child = spawn(
+  const launch = (port: number): ChildProcess =>
+    spawn(
       join(bin, 'postgres'),
       [
         '-D',
@@ -139,6 +145,9 @@ export async function startPostgresServer(): Promise<PostgresServer> {
       ],
       { ...ids, cwd: root, stdio: ['ignore', 'ignore', 'pipe'] },
     );
+  for (let attempt = 0; ; attempt++) {
+    const port = await freePort();
+    let child = launch(port);
     const adminUrl = `postgres://${SUPERUSER}:${encodeURIComponent(password)}@127.0.0.1:${port}/postgres`;
     try {
       await waitReady(child, adminUrl);
@@ -148,7 +157,7 @@ export async function startPostgresServer(): Promise<PostgresServer> {
       cleanup();
       throw error;
     }
-    return {
+    const server: PostgresServer = {
       adminUrl,
       host: '127.0.0.1',
       port,
@@ -157,7 +166,15 @@ export async function startPostgresServer(): Promise<PostgresServer> {
         await stopChild(child);
         cleanup();
       },
+      halt: () => stopChild(child),
+      resume: async () => {
+        if (child.exitCode === null && child.signalCode === null) return;
+        child = launch(port);
+        server.pid = child.pid!;
+        await waitReady(child, adminUrl);
+      },
     };
+    return server;
   }
 }
 

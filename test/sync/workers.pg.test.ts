@@ -74,8 +74,11 @@ describePostgres('cooperating workers on PostgreSQL', () => {
   it('kill -9 of one worker mid-run: the others finish its consents after the lease, and the result equals an uninterrupted run', async () => {
     const { url, env, cwd } = await prepared('killed');
     const workers = Array.from({ length: 4 }, () => spawnCli(['sync', '--json'], { env, cwd }));
-    // The victim: the first worker seen holding a consent.
+    // The victim: the first worker seen holding a consent, once all four are in the run (a run
+    // whose only worker died is not joined: it stays interrupted and the next run is a new one).
     const victim = await waitFor(async () => {
+      const joined = await postgresQuery<{ n: number }>(url, 'SELECT count(*)::int AS n FROM run_workers');
+      if (joined[0]!.n < workers.length) return undefined;
       const held = await postgresQuery<{ worker_id: string }>(
         url,
         "SELECT worker_id FROM run_consents WHERE state = 'leased' LIMIT 1",

@@ -56,7 +56,28 @@ const IDENTITY_TABLES: readonly CopiedTable[] = ['balances', 'parties', 'rejects
 /** PostgreSQL allows 65535 bind parameters per statement. */
 const MAX_PARAMS = 60_000;
 
+/**
+ * What the copy did with text PostgreSQL cannot store (U+0000, NUL; an older SQLite database may
+ * hold it, from before the sync kept such records aside): `keptAside` rows of the synced tables
+ * went to the target's `rejects` instead (with the rows of an account kept aside), `escaped`
+ * values of the other tables were written with each NUL as the six characters `\u0000`.
+ */
+export interface NulCounts {
+  keptAside: number;
+  escaped: number;
+}
+
 export type CopyCounts = Record<CopiedTable, number> & { statementFiles: number };
+
+/** The synced tables, whose rows keep their wire record in raw_json: a row holding a NUL is kept aside. */
+const SYNCED_RESOURCE: Partial<Record<CopiedTable, string>> = {
+  accounts: 'account',
+  balances: 'balance',
+  transactions: 'transaction',
+  statements: 'statement',
+  parties: 'party',
+};
+const NUL = '\u0000';
 
 /** The column names of a SQLite table, in order. */
 export function sqliteColumns(sqlite: Database.Database, table: string): string[] {
@@ -77,11 +98,22 @@ export async function copySqliteToPostgres(
   sqlite: Database.Database,
   pool: pg.Pool,
   options: { dataDir: string; onRefused?: (refused: RefusedStatementFile) => void },
-): Promise<CopyCounts> {
-  const counts = { statementFiles: 0 } as CopyCounts;
+): Promise<CopyCounts & { nul: NulCounts }> {
+  const counts = { statementFiles: 0, nul: { keptAside: 0, escaped: 0 } } as CopyCounts & { nul: NulCounts };
+  const keptAside: KeptAside[] = [];
+  /** Accounts kept aside (`bank account_id`): their balances, transactions and statements follow them. */
+  const accountsAside = new Set<string>();
   return inPgTransaction(pool, async (client) => {
     for (const table of COPIED_TABLES) {
       const columns = sqliteColumns(sqlite, table);
+      const resource = SYNCED_RESOURCE[table];
+      const col = (name: string) => columns.indexOf(name);
+      const [bankAt, accountAt, consentAt, rawAt] = [
+        col('bank'),
+        col('account_id'),
+        col('consent_id'),
+        col('raw_json'),
+      ];
       const rowsPerInsert = Math.max(1, Math.floor(MAX_PARAMS / columns.length));
       const select = sqlite.prepare(`SELECT ${columns.map(quote).join(', ')} FROM ${quote(table)}`).raw(true);
       let batch: unknown[][] = [];
@@ -93,7 +125,25 @@ export async function copySqliteToPostgres(
         batch = [];
       };
       for (const row of select.iterate() as Iterable<unknown[]>) {
-        batch.push(row.map(toPgValue));
+        const nulAt = row.findIndex((v) => typeof v === 'string' && v.includes(NUL));
+        const accountKey = accountAt >= 0 ? `${String(row[bankAt])} ${String(row[accountAt])}` : '';
+        if (resource !== undefined && (nulAt >= 0 || accountsAside.has(accountKey))) {
+          if (table === 'accounts') accountsAside.add(accountKey);
+          keptAside.push({
+            resource,
+            bank: String(row[bankAt]),
+            consentId: (row[consentAt] as string | null) ?? null,
+            accountId: accountAt >= 0 ? ((row[accountAt] as string | null) ?? null) : null,
+            reason:
+              nulAt >= 0
+                ? `copied from SQLite: ${columns[nulAt]} holds a NUL character (U+0000), which PostgreSQL cannot store as text`
+                : `copied from SQLite: its account ${String(row[accountAt])} was kept aside (a NUL character)`,
+            rawPayload: escapeNul(String(row[rawAt])),
+          });
+          continue;
+        }
+        if (nulAt >= 0) counts.nul.escaped += 1;
+        batch.push(row.map((v) => (typeof v === 'string' ? escapeNul(v) : toPgValue(v))));
         if (batch.length >= rowsPerInsert) await flush();
       }
       await flush();
@@ -105,8 +155,32 @@ export async function copySqliteToPostgres(
         [table],
       );
     }
+    // After the sequences moved: the rows kept aside take new ids after the copied rejects.
+    const now = new Date().toISOString();
+    for (const reject of keptAside) {
+      await client.query(
+        `INSERT INTO rejects (resource, bank, consent_id, account_id, reason, raw_payload, run_id, created_at)
+         VALUES ($1, $2, $3, $4, $5, $6, NULL, $7)`,
+        [reject.resource, reject.bank, reject.consentId, reject.accountId, reject.reason, reject.rawPayload, now],
+      );
+    }
+    counts.nul.keptAside = keptAside.length;
     return counts;
   });
+}
+
+interface KeptAside {
+  resource: string;
+  bank: string;
+  consentId: string | null;
+  accountId: string | null;
+  reason: string;
+  rawPayload: string;
+}
+
+/** Each NUL as the six characters `\u0000` (raw_json from JSON.stringify never holds one). */
+function escapeNul(text: string): string {
+  return text.includes(NUL) ? text.replaceAll(NUL, '\\u0000') : text;
 }
 
 async function copyStatementFiles(

@@ -8,12 +8,14 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type pg from 'pg';
 import type { ConsentId } from '@bankdata/core/schemas';
+import { isProcessAlive } from '../lease';
 import type { BeginInput, BeginResult } from '../run-work';
 import {
+  abandonWorker,
   finishConsent,
   leaseNextConsent,
   leaveRun,
-  openOrJoinRun,
+  openOrJoinRunFor,
   releaseConsent,
   renewWorkerLeases,
 } from './work-queue';
@@ -39,13 +41,19 @@ export async function beginPostgresRun(pool: pg.Pool, input: BeginInput): Promis
     pid: input.holder.pid,
   };
   const { leaseTtlMs } = input;
-  const joined = await openOrJoinRun(pool, {
+  const joined = await openOrJoinRunFor(pool, {
     worker,
     consentIds: input.consentIds,
-    runId: randomUUID(),
+    runId: input.runId ?? randomUUID(),
     now: input.now,
     leaseTtlMs,
+    exclusive: input.exclusive ?? false,
+    isAlive: isProcessAlive,
   });
+  if ('refused' in joined) {
+    const { pid, host, expiresAt } = joined.refused;
+    return { ok: false, heldBy: { pid, host, expiresAt } };
+  }
   const { runId } = joined;
   const workerId = worker.workerId;
   /** Consents this worker holds now (leased, not done). */
@@ -92,8 +100,8 @@ export async function beginPostgresRun(pool: pg.Pool, input: BeginInput): Promis
         });
       },
       abandon: async () => {
-        for (const consentId of held) await releaseConsent(pool, { runId, workerId, consentId });
         held.clear();
+        await abandonWorker(pool, { runId, workerId, now: new Date() });
       },
     },
   };

@@ -7,6 +7,7 @@
  * once their lease has expired. The run closes when its consents are done; its summary in `runs`
  * (v_runs) is the sum of what each worker reported in `run_workers`.
  */
+import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
 import type { BudgetCounts } from '../../api/pacer';
 import type { ConsentId } from '@bankdata/core/schemas';
@@ -29,37 +30,128 @@ export interface JoinedRun {
   opened: boolean;
 }
 
+/** The open run this worker may not share (an exclusive worker, below), and one of its live workers. */
+export interface RefusedJoin {
+  refused: { runId: string; pid: number; host: string; expiresAt: string };
+}
+
 type Queryable = pg.Pool | pg.PoolClient;
+
+export interface OpenOrJoinInput {
+  worker: WorkerIdentity;
+  consentIds: readonly ConsentId[];
+  runId: string;
+  now: Instant;
+  leaseTtlMs: number;
+  /**
+   * The worker's work needs a run of its own (`--full`, `--since`, `--consent`: other workers of
+   * an open run would not do it): an open run with a live worker refuses it, unless that run's id
+   * is `runId` (the workers `sync --workers N` started together, which share their flags).
+   */
+  exclusive?: boolean;
+  /** Whether a process of this host is alive (a dead one's work is taken over at once). */
+  isAlive?: (pid: number) => boolean;
+}
 
 /**
  * Joins the open run, or opens one with these consents queued. A run whose consents are all done
- * but that nobody closed (its last worker died) is closed first.
+ * but that nobody closed (its last worker died) is closed first. A worker of an open run is gone
+ * when it has not been seen for a lease's time, or when it ran on this host and its pid is dead:
+ * it is marked as having left without a report (partial), and the consents it held go back to the
+ * queue at once. A run with no live worker left is not joined: it stays without an end, and
+ * `status` shows it interrupted (as a killed run on SQLite); this worker opens a new run.
  */
-export async function openOrJoinRun(
-  pool: pg.Pool,
-  input: { worker: WorkerIdentity; consentIds: readonly ConsentId[]; runId: string; now: Instant; leaseTtlMs: number },
-): Promise<JoinedRun> {
+export async function openOrJoinRun(pool: pg.Pool, input: OpenOrJoinInput): Promise<JoinedRun> {
+  const result = await openOrJoinRunFor(pool, { ...input, exclusive: false });
+  if ('refused' in result) throw new Error('openOrJoinRun: refused a worker that is not exclusive');
+  return result;
+}
+
+export async function openOrJoinRunFor(pool: pg.Pool, input: OpenOrJoinInput): Promise<JoinedRun | RefusedJoin> {
   const nowText = toStoredInstant(input.now);
+  const isAlive = input.isAlive ?? (() => true);
   return inPgTransaction(pool, async (client) => {
     await client.query('SELECT pg_advisory_xact_lock($1)', [RUN_OPEN_LOCK_KEY]);
+    // The run rows locked: a last worker leaving (leaveRun) closes a run under the same lock, so a
+    // run is never joined as it closes.
     const open = await client.query<{ run_id: string }>(
       `SELECT r.run_id FROM runs r
        WHERE r.finished_at IS NULL AND EXISTS (SELECT 1 FROM run_consents c WHERE c.run_id = r.run_id)
-       ORDER BY r.started_at DESC`,
+         AND EXISTS (SELECT 1 FROM run_workers w WHERE w.run_id = r.run_id AND w.left_at IS NULL)
+       ORDER BY r.started_at DESC
+       FOR UPDATE OF r`,
     );
     for (const { run_id: runId } of open.rows) {
       if (await closeRunIfDone(client, { runId, now: input.now, leaseTtlMs: input.leaseTtlMs, force: true })) continue;
+      const live = await takeOverGoneWorkers(client, {
+        runId,
+        host: input.worker.host,
+        isAlive,
+        nowText,
+        leaseTtlMs: input.leaseTtlMs,
+      });
+      const first = live[0];
+      if (first === undefined) continue;
+      if (input.exclusive && runId !== input.runId) {
+        return { refused: { runId, pid: first.pid, host: first.host, expiresAt: first.expires_at } };
+      }
       // The joiner's consents join the run too (a `--consent` the run did not hold, one registered
       // since it opened); those the run already holds, done or not, are left as they are.
       await queueConsents(client, runId, input.consentIds, true);
       await addWorker(client, runId, input.worker, nowText);
       return { runId, opened: false };
     }
-    await client.query(`INSERT INTO runs (run_id, started_at) VALUES ($1, $2)`, [input.runId, nowText]);
-    await queueConsents(client, input.runId, input.consentIds, false);
-    await addWorker(client, input.runId, input.worker, nowText);
-    return { runId: input.runId, opened: true };
+    // A shared id (sync --workers N) whose run a sibling already finished: a run of its own.
+    const taken = await client.query(`SELECT 1 FROM runs WHERE run_id = $1`, [input.runId]);
+    const runId = taken.rows.length > 0 ? randomUUID() : input.runId;
+    await client.query(`INSERT INTO runs (run_id, started_at) VALUES ($1, $2)`, [runId, nowText]);
+    await queueConsents(client, runId, input.consentIds, false);
+    await addWorker(client, runId, input.worker, nowText);
+    return { runId, opened: true };
   });
+}
+
+/** What a gone worker's row says in place of its report. */
+export const GONE_WORKER_SUMMARY =
+  'stopped without reporting (killed, or it lost the database): its consents were taken over, its requests and rows are not counted';
+
+/**
+ * Marks the run's gone workers as left (outcome partial, GONE_WORKER_SUMMARY) and requeues the
+ * consents they held; returns the live ones (not left), oldest first, with their lease's end.
+ */
+async function takeOverGoneWorkers(
+  client: Queryable,
+  input: { runId: string; host: string; isAlive: (pid: number) => boolean; nowText: string; leaseTtlMs: number },
+): Promise<{ worker_id: string; host: string; pid: number; expires_at: string }[]> {
+  const { rows } = await client.query<{
+    worker_id: string;
+    host: string;
+    pid: number;
+    fresh: boolean;
+    expires_at: Date;
+  }>(
+    `SELECT worker_id, host, pid, last_seen_at > clock_timestamp() - $2 * interval '1 millisecond' AS fresh,
+            last_seen_at + $2 * interval '1 millisecond' AS expires_at
+     FROM run_workers WHERE run_id = $1 AND left_at IS NULL ORDER BY joined_at, worker_id`,
+    [input.runId, input.leaseTtlMs],
+  );
+  const gone = rows.filter((w) => !w.fresh || (w.host === input.host && !input.isAlive(w.pid)));
+  if (gone.length > 0) {
+    const ids = gone.map((w) => w.worker_id);
+    await client.query(
+      `UPDATE run_workers SET left_at = $3, outcome = 'partial', error_summary = $4
+       WHERE run_id = $1 AND worker_id = ANY($2::text[]) AND left_at IS NULL`,
+      [input.runId, ids, input.nowText, GONE_WORKER_SUMMARY],
+    );
+    await client.query(
+      `UPDATE run_consents SET state = 'queued', worker_id = NULL, lease_expires_at = NULL
+       WHERE run_id = $1 AND state = 'leased' AND worker_id = ANY($2::text[])`,
+      [input.runId, ids],
+    );
+  }
+  return rows
+    .filter((w) => !gone.includes(w))
+    .map((w) => ({ worker_id: w.worker_id, host: w.host, pid: w.pid, expires_at: toStoredInstant(w.expires_at) }));
 }
 
 async function queueConsents(
@@ -181,6 +273,33 @@ export async function releaseConsent(
   );
 }
 
+/**
+ * A worker stopping hard (a second signal, or its grace over) gives its consents back and leaves
+ * without a report (outcome partial), as SQLite's run releases its lease: the run keeps no end if
+ * no other worker is in it, and `status` shows it interrupted.
+ */
+export async function abandonWorker(
+  pool: pg.Pool,
+  input: { runId: string; workerId: string; now: Instant },
+): Promise<void> {
+  await inPgTransaction(pool, async (client) => {
+    await client.query(
+      `UPDATE run_consents SET state = 'queued', worker_id = NULL, lease_expires_at = NULL
+       WHERE run_id = $1 AND worker_id = $2 AND state = 'leased'`,
+      [input.runId, input.workerId],
+    );
+    await client.query(
+      `UPDATE run_workers SET left_at = $3, outcome = 'partial', error_summary = $4
+       WHERE run_id = $1 AND worker_id = $2 AND left_at IS NULL`,
+      [input.runId, input.workerId, toStoredInstant(input.now), ABANDONED_WORKER_SUMMARY],
+    );
+  });
+}
+
+/** What an abandoning worker's row says in place of its report. */
+export const ABANDONED_WORKER_SUMMARY =
+  'stopped hard before its unit in flight ended: its consents went back to the queue, its requests and rows are not counted';
+
 export interface WorkerReport {
   consents: number;
   requests: number;
@@ -219,7 +338,13 @@ export async function leaveRun(
         report.errorSummary,
       ],
     );
-    return closeRunIfDone(client, { runId: input.runId, now: input.now, leaseTtlMs: input.leaseTtlMs, force: false });
+    return closeRunIfDone(client, {
+      runId: input.runId,
+      now: input.now,
+      leaseTtlMs: input.leaseTtlMs,
+      force: false,
+      whenAllLeft: true,
+    });
   });
 }
 
@@ -228,10 +353,13 @@ export async function leaveRun(
  * reports and sets finished_at (once). Called by each worker that leaves, so a report that
  * arrives after the close is still counted. A worker that never left is counted as gone once it
  * has not been seen for a lease's time; `force` closes without waiting for it (a later pass).
+ * `whenAllLeft` (a worker leaving) also closes a run that every worker has left with consents
+ * not done (they stopped on SIGTERM): partial, as a stopped run on SQLite, and the consents not
+ * done wait for the next run.
  */
 async function closeRunIfDone(
   client: Queryable,
-  input: { runId: string; now: Instant; leaseTtlMs: number; force: boolean },
+  input: { runId: string; now: Instant; leaseTtlMs: number; force: boolean; whenAllLeft?: boolean },
 ): Promise<boolean> {
   const { rows } = await client.query<{ run_id: string }>(
     `WITH c AS (
@@ -252,12 +380,14 @@ async function closeRunIfDone(
      UPDATE runs SET
        finished_at = coalesce(runs.finished_at, $2),
        consents = c.consents, requests = w.requests, rows_written = w.rows_written, failed_units = w.failed_units,
-       outcome = CASE WHEN w.fatal > 0 THEN 'failed' WHEN w.partial > 0 OR c.not_ok > 0 OR w.unreported > 0 THEN 'partial' ELSE 'ok' END,
-       error_summary = left(concat_ws('; ', CASE WHEN w.unreported > 0 THEN w.unreported || ' worker(s) stopped without reporting (killed?): their requests and rows are not counted' END, w.errors), 2000)
+       outcome = CASE WHEN w.fatal > 0 THEN 'failed' WHEN w.partial > 0 OR c.not_ok > 0 OR w.unreported > 0 OR c.open > 0 THEN 'partial' ELSE 'ok' END,
+       error_summary = left(concat_ws('; ', CASE WHEN w.unreported > 0 THEN w.unreported || ' worker(s) stopped without reporting (killed?): their requests and rows are not counted' END,
+         CASE WHEN c.open > 0 THEN c.open || ' consent(s) not synced: every worker stopped before them' END, w.errors), 2000)
      FROM c, w
-     WHERE runs.run_id = $1 AND c.open = 0 AND ($4 OR w.live = 0 OR runs.finished_at IS NOT NULL)
+     WHERE runs.run_id = $1
+       AND ((c.open = 0 AND ($4 OR w.live = 0 OR runs.finished_at IS NOT NULL)) OR ($5 AND w.unreported = 0))
      RETURNING runs.run_id`,
-    [input.runId, toStoredInstant(input.now), input.leaseTtlMs, input.force],
+    [input.runId, toStoredInstant(input.now), input.leaseTtlMs, input.force, input.whenAllLeft ?? false],
   );
   return rows.length === 1;
 }

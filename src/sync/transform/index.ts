@@ -5,3 +5,4 @@ export { toTransactionRow } from './transaction';
 export { toStatementRow } from './statement';
 export { formatAddress, toPartyRow } from './party';
 export { toRejectInput } from './reject';
+export { escapeNul, nulReason, nulTextPath } from './text-rules';
