@@ -12,7 +12,7 @@ import { continuityReads } from './continuity';
 import type { ForgetReport } from './forget';
 import { forgetConsent } from './forget-consent';
 import { getJobRun, recordJobRun } from './job-runs';
-import { acquireLease, readLease, releaseLease, renewLease, type LeaseRow } from './lease';
+import { acquireLease, readLease, releaseLease, renewLease } from './lease';
 import * as payments from './payments';
 import { findEarlierPayment, findUnansweredAttempt } from './payment-requests';
 import * as registry from './registry';
@@ -46,8 +46,6 @@ export interface DialectParts {
   /** What PostgreSQL deletes beside a forgotten consent's rows in their transaction (the files' bytes). */
   forgetAlongside?(tx: SqlRunner, report: ForgetReport): Promise<void>;
   beginRun(input: BeginInput): Promise<BeginResult>;
-  /** The lease as status shows it, where the dialect knows more than the lease row. */
-  currentLease?(): Promise<LeaseRow | null>;
 }
 
 export function storeOf(parts: DialectParts): Store {
@@ -136,7 +134,7 @@ export function storeOf(parts: DialectParts): Store {
       acquire: (holder) => acquireLease(r, at(holder)),
       renew: (holder) => renewLease(r, at(holder)),
       release: (holder) => releaseLease(r, holder),
-      current: () => (parts.currentLease ? parts.currentLease() : readLease(r)),
+      current: () => readLease(r),
     }),
     payments: settled({
       record: (payment, now) => payments.recordPayment(r, payment, now ?? clock()),

@@ -9,10 +9,9 @@ import { sql } from 'drizzle-orm';
 import { drizzle } from 'drizzle-orm/node-postgres';
 import type pg from 'pg';
 import { redactPostgresUrl } from '../../database-url';
-import { DEFAULT_LEASE_TTL_MS, readLease } from '../lease';
 import type { Store } from '../store';
 import { storeOf } from '../store-of';
-import { systemClock, toStoredInstant, type Clock } from '../time';
+import { systemClock, type Clock } from '../time';
 import { createPool, migratePostgres, type PgDb } from './open';
 import { postgresRunner } from './pg-runner';
 import { beginPostgresRun } from './run-work';
@@ -84,23 +83,6 @@ export async function openPgStore(url: string, options: OpenPgStoreOptions = {})
     },
     // Any number of workers share a run through the work queue (run-work.ts, work-queue.ts).
     beginRun: (input) => beginPostgresRun(pool, input),
-    currentLease: async () => {
-      // Workers of an open run hold it as a lease would: from the first one's joining to a
-      // lease's length after the last sign of life of any (work-queue.ts renews last_seen_at).
-      const live = await pool.query<{ pid: number; host: string; joined_at: string; last_seen_at: Date }>(
-        `SELECT min(w.pid) AS pid, min(w.host) AS host, min(w.joined_at) AS joined_at, max(w.last_seen_at) AS last_seen_at
-         FROM run_workers w JOIN runs r ON r.run_id = w.run_id
-         WHERE r.finished_at IS NULL AND w.left_at IS NULL HAVING count(*) > 0`,
-      );
-      const worker = live.rows[0];
-      if (!worker) return readLease(runner);
-      return {
-        holderPid: worker.pid,
-        holderHost: worker.host,
-        acquiredAt: worker.joined_at,
-        expiresAt: toStoredInstant(worker.last_seen_at.getTime() + DEFAULT_LEASE_TTL_MS),
-      };
-    },
   });
   return { ...store, pool, db: drizzle(pool) };
 }
