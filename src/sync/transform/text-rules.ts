@@ -7,12 +7,30 @@
 const NUL = '\u0000';
 
 /** Where the first text of `value` holding a NUL is (`Nickname`, `Address[0].AddressLine[1]`), or null. */
-export function nulTextPath(value: unknown, path = ''): string | null {
+export function nulTextPath(value: unknown): string | null {
+  // Every record of every page passes here: a walk that allocates nothing, and the path (a
+  // string per key) built only for the rare record that holds a NUL.
+  return holdsNul(value) ? pathOfNul(value, '') : null;
+}
+
+function holdsNul(value: unknown): boolean {
+  if (typeof value === 'string') return value.includes(NUL);
+  if (typeof value !== 'object' || value === null) return false;
+  if (Array.isArray(value)) {
+    for (const item of value) if (holdsNul(item)) return true;
+    return false;
+  }
+  const record = value as Record<string, unknown>;
+  for (const key in record) if (key.includes(NUL) || holdsNul(record[key])) return true;
+  return false;
+}
+
+function pathOfNul(value: unknown, path: string): string | null {
   if (typeof value === 'string') return value.includes(NUL) ? path || '(value)' : null;
   if (typeof value !== 'object' || value === null) return null;
   if (Array.isArray(value)) {
     for (let i = 0; i < value.length; i++) {
-      const found = nulTextPath(value[i], `${path}[${i}]`);
+      const found = pathOfNul(value[i], `${path}[${i}]`);
       if (found !== null) return found;
     }
     return null;
@@ -20,7 +38,7 @@ export function nulTextPath(value: unknown, path = ''): string | null {
   for (const [key, item] of Object.entries(value)) {
     const at = path ? `${path}.${escapeNul(key)}` : escapeNul(key);
     if (key.includes(NUL)) return at;
-    const found = nulTextPath(item, at);
+    const found = pathOfNul(item, at);
     if (found !== null) return found;
   }
   return null;
