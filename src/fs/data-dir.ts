@@ -86,6 +86,11 @@ export function storedPathInDataDir(dataDir: string, stored: string): string {
     throw new RefusedStoredPath(stored, dataDir, 'is not a relative path in the data directory');
   if (parts.some((part) => part === '' || part === '.' || part === '..'))
     throw new RefusedStoredPath(stored, dataDir, 'climbs out of the data directory (.. or an empty part)');
+  // The only files a database names are statement files, all under statements/ (statementFilePath
+  // in src/sync/files.ts): a row naming the database, its side files, the marker or any other
+  // file of the data directory is refused, so forget never deletes and a copy never writes it.
+  if (parts[0] !== 'statements' || parts.length < 2)
+    throw new RefusedStoredPath(stored, dataDir, 'is not under statements/, where the statement files are');
   const root = resolve(dataDir);
   const realRoot = realOrNull(root);
   const path = join(root, ...parts);
@@ -149,8 +154,8 @@ export async function readStoredFile(dataDir: string, stored: string): Promise<B
  * Files a database names, written into a data directory as one undoable batch (a copy of a
  * database: the files go in before its rows commit). Each goes through `storedPathInDataDir`
  * and is written atomically (src/fs/atomic-file.ts); `undo` removes the files this batch
- * created and the directories it made, deepest first. A file that was there before stays (with
- * the bytes the batch wrote: the same path holds the same statement).
+ * created and the directories it made, deepest first. A file that was there before is never
+ * replaced: the same bytes are left as they are, other bytes are refused (RefusedStoredPath).
  */
 export class StoredFilesBatch {
   private readonly createdFiles: string[] = [];
@@ -163,6 +168,13 @@ export class StoredFilesBatch {
     const missing: string[] = [];
     for (let dir = dirname(path); !existsSync(dir) && dirname(dir) !== dir; dir = dirname(dir)) missing.push(dir);
     const existed = existsSync(path);
+    if (existed) {
+      // A file already there (the live data directory of the database copied) is never replaced:
+      // the same bytes need no write, other bytes are refused (the row keeps pointing at them).
+      const before = await readFile(path);
+      if (Buffer.compare(before, Buffer.from(content.buffer, content.byteOffset, content.byteLength)) === 0) return;
+      throw new RefusedStoredPath(stored, this.dataDir, `already holds other bytes (${path}); it is never replaced`);
+    }
     this.createdDirs.push(...missing);
     let file;
     try {

@@ -41,6 +41,12 @@ describe('storedPathInDataDir', () => {
     'statements/./x.pdf',
     'statements\\..\\x.pdf',
     'statements/x\0.pdf',
+    // Only statement files, under statements/: never the database, its side files or the marker.
+    'bankdata.sqlite',
+    'bankdata.sqlite-wal',
+    '.bankdata-data-dir',
+    'secrets.json',
+    'statements',
   ])('refuses %j', (stored) => {
     expect(() => storedPathInDataDir(data, stored)).toThrow(RefusedStoredPath);
   });
@@ -72,7 +78,12 @@ describe('the marker and the batch', () => {
     const kept = join(data, 'statements', 'PNZ', 'kept.pdf');
     writeFileSync(kept, 'before');
     const batch = new StoredFilesBatch(data);
-    await batch.write('statements/PNZ/kept.pdf', Buffer.from('replaced'));
+    // A file already there is never replaced: the same bytes are left, other bytes refused.
+    await batch.write('statements/PNZ/kept.pdf', Buffer.from('before'));
+    await expect(batch.write('statements/PNZ/kept.pdf', Buffer.from('replaced'))).rejects.toThrow(
+      /already holds other bytes/,
+    );
+    expect(readFileSync(kept, 'utf8')).toBe('before');
     await batch.write('statements/ANZ/deep/new.pdf', Buffer.from('new'));
     expect(readFileSync(join(data, 'statements', 'ANZ', 'deep', 'new.pdf'), 'utf8')).toBe('new');
     await batch.undo();
