@@ -113,20 +113,24 @@ class TimeoutSignal extends Error {
   }
 }
 
-/** A server `Date` further than this from our clock is warned about (once per client). */
+/** A server `Date` further than this from our clock is warned about (once a day per client). */
 export const CLOCK_SKEW_WARN_MS = 365 * 86_400_000;
+/** How often the warning is said again by a client that lives on (`bankdata schedule`): daily. */
+const CLOCK_SKEW_REPEAT_MS = 86_400_000;
 
 export function createHttp(options: HttpOptions): Http {
   const { logger } = options;
   const now = options.now ?? systemClock;
   const stats: { requests: number; byKind: Partial<Record<HttpKind, number>> } = { requests: 0, byKind: {} };
   let lastServerDate: DateTime | null = null;
-  let skewWarned = false;
+  /** When (our clock, ms) the skew was last said; null: never. */
+  let skewWarnedAt: number | null = null;
 
   // Every answer's `Date` passes here. One a year or more from our clock (a server's clock reset
-  // to 1970, ours decades off) is said once per client, which is once per command run: token
-  // timing, consent expiry and the sync's windows lean on the server's time, so the user should
-  // know which clock is wrong (docs/security.md "Unix use").
+  // to 1970, ours decades off) is said once per command run, and once a day by a client that
+  // lives on (the scheduler's: once per nightly run): token timing, consent expiry and the sync's
+  // windows lean on the server's time, so the user should know which clock is wrong
+  // (docs/security.md "Unix use").
   const recordDate = (headers: ResponseHeaders) => {
     const raw = firstHeader(headers, 'date');
     if (!raw) return;
@@ -134,8 +138,9 @@ export function createHttp(options: HttpOptions): Http {
     if (!parsed.isValid) return;
     lastServerDate = parsed;
     const ours = now();
-    if (!skewWarned && Math.abs(parsed.toMillis() - ours.getTime()) > CLOCK_SKEW_WARN_MS) {
-      skewWarned = true;
+    const due = skewWarnedAt === null || ours.getTime() - skewWarnedAt >= CLOCK_SKEW_REPEAT_MS;
+    if (due && Math.abs(parsed.toMillis() - ours.getTime()) > CLOCK_SKEW_WARN_MS) {
+      skewWarnedAt = ours.getTime();
       logger.warn("the server's clock is more than a year from ours: one of them is wrong", {
         serverDate: parsed.toISO(),
         ourDate: ours.toISOString(),
