@@ -1,13 +1,13 @@
 /**
  * The one way the CLI reads a file a user hands it (docs/security.md "Hostile input"): the
  * configuration files, a secret file (BANKDATA_*_SECRET_FILE) and `consents add --from-file`.
- * Every read has a byte ceiling (read-capped.ts: a device that never ends, a FIFO, a huge file
- * stop there), and JSON is parsed only once a scan without recursion has found its nesting within
+ * Every read has a byte ceiling (a device that never ends (/dev/zero), a FIFO or a huge file
+ * stops there), and JSON is parsed only once a scan without recursion has found its nesting within
  * `MAX_JSON_DEPTH`: a file of 100 000 nested objects is a usage error naming the file (exit 2),
  * never a stack overflow in the code that walks the parsed value (an internal error, exit 70).
  */
+import { closeSync, openSync, readSync } from 'node:fs';
 import { UsageError } from '../errors';
-import { readTextCapped } from './read-capped';
 
 /** Deeper than any file the CLI reads (a configuration file is three levels deep). */
 export const MAX_JSON_DEPTH = 64;
@@ -76,4 +76,34 @@ export function parseInputJson(
 /** `readInputText` then `parseInputJson`: a JSON file a user hands the CLI, both limits applied. */
 export function readInputJson(path: string, label: string, limits: InputLimits, notJson: () => Error): unknown {
   return parseInputJson(readInputText(path, label, limits), `${label} ${path}`, notJson);
+}
+
+/** Reads `path` in chunks, refusing it as soon as it passes `maxBytes`. */
+function readTextCapped(path: string, maxBytes: number, label: string): string {
+  let fd: number;
+  try {
+    fd = openSync(path, 'r');
+  } catch (error) {
+    throw new UsageError(`${label} ${path}: cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'})`);
+  }
+  try {
+    const chunks: Buffer[] = [];
+    let total = 0;
+    const chunk = Buffer.alloc(64 * 1024);
+    for (;;) {
+      let n: number;
+      try {
+        n = readSync(fd, chunk, 0, chunk.length, null);
+      } catch (error) {
+        throw new UsageError(`${label} ${path}: cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'})`);
+      }
+      if (n === 0) break;
+      total += n;
+      if (total > maxBytes) throw new UsageError(`${label} ${path}: larger than ${maxBytes} bytes; refused`);
+      chunks.push(Buffer.from(chunk.subarray(0, n)));
+    }
+    return Buffer.concat(chunks).toString('utf8');
+  } finally {
+    closeSync(fd);
+  }
 }
