@@ -10,7 +10,11 @@
  *   explicit. "The same payment" is `paymentIdentity` (packages/core/src/payment-identity.ts:
  *   consent, currency, amount in minor units, particulars, code and reference trimmed and upper-
  *   cased), the rule the reconciliation view matches by, so `25` after `25.00`, or `DUPB ` after
- *   `dupB`, is the same payment; a resumed key resends the body stored with it.
+ *   `dupB`, is the same payment; a resumed key resends the body stored with it;
+ * - the look-up of that earlier payment or attempt and the insert of this run's attempt are one
+ *   store operation (`claimAttempt`: one transaction under the consent's lock), so two runs at
+ *   once (cron and a manual run) make one attempt; an attempt whose stored body has no identity
+ *   today may be this payment, and the run refuses (exit 2, naming its key) unless `allowDuplicate`.
  *
  * Each answer is handled by its client action in `PAYMENT_CODE_ACTIONS` (the bank's idempotency
  * and availability tables), and the waits and the number of sends come from the shared retry
@@ -131,23 +135,79 @@ export async function createPayment(
   const identity = paymentIdentity(body);
   let sends = 0;
 
-  const standing = await earlierStanding();
-  if (standing) return standing;
-
-  const open =
-    options.key !== undefined
-      ? await store.payments.getAttempt(options.key)
-      : await store.payments.findUnansweredAttempt({ consentId: input.consentId, identity });
-  let key = open?.idempotencyKey ?? options.key ?? randomUUID();
-  const resumed = open !== null;
-  if (open) {
-    // The key was sent with its own body (the same payment, perhaps spelt `25` for `25.00`): the
-    // bank refuses a key with another body (BP702), so the resumed send repeats the stored one.
-    body = CreatePaymentRequest.parse(JSON.parse(open.requestJson));
-    requestJson = open.requestJson;
+  // The look-up of an earlier attempt and the insert of ours are one store operation, in one
+  // transaction under the consent's lock: two runs at once cannot both find nothing and both send.
+  let key: string;
+  let resumed: boolean;
+  if (options.key !== undefined) {
+    const claim = await store.payments.claimAttempt({
+      consentId: input.consentId,
+      identity,
+      idempotencyKey: options.key,
+      requestJson,
+      now: now(),
+      byKey: true,
+    });
+    key = options.key;
+    resumed = claim.outcome === 'keyed';
+    if (claim.outcome === 'keyed') {
+      const keyed = claim.attempt;
+      if (keyed.consentId !== input.consentId || requestIdentity(keyed.requestJson) !== identity) {
+        throw new UsageError(
+          `--key ${options.key} was used for another payment request`,
+          'a key names one request; take a new key for a new payment',
+        );
+      }
+      if (keyed.paymentId) {
+        const payment = await current(keyed.paymentId, null);
+        if (payment) return { payment, idempotencyKey: keyed.idempotencyKey, resumed: true, duplicateOf: true, sends };
+      }
+      resumeBody(keyed.requestJson);
+    }
+  } else {
+    let checkedPaymentId: string | undefined;
+    for (;;) {
+      const fresh = randomUUID();
+      const claim = await store.payments.claimAttempt({
+        consentId: input.consentId,
+        identity,
+        idempotencyKey: fresh,
+        requestJson,
+        now: now(),
+        allowDuplicate: options.allowDuplicate ?? false,
+        ...(checkedPaymentId !== undefined ? { checkedPaymentId } : {}),
+      });
+      if (claim.outcome === 'earlier') {
+        const { earlier } = claim;
+        const payment = await current(earlier.paymentId, earlier.rawJson);
+        if (payment && payment.status !== 'Rejected') {
+          logger.info('the same request already made a payment; not paying again', { payment_id: payment.payment_id });
+          return { payment, idempotencyKey: earlier.idempotencyKey, resumed: false, duplicateOf: true, sends };
+        }
+        // Rejected at the bank now (stored so by `current`), or unreadable: claim again past it.
+        checkedPaymentId = earlier.paymentId;
+        continue;
+      }
+      if (claim.outcome === 'unreadable') {
+        const { attempt } = claim;
+        throw new UsageError(
+          `attempt ${attempt.idempotencyKey} of consent ${input.consentId} (${attempt.state}${attempt.paymentId ? `, payment ${attempt.paymentId}` : ''}, ${attempt.createdAt}) holds a request body this version cannot read, so it may be this payment; nothing was sent`,
+          `check that attempt's payment at the bank; if it is not this payment, or paying again is meant, rerun with --allow-duplicate`,
+        );
+      }
+      if (claim.outcome === 'unanswered') {
+        key = claim.attempt.idempotencyKey;
+        resumed = true;
+        resumeBody(claim.attempt.requestJson);
+      } else if (claim.outcome === 'inserted') {
+        key = claim.idempotencyKey;
+        resumed = false;
+      } else {
+        throw new Error(`unexpected claim outcome ${claim.outcome}`);
+      }
+      break;
+    }
   }
-  if (!open)
-    await store.payments.insertAttempt({ idempotencyKey: key, consentId: input.consentId, requestJson, now: now() });
   if (resumed) logger.info('resuming a payment request sent before without a stored answer', { idempotency_key: key });
 
   const adopt = async (payment: Payment): Promise<CreatePaymentResult> => {
@@ -257,32 +317,12 @@ export async function createPayment(
   );
 
   /**
-   * The payment an earlier run made for this request (or this `key`), when it stands (not
-   * Rejected): reported, nothing sent. Its status is read again when the bank answers.
+   * A resumed key was sent with its own body (the same payment, perhaps spelt `25` for `25.00`):
+   * the bank refuses a key with another body (BP702), so the resumed send repeats the stored one.
    */
-  async function earlierStanding(): Promise<CreatePaymentResult | null> {
-    if (options.key !== undefined) {
-      const keyed = await store.payments.getAttempt(options.key);
-      if (!keyed) return null;
-      if (keyed.consentId !== input.consentId || requestIdentity(keyed.requestJson) !== identity) {
-        throw new UsageError(
-          `--key ${options.key} was used for another payment request`,
-          'a key names one request; take a new key for a new payment',
-        );
-      }
-      if (!keyed.paymentId) return null;
-      const payment = await current(keyed.paymentId, null);
-      return payment
-        ? { payment, idempotencyKey: keyed.idempotencyKey, resumed: true, duplicateOf: true, sends }
-        : null;
-    }
-    if (options.allowDuplicate) return null;
-    const earlier = await store.payments.findEarlier({ consentId: input.consentId, identity });
-    if (!earlier || earlier.status === 'Rejected') return null;
-    const payment = await current(earlier.paymentId, earlier.rawJson);
-    if (!payment || payment.status === 'Rejected') return null;
-    logger.info('the same request already made a payment; not paying again', { payment_id: payment.payment_id });
-    return { payment, idempotencyKey: earlier.idempotencyKey, resumed: false, duplicateOf: true, sends };
+  function resumeBody(stored: string): void {
+    body = CreatePaymentRequest.parse(JSON.parse(stored));
+    requestJson = stored;
   }
 
   /** The payment as the bank shows it now (stored), or as stored when the bank cannot be asked. */

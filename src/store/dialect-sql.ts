@@ -111,3 +111,13 @@ export function customerWriteLock(dialect: Dialect, bank: string, consentId: str
 export function pgAccountLock(bank: string, accountId: string): SQL {
   return sql`SELECT pg_advisory_xact_lock(hashtextextended(${`${bank}/${accountId}`}, 0))`;
 }
+
+/**
+ * The statement that makes a payment claim (payment-requests.ts `claimAttempt`) wait for another
+ * claim on the same payment consent, or null where the dialect needs none. PostgreSQL: the
+ * consent's transaction-scoped advisory lock, in a lock space of its own (seed 2). SQLite: null,
+ * the claim's BEGIN IMMEDIATE holds the database's one write lock.
+ */
+export function paymentConsentLock(dialect: Dialect, consentId: string): SQL | null {
+  return dialect === 'postgres' ? sql`SELECT pg_advisory_xact_lock(hashtextextended(${consentId}, 2))` : null;
+}

@@ -10,10 +10,19 @@
  * future change of the rule applies to every old attempt at once, and the SQL stays a plain read of
  * one consent's attempts (index `payment_attempts_open` on consent_id, state). The cost is one
  * JSON parse per attempt of that consent, per `payments create`.
+ *
+ * `claimAttempt` is what `payments create` calls: the look-up and the insert of the new attempt in
+ * one transaction under the consent's lock, so two runs at once (a cron run and a manual one)
+ * cannot both find nothing and both send with fresh keys. A stored body whose identity cannot be
+ * computed (it does not parse, or the current schema rejects it) is not "another payment": it may
+ * be this one, so it stops the claim (`unreadable`) instead of being passed over.
  */
 import { sql } from 'drizzle-orm';
 import { requestIdentity } from '@bankdata/core/payment-identity';
+import { paymentConsentLock } from './dialect-sql';
+import { getAttempt, insertAttempt, type PaymentAttemptRow } from './payments';
 import type { SqlRow, SqlRunner } from './sql-runner';
+import type { Instant } from './time';
 
 export interface EarlierPayment {
   idempotencyKey: string;
@@ -74,4 +83,116 @@ export async function findUnansweredAttempt(
     ORDER BY created_at DESC, idempotency_key DESC`);
   const row = firstOf(rows, request.identity);
   return row ? { idempotencyKey: text(row, 'idempotency_key'), requestJson: text(row, 'request_json') } : null;
+}
+
+/** An attempt of the consent whose stored body has no identity today, and that still guards. */
+export interface UnreadableAttempt {
+  idempotencyKey: string;
+  state: string;
+  /** The payment it made, when it made one (not Rejected as stored). */
+  paymentId: string | null;
+  createdAt: string;
+}
+
+export interface AttemptClaimInput extends PaymentRequestKey {
+  /** The key the new attempt takes when nothing is found (a fresh UUID, or the caller's --key). */
+  idempotencyKey: string;
+  /** The body to send under it (canonical JSON). */
+  requestJson: string;
+  now: Instant;
+  /**
+   * The caller named the key (`--key`): the claim is that key's attempt, whatever else the consent
+   * holds; found → `keyed`, else inserted.
+   */
+  byKey?: boolean;
+  /** `--allow-duplicate`: an earlier payment and an unreadable attempt do not stop the claim. */
+  allowDuplicate?: boolean;
+  /** A payment the caller has just read from the bank (Rejected, or unreadable): not reported again. */
+  checkedPaymentId?: string;
+}
+
+/** What `claimAttempt` found, or that it inserted the new attempt (then, and only then, send it). */
+export type AttemptClaim =
+  | { outcome: 'inserted'; idempotencyKey: string }
+  | { outcome: 'earlier'; earlier: EarlierPayment }
+  | { outcome: 'unanswered'; attempt: UnansweredAttempt }
+  | { outcome: 'unreadable'; attempt: UnreadableAttempt }
+  | { outcome: 'keyed'; attempt: PaymentAttemptRow };
+
+/**
+ * In one transaction under the consent's lock (PostgreSQL: `pg_advisory_xact_lock` of the
+ * consent; SQLite: BEGIN IMMEDIATE, the database's one write lock): the earlier payment of the
+ * same payment (newest attempt of that identity with a payment, unless Rejected), else an attempt
+ * whose body has no identity and that still guards (sending, or its payment not Rejected), else the
+ * newest unanswered attempt of the same payment; only when none, the new attempt is inserted.
+ */
+export function claimAttempt(runner: SqlRunner, input: AttemptClaimInput): Promise<AttemptClaim> {
+  return runner.transaction(async (tx) => {
+    const lock = paymentConsentLock(tx.dialect, input.consentId);
+    if (lock) await tx.run(lock);
+    const insert = async (): Promise<AttemptClaim> => {
+      await insertAttempt(tx, {
+        idempotencyKey: input.idempotencyKey,
+        consentId: input.consentId,
+        requestJson: input.requestJson,
+        now: input.now,
+      });
+      return { outcome: 'inserted', idempotencyKey: input.idempotencyKey };
+    };
+    if (input.byKey) {
+      const keyed = await getAttempt(tx, input.idempotencyKey);
+      return keyed ? { outcome: 'keyed', attempt: keyed } : insert();
+    }
+    const rows = await tx.all(sql`
+      SELECT a.idempotency_key, a.request_json, a.state, a.payment_id, a.created_at, p.status, p.raw_json
+      FROM payment_attempts a LEFT JOIN payments p ON p.payment_id = a.payment_id
+      WHERE a.consent_id = ${input.consentId}
+      ORDER BY a.created_at DESC, a.idempotency_key DESC`);
+    const identified = rows.map((row) => ({ row, identity: requestIdentity(text(row, 'request_json')) }));
+    const same = identified.filter((r) => r.identity === input.identity).map((r) => r.row);
+    if (!input.allowDuplicate) {
+      const made = same.find((row) => row.payment_id !== null && row.status !== null);
+      if (made && made.status !== 'Rejected' && made.payment_id !== input.checkedPaymentId) {
+        return {
+          outcome: 'earlier',
+          earlier: {
+            idempotencyKey: text(made, 'idempotency_key'),
+            paymentId: text(made, 'payment_id'),
+            status: text(made, 'status'),
+            rawJson: text(made, 'raw_json'),
+          },
+        };
+      }
+      const unreadable = identified.find((r) => r.identity === null && guards(r.row))?.row;
+      if (unreadable) {
+        return {
+          outcome: 'unreadable',
+          attempt: {
+            idempotencyKey: text(unreadable, 'idempotency_key'),
+            state: text(unreadable, 'state'),
+            paymentId: unreadable.payment_id === null ? null : text(unreadable, 'payment_id'),
+            createdAt: text(unreadable, 'created_at'),
+          },
+        };
+      }
+    }
+    const open = same.find((row) => row.state === 'sending');
+    if (open) {
+      return {
+        outcome: 'unanswered',
+        attempt: { idempotencyKey: text(open, 'idempotency_key'), requestJson: text(open, 'request_json') },
+      };
+    }
+    return insert();
+  });
+}
+
+/**
+ * Whether an attempt would stop a new payment if its body were this one: sent without a stored
+ * answer, or it made a payment not (as stored) Rejected. Refused, failed and superseded attempts
+ * made no payment that stands.
+ */
+function guards(row: SqlRow): boolean {
+  if (row.state === 'sending') return true;
+  return row.payment_id !== null && row.status !== 'Rejected';
 }

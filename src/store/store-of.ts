@@ -14,7 +14,7 @@ import { forgetConsent } from './forget-consent';
 import { getJobRun, recordJobRun } from './job-runs';
 import { acquireLease, readLease, releaseLease, renewLease } from './lease';
 import * as payments from './payments';
-import { findEarlierPayment, findUnansweredAttempt } from './payment-requests';
+import { claimAttempt, findEarlierPayment, findUnansweredAttempt } from './payment-requests';
 import * as registry from './registry';
 import { insertRejects, listRejects } from './rejects';
 import { reportReads } from './report-queries';
@@ -146,6 +146,7 @@ export function storeOf(parts: DialectParts): Store {
       findUnansweredAttempt: (request) => findUnansweredAttempt(r, request),
       getAttempt: (key) => payments.getAttempt(r, key),
       findEarlier: (request) => findEarlierPayment(r, request),
+      claimAttempt: (claim) => claimAttempt(r, at(claim)),
     }),
     reports: reports.reportsOf(r),
     continuity: continuityReads(exact),

@@ -24,7 +24,13 @@ import type { ForgetReport } from './forget';
 import type { JobRunRow } from './job-runs';
 import type { AcquireResult, LeaseHolder, LeaseRow, LeaseTerm } from './lease';
 import type { BeginInput, BeginResult } from './run-work';
-import type { EarlierPayment, PaymentRequestKey, UnansweredAttempt } from './payment-requests';
+import type {
+  AttemptClaim,
+  AttemptClaimInput,
+  EarlierPayment,
+  PaymentRequestKey,
+  UnansweredAttempt,
+} from './payment-requests';
 import type { PaymentAttemptRow, PaymentAttemptUpdate, PaymentRow, PaymentStatusRow } from './payments';
 import type { AddConsentResult, ConsentRecord, StoredBankMeta } from './registry';
 import type {
@@ -181,6 +187,12 @@ export interface Store {
     getAttempt(key: string): Promise<PaymentAttemptRow | null>;
     /** The newest payment an earlier attempt of the same payment made (payment-requests.ts), or null. */
     findEarlier(request: PaymentRequestKey): Promise<EarlierPayment | null>;
+    /**
+     * `payments create`'s guard in one transaction under the consent's lock (payment-requests.ts):
+     * the earlier payment, an unreadable attempt or the unanswered attempt of the same payment,
+     * else the new attempt inserted. Two runs at once cannot both insert.
+     */
+    claimAttempt(claim: WithNow<AttemptClaimInput>): Promise<AttemptClaim>;
   };
   /** Reads over the public views (status, payments show and reconcile, the demo). */
   reports: {

@@ -8,7 +8,12 @@
  *   answered, rerun typed another way, resumes its key with the body it sent;
  * - the rerun guard (the store's `findEarlier`, keyed by `paymentIdentity`) and the reconciliation
  *   view `v_payment_matches` give the same answer for each pair of hostile spellings: the rule is
- *   one rule, spelt once in TypeScript and once in the migrations' SQL.
+ *   one rule, spelt once in TypeScript and once in the migrations' SQL;
+ * - two runs of the same payment at once (a cron run overlapping a manual one) make one attempt and
+ *   one payment: the look-up and the insert are one store operation (`claimAttempt`), one
+ *   transaction under the consent's lock;
+ * - an attempt whose stored body cannot be read (not JSON, or refused by the current schema) may be
+ *   this payment: `payments create` refuses (exit 2, naming its key) until `--allow-duplicate`.
  */
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -20,10 +25,11 @@ import { amountMinor } from '@bankdata/core/money';
 import { paymentIdentity } from '@bankdata/core/payment-identity';
 import type { CreatePaymentRequest, Payment, Pcr } from '@bankdata/core/payment-schemas';
 import { openDatabaseStore, type Store } from '../../src/store';
+import { createPayment, type CreatePaymentResult } from '../../src/payments';
 import { canonicalRequest } from '../../src/payments/request';
 import { runCliInProcess } from '../cli/cli-process';
 import { execute, queryRows, type DialectSetup } from '../support/dialects';
-import { consentOf, paymentsEnv, startPaymentsEmulator } from './helpers';
+import { consentOf, paymentsClientFor, paymentsEnv, startPaymentsEmulator } from './helpers';
 
 /** The first command's payment, then a rerun typed differently; `same`: the rerun is that payment. */
 export const RERUNS: readonly { name: string; first: string[]; rerun: string[]; same: boolean }[] = [
@@ -246,6 +252,120 @@ export function doublePaymentSuite(setup: DialectSetup): void {
       }
     });
 
+    /**
+     * Two stores for two runs at once: PostgreSQL two stores (two pools, as two processes). SQLite
+     * one store for both: two connections in one process would wait on each other's write lock
+     * inside one thread; across processes BEGIN IMMEDIATE is that lock.
+     */
+    const twoStores = async (db: string): Promise<[Store, Store, () => Promise<void>]> => {
+      const first = await openDatabaseStore(db);
+      const second = setup.dialect === 'postgres' ? await openDatabaseStore(db) : first;
+      const close = async () => {
+        await first.close();
+        if (second !== first) await second.close();
+      };
+      return [first, second, close];
+    };
+
+    it('two payments create of the same payment at once (their guard calls in lock-step): one attempt, one payment', async () => {
+      const db = await setup.location();
+      const consent = consentOf(emu, 'enduring');
+      const [a, b, close] = await twoStores(db);
+      const step = lockStep(2);
+      try {
+        const input = {
+          consentId: consent,
+          amount: { total: '31.00', currency: 'NZD' as const },
+          pcr: { particulars: 'RACE', reference: 'LOCKSTEP' },
+        };
+        const results: CreatePaymentResult[] = await Promise.all(
+          [a, b].map((store, run) =>
+            createPayment(
+              { client: paymentsClientFor(emu), store: step.store(store, run), sleep: async () => {} },
+              input,
+            ).finally(() => step.done(run)),
+          ),
+        );
+        const made = emu.payments().filter((p) => p.pcr.reference === 'LOCKSTEP');
+        expect(made).toHaveLength(1);
+        expect(results.map((r) => r.payment.payment_id)).toEqual([made[0]!.payment_id, made[0]!.payment_id]);
+        expect(new Set(results.map((r) => r.idempotencyKey)).size).toBe(1);
+        expect(await queryRows(a, 'SELECT idempotency_key, state FROM payment_attempts')).toEqual([
+          { idempotency_key: made[0]!.idempotency_key, state: 'created' },
+        ]);
+      } finally {
+        await close();
+      }
+    });
+
+    it('claimAttempt: two claims of the same payment at once insert one attempt; the other finds it', async () => {
+      const db = await setup.location();
+      const [a, b, close] = await twoStores(db);
+      try {
+        const consentId = randomUUID();
+        const body = request(consentId, { total: '12.00', pcr: { particulars: 'CLAIM' } });
+        const keys = [randomUUID(), randomUUID()];
+        const claims = await Promise.all(
+          [a, b].map((store, i) =>
+            store.payments.claimAttempt({
+              consentId,
+              identity: paymentIdentity(body),
+              idempotencyKey: keys[i]!,
+              requestJson: canonicalRequest(body),
+            }),
+          ),
+        );
+        const inserted = claims.filter((c) => c.outcome === 'inserted');
+        expect(inserted).toHaveLength(1);
+        const key = inserted[0]!.outcome === 'inserted' ? inserted[0]!.idempotencyKey : '';
+        expect(claims.filter((c) => c.outcome === 'unanswered')).toEqual([
+          { outcome: 'unanswered', attempt: { idempotencyKey: key, requestJson: canonicalRequest(body) } },
+        ]);
+        expect(await queryRows(a, 'SELECT idempotency_key FROM payment_attempts')).toEqual([{ idempotency_key: key }]);
+      } finally {
+        await close();
+      }
+    });
+
+    for (const [name, stored] of [
+      ['not JSON', '{"consent_id": "cut off'],
+      ['JSON the current schema rejects', '{"consent_id":"x","amount":{"total":"ten","currency":"NZD"}}'],
+    ] as const) {
+      it(`an attempt whose stored body is ${name} blocks a new payment of its consent (exit 2, its key named) until --allow-duplicate`, async () => {
+        const dir = mkdtempSync(join(tmpdir(), 'bankdata-double-'));
+        dirs.push(dir);
+        const db = await setup.location();
+        const consent = consentOf(emu, 'enduring');
+        const key = randomUUID();
+        const reference = `U${randomUUID().slice(0, 8)}`;
+        const store = await openDatabaseStore(db);
+        try {
+          await store.payments.insertAttempt({ idempotencyKey: key, consentId: consent, requestJson: stored });
+        } finally {
+          await store.close();
+        }
+        const posts = () => emu.requests().filter((r) => r.method === 'POST' && r.path === '/payments/v1/payments');
+        const before = posts().length;
+        const args = ['payments', 'create', '--consent', consent, '--amount', '13.00', '--particulars', 'UNREAD'];
+        const refused = await runCliInProcess([...args, '--reference', reference], {
+          cwd: dir,
+          env: paymentsEnv(emu, db),
+        });
+        expect(refused.code, refused.stderr).toBe(2);
+        expect(refused.stderr).toContain(`attempt ${key} of consent ${consent}`);
+        expect(refused.stderr).toContain('--allow-duplicate');
+        expect(posts()).toHaveLength(before);
+
+        const allowed = await runCliInProcess([...args, '--reference', reference, '--allow-duplicate', '--json'], {
+          cwd: dir,
+          env: paymentsEnv(emu, db),
+        });
+        expect(allowed.code, allowed.stderr).toBe(0);
+        expect(posts()).toHaveLength(before + 1);
+        expect(emu.payments().filter((p) => p.pcr.reference === reference)).toHaveLength(1);
+      });
+    }
+
     it('the rerun guard and v_payment_matches agree on every pair of spellings', async () => {
       const store = await openDatabaseStore(await setup.location());
       try {
@@ -291,6 +411,50 @@ export function doublePaymentSuite(setup: DialectSetup): void {
       }
     });
   });
+}
+
+/**
+ * Runs in lock-step at the rerun guard: each run's n-th guard call (the look-ups and the insert of
+ * an attempt, or the claim) waits until every other run has made its n-th, or has finished. Two
+ * runs thus both look before either inserts, the interleaving a cron run and a manual one can
+ * meet by chance; no timing is involved.
+ */
+function lockStep(runs: number) {
+  const GUARD = new Set(['findEarlier', 'findUnansweredAttempt', 'getAttempt', 'insertAttempt', 'claimAttempt']);
+  const calls = new Array<number>(runs).fill(0);
+  const finished = new Array<boolean>(runs).fill(false);
+  let waiting: { ready: () => boolean; go: () => void }[] = [];
+  const wake = () => {
+    const ready = waiting.filter((w) => w.ready());
+    waiting = waiting.filter((w) => !ready.includes(w));
+    for (const w of ready) w.go();
+  };
+  const turn = (run: number): Promise<void> => {
+    const n = (calls[run] = calls[run]! + 1);
+    const ready = () => calls.every((c, other) => other === run || finished[other] || c >= n);
+    const turned = new Promise<void>((go) => waiting.push({ ready, go }));
+    wake();
+    return turned;
+  };
+  return {
+    store(store: Store, run: number): Store {
+      const payments = new Proxy(store.payments, {
+        get(target, name, receiver) {
+          const value: unknown = Reflect.get(target, name, receiver);
+          if (typeof name !== 'string' || !GUARD.has(name) || typeof value !== 'function') return value;
+          return async (...args: unknown[]) => {
+            await turn(run);
+            return (value as (...a: unknown[]) => Promise<unknown>).apply(target, args);
+          };
+        },
+      });
+      return new Proxy(store, { get: (target, name) => (name === 'payments' ? payments : Reflect.get(target, name)) });
+    },
+    done(run: number): void {
+      finished[run] = true;
+      wake();
+    },
+  };
 }
 
 const BANK = 'PNZ';

@@ -42,8 +42,10 @@ export function paymentIdentity(request: CreatePaymentRequest): string {
 }
 
 /**
- * The identity of a stored request body (`payment_attempts.request_json`); null when the text is
- * not a payment request (then it is the same payment as no request).
+ * The identity of a stored request body (`payment_attempts.request_json`); null when it cannot be
+ * computed (the text does not parse, or the current schema rejects it). Null means "unknown", not
+ * "another payment": the rerun guard (src/store/payment-requests.ts `claimAttempt`) counts such an
+ * attempt as maybe the same payment and refuses to send, and `--key` refuses it as another request.
  */
 export function requestIdentity(requestJson: string): string | null {
   let value: unknown;
@@ -53,5 +55,10 @@ export function requestIdentity(requestJson: string): string | null {
     return null;
   }
   const parsed = CreatePaymentRequest.safeParse(value);
-  return parsed.success ? paymentIdentity(parsed.data) : null;
+  if (!parsed.success) return null;
+  try {
+    return paymentIdentity(parsed.data);
+  } catch {
+    return null;
+  }
 }
