@@ -15,7 +15,6 @@
  * to the one that synced the account last; the rest is deleted, and the report says which is which.
  */
 import { creditDebitFilter, ENDPOINT_ACCESS, hasPermissionFor, type Endpoint } from '@bankdata/core/endpoint-access';
-import type Database from 'better-sqlite3';
 
 export interface ForgetReport {
   consentId: string;
@@ -160,27 +159,4 @@ export async function forgetInTransaction(exec: ForgetSql, consentId: string): P
     if (n > 0) report.deleted[table] = n;
   }
   return report;
-}
-
-/** SQLite: one IMMEDIATE transaction, rolled back after counting when `dryRun`. */
-export async function forgetConsentData(
-  sqlite: Database.Database,
-  consentId: string,
-  options: { dryRun: boolean },
-): Promise<ForgetReport> {
-  const exec: ForgetSql = {
-    all: async (text, params) => sqlite.prepare(text).all(...params) as Record<string, unknown>[],
-    run: async (text, params) => sqlite.prepare(text).run(...params).changes,
-  };
-  // better-sqlite3 runs each statement at once, so nothing else of this process runs between
-  // BEGIN and COMMIT but the awaits of this function's own settled promises.
-  sqlite.exec('BEGIN IMMEDIATE');
-  try {
-    const report = await forgetInTransaction(exec, consentId);
-    sqlite.exec(options.dryRun ? 'ROLLBACK' : 'COMMIT');
-    return report;
-  } catch (error) {
-    if (sqlite.inTransaction) sqlite.exec('ROLLBACK');
-    throw error;
-  }
 }

@@ -1,19 +1,35 @@
-/** Statement files kept in PostgreSQL: stored with the statement's columns in one transaction, hash-checked. */
+/**
+ * Statement files kept in PostgreSQL, through the store's operation (`recordStatementFile`, whose
+ * PostgreSQL part stores the bytes: pg-store.ts): stored with the statement's columns in one
+ * transaction, hash-checked on the way in and on the way out (`readStatementFile`).
+ */
 import { createHash } from 'node:crypto';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
-import type pg from 'pg';
-import { createPool } from '../../../src/store/pg/open';
-import { readStatementFile, saveStatementFile } from '../../../src/store/pg/statement-files';
+import type { AccountId, BankName, StatementId } from '@bankdata/core/schemas';
+import { openPgStore, type PgStore } from '../../../src/store/pg/pg-store';
+import { readStatementFile } from '../../../src/store/pg/statement-files';
 import { createTestDatabase, describePostgres } from '../../support/postgres';
 
 const NOW = new Date('2025-03-05T00:00:00.000Z');
-const KEY = { bank: 'PNZ', accountId: 'a1', statementId: 's1' };
-const FILE = { ...KEY, filePath: 'statements/PNZ/abc/def.pdf', contentType: 'application/pdf', now: NOW };
+const KEY = { bank: 'PNZ' as BankName, accountId: 'a1' as AccountId, statementId: 's1' as StatementId };
+const FILE_PATH = 'statements/PNZ/abc/def.pdf';
+
+/** The file as the sync leaves it on disk before recording it. */
+function fileOf(content: Buffer) {
+  const localPath = join(mkdtempSync(join(tmpdir(), 'bankdata-stmt-')), 'def.pdf');
+  writeFileSync(localPath, content);
+  const sha256 = createHash('sha256').update(content).digest('hex');
+  return { ...KEY, filePath: FILE_PATH, localPath, contentType: 'application/pdf', sha256, bytes: content.length };
+}
 
 describePostgres('statement files in PostgreSQL', () => {
-  let pool: pg.Pool;
+  let store: PgStore;
   beforeEach(async () => {
-    pool = createPool(await createTestDatabase());
+    store = await openPgStore(await createTestDatabase(), { now: () => NOW });
+    const { pool } = store;
     await pool.query(`INSERT INTO consents (consent_id, registered_at) VALUES ('c1', 'x')`);
     await pool.query(
       `INSERT INTO accounts (bank, account_id, consent_id, currency, raw_json, first_seen_at, last_seen_at, updated_at)
@@ -26,40 +42,46 @@ describePostgres('statement files in PostgreSQL', () => {
     );
   });
   afterEach(async () => {
-    await pool.end();
+    await store.close();
   });
 
   it('stores the bytes and points the statement at them, with their SHA-256 and size', async () => {
     const content = Buffer.from('%PDF-1.4\n\u0000\u00ff binary\n');
-    const saved = await saveStatementFile(pool, { ...FILE, content });
-    expect(saved).toEqual({ sha256: createHash('sha256').update(content).digest('hex'), bytes: content.length });
-    const file = await readStatementFile(pool, FILE.filePath);
-    expect(file!.content.equals(content)).toBe(true);
-    const { rows } = await pool.query(`SELECT file_path, file_sha256, file_bytes, file_content_type FROM v_statements`);
+    const file = fileOf(content);
+    await store.recordStatementFile(file);
+    const stored = await readStatementFile(store.pool, FILE_PATH);
+    expect(stored!.content.equals(content)).toBe(true);
+    expect(stored!.sha256).toBe(file.sha256);
+    const { rows } = await store.pool.query(
+      `SELECT file_path, file_sha256, file_bytes, file_content_type FROM v_statements`,
+    );
     expect(rows[0]).toEqual({
-      file_path: FILE.filePath,
-      file_sha256: saved.sha256,
+      file_path: FILE_PATH,
+      file_sha256: file.sha256,
       file_bytes: content.length,
       file_content_type: 'application/pdf',
     });
   });
 
   it('stores nothing when the statement is not there (one transaction)', async () => {
-    await expect(saveStatementFile(pool, { ...FILE, statementId: 'nope', content: Buffer.from('x') })).rejects.toThrow(
-      'no statement nope',
-    );
-    expect(await readStatementFile(pool, FILE.filePath)).toBeNull();
+    const file = { ...fileOf(Buffer.from('x')), statementId: 'nope' as StatementId };
+    await expect(store.recordStatementFile(file)).rejects.toThrow(/no stored statement/);
+    expect(await readStatementFile(store.pool, FILE_PATH)).toBeNull();
   });
 
-  it('refuses a stored file whose bytes no longer match its hash', async () => {
-    await saveStatementFile(pool, { ...FILE, content: Buffer.from('original') });
-    await pool.query(`UPDATE statement_files SET content = 'tampered'::bytea`);
-    await expect(readStatementFile(pool, FILE.filePath)).rejects.toThrow('does not match its SHA-256');
+  it('refuses bytes on disk that differ from those recorded, and a stored file whose bytes no longer match its hash', async () => {
+    const file = fileOf(Buffer.from('original'));
+    await expect(store.recordStatementFile({ ...file, sha256: 'f'.repeat(64) })).rejects.toThrow(
+      'the bytes on disk differ',
+    );
+    expect(await readStatementFile(store.pool, FILE_PATH)).toBeNull();
+    await store.recordStatementFile(file);
+    await store.pool.query(`UPDATE statement_files SET content = 'tampered'::bytea`);
+    await expect(readStatementFile(store.pool, FILE_PATH)).rejects.toThrow('does not match its SHA-256');
   });
 
   it('refuses a path outside the data dir', async () => {
-    await expect(
-      saveStatementFile(pool, { ...FILE, filePath: '../etc/passwd', content: Buffer.from('x') }),
-    ).rejects.toThrow('must be relative');
+    const file = fileOf(Buffer.from('x'));
+    await expect(store.recordStatementFile({ ...file, filePath: '../etc/passwd' })).rejects.toThrow('must be relative');
   });
 });
