@@ -102,8 +102,10 @@ async function holding<T>(gate: Gate, work: () => T | Promise<T>): Promise<T> {
 }
 
 /**
- * Runs a synchronous unit of the SQLite connection (drizzle's synchronous transactions: the
- * window commit, the lease, forget) in its turn, never inside another operation's transaction.
+ * Runs a unit on the raw SQLite connection in its turn, never inside another operation's
+ * transaction or stream. Its one caller is the store's `close` (sqlite/sqlite-store.ts); the
+ * window commit and the lease run in `runner.transaction`, forget through the store operation.
+ * A unit must not call the outer runner: that waits for the connection this unit holds.
  */
 export function sqliteExclusive<T>(sqlite: Database.Database, unit: () => T | Promise<T>): Promise<T> {
   return holding(gateOf(sqlite), unit);
