@@ -28,8 +28,9 @@ describe('lease renewal', () => {
     spy.mockRestore();
     expect(summary.interrupted).toBe(true);
     expect(summary.outcome).toBe('partial');
-    // It stopped early: far fewer windows than a whole backfill.
-    expect(summary.consents.length).toBeLessThan(h.emu.consentIds.length);
+    // It stopped early: not every consent was synced whole (on a busy machine every consent may
+    // have started before the first renewal; those in flight end partial, never ok).
+    expect(summary.consents.filter((c) => c.outcome === 'ok').length).toBeLessThan(h.emu.consentIds.length);
     expect(h.store.sqlite.prepare('SELECT count(*) AS n FROM lease').get()).toEqual({ n: 0 });
   });
 });
