@@ -92,6 +92,7 @@ export async function createOlderTestDatabase(count: number): Promise<string> {
   writeFileSync(journalFile, JSON.stringify({ ...journal, entries: journal.entries.slice(0, count) }));
   const url = await createTestDatabase({ migrated: false });
   const pool = new pg.Pool({ connectionString: url, max: 1 });
+  pool.on('error', () => undefined);
   try {
     await migrate(drizzle(pool), { migrationsFolder: folder });
   } finally {
