@@ -144,6 +144,7 @@ describePostgres('bankdata db copy', () => {
     const older = await createOlderTestDatabase(journal.length - 1);
     const migrationRows = async () => {
       const pool = new pg.Pool({ connectionString: older, max: 1 });
+      pool.on('error', () => undefined);
       try {
         return (await pool.query('SELECT hash, created_at::text FROM drizzle.__drizzle_migrations ORDER BY 2')).rows;
       } finally {
@@ -166,6 +167,7 @@ describePostgres('bankdata db copy', () => {
     expect(fromEmpty.code, fromEmpty.stderr).toBe(6);
     expect(fromEmpty.stderr).toContain('is empty: nothing has been synced into it');
     const pool = new pg.Pool({ connectionString: empty, max: 1 });
+    pool.on('error', () => undefined);
     try {
       const found = await pool.query<{ t: string | null }>(
         "SELECT to_regclass('drizzle.__drizzle_migrations')::text AS t",

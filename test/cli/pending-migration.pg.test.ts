@@ -22,6 +22,7 @@ const ENV = {
 
 async function migrationRows(url: string): Promise<unknown[]> {
   const pool = new pg.Pool({ connectionString: url, max: 1 });
+  pool.on('error', () => undefined); // the database is dropped (WITH FORCE) as the pool's end completes
   try {
     return (await pool.query('SELECT hash, created_at::text FROM drizzle.__drizzle_migrations ORDER BY created_at'))
       .rows;
