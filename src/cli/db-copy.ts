@@ -164,7 +164,8 @@ async function postgresToSqlite(
     );
   const { copyPostgresToSqlite } = await import('../store/pg/copy-to-sqlite');
   const files = new StoredFilesBatch(dataDir ?? dirname(resolve(file)));
-  const source = await connect(url);
+  // Read-only: only its schema is checked; a source is never migrated (exit 6 when it needs one).
+  const source = await connect(url, { readOnly: true });
   try {
     return await buildNewFile(resolve(file), async (temp) => {
       const target = await openStore(temp);
@@ -194,11 +195,14 @@ async function postgresToSqlite(
   }
 }
 
-/** The PostgreSQL side, migrated; a server that cannot be used is exit 6 with where it is (never the password). */
-async function connect(url: string) {
+/**
+ * The PostgreSQL side: a target migrated, a source (`readOnly`) only checked; a server that cannot
+ * be used is exit 6 with where it is (never the password).
+ */
+async function connect(url: string, options: { readOnly?: boolean } = {}) {
   checkPostgresUrl(url);
   try {
-    return await openPostgres(url, { max: 2 });
+    return await openPostgres(url, { max: 2, readOnly: options.readOnly ?? false });
   } catch (error) {
     const why = describeUnusablePostgres(error, url);
     if (why) throw new CliError(why, ExitCode.Database);

@@ -10,11 +10,11 @@ import { createCliContext, globalsOf } from './command-context';
 import { ExitCode } from './exit-codes';
 import { wholeNumber } from './flags';
 import { terminalSafe } from '@bankdata/core/terminal-text';
-import { DEFAULT_LEASE_TTL_MS, unfinishedRunState, unfinishedWorkersState } from '../store/lease';
+import { unfinishedRunState, unfinishedWorkersState } from '../store/lease';
 
 export interface StatusReport {
   database: string;
-  runs: (RunViewRow & { workers: Omit<RunWorkerRow, 'seen_ms_ago'>[] })[];
+  runs: (RunViewRow & { workers: Omit<RunWorkerRow, 'expires_in_ms'>[] })[];
   consents: ConsentViewRow[];
   nearExpiry: ConsentViewRow[];
   needsReconsent: ConsentViewRow[];
@@ -25,12 +25,7 @@ export interface StatusReport {
   continuityBreaks?: number;
 }
 
-export async function readStatus(
-  store: Store,
-  expiryWarningDays: number,
-  runs = 5,
-  leaseTtlMs = DEFAULT_LEASE_TTL_MS,
-): Promise<StatusReport> {
+export async function readStatus(store: Store, expiryWarningDays: number, runs = 5): Promise<StatusReport> {
   const current = await store.lease.current();
   const now = store.now();
   const consents = await store.reports.consents();
@@ -41,13 +36,13 @@ export async function readStatus(
   let newestUnfinished = true;
   // A run with no end is running only while its holder lives: on SQLite the lease (its own, not
   // expired, its pid not dead on this host); on PostgreSQL one of its workers (not left, seen
-  // within the lease's term, its pid not dead on this host). A killed one shows as interrupted.
+  // within its own term, its pid not dead on this host). A killed one shows as interrupted.
   const withState = (r: RunViewRow): RunViewRow => {
     if (r.outcome !== null || r.finished_at !== null) return r;
     const own = workersOf(r.run_id);
     const state =
       own.length > 0
-        ? unfinishedWorkersState(own, leaseTtlMs)
+        ? unfinishedWorkersState(own)
         : newestUnfinished
           ? unfinishedRunState({ startedAt: r.started_at }, current, now)
           : 'interrupted';
@@ -59,7 +54,7 @@ export async function readStatus(
     database: store.path,
     runs: latest.map((r) => ({
       ...r,
-      workers: workersOf(r.run_id).map(({ run_id: _id, seen_ms_ago: _seen, ...w }) => w),
+      workers: workersOf(r.run_id).map(({ run_id: _id, expires_in_ms: _expires, ...w }) => w),
     })),
     consents,
     nearExpiry: consents.filter(
@@ -145,7 +140,7 @@ export function registerStatusCommand(program: Command): void {
       try {
         const store = await ctx.readStore();
         const report: StatusReport = {
-          ...(await readStatus(store, ctx.config.expiryWarningDays, runs, ctx.config.sync.leaseTtlMs)),
+          ...(await readStatus(store, ctx.config.expiryWarningDays, runs)),
           continuityBreaks: await store.continuity.countFindings(),
         };
         process.stdout.write(

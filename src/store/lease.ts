@@ -173,18 +173,18 @@ export function unfinishedRunState(
 
 /**
  * An unfinished PostgreSQL run's state from its workers (src/store/pg/work-queue.ts): 'running'
- * while one has not left, was seen within the lease's term (`sync.leaseTtlMs`) and is not gone.
+ * while one has not left, its own term has not passed (`expires_in_ms`: from the worker's own
+ * `sync.leaseTtlMs`, not the reader's) and is not gone.
  */
 export function unfinishedWorkersState(
-  workers: readonly { host: string; pid: number; left_at: string | null; seen_ms_ago: number | null }[],
-  leaseTtlMs: number,
+  workers: readonly { host: string; pid: number; left_at: string | null; expires_in_ms: number | null }[],
   isAlive: (pid: number) => boolean = isProcessAlive,
 ): 'running' | 'interrupted' {
   const live = workers.some(
     (w) =>
       w.left_at === null &&
-      w.seen_ms_ago !== null &&
-      w.seen_ms_ago < leaseTtlMs &&
+      w.expires_in_ms !== null &&
+      w.expires_in_ms >= 0 &&
       !holderGone({ pid: w.pid, host: w.host }, isAlive),
   );
   return live ? 'running' : 'interrupted';

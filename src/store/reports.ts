@@ -129,8 +129,12 @@ export const RunWorkerRow = z.object({
   ...runCounters(count),
   outcome: textOrNull,
   left_at: textOrNull,
-  /** Milliseconds since the worker last renewed its leases, on the server's clock (status: is it live?). */
-  seen_ms_ago: countOrNull,
+  /**
+   * Milliseconds left of the worker's own term (run_workers.expires_at, set from its own
+   * sync.leaseTtlMs at join and each renewal), on the server's clock; negative once it has passed
+   * (status: is it live?).
+   */
+  expires_in_ms: countOrNull,
 });
 export type RunWorkerRow = z.infer<typeof RunWorkerRow>;
 
@@ -143,7 +147,7 @@ export async function runWorkerRows(
     db,
     RunWorkerRow.extend({ run_id: text }),
     sql`SELECT run_id, worker_id, host, pid, consents, requests, rows_written, failed_units, outcome, left_at,
-               floor(extract(epoch FROM clock_timestamp() - last_seen_at) * 1000)::bigint AS seen_ms_ago
+               floor(extract(epoch FROM expires_at - clock_timestamp()) * 1000)::bigint AS expires_in_ms
         FROM run_workers WHERE run_id IN (${sql.join(
           runIds.map((id) => sql`${id}`),
           sql`, `,

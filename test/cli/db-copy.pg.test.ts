@@ -12,7 +12,9 @@ import pg from 'pg';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startHarness, type Harness } from '../fixtures/sync-harness';
 import { tempDir } from '../store/helpers';
-import { createTestDatabase, describePostgres } from '../support/postgres';
+import { readJournal } from '../../src/store/migration-versions';
+import { PG_MIGRATIONS_DIR } from '../../src/store/pg/open';
+import { createOlderTestDatabase, createTestDatabase, describePostgres } from '../support/postgres';
 import { runCli, runCliInProcess } from './cli-process';
 
 const rows = (file: string, sql: string, ...params: unknown[]) => {
@@ -135,6 +137,45 @@ describePostgres('bankdata db copy', () => {
     expect(refused.code).toBe(6);
     expect(refused.stderr).not.toContain('s3cret-pw');
     expect(refused.stderr).toContain('refused the login');
+    expect(existsSync(target)).toBe(false);
+  });
+  it('refuses a PostgreSQL source one migration behind or empty (exit 6) and leaves it as it was (never migrated)', async () => {
+    const journal = readJournal(PG_MIGRATIONS_DIR);
+    const older = await createOlderTestDatabase(journal.length - 1);
+    const migrationRows = async () => {
+      const pool = new pg.Pool({ connectionString: older, max: 1 });
+      pool.on('error', () => undefined);
+      try {
+        return (await pool.query('SELECT hash, created_at::text FROM drizzle.__drizzle_migrations ORDER BY 2')).rows;
+      } finally {
+        await pool.end();
+      }
+    };
+    const before = await migrationRows();
+    expect(before).toHaveLength(journal.length - 1);
+    const target = join(tempDir(), 'from-older.sqlite');
+    const r = await runCliInProcess(['db', 'copy', '--from', older, '--to', target]);
+    expect(r.code, r.stderr).toBe(6);
+    expect(r.stderr).toMatch(/^bankdata: database .*: needs 1 migration\(s\) before this version can read it\n/);
+    expect(r.stderr).toContain('bankdata db migrate');
+    expect(existsSync(target)).toBe(false);
+    expect(await migrationRows()).toEqual(before);
+
+    // An empty database as the source: refused as an empty SQLite source is, and not migrated.
+    const empty = await createTestDatabase({ migrated: false });
+    const fromEmpty = await runCliInProcess(['db', 'copy', '--from', empty, '--to', target]);
+    expect(fromEmpty.code, fromEmpty.stderr).toBe(6);
+    expect(fromEmpty.stderr).toContain('is empty: nothing has been synced into it');
+    const pool = new pg.Pool({ connectionString: empty, max: 1 });
+    pool.on('error', () => undefined);
+    try {
+      const found = await pool.query<{ t: string | null }>(
+        "SELECT to_regclass('drizzle.__drizzle_migrations')::text AS t",
+      );
+      expect(found.rows[0]!.t).toBeNull();
+    } finally {
+      await pool.end();
+    }
     expect(existsSync(target)).toBe(false);
   });
   it("an older SQLite file holding a NUL (U+0000): its rows go to the target's rejects with the reason, the other texts escaped, and the command says how many (exit 0)", async () => {

@@ -41,14 +41,14 @@ describePostgres('a PostgreSQL migration that fails', () => {
         const [line, hint, ...rest] = r.stderr.trimEnd().split('\n');
         expect(line).toMatch(/^bankdata: database postgres:\/\/.*: migration /);
         expect(line).toContain(
-          `migration ${last.tag} failed and was rolled back: column "sent" of relation "rate_budget" already exists (42701)`,
+          `migration ${last.tag} failed and was rolled back: column "expires_at" of relation "run_workers" already exists (42701)`,
         );
         expect(hint).toBe('hint: the database is as it was before; nothing was applied');
         expect(rest).toEqual([]);
         expect(await rows()).toEqual(before);
       }
 
-      await pool.query('ALTER TABLE rate_budget DROP COLUMN sent, DROP COLUMN refused');
+      await pool.query('ALTER TABLE run_workers DROP COLUMN expires_at');
       const done = await runCliInProcess(['--db', url, 'db', 'migrate'], { cwd: dir });
       expect(done.code, done.stderr).toBe(0);
       expect(await rows()).toHaveLength(before.length + 1);

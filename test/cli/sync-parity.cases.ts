@@ -220,7 +220,7 @@ export const syncParitySuite = (setup: DialectSetup): void =>
       } else {
         await execute(
           w.store,
-          "UPDATE run_workers SET host = 'elsewhere', last_seen_at = clock_timestamp() - interval '10 seconds'",
+          "UPDATE run_workers SET host = 'elsewhere', last_seen_at = clock_timestamp() - interval '10 seconds', expires_at = clock_timestamp() - interval '7 seconds'",
         );
       }
       expect((await status(w, lease)).runs.map((r) => r.outcome)).toEqual(['interrupted']);

@@ -72,3 +72,31 @@ export const postgresDialect: DialectSetup = {
   describe: (name, body) => describePostgres(`${name} [postgres]`, body),
   location: () => createTestDatabase(),
 };
+
+/**
+ * A database of this file's own migrated only through the journal's first `count` entries, as an
+ * older bankdata left it: drizzle applies a copy of the migrations folder whose journal stops there.
+ */
+export async function createOlderTestDatabase(count: number): Promise<string> {
+  const { cpSync, mkdtempSync, readFileSync, writeFileSync } = await import('node:fs');
+  const { tmpdir } = await import('node:os');
+  const { join } = await import('node:path');
+  const { drizzle } = await import('drizzle-orm/node-postgres');
+  const { migrate } = await import('drizzle-orm/node-postgres/migrator');
+  const { PG_MIGRATIONS_DIR } = await import('../../src/store/pg/open');
+  const folder = join(mkdtempSync(join(tmpdir(), 'bankdata-older-migrations-')), 'migrations');
+  cpSync(PG_MIGRATIONS_DIR, folder, { recursive: true });
+  const journalFile = join(folder, 'meta', '_journal.json');
+  const journal = JSON.parse(readFileSync(journalFile, 'utf8')) as { entries: unknown[] };
+  if (count < 1 || count >= journal.entries.length) throw new RangeError(`count ${count} out of range`);
+  writeFileSync(journalFile, JSON.stringify({ ...journal, entries: journal.entries.slice(0, count) }));
+  const url = await createTestDatabase({ migrated: false });
+  const pool = new pg.Pool({ connectionString: url, max: 1 });
+  pool.on('error', () => undefined);
+  try {
+    await migrate(drizzle(pool), { migrationsFolder: folder });
+  } finally {
+    await pool.end();
+  }
+  return url;
+}

@@ -9,6 +9,7 @@ import { migrate } from 'drizzle-orm/node-postgres/migrator';
 import { nameRepeatedStatements } from './named-statements';
 import pg from 'pg';
 import { redactPostgresUrl } from '../../database-url';
+import { DatabaseError } from '../../errors';
 import {
   migrationFailed,
   readJournal,
@@ -87,6 +88,9 @@ export async function inPgTransaction<T>(
   }
 }
 
+/** SQLite's hint (sqlite/open.ts MIGRATE_HINT), but `db migrate` takes no backup of a PostgreSQL database. */
+const PG_MIGRATE_HINT = 'run `bankdata db migrate` (take a pg_dump first: it takes no backup of PostgreSQL)';
+
 /** Where a PostgreSQL database's pre-migration copy would be: the dump its owner takes. */
 const PG_RESTORE = 'the dump taken before it (pg_dump)';
 
@@ -120,9 +124,29 @@ function poolLocation(pool: pg.Pool): string {
   return url ? redactPostgresUrl(url) : 'PostgreSQL';
 }
 
-/** A reader's check (it never migrates): refuses a database a newer bankdata migrated. */
-export async function checkPostgresSchema(pool: pg.Pool): Promise<void> {
-  await postgresSchemaState(pool, poolLocation(pool));
+/**
+ * A reader's check (it never migrates): refuses a database a newer bankdata migrated, and one
+ * that needs migrations before this version can read it (exit 6, as a SQLite reader does). An
+ * empty database (nothing applied) is let through unless `refuseEmpty` (a copy's source).
+ */
+export async function checkPostgresSchema(pool: pg.Pool, options: { refuseEmpty?: boolean } = {}): Promise<void> {
+  const location = poolLocation(pool);
+  const state = await postgresSchemaState(pool, location);
+  if (state.applied === 0) {
+    if (options.refuseEmpty)
+      throw new DatabaseError(
+        location,
+        'is empty: nothing has been synced into it',
+        'run `bankdata sync` first, or name the database with --db or BANKDATA_DB',
+      );
+    return;
+  }
+  if (state.pending.length > 0)
+    throw new DatabaseError(
+      location,
+      `needs ${state.pending.length} migration(s) before this version can read it`,
+      PG_MIGRATE_HINT,
+    );
 }
 
 /**
@@ -157,10 +181,19 @@ export async function migratePostgres(pool: pg.Pool): Promise<void> {
   }
 }
 
-export async function openPostgres(url: string, options: { max?: number } = {}): Promise<OpenedPostgres> {
+/**
+ * A pool on the database, migrated first; with `readOnly` only checked (checkPostgresSchema: a
+ * database that is empty, needs a migration or holds an unknown one is refused, exit 6), as a
+ * copy's source is: a copy never migrates or writes what it reads.
+ */
+export async function openPostgres(
+  url: string,
+  options: { max?: number; readOnly?: boolean } = {},
+): Promise<OpenedPostgres> {
   const pool = createPool(url, options);
   try {
-    await migratePostgres(pool);
+    if (options.readOnly) await checkPostgresSchema(pool, { refuseEmpty: true });
+    else await migratePostgres(pool);
   } catch (error) {
     await pool.end();
     throw error;

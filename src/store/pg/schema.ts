@@ -527,6 +527,12 @@ export const runWorkers = pgTable(
     pid: integer('pid').notNull(),
     joinedAt: text('joined_at').notNull(),
     lastSeenAt: timestamp('last_seen_at', { withTimezone: true, mode: 'string' }).notNull(),
+    /**
+     * The end of the worker's own term: last_seen_at plus its own sync.leaseTtlMs, written at join
+     * and at every renewal. Other workers and `status` judge it gone by this, never by their own
+     * lease time (workers may run with different ones).
+     */
+    expiresAt: timestamp('expires_at', { withTimezone: true, mode: 'string' }).notNull(),
     leftAt: text('left_at'),
     consents: integer('consents').notNull().default(0),
     requests: integer('requests').notNull().default(0),

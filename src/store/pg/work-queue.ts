@@ -56,7 +56,8 @@ export interface OpenOrJoinInput {
 /**
  * Joins the open run, or opens one with these consents queued. A run whose consents are all done
  * but that nobody closed (its last worker died) is closed first. A worker of an open run is gone
- * when it has not been seen for a lease's time, or when it ran on this host and its pid is dead:
+ * when its own term has passed (expires_at: its own lease time, not this worker's), or when it ran
+ * on this host and its pid is dead:
  * it is marked as having left without a report (partial), and the consents it held go back to the
  * queue at once. A run with no live worker left is not joined: it stays without an end, and
  * `status` shows it interrupted (as a killed run on SQLite); this worker opens a new run.
@@ -82,14 +83,8 @@ export async function openOrJoinRunFor(pool: pg.Pool, input: OpenOrJoinInput): P
        FOR UPDATE OF r`,
     );
     for (const { run_id: runId } of open.rows) {
-      if (await closeRunIfDone(client, { runId, now: input.now, leaseTtlMs: input.leaseTtlMs, force: true })) continue;
-      const live = await takeOverGoneWorkers(client, {
-        runId,
-        host: input.worker.host,
-        isAlive,
-        nowText,
-        leaseTtlMs: input.leaseTtlMs,
-      });
+      if (await closeRunIfDone(client, { runId, now: input.now, force: true })) continue;
+      const live = await takeOverGoneWorkers(client, { runId, host: input.worker.host, isAlive, nowText });
       const first = live[0];
       if (first === undefined) continue;
       if (input.exclusive && runId !== input.runId) {
@@ -98,7 +93,7 @@ export async function openOrJoinRunFor(pool: pg.Pool, input: OpenOrJoinInput): P
       // The joiner's consents join the run too (a `--consent` the run did not hold, one registered
       // since it opened); those the run already holds, done or not, are left as they are.
       await queueConsents(client, runId, input.consentIds, true);
-      await addWorker(client, runId, input.worker, nowText);
+      await addWorker(client, runId, input.worker, nowText, input.leaseTtlMs);
       return { runId, opened: false };
     }
     // A shared id (sync --workers N) whose run a sibling already finished: a run of its own.
@@ -106,7 +101,7 @@ export async function openOrJoinRunFor(pool: pg.Pool, input: OpenOrJoinInput): P
     const runId = taken.rows.length > 0 ? randomUUID() : input.runId;
     await client.query(`INSERT INTO runs (run_id, started_at) VALUES ($1, $2)`, [runId, nowText]);
     await queueConsents(client, runId, input.consentIds, false);
-    await addWorker(client, runId, input.worker, nowText);
+    await addWorker(client, runId, input.worker, nowText, input.leaseTtlMs);
     return { runId, opened: true };
   });
 }
@@ -117,11 +112,13 @@ export const GONE_WORKER_SUMMARY =
 
 /**
  * Marks the run's gone workers as left (outcome partial, GONE_WORKER_SUMMARY) and requeues the
- * consents they held; returns the live ones (not left), oldest first, with their lease's end.
+ * consents they held; returns the live ones (not left), oldest first, with their lease's end. A
+ * worker is gone when its own term (`expires_at`, from its own sync.leaseTtlMs) has passed, never
+ * by the joining worker's lease time, or when it ran on this host and its pid is dead.
  */
 async function takeOverGoneWorkers(
   client: Queryable,
-  input: { runId: string; host: string; isAlive: (pid: number) => boolean; nowText: string; leaseTtlMs: number },
+  input: { runId: string; host: string; isAlive: (pid: number) => boolean; nowText: string },
 ): Promise<{ worker_id: string; host: string; pid: number; expires_at: string }[]> {
   const { rows } = await client.query<{
     worker_id: string;
@@ -130,10 +127,9 @@ async function takeOverGoneWorkers(
     fresh: boolean;
     expires_at: Date;
   }>(
-    `SELECT worker_id, host, pid, last_seen_at > clock_timestamp() - $2 * interval '1 millisecond' AS fresh,
-            last_seen_at + $2 * interval '1 millisecond' AS expires_at
+    `SELECT worker_id, host, pid, NOT (expires_at < clock_timestamp()) AS fresh, expires_at
      FROM run_workers WHERE run_id = $1 AND left_at IS NULL ORDER BY joined_at, worker_id`,
-    [input.runId, input.leaseTtlMs],
+    [input.runId],
   );
   const gone = rows.filter((w) => !w.fresh || (w.host === input.host && !input.isAlive(w.pid)));
   if (gone.length > 0) {
@@ -167,11 +163,19 @@ async function queueConsents(
   );
 }
 
-async function addWorker(client: Queryable, runId: string, worker: WorkerIdentity, nowText: string): Promise<void> {
+/** The worker's row, with the end of its own term (its sync.leaseTtlMs from now). */
+async function addWorker(
+  client: Queryable,
+  runId: string,
+  worker: WorkerIdentity,
+  nowText: string,
+  leaseTtlMs: number,
+): Promise<void> {
   await client.query(
-    `INSERT INTO run_workers (run_id, worker_id, host, pid, joined_at, last_seen_at)
-     VALUES ($1, $2, $3, $4, $5, clock_timestamp()) ON CONFLICT DO NOTHING`,
-    [runId, worker.workerId, worker.host, worker.pid, nowText],
+    `INSERT INTO run_workers (run_id, worker_id, host, pid, joined_at, last_seen_at, expires_at)
+     SELECT $1, $2, $3, $4, $5, t.now, t.now + $6 * interval '1 millisecond' FROM (SELECT clock_timestamp() AS now) t
+     ON CONFLICT DO NOTHING`,
+    [runId, worker.workerId, worker.host, worker.pid, nowText, leaseTtlMs],
   );
 }
 
@@ -234,10 +238,12 @@ export async function renewWorkerLeases(
   input: { runId: string; workerId: string; leaseTtlMs: number },
 ): Promise<ConsentId[]> {
   return inPgTransaction(pool, async (client) => {
-    await client.query(`UPDATE run_workers SET last_seen_at = clock_timestamp() WHERE run_id = $1 AND worker_id = $2`, [
-      input.runId,
-      input.workerId,
-    ]);
+    // The worker's own term renewed with its lease time: others judge it by expires_at.
+    await client.query(
+      `UPDATE run_workers SET last_seen_at = t.now, expires_at = t.now + $3 * interval '1 millisecond'
+       FROM (SELECT clock_timestamp() AS now) t WHERE run_id = $1 AND worker_id = $2`,
+      [input.runId, input.workerId, input.leaseTtlMs],
+    );
     const { rows } = await client.query<{ consent_id: string }>(
       `UPDATE run_consents SET lease_expires_at = clock_timestamp() + $3 * interval '1 millisecond'
        WHERE run_id = $1 AND worker_id = $2 AND state = 'leased'
@@ -341,7 +347,6 @@ export async function leaveRun(
     return closeRunIfDone(client, {
       runId: input.runId,
       now: input.now,
-      leaseTtlMs: input.leaseTtlMs,
       force: false,
       whenAllLeft: true,
     });
@@ -352,14 +357,14 @@ export async function leaveRun(
  * When every consent of the run is done, writes the run's summary as the sum of its workers'
  * reports and sets finished_at (once). Called by each worker that leaves, so a report that
  * arrives after the close is still counted. A worker that never left is counted as gone once it
- * has not been seen for a lease's time; `force` closes without waiting for it (a later pass).
+ * is past its own term (expires_at); `force` closes without waiting for it (a later pass).
  * `whenAllLeft` (a worker leaving) also closes a run that every worker has left with consents
  * not done (they stopped on SIGTERM): partial, as a stopped run on SQLite, and the consents not
  * done wait for the next run.
  */
 async function closeRunIfDone(
   client: Queryable,
-  input: { runId: string; now: Instant; leaseTtlMs: number; force: boolean; whenAllLeft?: boolean },
+  input: { runId: string; now: Instant; force: boolean; whenAllLeft?: boolean },
 ): Promise<boolean> {
   const { rows } = await client.query<{ run_id: string }>(
     `WITH c AS (
@@ -372,7 +377,7 @@ async function closeRunIfDone(
               coalesce(sum(failed_units), 0) AS failed_units,
               count(*) FILTER (WHERE outcome = 'failed') AS fatal,
               count(*) FILTER (WHERE outcome = 'partial') AS partial,
-              count(*) FILTER (WHERE left_at IS NULL AND last_seen_at > clock_timestamp() - $3 * interval '1 millisecond') AS live,
+              count(*) FILTER (WHERE left_at IS NULL AND NOT (expires_at < clock_timestamp())) AS live,
               count(*) FILTER (WHERE left_at IS NULL) AS unreported,
               string_agg(error_summary, '; ' ORDER BY worker_id) AS errors
        FROM run_workers WHERE run_id = $1
@@ -385,9 +390,9 @@ async function closeRunIfDone(
          CASE WHEN c.open > 0 THEN c.open || ' consent(s) not synced: every worker stopped before them' END, w.errors), 2000)
      FROM c, w
      WHERE runs.run_id = $1
-       AND ((c.open = 0 AND ($4 OR w.live = 0 OR runs.finished_at IS NOT NULL)) OR ($5 AND w.unreported = 0))
+       AND ((c.open = 0 AND ($3 OR w.live = 0 OR runs.finished_at IS NOT NULL)) OR ($4 AND w.unreported = 0))
      RETURNING runs.run_id`,
-    [input.runId, toStoredInstant(input.now), input.leaseTtlMs, input.force, input.whenAllLeft ?? false],
+    [input.runId, toStoredInstant(input.now), input.force, input.whenAllLeft ?? false],
   );
   return rows.length === 1;
 }

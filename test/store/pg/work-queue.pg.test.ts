@@ -4,10 +4,15 @@
  * the sum of the workers' reports, and one shared pacing budget.
  */
 import { randomUUID } from 'node:crypto';
+import { chmodSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type pg from 'pg';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import type { ConsentId } from '@bankdata/core/schemas';
-import { createPool } from '../../../src/store/pg/open';
+import { DEFAULT_LEASE_TTL_MS } from '../../../src/store/lease';
+import { readJournal } from '../../../src/store/migration-versions';
+import { createPool, migratePostgres, PG_MIGRATIONS_DIR } from '../../../src/store/pg/open';
 import {
   finishConsent,
   leaseNextConsent,
@@ -19,13 +24,21 @@ import {
   reserveRequestSlotAt,
   type WorkerReport,
 } from '../../../src/store/pg/work-queue';
-import { waitFor } from '../../cli/cli-process';
-import { createTestDatabase, describePostgres } from '../../support/postgres';
+import { runCliInProcess, waitFor } from '../../cli/cli-process';
+import { createOlderTestDatabase, createTestDatabase, describePostgres } from '../../support/postgres';
 
 const NOW = new Date('2025-03-05T00:00:00.000Z');
 const TTL = 60_000;
 /** A lease the test lets lapse: longer than two queries take on a loaded machine. */
 const SHORT_TTL = 1_000;
+/** A worker running with a long sync.leaseTtlMs (10 minutes). */
+const LONG_TTL = 600_000;
+/** What `status` needs to load its configuration (it sends nothing). */
+const STATUS_ENV = {
+  BANKDATA_DATA_BASE_URL: 'http://127.0.0.1:1',
+  BANKDATA_CLIENT_ID: 'client',
+  BANKDATA_CLIENT_SECRET: 'worker-terms-test-secret-9c2d',
+};
 /** The server's clock (what a lease's expiry is judged on), epoch ms. */
 const serverMs = async (p: pg.Pool): Promise<number> =>
   Number((await p.query<{ ms: string }>('SELECT extract(epoch FROM clock_timestamp()) * 1000 AS ms')).rows[0]!.ms);
@@ -121,6 +134,69 @@ describePostgres('cooperating workers: the work queue', () => {
     expect(await finishConsent(b, { runId, workerId: 'w2', consentId: CONSENTS[0]!, outcome: 'ok', now: NOW })).toBe(
       true,
     );
+  });
+
+  it('judges a worker by its own lease time: one renewing with a 10-minute lease is neither taken over by a worker joining with a 1-second lease nor shown interrupted by a status read with one', async () => {
+    const a = pool();
+    const b = pool();
+    const { runId } = await openOrJoinRun(a, {
+      worker: worker(1),
+      consentIds: CONSENTS.slice(0, 2),
+      runId: randomUUID(),
+      now: NOW,
+      leaseTtlMs: LONG_TTL,
+    });
+    const held = await leaseNextConsent(a, { runId, workerId: 'w1', leaseTtlMs: LONG_TTL, now: NOW });
+    expect(await renewWorkerLeases(a, { runId, workerId: 'w1', leaseTtlMs: LONG_TTL })).toEqual([held!.consentId]);
+    const renewedAt = await serverMs(a);
+    // The 1 s of the short lease passes on the server's clock; w1's own 10 minutes do not.
+    await waitFor(async () => (await serverMs(b)) > renewedAt + SHORT_TTL + 100);
+
+    // status with sync.leaseTtlMs 1 s (w1's host is not this one: only its term can say it is gone).
+    const dir = mkdtempSync(join(tmpdir(), 'bankdata-worker-terms-'));
+    chmodSync(dir, 0o700);
+    const shown = await runCliInProcess(['--db', url, '--data-dir', dir, 'status', '--json'], {
+      cwd: dir,
+      env: { ...STATUS_ENV, BANKDATA_LEASE_TTL_MS: String(SHORT_TTL), BANKDATA_LEASE_RENEW_MS: '500' },
+    });
+    expect(shown.code, shown.stderr).toBe(0);
+    const { runs } = JSON.parse(shown.stdout) as { runs: { run_id: string; outcome: string | null }[] };
+    expect(runs.map((r) => [r.run_id, r.outcome])).toEqual([[runId, null]]);
+
+    // A worker joining with a 1 s lease joins the run and leaves w1 and its consent alone.
+    const joined = await openOrJoinRun(b, {
+      worker: worker(2),
+      consentIds: CONSENTS.slice(0, 2),
+      runId: randomUUID(),
+      now: NOW,
+      leaseTtlMs: SHORT_TTL,
+    });
+    expect(joined).toEqual({ runId, opened: false });
+    const { rows } = await b.query(
+      'SELECT worker_id, left_at, outcome FROM run_workers WHERE run_id = $1 ORDER BY worker_id',
+      [runId],
+    );
+    expect(rows).toEqual([
+      { worker_id: 'w1', left_at: null, outcome: null },
+      { worker_id: 'w2', left_at: null, outcome: null },
+    ]);
+    expect(await renewWorkerLeases(a, { runId, workerId: 'w1', leaseTtlMs: LONG_TTL })).toEqual([held!.consentId]);
+  });
+
+  it('migration 0007 keeps every worker row, its term its last renewal plus the default lease time', async () => {
+    const older = await createOlderTestDatabase(readJournal(PG_MIGRATIONS_DIR).length - 1);
+    const p = createPool(older, { max: 1 });
+    pools.push(p);
+    await p.query(`INSERT INTO runs (run_id, started_at) VALUES ('r1', '2025-03-05T00:00:00.000Z')`);
+    await p.query(
+      `INSERT INTO run_workers (run_id, worker_id, host, pid, joined_at, last_seen_at)
+       VALUES ('r1', 'w1', 'h', 1, '2025-03-05T00:00:00.000Z', '2025-03-05T00:00:10Z')`,
+    );
+    await migratePostgres(p);
+    const { rows } = await p.query<{ worker_id: string; term_ms: string }>(
+      `SELECT worker_id, (extract(epoch FROM expires_at - last_seen_at) * 1000)::text AS term_ms FROM run_workers`,
+    );
+    expect(rows.map((r) => [r.worker_id, Number(r.term_ms)])).toEqual([['w1', DEFAULT_LEASE_TTL_MS]]);
   });
 
   it('keeps a renewed lease past its first expiry; a released consent is taken at once', async () => {
