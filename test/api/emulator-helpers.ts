@@ -3,22 +3,13 @@ import { DateTime } from 'luxon';
 import { createDataApiClient, type DataApiClient, type DataApiClientOptions } from '../../src/api/client';
 import { formatNz } from '@bankdata/core/nz-time';
 import type { BankName, ConsentId, CreateConsentRequest, Permission } from '@bankdata/core/schemas';
-import { startEmulator, type EmulatorOptions, type StartedEmulator } from '@bankdata/emulator';
+import { FULL_PERMISSIONS, startEmulator, type EmulatorOptions, type StartedEmulator } from '@bankdata/emulator';
 
 /** A fixed data-clock start, so every run sees the same world. */
 export const START = '2025-06-02T09:00:00+12:00';
 export const REDIRECT_URI = 'https://app.example.nz/consent/return';
 
-export const ALL_PERMISSIONS: Permission[] = [
-  'ReadAccountsDetail',
-  'ReadBalances',
-  'ReadTransactionsDetail',
-  'ReadTransactionsCredits',
-  'ReadTransactionsDebits',
-  'ReadStatements',
-  'ReadParty',
-  'ReadPartyAuthUser',
-];
+export const ALL_PERMISSIONS: Permission[] = [...FULL_PERMISSIONS];
 
 export function startTestEmulator(options: EmulatorOptions = {}): Promise<StartedEmulator> {
   return startEmulator({ seed: 7, start: START, clock: 'frozen', ...options });

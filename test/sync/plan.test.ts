@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { PLANNED_RESOURCES, planConsent, scopeGapForSync, unitsOf } from '../../src/sync/plan';
 import type { BankMeta } from '@bankdata/core/schemas';
+import { FULL_PERMISSIONS } from '@bankdata/emulator';
 
 const ALL_SCOPES = [
   'manage:consents',
@@ -10,16 +11,7 @@ const ALL_SCOPES = [
   'read:transactions',
   'read:party',
 ];
-const FULL = [
-  'ReadAccountsDetail',
-  'ReadBalances',
-  'ReadTransactionsDetail',
-  'ReadTransactionsCredits',
-  'ReadTransactionsDebits',
-  'ReadStatements',
-  'ReadParty',
-  'ReadPartyAuthUser',
-];
+const FULL = [...FULL_PERMISSIONS];
 
 function bank(
   overrides: Partial<BankMeta['features']['resources']> = {},

@@ -27,6 +27,7 @@ export type {
   RateLimit,
 } from './settings';
 export { FAULT_PROFILES } from './settings';
+export { FULL_PERMISSIONS } from './generator/consents';
 export { PAYMENT_CONSENT_ROLES, type PaymentConsentRole } from './payments/seed';
 export type { PaymentsSettings, PaymentsSettingsPatch, PaymentFaultRates } from './payments/types';
 export { creditTransactionId } from './payments/credits';

@@ -9,20 +9,12 @@ import {
   type RequestLogger,
   type StartedEmulator,
 } from '../src';
+import { FULL_PERMISSIONS } from '../src/generator/consents';
 
 /** A Tuesday in NZ summer time, well inside real time. */
 export const START = '2026-03-10T10:00:00+13:00';
 export const RETURN_URI = 'https://app.example.nz/consent/return';
-export const ALL_PERMISSIONS = [
-  'ReadAccountsDetail',
-  'ReadBalances',
-  'ReadTransactionsDetail',
-  'ReadTransactionsCredits',
-  'ReadTransactionsDebits',
-  'ReadStatements',
-  'ReadParty',
-  'ReadPartyAuthUser',
-];
+export const ALL_PERMISSIONS: string[] = [...FULL_PERMISSIONS];
 
 export interface HttpResult {
   status: number;

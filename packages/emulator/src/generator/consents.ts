@@ -18,7 +18,8 @@ export type SeedBankFeatures = BankSeedFeatures;
 export const DEFAULT_REDIRECT_URI = 'https://app.example.nz/consent/return';
 const CALLBACK_URL = 'https://app.example.nz/hooks/consent';
 
-const FULL: readonly Permission[] = [
+/** Every Data permission the seeded world's full consents hold (what tests ask for too). */
+export const FULL_PERMISSIONS: readonly Permission[] = [
   'ReadAccountsDetail',
   'ReadBalances',
   'ReadTransactionsDetail',
@@ -66,7 +67,7 @@ export function seedConsents(
     // Full access over the history: end a year after the start, expiry a day after the end.
     {
       status: 'Authorised',
-      permissions: FULL,
+      permissions: FULL_PERMISSIONS,
       customer: 0,
       created: { daysAgo: 400 },
       flow: 'best',
@@ -93,7 +94,7 @@ export function seedConsents(
     // Expires one day after the start: Consumed once the clock passes it (BDT412).
     {
       status: 'Authorised',
-      permissions: FULL,
+      permissions: FULL_PERMISSIONS,
       customer: 2,
       created: { daysAgo: 30 },
       flow: 'best',
@@ -101,7 +102,7 @@ export function seedConsents(
     },
     {
       status: 'AwaitingAuthorisation',
-      permissions: FULL,
+      permissions: FULL_PERMISSIONS,
       customer: other(),
       created: { minutesAgo: 2 },
       flow: 'best',
@@ -109,7 +110,7 @@ export function seedConsents(
     },
     {
       status: 'GatewayAwaitingSubmission',
-      permissions: FULL,
+      permissions: FULL_PERMISSIONS,
       customer: other(),
       created: { minutesAgo: 5 },
       flow: 'gateway',
@@ -117,7 +118,7 @@ export function seedConsents(
     },
     {
       status: 'Rejected',
-      permissions: FULL,
+      permissions: FULL_PERMISSIONS,
       customer: other(),
       created: { daysAgo: 20 },
       flow: 'best',
@@ -126,7 +127,7 @@ export function seedConsents(
     // Revoked at the bank ten days before the start (or halfway, in a short history).
     {
       status: 'Revoked',
-      permissions: FULL,
+      permissions: FULL_PERMISSIONS,
       customer: other(),
       created: { daysAgo: 200 },
       flow: 'best',
@@ -138,7 +139,7 @@ export function seedConsents(
     // Expired before the start: end and expiry after the creation date (BDT251, BDT258), before the start.
     {
       status: 'Consumed',
-      permissions: FULL,
+      permissions: FULL_PERMISSIONS,
       customer: other(),
       created: { daysAgo: 300 },
       flow: 'best',
@@ -151,7 +152,7 @@ export function seedConsents(
     // docs/bank-api.md §4.4: a gateway consent awaiting the customer over 15 minutes times out (BDT013).
     {
       status: 'GatewayTimeout',
-      permissions: FULL,
+      permissions: FULL_PERMISSIONS,
       customer: other(),
       created: { daysAgo: 3 },
       flow: 'gateway',
