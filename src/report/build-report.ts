@@ -4,6 +4,7 @@
  * self-contained HTML file (html.ts) with the charts drawn at build time (charts.ts).
  */
 import { DateTime } from 'luxon';
+import { creditDebitFilter } from '@bankdata/core/endpoint-access';
 import { NZ, nzDateOf } from '@bankdata/core/nz-time';
 import { reconciliationSummary } from '../payments';
 import type { Store } from '../store';
@@ -30,6 +31,26 @@ export interface AccountSection {
   anchored: boolean;
   flows: FlowPoint[];
   totals: { inUnits: Units; outUnits: Units };
+  /** What the stored rows cannot show (accountLimits); html.ts draws no balance line there. */
+  limits: AccountLimits;
+}
+
+/**
+ * Where an account's stored rows are not the whole account (docs/continuity.md): its consents'
+ * permissions and window. A balance worked back through half the transactions is false.
+ */
+export interface AccountLimits {
+  /**
+   * Null when a consent that read the account's transactions returns both credits and debits;
+   * else what the consents that read them return ('Credit' or 'Debit' only), with their ids.
+   * No consent has read its transactions: null with `read` false.
+   */
+  only: { kept: 'Credit' | 'Debit' | 'Credit and Debit apart'; consents: string[] } | null;
+  read: boolean;
+  /** NZ date of the first day the account's consents cover (null: not known). */
+  windowStart: string | null;
+  /** NZ date on which the account's consent window ended (status no longer Authorised, or synced past its end); null while open. */
+  windowEnded: string | null;
 }
 
 export interface ReportData {
@@ -48,8 +69,10 @@ export async function gatherReport(store: Store, options: ReportOptions = {}): P
   const from = options.from ?? null;
   const to = options.to ?? null;
   const accounts: AccountSection[] = [];
+  const consents = await store.reportData.consents();
   for (const account of await store.reportData.accounts({ accountId: options.accountId })) {
-    accounts.push(await accountSection(store, account, from, to));
+    const section = await accountSection(store, account, from, to);
+    accounts.push({ ...section, limits: await accountLimits(store, account, consents) });
   }
   const paymentCount = await store.reportData.countPayments();
   let payments: ReportData['payments'] = null;
@@ -69,7 +92,7 @@ export async function gatherReport(store: Store, options: ReportOptions = {}): P
     from,
     to,
     accounts,
-    consents: await store.reportData.consents(),
+    consents,
     runs: await store.reportData.runs(options.runs ?? 10),
     continuity: await store.continuity.listFindings({ accountId: options.accountId }),
     payments,
@@ -81,7 +104,7 @@ async function accountSection(
   account: ReportAccount,
   from: string | null,
   to: string | null,
-): Promise<AccountSection> {
+): Promise<Omit<AccountSection, 'limits'>> {
   const scale = unitsPerMinor(account.currency);
   const days = await store.reportData.dailyFlows(account, scale);
   const anchor = await store.reportData.balanceAnchor(account, { scale, nzDateOf });
@@ -125,6 +148,40 @@ async function accountSection(
     anchored: anchor !== null,
     flows: flows.map(({ month, inUnits, outUnits }) => ({ month, inUnits, outUnits })),
     totals,
+  };
+}
+
+/**
+ * The account's limits: the permissions of the consents that read its transactions (as `check`
+ * reads them: src/check/check-accounts.ts), and the window of the consent it is listed under.
+ */
+async function accountLimits(store: Store, account: ReportAccount, consents: ReportConsent[]): Promise<AccountLimits> {
+  const coverage = await store.continuity.transactionCoverage(account);
+  const kinds = coverage.map((c) => creditDebitFilter((c.permissions ?? '').split(' ')));
+  let only: AccountLimits['only'] = null;
+  if (coverage.length > 0 && !kinds.includes(null)) {
+    const [firstKind] = kinds;
+    const kept = firstKind && kinds.every((k) => k === firstKind) ? firstKind : 'Credit and Debit apart';
+    only = { kept, consents: coverage.map((c) => c.consentId) };
+  }
+  const [earliest] = coverage
+    .map((c) => c.startDateTime)
+    .filter((d): d is string => d !== null)
+    .sort();
+  const consent = consents.find((c) => c.consent_id === account.consentId);
+  let windowEnded: string | null = null;
+  if (consent) {
+    const end = consent.end_date_time;
+    const syncedPastEnd = end !== null && consent.last_synced_at !== null && end <= consent.last_synced_at;
+    // A consent no longer authorised was read last at its last sync (or its end, if earlier).
+    const last = syncedPastEnd ? end : [end, consent.last_synced_at].filter((d) => d !== null).sort()[0];
+    if ((consent.status !== 'Authorised' || syncedPastEnd) && last) windowEnded = nzDateOf(last);
+  }
+  return {
+    only,
+    read: coverage.length > 0,
+    windowStart: earliest ? nzDateOf(earliest) : null,
+    windowEnded,
   };
 }
 

@@ -15,8 +15,16 @@ export const COLOURS = {
   grid: '#d0d5dd',
   text: '#1f2933',
 } as const;
-const WIDTH = 760;
-const HEIGHT = 280;
+/**
+ * The two sizes every chart is drawn at; html.ts shows one by a CSS media query (the page has no
+ * script). The narrow one is drawn about as wide as a 390 px phone shows it, with larger text, so
+ * that its axis text is rendered at 11 px or more (test/report/report.test.ts measures it).
+ */
+export const SIZES = {
+  wide: { width: 760, height: 280, fontSize: 12, left: 90 },
+  narrow: { width: 320, height: 240, fontSize: 13, left: 62 },
+} as const;
+export type ChartSize = keyof typeof SIZES;
 
 export interface ChartText {
   /** Unique in the page: ids of the title and description. */
@@ -31,67 +39,149 @@ export interface BalancePoint {
   units: Units;
 }
 
+/** A continuity break drawn on a balance chart: its NZ dates, and the link to its row in the breaks table. */
+export interface BreakMark {
+  from: string;
+  to: string;
+  /** Fragment of the breaks table's row (`#break-3`). */
+  href: string;
+  /** Short label drawn on the chart ("1"), and the link's accessible text. */
+  label: string;
+  description: string;
+}
+
+export interface BalanceChartOptions {
+  /** NZ dates of the chart's first and last day (the axis spans them even where no line is drawn). */
+  span: { from: string; to: string };
+  breaks?: readonly BreakMark[];
+}
+
 export interface FlowPoint {
   month: string;
   inUnits: Units;
   outUnits: Units;
 }
 
-/** A step line of the balance at each NZ day's end. */
-export function balanceChart(points: readonly BalancePoint[], currency: string, text: ChartText): string {
-  return render(text, {
-    grid: { left: 90, right: 24, top: 24, bottom: 40 },
-    xAxis: {
-      type: 'time',
-      axisLabel: { color: COLOURS.text, hideOverlap: true },
-      axisLine: { lineStyle: { color: COLOURS.text } },
-    },
-    yAxis: {
-      type: 'value',
-      scale: true,
-      name: currency,
-      nameTextStyle: { color: COLOURS.text },
-      axisLabel: axisLabel(currency),
-      splitLine: { lineStyle: { color: COLOURS.grid } },
-    },
-    series: [
-      {
-        name: 'Balance',
-        type: 'line',
-        step: 'end',
-        showSymbol: false,
-        lineStyle: { width: 2, color: COLOURS.balance },
-        areaStyle: { color: COLOURS.balance, opacity: 0.08 },
-        // NZ dates at UTC midnight with useUTC: the axis shows the NZ date whatever the machine's zone.
-        data: points.map((p) => [utcMidnight(p.date), toChartNumber(p.units)]),
-        markLine: {
-          silent: true,
-          symbol: 'none',
-          label: { show: false },
-          lineStyle: { color: COLOURS.text, type: 'dashed', width: 1 },
-          data: [{ yAxis: 0 }],
-        },
+/**
+ * A step line of the balance at each NZ day's end, over `span`: days without a point have no line
+ * (html.ts leaves out the days where the data cannot show a true balance). Each break is a shaded
+ * band over its dates, numbered, and a link to its row in the breaks table.
+ */
+export function balanceChart(
+  points: readonly BalancePoint[],
+  currency: string,
+  text: ChartText,
+  options: BalanceChartOptions,
+  size: ChartSize = 'wide',
+): string {
+  const dims = SIZES[size];
+  const breaks = options.breaks ?? [];
+  const grid = { left: dims.left, right: size === 'narrow' ? 12 : 24, top: breaks.length ? 30 : 24, bottom: 40 };
+  return render(
+    text,
+    size,
+    {
+      grid,
+      xAxis: {
+        type: 'time',
+        min: utcMidnight(options.span.from),
+        max: utcMidnight(options.span.to),
+        axisLabel: { color: COLOURS.text, hideOverlap: true, fontSize: dims.fontSize },
+        axisLine: { lineStyle: { color: COLOURS.text } },
       },
-    ],
-  });
+      yAxis: {
+        type: 'value',
+        scale: true,
+        name: currency,
+        nameTextStyle: { color: COLOURS.text, fontSize: dims.fontSize },
+        axisLabel: axisLabel(currency, dims.fontSize),
+        splitLine: { lineStyle: { color: COLOURS.grid } },
+      },
+      series: [
+        {
+          name: 'Balance',
+          type: 'line',
+          step: 'end',
+          showSymbol: false,
+          lineStyle: { width: 2, color: COLOURS.balance },
+          areaStyle: { color: COLOURS.balance, opacity: 0.08 },
+          // NZ dates at UTC midnight with useUTC: the axis shows the NZ date whatever the machine's zone.
+          data: points.map((p) => [utcMidnight(p.date), toChartNumber(p.units)]),
+          markLine: {
+            silent: true,
+            symbol: 'none',
+            label: { show: false },
+            lineStyle: { color: COLOURS.text, type: 'dashed', width: 1 },
+            data: [{ yAxis: 0 }],
+          },
+        },
+      ],
+    },
+    (chart) => breakBands(chart, breaks, grid, dims),
+  );
+}
+
+/**
+ * The breaks' bands, placed with the chart's own axis (convertToPixel): a band from the break's
+ * first NZ date to the end of its last (at least 8 px wide), its number above the plot. The band is
+ * drawn in the SVG; the link to the break's row is an HTML <a> laid over it in percentages of the
+ * chart's size (the chart is role="img", whose content is one picture: a link inside it would be
+ * lost to a screen reader), so it stays on the band at any width.
+ */
+function breakBands(
+  chart: echarts.ECharts,
+  breaks: readonly BreakMark[],
+  grid: { top: number; bottom: number },
+  dims: (typeof SIZES)[ChartSize],
+): { svg: string; html: string } {
+  const svg: string[] = [];
+  const html: string[] = [];
+  const bottom = dims.height - grid.bottom;
+  const pct = (v: number, of: number) => `${((100 * v) / of).toFixed(2)}%`;
+  for (const b of breaks) {
+    const x0 = chart.convertToPixel({ xAxisIndex: 0 }, utcMidnight(b.from));
+    const x1 = chart.convertToPixel({ xAxisIndex: 0 }, utcMidnight(b.to) + 86_400_000);
+    if (typeof x0 !== 'number' || typeof x1 !== 'number' || !Number.isFinite(x0) || !Number.isFinite(x1)) continue;
+    const width = Math.max(8, x1 - x0);
+    const mid = (x0 + x1) / 2;
+    const x = mid - width / 2;
+    const top = grid.top - dims.fontSize - 8;
+    svg.push(
+      `<g class="break-band" data-break="${escapeXml(b.label)}">` +
+        `<rect x="${x.toFixed(1)}" y="${grid.top}" width="${width.toFixed(1)}" height="${bottom - grid.top}" fill="${COLOURS.moneyOut}" fill-opacity="0.18" stroke="${COLOURS.moneyOut}" stroke-width="1"/>` +
+        `<text x="${mid.toFixed(1)}" y="${grid.top - 6}" text-anchor="middle" fill="${COLOURS.moneyOut}" style="font-size:${dims.fontSize}px;font-family:system-ui, sans-serif;font-weight:bold;">${escapeXml(b.label)}</text></g>`,
+    );
+    const hit = Math.max(width, 24);
+    html.push(
+      `<a class="break-mark" href="${escapeXml(b.href)}" aria-label="${escapeXml(b.description)}" title="${escapeXml(b.description)}" ` +
+        `style="left:${pct(mid - hit / 2, dims.width)};top:${pct(top, dims.height)};width:${pct(hit, dims.width)};height:${pct(bottom - top, dims.height)}"></a>`,
+    );
+  }
+  return { svg: svg.join(''), html: html.join('') };
 }
 
 /** Bars per month: money in above zero, money out below it. */
-export function flowsChart(points: readonly FlowPoint[], currency: string, text: ChartText): string {
-  return render(text, {
-    grid: { left: 90, right: 24, top: 36, bottom: 40 },
-    legend: { top: 0, right: 24, textStyle: { color: COLOURS.text } },
+export function flowsChart(
+  points: readonly FlowPoint[],
+  currency: string,
+  text: ChartText,
+  size: ChartSize = 'wide',
+): string {
+  const dims = SIZES[size];
+  return render(text, size, {
+    grid: { left: dims.left, right: size === 'narrow' ? 12 : 24, top: 36, bottom: 40 },
+    legend: { top: 0, right: size === 'narrow' ? 12 : 24, textStyle: { color: COLOURS.text, fontSize: dims.fontSize } },
     xAxis: {
       type: 'category',
       data: points.map((p) => p.month),
-      axisLabel: { color: COLOURS.text, hideOverlap: true },
+      axisLabel: { color: COLOURS.text, hideOverlap: true, fontSize: dims.fontSize },
       axisLine: { onZero: true, lineStyle: { color: COLOURS.text } },
     },
     yAxis: {
       type: 'value',
       name: currency,
-      nameTextStyle: { color: COLOURS.text },
-      axisLabel: axisLabel(currency),
+      nameTextStyle: { color: COLOURS.text, fontSize: dims.fontSize },
+      axisLabel: axisLabel(currency, dims.fontSize),
       splitLine: { lineStyle: { color: COLOURS.grid } },
     },
     series: [
@@ -113,18 +203,27 @@ export function flowsChart(points: readonly FlowPoint[], currency: string, text:
   });
 }
 
-function render(text: ChartText, option: echarts.EChartsOption): string {
-  const chart = echarts.init(null, null, { renderer: 'svg', ssr: true, width: WIDTH, height: HEIGHT });
+function render(
+  text: ChartText,
+  size: ChartSize,
+  option: echarts.EChartsOption,
+  extra?: (chart: echarts.ECharts) => { svg: string; html: string },
+): string {
+  const { width, height, fontSize } = SIZES[size];
+  const chart = echarts.init(null, null, { renderer: 'svg', ssr: true, width, height });
   try {
     chart.setOption({
       animation: false,
       useUTC: true,
       aria: { enabled: true },
-      textStyle: { fontFamily: 'system-ui, sans-serif' },
+      textStyle: { fontFamily: 'system-ui, sans-serif', fontSize },
       ...option,
     });
     const svg = chart.renderToSVGString();
-    return accessible(svg, text);
+    const added = extra ? extra(chart) : { svg: '', html: '' };
+    const drawn = accessible(added.svg ? svg.replace(/<\/svg>\s*$/, `${added.svg}</svg>`) : svg, text, size);
+    // One box per size, which html.ts's CSS shows or hides; laid-over links are placed in it.
+    return `<div class="chart-box" data-size="${size}">${drawn}${added.html}</div>`;
   } finally {
     chart.dispose();
   }
@@ -134,14 +233,14 @@ function render(text: ChartText, option: echarts.EChartsOption): string {
  * role="img" named by the chart's <title> and <desc>; hover styles dropped (the page is static);
  * the fixed size replaced by a viewBox that scales to the page and to paper.
  */
-function accessible(svg: string, text: ChartText): string {
+function accessible(svg: string, text: ChartText, size: ChartSize): string {
   const titleId = `${text.id}-title`;
   const descId = `${text.id}-desc`;
   return svg
     .replace(/<style[\s\S]*?<\/style>/g, '')
     .replace(
       /^<svg width="(\d+)" height="(\d+)"/,
-      `<svg class="chart" role="img" aria-labelledby="${titleId} ${descId}" width="100%" preserveAspectRatio="xMidYMid meet" data-width="$1" data-height="$2"`,
+      `<svg class="chart" role="img" aria-labelledby="${titleId} ${descId}" data-size="${size}" width="100%" preserveAspectRatio="xMidYMid meet" data-width="$1" data-height="$2"`,
     )
     .replace(
       /(<svg[^>]*>)/,
@@ -150,12 +249,12 @@ function accessible(svg: string, text: ChartText): string {
 }
 
 /** Compact axis figures ("12.5K", "−3K"); JPY and other currencies without minor digits never show fractions. */
-function axisLabel(currency: string) {
+function axisLabel(currency: string, fontSize: number) {
   const format = new Intl.NumberFormat('en-NZ', {
     notation: 'compact',
     maximumFractionDigits: minorUnitExponent(currency) === 0 ? 0 : 1,
   });
-  return { color: COLOURS.text, formatter: (value: number) => format.format(value).replace(/^-/, '−') };
+  return { color: COLOURS.text, fontSize, formatter: (value: number) => format.format(value).replace(/^-/, '−') };
 }
 
 function utcMidnight(date: string): number {

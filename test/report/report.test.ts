@@ -90,7 +90,7 @@ describe('report figures', () => {
 
   it('writes JPY without minor digits, negative amounts with a minus sign, and escapes what it shows', () => {
     const html = readFileSync(reportPath, 'utf8');
-    const jpy = html.slice(html.indexOf('· JPY</span>'));
+    const jpy = html.slice(html.indexOf('· JPY</span></h3>')); // the section's heading (the contents name it too)
     expect(jpy.length).toBeGreaterThan(100);
     const jpyTable = jpy.slice(0, jpy.indexOf('</article>'));
     expect(jpyTable).toMatch(/<td class="num neg">−[\d,]+ JPY<\/td>/);
