@@ -33,6 +33,8 @@ export interface Config {
     readonly maxRecordsPerListing: number;
     readonly minWindowDays: number;
     readonly partyRefreshDays: number;
+    /** The longest time between two listings of an account's statements, days. */
+    readonly statementSafetyDays: number;
     /** The run lease's expiry, and how often a run renews it (below the expiry). */
     readonly leaseTtlMs: number;
     readonly leaseRenewMs: number;

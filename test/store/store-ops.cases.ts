@@ -177,6 +177,7 @@ export const storeOpsSuite = storeSuite('the store operations written once', (d)
       await store.commitParty({ ...customer, row: party as never, runId: null, now: '2025-03-05T01:00:00Z' });
       expect(await store.partyLastSeen(customer)).toBe('2025-03-05T01:00:00.000Z');
       expect(await store.latestStatementStart({ bank: BANK, accountId: ACCOUNT })).toBeNull();
+      expect(await store.newestStatementPeriod({ bank: BANK, accountId: ACCOUNT })).toBeNull();
       for (const [id, start] of [
         ['s1', '2025-01-01T00:00:00.000Z'],
         ['s2', '2025-02-01T00:00:00.000Z'],
@@ -202,6 +203,13 @@ export const storeOpsSuite = storeSuite('the store operations written once', (d)
         });
       }
       expect(await store.latestStatementStart({ bank: BANK, accountId: ACCOUNT })).toBe('2025-02-01T00:00:00.000Z');
+      // The newest by its end: the dates the sync plans its next statement listing from.
+      expect(await store.newestStatementPeriod({ bank: BANK, accountId: ACCOUNT })).toEqual({
+        type: 'RegularPeriodic',
+        start: '2025-02-01T00:00:00.000Z',
+        end: '2025-02-01T00:00:00.000Z',
+        created: '2025-02-01T00:00:00.000Z',
+      });
       expect(await store.listStatementsWithoutFile({ bank: BANK, accountId: ACCOUNT })).toEqual(['s1', 's2']);
     });
   });
