@@ -25,6 +25,10 @@ export interface Config {
   readonly redirectWhitelist: readonly string[];
   readonly sync: {
     readonly lookbackDays: number;
+    /** The shortest look-back of an account whose full look-back needs a second page. */
+    readonly minLookbackDays: number;
+    /** Rows one page of the bank holds. */
+    readonly pageSize: number;
     /** An NZ date (YYYY-MM-DD): nothing older is fetched. */
     readonly floor: string | null;
     readonly concurrency: number;

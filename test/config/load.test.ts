@@ -41,6 +41,8 @@ describe('loadConfig defaults', () => {
       redirectWhitelist: [],
       sync: {
         lookbackDays: 14,
+        minLookbackDays: 3,
+        pageSize: 50,
         floor: null,
         concurrency: 16,
         windowDays: 3650,
@@ -92,6 +94,8 @@ describe('loadConfig precedence: default.json, local.json, environment, flags', 
     const fromLocal = loadConfig({ cwd, env: {} });
     expect(fromLocal.sync).toEqual({
       lookbackDays: 3,
+      minLookbackDays: 3,
+      pageSize: 50,
       floor: null,
       concurrency: 16,
       windowDays: 7,
@@ -131,6 +135,8 @@ describe('loadConfig precedence: default.json, local.json, environment, flags', 
     expect(fromFlags.dataDir).toBe(join(cwd, 'store'));
     expect(fromFlags.sync).toEqual({
       lookbackDays: 3,
+      minLookbackDays: 3,
+      pageSize: 50,
       floor: null,
       concurrency: 16,
       windowDays: 2,
