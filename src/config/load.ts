@@ -25,6 +25,10 @@ export interface Config {
   readonly redirectWhitelist: readonly string[];
   readonly sync: {
     readonly lookbackDays: number;
+    /** The shortest look-back of an account whose full look-back needs a second page. */
+    readonly minLookbackDays: number;
+    /** Rows one page of the bank holds. */
+    readonly pageSize: number;
     /** An NZ date (YYYY-MM-DD): nothing older is fetched. */
     readonly floor: string | null;
     readonly concurrency: number;
@@ -33,6 +37,8 @@ export interface Config {
     readonly maxRecordsPerListing: number;
     readonly minWindowDays: number;
     readonly partyRefreshDays: number;
+    /** The longest time between two listings of an account's statements, days. */
+    readonly statementSafetyDays: number;
     /** The run lease's expiry, and how often a run renews it (below the expiry). */
     readonly leaseTtlMs: number;
     readonly leaseRenewMs: number;

@@ -60,6 +60,10 @@ const cron = z.string().refine((v) => isCronExpression(v));
 
 export const syncSchema = z.strictObject({
   lookbackDays: wholeDays(0, 3650),
+  /** The shortest look-back, for an account whose full look-back needs a second page. */
+  minLookbackDays: wholeDays(0, 3650),
+  /** Rows one page of the bank's transaction and statement lists holds (docs/bank-api.md §1.4). */
+  pageSize: z.int().min(1).max(10_000),
   floor: z.string().refine(isNzDate).nullable(),
   concurrency: z.int().min(1).max(64),
   /** The largest transaction window (NZ days); the sync picks each window's size below it. */
@@ -68,6 +72,8 @@ export const syncSchema = z.strictObject({
   minWindowDays: wholeDays(1, 3650),
   /** Party data is read again after this many days (a new consent: always). */
   partyRefreshDays: wholeDays(0, 3650),
+  /** The longest time between two listings of an account's statements (docs/configuration.md "Statements when due"). */
+  statementSafetyDays: wholeDays(1, 3650),
   maxRecordsPerListing: z.int().min(100).max(1_000_000),
   /** The run lease's expiry after each acquire or renewal (docs/configuration.md "Sync rules"). */
   leaseTtlMs: z.int().min(100).max(3_600_000),
@@ -129,13 +135,16 @@ export const EXPECTED_FORM: Record<string, string> = {
   dataDir: 'a directory path (relative to the working directory)',
   redirectWhitelist: 'a list of absolute URLs as registered in the client portal',
   'redirectWhitelist[]': 'an absolute URL with a host, e.g. https://app.example.nz/callback or https://*.example.nz/',
-  sync: 'an object with lookbackDays, floor, concurrency, windowDays, minWindowDays, partyRefreshDays, maxRecordsPerListing, leaseTtlMs, leaseRenewMs, stopGraceMs',
+  sync: 'an object with lookbackDays, minLookbackDays, pageSize, floor, concurrency, windowDays, minWindowDays, partyRefreshDays, statementSafetyDays, maxRecordsPerListing, leaseTtlMs, leaseRenewMs, stopGraceMs',
   'sync.lookbackDays': 'a whole number of days from 0 to 3650',
+  'sync.minLookbackDays': 'a whole number of days from 0 to 3650',
+  'sync.pageSize': 'a whole number of rows from 1 to 10000',
   'sync.floor': 'an NZ date YYYY-MM-DD, or null',
   'sync.concurrency': 'a whole number from 1 to 64',
   'sync.windowDays': 'a whole number of days from 1 to 3650',
   'sync.minWindowDays': 'a whole number of days from 1 to 3650',
   'sync.partyRefreshDays': 'a whole number of days from 0 to 3650',
+  'sync.statementSafetyDays': 'a whole number of days from 1 to 3650',
   'sync.maxRecordsPerListing': 'a whole number from 100 to 1000000',
   'sync.leaseTtlMs': 'a whole number of milliseconds from 100 to 3600000',
   'sync.leaseRenewMs': 'a whole number of milliseconds from 10 to 3600000, below sync.leaseTtlMs',

@@ -10,6 +10,7 @@ export type { AddConsentResult, ConsentRecord, StoredBankMeta } from './registry
 export type { TransactionWindowInput, WindowCounts } from './window-commit';
 export type { InsertCounts, PartyInput, StatementFileInput, UnitInput, UpsertCounts } from './resource-writes';
 export type { SyncResource } from './sync-state';
+export type { StatementPeriod } from './statement-dates';
 export type { RunRow, RunSummary } from './runs';
 export type { BeginResult, RunWork } from './run-work';
 export {

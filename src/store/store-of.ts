@@ -24,6 +24,8 @@ import type { BeginInput, BeginResult } from './run-work';
 import { finishRun, getRun, listRuns, startRun } from './runs';
 import type { SqlRunner } from './sql-runner';
 import type { Store } from './store';
+import { rowTimesSince } from './recent-rows';
+import { newestStatementPeriod } from './statement-dates';
 import * as syncState from './sync-state';
 import { toStoredInstant, type Clock, type Instant } from './time';
 import { viewReads } from './view-reads';
@@ -101,6 +103,8 @@ export function storeOf(parts: DialectParts): Store {
     },
     listStatementsWithoutFile: async (key) => writes.listStatementsWithoutFile(r, key),
     latestStatementStart: async (key) => writes.latestStatementStart(r, key),
+    newestStatementPeriod: async (key) => newestStatementPeriod(r, key),
+    rowTimesSince: async (key) => rowTimesSince(r, key),
     partyLastSeen: async (key) => writes.partyLastSeen(r, key),
     commitParty: async (input) => writes.commitParty(r, at(input)),
 

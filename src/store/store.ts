@@ -50,6 +50,7 @@ import type { AccountRow, BalanceRow, RejectInput, RejectRow, StatementRow } fro
 import type { ReportReads } from './report-queries';
 import type { RunRow, RunSummary } from './runs';
 import type { ConsentOutcome } from './sqlite/schema';
+import type { StatementPeriod } from './statement-dates';
 import type { SyncResource, WindowKnowledge } from './sync-state';
 import type { Clock, Instant } from './time';
 import type { ViewReads } from './view-reads';
@@ -113,6 +114,10 @@ export interface Store {
   listStatementsWithoutFile(key: AccountKey): Promise<StatementId[]>;
   /** The `StartDateTime` (stored instant) of the newest statement held for the account. */
   latestStatementStart(key: AccountKey): Promise<string | null>;
+  /** Booking instants (ms, oldest first) of the account's rows held since `since`, the newest `limit` (recent-rows.ts). */
+  rowTimesSince(key: AccountKey & { since: Instant; limit: number }): Promise<number[]>;
+  /** The newest statement held for the account (its type, start and end), or null (statement-dates.ts). */
+  newestStatementPeriod(key: AccountKey): Promise<StatementPeriod | null>;
   /** When the customer's (accountId null) or the account's party was last read, or null. */
   partyLastSeen(key: { bank: BankName; consentId: ConsentId; accountId: AccountId | null }): Promise<string | null>;
   commitParty(input: WithNow<PartyInput>): Promise<UpsertCounts>;

@@ -12,6 +12,8 @@ import type { Store } from '../store';
 import type { SyncSettings } from './run-context';
 import { consentStep, skippedResources } from './consent';
 import { partyDue } from './resources';
+import { bankNow } from './run-context';
+import { DEFAULT_STATEMENT_SAFETY_DAYS, statementListing } from './statements-due';
 import { consentsToSync } from './run';
 import { transactionRange, type RangeContext } from './transactions';
 import { describeError } from './unit-outcome';
@@ -117,12 +119,22 @@ export async function planDryRun(options: {
             }
             break;
           }
-          case 'statements':
-            entry.requests.push(`GET ${path}/statements?${q}`);
+          case 'statements': {
+            const due = await statementListing(
+              store,
+              { bank, accountId, consentId },
+              {
+                now: bankNow({ now: ctx.now, client }),
+                full: ctx.full,
+                safetyDays: options.settings.statementSafetyDays ?? DEFAULT_STATEMENT_SAFETY_DAYS,
+              },
+            );
+            if (due.due) entry.requests.push(`GET ${path}/statements?${q}`);
             for (const id of units.statementFiles ? await store.listStatementsWithoutFile({ bank, accountId }) : []) {
               entry.requests.push(`GET ${path}/statements/${encodeURIComponent(id)}/file?${q}`);
             }
             break;
+          }
           case 'account_party':
             if (await partyDue(ctx, scope, accountId, firstSync)) entry.requests.push(`GET ${path}/party?${q}`);
             break;

@@ -6,7 +6,8 @@ import { DateTime } from 'luxon';
 import type { Account, AccountId, BankName, ConsentId, StatementFileType, StatementId } from '@bankdata/core/schemas';
 import type { InsertCounts, UnitInput, UpsertCounts } from '../store';
 import { commitAnswer, type Answer } from './answer';
-import type { SyncContext } from './run-context';
+import { bankNow, type SyncContext } from './run-context';
+import { DEFAULT_STATEMENT_SAFETY_DAYS, statementListing } from './statements-due';
 import { createAtomicFile, resolveInDataDir, statementFilePath, type AtomicFile } from './files';
 import {
   nulTextPath,
@@ -75,17 +76,37 @@ export async function syncBalances(ctx: SyncContext, scope: Scope, accountId: Ac
 }
 
 /**
- * The statement list, from the newest statement already held on (`fromStatementDateTime` is
- * inclusive, so that one comes again: one page a night), the whole list on a first read or
- * `--full`; returns the ids of statements still without a file.
+ * The statement list when it is due (statements-due.ts: a new statement can exist, the safety
+ * interval passed, a first listing, `--full`), from the newest statement already held on
+ * (`fromStatementDateTime` is inclusive, so that one comes again: one page), the whole list on a
+ * first read or `--full`; the listing's instant is kept per consent and account (sync_state,
+ * resource `statements`). Returns the ids of statements still without a file, listed or not, so
+ * that a file that failed is fetched again the next night.
  */
 export async function syncStatements(ctx: SyncContext, scope: Scope, accountId: AccountId): Promise<StatementId[]> {
-  const newest = ctx.full ? null : await ctx.store.latestStatementStart({ bank: scope.bank, accountId });
-  const range = newest === null ? {} : { from: DateTime.fromISO(newest, { zone: 'utc' }) };
-  const result = await ctx.client.listStatements(scope.consentId, accountId, range);
-  await commitAccountAnswer(ctx, scope, accountId, result, 'statement', toStatementRow, (unit) =>
-    ctx.store.commitStatements(unit),
-  );
+  const key = { bank: scope.bank, accountId, consentId: scope.consentId };
+  const now = bankNow(ctx);
+  const due = await statementListing(ctx.store, key, {
+    now,
+    full: ctx.full,
+    safetyDays: ctx.settings.statementSafetyDays ?? DEFAULT_STATEMENT_SAFETY_DAYS,
+  });
+  if (due.due) {
+    const newest = ctx.full ? null : await ctx.store.latestStatementStart({ bank: scope.bank, accountId });
+    const range = newest === null ? {} : { from: DateTime.fromISO(newest, { zone: 'utc' }) };
+    const result = await ctx.client.listStatements(scope.consentId, accountId, range);
+    await commitAccountAnswer(ctx, scope, accountId, result, 'statement', toStatementRow, (unit) =>
+      ctx.store.commitStatements(unit),
+    );
+    await ctx.store.syncState.setWatermark({
+      ...key,
+      resource: 'statements',
+      watermark: now.toJSDate(),
+      now: ctx.now(),
+    });
+  } else {
+    ctx.logger.debug('statement list not due', { account_id: accountId, next_at: due.nextAt.toISO() });
+  }
   return await ctx.store.listStatementsWithoutFile({ bank: scope.bank, accountId });
 }
 

@@ -23,6 +23,12 @@ export interface SyncSettings {
   minWindowDays?: number;
   /** Config `sync.partyRefreshDays` (default 7): party data read again after this many days. */
   partyRefreshDays?: number;
+  /** Config `sync.minLookbackDays` (default 3): the shortest look-back of a dense account. */
+  minLookbackDays?: number;
+  /** Config `sync.pageSize` (default 50): rows one page of the bank holds. */
+  pageSize?: number;
+  /** Config `sync.statementSafetyDays` (default 31): the longest time between two statement listings. */
+  statementSafetyDays?: number;
   /** Config `sync.leaseTtlMs` (default 60 s): the run lease's expiry after each renewal. */
   leaseTtlMs?: number;
   /** Config `sync.leaseRenewMs` (default 15 s): how often the run renews its lease. */

@@ -15,7 +15,10 @@ import { toTransactionRow } from './transform';
 import { recordFailure, runUnit } from './unit-outcome';
 import { windowLearning } from './window-learning';
 import {
+  BANK_PAGE_SIZE,
+  DEFAULT_MIN_LOOKBACK_DAYS,
   chooseWindowDays,
+  lookbackDaysFor,
   isLastWindow,
   splitWindow,
   syncRange,
@@ -41,14 +44,32 @@ export async function transactionRange(
 ) {
   const key = { bank: bank.name, accountId };
   if (!consent.startDateTime) return null;
+  const now = bankNow(ctx);
+  const watermark = await ctx.store.syncState.getWatermark({ ...key, consentId: consent.consentId });
+  // A later run's look-back, sized so that one page holds the account's night where one page can.
+  let lookbackDays = ctx.settings.lookbackDays;
+  if (watermark !== null && !ctx.full) {
+    const pageSize = ctx.settings.pageSize ?? BANK_PAGE_SIZE;
+    const since = DateTime.fromISO(watermark, { zone: 'utc' }).setZone(NZ).minus({ days: lookbackDays });
+    lookbackDays = lookbackDaysFor({
+      lookbackDays,
+      minLookbackDays: ctx.settings.minLookbackDays ?? DEFAULT_MIN_LOOKBACK_DAYS,
+      pageSize,
+      rowsPerDay: await ctx.store.syncState.getRowsPerDay({ ...key, consentId: consent.consentId }),
+      // One more than a page: enough to tell that the full look-back does not fit.
+      heldRows: await ctx.store.rowTimesSince({ ...key, since: since.toJSDate(), limit: pageSize + 1 }),
+      watermark,
+      now,
+    });
+  }
   return syncRange({
     consentStart: consent.startDateTime,
     consentEnd: consent.endDateTime,
     maxHistoryDays: bank.features.max_history_days,
     configFloor: ctx.settings.floor,
-    now: bankNow(ctx),
-    watermark: await ctx.store.syncState.getWatermark({ ...key, consentId: consent.consentId }),
-    lookbackDays: ctx.settings.lookbackDays,
+    now,
+    watermark,
+    lookbackDays,
     oldestOpenPending: await ctx.store.syncState.oldestOpenPending(key),
     since: ctx.since,
     full: ctx.full,

@@ -4,7 +4,13 @@
  * of a window the bank refuses as too large (BDT263). No I/O, no clock: `now` is passed in.
  */
 import { DateTime } from 'luxon';
+import { partitionPoint } from '@bankdata/core/arrays';
 import { NZ, addNzDays, nzDateOf, nzDaysBetween, nzMidnight, toInstant, type Instant } from '@bankdata/core/nz-time';
+
+/** Rows per page of a transactions or statements list (docs/bank-api.md §1.4); config `sync.pageSize`'s default. */
+export const BANK_PAGE_SIZE = 50;
+/** Config `sync.minLookbackDays`'s default: pending rows settle within 3 NZ days, late rows show within 2. */
+export const DEFAULT_MIN_LOOKBACK_DAYS = 3;
 
 /** A transaction query range; both ends inclusive (docs/bank-api.md §6.4), instants in UTC. */
 export interface DateWindow {
@@ -85,6 +91,53 @@ function startOf(input: SyncRangeInput, floor: DateTime): DateTime {
   // --since only moves the start earlier, never before the floor.
   if (input.since) candidates.push(latest([nzMidnight(input.since).toUTC(), floor]));
   return latest([floorToSecond(earliest(candidates)), floor]);
+}
+
+// ---------------------------------------------------------------------------
+// The look-back of a later run
+
+export interface LookbackInput {
+  /** Config `sync.lookbackDays`: the look-back wherever one page holds the night. */
+  lookbackDays: number;
+  /** Config `sync.minLookbackDays`: never less (late rows and pending ones settle within it). */
+  minLookbackDays: number;
+  /** Config `sync.pageSize`: the rows one page of the bank holds (docs/bank-api.md §1.4: 50). */
+  pageSize: number;
+  /** The account's rows per NZ day (sync_state.rows_per_day), or null: unknown. */
+  rowsPerDay: number | null;
+  /**
+   * Booking instants (ms) of the account's rows held from (watermark − lookbackDays) on, as the
+   * store has them: what the look-back would read again.
+   */
+  heldRows: readonly number[];
+  /** The watermark and now: the run reads from (watermark − look-back) to now. */
+  watermark: Instant;
+  now: Instant;
+}
+
+/**
+ * NZ days a later run re-reads before the watermark: `lookbackDays`, or, for an account whose
+ * night would not fit one page with it, the most days that do: the rows held in the look-back
+ * (counted, not estimated) plus the rows expected since the watermark (the account's rows per
+ * day, or the look-back's own rate when higher, × the days since) within `TARGET_FILL` of a
+ * page. Never below `minLookbackDays`; an account of unknown density keeps `lookbackDays`. The
+ * oldest open pending row still moves the start earlier (syncRange).
+ */
+export function lookbackDaysFor(input: LookbackInput): number {
+  const max = input.lookbackDays;
+  const min = Math.min(input.minLookbackDays, max);
+  if (input.rowsPerDay === null) return max;
+  const watermark = toInstant(input.watermark);
+  const elapsedDays = Math.max(0, toInstant(input.now).diff(watermark, 'days').days);
+  const rate = Math.max(input.rowsPerDay, input.heldRows.length / Math.max(1, max));
+  const expectedNew = rate * elapsedDays;
+  const budget = input.pageSize * TARGET_FILL;
+  for (let days = max; days > min; days--) {
+    const from = watermark.setZone(NZ).minus({ days }).toMillis();
+    const held = input.heldRows.length - partitionPoint(input.heldRows, (t) => t < from);
+    if (held + expectedNew <= budget) return days;
+  }
+  return min;
 }
 
 // ---------------------------------------------------------------------------

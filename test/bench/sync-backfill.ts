@@ -5,13 +5,15 @@
  * emulator apart: the emulator runs in this process, the sync in a child process of its own
  * (sync-support/sync-child.ts), as `bankdata sync` runs apart from the bank.
  *
- * `npm run bench -- sync-backfill [--latency MS] [--rate N] [--burst N] [--customers N] [--no-nightly]`
- * runs one setting; `--matrix` runs five (docs/benchmarks.md "Sync backfill and nightly runs"):
- * the default (20 ms, 50 req/s), latency 100 and 5 ms, rate 10 and 200 req/s, then a summary.
- * Environment knobs (flags win): BENCH_CUSTOMERS (8 per bank), BENCH_LATENCY_MS (20),
+ * `npm run bench -- sync-backfill [--shape NAME] [--latency MS] [--rate N] [--burst N] [--customers N] [--no-nightly]`
+ * runs one setting on one world shape (sync-support/shapes.ts: bench, small-paged,
+ * large-accounts, pending-heavy; default bench); `--matrix` runs every shape at the default
+ * (20 ms, 50 req/s), then small-paged at latency 5 and 100 ms and at rate 10 (a smaller instance)
+ * and 200 req/s, then a summary (docs/benchmarks.md "Sync backfill and nightly runs").
+ * Environment knobs (flags win): BENCH_CUSTOMERS (the shape's customers per bank), BENCH_LATENCY_MS (20),
  * BENCH_RATE (50), BENCH_BURST (20), BENCH_CONCURRENCY and BENCH_WINDOW_DAYS (the default
  * configuration's), BENCH_EXTRA_CONSENTS (1), BENCH_START (the data clock),
- * BENCH_SLOW_CUSTOMERS (1: customers per bank of the matrix's 10 req/s setting).
+ * BENCH_SLOW_CUSTOMERS (2: customers per bank of the matrix's 10 req/s small-paged setting).
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
@@ -25,12 +27,21 @@ import type { SyncSettings } from '../../src/sync/run-context';
 import {
   countLog,
   createExtraConsents,
+  kindOf,
   emulatorLimits,
   runSyncInChild,
   sumKinds,
   type LogCounts,
 } from './sync-support/bench-world';
-import { REQUEST_KINDS, minimumRequests } from './sync-support/minimum-requests';
+import {
+  REQUEST_KINDS,
+  minimumRequests,
+  nightlyMinimum,
+  openConsents,
+  type EmulatorLimits,
+  type NightlyMinimum,
+} from './sync-support/minimum-requests';
+import { SHAPE_NAMES, worldShape, type ShapeName, type WorldShape } from './sync-support/shapes';
 import type { SyncJob, SyncJobResult } from './sync-support/sync-child';
 
 const num = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
@@ -50,12 +61,21 @@ const SEED = 7;
 
 interface Setting {
   label: string;
+  shape: WorldShape;
   latencyMs: number;
   rate: number;
   burst: number;
-  customers: number;
   nightly: boolean;
   note?: string;
+}
+
+/** A nightly run's figures against that shape's computed nightly minimum. */
+interface NightlyFigures {
+  label: string;
+  made: number;
+  minimum: number;
+  tooMany: number;
+  accounts: number;
 }
 
 interface Figures {
@@ -68,10 +88,13 @@ interface Figures {
   boundMs: number;
   boundKind: 'rate' | 'latency';
   syncCpuMs: number;
+  /** CPU of the closing continuity check, counted apart from the sync's. */
+  checkCpuMs: number | null;
   emulatorCpuMs: number;
+  bdt263: number;
   pacing: PacerState | undefined;
   load: [number, number];
-  perAccount: string;
+  nightly: NightlyFigures[];
 }
 
 const fmt = (n: number) => Math.round(n).toLocaleString('en-NZ');
@@ -89,6 +112,7 @@ function settingsFromArgs(args: readonly string[]): Setting[] {
     rate: { type: 'string' },
     burst: { type: 'string' },
     customers: { type: 'string' },
+    shape: { type: 'string' },
     matrix: { type: 'boolean' },
     'no-nightly': { type: 'boolean' },
   } as const;
@@ -108,29 +132,43 @@ function settingsFromArgs(args: readonly string[]): Setting[] {
     }
     return n;
   };
-  const base: Setting = {
-    label: 'default',
+  const shapeName = values.shape ?? 'bench';
+  if (!(SHAPE_NAMES as readonly string[]).includes(shapeName)) {
+    process.stderr.write(`bench: --shape must be one of ${SHAPE_NAMES.join(', ')}, not ${shapeName}\n`);
+    process.exit(2);
+  }
+  const customersGiven = values.customers ?? process.env.BENCH_CUSTOMERS;
+  const customers = customersGiven === undefined ? undefined : flag('customers', 'BENCH_CUSTOMERS', 8);
+  const shape = (name: ShapeName, n?: number) => worldShape(name, n);
+  const base = {
     latencyMs: flag('latency', 'BENCH_LATENCY_MS', 20),
     rate: flag('rate', 'BENCH_RATE', 50),
     burst: flag('burst', 'BENCH_BURST', 20),
-    customers: flag('customers', 'BENCH_CUSTOMERS', 8),
     nightly: values['no-nightly'] !== true,
   };
-  if (!values.matrix) return [{ ...base, label: `latency ${base.latencyMs} ms, ${base.rate} req/s` }];
-  const slow = num('BENCH_SLOW_CUSTOMERS', 1);
+  const label = (s: WorldShape, latencyMs: number, rate: number) => `${s.name}, ${latencyMs} ms, ${rate} req/s`;
+  if (!values.matrix) {
+    const one = shape(shapeName as ShapeName, customers);
+    return [{ ...base, shape: one, label: label(one, base.latencyMs, base.rate) }];
+  }
+  const slow = num('BENCH_SLOW_CUSTOMERS', 2);
+  const small = shape('small-paged');
+  const smaller = shape('small-paged', slow);
   return [
-    { ...base, label: `default (${base.latencyMs} ms, ${base.rate} req/s)` },
-    { ...base, label: 'latency 100 ms', latencyMs: 100, nightly: false },
-    { ...base, label: 'latency 5 ms', latencyMs: 5, nightly: false },
+    ...SHAPE_NAMES.map((name) => {
+      const s = shape(name, name === 'bench' ? customers : undefined);
+      return { ...base, shape: s, label: label(s, base.latencyMs, base.rate) };
+    }),
+    { ...base, shape: small, latencyMs: 5, label: label(small, 5, base.rate) },
+    { ...base, shape: small, latencyMs: 100, label: label(small, 100, base.rate) },
     {
       ...base,
-      label: 'rate 10 req/s',
+      shape: smaller,
       rate: 10,
-      customers: slow,
-      nightly: false,
-      note: `${slow} customers per bank instead of ${base.customers}, so that the run at 10 req/s stays short`,
+      label: `${label(smaller, base.latencyMs, 10)} (${slow} customers per bank)`,
+      note: `a smaller instance: ${slow} customers per bank instead of ${small.customersPerBank}, so that the run at 10 req/s stays short`,
     },
-    { ...base, label: 'rate 200 req/s', rate: 200, nightly: false },
+    { ...base, shape: small, rate: 200, burst: 40, label: label(small, base.latencyMs, 200) },
   ];
 }
 
@@ -162,7 +200,16 @@ async function runSetting(s: Setting): Promise<Figures> {
     seed: SEED,
     start: START,
     environment: 'production',
-    customersPerBank: s.customers,
+    customersPerBank: s.shape.customersPerBank,
+    spendScale: s.shape.spendScale,
+    settleDaysMax: s.shape.settleDaysMax,
+    ...(s.shape.banks ? { banks: s.shape.banks } : {}),
+  });
+  // The shape's paging and BDT263 limits hold before any consent is created (limits are read back below).
+  emu.updateSettings({
+    ...(s.shape.accountsPageSize !== null ? { accountsPageSize: s.shape.accountsPageSize } : {}),
+    ...(s.shape.statementsPageSize !== null ? { statementsPageSize: s.shape.statementsPageSize } : {}),
+    maxResultSize: s.shape.maxResultSize,
   });
   const dataDir = join(dir, 'data');
   const dbPath = join(dataDir, 'bankdata.sqlite');
@@ -176,7 +223,8 @@ async function runSetting(s: Setting): Promise<Figures> {
     const minimum = minimumRequests(emu, consentIds, limits);
     const authorised = minimum.consents.filter((c) => c.status === 'Authorised').length;
     process.stdout.write(
-      `world: ${emu.world.options.banks.length} banks, ${fmt(emu.world.customers.length)} customers, ${fmt(emu.world.accounts.size)} accounts; ` +
+      `shape ${s.shape.name}: ${s.shape.description}\n` +
+        `world: ${emu.world.options.banks.length} banks, ${fmt(emu.world.customers.length)} customers, ${fmt(emu.world.accounts.size)} accounts; ` +
         `${consentIds.length} consents registered (${emu.consentIds.length} seeded, ${extra.length} created), ${authorised} Authorised; ` +
         `set up in ${fmt(performance.now() - t)} ms\n`,
     );
@@ -220,7 +268,7 @@ async function runSetting(s: Setting): Promise<Figures> {
 
     process.stdout.write(
       `\nsettings: latency ${s.latencyMs} ms, rate limit ${s.rate} req/s burst ${s.burst}, concurrency ${SYNC.concurrency}, windowDays ${SYNC.windowDays}, ` +
-        `page size ${limits.pageSize}, max result size ${[...new Set(Object.values(limits.maxResultSize))].join('/')}; outcome ${summary.outcome}, ` +
+        `page size ${limits.pageSize}, accounts page ${limits.accountsPageSize}, statements page ${limits.statementsPageSize ?? limits.pageSize}, max result size ${[...new Set(Object.values(limits.maxResultSize))].join('/')}; outcome ${summary.outcome}, ` +
         `${summary.counters.failedUnits.length} failed units, ${summary.counters.splits} BDT263 splits, ${stats.retries} retries; ` +
         `pacer: ${pacingLine(stats.pacing)}\n`,
     );
@@ -261,6 +309,7 @@ async function runSetting(s: Setting): Promise<Figures> {
     row(`lower bound, latency along the longest dependent chain: ${s.latencyMs} ms × ${chain}`, chainBoundMs);
     row('**lower bound (the largest)**', boundMs);
     row('CPU time of the sync process (user + system)', syncCpuMs);
+    if (run.continuityCpuMs !== null) row('of which the closing continuity check (counted apart)', run.continuityCpuMs);
     row('CPU time of the emulator process (user + system)', run.emulatorCpuMs);
     process.stdout.write(
       `\nwall / bound ${(wallMs / boundMs).toFixed(2)}; requests made / minimum ${(made / minimum.total).toFixed(2)}; ` +
@@ -268,7 +317,16 @@ async function runSetting(s: Setting): Promise<Figures> {
         `load average (1 min) ${loadBefore.toFixed(2)} before, ${loadAfter.toFixed(2)} after (this bench's own processes included)\n`,
     );
 
-    const perAccount = s.nightly ? await nightlyRuns(emu, consentIds, dbPath, dataDir) : '-';
+    const checkCpuMs = run.continuityCpuMs;
+    const syncOnly = syncCpuMs - (checkCpuMs ?? 0);
+    process.stdout.write(
+      `\n**${s.label}**: backfill ${fmt(made)} requests vs a minimum of ${fmt(minimum.total)}: **${(made / minimum.total).toFixed(3)}×**; ` +
+        `without the 429 answers (the pacer's share) ${((made - tooMany) / minimum.total).toFixed(3)}×; ` +
+        `429 ${((100 * tooMany) / made).toFixed(2)}% (${tooMany}); BDT263 ${sumKinds(log.bdt263)}; ` +
+        `wall ${secs(wallMs)} s vs the ${rateBoundMs >= poolBoundMs ? 'rate' : 'latency × concurrency'} bound ${secs(boundMs)} s: **${(wallMs / boundMs).toFixed(2)}×**; ` +
+        `sync CPU ${(syncOnly / made).toFixed(2)} ms per request (${secs(syncOnly)} s), the continuity check ${checkCpuMs === null ? '-' : `${secs(checkCpuMs)} s`} apart\n`,
+    );
+    const nightly = s.nightly ? await nightlyRuns(emu, consentIds, dbPath, dataDir, limits) : [];
     return {
       setting: s,
       consents: consentIds.length,
@@ -278,11 +336,13 @@ async function runSetting(s: Setting): Promise<Figures> {
       wallMs,
       boundMs,
       boundKind: rateBoundMs >= poolBoundMs ? 'rate' : 'latency',
-      syncCpuMs,
+      syncCpuMs: syncOnly,
+      checkCpuMs,
       emulatorCpuMs: run.emulatorCpuMs,
+      bdt263: sumKinds(log.bdt263),
       pacing: stats.pacing,
       load: [loadBefore, loadAfter],
-      perAccount,
+      nightly,
     };
   } finally {
     await emu.close();
@@ -290,56 +350,97 @@ async function runSetting(s: Setting): Promise<Figures> {
   }
 }
 
-/** Nightly runs, each a new sync process: the clock moves one day, then six more (party data is due after seven). */
+/**
+ * Nightly runs, each a new sync process: the clock moves one day, then six more (party data is
+ * due after seven); each against the shape's nightly minimum (minimum-requests.ts nightlyMinimum).
+ */
 async function nightlyRuns(
   emu: StartedEmulator,
   consentIds: readonly string[],
   dbPath: string,
   dataDir: string,
-): Promise<string> {
-  const accounts = consentIds.reduce((n, id) => {
-    const consent = emu.consent(id);
-    return consent?.status === 'Authorised' ? n + consent.accountKeys.length : n;
-  }, 0);
-  const nightly: { label: string; counts: LogCounts; run: SyncJobResult & { emulatorCpuMs: number } }[] = [];
+  limits: EmulatorLimits,
+): Promise<NightlyFigures[]> {
+  const nightly: {
+    label: string;
+    counts: LogCounts;
+    minimum: NightlyMinimum;
+    run: SyncJobResult & { emulatorCpuMs: number };
+    pagesAfterFirst: number;
+  }[] = [];
+  const backfillAt = emu.now();
   for (const [label, days] of [
     ['one day later', 1],
     ['seven days after the backfill', 6],
   ] as const) {
+    const previous = emu.now();
+    const openAtPrevious = openConsents(emu, consentIds);
     emu.advance(days * 86_400_000);
+    const partyDue = emu.now().diff(backfillAt, 'days').days >= (SYNC.partyRefreshDays ?? 7);
+    const minimum = nightlyMinimum(emu, consentIds, limits, previous, {
+      partyDue,
+      minLookbackDays: SYNC.minLookbackDays ?? 3,
+      openAtPrevious,
+    });
     const after = emu.requests().at(-1)?.seq ?? 0;
     const run = await measuredSync(emu, dbPath, dataDir);
-    nightly.push({ label, counts: countLog(emu.requests().filter((e) => e.seq > after)), run });
+    const log = emu.requests().filter((e) => e.seq > after);
+    const pagesAfterFirst = log.filter((e) => kindOf(e) === 'transactions' && e.query.page !== undefined).length;
+    nightly.push({ label, counts: countLog(log), minimum, run, pagesAfterFirst });
   }
+  const accounts = nightly[0]!.minimum.accounts;
   process.stdout.write(`\nNightly runs: requests per account, ${fmt(accounts)} accounts of Authorised consents\n\n`);
   process.stdout.write(
-    `| Requests | ${nightly.map((n) => n.label).join(' | ')} |\n|---|${nightly.map(() => '---:').join('|')}|\n`,
+    `| Requests (made / minimum) | ${nightly.map((n) => n.label).join(' | ')} |\n|---|${nightly.map(() => '---:').join('|')}|\n`,
   );
   for (const k of REQUEST_KINDS)
-    process.stdout.write(`| ${k} | ${nightly.map((n) => fmt(n.counts.all[k])).join(' | ')} |\n`);
-  process.stdout.write(`| **all** | ${nightly.map((n) => `**${fmt(sumKinds(n.counts.all))}**`).join(' | ')} |\n`);
+    process.stdout.write(
+      `| ${k} | ${nightly.map((n) => `${fmt(n.counts.all[k])} / ${fmt(n.minimum.byKind[k])}`).join(' | ')} |\n`,
+    );
+  process.stdout.write(
+    `| **all** | ${nightly.map((n) => `**${fmt(sumKinds(n.counts.all))} / ${fmt(n.minimum.total)} = ${(sumKinds(n.counts.all) / n.minimum.total).toFixed(3)}×**`).join(' | ')} |\n`,
+  );
   process.stdout.write(
     `| 429 / BDT263 | ${nightly.map((n) => `${sumKinds(n.counts.tooMany)} / ${sumKinds(n.counts.bdt263)}`).join(' | ')} |\n`,
   );
-  const perAccount = nightly.map((n) => (sumKinds(n.counts.all) / accounts).toFixed(2));
-  process.stdout.write(`| **per account** | ${perAccount.map((p) => `**${p}**`).join(' | ')} |\n`);
+  process.stdout.write(
+    `| without the 429 answers (the pacer's share) | ${nightly.map((n) => `${fmt(sumKinds(n.counts.all) - sumKinds(n.counts.tooMany))} = ${((sumKinds(n.counts.all) - sumKinds(n.counts.tooMany)) / n.minimum.total).toFixed(3)}×`).join(' | ')} |\n`,
+  );
+  process.stdout.write(
+    `| transaction pages after the first (Next) | ${nightly.map((n) => fmt(n.pagesAfterFirst)).join(' | ')} |\n`,
+  );
+  process.stdout.write(
+    `| **per account** (minimum) | ${nightly.map((n) => `**${(sumKinds(n.counts.all) / accounts).toFixed(2)}** (${(n.minimum.total / accounts).toFixed(2)})`).join(' | ')} |\n`,
+  );
   process.stdout.write(
     `| wall / CPU sync / CPU emulator (s) | ${nightly.map((n) => `${secs(n.run.wallMs)} / ${secs(n.run.cpuMs.user + n.run.cpuMs.system)} / ${secs(n.run.emulatorCpuMs)}`).join(' | ')} |\n`,
   );
   process.stdout.write(`| outcome | ${nightly.map((n) => n.run.summary.outcome).join(' | ')} |\n`);
-  return perAccount.join(' / ');
+  return nightly.map((n) => ({
+    label: n.label,
+    made: sumKinds(n.counts.all),
+    minimum: n.minimum.total,
+    tooMany: sumKinds(n.counts.tooMany),
+    accounts,
+  }));
 }
 
 function printSummary(all: readonly Figures[]): void {
+  const night = (f: Figures, i: number) => {
+    const n = f.nightly[i];
+    return n
+      ? `${fmt(n.made)} / ${fmt(n.minimum)} = ${(n.made / n.minimum).toFixed(2)}× (${((n.made - n.tooMany) / n.minimum).toFixed(2)}× without 429s), ${(n.made / n.accounts).toFixed(2)} per account, ${n.tooMany} × 429`
+      : '-';
+  };
   process.stdout.write(
-    '\n### Summary\n\n| Setting | Consents | Requests / minimum | 429 (%) | Wall (s) | Bound (s) | Wall / bound | CPU sync (s) | CPU emulator (s) | CPU s per wall s | Pacer waited (lane-s) | Nightly per account | Load 1 min (before, after) |\n' +
-      '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n',
+    '\n### Summary\n\n| Setting | Consents | Backfill requests / minimum | 429 (%) | BDT263 | Wall (s) | Bound (s) | Wall / bound | Sync CPU ms per request | Continuity check CPU (s) | Nightly +1 day: made / minimum | Nightly +7 days: made / minimum | Load 1 min (before, after) |\n' +
+      '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---|---|\n',
   );
   for (const f of all) {
     process.stdout.write(
-      `| ${f.setting.label}${f.setting.note ? ` (${f.setting.customers} customers per bank)` : ''} | ${f.consents} | ${fmt(f.made)} / ${fmt(f.minimum)} = ${(f.made / f.minimum).toFixed(2)}× | ` +
-        `${f.tooMany} (${((100 * f.tooMany) / f.made).toFixed(2)}%) | ${secs(f.wallMs)} | ${secs(f.boundMs)} (${f.boundKind}) | **${(f.wallMs / f.boundMs).toFixed(2)}×** | ` +
-        `${secs(f.syncCpuMs)} | ${secs(f.emulatorCpuMs)} | ${((f.syncCpuMs + f.emulatorCpuMs) / f.wallMs).toFixed(2)} | ${f.pacing ? secs(f.pacing.waitedMs) : '-'} | ${f.perAccount} | ` +
+      `| ${f.setting.label} | ${f.consents} | ${fmt(f.made)} / ${fmt(f.minimum)} = ${(f.made / f.minimum).toFixed(3)}× (${((f.made - f.tooMany) / f.minimum).toFixed(3)}× without 429s) | ` +
+        `${f.tooMany} (${((100 * f.tooMany) / f.made).toFixed(2)}%) | ${f.bdt263} | ${secs(f.wallMs)} | ${secs(f.boundMs)} (${f.boundKind}) | **${(f.wallMs / f.boundMs).toFixed(2)}×** | ` +
+        `${(f.syncCpuMs / f.made).toFixed(2)} | ${f.checkCpuMs === null ? '-' : secs(f.checkCpuMs)} | ${night(f, 0)} | ${night(f, 1)} | ` +
         `${f.load[0].toFixed(2)}, ${f.load[1].toFixed(2)} |\n`,
     );
   }
@@ -348,6 +449,8 @@ function printSummary(all: readonly Figures[]): void {
 export default async function bench(args: readonly string[] = []): Promise<void> {
   const settings = settingsFromArgs(args);
   const figures: Figures[] = [];
+  const started = performance.now();
   for (const s of settings) figures.push(await runSetting(s));
-  if (figures.length > 1) printSummary(figures);
+  printSummary(figures);
+  process.stdout.write(`\n${figures.length} run(s) in ${secs(performance.now() - started)} s\n`);
 }

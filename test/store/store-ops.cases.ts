@@ -9,7 +9,7 @@ import { Payment } from '@bankdata/core/payment-schemas';
 import { paymentIdentity } from '@bankdata/core/payment-identity';
 import type { StatementId } from '@bankdata/core/schemas';
 import { queryRow, queryRows, storeSuite } from '../support/dialects';
-import { ACCOUNT, BANK, CONSENT, OTHER_CONSENT, freshStoreOn } from './helpers';
+import { ACCOUNT, BANK, CONSENT, OTHER_CONSENT, authorise, freshStoreOn, txRow } from './helpers';
 
 const PAYMENT_CONSENT = '7f2a1c3e-4b5d-4e6f-8a9b-0c1d2e3f4a5b';
 const payment = (status: Payment['status'], at: string) =>
@@ -177,6 +177,7 @@ export const storeOpsSuite = storeSuite('the store operations written once', (d)
       await store.commitParty({ ...customer, row: party as never, runId: null, now: '2025-03-05T01:00:00Z' });
       expect(await store.partyLastSeen(customer)).toBe('2025-03-05T01:00:00.000Z');
       expect(await store.latestStatementStart({ bank: BANK, accountId: ACCOUNT })).toBeNull();
+      expect(await store.newestStatementPeriod({ bank: BANK, accountId: ACCOUNT })).toBeNull();
       for (const [id, start] of [
         ['s1', '2025-01-01T00:00:00.000Z'],
         ['s2', '2025-02-01T00:00:00.000Z'],
@@ -202,7 +203,45 @@ export const storeOpsSuite = storeSuite('the store operations written once', (d)
         });
       }
       expect(await store.latestStatementStart({ bank: BANK, accountId: ACCOUNT })).toBe('2025-02-01T00:00:00.000Z');
+      // The newest by its end: the dates the sync plans its next statement listing from.
+      expect(await store.newestStatementPeriod({ bank: BANK, accountId: ACCOUNT })).toEqual({
+        type: 'RegularPeriodic',
+        start: '2025-02-01T00:00:00.000Z',
+        end: '2025-02-01T00:00:00.000Z',
+        created: '2025-02-01T00:00:00.000Z',
+      });
       expect(await store.listStatementsWithoutFile({ bank: BANK, accountId: ACCOUNT })).toEqual(['s1', 's2']);
+    });
+  });
+
+  describe('rows held in a look-back', () => {
+    it('gives the booking instants of the rows not removed since an instant, the newest up to the limit, oldest first', async () => {
+      const store = await freshStoreOn(d);
+      await authorise(store, CONSENT);
+      const rows = ['2025-03-01T10:00:00+13:00', '2025-03-02T10:00:00+13:00', '2025-03-03T10:00:00+13:00'].map(
+        (at, i) => txRow({ TransactionId: `txn-${i}`, Status: 'Booked', BookingDateTime: at }),
+      );
+      await store.commitTransactionWindow({
+        bank: BANK,
+        accountId: ACCOUNT,
+        consentId: CONSENT,
+        range: { from: '2025-03-01T00:00:00+13:00', to: '2025-03-04T00:00:00+13:00' },
+        creditDebitFilter: null,
+        rows,
+        checkpoint: null,
+        runId: null,
+        now: '2025-03-04T01:00:00Z',
+      });
+      const key = { bank: BANK, accountId: ACCOUNT };
+      const ms = (at: string) => Date.parse(at);
+      expect(await store.rowTimesSince({ ...key, since: '2025-03-02T00:00:00+13:00', limit: 10 })).toEqual([
+        ms('2025-03-02T10:00:00+13:00'),
+        ms('2025-03-03T10:00:00+13:00'),
+      ]);
+      expect(await store.rowTimesSince({ ...key, since: '2025-02-01T00:00:00Z', limit: 1 })).toEqual([
+        ms('2025-03-03T10:00:00+13:00'),
+      ]);
+      expect(await store.rowTimesSince({ ...key, since: '2025-03-04T00:00:00+13:00', limit: 10 })).toEqual([]);
     });
   });
 

@@ -1,8 +1,8 @@
 /**
  * Lean nightly runs, counted from the emulator's request log: after a backfill, a run one day
- * later asks per account only its balances, one transactions window and one statement page
- * (listed from the newest statement held); party data waits for its interval (7 days), then is
- * read once. Counts are outcomes of the rules, not timings.
+ * later asks per account only its balances and one transactions window; no statement list (none
+ * can exist before the month ends: test/sync/statements-due.test.ts); party data waits for its
+ * interval (7 days), then is read once. Counts are outcomes of the rules, not timings.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDataApiClient } from '../../src/api';
@@ -64,18 +64,17 @@ describe('nightly runs after a backfill: requests per account', () => {
     return { summary, log, counts: countByKind(log) };
   };
 
-  it('one day later: at most 4 requests per account; no party data, one statement page and one window per account', async () => {
+  it('one day later: at most 4 requests per account; no party data, no statement list and one window per account', async () => {
     const { summary, log, counts } = await runAfter(1);
     expect(summary.outcome).toBe('ok');
     expect(log.every((e) => e.status === 200)).toBe(true);
     expect(counts.party ?? 0).toBe(0);
     expect(counts.account_party ?? 0).toBe(0);
-    // One window per account read (none refused), one statement page per account with statements.
+    // One window per account read (none refused); no statement can have appeared since the backfill.
     const windows = log.filter((e) => kindOf(e) === 'transactions');
     expect(windows.every((e) => !e.query.page)).toBe(true);
     expect(new Set(windows.map((e) => `${e.consent_id}|${e.account_id}`)).size).toBe(windows.length);
-    const statementLists = log.filter((e) => kindOf(e) === 'statements');
-    expect(statementLists.every((e) => e.query.fromStatementDateTime !== undefined && !e.query.page)).toBe(true);
+    expect(counts.statements ?? 0).toBe(0);
     expect(counts.balances).toBeLessThanOrEqual(accounts);
     expect(log.length / accounts).toBeLessThanOrEqual(4);
     // One read per consent still active (ended ones are skipped from then on).

@@ -63,6 +63,12 @@ export interface EmulatorOptions {
   clientSecret?: string;
   /** Passed to the world (bench scale). */
   customersPerBank?: number;
+  /** Passed to the world (bench shapes): card purchases per day × this (default 1). */
+  spendScale?: number;
+  /** Passed to the world (bench shapes): card purchases settle 1 to this many NZ days later (default 3). */
+  settleDaysMax?: number;
+  /** The banks the world holds customers of, among the environment's (default: all of them; meta still lists them all). */
+  banks?: BankName[];
   /** Passed to the world: days of history before the start (default 450; benches keep it short). */
   historyDays?: number;
   /** Receives one line per API request (the CLI logs them on stderr). */

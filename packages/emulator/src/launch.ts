@@ -48,13 +48,16 @@ export async function launchEmulator(
   if (options.maxResultSize) settings.maxResultSize = { ...settings.maxResultSize, ...options.maxResultSize };
 
   const banks = banksFor(environment);
+  const worldBanks = options.banks ?? banks;
+  for (const bank of worldBanks)
+    if (!banks.includes(bank)) throw new RangeError(`bank ${bank} is not among the ${environment} banks`);
   const generated = createWorld({
     seed,
     start,
-    banks,
+    banks: worldBanks,
     // Seeded consents request only what the meta lists (BDT241) over enabled flows.
     bankFeatures: Object.fromEntries(
-      banks.map((bank) => {
+      worldBanks.map((bank) => {
         const features = bankMeta(bank, true).features;
         return [
           bank,
@@ -68,6 +71,8 @@ export async function launchEmulator(
     ),
     ...(options.customersPerBank !== undefined ? { customersPerBank: options.customersPerBank } : {}),
     ...(options.historyDays !== undefined ? { historyDays: options.historyDays } : {}),
+    ...(options.spendScale !== undefined ? { spendScale: options.spendScale } : {}),
+    ...(options.settleDaysMax !== undefined ? { settleDaysMax: options.settleDaysMax } : {}),
   });
   // The Payments API shares this process and clock; settled payments credit the merchant's account.
   const payments = setUpPayments({

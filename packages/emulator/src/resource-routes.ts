@@ -134,7 +134,7 @@ export function handleStatements(ctx: EmulatorContext, rq: RequestInfo, accountI
       (!from || Date.parse(s.StartDateTime) >= from.at.toMillis()) &&
       (!to || Date.parse(s.EndDateTime) <= to.at.toMillis()),
   );
-  const result = paginate(statements, page, atMs, ctx.settings.pageSize, (p) =>
+  const result = paginate(statements, page, atMs, ctx.settings.statementsPageSize ?? ctx.settings.pageSize, (p) =>
     buildUrl(rq.origin, rq.path, [
       ['consent_id', consentId],
       ['fromStatementDateTime', from?.value],

@@ -72,6 +72,8 @@ export interface EmulatorSettings {
   pageSize: number;
   /** Page size of accounts (docs/bank-api.md §1.4: 100). */
   accountsPageSize: number;
+  /** Page size of statement lists; null: `pageSize`, as docs/bank-api.md §1.4 has it (a bench world shape sets 5). */
+  statementsPageSize: number | null;
   /** Per bank: a filtered transaction range holding more records gets 422 BDT263 (first page). */
   maxResultSize: Record<BankName, number>;
   /** Token bucket per client; null disables the limit. */
@@ -103,6 +105,7 @@ export function defaultSettings(): EmulatorSettings {
     latencyMs: 0,
     pageSize: 50,
     accountsPageSize: 100,
+    statementsPageSize: null,
     maxResultSize: Object.fromEntries(BANKS.map((b) => [b, DEFAULT_MAX_RESULT_SIZE])) as Record<BankName, number>,
     rateLimit: null,
     faults: { ...FAULT_PROFILES.none },
@@ -138,6 +141,7 @@ export const SettingsPatch = z
     latencyMs: z.number().int().min(0).max(60_000),
     pageSize: z.number().int().min(1).max(10_000),
     accountsPageSize: z.number().int().min(1).max(10_000),
+    statementsPageSize: z.number().int().min(1).max(10_000).nullable(),
     maxResultSize: z.partialRecord(z.enum(BANKS), z.number().int().min(1)),
     rateLimit: z
       .object({ requestsPerSecond: z.number().positive(), burst: z.number().int().min(1) })

@@ -31,6 +31,13 @@ export interface WorldOptions {
   /** Scale knob for benchmarks: customers per bank (default 3). */
   customersPerBank?: number;
   /**
+   * Shape knob for benchmarks: card purchases per day on every account are the default's draw
+   * times this whole number (default 1; a "large accounts" world uses more).
+   */
+  spendScale?: number;
+  /** Shape knob for benchmarks: a card purchase settles 1 to this many NZ days later (default 3). */
+  settleDaysMax?: number;
+  /**
    * What each bank offers per the server's meta, so seeded consents request only listed
    * permissions (BDT241) and enabled flows. Banks not named here follow bank-meta.ts's fixtures.
    */

@@ -65,6 +65,8 @@ export function resolveWorldOptions(options: WorldOptions): Required<WorldOption
     historyDays: options.historyDays ?? 450,
     horizonDays: options.horizonDays ?? 60,
     customersPerBank: options.customersPerBank ?? 3,
+    spendScale: options.spendScale ?? 1,
+    settleDaysMax: options.settleDaysMax ?? 3,
     bankFeatures: options.bankFeatures ?? {},
   };
   const wholeAtLeast = (value: number, min: number) => Number.isInteger(value) && value >= min;
@@ -74,6 +76,10 @@ export function resolveWorldOptions(options: WorldOptions): Required<WorldOption
   if (!wholeAtLeast(resolved.historyDays, 2)) throw new RangeError('historyDays must be an integer >= 2');
   if (!wholeAtLeast(resolved.horizonDays, 0)) throw new RangeError('horizonDays must be an integer >= 0');
   if (!wholeAtLeast(resolved.customersPerBank, 1)) throw new RangeError('customersPerBank must be an integer >= 1');
+  if (!wholeAtLeast(resolved.spendScale, 1) || resolved.spendScale > 50)
+    throw new RangeError('spendScale must be an integer from 1 to 50');
+  if (!wholeAtLeast(resolved.settleDaysMax, 1) || resolved.settleDaysMax > 30)
+    throw new RangeError('settleDaysMax must be an integer from 1 to 30');
   return resolved;
 }
 
@@ -120,6 +126,8 @@ function worldKey(opts: Required<WorldOptions>): string {
     opts.historyDays,
     opts.horizonDays,
     opts.customersPerBank,
+    opts.spendScale,
+    opts.settleDaysMax,
     opts.bankFeatures,
   ]);
 }
@@ -127,7 +135,15 @@ function worldKey(opts: Required<WorldOptions>): string {
 export function generateWorld(options: WorldOptions): World {
   const opts = resolveWorldOptions(options);
   const today = nzDateOf(opts.start);
-  const dataKey = JSON.stringify([opts.seed, today, opts.historyDays, opts.horizonDays, opts.customersPerBank]);
+  const dataKey = JSON.stringify([
+    opts.seed,
+    today,
+    opts.historyDays,
+    opts.horizonDays,
+    opts.customersPerBank,
+    opts.spendScale,
+    opts.settleDaysMax,
+  ]);
   // Refreshed with every world asked for, kept or made: a world in use keeps its data kept too.
   const shared = keptNewest(madeAccountData, dataKey, () => new Map<string, () => AccountData>(), WORLDS_KEPT);
   return keptNewest(madeWorlds, worldKey(opts), () => buildWorld(opts, shared), WORLDS_KEPT);
@@ -157,7 +173,11 @@ export function buildWorld(options: WorldOptions, shared?: AccountDataStore): Wo
     for (const plan of plans) {
       customers.push(deepFreeze(plan.customer));
       let drafts: ReturnType<typeof generateTimeline> | undefined;
-      const draftsOf = () => (drafts ??= generateTimeline(opts.seed, plan, cal, 0, lastDay));
+      const draftsOf = () =>
+        (drafts ??= generateTimeline(opts.seed, plan, cal, 0, lastDay, {
+          spendScale: opts.spendScale,
+          settleDaysMax: opts.settleDaysMax,
+        }));
       for (const spec of plan.accounts) {
         accounts.set(
           spec.key,

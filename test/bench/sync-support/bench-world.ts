@@ -72,6 +72,7 @@ export async function createExtraConsents(emu: StartedEmulator, startDaysAgo = 4
 const Limits = z.object({
   pageSize: z.number().int(),
   accountsPageSize: z.number().int(),
+  statementsPageSize: z.number().int().nullable(),
   maxResultSize: z.record(z.enum(BANKS), z.number().int()),
 });
 

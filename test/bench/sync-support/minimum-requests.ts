@@ -7,6 +7,8 @@
  * balances (1), transaction pages over the cheapest tiling of the range on NZ midnights whose
  * every window the bank accepts (≤ maxResultSize rows, else BDT263), statement pages, one file per
  * statement not fetched yet, account party (1); the customer's party (1). Plus meta and token.
+ *
+ * `nightlyMinimum`: the fewest requests of a later run, from the same ground truth (below).
  */
 import type { DateTime } from 'luxon';
 import { addNzDays, nzDateOf, nzMidnight } from '@bankdata/core/nz-time';
@@ -16,6 +18,7 @@ import type { StartedEmulator } from '@bankdata/emulator';
 import { bankMeta } from '@bankdata/emulator/bank-meta';
 import { historyFloorMs } from '@bankdata/emulator/resource-guard';
 import { accountKey } from '@bankdata/emulator/world-types';
+import { ENDED_STATUSES } from '../../../src/sync/consent';
 import { planConsent } from '../../../src/sync/plan';
 import { syncRange } from '../../../src/sync/windows';
 
@@ -37,6 +40,8 @@ export type KindCounts = Record<RequestKind, number>;
 export interface EmulatorLimits {
   pageSize: number;
   accountsPageSize: number;
+  /** Statements per page; null: pageSize. */
+  statementsPageSize: number | null;
   maxResultSize: Record<BankName, number>;
 }
 
@@ -119,7 +124,8 @@ export function minimumRequests(
             const statements = emu.world
               .statementsAt(record.bank, accountId, now)
               .filter((s) => floor === null || Date.parse(s.EndDateTime) >= floor);
-            own.statements += pages(statements.length, limits.pageSize);
+            const statementPage = limits.statementsPageSize ?? limits.pageSize;
+            own.statements += pages(statements.length, statementPage);
             let files = 0;
             if (r.statement_file.fetch) {
               for (const s of statements) {
@@ -130,7 +136,7 @@ export function minimumRequests(
               }
             }
             own.statement_file += files;
-            accountChain = Math.max(accountChain, pages(statements.length, limits.pageSize) + (files > 0 ? 1 : 0));
+            accountChain = Math.max(accountChain, pages(statements.length, statementPage) + (files > 0 ? 1 : 0));
           }
           longestAccountChain = Math.max(longestAccountChain, accountChain);
         }
@@ -260,4 +266,96 @@ function firstIndex(sorted: readonly number[], test: (value: number) => boolean)
     else lo = mid + 1;
   }
   return lo;
+}
+
+export interface NightlyMinimum {
+  total: number;
+  byKind: KindCounts;
+  /** Accounts of the consents read (an account under two consents counts twice). */
+  accounts: number;
+}
+
+/**
+ * The fewest requests of a later run at the emulator's now, the previous run at `previous`:
+ * token and meta; a status read per consent not ended at the previous run (`openAtPrevious`,
+ * see `openConsents`); for an Authorised
+ * one its account pages, per account its balances (1), the transaction pages of the rows a night
+ * must read again (booked since the previous run less `minLookbackDays` NZ days, late rows' margin,
+ * and every row from the oldest pending open at the previous run on; at least one request), the
+ * statement list only when a statement was created since the previous run (its pages from the
+ * newest held one, and its file), and party data when `partyDue` (as the plan allows).
+ */
+export function nightlyMinimum(
+  emu: StartedEmulator,
+  consentIds: readonly string[],
+  limits: EmulatorLimits,
+  previous: DateTime,
+  options: {
+    partyDue: boolean;
+    minLookbackDays: number;
+    /** Consents not ended at the previous run (their status then, taken before the clock moved): each is read again. */
+    openAtPrevious: ReadonlySet<string>;
+  },
+): NightlyMinimum {
+  const now = emu.now();
+  const byKind = emptyKindCounts();
+  byKind.token = 1;
+  byKind.meta = 1;
+  let accounts = 0;
+  const statementPage = limits.statementsPageSize ?? limits.pageSize;
+  const filesSeen = new Set<string>();
+  for (const consentId of consentIds) {
+    const record = emu.consent(consentId);
+    if (!record || !options.openAtPrevious.has(consentId)) continue;
+    byKind.consent += 1;
+    if (record.status !== 'Authorised') continue;
+    const meta = bankMeta(record.bank, true);
+    const r = planConsent({ permissions: record.permissions, scopes: SCOPES, bank: meta }).resources;
+    if (r.party.fetch && options.partyDue) byKind.party += 1;
+    if (!r.accounts.fetch) continue;
+    byKind.accounts += pages(record.accountKeys.length, limits.accountsPageSize);
+    const direction = creditDebitFilter(record.permissions);
+    const consentStart = Date.parse(record.start_date_time);
+    for (const key of record.accountKeys) {
+      const accountId = emu.world.accounts.get(key)?.account.AccountId;
+      if (accountId === undefined) continue;
+      accounts += 1;
+      if (r.balances.fetch) byKind.balances += 1;
+      if (r.account_party.fetch && options.partyDue) byKind.account_party += 1;
+      if (r.transactions.fetch) {
+        const mine = (t: { CreditDebitIndicator: string }) =>
+          direction === null || t.CreditDebitIndicator === direction;
+        let fromMs = previous.setZone('Pacific/Auckland').minus({ days: options.minLookbackDays }).toMillis();
+        for (const t of emu.world.transactionsAt(record.bank, accountId, previous))
+          if (t.Status === 'Pending' && mine(t)) fromMs = Math.min(fromMs, Date.parse(t.BookingDateTime));
+        fromMs = Math.max(fromMs, consentStart);
+        const rows = emu.world
+          .transactionsAt(record.bank, accountId, now)
+          .filter((t) => mine(t) && Date.parse(t.BookingDateTime) >= fromMs).length;
+        byKind.transactions += pages(rows, limits.pageSize);
+      }
+      if (r.statements.fetch) {
+        const all = emu.world.statementsAt(record.bank, accountId, now);
+        const held = emu.world.statementsAt(record.bank, accountId, previous).length;
+        const fresh = all.length - held;
+        if (fresh > 0) {
+          byKind.statements += pages(fresh + (held > 0 ? 1 : 0), statementPage);
+          // One file per statement, whichever consent of the account reads it first.
+          if (r.statement_file.fetch && !filesSeen.has(key)) byKind.statement_file += fresh;
+          filesSeen.add(key);
+        }
+      }
+    }
+  }
+  return { total: REQUEST_KINDS.reduce((sum, k) => sum + byKind[k], 0), byKind, accounts };
+}
+
+/** The consents not ended now (the emulator's status): the next run must read each once. */
+export function openConsents(emu: StartedEmulator, consentIds: readonly string[]): Set<string> {
+  return new Set(
+    consentIds.filter((id) => {
+      const status = emu.consent(id)?.status;
+      return status !== undefined && !(ENDED_STATUSES as readonly string[]).includes(status);
+    }),
+  );
 }

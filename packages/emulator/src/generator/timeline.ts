@@ -59,6 +59,7 @@ export function generateTimeline(
   cal: NzCalendar,
   first: number,
   last: number,
+  shape: { spendScale: number; settleDaysMax: number } = { spendScale: 1, settleDaysMax: 3 },
 ): Map<string, Draft[]> {
   const bank = plan.customer.bank;
   const prng = createPrng(seed, bank, plan.customer.customerId, 'timeline');
@@ -76,7 +77,7 @@ export function generateTimeline(
   const payParity = prng.int(0, 1);
   const staffNumber = prng.digits(6);
   const suburb = () => prng.pick(plan.town.suburbs);
-  const settleDay = (i: number) => itemAt(cal.days, i + prng.int(1, 3));
+  const settleDay = (i: number) => itemAt(cal.days, i + prng.int(1, shape.settleDaysMax));
 
   const transfer = (t: Omit<OwnTransfer, 'from' | 'to'> & { from: Book; to: Book }) => {
     const { debit, credit } = ownTransferDrafts(ctx, { ...t, from: t.from.spec, to: t.to.spec });
@@ -86,7 +87,7 @@ export function generateTimeline(
 
   const spend = (book: Book, i: number, merchants: readonly Merchant[], count: number, foreignChance = 0): void => {
     const day = itemAt(cal.days, i);
-    for (let n = 0; n < count; n++) {
+    for (let n = 0; n < count * shape.spendScale; n++) {
       const foreign = prng.chance(foreignChance) ? prng.pick(FOREIGN_CARD_SPEND) : null;
       const merchant = foreign ? foreign.merchant : pickWeighted(merchants, prng.next());
       const currency = foreign ? foreign.currency : book.spec.currency;

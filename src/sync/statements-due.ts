@@ -1,0 +1,100 @@
+/**
+ * When an account's statement list is asked for (docs/configuration.md "Statements when due"): a
+ * bank issues a statement once a period (a month, mostly), so a nightly run lists an account's
+ * statements only when a new one can exist, or when the safety interval has passed since the
+ * last listing; always on `--full` and when this consent never listed the account.
+ * `statementListDue` is pure; `statementListing` reads what it needs from the store.
+ */
+import { DateTime } from 'luxon';
+import { NZ } from '@bankdata/core/nz-time';
+import type { AccountId, BankName, ConsentId } from '@bankdata/core/schemas';
+import type { StatementPeriod, Store } from '../store';
+
+/** `sync.statementSafetyDays` when a caller's settings leave it out (config/default.json holds the same). */
+export const DEFAULT_STATEMENT_SAFETY_DAYS = 31;
+
+export type StatementDueReason = 'full' | 'first listing' | 'new statement can exist' | 'safety interval';
+
+export type StatementDue =
+  | { due: true; reason: StatementDueReason }
+  | { due: false; /** The first instant at which the list is due again. */ nextAt: DateTime };
+
+export interface StatementDueInput {
+  /** The bank's now (the earlier of the local clock and the server's Date). */
+  now: DateTime;
+  /** `--full`: the list is read whole whatever is held. */
+  full: boolean;
+  /** When this consent last listed the account's statements (stored instant), or null: never. */
+  lastListedAt: string | null;
+  /** The newest statement held for the account (any consent), or null. */
+  newest: StatementPeriod | null;
+  /** Config `sync.statementSafetyDays`: the longest time between two listings, days. */
+  safetyDays: number;
+}
+
+/**
+ * Due when: `--full`; this consent never listed the account; the period after the newest
+ * statement held has ended (a new statement can exist) and not more than `safetyDays` ago, so
+ * that a statement the bank creates a few hours or days after its period is fetched the first
+ * night it is there, while a bank that stopped issuing is not asked every night; or
+ * `safetyDays` have passed since the last listing (irregular statements, an account that had
+ * none).
+ */
+export function statementListDue(input: StatementDueInput): StatementDue {
+  if (input.full) return { due: true, reason: 'full' };
+  if (input.lastListedAt === null) return { due: true, reason: 'first listing' };
+  const now = input.now.toUTC();
+  const safety = { days: input.safetyDays };
+  const safetyAt = DateTime.fromISO(input.lastListedAt, { zone: 'utc' }).setZone(NZ).plus(safety).toUTC();
+  if (!safetyAt.isValid || now >= safetyAt) return { due: true, reason: 'safety interval' };
+  const canExistAt = input.newest === null ? null : nextPeriodEnd(input.newest);
+  if (canExistAt !== null) {
+    const until = canExistAt.setZone(NZ).plus(safety).toUTC();
+    if (now >= canExistAt && now < until) return { due: true, reason: 'new statement can exist' };
+    if (now < canExistAt && canExistAt < safetyAt) return { due: false, nextAt: canExistAt };
+  }
+  return { due: false, nextAt: safetyAt };
+}
+
+/**
+ * The earliest instant a statement after `statement` can exist: the end of the period after it,
+ * plus the delay the bank took to create `statement` after its end (CreationDateTime −
+ * EndDateTime, when positive and under a period). The next period starts at the NZ midnight after the statement's end and lasts as long
+ * as the statement did, counted in whole calendar months when the statement spans whole months
+ * (start and next start on the same day of the month: monthly, quarterly, annual), else in NZ
+ * days. Null when the stored dates cannot be read.
+ */
+export function nextPeriodEnd(statement: StatementPeriod): DateTime | null {
+  const start = DateTime.fromISO(statement.start, { zone: 'utc' }).setZone(NZ).startOf('day');
+  const end = DateTime.fromISO(statement.end, { zone: 'utc' }).setZone(NZ);
+  if (!start.isValid || !end.isValid || end < start) return null;
+  // An end at 23:59:59 (or any time in the day) closes that day; an end exactly at a midnight is that midnight.
+  const nextStart = end.equals(end.startOf('day')) ? end : end.startOf('day').plus({ days: 1 });
+  const periodEnd = afterOnePeriod(start, nextStart);
+  const created = DateTime.fromISO(statement.created, { zone: 'utc' });
+  const lagMs = created.isValid ? created.toMillis() - end.toMillis() : 0;
+  const periodMs = nextStart.toMillis() - start.toMillis();
+  return lagMs > 0 && lagMs < periodMs ? periodEnd.plus({ milliseconds: lagMs }).toUTC() : periodEnd.toUTC();
+}
+
+/** `nextStart` plus the length of [start, nextStart): whole calendar months when it is that, else NZ days. */
+function afterOnePeriod(start: DateTime, nextStart: DateTime): DateTime {
+  for (let months = 1; months <= 12; months++) {
+    const candidate = start.plus({ months });
+    if (candidate.equals(nextStart)) return nextStart.plus({ months });
+    if (candidate > nextStart) break;
+  }
+  return nextStart.plus({ days: Math.max(1, Math.round(nextStart.diff(start, 'days').days)) });
+}
+
+/** What the run needs to judge one account's listing, from the store. */
+export async function statementListing(
+  store: Pick<Store, 'syncState' | 'newestStatementPeriod'>,
+  key: { bank: BankName; accountId: AccountId; consentId: ConsentId },
+  input: { now: DateTime; full: boolean; safetyDays: number },
+): Promise<StatementDue> {
+  if (input.full) return statementListDue({ ...input, lastListedAt: null, newest: null });
+  const lastListedAt = await store.syncState.getWatermark({ ...key, resource: 'statements' });
+  const newest = lastListedAt === null ? null : await store.newestStatementPeriod(key);
+  return statementListDue({ ...input, lastListedAt, newest });
+}
