@@ -5,8 +5,8 @@
  * emulator apart: the emulator runs in this process, the sync in a child process of its own
  * (sync-support/sync-child.ts), as `bankdata sync` runs apart from the bank.
  *
- * `npm run bench -- sync-backfill [--latency MS] [--rate N] [--burst N] [--customers N] [--no-nightly]`
- * runs one setting; `--matrix` runs five (docs/benchmarks.md "Sync backfill and nightly runs"):
+ * `npm run bench -- sync-backfill [--latency MS] [--rate N] [--burst N] [--customers N] [--no-nightly]
+ * [--cpu-prof DIR]` runs one setting (`--cpu-prof`: each sync process writes its V8 CPU profile into DIR); `--matrix` runs five (docs/benchmarks.md "Sync backfill and nightly runs"):
  * the default (20 ms, 50 req/s), latency 100 and 5 ms, rate 10 and 200 req/s, then a summary.
  * Environment knobs (flags win): BENCH_CUSTOMERS (8 per bank), BENCH_LATENCY_MS (20),
  * BENCH_RATE (50), BENCH_BURST (20), BENCH_CONCURRENCY and BENCH_WINDOW_DAYS (the default
@@ -56,6 +56,8 @@ interface Setting {
   customers: number;
   nightly: boolean;
   note?: string;
+  /** `--cpu-prof DIR`: every sync process of the setting writes a V8 CPU profile there. */
+  cpuProfDir?: string;
 }
 
 interface Figures {
@@ -91,6 +93,7 @@ function settingsFromArgs(args: readonly string[]): Setting[] {
     customers: { type: 'string' },
     matrix: { type: 'boolean' },
     'no-nightly': { type: 'boolean' },
+    'cpu-prof': { type: 'string' },
   } as const;
   let values: ReturnType<typeof parseArgs<{ args: string[]; options: typeof options }>>['values'];
   try {
@@ -115,6 +118,7 @@ function settingsFromArgs(args: readonly string[]): Setting[] {
     burst: flag('burst', 'BENCH_BURST', 20),
     customers: flag('customers', 'BENCH_CUSTOMERS', 8),
     nightly: values['no-nightly'] !== true,
+    ...(values['cpu-prof'] === undefined ? {} : { cpuProfDir: values['cpu-prof'] }),
   };
   if (!values.matrix) return [{ ...base, label: `latency ${base.latencyMs} ms, ${base.rate} req/s` }];
   const slow = num('BENCH_SLOW_CUSTOMERS', 1);
@@ -139,6 +143,7 @@ async function measuredSync(
   emu: StartedEmulator,
   dbPath: string,
   dataDir: string,
+  cpuProfDir?: string,
 ): Promise<SyncJobResult & { emulatorCpuMs: number }> {
   const job: SyncJob = {
     baseUrl: emu.baseUrl,
@@ -150,7 +155,7 @@ async function measuredSync(
     nowMs: emu.now().toMillis(),
   };
   const cpu = process.cpuUsage();
-  const result = await runSyncInChild(job);
+  const result = await runSyncInChild(job, cpuProfDir);
   return { ...result, emulatorCpuMs: cpuMs(process.cpuUsage(cpu)) };
 }
 
@@ -184,7 +189,7 @@ async function runSetting(s: Setting): Promise<Figures> {
     emu.updateSettings({ latencyMs: s.latencyMs, rateLimit: { requestsPerSecond: s.rate, burst: s.burst } });
     const logAfter = emu.requests().at(-1)?.seq ?? 0;
     const loadBefore = load1();
-    const run = await measuredSync(emu, dbPath, dataDir);
+    const run = await measuredSync(emu, dbPath, dataDir, s.cpuProfDir);
     const loadAfter = load1();
     const { summary, stats, wallMs } = run;
     const syncCpuMs = run.cpuMs.user + run.cpuMs.system;
@@ -261,14 +266,20 @@ async function runSetting(s: Setting): Promise<Figures> {
     row(`lower bound, latency along the longest dependent chain: ${s.latencyMs} ms × ${chain}`, chainBoundMs);
     row('**lower bound (the largest)**', boundMs);
     row('CPU time of the sync process (user + system)', syncCpuMs);
+    if (run.closingCheck !== null) {
+      row('of which the closing continuity check (its wall time: next row)', run.closingCheck.cpuMs);
+      row('wall time of the closing continuity check', run.closingCheck.wallMs);
+      row('CPU of the sync process without the closing check', syncCpuMs - run.closingCheck.cpuMs);
+    }
     row('CPU time of the emulator process (user + system)', run.emulatorCpuMs);
     process.stdout.write(
       `\nwall / bound ${(wallMs / boundMs).toFixed(2)}; requests made / minimum ${(made / minimum.total).toFixed(2)}; ` +
-        `429s ${tooMany} (${((100 * tooMany) / made).toFixed(2)}%); CPU s per wall s ${((syncCpuMs + run.emulatorCpuMs) / wallMs).toFixed(2)}; ` +
+        `429s ${tooMany} (${((100 * tooMany) / made).toFixed(2)}%); ` +
+        `sync CPU per request ${(syncCpuMs / made).toFixed(2)} ms (${((syncCpuMs - (run.closingCheck?.cpuMs ?? 0)) / made).toFixed(2)} ms without the closing check); CPU s per wall s ${((syncCpuMs + run.emulatorCpuMs) / wallMs).toFixed(2)}; ` +
         `load average (1 min) ${loadBefore.toFixed(2)} before, ${loadAfter.toFixed(2)} after (this bench's own processes included)\n`,
     );
 
-    const perAccount = s.nightly ? await nightlyRuns(emu, consentIds, dbPath, dataDir) : '-';
+    const perAccount = s.nightly ? await nightlyRuns(emu, consentIds, dbPath, dataDir, s.cpuProfDir) : '-';
     return {
       setting: s,
       consents: consentIds.length,
@@ -296,6 +307,7 @@ async function nightlyRuns(
   consentIds: readonly string[],
   dbPath: string,
   dataDir: string,
+  cpuProfDir?: string,
 ): Promise<string> {
   const accounts = consentIds.reduce((n, id) => {
     const consent = emu.consent(id);
@@ -308,7 +320,7 @@ async function nightlyRuns(
   ] as const) {
     emu.advance(days * 86_400_000);
     const after = emu.requests().at(-1)?.seq ?? 0;
-    const run = await measuredSync(emu, dbPath, dataDir);
+    const run = await measuredSync(emu, dbPath, dataDir, cpuProfDir);
     nightly.push({ label, counts: countLog(emu.requests().filter((e) => e.seq > after)), run });
   }
   process.stdout.write(`\nNightly runs: requests per account, ${fmt(accounts)} accounts of Authorised consents\n\n`);
