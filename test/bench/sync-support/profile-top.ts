@@ -41,19 +41,19 @@ for (const file of files) {
     const node = byId.get(id)!;
     const delta = profile.timeDeltas[i] ?? 0;
     const f = node.callFrame;
-    const key = `${f.functionName || '(anonymous)'}  ${shortUrl(f.url)}${f.url ? `:${f.lineNumber + 1}` : ''}`;
+    const key = `${f.functionName || '(anonymous)'} ${shortUrl(f.url)}${f.url ? `:${f.lineNumber + 1}` : ''}`;
     selfUs.set(key, (selfUs.get(key) ?? 0) + delta);
     totalUs += delta;
   });
 }
-const idle = ['(idle)  (native)', '(program)  (native)', '(garbage collector)  (native)'];
+const IDLE = '(idle) (native)';
 process.stdout.write(
-  `profile: ${(totalUs / 1000).toFixed(0)} ms sampled; (idle) ${((selfUs.get(idle[0]!) ?? 0) / 1000).toFixed(0)} ms\n`,
+  `profile: ${(totalUs / 1000).toFixed(0)} ms sampled; (idle) ${((selfUs.get(IDLE) ?? 0) / 1000).toFixed(0)} ms\n`,
 );
-const rows = [...selfUs].filter(([k]) => k !== idle[0]).sort((a, b) => b[1] - a[1]);
+const rows = [...selfUs].filter(([k]) => k !== IDLE).sort((a, b) => b[1] - a[1]);
 const busy = rows.reduce((s, [, v]) => s + v, 0);
 process.stdout.write(
-  `busy (all but idle): ${(busy / 1000).toFixed(0)} ms\n\n| Self ms | % of busy | Function  where |\n|---:|---:|---|\n`,
+  `busy (all but idle): ${(busy / 1000).toFixed(0)} ms\n\n| Self ms | % of busy | Function, where |\n|---:|---:|---|\n`,
 );
 for (const [key, us] of rows.slice(0, top))
   process.stdout.write(`| ${(us / 1000).toFixed(0)} | ${((100 * us) / busy).toFixed(1)} | ${key} |\n`);
