@@ -8,6 +8,7 @@ import { z } from 'zod';
 import { ProtocolError } from './api-errors';
 import type { HttpAnswer } from './http';
 import { ErrorBody, RECORD_SCHEMAS, listEnvelope, singleEnvelope, type ResourceMember } from '@bankdata/core/schemas';
+import { leanTransaction } from '@bankdata/core/lean-records';
 
 export type RecordOf<M extends ResourceMember> = z.output<(typeof RECORD_SCHEMAS)[M]>;
 
@@ -77,10 +78,20 @@ export function parseStrict<T extends z.ZodType>(schema: T, answer: HttpAnswer, 
   return parsed.data;
 }
 
+/**
+ * The lean checks of the hot record shapes (packages/core/src/lean-records.ts): each returns the
+ * schema's own output when it is sure the schema accepts the record, else null, and zod decides.
+ */
+const LEAN: { readonly [M in ResourceMember]?: (raw: unknown) => RecordOf<M> | null } = {
+  Transaction: leanTransaction,
+};
+
 function parseRecord<M extends ResourceMember>(
   member: M,
   raw: unknown,
 ): { ok: RecordOf<M> } | { reject: RecordReject } {
+  const lean = (LEAN[member])?.(raw);
+  if (lean) return { ok: lean };
   const schema: z.ZodType<RecordOf<M>> = RECORD_SCHEMAS[member] as unknown as z.ZodType<RecordOf<M>>;
   const parsed = schema.safeParse(raw);
   return parsed.success

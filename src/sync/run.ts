@@ -3,6 +3,7 @@
  * workers, src/store/run-work.ts), meta once, then the run's consents from its queue in a bounded
  * pool, and this process's summary recorded in `runs` (v_runs; summed over workers on PostgreSQL).
  */
+import { tracingChannel } from 'node:diagnostics_channel';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { AuthenticationError, UnavailableError, type DataApiClient } from '../api';
@@ -19,6 +20,12 @@ import { describeError, isStoreLost } from './unit-outcome';
 import { lostPostgresError } from '../database-url';
 import { escapeNul } from './transform';
 import { systemClock, type Clock } from '@bankdata/core/clock';
+
+/**
+ * The closing continuity check, traced so that a profiler or the sync-backfill bench can count its
+ * time apart from the sync's own (test/bench/sync-support/sync-child.ts). No cost without a subscriber.
+ */
+export const closingCheckChannel = tracingChannel<object, object>('bankdata:sync:closing-check');
 
 export interface SyncOptions {
   store: Store;
@@ -254,7 +261,7 @@ async function syncRun(options: SyncOptions): Promise<SyncSummary> {
   if (!fatal && results.length > 0 && results.every((r) => r.unreachable)) {
     fatal = { kind: 'unavailable', message: 'the service could not be reached for any consent' };
   }
-  const continuity = fatal ? null : await closingCheck(ctx);
+  const continuity = fatal ? null : await closingCheckChannel.tracePromise(() => closingCheck(ctx), {});
   const summary = await finish(ctx, run, results, fatal, stopAsked(), startedAt, now, requestsBefore);
   summary.continuity = continuity;
   logger.info('sync finished', { run_id: runId, outcome: summary.outcome, requests: summary.requests });

@@ -5,8 +5,9 @@
  * emulator apart: the emulator runs in this process, the sync in a child process of its own
  * (sync-support/sync-child.ts), as `bankdata sync` runs apart from the bank.
  *
- * `npm run bench -- sync-backfill [--shape NAME] [--latency MS] [--rate N] [--burst N] [--customers N] [--no-nightly]`
- * runs one setting on one world shape (sync-support/shapes.ts: bench, small-paged,
+ * `npm run bench -- sync-backfill [--shape NAME] [--latency MS] [--rate N] [--burst N] [--customers N] [--no-nightly]
+ * [--cpu-prof DIR]` runs one setting (`--cpu-prof`: each sync process writes its V8 CPU profile
+ * into DIR) on one world shape (sync-support/shapes.ts: bench, small-paged,
  * large-accounts, pending-heavy; default bench); `--matrix` runs every shape at the default
  * (20 ms, 50 req/s), then small-paged at latency 5 and 100 ms and at rate 10 (a smaller instance)
  * and 200 req/s, then a summary (docs/benchmarks.md "Sync backfill and nightly runs").
@@ -67,6 +68,8 @@ interface Setting {
   burst: number;
   nightly: boolean;
   note?: string;
+  /** `--cpu-prof DIR`: every sync process of the setting writes a V8 CPU profile there. */
+  cpuProfDir?: string;
 }
 
 /** A nightly run's figures against that shape's computed nightly minimum. */
@@ -115,6 +118,7 @@ function settingsFromArgs(args: readonly string[]): Setting[] {
     shape: { type: 'string' },
     matrix: { type: 'boolean' },
     'no-nightly': { type: 'boolean' },
+    'cpu-prof': { type: 'string' },
   } as const;
   let values: ReturnType<typeof parseArgs<{ args: string[]; options: typeof options }>>['values'];
   try {
@@ -145,6 +149,7 @@ function settingsFromArgs(args: readonly string[]): Setting[] {
     rate: flag('rate', 'BENCH_RATE', 50),
     burst: flag('burst', 'BENCH_BURST', 20),
     nightly: values['no-nightly'] !== true,
+    ...(values['cpu-prof'] === undefined ? {} : { cpuProfDir: values['cpu-prof'] }),
   };
   const label = (s: WorldShape, latencyMs: number, rate: number) => `${s.name}, ${latencyMs} ms, ${rate} req/s`;
   if (!values.matrix) {
@@ -177,6 +182,7 @@ async function measuredSync(
   emu: StartedEmulator,
   dbPath: string,
   dataDir: string,
+  cpuProfDir?: string,
 ): Promise<SyncJobResult & { emulatorCpuMs: number }> {
   const job: SyncJob = {
     baseUrl: emu.baseUrl,
@@ -188,7 +194,7 @@ async function measuredSync(
     nowMs: emu.now().toMillis(),
   };
   const cpu = process.cpuUsage();
-  const result = await runSyncInChild(job);
+  const result = await runSyncInChild(job, cpuProfDir);
   return { ...result, emulatorCpuMs: cpuMs(process.cpuUsage(cpu)) };
 }
 
@@ -232,7 +238,7 @@ async function runSetting(s: Setting): Promise<Figures> {
     emu.updateSettings({ latencyMs: s.latencyMs, rateLimit: { requestsPerSecond: s.rate, burst: s.burst } });
     const logAfter = emu.requests().at(-1)?.seq ?? 0;
     const loadBefore = load1();
-    const run = await measuredSync(emu, dbPath, dataDir);
+    const run = await measuredSync(emu, dbPath, dataDir, s.cpuProfDir);
     const loadAfter = load1();
     const { summary, stats, wallMs } = run;
     const syncCpuMs = run.cpuMs.user + run.cpuMs.system;
@@ -309,15 +315,20 @@ async function runSetting(s: Setting): Promise<Figures> {
     row(`lower bound, latency along the longest dependent chain: ${s.latencyMs} ms × ${chain}`, chainBoundMs);
     row('**lower bound (the largest)**', boundMs);
     row('CPU time of the sync process (user + system)', syncCpuMs);
-    if (run.continuityCpuMs !== null) row('of which the closing continuity check (counted apart)', run.continuityCpuMs);
+    if (run.closingCheck !== null) {
+      row('of which the closing continuity check (its wall time: next row)', run.closingCheck.cpuMs);
+      row('wall time of the closing continuity check', run.closingCheck.wallMs);
+      row('CPU of the sync process without the closing check', syncCpuMs - run.closingCheck.cpuMs);
+    }
     row('CPU time of the emulator process (user + system)', run.emulatorCpuMs);
     process.stdout.write(
       `\nwall / bound ${(wallMs / boundMs).toFixed(2)}; requests made / minimum ${(made / minimum.total).toFixed(2)}; ` +
-        `429s ${tooMany} (${((100 * tooMany) / made).toFixed(2)}%); CPU s per wall s ${((syncCpuMs + run.emulatorCpuMs) / wallMs).toFixed(2)}; ` +
+        `429s ${tooMany} (${((100 * tooMany) / made).toFixed(2)}%); ` +
+        `sync CPU per request ${(syncCpuMs / made).toFixed(2)} ms (${((syncCpuMs - (run.closingCheck?.cpuMs ?? 0)) / made).toFixed(2)} ms without the closing check); CPU s per wall s ${((syncCpuMs + run.emulatorCpuMs) / wallMs).toFixed(2)}; ` +
         `load average (1 min) ${loadBefore.toFixed(2)} before, ${loadAfter.toFixed(2)} after (this bench's own processes included)\n`,
     );
 
-    const checkCpuMs = run.continuityCpuMs;
+    const checkCpuMs = run.closingCheck?.cpuMs ?? null;
     const syncOnly = syncCpuMs - (checkCpuMs ?? 0);
     process.stdout.write(
       `\n**${s.label}**: backfill ${fmt(made)} requests vs a minimum of ${fmt(minimum.total)}: **${(made / minimum.total).toFixed(3)}×**; ` +
@@ -326,7 +337,7 @@ async function runSetting(s: Setting): Promise<Figures> {
         `wall ${secs(wallMs)} s vs the ${rateBoundMs >= poolBoundMs ? 'rate' : 'latency × concurrency'} bound ${secs(boundMs)} s: **${(wallMs / boundMs).toFixed(2)}×**; ` +
         `sync CPU ${(syncOnly / made).toFixed(2)} ms per request (${secs(syncOnly)} s), the continuity check ${checkCpuMs === null ? '-' : `${secs(checkCpuMs)} s`} apart\n`,
     );
-    const nightly = s.nightly ? await nightlyRuns(emu, consentIds, dbPath, dataDir, limits) : [];
+    const nightly = s.nightly ? await nightlyRuns(emu, consentIds, dbPath, dataDir, limits, s.cpuProfDir) : [];
     return {
       setting: s,
       consents: consentIds.length,
@@ -360,6 +371,7 @@ async function nightlyRuns(
   dbPath: string,
   dataDir: string,
   limits: EmulatorLimits,
+  cpuProfDir?: string,
 ): Promise<NightlyFigures[]> {
   const nightly: {
     label: string;
@@ -383,7 +395,7 @@ async function nightlyRuns(
       openAtPrevious,
     });
     const after = emu.requests().at(-1)?.seq ?? 0;
-    const run = await measuredSync(emu, dbPath, dataDir);
+    const run = await measuredSync(emu, dbPath, dataDir, cpuProfDir);
     const log = emu.requests().filter((e) => e.seq > after);
     const pagesAfterFirst = log.filter((e) => kindOf(e) === 'transactions' && e.query.page !== undefined).length;
     nightly.push({ label, counts: countLog(log), minimum, run, pagesAfterFirst });

@@ -41,7 +41,7 @@ export async function openStore(path: string, options: OpenStoreOptions = {}): P
         sqlite.close();
       }),
     // Per-row prepared statements, run synchronously in the runner's transaction: the sync's hot path.
-    commitTransactionWindow: (input) => commitTransactionWindow(runner, db, input),
+    commitTransactionWindow: (input) => commitTransactionWindow(runner, db, sqlite, input),
     // One process per run under the single-run lease; PostgreSQL shares a run through its work queue.
     beginRun: (input) => beginSqliteRun(runner, input),
   });

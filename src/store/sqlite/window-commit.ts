@@ -1,10 +1,11 @@
 /**
  * One transaction window on SQLite (../window-commit.ts holds its rules): the window's rows are
- * read and written with drizzle statements prepared once per connection and run synchronously,
+ * read and written with statements prepared once per connection and run synchronously,
  * inside the runner's BEGIN IMMEDIATE transaction, because per row they are most of a sync's
  * store time (docs/benchmarks-history.md "Store writes"); the window's end is the shared SQL.
  */
-import { and, eq, getTableColumns, inArray, sql, type Placeholder } from 'drizzle-orm';
+import type Database from 'better-sqlite3';
+import { getTableColumns, getTableName } from 'drizzle-orm';
 import type { ConsentId, TransactionId } from '@bankdata/core/schemas';
 import type { BankdataDb, Conn } from './db';
 import type { TransactionRow } from '../rows';
@@ -15,6 +16,7 @@ import {
   checkWindow,
   finishWindow,
   planWindowRow,
+  type StoredTransaction,
   type TransactionWindowInput,
   type WindowCounts,
 } from '../window-commit';
@@ -22,124 +24,126 @@ import {
 export function commitTransactionWindow(
   runner: SqlRunner,
   db: BankdataDb,
+  sqlite: Database.Database,
   input: TransactionWindowInput,
 ): Promise<WindowCounts> {
   const { now, from, to, rows } = checkWindow(input);
   return runner.transaction(async (tx) => {
     const counts: WindowCounts = { added: 0, updated: 0, removed: 0, unchanged: 0 };
-    const statements = { ...upsertStatementsOf(db), owner: ownerLookup(db) };
-    const stored = readStoredRows(db, input, [...rows.keys()]);
+    const statements = windowStatementsOf(sqlite);
+    const owner = ownerLookup(db);
+    const stored = readStoredRows(statements, input, [...rows.keys()]);
     for (const row of rows.values())
-      counts[upsertTransaction(statements, row, stored.get(row.transactionId), now)] += 1;
+      counts[upsertTransaction(statements, owner, row, stored.get(row.transactionId), now)] += 1;
     counts.removed = await finishWindow(tx, input, { from, to, now }, new Set(rows.keys()));
     return counts;
   });
 }
 
-/** The stored rows of the window's ids, by id: one read per 500 ids, not one per row. */
-function readStoredRows(
-  tx: Conn,
-  input: TransactionWindowInput,
-  ids: readonly TransactionId[],
-): Map<string, typeof transactions.$inferSelect> {
-  const stored = new Map<string, typeof transactions.$inferSelect>();
-  for (let i = 0; i < ids.length; i += 500) {
-    const found = tx
-      .select()
-      .from(transactions)
-      .where(
-        and(
-          eq(transactions.bank, input.bank),
-          eq(transactions.accountId, input.accountId),
-          inArray(transactions.transactionId, ids.slice(i, i + 500)),
-        ),
-      )
-      .all();
-    for (const row of found) stored.set(row.transactionId, row);
-  }
-  return stored;
+/** The table's columns: the row's key (drizzle's name) and the SQL column, in the table's order. */
+const COLUMNS = Object.entries(getTableColumns(transactions)).map(([key, column]) => ({
+  key: key as keyof StoredTransaction,
+  name: column.name,
+}));
+const KEY_COLUMNS = ['bank', 'accountId', 'transactionId'] as const;
+/** What an update rewrites from the merged row (merge.ts): all but the key and the bookkeeping instants. */
+const CONTENT_COLUMNS = COLUMNS.filter(
+  (c) => !['bank', 'accountId', 'transactionId', 'firstSeenAt', 'lastSeenAt', 'updatedAt', 'removedAt'].includes(c.key),
+);
+function nameOf(key: keyof StoredTransaction): string {
+  const column = COLUMNS.find((c) => c.key === key);
+  if (!column) throw new Error(`transactions has no column ${key}`);
+  return column.name;
+}
+const KEY_WHERE = KEY_COLUMNS.map((k) => `${nameOf(k)} = ?`).join(' AND ');
+
+/**
+ * The window's statements of each open database, as SQL text over better-sqlite3 with positional
+ * parameters, prepared once per connection (a sync commits hundreds of windows on one). Per row,
+ * drizzle's prepared statements spent more time filling their named placeholders (`is` per value)
+ * than SQLite spent running them (docs/benchmarks.md "Sync backfill and nightly runs"), and the
+ * stored rows' read was built and prepared anew per window. A statement runs on its connection,
+ * inside whichever transaction is open there (the runner's BEGIN IMMEDIATE).
+ */
+interface WindowStatements {
+  /** The stored rows of one account among a JSON array of ids, each as drizzle's select gives it. */
+  stored: Database.Statement<[string, string, string]>;
+  insert: Database.Statement<unknown[]>;
+  update: Database.Statement<unknown[]>;
+  touch: Database.Statement<[string, string, string, string, string]>;
 }
 
-/** Every column of the table as a named placeholder of the same name. */
-const INSERT_PLACEHOLDERS = Object.fromEntries(
-  Object.keys(getTableColumns(transactions)).map((name) => [name, sql.placeholder(name)]),
-) as { [K in keyof typeof transactions.$inferInsert]-?: Placeholder };
-
-/**
- * The row's content columns (all but its key and the bookkeeping instants) as SQL placeholders of
- * the same name: an update rewrites each of them from the merged row (merge.ts), which has them all.
- */
-const UPDATE_PLACEHOLDERS = Object.fromEntries(
-  Object.keys(getTableColumns(transactions))
-    .filter(
-      (name) =>
-        !['bank', 'accountId', 'transactionId', 'firstSeenAt', 'lastSeenAt', 'updatedAt', 'removedAt'].includes(name),
-    )
-    .map((name) => [name, sql`${sql.placeholder(name)}`]),
-);
-
-type UpsertStatements = ReturnType<typeof prepareUpsert> & { owner: ReturnType<typeof ownerLookup> };
-
-/**
- * The per-row statements of each open database, built and prepared once, not once per row (drizzle's
- * query building and SQLite's prepare cost far more than running a prepared statement, so per row
- * they were most of a window's time: docs/benchmarks-history.md "Store writes") nor once per window
- * (a sync commits hundreds of windows on the same connection). A statement runs on its connection,
- * inside whichever transaction is open there.
- */
-const preparedUpserts = new WeakMap<BankdataDb, ReturnType<typeof prepareUpsert>>();
-function upsertStatementsOf(db: BankdataDb): ReturnType<typeof prepareUpsert> {
-  let statements = preparedUpserts.get(db);
+const prepared = new WeakMap<Database.Database, WindowStatements>();
+function windowStatementsOf(sqlite: Database.Database): WindowStatements {
+  let statements = prepared.get(sqlite);
   if (!statements) {
-    statements = prepareUpsert(db);
-    preparedUpserts.set(db, statements);
+    const t = getTableName(transactions);
+    statements = {
+      stored: sqlite.prepare(
+        `SELECT ${COLUMNS.map((c) => `${c.name} AS "${c.key}"`).join(', ')} FROM ${t}
+         WHERE ${nameOf('bank')} = ? AND ${nameOf('accountId')} = ?
+         AND ${nameOf('transactionId')} IN (SELECT value FROM json_each(?))`,
+      ),
+      insert: sqlite.prepare(
+        `INSERT INTO ${t} (${COLUMNS.map((c) => c.name).join(', ')}) VALUES (${COLUMNS.map(() => '?').join(', ')})`,
+      ),
+      update: sqlite.prepare(
+        `UPDATE ${t} SET ${CONTENT_COLUMNS.map((c) => `${c.name} = ?`).join(', ')}, ${nameOf('lastSeenAt')} = ?,
+         ${nameOf('updatedAt')} = ?, ${nameOf('removedAt')} = NULL WHERE ${KEY_WHERE}`,
+      ),
+      touch: sqlite.prepare(
+        `UPDATE ${t} SET ${nameOf('lastSeenAt')} = ?, ${nameOf('consentId')} = ? WHERE ${KEY_WHERE}`,
+      ),
+    };
+    prepared.set(sqlite, statements);
   }
   return statements;
 }
 
-function prepareUpsert(tx: Conn) {
-  const key = and(
-    eq(transactions.bank, sql.placeholder('bank')),
-    eq(transactions.accountId, sql.placeholder('accountId')),
-    eq(transactions.transactionId, sql.placeholder('transactionId')),
-  );
-  return {
-    update: tx
-      .update(transactions)
-      .set({
-        ...UPDATE_PLACEHOLDERS,
-        lastSeenAt: sql`${sql.placeholder('now')}`,
-        updatedAt: sql`${sql.placeholder('now')}`,
-        removedAt: null,
-      })
-      .where(key)
-      .prepare(),
-    insert: tx.insert(transactions).values(INSERT_PLACEHOLDERS).prepare(),
-    touch: tx
-      .update(transactions)
-      // set() takes SQL, not a bare placeholder.
-      .set({ lastSeenAt: sql`${sql.placeholder('now')}`, consentId: sql`${sql.placeholder('consentId')}` })
-      .where(key)
-      .prepare(),
-  };
+/** The stored rows of the window's ids, by id: one read for the window, the ids as one JSON array. */
+function readStoredRows(
+  statements: WindowStatements,
+  input: TransactionWindowInput,
+  ids: readonly TransactionId[],
+): Map<string, StoredTransaction> {
+  const stored = new Map<string, StoredTransaction>();
+  if (ids.length === 0) return stored;
+  for (const row of statements.stored.all(input.bank, input.accountId, JSON.stringify(ids)) as StoredTransaction[])
+    stored.set(row.transactionId, row);
+  return stored;
 }
 
+/** A value as the statement binds it: a row built by hand may lack an optional column (NULL, as drizzle bound it). */
+const bound = (value: unknown) => (value === undefined ? null : value);
+
 function upsertTransaction(
-  statements: UpsertStatements,
+  statements: WindowStatements,
+  owner: ReturnType<typeof ownerLookup>,
   fetched: TransactionRow,
-  stored: typeof transactions.$inferSelect | undefined,
+  stored: StoredTransaction | undefined,
   now: string,
 ): 'added' | 'updated' | 'unchanged' {
-  const keyValues = { bank: fetched.bank, accountId: fetched.accountId, transactionId: fetched.transactionId };
-  // The spread goes last in these literals (src/sync/transform/transform-context.ts: ownerColumns).
-  const row = stored ? statements.owner(fetched, stored) : fetched;
+  const row = stored ? owner(fetched, stored) : fetched;
   const plan = planWindowRow(row, stored);
   if (plan.outcome === 'added') {
-    statements.insert.run({ firstSeenAt: now, lastSeenAt: now, updatedAt: now, removedAt: null, ...fetched });
+    const values: unknown[] = [];
+    for (const { key } of COLUMNS)
+      values.push(
+        key === 'firstSeenAt' || key === 'lastSeenAt' || key === 'updatedAt'
+          ? now
+          : key === 'removedAt'
+            ? null
+            : bound(fetched[key]),
+      );
+    statements.insert.run(values);
   } else if (plan.outcome === 'unchanged') {
-    statements.touch.run({ now, consentId: row.consentId, ...keyValues });
+    statements.touch.run(now, row.consentId, fetched.bank, fetched.accountId, fetched.transactionId);
   } else {
-    statements.update.run({ now, ...plan.merged });
+    const merged: Partial<StoredTransaction> = plan.merged;
+    const values: unknown[] = [];
+    for (const { key } of CONTENT_COLUMNS) values.push(bound(merged[key]));
+    values.push(now, now, fetched.bank, fetched.accountId, fetched.transactionId);
+    statements.update.run(values);
   }
   return plan.outcome;
 }

@@ -133,13 +133,14 @@ const CHILD = fileURLToPath(new URL('./sync-child.ts', import.meta.url));
 
 /**
  * Runs one sync in a new Node process and returns what it measured. Asynchronous on purpose:
- * the emulator answering the child lives in this process's event loop. BENCH_CPU_PROF=DIR
- * writes the sync process's V8 CPU profile into DIR (`node --cpu-prof`; open it in Chrome's
- * DevTools).
+ * the emulator answering the child lives in this process's event loop. `cpuProfDir` (the bench's
+ * `--cpu-prof DIR`, else BENCH_CPU_PROF=DIR) writes the sync process's V8 CPU profile into DIR
+ * (`node --cpu-prof`; open it in Chrome's DevTools).
  */
-export function runSyncInChild(job: SyncJob): Promise<SyncJobResult & { pid: number }> {
+export function runSyncInChild(job: SyncJob, cpuProfDir?: string): Promise<SyncJobResult & { pid: number }> {
   return new Promise((resolve, reject) => {
-    const profile = process.env.BENCH_CPU_PROF ? ['--cpu-prof', '--cpu-prof-dir', process.env.BENCH_CPU_PROF] : [];
+    const dir = cpuProfDir ?? process.env.BENCH_CPU_PROF;
+    const profile = dir ? ['--cpu-prof', '--cpu-prof-dir', dir] : [];
     const child = spawn(process.execPath, [...profile, '--conditions=bankdata-source', RUN_TS, CHILD], {
       stdio: ['pipe', 'pipe', 'inherit'],
     });

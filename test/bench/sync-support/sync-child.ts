@@ -4,14 +4,14 @@
  * `bankdata sync` runs apart from the bank. Reads one JSON job (SyncJob) on stdin (not an
  * argument: the client secret must not show in the process list). Prints one JSON line
  * (SyncJobResult): the run's summary, the client's stats, wall and CPU time of `runSync` alone
- * (process start and module loading excluded).
+ * (process start and module loading excluded), and those of its closing continuity check apart.
  */
 import { subscribe } from 'node:diagnostics_channel';
 import { text } from 'node:stream/consumers';
 import { createDataApiClient, type ClientStats } from '../../../src/api';
 import { openStore } from '../../../src/store';
 import type { SyncSettings } from '../../../src/sync/run-context';
-import { runSync, type SyncSummary } from '../../../src/sync/run';
+import { closingCheckChannel, runSync, type SyncSummary } from '../../../src/sync/run';
 
 export interface SyncJob {
   baseUrl: string;
@@ -32,25 +32,8 @@ export interface SyncJobResult {
   /** From the start of `runSync`: the first request sent and the last answer's headers, ms (undici's diagnostics channels). */
   firstRequestMs: number | null;
   lastAnswerMs: number | null;
-  /**
-   * CPU ms of the closing continuity check: from the run's first read of `store.continuity` (the
-   * check is its only reader and runs after every unit) to the end of `runSync`; counted apart.
-   */
-  continuityCpuMs: number | null;
-}
-
-/**
- * The store, with the CPU mark taken at the first read of its `continuity` part (the closing
- * check's); every other property is the store's own, methods bound to it.
- */
-function markingContinuity<S extends object>(store: S, mark: () => void): S {
-  return new Proxy(store, {
-    get(target, prop) {
-      if (prop === 'continuity') mark();
-      const value: unknown = Reflect.get(target, prop, target);
-      return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
-    },
-  });
+  /** The closing continuity check alone (included in wallMs and cpuMs); null when it did not run. */
+  closingCheck: { wallMs: number; cpuMs: number } | null;
 }
 
 async function main(): Promise<void> {
@@ -67,14 +50,24 @@ async function main(): Promise<void> {
     let lastAnswerAt: number | null = null;
     subscribe('undici:request:create', () => (firstRequestAt ??= performance.now()));
     subscribe('undici:request:headers', () => (lastAnswerAt = performance.now()));
-    let checkCpu: NodeJS.CpuUsage | null = null;
-    const marked = markingContinuity(store, () => (checkCpu ??= process.cpuUsage()));
+    let checkStart: { at: number; cpu: NodeJS.CpuUsage } | null = null;
+    let closingCheck: SyncJobResult['closingCheck'] = null;
+    closingCheckChannel.subscribe({
+      start: () => (checkStart = { at: performance.now(), cpu: process.cpuUsage() }),
+      end: () => undefined,
+      asyncStart: () => undefined,
+      error: () => undefined,
+      asyncEnd: () => {
+        if (checkStart === null) return;
+        const c = process.cpuUsage(checkStart.cpu);
+        closingCheck = { wallMs: performance.now() - checkStart.at, cpuMs: (c.user + c.system) / 1000 };
+      },
+    });
     const cpu = process.cpuUsage();
     const started = performance.now();
-    const summary = await runSync({ store: marked, client, dataDir: job.dataDir, settings: job.settings, now });
+    const summary = await runSync({ store, client, dataDir: job.dataDir, settings: job.settings, now });
     const wallMs = performance.now() - started;
     const used = process.cpuUsage(cpu);
-    const check = checkCpu === null ? null : process.cpuUsage(checkCpu);
     const since = (at: number | null) => (at === null ? null : at - started);
     const result: SyncJobResult = {
       summary,
@@ -83,7 +76,7 @@ async function main(): Promise<void> {
       cpuMs: { user: used.user / 1000, system: used.system / 1000 },
       firstRequestMs: since(firstRequestAt),
       lastAnswerMs: since(lastAnswerAt),
-      continuityCpuMs: check === null ? null : (check.user + check.system) / 1000,
+      closingCheck,
     };
     process.stdout.write(`${JSON.stringify(result)}\n`);
   } finally {
