@@ -6,8 +6,12 @@
  */
 import type { Argument, Command, Option } from 'commander';
 
-/** output: written, replaced or created (checked before the action); input: only read; data: the database or data directory. */
-export type PathRole = 'output' | 'input' | 'data';
+/**
+ * output: written, replaced or created (checked before the action); input: only read; data: the
+ * database or data directory; none: the value is not a path (a date, an id, a number, a choice).
+ * Every option that takes a value, and every argument, declares one (test/cli/output-paths.test.ts).
+ */
+export type PathRole = 'output' | 'input' | 'data' | 'none';
 
 export interface OutputPathSpec {
   /** `-` means stdout and is not a path. */
