@@ -11,6 +11,7 @@ import { type Argument, type Command, type Option } from 'commander';
 import { DATASETS, FORMATS, OFX_DIALECTS, STATUSES } from '../export';
 import { UsageError } from './exit-codes';
 import { buildFullProgram } from './main';
+import { readsNoConfig } from './command-needs';
 
 export const SHELLS = ['bash', 'zsh'] as const;
 
@@ -218,8 +219,7 @@ export function completionScript(shell: string, program: Command): string {
 }
 
 export function registerCompletionCommand(program: Command): void {
-  program
-    .command('completion')
+  readsNoConfig(program.command('completion'))
     .description('print a shell completion script: bankdata completion bash|zsh')
     .argument('<shell>', SHELLS.join(' | '))
     .action(async (shell: string) => {

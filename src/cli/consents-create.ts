@@ -17,6 +17,7 @@ import { ConsentInputError, type ConsentRequestInput } from '../sync/consent-req
 import { createCliContext, globalsOf } from './command-context';
 import { CliError, ExitCode, UsageError } from './exit-codes';
 import { createSpinner } from './spinner';
+import { commandNamed, needsCredentials } from './command-needs';
 
 /** The request as `sync/consent-request.ts` takes it, and how to show the outcome. */
 interface CreateFlags extends ConsentRequestInput {
@@ -98,6 +99,7 @@ export function registerConsentCreateCommand(consents: Command): void {
         await ctx.close();
       }
     });
+  needsCredentials(commandNamed(consents, 'create'), 'data');
 }
 
 function describeCreated(info: CreatedInfo, input: ConsentRequestInput): string {

@@ -26,7 +26,7 @@ export function registerConsentForgetCommand(consents: Command): void {
       const consentId = parseConsentId(id);
       const ctx = createCliContext(globalsOf(command));
       try {
-        const store = await ctx.store();
+        const store = await ctx.existingStore();
         const record = await store.consents.get(consentId);
         if (!record)
           throw new UsageError(

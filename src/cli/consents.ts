@@ -14,6 +14,7 @@ import { registerConsentCreateCommand } from './consents-create';
 import { consentView, formatConsentDetail, formatConsentTable, type ConsentView } from './consents-view';
 import { CliError, ExitCode, UsageError } from './exit-codes';
 import { inputPathOption } from './output-paths';
+import { commandNamed, needsCredentials } from './command-needs';
 
 export function registerConsentsCommand(program: Command): void {
   const consents = program.command('consents').description('register, create, list, show and revoke consents');
@@ -123,6 +124,9 @@ export function registerConsentsCommand(program: Command): void {
 
   registerConsentCreateCommand(consents);
   registerConsentForgetCommand(consents);
+  needsCredentials(commandNamed(consents, 'list'), 'data', (options) => !options.offline);
+  needsCredentials(commandNamed(consents, 'show'), 'data', (options) => !options.offline);
+  needsCredentials(commandNamed(consents, 'revoke'), 'data');
 }
 
 const ADD_WORDS = {

@@ -6,6 +6,7 @@ import type { Command } from 'commander';
 import { BANKS, type BankMeta } from '@bankdata/core/schemas';
 import { createCliContext, globalsOf } from './command-context';
 import { ExitCode } from './exit-codes';
+import { commandNamed, needsCredentials } from './command-needs';
 
 export function registerMetaCommand(program: Command): void {
   program
@@ -36,6 +37,7 @@ export function registerMetaCommand(program: Command): void {
         await ctx.close();
       }
     });
+  needsCredentials(commandNamed(program, 'meta'), 'data', (options) => !options.offline);
 }
 
 function flowCell(flow: { enabled: boolean; request_timeout?: string | undefined }): string {

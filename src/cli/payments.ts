@@ -3,7 +3,7 @@
  * (docs/payments-contract.md), tracked in the same database as the bank transactions and
  * matched to the credit that settled each one.
  */
-import type { Command } from 'commander';
+import { Argument, type Command } from 'commander';
 import { UnavailableError } from '../api/api-errors';
 import {
   createPaymentsClient,
@@ -27,6 +27,7 @@ import { terminalSafe } from '@bankdata/core/terminal-text';
 import { createCliContext, globalsOf, type CliContext } from './command-context';
 import { paymentId } from './flags';
 import { CliError, ExitCode, UsageError } from './exit-codes';
+import { commandNamed, needsCredentials } from './command-needs';
 
 interface CreateFlags {
   consent: string;
@@ -202,7 +203,13 @@ export function registerPaymentsCommand(program: Command): void {
     .description(
       'poll payments until AcceptedSettlementCompleted or Rejected (default: every stored payment still in flight)',
     )
-    .argument('[ids...]', 'payment ids')
+    // Each id checked as commander reads it: a bad one is refused before the credentials are looked at.
+    .addArgument(
+      new Argument('[ids...]', 'payment ids').argParser((value: string, previous: string[] | undefined) => [
+        ...(previous ?? []),
+        paymentId(value),
+      ]),
+    )
     .option('--once', 'one pass, no waiting')
     .option('--interval-seconds <n>', 'between passes', '5')
     .option('--timeout-seconds <n>', 'stop waiting after this long (payments stay open for the next run)', '600')
@@ -290,4 +297,6 @@ export function registerPaymentsCommand(program: Command): void {
         }
       });
     });
+  needsCredentials(commandNamed(payments, 'create'), 'payments');
+  needsCredentials(commandNamed(payments, 'track'), 'payments');
 }

@@ -20,6 +20,7 @@ import { wholeNumber } from './flags';
 import { createProgress } from './progress';
 import { runWorkers, SHARED_RUN_ENV } from './sync-workers';
 import { onStop, signalExitCode, type StopSignal } from './stop-signals';
+import { commandNamed, needsCredentials } from './command-needs';
 
 interface SyncFlags {
   consent?: string[];
@@ -72,6 +73,8 @@ export function registerSyncCommand(program: Command): void {
         await ctx.close();
       }
     });
+  // --dry-run sends meta and consent reads too; --workers' workers each need them.
+  needsCredentials(commandNamed(program, 'sync'), 'data');
 }
 
 function parseFlags(flags: SyncFlags): { consentIds: ConsentId[]; since: string | null } {
