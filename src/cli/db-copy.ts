@@ -3,8 +3,8 @@
  * and statement file (the step up of docs/postgres.md), or a PostgreSQL database into a new SQLite
  * file, optionally only some consents, accounts and dates (`--consent`, `--account`, `--since`),
  * for an analyst who wants a file. The target is new or empty: a copy never merges into data.
- * Statement files live beside a SQLite database (its data dir: `--data-dir`, else the file's
- * directory) and in `statement_files` on PostgreSQL.
+ * Statement files live beside a SQLite database (its data dir: `--data-dir`, `BANKDATA_DATA_DIR` or a
+ * config file's `dataDir`, else the file's directory) and in `statement_files` on PostgreSQL.
  *
  * Nothing half-made: a new SQLite file is built under a temp name and linked into place only
  * when the copy succeeded (src/fs/atomic-file.ts `buildNewFile`), its statement files written as
@@ -26,6 +26,7 @@ import { openStore } from '../store';
 import { openPostgres } from '../store/pg/open';
 import { checkPostgresUrl, describeUnusablePostgres, isPostgresUrl, redactPostgresUrl } from '../database-url';
 import { globalsOf } from './command-context';
+import { configOf } from './run-config';
 import { dataPathOption, outputPathOption } from './output-paths';
 
 interface CopyFlags {
@@ -57,7 +58,10 @@ export function registerDbCopyCommand(db: Command): void {
     .option('--account <id>', 'PostgreSQL to SQLite only: this account (repeatable)', repeatable, [])
     .option('--since <date>', 'PostgreSQL to SQLite only: rows from this NZ date (YYYY-MM-DD) on')
     .action(async (flags: CopyFlags, command: Command) => {
-      const dataDir = globalsOf(command).dataDir;
+      // The configured data directory (--data-dir, BANKDATA_DATA_DIR, a config file), else the
+      // SQLite file's own directory.
+      const config = configOf(globalsOf(command));
+      const dataDir = config.dataDirGiven ? config.dataDir : undefined;
       const fromPg = isPostgresUrl(flags.from);
       const toPg = isPostgresUrl(flags.to);
       if (fromPg === toPg) {
