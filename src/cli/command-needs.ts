@@ -56,3 +56,22 @@ export function commandNamed(parent: Command, name: string): Command {
   if (!found) throw new Error(`no command ${name} under ${parent.name()}`);
   return found;
 }
+
+/**
+ * What a command prints on stdout. `outcome` (the default): the result of what it did, which
+ * `--json` prints as one JSON document (test/cli/json-outcome.test.ts); `product`: the output is
+ * the thing asked for (an export, a completion script); `service`: it runs until stopped, one JSON
+ * line per event (`emulator`, `schedule`); `walkthrough`: a narrated run for a person (`demo`).
+ */
+export type StdoutKind = 'outcome' | 'product' | 'service' | 'walkthrough';
+
+const stdoutKinds = new WeakMap<Command, StdoutKind>();
+
+export function printsOnStdout(command: Command, kind: StdoutKind): Command {
+  stdoutKinds.set(command, kind);
+  return command;
+}
+
+export function stdoutKindOf(command: Command): StdoutKind {
+  return stdoutKinds.get(command) ?? 'outcome';
+}

@@ -11,7 +11,7 @@ import { type Argument, type Command, type Option } from 'commander';
 import { DATASETS, FORMATS, OFX_DIALECTS, STATUSES } from '../export';
 import { UsageError } from './exit-codes';
 import { buildFullProgram } from './main';
-import { readsNoConfig } from './command-needs';
+import { printsOnStdout, readsNoConfig } from './command-needs';
 
 export const SHELLS = ['bash', 'zsh'] as const;
 
@@ -219,7 +219,7 @@ export function completionScript(shell: string, program: Command): string {
 }
 
 export function registerCompletionCommand(program: Command): void {
-  readsNoConfig(program.command('completion'))
+  printsOnStdout(readsNoConfig(program.command('completion')), 'product')
     .description('print a shell completion script: bankdata completion bash|zsh')
     .argument('<shell>', SHELLS.join(' | '))
     .action(async (shell: string) => {

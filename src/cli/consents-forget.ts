@@ -22,7 +22,8 @@ export function registerConsentForgetCommand(consents: Command): void {
     .description('delete the stored data of an ended consent: rows, statement files, raw payloads')
     .argument('<id>', 'consent id')
     .option('--dry-run', 'say what would be removed; change nothing')
-    .action(async (id: string, flags: { dryRun?: boolean }, command: Command) => {
+    .option('--json', 'print the outcome as one JSON document: rows per table, files, hand-overs')
+    .action(async (id: string, flags: { dryRun?: boolean; json?: boolean }, command: Command) => {
       const consentId = parseConsentId(id);
       const ctx = createCliContext(globalsOf(command));
       try {
@@ -55,7 +56,21 @@ export function registerConsentForgetCommand(consents: Command): void {
             );
           }
         }
-        process.stdout.write(describe(report, flags.dryRun ?? false, removedFiles, refused));
+        process.stdout.write(
+          flags.json
+            ? `${JSON.stringify(
+                {
+                  consent_id: report.consentId,
+                  dry_run: flags.dryRun ?? false,
+                  deleted: report.deleted,
+                  handed_over: report.handedOver,
+                  statement_files: { removed: removedFiles, refused },
+                },
+                null,
+                2,
+              )}\n`
+            : describe(report, flags.dryRun ?? false, removedFiles, refused),
+        );
         process.exitCode = refused > 0 ? ExitCode.Partial : ExitCode.Ok;
       } finally {
         await ctx.close();

@@ -24,14 +24,18 @@ export function registerConsentsCommand(program: Command): void {
     .description('register existing consent ids for sync (the API has no list endpoint)')
     .argument('[ids...]', 'consent ids (lowercase UUIDs)')
     .addOption(inputPathOption('--from-file <file>', 'read ids from a file: one per line, # starts a comment'))
-    .action((ids: string[], flags: { fromFile?: string }, command: Command) =>
+    .option('--json', 'print the outcome as one JSON document: [{consent_id, outcome}]')
+    .action((ids: string[], flags: { fromFile?: string; json?: boolean }, command: Command) =>
       withContext(command, async (ctx) => {
         const wanted = readConsentIds(ids, flags.fromFile);
         const store = await ctx.store();
+        const added: { consent_id: ConsentId; outcome: keyof typeof ADD_WORDS }[] = [];
         for (const id of wanted) {
           const result = await store.consents.add(id);
-          process.stdout.write(`${ADD_WORDS[result]} ${id}\n`);
+          added.push({ consent_id: id, outcome: result });
+          if (!flags.json) process.stdout.write(`${ADD_WORDS[result]} ${id}\n`);
         }
+        if (flags.json) process.stdout.write(`${JSON.stringify(added, null, 2)}\n`);
         return ExitCode.Ok;
       }),
     );
@@ -108,9 +112,26 @@ export function registerConsentsCommand(program: Command): void {
     .command('revoke')
     .description('revoke a consent (already revoked BDT702 or ended BDT009 count as done)')
     .argument('<id>', 'consent id')
-    .action((id: string, _flags: unknown, command: Command) =>
+    .option('--json', 'print the outcome as one JSON document: {consent_id, outcome, status, code, registered}')
+    .action((id: string, flags: { json?: boolean }, command: Command) =>
       withContext(command, async (ctx) => {
         const result = await revokeConsentOp(await ctx.store(), ctx.client(), parseConsentId(id));
+        if (flags.json) {
+          process.stdout.write(
+            `${JSON.stringify(
+              {
+                consent_id: result.consentId,
+                outcome: result.outcome,
+                status: result.status,
+                code: result.code,
+                registered: result.registered,
+              },
+              null,
+              2,
+            )}\n`,
+          );
+          return ExitCode.Ok;
+        }
         const said =
           result.outcome === 'revoked'
             ? 'revoked'

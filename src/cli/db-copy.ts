@@ -57,6 +57,8 @@ export function registerDbCopyCommand(db: Command): void {
     .option('--consent <id>', 'PostgreSQL to SQLite only: this consent (repeatable)', repeatable, [])
     .option('--account <id>', 'PostgreSQL to SQLite only: this account (repeatable)', repeatable, [])
     .option('--since <date>', 'PostgreSQL to SQLite only: rows from this NZ date (YYYY-MM-DD) on')
+    // The counts are always one JSON document on stdout; the flag is accepted like every outcome command's.
+    .option('--json', 'print the counts as one JSON document on stdout (always so)')
     .action(async (flags: CopyFlags, command: Command) => {
       // The configured data directory (--data-dir, BANKDATA_DATA_DIR, a config file), else the
       // SQLite file's own directory.

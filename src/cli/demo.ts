@@ -23,6 +23,7 @@ import { createCliContext, globalsOf } from './command-context';
 import { wholeNumber } from './flags';
 import { createProgress } from './progress';
 import { exitCodeOf, formatSummary } from './sync';
+import { commandNamed, printsOnStdout } from './command-needs';
 
 const DAY_MS = 24 * 3600 * 1000;
 
@@ -98,6 +99,7 @@ export function registerDemoCommand(program: Command): void {
         out: (s) => process.stdout.write(s),
       });
     });
+  printsOnStdout(commandNamed(program, 'demo'), 'walkthrough');
 }
 
 export async function runDemo(options: {

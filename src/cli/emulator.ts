@@ -28,7 +28,7 @@ import { createLogger } from '../log';
 import { UsageError } from './exit-codes';
 import { outputPathOption } from './output-paths';
 import { declarePathRole } from './path-roles';
-import { readsNoConfig } from './command-needs';
+import { printsOnStdout, readsNoConfig } from './command-needs';
 import { Option } from 'commander';
 
 /** Flags → options, every value checked: a refused one is a usage error (exit 2), same message. */
@@ -128,6 +128,7 @@ export function registerEmulatorCommand(program: Command): void {
     .description('serve the Data API emulator in the foreground (one JSON line on stdout, request logs on stderr)');
   // The emulator reads no bankdata configuration: a broken config/local.json does not stop it.
   readsNoConfig(command);
+  printsOnStdout(command, 'service');
   for (const flag of EMULATOR_FLAGS)
     command.addOption(
       declarePathRole(new Option(`--${flag.name} <${flag.value}>`, flag.description).default(flag.default), 'none'),

@@ -8,6 +8,7 @@ import type { Command } from 'commander';
 import { DATASETS, FORMATS, OFX_DIALECTS, STATUSES, STDOUT, exportDataset, validateExportRequest } from '../export';
 import { createCliContext, globalsOf } from './command-context';
 import { outputPathOption } from './output-paths';
+import { commandNamed, printsOnStdout } from './command-needs';
 
 interface ExportFlags {
   format: string;
@@ -112,4 +113,5 @@ export function registerExportCommand(program: Command): void {
         await context.close();
       }
     });
+  printsOnStdout(commandNamed(program, 'export'), 'product');
 }

@@ -16,6 +16,7 @@ interface ReportFlags {
   from?: string;
   to?: string;
   account?: string;
+  json?: boolean;
 }
 
 function nzDate(flag: string, value: string | undefined): string | null {
@@ -40,6 +41,7 @@ export function registerReportCommand(program: Command): void {
     .option('--from <date>', 'first NZ date of the period (YYYY-MM-DD)')
     .option('--to <date>', 'last NZ date of the period (YYYY-MM-DD)')
     .option('--account <id>', 'only this account')
+    .option('--json', 'print the outcome as one JSON document: {path, accounts, charts}')
     .action(async (flags: ReportFlags, command: Command) => {
       const from = nzDate('--from', flags.from);
       const to = nzDate('--to', flags.to);
@@ -57,7 +59,9 @@ export function registerReportCommand(program: Command): void {
         const { writeReport } = await import('../report/write-report');
         const written = await writeReport(store, flags.out, { from, to, accountId: flags.account });
         process.stdout.write(
-          `report written: ${written.path} (${written.accounts} account(s), ${written.charts} chart(s))\n`,
+          flags.json
+            ? `${JSON.stringify({ path: written.path, accounts: written.accounts, charts: written.charts })}\n`
+            : `report written: ${written.path} (${written.accounts} account(s), ${written.charts} chart(s))\n`,
         );
         process.exitCode = ExitCode.Ok;
       } finally {

@@ -14,7 +14,7 @@ import { createCliContext, globalsOf } from './command-context';
 import { ExitCode } from './exit-codes';
 import { onStop, signalExitCode, type StopSignal } from './stop-signals';
 import { systemClock } from '@bankdata/core/clock';
-import { commandNamed, needsCredentials } from './command-needs';
+import { commandNamed, needsCredentials, printsOnStdout } from './command-needs';
 
 export function registerScheduleCommand(program: Command): void {
   program
@@ -66,5 +66,5 @@ export function registerScheduleCommand(program: Command): void {
         await ctx.close();
       }
     });
-  needsCredentials(commandNamed(program, 'schedule'), 'data');
+  printsOnStdout(needsCredentials(commandNamed(program, 'schedule'), 'data'), 'service');
 }
