@@ -12,6 +12,8 @@ import { DATASETS, FORMATS, OFX_DIALECTS, STATUSES } from '../export';
 import { UsageError } from './exit-codes';
 import { buildFullProgram } from './main';
 import { printsOnStdout, readsNoConfig } from './command-needs';
+import { commandNamed } from './command-needs';
+import { withExamples } from './command-help';
 
 export const SHELLS = ['bash', 'zsh'] as const;
 
@@ -225,4 +227,14 @@ export function registerCompletionCommand(program: Command): void {
     .action(async (shell: string) => {
       process.stdout.write(completionScript(shell, await buildFullProgram()));
     });
+  withExamples(commandNamed(program, 'completion'), [
+    {
+      line: 'bankdata completion bash > ~/.local/share/bash-completion/completions/bankdata',
+      says: 'install the bash completion',
+    },
+    {
+      line: 'bankdata completion fish > ~/.config/fish/completions/bankdata.fish',
+      says: 'install the fish completion',
+    },
+  ]);
 }

@@ -18,6 +18,7 @@ import { createCliContext, globalsOf } from './command-context';
 import { CliError, ExitCode, UsageError } from './exit-codes';
 import { createSpinner } from './spinner';
 import { commandNamed, needsCredentials } from './command-needs';
+import { withExamples } from './command-help';
 
 /** The request as `sync/consent-request.ts` takes it, and how to show the outcome. */
 interface CreateFlags extends ConsentRequestInput {
@@ -100,6 +101,16 @@ export function registerConsentCreateCommand(consents: Command): void {
       }
     });
   needsCredentials(commandNamed(consents, 'create'), 'data');
+  withExamples(commandNamed(consents, 'create'), [
+    {
+      line: 'bankdata consents create --bank PNZ --flow redirect',
+      says: 'create a consent, print the URL for the customer, wait until settled',
+    },
+    {
+      line: 'bankdata consents create --bank ANZ --flow decoupled --identifier-type mobile_number --identifier-value 0211234567 --no-wait',
+      says: 'the decoupled flow; print and stop',
+    },
+  ]);
 }
 
 function describeCreated(info: CreatedInfo, input: ConsentRequestInput): string {

@@ -15,6 +15,8 @@ import type { ForgetReport } from '../store/forget';
 import { createCliContext, globalsOf } from './command-context';
 import { ExitCode, UsageError } from './exit-codes';
 import { parseConsentId } from './consents';
+import { commandNamed } from './command-needs';
+import { withExamples } from './command-help';
 
 export function registerConsentForgetCommand(consents: Command): void {
   consents
@@ -76,6 +78,10 @@ export function registerConsentForgetCommand(consents: Command): void {
         await ctx.close();
       }
     });
+  withExamples(commandNamed(consents, 'forget'), [
+    { line: 'bankdata consents forget CONSENT_ID --dry-run', says: 'what would be deleted of an ended consent' },
+    { line: 'bankdata consents forget CONSENT_ID', says: 'delete its rows and statement files' },
+  ]);
 }
 
 /**

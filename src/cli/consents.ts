@@ -15,6 +15,7 @@ import { consentView, formatConsentDetail, formatConsentTable, type ConsentView 
 import { CliError, ExitCode, UsageError } from './exit-codes';
 import { inputPathOption } from './output-paths';
 import { commandNamed, needsCredentials } from './command-needs';
+import { withExamples } from './command-help';
 
 export function registerConsentsCommand(program: Command): void {
   const consents = program.command('consents').description('register, create, list, show and revoke consents');
@@ -148,6 +149,29 @@ export function registerConsentsCommand(program: Command): void {
   needsCredentials(commandNamed(consents, 'list'), 'data', (options) => !options.offline);
   needsCredentials(commandNamed(consents, 'show'), 'data', (options) => !options.offline);
   needsCredentials(commandNamed(consents, 'revoke'), 'data');
+  withExamples(commandNamed(program, 'consents'), [
+    { line: 'bankdata consents add CONSENT_ID', says: 'register a consent for sync' },
+    { line: 'bankdata consents list', says: 'every registered consent with its live status' },
+  ]);
+  withExamples(commandNamed(consents, 'add'), [
+    { line: 'bankdata consents add CONSENT_ID CONSENT_ID', says: 'register two consents for sync' },
+    {
+      line: 'bankdata consents add --from-file consents.txt --json',
+      says: 'ids from a file, one per line; the outcome as JSON',
+    },
+  ]);
+  withExamples(commandNamed(consents, 'list'), [
+    { line: 'bankdata consents list', says: 'every registered consent, its status read live' },
+    { line: 'bankdata consents list --offline --json', says: 'what the database holds, as JSON; no request' },
+  ]);
+  withExamples(commandNamed(consents, 'show'), [
+    { line: 'bankdata consents show CONSENT_ID', says: 'one consent, its status read live' },
+    { line: 'bankdata consents show CONSENT_ID --offline --json', says: 'what the database holds of it, as JSON' },
+  ]);
+  withExamples(commandNamed(consents, 'revoke'), [
+    { line: 'bankdata consents revoke CONSENT_ID', says: 'revoke a consent; it is no longer synced' },
+    { line: 'bankdata consents revoke CONSENT_ID --json', says: 'the same, the outcome as JSON' },
+  ]);
 }
 
 const ADD_WORDS = {

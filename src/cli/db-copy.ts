@@ -28,6 +28,8 @@ import { checkPostgresUrl, describeUnusablePostgres, isPostgresUrl, redactPostgr
 import { globalsOf } from './command-context';
 import { configOf } from './run-config';
 import { dataPathOption, outputPathOption } from './output-paths';
+import { commandNamed } from './command-needs';
+import { withExamples } from './command-help';
 
 interface CopyFlags {
   from: string;
@@ -123,6 +125,16 @@ export function registerDbCopyCommand(db: Command): void {
       process.stdout.write(`${JSON.stringify(nul ? { ...counts, nul } : counts)}\n`);
       process.exitCode = refused > 0 ? ExitCode.Partial : ExitCode.Ok;
     });
+  withExamples(commandNamed(db, 'copy'), [
+    {
+      line: 'bankdata db copy --from data/bankdata.sqlite --to postgres://bankdata@localhost/bankdata',
+      says: 'a SQLite file into an empty PostgreSQL database',
+    },
+    {
+      line: 'bankdata db copy --from postgres://bankdata@localhost/bankdata --to one.sqlite --consent CONSENT_ID --since 2026-01-01',
+      says: 'one consent from an NZ date into a new SQLite file',
+    },
+  ]);
 }
 
 async function sqliteToPostgres(

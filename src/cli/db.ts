@@ -13,6 +13,8 @@ import { globalsOf } from './command-context';
 import { configOf } from './run-config';
 import { ExitCode } from './exit-codes';
 import { outputPathArgument, outputPathOption } from './output-paths';
+import { commandNamed } from './command-needs';
+import { withExamples } from './command-help';
 
 export function registerDbCommand(program: Command): void {
   const db = program
@@ -82,4 +84,19 @@ export function registerDbCommand(program: Command): void {
       for (const old of result.removed) process.stderr.write(`removed an older pre-migration copy: ${old}\n`);
       process.exitCode = ExitCode.Ok;
     });
+  withExamples(commandNamed(program, 'db'), [
+    { line: 'bankdata db backup backup.sqlite', says: 'an online copy of the database' },
+    { line: 'bankdata db migrate', says: "bring the database to this version's schema" },
+  ]);
+  withExamples(commandNamed(db, 'backup'), [
+    { line: 'bankdata db backup backup.sqlite', says: 'an online copy of the database while a sync may run' },
+    {
+      line: 'bankdata --db /srv/bankdata.sqlite db backup /backups/bankdata.sqlite --json',
+      says: 'another database; the outcome as JSON',
+    },
+  ]);
+  withExamples(commandNamed(db, 'migrate'), [
+    { line: 'bankdata db migrate', says: 'migrate after an online backup beside the database' },
+    { line: 'bankdata db migrate --backup before-migrate.sqlite', says: 'the backup to a file of your choice' },
+  ]);
 }

@@ -24,6 +24,7 @@ import { wholeNumber } from './flags';
 import { createProgress } from './progress';
 import { exitCodeOf, formatSummary } from './sync';
 import { commandNamed, printsOnStdout } from './command-needs';
+import { withExamples } from './command-help';
 
 const DAY_MS = 24 * 3600 * 1000;
 
@@ -100,6 +101,16 @@ export function registerDemoCommand(program: Command): void {
       });
     });
   printsOnStdout(commandNamed(program, 'demo'), 'walkthrough');
+  withExamples(commandNamed(program, 'demo'), [
+    {
+      line: 'bankdata demo',
+      says: 'the whole pipeline against a built-in emulator: sync, exports, an incremental sync',
+    },
+    {
+      line: 'bankdata demo --seed 7 --data-dir /tmp/bankdata-demo',
+      says: 'the same over another generated world, in another folder',
+    },
+  ]);
 }
 
 export async function runDemo(options: {

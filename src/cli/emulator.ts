@@ -30,6 +30,8 @@ import { outputPathOption } from './output-paths';
 import { declarePathRole } from './path-roles';
 import { printsOnStdout, readsNoConfig } from './command-needs';
 import { Option } from 'commander';
+import { commandNamed } from './command-needs';
+import { withExamples } from './command-help';
 
 /** Flags → options, every value checked: a refused one is a usage error (exit 2), same message. */
 export function emulatorOptionsFromFlags(flags: EmulatorFlags): EmulatorOptions {
@@ -159,4 +161,14 @@ export function registerEmulatorCommand(program: Command): void {
         : {}),
     });
   });
+  withExamples(commandNamed(program, 'emulator'), [
+    {
+      line: 'bankdata emulator --seed 7 --env-file emulator.env',
+      says: 'serve, and write the settings a second shell loads with `. emulator.env`',
+    },
+    {
+      line: 'bankdata emulator --faults light --latency-ms 200',
+      says: 'an emulator that fails now and then and answers slowly',
+    },
+  ]);
 }

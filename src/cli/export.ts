@@ -9,6 +9,7 @@ import { DATASETS, FORMATS, OFX_DIALECTS, STATUSES, STDOUT, exportDataset, valid
 import { createCliContext, globalsOf } from './command-context';
 import { outputPathOption } from './output-paths';
 import { commandNamed, printsOnStdout } from './command-needs';
+import { withExamples } from './command-help';
 
 interface ExportFlags {
   format: string;
@@ -114,4 +115,12 @@ export function registerExportCommand(program: Command): void {
       }
     });
   printsOnStdout(commandNamed(program, 'export'), 'product');
+  withExamples(commandNamed(program, 'export'), [
+    { line: 'bankdata export transactions --format csv --out transactions.csv', says: 'every transaction as CSV' },
+    {
+      line: 'bankdata export transactions --format ofx --account ACCOUNT_ID --from 2026-01-01 --out jan.ofx',
+      says: 'one account from an NZ date as OFX',
+    },
+    { line: 'bankdata export accounts --format json', says: 'the accounts as JSON on stdout' },
+  ]);
 }

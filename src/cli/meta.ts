@@ -7,6 +7,7 @@ import { BANKS, type BankMeta } from '@bankdata/core/schemas';
 import { createCliContext, globalsOf } from './command-context';
 import { ExitCode } from './exit-codes';
 import { commandNamed, needsCredentials } from './command-needs';
+import { withExamples } from './command-help';
 
 export function registerMetaCommand(program: Command): void {
   program
@@ -38,6 +39,10 @@ export function registerMetaCommand(program: Command): void {
       }
     });
   needsCredentials(commandNamed(program, 'meta'), 'data', (options) => !options.offline);
+  withExamples(commandNamed(program, 'meta'), [
+    { line: 'bankdata meta', says: "each bank's features, fetched now" },
+    { line: 'bankdata meta --offline --json', says: 'what the last fetch stored, as JSON' },
+  ]);
 }
 
 function flowCell(flow: { enabled: boolean; request_timeout?: string | undefined }): string {

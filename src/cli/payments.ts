@@ -28,6 +28,7 @@ import { createCliContext, globalsOf, type CliContext } from './command-context'
 import { paymentId } from './flags';
 import { CliError, ExitCode, UsageError } from './exit-codes';
 import { commandNamed, needsCredentials } from './command-needs';
+import { withExamples } from './command-help';
 
 interface CreateFlags {
   consent: string;
@@ -299,4 +300,33 @@ export function registerPaymentsCommand(program: Command): void {
     });
   needsCredentials(commandNamed(payments, 'create'), 'payments');
   needsCredentials(commandNamed(payments, 'track'), 'payments');
+  withExamples(commandNamed(program, 'payments'), [
+    {
+      line: 'bankdata payments create --consent CONSENT_ID --wait',
+      says: 'pay once against a single consent and wait for the outcome',
+    },
+    { line: 'bankdata payments track', says: 'poll every payment still in flight' },
+  ]);
+  withExamples(commandNamed(payments, 'create'), [
+    {
+      line: 'bankdata payments create --consent CONSENT_ID --wait',
+      says: 'pay once against a single consent and wait for the outcome',
+    },
+    {
+      line: 'bankdata payments create --consent CONSENT_ID --amount 25.00 --particulars Rent --json',
+      says: 'an enduring consent: the amount and particulars given; the payment as JSON',
+    },
+  ]);
+  withExamples(commandNamed(payments, 'track'), [
+    { line: 'bankdata payments track', says: 'poll every payment still in flight until each settles or is rejected' },
+    { line: 'bankdata payments track PAYMENT_ID --once --json', says: 'one pass over one payment, as JSON lines' },
+  ]);
+  withExamples(commandNamed(payments, 'show'), [
+    { line: 'bankdata payments show PAYMENT_ID', says: 'a stored payment and its status history' },
+    { line: 'bankdata payments show PAYMENT_ID --json', says: 'the same as JSON' },
+  ]);
+  withExamples(commandNamed(payments, 'reconcile'), [
+    { line: 'bankdata payments reconcile', says: 'match settled payments to bank transactions' },
+    { line: 'bankdata payments reconcile --json', says: 'the same as JSON' },
+  ]);
 }

@@ -9,6 +9,8 @@ import { nzMidnight } from '@bankdata/core/nz-time';
 import { createCliContext, globalsOf } from './command-context';
 import { ExitCode, UsageError } from './exit-codes';
 import { outputPathOption } from './output-paths';
+import { commandNamed } from './command-needs';
+import { withExamples } from './command-help';
 
 interface ReportFlags {
   /** Checked and absolute (src/cli/output-paths.ts), the default filled in. */
@@ -68,4 +70,11 @@ export function registerReportCommand(program: Command): void {
         await ctx.close();
       }
     });
+  withExamples(commandNamed(program, 'report'), [
+    { line: 'bankdata report --out report.html', says: 'the HTML report of everything stored' },
+    {
+      line: 'bankdata report --from 2026-01-01 --to 2026-03-31 --account ACCOUNT_ID',
+      says: 'one account over one quarter (NZ dates)',
+    },
+  ]);
 }

@@ -15,6 +15,7 @@ import { ExitCode } from './exit-codes';
 import { onStop, signalExitCode, type StopSignal } from './stop-signals';
 import { systemClock } from '@bankdata/core/clock';
 import { commandNamed, needsCredentials, printsOnStdout } from './command-needs';
+import { withExamples } from './command-help';
 
 export function registerScheduleCommand(program: Command): void {
   program
@@ -67,4 +68,8 @@ export function registerScheduleCommand(program: Command): void {
       }
     });
   printsOnStdout(needsCredentials(commandNamed(program, 'schedule'), 'data'), 'service');
+  withExamples(commandNamed(program, 'schedule'), [
+    { line: 'bankdata schedule', says: 'nightly sync, expiry check and meta refresh in the foreground' },
+    { line: 'bankdata --log-level info schedule', says: 'the same, with each job logged' },
+  ]);
 }

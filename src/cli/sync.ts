@@ -21,6 +21,7 @@ import { createProgress } from './progress';
 import { runWorkers, SHARED_RUN_ENV } from './sync-workers';
 import { onStop, signalExitCode, type StopSignal } from './stop-signals';
 import { commandNamed, needsCredentials } from './command-needs';
+import { withExamples } from './command-help';
 
 interface SyncFlags {
   consent?: string[];
@@ -75,6 +76,11 @@ export function registerSyncCommand(program: Command): void {
     });
   // --dry-run sends meta and consent reads too; --workers' workers each need them.
   needsCredentials(commandNamed(program, 'sync'), 'data');
+  withExamples(commandNamed(program, 'sync'), [
+    { line: 'bankdata sync', says: 'one run over every registered consent' },
+    { line: 'bankdata sync --consent ID --since 2026-01-01', says: 'one consent, fetched again from an NZ date' },
+    { line: 'bankdata sync --dry-run --json', says: 'the requests a run would make, as JSON; nothing written' },
+  ]);
 }
 
 function parseFlags(flags: SyncFlags): { consentIds: ConsentId[]; since: string | null } {
