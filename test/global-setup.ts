@@ -61,9 +61,13 @@ function distIsFresh(): boolean {
       inputs: Record<string, unknown>;
       outputs: Record<string, unknown>;
     };
-    if (!Object.keys(meta.outputs).every((file) => existsSync(file))) return false;
+    // The man page and the fish completion are built after dist/, from two modules of their own.
+    const packageFiles = ['man/bankdata.1', 'completions/bankdata.fish'];
+    if (![...Object.keys(meta.outputs), ...packageFiles].every((file) => existsSync(file))) return false;
     const sources = [
       ...Object.keys(meta.inputs),
+      'src/cli/man-page.ts',
+      'src/cli/package-files.ts',
       'scripts/build.mjs',
       'tsconfig.json',
       'package.json',

@@ -105,7 +105,7 @@ export const COMMANDS: readonly CommandEntry[] = [
   },
   {
     name: 'completion',
-    description: 'print a shell completion script: bankdata completion bash|zsh',
+    description: 'print a shell completion script: bankdata completion bash|zsh|fish',
     usage: '<shell>',
     load: async () => (await import('./completion')).registerCompletionCommand,
   },
