@@ -14,6 +14,7 @@ import { buildFullProgram } from './main';
 import { printsOnStdout, readsNoConfig } from './command-needs';
 import { commandNamed } from './command-needs';
 import { withExamples } from './command-help';
+import { notPaths } from './path-roles';
 
 export const SHELLS = ['bash', 'zsh', 'fish'] as const;
 
@@ -354,4 +355,6 @@ export function registerCompletionCommand(program: Command): void {
       says: 'install the fish completion',
     },
   ]);
+  // The values that are not paths (src/cli/path-roles.ts); the paths are made in output-paths.ts.
+  notPaths(commandNamed(program, 'completion'), ['<shell>']);
 }

@@ -19,6 +19,7 @@ import { CliError, ExitCode, UsageError } from './exit-codes';
 import { createSpinner } from './spinner';
 import { commandNamed, needsCredentials } from './command-needs';
 import { withExamples } from './command-help';
+import { notPaths } from './path-roles';
 
 /** The request as `sync/consent-request.ts` takes it, and how to show the outcome. */
 interface CreateFlags extends ConsentRequestInput {
@@ -110,6 +111,19 @@ export function registerConsentCreateCommand(consents: Command): void {
       line: 'bankdata consents create --bank ANZ --flow decoupled --identifier-type mobile_number --identifier-value 0211234567 --no-wait',
       says: 'the decoupled flow; print and stop',
     },
+  ]);
+  // The values that are not paths (src/cli/path-roles.ts); the paths are made in output-paths.ts.
+  notPaths(commandNamed(consents, 'create'), [
+    '--bank',
+    '--flow',
+    '--redirect-uri',
+    '--callback-url',
+    '--identifier-type',
+    '--identifier-value',
+    '--permissions',
+    '--start',
+    '--end',
+    '--expires',
   ]);
 }
 

@@ -17,6 +17,7 @@ import { ExitCode, UsageError } from './exit-codes';
 import { parseConsentId } from './consents';
 import { commandNamed } from './command-needs';
 import { withExamples } from './command-help';
+import { notPaths } from './path-roles';
 
 export function registerConsentForgetCommand(consents: Command): void {
   consents
@@ -82,6 +83,8 @@ export function registerConsentForgetCommand(consents: Command): void {
     { line: 'bankdata consents forget CONSENT_ID --dry-run', says: 'what would be deleted of an ended consent' },
     { line: 'bankdata consents forget CONSENT_ID', says: 'delete its rows and statement files' },
   ]);
+  // The values that are not paths (src/cli/path-roles.ts); the paths are made in output-paths.ts.
+  notPaths(commandNamed(consents, 'forget'), ['<id>']);
 }
 
 /**

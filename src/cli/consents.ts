@@ -16,6 +16,7 @@ import { CliError, ExitCode, UsageError } from './exit-codes';
 import { inputPathOption } from './output-paths';
 import { commandNamed, needsCredentials } from './command-needs';
 import { withExamples } from './command-help';
+import { notPaths } from './path-roles';
 
 export function registerConsentsCommand(program: Command): void {
   const consents = program.command('consents').description('register, create, list, show and revoke consents');
@@ -172,6 +173,10 @@ export function registerConsentsCommand(program: Command): void {
     { line: 'bankdata consents revoke CONSENT_ID', says: 'revoke a consent; it is no longer synced' },
     { line: 'bankdata consents revoke CONSENT_ID --json', says: 'the same, the outcome as JSON' },
   ]);
+  // The values that are not paths (src/cli/path-roles.ts); the paths are made in output-paths.ts.
+  notPaths(commandNamed(consents, 'add'), ['<ids>']);
+  notPaths(commandNamed(consents, 'show'), ['<id>']);
+  notPaths(commandNamed(consents, 'revoke'), ['<id>']);
 }
 
 const ADD_WORDS = {

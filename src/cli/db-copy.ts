@@ -30,6 +30,7 @@ import { configOf } from './run-config';
 import { dataPathOption, outputPathOption } from './output-paths';
 import { commandNamed } from './command-needs';
 import { withExamples } from './command-help';
+import { notPaths } from './path-roles';
 
 interface CopyFlags {
   from: string;
@@ -135,6 +136,8 @@ export function registerDbCopyCommand(db: Command): void {
       says: 'one consent from an NZ date into a new SQLite file',
     },
   ]);
+  // The values that are not paths (src/cli/path-roles.ts); the paths are made in output-paths.ts.
+  notPaths(commandNamed(db, 'copy'), ['--consent', '--account', '--since']);
 }
 
 async function sqliteToPostgres(

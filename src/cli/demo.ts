@@ -25,6 +25,7 @@ import { createProgress } from './progress';
 import { exitCodeOf, formatSummary } from './sync';
 import { commandNamed, printsOnStdout } from './command-needs';
 import { withExamples } from './command-help';
+import { notPaths } from './path-roles';
 
 const DAY_MS = 24 * 3600 * 1000;
 
@@ -111,6 +112,8 @@ export function registerDemoCommand(program: Command): void {
       says: 'the same over another generated world, in another folder',
     },
   ]);
+  // The values that are not paths (src/cli/path-roles.ts); the paths are made in output-paths.ts.
+  notPaths(commandNamed(program, 'demo'), ['--seed']);
 }
 
 export async function runDemo(options: {

@@ -10,6 +10,7 @@ import { createCliContext, globalsOf } from './command-context';
 import { outputPathOption } from './output-paths';
 import { commandNamed, printsOnStdout } from './command-needs';
 import { withExamples } from './command-help';
+import { notPaths } from './path-roles';
 
 interface ExportFlags {
   format: string;
@@ -122,5 +123,17 @@ export function registerExportCommand(program: Command): void {
       says: 'one account from an NZ date as OFX',
     },
     { line: 'bankdata export accounts --format json', says: 'the accounts as JSON on stdout' },
+  ]);
+  // The values that are not paths (src/cli/path-roles.ts); the paths are made in output-paths.ts.
+  notPaths(commandNamed(program, 'export'), [
+    '--format',
+    '--from',
+    '--to',
+    '--consent',
+    '--account',
+    '--bank',
+    '--status',
+    '--ofx-dialect',
+    '<dataset>',
   ]);
 }

@@ -17,10 +17,12 @@
  * - `dataPathOption(flags, description)`: the database or the data directory itself (`--db`,
  *   `--data-dir`, `db copy --from`), guarded by the store and src/fs/data-dir.ts.
  *
+ * - every other option that takes a value, and every other argument, is declared not a path
+ *   (src/cli/path-roles.ts `notPaths`, role `none`) beside the command's definition.
+ *
  * test/cli/output-paths.test.ts walks every command of the registry (src/cli/main.ts COMMANDS)
- * and fails on an option or argument that looks like a path (its placeholder, flag or
- * description says file, path, directory, location, `--out`, `--to`…) and was not made here;
- * then it aims each output at the database, its WAL, a statement file and a directory.
+ * and fails on an option that takes a value, or an argument, with no declared role; then it
+ * aims each output at the database, its WAL, a statement file and a directory.
  */
 import { resolve } from 'node:path';
 import { Argument, Option, type Command } from 'commander';

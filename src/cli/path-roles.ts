@@ -45,3 +45,20 @@ export function declaredOutputs(command: Command): { target: Option | Argument; 
     return spec ? [{ target, spec }] : [];
   });
 }
+
+/**
+ * Declares the named options (`--since`) and arguments (`<id>`) of `command` as values that are
+ * not paths (role `none`), beside the command's definition. A name the command does not have, or
+ * one already declared, is a programming error.
+ */
+export function notPaths(command: Command, names: readonly string[]): Command {
+  for (const name of names) {
+    const target = name.startsWith('<')
+      ? command.registeredArguments.find((a) => `<${a.name()}>` === name)
+      : command.options.find((o) => o.long === name);
+    if (!target) throw new Error(`${command.name()} has no ${name}`);
+    if (roles.has(target)) throw new Error(`${command.name()} ${name} already has a role`);
+    declarePathRole(target, 'none');
+  }
+  return command;
+}

@@ -29,6 +29,7 @@ import { paymentId } from './flags';
 import { CliError, ExitCode, UsageError } from './exit-codes';
 import { commandNamed, needsCredentials } from './command-needs';
 import { withExamples } from './command-help';
+import { notPaths } from './path-roles';
 
 interface CreateFlags {
   consent: string;
@@ -329,4 +330,16 @@ export function registerPaymentsCommand(program: Command): void {
     { line: 'bankdata payments reconcile', says: 'match settled payments to bank transactions' },
     { line: 'bankdata payments reconcile --json', says: 'the same as JSON' },
   ]);
+  // The values that are not paths (src/cli/path-roles.ts); the paths are made in output-paths.ts.
+  notPaths(commandNamed(payments, 'create'), [
+    '--consent',
+    '--amount',
+    '--currency',
+    '--particulars',
+    '--code',
+    '--reference',
+    '--key',
+  ]);
+  notPaths(commandNamed(payments, 'track'), ['--interval-seconds', '--timeout-seconds', '<ids>']);
+  notPaths(commandNamed(payments, 'show'), ['<id>']);
 }

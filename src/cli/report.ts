@@ -11,6 +11,7 @@ import { ExitCode, UsageError } from './exit-codes';
 import { outputPathOption } from './output-paths';
 import { commandNamed } from './command-needs';
 import { withExamples } from './command-help';
+import { notPaths } from './path-roles';
 
 interface ReportFlags {
   /** Checked and absolute (src/cli/output-paths.ts), the default filled in. */
@@ -77,4 +78,6 @@ export function registerReportCommand(program: Command): void {
       says: 'one account over one quarter (NZ dates)',
     },
   ]);
+  // The values that are not paths (src/cli/path-roles.ts); the paths are made in output-paths.ts.
+  notPaths(commandNamed(program, 'report'), ['--from', '--to', '--account']);
 }

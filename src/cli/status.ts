@@ -13,6 +13,7 @@ import { terminalSafe } from '@bankdata/core/terminal-text';
 import { unfinishedRunState, unfinishedWorkersState } from '../store/lease';
 import { commandNamed } from './command-needs';
 import { withExamples } from './command-help';
+import { notPaths } from './path-roles';
 
 export interface StatusReport {
   database: string;
@@ -157,4 +158,6 @@ export function registerStatusCommand(program: Command): void {
     { line: 'bankdata status', says: 'last runs, failures, consents near expiry' },
     { line: 'bankdata status --runs 5 --json', says: 'the same as JSON, five runs' },
   ]);
+  // The values that are not paths (src/cli/path-roles.ts); the paths are made in output-paths.ts.
+  notPaths(commandNamed(program, 'status'), ['--runs']);
 }

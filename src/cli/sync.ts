@@ -22,6 +22,7 @@ import { runWorkers, SHARED_RUN_ENV } from './sync-workers';
 import { onStop, signalExitCode, type StopSignal } from './stop-signals';
 import { commandNamed, needsCredentials } from './command-needs';
 import { withExamples } from './command-help';
+import { notPaths } from './path-roles';
 
 interface SyncFlags {
   consent?: string[];
@@ -81,6 +82,8 @@ export function registerSyncCommand(program: Command): void {
     { line: 'bankdata sync --consent ID --since 2026-01-01', says: 'one consent, fetched again from an NZ date' },
     { line: 'bankdata sync --dry-run --json', says: 'the requests a run would make, as JSON; nothing written' },
   ]);
+  // The values that are not paths (src/cli/path-roles.ts); the paths are made in output-paths.ts.
+  notPaths(commandNamed(program, 'sync'), ['--consent', '--since', '--workers']);
 }
 
 function parseFlags(flags: SyncFlags): { consentIds: ConsentId[]; since: string | null } {
