@@ -62,6 +62,9 @@ try {
     'package/bin/bankdata.js',
     'package/dist/bankdata.js',
     'package/config/default.json',
+    // Made by the build from the registry (src/cli/package-files.ts): the man page and the fish completion.
+    'package/man/bankdata.1',
+    'package/completions/bankdata.fish',
     'package/src/store/sqlite/migrations/0000_init.sql',
     'package/src/store/sqlite/migrations/meta/_journal.json',
     // The emulator's README and docs, which bankdata's README cites (docs/packaging.md "Workspace").

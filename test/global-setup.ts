@@ -40,6 +40,10 @@ export default function setup(): () => void {
   // (test/support/postgres-server.ts): it must be able to reach its folder inside this one.
   chmodSync(runDir, 0o755);
   process.env.TMPDIR = runDir;
+  // The user's config directory (src/config/load.ts) is an empty folder of the run: a developer's
+  // ~/.config/bankdata/config.json never reaches a test. The workers and the commands that
+  // test/cli/cli-process.ts spawns inherit it.
+  process.env.XDG_CONFIG_HOME = join(runDir, 'xdg-config');
   return () => rmSync(runDir, { recursive: true, force: true });
 }
 
@@ -57,9 +61,13 @@ function distIsFresh(): boolean {
       inputs: Record<string, unknown>;
       outputs: Record<string, unknown>;
     };
-    if (!Object.keys(meta.outputs).every((file) => existsSync(file))) return false;
+    // The man page and the fish completion are built after dist/, from two modules of their own.
+    const packageFiles = ['man/bankdata.1', 'completions/bankdata.fish'];
+    if (![...Object.keys(meta.outputs), ...packageFiles].every((file) => existsSync(file))) return false;
     const sources = [
       ...Object.keys(meta.inputs),
+      'src/cli/man-page.ts',
+      'src/cli/package-files.ts',
       'scripts/build.mjs',
       'tsconfig.json',
       'package.json',

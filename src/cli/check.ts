@@ -9,6 +9,9 @@ import { checkContinuity, type CheckResult } from '../check/check-accounts';
 import { causeText } from '../check/continuity';
 import { createCliContext, globalsOf } from './command-context';
 import { ExitCode, UsageError } from './exit-codes';
+import { commandNamed } from './command-needs';
+import { withExamples } from './command-help';
+import { notPaths } from './path-roles';
 
 export function formatCheck(result: CheckResult): string {
   const lines: string[] = [];
@@ -61,4 +64,10 @@ export function registerCheckCommand(program: Command): void {
         await ctx.close();
       }
     });
+  withExamples(commandNamed(program, 'check'), [
+    { line: 'bankdata check', says: 'balance continuity of every account; exit 1 on a break' },
+    { line: 'bankdata check --account ACCOUNT_ID --json', says: 'one account, as JSON' },
+  ]);
+  // The values that are not paths (src/cli/path-roles.ts); the paths are made in output-paths.ts.
+  notPaths(commandNamed(program, 'check'), ['--account']);
 }

@@ -4,11 +4,13 @@
  */
 import { createDataApiClient, type DataApiClient } from '../api';
 import type { SharedBudget } from '../api/pacer';
-import { loadConfig, requireApiCredentials, type Config } from '../config';
+import { requireApiCredentials, type Config } from '../config';
 import { createLogger, type Logger } from '../log';
 import { ReadOnlyDatabaseError } from '../errors';
 import type { GlobalOptions } from './globals';
+import { configOf } from './run-config';
 import { createHash } from 'node:crypto';
+import { existsSync } from 'node:fs';
 import { isPostgresUrl, openDatabaseStore, type Store } from '../store';
 
 export { addGlobalOptions, globalsOf, type GlobalOptions } from './globals';
@@ -21,6 +23,11 @@ export interface CliContext {
   /** The database for a command that only reads: opened read-only, never created or migrated (exit 6 otherwise). */
   readStore(): Promise<Store>;
   /**
+   * The writer's database for a command that changes what is stored (`consents forget`): a SQLite
+   * file that does not exist is refused as the reader refuses it (exit 6), never created empty.
+   */
+  existingStore(): Promise<Store>;
+  /**
    * The writer's database, or, when this user cannot write it (a read-only file or directory:
    * ReadOnlyDatabaseError), the reader's: for a command whose writing is a by-product (`check`).
    */
@@ -30,7 +37,8 @@ export interface CliContext {
 }
 
 export function createCliContext(global: GlobalOptions): CliContext {
-  const config = loadConfig({ flags: { db: global.db, dataDir: global.dataDir } });
+  // Loaded and validated by the preflight before the action (src/cli/preflight.ts).
+  const config = configOf(global);
   const logger = createLogger({ level: global.logLevel ?? 'warn' });
   let store: Promise<Store> | null = null;
   let readOnly: Promise<Store> | null = null;
@@ -42,6 +50,12 @@ export function createCliContext(global: GlobalOptions): CliContext {
     store: writeStore,
     readStore() {
       if (store) return store;
+      readOnly ??= openDatabaseStore(config.db, { readOnly: true });
+      return readOnly;
+    },
+    existingStore() {
+      if (store || isPostgresUrl(config.db) || existsSync(config.db)) return writeStore();
+      // The reader's refusal of a missing file: the same message and exit code.
       readOnly ??= openDatabaseStore(config.db, { readOnly: true });
       return readOnly;
     },

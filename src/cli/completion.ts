@@ -1,5 +1,5 @@
 /**
- * `bankdata completion bash|zsh`: prints a completion script made from commander's own
+ * `bankdata completion bash|zsh|fish`: prints a completion script made from commander's own
  * metadata (every command, sub-command, option, and the values an option or argument takes),
  * so it follows the program as commands are added. The script is static: a TAB runs no node.
  *
@@ -11,8 +11,12 @@ import { type Argument, type Command, type Option } from 'commander';
 import { DATASETS, FORMATS, OFX_DIALECTS, STATUSES } from '../export';
 import { UsageError } from './exit-codes';
 import { buildFullProgram } from './main';
+import { printsOnStdout, readsNoConfig } from './command-needs';
+import { commandNamed } from './command-needs';
+import { withExamples } from './command-help';
+import { notPaths } from './path-roles';
 
-export const SHELLS = ['bash', 'zsh'] as const;
+export const SHELLS = ['bash', 'zsh', 'fish'] as const;
 
 /** Known values by placeholder name, for options and arguments that do not declare choices. */
 const VALUES: Record<string, readonly string[]> = {
@@ -30,6 +34,10 @@ const VALUES: Record<string, readonly string[]> = {
 interface Node {
   path: string;
   subcommands: string[];
+  /** Each sub-command's description (fish shows it beside the name). */
+  subcommandDescriptions: Map<string, string>;
+  /** Each option of the command (its own and the inherited global ones), for fish. */
+  optionList: Option[];
   options: string[];
   /** Options that take a value (the next word is that value). */
   valued: string[];
@@ -58,6 +66,8 @@ export function completionNodes(program: Command): Node[] {
     const node: Node = {
       path,
       subcommands: command.commands.map((c) => c.name()),
+      subcommandDescriptions: new Map(command.commands.map((c) => [c.name(), c.description()])),
+      optionList: options,
       options: [...options.flatMap(flags), '--help'],
       valued: options.filter((o) => o.required || o.optional).flatMap(flags),
       optionValues: new Map(),
@@ -210,19 +220,141 @@ if [ "${'$'}{funcstack[1]}" = _bankdata ]; then _bankdata "$@"; else compdef _ba
 `;
 }
 
+/** A word for fish: single-quoted, `\\` and `'` escaped. */
+const fishQuote = (s: string) => `'${s.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
+
+/**
+ * The fish script: `complete` rules keyed by the command path, which one function works out
+ * from the words typed so far (the same walk as the bash/zsh one: an option that takes a value
+ * skips the next word). Fish shows each description beside its candidate.
+ */
+function fishScript(nodes: readonly Node[]): string {
+  const cases = (name: string, rows: [string, readonly string[]][]) =>
+    [
+      `function __bankdata_${name}`,
+      '    switch $argv[1]',
+      ...rows
+        .filter(([, words]) => words.length > 0)
+        .map(
+          ([key, words]) =>
+            `        case ${fishQuote(key)}\n            printf '%s\\n' ${words.map(fishQuote).join(' ')}`,
+        ),
+      '    end',
+      'end',
+    ].join('\n');
+  const rules: string[] = [];
+  for (const node of nodes) {
+    const when = `-n ${fishQuote(`__bankdata_at ${node.path === '' ? "''" : node.path}`)}`;
+    for (const sub of node.subcommands) {
+      rules.push(
+        `complete -c bankdata -f ${when} -a ${fishQuote(sub)} -d ${fishQuote(node.subcommandDescriptions.get(sub) ?? '')}`,
+      );
+    }
+    for (const option of node.optionList) {
+      const names = [
+        ...(option.long ? [`-l ${fishQuote(option.long.replace(/^--/, ''))}`] : []),
+        ...(option.short ? [`-s ${fishQuote(option.short.replace(/^-/, ''))}`] : []),
+      ];
+      const values = node.optionValues.get(option.long ?? option.short ?? '');
+      const takes = option.required || option.optional;
+      // A value with no known list: file names (-F); a known list: only those (-x -a).
+      const value = !takes ? '' : values ? ` -x -a ${fishQuote(values.join(' '))}` : ' -r -F';
+      rules.push(`complete -c bankdata ${when} ${names.join(' ')}${value} -d ${fishQuote(option.description)}`);
+    }
+    rules.push(`complete -c bankdata ${when} -l help -d 'display help for command'`);
+    node.argumentValues.forEach((values, i) => {
+      if (values)
+        rules.push(
+          `complete -c bankdata -f -n ${fishQuote(`__bankdata_at ${node.path} ${i}`)} -a ${fishQuote(values.join(' '))}`,
+        );
+    });
+  }
+  return `# bankdata completion for fish. Save it:
+#   bankdata completion fish > ~/.config/fish/completions/bankdata.fish
+# (the npm package ships it as completions/bankdata.fish). Static: a TAB runs no node.
+${cases(
+  'subcommands',
+  nodes.map((n) => [n.path, n.subcommands]),
+)}
+
+${cases(
+  'valued',
+  nodes.map((n) => [n.path, n.valued]),
+)}
+
+# The command path of the words before the cursor (sub-command names joined by /), then the
+# number of arguments after it.
+function __bankdata_where
+    set -l words (commandline -opc)
+    set -e words[1]
+    set -l cmdpath ''
+    set -l skip 0
+    set -l position 0
+    for word in $words
+        if test $skip = 1
+            set skip 0
+            continue
+        end
+        switch $word
+            case '--*=*'
+            case '-*'
+                if contains -- $word (__bankdata_valued "$cmdpath")
+                    set skip 1
+                end
+            case '*'
+                if contains -- $word (__bankdata_subcommands "$cmdpath")
+                    if test -z "$cmdpath"
+                        set cmdpath $word
+                    else
+                        set cmdpath "$cmdpath/$word"
+                    end
+                    set position 0
+                else
+                    set position (math $position + 1)
+                end
+        end
+    end
+    echo $cmdpath
+    echo $position
+end
+
+# True when the words typed lead to the command path $argv[1] (and, given, its argument $argv[2]).
+function __bankdata_at
+    set -l where (__bankdata_where)
+    test "$where[1]" = "$argv[1]"; or return 1
+    test (count $argv) -lt 2; or test "$where[2]" = "$argv[2]"
+end
+
+complete -c bankdata -f
+${rules.join('\n')}
+`;
+}
+
 export function completionScript(shell: string, program: Command): string {
   const nodes = completionNodes(program);
   if (shell === 'bash') return bashScript(nodes);
   if (shell === 'zsh') return zshScript(nodes);
+  if (shell === 'fish') return fishScript(nodes);
   throw new UsageError(`completion: unknown shell ${shell} (${SHELLS.join(' or ')})`);
 }
 
 export function registerCompletionCommand(program: Command): void {
-  program
-    .command('completion')
-    .description('print a shell completion script: bankdata completion bash|zsh')
+  printsOnStdout(readsNoConfig(program.command('completion')), 'product')
+    .description('print a shell completion script: bankdata completion bash|zsh|fish')
     .argument('<shell>', SHELLS.join(' | '))
     .action(async (shell: string) => {
       process.stdout.write(completionScript(shell, await buildFullProgram()));
     });
+  withExamples(commandNamed(program, 'completion'), [
+    {
+      line: 'bankdata completion bash > ~/.local/share/bash-completion/completions/bankdata',
+      says: 'install the bash completion',
+    },
+    {
+      line: 'bankdata completion fish > ~/.config/fish/completions/bankdata.fish',
+      says: 'install the fish completion',
+    },
+  ]);
+  // The values that are not paths (src/cli/path-roles.ts); the paths are made in output-paths.ts.
+  notPaths(commandNamed(program, 'completion'), ['<shell>']);
 }

@@ -17,6 +17,9 @@ import { ConsentInputError, type ConsentRequestInput } from '../sync/consent-req
 import { createCliContext, globalsOf } from './command-context';
 import { CliError, ExitCode, UsageError } from './exit-codes';
 import { createSpinner } from './spinner';
+import { commandNamed, needsCredentials } from './command-needs';
+import { withExamples } from './command-help';
+import { notPaths } from './path-roles';
 
 /** The request as `sync/consent-request.ts` takes it, and how to show the outcome. */
 interface CreateFlags extends ConsentRequestInput {
@@ -98,6 +101,30 @@ export function registerConsentCreateCommand(consents: Command): void {
         await ctx.close();
       }
     });
+  needsCredentials(commandNamed(consents, 'create'), 'data');
+  withExamples(commandNamed(consents, 'create'), [
+    {
+      line: 'bankdata consents create --bank PNZ --flow redirect',
+      says: 'create a consent, print the URL for the customer, wait until settled',
+    },
+    {
+      line: 'bankdata consents create --bank ANZ --flow decoupled --identifier-type mobile_number --identifier-value 0211234567 --no-wait',
+      says: 'the decoupled flow; print and stop',
+    },
+  ]);
+  // The values that are not paths (src/cli/path-roles.ts); the paths are made in output-paths.ts.
+  notPaths(commandNamed(consents, 'create'), [
+    '--bank',
+    '--flow',
+    '--redirect-uri',
+    '--callback-url',
+    '--identifier-type',
+    '--identifier-value',
+    '--permissions',
+    '--start',
+    '--end',
+    '--expires',
+  ]);
 }
 
 function describeCreated(info: CreatedInfo, input: ConsentRequestInput): string {

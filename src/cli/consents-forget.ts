@@ -15,6 +15,9 @@ import type { ForgetReport } from '../store/forget';
 import { createCliContext, globalsOf } from './command-context';
 import { ExitCode, UsageError } from './exit-codes';
 import { parseConsentId } from './consents';
+import { commandNamed } from './command-needs';
+import { withExamples } from './command-help';
+import { notPaths } from './path-roles';
 
 export function registerConsentForgetCommand(consents: Command): void {
   consents
@@ -22,11 +25,12 @@ export function registerConsentForgetCommand(consents: Command): void {
     .description('delete the stored data of an ended consent: rows, statement files, raw payloads')
     .argument('<id>', 'consent id')
     .option('--dry-run', 'say what would be removed; change nothing')
-    .action(async (id: string, flags: { dryRun?: boolean }, command: Command) => {
+    .option('--json', 'print the outcome as one JSON document: rows per table, files, hand-overs')
+    .action(async (id: string, flags: { dryRun?: boolean; json?: boolean }, command: Command) => {
       const consentId = parseConsentId(id);
       const ctx = createCliContext(globalsOf(command));
       try {
-        const store = await ctx.store();
+        const store = await ctx.existingStore();
         const record = await store.consents.get(consentId);
         if (!record)
           throw new UsageError(
@@ -55,12 +59,32 @@ export function registerConsentForgetCommand(consents: Command): void {
             );
           }
         }
-        process.stdout.write(describe(report, flags.dryRun ?? false, removedFiles, refused));
+        process.stdout.write(
+          flags.json
+            ? `${JSON.stringify(
+                {
+                  consent_id: report.consentId,
+                  dry_run: flags.dryRun ?? false,
+                  deleted: report.deleted,
+                  handed_over: report.handedOver,
+                  statement_files: { removed: removedFiles, refused },
+                },
+                null,
+                2,
+              )}\n`
+            : describe(report, flags.dryRun ?? false, removedFiles, refused),
+        );
         process.exitCode = refused > 0 ? ExitCode.Partial : ExitCode.Ok;
       } finally {
         await ctx.close();
       }
     });
+  withExamples(commandNamed(consents, 'forget'), [
+    { line: 'bankdata consents forget CONSENT_ID --dry-run', says: 'what would be deleted of an ended consent' },
+    { line: 'bankdata consents forget CONSENT_ID', says: 'delete its rows and statement files' },
+  ]);
+  // The values that are not paths (src/cli/path-roles.ts); the paths are made in output-paths.ts.
+  notPaths(commandNamed(consents, 'forget'), ['<id>']);
 }
 
 /**

@@ -14,6 +14,9 @@ import { registerConsentCreateCommand } from './consents-create';
 import { consentView, formatConsentDetail, formatConsentTable, type ConsentView } from './consents-view';
 import { CliError, ExitCode, UsageError } from './exit-codes';
 import { inputPathOption } from './output-paths';
+import { commandNamed, needsCredentials } from './command-needs';
+import { withExamples } from './command-help';
+import { notPaths } from './path-roles';
 
 export function registerConsentsCommand(program: Command): void {
   const consents = program.command('consents').description('register, create, list, show and revoke consents');
@@ -23,14 +26,18 @@ export function registerConsentsCommand(program: Command): void {
     .description('register existing consent ids for sync (the API has no list endpoint)')
     .argument('[ids...]', 'consent ids (lowercase UUIDs)')
     .addOption(inputPathOption('--from-file <file>', 'read ids from a file: one per line, # starts a comment'))
-    .action((ids: string[], flags: { fromFile?: string }, command: Command) =>
+    .option('--json', 'print the outcome as one JSON document: [{consent_id, outcome}]')
+    .action((ids: string[], flags: { fromFile?: string; json?: boolean }, command: Command) =>
       withContext(command, async (ctx) => {
         const wanted = readConsentIds(ids, flags.fromFile);
         const store = await ctx.store();
+        const added: { consent_id: ConsentId; outcome: keyof typeof ADD_WORDS }[] = [];
         for (const id of wanted) {
           const result = await store.consents.add(id);
-          process.stdout.write(`${ADD_WORDS[result]} ${id}\n`);
+          added.push({ consent_id: id, outcome: result });
+          if (!flags.json) process.stdout.write(`${ADD_WORDS[result]} ${id}\n`);
         }
+        if (flags.json) process.stdout.write(`${JSON.stringify(added, null, 2)}\n`);
         return ExitCode.Ok;
       }),
     );
@@ -107,9 +114,26 @@ export function registerConsentsCommand(program: Command): void {
     .command('revoke')
     .description('revoke a consent (already revoked BDT702 or ended BDT009 count as done)')
     .argument('<id>', 'consent id')
-    .action((id: string, _flags: unknown, command: Command) =>
+    .option('--json', 'print the outcome as one JSON document: {consent_id, outcome, status, code, registered}')
+    .action((id: string, flags: { json?: boolean }, command: Command) =>
       withContext(command, async (ctx) => {
         const result = await revokeConsentOp(await ctx.store(), ctx.client(), parseConsentId(id));
+        if (flags.json) {
+          process.stdout.write(
+            `${JSON.stringify(
+              {
+                consent_id: result.consentId,
+                outcome: result.outcome,
+                status: result.status,
+                code: result.code,
+                registered: result.registered,
+              },
+              null,
+              2,
+            )}\n`,
+          );
+          return ExitCode.Ok;
+        }
         const said =
           result.outcome === 'revoked'
             ? 'revoked'
@@ -123,6 +147,36 @@ export function registerConsentsCommand(program: Command): void {
 
   registerConsentCreateCommand(consents);
   registerConsentForgetCommand(consents);
+  needsCredentials(commandNamed(consents, 'list'), 'data', (options) => !options.offline);
+  needsCredentials(commandNamed(consents, 'show'), 'data', (options) => !options.offline);
+  needsCredentials(commandNamed(consents, 'revoke'), 'data');
+  withExamples(commandNamed(program, 'consents'), [
+    { line: 'bankdata consents add CONSENT_ID', says: 'register a consent for sync' },
+    { line: 'bankdata consents list', says: 'every registered consent with its live status' },
+  ]);
+  withExamples(commandNamed(consents, 'add'), [
+    { line: 'bankdata consents add CONSENT_ID CONSENT_ID', says: 'register two consents for sync' },
+    {
+      line: 'bankdata consents add --from-file consents.txt --json',
+      says: 'ids from a file, one per line; the outcome as JSON',
+    },
+  ]);
+  withExamples(commandNamed(consents, 'list'), [
+    { line: 'bankdata consents list', says: 'every registered consent, its status read live' },
+    { line: 'bankdata consents list --offline --json', says: 'what the database holds, as JSON; no request' },
+  ]);
+  withExamples(commandNamed(consents, 'show'), [
+    { line: 'bankdata consents show CONSENT_ID', says: 'one consent, its status read live' },
+    { line: 'bankdata consents show CONSENT_ID --offline --json', says: 'what the database holds of it, as JSON' },
+  ]);
+  withExamples(commandNamed(consents, 'revoke'), [
+    { line: 'bankdata consents revoke CONSENT_ID', says: 'revoke a consent; it is no longer synced' },
+    { line: 'bankdata consents revoke CONSENT_ID --json', says: 'the same, the outcome as JSON' },
+  ]);
+  // The values that are not paths (src/cli/path-roles.ts); the paths are made in output-paths.ts.
+  notPaths(commandNamed(consents, 'add'), ['<ids>']);
+  notPaths(commandNamed(consents, 'show'), ['<id>']);
+  notPaths(commandNamed(consents, 'revoke'), ['<id>']);
 }
 
 const ADD_WORDS = {

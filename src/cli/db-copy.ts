@@ -3,8 +3,8 @@
  * and statement file (the step up of docs/postgres.md), or a PostgreSQL database into a new SQLite
  * file, optionally only some consents, accounts and dates (`--consent`, `--account`, `--since`),
  * for an analyst who wants a file. The target is new or empty: a copy never merges into data.
- * Statement files live beside a SQLite database (its data dir: `--data-dir`, else the file's
- * directory) and in `statement_files` on PostgreSQL.
+ * Statement files live beside a SQLite database (its data dir: `--data-dir`, `BANKDATA_DATA_DIR` or a
+ * config file's `dataDir`, else the file's directory) and in `statement_files` on PostgreSQL.
  *
  * Nothing half-made: a new SQLite file is built under a temp name and linked into place only
  * when the copy succeeded (src/fs/atomic-file.ts `buildNewFile`), its statement files written as
@@ -26,7 +26,11 @@ import { openStore } from '../store';
 import { openPostgres } from '../store/pg/open';
 import { checkPostgresUrl, describeUnusablePostgres, isPostgresUrl, redactPostgresUrl } from '../database-url';
 import { globalsOf } from './command-context';
+import { configOf } from './run-config';
 import { dataPathOption, outputPathOption } from './output-paths';
+import { commandNamed } from './command-needs';
+import { withExamples } from './command-help';
+import { notPaths } from './path-roles';
 
 interface CopyFlags {
   from: string;
@@ -56,8 +60,13 @@ export function registerDbCopyCommand(db: Command): void {
     .option('--consent <id>', 'PostgreSQL to SQLite only: this consent (repeatable)', repeatable, [])
     .option('--account <id>', 'PostgreSQL to SQLite only: this account (repeatable)', repeatable, [])
     .option('--since <date>', 'PostgreSQL to SQLite only: rows from this NZ date (YYYY-MM-DD) on')
+    // The counts are always one JSON document on stdout; the flag is accepted like every outcome command's.
+    .option('--json', 'print the counts as one JSON document on stdout (always so)')
     .action(async (flags: CopyFlags, command: Command) => {
-      const dataDir = globalsOf(command).dataDir;
+      // The configured data directory (--data-dir, BANKDATA_DATA_DIR, a config file), else the
+      // SQLite file's own directory.
+      const config = configOf(globalsOf(command));
+      const dataDir = config.dataDirGiven ? config.dataDir : undefined;
       const fromPg = isPostgresUrl(flags.from);
       const toPg = isPostgresUrl(flags.to);
       if (fromPg === toPg) {
@@ -117,6 +126,18 @@ export function registerDbCopyCommand(db: Command): void {
       process.stdout.write(`${JSON.stringify(nul ? { ...counts, nul } : counts)}\n`);
       process.exitCode = refused > 0 ? ExitCode.Partial : ExitCode.Ok;
     });
+  withExamples(commandNamed(db, 'copy'), [
+    {
+      line: 'bankdata db copy --from data/bankdata.sqlite --to postgres://bankdata@localhost/bankdata',
+      says: 'a SQLite file into an empty PostgreSQL database',
+    },
+    {
+      line: 'bankdata db copy --from postgres://bankdata@localhost/bankdata --to one.sqlite --consent CONSENT_ID --since 2026-01-01',
+      says: 'one consent from an NZ date into a new SQLite file',
+    },
+  ]);
+  // The values that are not paths (src/cli/path-roles.ts); the paths are made in output-paths.ts.
+  notPaths(commandNamed(db, 'copy'), ['--consent', '--account', '--since']);
 }
 
 async function sqliteToPostgres(

@@ -7,12 +7,14 @@
 import type { Command } from 'commander';
 import { backupDatabase, migrateWithBackup } from '../store/sqlite/backup';
 import { registerDbCopyCommand } from './db-copy';
-import { loadConfig } from '../config';
 import { UsageError } from '../errors';
 import { displayLocation, isPostgresUrl, openDatabaseStore } from '../store';
 import { globalsOf } from './command-context';
+import { configOf } from './run-config';
 import { ExitCode } from './exit-codes';
 import { outputPathArgument, outputPathOption } from './output-paths';
+import { commandNamed } from './command-needs';
+import { withExamples } from './command-help';
 
 export function registerDbCommand(program: Command): void {
   const db = program
@@ -23,15 +25,17 @@ export function registerDbCommand(program: Command): void {
   db.command('backup')
     .description('copy the database to FILE while it is in use (SQLite backup API); FILE must not exist')
     .addArgument(outputPathArgument('<file>', 'the new file (0600)'))
-    .action(async (file: string, _flags: unknown, command: Command) => {
-      const config = loadConfig({ flags: { db: globalsOf(command).db, dataDir: globalsOf(command).dataDir } });
+    .option('--json', 'print the outcome as one JSON document on stdout: {database, backup}')
+    .action(async (file: string, flags: { json?: boolean }, command: Command) => {
+      const config = configOf(globalsOf(command));
       if (isPostgresUrl(config.db)) {
         throw new UsageError(
           `db backup applies to a SQLite file, not to the PostgreSQL database ${displayLocation(config.db)}: use pg_dump`,
         );
       }
       const written = await backupDatabase(config.db, file);
-      process.stderr.write(`backed up ${config.db} to ${written}\n`);
+      if (flags.json) process.stdout.write(`${JSON.stringify({ database: config.db, backup: written })}\n`);
+      else process.stderr.write(`backed up ${config.db} to ${written}\n`);
       process.exitCode = ExitCode.Ok;
     });
 
@@ -43,8 +47,9 @@ export function registerDbCommand(program: Command): void {
         'where the backup goes (default: beside the database, .before-migrate-<from>-to-<to>.sqlite; the newest 3 kept)',
       ),
     )
-    .action(async (flags: { backup?: string }, command: Command) => {
-      const config = loadConfig({ flags: { db: globalsOf(command).db, dataDir: globalsOf(command).dataDir } });
+    .option('--json', 'print the outcome as one JSON document on stdout: {database, applied, backup, reused, removed}')
+    .action(async (flags: { backup?: string; json?: boolean }, command: Command) => {
+      const config = configOf(globalsOf(command));
       if (isPostgresUrl(config.db)) {
         // PostgreSQL: the committed migrations under an advisory lock; no file to back up first.
         if (flags.backup !== undefined)
@@ -53,11 +58,22 @@ export function registerDbCommand(program: Command): void {
           );
         const store = await openDatabaseStore(config.db);
         await store.close();
-        process.stderr.write(`${displayLocation(config.db)} is up to date\n`);
+        if (flags.json)
+          process.stdout.write(
+            `${JSON.stringify({ database: displayLocation(config.db), applied: null, backup: null, reused: false, removed: [] })}\n`,
+          );
+        else process.stderr.write(`${displayLocation(config.db)} is up to date\n`);
         process.exitCode = ExitCode.Ok;
         return;
       }
       const result = await migrateWithBackup(config.db, flags.backup !== undefined ? { backupTo: flags.backup } : {});
+      if (flags.json) {
+        process.stdout.write(
+          `${JSON.stringify({ database: config.db, applied: result.applied, backup: result.backup ?? null, reused: result.reused ?? false, removed: result.removed })}\n`,
+        );
+        process.exitCode = ExitCode.Ok;
+        return;
+      }
       if (result.applied === 0) process.stderr.write(`${config.db} is up to date\n`);
       else {
         const copy = result.backup
@@ -68,4 +84,19 @@ export function registerDbCommand(program: Command): void {
       for (const old of result.removed) process.stderr.write(`removed an older pre-migration copy: ${old}\n`);
       process.exitCode = ExitCode.Ok;
     });
+  withExamples(commandNamed(program, 'db'), [
+    { line: 'bankdata db backup backup.sqlite', says: 'an online copy of the database' },
+    { line: 'bankdata db migrate', says: "bring the database to this version's schema" },
+  ]);
+  withExamples(commandNamed(db, 'backup'), [
+    { line: 'bankdata db backup backup.sqlite', says: 'an online copy of the database while a sync may run' },
+    {
+      line: 'bankdata --db /srv/bankdata.sqlite db backup /backups/bankdata.sqlite --json',
+      says: 'another database; the outcome as JSON',
+    },
+  ]);
+  withExamples(commandNamed(db, 'migrate'), [
+    { line: 'bankdata db migrate', says: 'migrate after an online backup beside the database' },
+    { line: 'bankdata db migrate --backup before-migrate.sqlite', says: 'the backup to a file of your choice' },
+  ]);
 }

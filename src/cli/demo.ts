@@ -23,6 +23,9 @@ import { createCliContext, globalsOf } from './command-context';
 import { wholeNumber } from './flags';
 import { createProgress } from './progress';
 import { exitCodeOf, formatSummary } from './sync';
+import { commandNamed, printsOnStdout } from './command-needs';
+import { withExamples } from './command-help';
+import { notPaths } from './path-roles';
 
 const DAY_MS = 24 * 3600 * 1000;
 
@@ -98,6 +101,19 @@ export function registerDemoCommand(program: Command): void {
         out: (s) => process.stdout.write(s),
       });
     });
+  printsOnStdout(commandNamed(program, 'demo'), 'walkthrough');
+  withExamples(commandNamed(program, 'demo'), [
+    {
+      line: 'bankdata demo',
+      says: 'the whole pipeline against a built-in emulator: sync, exports, an incremental sync',
+    },
+    {
+      line: 'bankdata demo --seed 7 --data-dir /tmp/bankdata-demo',
+      says: 'the same over another generated world, in another folder',
+    },
+  ]);
+  // The values that are not paths (src/cli/path-roles.ts); the paths are made in output-paths.ts.
+  notPaths(commandNamed(program, 'demo'), ['--seed']);
 }
 
 export async function runDemo(options: {

@@ -8,6 +8,9 @@ import type { Command } from 'commander';
 import { DATASETS, FORMATS, OFX_DIALECTS, STATUSES, STDOUT, exportDataset, validateExportRequest } from '../export';
 import { createCliContext, globalsOf } from './command-context';
 import { outputPathOption } from './output-paths';
+import { commandNamed, printsOnStdout } from './command-needs';
+import { withExamples } from './command-help';
+import { notPaths } from './path-roles';
 
 interface ExportFlags {
   format: string;
@@ -112,4 +115,25 @@ export function registerExportCommand(program: Command): void {
         await context.close();
       }
     });
+  printsOnStdout(commandNamed(program, 'export'), 'product');
+  withExamples(commandNamed(program, 'export'), [
+    { line: 'bankdata export transactions --format csv --out transactions.csv', says: 'every transaction as CSV' },
+    {
+      line: 'bankdata export transactions --format ofx --account ACCOUNT_ID --from 2026-01-01 --out jan.ofx',
+      says: 'one account from an NZ date as OFX',
+    },
+    { line: 'bankdata export accounts --format json', says: 'the accounts as JSON on stdout' },
+  ]);
+  // The values that are not paths (src/cli/path-roles.ts); the paths are made in output-paths.ts.
+  notPaths(commandNamed(program, 'export'), [
+    '--format',
+    '--from',
+    '--to',
+    '--consent',
+    '--account',
+    '--bank',
+    '--status',
+    '--ofx-dialect',
+    '<dataset>',
+  ]);
 }

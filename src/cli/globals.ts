@@ -28,9 +28,12 @@ export function addGlobalOptions(program: Command): Command {
       ),
     )
     .addOption(
-      new Option('--log-level <level>', 'logs go to stderr as JSON lines')
-        .choices(['debug', 'info', 'warn', 'error', 'silent'])
-        .default('warn'),
+      declarePathRole(
+        new Option('--log-level <level>', 'logs go to stderr as JSON lines')
+          .choices(['debug', 'info', 'warn', 'error', 'silent'])
+          .default('warn'),
+        'none',
+      ),
     );
 }
 

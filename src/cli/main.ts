@@ -17,7 +17,6 @@ import { Command, CommanderError, Help } from 'commander';
 import { version } from '../../package.json';
 import { terminalSafe } from '@bankdata/core/terminal-text';
 import { addGlobalOptions } from './globals';
-import { declaredOutputs } from './path-roles';
 
 export interface CommandEntry {
   name: string;
@@ -106,11 +105,14 @@ export const COMMANDS: readonly CommandEntry[] = [
   },
   {
     name: 'completion',
-    description: 'print a shell completion script: bankdata completion bash|zsh',
+    description: 'print a shell completion script: bankdata completion bash|zsh|fish',
     usage: '<shell>',
     load: async () => (await import('./completion')).registerCompletionCommand,
   },
 ];
+
+/** The first parse's stand-ins (buildProgram): the real command they load passes the preflight. */
+const stubs = new WeakSet<Command>();
 
 /** The root program with the global options and no command yet. */
 function rootProgram(): Command {
@@ -123,9 +125,10 @@ function rootProgram(): Command {
       outputError: (text, write) => write(`bankdata: ${terminalSafe(text.replace(/^error: /, '').trim())}\n`),
     })
     .showHelpAfterError('hint: add --help to see the usage')
-    // Every output path a command declares (src/cli/output-paths.ts) is checked before its action runs.
+    // Before any action: the configuration, the credentials the command declared and every output
+    // path it declared are checked (src/cli/preflight.ts), so a refused command has created nothing.
     .hook('preAction', async (_root, action) => {
-      if (declaredOutputs(action).length > 0) (await import('./output-paths')).checkDeclaredOutputs(action);
+      if (!stubs.has(action)) (await import('./preflight')).preflight(action);
     });
   addGlobalOptions(program);
   return program;
@@ -146,8 +149,9 @@ export function buildProgram(argv: readonly string[]): Command {
     },
   });
   for (const entry of COMMANDS) {
-    program
-      .command(entry.name)
+    const stub = program.command(entry.name);
+    stubs.add(stub);
+    stub
       .description(entry.description)
       .helpOption(false)
       .allowUnknownOption()

@@ -6,6 +6,8 @@ import type { Command } from 'commander';
 import { BANKS, type BankMeta } from '@bankdata/core/schemas';
 import { createCliContext, globalsOf } from './command-context';
 import { ExitCode } from './exit-codes';
+import { commandNamed, needsCredentials } from './command-needs';
+import { withExamples } from './command-help';
 
 export function registerMetaCommand(program: Command): void {
   program
@@ -36,6 +38,11 @@ export function registerMetaCommand(program: Command): void {
         await ctx.close();
       }
     });
+  needsCredentials(commandNamed(program, 'meta'), 'data', (options) => !options.offline);
+  withExamples(commandNamed(program, 'meta'), [
+    { line: 'bankdata meta', says: "each bank's features, fetched now" },
+    { line: 'bankdata meta --offline --json', says: 'what the last fetch stored, as JSON' },
+  ]);
 }
 
 function flowCell(flow: { enabled: boolean; request_timeout?: string | undefined }): string {

@@ -17,17 +17,20 @@
  * - `dataPathOption(flags, description)`: the database or the data directory itself (`--db`,
  *   `--data-dir`, `db copy --from`), guarded by the store and src/fs/data-dir.ts.
  *
+ * - every other option that takes a value, and every other argument, is declared not a path
+ *   (src/cli/path-roles.ts `notPaths`, role `none`) beside the command's definition.
+ *
  * test/cli/output-paths.test.ts walks every command of the registry (src/cli/main.ts COMMANDS)
- * and fails on an option or argument that looks like a path (its placeholder, flag or
- * description says file, path, directory, location, `--out`, `--to`…) and was not made here;
- * then it aims each output at the database, its WAL, a statement file and a directory.
+ * and fails on an option that takes a value, or an argument, with no declared role; then it
+ * aims each output at the database, its WAL, a statement file and a directory.
  */
+import { resolve } from 'node:path';
 import { Argument, Option, type Command } from 'commander';
-import { loadConfig } from '../config';
 import { isPostgresUrl } from '../database-url';
 import { checkOutputPath } from '../fs/output-path';
 import { globalsOf } from './globals';
 import { declaredOutputs, declarePathRole, type OutputPathSpec } from './path-roles';
+import { configOf } from './run-config';
 
 export { pathRoleOf, type OutputPathSpec, type PathRole } from './path-roles';
 
@@ -54,17 +57,19 @@ export function dataPathOption(flags: string, description: string): Option {
 }
 
 /** Each declared output's value (or default) through the one guard, replaced by its absolute path. */
-export function checkDeclaredOutputs(command: Command): void {
+export function checkDeclaredOutputs(command: Command, readsConfig = true): void {
   const declared = declaredOutputs(command);
   if (declared.length === 0) return;
-  const globals = globalsOf(command);
-  const config = loadConfig({ flags: { db: globals.db, dataDir: globals.dataDir } });
-  const guard = { ...(isPostgresUrl(config.db) ? {} : { database: config.db }), dataDir: config.dataDir };
+  // A command that reads no configuration (`emulator`) knows no database or data directory of its
+  // own: the guard still refuses any SQLite database and any marked data directory's files.
+  const config = readsConfig ? configOf(globalsOf(command)) : null;
+  const dataDir = config?.dataDir ?? resolve('data');
+  const guard = config ? { ...(isPostgresUrl(config.db) ? {} : { database: config.db }), dataDir: config.dataDir } : {};
   for (const { target, spec } of declared) {
     const index = target instanceof Argument ? command.registeredArguments.indexOf(target) : -1;
     const key = target instanceof Option ? target.attributeName() : '';
     const given: unknown = target instanceof Option ? command.getOptionValue(key) : command.processedArgs[index];
-    const value = given === undefined && spec.defaultPath ? spec.defaultPath(config.dataDir) : given;
+    const value = given === undefined && spec.defaultPath ? spec.defaultPath(dataDir) : given;
     if (typeof value !== 'string') continue;
     if (spec.stdout && value === '-') continue;
     if (spec.postgresUrl && isPostgresUrl(value)) continue;

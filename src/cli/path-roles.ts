@@ -6,8 +6,12 @@
  */
 import type { Argument, Command, Option } from 'commander';
 
-/** output: written, replaced or created (checked before the action); input: only read; data: the database or data directory. */
-export type PathRole = 'output' | 'input' | 'data';
+/**
+ * output: written, replaced or created (checked before the action); input: only read; data: the
+ * database or data directory; none: the value is not a path (a date, an id, a number, a choice).
+ * Every option that takes a value, and every argument, declares one (test/cli/output-paths.test.ts).
+ */
+export type PathRole = 'output' | 'input' | 'data' | 'none';
 
 export interface OutputPathSpec {
   /** `-` means stdout and is not a path. */
@@ -40,4 +44,21 @@ export function declaredOutputs(command: Command): { target: Option | Argument; 
     const spec = outputSpecs.get(target);
     return spec ? [{ target, spec }] : [];
   });
+}
+
+/**
+ * Declares the named options (`--since`) and arguments (`<id>`) of `command` as values that are
+ * not paths (role `none`), beside the command's definition. A name the command does not have, or
+ * one already declared, is a programming error.
+ */
+export function notPaths(command: Command, names: readonly string[]): Command {
+  for (const name of names) {
+    const target = name.startsWith('<')
+      ? command.registeredArguments.find((a) => `<${a.name()}>` === name)
+      : command.options.find((o) => o.long === name);
+    if (!target) throw new Error(`${command.name()} has no ${name}`);
+    if (roles.has(target)) throw new Error(`${command.name()} ${name} already has a role`);
+    declarePathRole(target, 'none');
+  }
+  return command;
 }

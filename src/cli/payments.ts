@@ -3,7 +3,7 @@
  * (docs/payments-contract.md), tracked in the same database as the bank transactions and
  * matched to the credit that settled each one.
  */
-import type { Command } from 'commander';
+import { Argument, type Command } from 'commander';
 import { UnavailableError } from '../api/api-errors';
 import {
   createPaymentsClient,
@@ -27,6 +27,9 @@ import { terminalSafe } from '@bankdata/core/terminal-text';
 import { createCliContext, globalsOf, type CliContext } from './command-context';
 import { paymentId } from './flags';
 import { CliError, ExitCode, UsageError } from './exit-codes';
+import { commandNamed, needsCredentials } from './command-needs';
+import { withExamples } from './command-help';
+import { notPaths } from './path-roles';
 
 interface CreateFlags {
   consent: string;
@@ -202,7 +205,13 @@ export function registerPaymentsCommand(program: Command): void {
     .description(
       'poll payments until AcceptedSettlementCompleted or Rejected (default: every stored payment still in flight)',
     )
-    .argument('[ids...]', 'payment ids')
+    // Each id checked as commander reads it: a bad one is refused before the credentials are looked at.
+    .addArgument(
+      new Argument('[ids...]', 'payment ids').argParser((value: string, previous: string[] | undefined) => [
+        ...(previous ?? []),
+        paymentId(value),
+      ]),
+    )
     .option('--once', 'one pass, no waiting')
     .option('--interval-seconds <n>', 'between passes', '5')
     .option('--timeout-seconds <n>', 'stop waiting after this long (payments stay open for the next run)', '600')
@@ -290,4 +299,47 @@ export function registerPaymentsCommand(program: Command): void {
         }
       });
     });
+  needsCredentials(commandNamed(payments, 'create'), 'payments');
+  needsCredentials(commandNamed(payments, 'track'), 'payments');
+  withExamples(commandNamed(program, 'payments'), [
+    {
+      line: 'bankdata payments create --consent CONSENT_ID --wait',
+      says: 'pay once against a single consent and wait for the outcome',
+    },
+    { line: 'bankdata payments track', says: 'poll every payment still in flight' },
+  ]);
+  withExamples(commandNamed(payments, 'create'), [
+    {
+      line: 'bankdata payments create --consent CONSENT_ID --wait',
+      says: 'pay once against a single consent and wait for the outcome',
+    },
+    {
+      line: 'bankdata payments create --consent CONSENT_ID --amount 25.00 --particulars Rent --json',
+      says: 'an enduring consent: the amount and particulars given; the payment as JSON',
+    },
+  ]);
+  withExamples(commandNamed(payments, 'track'), [
+    { line: 'bankdata payments track', says: 'poll every payment still in flight until each settles or is rejected' },
+    { line: 'bankdata payments track PAYMENT_ID --once --json', says: 'one pass over one payment, as JSON lines' },
+  ]);
+  withExamples(commandNamed(payments, 'show'), [
+    { line: 'bankdata payments show PAYMENT_ID', says: 'a stored payment and its status history' },
+    { line: 'bankdata payments show PAYMENT_ID --json', says: 'the same as JSON' },
+  ]);
+  withExamples(commandNamed(payments, 'reconcile'), [
+    { line: 'bankdata payments reconcile', says: 'match settled payments to bank transactions' },
+    { line: 'bankdata payments reconcile --json', says: 'the same as JSON' },
+  ]);
+  // The values that are not paths (src/cli/path-roles.ts); the paths are made in output-paths.ts.
+  notPaths(commandNamed(payments, 'create'), [
+    '--consent',
+    '--amount',
+    '--currency',
+    '--particulars',
+    '--code',
+    '--reference',
+    '--key',
+  ]);
+  notPaths(commandNamed(payments, 'track'), ['--interval-seconds', '--timeout-seconds', '<ids>']);
+  notPaths(commandNamed(payments, 'show'), ['<id>']);
 }

@@ -9,6 +9,9 @@ import { nzMidnight } from '@bankdata/core/nz-time';
 import { createCliContext, globalsOf } from './command-context';
 import { ExitCode, UsageError } from './exit-codes';
 import { outputPathOption } from './output-paths';
+import { commandNamed } from './command-needs';
+import { withExamples } from './command-help';
+import { notPaths } from './path-roles';
 
 interface ReportFlags {
   /** Checked and absolute (src/cli/output-paths.ts), the default filled in. */
@@ -16,6 +19,7 @@ interface ReportFlags {
   from?: string;
   to?: string;
   account?: string;
+  json?: boolean;
 }
 
 function nzDate(flag: string, value: string | undefined): string | null {
@@ -40,6 +44,7 @@ export function registerReportCommand(program: Command): void {
     .option('--from <date>', 'first NZ date of the period (YYYY-MM-DD)')
     .option('--to <date>', 'last NZ date of the period (YYYY-MM-DD)')
     .option('--account <id>', 'only this account')
+    .option('--json', 'print the outcome as one JSON document: {path, accounts, charts}')
     .action(async (flags: ReportFlags, command: Command) => {
       const from = nzDate('--from', flags.from);
       const to = nzDate('--to', flags.to);
@@ -57,11 +62,22 @@ export function registerReportCommand(program: Command): void {
         const { writeReport } = await import('../report/write-report');
         const written = await writeReport(store, flags.out, { from, to, accountId: flags.account });
         process.stdout.write(
-          `report written: ${written.path} (${written.accounts} account(s), ${written.charts} chart(s))\n`,
+          flags.json
+            ? `${JSON.stringify({ path: written.path, accounts: written.accounts, charts: written.charts })}\n`
+            : `report written: ${written.path} (${written.accounts} account(s), ${written.charts} chart(s))\n`,
         );
         process.exitCode = ExitCode.Ok;
       } finally {
         await ctx.close();
       }
     });
+  withExamples(commandNamed(program, 'report'), [
+    { line: 'bankdata report --out report.html', says: 'the HTML report of everything stored' },
+    {
+      line: 'bankdata report --from 2026-01-01 --to 2026-03-31 --account ACCOUNT_ID',
+      says: 'one account over one quarter (NZ dates)',
+    },
+  ]);
+  // The values that are not paths (src/cli/path-roles.ts); the paths are made in output-paths.ts.
+  notPaths(commandNamed(program, 'report'), ['--from', '--to', '--account']);
 }

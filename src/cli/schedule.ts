@@ -14,6 +14,8 @@ import { createCliContext, globalsOf } from './command-context';
 import { ExitCode } from './exit-codes';
 import { onStop, signalExitCode, type StopSignal } from './stop-signals';
 import { systemClock } from '@bankdata/core/clock';
+import { commandNamed, needsCredentials, printsOnStdout } from './command-needs';
+import { withExamples } from './command-help';
 
 export function registerScheduleCommand(program: Command): void {
   program
@@ -65,4 +67,9 @@ export function registerScheduleCommand(program: Command): void {
         await ctx.close();
       }
     });
+  printsOnStdout(needsCredentials(commandNamed(program, 'schedule'), 'data'), 'service');
+  withExamples(commandNamed(program, 'schedule'), [
+    { line: 'bankdata schedule', says: 'nightly sync, expiry check and meta refresh in the foreground' },
+    { line: 'bankdata --log-level info schedule', says: 'the same, with each job logged' },
+  ]);
 }

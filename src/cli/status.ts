@@ -11,6 +11,9 @@ import { ExitCode } from './exit-codes';
 import { wholeNumber } from './flags';
 import { terminalSafe } from '@bankdata/core/terminal-text';
 import { unfinishedRunState, unfinishedWorkersState } from '../store/lease';
+import { commandNamed } from './command-needs';
+import { withExamples } from './command-help';
+import { notPaths } from './path-roles';
 
 export interface StatusReport {
   database: string;
@@ -151,4 +154,10 @@ export function registerStatusCommand(program: Command): void {
         await ctx.close();
       }
     });
+  withExamples(commandNamed(program, 'status'), [
+    { line: 'bankdata status', says: 'last runs, failures, consents near expiry' },
+    { line: 'bankdata status --runs 5 --json', says: 'the same as JSON, five runs' },
+  ]);
+  // The values that are not paths (src/cli/path-roles.ts); the paths are made in output-paths.ts.
+  notPaths(commandNamed(program, 'status'), ['--runs']);
 }

@@ -20,6 +20,9 @@ import { wholeNumber } from './flags';
 import { createProgress } from './progress';
 import { runWorkers, SHARED_RUN_ENV } from './sync-workers';
 import { onStop, signalExitCode, type StopSignal } from './stop-signals';
+import { commandNamed, needsCredentials } from './command-needs';
+import { withExamples } from './command-help';
+import { notPaths } from './path-roles';
 
 interface SyncFlags {
   consent?: string[];
@@ -72,6 +75,15 @@ export function registerSyncCommand(program: Command): void {
         await ctx.close();
       }
     });
+  // --dry-run sends meta and consent reads too; --workers' workers each need them.
+  needsCredentials(commandNamed(program, 'sync'), 'data');
+  withExamples(commandNamed(program, 'sync'), [
+    { line: 'bankdata sync', says: 'one run over every registered consent' },
+    { line: 'bankdata sync --consent ID --since 2026-01-01', says: 'one consent, fetched again from an NZ date' },
+    { line: 'bankdata sync --dry-run --json', says: 'the requests a run would make, as JSON; nothing written' },
+  ]);
+  // The values that are not paths (src/cli/path-roles.ts); the paths are made in output-paths.ts.
+  notPaths(commandNamed(program, 'sync'), ['--consent', '--since', '--workers']);
 }
 
 function parseFlags(flags: SyncFlags): { consentIds: ConsentId[]; since: string | null } {

@@ -1,9 +1,13 @@
 /**
- * Loads the configuration once at start: config/default.json (shipped with the program), then
- * config/local.json of the working directory if present, then the environment, then CLI flags;
- * each later source wins, key by key. Validated with zod; the result is typed and frozen.
+ * Loads the configuration once at start: config/default.json (shipped with the program), then the
+ * user's config file (`config.json` in the user's configuration directory: `$XDG_CONFIG_HOME/bankdata`
+ * or `~/.config/bankdata` on Linux, `~/Library/Preferences/bankdata` on macOS,
+ * `%APPDATA%\bankdata\Config` on Windows, as the env-paths library names them), then
+ * config/local.json of the working directory, then the environment, then CLI flags; each later
+ * source wins, key by key (docs/configuration.md). Validated with zod; the result is typed and frozen.
  */
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
+import envPaths from 'env-paths';
 import { DEFAULT_CONFIG_PATH } from '../paths';
 import type { Environment } from '@bankdata/core/consent-rules';
 import { ConfigError } from './config-errors';
@@ -22,6 +26,8 @@ export interface Config {
   readonly db: string;
   /** Absolute path of the data directory (statement files, exports). */
   readonly dataDir: string;
+  /** Whether `dataDir` was given by a source other than the defaults (`db copy` defaults to the file's directory otherwise). */
+  readonly dataDirGiven: boolean;
   readonly redirectWhitelist: readonly string[];
   readonly sync: {
     readonly lookbackDays: number;
@@ -63,6 +69,16 @@ export interface LoadConfigOptions {
   cwd?: string;
   env?: Readonly<Record<string, string | undefined>>;
   flags?: ConfigFlags;
+  /** The user's config file; default `userConfigFile()`; null: none read. */
+  userConfigFile?: string | null;
+}
+
+/**
+ * `config.json` in the user's configuration directory for this platform. env-paths reads
+ * XDG_CONFIG_HOME and the home directory once, when it is loaded: from the process's start.
+ */
+export function userConfigFile(): string {
+  return join(envPaths('bankdata', { suffix: '' }).config, 'config.json');
 }
 
 /** The program's defaults, beside the sources rather than in the working directory. */
@@ -82,8 +98,10 @@ export function loadConfig(options: LoadConfigOptions = {}): Config {
 
   const defaults = readJsonLayer(DEFAULT_CONFIG_FILE, 'config/default.json');
   if (!defaults) throw new ConfigError(`the defaults file is missing: ${DEFAULT_CONFIG_FILE}`, 'reinstall bankdata');
+  const userFile = options.userConfigFile === undefined ? userConfigFile() : options.userConfigFile;
   const layers: Array<[string, ConfigLayer | null]> = [
     ['config/default.json', defaults],
+    ...(userFile === null ? [] : [[userFile, readJsonLayer(userFile, userFile)] as [string, ConfigLayer | null]]),
     [localFile, readJsonLayer(localFile, 'config/local.json')],
     ['environment', readEnvLayer(env)],
     ['flags', readFlagsLayer(options.flags ?? {})],
@@ -113,6 +131,7 @@ export function loadConfig(options: LoadConfigOptions = {}): Config {
           ? values.db
           : resolve(cwd, values.db),
     dataDir,
+    dataDirGiven: layers.slice(1).some(([, layer]) => layer?.dataDir !== undefined),
     redirectWhitelist: [...values.redirectWhitelist],
     sync: { ...values.sync },
     schedule: { ...values.schedule },

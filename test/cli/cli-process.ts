@@ -18,7 +18,7 @@ export function spawnCli(
 ): CliRun {
   const child = spawn(process.execPath, [...(options.nodeArgs ?? []), BIN, ...args], {
     cwd: options.cwd,
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...options.env },
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...userConfigHome(), ...options.env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
@@ -29,6 +29,12 @@ export function spawnCli(
     child.on('close', (code, signal) => resolveExit(code ?? signal ?? -1));
   });
   return { child, stdout: () => out, stderr: () => err, exited };
+}
+
+/** The run's empty user config directory (test/global-setup.ts), handed to every command started. */
+function userConfigHome(): Record<string, string> {
+  const dir = process.env.XDG_CONFIG_HOME;
+  return dir === undefined ? {} : { XDG_CONFIG_HOME: dir };
 }
 
 export async function runCli(
@@ -66,7 +72,7 @@ let inProcessQueue: Promise<unknown> = Promise.resolve();
  * Runs a `bankdata` command inside this test process (src/cli/main.ts `main`, the TypeScript
  * source), for tests whose subject is a command's output, files or exit code rather than the
  * process: no node start and no module loading per command, which a spawned command pays each
- * time. It behaves as the binary does for these: the environment is only PATH, HOME and
+ * time. It behaves as the binary does for these: the environment is only PATH, HOME, XDG_CONFIG_HOME and
  * `env`; the working folder is `cwd`; everything written to stdout and stderr is captured; the
  * exit code is what `main` returns (a thrown error becomes the one-line message and code of
  * src/cli/handle-error.ts). Signal listeners a command adds are removed, and process.env,
@@ -107,7 +113,7 @@ async function runInProcess(args: string[], options: { env?: Record<string, stri
       if (done) process.nextTick(done);
       return true;
     };
-  process.env = { PATH: saved.env.PATH ?? '', HOME: saved.env.HOME ?? '', ...options.env };
+  process.env = { PATH: saved.env.PATH ?? '', HOME: saved.env.HOME ?? '', ...userConfigHome(), ...options.env };
   if (options.cwd) process.chdir(options.cwd);
   process.exitCode = undefined;
   process.stdout.write = capture((text) => (stdout += text));

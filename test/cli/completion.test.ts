@@ -11,10 +11,14 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { DATASETS, FORMATS, OFX_DIALECTS } from '../../src/export';
 import { runCliInProcess } from './cli-process';
+import { buildFullProgram } from '../../src/cli/main';
+import type { Command } from 'commander';
 
 const dir = mkdtempSync(join(tmpdir(), 'bankdata-completion-'));
 const hasZsh = spawnSync('zsh', ['-c', 'true']).status === 0;
 if (!hasZsh && !process.env.CI) console.warn('zsh is not installed: the zsh completion test is skipped');
+const hasFish = spawnSync('fish', ['-c', 'true']).status === 0;
+if (!hasFish && !process.env.CI) console.warn('fish is not installed: the fish completion test is skipped');
 
 /** What bash offers for the words (the last one is being completed), as COMPREPLY. */
 function bashOffers(script: string, words: string[]): string[] {
@@ -92,7 +96,7 @@ describe('bankdata completion bash', () => {
       'decoupled',
     ]);
     expect(bashOffers(script, ['bankdata', 'sync', '--log-level', 'd'])).toEqual(['debug']);
-    expect(bashOffers(script, ['bankdata', 'completion', ''])).toEqual(['bash', 'zsh']);
+    expect(bashOffers(script, ['bankdata', 'completion', ''])).toEqual(['bash', 'zsh', 'fish']);
     expect(bashOffers(script, ['bankdata', 'export', 'transactions', '--ofx-dialect', ''])).toEqual([...OFX_DIALECTS]);
     // A value with no known list: file names.
     expect(bashOffers(script, ['bankdata', 'export', 'accounts', '--out', ''])).toEqual([]);
@@ -146,5 +150,51 @@ describe.skipIf(!hasZsh && !process.env.CI)(`bankdata completion zsh${hasZsh ? '
     ]);
     expect(zshOffers(script, ['bankdata', 'sync', '--'])).toEqual(expect.arrayContaining(['--dry-run', '--db']));
     expect(zshOffers(script, ['bankdata', 'export', 'accounts', '--out', ''])).toEqual(['<files>']);
+  });
+});
+
+/** What fish offers for the command line typed so far (`complete -C`), candidates only. */
+function fishOffers(script: string, line: string): string[] {
+  const out = execFileSync('fish', ['--no-config', '-c', `source '${script}'; complete -C '${line}'`], {
+    encoding: 'utf8',
+  });
+  return out
+    .split('\n')
+    .filter((l) => l !== '')
+    .map((l) => l.split('\t')[0]!);
+}
+
+describe.skipIf(!hasFish && !process.env.CI)(`bankdata completion fish${hasFish ? '' : ' (fish missing)'}`, () => {
+  const script = join(dir, 'bankdata.fish');
+  beforeAll(async () => {
+    const run = await runCliInProcess(['completion', 'fish']);
+    expect(run.code).toBe(0);
+    writeFileSync(script, run.stdout);
+  });
+
+  it('is valid fish (fish -n)', () => {
+    expect(spawnSync('fish', ['--no-config', '-n', script]).status).toBe(0);
+  });
+
+  it('covers every command and every option of the registry', async () => {
+    const program = await buildFullProgram();
+    const globals = program.options.filter((o) => o.long !== '--version').map((o) => o.long!);
+    const walk = (command: Command, path: string[]) => {
+      const line = ['bankdata', ...path].join(' ');
+      if (command.commands.length > 0)
+        expect(fishOffers(script, `${line} `).sort(), line).toEqual(command.commands.map((c) => c.name()).sort());
+      const longs = [...command.options.map((o) => o.long!), ...(path.length > 0 ? globals : []), '--help'];
+      expect(fishOffers(script, `${line} --`), line).toEqual(expect.arrayContaining(longs));
+      for (const sub of command.commands) walk(sub, [...path, sub.name()]);
+    };
+    walk(program, []);
+  });
+
+  it("offers values: datasets, an option's values, the shells; a global option's value is not taken for a command", () => {
+    expect(fishOffers(script, 'bankdata export ').sort()).toEqual([...DATASETS].sort());
+    expect(fishOffers(script, 'bankdata export transactions --format ').sort()).toEqual([...FORMATS].sort());
+    expect(fishOffers(script, 'bankdata consents create --flow ').sort()).toEqual(['decoupled', 'gateway', 'redirect']);
+    expect(fishOffers(script, 'bankdata completion ').sort()).toEqual(['bash', 'fish', 'zsh']);
+    expect(fishOffers(script, 'bankdata --data-dir sync export --f').sort()).toEqual(['--format', '--from']);
   });
 });

@@ -79,6 +79,26 @@ describePostgres('bankdata db copy', () => {
     }
   });
 
+  it('takes the data directory from BANKDATA_DATA_DIR for a SQLite file kept elsewhere (its statement files copied)', async () => {
+    // The file away from its data directory: only the configured data directory finds the statement files.
+    const elsewhere = join(tempDir(), 'moved.sqlite');
+    const source = new Database(harness.store.path, { readonly: true });
+    try {
+      await source.backup(elsewhere);
+    } finally {
+      source.close();
+    }
+    const target = await createTestDatabase({ migrated: false });
+    const copy = await runCliInProcess(['db', 'copy', '--from', elsewhere, '--to', target], {
+      env: { BANKDATA_DATA_DIR: harness.dataDir },
+    });
+    expect(copy.code, copy.stderr).toBe(0);
+    const counts = JSON.parse(copy.stdout) as Record<string, number>;
+    const withFile = rows(elsewhere, 'SELECT count(*) FROM statements WHERE file_path IS NOT NULL')[0] as [number];
+    expect(withFile[0]).toBeGreaterThan(0);
+    expect(counts['statementFiles']).toBe(withFile[0]);
+  });
+
   it('refuses what would merge or overwrite data, and never shows the password', async () => {
     const secretUrl = url.replace('://', '://copyuser:s3cret-pw@');
     const again = await runCliInProcess([

@@ -37,7 +37,13 @@ const migrationRows = () => {
     db.close();
   }
 };
-const bankdata = (args: string[]) => runCliInProcess(['--db', fx.path, ...args], { cwd: fx.dir });
+// Credentials (never used: the migration fails first) so that sync passes its preflight (src/cli/preflight.ts).
+const CREDENTIALS = {
+  BANKDATA_DATA_BASE_URL: 'http://127.0.0.1:9',
+  BANKDATA_CLIENT_ID: 'client',
+  BANKDATA_CLIENT_SECRET: 'not-used',
+};
+const bankdata = (args: string[]) => runCliInProcess(['--db', fx.path, ...args], { cwd: fx.dir, env: CREDENTIALS });
 
 describe('a migration that fails', () => {
   it('is rolled back with exit 6 and its cause; the copy is taken once per step; the newest copies are kept', async () => {

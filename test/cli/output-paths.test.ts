@@ -3,10 +3,10 @@
  * output passes the one guard (docs/security.md "Local misuse"). The commands come from the
  * CLI's registry (src/cli/main.ts `buildFullProgram`: every entry of COMMANDS, loaded and
  * registered as it runs), so a command added later is covered without editing this file:
- * - any option or argument that looks like a path (its placeholder, its flag or its description
- *   says file, path, directory, location; or it is `--out`, `--to`, `--backup`… taking something
- *   other than a date) must have been made by outputPathOption / outputPathArgument /
- *   inputPathOption / dataPathOption;
+ * - every option that takes a value, and every argument, declares its role in its metadata
+ *   (src/cli/path-roles.ts): made by outputPathOption / outputPathArgument / inputPathOption /
+ *   dataPathOption, or declared not a path (`notPaths`, role `none`); the test enumerates roles,
+ *   not words;
  * - each declared output, aimed at the database, its WAL, a statement file and a directory, is
  *   refused with exit 7 through the real command (run in process), the target unchanged: its
  *   bytes and mtime (a directory: its entries and mtime).
@@ -38,17 +38,9 @@ function everyPathTaken(program: Command): Taken[] {
   return all;
 }
 
-const PATH_WORDS = /\b(file|files|path|paths|dir|directory|folder|location)\b/i;
-const OUTPUT_FLAGS = new Set(['--out', '--output', '--to', '--target', '--dest', '--backup', '--file', '--into']);
-const NOT_A_PATH = /^(date|instant|n|id|ids)$/;
-
-/** Whether an option or argument looks like it names a file or directory. */
-function looksLikeAPath(target: Option | Argument): boolean {
-  if (target instanceof Option && !(target.required || target.optional)) return false; // a switch takes no value
-  const placeholder =
-    target instanceof Option ? (/[<[]([\w-]+)(?:\.\.\.)?[>\]]/.exec(target.flags)?.[1] ?? '') : target.name();
-  if (PATH_WORDS.test(placeholder) || PATH_WORDS.test(target.description)) return true;
-  return target instanceof Option && OUTPUT_FLAGS.has(target.long ?? '') && !NOT_A_PATH.test(placeholder);
+/** An option that takes a value, or an argument: each must declare its role (path or not). */
+function takesValue(target: Option | Argument): boolean {
+  return target instanceof Argument || target.required || target.optional;
 }
 
 const label = (t: Taken) =>
@@ -58,21 +50,21 @@ const program = await buildFullProgram();
 const taken = everyPathTaken(program);
 const outputs = taken.filter((t) => pathRoleOf(t.target) === 'output');
 
-describe('the registry: every path a command takes is declared', () => {
-  it('no option or argument that looks like a path was registered around src/cli/output-paths.ts', () => {
-    const undeclared = taken.filter((t) => looksLikeAPath(t.target) && pathRoleOf(t.target) === undefined);
+describe('the registry: every value a command takes declares its role', () => {
+  it('every option that takes a value and every argument was declared a path (output, input, data) or not a path', () => {
+    const undeclared = taken.filter((t) => takesValue(t.target) && pathRoleOf(t.target) === undefined);
     expect(undeclared.map(label)).toEqual([]);
   });
 
-  it('the check sees a path option that a new command registers the plain commander way', () => {
+  it('the check sees a value that a new command registers the plain commander way', () => {
     const extra = new Command('new-command').option('--out <file>', 'where it goes').argument('[file]', 'a file');
-    const found = everyPathTaken(extra).filter((t) => looksLikeAPath(t.target) && pathRoleOf(t.target) === undefined);
+    const found = everyPathTaken(extra).filter((t) => takesValue(t.target) && pathRoleOf(t.target) === undefined);
     expect(found.map(label)).toEqual(['bankdata --out <file>', 'bankdata <file>']);
   });
 
-  it('finds the outputs: each command that writes a file declares one', () => {
+  it('finds the outputs: each command that writes a file declares one, a value it takes', () => {
     expect(outputs.length).toBeGreaterThan(0);
-    for (const t of outputs) expect(looksLikeAPath(t.target), label(t)).toBe(true);
+    for (const t of outputs) expect(takesValue(t.target), label(t)).toBe(true);
   });
 });
 

@@ -38,6 +38,7 @@ describe('loadConfig defaults', () => {
       paymentsClientId: null,
       db: join(cwd, 'data', 'bankdata.sqlite'),
       dataDir: join(cwd, 'data'),
+      dataDirGiven: false,
       redirectWhitelist: [],
       sync: {
         lookbackDays: 14,

@@ -195,12 +195,15 @@ describe('documentation references', () => {
   it('reports a citation that does not resolve, a missing section and a missing heading', () => {
     const problems = brokenReferences([
       { path: 'packages/emulator/src/x.ts', text: 'docs/emulator.md "Settings", docs/bank-api.md §6.4' },
-      { path: 'src/x.ts', text: '// see docs/emulator.md\n// packages/emulator/docs/emulator.md "No such heading"' },
+      {
+        path: 'src/x.ts',
+        text: '// see docs/no-such-page.md\n// packages/emulator/docs/emulator.md "No such heading"',
+      },
       { path: 'README.md', text: '`packages/emulator/docs/nothing.md`, `docs/bank-api.md` §99' },
       { path: 'packages/core/src/x.ts', text: 'docs/emulator-data.md' },
     ]);
     expect(problems).toEqual([
-      { at: 'src/x.ts:1', problem: 'docs/emulator.md does not exist' },
+      { at: 'src/x.ts:1', problem: 'docs/no-such-page.md does not exist' },
       { at: 'src/x.ts:2', problem: 'packages/emulator/docs/emulator.md has no heading "No such heading"' },
       { at: 'README.md:1', problem: 'packages/emulator/docs/nothing.md does not exist' },
       { at: 'README.md:1', problem: 'docs/bank-api.md has no section §99' },

@@ -139,6 +139,14 @@ function firstSignal(): { signal: Promise<NodeJS.Signals>; dispose(): void } {
   return { signal, dispose };
 }
 
+/** What a caller of `serve` does around the ready line (bankdata's `--env-file`). */
+export interface ServeHooks {
+  /** Runs after the start and before the ready line; if it throws, the emulator closes and `serve` rejects. */
+  beforeReady?: (ready: Record<string, unknown>) => Promise<void>;
+  /** Runs after the emulator closed on a signal. */
+  afterStop?: () => Promise<void>;
+}
+
 /**
  * Starts the emulator, writes the ready line (one JSON line) to `out`, serves until SIGINT or
  * SIGTERM, logs `stopping` and closes. `logger` receives one `request` line per API request.
@@ -148,6 +156,7 @@ export async function serve(
   options: EmulatorOptions,
   logger: RequestLogger,
   out: Pick<NodeJS.WritableStream, 'write'> = process.stdout,
+  hooks: ServeHooks = {},
 ): Promise<NodeJS.Signals> {
   // Listening before the start: a signal while the world is being made still stops it cleanly.
   const { signal, dispose } = firstSignal();
@@ -158,10 +167,21 @@ export async function serve(
     dispose();
     throw error;
   }
-  out.write(JSON.stringify(readyLine(emulator)) + '\n');
+  const ready = readyLine(emulator);
+  if (hooks.beforeReady) {
+    try {
+      await hooks.beforeReady(ready);
+    } catch (error) {
+      dispose();
+      await emulator.close();
+      throw error;
+    }
+  }
+  out.write(JSON.stringify(ready) + '\n');
   const received = await signal;
   logger.info('stopping', { signal: received });
   await emulator.close();
+  await hooks.afterStop?.();
   return received;
 }
 

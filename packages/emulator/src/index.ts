@@ -26,7 +26,7 @@ export type {
   FaultProfile,
   RateLimit,
 } from './settings';
-export { FAULT_PROFILES } from './settings';
+export { DEFAULT_REDIRECT_WHITELIST, FAULT_PROFILES } from './settings';
 export { FULL_PERMISSIONS } from './generator/consents';
 export { PAYMENT_CONSENT_ROLES, type PaymentConsentRole } from './payments/seed';
 export type { PaymentsSettings, PaymentsSettingsPatch, PaymentFaultRates } from './payments/types';
