@@ -16,6 +16,7 @@ import {
 } from '@bankdata/emulator/cli';
 import { createLogger } from '../log';
 import { UsageError } from './exit-codes';
+import { globalsOf } from './globals';
 
 /** Flags → options, every value checked: a refused one is a usage error (exit 2), same message. */
 export function emulatorOptionsFromFlags(flags: EmulatorFlags): EmulatorOptions {
@@ -34,6 +35,13 @@ export function registerEmulatorCommand(program: Command): void {
   for (const flag of EMULATOR_FLAGS) command.option(`--${flag.name} <${flag.value}>`, flag.description, flag.default);
   command.action(async (flags: EmulatorFlags) => {
     const options = emulatorOptionsFromFlags(flags);
-    await serve(options, createLogger({ fields: { component: 'emulator' } }));
+    // A server's request log: at info level unless a level is given; text or JSON as every command's.
+    const global = globalsOf(command);
+    const logger = createLogger({
+      level: global.logLevel ?? 'info',
+      format: global.logFormat ?? 'text',
+      fields: { component: 'emulator' },
+    });
+    await serve(options, logger);
   });
 }

@@ -4,6 +4,7 @@
  * matched to the credit that settled each one.
  */
 import type { Command } from 'commander';
+import { reportRetry } from './progress';
 import { UnavailableError } from '../api/api-errors';
 import {
   createPaymentsClient,
@@ -50,7 +51,11 @@ interface TrackFlags {
 
 function paymentsClient(context: CliContext): PaymentsClient {
   const credentials = requirePaymentsCredentials(context.config);
-  return createPaymentsClient({ ...credentials, logger: context.logger });
+  return createPaymentsClient({
+    ...credentials,
+    logger: context.logger,
+    onRetry: (event) => reportRetry(context.logger, event),
+  });
 }
 
 /** Payments errors as exit codes (README.md): refused 1, request or rule 2, scope 3, unreachable 5. */
