@@ -17,6 +17,7 @@ import {
   planWindowRow,
   type TransactionWindowInput,
   type WindowCounts,
+  countedOutcome,
 } from '../window-commit';
 
 export function commitTransactionWindow(
@@ -24,13 +25,15 @@ export function commitTransactionWindow(
   db: BankdataDb,
   input: TransactionWindowInput,
 ): Promise<WindowCounts> {
-  const { now, from, to, rows } = checkWindow(input);
+  const { now, runStartedAt, from, to, rows } = checkWindow(input);
   return runner.transaction(async (tx) => {
     const counts: WindowCounts = { added: 0, updated: 0, removed: 0, unchanged: 0 };
     const statements = { ...upsertStatementsOf(db), owner: ownerLookup(db) };
     const stored = readStoredRows(db, input, [...rows.keys()]);
-    for (const row of rows.values())
-      counts[upsertTransaction(statements, row, stored.get(row.transactionId), now)] += 1;
+    for (const row of rows.values()) {
+      const before = stored.get(row.transactionId);
+      counts[countedOutcome(upsertTransaction(statements, row, before, now), before, runStartedAt)] += 1;
+    }
     counts.removed = await finishWindow(tx, input, { from, to, now }, new Set(rows.keys()));
     return counts;
   });
