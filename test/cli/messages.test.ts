@@ -170,3 +170,73 @@ describe('payments', () => {
     }
   });
 });
+
+describe('tables: NZ time and aligned columns', () => {
+  /**
+   * The header's columns (runs of capitals, single spaces inside a name) and, for every line of
+   * the table under it, that each column starts where its header does: two spaces before it.
+   */
+  function expectAligned(table: string[]) {
+    const [header, ...rows] = table;
+    const starts = [...header!.matchAll(/\S+(?: \S+)*/g)].map((m) => m.index);
+    expect(starts.length, header).toBeGreaterThan(1);
+    for (const row of rows) {
+      for (const start of starts.slice(1)) {
+        if (row.length <= start) continue; // empty cells at the end of a line are trimmed
+        expect(row.slice(start - 2, start), `${header}\n${row}`).toBe('  ');
+        expect(row[start] ?? '', `${header}\n${row}`).not.toBe(' ');
+      }
+    }
+  }
+  /** The lines of the table whose header line starts with `first` (up to the first blank line). */
+  function tableAt(stdout: string, first: RegExp): string[] {
+    const all = stdout.split('\n');
+    const at = all.findIndex((l) => first.test(l));
+    expect(at, stdout).toBeGreaterThanOrEqual(0);
+    const end = all.findIndex((l, i) => i > at && l.trim() === '');
+    return all.slice(at, end === -1 ? undefined : end);
+  }
+
+  let synced: Awaited<ReturnType<typeof fresh>>;
+  beforeAll(async () => {
+    synced = await fresh(authorised(), paymentsEnv());
+    const r = await runCli(['sync'], { cwd: synced.dir, env: synced.env });
+    expect(r.code, r.stderr).toBe(0);
+  });
+
+  // Every command that prints a table in human mode, with the header its table starts with.
+  const tables: [string, () => string[], RegExp][] = [
+    ['status: last runs', () => ['status'], /^ {2}STARTED +OUTCOME/],
+    ['status: consents', () => ['status'], /^ {2}CONSENT +BANK +STATUS/],
+    ['consents list', () => ['consents', 'list', '--offline'], /^CONSENT +BANK +STATUS/],
+  ];
+
+  it.each(tables)('%s: columns aligned', async (_name, args, header) => {
+    const r = await runCli(args(), { cwd: synced.dir, env: synced.env });
+    expect(r.code, r.stderr).toBe(0);
+    expectAligned(tableAt(r.stdout, header));
+  });
+
+  it('payments show: its history table aligned', async () => {
+    const made = await runCli(['payments', 'create', '--consent', emu.paymentConsents['single-2'], '--json'], {
+      cwd: synced.dir,
+      env: synced.env,
+    });
+    expect(made.code, made.stderr).toBe(0);
+    const id = (JSON.parse(made.stdout) as { payment_id: string }).payment_id;
+    const r = await runCli(['payments', 'show', id], { cwd: synced.dir, env: synced.env });
+    expect(r.code, r.stderr).toBe(0);
+    const history = tableAt(r.stdout, /^ {2}STATUS SINCE +STATUS/);
+    expect(history.length).toBeGreaterThan(1);
+    expectAligned(history);
+  });
+
+  it('status: instants in NZ time with their offset; status --json keeps UTC Z', async () => {
+    const r = await runCli(['status'], { cwd: synced.dir, env: synced.env });
+    const run = tableAt(r.stdout, /^ {2}STARTED/)[1]!;
+    expect(run).toMatch(/^ {2}\d{4}-\d\d-\d\d \d\d:\d\d \+1[23]:00 {2}ok /);
+    expect(r.stdout).not.toMatch(/\d\d:\d\d:\d\d(\.\d+)?Z/);
+    const json = await runCli(['status', '--json'], { cwd: synced.dir, env: synced.env });
+    expect((JSON.parse(json.stdout) as { runs: { started_at: string }[] }).runs[0]!.started_at).toMatch(/Z$/);
+  });
+});
