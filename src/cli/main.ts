@@ -213,7 +213,6 @@ export function buildProgram(argv: readonly string[]): Command {
 export async function buildFullProgram(): Promise<Command> {
   const program = rootProgram();
   for (const entry of COMMANDS) (await entry.load())(program);
-  deferMandatoryOptions(program);
   return program;
 }
 

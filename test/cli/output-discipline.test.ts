@@ -140,8 +140,7 @@ describe('the warnings of a transactions export', () => {
       const count = Number(/in (\d+) ways/.exec(summary!)![1]);
       expect(count).toBeGreaterThan(1);
       expect(each).toHaveLength(count);
-      for (const line of each)
-        expect(line).toMatch(/^bankdata: \S+ account \S+: its consent \S+ starts on \d{4}-\d\d-\d\d/);
+      for (const line of each) expect(line).toMatch(/^bankdata: \S+ account \S+: its consent \S+ /);
     },
   );
 
