@@ -1,13 +1,23 @@
 /**
- * A small JSON-lines logger. Every line passes through `redact`, which replaces any value
- * registered as secret (client secrets, access tokens) wherever it appears, so a secret that
- * slips into a message or a field never reaches the output.
+ * The one logger: every diagnostic of a command (warnings, notes, retries, errors a command
+ * reports and goes on) goes through it to stderr, so that `--log-level` (and `-q`, `-v`) rules
+ * all of them, and stdout carries the command's result only.
+ *
+ * Two formats. `text` (the default of the CLI) is one line per record, as a person reads it:
+ * `bankdata: warning: MESSAGE (key=value, …)`; `json` (`--log-format json` or
+ * `BANKDATA_LOG_FORMAT=json`) is one JSON object per line, for log collectors. Every line passes
+ * through `redact`, which replaces any value registered as secret (client secrets, access tokens)
+ * wherever it appears, and through the terminal-safe escaping of server text.
  */
 import { redact } from '@bankdata/core/secrets';
-import { terminalSafeJson } from '@bankdata/core/terminal-text';
+import { terminalSafe, terminalSafeJson } from '@bankdata/core/terminal-text';
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error' | 'silent';
+export const LOG_LEVELS: readonly LogLevel[] = ['debug', 'info', 'warn', 'error', 'silent'];
 const ORDER: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40, silent: 99 };
+
+export type LogFormat = 'text' | 'json';
+export const LOG_FORMATS: readonly LogFormat[] = ['text', 'json'];
 
 export interface Logger {
   debug(msg: string, fields?: Record<string, unknown>): void;
@@ -15,33 +25,76 @@ export interface Logger {
   warn(msg: string, fields?: Record<string, unknown>): void;
   error(msg: string, fields?: Record<string, unknown>): void;
   child(fields: Record<string, unknown>): Logger;
+  /** Whether a record of this level would be written (to skip work that only feeds the log). */
+  enabled(level: Exclude<LogLevel, 'silent'>): boolean;
   readonly level: LogLevel;
+  readonly format: LogFormat;
 }
 
 export interface LoggerOptions {
   level?: LogLevel;
+  /** `json` when not given (library use and tests); the CLI passes its `--log-format`. */
+  format?: LogFormat;
   sink?: (line: string) => void;
   fields?: Record<string, unknown>;
 }
 
+/** The word a text line puts before the message, by level (an info line has none). */
+const TEXT_PREFIX: Record<Exclude<LogLevel, 'silent'>, string> = {
+  debug: 'debug: ',
+  info: '',
+  warn: 'warning: ',
+  error: 'error: ',
+};
+
 export function createLogger(options: LoggerOptions = {}): Logger {
   const level = options.level ?? 'info';
+  const format = options.format ?? 'json';
   const sink = options.sink ?? ((line: string) => process.stderr.write(line + '\n'));
   const base = options.fields ?? {};
+  const enabled = (lvl: Exclude<LogLevel, 'silent'>) => ORDER[lvl] >= ORDER[level];
   const emit = (lvl: Exclude<LogLevel, 'silent'>, msg: string, fields?: Record<string, unknown>) => {
-    if (ORDER[lvl] < ORDER[level]) return;
+    if (!enabled(lvl)) return;
+    if (format === 'text') {
+      sink(textLine(lvl, msg, { ...base, ...fields }));
+      return;
+    }
     const record = { time: new Date().toISOString(), level: lvl, msg, ...base, ...fields };
     // JSON escapes C0; C1, DEL and bidi overrides are escaped too (a server's text reaches a terminal).
     sink(redact(terminalSafeJson(JSON.stringify(record, errorReplacer))));
   };
   return {
     level,
+    format,
+    enabled,
     debug: (m, f) => emit('debug', m, f),
     info: (m, f) => emit('info', m, f),
     warn: (m, f) => emit('warn', m, f),
     error: (m, f) => emit('error', m, f),
-    child: (fields) => createLogger({ level, sink, fields: { ...base, ...fields } }),
+    child: (fields) => createLogger({ level, format, sink, fields: { ...base, ...fields } }),
   };
+}
+
+/**
+ * One record as a text line: `bankdata: warning: MESSAGE (key=value, …)`. A `hint` field is
+ * not a field but a second line, `hint: …`, as the error handler writes it.
+ */
+function textLine(lvl: Exclude<LogLevel, 'silent'>, msg: string, fields: Record<string, unknown>): string {
+  const { hint, ...rest } = fields;
+  const shown = Object.entries(rest)
+    .filter(([, value]) => value !== undefined)
+    .map(([key, value]) => `${key}=${fieldText(value)}`);
+  const line = `bankdata: ${TEXT_PREFIX[lvl]}${msg}${shown.length > 0 ? ` (${shown.join(', ')})` : ''}`;
+  const hintLine = typeof hint === 'string' && hint !== '' ? `\nhint: ${terminalSafe(redact(hint))}` : '';
+  // One line per record: a newline inside server text is shown escaped, never as a second line.
+  return `${terminalSafe(redact(line))}${hintLine}`;
+}
+
+function fieldText(value: unknown): string {
+  if (typeof value === 'string') return value;
+  if (value instanceof Error) return value.message;
+  if (typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint') return String(value);
+  return JSON.stringify(value, errorReplacer) ?? String(value);
 }
 
 function errorReplacer(_key: string, value: unknown): unknown {

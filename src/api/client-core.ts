@@ -7,7 +7,7 @@
 import type { DateTime } from 'luxon';
 import type { Dispatcher } from 'undici';
 import { silentLogger, type Logger } from '../log';
-import { ConfigurationError } from './api-errors';
+import { ConfigurationError, type ApiError } from './api-errors';
 import { assertTransportAllowed, createHttp, type Http, type HttpStats } from './http';
 import { createPacer, type Pacer, type PacerState, type SharedBudget } from './pacer';
 import { DEFAULT_RETRY_POLICY, realSleep, type RetryDeps, type RetryPolicy } from './retry';
@@ -23,6 +23,12 @@ export interface ApiClientOptions {
   /** How the token request carries the credentials: form fields (default) or HTTP Basic. */
   tokenAuth?: TokenAuthMethod;
   logger?: Logger;
+  /**
+   * Called before each wait of a retry (token request or API call), with the attempt that failed,
+   * the policy's last attempt, the wait and the error: the CLI shows it (docs/bank-api.md §7.4);
+   * the client itself only logs it at debug level.
+   */
+  onRetry?: (event: RetryEvent) => void;
   /** Per request, headers and body (default 30 s). */
   timeoutMs?: number;
   /** Overrides of the retry policy (docs/bank-api.md §7.4 defaults). */
@@ -98,6 +104,14 @@ function parseBaseUrl(baseUrl: string, apiName: string): URL {
   return url;
 }
 
+/** One retry about to wait: `attempt` (of `maxAttempts`) failed with `error`; the next starts after `delayMs`. */
+export interface RetryEvent {
+  attempt: number;
+  maxAttempts: number;
+  delayMs: number;
+  error: ApiError;
+}
+
 export function createClientCore(options: ApiClientOptions, settings: ClientCoreSettings): ClientCore {
   const base = parseBaseUrl(options.baseUrl, settings.apiName);
   const basePath = base.pathname.replace(/\/+$/, '');
@@ -109,8 +123,9 @@ export function createClientCore(options: ApiClientOptions, settings: ClientCore
     sleep: options.sleep ?? realSleep,
     random: options.random ?? Math.random,
     now,
-    onRetry: () => {
+    onRetry: (info) => {
       retries += 1;
+      options.onRetry?.({ ...info, maxAttempts: retryPolicy.maxAttempts });
     },
   };
   const http = createHttp({

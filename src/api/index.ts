@@ -1,5 +1,6 @@
 /** What the rest of bankdata uses from the Data API client. */
 export { createDataApiClient, type ClientStats, type DataApiClient, type DataApiClientOptions } from './client';
+export type { RetryEvent } from './client-core';
 export type { CreateConsentOptions } from './endpoints/consents';
 export type { QueryDate, TransactionRange } from './endpoints/accounts';
 export {

@@ -147,7 +147,7 @@ export function createTransport<K extends HttpKind = Endpoint>(options: Transpor
     const deps: RetryDeps = {
       ...options.retryDeps,
       onRetry: (info: { attempt: number; delayMs: number; error: ApiError }) => {
-        options.logger.warn('retrying request', {
+        options.logger.debug('retrying request', {
           kind: request.kind,
           method: request.method,
           path: request.url.pathname,

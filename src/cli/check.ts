@@ -56,9 +56,7 @@ export function registerCheckCommand(program: Command): void {
         const result = await checkContinuity(store, { accountId: flags.account, save: writable });
         process.stdout.write(flags.json ? `${JSON.stringify(result, null, 2)}\n` : formatCheck(result));
         if (!writable)
-          process.stderr.write(
-            `bankdata: note: the findings were not stored in v_continuity: ${store.path} is read-only for this user\n`,
-          );
+          ctx.logger.warn(`the findings were not stored in v_continuity: ${store.path} is read-only for this user`);
         process.exitCode = result.findings.length > 0 ? ExitCode.Partial : ExitCode.Ok;
       } finally {
         await ctx.close();

@@ -7,7 +7,9 @@ import type { SharedBudget } from '../api/pacer';
 import { requireApiCredentials, type Config } from '../config';
 import { createLogger, type Logger } from '../log';
 import { ReadOnlyDatabaseError } from '../errors';
-import type { GlobalOptions } from './globals';
+import { globalsOf, logOptionsOf, type GlobalOptions } from './globals';
+import type { Command } from 'commander';
+import { reportRetry } from './progress';
 import { configOf } from './run-config';
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
@@ -36,10 +38,15 @@ export interface CliContext {
   close(): Promise<void>;
 }
 
+/** The logger of a command that needs no context (the same level and format as the context's). */
+export function loggerOf(command: Command): Logger {
+  return createLogger(logOptionsOf(globalsOf(command)));
+}
+
 export function createCliContext(global: GlobalOptions): CliContext {
   // Loaded and validated by the preflight before the action (src/cli/preflight.ts).
   const config = configOf(global);
-  const logger = createLogger({ level: global.logLevel ?? 'warn' });
+  const logger = createLogger(logOptionsOf(global));
   let store: Promise<Store> | null = null;
   let readOnly: Promise<Store> | null = null;
   let client: DataApiClient | null = null;
@@ -89,6 +96,7 @@ export function createCliContext(global: GlobalOptions): CliContext {
         client = createDataApiClient({
           ...credentials,
           logger,
+          onRetry: (event) => reportRetry(logger, event),
           maxRecords: config.sync.maxRecordsPerListing,
           ...(sharedPacing ? { sharedPacing } : {}),
         });

@@ -8,7 +8,6 @@
  * warning names it and the command exits 1.
  */
 import type { Command } from 'commander';
-import { terminalSafe } from '@bankdata/core/terminal-text';
 import { RefusedStoredPath, removeStoredFile, storedPathInDataDir } from '../fs/data-dir';
 import { isEndedStatus } from '../sync/consent';
 import type { ForgetReport } from '../store/forget';
@@ -54,9 +53,7 @@ export function registerConsentForgetCommand(consents: Command): void {
           } catch (error) {
             if (!(error instanceof RefusedStoredPath)) throw error;
             refused += 1;
-            process.stderr.write(
-              `warning: ${terminalSafe(`statement file ${error.message}`)}; ${flags.dryRun ? 'would not be' : 'not'} deleted\n`,
-            );
+            ctx.logger.warn(`statement file ${error.message}; ${flags.dryRun ? 'would not be' : 'not'} deleted`);
           }
         }
         process.stdout.write(

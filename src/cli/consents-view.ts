@@ -7,6 +7,7 @@ import { nzDateOf, nzDaysBetween } from '@bankdata/core/nz-time';
 import type { ConsentId } from '@bankdata/core/schemas';
 import type { Store } from '../store';
 import type { RefreshOutcome } from '../sync/consent-refresh';
+import { formatFields, formatTable, nzTimeText } from './table';
 
 export interface ConsentView {
   consent_id: ConsentId;
@@ -20,7 +21,7 @@ export interface ConsentView {
   end_date_time: string | null;
   expiration_date_time: string | null;
   days_to_expiry: number | null;
-  /** Authorised and expiring within expiryWarningDays: ask the customer to re-consent. */
+  /** Authorised and expiring within expiryWarningDays (not yet expired): ask the customer to re-consent. */
   expiring_soon: boolean;
   registered_at: string | null;
   /** Why sync skips it (the status or code that ended it); null while it is synced. */
@@ -57,7 +58,7 @@ export async function consentView(
     end_date_time: record?.endDateTime ?? null,
     expiration_date_time: record?.expirationDateTime ?? null,
     days_to_expiry: days,
-    expiring_soon: status === 'Authorised' && days !== null && days <= warnDays,
+    expiring_soon: status === 'Authorised' && days !== null && days >= 0 && days <= warnDays,
     registered_at: record?.registeredAt ?? null,
     ended: record?.endedReason ?? null,
     last_synced_at: record?.lastSyncedAt ?? null,
@@ -74,48 +75,59 @@ export function formatConsentTable(views: readonly ConsentView[], warnDays: numb
     v.bank ?? '?',
     `${v.status ?? 'unread'}${v.live || v.status === null ? '' : '*'}`,
     v.expiration_date_time ? nzDateOf(v.expiration_date_time) : 'never',
-    v.days_to_expiry === null ? '-' : String(v.days_to_expiry),
-    v.last_synced_at ? `${v.last_synced_at.slice(0, 16).replace('T', ' ')}Z ${v.last_outcome ?? ''}` : '-',
+    v.days_to_expiry === null ? '-' : v.days_to_expiry < 0 ? 'expired' : String(v.days_to_expiry),
+    v.last_synced_at ? `${nzTimeText(v.last_synced_at)} ${v.last_outcome ?? ''}` : '-',
     note(v, warnDays),
   ]);
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
-  const line = (cells: string[]) =>
-    cells
-      .map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i] ?? 0)))
-      .join('  ')
-      .trimEnd();
-  const out = [line(header), ...rows.map(line)];
+  const out = formatTable(header, rows);
   if (views.some((v) => !v.live && v.status !== null)) out.push('', '* status as last stored (not read live)');
   return `${out.join('\n')}\n`;
 }
 
+/** Days to expiry as words: `expires today`, `expires in 1 day`, `expired 2 days ago`. */
+export function expiryWords(days: number): string {
+  const n = Math.abs(days);
+  const unit = n === 1 ? 'day' : 'days';
+  if (days === 0) return 'expires today';
+  return days > 0 ? `expires in ${n} ${unit}` : `expired ${n} ${unit} ago`;
+}
+
+/** The note of a consent's row, by its state: what it means and what to do. */
 function note(v: ConsentView, warnDays: number): string {
   if (v.error) return `${v.error.code}: live read failed`;
   if (v.ended) return `ended (${v.ended}): not synced; a new consent is needed`;
-  if (v.expiring_soon) return `expires within ${warnDays} days: ask for re-consent`;
+  // The bank may still say Authorised on the day after expiry: the date decides.
+  if (v.status === 'Authorised' && v.days_to_expiry !== null && v.days_to_expiry < 0)
+    return `${expiryWords(v.days_to_expiry)}: a new consent is needed`;
+  if (v.expiring_soon && v.days_to_expiry !== null)
+    return `${expiryWords(v.days_to_expiry)} (warning at ${warnDays}): ask the customer to re-consent`;
   if (v.status === 'AwaitingAuthorisation' || v.status === 'GatewayAwaitingSubmission') return 'awaiting the customer';
   return '';
 }
 
 export function formatConsentDetail(v: ConsentView & { creation?: Record<string, unknown> }): string {
-  const lines = [
-    `consent      ${v.consent_id}`,
-    `bank         ${v.bank ?? '?'}`,
-    `status       ${v.status ?? 'unread'}${v.live ? ' (live)' : v.status ? ' (last stored)' : ''}`,
-    `permissions  ${v.permissions.join(' ') || '-'}`,
-    `start        ${v.start_date_time ?? '-'}`,
-    `end          ${v.end_date_time ?? 'open-ended'}`,
-    `expires      ${v.expiration_date_time ?? 'never'}${v.days_to_expiry === null ? '' : ` (${v.days_to_expiry} day(s))`}`,
-    `registered   ${v.registered ? v.registered_at : 'no'}`,
-    `synced       ${v.ended ? `no: ended (${v.ended})` : v.registered ? 'yes' : 'no'}`,
-    `last sync    ${v.last_synced_at ?? '-'} ${v.last_outcome ?? ''}`.trimEnd(),
+  const fields: [string, string][] = [
+    ['consent', v.consent_id],
+    ['bank', v.bank ?? '?'],
+    ['status', `${v.status ?? 'unread'}${v.live ? ' (live)' : v.status ? ' (last stored)' : ''}`],
+    ['permissions', v.permissions.join(' ') || '-'],
+    ['start', nzTimeText(v.start_date_time)],
+    ['end', v.end_date_time ? nzTimeText(v.end_date_time) : 'open-ended'],
+    [
+      'expires',
+      `${v.expiration_date_time ? nzTimeText(v.expiration_date_time) : 'never'}${v.days_to_expiry === null ? '' : ` (${expiryWords(v.days_to_expiry)})`}`,
+    ],
+    ['registered', v.registered ? nzTimeText(v.registered_at) : 'no'],
+    ['synced', v.ended ? `no: ended (${v.ended})` : v.registered ? 'yes' : 'no'],
+    ['last sync', `${nzTimeText(v.last_synced_at)} ${v.last_outcome ?? ''}`],
   ];
-  if (v.error) lines.push(`live read    failed: ${v.error.code} ${v.error.message}`);
+  if (v.error) fields.push(['live read', `failed: ${v.error.code} ${v.error.message}`]);
   if (v.creation) {
     const c = v.creation;
-    lines.push(
-      `created here ${String(c.created_at)} (${String(c.flow)} flow, ${String(c.state)}${c.outcome ? `: ${String(c.outcome)}` : ''})`,
-    );
+    fields.push([
+      'created here',
+      `${nzTimeText(String(c.created_at))} (${String(c.flow)} flow, ${String(c.state)}${c.outcome ? `: ${String(c.outcome)}` : ''})`,
+    ]);
   }
-  return `${lines.join('\n')}\n`;
+  return `${formatFields(fields).join('\n')}\n`;
 }

@@ -17,7 +17,6 @@ import { existsSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { nzMidnight } from '@bankdata/core/nz-time';
-import { terminalSafe } from '@bankdata/core/terminal-text';
 import { CliError, ExitCode, UsageError } from '../errors';
 import { buildNewFile } from '../fs/atomic-file';
 import { StoredFilesBatch } from '../fs/data-dir';
@@ -25,8 +24,9 @@ import type { CopyCounts, NulCounts, RefusedStatementFile } from '../store/pg/co
 import { openStore } from '../store';
 import { openPostgres } from '../store/pg/open';
 import { checkPostgresUrl, describeUnusablePostgres, isPostgresUrl, redactPostgresUrl } from '../database-url';
-import { globalsOf } from './command-context';
+
 import { configOf } from './run-config';
+import { globalsOf, loggerOf } from './command-context';
 import { dataPathOption, outputPathOption } from './output-paths';
 import { commandNamed } from './command-needs';
 import { withExamples } from './command-help';
@@ -88,12 +88,11 @@ export function registerDbCopyCommand(db: Command): void {
         }
       }
       let refused = 0;
+      const logger = loggerOf(command);
       const onRefused = (file: RefusedStatementFile) => {
         refused += 1;
         const named = file.statements.map((s) => `${s.statementId} (${s.bank}, account ${s.accountId})`).join(', ');
-        process.stderr.write(
-          `warning: ${terminalSafe(`statement file ${file.filePath} ${file.reason}; statement ${named} copied without its file`)}\n`,
-        );
+        logger.warn(`statement file ${file.filePath} ${file.reason}; statement ${named} copied without its file`);
       };
       const copied = toPg
         ? await sqliteToPostgres(flags.from, flags.to, dataDir, onRefused)

@@ -32,6 +32,7 @@ import { printsOnStdout, readsNoConfig } from './command-needs';
 import { Option } from 'commander';
 import { commandNamed } from './command-needs';
 import { withExamples } from './command-help';
+import { globalsOf } from './globals';
 
 /** Flags → options, every value checked: a refused one is a usage error (exit 2), same message. */
 export function emulatorOptionsFromFlags(flags: EmulatorFlags): EmulatorOptions {
@@ -149,7 +150,14 @@ export function registerEmulatorCommand(program: Command): void {
     // The secret files beside F pass the same guard as F (checked before the action).
     if (paths)
       for (const path of [paths.clientSecret, paths.paymentsClientSecret]) checkOutputPath(path, {}, '--env-file');
-    await serve(options, createLogger({ fields: { component: 'emulator' } }), process.stdout, {
+    // A server's request log: at info level unless a level is given; text or JSON as every command's.
+    const global = globalsOf(command);
+    const logger = createLogger({
+      level: global.logLevel ?? 'info',
+      format: global.logFormat ?? 'text',
+      fields: { component: 'emulator' },
+    });
+    await serve(options, logger, process.stdout, {
       ...(paths ? { beforeReady: (ready) => writeEnvFiles(ready, options, paths) } : {}),
       ...(paths
         ? {

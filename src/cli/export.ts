@@ -11,6 +11,7 @@ import { outputPathOption } from './output-paths';
 import { commandNamed, printsOnStdout } from './command-needs';
 import { withExamples } from './command-help';
 import { notPaths } from './path-roles';
+import type { Logger } from '../log';
 
 interface ExportFlags {
   format: string;
@@ -103,7 +104,7 @@ export function registerExportCommand(program: Command): void {
           neutralise: flags.neutralise,
           ...(flags.ofxDialect !== undefined ? { ofxDialect: flags.ofxDialect } : {}),
         });
-        for (const warning of result.warnings) process.stderr.write(`warning: ${warning}\n`);
+        reportExportWarnings(context.logger, result.warnings);
         if (result.path !== STDOUT) {
           const partial =
             result.warnings.length > 0 ? `; partial by construction: ${result.warnings.length} warning(s) above` : '';
@@ -136,4 +137,23 @@ export function registerExportCommand(program: Command): void {
     '--ofx-dialect',
     '<dataset>',
   ]);
+}
+
+/**
+ * The warnings of an export partial by construction, through the logger (so `-q` and
+ * `--log-level` rule them): one is shown as it is; several become one warning with their count,
+ * each of them shown at info level (`-v`).
+ */
+export function reportExportWarnings(logger: Logger, warnings: readonly string[]): void {
+  const [only, ...more] = warnings;
+  if (only === undefined) return;
+  if (more.length === 0) {
+    logger.warn(only);
+    return;
+  }
+  logger.warn(
+    `the export is partial by construction in ${warnings.length} ways (a consent that does not cover the dates asked for, or grants credits or debits only)`,
+    logger.enabled('info') ? {} : { hint: 'add -v to list each' },
+  );
+  for (const warning of warnings) logger.info(warning);
 }

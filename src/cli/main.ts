@@ -13,7 +13,7 @@
  * `registerNameCommand(program: Command)`, as the files below do, then add one entry here with
  * its description copied from the module (test/cli/program.test.ts checks they match).
  */
-import { Command, CommanderError, Help } from 'commander';
+import { Command, CommanderError, Help, type Option } from 'commander';
 import { version } from '../../package.json';
 import { terminalSafe } from '@bankdata/core/terminal-text';
 import { addGlobalOptions } from './globals';
@@ -121,17 +121,66 @@ function rootProgram(): Command {
     .version(version)
     .exitOverride()
     // One error line and one hint line, like every other failure (README "Exit codes").
-    .configureOutput({
-      outputError: (text, write) => write(`bankdata: ${terminalSafe(text.replace(/^error: /, '').trim())}\n`),
-    })
-    .showHelpAfterError('hint: add --help to see the usage')
-    // Before any action: the configuration, the credentials the command declared and every output
-    // path it declared are checked (src/cli/preflight.ts), so a refused command has created nothing.
+    .configureOutput({ outputError: (text, write) => write(commanderErrorLines(text)) })
+    .showHelpAfterError(false)
+    .showSuggestionAfterError(true)
+    // Before any action: the required options, then the configuration, the credentials the command
+    // declared and every output path it declared (src/cli/preflight.ts), so a refused command has
+    // created nothing.
     .hook('preAction', async (_root, action) => {
-      if (!stubs.has(action)) (await import('./preflight')).preflight(action);
+      if (stubs.has(action)) return;
+      checkDeferredMandatory(action);
+      (await import('./preflight')).preflight(action);
     });
   addGlobalOptions(program);
   return program;
+}
+
+/**
+ * A commander error as `bankdata: MESSAGE` and one `hint:` line: commander's suggestion
+ * (`(Did you mean export?)`, on a line of its own) becomes `hint: did you mean 'export'?`;
+ * without one, the hint points at --help.
+ */
+export function commanderErrorLines(text: string): string {
+  const lines = text
+    .replace(/^error: /, '')
+    .split('\n')
+    .map((line) => line.trim())
+    .filter(Boolean);
+  const suggestion = lines.map((line) => /^\(Did you mean (.+)\?\)$/.exec(line)).find(Boolean);
+  const message = lines.filter((line) => !/^\(Did you mean .+\?\)$/.test(line)).join('; ');
+  const hint = suggestion ? `did you mean '${suggestion[1]}'?` : 'add --help to see the usage';
+  return `bankdata: ${terminalSafe(message)}\nhint: ${terminalSafe(hint)}\n`;
+}
+
+/** Options whose "required option … not specified" waits for the unknown-option check (below). */
+const deferredMandatory = new WeakSet<Option>();
+
+/**
+ * Commander checks required options before unknown ones, so `--fromat csv` would be reported as
+ * "required option '--format <format>' not specified". Every command's required options are
+ * taken out of commander's early check and checked in the preAction hook, which runs after the
+ * unknown-option check: a typo is named as the unknown option it is, with a suggestion.
+ */
+function deferMandatoryOptions(command: Command): void {
+  for (const option of command.options) {
+    if (!option.mandatory) continue;
+    option.makeOptionMandatory(false);
+    deferredMandatory.add(option);
+  }
+  for (const sub of command.commands) deferMandatoryOptions(sub);
+}
+
+function checkDeferredMandatory(action: Command): void {
+  for (let cmd: Command | null = action; cmd; cmd = cmd.parent) {
+    for (const option of cmd.options) {
+      if (deferredMandatory.has(option) && cmd.getOptionValue(option.attributeName()) === undefined)
+        cmd.error(`error: required option '${option.flags}' not specified`, {
+          code: 'commander.missingMandatoryOptionValue',
+          exitCode: 1,
+        });
+    }
+  }
 }
 
 /**
@@ -159,6 +208,7 @@ export function buildProgram(argv: readonly string[]): Command {
       .action(async () => {
         const real = rootProgram();
         (await entry.load())(real);
+        deferMandatoryOptions(real);
         await real.parseAsync(argv);
       });
   }

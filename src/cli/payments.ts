@@ -4,10 +4,14 @@
  * matched to the credit that settled each one.
  */
 import { Argument, type Command } from 'commander';
+import { reportRetry } from './progress';
+import { formatFields, formatTable, nzTimeText } from './table';
+import type { PaymentMatchRow, PaymentViewRow } from '../store';
 import { UnavailableError } from '../api/api-errors';
 import {
   createPaymentsClient,
   PaymentConsentError,
+  type PaymentsClientAction,
   PaymentRequestError,
   PaymentsApiError,
   PaymentsRequestRejectedError,
@@ -53,7 +57,11 @@ interface TrackFlags {
 
 function paymentsClient(context: CliContext): PaymentsClient {
   const credentials = requirePaymentsCredentials(context.config);
-  return createPaymentsClient({ ...credentials, logger: context.logger });
+  return createPaymentsClient({
+    ...credentials,
+    logger: context.logger,
+    onRetry: (event) => reportRetry(context.logger, event),
+  });
 }
 
 /** Payments errors as exit codes (README.md): refused 1, request or rule 2, scope 3, unreachable 5. */
@@ -83,10 +91,40 @@ export function toCliError(error: unknown): unknown {
         'the customer has not authorised the consent yet; try again once they have',
       );
     }
-    return new CliError(message, ExitCode.Partial, `client action: ${error.action.replace(/_/g, ' ')}`);
+    return new CliError(message, ExitCode.Partial, PAYMENT_ACTION_HINTS[error.action]);
   }
   return error;
 }
+
+/**
+ * The hint line for each client action of the bank's codes (docs/payments-contract.md §5), as a
+ * sentence saying what the user does next; every action has one (the Record's type holds it).
+ */
+export const PAYMENT_ACTION_HINTS: Readonly<Record<PaymentsClientAction, string>> = {
+  stop_consent_unusable: 'this payment consent cannot pay (ended, revoked or unknown): a new consent is needed',
+  wait_for_authorisation: 'the customer has not authorised the consent yet; try again once they have',
+  treat_as_done: 'the consent was already revoked: nothing more to do',
+  revoke_after_settlement: 'a payment of this consent is still settling; revoke it again once it has settled',
+  fix_request: 'the request was refused as it is: correct it (the message names the field) and send it again',
+  new_key_new_attempt:
+    'the bank refused this payment for now; a new attempt later needs a new idempotency key (run without --key)',
+  refused: 'the bank refused this payment (a limit or a rule); sending it again will not change the answer',
+  new_key_for_distinct_request:
+    'this idempotency key belongs to another payment; a different payment needs its own key',
+  poll_named_payment:
+    'the bank already has this payment: follow it with `bankdata payments track ID`, do not send it again',
+  retry_same_key: 'the bank could not take the request now; run the same command again: it reuses the same key',
+  retry: 'the bank could not take the request now; run the same command again',
+  resolve_by_terminal_status:
+    'the earlier attempt ended; `bankdata payments track ID` shows whether it was rejected (then send again) or paid',
+  get_consent_payments: "read the consent's payments (`bankdata payments track`) before sending again",
+  always_send_key: 'the request lacked its idempotency key (a bug in bankdata): please report it',
+  get_consent_then_retry: "the consent's state must be read again before a retry; run the same command again",
+  not_found: 'the bank knows no such payment: check the id',
+  wait_for_settlement: 'the payment has not settled yet; try again once it has',
+  retry_refund_new_key: 'the refund must be sent again with a new idempotency key',
+  get_refund_before_retrying: "the refund's outcome is unknown: read it before sending it again",
+};
 
 async function withContext<T>(command: Command, run: (context: CliContext) => Promise<T>): Promise<T> {
   const context = createCliContext(globalsOf(command));
@@ -231,6 +269,11 @@ export function registerPaymentsCommand(program: Command): void {
         );
         for (const payment of result.payments)
           process.stdout.write(flags.json ? JSON.stringify(payment) + '\n' : `${line(payment)}\n`);
+        // Nothing asked for and nothing in flight: said on stderr (stdout stays the payments, none).
+        if (wanted.length === 0 && result.payments.length === 0 && result.failures.length === 0)
+          context.logger.warn('no payment is in flight: nothing to track', {
+            hint: 'bankdata payments show ID shows a stored payment; bankdata payments track ID reads one again',
+          });
         for (const failure of result.failures) {
           const error = toCliError(failure.error);
           process.stderr.write(
@@ -266,9 +309,7 @@ export function registerPaymentsCommand(program: Command): void {
           process.stdout.write(JSON.stringify({ payment: view, history, match }) + '\n');
           return;
         }
-        process.stdout.write(`${JSON.stringify(view)}\n`);
-        for (const h of history) process.stdout.write(`  ${h.status_updated_at}  ${h.status}\n`);
-        process.stdout.write(match ? `  matched: ${JSON.stringify(match)}\n` : '  not matched\n');
+        process.stdout.write(formatPaymentDetail(view ?? null, history, match));
       });
     });
 
@@ -342,4 +383,43 @@ export function registerPaymentsCommand(program: Command): void {
   ]);
   notPaths(commandNamed(payments, 'track'), ['--interval-seconds', '--timeout-seconds', '<ids>']);
   notPaths(commandNamed(payments, 'show'), ['<id>']);
+}
+
+/** `payments show` in human mode: the payment as aligned `key  value` lines, its history, its match. */
+export function formatPaymentDetail(
+  view: PaymentViewRow | null,
+  history: readonly { status: string; status_updated_at: string; observed_at: string }[],
+  match: PaymentMatchRow | null,
+): string {
+  const fields: [string, string][] = view
+    ? [
+        ['payment', view.payment_id],
+        ['consent', view.consent_id],
+        ['status', view.status],
+        ['amount', `${view.amount_text} ${view.currency}`],
+        ['particulars', view.particulars ?? ''],
+        ['code', view.code ?? ''],
+        ['reference', view.reference ?? ''],
+        ['created', nzTimeText(view.created_at)],
+        ['updated', nzTimeText(view.status_updated_at)],
+      ]
+    : [];
+  fields.push([
+    'matched',
+    match
+      ? `${match.bank} account ${match.account_id} transaction ${match.transaction_id} (${match.match_rule})`
+      : 'no',
+  ]);
+  const lines = formatFields(fields);
+  if (history.length > 0) {
+    lines.push('', 'history (NZ time):');
+    lines.push(
+      ...formatTable(
+        ['STATUS SINCE', 'STATUS'],
+        history.map((h) => [nzTimeText(h.status_updated_at), h.status]),
+        '  ',
+      ),
+    );
+  }
+  return `${lines.join('\n')}\n`;
 }

@@ -1,3 +1,8 @@
+import { redact } from '@bankdata/core/secrets';
+import { terminalSafe } from '@bankdata/core/terminal-text';
+import type { RetryEvent } from '../api';
+import type { Logger } from '../log';
+
 /**
  * A one-line progress display on a TTY (stderr): consents, windows, rows. Off a TTY (cron,
  * pipes, tests) it prints nothing, so logs stay clean.
@@ -44,4 +49,28 @@ export function createProgress(stream: NodeJS.WriteStream = process.stderr): Pro
       stream.write('\n');
     },
   };
+}
+
+/**
+ * One retry of a request to the bank, as the user sees it (the API client emits the event,
+ * src/api/client-core.ts `onRetry`; it prints nothing itself): the failure, the attempt and the
+ * wait. At `--log-level info` or `debug` (`-v`) it is a log line (text or JSON); below that, on a
+ * terminal (stderr a TTY, text format, not `-q`), it is still shown, so a bank that does not
+ * answer is never seconds of silence. Off a terminal at the default level it is not shown: the
+ * command's final error names the failure.
+ */
+export function reportRetry(logger: Logger, event: RetryEvent, stream: NodeJS.WriteStream = process.stderr): void {
+  const { error } = event;
+  const where = error.path && !error.message.includes(error.path) ? ` (${error.path})` : '';
+  const message = `attempt ${event.attempt} of ${event.maxAttempts} failed: ${error.message}${where}; retrying in ${secondsText(event.delayMs)}`;
+  if (logger.enabled('info')) logger.info(message);
+  else if (stream.isTTY && logger.format === 'text' && logger.enabled('warn'))
+    stream.write(`\r\x1b[K${terminalSafe(redact(`bankdata: ${message}`))}\n`);
+}
+
+/** A wait as a person reads it: `0.4 s`, `12 s`, `2 min 5 s`. */
+export function secondsText(ms: number): string {
+  if (ms < 10_000) return `${(Math.round(ms / 100) / 10).toFixed(1)} s`;
+  const s = Math.round(ms / 1000);
+  return s < 120 ? `${s} s` : `${Math.floor(s / 60)} min ${s % 60} s`;
 }

@@ -14,6 +14,8 @@ import { unfinishedRunState, unfinishedWorkersState } from '../store/lease';
 import { commandNamed } from './command-needs';
 import { withExamples } from './command-help';
 import { notPaths } from './path-roles';
+import { expiryWords } from './consents-view';
+import { formatTable, nzTimeText } from './table';
 
 export interface StatusReport {
   database: string;
@@ -61,46 +63,86 @@ export async function readStatus(store: Store, expiryWarningDays: number, runs =
     })),
     consents,
     nearExpiry: consents.filter(
-      (c) => c.status === 'Authorised' && c.days_to_expiry !== null && c.days_to_expiry <= expiryWarningDays,
+      (c) =>
+        c.status === 'Authorised' &&
+        c.days_to_expiry !== null &&
+        c.days_to_expiry >= 0 &&
+        c.days_to_expiry <= expiryWarningDays,
     ),
-    needsReconsent: consents.filter((c) => isEndedStatus(c.status) || c.last_outcome === 'ended'),
+    // Ended, or Authorised past its expiration date (the bank may not have moved it to Expired yet).
+    needsReconsent: consents.filter(
+      (c) =>
+        isEndedStatus(c.status) ||
+        c.last_outcome === 'ended' ||
+        (c.status === 'Authorised' && c.days_to_expiry !== null && c.days_to_expiry < 0),
+    ),
     rejects: await store.reports.rejectCounts(),
     payments: await listReconciliationIssues(store),
   };
 }
 
 export function formatStatus(report: StatusReport, expiryWarningDays: number): string {
-  const lines = [`database ${report.database}`, '', 'last runs:'];
+  const lines = [`database ${report.database}`, '', 'last runs (NZ time):'];
   if (report.runs.length === 0) lines.push('  (none yet: bankdata sync)');
-  for (const r of report.runs) {
-    lines.push(
-      `  ${r.started_at}  ${(r.outcome ?? 'running').padEnd(8)} consents ${r.consents ?? '-'}  requests ${r.requests ?? '-'}  rows ${r.rows_written ?? '-'}  failed units ${r.failed_units ?? '-'}`,
-    );
-    if (r.error_summary) lines.push(`      ${terminalSafe(r.error_summary.slice(0, 300))}`);
-    if (r.workers.length > 1) {
-      for (const w of r.workers) {
-        lines.push(
-          `      worker ${terminalSafe(w.worker_id)}  ${(w.outcome ?? (w.left_at ? '-' : 'working')).padEnd(8)} consents ${w.consents}  requests ${w.requests}  rows ${w.rows_written}  failed units ${w.failed_units}`,
-        );
+  else {
+    // One table: a run's row, its error summary under it, and its workers' rows when there are several.
+    const header = ['STARTED', 'OUTCOME', 'CONSENTS', 'REQUESTS', 'ROWS', 'FAILED UNITS'];
+    const rows: string[][] = [];
+    const notes = new Map<number, string[]>();
+    for (const r of report.runs) {
+      rows.push([
+        nzTimeText(r.started_at),
+        r.outcome ?? 'running',
+        String(r.consents ?? '-'),
+        String(r.requests ?? '-'),
+        String(r.rows_written ?? '-'),
+        String(r.failed_units ?? '-'),
+      ]);
+      if (r.error_summary) notes.set(rows.length, [`      ${terminalSafe(r.error_summary.slice(0, 300))}`]);
+      if (r.workers.length > 1) {
+        for (const w of r.workers)
+          rows.push([
+            `  worker ${w.worker_id}`,
+            w.outcome ?? (w.left_at ? '-' : 'working'),
+            String(w.consents),
+            String(w.requests),
+            String(w.rows_written),
+            String(w.failed_units),
+          ]);
       }
     }
+    formatTable(header, rows, '  ').forEach((line, i) => {
+      lines.push(line);
+      lines.push(...(notes.get(i) ?? []));
+    });
   }
   lines.push('', 'consents:');
   if (report.consents.length === 0) lines.push('  (none registered: bankdata consents add ID)');
-  for (const c of report.consents) {
-    const expiry = c.days_to_expiry === null ? 'no expiry' : `${c.days_to_expiry} day(s) to expiry`;
+  else
     lines.push(
-      `  ${c.consent_id}  ${(c.bank ?? '?').padEnd(8)} ${(c.status ?? 'unread').padEnd(26)} ${expiry.padEnd(20)} last ${c.last_outcome ?? '-'} ${c.last_synced_at ?? ''}`,
+      ...formatTable(
+        ['CONSENT', 'BANK', 'STATUS', 'EXPIRY', 'LAST SYNC (NZ)'],
+        report.consents.map((c) => [
+          c.consent_id,
+          c.bank ?? '?',
+          c.status ?? 'unread',
+          c.days_to_expiry === null ? 'no expiry' : expiryWords(c.days_to_expiry),
+          `${c.last_outcome ?? '-'}${c.last_synced_at ? ` ${nzTimeText(c.last_synced_at)}` : ''}`,
+        ]),
+        '  ',
+      ),
     );
-  }
   if (report.nearExpiry.length > 0) {
     lines.push('', `expiring within ${expiryWarningDays} days (ask the customer to re-consent):`);
-    for (const c of report.nearExpiry) lines.push(`  ${c.consent_id} ${c.bank}: ${c.days_to_expiry} day(s)`);
+    for (const c of report.nearExpiry)
+      lines.push(`  ${c.consent_id} ${c.bank}: ${c.days_to_expiry === null ? '' : expiryWords(c.days_to_expiry)}`);
   }
   if (report.needsReconsent.length > 0) {
     lines.push('', 'ended (a new consent is needed):');
     for (const c of report.needsReconsent)
-      lines.push(`  ${c.consent_id} ${c.bank ?? ''}: ${c.status ?? c.last_outcome}`);
+      lines.push(
+        `  ${c.consent_id}${c.bank ? ` ${c.bank}` : ''}: ${c.status === 'Authorised' && c.days_to_expiry !== null && c.days_to_expiry < 0 ? expiryWords(c.days_to_expiry) : (c.status ?? c.last_outcome)}`,
+      );
   }
   if (report.rejects.length > 0) {
     lines.push('', 'rejected records kept aside (table rejects):');

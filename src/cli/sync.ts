@@ -117,6 +117,12 @@ export async function syncCommand(
     if (!(await store.consents.get(id)))
       throw new UsageError(`consent ${id} is not registered`, `bankdata consents add ${id}`);
   }
+  // Nothing to sync is a set-up not finished, not a run that did its work (README "Exit codes": 2).
+  if (consentIds.length === 0 && (await store.consents.list()).length === 0)
+    throw new UsageError(
+      'no consent is registered: there is nothing to sync',
+      'register a consent the customer authorised with `bankdata consents add CONSENT_ID`, or make one with `bankdata consents create`',
+    );
   if (flags.dryRun) {
     const plan = await planDryRun({ store, client, settings: config.sync, consentIds, since, full: flags.full });
     out(flags.json ? `${JSON.stringify(plan, null, 2)}\n` : formatDryRun(plan));

@@ -20,8 +20,8 @@ export interface ApiCredentials {
 export function requireApiCredentials(config: Config): ApiCredentials {
   return requireCredentials(config, {
     api: 'Data API',
-    baseUrl: [config.dataBaseUrl, 'BANKDATA_DATA_BASE_URL'],
-    clientId: [config.clientId, 'BANKDATA_CLIENT_ID'],
+    baseUrl: [config.dataBaseUrl, 'BANKDATA_DATA_BASE_URL', 'dataBaseUrl'],
+    clientId: [config.clientId, 'BANKDATA_CLIENT_ID', 'clientId'],
     clientSecret: [secretsFor(config).clientSecret, 'BANKDATA_CLIENT_SECRET (or BANKDATA_CLIENT_SECRET_FILE)'],
   });
 }
@@ -30,8 +30,8 @@ export function requireApiCredentials(config: Config): ApiCredentials {
 export function requirePaymentsCredentials(config: Config): ApiCredentials {
   return requireCredentials(config, {
     api: 'Payments API',
-    baseUrl: [config.paymentsBaseUrl, 'BANKDATA_PAYMENTS_BASE_URL'],
-    clientId: [config.paymentsClientId, 'BANKDATA_PAYMENTS_CLIENT_ID'],
+    baseUrl: [config.paymentsBaseUrl, 'BANKDATA_PAYMENTS_BASE_URL', 'paymentsBaseUrl'],
+    clientId: [config.paymentsClientId, 'BANKDATA_PAYMENTS_CLIENT_ID', 'paymentsClientId'],
     clientSecret: [
       secretsFor(config).paymentsClientSecret,
       'BANKDATA_PAYMENTS_CLIENT_SECRET (or BANKDATA_PAYMENTS_CLIENT_SECRET_FILE)',
@@ -39,7 +39,8 @@ export function requirePaymentsCredentials(config: Config): ApiCredentials {
   });
 }
 
-type Wanted = [value: string | null, variable: string];
+/** A credential's value, its variable, and its config key (none for a secret: never in a config file). */
+type Wanted = [value: string | null, variable: string, configKey?: string];
 
 function requireCredentials(
   config: Config,
@@ -50,9 +51,14 @@ function requireCredentials(
     const missing = [wanted.baseUrl, wanted.clientId, wanted.clientSecret]
       .filter(([value]) => value === null)
       .map(([, variable]) => variable);
+    const keys = [wanted.baseUrl, wanted.clientId]
+      .filter(([value]) => value === null)
+      .map(([, , key]) => key)
+      .filter((key) => key !== undefined);
+    const inConfig = keys.length > 0 ? `${keys.join(' and ')} may be set in config/local.json instead; ` : '';
     throw new ConfigError(
       `${wanted.api} credentials missing: set ${missing.join(', ')} (environment: ${config.environment})`,
-      'the client portal shows the client id under Settings > API Settings, one row per environment; ' +
+      `${inConfig}the client portal shows the client id under Settings > API Settings, one row per environment; ` +
         '`bankdata emulator` prints values for local use',
     );
   }

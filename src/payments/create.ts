@@ -249,7 +249,8 @@ export async function createPayment(
     }
     last = error;
     const action = actionOf(error);
-    logger.warn('payment request answered', { attempt, code: codeOf(error), status: statusOf(error), action });
+    // At info (-v): the command's error line names the final answer; each answer before it is detail.
+    logger.info('payment request answered', { attempt, code: codeOf(error), status: statusOf(error), action });
     const wait = () => sleep(retryDelayMs(policy, attempt, error, clock));
     switch (action) {
       case 'retry_same_key':

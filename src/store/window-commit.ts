@@ -34,11 +34,18 @@ export interface TransactionWindowInput {
   checkpoint: { watermark: Instant } | null;
   runId: string | null;
   now: Instant;
+  /**
+   * When this process's run started (the clock of `now`): a stored row first seen at or after it
+   * was written earlier in this run (by another consent of the account, or an overlapping
+   * window), so writing it again is not counted as "updated" (it was not in the database before
+   * the run). Absent: every changed row counts as updated.
+   */
+  runStartedAt?: Instant;
 }
 
 export interface WindowCounts {
   added: number;
-  /** Content changed, or a removed row restored. */
+  /** A row stored before this run whose content changed, or a removed row restored. */
   updated: number;
   /** Stored pending rows of the range (and filter) that the fetch no longer returned. */
   removed: number;
@@ -56,6 +63,7 @@ const BOOKKEEPING = ['consentId'] as const satisfies readonly (keyof Transaction
  */
 export function checkWindow(input: TransactionWindowInput): {
   now: string;
+  runStartedAt: string | null;
   from: string;
   to: string;
   rows: Map<TransactionId, TransactionRow>;
@@ -73,7 +81,22 @@ export function checkWindow(input: TransactionWindowInput): {
     }
     rows.set(row.transactionId, row);
   }
-  return { now, from, to, rows };
+  const runStartedAt = input.runStartedAt === undefined ? null : toStoredInstant(input.runStartedAt);
+  return { now, runStartedAt, from, to, rows };
+}
+
+/**
+ * How a row's write is counted: an "updated" row that this run itself first wrote (its
+ * first_seen_at at or after the run's start) counts as unchanged, so the first sync of an empty
+ * database reports every row added and none updated, however many consents share an account.
+ */
+export function countedOutcome(
+  outcome: keyof WindowCounts,
+  stored: Pick<StoredTransaction, 'firstSeenAt'> | undefined,
+  runStartedAt: string | null,
+): keyof WindowCounts {
+  if (outcome !== 'updated' || !stored || runStartedAt === null) return outcome;
+  return stored.firstSeenAt >= runStartedAt ? 'unchanged' : outcome;
 }
 
 /**

@@ -87,6 +87,8 @@ export interface SyncContext {
   full: boolean;
   /** The local clock. */
   now: Clock;
+  /** When this process's run started, by `now`: rows first written after it are this run's own (window-commit.ts). */
+  runStartedAt?: Date;
   /** True once a stop was asked for: no new unit starts. */
   stopping: () => boolean;
   /** Progress callback (TTY bar); called after each window and consent. */

@@ -193,6 +193,7 @@ async function syncRun(options: SyncOptions): Promise<SyncSummary> {
     since: options.since ?? null,
     full: options.full ?? false,
     now,
+    runStartedAt: startedAt,
     stopping: () => stopAsked() || fatal !== null,
     onProgress: report,
     syncedAccounts: new Map(),

@@ -254,6 +254,7 @@ async function fetchAndCommit(
       checkpoint: advanceWatermark ? { watermark: window.to.toJSDate() } : null,
       runId: ctx.runId,
       now: fetchedAt,
+      ...(ctx.runStartedAt ? { runStartedAt: ctx.runStartedAt } : {}),
     }),
   );
   ctx.counters.windows += 1;

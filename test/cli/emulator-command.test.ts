@@ -70,7 +70,7 @@ describe('bankdata emulator', () => {
   it('prints one JSON line, logs each request as JSON on stderr, and stops cleanly on SIGTERM', async () => {
     const child = spawn(
       process.execPath,
-      ['bin/bankdata.js', 'emulator', '--seed', '3', '--start', '2026-03-10T10:00:00+13:00'],
+      ['bin/bankdata.js', 'emulator', '--log-format', 'json', '--seed', '3', '--start', '2026-03-10T10:00:00+13:00'],
       {
         cwd: process.cwd(),
         stdio: ['ignore', 'pipe', 'pipe'],

@@ -108,7 +108,7 @@ export function fsGuardCases(setup: DialectSetup): void {
       const r = await bankdata(['consents', 'forget', PNZ_CONSENT]);
       expect(r.code, r.stderr).toBe(1);
       expect(r.stderr).toMatch(
-        /^warning: statement file \.\.\/outside\/victim\.pdf: climbs out of the data directory/m,
+        /^bankdata: warning: statement file \.\.\/outside\/victim\.pdf: climbs out of the data directory/m,
       );
       expect(r.stdout).toContain('1 statement file(s) refused');
       expect(readFileSync(victim, 'utf8')).toBe('not bankdata data');

@@ -65,7 +65,7 @@ describePostgres('db copy from PostgreSQL: statement files', () => {
     const r = await runCliInProcess(['db', 'copy', '--from', url, '--to', target]);
     expect(r.code, r.stderr).toBe(1);
     expect(r.stderr).toMatch(
-      /^warning: statement file \.\.\/\.\.\/outside\/x climbs out of the data directory.*statement stmt-2025-02 \(PNZ, account acc-0001\) copied without its file$/m,
+      /^bankdata: warning: statement file \.\.\/\.\.\/outside\/x climbs out of the data directory.*statement stmt-2025-02 \(PNZ, account acc-0001\) copied without its file$/m,
     );
     expect(r.stderr).toContain('1 statement file(s) refused');
     expect(existsSync(join(base, 'outside'))).toBe(false);
@@ -87,7 +87,9 @@ describePostgres('db copy from PostgreSQL: statement files', () => {
       const url = await createTestDatabase();
       const r = await runCliInProcess(['db', 'copy', '--from', other.path, '--to', url, '--data-dir', other.dataDir]);
       expect(r.code, r.stderr).toBe(1);
-      expect(r.stderr).toMatch(/^warning: statement file \.\.\/secret\.txt climbs out of the data directory/m);
+      expect(r.stderr).toMatch(
+        /^bankdata: warning: statement file \.\.\/secret\.txt climbs out of the data directory/m,
+      );
       const pool = new pg.Pool({ connectionString: url, max: 1 });
       try {
         const { rows: stored } = await pool.query('SELECT count(*)::int AS n FROM statement_files');
@@ -114,7 +116,7 @@ describePostgres('db copy from PostgreSQL: statement files', () => {
     const r = await runCliInProcess(['db', 'copy', '--from', url, '--to', target]);
     expect(r.code, r.stderr).toBe(1);
     expect(r.stderr).toMatch(
-      /^warning: statement file statements\/PNZ\/abc\/def\.pdf leads out of the data directory/m,
+      /^bankdata: warning: statement file statements\/PNZ\/abc\/def\.pdf leads out of the data directory/m,
     );
     expect(readdirSync(elsewhere)).toEqual([]);
     expect(rows(target, `SELECT count(*) AS n FROM transactions`)).toEqual([{ n: expect.any(Number) as number }]);
@@ -129,7 +131,9 @@ describePostgres('db copy from PostgreSQL: statement files', () => {
     const target = join(base, 'copy.sqlite');
     const r = await runCliInProcess(['db', 'copy', '--from', url, '--to', target]);
     expect(r.code, r.stderr).toBe(1);
-    expect(r.stderr).toMatch(/^warning: statement file statements\/PNZ\/abc\/def\.pdf does not match its SHA-256/m);
+    expect(r.stderr).toMatch(
+      /^bankdata: warning: statement file statements\/PNZ\/abc\/def\.pdf does not match its SHA-256/m,
+    );
     const counts = JSON.parse(r.stdout) as Record<string, number>;
     expect(rows(target, 'SELECT count(*) AS n FROM transactions')).toEqual([{ n: counts['transactions'] }]);
     expect(counts['transactions']).toBeGreaterThan(0);

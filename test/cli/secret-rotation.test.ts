@@ -39,12 +39,12 @@ describe('a rotated client secret (bankdata meta)', () => {
     const before = emu.requests().length;
     const refused = await runCliInProcess(['meta'], { env });
     expect(refused.code).toBe(3);
-    // The error and its hint; JSON log lines (the emulator's fixed clock is over a year from ours,
+    // The error and its hint; warning lines (the emulator's fixed clock is over a year from ours,
     // which src/api/http.ts warns about once) are not part of the message.
     const lines = refused.stderr
       .trimEnd()
       .split('\n')
-      .filter((line) => !line.startsWith('{'));
+      .filter((line) => !line.startsWith('bankdata: warning:'));
     expect(lines).toHaveLength(2);
     expect(lines[0]).toMatch(/^bankdata: token request refused \(401\)/);
     expect(lines[1]).toMatch(

@@ -273,7 +273,7 @@ describe("item 9: a server's clock decades from ours", () => {
     const far = await startEmulator({ seed: 11, customersPerBank: 1, start: '1996-03-01T00:00:00Z' });
     try {
       const dir = mkdtempSync(join(tmpdir(), 'bankdata-clock-'));
-      const r = await runCli(['meta'], { cwd: dir, env: emulatorEnv(far, join(dir, 'data')) });
+      const r = await runCli(['meta', '--log-format', 'json'], { cwd: dir, env: emulatorEnv(far, join(dir, 'data')) });
       expect(r.code, r.stderr).toBe(0);
       expect(far.requests().length).toBeGreaterThan(1);
       const warnings = r.stderr

@@ -101,7 +101,7 @@ describe('a WAL database in a directory the reader cannot write', () => {
     const check = await run(['--db', file, 'check'], home);
     expect(check.stdout).toMatch(/^continuity: /);
     expect(check.stderr).toBe(
-      `bankdata: note: the findings were not stored in v_continuity: ${file} is read-only for this user\n`,
+      `bankdata: warning: the findings were not stored in v_continuity: ${file} is read-only for this user\n`,
     );
 
     const writer = await run(['--db', file, 'consents', 'add', '3fa85f64-5717-4562-b3fc-2c963f66afa6'], home);

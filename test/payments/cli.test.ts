@@ -36,11 +36,13 @@ describe('bankdata payments', () => {
     expect(emu.requests().filter((r) => r.path === '/payments/v1/payments')).toHaveLength(before);
   });
 
-  it('exit 1 when the consent cannot pay (BP015), with the client action as the hint', async () => {
+  it('exit 1 when the consent cannot pay (BP015), with the client action as a sentence in the hint', async () => {
     const result = await run(['payments', 'create', '--consent', consentOf(emu, 'single-revoked')]);
     expect(result.code).toBe(1);
     expect(result.stderr).toContain('BP015');
-    expect(result.stderr).toContain('stop consent unusable');
+    expect(result.stderr).toContain(
+      'hint: this payment consent cannot pay (ended, revoked or unknown): a new consent is needed',
+    );
   });
 
   it('exit 2 naming the missing variables when the Payments credentials are not set', async () => {

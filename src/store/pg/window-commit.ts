@@ -19,12 +19,13 @@ import {
   type StoredTransaction,
   type TransactionWindowInput,
   type WindowCounts,
+  countedOutcome,
 } from '../window-commit';
 import { upsertRows } from './bulk-rows';
 import { transactions } from './schema';
 
 export function commitTransactionWindowPg(r: SqlRunner, input: TransactionWindowInput): Promise<WindowCounts> {
-  const { now, from, to, rows } = checkWindow(input);
+  const { now, runStartedAt, from, to, rows } = checkWindow(input);
   return r.transaction(async (tx) => {
     await tx.run(pgAccountLock(input.bank, input.accountId));
     const counts: WindowCounts = { added: 0, updated: 0, removed: 0, unchanged: 0 };
@@ -44,7 +45,7 @@ export function commitTransactionWindowPg(r: SqlRunner, input: TransactionWindow
       const before = stored.get(fetched.transactionId);
       const row = withOwner(fetched, before, live);
       const plan = planWindowRow(row, before);
-      counts[plan.outcome] += 1;
+      counts[countedOutcome(plan.outcome, before, runStartedAt)] += 1;
       // first_seen_at of a stored row is kept (the upsert leaves it out).
       if (plan.outcome === 'added')
         upserts.push({ firstSeenAt: now, lastSeenAt: now, updatedAt: now, removedAt: null, ...row });

@@ -19,6 +19,7 @@ import {
   type StoredTransaction,
   type TransactionWindowInput,
   type WindowCounts,
+  countedOutcome,
 } from '../window-commit';
 
 export function commitTransactionWindow(
@@ -27,14 +28,16 @@ export function commitTransactionWindow(
   sqlite: Database.Database,
   input: TransactionWindowInput,
 ): Promise<WindowCounts> {
-  const { now, from, to, rows } = checkWindow(input);
+  const { now, runStartedAt, from, to, rows } = checkWindow(input);
   return runner.transaction(async (tx) => {
     const counts: WindowCounts = { added: 0, updated: 0, removed: 0, unchanged: 0 };
     const statements = windowStatementsOf(sqlite);
     const owner = ownerLookup(db);
     const stored = readStoredRows(statements, input, [...rows.keys()]);
-    for (const row of rows.values())
-      counts[upsertTransaction(statements, owner, row, stored.get(row.transactionId), now)] += 1;
+    for (const row of rows.values()) {
+      const before = stored.get(row.transactionId);
+      counts[countedOutcome(upsertTransaction(statements, owner, row, before, now), before, runStartedAt)] += 1;
+    }
     counts.removed = await finishWindow(tx, input, { from, to, now }, new Set(rows.keys()));
     return counts;
   });
