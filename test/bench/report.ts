@@ -19,7 +19,6 @@ import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { nzDateOf } from '@bankdata/core/nz-time';
 import { ACCOUNTS, CONSENT, generate } from './support/big-database';
 
 const ROWS = Number(process.env.BENCH_ROWS ?? 1_000_000);
