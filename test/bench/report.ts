@@ -11,7 +11,8 @@
  *   - acc-0001: a row stored twice (same instant, amount and running balance) → a duplicate,
  *   - acc-0002: the bank's running balance jumps by 10.00 and stays off (the balances add up),
  *   - acc-0003: a row never served (the running balance and the balances both move without it).
- * BENCH_DB=path keeps the database there and reuses it on the next run (delete it to rebuild).
+ * BENCH_DB=path keeps the database there and reuses it on the next run (delete it to rebuild);
+ * BENCH_BIN runs another build of the CLI on it (a database the other build has migrated).
  */
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -24,7 +25,8 @@ import { ACCOUNTS, CONSENT, generate } from './support/big-database';
 const ROWS = Number(process.env.BENCH_ROWS ?? 1_000_000);
 const REPEAT = Number(process.env.BENCH_REPEAT ?? 3);
 const SELF = fileURLToPath(import.meta.url);
-const BIN = resolve(dirname(SELF), '../../bin/bankdata.js');
+/** BENCH_BIN: another build's bin/bankdata.js (a checkout before a change), for a before/after pair. */
+const BIN = process.env.BENCH_BIN ?? resolve(dirname(SELF), '../../bin/bankdata.js');
 const SNAPSHOT_EVERY = 5_000;
 /** Every TIE_EVERY-th booked row of acc-0004 is booked at the same instant as the row before it. */
 const TIE_EVERY = 1_000;
@@ -37,6 +39,8 @@ const JUMP_CENTS = 1000n;
 
 interface Measure {
   ms: number;
+  /** User + system CPU seconds of the command (GNU time). */
+  cpuS: number;
   maxRssKb: number;
   bytes: number;
   note: string;
@@ -131,8 +135,10 @@ function cli(args: string[], okCodes: readonly number[]): Measure & { stdout: st
   if (r.status === null || !okCodes.includes(r.status))
     throw new Error(`bankdata ${args.join(' ')} exited ${r.status}: ${r.stderr}`);
   const rss = /Maximum resident set size \(kbytes\): (\d+)/.exec(r.stderr)?.[1];
-  if (!rss) throw new Error(`no peak RSS from GNU time: ${r.stderr}`);
-  return { ms, maxRssKb: Number(rss), bytes: 0, note: '', stdout: r.stdout };
+  const user = /User time \(seconds\): ([\d.]+)/.exec(r.stderr)?.[1];
+  const system = /System time \(seconds\): ([\d.]+)/.exec(r.stderr)?.[1];
+  if (!rss || !user || !system) throw new Error(`no peak RSS or CPU time from GNU time: ${r.stderr}`);
+  return { ms, cpuS: Number(user) + Number(system), maxRssKb: Number(rss), bytes: 0, note: '', stdout: r.stdout };
 }
 
 function report(db: string, out: string, extra: string[] = []): Measure {
@@ -176,11 +182,11 @@ export default async function bench(): Promise<void> {
     }
     process.stdout.write(`load average at the end: ${load()}\n`);
     process.stdout.write(
-      '\n| Run | Rows | Wall (ms) | Peak RSS (MB) | Output (KB) | Result |\n|---|---:|---:|---:|---:|---|\n',
+      '\n| Run | Rows | Wall (ms) | CPU (s) | Peak RSS (MB) | Output (KB) | Result |\n|---|---:|---:|---:|---:|---:|---|\n',
     );
     for (const [label, m] of runs.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
       process.stdout.write(
-        `| ${label} | ${fmt(ROWS)} | ${fmt(m.ms)} | ${fmt(m.maxRssKb / 1024)} | ${m.bytes ? fmt(m.bytes / 1024) : '-'} | ${m.note} |\n`,
+        `| ${label} | ${fmt(ROWS)} | ${fmt(m.ms)} | ${m.cpuS.toFixed(2)} | ${fmt(m.maxRssKb / 1024)} | ${m.bytes ? fmt(m.bytes / 1024) : '-'} | ${m.note} |\n`,
       );
     }
   } finally {
