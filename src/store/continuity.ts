@@ -68,16 +68,6 @@ export interface BalanceSnapshotRow {
   lateUnits: bigint;
 }
 
-export interface RunningBalanceRow {
-  transactionId: TransactionId;
-  bookingDateTime: string;
-  bookingDate: string;
-  amount: string;
-  /** The amount in minor units where it has no finer digits (cheaper to read than the text). */
-  amountMinor: number | null;
-  balanceAfter: string | null;
-}
-
 /**
  * A row of the running-balance walk and the row before it in booking order (booking instant, then
  * transaction id), where the row's running balance is not the one before plus its amount. Amounts
@@ -138,7 +128,6 @@ export interface ContinuityReads {
     key: AccountKey,
     options: { scale: bigint; lateWindowDays: number; from: string },
   ): Promise<BalanceSnapshotRow[]>;
-  bookedRows(key: AccountKey, from: string, batchSize?: number): AsyncGenerator<RunningBalanceRow[]>;
   latestBookingDateTime(key: AccountKey): Promise<string | null>;
   runningSteps(
     key: AccountKey,
@@ -273,23 +262,6 @@ export function continuityReads(runner: SqlRunner): ContinuityReads {
         betweenUnits: toBigInt(r.between_units),
         lateUnits: toBigInt(r.late_units),
       }));
-    },
-
-    /** The booked rows in batches: memory follows the batch, not the row count; one await per batch. */
-    async *bookedRows(key, from, batchSize = 2000) {
-      const query = sql`SELECT t.transaction_id, t.booking_date_time, t.booking_date, t.amount, t.amount_minor, t.balance_after
-          FROM transactions t WHERE ${bookedRow(key)} AND t.booking_date_time >= ${from}
-          ORDER BY t.booking_date_time, t.transaction_id`;
-      for await (const rows of runner.iterate(query, batchSize)) {
-        yield rows.map((r) => ({
-          transactionId: str(r.transaction_id) as TransactionId,
-          bookingDateTime: str(r.booking_date_time),
-          bookingDate: str(r.booking_date),
-          amount: str(r.amount),
-          amountMinor: toNumberOrNull(r.amount_minor),
-          balanceAfter: strOrNull(r.balance_after),
-        }));
-      }
     },
 
     async latestBookingDateTime(key) {

@@ -219,8 +219,6 @@ export interface Store {
     transactionCoverage: ContinuityReads['transactionCoverage'];
     /** The account's booked balance snapshots from `from` on, oldest first, with the booked sums between them. */
     balanceSnapshots: ContinuityReads['balanceSnapshots'];
-    /** The account's booked rows from `from` on in booking order, in batches (streamed). */
-    bookedRows: ContinuityReads['bookedRows'];
     /** The latest booking instant among the account's rows, booked or pending, or null. */
     latestBookingDateTime: ContinuityReads['latestBookingDateTime'];
     /**
