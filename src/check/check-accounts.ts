@@ -7,10 +7,24 @@
 import { creditDebitFilter } from '@bankdata/core/endpoint-access';
 import { nzDateOf } from '@bankdata/core/nz-time';
 import { toStoredInstant, type Store } from '../store';
-import type { AccountKey, CheckAccount, ContinuityFinding, PendingAmount, UnitsRange } from '../store/continuity';
+import type {
+  AccountKey,
+  BookedUnitsRow,
+  CheckAccount,
+  ContinuityFinding,
+  PendingAmount,
+  UnitsRange,
+} from '../store/continuity';
 import { itemAt, partitionPoint } from '@bankdata/core/arrays';
 import type { ContinuityCause } from '../store/sqlite/schema';
-import { findSnapshotBreaks, RunningBalanceWalk, type Snapshot, type SnapshotBreak } from './continuity';
+import {
+  findSnapshotBreaks,
+  RunningBalanceWalk,
+  type BookedRow,
+  type RunningBreak,
+  type Snapshot,
+  type SnapshotBreak,
+} from './continuity';
 import { formatUnits, toMinor, toUnits, unitsPerMinor, type Units } from '@bankdata/core/money';
 
 /** Rows booked this close to the latest row are not judged by the walk yet (late rows arrive within it). */
@@ -116,19 +130,8 @@ async function checkAccount(store: Store, account: CheckAccount, from: string): 
 
   const latest = await store.continuity.latestBookingDateTime(account);
   const horizon = latest === null ? null : new Date(Date.parse(latest) - SETTLE_DAYS * DAY_MS).toISOString();
-  const walk = new RunningBalanceWalk(horizon);
-  for await (const rows of store.continuity.bookedRows(account, from)) {
-    for (const row of rows) {
-      walk.push({
-        transactionId: row.transactionId,
-        bookingDateTime: row.bookingDateTime,
-        bookingDate: row.bookingDate,
-        units: row.amountMinor === null ? toUnits(row.amount) : BigInt(row.amountMinor) * scale,
-        balanceAfter: row.balanceAfter === null ? null : toUnits(row.balanceAfter),
-      });
-    }
-  }
-  for (const b of walk.finish()) {
+  const runningBreaks = await findRunningBreaks(store, account, { from, horizon, scale });
+  for (const b of runningBreaks) {
     const range = { from: b.before.bookingDateTime, to: b.row.bookingDateTime, scale };
     let cause: ContinuityCause;
     if (b.repeats) cause = 'duplicate';
@@ -149,6 +152,72 @@ async function checkAccount(store: Store, account: CheckAccount, from: string): 
     );
   }
   return findings;
+}
+
+/**
+ * The running-balance walk's breaks (RunningBalanceWalk's rules), set-based. Where every instant
+ * holds one row, the row before each row is the one before it in booking order: the database
+ * compares each row with it in one pass and returns the breaks only (runningSteps). Rows that
+ * share an instant are put in the order their balances chain, which depends on the rows before:
+ * each stretch of such rows, from the row before it to the next row alone at its instant, is
+ * read and walked here (bookedRowsAround), and the database's answers for those rows are not used.
+ * The breaks come out in the walk's order, as RunningBalanceWalk over every row gives them.
+ */
+async function findRunningBreaks(
+  store: Store,
+  account: CheckAccount,
+  options: { from: string; horizon: string | null; scale: bigint },
+): Promise<RunningBreak[]> {
+  const { from, horizon, scale } = options;
+  const shared = await store.continuity.sharedInstants(account, from);
+  const sharedSet = new Set(shared);
+  const breaks: RunningBreak[] = [];
+  for (const s of await store.continuity.runningSteps(account, { from, horizon, scale })) {
+    // A row whose instant other rows share, or the row after such rows: the walk below judges it.
+    if (sharedSet.has(s.bookingDateTime) || sharedSet.has(s.beforeBookingDateTime)) continue;
+    breaks.push({
+      before: {
+        transactionId: s.beforeTransactionId,
+        bookingDateTime: s.beforeBookingDateTime,
+        balanceAfter: s.beforeBalanceUnits,
+      },
+      row: {
+        transactionId: s.transactionId,
+        bookingDateTime: s.bookingDateTime,
+        bookingDate: s.bookingDate,
+        units: s.units,
+        balanceAfter: s.balanceUnits,
+      },
+      units: s.balanceUnits - (s.beforeBalanceUnits + s.units),
+      repeats: false,
+    });
+  }
+  let covered = '';
+  for (const first of shared) {
+    if (first <= covered) continue;
+    const around = await store.continuity.bookedRowsAround(account, { from, first, scale });
+    const walk = new RunningBalanceWalk(horizon);
+    walk.startAfter(around.before && bookedRow(around.before));
+    for (const row of around.rows) walk.push(bookedRow(row));
+    for (const b of walk.finish()) breaks.push(b);
+    covered = around.rows.at(-1)?.bookingDateTime ?? first;
+  }
+  // In booking order; a stretch's breaks keep the walk's order (a stable sort, by instant only).
+  return breaks.sort((a, b) => compareText(a.row.bookingDateTime, b.row.bookingDateTime));
+}
+
+function bookedRow(row: BookedUnitsRow): BookedRow {
+  return {
+    transactionId: row.transactionId,
+    bookingDateTime: row.bookingDateTime,
+    bookingDate: row.bookingDate,
+    units: row.units,
+    balanceAfter: row.balanceUnits,
+  };
+}
+
+function compareText(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
 }
 
 /**

@@ -67,8 +67,11 @@ export type BalancedRow = BookedRow & { balanceAfter: Units };
 
 const hasBalance = (row: BookedRow | null | undefined): row is BalancedRow => row != null && row.balanceAfter !== null;
 
+/** The row before a break, as a finding names it. */
+export type RowBefore = Pick<BalancedRow, 'transactionId' | 'bookingDateTime' | 'balanceAfter'>;
+
 export interface RunningBreak {
-  before: BalancedRow;
+  before: RowBefore;
   row: BalancedRow;
   /** The bank's balance after `row` minus (balance after `before` + row's amount). */
   units: Units;
@@ -88,6 +91,11 @@ export class RunningBalanceWalk {
   readonly breaks: RunningBreak[] = [];
 
   constructor(private readonly horizon: string | null) {}
+
+  /** Starts the walk after `row` (judged elsewhere): the next row is compared with it. */
+  startAfter(row: BookedRow | null): void {
+    this.previous = row;
+  }
 
   push(row: BookedRow): void {
     const head = this.group[0];

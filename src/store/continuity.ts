@@ -11,7 +11,15 @@
  */
 import { sql, type SQL } from 'drizzle-orm';
 import type { AccountId, BankName, TransactionId } from '@bankdata/core/schemas';
-import { accountWriteLock, amountUnits, instantMinusDays, toBigInt, toNumber, toNumberOrNull } from './dialect-sql';
+import {
+  accountWriteLock,
+  amountUnits,
+  instantMinusDays,
+  toBigInt,
+  toNumber,
+  toNumberOrNull,
+  unitsOf,
+} from './dialect-sql';
 import type { ContinuityCause, ContinuityKind } from './sqlite/schema';
 import type { SqlRow, SqlRunner } from './sql-runner';
 
@@ -60,14 +68,29 @@ export interface BalanceSnapshotRow {
   lateUnits: bigint;
 }
 
-export interface RunningBalanceRow {
+/**
+ * A row of the running-balance walk and the row before it in booking order (booking instant, then
+ * transaction id), where the row's running balance is not the one before plus its amount. Amounts
+ * and balances in units.
+ */
+export interface RunningStepRow {
   transactionId: TransactionId;
   bookingDateTime: string;
   bookingDate: string;
-  amount: string;
-  /** The amount in minor units where it has no finer digits (cheaper to read than the text). */
-  amountMinor: number | null;
-  balanceAfter: string | null;
+  units: bigint;
+  balanceUnits: bigint;
+  beforeTransactionId: TransactionId;
+  beforeBookingDateTime: string;
+  beforeBalanceUnits: bigint;
+}
+
+/** A booked row of the walk with its amount and running balance in units (the balance null when the bank sent none). */
+export interface BookedUnitsRow {
+  transactionId: TransactionId;
+  bookingDateTime: string;
+  bookingDate: string;
+  units: bigint;
+  balanceUnits: bigint | null;
 }
 
 export interface ContinuityFinding extends AccountKey {
@@ -105,8 +128,16 @@ export interface ContinuityReads {
     key: AccountKey,
     options: { scale: bigint; lateWindowDays: number; from: string },
   ): Promise<BalanceSnapshotRow[]>;
-  bookedRows(key: AccountKey, from: string, batchSize?: number): AsyncGenerator<RunningBalanceRow[]>;
   latestBookingDateTime(key: AccountKey): Promise<string | null>;
+  runningSteps(
+    key: AccountKey,
+    options: { from: string; horizon: string | null; scale: bigint },
+  ): Promise<RunningStepRow[]>;
+  sharedInstants(key: AccountKey, from: string): Promise<string[]>;
+  bookedRowsAround(
+    key: AccountKey,
+    options: { from: string; first: string; scale: bigint },
+  ): Promise<{ before: BookedUnitsRow | null; rows: BookedUnitsRow[] }>;
   hasLookAlikeRows(key: AccountKey, range: UnitsRange): Promise<boolean>;
   hasPendingOfAmount(key: AccountKey, range: UnitsRange): Promise<boolean>;
   pendingAmounts(key: AccountKey, scale: bigint): Promise<PendingAmount[]>;
@@ -233,28 +264,94 @@ export function continuityReads(runner: SqlRunner): ContinuityReads {
       }));
     },
 
-    /** The booked rows in batches: memory follows the batch, not the row count; one await per batch. */
-    async *bookedRows(key, from, batchSize = 2000) {
-      const query = sql`SELECT t.transaction_id, t.booking_date_time, t.booking_date, t.amount, t.amount_minor, t.balance_after
-          FROM transactions t WHERE ${bookedRow(key)} AND t.booking_date_time >= ${from}
-          ORDER BY t.booking_date_time, t.transaction_id`;
-      for await (const rows of runner.iterate(query, batchSize)) {
-        yield rows.map((r) => ({
-          transactionId: str(r.transaction_id) as TransactionId,
-          bookingDateTime: str(r.booking_date_time),
-          bookingDate: str(r.booking_date),
-          amount: str(r.amount),
-          amountMinor: toNumberOrNull(r.amount_minor),
-          balanceAfter: strOrNull(r.balance_after),
-        }));
-      }
-    },
-
     async latestBookingDateTime(key) {
       const row = await runner.get(
         sql`SELECT max(booking_date_time) AS latest FROM transactions WHERE bank = ${key.bank} AND account_id = ${key.accountId}`,
       );
       return strOrNull(row?.latest);
+    },
+
+    /**
+     * The running-balance walk's breaks, set-based: one pass over the account's booked rows in
+     * booking order (the transactions_account_rows index: no sort, no table read) with the row
+     * before each one (lag), keeping the rows whose balance is not the one before plus their
+     * amount. A row at the instant of the row before is left out, and the caller leaves out the
+     * rest of such a stretch (the first row of a shared instant, the row after): their order is
+     * the one their balances chain in, which bookedRowsAround gives the walk (check-accounts.ts).
+     * Rows booked after `horizon` are not judged.
+     */
+    async runningSteps(key, options) {
+      const units = amountUnits(d, 't', options.scale);
+      const balance = unitsOf(d, sql`t.balance_after`);
+      const horizon = options.horizon === null ? sql`` : sql` AND w.booking_date_time <= ${options.horizon}`;
+      // Three lags only: each costs about a pass's worth of work in SQLite. A finding names the row
+      // before by its id, instant and balance; it needs nothing else of it.
+      const rows = await runner.all(
+        sql`WITH w AS (
+              SELECT t.transaction_id, t.booking_date_time, t.booking_date, ${units} AS units, ${balance} AS balance_units,
+                     lag(${balance}) OVER o AS before_balance_units,
+                     lag(t.booking_date_time) OVER o AS before_at,
+                     lag(t.transaction_id) OVER o AS before_id
+              FROM transactions t WHERE ${bookedRow(key)} AND t.booking_date_time >= ${options.from}
+              WINDOW o AS (ORDER BY t.booking_date_time, t.transaction_id)
+            )
+            SELECT w.* FROM w
+            WHERE w.balance_units - w.units <> w.before_balance_units AND w.booking_date_time <> w.before_at${horizon}
+            ORDER BY w.booking_date_time, w.transaction_id`,
+      );
+      return rows.map((r) => ({
+        transactionId: str(r.transaction_id) as TransactionId,
+        bookingDateTime: str(r.booking_date_time),
+        bookingDate: str(r.booking_date),
+        units: toBigInt(r.units),
+        balanceUnits: toBigInt(r.balance_units),
+        beforeTransactionId: str(r.before_id) as TransactionId,
+        beforeBookingDateTime: str(r.before_at),
+        beforeBalanceUnits: toBigInt(r.before_balance_units),
+      }));
+    },
+
+    /** The instants from `from` on that two or more booked rows share (one pass along the index, grouped). */
+    async sharedInstants(key, from) {
+      const rows = await runner.all(
+        sql`SELECT t.booking_date_time FROM transactions t WHERE ${bookedRow(key)} AND t.booking_date_time >= ${from}
+            GROUP BY t.booking_date_time HAVING count(*) > 1 ORDER BY t.booking_date_time`,
+      );
+      return rows.map((r) => str(r.booking_date_time));
+    },
+
+    /**
+     * The booked rows the walk needs around the shared instant `first`: the row before it (the
+     * walk's row before the group; null at the start), then every row from `first` up to and
+     * including the next row whose instant no other row shares, in booking order.
+     */
+    async bookedRowsAround(key, options) {
+      const units = amountUnits(d, 't', options.scale);
+      const balance = sql`CASE WHEN t.balance_after IS NULL THEN NULL ELSE ${unitsOf(d, sql`t.balance_after`)} END`;
+      const columns = sql`t.transaction_id, t.booking_date_time, t.booking_date, ${units} AS units, ${balance} AS balance_units`;
+      const parse = (r: SqlRow): BookedUnitsRow => ({
+        transactionId: str(r.transaction_id) as TransactionId,
+        bookingDateTime: str(r.booking_date_time),
+        bookingDate: str(r.booking_date),
+        units: toBigInt(r.units),
+        balanceUnits: r.balance_units === null || r.balance_units === undefined ? null : toBigInt(r.balance_units),
+      });
+      const before = await runner.get(
+        sql`SELECT ${columns} FROM transactions t
+            WHERE ${bookedRow(key)} AND t.booking_date_time >= ${options.from} AND t.booking_date_time < ${options.first}
+            ORDER BY t.booking_date_time DESC, t.transaction_id DESC LIMIT 1`,
+      );
+      // The first instant after `first` with one row: its group ends the stretch whose order the balances set.
+      const after = await runner.get(
+        sql`SELECT t.booking_date_time FROM transactions t WHERE ${bookedRow(key)} AND t.booking_date_time > ${options.first}
+            GROUP BY t.booking_date_time HAVING count(*) = 1 ORDER BY t.booking_date_time LIMIT 1`,
+      );
+      const upTo = after === undefined ? sql`` : sql` AND t.booking_date_time <= ${str(after.booking_date_time)}`;
+      const rows = await runner.all(
+        sql`SELECT ${columns} FROM transactions t WHERE ${bookedRow(key)} AND t.booking_date_time >= ${options.first}${upTo}
+            ORDER BY t.booking_date_time, t.transaction_id`,
+      );
+      return { before: before === undefined ? null : parse(before), rows: rows.map(parse) };
     },
 
     async hasLookAlikeRows(key, range) {

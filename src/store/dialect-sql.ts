@@ -16,6 +16,13 @@ export const UNITS_PER_MAJOR = 100000n;
  * An exact integer count of 1/100000 of the major unit from a signed decimal text (at most 5
  * fraction digits, the wire's amount pattern). SQLite: integer arithmetic on the text; PostgreSQL:
  * `numeric`, exact, then bigint.
+ *
+ * SQLite's quick path, taken by a text with a point and 1 to 5 digits after it: the digits
+ * without the point read as one integer (the sign included), times the power of ten the fraction
+ * leaves out ("-12.5" is -125 × 10000). Any other text takes the general path (whole and fraction
+ * apart, the fraction cut to 5 digits). On a decimal text (an optional minus, digits, at most one
+ * point) both give the same integer; the quick one is a few string operations instead of a dozen
+ * (the check's running-balance walk reads a balance for every row).
  */
 export function unitsOf(dialect: Dialect, text: SQL): SQL {
   if (dialect === 'postgres') return sql`((${text})::numeric * 100000)::bigint`;
@@ -23,7 +30,11 @@ export function unitsOf(dialect: Dialect, text: SQL): SQL {
   const dot = sql`instr(${abs}, '.')`;
   const whole = sql`CASE WHEN ${dot} = 0 THEN ${abs} ELSE substr(${abs}, 1, ${dot} - 1) END`;
   const fraction = sql`CASE WHEN ${dot} = 0 THEN '' ELSE substr(${abs}, ${dot} + 1) END`;
-  return sql`((CASE WHEN substr(${text}, 1, 1) = '-' THEN -1 ELSE 1 END) * (CAST(${whole} AS INTEGER) * 100000 + CAST(substr(${fraction} || '00000', 1, 5) AS INTEGER)))`;
+  const general = sql`((CASE WHEN substr(${text}, 1, 1) = '-' THEN -1 ELSE 1 END) * (CAST(${whole} AS INTEGER) * 100000 + CAST(substr(${fraction} || '00000', 1, 5) AS INTEGER)))`;
+  const digits = sql`(length(${text}) - instr(${text}, '.'))`;
+  return sql`(CASE WHEN instr(${text}, '.') > 0 AND ${digits} BETWEEN 1 AND 5
+    THEN CAST(replace(${text}, '.', '') AS INTEGER) * (CASE ${digits} WHEN 1 THEN 10000 WHEN 2 THEN 1000 WHEN 3 THEN 100 WHEN 4 THEN 10 ELSE 1 END)
+    ELSE ${general} END)`;
 }
 
 /**

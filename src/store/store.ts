@@ -224,10 +224,17 @@ export interface Store {
     transactionCoverage: ContinuityReads['transactionCoverage'];
     /** The account's booked balance snapshots from `from` on, oldest first, with the booked sums between them. */
     balanceSnapshots: ContinuityReads['balanceSnapshots'];
-    /** The account's booked rows from `from` on in booking order, in batches (streamed). */
-    bookedRows: ContinuityReads['bookedRows'];
     /** The latest booking instant among the account's rows, booked or pending, or null. */
     latestBookingDateTime: ContinuityReads['latestBookingDateTime'];
+    /**
+     * The running-balance breaks between rows alone at their instant and the row before them in
+     * booking order, from `from` on, up to `horizon`: one pass in SQL, the breaks only.
+     */
+    runningSteps: ContinuityReads['runningSteps'];
+    /** The booking instants from `from` on that two or more booked rows share, in order. */
+    sharedInstants: ContinuityReads['sharedInstants'];
+    /** The row before a shared instant and the rows from it to the next row alone at its instant (units). */
+    bookedRowsAround: ContinuityReads['bookedRowsAround'];
     /** True when two or more booked rows in (from, to] look alike (instant, amount, text) and each is `units`. */
     hasLookAlikeRows: ContinuityReads['hasLookAlikeRows'];
     /** True when a pending row (open or since removed) of `units` was booked within [from − 3 days, to]. */

@@ -60,7 +60,7 @@ describe('a migration that fails', () => {
     const [line, hint, ...rest] = first.stderr.trimEnd().split('\n');
     expect(line).toBe(
       `bankdata: database ${fx.path}: migration ${last.tag} failed and was rolled back: ` +
-        'index transactions_view_order already exists (SQLITE_ERROR)',
+        'index transactions_account_rows already exists (SQLITE_ERROR)',
     );
     expect(hint).toBe(
       `hint: the database is as it was before; nothing was applied; the copy taken before is ${join(dirname(fx.path), step)} (kept: the next attempt uses it)`,
@@ -91,7 +91,7 @@ describe('a migration that fails', () => {
 
     // The cause removed, the step succeeds with the copy already taken.
     const fixed = new Database(fx.path);
-    fixed.exec('DROP INDEX transactions_view_order');
+    fixed.exec('DROP INDEX transactions_account_rows');
     fixed.close();
     const done = await bankdata(['db', 'migrate']);
     expect(done.code, done.stderr).toBe(0);

@@ -179,7 +179,6 @@ export const transactions = pgTable(
   (t) => [
     primaryKey({ columns: [t.bank, t.accountId, t.transactionId] }),
     foreignKey({ columns: [t.bank, t.accountId], foreignColumns: [accounts.bank, accounts.accountId] }),
-    index('transactions_open_pending').on(t.bank, t.accountId, t.status, t.removedAt, t.bookingDateTime),
     index('transactions_booking_date').on(t.bookingDate),
     // The views' order of v_transactions (ORDER BY bank, account_id, booking_date_time, transaction_id
     // over rows not removed): an export streams in it without sorting; NULLS FIRST as the
@@ -192,6 +191,24 @@ export const transactions = pgTable(
         t.transactionId.asc().nullsFirst(),
       )
       .where(sql`removed_at IS NULL`),
+    // An account's rows by status, removed or not, in booking order, with every column the read side
+    // reads (bankdata check and report, docs/continuity.md "Set-based"): the running-balance walk,
+    // the sums between balances and the daily totals read this index alone, in order, never the
+    // table. Its first five columns are the sync's look-up of open pending rows (the index
+    // transactions_open_pending it replaced, migration 0009).
+    index('transactions_account_rows').on(
+      t.bank,
+      t.accountId,
+      t.status,
+      t.removedAt,
+      t.bookingDateTime,
+      t.transactionId,
+      t.amountMinor,
+      t.amount,
+      t.balanceAfter,
+      t.bookingDate,
+      t.firstSeenAt,
+    ),
   ],
 );
 

@@ -85,7 +85,11 @@ export function makeRow(i: number): BenchRow {
 export async function generate(
   path: string,
   rows: number,
-  options: { beforeInsert?: (row: BenchRow, i: number) => void; afterAll?: (store: SqliteStore) => void } = {},
+  options: {
+    /** May change the row; false leaves it out (a row the bank never served). */
+    beforeInsert?: (row: BenchRow, i: number) => boolean | void;
+    afterAll?: (store: SqliteStore) => void;
+  } = {},
 ): Promise<void> {
   const store = await openStore(path, { now: () => new Date('2025-03-05T01:00:00.000Z') });
   await store.consents.add(CONSENT);
@@ -117,7 +121,7 @@ export async function generate(
   const insertMany = store.sqlite.transaction((from: number, to: number) => {
     for (let i = from; i < to; i++) {
       const row = makeRow(i);
-      options.beforeInsert?.(row, i);
+      if (options.beforeInsert?.(row, i) === false) continue;
       insert.run(row);
     }
   });

@@ -186,12 +186,18 @@ describePostgres('reads over the views, the same on SQLite and PostgreSQL', () =
       const snapshots = await onSqlite.continuity.balanceSnapshots(account, options);
       expect(await onPostgres.continuity.balanceSnapshots(account, options), account.accountId).toEqual(snapshots);
       nonZero += snapshots.filter((s) => s.betweenUnits !== 0n).length;
-      const rows = async (store: Store) => {
-        const all = [];
-        for await (const batch of store.continuity.bookedRows(account, '', 3)) all.push(...batch);
-        return all;
+      // The running-balance walk's reads: the breaks in SQL, the shared instants, the rows around one.
+      const walk = async (store: Store) => {
+        const shared = await store.continuity.sharedInstants(account, '');
+        const first = shared[0];
+        return {
+          steps: await store.continuity.runningSteps(account, { from: '', horizon: null, scale }),
+          shared,
+          around:
+            first === undefined ? null : await store.continuity.bookedRowsAround(account, { from: '', first, scale }),
+        };
       };
-      expect(await rows(onPostgres)).toEqual(await rows(onSqlite));
+      expect(await walk(onPostgres)).toEqual(await walk(onSqlite));
       for (const read of ['transactionCoverage', 'latestBookingDateTime'] as const) {
         expect(await onPostgres.continuity[read](account), read).toEqual(await onSqlite.continuity[read](account));
       }

@@ -1,0 +1,285 @@
+/**
+ * The continuity check's running-balance walk is SQL over the account's rows (a window with the
+ * row before each row, src/store/continuity.ts runningSteps) with the walk in JavaScript only
+ * around rows that share an instant. These cases hold it, on both dialects, to the walk's rules
+ * row by row (RunningBalanceWalk over every booked row in booking order, the oracle) and to the
+ * findings each edge must give: rows of one instant in an order their ids do not follow, a row
+ * stored twice, pending rows, a credits-only consent, the settle horizon and the consent's start,
+ * a break at the first rows, and amounts that binary floating point would round. Run by
+ * check-sql.test.ts and check-sql.pg.test.ts.
+ */
+import { expect, it } from 'vitest';
+import { toUnits, unitsPerMinor } from '@bankdata/core/money';
+import type { ConsentId, TransactionId } from '@bankdata/core/schemas';
+import { checkContinuity, SETTLE_DAYS } from '../../src/check/check-accounts';
+import { RunningBalanceWalk, type BookedRow } from '../../src/check/continuity';
+import type { Store } from '../../src/store';
+import { execute, queryRows, storeSuite } from '../support/dialects';
+
+const CONSENT = '5d1c2b3a-4e5f-4a6b-8c7d-9e0f1a2b3c4d' as ConsentId;
+const CREDITS_ONLY = '6e2d3c4b-5f6a-4b7c-9d8e-0f1a2b3c4d5e' as ConsentId;
+const NOW = '2025-06-30T00:00:00.000Z';
+const FULL = 'ReadAccountsDetail ReadBalances ReadTransactionsDetail';
+
+/** [id, instant, amount, running balance or null, status] */
+type Spec = [string, string, string, string | null, ('Booked' | 'Pending')?];
+
+async function account(
+  store: Store,
+  accountId: string,
+  rows: Spec[],
+  options: { consent?: ConsentId; currency?: string } = {},
+) {
+  const consent = options.consent ?? CONSENT;
+  const currency = options.currency ?? 'NZD';
+  await execute(
+    store,
+    `INSERT INTO accounts (bank, account_id, consent_id, currency, raw_json, first_seen_at, last_seen_at, updated_at)
+     VALUES ('PNZ', ?, ?, ?, '{}', ?, ?, ?)`,
+    accountId,
+    consent,
+    currency,
+    NOW,
+    NOW,
+    NOW,
+  );
+  await execute(
+    store,
+    `INSERT INTO sync_state (bank, account_id, consent_id, resource, watermark, updated_at)
+     VALUES ('PNZ', ?, ?, 'transactions', ?, ?)`,
+    accountId,
+    consent,
+    NOW,
+    NOW,
+  );
+  const scale = unitsPerMinor(currency);
+  for (const [id, at, amount, balance, status = 'Booked'] of rows) {
+    const units = toUnits(amount);
+    const minor = units % scale === 0n ? Number(units / scale) : null;
+    await execute(
+      store,
+      `INSERT INTO transactions (bank, account_id, transaction_id, consent_id, status, booking_date_time, booking_date,
+         amount, amount_minor, currency, credit_debit_indicator, balance_after, raw_json, first_seen_at, last_seen_at, updated_at)
+       VALUES ('PNZ', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, '{}', ?, ?, ?)`,
+      accountId,
+      id,
+      consent,
+      status,
+      at,
+      at.slice(0, 10),
+      amount.replace(/^-/, ''),
+      minor === null ? null : Math.abs(minor),
+      currency,
+      amount.startsWith('-') ? 'Debit' : 'Credit',
+      balance,
+      NOW,
+      NOW,
+      NOW,
+    );
+    // The stored amount is signed (the sync's transform writes the sign into the text and the minor units).
+    await execute(
+      store,
+      'UPDATE transactions SET amount = ?, amount_minor = ? WHERE account_id = ? AND transaction_id = ?',
+      amount,
+      minor,
+      accountId,
+      id,
+    );
+  }
+}
+
+async function fresh(store: Store): Promise<void> {
+  await store.consents.add(CONSENT);
+  await store.consents.add(CREDITS_ONLY);
+  await execute(
+    store,
+    'UPDATE consents SET permissions = ?, start_date_time = ? WHERE consent_id = ?',
+    FULL,
+    '2024-12-01T00:00:00.000Z',
+    CONSENT,
+  );
+  await execute(
+    store,
+    'UPDATE consents SET permissions = ?, start_date_time = ? WHERE consent_id = ?',
+    'ReadAccountsDetail ReadTransactionsCredits ReadTransactionsDetail',
+    '2024-12-01T00:00:00.000Z',
+    CREDITS_ONLY,
+  );
+}
+
+/** The walk's rules over every booked row of the account, row by row: what the check must find. */
+async function oracle(store: Store, accountId: string, from: string) {
+  const rows = await queryRows<{
+    transaction_id: string;
+    booking_date_time: string;
+    amount: string;
+    balance_after: string | null;
+  }>(
+    store,
+    `SELECT transaction_id, booking_date_time, amount, balance_after FROM transactions
+     WHERE account_id = ? AND status = 'Booked' AND removed_at IS NULL AND booking_date_time >= ?
+     ORDER BY booking_date_time, transaction_id`,
+    accountId,
+    from,
+  );
+  const latest = await queryRows<{ at: string }>(
+    store,
+    'SELECT max(booking_date_time) AS at FROM transactions WHERE account_id = ?',
+    accountId,
+  );
+  const horizon = new Date(Date.parse(latest[0]!.at) - SETTLE_DAYS * 86_400_000).toISOString();
+  const walk = new RunningBalanceWalk(horizon);
+  for (const r of rows)
+    walk.push({
+      transactionId: r.transaction_id as TransactionId,
+      bookingDateTime: r.booking_date_time,
+      bookingDate: r.booking_date_time.slice(0, 10),
+      units: toUnits(r.amount),
+      balanceAfter: r.balance_after === null ? null : toUnits(r.balance_after),
+    } satisfies BookedRow);
+  return walk.finish().map((b) => `${b.before.transactionId}>${b.row.transactionId} ${b.units}`);
+}
+
+/** A running-balance finding as the oracle writes a break: the row before, the row, the units. */
+function pair(f: { detail: string; transactionId: string | null; amount: string }): string {
+  return `${/\(after (\S+)\)/.exec(f.detail)?.[1]}>${f.transactionId} ${toUnits(f.amount)}`;
+}
+
+async function running(store: Store, accountId: string) {
+  const result = await checkContinuity(store, { accountId, save: false, now: new Date(NOW) });
+  return result.findings.filter((f) => f.kind === 'running_balance');
+}
+
+const START = '2024-12-01T00:00:00.000Z';
+const day = (d: number, hm = '00:00') => `2025-01-${String(d).padStart(2, '0')}T${hm}:00.000Z`;
+/** Rows after the ones under test, so that these are older than the settle horizon. */
+const tail = (balance: string): Spec[] => [['z-late', '2025-02-01T00:00:00.000Z', '0.00', balance]];
+
+export const checkSqlSuite = storeSuite('the running-balance walk in SQL', (d) => {
+  it('rows of one instant in an order their ids do not follow: no break; the row after them is judged from the last of the chain', async () => {
+    const store = await d.open();
+    await fresh(store);
+    await account(store, 'ties', [
+      ['a', day(1), '100.00', '100.00'],
+      // One instant: the balances chain c → b → d, the ids say b, c, d.
+      ['b', day(2), '-30.00', '50.00'],
+      ['c', day(2), '-20.00', '80.00'],
+      ['d', day(2), '5.00', '55.00'],
+      ['e', day(3), '1.00', '56.00'],
+      // One instant at which the chain cannot follow: f's balance is off by 1.00.
+      ['f', day(4), '2.00', '59.00'],
+      ['g', day(4), '3.00', '62.00'],
+      ['h', day(5), '-2.00', '60.00'],
+      ...tail('60.00'),
+    ]);
+    const found = await running(store, 'ties');
+    expect(found.map((f) => [f.transactionId, f.amount, f.cause])).toEqual([['f', '1.00', 'missing_transaction']]);
+    expect(found.map((f) => f.detail)).toEqual([
+      "f: balance before 56.00 NZD (after e) + amount 2.00 NZD = 58.00 NZD, the bank's running balance is 59.00 NZD",
+    ]);
+    expect(found.map(pair)).toEqual(await oracle(store, 'ties', START));
+  });
+
+  it('a row stored twice at its instant is a duplicate; ties at the very first rows have no row before them', async () => {
+    const store = await d.open();
+    await fresh(store);
+    await account(store, 'dup', [
+      ['a1', day(1), '10.00', '10.00'],
+      ['a2', day(1), '-4.00', '6.00'],
+      ['b', day(2), '-2.50', '3.50'],
+      ['b-again', day(2), '-2.50', '3.50'],
+      ['c', day(3), '1.50', '5.00'],
+      ...tail('5.00'),
+    ]);
+    const found = await running(store, 'dup');
+    expect(found.map((f) => [f.transactionId, f.fromDateTime, f.amount, f.cause])).toEqual([
+      ['b-again', day(2), '2.50', 'duplicate'],
+    ]);
+    expect(found.map(pair)).toEqual(await oracle(store, 'dup', START));
+  });
+
+  it('a break at the first row is none (nothing before it); at the second row it is found', async () => {
+    const store = await d.open();
+    await fresh(store);
+    await account(store, 'first', [
+      ['a', day(1), '10.00', '999.00'],
+      ['b', day(2), '10.00', '1000.00'],
+      ['c', day(3), '10.00', '1500.00'],
+      ...tail('1500.00'),
+    ]);
+    const found = await running(store, 'first');
+    expect(found.map((f) => [f.transactionId, f.amount])).toEqual([
+      ['b', '-9.00'],
+      ['c', '490.00'],
+    ]);
+    expect(found.map(pair)).toEqual(await oracle(store, 'first', START));
+  });
+
+  it('pending rows are not walked; a break of a pending row’s amount is named pending_row; a row without a balance restarts the walk', async () => {
+    const store = await d.open();
+    await fresh(store);
+    await account(store, 'pending', [
+      ['a', day(1), '10.00', '10.00'],
+      ['p1', day(2, '01:00'), '-7.25', null, 'Pending'],
+      ['b', day(2, '02:00'), '-1.00', '9.00'],
+      // The pending -7.25 counted in the bank's balance.
+      ['c', day(3), '-1.00', '0.75'],
+      ['d', day(4), '5.00', null],
+      ['e', day(5), '5.00', '100.00'],
+      ['f', day(6), '5.00', '105.00'],
+      ...tail('105.00'),
+    ]);
+    const found = await running(store, 'pending');
+    expect(found.map((f) => [f.transactionId, f.amount, f.cause])).toEqual([['c', '-7.25', 'pending_row']]);
+    expect(found.map(pair)).toEqual(await oracle(store, 'pending', START));
+  });
+
+  it('rows within the settle horizon and rows before the complete consent’s start are not judged', async () => {
+    const store = await d.open();
+    await fresh(store);
+    await account(store, 'window', [
+      // Before the consent returning credits and debits started: not walked.
+      ['old1', '2024-11-01T00:00:00.000Z', '1.00', '1.00'],
+      ['old2', '2024-11-02T00:00:00.000Z', '1.00', '50.00'],
+      ['a', day(1), '1.00', '51.00'],
+      ['b', day(2), '1.00', '52.00'],
+      // Within SETTLE_DAYS of the latest row: a late row may still arrive in front of it.
+      ['c', day(10), '1.00', '60.00'],
+      ['d', day(11), '1.00', '61.00'],
+    ]);
+    expect(await running(store, 'window')).toEqual([]);
+    expect(await oracle(store, 'window', START)).toEqual([]);
+  });
+
+  it('a credits-only consent’s account is not checked', async () => {
+    const store = await d.open();
+    await fresh(store);
+    await account(store, 'credits', [['a', day(1), '1.00', '5.00'], ['b', day(2), '1.00', '99.00'], ...tail('99.00')], {
+      consent: CREDITS_ONLY,
+    });
+    const result = await checkContinuity(store, { accountId: 'credits', save: false, now: new Date(NOW) });
+    expect(result.findings).toEqual([]);
+    expect(result.skipped).toEqual([
+      { bank: 'PNZ', accountId: 'credits', reason: 'no consent returns both credits and debits' },
+    ]);
+  });
+
+  it('amounts that binary floating point rounds add up exactly, five-decimal amounts and balances included', async () => {
+    const store = await d.open();
+    await fresh(store);
+    await account(store, 'exact', [
+      ['a', day(1), '0.10', '0.10'],
+      ['b', day(2), '0.20', '0.3'],
+      ['c', day(3), '0.00001', '0.30001'],
+      ['d', day(4), '-0.30001', '0'],
+      ['e', day(5), '900719925474.93', '900719925474.93'],
+      ['f', day(6), '0.01', '900719925474.94000'],
+      // One unit of 1/100000 off: a break below the minor unit.
+      ['g', day(7), '0.01', '900719925474.95001'],
+      ...tail('900719925474.95001'),
+    ]);
+    const found = await running(store, 'exact');
+    expect(found.map((f) => [f.transactionId, f.amount, f.cause])).toEqual([['g', '0.00001', 'minor_unit']]);
+    expect(found.map(pair)).toEqual(await oracle(store, 'exact', START));
+  });
+});

@@ -1,0 +1,5 @@
+/** check-sql.cases.ts on PostgreSQL. */
+import { postgresDialect } from '../support/postgres';
+import { checkSqlSuite } from './check-sql.cases';
+
+checkSqlSuite(postgresDialect);
