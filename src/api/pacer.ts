@@ -346,6 +346,9 @@ export function createPacer(options: PacerOptions): Pacer {
       // nightly never finds a raised limit).
       const bound = best.rate * (1 + PROBE) * (spread > ROUGH ? 1 + spread : 1);
       ceiling = probe || ceiling === null ? bound : Math.min(ceiling, bound);
+    } else if (best && probe) {
+      // A bound with idle stretches lies low, but the bank allows it all the same.
+      ceiling = Math.max(ceiling ?? 0, best.rate * (1 + PROBE));
     }
     const current = rateAt(t);
     if (base !== null && current !== null) {
@@ -560,6 +563,13 @@ export function createPacer(options: PacerOptions): Pacer {
     resume(stored, opts) {
       if (source === 'headers') return;
       const t = nowMs(options.now);
+      // A new run: what an earlier run of this pacer saw (a client that lives on, the scheduler's)
+      // measures nothing of it, since its spans would cross the idle time between the runs.
+      accepted.length = 0;
+      sends.length = 0;
+      refusals.length = 0;
+      readings.length = 0;
+      paces.length = 0;
       probe = opts.probe;
       ceiling = stored.ceiling;
       setBase(t, stored.ceiling === null ? stored.rate : Math.min(stored.rate, stored.ceiling));
@@ -573,8 +583,18 @@ export function createPacer(options: PacerOptions): Pacer {
       uncertainty = opts.probe ? PROBE_GROWTH_PER_S : STORED_SPREAD;
     },
     learned() {
-      const rate = rateAt(nowMs(options.now));
+      const t = nowMs(options.now);
+      const rate = rateAt(t);
       if (rate === null) return null;
+      if (probe && source !== 'headers') {
+        // The requests accepted since a refusal are a rate the bank allows, though none refused
+        // them since: a long run that probed past the ceiling unrefused raises it so far.
+        for (const a of refusals.slice(-MAX_ANCHORS)) {
+          const count = acceptedIn(a.at, t);
+          if (a.client === null && t - a.at >= MIN_SPAN_MS && count >= MIN_COUNT)
+            ceiling = Math.max(ceiling ?? 0, ((count - 1) * 1000) / (t - a.at));
+        }
+      }
       if (source === 'headers') return { rate, ceiling: rate };
       // A run that was refused but measured no tight bound: refusals began at most where it ran.
       const known = ceiling ?? (refusedTotal > 0 ? rate : null);

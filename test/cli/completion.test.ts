@@ -54,6 +54,7 @@ const TOP = [
   'payments',
   'consents',
   'meta',
+  'pacing',
   'schedule',
   'db',
   'completion',
