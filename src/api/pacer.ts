@@ -22,6 +22,10 @@
  *   confirms the rate, and the creep slows with each confirmation (fewer 429s once the limit is
  *   known); a bound above the last ends the confirmations, so a limit the bank raises is followed.
  * A refused request itself still waits its `Retry-After` (the retry policy): the bank asks it.
+ * A run may `resume` from what an earlier one learned (the rate and the ceiling, the rate at which
+ * refusals began; src/sync/pacing-memory.ts stores them): a short run never paces above the
+ * ceiling, halves on a refusal it cannot measure and takes a bound's rate when it can; a long run
+ * probes above it by a slow start 10 times gentler than the one from nothing.
  *
  * Pure but for the injected clock and sleep: unit-tested with a fake clock. Over 300 lines: the
  * learning and the local and shared slots share one state, kept in one closure.
