@@ -379,6 +379,15 @@ export function createPacer(options: PacerOptions): Pacer {
         setBase(t, Math.max(MIN_RATE, Math.min(current, Math.max(certified, current) * (1 - TRIM))));
         uncertainty = Math.min(uncertainty, spread);
         threshold = 0;
+      } else if (starting && best && !refusal.client) {
+        // The end of the slow start, with a bound from the first refusals: the bank's bucket was
+        // empty then and is empty now, so the requests accepted between are its rate over the
+        // span, less only what it lost while full (the slow start sent less than the rate for a
+        // while, its idle share). The pace goes to the bound, and creeps from there at its spread.
+        setBase(t, Math.max(MIN_RATE, Math.min(current, certified)));
+        uncertainty = spread;
+        threshold = 0;
+        starting = false;
       } else {
         // Refusals in a row, or the end of the slow start: this pace is above the bank's. Cut
         // it, to no more than a tight bound's spread above that bound, and to a little above
