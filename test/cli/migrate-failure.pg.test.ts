@@ -24,7 +24,7 @@ describePostgres('a PostgreSQL migration that fails', () => {
       (await pool.query('SELECT hash, created_at::text AS created_at FROM drizzle.__drizzle_migrations ORDER BY 2'))
         .rows;
     try {
-      // One migration behind, with what it adds already there: its ALTER TABLE fails.
+      // One migration behind, with what it adds already there: its CREATE TABLE fails.
       await pool.query('DELETE FROM drizzle.__drizzle_migrations WHERE created_at = $1', [last.when]);
       const before = await rows();
       const dir = mkdtempSync(join(tmpdir(), 'bankdata-pg-migrate-'));
@@ -41,14 +41,14 @@ describePostgres('a PostgreSQL migration that fails', () => {
         const [line, hint, ...rest] = r.stderr.trimEnd().split('\n');
         expect(line).toMatch(/^bankdata: database postgres:\/\/.*: migration /);
         expect(line).toContain(
-          `migration ${last.tag} failed and was rolled back: column "expires_at" of relation "run_workers" already exists (42701)`,
+          `migration ${last.tag} failed and was rolled back: relation "pacing" already exists (42P07)`,
         );
         expect(hint).toBe('hint: the database is as it was before; nothing was applied');
         expect(rest).toEqual([]);
         expect(await rows()).toEqual(before);
       }
 
-      await pool.query('ALTER TABLE run_workers DROP COLUMN expires_at');
+      await pool.query('DROP TABLE pacing');
       const done = await runCliInProcess(['--db', url, 'db', 'migrate'], { cwd: dir });
       expect(done.code, done.stderr).toBe(0);
       expect(await rows()).toHaveLength(before.length + 1);

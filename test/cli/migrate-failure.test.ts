@@ -42,7 +42,7 @@ const bankdata = (args: string[]) => runCliInProcess(['--db', fx.path, ...args],
 describe('a migration that fails', () => {
   it('is rolled back with exit 6 and its cause; the copy is taken once per step; the newest copies are kept', async () => {
     // The database one migration behind, with what that migration creates already there: the
-    // migration's CREATE INDEX fails, as a migration meeting an unforeseen state would.
+    // migration's CREATE TABLE fails, as a migration meeting an unforeseen state would.
     const db = new Database(fx.path);
     db.prepare('DELETE FROM __drizzle_migrations WHERE created_at = ?').run(last.when);
     db.close();
@@ -54,7 +54,7 @@ describe('a migration that fails', () => {
     const [line, hint, ...rest] = first.stderr.trimEnd().split('\n');
     expect(line).toBe(
       `bankdata: database ${fx.path}: migration ${last.tag} failed and was rolled back: ` +
-        'index transactions_view_order already exists (SQLITE_ERROR)',
+        'table `pacing` already exists (SQLITE_ERROR)',
     );
     expect(hint).toBe(
       `hint: the database is as it was before; nothing was applied; the copy taken before is ${join(dirname(fx.path), step)} (kept: the next attempt uses it)`,
@@ -85,7 +85,7 @@ describe('a migration that fails', () => {
 
     // The cause removed, the step succeeds with the copy already taken.
     const fixed = new Database(fx.path);
-    fixed.exec('DROP INDEX transactions_view_order');
+    fixed.exec('DROP TABLE pacing');
     fixed.close();
     const done = await bankdata(['db', 'migrate']);
     expect(done.code, done.stderr).toBe(0);

@@ -184,7 +184,10 @@ describePostgres('cooperating workers: the work queue', () => {
   });
 
   it('migration 0007 keeps every worker row, its term its last renewal plus the default lease time', async () => {
-    const older = await createOlderTestDatabase(readJournal(PG_MIGRATIONS_DIR).length - 1);
+    // The database as it was before migration 0007 (the migrations after it left out too).
+    const older = await createOlderTestDatabase(
+      readJournal(PG_MIGRATIONS_DIR).findIndex((m) => m.tag === '0007_worker_terms'),
+    );
     const p = createPool(older, { max: 1 });
     pools.push(p);
     await p.query(`INSERT INTO runs (run_id, started_at) VALUES ('r1', '2025-03-05T00:00:00.000Z')`);
