@@ -443,6 +443,8 @@ export function createPacer(options: PacerOptions): Pacer {
       ceiling = Math.min(ceiling ?? Infinity, Math.max(MIN_RATE, bound.certified));
       threshold = 0;
     } else {
+      // Refusals began at or below the pace refused.
+      ceiling = Math.min(ceiling ?? Infinity, current);
       setBase(t, Math.max(MIN_RATE, current / 2));
       threshold = current * (1 - CUT);
     }
