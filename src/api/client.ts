@@ -18,6 +18,7 @@ import {
 } from './endpoints/statements';
 import { toApiError } from './map-api-error';
 import type { ListResult } from './paginate';
+import type { LearnedPacing } from './pacer';
 import type { SingleResult } from './parse';
 import type {
   Account,
@@ -82,6 +83,17 @@ export interface DataApiClient {
   stats(): ClientStats;
   /** The instant of the last `Date` header (the emulator's data clock), or null. */
   serverNow(): DateTime | null;
+  /**
+   * The pacer's memory between runs (docs/client.md "Pacing"): the key it is stored under (the
+   * API's base URL and the client id), and resume / learned (pacer.ts). Absent in test doubles.
+   */
+  pacing?: ClientPacing;
+}
+
+export interface ClientPacing {
+  readonly key: { api: string; clientId: string };
+  resume(stored: LearnedPacing, options: { probe: boolean }): void;
+  learned(): LearnedPacing | null;
 }
 
 export function createDataApiClient(options: DataApiClientOptions): DataApiClient {
@@ -126,5 +138,10 @@ export function createDataApiClient(options: DataApiClientOptions): DataApiClien
     grantedScopes: core.grantedScopes,
     stats: core.stats,
     serverNow: core.serverNow,
+    pacing: {
+      key: { api: `${base.origin}${core.basePath}`, clientId: options.clientId },
+      resume: (stored, opts) => core.pacer.resume(stored, opts),
+      learned: () => core.pacer.learned(),
+    },
   };
 }

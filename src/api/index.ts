@@ -1,6 +1,13 @@
 /** What the rest of bankdata uses from the Data API client. */
-export { createDataApiClient, type ClientStats, type DataApiClient, type DataApiClientOptions } from './client';
+export {
+  createDataApiClient,
+  type ClientPacing,
+  type ClientStats,
+  type DataApiClient,
+  type DataApiClientOptions,
+} from './client';
 export type { RetryEvent } from './client-core';
+export type { LearnedPacing } from './pacer';
 export type { CreateConsentOptions } from './endpoints/consents';
 export type { QueryDate, TransactionRange } from './endpoints/accounts';
 export {

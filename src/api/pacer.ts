@@ -22,6 +22,10 @@
  *   confirms the rate, and the creep slows with each confirmation (fewer 429s once the limit is
  *   known); a bound above the last ends the confirmations, so a limit the bank raises is followed.
  * A refused request itself still waits its `Retry-After` (the retry policy): the bank asks it.
+ * A run may `resume` from what an earlier one learned (the rate and the ceiling, the rate at which
+ * refusals began; src/sync/pacing-memory.ts stores them): a short run never paces above the
+ * ceiling, halves on a refusal it cannot measure and takes a bound's rate when it can; a long run
+ * probes above it by a slow start 10 times gentler than the one from nothing.
  *
  * Pure but for the injected clock and sleep: unit-tested with a fake clock. Over 300 lines: the
  * learning and the local and shared slots share one state, kept in one closure.
@@ -68,8 +72,10 @@ export interface BudgetCounts {
 export interface PacerState {
   /** Requests per second the pacer allows now; null while it has learned no limit. */
   rate: number | null;
-  /** Where the rate came from. */
-  source: 'none' | 'refusals' | 'headers';
+  /** The rate at which the bank's refusals began (req/s), or null while none is known. */
+  ceiling: number | null;
+  /** Where the rate came from: none yet, refusals, rate-limit headers, or an earlier run (`resume`). */
+  source: 'none' | 'refusals' | 'headers' | 'stored';
   accepted: number;
   refused: number;
   /** Total time requests waited for their slot, ms. */
@@ -87,6 +93,22 @@ export interface Pacer {
     answer: { status: number; headers?: Readonly<Record<string, string | string[] | undefined>> },
   ): void;
   state(): PacerState;
+  /**
+   * Starts from what an earlier run learned (the stored rate, never above its ceiling). `probe`:
+   * a long run (a backfill) may probe above the ceiling, gently; without it the pacer never paces
+   * above the ceiling, and a refusal only lowers it.
+   */
+  resume(stored: LearnedPacing, options: { probe: boolean }): void;
+  /** What to keep for the next run: the rate now (never above the ceiling) and the ceiling; null before any limit. */
+  learned(): LearnedPacing | null;
+}
+
+/** What a pacer learned of the bank's limit, as a run stores it (src/store/pacing.ts). */
+export interface LearnedPacing {
+  /** Requests per second. */
+  rate: number;
+  /** The rate at which refusals began, requests per second; null when the run saw none. */
+  ceiling: number | null;
 }
 
 /** A certified bound needs this many accepted requests after its refusal to be trusted. */
@@ -128,6 +150,13 @@ const CONFIRM = 0.02;
  * by (1 + n)²; at most this many, so a limit the bank raises is still followed within minutes.
  */
 const MAX_CONFIRMED = 3;
+/**
+ * A long run resumed from a stored rate probes above it this much a second (relative) until the
+ * first refusal: 10 times gentler than the slow start, and a doubled limit is found in about 7 s.
+ */
+const PROBE_GROWTH_PER_S = 0.1;
+/** A run resumed from a stored rate without probing: how much the rate is taken to lie below the bank's. */
+const STORED_SPREAD = 0.01;
 
 export function createPacer(options: PacerOptions): Pacer {
   const memoryMs = options.memoryMs ?? 300_000;
@@ -164,6 +193,16 @@ export function createPacer(options: PacerOptions): Pacer {
   // believes, so it probes past it ever more gently (a higher limit still shows: the creep
   // never stops, and a bound above the last one starts the count again).
   let confirmed = 0;
+  // The rate at which refusals began: the last tight bound measured (or stored). Without `probe`
+  // the rate never goes above it and a bound only lowers it.
+  let ceiling: number | null = null;
+  let probe = true;
+  // Bumped when a refusal lowers the rate: a lane woken for a slot reserved at the old pace takes a
+  // new one at the new pace (the queued lanes' slots would otherwise go out at the refused pace).
+  let generation = 0;
+  let lastSlot = -Infinity;
+  // When a short run last cut its pace (the local clock when the refusal was answered).
+  let cutAt = -Infinity;
   // Slow start: from the first rate until a refusal of a pace it set, the rate grows e-fold a
   // second (UNKNOWN_CREEP_PER_S), whatever the bounds, which are rough while the lanes wait out
   // their first `Retry-After`s.
@@ -188,9 +227,27 @@ export function createPacer(options: PacerOptions): Pacer {
     paces.push({ at: t, rate });
   };
 
+  /** Learns from a 429; when that lowers the rate, the slots of the lanes still waiting are spaced anew. */
+  function learnFrom(refusal: Refusal): void {
+    const now = nowMs(options.now);
+    const before = rateAt(now);
+    learnFromRefusal(refusal);
+    const after = rateAt(now);
+    if (before !== null && after !== null && after < before) {
+      generation += 1;
+      // The next slot one interval of the new pace after the last one given out.
+      nextAt = Math.max(now, lastSlot + 1000 / after);
+    }
+  }
+
   const rateAt = (t: number): number | null => {
     if (base === null) return null;
     if (source === 'headers') return base;
+    const free = freeRateAt(t, base);
+    return !probe && ceiling !== null ? Math.min(free, ceiling) : free;
+  };
+
+  function freeRateAt(t: number, base: number): number {
     // Creep fast while the bound is rough; once it is tight, barely (each probe past the
     // limit costs a refusal).
     const gentle = 1 + confirmed;
@@ -204,7 +261,7 @@ export function createPacer(options: PacerOptions): Pacer {
       Math.min(MAX_CREEP, Math.exp((ACCELERATION_PER_S2 * s * s) / (2 * gentle * gentle)));
     // Below the pace last refused (less its cut), back up to it fast.
     return base < threshold ? Math.min(slow, base * Math.exp(Math.min(UNKNOWN_CREEP_PER_S * s, MAX_GROWTH))) : slow;
-  };
+  }
 
   const forget = (t: number) => {
     const cut = t - memoryMs;
@@ -286,9 +343,24 @@ export function createPacer(options: PacerOptions): Pacer {
     const tight = best !== null && best.idle <= ROUGH;
     const spread =
       best && tight ? Math.max(1 / best.count, best.idle) : Math.max(ROUGH * 1.01, best ? 1 / best.count : 0);
+    if (best && tight) {
+      // The bank's rate lies at this bound or up to its spread above it: refusals begin there. A
+      // bound over few requests (a spread over 5%) is taken at its top, else at itself (a short
+      // run held under it meets no refusal). Without `probe` a bound only lowers the ceiling (a
+      // nightly never finds a raised limit).
+      const bound = best.rate * (1 + PROBE) * (spread > ROUGH ? 1 + spread : 1);
+      ceiling = probe || ceiling === null ? bound : Math.min(ceiling, bound);
+    } else if (best && probe) {
+      // A bound with idle stretches lies low, but the bank allows it all the same.
+      ceiling = Math.max(ceiling ?? 0, best.rate * (1 + PROBE));
+    }
     const current = rateAt(t);
     if (base !== null && current !== null) {
       const certified = best ? best.rate * (1 + PROBE) : 0;
+      if (!probe) {
+        learnInShortRun(t, current, best && { certified, count: best.count });
+        return;
+      }
       if (t < loweredAt + holdoffMs()) {
         // Sent before the last cut could act (in flight, or a slot reserved at the old pace):
         // it says nothing of the new rate. A bound above the rate still raises it.
@@ -307,6 +379,15 @@ export function createPacer(options: PacerOptions): Pacer {
         setBase(t, Math.max(MIN_RATE, Math.min(current, Math.max(certified, current) * (1 - TRIM))));
         uncertainty = Math.min(uncertainty, spread);
         threshold = 0;
+      } else if (starting && best && !refusal.client) {
+        // The end of the slow start, with a bound from the first refusals: the bank's bucket was
+        // empty then and is empty now, so the requests accepted between are its rate over the
+        // span, less only what it lost while full (the slow start sent less than the rate for a
+        // while, its idle share). The pace goes to the bound, and creeps from there at its spread.
+        setBase(t, Math.max(MIN_RATE, Math.min(current, certified)));
+        uncertainty = spread;
+        threshold = 0;
+        starting = false;
       } else {
         // Refusals in a row, or the end of the slow start: this pace is above the bank's. Cut
         // it, to no more than a tight bound's spread above that bound, and to a little above
@@ -346,6 +427,32 @@ export function createPacer(options: PacerOptions): Pacer {
     loweredAt = t;
   }
 
+  /**
+   * A refusal in a short run, which paces at a stored rate and never above the ceiling: a clump
+   * of sends, or a limit the bank lowered. Requests sent before the last cut was made answer the
+   * old pace and are passed over (the slots of lanes still waiting are spaced anew: `generation`).
+   * With a bound (a rate the bank allows: idle stretches only make it low) the pace and the
+   * ceiling go to it: refusals began at or below the pace refused, and the bank allows the bound. Without one (no earlier refusal to measure from) the pace halves, each refusal again,
+   * and climbs back fast to a little under the refused pace: a lowered limit costs a few refusals
+   * before a bound measures it, a clump a second at a lower pace.
+   */
+  function learnInShortRun(t: number, current: number, bound: { certified: number; count: number } | null): void {
+    if (t < cutAt) return;
+    if (bound) {
+      setBase(t, Math.max(MIN_RATE, Math.min(current, bound.certified)));
+      ceiling = Math.min(ceiling ?? Infinity, Math.max(MIN_RATE, bound.certified));
+      threshold = 0;
+    } else {
+      // Refusals began at or below the pace refused.
+      ceiling = Math.min(ceiling ?? Infinity, current);
+      setBase(t, Math.max(MIN_RATE, current / 2));
+      threshold = current * (1 - CUT);
+    }
+    uncertainty = STORED_SPREAD;
+    loweredAt = t;
+    cutAt = nowMs(options.now);
+  }
+
   /** A certified bound above the current rate: the rate starts again from it. */
   function raiseTo(t: number, rate: number, spread: number): void {
     setBase(t, rate);
@@ -368,7 +475,7 @@ export function createPacer(options: PacerOptions): Pacer {
     const at = nowMs(options.now) - (latencyMs ?? 0);
     const earliest = Math.min(at, readings.at(-2)?.at ?? at);
     const refusal = { at, earliest, client: { sent: client.sent, refused: client.refused } };
-    if (source !== 'headers') learnFromRefusal(refusal);
+    if (source !== 'headers') learnFrom(refusal);
     refusals.push(refusal);
   }
 
@@ -410,19 +517,26 @@ export function createPacer(options: PacerOptions): Pacer {
   return {
     async acquire() {
       if (options.shared) return acquireShared(options.shared);
-      const t = nowMs(options.now);
-      const rate = rateAt(t);
-      if (rate === null) {
-        nextAt = t;
-        return t;
+      for (;;) {
+        const t = nowMs(options.now);
+        const rate = rateAt(t);
+        if (rate === null) {
+          nextAt = t;
+          lastSlot = t;
+          return t;
+        }
+        const slot = Math.max(t, nextAt);
+        nextAt = slot + 1000 / rate;
+        const reservedIn = generation;
+        if (slot > t) {
+          waitedMs += slot - t;
+          await options.sleep(slot - t);
+        }
+        // A refusal lowered the rate while this lane waited: its slot was spaced at the old pace.
+        if (reservedIn !== generation) continue;
+        lastSlot = Math.max(lastSlot, slot);
+        return slot;
       }
-      const slot = Math.max(t, nextAt);
-      nextAt = slot + 1000 / rate;
-      if (slot > t) {
-        waitedMs += slot - t;
-        await options.sleep(slot - t);
-      }
-      return slot;
     },
     settle(sentAt, answer) {
       if (answer.headers) learnFromHeaders(answer.headers);
@@ -434,7 +548,7 @@ export function createPacer(options: PacerOptions): Pacer {
         refusedTotal += 1;
         const learn = (client: BudgetCounts | null) => {
           const refusal = { at: sentAt, client };
-          if (source !== 'headers') learnFromRefusal(refusal);
+          if (source !== 'headers') learnFrom(refusal);
           refusals.push(refusal);
         };
         const { shared } = options;
@@ -461,9 +575,50 @@ export function createPacer(options: PacerOptions): Pacer {
         accepted.splice(countUpTo(accepted, sentAt), 0, sentAt);
       }
     },
+    resume(stored, opts) {
+      if (source === 'headers') return;
+      const t = nowMs(options.now);
+      // A new run: what an earlier run of this pacer saw (a client that lives on, the scheduler's)
+      // measures nothing of it, since its spans would cross the idle time between the runs.
+      accepted.length = 0;
+      sends.length = 0;
+      refusals.length = 0;
+      readings.length = 0;
+      paces.length = 0;
+      probe = opts.probe;
+      ceiling = stored.ceiling;
+      setBase(t, stored.ceiling === null ? stored.rate : Math.min(stored.rate, stored.ceiling));
+      source = 'stored';
+      confirmed = 0;
+      threshold = 0;
+      loweredAt = -Infinity;
+      // A long run probes above the stored rate by a gentle slow start (its first refusal cuts as
+      // the slow start's does); a short one holds the stored rate, creeping at most to the ceiling.
+      starting = opts.probe;
+      uncertainty = opts.probe ? PROBE_GROWTH_PER_S : STORED_SPREAD;
+    },
+    learned() {
+      const t = nowMs(options.now);
+      const rate = rateAt(t);
+      if (rate === null) return null;
+      if (probe && source !== 'headers') {
+        // The requests accepted since a refusal are a rate the bank allows, though none refused
+        // them since: a long run that probed past the ceiling unrefused raises it so far.
+        for (const a of refusals.slice(-MAX_ANCHORS)) {
+          const count = acceptedIn(a.at, t);
+          if (a.client === null && t - a.at >= MIN_SPAN_MS && count >= MIN_COUNT)
+            ceiling = Math.max(ceiling ?? 0, ((count - 1) * 1000) / (t - a.at));
+        }
+      }
+      if (source === 'headers') return { rate, ceiling: rate };
+      // A run that was refused but measured no tight bound: refusals began at most where it ran.
+      const known = ceiling ?? (refusedTotal > 0 ? rate : null);
+      return { rate: known === null ? rate : Math.min(rate, known), ceiling: known };
+    },
     state() {
       return {
         rate: rateAt(nowMs(options.now)),
+        ceiling,
         source,
         accepted: acceptedTotal,
         refused: refusedTotal,

@@ -90,7 +90,7 @@ function parseRecord<M extends ResourceMember>(
   member: M,
   raw: unknown,
 ): { ok: RecordOf<M> } | { reject: RecordReject } {
-  const lean = (LEAN[member])?.(raw);
+  const lean = LEAN[member]?.(raw);
   if (lean) return { ok: lean };
   const schema: z.ZodType<RecordOf<M>> = RECORD_SCHEMAS[member] as unknown as z.ZodType<RecordOf<M>>;
   const parsed = schema.safeParse(raw);

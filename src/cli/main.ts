@@ -91,6 +91,12 @@ export const COMMANDS: readonly CommandEntry[] = [
     load: async () => (await import('./meta')).registerMetaCommand,
   },
   {
+    name: 'pacing',
+    description: "the bank's rate limit as the pacer stored it per bank API and client; `reset` forgets it",
+    usage: '[options]',
+    load: async () => (await import('./pacing')).registerPacingCommand,
+  },
+  {
     name: 'schedule',
     description:
       'run the scheduled jobs in the foreground (nightly sync, expiry check, meta refresh; Pacific/Auckland)',

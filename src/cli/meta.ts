@@ -1,26 +1,31 @@
 /**
  * `bankdata meta [--json] [--offline]`: GET /v1/meta (or, offline, the stored copy), stored, and shown per bank: flows with their
- * timeouts, decoupled identifiers, resources, statement file types, history and permissions.
+ * timeouts, decoupled identifiers, resources, statement file types, history and permissions; and the
+ * pacing stored per bank API and client (pacing.ts).
  */
 import type { Command } from 'commander';
 import { BANKS, type BankMeta } from '@bankdata/core/schemas';
+import type { PacingRecord } from '../store';
 import { createCliContext, globalsOf } from './command-context';
 import { ExitCode } from './exit-codes';
 import { commandNamed, needsCredentials } from './command-needs';
 import { withExamples } from './command-help';
+import { formatPacing, pacingJson } from './pacing';
 
 export function registerMetaCommand(program: Command): void {
   program
     .command('meta')
     .description("fetch and show each bank's features (GET /v1/meta)")
-    .option('--json', 'print the meta response as JSON')
+    .option('--json', 'print the meta response and the stored pacing as JSON: {"banks": […], "pacing": […]}')
     .option('--offline', 'show what the last fetch stored; no request, the database opened read-only')
     .action(async (flags: { json?: boolean; offline?: boolean }, command: Command) => {
       const ctx = createCliContext(globalsOf(command));
       try {
         let meta: BankMeta[];
+        let pacing: PacingRecord[];
         if (flags.offline) {
           const store = await ctx.readStore();
+          pacing = await store.pacing.list();
           meta = [];
           for (const bank of BANKS) {
             const stored = await store.meta.get(bank);
@@ -31,8 +36,13 @@ export function registerMetaCommand(program: Command): void {
           const store = await ctx.store();
           meta = await ctx.client().getMeta();
           for (const bank of meta) await store.meta.save(bank);
+          pacing = await store.pacing.list();
         }
-        process.stdout.write(flags.json ? `${JSON.stringify(meta, null, 2)}\n` : formatMeta(meta));
+        process.stdout.write(
+          flags.json
+            ? `${JSON.stringify({ banks: meta, pacing: pacingJson(pacing) }, null, 2)}\n`
+            : `${formatMeta(meta)}\npacing stored (bankdata pacing reset forgets it):\n${formatPacing(pacing)}`,
+        );
         process.exitCode = ExitCode.Ok;
       } finally {
         await ctx.close();

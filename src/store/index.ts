@@ -5,6 +5,7 @@ export { displayLocation, isPostgresUrl, openDatabaseStore } from './open-any';
 export { sha256, CREATION_KEY_TTL_MS, type ConsentCreationRow } from './consent-creations';
 export type { JobRunRow } from './job-runs';
 export type { PaymentAttemptRow, PaymentRow, PaymentStatusRow } from './payments';
+export type { PacingKey, PacingRecord } from './pacing';
 export type * from './reports';
 export type { AddConsentResult, ConsentRecord, StoredBankMeta } from './registry';
 export type { TransactionWindowInput, WindowCounts } from './window-commit';

@@ -13,6 +13,7 @@ import type { ForgetReport } from './forget';
 import { forgetConsent } from './forget-consent';
 import { getJobRun, recordJobRun } from './job-runs';
 import { acquireLease, readLease, releaseLease, renewLease } from './lease';
+import * as pacing from './pacing';
 import * as payments from './payments';
 import { claimAttempt, findEarlierPayment, findUnansweredAttempt } from './payment-requests';
 import * as registry from './registry';
@@ -108,6 +109,12 @@ export function storeOf(parts: DialectParts): Store {
     partyLastSeen: async (key) => writes.partyLastSeen(r, key),
     commitParty: async (input) => writes.commitParty(r, at(input)),
 
+    pacing: settled({
+      get: (key) => pacing.getPacing(r, key),
+      list: () => pacing.listPacing(r),
+      save: (record) => pacing.savePacing(r, at(record)),
+      reset: (filter) => pacing.resetPacing(r, filter),
+    }),
     syncState: settled({
       getWatermark: (key) => syncState.getWatermark(r, key),
       setWatermark: (key) => syncState.setWatermark(r, at(key)),

@@ -7,6 +7,7 @@
  * parsed (reports.ts); no SQL leaves src/store.
  */
 import type { BudgetCounts } from '../api/pacer';
+import type { PacingKey, PacingRecord } from './pacing';
 import type { Payment } from '@bankdata/core/payment-schemas';
 import type {
   AccountId,
@@ -122,6 +123,14 @@ export interface Store {
   partyLastSeen(key: { bank: BankName; consentId: ConsentId; accountId: AccountId | null }): Promise<string | null>;
   commitParty(input: WithNow<PartyInput>): Promise<UpsertCounts>;
 
+  /** What the pacer learned of a client's rate limit, per bank API and client (pacing.ts). */
+  pacing: {
+    get(key: PacingKey): Promise<PacingRecord | null>;
+    list(): Promise<PacingRecord[]>;
+    save(record: PacingKey & { rate: number; ceiling: number | null; now?: Instant }): Promise<void>;
+    /** Forgets the stored pacing of one API, or of all; the rows removed. */
+    reset(filter?: { api?: string }): Promise<number>;
+  };
   syncState: {
     getWatermark(key: WatermarkKey): Promise<string | null>;
     setWatermark(key: WatermarkKey & { watermark: Instant | null; now?: Instant }): Promise<void>;

@@ -15,6 +15,7 @@ import { emptyCounters, type RunCounters, type SyncContext, type SyncSettings } 
 import { syncConsent, type ConsentResult } from './consent';
 import { sweepTempFiles } from './files';
 import { scopeGapForSync } from './plan';
+import { isLongRun, resumePacing, savePacing } from './pacing-memory';
 import { drainQueue } from './pool';
 import { describeError, isStoreLost } from './unit-outcome';
 import { lostPostgresError } from '../database-url';
@@ -203,6 +204,8 @@ async function syncRun(options: SyncOptions): Promise<SyncSummary> {
   try {
     const swept = await sweepTempFiles(join(options.dataDir, 'statements'));
     if (swept > 0) logger.info('removed temp files of an interrupted run', { files: swept });
+    // The pacer starts from what the last run learned; only a long run probes above its ceiling.
+    await resumePacing(store, client, { long: await isLongRun(store, consentIds, ctx.full), logger });
     const meta = await fetchMeta(ctx);
     const scopes = await client.grantedScopes();
     // A scope missing for everything asked is an authentication error (exit 3), not a run of skips.
@@ -322,6 +325,7 @@ async function finish(
     ...(counters.rejects > 0 ? [`${counters.rejects} record(s) quarantined in rejects`] : []),
     ...(interrupted ? ['interrupted: stopped after the unit in flight'] : []),
   ];
+  await savePacing(ctx.store, ctx.client, ctx.logger);
   const finishedAt = now();
   await run.leave(
     {

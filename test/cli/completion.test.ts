@@ -58,6 +58,7 @@ const TOP = [
   'payments',
   'consents',
   'meta',
+  'pacing',
   'schedule',
   'db',
   'completion',

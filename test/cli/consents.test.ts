@@ -156,12 +156,12 @@ describe('consents create / revoke, meta', () => {
     expect((await registered()).find((r) => r.id === id)?.ended).toBe('Revoked');
   });
 
-  it('meta prints a table per bank, and --json the response', async () => {
+  it('meta prints a table per bank, and --json the response beside the stored pacing', async () => {
     const table = await runCliInProcess(['meta'], { env });
     expect(table.code).toBe(0);
     expect(table.stdout).toMatch(/^BANK\s+REDIRECT\s+DECOUPLED\s+GATEWAY/);
     expect(table.stdout).toContain('PNZ   yes PT10M');
     const json = await runCliInProcess(['meta', '--json'], { env });
-    expect((JSON.parse(json.stdout) as { name: string }[]).map((b) => b.name)).toEqual(['PNZ']);
+    expect((JSON.parse(json.stdout) as { banks: { name: string }[] }).banks.map((b) => b.name)).toEqual(['PNZ']);
   });
 });

@@ -48,7 +48,7 @@ const bankdata = (args: string[]) => runCliInProcess(['--db', fx.path, ...args],
 describe('a migration that fails', () => {
   it('is rolled back with exit 6 and its cause; the copy is taken once per step; the newest copies are kept', async () => {
     // The database one migration behind, with what that migration creates already there: the
-    // migration's CREATE INDEX fails, as a migration meeting an unforeseen state would.
+    // migration's CREATE TABLE fails, as a migration meeting an unforeseen state would.
     const db = new Database(fx.path);
     db.prepare('DELETE FROM __drizzle_migrations WHERE created_at = ?').run(last.when);
     db.close();

@@ -110,6 +110,7 @@ describe('item 8: a closed pipe', () => {
     payments: ['payments', 'reconcile'],
     consents: ['consents', 'list', '--offline'],
     meta: ['meta'],
+    pacing: ['pacing'],
     schedule: ['schedule'],
     // `db backup` and `db migrate` report on stderr; `db copy` needs PostgreSQL: its help is what prints.
     db: ['db', '--help'],

@@ -43,6 +43,7 @@ export const COPIED_TABLES = [
   'rejects',
   'sync_state',
   'bank_window',
+  'pacing',
   'consent_creations',
   'job_runs',
   'payments',

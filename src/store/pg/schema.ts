@@ -341,6 +341,23 @@ export const bankWindow = pgTable('bank_window', {
   updatedAt: text('updated_at').notNull(),
 });
 
+/**
+ * What the pacer learned of one client's rate limit at one bank's API (src/api/pacer.ts, docs/client.md
+ * "Pacing"): the rate it ran at and the certified ceiling (the rate at which refusals began), both
+ * requests per second. Keyed by the API's base URL and the client id (the bank limits the client).
+ */
+export const pacing = pgTable(
+  'pacing',
+  {
+    api: text('api').notNull(),
+    clientId: text('client_id').notNull(),
+    rate: doublePrecision('rate').notNull(),
+    ceiling: doublePrecision('ceiling'),
+    updatedAt: text('updated_at').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.api, t.clientId] })],
+);
+
 /** The run lock: at most one row. */
 export const lease = pgTable(
   'lease',
