@@ -41,11 +41,18 @@ const SECRETS: readonly [string, string][] = [
   ['NO_COLOR', 'honoured if colour is ever added'],
 ];
 
-/** Text for roff: backslashes escaped, a line never starting with a control character, dashes literal. */
+/**
+ * Text for roff: backslashes escaped, a line never starting with a control character, dashes
+ * literal, and every character outside ASCII as its `\[uXXXX]` escape (groff reads bytes).
+ */
 function roff(text: string): string {
   return text
     .replace(/\\/g, '\\e')
     .replace(/-/g, '\\-')
+    .replace(
+      /[\u0080-\u{10ffff}]/gu,
+      (c) => `\\[u${(c.codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, '0')}]`,
+    )
     .split('\n')
     .map((line) => (/^[.']/.test(line) ? `\\&${line}` : line))
     .join('\n');

@@ -8,6 +8,10 @@ import type { PacingRecord } from '../store';
 import { terminalSafe } from '@bankdata/core/terminal-text';
 import { createCliContext, globalsOf } from './command-context';
 import { ExitCode } from './exit-codes';
+import { commandNamed } from './command-needs';
+import { withExamples } from './command-help';
+import { notPaths } from './path-roles';
+import { formatTable, nzTimeText } from './table';
 
 export function registerPacingCommand(program: Command): void {
   const pacing = program
@@ -29,21 +33,39 @@ export function registerPacingCommand(program: Command): void {
     .command('reset')
     .description('forget the stored pacing (of one bank API with --api, else of all): the next run learns it again')
     .option('--api <url>', 'only this bank API (its base URL, as `bankdata pacing` shows it)')
-    .action(async (flags: { api?: string }, command: Command) => {
+    .option('--json', 'print what was forgotten as JSON')
+    .action(async (flags: { api?: string; json?: boolean }, command: Command) => {
       const ctx = createCliContext(globalsOf(command));
       try {
         const removed = await (await ctx.store()).pacing.reset(flags.api === undefined ? {} : { api: flags.api });
         const which = flags.api === undefined ? '' : ` of ${terminalSafe(flags.api)}`;
+        // `pacing --json` is the parent's option too, which commander also reads after `reset`.
+        const json = flags.json === true || command.optsWithGlobals<{ json?: boolean }>().json === true;
         process.stdout.write(
-          removed === 0
-            ? `no pacing stored${which}: nothing to reset\n`
-            : `forgot the pacing${which} (${removed} client${removed === 1 ? '' : 's'})\n`,
+          json
+            ? `${JSON.stringify({ api: flags.api ?? null, removed })}\n`
+            : removed === 0
+              ? `no pacing stored${which}: nothing to reset\n`
+              : `forgot the pacing${which} (${removed} client${removed === 1 ? '' : 's'})\n`,
         );
         process.exitCode = ExitCode.Ok;
       } finally {
         await ctx.close();
       }
     });
+
+  notPaths(commandNamed(pacing, 'reset'), ['--api']);
+  withExamples(pacing, [
+    { line: 'bankdata pacing', says: "the bank's rate and its ceiling as the last runs learnt them" },
+    { line: 'bankdata pacing --json', says: 'the same as JSON, rates in requests per second' },
+  ]);
+  withExamples(commandNamed(pacing, 'reset'), [
+    { line: 'bankdata pacing reset', says: "forget every stored rate: the next run learns the bank's limit again" },
+    {
+      line: 'bankdata pacing reset --api https://api.bank.example.nz',
+      says: 'forget the rate of one bank API only',
+    },
+  ]);
 }
 
 /** The stored pacing as `--json` prints it (snake case, as the other commands' JSON). */
@@ -68,13 +90,7 @@ export function formatPacing(stored: readonly PacingRecord[]): string {
     terminalSafe(p.clientId),
     rateText(p.rate),
     rateText(p.ceiling),
-    terminalSafe(p.updatedAt),
+    nzTimeText(p.updatedAt),
   ]);
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
-  const line = (cells: string[]) =>
-    cells
-      .map((c, i) => c.padEnd(widths[i] ?? 0))
-      .join('  ')
-      .trimEnd();
-  return `${[line(header), ...rows.map(line)].join('\n')}\n`;
+  return `${formatTable(header, rows).join('\n')}\n`;
 }

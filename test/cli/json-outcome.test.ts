@@ -79,6 +79,7 @@ describe('each outcome command with --json prints one JSON document on stdout', 
       ['payments reconcile', ['payments', 'reconcile']],
       ['db backup', ['db', 'backup', join(dir, 'backup.sqlite')]],
       ['db migrate', ['db', 'migrate']],
+      ['pacing reset', ['pacing', 'reset']],
       ['consents revoke', ['consents', 'revoke', consent]],
       ['consents forget', ['consents', 'forget', consent]],
     ];

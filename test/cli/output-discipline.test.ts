@@ -68,6 +68,7 @@ const cases = (): Record<string, { args: string[]; serves?: boolean }> => ({
   payments: { args: ['payments', 'reconcile'] },
   consents: { args: ['consents', 'list'] },
   meta: { args: ['meta'] },
+  pacing: { args: ['pacing'] },
   schedule: { args: ['schedule'], serves: true },
   db: { args: ['db', 'backup', join(mkdtempSync(join(tmpdir(), 'bankdata-output-db-')), 'copy.sqlite')] },
   completion: { args: ['completion', 'bash'] },

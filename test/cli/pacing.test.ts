@@ -46,7 +46,7 @@ describe('bankdata pacing', () => {
     const table = await runCliInProcess(['pacing'], { env });
     expect(table.code).toBe(0);
     expect(table.stdout.split('\n')[0]).toMatch(/^API\s+CLIENT\s+RATE \(req\/s\)\s+CEILING \(req\/s\)\s+UPDATED$/);
-    expect(table.stdout).toMatch(/http:\/\/127\.0\.0\.1:4010\s+client-2\s+9\.50\s+-\s+2026-11-02T10:00:00\.000Z/);
+    expect(table.stdout).toMatch(/http:\/\/127\.0\.0\.1:4010\s+client-2\s+9\.50\s+-\s+2026-11-02 23:00 \+13:00/);
     expect(table.stdout).toMatch(/open-banking\s+client-1\s+48\.25\s+50\.10\s/);
     const json = await runCliInProcess(['pacing', '--json'], { env });
     expect(JSON.parse(json.stdout)).toEqual([
