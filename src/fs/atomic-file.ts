@@ -12,7 +12,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { createWriteStream, existsSync, type WriteStream } from 'node:fs';
-import { link, mkdir, open, rename, rm } from 'node:fs/promises';
+import { link, mkdir, open, rename, rm, type FileHandle } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { finished } from 'node:stream/promises';
 import { toLocalFileError } from './output-path';
@@ -36,11 +36,13 @@ export interface AtomicFile {
 /** Opens the temp file beside `finalPath`; missing directories are created owner-only unless told not to. */
 export async function openAtomicFile(finalPath: string, options: AtomicFileOptions = {}): Promise<AtomicFile> {
   const dir = dirname(finalPath);
-  if (options.createDirectories ?? true) await mkdir(dir, { recursive: true, mode: 0o700 });
+  const create = options.createDirectories ?? true;
+  if (create) await ensureDirectory(dir);
   const suffix = `${randomBytes(6).toString('hex')}.tmp`;
   const tempPath = options.hiddenTemp ? join(dir, `.${basename(finalPath)}.${suffix}`) : `${finalPath}.${suffix}`;
+  const handle = await openTemp(tempPath, dir, create);
   // flush: fsync before the descriptor closes; `finished` resolves only after that close.
-  const stream = createWriteStream(tempPath, { flags: 'wx', mode: 0o600, flush: true });
+  const stream = createWriteStream(tempPath, { fd: handle, flush: true });
   return {
     stream,
     async commit() {
@@ -56,6 +58,30 @@ export async function openAtomicFile(finalPath: string, options: AtomicFileOptio
       await rm(tempPath, { force: true });
     },
   };
+}
+
+/**
+ * Directories this process made or found with `mkdir -p`, so a run of many statement files into
+ * one directory pays for it once. Only a hint: a directory removed since (a copy undone, a test's
+ * cleanup) makes the temp file's open fail with ENOENT, which drops the entry and makes it again.
+ */
+const knownDirectories = new Set<string>();
+
+async function ensureDirectory(dir: string): Promise<void> {
+  if (knownDirectories.has(dir)) return;
+  await mkdir(dir, { recursive: true, mode: 0o700 });
+  knownDirectories.add(dir);
+}
+
+/** Opens the new temp file (`wx`, owner-only); a directory the cache wrongly holds is made again once. */
+async function openTemp(tempPath: string, dir: string, create: boolean): Promise<FileHandle> {
+  try {
+    return await open(tempPath, 'wx', 0o600);
+  } catch (error) {
+    if (!create || (error as NodeJS.ErrnoException).code !== 'ENOENT' || !knownDirectories.delete(dir)) throw error;
+  }
+  await ensureDirectory(dir);
+  return open(tempPath, 'wx', 0o600);
 }
 
 /** fsync a directory so a rename survives a power cut (best effort where unsupported). */

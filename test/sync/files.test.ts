@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createHash } from 'node:crypto';
-import { mkdtemp, readFile, readdir, stat } from 'node:fs/promises';
+import { mkdtemp, readFile, readdir, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createAtomicFile, extensionFor, resolveInDataDir, statementFilePath } from '../../src/sync/files';
@@ -48,6 +48,21 @@ describe('atomic file writes', () => {
     file.stream.write('partial');
     await file.abort();
     expect(await readdir(dir)).toEqual([]);
+  });
+
+  it('makes a directory again when it was removed after an earlier file made it (the mkdir cache is only a hint)', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'bankdata-files-'));
+    const write = async (name: string) => {
+      const file = await createAtomicFile(resolveInDataDir(dir, `statements/PNZ/x/${name}`));
+      file.stream.end(name);
+      await file.commit();
+    };
+    await write('a.pdf');
+    await rm(join(dir, 'statements'), { recursive: true });
+    await write('b.pdf');
+    expect(await readFile(join(dir, 'statements/PNZ/x/b.pdf'), 'utf8')).toBe('b.pdf');
+    expect((await stat(join(dir, 'statements/PNZ/x'))).mode & 0o777).toBe(0o700);
+    expect(await readdir(join(dir, 'statements/PNZ/x'))).toEqual(['b.pdf']);
   });
 });
 
