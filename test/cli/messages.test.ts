@@ -77,6 +77,34 @@ describe('sync with no consent registered', () => {
   });
 });
 
+describe('the final error with --log-format json (issue 34)', () => {
+  it('is one JSON line (msg, hint, exit_code) with the flag or BANKDATA_LOG_FORMAT=json; text lines otherwise', async () => {
+    const { dir, env } = await fresh([]);
+    const expected = {
+      level: 'error',
+      msg: 'no consent is registered: there is nothing to sync',
+      hint: 'register a consent the customer authorised with `bankdata consents add CONSENT_ID`, or make one with `bankdata consents create`',
+      exit_code: 2,
+    };
+    for (const [args, extra] of [
+      [['--log-format', 'json', 'sync'], {}],
+      [['sync', '--log-format=json'], {}],
+      [['sync'], { BANKDATA_LOG_FORMAT: 'json' }],
+    ] as const) {
+      const r = await runCli([...args], { cwd: dir, env: { ...env, ...extra } });
+      expect(r.code, r.stderr).toBe(2);
+      expect(r.stdout).toBe('');
+      expect(lines(r.stderr)).toHaveLength(1);
+      expect(JSON.parse(r.stderr)).toEqual({ time: expect.any(String) as string, ...expected });
+    }
+    const text = await runCli(['--log-format', 'text', 'sync'], {
+      cwd: dir,
+      env: { ...env, BANKDATA_LOG_FORMAT: 'json' },
+    });
+    expect(lines(text.stderr)).toEqual([`bankdata: ${expected.msg}`, `hint: ${expected.hint}`]);
+  });
+});
+
 describe('missing credentials', () => {
   it('names the variables, and the config keys in the hint; exit 2', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'bankdata-nocreds-'));
