@@ -127,10 +127,9 @@ export function errorFormat(
   env: NodeJS.ProcessEnv = process.env,
 ): 'text' | 'json' {
   let given: string | undefined;
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i]!;
+  for (const [i, arg] of argv.entries()) {
     if (arg === '--') break;
-    if (arg === '--log-format') given = argv[++i];
+    if (arg === '--log-format') given = argv[i + 1];
     else if (arg.startsWith('--log-format=')) given = arg.slice('--log-format='.length);
   }
   return (given ?? env.BANKDATA_LOG_FORMAT) === 'json' ? 'json' : 'text';
