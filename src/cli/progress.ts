@@ -1,6 +1,6 @@
 import { redact } from '@bankdata/core/secrets';
 import { terminalSafe } from '@bankdata/core/terminal-text';
-import type { RetryEvent } from '../api';
+import type { PaceEvent, RetryEvent } from '../api';
 import type { Logger } from '../log';
 import type { ConsentProgress } from '../sync/run';
 
@@ -110,4 +110,35 @@ export function secondsText(ms: number): string {
   if (ms < 10_000) return `${(Math.round(ms / 100) / 10).toFixed(1)} s`;
   const s = Math.round(ms / 1000);
   return s < 120 ? `${s} s` : `${Math.floor(s / 60)} min ${s % 60} s`;
+}
+
+/** A pace as shown: `8.0 req/s`, `0.25 req/s` below 1. */
+export function paceText(rate: number): string {
+  return rate < 1 ? `${rate.toFixed(2)} req/s` : `${rate.toFixed(1)} req/s`;
+}
+
+/**
+ * A pace lowered by the bank's refusals (the pacer emits the event, src/api/pacer.ts
+ * `onSlowdown`; it prints nothing itself): one line with the new pace. At `-v` each one is a log
+ * line; below that, on a terminal (text format, not `-q`), a line when the pace falls under 80 %
+ * of the last one shown, so the slow start's many small cuts are not a stream of lines. Off a
+ * terminal at the default level nothing. The expected remaining time is not shown: the run does
+ * not tell the client how many requests remain.
+ */
+export function createPaceReporter(
+  logger: Logger,
+  stream: NodeJS.WriteStream = process.stderr,
+): (event: PaceEvent) => void {
+  let shown: number | null = null;
+  return (event) => {
+    const message = `the bank refused requests at ${paceText(event.fromRate)}: now pacing at ${paceText(event.toRate)}`;
+    if (logger.enabled('info')) {
+      logger.info(message);
+      return;
+    }
+    if (!stream.isTTY || logger.format !== 'text' || !logger.enabled('warn')) return;
+    if (shown !== null && event.toRate >= shown * 0.8) return;
+    shown = event.toRate;
+    stream.write(`\r\x1b[K${terminalSafe(`bankdata: ${message}`)}\n`);
+  };
 }
