@@ -9,7 +9,7 @@ import type { Dispatcher } from 'undici';
 import { silentLogger, type Logger } from '../log';
 import { ConfigurationError, type ApiError } from './api-errors';
 import { assertTransportAllowed, createHttp, type Http, type HttpStats } from './http';
-import { createPacer, type Pacer, type PacerState, type SharedBudget } from './pacer';
+import { createPacer, type Pacer, type PacerState, type PaceEvent, type SharedBudget } from './pacer';
 import { DEFAULT_RETRY_POLICY, realSleep, type RetryDeps, type RetryPolicy } from './retry';
 import { createTokenProvider, type TokenAuthMethod, type TokenProvider } from './token';
 import { systemClock, type Clock } from '@bankdata/core/clock';
@@ -29,6 +29,8 @@ export interface ApiClientOptions {
    * the client itself only logs it at debug level.
    */
   onRetry?: (event: RetryEvent) => void;
+  /** Called when a 429 lowers the pacer's pace (pacer.ts `onSlowdown`): the CLI shows it. */
+  onPace?: (event: PaceEvent) => void;
   /** Per request, headers and body (default 30 s). */
   timeoutMs?: number;
   /** Overrides of the retry policy (docs/bank-api.md §7.4 defaults). */
@@ -149,6 +151,7 @@ export function createClientCore(options: ApiClientOptions, settings: ClientCore
   const pacer = createPacer({
     now,
     sleep: retryDeps.sleep,
+    ...(options.onPace ? { onSlowdown: options.onPace } : {}),
     ...(options.sharedPacing ? { shared: options.sharedPacing } : {}),
   });
   return {

@@ -7,6 +7,7 @@ export {
   type DataApiClientOptions,
 } from './client';
 export type { RetryEvent } from './client-core';
+export type { PaceEvent } from './pacer';
 export type { LearnedPacing } from './pacer';
 export type { CreateConsentOptions } from './endpoints/consents';
 export type { QueryDate, TransactionRange } from './endpoints/accounts';

@@ -44,6 +44,17 @@ export interface PacerOptions {
    * docs/postgres.md "Cooperating workers"). Without it the slots are this process's own.
    */
   shared?: SharedBudget;
+  /**
+   * Told when a refusal lowers the pace (req/s before and after). The pacer only reports it; the
+   * CLI shows it (src/cli/progress.ts `reportPace`).
+   */
+  onSlowdown?: (event: PaceEvent) => void;
+}
+
+/** The pace lowered by a refusal of the bank: req/s before and after. */
+export interface PaceEvent {
+  fromRate: number;
+  toRate: number;
 }
 
 /**
@@ -237,6 +248,7 @@ export function createPacer(options: PacerOptions): Pacer {
       generation += 1;
       // The next slot one interval of the new pace after the last one given out.
       nextAt = Math.max(now, lastSlot + 1000 / after);
+      options.onSlowdown?.({ fromRate: before, toRate: after });
     }
   }
 

@@ -9,7 +9,7 @@ import { createLogger, type Logger } from '../log';
 import { ReadOnlyDatabaseError } from '../errors';
 import { globalsOf, logOptionsOf, type GlobalOptions } from './globals';
 import type { Command } from 'commander';
-import { reportRetry } from './progress';
+import { createPaceReporter, reportRetry } from './progress';
 import { configOf } from './run-config';
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
@@ -97,6 +97,7 @@ export function createCliContext(global: GlobalOptions): CliContext {
           ...credentials,
           logger,
           onRetry: (event) => reportRetry(logger, event),
+          onPace: createPaceReporter(logger),
           maxRecords: config.sync.maxRecordsPerListing,
           ...(sharedPacing ? { sharedPacing } : {}),
         });

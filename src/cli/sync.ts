@@ -128,7 +128,7 @@ export async function syncCommand(
     out(flags.json ? `${JSON.stringify(plan, null, 2)}\n` : formatDryRun(plan));
     return ExitCode.Ok;
   }
-  const progress = createProgress();
+  const progress = createProgress(process.stderr, logger);
   const controller = new AbortController();
   // SIGTERM / SIGINT / SIGHUP, or stdout's reader gone (SIGPIPE): the unit in flight finishes if it
   // can within `sync.stopGraceMs`, else it is abandoned whole (each unit is one transaction:

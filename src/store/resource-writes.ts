@@ -18,7 +18,7 @@ import {
   type RejectInput,
   type StatementRow,
 } from './rows';
-import { accounts, balances, parties, statements } from './sqlite/schema';
+import { accounts, balances, parties, runs, statements } from './sqlite/schema';
 import { insertInto, onConflict, rowOf, selectFrom, updateSet } from './sql-build';
 import type { SqlRunner } from './sql-runner';
 import { toStoredInstant, type Instant } from './time';
@@ -68,7 +68,7 @@ export function commitAccounts(r: SqlRunner, input: UnitInput<AccountRow>): Prom
     const write = planUpsertWrite(stored, await ownedRowOf(tx, row, stored), ACCOUNT_DETAIL_COLUMNS, now);
     if (write.outcome === 'added') await tx.run(insertInto(accounts, write.values));
     else await tx.run(sql`${updateSet(accounts, write.values)} WHERE ${key}`);
-    return write.outcome;
+    return { outcome: write.outcome, stored };
   });
 }
 
@@ -95,24 +95,53 @@ export function commitStatements(r: SqlRunner, input: UnitInput<StatementRow>): 
     const write = planUpsertWrite(stored, await ownedRowOf(tx, row, stored), [], now);
     if (write.outcome === 'added') await tx.run(insertInto(statements, write.values));
     else await tx.run(sql`${updateSet(statements, write.values)} WHERE ${key}`);
-    return write.outcome;
+    return { outcome: write.outcome, stored };
   });
+}
+
+/** What one upsert did, and the row stored before it (undefined when there was none). */
+interface CountedWrite {
+  outcome: keyof UpsertCounts;
+  stored: { firstSeenAt: string } | undefined;
+}
+
+/** The stored start of the run writing (runs.started_at), or null for a write outside a run. */
+async function runStartOf(tx: SqlRunner, runId: string | null): Promise<string | null> {
+  if (runId === null) return null;
+  const row = await tx.get(sql`SELECT started_at FROM runs WHERE ${eq(runs.runId, runId)}`);
+  return (row?.started_at as string | null | undefined) ?? null;
+}
+
+/**
+ * How an upsert is counted, by the rule of window-commit.ts `countedOutcome`: an "updated" row
+ * this run itself first wrote (first_seen_at at or after the run's start; e.g. an account read by
+ * two consents of one run) counts as unchanged, so a first sync of an empty database updates none.
+ */
+export function countedUpsert(
+  outcome: keyof UpsertCounts,
+  stored: { firstSeenAt: string } | undefined,
+  runStartedAt: string | null,
+): keyof UpsertCounts {
+  if (outcome !== 'updated' || !stored || runStartedAt === null) return outcome;
+  return stored.firstSeenAt >= runStartedAt ? 'unchanged' : outcome;
 }
 
 /** A unit of rows upserted one by one (`write`), each under its account's lock, and its rejects: one transaction. */
 function commitUpserts<Row extends { bank: BankName; accountId: AccountId; consentId: ConsentId }>(
   r: SqlRunner,
   input: UnitInput<Row>,
-  write: (tx: SqlRunner, row: Row, now: string) => Promise<keyof UpsertCounts>,
+  write: (tx: SqlRunner, row: Row, now: string) => Promise<CountedWrite>,
 ): Promise<UpsertCounts> {
   checkRowsBelong(input, input.rows);
   const now = toStoredInstant(input.now);
   return r.transaction(async (tx) => {
     const counts: UpsertCounts = { added: 0, updated: 0, unchanged: 0 };
+    const runStartedAt = await runStartOf(tx, input.runId);
     for (const row of input.rows) {
       const lock = accountWriteLock(tx.dialect, row.bank, row.accountId);
       if (lock) await tx.run(lock);
-      counts[await write(tx, row, now)] += 1;
+      const { outcome, stored } = await write(tx, row, now);
+      counts[countedUpsert(outcome, stored, runStartedAt)] += 1;
     }
     await insertRejects(tx, input.rejects ?? [], input.runId, now);
     return counts;
@@ -249,7 +278,7 @@ export function commitParty(r: SqlRunner, input: PartyInput): Promise<UpsertCoun
       const write = planUpsertWrite(stored, await ownedRowOf(tx, row, stored), [], now);
       if (write.outcome === 'added') await tx.run(insertInto(parties, write.values));
       else await tx.run(sql`${updateSet(parties, write.values)} WHERE ${key}`);
-      counts[write.outcome] += 1;
+      counts[countedUpsert(write.outcome, stored, await runStartOf(tx, input.runId))] += 1;
     }
     await insertRejects(tx, input.rejects ?? [], input.runId, now);
     return counts;

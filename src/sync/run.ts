@@ -56,6 +56,20 @@ export interface SyncProgress {
   consentsTotal: number;
   windowsDone: number;
   rows: number;
+  /**
+   * The consent this report is of, when it is one consent's: its windows committed and rows
+   * written so far (each report's growth of the run's counters since the previous report goes to
+   * the consent reporting; lanes run at once, so that split is close, not exact), and whether it
+   * is finished.
+   */
+  consent?: ConsentProgress;
+}
+
+export interface ConsentProgress {
+  consentId: ConsentId;
+  windowsDone: number;
+  rows: number;
+  finished: boolean;
 }
 
 export interface SyncSummary {
@@ -178,10 +192,21 @@ async function syncRun(options: SyncOptions): Promise<SyncSummary> {
   const results: ConsentResult[] = [];
   let fatal: SyncSummary['fatal'] = null;
   const progress: SyncProgress = { consentsDone: 0, consentsTotal: consentIds.length, windowsDone: 0, rows: 0 };
-  const report = () => {
-    progress.windowsDone = counters.windows;
-    progress.rows = counters.rowsAdded + counters.rowsUpdated + counters.rowsRemoved;
-    options.onProgress?.({ ...progress });
+  const perConsent = new Map<ConsentId, ConsentProgress>();
+  const report = (consentId?: ConsentId, finished = false) => {
+    const windows = counters.windows;
+    const rows = counters.rowsAdded + counters.rowsUpdated + counters.rowsRemoved;
+    let consent: ConsentProgress | undefined;
+    if (consentId !== undefined) {
+      consent = perConsent.get(consentId) ?? { consentId, windowsDone: 0, rows: 0, finished: false };
+      consent.windowsDone += windows - progress.windowsDone;
+      consent.rows += rows - progress.rows;
+      consent.finished = finished;
+      perConsent.set(consentId, consent);
+    }
+    progress.windowsDone = windows;
+    progress.rows = rows;
+    options.onProgress?.({ ...progress, ...(consent ? { consent: { ...consent } } : {}) });
   };
   const ctx: SyncContext = {
     store,
@@ -219,7 +244,8 @@ async function syncRun(options: SyncOptions): Promise<SyncSummary> {
       const next = async () => (ctx.stopping() ? null : run.next(now(), ctx.stopping));
       await drainQueue(next, options.settings.concurrency, async (consentId) => {
         try {
-          const result = await syncConsent(ctx, consentId, meta, scopes);
+          // Its own reports name it (SyncProgress.consent).
+          const result = await syncConsent({ ...ctx, onProgress: () => report(consentId) }, consentId, meta, scopes);
           results.push(result);
           const kept = await run.done(consentId, result.outcome, now());
           if (!kept)
@@ -230,7 +256,7 @@ async function syncRun(options: SyncOptions): Promise<SyncSummary> {
           else throw error;
         } finally {
           progress.consentsDone += 1;
-          report();
+          report(consentId, true);
         }
       });
     }

@@ -267,3 +267,48 @@ describe('retries shown (the bank answers 503 with Retry-After: 0, every time)',
     expect(shown.filter((l) => retryLine.test(l)).map((l) => retryLine.exec(l)![1])).toEqual(['1', '2', '3', '4']);
   });
 });
+
+describe('sync progress per consent (issue 34)', () => {
+  /** A data dir with every Authorised consent of the emulator registered, nothing synced yet. */
+  async function freshDir(): Promise<Record<string, string>> {
+    const dataDir = join(mkdtempSync(join(tmpdir(), 'bankdata-progress-')), 'data');
+    const s = await openStore(join(dataDir, 'bankdata.sqlite'));
+    for (const id of emu.consentIds.filter((c) => emu.consent(c)?.status === 'Authorised'))
+      await s.consents.add(id as ConsentId);
+    await s.close();
+    return emulatorEnv(emu, dataDir);
+  }
+  const consentLine = /consent ([0-9a-f]{8})…: windows (\d+), rows (\d+), done/;
+
+  it('on a terminal (script(1)): the progress line names a consent with its windows and rows', async () => {
+    const child = spawn('script', ['-qfec', `"${process.execPath}" "${BIN}" sync`, '/dev/null'], {
+      cwd: dir,
+      env: await freshDir(),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let shown = '';
+    child.stdout.on('data', (d: Buffer) => (shown += d.toString('utf8')));
+    const [status] = (await once(child, 'close')) as [number | null];
+    expect(status, shown).toBe(0);
+    const drawn = shown.split(/\r/).filter((l) => consentLine.test(l));
+    expect(drawn.length, shown).toBeGreaterThan(0);
+    const [, id, windows] = consentLine.exec(drawn.at(-1)!)!;
+    expect(emu.consentIds.some((c) => c.startsWith(id!))).toBe(true);
+    expect(Number(windows)).toBeGreaterThan(0);
+  });
+
+  it('off a terminal: nothing of it at the default level; a line per consent finished at -v; stdout only the summary', async () => {
+    const quiet = await runCli(['sync'], { cwd: dir, env: await freshDir() });
+    expect(quiet.code, quiet.stderr).toBe(0);
+    expect(quiet.stderr).not.toMatch(/progress|windows \d/);
+    expect(quiet.stdout).not.toMatch(/consent [0-9a-f]{8}…: windows/);
+    const loud = await runCli(['-v', 'sync'], { cwd: dir, env: await freshDir() });
+    expect(loud.code, loud.stderr).toBe(0);
+    const finished = lines(loud.stderr).filter(
+      (l) => /sync progress/.test(l) && /finished=true|finished: true/.test(l),
+    );
+    const authorised = emu.consentIds.filter((c) => emu.consent(c)?.status === 'Authorised');
+    expect(finished).toHaveLength(authorised.length);
+    expect(loud.stdout).not.toMatch(/sync progress/);
+  });
+});

@@ -113,6 +113,34 @@ export const resourceWritesSuite = storeSuite('resource writes', (d) => {
         updated_at: '2025-04-01T00:00:00.000Z',
       });
     });
+    it('counts a row this run itself first wrote, written again changed, as unchanged; a later run as updated', async () => {
+      const store = await freshStoreOn(d);
+      const runId = await store.runs.start({ now: '2025-03-05T00:00:00Z' });
+      const unit = { bank: BANK, consentId: CONSENT, runId };
+      expect(await store.commitAccounts({ ...unit, rows: [toAccountRow(basic, ctx)] })).toEqual({
+        added: 1,
+        updated: 0,
+        unchanged: 0,
+      });
+      // The same run reads the account again (a second consent over it) and the copy differs.
+      const again = await store.commitAccounts({
+        ...unit,
+        rows: [toAccountRow(detail, ctx)],
+        now: '2025-03-05T00:00:05Z',
+      });
+      expect(again).toEqual({ added: 0, updated: 0, unchanged: 1 });
+      expect(
+        await queryRow(store, "SELECT nickname, account_name FROM v_accounts WHERE account_id = 'acc-0002'"),
+      ).toEqual({
+        nickname: 'Rainy day',
+        account_name: 'J SMITH',
+      });
+      const later = await store.runs.start({ now: '2025-03-06T00:00:00Z' });
+      const renamed = toAccountRow({ ...detail, Nickname: 'Holiday' }, ctx);
+      expect(
+        await store.commitAccounts({ ...unit, runId: later, rows: [renamed], now: '2025-03-06T00:00:05Z' }),
+      ).toEqual({ added: 0, updated: 1, unchanged: 0 });
+    });
   });
 
   describe('statements', () => {
