@@ -61,6 +61,7 @@ export function createLogger(options: LoggerOptions = {}): Logger {
     }
     const record = { time: new Date().toISOString(), level: lvl, msg, ...base, ...fields };
     // JSON escapes C0; C1, DEL and bidi overrides are escaped too (a server's text reaches a terminal).
+    // Every text is redacted before it is escaped (errorReplacer), and the line once more after.
     sink(redact(terminalSafeJson(JSON.stringify(record, errorReplacer))));
   };
   return {
@@ -102,6 +103,9 @@ function errorReplacer(_key: string, value: unknown): unknown {
     return { name: value.name, message: value.message, ...(value.cause ? { cause: value.cause } : {}) };
   }
   if (typeof value === 'bigint') return value.toString();
+  // Each text redacted before JSON escapes it: a secret holding `"`, `\` or a control character
+  // would no longer match once escaped.
+  if (typeof value === 'string') return redact(value);
   return value;
 }
 

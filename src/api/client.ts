@@ -93,6 +93,7 @@ export interface DataApiClient {
 export interface ClientPacing {
   readonly key: { api: string; clientId: string };
   resume(stored: LearnedPacing, options: { probe: boolean }): void;
+  forget(): void;
   learned(): LearnedPacing | null;
 }
 
@@ -141,6 +142,7 @@ export function createDataApiClient(options: DataApiClientOptions): DataApiClien
     pacing: {
       key: { api: `${base.origin}${core.basePath}`, clientId: options.clientId },
       resume: (stored, opts) => core.pacer.resume(stored, opts),
+      forget: () => core.pacer.forget(),
       learned: () => core.pacer.learned(),
     },
   };

@@ -110,6 +110,11 @@ export interface Pacer {
    * above the ceiling, and a refusal only lowers it.
    */
   resume(stored: LearnedPacing, options: { probe: boolean }): void;
+  /**
+   * A new run with nothing stored (never, or reset by `bankdata pacing reset`): forgets what an
+   * earlier run of this pacer learned (a client that lives on, the scheduler's), as a new pacer.
+   */
+  forget(): void;
   /** What to keep for the next run: the rate now (never above the ceiling) and the ceiling; null before any limit. */
   learned(): LearnedPacing | null;
 }
@@ -198,6 +203,8 @@ export function createPacer(options: PacerOptions): Pacer {
   let nextAt = 0;
   let acceptedTotal = 0;
   let refusedTotal = 0;
+  // The 429s since the run began (resume or forget): what `learned` may say of this run.
+  let refusedThisRun = 0;
   let waitedMs = 0;
   let latencyMs: number | null = null;
   // Refusals in a row whose bound agreed with the one before: the limit is where the pacer
@@ -558,6 +565,7 @@ export function createPacer(options: PacerOptions): Pacer {
       sends.splice(countUpTo(sends, sentAt), 0, sentAt);
       if (answer.status === 429) {
         refusedTotal += 1;
+        refusedThisRun += 1;
         const learn = (client: BudgetCounts | null) => {
           const refusal = { at: sentAt, client };
           if (source !== 'headers') learnFrom(refusal);
@@ -597,6 +605,7 @@ export function createPacer(options: PacerOptions): Pacer {
       refusals.length = 0;
       readings.length = 0;
       paces.length = 0;
+      refusedThisRun = 0;
       probe = opts.probe;
       ceiling = stored.ceiling;
       setBase(t, stored.ceiling === null ? stored.rate : Math.min(stored.rate, stored.ceiling));
@@ -608,6 +617,26 @@ export function createPacer(options: PacerOptions): Pacer {
       // the slow start's does); a short one holds the stored rate, creeping at most to the ceiling.
       starting = opts.probe;
       uncertainty = opts.probe ? PROBE_GROWTH_PER_S : STORED_SPREAD;
+    },
+    forget() {
+      if (source === 'headers') return;
+      accepted.length = 0;
+      sends.length = 0;
+      refusals.length = 0;
+      readings.length = 0;
+      paces.length = 0;
+      refusedThisRun = 0;
+      base = null;
+      baseAt = 0;
+      source = 'none';
+      ceiling = null;
+      probe = true;
+      starting = true;
+      confirmed = 0;
+      threshold = 0;
+      uncertainty = 0.2;
+      loweredAt = -Infinity;
+      cutAt = -Infinity;
     },
     learned() {
       const t = nowMs(options.now);
@@ -624,7 +653,7 @@ export function createPacer(options: PacerOptions): Pacer {
       }
       if (source === 'headers') return { rate, ceiling: rate };
       // A run that was refused but measured no tight bound: refusals began at most where it ran.
-      const known = ceiling ?? (refusedTotal > 0 ? rate : null);
+      const known = ceiling ?? (refusedThisRun > 0 ? rate : null);
       return { rate: known === null ? rate : Math.min(rate, known), ceiling: known };
     },
     state() {

@@ -123,7 +123,8 @@ export function registerDbCopyCommand(db: Command): void {
           `${nul.escaped} row(s) with a NUL character (U+0000) written with it escaped as \\u0000\n`,
         );
       process.stdout.write(`${JSON.stringify(nul ? { ...counts, nul } : counts)}\n`);
-      process.exitCode = refused > 0 ? ExitCode.Partial : ExitCode.Ok;
+      // A row kept aside is not in the target's tables: partial, as a refused statement file is.
+      process.exitCode = refused > 0 || (nul?.keptAside ?? 0) > 0 ? ExitCode.Partial : ExitCode.Ok;
     });
   withExamples(commandNamed(db, 'copy'), [
     {

@@ -154,10 +154,11 @@ export function handleCliError(
     const record = {
       time: new Date().toISOString(),
       level: 'error',
-      msg: verdict.message,
-      ...(verdict.hint ? { hint: verdict.hint } : {}),
+      // Redacted before JSON escapes them: an escaped secret would no longer match.
+      msg: redact(verdict.message),
+      ...(verdict.hint ? { hint: redact(verdict.hint) } : {}),
       exit_code: verdict.exitCode,
-      ...(debugStack ? { stack: debugStack } : {}),
+      ...(debugStack ? { stack: redact(debugStack) } : {}),
     };
     write(`${redact(terminalSafeJson(JSON.stringify(record)))}\n`);
     return verdict.exitCode;

@@ -24,6 +24,7 @@ import type { SqlRunner } from './sql-runner';
 import { toStoredInstant, type Instant } from './time';
 import { accountWriteLock, allOf, customerWriteLock } from './dialect-sql';
 import { ownedRowOf } from './row-owner';
+import { countedOutcome } from './window-commit';
 
 export interface UnitInput<Row> {
   bank: BankName;
@@ -112,20 +113,6 @@ async function runStartOf(tx: SqlRunner, runId: string | null): Promise<string |
   return (row?.started_at as string | null | undefined) ?? null;
 }
 
-/**
- * How an upsert is counted, by the rule of window-commit.ts `countedOutcome`: an "updated" row
- * this run itself first wrote (first_seen_at at or after the run's start; e.g. an account read by
- * two consents of one run) counts as unchanged, so a first sync of an empty database updates none.
- */
-export function countedUpsert(
-  outcome: keyof UpsertCounts,
-  stored: { firstSeenAt: string } | undefined,
-  runStartedAt: string | null,
-): keyof UpsertCounts {
-  if (outcome !== 'updated' || !stored || runStartedAt === null) return outcome;
-  return stored.firstSeenAt >= runStartedAt ? 'unchanged' : outcome;
-}
-
 /** A unit of rows upserted one by one (`write`), each under its account's lock, and its rejects: one transaction. */
 function commitUpserts<Row extends { bank: BankName; accountId: AccountId; consentId: ConsentId }>(
   r: SqlRunner,
@@ -141,7 +128,7 @@ function commitUpserts<Row extends { bank: BankName; accountId: AccountId; conse
       const lock = accountWriteLock(tx.dialect, row.bank, row.accountId);
       if (lock) await tx.run(lock);
       const { outcome, stored } = await write(tx, row, now);
-      counts[countedUpsert(outcome, stored, runStartedAt)] += 1;
+      counts[countedOutcome(outcome, stored, runStartedAt)] += 1;
     }
     await insertRejects(tx, input.rejects ?? [], input.runId, now);
     return counts;
@@ -278,7 +265,7 @@ export function commitParty(r: SqlRunner, input: PartyInput): Promise<UpsertCoun
       const write = planUpsertWrite(stored, await ownedRowOf(tx, row, stored), [], now);
       if (write.outcome === 'added') await tx.run(insertInto(parties, write.values));
       else await tx.run(sql`${updateSet(parties, write.values)} WHERE ${key}`);
-      counts[countedUpsert(write.outcome, stored, await runStartOf(tx, input.runId))] += 1;
+      counts[countedOutcome(write.outcome, stored, await runStartOf(tx, input.runId))] += 1;
     }
     await insertRejects(tx, input.rejects ?? [], input.runId, now);
     return counts;

@@ -88,13 +88,14 @@ export function checkWindow(input: TransactionWindowInput): {
 /**
  * How a row's write is counted: an "updated" row that this run itself first wrote (its
  * first_seen_at at or after the run's start) counts as unchanged, so the first sync of an empty
- * database reports every row added and none updated, however many consents share an account.
+ * database reports every row added and none updated, however many consents share an account
+ * (transaction windows here; accounts, statements and parties in resource-writes.ts).
  */
-export function countedOutcome(
-  outcome: keyof WindowCounts,
-  stored: Pick<StoredTransaction, 'firstSeenAt'> | undefined,
+export function countedOutcome<K extends string>(
+  outcome: K,
+  stored: { firstSeenAt: string } | undefined,
   runStartedAt: string | null,
-): keyof WindowCounts {
+): K | 'unchanged' {
   if (outcome !== 'updated' || !stored || runStartedAt === null) return outcome;
   return stored.firstSeenAt >= runStartedAt ? 'unchanged' : outcome;
 }

@@ -24,7 +24,11 @@ export async function isLongRun(store: Store, consentIds: readonly ConsentId[], 
   return false;
 }
 
-/** Starts the client's pacer from the stored rate, if any; returns whether one was found. */
+/**
+ * Starts the client's pacer from the stored rate, if any; returns whether one was found. With
+ * none (never stored, or `bankdata pacing reset`), a client that lives on (the scheduler's)
+ * forgets what its earlier runs learned, so a reset is not written back at the run's end.
+ */
 export async function resumePacing(
   store: Store,
   client: DataApiClient,
@@ -33,7 +37,10 @@ export async function resumePacing(
   const pacing = client.pacing;
   if (!pacing) return false;
   const stored = await store.pacing.get(pacing.key);
-  if (!stored) return false;
+  if (!stored) {
+    pacing.forget();
+    return false;
+  }
   pacing.resume({ rate: stored.rate, ceiling: stored.ceiling }, { probe: options.long });
   options.logger.info('pacing resumed', {
     rate: round(stored.rate),

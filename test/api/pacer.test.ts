@@ -198,3 +198,17 @@ describe('rateFromHeaders', () => {
     expect(rateFromHeaders(headers)).toBe(expected);
   });
 });
+
+describe('a pacer that lives on across runs (the scheduler keeps one client)', () => {
+  it('forgets what an earlier run learned when the next run finds nothing stored (bankdata pacing reset)', () => {
+    let now = 1000;
+    const pacer = createPacer({ now: () => new Date(now), sleep: async () => undefined });
+    pacer.resume({ rate: 30, ceiling: 40 }, { probe: false });
+    now += 10_000;
+    expect(pacer.learned()).toMatchObject({ ceiling: 40 });
+    // The stored row was reset between the runs: this run must not write the old rate back.
+    pacer.forget();
+    expect(pacer.learned()).toBeNull();
+    expect(pacer.state()).toMatchObject({ rate: null, ceiling: null, source: 'none' });
+  });
+});

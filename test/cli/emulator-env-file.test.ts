@@ -103,7 +103,8 @@ describe('bankdata emulator --env-file', () => {
 
   it('refuses an env file aimed at a directory before the emulator starts (exit 7)', async () => {
     const work = tempDir();
-    const run = spawnCli(['emulator', '--env-file', work], { cwd: work, nodeArgs: ['--'] });
+    // Held where afterEach stops it by pid, should the guard ever let it serve.
+    const run = (emulator = spawnCli(['emulator', '--env-file', work], { cwd: work, nodeArgs: ['--'] }));
     expect(await run.exited).toBe(7);
     expect(run.stdout()).toBe('');
     expect(run.stderr()).toContain(work);

@@ -52,7 +52,7 @@ describe('the first sync of an empty database', () => {
     const summary = JSON.parse(r.stdout) as { counters: { rowsAdded: number; rowsUpdated: number } };
     // A row written again within the run, by a second consent over the same account, is not
     // "updated": transactions (window-commit.ts countedOutcome), accounts, statements and parties
-    // (resource-writes.ts countedUpsert); balances are only ever added. The counters sum every resource.
+    // (window-commit.ts countedOutcome, used by resource-writes.ts); balances are only ever added. The counters sum every resource.
     expect(summary.counters.rowsUpdated).toBe(0);
     const stored = store.sqlite.prepare('SELECT count(*) AS n FROM transactions').get() as { n: number };
     expect(summary.counters.rowsAdded).toBeGreaterThanOrEqual(stored.n);

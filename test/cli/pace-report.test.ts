@@ -64,11 +64,11 @@ describe('sync -v against a bank with a low rate limit', () => {
   let first: string;
   beforeAll(async () => {
     emu = await startEmulator({ seed: 11, customersPerBank: 1 });
-    emu.updateSettings({ rateLimit: { requestsPerSecond: 12, burst: 2 } });
+    emu.updateSettings({ rateLimit: { requestsPerSecond: 2, burst: 1 } });
     dir = mkdtempSync(join(tmpdir(), 'bankdata-pace-'));
     const dataDir = join(dir, 'data');
     const store = await openStore(join(dataDir, 'bankdata.sqlite'));
-    // One consent: enough requests for the bank to refuse some at 12 req/s.
+    // One consent, one lane: at 2 req/s the bank refuses some even from a busy machine's client.
     first = emu.consentIds.find((c) => emu.consent(c)?.status === 'Authorised')!;
     await store.consents.add(first as ConsentId);
     await store.close();

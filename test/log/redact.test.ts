@@ -47,3 +47,19 @@ describe('redact', () => {
     expect(redact('x client-secret-value y')).toBe('x [redacted] y');
   });
 });
+
+describe('a secret that JSON would escape', () => {
+  it('is redacted in a JSON log line before it is escaped (quote, backslash, control character)', () => {
+    const secret = 'sh"h\\h\u0001-9f3a';
+    registerSecret(secret);
+    const lines: string[] = [];
+    const logger = createLogger({ format: 'json', sink: (l) => lines.push(l) });
+    logger.warn(`refused with ${secret}`, { detail: { nested: `again ${secret}` } });
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).not.toContain('9f3a');
+    expect(JSON.parse(lines[0]!)).toMatchObject({
+      msg: 'refused with [redacted]',
+      detail: { nested: 'again [redacted]' },
+    });
+  });
+});
