@@ -37,7 +37,9 @@ export function registerPacingCommand(program: Command): void {
     .action(async (flags: { api?: string; json?: boolean }, command: Command) => {
       const ctx = createCliContext(globalsOf(command));
       try {
-        const removed = await (await ctx.store()).pacing.reset(flags.api === undefined ? {} : { api: flags.api });
+        // Forgetting needs a database that exists: a missing file is refused (exit 6), never created empty.
+        const store = await ctx.existingStore();
+        const removed = await store.pacing.reset(flags.api === undefined ? {} : { api: flags.api });
         const which = flags.api === undefined ? '' : ` of ${terminalSafe(flags.api)}`;
         // `pacing --json` is the parent's option too, which commander also reads after `reset`.
         const json = flags.json === true || command.optsWithGlobals<{ json?: boolean }>().json === true;

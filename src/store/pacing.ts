@@ -68,9 +68,14 @@ export async function savePacing(
   );
 }
 
-/** Forgets the stored pacing of one API (every client of it), or of all; returns the rows removed. */
+/**
+ * Forgets the stored pacing of one API (every client of it), or of all; returns the rows removed.
+ * The API is matched without its trailing slashes: `https://bank.example/v1/` is the API stored as
+ * `https://bank.example/v1`.
+ */
 export async function resetPacing(r: SqlRunner, filter: { api?: string } = {}): Promise<number> {
-  const where = filter.api === undefined ? sql`` : sql` WHERE ${eq(pacing.api, filter.api)}`;
+  const where =
+    filter.api === undefined ? sql`` : sql` WHERE rtrim(${pacing.api}, '/') = ${filter.api.replace(/\/+$/, '')}`;
   const removed = await r.all(sql`DELETE FROM ${pacing}${where} RETURNING api`);
   return removed.length;
 }

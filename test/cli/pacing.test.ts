@@ -2,7 +2,7 @@
  * `bankdata pacing`, `bankdata pacing reset` and the pacing in `bankdata meta --offline`, run in
  * process against a database holding stored pacing: output, exit codes, and the rows left.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
@@ -72,13 +72,21 @@ describe('bankdata pacing', () => {
     const none = await runCliInProcess(['pacing', 'reset', '--api', 'https://elsewhere.example'], { env });
     expect([none.code, none.stdout]).toEqual([0, 'no pacing stored of https://elsewhere.example: nothing to reset\n']);
     expect(await rows()).toEqual([OTHER, BANK]);
-    const one = await runCliInProcess(['pacing', 'reset', '--api', BANK], { env });
-    expect([one.code, one.stdout]).toEqual([0, `forgot the pacing of ${BANK} (1 client)\n`]);
+    // Written with a trailing slash, the API is the one stored without it.
+    const one = await runCliInProcess(['pacing', 'reset', '--api', `${BANK}/`], { env });
+    expect([one.code, one.stdout]).toEqual([0, `forgot the pacing of ${BANK}/ (1 client)\n`]);
     expect(await rows()).toEqual([OTHER]);
     const all = await runCliInProcess(['pacing', 'reset'], { env });
     expect([all.code, all.stdout]).toEqual([0, 'forgot the pacing (1 client)\n']);
     expect(await rows()).toEqual([]);
     const shown = await runCliInProcess(['pacing'], { env });
     expect(shown.stdout).toBe("no pacing stored: the next run learns the bank's rate from its refusals\n");
+  });
+
+  it('reset refuses a database that does not exist (exit 6) and creates none', async () => {
+    const missing = join(dir, 'nowhere', 'bankdata.sqlite');
+    const result = await runCliInProcess(['pacing', 'reset'], { env: { ...env, BANKDATA_DB: missing } });
+    expect(result.code).toBe(6);
+    expect(existsSync(missing)).toBe(false);
   });
 });
