@@ -221,10 +221,11 @@ function compareText(a: string, b: string): number {
 }
 
 /**
- * store.continuity.hasPendingOfAmount answered from the account's pending rows, read once: a
- * pending row of exactly `units` booked from three days before `from` to `to` (both included).
+ * Whether a pending row explains a break, answered from the account's pending rows, read once
+ * (store.continuity.pendingAmounts): a pending row of exactly `units` booked from three days before
+ * `from` to `to`, both included (docs/continuity.md).
  */
-function pendingLookup(pending: readonly PendingAmount[]): (range: UnitsRange) => boolean {
+export function pendingLookup(pending: readonly PendingAmount[]): (range: UnitsRange) => boolean {
   const byUnits = new Map<bigint, string[]>();
   for (const p of pending) {
     const times = byUnits.get(p.units) ?? [];

@@ -107,7 +107,7 @@ export interface ContinuityFinding extends AccountKey {
   detail: string;
 }
 
-/** A pending row of an account: its instant and amount in units (what hasPendingOfAmount compares). */
+/** A pending row of an account: its instant and amount in units (what the check's pending-row rule compares). */
 export interface PendingAmount {
   bookingDateTime: string;
   units: bigint;
@@ -139,7 +139,6 @@ export interface ContinuityReads {
     options: { from: string; first: string; scale: bigint },
   ): Promise<{ before: BookedUnitsRow | null; rows: BookedUnitsRow[] }>;
   hasLookAlikeRows(key: AccountKey, range: UnitsRange): Promise<boolean>;
-  hasPendingOfAmount(key: AccountKey, range: UnitsRange): Promise<boolean>;
   pendingAmounts(key: AccountKey, scale: bigint): Promise<PendingAmount[]>;
   replaceFindings(input: {
     accounts: readonly AccountKey[];
@@ -366,8 +365,8 @@ export function continuityReads(runner: SqlRunner): ContinuityReads {
     },
 
     /**
-     * Every pending row of the account, by instant: the check answers hasPendingOfAmount for each
-     * of its findings from these (pending rows are few; the findings may be 100,000s, a query each).
+     * Every pending row of the account, by instant: the check answers "a pending row of this amount?" for
+     * each of its findings from these (pending rows are few; the findings may be 100,000s, a query each).
      */
     async pendingAmounts(key, scale) {
       const rows = await runner.all(
@@ -376,19 +375,6 @@ export function continuityReads(runner: SqlRunner): ContinuityReads {
             ORDER BY t.booking_date_time`,
       );
       return rows.map((r) => ({ bookingDateTime: str(r.booking_date_time), units: toBigInt(r.units) }));
-    },
-
-    async hasPendingOfAmount(key, range) {
-      // Three days before `from`, as the stored instants are written (UTC, milliseconds).
-      const earliest = new Date(Date.parse(range.from) - 3 * 86_400_000).toISOString();
-      const row = await runner.get(
-        sql`SELECT 1 AS found FROM transactions t
-            WHERE t.bank = ${key.bank} AND t.account_id = ${key.accountId} AND t.status = 'Pending'
-              AND t.booking_date_time >= ${earliest} AND t.booking_date_time <= ${range.to}
-              AND ${amountUnits(d, 't', range.scale)} = ${range.units}
-            LIMIT 1`,
-      );
-      return row !== undefined;
     },
 
     async replaceFindings(input) {

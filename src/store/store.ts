@@ -247,8 +247,7 @@ export interface Store {
     /** True when two or more booked rows in (from, to] look alike (instant, amount, text) and each is `units`. */
     hasLookAlikeRows: ContinuityReads['hasLookAlikeRows'];
     /** True when a pending row (open or since removed) of `units` was booked within [from − 3 days, to]. */
-    hasPendingOfAmount: ContinuityReads['hasPendingOfAmount'];
-    /** Every pending row of the account (instant, units), by instant: hasPendingOfAmount for many ranges at once. */
+    /** Every pending row of the account (instant, units), by instant: the check's pending-row rule (check-accounts.ts pendingLookup) answers from them. */
     pendingAmounts: ContinuityReads['pendingAmounts'];
     /** Replaces the findings of the accounts checked, in one transaction. */
     replaceFindings: ContinuityReads['replaceFindings'];
