@@ -6,6 +6,12 @@
  * the temp file and never leaves a half file under the final name. Temp names end in
  * `.<12 hex>.tmp`, the form sync's sweep of a killed run's leftovers looks for.
  *
+ * Files written one after another and made durable together (a batch of statement files) join an
+ * `AtomicFileGroup`: each file's `commit` only closes its temp file, and `settle` fsyncs every
+ * temp file, renames each into place and fsyncs each directory once. On ext4 the first fsync
+ * commits the journal for all of the batch's files, so the rest cost little, and one directory
+ * fsync covers every rename into it (docs/benchmarks.md "Sync backfill and nightly runs").
+ *
  * `buildNewFile` is the same for a file another library writes by its path (a SQLite database
  * made by a copy or a backup): built under a temp name, then linked into place only if nothing
  * is there yet; a failure removes the temp file and its `-wal`, `-shm` and `-journal`.
@@ -22,12 +28,17 @@ export interface AtomicFileOptions {
   hiddenTemp?: boolean;
   /** Create missing directories owner-only (default; statement files). Exports pass false. */
   createDirectories?: boolean;
+  /** Made durable and put in place by the group's `settle`, not by `commit`. */
+  group?: AtomicFileGroup;
 }
 
 export interface AtomicFile {
   /** The temp file: write the bytes here (or pipe into it). */
   readonly stream: WriteStream;
-  /** Ends the stream if needed, waits for it to close (fsync'd), renames into place, fsyncs the directory. */
+  /**
+   * Ends the stream if needed, waits for it to close (fsync'd), renames into place, fsyncs the
+   * directory. In a group: waits for the temp file to close, and leaves the rest to `settle`.
+   */
   commit(): Promise<void>;
   /** Removes the temp file (after a failure). Never touches the final name. */
   abort(): Promise<void>;
@@ -41,13 +52,19 @@ export async function openAtomicFile(finalPath: string, options: AtomicFileOptio
   const suffix = `${randomBytes(6).toString('hex')}.tmp`;
   const tempPath = options.hiddenTemp ? join(dir, `.${basename(finalPath)}.${suffix}`) : `${finalPath}.${suffix}`;
   const handle = await openTemp(tempPath, dir, create);
-  // flush: fsync before the descriptor closes; `finished` resolves only after that close.
-  const stream = createWriteStream(tempPath, { fd: handle, flush: true });
+  const { group } = options;
+  // flush: fsync before the descriptor closes; `finished` resolves only after that close. A
+  // group's files are fsynced together by `settle`.
+  const stream = createWriteStream(tempPath, { fd: handle, flush: !group });
   return {
     stream,
     async commit() {
       if (!stream.writableEnded) stream.end();
       await finished(stream);
+      if (group) {
+        group.add({ tempPath, finalPath });
+        return;
+      }
       await rename(tempPath, finalPath);
       await syncDirectory(dir);
     },
@@ -55,9 +72,64 @@ export async function openAtomicFile(finalPath: string, options: AtomicFileOptio
       stream.destroy();
       // Wait for the descriptor to close, so the temp file is not (re)created after the rm.
       await finished(stream).catch(() => undefined);
+      group?.remove(tempPath);
       await rm(tempPath, { force: true });
     },
   };
+}
+
+/**
+ * Files closed under temp names, to be made durable and put in place together. A file is in
+ * place only once `settle` resolved: until then a crash leaves only temp files (swept by the next
+ * run), and a failed `settle` or an `abort` removes every temp file not yet renamed.
+ */
+export class AtomicFileGroup {
+  private pending: { tempPath: string; finalPath: string }[] = [];
+
+  /** How many files wait for `settle`. */
+  get size(): number {
+    return this.pending.length;
+  }
+
+  /** Called by a grouped file's `commit`, once its temp file is closed. */
+  add(file: { tempPath: string; finalPath: string }): void {
+    this.pending.push(file);
+  }
+
+  /** Called by a grouped file's `abort`: the temp file is removed, not settled. */
+  remove(tempPath: string): void {
+    this.pending = this.pending.filter((f) => f.tempPath !== tempPath);
+  }
+
+  /**
+   * Fsyncs every waiting temp file, then renames each into place, then fsyncs each directory
+   * once: when it resolves, every file of the group is durable under its final name. Returns the
+   * final paths, in the order the files were committed.
+   */
+  async settle(): Promise<string[]> {
+    const files = this.pending;
+    this.pending = [];
+    try {
+      for (const file of files) await fsyncFile(file.tempPath);
+      for (const file of files) await rename(file.tempPath, file.finalPath);
+    } catch (error) {
+      await removeTemps(files);
+      throw error;
+    }
+    for (const dir of new Set(files.map((f) => dirname(f.finalPath)))) await syncDirectory(dir);
+    return files.map((f) => f.finalPath);
+  }
+
+  /** Removes every waiting temp file (after a failure); nothing is put in place. */
+  async abort(): Promise<void> {
+    const files = this.pending;
+    this.pending = [];
+    await removeTemps(files);
+  }
+}
+
+async function removeTemps(files: readonly { tempPath: string }[]): Promise<void> {
+  for (const file of files) await rm(file.tempPath, { force: true });
 }
 
 /**

@@ -100,17 +100,23 @@ export function reportReads(runner: SqlRunner): ReportReads {
 
     /**
      * Booked money in and out per NZ booking date, oldest first: one pass over the account's rows
-     * (every date: the balance line needs them all; months are summed from days).
+     * (every date: the balance line needs them all; months are summed from days). Read as a stream
+     * (sql-runner.ts `iterate`): on SQLite that pass runs on the streaming page cache, so the
+     * report's memory does not hold the pages of every account's rows (docs/benchmarks.md "Report
+     * and check").
      */
     async dailyFlows(key, scale) {
       const units = amountUnits(d, 't', scale);
-      const rows = await runner.all(
+      const days: DailyFlow[] = [];
+      for await (const batch of runner.iterate(
         sql`SELECT t.booking_date AS date,
                    coalesce(sum(CASE WHEN ${units} > 0 THEN ${units} END), 0) AS in_units,
                    coalesce(sum(CASE WHEN ${units} < 0 THEN ${units} END), 0) AS out_units
             FROM transactions t WHERE ${booked(key)} GROUP BY t.booking_date ORDER BY t.booking_date`,
-      );
-      return rows.map((r) => ({ date: str(r.date), inUnits: toBigInt(r.in_units), outUnits: toBigInt(r.out_units) }));
+      ))
+        for (const r of batch)
+          days.push({ date: str(r.date), inUnits: toBigInt(r.in_units), outUnits: toBigInt(r.out_units) });
+      return days;
     },
 
     /**

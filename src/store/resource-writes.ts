@@ -163,29 +163,33 @@ export function checkStatementFile(input: StatementFileInput): void {
 }
 
 /**
- * Records a statement's file once it is on disk (the caller writes the file first): the
- * statement's file columns, after `alongside` (PostgreSQL stores the file's bytes: pg-store.ts)
- * in the same transaction.
+ * Records statements' files once they are on disk (the caller writes and fsyncs them first): each
+ * statement's file columns, after its `alongside` (PostgreSQL stores the file's bytes: pg-store.ts),
+ * all in one transaction, so that a batch of files costs one commit; a statement not stored
+ * fails the whole call and records none.
  */
-export async function recordStatementFile(
+export async function recordStatementFiles(
   r: SqlRunner,
-  input: StatementFileInput,
-  alongside?: (tx: SqlRunner, now: string) => Promise<void>,
+  inputs: readonly StatementFileInput[],
+  alongside: readonly ((tx: SqlRunner, now: string) => Promise<void>)[] = [],
 ): Promise<void> {
-  checkStatementFile(input);
-  const now = toStoredInstant(input.now);
+  for (const input of inputs) checkStatementFile(input);
+  if (inputs.length === 0) return;
   await r.transaction(async (tx) => {
-    if (alongside) await alongside(tx, now);
-    const set = {
-      filePath: input.filePath,
-      fileContentType: input.contentType,
-      fileSha256: input.sha256,
-      fileBytes: input.bytes,
-      fileFetchedAt: now,
-    };
-    const done = await tx.all(sql`${updateSet(statements, set)} WHERE ${statementKey(input)} RETURNING statement_id`);
-    if (done.length !== 1) {
-      throw new RangeError(`no stored statement ${input.bank}/${input.accountId}/${input.statementId}`);
+    for (const [i, input] of inputs.entries()) {
+      const now = toStoredInstant(input.now);
+      await alongside[i]?.(tx, now);
+      const set = {
+        filePath: input.filePath,
+        fileContentType: input.contentType,
+        fileSha256: input.sha256,
+        fileBytes: input.bytes,
+        fileFetchedAt: now,
+      };
+      const done = await tx.all(sql`${updateSet(statements, set)} WHERE ${statementKey(input)} RETURNING statement_id`);
+      if (done.length !== 1) {
+        throw new RangeError(`no stored statement ${input.bank}/${input.accountId}/${input.statementId}`);
+      }
     }
   });
 }

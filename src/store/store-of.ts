@@ -24,7 +24,7 @@ import * as writes from './resource-writes';
 import type { BeginInput, BeginResult } from './run-work';
 import { finishRun, getRun, listRuns, startRun } from './runs';
 import type { SqlRunner } from './sql-runner';
-import type { Store } from './store';
+import type { Store, WithNow } from './store';
 import { rowTimesSince } from './recent-rows';
 import { newestStatementPeriod } from './statement-dates';
 import * as syncState from './sync-state';
@@ -54,6 +54,14 @@ export interface DialectParts {
 export function storeOf(parts: DialectParts): Store {
   const { runner: r, exact, clock } = parts;
   const at = <T extends { now?: Instant }>(input: T): T & { now: Instant } => ({ ...input, now: input.now ?? clock() });
+  /** The files' rows in one transaction, each after what the dialect stores beside it (PostgreSQL: the bytes). */
+  const recordStatementFiles = async (inputs: readonly WithNow<writes.StatementFileInput>[]): Promise<void> => {
+    const full = inputs.map(at);
+    for (const input of full) writes.checkStatementFile(input);
+    const alongside = parts.statementFileAlongside;
+    const extra = alongside ? await Promise.all(full.map((input) => alongside(input))) : [];
+    return writes.recordStatementFiles(r, full, extra);
+  };
   return {
     path: parts.path,
     dialect: parts.dialect,
@@ -96,12 +104,8 @@ export function storeOf(parts: DialectParts): Store {
       checkAccount(input.accountId, input.rows);
       return writes.commitStatements(r, at(input));
     },
-    recordStatementFile: async (input) => {
-      const full = at(input);
-      writes.checkStatementFile(full);
-      const alongside = parts.statementFileAlongside ? await parts.statementFileAlongside(full) : undefined;
-      return writes.recordStatementFile(r, full, alongside);
-    },
+    recordStatementFile: async (input) => recordStatementFiles([input]),
+    recordStatementFiles: async (inputs) => recordStatementFiles(inputs),
     listStatementsWithoutFile: async (key) => writes.listStatementsWithoutFile(r, key),
     latestStatementStart: async (key) => writes.latestStatementStart(r, key),
     newestStatementPeriod: async (key) => newestStatementPeriod(r, key),

@@ -112,6 +112,8 @@ export interface Store {
   commitTransactionWindow(input: WithNow<TransactionWindowInput>): Promise<WindowCounts>;
   commitStatements(input: WithNow<UnitInput<StatementRow>> & { accountId: AccountId }): Promise<UpsertCounts>;
   recordStatementFile(input: WithNow<StatementFileInput>): Promise<void>;
+  /** Several statements' files (each already durable on disk) in one transaction: all or none. */
+  recordStatementFiles(inputs: readonly WithNow<StatementFileInput>[]): Promise<void>;
   listStatementsWithoutFile(key: AccountKey): Promise<StatementId[]>;
   /** The `StartDateTime` (stored instant) of the newest statement held for the account. */
   latestStatementStart(key: AccountKey): Promise<string | null>;

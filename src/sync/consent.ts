@@ -8,7 +8,17 @@ import type { BankMeta, Consent, ConsentId, ConsentStatus } from '@bankdata/core
 import type { ConsentOutcome, ConsentRecord } from '../store';
 import type { SyncContext } from './run-context';
 import { planConsent, unitsOf, type ConsentPlan, type ConsentUnits } from './plan';
-import { partyDue, syncAccounts, syncBalances, syncParty, syncStatementFile, syncStatements } from './resources';
+import {
+  STATEMENT_FILE_BATCH,
+  partyDue,
+  settleStatementFiles,
+  statementFileBatch,
+  syncAccounts,
+  syncBalances,
+  syncParty,
+  syncStatementFile,
+  syncStatements,
+} from './resources';
 import { syncTransactions } from './transactions';
 import { describeError, isStoreLost, recordFailure, runUnit } from './unit-outcome';
 
@@ -144,11 +154,20 @@ async function syncPlanned(
             const missing = await runUnit(ctx, consentId, `statements ${accountId}`, 'statements', () =>
               syncStatements(ctx, scope, accountId),
             );
-            for (const statementId of missing.ok && units.statementFiles ? missing.value : []) {
-              if (ctx.stopping()) return;
-              await runUnit(ctx, consentId, `statement file ${accountId} ${statementId}`, 'statement_file', () =>
-                syncStatementFile(ctx, scope, accountId, statementId),
-              );
+            // The account's files are made durable and recorded in batches (resources.ts), the
+            // last one however the loop ends.
+            const batch = statementFileBatch();
+            try {
+              for (const statementId of missing.ok && units.statementFiles ? missing.value : []) {
+                if (ctx.stopping()) return;
+                const unit = `statement file ${accountId} ${statementId}`;
+                await runUnit(ctx, consentId, unit, 'statement_file', () =>
+                  syncStatementFile(ctx, scope, accountId, statementId, batch, unit),
+                );
+                if (batch.files.length >= STATEMENT_FILE_BATCH) await settleStatementFiles(ctx, consentId, batch);
+              }
+            } finally {
+              await settleStatementFiles(ctx, consentId, batch);
             }
             break;
           }

@@ -7,7 +7,7 @@ import { readdir, rm } from 'node:fs/promises';
 import { dirname, join, posix } from 'node:path';
 import { Writable } from 'node:stream';
 import { finished } from 'node:stream/promises';
-import { openAtomicFile } from '../fs/atomic-file';
+import { openAtomicFile, type AtomicFileGroup } from '../fs/atomic-file';
 import { markDataDirectory, noLinksBelow } from '../fs/data-dir';
 
 const EXTENSIONS: Record<string, string> = { 'application/pdf': 'pdf', 'text/csv': 'csv' };
@@ -40,7 +40,10 @@ export function statementFilePath(bank: string, accountId: string, statementId: 
 export interface AtomicFile {
   /** Where the bytes go while they arrive. */
   readonly stream: Writable;
-  /** fsync, rename into place; returns what was written. */
+  /**
+   * fsync, rename into place; returns what was written. In a group: closes the temp file and
+   * returns what was written; the group's `settle` puts it in place.
+   */
   commit(): Promise<{ sha256: string; bytes: number }>;
   /** Removes the temp file (after a failure). Never touches the final name. */
   abort(): Promise<void>;
@@ -50,11 +53,12 @@ export interface AtomicFile {
  * Opens `<final>.<random>.tmp` beside the final path (src/fs/atomic-file.ts), hashing what
  * passes. Below `root` (the data directory) no symbolic link is followed: a link planted in
  * `statements/` must not send statement files elsewhere (docs/security.md "Local misuse"); the
- * root gets the marker of a bankdata data directory (src/fs/data-dir.ts).
+ * root gets the marker of a bankdata data directory (src/fs/data-dir.ts). With a `group`, the file
+ * is made durable and put in place with the group's others (src/fs/atomic-file.ts AtomicFileGroup).
  */
-export async function createAtomicFile(finalPath: string, root?: string): Promise<AtomicFile> {
+export async function createAtomicFile(finalPath: string, root?: string, group?: AtomicFileGroup): Promise<AtomicFile> {
   if (root !== undefined) noLinksBelow(root, dirname(finalPath));
-  const file = await openAtomicFile(finalPath);
+  const file = await openAtomicFile(finalPath, group ? { group } : {});
   if (root !== undefined) markDataDirectory(root);
   const hash = createHash('sha256');
   let bytes = 0;

@@ -4,7 +4,8 @@
  */
 import { DateTime } from 'luxon';
 import type { Account, AccountId, BankName, ConsentId, StatementFileType, StatementId } from '@bankdata/core/schemas';
-import type { InsertCounts, UnitInput, UpsertCounts } from '../store';
+import type { InsertCounts, StatementFileInput, UnitInput, UpsertCounts } from '../store';
+import { AtomicFileGroup } from '../fs/atomic-file';
 import { commitAnswer, type Answer } from './answer';
 import { bankNow, type SyncContext } from './run-context';
 import { DEFAULT_STATEMENT_SAFETY_DAYS, statementListing } from './statements-due';
@@ -18,6 +19,7 @@ import {
   type TransformContext,
 } from './transform';
 import { utcNow } from '@bankdata/core/clock';
+import { isStoreLost, recordFailure } from './unit-outcome';
 
 interface Scope {
   bank: BankName;
@@ -111,14 +113,39 @@ export async function syncStatements(ctx: SyncContext, scope: Scope, accountId: 
 }
 
 /**
- * One statement file: streamed into a temp file beside its final name (a name we generate),
- * fsynced, renamed, then recorded with its SHA-256 and size. A failed transfer leaves no file.
+ * An account's statement files, downloaded one after another and made durable and recorded
+ * together (`settleStatementFiles`): one fsync of their directory and one store transaction for
+ * the batch instead of one each (docs/benchmarks.md "Sync backfill and nightly runs").
+ */
+export interface StatementFileBatch {
+  readonly group: AtomicFileGroup;
+  /** Downloaded files waiting to be settled, each with the name of its unit (for its failure). */
+  readonly files: { unit: string; input: Omit<StatementFileInput, 'now'> }[];
+}
+
+/**
+ * At most this many files wait in a batch: their temp files stay on disk until it settles, and
+ * the PostgreSQL store reads their bytes into memory for its one transaction.
+ */
+export const STATEMENT_FILE_BATCH = 16;
+
+export function statementFileBatch(): StatementFileBatch {
+  return { group: new AtomicFileGroup(), files: [] };
+}
+
+/**
+ * One statement file: streamed into a temp file beside its final name (a name we generate), its
+ * SHA-256 and size checked against what was received, and left in `batch`: it is fsynced, renamed
+ * and recorded by `settleStatementFiles`, never recorded before its bytes are durable. A failed
+ * transfer leaves no file.
  */
 export async function syncStatementFile(
   ctx: SyncContext,
   scope: Scope,
   accountId: AccountId,
   statementId: StatementId,
+  batch: StatementFileBatch,
+  unit: string,
 ): Promise<void> {
   // Set by the sink, which the client calls once per attempt (a closure TypeScript cannot follow).
   const open: { file: AtomicFile | null } = { file: null };
@@ -127,7 +154,7 @@ export async function syncStatementFile(
     // Each attempt gets a fresh temp file; a broken earlier attempt's is removed.
     if (open.file) await open.file.abort();
     relativePath = statementFilePath(scope.bank, accountId, statementId, contentType);
-    open.file = await createAtomicFile(resolveInDataDir(ctx.dataDir, relativePath), ctx.dataDir);
+    open.file = await createAtomicFile(resolveInDataDir(ctx.dataDir, relativePath), ctx.dataDir, batch.group);
     return open.file.stream;
   };
   try {
@@ -137,20 +164,46 @@ export async function syncStatementFile(
     if (written.sha256 !== result.sha256 || written.bytes !== result.bytes) {
       throw new Error(`statement file ${statementId}: bytes on disk differ from bytes received`);
     }
-    await ctx.store.recordStatementFile({
-      bank: scope.bank,
-      accountId,
-      statementId,
-      filePath: relativePath,
-      localPath: resolveInDataDir(ctx.dataDir, relativePath),
-      contentType: result.contentType,
-      sha256: written.sha256,
-      bytes: written.bytes,
+    batch.files.push({
+      unit,
+      input: {
+        bank: scope.bank,
+        accountId,
+        statementId,
+        filePath: relativePath,
+        localPath: resolveInDataDir(ctx.dataDir, relativePath),
+        contentType: result.contentType,
+        sha256: written.sha256,
+        bytes: written.bytes,
+      },
     });
-    ctx.counters.filesWritten += 1;
   } catch (error) {
     if (open.file) await open.file.abort();
     throw error;
+  }
+}
+
+/**
+ * Makes the batch's files durable under their final names (src/fs/atomic-file.ts
+ * AtomicFileGroup: each file fsynced, renamed, the directory fsynced once), then records them in
+ * one store transaction. A failure fails each file's unit (retried next run: its statement still
+ * has no file) and leaves no temp file; only the store's loss (PostgreSQL) goes up.
+ */
+export async function settleStatementFiles(
+  ctx: SyncContext,
+  consentId: ConsentId,
+  batch: StatementFileBatch,
+): Promise<void> {
+  const files = batch.files.splice(0);
+  if (files.length === 0) return;
+  try {
+    await batch.group.settle();
+    await ctx.store.recordStatementFiles(files.map((f) => f.input));
+    ctx.counters.filesWritten += files.length;
+  } catch (error) {
+    await batch.group.abort();
+    if (isStoreLost(ctx, error)) throw error;
+    for (const f of files) recordFailure(ctx, consentId, f.unit, error);
   }
 }
 

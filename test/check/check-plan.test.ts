@@ -37,6 +37,7 @@ describe('the read side on SQLite', () => {
         ...runner,
         all: (query) => (explain(query), runner.all(query)),
         get: (query) => (explain(query), runner.get(query)),
+        iterate: (query, batchSize) => (explain(query), runner.iterate(query, batchSize)),
       };
       const key = { bank: 'PNZ' as BankName, accountId: 'acc-1' as AccountId };
       const from = '2024-01-01T00:00:00.000Z';

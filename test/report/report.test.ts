@@ -13,6 +13,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkContinuity } from '../../src/check/check-accounts';
 import { formatUnits, toUnits } from '@bankdata/core/money';
 import { buildReport } from '../../src/report/build-report';
+import { reportReads } from '../../src/store/report-queries';
+import { sqliteRunner } from '../../src/store/sql-runner';
 import { writeReport } from '../../src/report/write-report';
 import { runCliInProcess } from '../cli/cli-process';
 import { startHarness, type Harness } from '../fixtures/sync-harness';
@@ -100,6 +102,33 @@ describe('report figures', () => {
     expect(html).toContain('<td class="num neg">−42.50 NZD</td>'); // the finding's exact amount_text
     expect(html).not.toContain('<script');
     expect(html).not.toMatch(/https?:\/\/(?!www\.w3\.org)/); // nothing to fetch: SVG namespaces only
+  });
+
+  it('writes the same bytes whether the daily totals are streamed in batches (as they are) or read whole', async () => {
+    const now = new Date('2025-03-08T02:00:00Z');
+    const runner = sqliteRunner(h.store.sqlite, { safeIntegers: true });
+    // The read as it was before the daily totals were streamed: the whole result at once.
+    const whole = reportReads({
+      ...runner,
+      iterate: async function* (query) {
+        yield await runner.all(query);
+      },
+    });
+    // ECharts names the SVG's classes by a count of the charts this process drew (zr<n>-cls-<m>, zr<n>-c<m>),
+    // which a fresh process (the CLI) starts from zero: each name is numbered in order of first use.
+    const canonical = (html: string) => {
+      const names = new Map<string, number>();
+      return html.replace(/zr\d+-(?:cls-)?[a-z]*\d+/g, (name) => {
+        if (!names.has(name)) names.set(name, names.size);
+        return `zr-cls-${names.get(name)}`;
+      });
+    };
+    // Streamed in batches of 7 days, so that every account's days come in many batches.
+    const batched = reportReads({ ...runner, iterate: (query) => runner.iterate(query, 7) });
+    const streamed = await buildReport({ ...h.store, reportData: batched }, { now });
+    const read = await buildReport({ ...h.store, reportData: whole }, { now });
+    expect(streamed.charts).toBeGreaterThanOrEqual(10);
+    expect(canonical(streamed.html)).toBe(canonical(read.html));
   });
 
   it('limits money in and out to the NZ months of --from and --to', async () => {

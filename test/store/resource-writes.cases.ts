@@ -217,6 +217,36 @@ export const resourceWritesSuite = storeSuite('resource writes', (d) => {
         store.recordStatementFile({ ...file, statementId: 'nope' as StatementId, filePath: 'x.csv' }),
       ).rejects.toThrow(/no stored statement/);
     });
+    it('records several files in one call, or none when one statement is not stored', async () => {
+      const store = await freshStoreOn(d);
+      const march = { ...statement, StatementId: 'stm-2025-03' as StatementId, StatementReference: '003' };
+      await store.commitStatements({ ...unit, rows: [toStatementRow(statement, ctx), toStatementRow(march, ctx)] });
+      const fileFor = (statementId: string, bytes: number) => ({
+        bank: BANK,
+        accountId: ACCOUNT,
+        statementId: statementId as StatementId,
+        filePath: `statements/PNZ/acc-0001/${statementId}.pdf`,
+        contentType: 'application/pdf',
+        ...fileOf(bytes),
+        bytes,
+      });
+      // The second names a statement never stored: the first is not recorded either.
+      await expect(
+        store.recordStatementFiles([fileFor('stm-2025-02', 10), fileFor('stm-2099-01', 11)]),
+      ).rejects.toThrow(/no stored statement/);
+      expect(await store.listStatementsWithoutFile({ bank: BANK, accountId: ACCOUNT })).toEqual([
+        'stm-2025-02',
+        'stm-2025-03',
+      ]);
+      await store.recordStatementFiles([fileFor('stm-2025-02', 10), fileFor('stm-2025-03', 12)]);
+      expect(await store.listStatementsWithoutFile({ bank: BANK, accountId: ACCOUNT })).toEqual([]);
+      expect(
+        await queryRows(store, 'SELECT statement_id, file_path, file_bytes FROM v_statements ORDER BY statement_id'),
+      ).toEqual([
+        { statement_id: 'stm-2025-02', file_path: 'statements/PNZ/acc-0001/stm-2025-02.pdf', file_bytes: 10 },
+        { statement_id: 'stm-2025-03', file_path: 'statements/PNZ/acc-0001/stm-2025-03.pdf', file_bytes: 12 },
+      ]);
+    });
   });
 
   describe('commitParty', () => {

@@ -3,6 +3,7 @@ import { createHash } from 'node:crypto';
 import { mkdtemp, readFile, readdir, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { AtomicFileGroup } from '../../src/fs/atomic-file';
 import { createAtomicFile, extensionFor, resolveInDataDir, statementFilePath } from '../../src/sync/files';
 
 describe('statement file names', () => {
@@ -63,6 +64,60 @@ describe('atomic file writes', () => {
     expect(await readFile(join(dir, 'statements/PNZ/x/b.pdf'), 'utf8')).toBe('b.pdf');
     expect((await stat(join(dir, 'statements/PNZ/x'))).mode & 0o777).toBe(0o700);
     expect(await readdir(join(dir, 'statements/PNZ/x'))).toEqual(['b.pdf']);
+  });
+});
+
+describe('a group of atomic files', () => {
+  const write = async (group: AtomicFileGroup, final: string, body: string) => {
+    const file = await createAtomicFile(final, undefined, group);
+    file.stream.end(body);
+    return { file, written: await file.commit() };
+  };
+
+  it('puts no file in place before settle, then every one of them', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'bankdata-files-'));
+    const group = new AtomicFileGroup();
+    const a = resolveInDataDir(dir, 'statements/PNZ/x/a.pdf');
+    const b = resolveInDataDir(dir, 'statements/PNZ/y/b.csv');
+    const { written } = await write(group, a, 'first');
+    await write(group, b, 'second');
+    expect(written).toEqual({ bytes: 5, sha256: createHash('sha256').update('first').digest('hex') });
+    // Only temp files so far: a crash here leaves what the next run sweeps.
+    expect((await readdir(join(dir, 'statements/PNZ/x')))[0]).toMatch(/^a\.pdf\.[0-9a-f]{12}\.tmp$/);
+    expect(group.size).toBe(2);
+    expect(await group.settle()).toEqual([a, b]);
+    expect(group.size).toBe(0);
+    expect(await readFile(a, 'utf8')).toBe('first');
+    expect(await readFile(b, 'utf8')).toBe('second');
+    expect((await stat(a)).mode & 0o777).toBe(0o600);
+    expect(await readdir(join(dir, 'statements/PNZ/x'))).toEqual(['a.pdf']);
+    expect(await readdir(join(dir, 'statements/PNZ/y'))).toEqual(['b.csv']);
+  });
+
+  it('leaves out a file aborted after its commit, and removes every temp file on abort', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'bankdata-files-'));
+    const group = new AtomicFileGroup();
+    const { file } = await write(group, join(dir, 'a.pdf'), 'bad bytes');
+    await file.abort();
+    await write(group, join(dir, 'b.pdf'), 'kept');
+    expect(await group.settle()).toEqual([join(dir, 'b.pdf')]);
+    expect(await readdir(dir)).toEqual(['b.pdf']);
+
+    await write(group, join(dir, 'c.pdf'), 'dropped');
+    await group.abort();
+    expect(await group.settle()).toEqual([]);
+    expect(await readdir(dir)).toEqual(['b.pdf']);
+  });
+
+  it('puts nothing in place and leaves no temp file when a temp file is gone at settle', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'bankdata-files-'));
+    const group = new AtomicFileGroup();
+    await write(group, join(dir, 'a.pdf'), 'one');
+    await write(group, join(dir, 'b.pdf'), 'two');
+    const [temp] = (await readdir(dir)).filter((name) => name.startsWith('b.pdf.'));
+    await rm(join(dir, temp!));
+    await expect(group.settle()).rejects.toThrow(/ENOENT/);
+    expect(await readdir(dir)).toEqual([]);
   });
 });
 
