@@ -112,6 +112,19 @@ export async function syncConsent(
   return { consentId, bank, status: consent.status, outcome, needsReconsent: false };
 }
 
+/**
+ * The statement files this run fetches, by `bank account statement`: whether each fetch
+ * succeeded. Consents that share an account run in different lanes, and each lists the files
+ * still missing before the other has fetched them.
+ */
+const fileFetches = new WeakMap<SyncContext['counters'], Map<string, Promise<boolean>>>();
+
+function fileClaims(ctx: SyncContext): Map<string, Promise<boolean>> {
+  let claims = fileFetches.get(ctx.counters);
+  if (!claims) fileFetches.set(ctx.counters, (claims = new Map<string, Promise<boolean>>()));
+  return claims;
+}
+
 async function syncPlanned(
   ctx: SyncContext,
   consentId: ConsentId,
@@ -144,11 +157,23 @@ async function syncPlanned(
             const missing = await runUnit(ctx, consentId, `statements ${accountId}`, 'statements', () =>
               syncStatements(ctx, scope, accountId),
             );
+            const claims = fileClaims(ctx);
             for (const statementId of missing.ok && units.statementFiles ? missing.value : []) {
               if (ctx.stopping()) return;
-              await runUnit(ctx, consentId, `statement file ${accountId} ${statementId}`, 'statement_file', () =>
-                syncStatementFile(ctx, scope, accountId, statementId),
-              );
+              // Another consent of the account, in another lane, may have listed the same missing
+              // file: it is fetched once, and fetched here only if that fetch failed.
+              const key = `${bank.name} ${accountId} ${statementId}`;
+              const other = claims.get(key);
+              if (other !== undefined && (await other)) continue;
+              const fetched = runUnit(
+                ctx,
+                consentId,
+                `statement file ${accountId} ${statementId}`,
+                'statement_file',
+                () => syncStatementFile(ctx, scope, accountId, statementId),
+              ).then((outcome) => outcome.ok);
+              claims.set(key, fetched);
+              await fetched;
             }
             break;
           }
