@@ -122,6 +122,19 @@ export async function syncConsent(
   return { consentId, bank, status: consent.status, outcome, needsReconsent: false };
 }
 
+/**
+ * The statement files this run fetches, by `bank account statement`: whether each fetch
+ * succeeded. Consents that share an account run in different lanes, and each lists the files
+ * still missing before the other has fetched them.
+ */
+const fileFetches = new WeakMap<SyncContext['counters'], Map<string, Promise<boolean>>>();
+
+function fileClaims(ctx: SyncContext): Map<string, Promise<boolean>> {
+  let claims = fileFetches.get(ctx.counters);
+  if (!claims) fileFetches.set(ctx.counters, (claims = new Map<string, Promise<boolean>>()));
+  return claims;
+}
+
 async function syncPlanned(
   ctx: SyncContext,
   consentId: ConsentId,
@@ -157,13 +170,23 @@ async function syncPlanned(
             // The account's files are made durable and recorded in batches (resources.ts), the
             // last one however the loop ends.
             const batch = statementFileBatch();
+            const claims = fileClaims(ctx);
             try {
               for (const statementId of missing.ok && units.statementFiles ? missing.value : []) {
                 if (ctx.stopping()) return;
+                // Another consent of the account, in another lane, may have listed the same missing
+                // file: it is fetched once, and fetched here only if that fetch failed. (A file that
+                // lane fetched but failed to record in its batch is still missing next run, and
+                // fetched then.)
+                const key = `${bank.name} ${accountId} ${statementId}`;
+                const other = claims.get(key);
+                if (other !== undefined && (await other)) continue;
                 const unit = `statement file ${accountId} ${statementId}`;
-                await runUnit(ctx, consentId, unit, 'statement_file', () =>
+                const fetched = runUnit(ctx, consentId, unit, 'statement_file', () =>
                   syncStatementFile(ctx, scope, accountId, statementId, batch, unit),
-                );
+                ).then((outcome) => outcome.ok);
+                claims.set(key, fetched);
+                await fetched;
                 if (batch.files.length >= STATEMENT_FILE_BATCH) await settleStatementFiles(ctx, consentId, batch);
               }
             } finally {

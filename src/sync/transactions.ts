@@ -111,6 +111,7 @@ export async function syncTransactions(
       remainingDays,
       minDays: ctx.settings.minWindowDays ?? 1,
       maxDays: ctx.settings.windowDays,
+      pageSize: ctx.settings.pageSize ?? BANK_PAGE_SIZE,
     });
   const queue: DateWindow[] = [];
   const refused: { window: DateWindow; rows: number; covered: number; counted: boolean }[] = [];

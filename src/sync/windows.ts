@@ -200,16 +200,31 @@ export interface WindowSizeInput {
   /** Config `sync.minWindowDays` and `sync.windowDays`. */
   minDays: number;
   maxDays: number;
+  /** Rows per page of the bank (config `sync.pageSize`; default BANK_PAGE_SIZE). */
+  pageSize?: number;
 }
 
-/** The share of the bank's known limit a window aims at: rows per day vary from day to day. */
+/** The share of the bank's known limit a window aims at, at most: rows per day vary from day to day. */
 export const TARGET_FILL = 0.85;
+/**
+ * How far a window's row count is taken to stray from its expectation: a standard deviation of
+ * this many times the square root of the rows expected (a Poisson count's, widened: days differ,
+ * and the rate is itself an estimate).
+ */
+export const ROW_SPREAD = 1.5;
+/** What a refused window (BDT263) costs besides its pages: the refusal, and the split's extra page. */
+const REFUSAL_COST = 2;
 
 /**
- * NZ days for the next window: as many as the bank's known limit allows at the account's rate
- * (aiming at `TARGET_FILL` of it), the rest of the range spread evenly over the windows it
- * needs, within [minDays, maxDays]. With no limit known or no rate known, the largest window:
- * the bank's BDT263 then teaches the limit, and the halves the rate.
+ * NZ days for the next window: the rest of the range is cut into the number of windows whose
+ * expected requests are fewest, and the next window takes its even share of the days, within
+ * [minDays, maxDays]. A window costs the pages its rows fill (the last one partly filled costs a
+ * whole request) and, when its rows may pass the bank's limit, a refusal and a split; its rows
+ * are a count around the account's rate × its days (`ROW_SPREAD`), so the cheapest windows end
+ * a margin under a whole number of pages rather than just past one. No window aims above
+ * `TARGET_FILL` of the known limit, except the whole rest in one window when it fits under
+ * 95% of the limit itself. With no limit known or no rate known, the largest window: the bank's
+ * BDT263 then teaches the limit, and the halves the rate.
  */
 export function chooseWindowDays(input: WindowSizeInput): number {
   const max = Math.max(1, input.maxDays);
@@ -217,14 +232,67 @@ export function chooseWindowDays(input: WindowSizeInput): number {
   const remaining = Math.max(1, input.remainingDays);
   const limit =
     input.minRefusedRows === null ? null : Math.max(input.minRefusedRows - 1, input.maxAcceptedRows ?? 0, 1);
-  if (limit === null || input.rowsPerDay === null) return clamp(max, min, max);
-  const target = limit * TARGET_FILL;
-  const perWindow = input.rowsPerDay > 0 ? Math.max(1, Math.floor(target / input.rowsPerDay)) : max;
-  const days = clamp(perWindow, min, max);
-  // The whole rest in one window when it fits under the limit itself, else evenly spread.
-  if (input.rowsPerDay * remaining <= limit * 0.95 && remaining <= max) return Math.max(min, remaining);
-  const windows = Math.ceil(remaining / days);
-  return clamp(Math.ceil(remaining / windows), min, max);
+  const rate = input.rowsPerDay;
+  if (limit === null || rate === null) return clamp(max, min, max);
+  const page = Math.max(1, input.pageSize ?? BANK_PAGE_SIZE);
+  const perWindow = rate > 0 ? Math.max(1, Math.floor((limit * TARGET_FILL) / rate)) : max;
+  // The fewest windows: the whole rest in one when it fits under the limit itself, else windows
+  // of at most TARGET_FILL of it; the most: windows of minDays.
+  const fewest =
+    rate * remaining <= limit * 0.95 && remaining <= max ? 1 : Math.ceil(remaining / clamp(perWindow, min, max));
+  const most = Math.max(fewest, Math.ceil(remaining / min));
+  let best = fewest;
+  let bestCost = Infinity;
+  // More than twice the fewest windows never pays: each adds at least one page.
+  for (let n = fewest; n <= Math.min(most, 2 * fewest + 1); n++) {
+    const cost = n * expectedWindowCost((rate * remaining) / n, limit, page);
+    if (cost < bestCost - 1e-9) {
+      best = n;
+      bestCost = cost;
+    }
+  }
+  return clamp(Math.ceil(remaining / best), min, max);
+}
+
+/**
+ * Expected requests of one window expecting `rows` rows: its pages, E[max(1, ⌈X / page⌉)] with X
+ * about normal around `rows` (standard deviation ROW_SPREAD·√rows), plus REFUSAL_COST times the
+ * chance that X passes the limit.
+ */
+export function expectedWindowCost(rows: number, limit: number, page: number): number {
+  const sd = Math.max(1, ROW_SPREAD * Math.sqrt(Math.max(0, rows)));
+  let pages = 1;
+  // Page k + 1 is needed when X > k·page.
+  for (let k = 1; k * page < rows + 6 * sd; k++) pages += normalAbove(k * page, rows, sd);
+  return pages + REFUSAL_COST * normalAbove(limit, rows, sd);
+}
+
+/** P(X > x) for X normal with mean `mean` and standard deviation `sd` (X counts rows: x + ½). */
+function normalAbove(x: number, mean: number, sd: number): number {
+  return 0.5 * erfc((x + 0.5 - mean) / (sd * Math.SQRT2));
+}
+
+/** The complementary error function (Numerical Recipes' erfcc: relative error under 1.2e-7). */
+function erfc(x: number): number {
+  const z = Math.abs(x);
+  const t = 1 / (1 + 0.5 * z);
+  const r =
+    t *
+    Math.exp(
+      -z * z -
+        1.26551223 +
+        t *
+          (1.00002368 +
+            t *
+              (0.37409196 +
+                t *
+                  (0.09678418 +
+                    t *
+                      (-0.18628806 +
+                        t *
+                          (0.27886807 + t * (-1.13520398 + t * (1.48851973 + t * (-0.82215223 + t * 0.17087277)))))))),
+    );
+  return x >= 0 ? r : 2 - r;
 }
 
 function clamp(value: number, min: number, max: number): number {

@@ -5,7 +5,7 @@
  * within the configured [minDays, maxDays].
  */
 import { describe, expect, it } from 'vitest';
-import { chooseWindowDays, TARGET_FILL } from '../../src/sync/windows';
+import { chooseWindowDays, expectedWindowCost, TARGET_FILL } from '../../src/sync/windows';
 
 const base = {
   rowsPerDay: null,
@@ -46,5 +46,50 @@ describe('chooseWindowDays', () => {
     expect(chooseWindowDays({ ...base, rowsPerDay: 100_000, minRefusedRows: 1001, minDays: 3 })).toBe(3);
     expect(chooseWindowDays({ ...base, rowsPerDay: 0.01, minRefusedRows: 1001, maxDays: 31 })).toBe(31);
     expect(chooseWindowDays({ ...base, rowsPerDay: 0, minRefusedRows: 1001, maxDays: 31 })).toBe(31);
+  });
+
+  it('ends a window a margin under a whole number of pages, not a few rows past one (the last page nearly empty)', () => {
+    // 6 rows a day under a limit of 120: TARGET_FILL alone gave 17 days, 102 rows, a third page
+    // for 2 rows; 15 days expect 90 rows, two pages but for a count 11 rows above the expected.
+    const at6 = chooseWindowDays({ ...base, rowsPerDay: 6, minRefusedRows: 121, remainingDays: 400, pageSize: 50 });
+    expect(at6 * 6).toBeLessThanOrEqual(92);
+    expect(at6 * 6).toBeGreaterThanOrEqual(80);
+    // 5.4 rows a day under 150: two pages' worth (18 days, 97 rows), not 23 days (124 rows, three pages and a refusal risk).
+    const at54 = chooseWindowDays({ ...base, rowsPerDay: 5.4, minRefusedRows: 151, remainingDays: 400, pageSize: 50 });
+    expect(at54 * 5.4).toBeLessThanOrEqual(100);
+  });
+
+  it('never expects more requests for the rest of the range than windows filled to TARGET_FILL', () => {
+    const remaining = 400;
+    const worse: number[][] = [];
+    for (const limit of [100, 120, 150, 250, 400, 1000])
+      for (let rate = 0.5; rate <= 60; rate *= 1.3) {
+        const input = { ...base, rowsPerDay: rate, minRefusedRows: limit + 1, remainingDays: remaining, pageSize: 50 };
+        // The rest in windows of `days` (evenly spread): their expected requests in all.
+        const total = (days: number) => {
+          const windows = Math.ceil(remaining / days);
+          return windows * expectedWindowCost((rate * remaining) / windows, limit, 50);
+        };
+        // The sizing before pages were counted: TARGET_FILL of the limit, at most maxDays, evenly spread.
+        const fill = Math.min(base.maxDays, Math.max(1, Math.floor((limit * TARGET_FILL) / rate)));
+        const filled =
+          rate * remaining <= limit * 0.95 && remaining <= base.maxDays
+            ? remaining
+            : Math.ceil(remaining / Math.ceil(remaining / fill));
+        const chosen = chooseWindowDays(input);
+        if (total(chosen) > total(filled) * 1.01)
+          worse.push([limit, rate, chosen, filled, total(chosen), total(filled)]);
+      }
+    expect(worse).toEqual([]);
+  });
+
+  it('expects the pages a count about its rows fills, and a refusal when it may pass the limit', () => {
+    expect(expectedWindowCost(0, 400, 50)).toBeCloseTo(1, 5);
+    expect(expectedWindowCost(75, 400, 50)).toBeCloseTo(2, 1);
+    // Right at a page boundary: the next page about half the time.
+    expect(expectedWindowCost(100, 400, 50)).toBeGreaterThan(2.3);
+    expect(expectedWindowCost(100, 400, 50)).toBeLessThan(2.7);
+    // Near the limit, the refusal's cost shows.
+    expect(expectedWindowCost(118, 120, 50)).toBeGreaterThan(3.5);
   });
 });
