@@ -104,8 +104,6 @@ export interface Pacer {
     answer: { status: number; headers?: Readonly<Record<string, string | string[] | undefined>> },
   ): void;
   state(): PacerState;
-  /** A request whose slot was taken got no answer (the connection failed): it is no longer in flight. */
-  abandon(sentAt: number): void;
   /**
    * Starts from what an earlier run learned (the stored rate, never above its ceiling). `probe`:
    * a long run (a backfill) may probe above the ceiling, gently; without it the pacer never paces
@@ -232,8 +230,6 @@ export function createPacer(options: PacerOptions): Pacer {
   let lastSlot = -Infinity;
   // The first send of a pacer that knows no rate: its start pace grows from then on.
   let firstAt: number | null = null;
-  // Requests sent and not yet answered: the start pace spaces only sends that overlap others.
-  let inFlight = 0;
   // When a short run last cut its pace (the local clock when the refusal was answered).
   let cutAt = -Infinity;
   // Slow start: from the first rate until a refusal of a pace it set, the rate grows e-fold a
@@ -566,15 +562,7 @@ export function createPacer(options: PacerOptions): Pacer {
       if (options.shared) return acquireShared(options.shared);
       for (;;) {
         const t = nowMs(options.now);
-        const learned = rateAt(t);
-        if (learned === null && inFlight === 0 && nextAt <= t + 1000 / startRate(t)) {
-          // Nothing in flight and no rate known: a lone request (one lane, a retry) goes at once.
-          nextAt = Math.max(nextAt, t + 1000 / startRate(t));
-          lastSlot = t;
-          inFlight += 1;
-          return t;
-        }
-        const rate = learned ?? startRate(t);
+        const rate = rateAt(t) ?? startRate(t);
         const slot = Math.max(t, nextAt);
         nextAt = slot + 1000 / rate;
         const reservedIn = generation;
@@ -585,15 +573,10 @@ export function createPacer(options: PacerOptions): Pacer {
         // A refusal lowered the rate while this lane waited: its slot was spaced at the old pace.
         if (reservedIn !== generation) continue;
         lastSlot = Math.max(lastSlot, slot);
-        inFlight += 1;
         return slot;
       }
     },
-    abandon() {
-      inFlight = Math.max(0, inFlight - 1);
-    },
     settle(sentAt, answer) {
-      inFlight = Math.max(0, inFlight - 1);
       if (answer.headers) learnFromHeaders(answer.headers);
       const t = nowMs(options.now);
       latencyMs = latencyMs === null ? t - sentAt : latencyMs * 0.9 + (t - sentAt) * 0.1;
