@@ -3,8 +3,8 @@
  * client as a whole keeps under the bank's rate limit instead of meeting it with 429s
  * (docs/client.md "Pacing").
  *
- * The bank does not publish its limit. With nothing stored, the pacer starts at a start pace
- * (50 req/s, growing e-fold a second) and learns from what the bank answers:
+ * The bank does not publish its limit. The pacer starts unpaced and learns from what the
+ * bank answers:
  * - A `RateLimit-Policy` (`q=…;w=…`, or `N;w=S`) or a `RateLimit-Limit`/`X-RateLimit-Limit`
  *   with a window in seconds, when a bank sends them, give the rate outright.
  * - Otherwise each 429 says the bank's bucket was empty when that request arrived. From such a
@@ -104,8 +104,6 @@ export interface Pacer {
     answer: { status: number; headers?: Readonly<Record<string, string | string[] | undefined>> },
   ): void;
   state(): PacerState;
-  /** A request whose slot was taken got no answer (the connection failed): it is no longer in flight. */
-  abandon(sentAt: number): void;
   /**
    * Starts from what an earlier run learned (the stored rate, never above its ceiling). `probe`:
    * a long run (a backfill) may probe above the ceiling, gently; without it the pacer never paces
@@ -175,15 +173,6 @@ const MAX_CONFIRMED = 3;
 const PROBE_GROWTH_PER_S = 0.1;
 /** A run resumed from a stored rate without probing: how much the rate is taken to lie below the bank's. */
 const STORED_SPREAD = 0.01;
-/** Before any rate is known (nothing stored, no refusal yet): the first pace, req/s. */
-const START_RATE = 50;
-/** Before any rate is known: the start pace grows e-fold in 1 / this seconds. */
-const START_GROWTH_PER_S = 1;
-/**
- * The first rate, after a start paced from nothing, is this share of the last second's accepted
- * rate: that second spent the bank's burst too, so its rate lies above the bank's.
- */
-const FIRST_SHARE = 0.7;
 
 export function createPacer(options: PacerOptions): Pacer {
   const memoryMs = options.memoryMs ?? 300_000;
@@ -230,10 +219,6 @@ export function createPacer(options: PacerOptions): Pacer {
   // new one at the new pace (the queued lanes' slots would otherwise go out at the refused pace).
   let generation = 0;
   let lastSlot = -Infinity;
-  // The first send of a pacer that knows no rate: its start pace grows from then on.
-  let firstAt: number | null = null;
-  // Requests sent and not yet answered: the start pace spaces only sends that overlap others.
-  let inFlight = 0;
   // When a short run last cut its pace (the local clock when the refusal was answered).
   let cutAt = -Infinity;
   // Slow start: from the first rate until a refusal of a pace it set, the rate grows e-fold a
@@ -263,8 +248,7 @@ export function createPacer(options: PacerOptions): Pacer {
   /** Learns from a 429; when that lowers the rate, the slots of the lanes still waiting are spaced anew. */
   function learnFrom(refusal: Refusal): void {
     const now = nowMs(options.now);
-    // Before any rate, the start pace (its slots given out at it).
-    const before = rateAt(now) ?? (firstAt === null ? null : startRate(now));
+    const before = rateAt(now);
     learnFromRefusal(refusal);
     const after = rateAt(now);
     if (before !== null && after !== null && after < before) {
@@ -445,8 +429,7 @@ export function createPacer(options: PacerOptions): Pacer {
       // The first rate from a bound (another worker's refusals): the slow start from it.
       setBase(t, best.rate * (1 + PROBE));
     } else {
-      // The first refusal: the last second's accepted rate (it may include the bank's burst;
-      // after this process's start pace, FIRST_SHARE of it: that second spent the burst);
+      // The first refusal: the last second's accepted rate (it may include the bank's burst);
       // later refusals measure the true rate against this one. A client that sent only a few
       // requests in that second was not refused for its own rate: `Retry-After` answers it.
       // With a shared budget, the client's (from the counts of this process's slots).
@@ -455,7 +438,7 @@ export function createPacer(options: PacerOptions): Pacer {
         ? clientAcceptedSince(t - FIRST_WINDOW_MS, refusal.client)
         : acceptedIn(t - FIRST_WINDOW_MS, t);
       if (recent === null || recent < MIN_COUNT) return;
-      setBase(t, ((recent * 1000) / FIRST_WINDOW_MS) * (refusal.client ? 1 : FIRST_SHARE));
+      setBase(t, (recent * 1000) / FIRST_WINDOW_MS);
     }
     confirmed = 0;
     uncertainty = UNKNOWN_CREEP_PER_S;
@@ -494,17 +477,6 @@ export function createPacer(options: PacerOptions): Pacer {
     setBase(t, rate);
     if (!starting) uncertainty = spread;
     confirmed = 0;
-  }
-
-  /**
-   * The pace before any rate is known: START_RATE from the first send, growing e-fold in
-   * 1 / START_GROWTH_PER_S seconds, so that the lanes meet the bank's emptied bucket at a pace
-   * near its rate rather than all at once (each request sent between the bucket's emptying and
-   * the first 429's answer is refused).
-   */
-  function startRate(t: number): number {
-    firstAt ??= t;
-    return START_RATE * Math.exp(Math.min((START_GROWTH_PER_S * (t - firstAt)) / 1000, MAX_GROWTH));
   }
 
   /** How long after a cut refusals are still answers to the old pace. */
@@ -566,15 +538,12 @@ export function createPacer(options: PacerOptions): Pacer {
       if (options.shared) return acquireShared(options.shared);
       for (;;) {
         const t = nowMs(options.now);
-        const learned = rateAt(t);
-        if (learned === null && inFlight === 0 && nextAt <= t + 1000 / startRate(t)) {
-          // Nothing in flight and no rate known: a lone request (one lane, a retry) goes at once.
-          nextAt = Math.max(nextAt, t + 1000 / startRate(t));
+        const rate = rateAt(t);
+        if (rate === null) {
+          nextAt = t;
           lastSlot = t;
-          inFlight += 1;
           return t;
         }
-        const rate = learned ?? startRate(t);
         const slot = Math.max(t, nextAt);
         nextAt = slot + 1000 / rate;
         const reservedIn = generation;
@@ -585,15 +554,10 @@ export function createPacer(options: PacerOptions): Pacer {
         // A refusal lowered the rate while this lane waited: its slot was spaced at the old pace.
         if (reservedIn !== generation) continue;
         lastSlot = Math.max(lastSlot, slot);
-        inFlight += 1;
         return slot;
       }
     },
-    abandon() {
-      inFlight = Math.max(0, inFlight - 1);
-    },
     settle(sentAt, answer) {
-      inFlight = Math.max(0, inFlight - 1);
       if (answer.headers) learnFromHeaders(answer.headers);
       const t = nowMs(options.now);
       latencyMs = latencyMs === null ? t - sentAt : latencyMs * 0.9 + (t - sentAt) * 0.1;

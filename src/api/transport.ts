@@ -95,13 +95,7 @@ export function createTransport<K extends HttpKind = Endpoint>(options: Transpor
   async function openPaced(exchange: HttpExchange): Promise<StreamAnswer> {
     if (!options.pacer) return http.open(exchange);
     const sentAt = await options.pacer.acquire();
-    let answer: StreamAnswer;
-    try {
-      answer = await http.open(exchange);
-    } catch (error) {
-      options.pacer.abandon(sentAt);
-      throw error;
-    }
+    const answer = await http.open(exchange);
     options.pacer.settle(sentAt, answer);
     return answer;
   }

@@ -8,38 +8,20 @@ import { createPacer, rateFromHeaders } from '../../src/api/pacer';
 import { simulate } from './pacer-sim';
 
 describe('pacer', () => {
-  it('paces overlapping sends from nothing at 50/s, growing e-fold a second, while it has learned no limit', async () => {
-    let now = 1000;
-    const slots: number[] = [];
-    const pacer = createPacer({ now: () => new Date(now), sleep: async (ms) => void (now += ms) });
-    // 100 requests in flight together (none answered yet), as lanes send them.
-    for (let i = 0; i < 100; i++) slots.push(await pacer.acquire());
-    for (const at of slots) pacer.settle(at, { status: 200 });
-    // 50/s at first (20 ms apart), e-fold faster a second later: 100 sends in under 2 s, over 1 s.
-    expect(slots[1]! - slots[0]!).toBe(20);
-    expect(slots[99]! - slots[0]!).toBeGreaterThan(1000);
-    expect(slots[99]! - slots[0]!).toBeLessThan(2000);
-    expect(slots[99]! - slots[98]!).toBeLessThan(10);
-    expect(pacer.state()).toMatchObject({ rate: null, source: 'none', accepted: 100 });
-  });
-
-  it('sends a lone request at once while it has learned no limit (nothing else in flight)', async () => {
+  it('sends at once while it has learned no limit', async () => {
     let slept = 0;
     const pacer = createPacer({ now: () => new Date(1000), sleep: async (ms) => void (slept += ms) });
     for (let i = 0; i < 100; i++) pacer.settle(await pacer.acquire(), { status: 200 });
-    // One whose connection failed is no longer in flight either.
-    await pacer.acquire();
-    pacer.abandon(1000);
-    pacer.settle(await pacer.acquire(), { status: 200 });
     expect(slept).toBe(0);
+    expect(pacer.state()).toMatchObject({ rate: null, source: 'none', accepted: 100 });
   });
 
   it('a 429 after a few requests (not our own rate) leaves the pacing to Retry-After', async () => {
     let now = 0;
     let slept = 0;
-    const pacer = createPacer({ now: () => new Date(now), sleep: async (ms) => void ((slept += ms), (now += ms)) });
+    const pacer = createPacer({ now: () => new Date(now), sleep: async (ms) => void (slept += ms) });
     pacer.settle(await pacer.acquire(), { status: 200 });
-    now = 30;
+    now = 10;
     pacer.settle(await pacer.acquire(), { status: 429 });
     expect(pacer.state().rate).toBeNull();
     now = 1010;
