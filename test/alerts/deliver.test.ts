@@ -183,7 +183,7 @@ describe('the command hook', () => {
     const hooked = loadConfig({
       cwd: dir,
       env: { BANKDATA_DATA_DIR: join(dir, 'data'), BANKDATA_CLIENT_SECRET: 'client-secret-xyz' },
-      flags: { alerts: { command: [process.execPath, script, out, '$HOME'] } } as never,
+      flags: { alerts: { command: [process.execPath, script, out, '$HOME'] } },
       userConfigFile: null,
     });
     expect(config.alerts.command).toBeNull();
@@ -206,7 +206,7 @@ describe('the command hook', () => {
     const hooked = loadConfig({
       cwd: dir,
       env: { BANKDATA_DATA_DIR: join(dir, 'data') },
-      flags: { alerts: { command: [process.execPath, script] } } as never,
+      flags: { alerts: { command: [process.execPath, script] } },
       userConfigFile: null,
     });
     const store = await storeIn(hooked);
