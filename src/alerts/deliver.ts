@@ -74,6 +74,8 @@ export async function deliverOutbox(
   const deadline = performance.now() + settings.budgetMs;
   const outcomes: DeliveryOutcome[] = [];
   const webhook = await webhookSender(settings);
+  // One attempt per row and pass: the retries are spread across runs by the backoff.
+  const attempted: number[] = [];
   try {
     for (;;) {
       const remaining = Math.floor(deadline - performance.now());
@@ -85,9 +87,11 @@ export async function deliverOutbox(
         now,
         claimUntil: new Date(now.getTime() + longest + 60_000),
         limit: 1,
+        excludeIds: attempted,
         ...(options.eventIds ? { eventIds: options.eventIds } : {}),
       });
       if (!row) break;
+      attempted.push(row.id);
       const attempt =
         row.destination === 'webhook'
           ? await webhook.send(row, Math.min(settings.webhookTimeoutMs, remaining))

@@ -9,7 +9,7 @@
  * row's next attempt past the attempt's timeout in one UPDATE, so two processes never send the
  * same row at once; a process killed mid-attempt leaves the row due again after that time.
  */
-import { and, asc, desc, eq, inArray, lte, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, inArray, lte, notInArray, sql } from 'drizzle-orm';
 import { insertInto, rowsOf, selectFrom, updateSet } from './sql-build';
 import type { SqlRunner } from './sql-runner';
 import { alertOutbox, alertState, type AlertDeliveryState, type AlertDestination } from './sqlite/schema';
@@ -102,13 +102,22 @@ async function insertEvent(r: SqlRunner, event: AlertEventInput, at: string): Pr
  */
 export async function claimDue(
   r: SqlRunner,
-  options: { now: Instant; claimUntil: Instant; limit: number; eventIds?: readonly string[] },
+  options: {
+    now: Instant;
+    claimUntil: Instant;
+    limit: number;
+    eventIds?: readonly string[];
+    excludeIds?: readonly number[];
+  },
 ): Promise<AlertOutboxRow[]> {
   const now = toStoredInstant(options.now);
   const due = and(
     eq(alertOutbox.state, 'pending'),
     lte(alertOutbox.nextAttemptAt, now),
     options.eventIds ? inArray(alertOutbox.eventId, [...options.eventIds]) : undefined,
+    options.excludeIds && options.excludeIds.length > 0
+      ? notInArray(alertOutbox.id, [...options.excludeIds])
+      : undefined,
   );
   const candidates = await r.all(
     sql`SELECT id FROM ${alertOutbox} WHERE ${due} ORDER BY ${asc(alertOutbox.id)} LIMIT ${options.limit}`,

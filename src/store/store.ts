@@ -295,6 +295,8 @@ export interface Store {
       claimUntil: Instant;
       limit: number;
       eventIds?: readonly string[];
+      /** Rows left out (those this pass already attempted). */
+      excludeIds?: readonly number[];
     }): Promise<AlertOutboxRow[]>;
     recordAttempt(id: number, result: WithNow<AttemptResult>): Promise<void>;
     list(filter?: { state?: AlertDeliveryState; limit?: number }): Promise<AlertOutboxRow[]>;
