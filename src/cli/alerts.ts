@@ -93,6 +93,7 @@ export function registerAlertsCommand(program: Command): void {
     { line: 'bankdata alerts --state pending --json', says: 'the events still to deliver, as JSON' },
   ]);
   withExamples(commandNamed(alerts, 'list'), [
+    { line: 'bankdata alerts list', says: 'the outbox, newest first, with each attempt count and last error' },
     { line: 'bankdata alerts list --state failed', says: 'the events given up after alerts.maxAttempts' },
   ]);
   withExamples(commandNamed(alerts, 'test'), [
