@@ -173,15 +173,21 @@ async function webhookSender(settings: DeliverySettings): Promise<{
   };
 }
 
-/** Environment variables the hook does not inherit: the program's secrets stay in this process. */
+/**
+ * Environment variables the hook does not inherit: the program's secrets stay in this process
+ * (any `BANKDATA_*SECRET*` or `*PASSWORD*` variable, and any value holding a registered secret or
+ * a URL's password, such as a postgres:// BANKDATA_DB).
+ */
 const SECRET_ENV = /^BANKDATA_.*(SECRET|PASSWORD)/i;
+const inheritable = ([name, value]: [string, string | undefined]) =>
+  value !== undefined && !SECRET_ENV.test(name) && redact(value) === value;
 
 /** The command hook: the event's JSON on stdin, no shell, killed at the timeout; its exit code kept. */
 function runCommand(command: readonly string[] | null, row: AlertOutboxRow, timeoutMs: number): Promise<Attempt> {
   const [program, ...args] = command ?? [];
   if (program === undefined)
     return Promise.resolve({ delivered: false, status: null, error: 'alerts.command is not set' });
-  const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !SECRET_ENV.test(name)));
+  const env = Object.fromEntries(Object.entries(process.env).filter(inheritable));
   return new Promise<Attempt>((resolve) => {
     let settled = false;
     let stderr = '';

@@ -176,18 +176,31 @@ describe('the command hook', () => {
     writeFileSync(
       script,
       `let s='';process.stdin.on('data',d=>s+=d).on('end',()=>{require('fs').appendFileSync(process.argv[2],s);` +
-        `process.exit(process.env.BANKDATA_CLIENT_SECRET===undefined&&process.argv[3]==='$HOME'?0:9)});`,
+        `const e=process.env;process.exit(e.BANKDATA_CLIENT_SECRET===undefined&&e.BANKDATA_DB===undefined&&` +
+        `e.BANKDATA_HOOK_SEES==='yes'&&process.argv[3]==='$HOME'?0:9)});`,
     );
     const hooked = loadConfig({
       cwd: dir,
       env: { BANKDATA_DATA_DIR: join(dir, 'data'), BANKDATA_CLIENT_SECRET: 'client-secret-xyz' },
+      // (registers the secret with the redaction, as a real run reading it does)
       flags: { alerts: { command: [process.execPath, script, out, '$HOME'] } },
       userConfigFile: null,
     });
     expect(config.alerts.command).toBeNull();
     const store = await storeIn(hooked);
     await finishedRun(store, 'failed', '2026-11-01T13:59:00Z');
-    const { attempts } = await raiseAlerts(hooked, store);
+    // The program's secrets are in this process's environment; the hook inherits the rest only.
+    const saved = { ...process.env };
+    Object.assign(process.env, {
+      BANKDATA_CLIENT_SECRET: 'client-secret-xyz',
+      BANKDATA_DB: 'postgres://bankdata:db-password-123@127.0.0.1:1/bankdata',
+      BANKDATA_HOOK_SEES: 'yes',
+    });
+    const { attempts } = await raiseAlerts(hooked, store).finally(() => {
+      for (const name of ['BANKDATA_CLIENT_SECRET', 'BANKDATA_DB', 'BANKDATA_HOOK_SEES'])
+        if (saved[name] === undefined) delete process.env[name];
+        else process.env[name] = saved[name];
+    });
     expect(attempts.map((a) => [a.destination, a.delivered, a.status])).toEqual([['command', true, 0]]);
     const got = JSON.parse(readFileSync(out, 'utf8')) as { type: string; subject: string };
     expect([got.type, got.subject]).toEqual(['run.failed', 'run:sync']);
