@@ -9,7 +9,7 @@ import { checkContinuity, type CheckResult } from '../check/check-accounts';
 import { causeText } from '../check/continuity';
 import { createCliContext, globalsOf } from './command-context';
 import { ExitCode, UsageError } from './exit-codes';
-import { commandNamed } from './command-needs';
+import { commandNamed, raisesAlerts } from './command-needs';
 import { withExamples } from './command-help';
 import { notPaths } from './path-roles';
 
@@ -68,4 +68,5 @@ export function registerCheckCommand(program: Command): void {
   ]);
   // The values that are not paths (src/cli/path-roles.ts); the paths are made in output-paths.ts.
   notPaths(commandNamed(program, 'check'), ['--account']);
+  raisesAlerts(commandNamed(program, 'check'));
 }

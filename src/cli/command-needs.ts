@@ -75,3 +75,20 @@ export function printsOnStdout(command: Command, kind: StdoutKind): Command {
 export function stdoutKindOf(command: Command): StdoutKind {
   return stdoutKinds.get(command) ?? 'outcome';
 }
+
+/**
+ * Commands that can change what alerts judge (runs, consents' statuses, continuity findings,
+ * payments' statuses; docs/alerts.md "When alerts are judged"): after the action, the root
+ * program's postAction hook (src/cli/main.ts) judges the alerts and delivers the outbox.
+ * test/cli/alerts-registry.test.ts holds the list of such commands to the registry.
+ */
+const alertRaisers = new WeakSet<Command>();
+
+export function raisesAlerts(command: Command): Command {
+  alertRaisers.add(command);
+  return command;
+}
+
+export function raisesAlertsOf(command: Command): boolean {
+  return alertRaisers.has(command);
+}

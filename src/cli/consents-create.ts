@@ -17,7 +17,7 @@ import { ConsentInputError, type ConsentRequestInput } from '../sync/consent-req
 import { createCliContext, globalsOf } from './command-context';
 import { CliError, ExitCode, UsageError } from './exit-codes';
 import { createSpinner } from './spinner';
-import { commandNamed, needsCredentials } from './command-needs';
+import { commandNamed, needsCredentials, raisesAlerts } from './command-needs';
 import { withExamples } from './command-help';
 import { notPaths } from './path-roles';
 
@@ -101,7 +101,7 @@ export function registerConsentCreateCommand(consents: Command): void {
         await ctx.close();
       }
     });
-  needsCredentials(commandNamed(consents, 'create'), 'data');
+  raisesAlerts(needsCredentials(commandNamed(consents, 'create'), 'data'));
   withExamples(commandNamed(consents, 'create'), [
     {
       line: 'bankdata consents create --bank PNZ --flow redirect',

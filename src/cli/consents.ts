@@ -14,7 +14,7 @@ import { registerConsentCreateCommand } from './consents-create';
 import { consentView, formatConsentDetail, formatConsentTable, type ConsentView } from './consents-view';
 import { CliError, ExitCode, UsageError } from './exit-codes';
 import { inputPathOption } from './output-paths';
-import { commandNamed, needsCredentials } from './command-needs';
+import { commandNamed, needsCredentials, raisesAlerts } from './command-needs';
 import { withExamples } from './command-help';
 import { notPaths } from './path-roles';
 
@@ -147,9 +147,10 @@ export function registerConsentsCommand(program: Command): void {
 
   registerConsentCreateCommand(consents);
   registerConsentForgetCommand(consents);
-  needsCredentials(commandNamed(consents, 'list'), 'data', (options) => !options.offline);
-  needsCredentials(commandNamed(consents, 'show'), 'data', (options) => !options.offline);
-  needsCredentials(commandNamed(consents, 'revoke'), 'data');
+  // A live read records each consent's status: the alerts are judged after it (docs/alerts.md).
+  raisesAlerts(needsCredentials(commandNamed(consents, 'list'), 'data', (options) => !options.offline));
+  raisesAlerts(needsCredentials(commandNamed(consents, 'show'), 'data', (options) => !options.offline));
+  raisesAlerts(needsCredentials(commandNamed(consents, 'revoke'), 'data'));
   withExamples(commandNamed(program, 'consents'), [
     { line: 'bankdata consents add CONSENT_ID', says: 'register a consent for sync' },
     { line: 'bankdata consents list', says: 'every registered consent with its live status' },

@@ -97,6 +97,12 @@ export const COMMANDS: readonly CommandEntry[] = [
     load: async () => (await import('./pacing')).registerPacingCommand,
   },
   {
+    name: 'alerts',
+    description: 'the alert outbox (pending, delivered, failed); `test` sends a sample event',
+    usage: '[options]',
+    load: async () => (await import('./alerts')).registerAlertsCommand,
+  },
+  {
     name: 'schedule',
     description:
       'run the scheduled jobs in the foreground (nightly sync, expiry check, meta refresh; Pacific/Auckland)',
@@ -137,6 +143,12 @@ function rootProgram(): Command {
       if (stubs.has(action)) return;
       checkDeferredMandatory(action);
       (await import('./preflight')).preflight(action);
+    })
+    // After a command that can change alertable state (declared with `raisesAlerts`): the alerts
+    // judged and the outbox delivered (docs/alerts.md). The one place besides each scheduled job.
+    .hook('postAction', async (_root, action) => {
+      if (stubs.has(action) || !(await import('./command-needs')).raisesAlertsOf(action)) return;
+      await (await import('./alerts')).alertsAfterCommand(action);
     });
   addGlobalOptions(program);
   return program;

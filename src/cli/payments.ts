@@ -31,7 +31,7 @@ import { terminalSafe } from '@bankdata/core/terminal-text';
 import { createCliContext, globalsOf, type CliContext } from './command-context';
 import { paymentId } from './flags';
 import { CliError, ExitCode, UsageError } from './exit-codes';
-import { commandNamed, needsCredentials } from './command-needs';
+import { commandNamed, needsCredentials, raisesAlerts } from './command-needs';
 import { withExamples } from './command-help';
 import { notPaths } from './path-roles';
 
@@ -340,8 +340,8 @@ export function registerPaymentsCommand(program: Command): void {
         }
       });
     });
-  needsCredentials(commandNamed(payments, 'create'), 'payments');
-  needsCredentials(commandNamed(payments, 'track'), 'payments');
+  raisesAlerts(needsCredentials(commandNamed(payments, 'create'), 'payments'));
+  raisesAlerts(needsCredentials(commandNamed(payments, 'track'), 'payments'));
   withExamples(commandNamed(program, 'payments'), [
     {
       line: 'bankdata payments create --consent CONSENT_ID --wait',

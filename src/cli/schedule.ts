@@ -10,6 +10,7 @@ import { buildJobs, createScheduler, nodeCronEngine, type JobLine } from '../job
 import { NZ_ZONE } from '@bankdata/core/nz-time';
 import { redact } from '@bankdata/core/secrets';
 import { paymentsPass } from '../payments/sync-pass';
+import { raiseAndReport } from './alerts';
 import { createCliContext, globalsOf } from './command-context';
 import { ExitCode } from './exit-codes';
 import { onStop, signalExitCode, type StopSignal } from './stop-signals';
@@ -43,7 +44,21 @@ export function registerScheduleCommand(program: Command): void {
           },
           ctx.config.schedule,
         );
-        const scheduler = createScheduler(jobs, { engine: nodeCronEngine(), emit: (line: JobLine) => print(line) });
+        // Each job ends with the alerts judged and the outbox delivered (docs/alerts.md), as a command does.
+        const alerting = jobs.map((job) => ({
+          ...job,
+          run: async (signal: AbortSignal, firedFor: Date) => {
+            try {
+              return await job.run(signal, firedFor);
+            } finally {
+              await raiseAndReport(ctx.config, store, ctx.logger);
+            }
+          },
+        }));
+        const scheduler = createScheduler(alerting, {
+          engine: nodeCronEngine(),
+          emit: (line: JobLine) => print(line),
+        });
         let stopListening = () => {};
         const signal = await new Promise<StopSignal>((resolve) => {
           stopListening = onStop(resolve);
@@ -52,7 +67,7 @@ export function registerScheduleCommand(program: Command): void {
             event: 'started',
             pid: process.pid,
             timezone: NZ_ZONE,
-            jobs: jobs.map((j) => ({ job: j.name, schedule: j.expression })),
+            jobs: alerting.map((j) => ({ job: j.name, schedule: j.expression })),
           });
         });
         // A second signal ends the process at once (nothing listens any more).

@@ -20,7 +20,7 @@ import { wholeNumber } from './flags';
 import { createProgress } from './progress';
 import { runWorkers, SHARED_RUN_ENV } from './sync-workers';
 import { onStop, signalExitCode, type StopSignal } from './stop-signals';
-import { commandNamed, needsCredentials } from './command-needs';
+import { commandNamed, needsCredentials, raisesAlerts } from './command-needs';
 import { withExamples } from './command-help';
 import { notPaths } from './path-roles';
 
@@ -76,7 +76,7 @@ export function registerSyncCommand(program: Command): void {
       }
     });
   // --dry-run sends meta and consent reads too; --workers' workers each need them.
-  needsCredentials(commandNamed(program, 'sync'), 'data');
+  raisesAlerts(needsCredentials(commandNamed(program, 'sync'), 'data'));
   withExamples(commandNamed(program, 'sync'), [
     { line: 'bankdata sync', says: 'one run over every registered consent' },
     { line: 'bankdata sync --consent ID --since 2026-01-01', says: 'one consent, fetched again from an NZ date' },

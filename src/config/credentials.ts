@@ -64,3 +64,11 @@ function requireCredentials(
   }
   return Object.freeze({ baseUrl, clientId, clientSecret, environment: config.environment });
 }
+
+/**
+ * The alert webhook's signing key (BANKDATA_ALERTS_WEBHOOK_SECRET or _FILE), or null when unset;
+ * registered with the redaction when read (config/sources.ts), like the clients' secrets.
+ */
+export function alertsWebhookSecret(config: Config): string | null {
+  return secretsFor(config).alertsWebhookSecret;
+}

@@ -6,7 +6,12 @@ export {
   type ConfigFlags,
   type LoadConfigOptions,
 } from './load';
-export { requireApiCredentials, requirePaymentsCredentials, type ApiCredentials } from './credentials';
+export {
+  alertsWebhookSecret,
+  requireApiCredentials,
+  requirePaymentsCredentials,
+  type ApiCredentials,
+} from './credentials';
 export { ConfigError } from './config-errors';
 export { ENV_KEYS } from './sources';
-export { isLoopbackHost, isValidBaseUrl } from './schema';
+export { ALERT_SUBJECTS, isLoopbackHost, isValidBaseUrl, type AlertSubject } from './schema';

@@ -11,7 +11,7 @@ import envPaths from 'env-paths';
 import { DEFAULT_CONFIG_PATH } from '../paths';
 import type { Environment } from '@bankdata/core/consent-rules';
 import { ConfigError } from './config-errors';
-import { configSchema, type ConfigLayer, type ConfigValues } from './schema';
+import { configSchema, type AlertSubject, type ConfigLayer, type ConfigValues } from './schema';
 import { readEnvLayer, readFlagsLayer, readJsonLayer, readSecrets, validateWith, type Secrets } from './sources';
 import { isPostgresUrl } from '../database-url';
 
@@ -57,6 +57,17 @@ export interface Config {
     readonly metaRefresh: string;
   };
   readonly expiryWarningDays: number;
+  /** Alerts (docs/alerts.md); the webhook's secret is beside the config (secretsFor), never in it. */
+  readonly alerts: {
+    readonly webhook: { readonly url: string | null; readonly timeoutMs: number };
+    readonly command: readonly string[] | null;
+    readonly commandTimeoutMs: number;
+    readonly on: readonly AlertSubject[];
+    readonly maxAttempts: number;
+    readonly retryBaseMs: number;
+    readonly retryMaxMs: number;
+    readonly budgetMs: number;
+  };
   /** The sources read, in order of precedence (lowest first), for `status` and error hints. */
   readonly sources: readonly string[];
 }
@@ -136,6 +147,12 @@ export function loadConfig(options: LoadConfigOptions = {}): Config {
     sync: { ...values.sync },
     schedule: { ...values.schedule },
     expiryWarningDays: values.expiryWarningDays,
+    alerts: {
+      ...values.alerts,
+      webhook: { ...values.alerts.webhook },
+      command: values.alerts.command && [...values.alerts.command],
+      on: [...values.alerts.on],
+    },
     sources: layers.filter(([, layer]) => layer !== null).map(([source]) => source),
   });
   secretsOf.set(config, secrets);
@@ -144,7 +161,7 @@ export function loadConfig(options: LoadConfigOptions = {}): Config {
 
 /** The secrets read with this config (never part of the config object itself). */
 export function secretsFor(config: Config): Secrets {
-  return secretsOf.get(config) ?? { clientSecret: null, paymentsClientSecret: null };
+  return secretsOf.get(config) ?? { clientSecret: null, paymentsClientSecret: null, alertsWebhookSecret: null };
 }
 
 function mergeLayer(base: Record<string, unknown>, layer: Record<string, unknown>): Record<string, unknown> {

@@ -90,6 +90,34 @@ export const scheduleSchema = z.strictObject({
 });
 
 const baseUrl = z.string().refine(isValidBaseUrl);
+
+/** What an alert may be raised on (docs/alerts.md "Events"). */
+export const ALERT_SUBJECTS = ['run', 'consent', 'continuity', 'payment'] as const;
+export type AlertSubject = (typeof ALERT_SUBJECTS)[number];
+
+/** Alerts (docs/alerts.md): a webhook, a command hook, what to alert on, the retry schedule. */
+export const alertsWebhookSchema = z.strictObject({
+  /** https, or http on a loopback host, as the bank's base URL (isValidBaseUrl); null: no webhook. */
+  url: baseUrl.nullable(),
+  /** One POST's whole time (connect, answer, body); a receiver that hangs is left after it. */
+  timeoutMs: z.int().min(100).max(120_000),
+});
+
+export const alertsSchema = z.strictObject({
+  webhook: alertsWebhookSchema,
+  /** The command hook: a program and its arguments (no shell); null: none. */
+  command: z.array(z.string().min(1)).min(1).nullable(),
+  /** The command hook's time before it is killed (SIGKILL). */
+  commandTimeoutMs: z.int().min(100).max(600_000),
+  on: z.array(z.enum(ALERT_SUBJECTS)),
+  /** Attempts per event and destination before it is marked failed. */
+  maxAttempts: z.int().min(1).max(100),
+  /** The first retry's delay; each later one doubles, up to retryMaxMs; each jittered (half to all of it). */
+  retryBaseMs: z.int().min(0).max(86_400_000),
+  retryMaxMs: z.int().min(0).max(604_800_000),
+  /** The most time one command spends delivering the outbox, all attempts together. */
+  budgetMs: z.int().min(100).max(600_000),
+});
 const identifier = z.string().regex(/^\S+$/);
 const path = z.string().min(1);
 /**
@@ -111,12 +139,14 @@ export const configSchema = z.strictObject({
   sync: syncSchema,
   schedule: scheduleSchema,
   expiryWarningDays: wholeDays(0, 365),
+  alerts: alertsSchema,
 });
 
 /** One layer: any key may be absent, but an unknown key is an error (a typo never passes silently). */
 export const configLayerSchema = configSchema.partial().extend({
   sync: syncSchema.partial().optional(),
   schedule: scheduleSchema.partial().optional(),
+  alerts: alertsSchema.partial().extend({ webhook: alertsWebhookSchema.partial().optional() }).optional(),
 });
 
 export type ConfigValues = z.infer<typeof configSchema>;
@@ -154,4 +184,19 @@ export const EXPECTED_FORM: Record<string, string> = {
   'schedule.expiryCheck': 'a cron expression, e.g. "0 8 * * *"',
   'schedule.metaRefresh': 'a cron expression, e.g. "0 6 * * 1"',
   expiryWarningDays: 'a whole number of days from 0 to 365',
+  alerts:
+    'an object with webhook, command, commandTimeoutMs, on, maxAttempts, retryBaseMs, retryMaxMs, budgetMs (docs/alerts.md)',
+  'alerts.webhook': 'an object with url, timeoutMs',
+  'alerts.webhook.url':
+    'an https URL (http only for a loopback host: 127.0.0.0/8, ::1, localhost), without user, password, query or fragment, or null',
+  'alerts.webhook.timeoutMs': 'a whole number of milliseconds from 100 to 120000',
+  'alerts.command': 'a list of strings: the program and its arguments (run without a shell), or null',
+  'alerts.command[]': 'a non-empty string',
+  'alerts.commandTimeoutMs': 'a whole number of milliseconds from 100 to 600000',
+  'alerts.on': 'a list of "run", "consent", "continuity", "payment"',
+  'alerts.on[]': '"run", "consent", "continuity" or "payment"',
+  'alerts.maxAttempts': 'a whole number from 1 to 100',
+  'alerts.retryBaseMs': 'a whole number of milliseconds from 0 to 86400000',
+  'alerts.retryMaxMs': 'a whole number of milliseconds from 0 to 604800000',
+  'alerts.budgetMs': 'a whole number of milliseconds from 100 to 600000',
 };

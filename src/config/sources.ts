@@ -240,6 +240,8 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
 export interface Secrets {
   readonly clientSecret: string | null;
   readonly paymentsClientSecret: string | null;
+  /** The alert webhook's signing key (docs/alerts.md "Signature"). */
+  readonly alertsWebhookSecret: string | null;
 }
 
 /** The client secrets, from the variable or the file it names (exactly one of them). */
@@ -247,6 +249,7 @@ export function readSecrets(env: Env, cwd: string): Secrets {
   return {
     clientSecret: readSecret(env, cwd, 'BANKDATA_CLIENT_SECRET'),
     paymentsClientSecret: readSecret(env, cwd, 'BANKDATA_PAYMENTS_CLIENT_SECRET'),
+    alertsWebhookSecret: readSecret(env, cwd, 'BANKDATA_ALERTS_WEBHOOK_SECRET'),
   };
 }
 

@@ -36,3 +36,19 @@ export {
 export { CONSENT_OUTCOMES, RUN_OUTCOMES, type ConsentOutcome, type RunOutcome } from './sqlite/schema';
 export { VIEW_COLUMNS, VIEW_NAMES, type ViewName, type ViewRow } from './views';
 export { toStoredInstant, toStoredInstantOrNull, type Clock, type Instant } from './time';
+export type {
+  AlertEventInput,
+  AlertOutboxRow,
+  AlertStateRow,
+  AlertTransition,
+  AttemptResult,
+  FinishedRun,
+  OpenFinding,
+  RejectedPayment,
+} from './alerts';
+export {
+  ALERT_DELIVERY_STATES,
+  ALERT_DESTINATIONS,
+  type AlertDeliveryState,
+  type AlertDestination,
+} from './sqlite/schema';

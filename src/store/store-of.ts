@@ -8,6 +8,7 @@
  */
 import type { AccountId } from '@bankdata/core/schemas';
 import * as creations from './consent-creations';
+import * as alerts from './alerts';
 import { continuityReads } from './continuity';
 import type { ForgetReport } from './forget';
 import { forgetConsent } from './forget-consent';
@@ -162,6 +163,18 @@ export function storeOf(parts: DialectParts): Store {
       getAttempt: (key) => payments.getAttempt(r, key),
       findEarlier: (request) => findEarlierPayment(r, request),
       claimAttempt: (claim) => claimAttempt(r, at(claim)),
+    }),
+    alerts: settled({
+      states: (kind) => alerts.listAlertStates(r, kind),
+      transition: (transitions, now) => alerts.applyTransitions(r, transitions, now ?? clock()),
+      enqueue: (event, now) => alerts.enqueueEvent(r, event, now ?? clock()),
+      claimDue: (options) => alerts.claimDue(r, at(options)),
+      recordAttempt: (id, result) => alerts.recordAttempt(r, id, at(result)),
+      list: (filter) => alerts.listOutbox(r, filter),
+      counts: () => alerts.countOutbox(r),
+      latestFinishedRuns: (limit) => alerts.latestFinishedRuns(r, limit),
+      openFindings: () => alerts.openFindings(r),
+      rejectedPayments: () => alerts.rejectedPayments(r),
     }),
     reports: reports.reportsOf(r),
     continuity: continuityReads(exact),

@@ -7,6 +7,17 @@
  * parsed (reports.ts); no SQL leaves src/store.
  */
 import type { BudgetCounts } from '../api/pacer';
+import type {
+  AlertEventInput,
+  AlertOutboxRow,
+  AlertStateRow,
+  AlertTransition,
+  AttemptResult,
+  FinishedRun,
+  OpenFinding,
+  RejectedPayment,
+} from './alerts';
+import type { AlertDeliveryState } from './sqlite/schema';
 import type { PacingKey, PacingRecord } from './pacing';
 import type { Payment } from '@bankdata/core/payment-schemas';
 import type {
@@ -272,6 +283,28 @@ export interface Store {
     runs: ReportReads['runs'];
     /** How many payments are held. */
     countPayments: ReportReads['countPayments'];
+  };
+  /** Alerts (docs/alerts.md): the subjects' last states, the outbox, what the evaluation judges; alerts.ts. */
+  alerts: {
+    states(kind?: string): Promise<AlertStateRow[]>;
+    /** Each subject's state now, in one transaction; the events of the subjects whose state changed are queued. */
+    transition(transitions: readonly AlertTransition[], now?: Instant): Promise<string[]>;
+    enqueue(event: AlertEventInput, now?: Instant): Promise<void>;
+    /** Claims the due pending rows (each one attempt) until `claimUntil`; no other process sends them meanwhile. */
+    claimDue(options: {
+      now?: Instant;
+      claimUntil: Instant;
+      limit: number;
+      eventIds?: readonly string[];
+      /** Rows left out (those this pass already attempted). */
+      excludeIds?: readonly number[];
+    }): Promise<AlertOutboxRow[]>;
+    recordAttempt(id: number, result: WithNow<AttemptResult>): Promise<void>;
+    list(filter?: { state?: AlertDeliveryState; limit?: number }): Promise<AlertOutboxRow[]>;
+    counts(): Promise<Record<AlertDeliveryState, number>>;
+    latestFinishedRuns(limit?: number): Promise<FinishedRun[]>;
+    openFindings(): Promise<OpenFinding[]>;
+    rejectedPayments(): Promise<RejectedPayment[]>;
   };
   /** The export's reads over the public views (src/export; docs/exports.md); view-reads.ts. */
   views: {

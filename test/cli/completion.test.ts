@@ -59,6 +59,7 @@ const TOP = [
   'consents',
   'meta',
   'pacing',
+  'alerts',
   'schedule',
   'db',
   'completion',

@@ -29,6 +29,8 @@ const ELSEWHERE: Record<string, string> = {
   'payments track': 'test/payments/cli.test.ts',
   'payments show': 'test/payments/cli.test.ts',
   'db copy': 'test/cli/db-copy.pg.test.ts',
+  // Needs a configured destination (a receiver on loopback).
+  'alerts test': 'test/cli/alerts.test.ts',
 };
 
 describe('the registry', () => {
@@ -80,6 +82,7 @@ describe('each outcome command with --json prints one JSON document on stdout', 
       ['db backup', ['db', 'backup', join(dir, 'backup.sqlite')]],
       ['db migrate', ['db', 'migrate']],
       ['pacing reset', ['pacing', 'reset']],
+      ['alerts list', ['alerts', 'list']],
       ['consents revoke', ['consents', 'revoke', consent]],
       ['consents forget', ['consents', 'forget', consent]],
     ];

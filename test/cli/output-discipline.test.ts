@@ -69,6 +69,7 @@ const cases = (): Record<string, { args: string[]; serves?: boolean }> => ({
   consents: { args: ['consents', 'list'] },
   meta: { args: ['meta'] },
   pacing: { args: ['pacing'] },
+  alerts: { args: ['alerts'] },
   schedule: { args: ['schedule'], serves: true },
   db: { args: ['db', 'backup', join(mkdtempSync(join(tmpdir(), 'bankdata-output-db-')), 'copy.sqlite')] },
   completion: { args: ['completion', 'bash'] },

@@ -43,6 +43,7 @@ export const STORE_COMMANDS: readonly StoreCommand[] = [
   { name: 'meta', args: () => ['--offline'] },
   { name: 'pacing', args: () => [] },
   { name: 'pacing reset', args: () => [] },
+  { name: 'alerts list', args: () => [] },
   { name: 'schedule', args: () => [] },
   { name: 'db backup', args: (dir) => [join(dir, 'backup.sqlite')], dialects: ['sqlite'] },
   { name: 'db migrate', args: () => [] },
@@ -60,6 +61,9 @@ export const NO_STORE: Readonly<Record<string, string>> = {
   demo: 'its own new database in a folder of its own',
   emulator: 'serves the emulator; no database',
   completion: 'prints a script',
+  // With no alert destination configured (as here) a usage error before anything is opened; with
+  // one it opens the database as `alerts list` does (test/cli/alerts.test.ts).
+  'alerts test': 'a usage error first when no alert destination is configured',
   // On PostgreSQL `db backup` is a usage error (pg_dump) before anything is opened.
 };
 

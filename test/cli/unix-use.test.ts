@@ -111,6 +111,7 @@ describe('item 8: a closed pipe', () => {
     consents: ['consents', 'list', '--offline'],
     meta: ['meta'],
     pacing: ['pacing'],
+    alerts: ['alerts'],
     schedule: ['schedule'],
     // `db backup` and `db migrate` report on stderr; `db copy` needs PostgreSQL: its help is what prints.
     db: ['db', '--help'],

@@ -57,6 +57,16 @@ describe('loadConfig defaults', () => {
       },
       schedule: { sync: '0 2 * * *', expiryCheck: '0 8 * * *', metaRefresh: '0 6 * * 1' },
       expiryWarningDays: 14,
+      alerts: {
+        webhook: { url: null, timeoutMs: 5000 },
+        command: null,
+        commandTimeoutMs: 10000,
+        on: ['run', 'consent', 'continuity', 'payment'],
+        maxAttempts: 10,
+        retryBaseMs: 60000,
+        retryMaxMs: 21600000,
+        budgetMs: 15000,
+      },
       sources: ['config/default.json', 'environment', 'flags'],
     } satisfies Config);
   });

@@ -38,6 +38,8 @@ import {
 } from '@bankdata/core/schemas';
 import { PAYMENT_STATUSES } from '@bankdata/core/payment-schemas';
 import {
+  ALERT_DELIVERY_STATES,
+  ALERT_DESTINATIONS,
   CONSENT_CREATION_STATES,
   CONSENT_OUTCOMES,
   CONTINUITY_CAUSES,
@@ -609,3 +611,37 @@ export const statementFiles = pgTable('statement_files', {
   content: bytea('content').notNull(),
   storedAt: text('stored_at').notNull(),
 });
+
+// ---------------------------------------------------------------------------
+// Alerts (issue 37; docs/alerts.md): as ../sqlite/schema.ts.
+
+export const alertState = pgTable('alert_state', {
+  subject: text('subject').primaryKey(),
+  kind: text('kind').notNull(),
+  state: text('state').notNull(),
+  changedAt: text('changed_at').notNull(),
+});
+
+export const alertOutbox = pgTable(
+  'alert_outbox',
+  {
+    id: bigint('id', { mode: 'number' }).primaryKey().generatedByDefaultAsIdentity(),
+    eventId: text('event_id').notNull(),
+    type: text('type').notNull(),
+    subject: text('subject').notNull(),
+    destination: text('destination', { enum: ALERT_DESTINATIONS }).notNull(),
+    payloadJson: text('payload_json').notNull(),
+    state: text('state', { enum: ALERT_DELIVERY_STATES }).notNull(),
+    attempts: integer('attempts').notNull().default(0),
+    nextAttemptAt: text('next_attempt_at').notNull(),
+    lastAttemptAt: text('last_attempt_at'),
+    lastStatus: integer('last_status'),
+    lastError: text('last_error'),
+    deliveredAt: text('delivered_at'),
+    createdAt: text('created_at').notNull(),
+  },
+  (t) => [
+    uniqueIndex('alert_outbox_event').on(t.eventId, t.destination),
+    index('alert_outbox_due').on(t.state, t.nextAttemptAt),
+  ],
+);

@@ -521,3 +521,54 @@ export const continuityFindings = sqliteTable(
   },
   (t) => [index('continuity_account').on(t.bank, t.accountId)],
 );
+
+// ---------------------------------------------------------------------------
+// Alerts (issue 37; docs/alerts.md): the state each subject was last judged in, and the outbox
+// the webhook and the command hook are delivered from (across runs: a cron'd sync that exits
+// leaves its undelivered events here for the next command).
+
+export const ALERT_DESTINATIONS = ['webhook', 'command'] as const;
+export type AlertDestination = (typeof ALERT_DESTINATIONS)[number];
+export const ALERT_DELIVERY_STATES = ['pending', 'delivered', 'failed'] as const;
+export type AlertDeliveryState = (typeof ALERT_DELIVERY_STATES)[number];
+
+/**
+ * Each alert subject's state when it was last judged (`run:sync`, `consent:<id>`,
+ * `continuity:<bank>:<account>:<kind>:<from>:<to>`, `payment:<id>`): an event is raised when it changes.
+ */
+export const alertState = sqliteTable('alert_state', {
+  subject: text('subject').primaryKey(),
+  /** run, consent, continuity, payment. */
+  kind: text('kind').notNull(),
+  state: text('state').notNull(),
+  changedAt: text('changed_at').notNull(),
+});
+
+/** One row per event and destination; delivered with backoff across runs (attempts, next attempt). */
+export const alertOutbox = sqliteTable(
+  'alert_outbox',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    eventId: text('event_id').notNull(),
+    /** run.failed, run.partial, consent.expiring, consent.ended, continuity.break, payment.rejected, test. */
+    type: text('type').notNull(),
+    subject: text('subject').notNull(),
+    destination: text('destination', { enum: ALERT_DESTINATIONS }).notNull(),
+    /** The exact JSON body sent (the webhook's signed bytes, the command's stdin). */
+    payloadJson: text('payload_json').notNull(),
+    state: text('state', { enum: ALERT_DELIVERY_STATES }).notNull(),
+    attempts: integer('attempts').notNull().default(0),
+    /** When the next attempt may start (UTC); also the claim of an attempt under way. */
+    nextAttemptAt: text('next_attempt_at').notNull(),
+    lastAttemptAt: text('last_attempt_at'),
+    /** The HTTP status or the command's exit code of the last attempt; NULL when none came. */
+    lastStatus: integer('last_status'),
+    lastError: text('last_error'),
+    deliveredAt: text('delivered_at'),
+    createdAt: text('created_at').notNull(),
+  },
+  (t) => [
+    uniqueIndex('alert_outbox_event').on(t.eventId, t.destination),
+    index('alert_outbox_due').on(t.state, t.nextAttemptAt),
+  ],
+);
