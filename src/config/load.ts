@@ -6,7 +6,7 @@
  * config/local.json of the working directory, then the environment, then CLI flags; each later
  * source wins, key by key (docs/configuration.md). Validated with zod; the result is typed and frozen.
  */
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import envPaths from 'env-paths';
 import { DEFAULT_CONFIG_PATH } from '../paths';
 import type { Environment } from '@bankdata/core/consent-rules';
@@ -57,6 +57,11 @@ export interface Config {
     readonly metaRefresh: string;
   };
   readonly expiryWarningDays: number;
+  /** docs/categories.md: the rules file (absolute; it need not exist) and the account code per category. */
+  readonly categories: {
+    readonly rulesFile: string;
+    readonly accountCodes: Readonly<Record<string, string>>;
+  };
   /** The sources read, in order of precedence (lowest first), for `status` and error hints. */
   readonly sources: readonly string[];
 }
@@ -136,6 +141,12 @@ export function loadConfig(options: LoadConfigOptions = {}): Config {
     sync: { ...values.sync },
     schedule: { ...values.schedule },
     expiryWarningDays: values.expiryWarningDays,
+    categories: {
+      // Relative to the configuration directory: the user's config.json's, else the working
+      // directory's config/ (where local.json is), docs/categories.md "The rules file".
+      rulesFile: resolve(userFile === null ? resolve(cwd, 'config') : dirname(userFile), values.categories.rulesFile),
+      accountCodes: { ...values.categories.accountCodes },
+    },
     sources: layers.filter(([, layer]) => layer !== null).map(([source]) => source),
   });
   secretsOf.set(config, secrets);

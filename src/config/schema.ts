@@ -89,6 +89,16 @@ export const scheduleSchema = z.strictObject({
   metaRefresh: cron,
 });
 
+/** docs/categories.md: the rules file (relative to the configuration directory) and the accounting codes per category. */
+export const categoriesSchema = z.strictObject({
+  rulesFile: z.string().min(1),
+  /** Category → account code of the accounting tool (Xero, MYOB exports); a category not listed has none. */
+  accountCodes: z.record(
+    z.string().regex(/^[a-z][a-z0-9_-]{0,39}$/),
+    z.string().regex(/^[A-Za-z0-9][A-Za-z0-9 .-]{0,19}$/),
+  ),
+});
+
 const baseUrl = z.string().refine(isValidBaseUrl);
 const identifier = z.string().regex(/^\S+$/);
 const path = z.string().min(1);
@@ -111,12 +121,14 @@ export const configSchema = z.strictObject({
   sync: syncSchema,
   schedule: scheduleSchema,
   expiryWarningDays: wholeDays(0, 365),
+  categories: categoriesSchema,
 });
 
 /** One layer: any key may be absent, but an unknown key is an error (a typo never passes silently). */
 export const configLayerSchema = configSchema.partial().extend({
   sync: syncSchema.partial().optional(),
   schedule: scheduleSchema.partial().optional(),
+  categories: categoriesSchema.partial().optional(),
 });
 
 export type ConfigValues = z.infer<typeof configSchema>;
@@ -154,4 +166,8 @@ export const EXPECTED_FORM: Record<string, string> = {
   'schedule.expiryCheck': 'a cron expression, e.g. "0 8 * * *"',
   'schedule.metaRefresh': 'a cron expression, e.g. "0 6 * * 1"',
   expiryWarningDays: 'a whole number of days from 0 to 365',
+  categories: 'an object with rulesFile, accountCodes (docs/categories.md)',
+  'categories.rulesFile': 'a file path, relative to the configuration directory (docs/categories.md)',
+  'categories.accountCodes':
+    'an object from category (e.g. groceries) to account code (e.g. "429"), docs/categories.md',
 };

@@ -7,6 +7,7 @@
  * out from the store's clock and checks its input before it reaches SQL.
  */
 import type { AccountId } from '@bankdata/core/schemas';
+import * as categories from './categories';
 import * as creations from './consent-creations';
 import { continuityReads } from './continuity';
 import type { ForgetReport } from './forget';
@@ -161,6 +162,11 @@ export function storeOf(parts: DialectParts): Store {
     }),
     reports: reports.reportsOf(r),
     continuity: continuityReads(exact),
+    categories: settled({
+      rows: (options) => categories.categoryRows(r, options),
+      save: (decisions, now) => categories.saveDecisions(r, decisions, toStoredInstant(now ?? clock())),
+      counts: () => categories.categoryCounts(r),
+    }),
     reportData: reportReads(exact),
     views: viewReads(exact),
   };
