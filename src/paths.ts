@@ -10,6 +10,8 @@ import { fileURLToPath } from 'node:url';
 
 export const PACKAGE_ROOT = fileURLToPath(new URL('..', import.meta.url));
 export const DEFAULT_CONFIG_PATH = join(PACKAGE_ROOT, 'config', 'default.json');
+/** The example categories rules file the demo uses (docs/categories.md). */
+export const EXAMPLE_CATEGORIES_PATH = join(PACKAGE_ROOT, 'config', 'categories.example.yaml');
 export const MIGRATIONS_PATH = join(PACKAGE_ROOT, 'src', 'store', 'sqlite', 'migrations');
 export const PG_MIGRATIONS_PATH = join(PACKAGE_ROOT, 'src', 'store', 'pg', 'migrations');
 /** The `bankdata` command itself (bin/bankdata.js), for the worker processes of `sync --workers`. */

@@ -18,6 +18,7 @@ import type { ConsentId } from '@bankdata/core/schemas';
 import { startEmulator } from '@bankdata/emulator';
 import { exportDataset } from '../export';
 import { openStore } from '../store';
+import { EXAMPLE_CATEGORIES_PATH } from '../paths';
 import { runSync, type SyncSummary } from '../sync/run';
 import { createCliContext, globalsOf } from './command-context';
 import { wholeNumber } from './flags';
@@ -153,6 +154,8 @@ export async function runDemo(options: {
           client,
           dataDir: demoDir,
           settings: options.settings,
+          // The shipped example rules (docs/categories.md): rows decided after each sync.
+          categoriesRulesFile: EXAMPLE_CATEGORIES_PATH,
           onProgress: (p) => progress.update(p),
         });
       } finally {
@@ -196,6 +199,15 @@ export async function runDemo(options: {
     const report = await writeReport(store, join(demoDir, 'report.html'));
     out(
       `  ${relative(process.cwd(), report.path)}: ${report.accounts} accounts, ${report.charts} charts (open it in a browser)\n`,
+    );
+
+    // docs/categories.md: the share of rows each source decided, with the example rules file.
+    const categories = await store.categories.counts();
+    const share = (n: number) => (categories.total === 0 ? '0.0' : ((n * 100) / categories.total).toFixed(1));
+    out(
+      `\nCategories (rules: ${rel(EXAMPLE_CATEGORIES_PATH)}): ${categories.total} transactions, ` +
+        `${share(categories.bySource.rule)} % by rule, ${share(categories.bySource.mcc)} % by MCC, ` +
+        `${share(categories.bySource.code)} % by bank code, ${share(categories.bySource.none)} % none\n`,
     );
 
     const counts = await store.reports.totals();

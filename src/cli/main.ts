@@ -55,6 +55,13 @@ export const COMMANDS: readonly CommandEntry[] = [
     load: async () => (await import('./check')).registerCheckCommand,
   },
   {
+    name: 'categorise',
+    description:
+      'decide every transaction again: category and payee from the rules file, the MCC, the bank code; print what moved',
+    usage: '[options]',
+    load: async () => (await import('./categorise')).registerCategoriseCommand,
+  },
+  {
     name: 'report',
     description: 'one self-contained HTML report: balances, money in and out, consents, runs, continuity, payments',
     usage: '[options]',

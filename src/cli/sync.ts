@@ -171,6 +171,7 @@ export async function syncCommand(
       full: flags.full ?? false,
       logger,
       ...sharedRunId(),
+      categoriesRulesFile: config.categories.rulesFile,
       signal: controller.signal,
       onProgress: (p) => progress.update(p),
     });
@@ -234,6 +235,14 @@ export function formatSummary(s: SyncSummary, config: Pick<Config, 'db'>): strin
       s.continuity.breaks > 0
         ? `  continuity ${s.continuity.breaks} break(s) between balances and transactions (bankdata check)`
         : `  continuity no break in ${s.continuity.accounts} account(s)`,
+    );
+  }
+  // docs/categories.md "When rows are decided".
+  if (s.categories && 'error' in s.categories) lines.push(`  categories not decided: ${s.categories.error}`);
+  else if (s.categories && s.categories.decided > 0) {
+    const by = s.categories.bySource;
+    lines.push(
+      `  categories ${s.categories.decided} row(s) decided: ${by.rule ?? 0} by rule, ${by.mcc ?? 0} by MCC, ${by.code ?? 0} by bank code, ${by.none ?? 0} none`,
     );
   }
   if (s.fatal) lines.push(`  error      ${s.fatal.message}`);

@@ -6,7 +6,7 @@
  * config/local.json of the working directory, then the environment, then CLI flags; each later
  * source wins, key by key (docs/configuration.md). Validated with zod; the result is typed and frozen.
  */
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import envPaths from 'env-paths';
 import { DEFAULT_CONFIG_PATH } from '../paths';
 import type { Environment } from '@bankdata/core/consent-rules';
@@ -67,6 +67,11 @@ export interface Config {
     readonly retryBaseMs: number;
     readonly retryMaxMs: number;
     readonly budgetMs: number;
+  };
+  /** docs/categories.md: the rules file (absolute; it need not exist) and the account code per category. */
+  readonly categories: {
+    readonly rulesFile: string;
+    readonly accountCodes: Readonly<Record<string, string>>;
   };
   /** The sources read, in order of precedence (lowest first), for `status` and error hints. */
   readonly sources: readonly string[];
@@ -152,6 +157,12 @@ export function loadConfig(options: LoadConfigOptions = {}): Config {
       webhook: { ...values.alerts.webhook },
       command: values.alerts.command && [...values.alerts.command],
       on: [...values.alerts.on],
+    },
+    categories: {
+      // Relative to the configuration directory: the user's config.json's, else the working
+      // directory's config/ (where local.json is), docs/categories.md "The rules file".
+      rulesFile: resolve(userFile === null ? resolve(cwd, 'config') : dirname(userFile), values.categories.rulesFile),
+      accountCodes: { ...values.categories.accountCodes },
     },
     sources: layers.filter(([, layer]) => layer !== null).map(([source]) => source),
   });

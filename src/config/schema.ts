@@ -89,6 +89,16 @@ export const scheduleSchema = z.strictObject({
   metaRefresh: cron,
 });
 
+/** docs/categories.md: the rules file (relative to the configuration directory) and the accounting codes per category. */
+export const categoriesSchema = z.strictObject({
+  rulesFile: z.string().min(1),
+  /** Category → account code of the accounting tool (Xero, MYOB exports); a category not listed has none. */
+  accountCodes: z.record(
+    z.string().regex(/^[a-z][a-z0-9_-]{0,39}$/),
+    z.string().regex(/^[A-Za-z0-9][A-Za-z0-9 .-]{0,19}$/),
+  ),
+});
+
 const baseUrl = z.string().refine(isValidBaseUrl);
 
 /** What an alert may be raised on (docs/alerts.md "Events"). */
@@ -140,6 +150,7 @@ export const configSchema = z.strictObject({
   schedule: scheduleSchema,
   expiryWarningDays: wholeDays(0, 365),
   alerts: alertsSchema,
+  categories: categoriesSchema,
 });
 
 /** One layer: any key may be absent, but an unknown key is an error (a typo never passes silently). */
@@ -147,6 +158,7 @@ export const configLayerSchema = configSchema.partial().extend({
   sync: syncSchema.partial().optional(),
   schedule: scheduleSchema.partial().optional(),
   alerts: alertsSchema.partial().extend({ webhook: alertsWebhookSchema.partial().optional() }).optional(),
+  categories: categoriesSchema.partial().optional(),
 });
 
 export type ConfigValues = z.infer<typeof configSchema>;
@@ -199,4 +211,8 @@ export const EXPECTED_FORM: Record<string, string> = {
   'alerts.retryBaseMs': 'a whole number of milliseconds from 0 to 86400000',
   'alerts.retryMaxMs': 'a whole number of milliseconds from 0 to 604800000',
   'alerts.budgetMs': 'a whole number of milliseconds from 100 to 600000',
+  categories: 'an object with rulesFile, accountCodes (docs/categories.md)',
+  'categories.rulesFile': 'a file path, relative to the configuration directory (docs/categories.md)',
+  'categories.accountCodes':
+    'an object from category (e.g. groceries) to account code (e.g. "429"), docs/categories.md',
 };

@@ -158,5 +158,14 @@ export async function forgetInTransaction(exec: ForgetSql, consentId: string): P
     const n = await exec.run(`DELETE FROM ${table} WHERE consent_id = ?`, [consentId]);
     if (n > 0) report.deleted[table] = n;
   }
+  // The categories of the transactions deleted above (docs/categories.md "Storage": keyed as the
+  // transaction, no foreign key).
+  const categories = await exec.run(
+    `DELETE FROM transaction_categories WHERE NOT EXISTS (SELECT 1 FROM transactions t
+      WHERE t.bank = transaction_categories.bank AND t.account_id = transaction_categories.account_id
+        AND t.transaction_id = transaction_categories.transaction_id)`,
+    [],
+  );
+  if (categories > 0) report.deleted.transaction_categories = categories;
   return report;
 }

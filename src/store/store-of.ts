@@ -7,6 +7,7 @@
  * out from the store's clock and checks its input before it reaches SQL.
  */
 import type { AccountId } from '@bankdata/core/schemas';
+import * as categories from './categories';
 import * as creations from './consent-creations';
 import * as alerts from './alerts';
 import { continuityReads } from './continuity';
@@ -178,6 +179,11 @@ export function storeOf(parts: DialectParts): Store {
     }),
     reports: reports.reportsOf(r),
     continuity: continuityReads(exact),
+    categories: settled({
+      rows: (options) => categories.categoryRows(r, options),
+      save: (decisions, now) => categories.saveDecisions(r, decisions, toStoredInstant(now ?? clock())),
+      counts: () => categories.categoryCounts(r),
+    }),
     reportData: reportReads(exact),
     views: viewReads(exact),
   };

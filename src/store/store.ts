@@ -30,6 +30,7 @@ import type {
   CreateConsentResponse,
   StatementId,
 } from '@bankdata/core/schemas';
+import type { CategoryCounts, CategoryInputRow, DecisionWrite, TransactionKey } from './categories';
 import type { BeginCreationInput, ConsentCreationRow } from './consent-creations';
 import type { ContinuityReads } from './continuity';
 import type { ForgetReport } from './forget';
@@ -268,6 +269,18 @@ export interface Store {
     listFindings: ContinuityReads['listFindings'];
     /** How many findings the latest checks left. */
     countFindings: ContinuityReads['countFindings'];
+  };
+  /** Each transaction's category and payee (src/categories; docs/categories.md); categories.ts. */
+  categories: {
+    /**
+     * The next `limit` rows (not removed) after `after` in key order, with their stored decision:
+     * every row (`all`), else those without one or changed by a sync since theirs.
+     */
+    rows(options: { after: TransactionKey | null; limit: number; all: boolean }): Promise<CategoryInputRow[]>;
+    /** Inserts or replaces the decisions in one transaction; returns how many. */
+    save(decisions: readonly DecisionWrite[], now?: Instant): Promise<number>;
+    /** Rows of v_transactions per category_source and per category. */
+    counts(): Promise<CategoryCounts>;
   };
   /** The HTML report's aggregates (src/report); report-queries.ts. */
   reportData: {

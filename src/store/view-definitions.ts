@@ -32,7 +32,40 @@ export const VIEW_DEFINITIONS: readonly ViewDefinition[] = [
   f.amount AS amount_text
 FROM continuity_findings f`,
   },
+  {
+    // docs/data-model.md "v_transactions": the stored rows not removed, with their category and
+    // payee (docs/categories.md; transaction_categories, migration 0013 / pg 0011). The columns
+    // before `category` are those of migration 0006 (pg 0001), unchanged.
+    name: 'v_transactions',
+    select: (d) => sql`SELECT
+  t.consent_id, t.bank, t.account_id, t.transaction_id, t.status,
+  t.booking_date_time, t.booking_date, t.value_date_time,
+  ${exactAmount(d, sql`t.amount`)} AS amount, t.amount_minor, t.currency, t.credit_debit_indicator,
+  t.description, t.merchant_name, t.merchant_category_code,
+  t.creditor_name, t.debtor_name,
+  t.creditor_particulars, t.creditor_code, t.creditor_reference,
+  t.debtor_particulars, t.debtor_code, t.debtor_reference,
+  t.bank_transaction_code, t.bank_transaction_subcode, t.proprietary_code,
+  ${exactAmount(d, sql`t.balance_after`)} AS balance_after, t.counterparty_account,
+  t.first_seen_at, t.last_seen_at,
+  t.amount AS amount_text,
+  t.balance_after AS balance_after_text,
+  ${nzDateOfInstant(d, sql`t.value_date_time`)} AS value_date,
+  COALESCE(c.category, 'uncategorised') AS category, c.payee, COALESCE(c.category_source, 'none') AS category_source,
+  c.category_rule
+FROM transactions t
+LEFT JOIN transaction_categories c
+  ON c.bank = t.bank AND c.account_id = t.account_id AND c.transaction_id = t.transaction_id
+WHERE t.removed_at IS NULL`,
+  },
 ];
+
+/** The NZ calendar date of a stored UTC instant, as the views of migration 0006 (pg 0001) spell it. */
+function nzDateOfInstant(dialect: Dialect, instant: SQL): SQL {
+  return dialect === 'postgres'
+    ? sql`to_char((${instant}::timestamptz AT TIME ZONE 'Pacific/Auckland')::date, 'YYYY-MM-DD')`
+    : sql`date(${instant}, (SELECT o.offset_minutes FROM nz_offsets o WHERE o.utc_from <= ${instant} ORDER BY o.utc_from DESC LIMIT 1) || ' minutes')`;
+}
 
 const dialects = { sqlite: new SQLiteSyncDialect(), postgres: new PgDialect() };
 

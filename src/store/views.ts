@@ -42,6 +42,11 @@ export const VIEW_COLUMNS = {
     'amount_text',
     'balance_after_text',
     'value_date',
+    // categories (docs/categories.md; migrations 0013_categories / pg 0011_categories)
+    'category',
+    'payee',
+    'category_source',
+    'category_rule',
   ],
   v_accounts: [
     'bank',

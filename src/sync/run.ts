@@ -9,6 +9,8 @@ import { join } from 'node:path';
 import { AuthenticationError, UnavailableError, type DataApiClient } from '../api';
 import type { BankMeta, ConsentId } from '@bankdata/core/schemas';
 import { checkContinuity } from '../check/check-accounts';
+import { applyCategories } from '../categories/apply';
+import { loadRules } from '../categories/rules-file';
 import { silentLogger, type Logger } from '../log';
 import { DEFAULT_LEASE_RENEW_MS, DEFAULT_LEASE_TTL_MS, type RunOutcome, type RunWork, type Store } from '../store';
 import { emptyCounters, type RunCounters, type SyncContext, type SyncSettings } from './run-context';
@@ -49,6 +51,11 @@ export interface SyncOptions {
    * share one, so that a `--full`, `--since` or `--consent` run may be theirs alone.
    */
   runId?: string;
+  /**
+   * The categories rules file (config `categories.rulesFile`, docs/categories.md "When rows are
+   * decided"): when given, the rows without a decision are decided once the run's rows are written.
+   */
+  categoriesRulesFile?: string;
 }
 
 export interface SyncProgress {
@@ -92,6 +99,12 @@ export interface SyncSummary {
    * Null when the run could not proceed.
    */
   continuity: { accounts: number; breaks: number } | { error: string } | null;
+  /**
+   * The rows decided after the run (docs/categories.md "When rows are decided"), per source, or why
+   * they could not be (an invalid rules file: nothing decided). Present only with `categoriesRulesFile`;
+   * never changes the outcome.
+   */
+  categories?: { decided: number; bySource: Record<string, number> } | { error: string } | null;
 }
 
 /** Another run holds the lease (exit 4); `why` says why this run cannot share it (PostgreSQL). */
@@ -294,6 +307,8 @@ async function syncRun(options: SyncOptions): Promise<SyncSummary> {
   const continuity = fatal ? null : await closingCheckChannel.tracePromise(() => closingCheck(ctx), {});
   const summary = await finish(ctx, run, results, fatal, stopAsked(), startedAt, now, requestsBefore);
   summary.continuity = continuity;
+  if (options.categoriesRulesFile !== undefined)
+    summary.categories = fatal ? null : await closingCategorise(ctx, options.categoriesRulesFile);
   logger.info('sync finished', { run_id: runId, outcome: summary.outcome, requests: summary.requests });
   return summary;
 }
@@ -316,6 +331,23 @@ async function closingCheck(ctx: SyncContext): Promise<SyncSummary['continuity']
     return { accounts: result.accounts, breaks: result.findings.length };
   } catch (error) {
     ctx.logger.error('continuity check failed', { reason: describeError(error) });
+    return { error: describeError(error) };
+  }
+}
+
+/**
+ * The rows without a decision (or changed by this run) decided, set-based and batched, once the
+ * run has written its rows (src/categories/apply.ts); the request path is untouched. An invalid
+ * rules file decides nothing (so that no row is decided without the user's rules): it is logged
+ * and reported, as `bankdata categorise --check` would name it.
+ */
+async function closingCategorise(ctx: SyncContext, rulesFile: string): Promise<SyncSummary['categories']> {
+  try {
+    const { rules } = loadRules(rulesFile);
+    const result = await applyCategories(ctx.store, { rules, all: false });
+    return { decided: result.changed, bySource: result.bySource };
+  } catch (error) {
+    ctx.logger.warn('categories not decided (bankdata categorise --check)', { reason: describeError(error) });
     return { error: describeError(error) };
   }
 }

@@ -52,6 +52,7 @@ const TOP = [
   'sync',
   'status',
   'check',
+  'categorise',
   'report',
   'emulator',
   'export',

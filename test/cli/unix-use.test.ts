@@ -104,6 +104,7 @@ describe('item 8: a closed pipe', () => {
     sync: ['sync'],
     status: ['status'],
     check: ['check'],
+    categorise: ['categorise', '--dry-run'],
     report: ['report', '--out', join(dir, 'report.html')],
     emulator: ['emulator', '--port', '0'],
     export: ['export', 'transactions', '--format', 'csv'],

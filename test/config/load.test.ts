@@ -1,10 +1,10 @@
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ExitCode, UsageError } from '../../src/cli/exit-codes';
 import { handleCliError } from '../../src/cli/handle-error';
-import { ConfigError, DEFAULT_CONFIG_FILE, loadConfig, type Config } from '../../src/config';
+import { ConfigError, DEFAULT_CONFIG_FILE, loadConfig, userConfigFile, type Config } from '../../src/config';
 
 function workdir(local?: unknown): string {
   const dir = mkdtempSync(join(tmpdir(), 'bankdata-config-'));
@@ -67,6 +67,8 @@ describe('loadConfig defaults', () => {
         retryMaxMs: 21600000,
         budgetMs: 15000,
       },
+      // docs/categories.md "The rules file": beside the user's config.json.
+      categories: { rulesFile: join(dirname(userConfigFile()), 'categories.yaml'), accountCodes: {} },
       sources: ['config/default.json', 'environment', 'flags'],
     } satisfies Config);
   });

@@ -18,7 +18,7 @@ const ARCHITECTURE_COLUMNS: Record<string, string> = {
     'merchant_category_code, creditor_name, debtor_name, creditor_particulars, creditor_code, ' +
     'creditor_reference, debtor_particulars, debtor_code, debtor_reference, bank_transaction_code, ' +
     'bank_transaction_subcode, proprietary_code, balance_after, counterparty_account, first_seen_at, last_seen_at, ' +
-    'amount_text, balance_after_text, value_date',
+    'amount_text, balance_after_text, value_date, category, payee, category_source, category_rule',
   v_accounts:
     'bank, account_id, consent_id, currency, nickname, description, account_type, account_subtype, ' +
     'scheme_name, identification, account_name, first_seen_at, updated_at',

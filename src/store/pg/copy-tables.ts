@@ -37,6 +37,8 @@ export const COPIED_TABLES = [
   'accounts',
   'balances',
   'transactions',
+  // Each transaction's category (docs/categories.md "Storage"): keyed as its transaction, no foreign key.
+  'transaction_categories',
   'statements',
   'parties',
   'runs',

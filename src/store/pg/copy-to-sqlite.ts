@@ -152,6 +152,11 @@ async function planQueries(
   const fromInstant = filter.from ? toStoredInstant(nzMidnight(filter.from)) : null;
   const dated = (column: string, value: string | null): TableQuery =>
     value === null ? all : { where: `${column} >= $1`, params: [value] };
+  // The decisions of the transactions copied (docs/categories.md "Storage").
+  const categoriesOf = (where: string, params: unknown[]): TableQuery => ({
+    where: `(bank, account_id, transaction_id) IN (SELECT bank, account_id, transaction_id FROM transactions WHERE ${where})`,
+    params,
+  });
   const byAccount = Boolean(filter.consentIds?.length || filter.accountIds?.length);
 
   if (!byAccount) {
@@ -170,6 +175,7 @@ async function planQueries(
       // A check's findings: the breaks that end on or after the date.
       continuity_findings: dated('to_date', filter.from ?? null),
       transactions: dated('booking_date', filter.from ?? null),
+      transaction_categories: filter.from ? categoriesOf('booking_date >= $1', [filter.from]) : all,
       balances: dated('date_time', fromInstant),
       statements: dated('end_date_time', fromInstant),
       payments: dated('created_nz_date', filter.from ?? null),
@@ -222,6 +228,9 @@ async function planQueries(
     pacing: all,
     accounts: accountQuery(),
     transactions: accountQuery({ column: 'booking_date', value: filter.from ?? null }),
+    transaction_categories: filter.from
+      ? categoriesOf(`${inAccounts} AND booking_date >= $3`, [banks, ids, filter.from])
+      : categoriesOf(inAccounts, [banks, ids]),
     balances: accountQuery({ column: 'date_time', value: fromInstant }),
     statements: accountQuery({ column: 'end_date_time', value: fromInstant }),
     // The accounts' owners, and the consenting customer of each consent asked for.

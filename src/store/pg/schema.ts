@@ -44,6 +44,7 @@ import {
   CONSENT_OUTCOMES,
   CONTINUITY_CAUSES,
   CONTINUITY_KINDS,
+  CATEGORY_SOURCES,
   INDICATORS,
   PAYMENT_ATTEMPT_STATES,
   RUN_OUTCOMES,
@@ -644,4 +645,20 @@ export const alertOutbox = pgTable(
     uniqueIndex('alert_outbox_event').on(t.eventId, t.destination),
     index('alert_outbox_due').on(t.state, t.nextAttemptAt),
   ],
+);
+
+/** Each transaction's category and payee (the SQLite twin: src/store/sqlite/schema.ts `transactionCategories`). */
+export const transactionCategories = pgTable(
+  'transaction_categories',
+  {
+    bank: text('bank', { enum: BANKS }).notNull(),
+    accountId: text('account_id').$type<AccountId>().notNull(),
+    transactionId: text('transaction_id').$type<TransactionId>().notNull(),
+    category: text('category').notNull(),
+    payee: text('payee'),
+    categorySource: text('category_source', { enum: CATEGORY_SOURCES }).notNull(),
+    categoryRule: text('category_rule'),
+    decidedAt: text('decided_at').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.bank, t.accountId, t.transactionId] })],
 );

@@ -572,3 +572,28 @@ export const alertOutbox = sqliteTable(
     index('alert_outbox_due').on(t.state, t.nextAttemptAt),
   ],
 );
+
+export const CATEGORY_SOURCES = ['rule', 'mcc', 'code', 'none'] as const;
+export type CategorySourceColumn = (typeof CATEGORY_SOURCES)[number];
+
+/**
+ * Each transaction's category and payee and what decided them (docs/categories.md, docs/data-model.md
+ * "Tables (internal)"): written after each sync for rows without a decision, and again by
+ * `bankdata categorise`. Keyed as the transaction; no foreign key (a forgotten consent's rows are
+ * deleted with its transactions by src/store/forget.ts; `db copy` moves the table as it is).
+ */
+export const transactionCategories = sqliteTable(
+  'transaction_categories',
+  {
+    bank: text('bank', { enum: BANKS }).notNull(),
+    accountId: text('account_id').$type<AccountId>().notNull(),
+    transactionId: text('transaction_id').$type<TransactionId>().notNull(),
+    category: text('category').notNull(),
+    payee: text('payee'),
+    categorySource: text('category_source', { enum: CATEGORY_SOURCES }).notNull(),
+    /** The rule's id (or `line N`), the MCC, or the bank transaction code; NULL for `none`. */
+    categoryRule: text('category_rule'),
+    decidedAt: text('decided_at').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.bank, t.accountId, t.transactionId] })],
+);

@@ -1,0 +1,104 @@
+/**
+ * One transaction's category and payee (docs/categories.md "How a row is decided"): the first
+ * rule of the rules file that matches, else the merchant category code through the MCC table,
+ * else the bank transaction code, else `uncategorised`. Each decision says what decided it
+ * (`source`, and `rule`: the rule's id, the MCC or the code). Pure and exact: amounts are compared
+ * as integer units (core's money.ts), never as binary floats.
+ */
+import { toUnits } from '@bankdata/core/money';
+import { categoryOfCodes, categoryOfMcc, UNCATEGORISED } from './category-table';
+import type { Rule } from './rules';
+
+export const CATEGORY_SOURCES = ['rule', 'mcc', 'code', 'none'] as const;
+export type CategorySource = (typeof CATEGORY_SOURCES)[number];
+
+/** The columns of a transactions row that a decision reads. */
+export interface CategorisableRow {
+  bank: string;
+  accountId: string;
+  transactionId: string;
+  /** Signed decimal text, as stored. */
+  amount: string;
+  creditDebitIndicator: 'Credit' | 'Debit';
+  description: string | null;
+  merchantName: string | null;
+  merchantCategoryCode: string | null;
+  creditorName: string | null;
+  debtorName: string | null;
+  counterpartyAccount: string | null;
+  bankTransactionCode: string | null;
+  bankTransactionSubcode: string | null;
+  proprietaryCode: string | null;
+}
+
+export interface Decision {
+  category: string;
+  payee: string | null;
+  source: CategorySource;
+  /** The rule's id (or `line N`), the MCC, or the bank transaction code; null for `none`. */
+  rule: string | null;
+}
+
+/** The other side's name: who was paid on a debit, who paid on a credit (as the sync stores counterparty_account). */
+function counterpartyName(row: CategorisableRow): string | null {
+  return row.creditDebitIndicator === 'Debit' ? row.creditorName : row.debtorName;
+}
+
+/** Spaces collapsed and trimmed; null when nothing is left. */
+function clean(text: string | null): string | null {
+  if (text === null) return null;
+  const out = text.replace(/\s+/g, ' ').trim();
+  return out === '' ? null : out;
+}
+
+/** The payee when no rule names one: the merchant, else the other side's name. */
+export function defaultPayee(row: CategorisableRow): string | null {
+  return clean(row.merchantName) ?? clean(counterpartyName(row));
+}
+
+const digitsOnly = (text: string) => text.replace(/\D/g, '');
+
+export function ruleMatches(rule: Rule, row: CategorisableRow): boolean {
+  if (rule.direction && rule.direction !== (row.creditDebitIndicator === 'Debit' ? 'debit' : 'credit')) return false;
+  if (rule.accounts && !rule.accounts.includes(row.accountId)) return false;
+  if (rule.description && !rule.description.test(row.description)) return false;
+  if (rule.merchant && !rule.merchant.test(row.merchantName)) return false;
+  if (rule.counterparty) {
+    const name = counterpartyName(row);
+    const account = row.counterpartyAccount;
+    const byAccount =
+      account !== null &&
+      (rule.counterparty.test(account) ||
+        // An account number written with or without its dashes and spaces (12-3456-0123456-00).
+        (/^[\d\s-]+$/.test(rule.counterparty.source) &&
+          digitsOnly(rule.counterparty.source) !== '' &&
+          digitsOnly(account).includes(digitsOnly(rule.counterparty.source))));
+    if (!rule.counterparty.test(name) && !byAccount) return false;
+  }
+  if (rule.amount) {
+    let units: bigint;
+    try {
+      units = toUnits(row.amount);
+    } catch {
+      return false;
+    }
+    const magnitude = units < 0n ? -units : units;
+    if (rule.amount.min !== null && magnitude < rule.amount.min) return false;
+    if (rule.amount.max !== null && magnitude > rule.amount.max) return false;
+  }
+  return true;
+}
+
+export function decide(row: CategorisableRow, rules: readonly Rule[]): Decision {
+  for (const rule of rules) {
+    if (ruleMatches(rule, row)) {
+      return { category: rule.category, payee: rule.payee ?? defaultPayee(row), source: 'rule', rule: rule.id };
+    }
+  }
+  const payee = defaultPayee(row);
+  const byMcc = categoryOfMcc(row.merchantCategoryCode);
+  if (byMcc) return { category: byMcc, payee, source: 'mcc', rule: (row.merchantCategoryCode ?? '').trim() };
+  const byCode = categoryOfCodes(row);
+  if (byCode) return { category: byCode.category, payee, source: 'code', rule: byCode.rule };
+  return { category: UNCATEGORISED, payee, source: 'none', rule: null };
+}

@@ -1,0 +1,121 @@
+/**
+ * The rules file (src/categories/rules.ts; docs/categories.md "The rules file"): a valid file
+ * compiles in order; every fault is one error naming its line; amounts are exact decimal text
+ * (a YAML number is refused); the MCC and bank-code tables.
+ */
+import { describe, expect, it } from 'vitest';
+import { categoryOfCodes, categoryOfMcc } from '../../src/categories/category-table';
+import { parseRules } from '../../src/categories/rules';
+
+describe('parseRules', () => {
+  it('compiles the rules in file order, with their ids or lines', () => {
+    const parsed = parseRules(`# my rules
+rules:
+  - id: rent
+    description: RENT
+    category: housing
+    payee: Landlord
+  - merchant: { regex: "^countdown" }
+    amount: { min: "0.01", max: "500" }
+    category: groceries
+`);
+    expect(parsed.ok).toBe(true);
+    if (!parsed.ok) return;
+    expect(parsed.rules.map((r) => [r.id, r.line, r.category, r.payee])).toEqual([
+      ['rent', 3, 'housing', 'Landlord'],
+      ['line 7', 7, 'groceries', null],
+    ]);
+    expect(parsed.rules[1]!.amount).toEqual({ min: 1000n, max: 50_000_000n });
+  });
+
+  it('an empty file, or rules: with nothing, has no rules', () => {
+    expect(parseRules('')).toEqual({ ok: true, rules: [] });
+    expect(parseRules('rules:\n')).toEqual({ ok: true, rules: [] });
+  });
+
+  it('reports each fault on its own line, naming the line of the key or rule', () => {
+    const parsed = parseRules(`rules:
+  - description: rent
+    category: Housing
+  - category: groceries
+  - merchant: { regex: "(" }
+    category: x
+  - amount: { min: 12.50 }
+    category: big
+  - amount: { min: "20", max: "10" }
+    category: big
+  - direction: out
+    colour: red
+    category: y
+  - id: a
+    account: acc-1
+    category: a
+  - id: a
+    account: acc-2
+    category: a
+  - description: x
+    payee: Someone
+`);
+    expect(parsed.ok).toBe(false);
+    if (parsed.ok) return;
+    expect(parsed.errors.map((e) => `${e.line}: ${e.message}`)).toEqual([
+      '3: rule 1: category: a name of lower-case letters, digits, _ or -, starting with a letter (e.g. groceries)',
+      '4: rule 2: matches nothing; give at least one of description, merchant, counterparty, amount, account, direction',
+      expect.stringMatching(/^5: rule 3: merchant: not a regular expression: /) as unknown as string,
+      '7: rule 4: amount: min 12.5 is not a decimal amount in quotes, e.g. "12.50" (at most 5 decimals)',
+      '9: rule 5: amount: min is above max',
+      '11: rule 6: direction: debit (money out) or credit (money in)',
+      '12: rule 6: unknown key "colour" (the keys: id, description, merchant, counterparty, amount, account, direction, category, payee)',
+      '17: rule 8: id "a" is already the id of the rule on line 14',
+      '20: rule 9: no category (every rule sets one)',
+    ]);
+  });
+
+  it('a file that is not YAML, or not a map of rules, is one error with its line', () => {
+    const broken = parseRules('rules:\n  - description: "unclosed\n    category: x\n');
+    expect(broken.ok).toBe(false);
+    if (!broken.ok) expect(broken.errors[0]!.message).toMatch(/^not YAML: /);
+    expect(parseRules('- a\n- b\n')).toEqual({
+      ok: false,
+      errors: [{ line: 1, message: 'the file is a map with one key, rules: a list' }],
+    });
+    expect(parseRules('rules: []\nrulez: []\n')).toEqual({
+      ok: false,
+      errors: [{ line: 2, message: 'unknown key "rulez" (only rules)' }],
+    });
+  });
+});
+
+describe('the fallback tables', () => {
+  it('maps ISO 18245 codes: single codes before their range, ranges, nothing for a code not in the table', () => {
+    expect(categoryOfMcc('5411')).toBe('groceries');
+    expect(categoryOfMcc('5541')).toBe('fuel');
+    expect(categoryOfMcc('5814')).toBe('dining');
+    expect(categoryOfMcc('5912')).toBe('health');
+    expect(categoryOfMcc('5310')).toBe('shopping');
+    expect(categoryOfMcc('3005')).toBe('travel');
+    expect(categoryOfMcc('4121')).toBe('transport');
+    expect(categoryOfMcc('4900')).toBe('utilities');
+    expect(categoryOfMcc('6011')).toBe('cash');
+    expect(categoryOfMcc('7832')).toBe('entertainment');
+    expect(categoryOfMcc('9311')).toBe('government');
+    expect(categoryOfMcc('0000')).toBeNull();
+    expect(categoryOfMcc('541')).toBeNull();
+    expect(categoryOfMcc(null)).toBeNull();
+  });
+
+  it('maps bank transaction codes: subcode, then code, then the proprietary code', () => {
+    const codes = (code: string | null, sub: string | null, own: string | null) =>
+      categoryOfCodes({ bankTransactionCode: code, bankTransactionSubcode: sub, proprietaryCode: own });
+    expect(codes('IssuedCreditTransfers', 'InternalTransfer', 'BP')).toEqual({
+      category: 'transfer',
+      rule: 'IssuedCreditTransfers/InternalTransfer',
+    });
+    expect(codes('ReceivedCreditTransfers', 'DomesticCreditTransfer', 'DC')?.category).toBe('income');
+    expect(codes('IssuedCreditTransfers', 'DomesticCreditTransfer', 'ATM')).toEqual({
+      category: 'cash',
+      rule: 'proprietary:ATM',
+    });
+    expect(codes('CustomerCardTransactions', 'PointOfSale', 'POS')).toBeNull();
+  });
+});
