@@ -19,6 +19,7 @@ import { startEmulator } from '@bankdata/emulator';
 import { exportDataset } from '../export';
 import { openStore } from '../store';
 import { runSync, type SyncSummary } from '../sync/run';
+import type { TransferRules } from '../transfers/match';
 import { createCliContext, globalsOf } from './command-context';
 import { wholeNumber } from './flags';
 import { createProgress } from './progress';
@@ -97,6 +98,7 @@ export function registerDemoCommand(program: Command): void {
       process.exitCode = await runDemo({
         dataDir: ctx.config.dataDir,
         settings: ctx.config.sync,
+        transfers: ctx.config.transfers,
         seed,
         out: (s) => process.stdout.write(s),
       });
@@ -119,6 +121,8 @@ export function registerDemoCommand(program: Command): void {
 export async function runDemo(options: {
   dataDir: string;
   settings: { lookbackDays: number; floor: string | null; concurrency: number; windowDays: number };
+  /** Config `transfers` (docs/transfers.md); default DEFAULT_TRANSFER_RULES. */
+  transfers?: TransferRules;
   seed: number;
   out: (s: string) => void;
 }): Promise<number> {
@@ -153,6 +157,7 @@ export async function runDemo(options: {
           client,
           dataDir: demoDir,
           settings: options.settings,
+          ...(options.transfers ? { transfers: options.transfers } : {}),
           onProgress: (p) => progress.update(p),
         });
       } finally {
@@ -198,6 +203,12 @@ export async function runDemo(options: {
       `  ${relative(process.cwd(), report.path)}: ${report.accounts} accounts, ${report.charts} charts (open it in a browser)\n`,
     );
 
+    // Own-account transfers (docs/transfers.md), as the last sync's matching stored them.
+    const transfers = await store.transfers.counts();
+    out(
+      `\nOwn-account transfers: ${transfers.linked} pair(s) linked (v_transfers), ${transfers.ambiguous} ambiguous candidate pair(s) left unchosen (v_transfer_ambiguities)\n`,
+    );
+
     const counts = await store.reports.totals();
     out(
       [
@@ -213,6 +224,7 @@ export async function runDemo(options: {
         `  npx bankdata export transactions --format ndjson --db ${rel(store.path)} --from 2026-01-01`,
         `  npx bankdata status --db ${rel(store.path)}`,
         `  npx bankdata check --db ${rel(store.path)}`,
+        `  npx bankdata transfers --db ${rel(store.path)}`,
         '',
       ].join('\n'),
     );

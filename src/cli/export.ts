@@ -22,6 +22,7 @@ interface ExportFlags {
   account: string[];
   bank?: string;
   status: string;
+  excludeTransfers?: boolean;
   excel?: boolean;
   lf?: boolean;
   neutralise: boolean;
@@ -67,6 +68,10 @@ export function registerExportCommand(program: Command): void {
     )
     .option('--bank <bank>', 'only rows of this bank')
     .option('--status <status>', `transactions: ${STATUSES.join(' | ')}`, 'all')
+    .option(
+      '--exclude-transfers',
+      'transactions as csv, json, ndjson: leave out own-account transfers (either side of a v_transfers pair)',
+    )
     .option('--excel', 'CSV: add a UTF-8 BOM so Excel reads the file as UTF-8')
     .option('--lf', 'CSV: LF line endings instead of CRLF')
     .option(
@@ -85,6 +90,7 @@ export function registerExportCommand(program: Command): void {
         accountId: flags.account.length > 0 ? flags.account : undefined,
         bank: flags.bank,
         status: flags.status,
+        excludeTransfers: flags.excludeTransfers ?? false,
       };
       // Judge the request before touching the database: a bad filter is exit 2 either way.
       validateExportRequest(dataset, flags.format, filters);
@@ -124,6 +130,10 @@ export function registerExportCommand(program: Command): void {
       says: 'one account from an NZ date as OFX',
     },
     { line: 'bankdata export accounts --format json', says: 'the accounts as JSON on stdout' },
+    {
+      line: 'bankdata export transactions --format csv --exclude-transfers --out spend.csv',
+      says: 'income and spend only: own-account transfers left out',
+    },
   ]);
   // The values that are not paths (src/cli/path-roles.ts); the paths are made in output-paths.ts.
   notPaths(commandNamed(program, 'export'), [

@@ -57,6 +57,11 @@ export interface Config {
     readonly metaRefresh: string;
   };
   readonly expiryWarningDays: number;
+  /** Own-account transfers (docs/transfers.md): the days between the sides, the user's groups. */
+  readonly transfers: {
+    readonly maxDays: number;
+    readonly groups: Readonly<Record<string, readonly string[]>>;
+  };
   /** The sources read, in order of precedence (lowest first), for `status` and error hints. */
   readonly sources: readonly string[];
 }
@@ -136,6 +141,7 @@ export function loadConfig(options: LoadConfigOptions = {}): Config {
     sync: { ...values.sync },
     schedule: { ...values.schedule },
     expiryWarningDays: values.expiryWarningDays,
+    transfers: { maxDays: values.transfers.maxDays, groups: { ...values.transfers.groups } },
     sources: layers.filter(([, layer]) => layer !== null).map(([source]) => source),
   });
   secretsOf.set(config, secrets);

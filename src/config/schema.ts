@@ -89,6 +89,16 @@ export const scheduleSchema = z.strictObject({
   metaRefresh: cron,
 });
 
+/**
+ * Own-account transfers (docs/transfers.md): how many NZ days may lie between the two sides of a
+ * transfer, and the groups of accounts the user names as one owner's (an account number as the
+ * bank shows it, e.g. "12-3456-0123456-00", or BANK/ACCOUNT_ID).
+ */
+export const transfersSchema = z.strictObject({
+  maxDays: wholeDays(0, 31),
+  groups: z.record(z.string().regex(/^\S(.*\S)?$/), z.array(z.string().regex(/^\S+$/)).min(2)),
+});
+
 const baseUrl = z.string().refine(isValidBaseUrl);
 const identifier = z.string().regex(/^\S+$/);
 const path = z.string().min(1);
@@ -111,12 +121,14 @@ export const configSchema = z.strictObject({
   sync: syncSchema,
   schedule: scheduleSchema,
   expiryWarningDays: wholeDays(0, 365),
+  transfers: transfersSchema,
 });
 
 /** One layer: any key may be absent, but an unknown key is an error (a typo never passes silently). */
 export const configLayerSchema = configSchema.partial().extend({
   sync: syncSchema.partial().optional(),
   schedule: scheduleSchema.partial().optional(),
+  transfers: transfersSchema.partial().optional(),
 });
 
 export type ConfigValues = z.infer<typeof configSchema>;
@@ -154,4 +166,8 @@ export const EXPECTED_FORM: Record<string, string> = {
   'schedule.expiryCheck': 'a cron expression, e.g. "0 8 * * *"',
   'schedule.metaRefresh': 'a cron expression, e.g. "0 6 * * 1"',
   expiryWarningDays: 'a whole number of days from 0 to 365',
+  transfers: 'an object with maxDays, groups',
+  'transfers.maxDays': 'a whole number of NZ days from 0 to 31',
+  'transfers.groups':
+    'an object: each group name to a list of at least two accounts, each an account number (12-3456-0123456-00) or BANK/ACCOUNT_ID',
 };

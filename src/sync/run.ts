@@ -9,6 +9,8 @@ import { join } from 'node:path';
 import { AuthenticationError, UnavailableError, type DataApiClient } from '../api';
 import type { BankMeta, ConsentId } from '@bankdata/core/schemas';
 import { checkContinuity } from '../check/check-accounts';
+import { DEFAULT_TRANSFER_RULES, type TransferRules } from '../transfers/match';
+import { refreshTransfers } from '../transfers/refresh';
 import { silentLogger, type Logger } from '../log';
 import { DEFAULT_LEASE_RENEW_MS, DEFAULT_LEASE_TTL_MS, type RunOutcome, type RunWork, type Store } from '../store';
 import { emptyCounters, type RunCounters, type SyncContext, type SyncSettings } from './run-context';
@@ -49,6 +51,8 @@ export interface SyncOptions {
    * share one, so that a `--full`, `--since` or `--consent` run may be theirs alone.
    */
   runId?: string;
+  /** Config `transfers` (docs/transfers.md): the matching run at the run's end; default DEFAULT_TRANSFER_RULES. */
+  transfers?: TransferRules;
 }
 
 export interface SyncProgress {
@@ -92,6 +96,12 @@ export interface SyncSummary {
    * Null when the run could not proceed.
    */
   continuity: { accounts: number; breaks: number } | { error: string } | null;
+  /**
+   * The own-account transfer matching at the run's end (docs/transfers.md): pairs linked and
+   * ambiguous candidates, or why it could not run; never changes the outcome. Null when the run
+   * could not proceed. Absent from the summary of a dry run.
+   */
+  transfers?: { pairs: number; ambiguous: number } | { error: string } | null;
 }
 
 /** Another run holds the lease (exit 4); `why` says why this run cannot share it (PostgreSQL). */
@@ -292,8 +302,10 @@ async function syncRun(options: SyncOptions): Promise<SyncSummary> {
     fatal = { kind: 'unavailable', message: 'the service could not be reached for any consent' };
   }
   const continuity = fatal ? null : await closingCheckChannel.tracePromise(() => closingCheck(ctx), {});
+  const transfers = fatal ? null : await closingTransfers(ctx, options.transfers ?? DEFAULT_TRANSFER_RULES);
   const summary = await finish(ctx, run, results, fatal, stopAsked(), startedAt, now, requestsBefore);
   summary.continuity = continuity;
+  summary.transfers = transfers;
   logger.info('sync finished', { run_id: runId, outcome: summary.outcome, requests: summary.requests });
   return summary;
 }
@@ -316,6 +328,23 @@ async function closingCheck(ctx: SyncContext): Promise<SyncSummary['continuity']
     return { accounts: result.accounts, breaks: result.findings.length };
   } catch (error) {
     ctx.logger.error('continuity check failed', { reason: describeError(error) });
+    return { error: describeError(error) };
+  }
+}
+
+/**
+ * The own-account transfer matching over every stored row (docs/transfers.md), replacing the
+ * links whole; its failure is logged, not raised. On PostgreSQL each worker ending the run runs
+ * it, one after the other (the matching's lock): the last one sees every row of the run.
+ */
+async function closingTransfers(ctx: SyncContext, rules: TransferRules): Promise<SyncSummary['transfers']> {
+  try {
+    const result = await refreshTransfers(ctx.store, rules);
+    for (const { group, entry } of result.unknownGroupEntries)
+      ctx.logger.warn('transfers.groups names no stored account', { group, entry });
+    return { pairs: result.pairs, ambiguous: result.ambiguous };
+  } catch (error) {
+    ctx.logger.error('transfer matching failed', { reason: describeError(error) });
     return { error: describeError(error) };
   }
 }

@@ -52,6 +52,7 @@ const TOP = [
   'sync',
   'status',
   'check',
+  'transfers',
   'report',
   'emulator',
   'export',

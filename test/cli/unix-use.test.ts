@@ -104,6 +104,7 @@ describe('item 8: a closed pipe', () => {
     sync: ['sync'],
     status: ['status'],
     check: ['check'],
+    transfers: ['transfers'],
     report: ['report', '--out', join(dir, 'report.html')],
     emulator: ['emulator', '--port', '0'],
     export: ['export', 'transactions', '--format', 'csv'],

@@ -57,6 +57,7 @@ describe('loadConfig defaults', () => {
       },
       schedule: { sync: '0 2 * * *', expiryCheck: '0 8 * * *', metaRefresh: '0 6 * * 1' },
       expiryWarningDays: 14,
+      transfers: { maxDays: 3, groups: {} },
       sources: ['config/default.json', 'environment', 'flags'],
     } satisfies Config);
   });
