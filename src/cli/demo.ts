@@ -20,6 +20,7 @@ import { exportDataset } from '../export';
 import { openStore } from '../store';
 import { EXAMPLE_CATEGORIES_PATH } from '../paths';
 import { runSync, type SyncSummary } from '../sync/run';
+import type { TransferRules } from '../transfers/match';
 import { createCliContext, globalsOf } from './command-context';
 import { wholeNumber } from './flags';
 import { createProgress } from './progress';
@@ -98,6 +99,7 @@ export function registerDemoCommand(program: Command): void {
       process.exitCode = await runDemo({
         dataDir: ctx.config.dataDir,
         settings: ctx.config.sync,
+        transfers: ctx.config.transfers,
         seed,
         out: (s) => process.stdout.write(s),
       });
@@ -120,6 +122,8 @@ export function registerDemoCommand(program: Command): void {
 export async function runDemo(options: {
   dataDir: string;
   settings: { lookbackDays: number; floor: string | null; concurrency: number; windowDays: number };
+  /** Config `transfers` (docs/transfers.md); default DEFAULT_TRANSFER_RULES. */
+  transfers?: TransferRules;
   seed: number;
   out: (s: string) => void;
 }): Promise<number> {
@@ -156,6 +160,7 @@ export async function runDemo(options: {
           settings: options.settings,
           // The shipped example rules (docs/categories.md): rows decided after each sync.
           categoriesRulesFile: EXAMPLE_CATEGORIES_PATH,
+          ...(options.transfers ? { transfers: options.transfers } : {}),
           onProgress: (p) => progress.update(p),
         });
       } finally {
@@ -209,6 +214,11 @@ export async function runDemo(options: {
         `${share(categories.bySource.rule)} % by rule, ${share(categories.bySource.mcc)} % by MCC, ` +
         `${share(categories.bySource.code)} % by bank code, ${share(categories.bySource.none)} % none\n`,
     );
+    // Own-account transfers (docs/transfers.md), as the last sync's matching stored them.
+    const transfers = await store.transfers.counts();
+    out(
+      `\nOwn-account transfers: ${transfers.linked} pair(s) linked (v_transfers), ${transfers.ambiguous} ambiguous candidate pair(s) left unchosen (v_transfer_ambiguities)\n`,
+    );
 
     const counts = await store.reports.totals();
     out(
@@ -225,6 +235,7 @@ export async function runDemo(options: {
         `  npx bankdata export transactions --format ndjson --db ${rel(store.path)} --from 2026-01-01`,
         `  npx bankdata status --db ${rel(store.path)}`,
         `  npx bankdata check --db ${rel(store.path)}`,
+        `  npx bankdata transfers --db ${rel(store.path)}`,
         '',
       ].join('\n'),
     );

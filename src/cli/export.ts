@@ -22,6 +22,7 @@ interface ExportFlags {
   account: string[];
   bank?: string;
   status: string;
+  excludeTransfers?: boolean;
   excel?: boolean;
   lf?: boolean;
   neutralise: boolean;
@@ -67,6 +68,10 @@ export function registerExportCommand(program: Command): void {
     )
     .option('--bank <bank>', 'only rows of this bank')
     .option('--status <status>', `transactions: ${STATUSES.join(' | ')}`, 'all')
+    .option(
+      '--exclude-transfers',
+      'transactions as csv, json, ndjson: leave out own-account transfers (either side of a v_transfers pair)',
+    )
     .option('--excel', 'CSV: add a UTF-8 BOM so Excel reads the file as UTF-8')
     .option('--lf', 'CSV: LF line endings instead of CRLF')
     .option(
@@ -85,6 +90,7 @@ export function registerExportCommand(program: Command): void {
         accountId: flags.account.length > 0 ? flags.account : undefined,
         bank: flags.bank,
         status: flags.status,
+        excludeTransfers: flags.excludeTransfers ?? false,
       };
       // Judge the request before touching the database: a bad filter is exit 2 either way.
       validateExportRequest(dataset, flags.format, filters);

@@ -62,6 +62,12 @@ export const COMMANDS: readonly CommandEntry[] = [
     load: async () => (await import('./categorise')).registerCategoriseCommand,
   },
   {
+    name: 'transfers',
+    description: 'link own-account transfers (pairs between accounts of one owner) again and list them',
+    usage: '[options]',
+    load: async () => (await import('./transfers')).registerTransfersCommand,
+  },
+  {
     name: 'report',
     description: 'one self-contained HTML report: balances, money in and out, consents, runs, continuity, payments',
     usage: '[options]',

@@ -37,6 +37,7 @@ export function registerScheduleCommand(program: Command): void {
             client,
             dataDir: ctx.config.dataDir,
             sync: ctx.config.sync,
+            transfers: ctx.config.transfers,
             expiryWarningDays: ctx.config.expiryWarningDays,
             payments: () => paymentsPass(ctx.config, store, ctx.logger),
             logger: ctx.logger,

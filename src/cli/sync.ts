@@ -166,6 +166,7 @@ export async function syncCommand(
       onRun: (begun) => (work = begun),
       dataDir: config.dataDir,
       settings: config.sync,
+      transfers: config.transfers,
       consentIds,
       since,
       full: flags.full ?? false,
@@ -245,6 +246,11 @@ export function formatSummary(s: SyncSummary, config: Pick<Config, 'db'>): strin
       `  categories ${s.categories.decided} row(s) decided: ${by.rule ?? 0} by rule, ${by.mcc ?? 0} by MCC, ${by.code ?? 0} by bank code, ${by.none ?? 0} none`,
     );
   }
+  if (s.transfers && 'error' in s.transfers) lines.push(`  transfers  not matched: ${s.transfers.error}`);
+  else if (s.transfers && s.transfers.pairs + s.transfers.ambiguous > 0)
+    lines.push(
+      `  transfers  ${s.transfers.pairs} own-account pair(s) linked, ${s.transfers.ambiguous} ambiguous (bankdata transfers)`,
+    );
   if (s.fatal) lines.push(`  error      ${s.fatal.message}`);
   if (c.failedUnits.length > 0) {
     lines.push(`  failed     ${c.failedUnits.length} unit(s), retried next run:`);

@@ -73,6 +73,11 @@ export interface Config {
     readonly rulesFile: string;
     readonly accountCodes: Readonly<Record<string, string>>;
   };
+  /** Own-account transfers (docs/transfers.md): the days between the sides, the user's groups. */
+  readonly transfers: {
+    readonly maxDays: number;
+    readonly groups: Readonly<Record<string, readonly string[]>>;
+  };
   /** The sources read, in order of precedence (lowest first), for `status` and error hints. */
   readonly sources: readonly string[];
 }
@@ -164,6 +169,7 @@ export function loadConfig(options: LoadConfigOptions = {}): Config {
       rulesFile: resolve(userFile === null ? resolve(cwd, 'config') : dirname(userFile), values.categories.rulesFile),
       accountCodes: { ...values.categories.accountCodes },
     },
+    transfers: { maxDays: values.transfers.maxDays, groups: { ...values.transfers.groups } },
     sources: layers.filter(([, layer]) => layer !== null).map(([source]) => source),
   });
   secretsOf.set(config, secrets);

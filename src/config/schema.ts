@@ -99,6 +99,16 @@ export const categoriesSchema = z.strictObject({
   ),
 });
 
+/**
+ * Own-account transfers (docs/transfers.md): how many NZ days may lie between the two sides of a
+ * transfer, and the groups of accounts the user names as one owner's (an account number as the
+ * bank shows it, e.g. "12-3456-0123456-00", or BANK/ACCOUNT_ID).
+ */
+export const transfersSchema = z.strictObject({
+  maxDays: wholeDays(0, 31),
+  groups: z.record(z.string().regex(/^\S(.*\S)?$/), z.array(z.string().regex(/^\S+$/)).min(2)),
+});
+
 const baseUrl = z.string().refine(isValidBaseUrl);
 
 /** What an alert may be raised on (docs/alerts.md "Events"). */
@@ -151,6 +161,7 @@ export const configSchema = z.strictObject({
   expiryWarningDays: wholeDays(0, 365),
   alerts: alertsSchema,
   categories: categoriesSchema,
+  transfers: transfersSchema,
 });
 
 /** One layer: any key may be absent, but an unknown key is an error (a typo never passes silently). */
@@ -159,6 +170,7 @@ export const configLayerSchema = configSchema.partial().extend({
   schedule: scheduleSchema.partial().optional(),
   alerts: alertsSchema.partial().extend({ webhook: alertsWebhookSchema.partial().optional() }).optional(),
   categories: categoriesSchema.partial().optional(),
+  transfers: transfersSchema.partial().optional(),
 });
 
 export type ConfigValues = z.infer<typeof configSchema>;
@@ -215,4 +227,8 @@ export const EXPECTED_FORM: Record<string, string> = {
   'categories.rulesFile': 'a file path, relative to the configuration directory (docs/categories.md)',
   'categories.accountCodes':
     'an object from category (e.g. groceries) to account code (e.g. "429"), docs/categories.md',
+  transfers: 'an object with maxDays, groups',
+  'transfers.maxDays': 'a whole number of NZ days from 0 to 31',
+  'transfers.groups':
+    'an object: each group name to a list of at least two accounts, each an account number (12-3456-0123456-00) or BANK/ACCOUNT_ID',
 };

@@ -33,6 +33,8 @@ export interface ExportFilters {
   accountId?: string | readonly string[] | undefined;
   bank?: string | undefined;
   status?: StatusFilter | string | undefined;
+  /** `--exclude-transfers`: leave out rows linked as own-account transfers (docs/transfers.md). */
+  excludeTransfers?: boolean | undefined;
 }
 
 /** Filters after validation: dates checked, bank spelt as the API spells it (the store's ViewFilters). */
@@ -75,6 +77,7 @@ function filterHint(spec: DatasetSpec): string {
     spec.account ? '--account' : null,
     spec.bank ? '--bank' : null,
     spec.status ? '--status' : null,
+    spec.transfers ? '--exclude-transfers' : null,
   ].filter((f): f is string => f !== null);
   return flags.length > 0 ? `${spec.name} accepts ${flags.join(', ')}` : `${spec.name} accepts no filters`;
 }
@@ -137,6 +140,17 @@ export function validateExportRequest(dataset: string, format: string, filters: 
   }
   valid.status = status as StatusFilter;
   if (valid.status !== 'all' && !spec.status) refuseFilter(spec, '--status');
+
+  // Own-account transfers left out (docs/exports.md "Leaving out own-account transfers").
+  if (filters.excludeTransfers === true) {
+    if (!spec.transfers) refuseFilter(spec, '--exclude-transfers');
+    if ((STATEMENT_FORMATS as readonly string[]).includes(format))
+      throw new UsageError(
+        `--exclude-transfers does not apply to --format ${format}`,
+        'a bank statement carries every row, or its balances and your reconciliation no longer add up; use csv, json or ndjson',
+      );
+    valid.excludeTransfers = true;
+  }
 
   if ((STATEMENT_FORMATS as readonly string[]).includes(format)) {
     if (dataset !== 'transactions') {

@@ -4,6 +4,7 @@ import type { Logger } from '../log';
 import type { PaymentsPassResult } from '../payments/sync-pass';
 import type { Store } from '../store';
 import type { SyncSettings } from '../sync/run-context';
+import type { TransferRules } from '../transfers/match';
 import type { Clock } from '@bankdata/core/clock';
 
 export interface JobContext {
@@ -11,6 +12,8 @@ export interface JobContext {
   client: DataApiClient;
   dataDir: string;
   sync: SyncSettings;
+  /** Config `transfers` (docs/transfers.md): the matching at each sync's end. */
+  transfers?: TransferRules;
   expiryWarningDays: number;
   logger: Logger;
   /** The payments pass run after each sync (null result: Payments API not configured). */

@@ -21,6 +21,7 @@ export function nightlySyncJob(ctx: JobContext, expression: string): Job {
           client: ctx.client,
           dataDir: ctx.dataDir,
           settings: ctx.sync,
+          ...(ctx.transfers ? { transfers: ctx.transfers } : {}),
           logger: ctx.logger,
           signal,
           now: ctx.now,

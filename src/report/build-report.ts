@@ -30,7 +30,10 @@ export interface AccountSection {
   balances: BalancePoint[];
   anchored: boolean;
   flows: FlowPoint[];
+  /** Money in and out of the period, own-account transfers left out (docs/transfers.md). */
   totals: { inUnits: Units; outUnits: Units };
+  /** The own-account transfers of the period left out of `flows` and `totals` (in: credits, out: debits). */
+  transfers: { inUnits: Units; outUnits: Units };
   /** What the stored rows cannot show (accountLimits); html.ts draws no balance line there. */
   limits: AccountLimits;
 }
@@ -107,6 +110,10 @@ async function accountSection(
 ): Promise<Omit<AccountSection, 'limits'>> {
   const scale = unitsPerMinor(account.currency);
   const days = await store.reportData.dailyFlows(account, scale);
+  // Own-account transfers move money between the owner's accounts: the balance line keeps them,
+  // money in and out leaves them out (docs/transfers.md "Consumers").
+  const transferDays = new Map((await store.reportData.transferFlows(account, scale)).map((t) => [t.date, t]));
+  const transfers = { inUnits: 0n, outUnits: 0n };
   const anchor = await store.reportData.balanceAnchor(account, { scale, nzDateOf });
   // balance(end of D) = stated balance − rows up to when it was stated + rows up to the end of D.
   let base = 0n;
@@ -131,8 +138,11 @@ async function accountSection(
     balances.push({ date: day.date, units: running });
     const key = day.date.slice(0, 7);
     const month = months.get(key) ?? { month: key, inUnits: 0n, outUnits: 0n, rows: 0 };
-    month.inUnits += inUnits;
-    month.outUnits += outUnits;
+    const moved = transferDays.get(day.date);
+    month.inUnits += inUnits - (moved?.inUnits ?? 0n);
+    month.outUnits += outUnits - (moved?.outUnits ?? 0n);
+    transfers.inUnits += moved?.inUnits ?? 0n;
+    transfers.outUnits += moved?.outUnits ?? 0n;
     months.set(key, month);
   }
   // The balance carried into the period starts the line at its first day.
@@ -148,6 +158,7 @@ async function accountSection(
     anchored: anchor !== null,
     flows: flows.map(({ month, inUnits, outUnits }) => ({ month, inUnits, outUnits })),
     totals,
+    transfers,
   };
 }
 

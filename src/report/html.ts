@@ -80,7 +80,7 @@ ${renderRuns(data)}
 ${renderContinuity(data)}
 ${renderPayments(data)}
 </main>
-<footer><p>Balances are booked balances; available balances (which count pending rows and credit lines) are not drawn. A balance line is the latest booked balance the bank stated, carried back through the booked transactions; it is left out where the stored rows are not the whole account (credits-only or debits-only consents, days up to a continuity break, after a consent's window ended), with a note saying why.</p></footer>
+<footer><p>Balances are booked balances; available balances (which count pending rows and credit lines) are not drawn. A balance line is the latest booked balance the bank stated, carried back through the booked transactions; it is left out where the stored rows are not the whole account (credits-only or debits-only consents, days up to a continuity break, after a consent's window ended), with a note saying why. Money in and out leaves out own-account transfers, the pairs linked in <code>v_transfers</code> (<code>bankdata transfers</code>); the balance line keeps them.</p></footer>
 </body>
 </html>
 `;
@@ -100,9 +100,15 @@ function renderAccount(section: AccountSection, index: number, data: ReportData)
   const latest = balances[balances.length - 1];
   const parts: string[] = [];
   let count = 0;
+  // Money in and out leaves own-account transfers out (docs/transfers.md) and says so.
+  const moved = section.transfers;
+  const movedText =
+    moved.inUnits !== 0n || moved.outUnits !== 0n
+      ? `own-account transfers left out of money in and out: in ${money(moved.inUnits, c)}, out ${money(moved.outUnits, c)} (v_transfers)`
+      : '';
   parts.push(`<article class="account" id="${id}" aria-labelledby="${id}-h">
 <h3 id="${id}-h">${esc(name)} <span class="muted">${esc(account.bank)} · ${esc(account.accountId)} · ${esc(c)}</span></h3>
-<p class="facts">${esc(kind)}${latest ? ` · balance ${esc(money(latest.units, c))} on ${esc(latest.date)}` : ''} · in ${esc(money(totals.inUnits, c))} · out ${esc(money(totals.outUnits, c))}${limits.only ? ' (partial)' : ''}</p>`);
+<p class="facts">${esc(kind)}${latest ? ` · balance ${esc(money(latest.units, c))} on ${esc(latest.date)}` : ''} · in ${esc(money(totals.inUnits, c))} · out ${esc(money(totals.outUnits, c))}${limits.only ? ' (partial)' : ''}${movedText ? ` · ${esc(movedText)}` : ''}</p>`);
   if (truth.caveats.length > 0)
     parts.push(
       `<div class="caveat" role="note" aria-label="What this account's data cannot show">${truth.caveats.map((t) => `<p>${t}</p>`).join('\n')}</div>`,
@@ -146,7 +152,7 @@ function renderAccount(section: AccountSection, index: number, data: ReportData)
       ? `money ${limits.only.kept === 'Credit' ? 'in' : limits.only.kept === 'Debit' ? 'out' : 'in and out'} by month (partial: ${onlyText(limits.only.kept)})`
       : `money in and out by month${anyPartial ? ' (months marked partial are incomplete)' : ''}`;
     const title = `${name}: ${what}`;
-    const description = `${flows.length} month(s) from ${firstMonth.month} to ${lastMonth.month}; in ${money(totals.inUnits, c)}, out ${money(totals.outUnits, c)} in all${anyPartial ? `; partial: ${flows.filter((_, i) => partial[i]).length} month(s)` : ''}.`;
+    const description = `${flows.length} month(s) from ${firstMonth.month} to ${lastMonth.month}; in ${money(totals.inUnits, c)}, out ${money(totals.outUnits, c)} in all${anyPartial ? `; partial: ${flows.filter((_, i) => partial[i]).length} month(s)` : ''}${movedText ? `; ${movedText}` : ''}.`;
     const both = (size: 'wide' | 'narrow') =>
       flowsChart(flows, c, { id: chartId(`${id}-flow`, size), title, description }, size);
     parts.push(

@@ -132,3 +132,20 @@ export function pgAccountLock(bank: string, accountId: string): SQL {
 export function paymentConsentLock(dialect: Dialect, consentId: string): SQL | null {
   return dialect === 'postgres' ? sql`SELECT pg_advisory_xact_lock(hashtextextended(${consentId}, 2))` : null;
 }
+
+/** Whole days from NZ date `a` to NZ date `b` (both `YYYY-MM-DD` text), signed: b − a. */
+export function nzDateDiff(dialect: Dialect, a: SQL, b: SQL): SQL {
+  return dialect === 'postgres'
+    ? sql`((${b})::date - (${a})::date)`
+    : sql`CAST(julianday(${b}) - julianday(${a}) AS INTEGER)`;
+}
+
+/**
+ * The statement that makes a transfer matching (transfers.ts `replaceLinks`) wait for another
+ * one, or null where the dialect needs none. PostgreSQL: a transaction-scoped advisory lock in a
+ * lock space of its own (seed 3), so that two workers ending one run replace the links in turn.
+ * SQLite: null, BEGIN IMMEDIATE holds the database's one write lock.
+ */
+export function transfersLock(dialect: Dialect): SQL | null {
+  return dialect === 'postgres' ? sql`SELECT pg_advisory_xact_lock(hashtextextended('transfer_links', 3))` : null;
+}

@@ -12,6 +12,14 @@ export type { TransactionWindowInput, WindowCounts } from './window-commit';
 export type { InsertCounts, PartyInput, StatementFileInput, UnitInput, UpsertCounts } from './resource-writes';
 export type { SyncResource } from './sync-state';
 export type { StatementPeriod } from './statement-dates';
+export type {
+  TransferAccount,
+  TransferCandidate,
+  TransferLinkInput,
+  TransferReferences,
+  TransferSide,
+  TransferViewRow,
+} from './transfers';
 export type { RunRow, RunSummary } from './runs';
 export type { BeginResult, RunWork } from './run-work';
 export {

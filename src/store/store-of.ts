@@ -31,6 +31,7 @@ import { rowTimesSince } from './recent-rows';
 import { newestStatementPeriod } from './statement-dates';
 import * as syncState from './sync-state';
 import { toStoredInstant, type Clock, type Instant } from './time';
+import { transferReads } from './transfers';
 import { viewReads } from './view-reads';
 import type { TransactionWindowInput, WindowCounts } from './window-commit';
 
@@ -186,6 +187,7 @@ export function storeOf(parts: DialectParts): Store {
     }),
     reportData: reportReads(exact),
     views: viewReads(exact),
+    transfers: transferReads(exact),
   };
 }
 

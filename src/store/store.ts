@@ -67,6 +67,7 @@ import type { StatementPeriod } from './statement-dates';
 import type { SyncResource, WindowKnowledge } from './sync-state';
 import type { Clock, Instant } from './time';
 import type { ViewReads } from './view-reads';
+import type { TransferReads } from './transfers';
 import type { TransactionWindowInput, WindowCounts } from './window-commit';
 
 /** `now` may be left out: the store's clock fills it. */
@@ -288,6 +289,8 @@ export interface Store {
     accounts: ReportReads['accounts'];
     /** Booked money in and out per NZ booking date, oldest first, in exact units. */
     dailyFlows: ReportReads['dailyFlows'];
+    /** The part of dailyFlows that is own-account transfers (linked in v_transfers), per NZ date. */
+    transferFlows: ReportReads['transferFlows'];
     /** The latest booked balance held, else the latest running balance a row carries, in units; or null. */
     balanceAnchor: ReportReads['balanceAnchor'];
     /** v_consents rows, by bank and id. */
@@ -318,6 +321,22 @@ export interface Store {
     latestFinishedRuns(limit?: number): Promise<FinishedRun[]>;
     openFindings(): Promise<OpenFinding[]>;
     rejectedPayments(): Promise<RejectedPayment[]>;
+  };
+  /**
+   * Own-account transfers (docs/transfers.md; transfers.ts): what the matching in src/transfers
+   * reads, the links it stores (transfer_links, v_transfers, v_transfer_ambiguities) and their reads.
+   */
+  transfers: {
+    /** Every account with its consent, account number and owner's PartyId, by bank and id. */
+    accounts: TransferReads['accounts'];
+    /** Booked debit × booked credit of another account: same currency, opposite minor units, within the days. */
+    candidates: TransferReads['candidates'];
+    /** Replaces every stored link (linked and ambiguous) in one transaction. */
+    replaceLinks: TransferReads['replaceLinks'];
+    /** Rows of v_transfers (`linked`) or v_transfer_ambiguities (`ambiguous`), by the debit's date. */
+    list: TransferReads['list'];
+    /** How many pairs each view holds. */
+    counts: TransferReads['counts'];
   };
   /** The export's reads over the public views (src/export; docs/exports.md); view-reads.ts. */
   views: {

@@ -58,6 +58,10 @@ LEFT JOIN transaction_categories c
   ON c.bank = t.bank AND c.account_id = t.account_id AND c.transaction_id = t.transaction_id
 WHERE t.removed_at IS NULL`,
   },
+  // docs/data-model.md "v_transfers": own-account transfers the latest matching linked.
+  { name: 'v_transfers', select: (d) => transferSelect(d, 'linked') },
+  // docs/data-model.md "v_transfer_ambiguities": pairs left unchosen, another being as good.
+  { name: 'v_transfer_ambiguities', select: (d) => transferSelect(d, 'ambiguous') },
 ];
 
 /** The NZ calendar date of a stored UTC instant, as the views of migration 0006 (pg 0001) spell it. */
@@ -65,6 +69,21 @@ function nzDateOfInstant(dialect: Dialect, instant: SQL): SQL {
   return dialect === 'postgres'
     ? sql`to_char((${instant}::timestamptz AT TIME ZONE 'Pacific/Auckland')::date, 'YYYY-MM-DD')`
     : sql`date(${instant}, (SELECT o.offset_minutes FROM nz_offsets o WHERE o.utc_from <= ${instant} ORDER BY o.utc_from DESC LIMIT 1) || ' minutes')`;
+}
+
+/** Both sides of the stored pairs of one status (docs/transfers.md), with the evidence. */
+function transferSelect(d: Dialect, status: 'linked' | 'ambiguous'): SQL {
+  return sql`SELECT
+  l.debit_bank, l.debit_account_id, l.debit_transaction_id, t_d.booking_date AS debit_booking_date,
+  ${exactAmount(d, sql`t_d.amount`)} AS debit_amount,
+  l.credit_bank, l.credit_account_id, l.credit_transaction_id, t_c.booking_date AS credit_booking_date,
+  ${exactAmount(d, sql`t_c.amount`)} AS credit_amount,
+  l.currency, l.amount_minor, l.days_apart, l.same_consent, l.same_party, l.owner_group, l.counterparty_sides,
+  l.reference_agrees, l.score, l.linked_at, t_d.amount AS debit_amount_text, t_c.amount AS credit_amount_text
+FROM transfer_links l
+JOIN transactions t_d ON t_d.bank = l.debit_bank AND t_d.account_id = l.debit_account_id AND t_d.transaction_id = l.debit_transaction_id
+JOIN transactions t_c ON t_c.bank = l.credit_bank AND t_c.account_id = l.credit_account_id AND t_c.transaction_id = l.credit_transaction_id
+WHERE l.status = ${sql.raw(`'${status}'`)} AND t_d.removed_at IS NULL AND t_c.removed_at IS NULL`;
 }
 
 const dialects = { sqlite: new SQLiteSyncDialect(), postgres: new PgDialect() };

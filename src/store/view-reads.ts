@@ -138,7 +138,20 @@ export function filterClause(dialect: SqlRunner['dialect'], spec: DatasetSpec, f
   if (filters.bank !== undefined) where.push(sql`v.bank = ${filters.bank}`);
   if (spec.status && filters.status !== 'all')
     where.push(sql`v.status = ${filters.status === 'booked' ? 'Booked' : 'Pending'}`);
+  if (spec.transfers && filters.excludeTransfers === true) where.push(...notTransfers());
   return where.length > 0 ? sql` WHERE ${sql.join(where, sql` AND `)}` : sql``;
+}
+
+/**
+ * Own-account transfers left out (docs/transfers.md): no linked pair has the row as its debit
+ * or its credit. transfer_links' two indexes answer each test by key.
+ */
+function notTransfers(): SQL[] {
+  return (['debit', 'credit'] as const).map((side) => {
+    const column = (name: string) => sql.raw(`l.${side}_${name}`);
+    return sql`NOT EXISTS (SELECT 1 FROM transfer_links l WHERE ${column('bank')} = v.bank AND ${column('account_id')} = v.account_id
+      AND ${column('transaction_id')} = v.transaction_id AND l.status = 'linked')`;
+  });
 }
 
 export function viewReads(runner: SqlRunner): ViewReads {

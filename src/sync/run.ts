@@ -11,6 +11,8 @@ import type { BankMeta, ConsentId } from '@bankdata/core/schemas';
 import { checkContinuity } from '../check/check-accounts';
 import { applyCategories } from '../categories/apply';
 import { loadRules } from '../categories/rules-file';
+import { DEFAULT_TRANSFER_RULES, type TransferRules } from '../transfers/match';
+import { refreshTransfers } from '../transfers/refresh';
 import { silentLogger, type Logger } from '../log';
 import { DEFAULT_LEASE_RENEW_MS, DEFAULT_LEASE_TTL_MS, type RunOutcome, type RunWork, type Store } from '../store';
 import { emptyCounters, type RunCounters, type SyncContext, type SyncSettings } from './run-context';
@@ -56,6 +58,8 @@ export interface SyncOptions {
    * decided"): when given, the rows without a decision are decided once the run's rows are written.
    */
   categoriesRulesFile?: string;
+  /** Config `transfers` (docs/transfers.md): the matching run at the run's end; default DEFAULT_TRANSFER_RULES. */
+  transfers?: TransferRules;
 }
 
 export interface SyncProgress {
@@ -105,6 +109,12 @@ export interface SyncSummary {
    * never changes the outcome.
    */
   categories?: { decided: number; bySource: Record<string, number> } | { error: string } | null;
+  /**
+   * The own-account transfer matching at the run's end (docs/transfers.md): pairs linked and
+   * ambiguous candidates, or why it could not run; never changes the outcome. Null when the run
+   * could not proceed. Absent from the summary of a dry run.
+   */
+  transfers?: { pairs: number; ambiguous: number } | { error: string } | null;
 }
 
 /** Another run holds the lease (exit 4); `why` says why this run cannot share it (PostgreSQL). */
@@ -305,10 +315,12 @@ async function syncRun(options: SyncOptions): Promise<SyncSummary> {
     fatal = { kind: 'unavailable', message: 'the service could not be reached for any consent' };
   }
   const continuity = fatal ? null : await closingCheckChannel.tracePromise(() => closingCheck(ctx), {});
+  const transfers = fatal ? null : await closingTransfers(ctx, options.transfers ?? DEFAULT_TRANSFER_RULES);
   const summary = await finish(ctx, run, results, fatal, stopAsked(), startedAt, now, requestsBefore);
   summary.continuity = continuity;
   if (options.categoriesRulesFile !== undefined)
     summary.categories = fatal ? null : await closingCategorise(ctx, options.categoriesRulesFile);
+  summary.transfers = transfers;
   logger.info('sync finished', { run_id: runId, outcome: summary.outcome, requests: summary.requests });
   return summary;
 }
@@ -348,6 +360,23 @@ async function closingCategorise(ctx: SyncContext, rulesFile: string): Promise<S
     return { decided: result.changed, bySource: result.bySource };
   } catch (error) {
     ctx.logger.warn('categories not decided (bankdata categorise --check)', { reason: describeError(error) });
+    return { error: describeError(error) };
+  }
+}
+
+/**
+ * The own-account transfer matching over every stored row (docs/transfers.md), replacing the
+ * links whole; its failure is logged, not raised. On PostgreSQL each worker ending the run runs
+ * it, one after the other (the matching's lock): the last one sees every row of the run.
+ */
+async function closingTransfers(ctx: SyncContext, rules: TransferRules): Promise<SyncSummary['transfers']> {
+  try {
+    const result = await refreshTransfers(ctx.store, rules);
+    for (const { group, entry } of result.unknownGroupEntries)
+      ctx.logger.warn('transfers.groups names no stored account', { group, entry });
+    return { pairs: result.pairs, ambiguous: result.ambiguous };
+  } catch (error) {
+    ctx.logger.error('transfer matching failed', { reason: describeError(error) });
     return { error: describeError(error) };
   }
 }

@@ -53,6 +53,7 @@ const TOP = [
   'status',
   'check',
   'categorise',
+  'transfers',
   'report',
   'emulator',
   'export',

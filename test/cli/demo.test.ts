@@ -42,4 +42,21 @@ describe('bankdata demo', () => {
     expect(html.startsWith('<!doctype html>')).toBe(true);
     expect((html.match(/<svg class="chart" role="img"/g) ?? []).length).toBeGreaterThan(4);
   });
+
+  it("prints the number of own-account transfer pairs and of ambiguous candidates, as the database holds them; the report's money in and out leaves them out", () => {
+    const db = new Database(join(dir, 'demo', 'bankdata.sqlite'), { readonly: true });
+    try {
+      const count = (view: string) => (db.prepare(`SELECT count(*) AS n FROM ${view}`).get() as { n: number }).n;
+      const pairs = count('v_transfers');
+      // The emulator's world moves money between a customer's own accounts (generator/transfers.ts).
+      expect(pairs).toBeGreaterThan(0);
+      expect(printed).toContain(
+        `Own-account transfers: ${pairs} pair(s) linked (v_transfers), ${count('v_transfer_ambiguities')} ambiguous candidate pair(s)`,
+      );
+    } finally {
+      db.close();
+    }
+    const html = readFileSync(join(dir, 'demo', 'report.html'), 'utf8');
+    expect(html).toContain('own-account transfers left out of money in and out');
+  });
 });

@@ -63,6 +63,7 @@ const cases = (): Record<string, { args: string[]; serves?: boolean }> => ({
   status: { args: ['status'] },
   check: { args: ['check'] },
   categorise: { args: ['categorise', '--dry-run'] },
+  transfers: { args: ['transfers'] },
   report: { args: ['report', '--out', join(mkdtempSync(join(tmpdir(), 'bankdata-output-report-')), 'r.html')] },
   emulator: { args: ['emulator', '--port', '0'], serves: true },
   export: { args: ['export', 'transactions', '--format', 'csv', '--from', '2000-01-01'] },

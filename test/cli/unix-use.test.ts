@@ -105,6 +105,7 @@ describe('item 8: a closed pipe', () => {
     status: ['status'],
     check: ['check'],
     categorise: ['categorise', '--dry-run'],
+    transfers: ['transfers'],
     report: ['report', '--out', join(dir, 'report.html')],
     emulator: ['emulator', '--port', '0'],
     export: ['export', 'transactions', '--format', 'csv'],

@@ -69,6 +69,7 @@ describe('loadConfig defaults', () => {
       },
       // docs/categories.md "The rules file": beside the user's config.json.
       categories: { rulesFile: join(dirname(userConfigFile()), 'categories.yaml'), accountCodes: {} },
+      transfers: { maxDays: 3, groups: {} },
       sources: ['config/default.json', 'environment', 'flags'],
     } satisfies Config);
   });

@@ -65,6 +65,27 @@ describe('a bad request is a usage error that names the problem', () => {
     ],
     ['ofx without --account', 'transactions', 'ofx', {}, /needs --account/],
     ['ofx for another dataset', 'statements', 'ofx', { accountId: 'acc-0001' }, /only the transactions dataset/],
+    [
+      '--exclude-transfers outside transactions',
+      'balances',
+      'csv',
+      { excludeTransfers: true },
+      /--exclude-transfers does not apply to the balances dataset/,
+    ],
+    [
+      '--exclude-transfers on a bank statement',
+      'transactions',
+      'ofx',
+      { accountId: 'acc-0001', excludeTransfers: true },
+      /--exclude-transfers does not apply to --format ofx/,
+    ],
+    [
+      '--exclude-transfers on xero',
+      'transactions',
+      'xero',
+      { accountId: 'acc-0001', excludeTransfers: true },
+      /--exclude-transfers does not apply to --format xero/,
+    ],
   ];
   it.each(cases)('%s', (_name, dataset, format, filters, message) => {
     const run = () => validateExportRequest(dataset, format, filters);

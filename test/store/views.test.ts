@@ -39,6 +39,17 @@ const ARCHITECTURE_COLUMNS: Record<string, string> = {
   v_continuity:
     'bank, account_id, kind, from_date, to_date, amount, amount_minor, currency, cause, transaction_id, detail, ' +
     'from_date_time, to_date_time, run_id, checked_at, amount_text',
+  // docs/data-model.md "v_transfers" and "v_transfer_ambiguities" (one column list).
+  v_transfers:
+    'debit_bank, debit_account_id, debit_transaction_id, debit_booking_date, debit_amount, credit_bank, ' +
+    'credit_account_id, credit_transaction_id, credit_booking_date, credit_amount, currency, amount_minor, days_apart, ' +
+    'same_consent, same_party, owner_group, counterparty_sides, reference_agrees, score, linked_at, debit_amount_text, ' +
+    'credit_amount_text',
+  v_transfer_ambiguities:
+    'debit_bank, debit_account_id, debit_transaction_id, debit_booking_date, debit_amount, credit_bank, ' +
+    'credit_account_id, credit_transaction_id, credit_booking_date, credit_amount, currency, amount_minor, days_apart, ' +
+    'same_consent, same_party, owner_group, counterparty_sides, reference_agrees, score, linked_at, debit_amount_text, ' +
+    'credit_amount_text',
 };
 const expected = (view: string) => ARCHITECTURE_COLUMNS[view]!.split(', ');
 

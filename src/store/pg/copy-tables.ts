@@ -52,10 +52,17 @@ export const COPIED_TABLES = [
   'payment_status_history',
   'payment_attempts',
   'continuity_findings',
+  'transfer_links',
 ] as const;
 export type CopiedTable = (typeof COPIED_TABLES)[number];
 /** Tables whose `id` is an identity column in PostgreSQL. */
-const IDENTITY_TABLES: readonly CopiedTable[] = ['balances', 'parties', 'rejects', 'continuity_findings'];
+const IDENTITY_TABLES: readonly CopiedTable[] = [
+  'balances',
+  'parties',
+  'rejects',
+  'continuity_findings',
+  'transfer_links',
+];
 /** PostgreSQL allows 65535 bind parameters per statement. */
 const MAX_PARAMS = 60_000;
 

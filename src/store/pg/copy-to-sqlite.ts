@@ -174,6 +174,9 @@ async function planQueries(
       parties: all,
       // A check's findings: the breaks that end on or after the date.
       continuity_findings: dated('to_date', filter.from ?? null),
+      // Own-account transfers: whole, or (with --from, whose rows a pair may straddle) left for the
+      // next matching over the copied rows (`bankdata transfers`, or the next sync) to rebuild.
+      ...(filter.from ? {} : { transfer_links: all }),
       transactions: dated('booking_date', filter.from ?? null),
       transaction_categories: filter.from ? categoriesOf('booking_date >= $1', [filter.from]) : all,
       balances: dated('date_time', fromInstant),
@@ -246,6 +249,7 @@ async function planQueries(
     },
     job_runs: all,
     continuity_findings: accountQuery({ column: 'to_date', value: filter.from ?? null }),
+    // transfer_links left out: a pair may join an account not copied; the next matching rebuilds them.
     consent_creations: { where: `consent_id = ANY($1::text[])`, params: [asked] },
   };
 }

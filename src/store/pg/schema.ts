@@ -45,6 +45,7 @@ import {
   CONTINUITY_CAUSES,
   CONTINUITY_KINDS,
   CATEGORY_SOURCES,
+  TRANSFER_STATUSES,
   INDICATORS,
   PAYMENT_ATTEMPT_STATES,
   RUN_OUTCOMES,
@@ -580,6 +581,38 @@ export const runWorkers = pgTable(
     errorSummary: text('error_summary'),
   },
   (t) => [primaryKey({ columns: [t.runId, t.workerId] })],
+);
+
+/**
+ * Own-account transfers (docs/transfers.md): the same table as SQLite's `transfer_links`
+ * (../sqlite/schema.ts), column for column.
+ */
+export const transferLinks = pgTable(
+  'transfer_links',
+  {
+    id: bigint('id', { mode: 'number' }).primaryKey().generatedByDefaultAsIdentity(),
+    status: text('status', { enum: TRANSFER_STATUSES }).notNull(),
+    debitBank: text('debit_bank', { enum: BANKS }).notNull(),
+    debitAccountId: text('debit_account_id').$type<AccountId>().notNull(),
+    debitTransactionId: text('debit_transaction_id').$type<TransactionId>().notNull(),
+    creditBank: text('credit_bank', { enum: BANKS }).notNull(),
+    creditAccountId: text('credit_account_id').$type<AccountId>().notNull(),
+    creditTransactionId: text('credit_transaction_id').$type<TransactionId>().notNull(),
+    currency: text('currency').notNull(),
+    amountMinor: bigint('amount_minor', { mode: 'number' }).notNull(),
+    daysApart: integer('days_apart').notNull(),
+    sameConsent: integer('same_consent').notNull(),
+    sameParty: integer('same_party').notNull(),
+    ownerGroup: text('owner_group'),
+    counterpartySides: integer('counterparty_sides').notNull(),
+    referenceAgrees: integer('reference_agrees').notNull(),
+    score: integer('score').notNull(),
+    linkedAt: text('linked_at').notNull(),
+  },
+  (t) => [
+    index('transfer_links_debit').on(t.debitBank, t.debitAccountId, t.debitTransactionId, t.status),
+    index('transfer_links_credit').on(t.creditBank, t.creditAccountId, t.creditTransactionId, t.status),
+  ],
 );
 
 /**

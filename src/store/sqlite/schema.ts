@@ -597,3 +597,46 @@ export const transactionCategories = sqliteTable(
   },
   (t) => [primaryKey({ columns: [t.bank, t.accountId, t.transactionId] })],
 );
+export const TRANSFER_STATUSES = ['linked', 'ambiguous'] as const;
+export type TransferStatus = (typeof TRANSFER_STATUSES)[number];
+
+/**
+ * Own-account transfers (docs/transfers.md; v_transfers and v_transfer_ambiguities): each pair
+ * of a debit and a credit the latest matching linked (`linked`: each side the other's unique best
+ * candidate) or left unchosen because another candidate is as good (`ambiguous`), with the
+ * evidence. Replaced whole by each matching (the sync's end, `bankdata transfers`).
+ */
+export const transferLinks = sqliteTable(
+  'transfer_links',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    status: text('status', { enum: TRANSFER_STATUSES }).notNull(),
+    debitBank: text('debit_bank', { enum: BANKS }).notNull(),
+    debitAccountId: text('debit_account_id').$type<AccountId>().notNull(),
+    debitTransactionId: text('debit_transaction_id').$type<TransactionId>().notNull(),
+    creditBank: text('credit_bank', { enum: BANKS }).notNull(),
+    creditAccountId: text('credit_account_id').$type<AccountId>().notNull(),
+    creditTransactionId: text('credit_transaction_id').$type<TransactionId>().notNull(),
+    currency: text('currency').notNull(),
+    /** The amount moved, in the currency's minor units (positive). */
+    amountMinor: integer('amount_minor').notNull(),
+    /** Whole NZ days between the two booking dates. */
+    daysApart: integer('days_apart').notNull(),
+    /** 1 when both accounts belong to one consent, else 0. */
+    sameConsent: integer('same_consent').notNull(),
+    /** 1 when both accounts' owner (account party) has one PartyId at one bank, else 0. */
+    sameParty: integer('same_party').notNull(),
+    /** The configured group (transfers.groups) naming both accounts, or NULL. */
+    ownerGroup: text('owner_group'),
+    /** How many sides name the other account as their counterparty (0, 1 or 2). */
+    counterpartySides: integer('counterparty_sides').notNull(),
+    /** 1 when the references both sides carry agree, 0 when there was nothing to compare. */
+    referenceAgrees: integer('reference_agrees').notNull(),
+    score: integer('score').notNull(),
+    linkedAt: text('linked_at').notNull(),
+  },
+  (t) => [
+    index('transfer_links_debit').on(t.debitBank, t.debitAccountId, t.debitTransactionId, t.status),
+    index('transfer_links_credit').on(t.creditBank, t.creditAccountId, t.creditTransactionId, t.status),
+  ],
+);

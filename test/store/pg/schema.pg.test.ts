@@ -38,6 +38,7 @@ describePostgres('PostgreSQL schema', () => {
     expect(summary.outcome).toBe('ok');
     sqlite = new Database(harness.store.path, { readonly: false });
     addPayments(sqlite);
+    addAmbiguousTransfer(sqlite);
     addContinuityFindings(sqlite);
   });
   afterAll(async () => {
@@ -130,6 +131,8 @@ describePostgres('PostgreSQL schema', () => {
         for (const row of fromPg) {
           if ('amount_text' in row) expect(row.amount, view).toBe(row.amount_text);
           if ('balance_after_text' in row) expect(row.balance_after, view).toBe(row.balance_after_text);
+          for (const side of ['debit_amount', 'credit_amount'])
+            if (`${side}_text` in row) expect(row[side], view).toBe(row[`${side}_text`]);
         }
       }
       // Identity columns continue after the copied ids.
@@ -184,8 +187,25 @@ describePostgres('PostgreSQL schema', () => {
 
 function numericColumns(row: Record<string, unknown>, map: (v: unknown) => unknown): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  for (const column of ['amount', 'balance_after']) if (column in row) out[column] = map(row[column]);
+  // Every column with an exact text twin (amount, balance_after, v_transfers' debit_amount…).
+  for (const column of Object.keys(row)) if (`${column}_text` in row) out[column] = map(row[column]);
   return out;
+}
+
+/**
+ * A row of v_transfer_ambiguities: the sync's matching linked the emulator's own transfers (each
+ * side names the other account), so a linked pair is listed once more as ambiguous.
+ */
+function addAmbiguousTransfer(db: Database.Database): void {
+  const columns =
+    'debit_bank, debit_account_id, debit_transaction_id, credit_bank, credit_account_id, credit_transaction_id, currency, ' +
+    'amount_minor, days_apart, same_consent, same_party, owner_group, counterparty_sides, reference_agrees, score, linked_at';
+  const added = db
+    .prepare(
+      `INSERT INTO transfer_links (status, ${columns}) SELECT 'ambiguous', ${columns} FROM transfer_links WHERE status = 'linked' ORDER BY id LIMIT 1`,
+    )
+    .run();
+  if (added.changes !== 1) throw new Error('the harness has no linked own-account transfer');
 }
 
 /**
