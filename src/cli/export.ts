@@ -26,6 +26,7 @@ interface ExportFlags {
   lf?: boolean;
   neutralise: boolean;
   ofxDialect?: string;
+  excludeDuplicates?: boolean;
 }
 
 const repeatable = (value: string, previous: string[]) => [...previous, value];
@@ -67,6 +68,10 @@ export function registerExportCommand(program: Command): void {
     )
     .option('--bank <bank>', 'only rows of this bank')
     .option('--status <status>', `transactions: ${STATUSES.join(' | ')}`, 'all')
+    .option(
+      '--exclude-duplicates',
+      'transactions: leave out the rows bankdata check suspects the bank served twice (v_transactions.suspected_duplicate)',
+    )
     .option('--excel', 'CSV: add a UTF-8 BOM so Excel reads the file as UTF-8')
     .option('--lf', 'CSV: LF line endings instead of CRLF')
     .option(
@@ -85,6 +90,7 @@ export function registerExportCommand(program: Command): void {
         accountId: flags.account.length > 0 ? flags.account : undefined,
         bank: flags.bank,
         status: flags.status,
+        excludeDuplicates: flags.excludeDuplicates,
       };
       // Judge the request before touching the database: a bad filter is exit 2 either way.
       validateExportRequest(dataset, flags.format, filters);
@@ -124,6 +130,10 @@ export function registerExportCommand(program: Command): void {
       says: 'one account from an NZ date as OFX',
     },
     { line: 'bankdata export accounts --format json', says: 'the accounts as JSON on stdout' },
+    {
+      line: 'bankdata export transactions --format csv --exclude-duplicates --out clean.csv',
+      says: 'without the rows the bank served twice',
+    },
   ]);
   // The values that are not paths (src/cli/path-roles.ts); the paths are made in output-paths.ts.
   notPaths(commandNamed(program, 'export'), [

@@ -33,6 +33,8 @@ export interface ExportFilters {
   accountId?: string | readonly string[] | undefined;
   bank?: string | undefined;
   status?: StatusFilter | string | undefined;
+  /** `--exclude-duplicates`: leave out the rows the check suspects the bank served twice. */
+  excludeDuplicates?: boolean | undefined;
 }
 
 /** Filters after validation: dates checked, bank spelt as the API spells it (the store's ViewFilters). */
@@ -75,6 +77,7 @@ function filterHint(spec: DatasetSpec): string {
     spec.account ? '--account' : null,
     spec.bank ? '--bank' : null,
     spec.status ? '--status' : null,
+    spec.duplicates ? '--exclude-duplicates' : null,
   ].filter((f): f is string => f !== null);
   return flags.length > 0 ? `${spec.name} accepts ${flags.join(', ')}` : `${spec.name} accepts no filters`;
 }
@@ -137,6 +140,11 @@ export function validateExportRequest(dataset: string, format: string, filters: 
   }
   valid.status = status as StatusFilter;
   if (valid.status !== 'all' && !spec.status) refuseFilter(spec, '--status');
+  // Duplicates the bank served (docs/exports.md "Duplicates the bank served").
+  if (filters.excludeDuplicates === true) {
+    if (!spec.duplicates) refuseFilter(spec, '--exclude-duplicates');
+    valid.excludeDuplicates = true;
+  }
 
   if ((STATEMENT_FORMATS as readonly string[]).includes(format)) {
     if (dataset !== 'transactions') {

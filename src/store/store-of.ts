@@ -9,6 +9,7 @@
 import type { AccountId } from '@bankdata/core/schemas';
 import * as creations from './consent-creations';
 import { continuityReads } from './continuity';
+import { duplicateOps } from './duplicates';
 import type { ForgetReport } from './forget';
 import { forgetConsent } from './forget-consent';
 import { getJobRun, recordJobRun } from './job-runs';
@@ -161,6 +162,7 @@ export function storeOf(parts: DialectParts): Store {
     }),
     reports: reports.reportsOf(r),
     continuity: continuityReads(exact),
+    duplicates: settled(duplicateOps(exact)),
     reportData: reportReads(exact),
     views: viewReads(exact),
   };

@@ -21,6 +21,7 @@ import type {
 } from '@bankdata/core/schemas';
 import type { BeginCreationInput, ConsentCreationRow } from './consent-creations';
 import type { ContinuityReads } from './continuity';
+import type { DuplicateOps } from './duplicates';
 import type { ForgetReport } from './forget';
 import type { JobRunRow } from './job-runs';
 import type { AcquireResult, LeaseHolder, LeaseRow, LeaseTerm } from './lease';
@@ -257,6 +258,11 @@ export interface Store {
     /** How many findings the latest checks left. */
     countFindings: ContinuityReads['countFindings'];
   };
+  /**
+   * Duplicates the bank served (docs/continuity.md "Duplicates the bank served"): the check's
+   * look-ups that name the suspected row, and duplicate_suspicions (v_duplicates); duplicates.ts.
+   */
+  duplicates: DuplicateOps;
   /** The HTML report's aggregates (src/report); report-queries.ts. */
   reportData: {
     /** v_accounts rows (or the one asked for), by bank and id. */

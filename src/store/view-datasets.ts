@@ -39,6 +39,8 @@ export interface DatasetSpec {
   readonly account?: true;
   readonly bank?: true;
   readonly status?: true;
+  /** `--exclude-duplicates` applies (docs/exports.md "Duplicates the bank served"). */
+  readonly duplicates?: true;
   /** A total order, so two exports of the same data are byte-identical. */
   readonly orderBy: readonly string[];
 }
@@ -52,6 +54,7 @@ export const DATASET_SPECS: Record<DatasetName, DatasetSpec> = {
     account: true,
     bank: true,
     status: true,
+    duplicates: true,
     orderBy: ['bank', 'account_id', 'booking_date_time', 'transaction_id'],
   },
   accounts: {
@@ -134,4 +137,6 @@ export interface ViewFilters {
   accountIds?: string[];
   bank?: BankName;
   status: 'booked' | 'pending' | 'all';
+  /** Leave out the rows the check suspects the bank served twice (v_transactions.suspected_duplicate). */
+  excludeDuplicates?: boolean;
 }

@@ -32,7 +32,60 @@ export const VIEW_DEFINITIONS: readonly ViewDefinition[] = [
   f.amount AS amount_text
 FROM continuity_findings f`,
   },
+  // docs/data-model.md "v_transactions": the booked and pending rows not removed. Version 0.3 adds
+  // `suspected_duplicate` at the end (issue 36, duplicates the bank served); the columns before it
+  // are those of migrations/0006_natural_sql_views.sql (PostgreSQL 0001_views.sql).
+  {
+    name: 'v_transactions',
+    select: (d) => sql`SELECT
+  t.consent_id, t.bank, t.account_id, t.transaction_id, t.status,
+  t.booking_date_time, t.booking_date, t.value_date_time,
+  ${exactAmount(d, sql`t.amount`)} AS amount, t.amount_minor, t.currency, t.credit_debit_indicator,
+  t.description, t.merchant_name, t.merchant_category_code,
+  t.creditor_name, t.debtor_name,
+  t.creditor_particulars, t.creditor_code, t.creditor_reference,
+  t.debtor_particulars, t.debtor_code, t.debtor_reference,
+  t.bank_transaction_code, t.bank_transaction_subcode, t.proprietary_code,
+  ${exactAmount(d, sql`t.balance_after`)} AS balance_after, t.counterparty_account,
+  t.first_seen_at, t.last_seen_at,
+  t.amount AS amount_text,
+  t.balance_after AS balance_after_text,
+  ${nzDateSql(d, sql`t.value_date_time`)} AS value_date,
+  ${suspectedDuplicate(d)} AS suspected_duplicate
+FROM transactions t
+WHERE t.removed_at IS NULL`,
+  },
+  {
+    // docs/data-model.md "v_duplicates": the rows the latest check proves the bank served twice, with the evidence.
+    name: 'v_duplicates',
+    select: (d) => sql`SELECT
+  s.bank, s.account_id, s.transaction_id, s.twin_transaction_id, s.evidence,
+  s.balance_date, s.balance_date_time, ${exactAmount(d, sql`s.balance`)} AS balance, ${exactAmount(d, sql`s.counted_balance`)} AS counted_balance,
+  ${exactAmount(d, sql`s.amount_off`)} AS amount_off, s.amount_off_minor, s.currency, s.detail,
+  s.suspected_at, s.checked_at, s.run_id,
+  t.booking_date_time, t.description, ${exactAmount(d, sql`t.amount`)} AS amount,
+  s.balance AS balance_text, s.counted_balance AS counted_balance_text, s.amount_off AS amount_off_text, t.amount AS amount_text
+FROM duplicate_suspicions s
+LEFT JOIN transactions t ON t.bank = s.bank AND t.account_id = s.account_id AND t.transaction_id = s.transaction_id
+WHERE s.cleared_at IS NULL`,
+  },
 ];
+
+/** The NZ date of a stored UTC instant, as the views of migration 0006 (SQLite) and 0001 (PostgreSQL) spell it. */
+function nzDateSql(d: Dialect, instant: SQL): SQL {
+  return d === 'sqlite'
+    ? sql`date(${instant}, (SELECT o.offset_minutes FROM nz_offsets o WHERE o.utc_from <= ${instant} ORDER BY o.utc_from DESC LIMIT 1) || ' minutes')`
+    : sql`to_char((${instant}::timestamptz AT TIME ZONE 'Pacific/Auckland')::date, 'YYYY-MM-DD')`;
+}
+
+/**
+ * Whether the row is a suspected duplicate the bank served (an open duplicate_suspicions row):
+ * 0/1 on SQLite (it has no boolean), a boolean on PostgreSQL.
+ */
+function suspectedDuplicate(d: Dialect): SQL {
+  const open = sql`EXISTS (SELECT 1 FROM duplicate_suspicions s WHERE s.bank = t.bank AND s.account_id = t.account_id AND s.transaction_id = t.transaction_id AND s.cleared_at IS NULL)`;
+  return d === 'sqlite' ? sql`CASE WHEN ${open} THEN 1 ELSE 0 END` : open;
+}
 
 const dialects = { sqlite: new SQLiteSyncDialect(), postgres: new PgDialect() };
 

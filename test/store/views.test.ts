@@ -18,7 +18,7 @@ const ARCHITECTURE_COLUMNS: Record<string, string> = {
     'merchant_category_code, creditor_name, debtor_name, creditor_particulars, creditor_code, ' +
     'creditor_reference, debtor_particulars, debtor_code, debtor_reference, bank_transaction_code, ' +
     'bank_transaction_subcode, proprietary_code, balance_after, counterparty_account, first_seen_at, last_seen_at, ' +
-    'amount_text, balance_after_text, value_date',
+    'amount_text, balance_after_text, value_date, suspected_duplicate',
   v_accounts:
     'bank, account_id, consent_id, currency, nickname, description, account_type, account_subtype, ' +
     'scheme_name, identification, account_name, first_seen_at, updated_at',
@@ -39,6 +39,10 @@ const ARCHITECTURE_COLUMNS: Record<string, string> = {
   v_continuity:
     'bank, account_id, kind, from_date, to_date, amount, amount_minor, currency, cause, transaction_id, detail, ' +
     'from_date_time, to_date_time, run_id, checked_at, amount_text',
+  v_duplicates:
+    'bank, account_id, transaction_id, twin_transaction_id, evidence, balance_date, balance_date_time, balance, ' +
+    'counted_balance, amount_off, amount_off_minor, currency, detail, suspected_at, checked_at, run_id, ' +
+    'booking_date_time, description, amount, balance_text, counted_balance_text, amount_off_text, amount_text',
 };
 const expected = (view: string) => ARCHITECTURE_COLUMNS[view]!.split(', ');
 

@@ -50,6 +50,7 @@ export const COPIED_TABLES = [
   'payment_status_history',
   'payment_attempts',
   'continuity_findings',
+  'duplicate_suspicions',
 ] as const;
 export type CopiedTable = (typeof COPIED_TABLES)[number];
 /** Tables whose `id` is an identity column in PostgreSQL. */

@@ -169,6 +169,8 @@ async function planQueries(
       parties: all,
       // A check's findings: the breaks that end on or after the date.
       continuity_findings: dated('to_date', filter.from ?? null),
+      // The check's duplicate suspicions: those whose balance is dated on or after the date.
+      duplicate_suspicions: dated('balance_date', filter.from ?? null),
       transactions: dated('booking_date', filter.from ?? null),
       balances: dated('date_time', fromInstant),
       statements: dated('end_date_time', fromInstant),
@@ -237,6 +239,7 @@ async function planQueries(
     },
     job_runs: all,
     continuity_findings: accountQuery({ column: 'to_date', value: filter.from ?? null }),
+    duplicate_suspicions: accountQuery({ column: 'balance_date', value: filter.from ?? null }),
     consent_creations: { where: `consent_id = ANY($1::text[])`, params: [asked] },
   };
 }
