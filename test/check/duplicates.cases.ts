@@ -6,10 +6,14 @@
  * each hold the extra row, are not marked; the bank's running balance that repeats marks the
  * later-seen row. Run by duplicates.test.ts and duplicates.pg.test.ts.
  */
-import { expect, it } from 'vitest';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, expect, it } from 'vitest';
 import { toUnits } from '@bankdata/core/money';
 import type { ConsentId } from '@bankdata/core/schemas';
 import { checkContinuity } from '../../src/check/check-accounts';
+import { exportDataset } from '../../src/export';
 import type { Store } from '../../src/store';
 import { execute, queryRows, storeSuite } from '../support/dialects';
 
@@ -84,6 +88,16 @@ async function balance(store: Store, at: string, amount: string, fetchedAt = at)
     at,
     fetchedAt,
   );
+}
+
+const dir = mkdtempSync(join(tmpdir(), 'bankdata-duplicates-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+/** The transactions exported in `format` (filters as given): the file's text. */
+async function exported(store: Store, format: string, filters: Record<string, unknown> = {}): Promise<string> {
+  const out = join(dir, `${store.dialect}-${format}-${Math.random().toString(36).slice(2)}`);
+  await exportDataset(store, { dataset: 'transactions', format, out, filters, now: () => new Date(NOW) });
+  return readFileSync(out, 'utf8');
 }
 
 const check = (store: Store, now = NOW) => checkContinuity(store, { now: new Date(now) });
@@ -220,6 +234,50 @@ export const duplicatesSuite = storeSuite('duplicates the bank served', ({ open 
       },
     ]);
     expect(await flags(store)).toEqual(['r-1=0', 'r-2=0', 'r-3=1', 'r-4=0', 'r-5=0']);
+  });
+
+  it('exports keep the flagged row with suspected_duplicate; --exclude-duplicates leaves it out (CSV, JSON, NDJSON, OFX)', async () => {
+    const store = await open();
+    await setUp(store, COFFEES);
+    await balance(store, '2025-06-01T00:00:00.000Z', '1000.00');
+    await balance(store, '2025-06-10T00:00:00.000Z', '995.00');
+    await check(store);
+    const csv = (await exported(store, 'csv')).split('\r\n').filter((l) => l !== '');
+    const header = csv[0]!.split(',');
+    const at = header.indexOf('suspected_duplicate');
+    expect(at).toBeGreaterThan(0);
+    const flagOf = (line: string) => `${line.split(',')[header.indexOf('transaction_id')]}=${line.split(',')[at]}`;
+    // 0/1 in files on both dialects.
+    expect(csv.slice(1).map(flagOf)).toEqual(['tx-0=1', 'tx-1=0', 'tx-2=0']);
+    const without = (await exported(store, 'csv', { excludeDuplicates: true })).split('\r\n').filter((l) => l !== '');
+    expect(without.slice(1).map(flagOf)).toEqual(['tx-1=0', 'tx-2=0']);
+
+    const json = JSON.parse(await exported(store, 'json')) as { transaction_id: string; suspected_duplicate: number }[];
+    expect(json.map((r) => [r.transaction_id, r.suspected_duplicate])).toEqual([
+      ['tx-0', 1],
+      ['tx-1', 0],
+      ['tx-2', 0],
+    ]);
+    const ndjson = (await exported(store, 'ndjson', { excludeDuplicates: true }))
+      .split('\n')
+      .filter((l) => l !== '')
+      .map((l) => (JSON.parse(l) as { transaction_id: string }).transaction_id);
+    expect(ndjson).toEqual(['tx-1', 'tx-2']);
+    // OFX keeps the row by default (the statement as the bank served it); --exclude-duplicates leaves it out.
+    const ofx = await exported(store, 'ofx', { accountId: ACCOUNT });
+    const ofxWithout = await exported(store, 'ofx', { accountId: ACCOUNT, excludeDuplicates: true });
+    expect(ofx.match(/<STMTTRN>/g)).toHaveLength(3);
+    expect(ofxWithout.match(/<STMTTRN>/g)).toHaveLength(2);
+    expect(ofxWithout).not.toContain('<FITID>tx-0');
+    // The filter is the transactions dataset's only.
+    await expect(
+      exportDataset(store, {
+        dataset: 'accounts',
+        format: 'csv',
+        out: join(dir, 'a.csv'),
+        filters: { excludeDuplicates: true },
+      }),
+    ).rejects.toThrow('--exclude-duplicates does not apply to the accounts dataset');
   });
 
   it('a check that may not write (read-only) stores no suspicion', async () => {
