@@ -55,7 +55,7 @@ describe('bankdata demo', () => {
       expect(printed).toContain(`${d!.transaction_id} (twin ${d!.twin_transaction_id})`);
       expect(printed).toContain('--exclude-duplicates left out 1 row(s)');
       const ids = (file: string) => {
-        const [header, ...rows] = parse(readFileSync(join(dir, 'demo', 'exports', file), 'utf8')) as string[][];
+        const [header, ...rows] = parse(readFileSync(join(dir, 'demo', 'exports', file), 'utf8'));
         return rows.map((r) => r[header!.indexOf('transaction_id')]);
       };
       expect(ids('transactions.csv')).toContain(d!.transaction_id);
