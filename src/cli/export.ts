@@ -130,10 +130,6 @@ export function registerExportCommand(program: Command): void {
       says: 'one account from an NZ date as OFX',
     },
     { line: 'bankdata export accounts --format json', says: 'the accounts as JSON on stdout' },
-    {
-      line: 'bankdata export transactions --format csv --exclude-duplicates --out clean.csv',
-      says: 'without the rows the bank served twice',
-    },
   ]);
   // The values that are not paths (src/cli/path-roles.ts); the paths are made in output-paths.ts.
   notPaths(commandNamed(program, 'export'), [
