@@ -26,6 +26,8 @@ import {
   type SnapshotBreak,
 } from './continuity';
 import { formatUnits, toMinor, toUnits, unitsPerMinor, type Units } from '@bankdata/core/money';
+import { duplicateSuspicions } from './duplicates';
+import type { DuplicateSuspicion, SuspicionCounts } from '../store/duplicates';
 
 /** Rows booked this close to the latest row are not judged by the walk yet (late rows arrive within it). */
 export const SETTLE_DAYS = 3;
@@ -51,6 +53,10 @@ export interface CheckResult {
   /** Accounts not judged, and why (transactions of one direction only). */
   skipped: { bank: string; accountId: string; reason: string }[];
   checkedAt: string;
+  /** The rows this check proves the bank served twice (docs/continuity.md "Duplicates the bank served"). */
+  duplicates: DuplicateSuspicion[];
+  /** What storing them changed (null when not stored: a read-only database). */
+  duplicateCounts: SuspicionCounts | null;
 }
 
 export async function checkContinuity(store: Store, options: CheckOptions = {}): Promise<CheckResult> {
@@ -58,6 +64,7 @@ export async function checkContinuity(store: Store, options: CheckOptions = {}):
   const only = options.accounts && new Set(options.accounts.map((a) => `${a.bank} ${a.accountId}`));
   const accounts = only ? listed.filter((a) => only.has(`${a.bank} ${a.accountId}`)) : listed;
   const findings: ContinuityFinding[] = [];
+  const duplicates: DuplicateSuspicion[] = [];
   const skipped: CheckResult['skipped'] = [];
   for (const account of accounts) {
     const from = await completeFrom(store, account);
@@ -69,13 +76,20 @@ export async function checkContinuity(store: Store, options: CheckOptions = {}):
       });
     } else {
       // One push per finding: an account may have 100,000s, and a spread passes each as an argument (stack overflow).
-      for (const f of await checkAccount(store, account, from)) findings.push(f);
+      const judged = await checkAccount(store, account, from);
+      for (const f of judged.findings) findings.push(f);
+      for (const d of await duplicateSuspicions(store, account, judged.evidence)) duplicates.push(d);
     }
   }
   const checkedAt = (options.now ?? store.now()).toISOString();
-  if (options.save !== false)
-    await store.continuity.replaceFindings({ accounts, findings, runId: options.runId ?? null, checkedAt });
-  return { accounts: accounts.length, findings, skipped, checkedAt };
+  let duplicateCounts: SuspicionCounts | null = null;
+  if (options.save !== false) {
+    const runId = options.runId ?? null;
+    await store.continuity.replaceFindings({ accounts, findings, runId, checkedAt });
+    // Every account covered, skipped ones too: a suspicion its check can no longer prove is cleared.
+    duplicateCounts = await store.duplicates.replaceSuspicions({ accounts, suspicions: duplicates, runId, checkedAt });
+  }
+  return { accounts: accounts.length, findings, skipped, checkedAt, duplicates, duplicateCounts };
 }
 
 /**
@@ -93,7 +107,19 @@ async function completeFrom(store: Store, account: CheckAccount): Promise<string
   return earliest;
 }
 
-async function checkAccount(store: Store, account: CheckAccount, from: string): Promise<ContinuityFinding[]> {
+/** What a duplicate suspicion is judged from (duplicates.ts): the account's snapshots and breaks. */
+export interface DuplicateEvidence {
+  scale: bigint;
+  snapshots: Snapshot[];
+  snapshotBreaks: { brk: SnapshotBreak; cause: ContinuityCause }[];
+  runningRepeats: RunningBreak[];
+}
+
+async function checkAccount(
+  store: Store,
+  account: CheckAccount,
+  from: string,
+): Promise<{ findings: ContinuityFinding[]; evidence: DuplicateEvidence }> {
   const { currency } = account;
   const scale = unitsPerMinor(currency);
   const rows = await store.continuity.balanceSnapshots(account, { scale, lateWindowDays: LATE_WINDOW_DAYS, from });
@@ -107,6 +133,7 @@ async function checkAccount(store: Store, account: CheckAccount, from: string): 
   const findings: ContinuityFinding[] = [];
   const hasPendingOfAmount = pendingLookup(await store.continuity.pendingAmounts(account, scale));
   const snapshotBreaks = findSnapshotBreaks(snapshots);
+  const evidence: DuplicateEvidence = { scale, snapshots, snapshotBreaks: [], runningRepeats: [] };
   for (const b of snapshotBreaks) {
     const from = snapshotAt(snapshots, b.from);
     const to = snapshotAt(snapshots, b.to);
@@ -115,6 +142,7 @@ async function checkAccount(store: Store, account: CheckAccount, from: string): 
     if (abs(b.units) < scale) cause = 'minor_unit';
     else if (await store.continuity.hasLookAlikeRows(account, { ...range, units: -b.units })) cause = 'duplicate';
     else if (hasPendingOfAmount({ ...range, units: b.units })) cause = 'pending_row';
+    evidence.snapshotBreaks.push({ brk: b, cause });
     findings.push(
       finding(account, b.units, cause, {
         kind: 'balances',
@@ -134,8 +162,10 @@ async function checkAccount(store: Store, account: CheckAccount, from: string): 
   for (const b of runningBreaks) {
     const range = { from: b.before.bookingDateTime, to: b.row.bookingDateTime, scale };
     let cause: ContinuityCause;
-    if (b.repeats) cause = 'duplicate';
-    else if (abs(b.units) < scale) cause = 'minor_unit';
+    if (b.repeats) {
+      cause = 'duplicate';
+      evidence.runningRepeats.push(b);
+    } else if (abs(b.units) < scale) cause = 'minor_unit';
     else if (hasPendingOfAmount({ ...range, units: b.units })) cause = 'pending_row';
     else cause = runningCause(snapshots, snapshotBreaks, b.row.bookingDateTime, b.units);
     const expected = b.before.balanceAfter + b.row.units;
@@ -151,7 +181,7 @@ async function checkAccount(store: Store, account: CheckAccount, from: string): 
       }),
     );
   }
-  return findings;
+  return { findings, evidence };
 }
 
 /**

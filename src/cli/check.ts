@@ -29,6 +29,15 @@ export function formatCheck(result: CheckResult): string {
     );
   }
   for (const s of result.skipped) lines.push(`  not checked ${s.bank} ${s.accountId}: ${s.reason}`);
+  // Duplicates the bank served (docs/continuity.md "Duplicates the bank served"): marked, never deleted.
+  if (result.duplicates.length > 0) lines.push(`suspected duplicates: ${result.duplicates.length} (v_duplicates)`);
+  for (const d of result.duplicates)
+    lines.push(
+      `  ${d.bank} ${d.accountId}  ${d.transactionId} (twin ${d.twinTransactionId})  ${d.balanceDate}`,
+      `      ${d.detail}`,
+    );
+  const cleared = result.duplicateCounts?.cleared ?? 0;
+  if (cleared > 0) lines.push(`suspected duplicates cleared: ${cleared} (the balances no longer prove them)`);
   return `${lines.join('\n')}\n`;
 }
 

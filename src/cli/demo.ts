@@ -14,10 +14,11 @@ import { lstatSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:
 import { join, relative } from 'node:path';
 import type { Command } from 'commander';
 import { createDataApiClient } from '../api';
-import type { ConsentId } from '@bankdata/core/schemas';
-import { startEmulator } from '@bankdata/emulator';
+import type { ConsentId, Transaction } from '@bankdata/core/schemas';
+import { creditDebitFilter } from '@bankdata/core/endpoint-access';
+import { startEmulator, type StartedEmulator } from '@bankdata/emulator';
 import { exportDataset } from '../export';
-import { openStore } from '../store';
+import { openStore, type Store } from '../store';
 import { EXAMPLE_CATEGORIES_PATH } from '../paths';
 import { runSync, type SyncSummary } from '../sync/run';
 import type { TransferRules } from '../transfers/match';
@@ -171,6 +172,13 @@ export async function runDemo(options: {
     const first = await sync('Backfill: every registered consent, every window from the consent start…');
     out(formatSummary(first, { db: store.path }));
 
+    // Duplicates the bank served (docs/continuity.md "Duplicates the bank served"): one row planted twice.
+    const planted = await plantDuplicate(store, emu);
+    if (planted)
+      out(
+        `\nThe bank now serves ${planted.transactionId} of ${planted.accountId} twice (the emulator's data faults: a copy under another id)…\n`,
+      );
+
     emu.advance(2 * DAY_MS);
     const second = await sync(
       `The bank's clock moves two days (${emu.now().toISO()}): an incremental sync settles pending rows…`,
@@ -196,8 +204,15 @@ export async function runDemo(options: {
       format: 'csv',
       out: join(exportsDir, 'accounts.csv'),
     });
-    for (const r of [csv, json, accounts])
+    const clean = await exportDataset(store, {
+      dataset: 'transactions',
+      format: 'csv',
+      out: join(exportsDir, 'transactions-without-duplicates.csv'),
+      filters: { excludeDuplicates: true },
+    });
+    for (const r of [csv, json, accounts, clean])
       out(`  ${relative(process.cwd(), r.path)}: ${r.rows} rows, ${r.bytes} bytes\n`);
+    out(formatDuplicates(await store.duplicates.list(), csv.rows - clean.rows));
 
     out('\nWriting the HTML report…\n');
     const { writeReport } = await import('../report/write-report');
@@ -227,7 +242,7 @@ export async function runDemo(options: {
         `Done in ${((Date.now() - started) / 1000).toFixed(1)} s.`,
         `  database    ${rel(store.path)}  (${counts.accounts} accounts, ${counts.transactions} transactions, ${counts.balances} balances)`,
         `  statements  ${rel(join(demoDir, 'statements'))}/  (${counts.files} files, sha256 in v_statements)`,
-        `  exports     ${rel(exportsDir)}/transactions.csv, transactions.json, accounts.csv`,
+        `  exports     ${rel(exportsDir)}/transactions.csv, transactions.json, accounts.csv, transactions-without-duplicates.csv`,
         `  report      ${rel(report.path)}`,
         '',
         'Try:',
@@ -236,6 +251,7 @@ export async function runDemo(options: {
         `  npx bankdata status --db ${rel(store.path)}`,
         `  npx bankdata check --db ${rel(store.path)}`,
         `  npx bankdata transfers --db ${rel(store.path)}`,
+        `  sqlite3 ${rel(store.path)} "SELECT transaction_id, twin_transaction_id, balance_date, amount_off_text, detail FROM v_duplicates"`,
         '',
       ].join('\n'),
     );
@@ -244,4 +260,46 @@ export async function runDemo(options: {
     await store.close();
     await emu.close();
   }
+}
+
+/**
+ * Plants one duplicate through the emulator's data faults: a booked, non-card row of an NZD account
+ * that a consent returning credits and debits synced, with a running balance, booked 5 to 10 days
+ * before the bank's clock (inside the next sync's look-back, outside the check's settle horizon).
+ * The next sync stores the copy and its closing check marks it. Null when no row fits.
+ */
+async function plantDuplicate(
+  store: Store,
+  emu: StartedEmulator,
+): Promise<{ accountId: string; transactionId: string } | null> {
+  const now = emu.now().toMillis();
+  for (const account of await store.continuity.listAccounts()) {
+    if (account.currency !== 'NZD') continue;
+    const coverage = await store.continuity.transactionCoverage(account);
+    if (!coverage.some((c) => creditDebitFilter((c.permissions ?? '').split(' ')) === null)) continue;
+    const row = emu.world.transactionsAt(account.bank, account.accountId, emu.now()).find((t: Transaction) => {
+      const age = now - Date.parse(t.BookingDateTime);
+      return t.Status === 'Booked' && !t.CardInstrument && t.Balance && age > 5 * DAY_MS && age < 10 * DAY_MS;
+    });
+    if (!row) continue;
+    emu.updateSettings({
+      dataFaults: [
+        { kind: 'duplicate', bank: account.bank, accountId: account.accountId, transactionId: row.TransactionId },
+      ],
+    });
+    return { accountId: account.accountId, transactionId: row.TransactionId };
+  }
+  return null;
+}
+
+/** The demo's lines on the rows the check suspects the bank served twice. */
+function formatDuplicates(rows: Awaited<ReturnType<Store['duplicates']['list']>>, leftOut: number): string {
+  const lines = [`\nSuspected duplicates (v_duplicates, v_transactions.suspected_duplicate = 1): ${rows.length}`];
+  for (const d of rows)
+    lines.push(
+      `  ${d.account_id} ${d.transaction_id} (twin ${d.twin_transaction_id}), ${d.amount_text ?? '?'} ${d.currency}: ` +
+        `the bank's balance on ${d.balance_date} is ${d.balance_text}, the stored rows make it ${d.counted_balance_text}`,
+    );
+  lines.push(`  kept in transactions.csv with the flag; --exclude-duplicates left out ${leftOut} row(s)`);
+  return `${lines.join('\n')}\n`;
 }

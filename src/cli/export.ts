@@ -27,6 +27,7 @@ interface ExportFlags {
   lf?: boolean;
   neutralise: boolean;
   ofxDialect?: string;
+  excludeDuplicates?: boolean;
 }
 
 const repeatable = (value: string, previous: string[]) => [...previous, value];
@@ -72,6 +73,10 @@ export function registerExportCommand(program: Command): void {
       '--exclude-transfers',
       'transactions as csv, json, ndjson: leave out own-account transfers (either side of a v_transfers pair)',
     )
+    .option(
+      '--exclude-duplicates',
+      'transactions: leave out the rows bankdata check suspects the bank served twice (v_transactions.suspected_duplicate)',
+    )
     .option('--excel', 'CSV: add a UTF-8 BOM so Excel reads the file as UTF-8')
     .option('--lf', 'CSV: LF line endings instead of CRLF')
     .option(
@@ -91,6 +96,7 @@ export function registerExportCommand(program: Command): void {
         bank: flags.bank,
         status: flags.status,
         excludeTransfers: flags.excludeTransfers ?? false,
+        excludeDuplicates: flags.excludeDuplicates,
       };
       // Judge the request before touching the database: a bad filter is exit 2 either way.
       validateExportRequest(dataset, flags.format, filters);

@@ -35,6 +35,8 @@ export interface ExportFilters {
   status?: StatusFilter | string | undefined;
   /** `--exclude-transfers`: leave out rows linked as own-account transfers (docs/transfers.md). */
   excludeTransfers?: boolean | undefined;
+  /** `--exclude-duplicates`: leave out the rows the check suspects the bank served twice. */
+  excludeDuplicates?: boolean | undefined;
 }
 
 /** Filters after validation: dates checked, bank spelt as the API spells it (the store's ViewFilters). */
@@ -78,6 +80,7 @@ function filterHint(spec: DatasetSpec): string {
     spec.bank ? '--bank' : null,
     spec.status ? '--status' : null,
     spec.transfers ? '--exclude-transfers' : null,
+    spec.duplicates ? '--exclude-duplicates' : null,
   ].filter((f): f is string => f !== null);
   return flags.length > 0 ? `${spec.name} accepts ${flags.join(', ')}` : `${spec.name} accepts no filters`;
 }
@@ -140,6 +143,11 @@ export function validateExportRequest(dataset: string, format: string, filters: 
   }
   valid.status = status as StatusFilter;
   if (valid.status !== 'all' && !spec.status) refuseFilter(spec, '--status');
+  // Duplicates the bank served (docs/exports.md "Duplicates the bank served").
+  if (filters.excludeDuplicates === true) {
+    if (!spec.duplicates) refuseFilter(spec, '--exclude-duplicates');
+    valid.excludeDuplicates = true;
+  }
 
   // Own-account transfers left out (docs/exports.md "Leaving out own-account transfers").
   if (filters.excludeTransfers === true) {

@@ -11,6 +11,7 @@ import * as categories from './categories';
 import * as creations from './consent-creations';
 import * as alerts from './alerts';
 import { continuityReads } from './continuity';
+import { duplicateOps } from './duplicates';
 import type { ForgetReport } from './forget';
 import { forgetConsent } from './forget-consent';
 import { getJobRun, recordJobRun } from './job-runs';
@@ -185,6 +186,7 @@ export function storeOf(parts: DialectParts): Store {
       save: (decisions, now) => categories.saveDecisions(r, decisions, toStoredInstant(now ?? clock())),
       counts: () => categories.categoryCounts(r),
     }),
+    duplicates: settled(duplicateOps(exact)),
     reportData: reportReads(exact),
     views: viewReads(exact),
     transfers: transferReads(exact),

@@ -33,6 +33,7 @@ import type {
 import type { CategoryCounts, CategoryInputRow, DecisionWrite, TransactionKey } from './categories';
 import type { BeginCreationInput, ConsentCreationRow } from './consent-creations';
 import type { ContinuityReads } from './continuity';
+import type { DuplicateOps } from './duplicates';
 import type { ForgetReport } from './forget';
 import type { JobRunRow } from './job-runs';
 import type { AcquireResult, LeaseHolder, LeaseRow, LeaseTerm } from './lease';
@@ -283,6 +284,11 @@ export interface Store {
     /** Rows of v_transactions per category_source and per category. */
     counts(): Promise<CategoryCounts>;
   };
+  /**
+   * Duplicates the bank served (docs/continuity.md "Duplicates the bank served"): the check's
+   * look-ups that name the suspected row, and duplicate_suspicions (v_duplicates); duplicates.ts.
+   */
+  duplicates: DuplicateOps;
   /** The HTML report's aggregates (src/report); report-queries.ts. */
   reportData: {
     /** v_accounts rows (or the one asked for), by bank and id. */

@@ -41,6 +41,8 @@ export interface DatasetSpec {
   readonly status?: true;
   /** `--exclude-transfers` applies: rows linked as own-account transfers (v_transfers) can be left out. */
   readonly transfers?: true;
+  /** `--exclude-duplicates` applies (docs/exports.md "Duplicates the bank served"). */
+  readonly duplicates?: true;
   /** A total order, so two exports of the same data are byte-identical. */
   readonly orderBy: readonly string[];
 }
@@ -55,6 +57,7 @@ export const DATASET_SPECS: Record<DatasetName, DatasetSpec> = {
     bank: true,
     status: true,
     transfers: true,
+    duplicates: true,
     orderBy: ['bank', 'account_id', 'booking_date_time', 'transaction_id'],
   },
   accounts: {
@@ -139,4 +142,6 @@ export interface ViewFilters {
   status: 'booked' | 'pending' | 'all';
   /** Leave out the rows linked as own-account transfers (either side of a v_transfers pair). */
   excludeTransfers?: boolean;
+  /** Leave out the rows the check suspects the bank served twice (v_transactions.suspected_duplicate). */
+  excludeDuplicates?: boolean;
 }

@@ -35,7 +35,8 @@ FROM continuity_findings f`,
   {
     // docs/data-model.md "v_transactions": the stored rows not removed, with their category and
     // payee (docs/categories.md; transaction_categories, migration 0013 / pg 0011). The columns
-    // before `category` are those of migration 0006 (pg 0001), unchanged.
+    // before `category` are those of migration 0006 (pg 0001), unchanged; `suspected_duplicate`, last,
+    // is an open duplicate_suspicions row (docs/continuity.md "Duplicates the bank served").
     name: 'v_transactions',
     select: (d) => sql`SELECT
   t.consent_id, t.bank, t.account_id, t.transaction_id, t.status,
@@ -52,11 +53,26 @@ FROM continuity_findings f`,
   t.balance_after AS balance_after_text,
   ${nzDateOfInstant(d, sql`t.value_date_time`)} AS value_date,
   COALESCE(c.category, 'uncategorised') AS category, c.payee, COALESCE(c.category_source, 'none') AS category_source,
-  c.category_rule
+  c.category_rule,
+  ${suspectedDuplicate(d)} AS suspected_duplicate
 FROM transactions t
 LEFT JOIN transaction_categories c
   ON c.bank = t.bank AND c.account_id = t.account_id AND c.transaction_id = t.transaction_id
 WHERE t.removed_at IS NULL`,
+  },
+  {
+    // docs/data-model.md "v_duplicates": the rows the latest check proves the bank served twice, with the evidence.
+    name: 'v_duplicates',
+    select: (d) => sql`SELECT
+  s.bank, s.account_id, s.transaction_id, s.twin_transaction_id, s.evidence,
+  s.balance_date, s.balance_date_time, ${exactAmount(d, sql`s.balance`)} AS balance, ${exactAmount(d, sql`s.counted_balance`)} AS counted_balance,
+  ${exactAmount(d, sql`s.amount_off`)} AS amount_off, s.amount_off_minor, s.currency, s.detail,
+  s.suspected_at, s.checked_at, s.run_id,
+  t.booking_date_time, t.description, ${exactAmount(d, sql`t.amount`)} AS amount,
+  s.balance AS balance_text, s.counted_balance AS counted_balance_text, s.amount_off AS amount_off_text, t.amount AS amount_text
+FROM duplicate_suspicions s
+LEFT JOIN transactions t ON t.bank = s.bank AND t.account_id = s.account_id AND t.transaction_id = s.transaction_id
+WHERE s.cleared_at IS NULL`,
   },
   // docs/data-model.md "v_transfers": own-account transfers the latest matching linked.
   { name: 'v_transfers', select: (d) => transferSelect(d, 'linked') },
@@ -84,6 +100,15 @@ FROM transfer_links l
 JOIN transactions t_d ON t_d.bank = l.debit_bank AND t_d.account_id = l.debit_account_id AND t_d.transaction_id = l.debit_transaction_id
 JOIN transactions t_c ON t_c.bank = l.credit_bank AND t_c.account_id = l.credit_account_id AND t_c.transaction_id = l.credit_transaction_id
 WHERE l.status = ${sql.raw(`'${status}'`)} AND t_d.removed_at IS NULL AND t_c.removed_at IS NULL`;
+}
+
+/**
+ * Whether the row is a suspected duplicate the bank served (an open duplicate_suspicions row):
+ * 0/1 on SQLite (it has no boolean), a boolean on PostgreSQL.
+ */
+function suspectedDuplicate(d: Dialect): SQL {
+  const open = sql`EXISTS (SELECT 1 FROM duplicate_suspicions s WHERE s.bank = t.bank AND s.account_id = t.account_id AND s.transaction_id = t.transaction_id AND s.cleared_at IS NULL)`;
+  return d === 'sqlite' ? sql`CASE WHEN ${open} THEN 1 ELSE 0 END` : open;
 }
 
 const dialects = { sqlite: new SQLiteSyncDialect(), postgres: new PgDialect() };

@@ -86,6 +86,9 @@ const col = (name: string): SQL => sql`v.${sql.identifier(name)}`;
  * text twin (`amount` and `amount_text`, version 0.2 of the views) is written from the text and
  * the twin is not repeated. Files keep their 0.1 form: `amount` is the bank's exact digits.
  */
+/** Boolean columns of the views on PostgreSQL (0/1 on SQLite), written 0/1 in files. */
+const FLAG_COLUMNS: ReadonlySet<string> = new Set(['suspected_duplicate']);
+
 export function fileColumns(viewColumns: readonly string[]): { name: string; source: string }[] {
   const names = new Set(viewColumns);
   return viewColumns
@@ -139,6 +142,11 @@ export function filterClause(dialect: SqlRunner['dialect'], spec: DatasetSpec, f
   if (spec.status && filters.status !== 'all')
     where.push(sql`v.status = ${filters.status === 'booked' ? 'Booked' : 'Pending'}`);
   if (spec.transfers && filters.excludeTransfers === true) where.push(...notTransfers());
+  // Duplicates the bank served (docs/exports.md): an open suspicion of the row, spelt alike on both dialects.
+  if (spec.duplicates && filters.excludeDuplicates)
+    where.push(
+      sql`NOT EXISTS (SELECT 1 FROM duplicate_suspicions s WHERE s.bank = v.bank AND s.account_id = v.account_id AND s.transaction_id = v.transaction_id AND s.cleared_at IS NULL)`,
+    );
   return where.length > 0 ? sql` WHERE ${sql.join(where, sql` AND `)}` : sql``;
 }
 
@@ -165,7 +173,14 @@ export function viewReads(runner: SqlRunner): ViewReads {
     const viewColumns = await runner.columns(sql`SELECT * FROM ${view} LIMIT 0`);
     const files = fileColumns(viewColumns);
     const list = sql.join(
-      files.map((c) => (c.source === c.name ? col(c.name) : sql`${col(c.source)} AS ${sql.identifier(c.name)}`)),
+      files.map((c) =>
+        // A flag is 0/1 in files on both dialects (PostgreSQL's view has a boolean): the bytes do not depend on the database.
+        d === 'postgres' && FLAG_COLUMNS.has(c.name)
+          ? sql`CASE WHEN ${col(c.source)} THEN 1 ELSE 0 END AS ${sql.identifier(c.name)}`
+          : c.source === c.name
+            ? col(c.name)
+            : sql`${col(c.source)} AS ${sql.identifier(c.name)}`,
+      ),
       sql`, `,
     );
     // NULLS FIRST is SQLite's order for ascending keys; PostgreSQL's default is the opposite.

@@ -47,6 +47,8 @@ export const VIEW_COLUMNS = {
     'payee',
     'category_source',
     'category_rule',
+    // version 0.3 (issue 36, SQLite migration 0015_duplicates, PostgreSQL 0013): 0/1 on SQLite, boolean on PostgreSQL
+    'suspected_duplicate',
   ],
   v_accounts: [
     'bank',
@@ -211,6 +213,32 @@ export const VIEW_COLUMNS = {
     'linked_at',
     'debit_amount_text',
     'credit_amount_text',
+  ],
+  // Duplicates the bank served (docs/data-model.md "v_duplicates"; SQL in view-definitions.ts).
+  v_duplicates: [
+    'bank',
+    'account_id',
+    'transaction_id',
+    'twin_transaction_id',
+    'evidence',
+    'balance_date',
+    'balance_date_time',
+    'balance',
+    'counted_balance',
+    'amount_off',
+    'amount_off_minor',
+    'currency',
+    'detail',
+    'suspected_at',
+    'checked_at',
+    'run_id',
+    'booking_date_time',
+    'description',
+    'amount',
+    'balance_text',
+    'counted_balance_text',
+    'amount_off_text',
+    'amount_text',
   ],
 } as const satisfies Record<string, readonly string[]>;
 

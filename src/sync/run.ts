@@ -339,7 +339,10 @@ async function closingCheck(ctx: SyncContext): Promise<SyncSummary['continuity']
   try {
     const result = await checkContinuity(ctx.store, { runId: ctx.runId, accounts: [...ctx.syncedAccounts.values()] });
     if (result.findings.length > 0)
-      ctx.logger.warn('continuity breaks found (bankdata check)', { breaks: result.findings.length });
+      ctx.logger.warn('continuity breaks found (bankdata check)', {
+        breaks: result.findings.length,
+        suspected_duplicates: result.duplicates.length,
+      });
     return { accounts: result.accounts, breaks: result.findings.length };
   } catch (error) {
     ctx.logger.error('continuity check failed', { reason: describeError(error) });

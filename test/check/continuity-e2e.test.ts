@@ -129,6 +129,18 @@ describe('bankdata check with planted faults', () => {
     expect(h.store.sqlite.prepare('SELECT DISTINCT run_id FROM v_continuity').all()).toEqual([
       { run_id: synced3.runId },
     ]);
+    // The sync's closing check marks the row served twice (docs/continuity.md "Duplicates the bank served"):
+    // of two rows seen at once, the greater id; its twin the row the bank served first.
+    expect(
+      h.store.sqlite.prepare('SELECT account_id, transaction_id, twin_transaction_id, run_id FROM v_duplicates').all(),
+    ).toEqual([
+      {
+        account_id: a2,
+        transaction_id: `${doubled.TransactionId}-dup`,
+        twin_transaction_id: doubled.TransactionId,
+        run_id: synced3.runId,
+      },
+    ]);
     const result = await checkContinuity(h.store);
 
     const of = (accountId: string) => result.findings.filter((f) => f.accountId === accountId);

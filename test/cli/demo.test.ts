@@ -35,6 +35,37 @@ describe('bankdata demo', () => {
     }
   }, 120_000);
 
+  it('plants one duplicate the bank serves: flagged with its evidence, kept in the export, left out by --exclude-duplicates', () => {
+    const db = new Database(join(dir, 'demo', 'bankdata.sqlite'), { readonly: true });
+    try {
+      const suspected = db
+        .prepare('SELECT transaction_id, twin_transaction_id, evidence, amount_off_text, amount_text FROM v_duplicates')
+        .all() as {
+        transaction_id: string;
+        twin_transaction_id: string;
+        amount_off_text: string;
+        amount_text: string;
+      }[];
+      expect(suspected).toHaveLength(1);
+      const [d] = suspected;
+      // The balance is off by exactly the row's amount, the sign reversed.
+      expect(d!.amount_off_text.replace(/^-/, '')).toBe(d!.amount_text.replace(/^-/, ''));
+      expect(d!.amount_off_text.startsWith('-')).toBe(!d!.amount_text.startsWith('-'));
+      expect(printed).toContain('Suspected duplicates (v_duplicates, v_transactions.suspected_duplicate = 1): 1');
+      expect(printed).toContain(`${d!.transaction_id} (twin ${d!.twin_transaction_id})`);
+      expect(printed).toContain('--exclude-duplicates left out 1 row(s)');
+      const ids = (file: string) => {
+        const [header, ...rows] = parse(readFileSync(join(dir, 'demo', 'exports', file), 'utf8'));
+        return rows.map((r) => r[header!.indexOf('transaction_id')]);
+      };
+      expect(ids('transactions.csv')).toContain(d!.transaction_id);
+      expect(ids('transactions-without-duplicates.csv')).not.toContain(d!.transaction_id);
+      expect(ids('transactions.csv').length - ids('transactions-without-duplicates.csv').length).toBe(1);
+    } finally {
+      db.close();
+    }
+  });
+
   it('writes the HTML report after the last sync and prints its path', () => {
     const report = join(dir, 'demo', 'report.html');
     expect(printed).toContain(`  report      ${relative(process.cwd(), report)}`);

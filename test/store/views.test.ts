@@ -18,7 +18,7 @@ const ARCHITECTURE_COLUMNS: Record<string, string> = {
     'merchant_category_code, creditor_name, debtor_name, creditor_particulars, creditor_code, ' +
     'creditor_reference, debtor_particulars, debtor_code, debtor_reference, bank_transaction_code, ' +
     'bank_transaction_subcode, proprietary_code, balance_after, counterparty_account, first_seen_at, last_seen_at, ' +
-    'amount_text, balance_after_text, value_date, category, payee, category_source, category_rule',
+    'amount_text, balance_after_text, value_date, category, payee, category_source, category_rule, suspected_duplicate',
   v_accounts:
     'bank, account_id, consent_id, currency, nickname, description, account_type, account_subtype, ' +
     'scheme_name, identification, account_name, first_seen_at, updated_at',
@@ -50,6 +50,10 @@ const ARCHITECTURE_COLUMNS: Record<string, string> = {
     'credit_account_id, credit_transaction_id, credit_booking_date, credit_amount, currency, amount_minor, days_apart, ' +
     'same_consent, same_party, owner_group, counterparty_sides, reference_agrees, score, linked_at, debit_amount_text, ' +
     'credit_amount_text',
+  v_duplicates:
+    'bank, account_id, transaction_id, twin_transaction_id, evidence, balance_date, balance_date_time, balance, ' +
+    'counted_balance, amount_off, amount_off_minor, currency, detail, suspected_at, checked_at, run_id, ' +
+    'booking_date_time, description, amount, balance_text, counted_balance_text, amount_off_text, amount_text',
 };
 const expected = (view: string) => ARCHITECTURE_COLUMNS[view]!.split(', ');
 

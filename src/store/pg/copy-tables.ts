@@ -53,6 +53,7 @@ export const COPIED_TABLES = [
   'payment_attempts',
   'continuity_findings',
   'transfer_links',
+  'duplicate_suspicions',
 ] as const;
 export type CopiedTable = (typeof COPIED_TABLES)[number];
 /** Tables whose `id` is an identity column in PostgreSQL. */

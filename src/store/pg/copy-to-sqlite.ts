@@ -177,6 +177,8 @@ async function planQueries(
       // Own-account transfers: whole, or (with --from, whose rows a pair may straddle) left for the
       // next matching over the copied rows (`bankdata transfers`, or the next sync) to rebuild.
       ...(filter.from ? {} : { transfer_links: all }),
+      // The check's duplicate suspicions: those whose balance is dated on or after the date.
+      duplicate_suspicions: dated('balance_date', filter.from ?? null),
       transactions: dated('booking_date', filter.from ?? null),
       transaction_categories: filter.from ? categoriesOf('booking_date >= $1', [filter.from]) : all,
       balances: dated('date_time', fromInstant),
@@ -250,6 +252,7 @@ async function planQueries(
     job_runs: all,
     continuity_findings: accountQuery({ column: 'to_date', value: filter.from ?? null }),
     // transfer_links left out: a pair may join an account not copied; the next matching rebuilds them.
+    duplicate_suspicions: accountQuery({ column: 'balance_date', value: filter.from ?? null }),
     consent_creations: { where: `consent_id = ANY($1::text[])`, params: [asked] },
   };
 }

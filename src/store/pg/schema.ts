@@ -515,6 +515,46 @@ export const continuityFindings = pgTable(
   (t) => [index('continuity_account').on(t.bank, t.accountId)],
 );
 
+/**
+ * Transactions the continuity check proves the bank served twice (docs/continuity.md "Duplicates
+ * the bank served"; v_duplicates, v_transactions.suspected_duplicate): the suspected row, its twin
+ * and the balance evidence. Never deleted by a check: a later check whose balances no longer support
+ * the suspicion sets `cleared_at` (a suspicion proved again is reopened, its evidence replaced).
+ */
+export const duplicateSuspicions = pgTable(
+  'duplicate_suspicions',
+  {
+    bank: text('bank', { enum: BANKS }).notNull(),
+    accountId: text('account_id').$type<AccountId>().notNull(),
+    /** The suspected row: of two otherwise identical rows, the one seen later (then the greater id). */
+    transactionId: text('transaction_id').$type<TransactionId>().notNull(),
+    /** The otherwise identical row kept as the real one. */
+    twinTransactionId: text('twin_transaction_id').$type<TransactionId>().notNull(),
+    /** Which balance proves it: a booked balance snapshot (`balances`) or the bank's running balance. */
+    evidence: text('evidence', { enum: CONTINUITY_KINDS }).notNull(),
+    /** The bank's balance that disagrees with the stored rows (signed decimal), its instant and NZ date. */
+    balance: text('balance').notNull(),
+    balanceDateTime: text('balance_date_time').notNull(),
+    balanceDate: text('balance_date').notNull(),
+    /** What that balance would be with every stored row counted (the row and its twin). */
+    countedBalance: text('counted_balance').notNull(),
+    /** What the bank's balance moved by beyond the stored rows (a debit stored twice is positive). */
+    amountOff: text('amount_off').notNull(),
+    amountOffMinor: bigint('amount_off_minor', { mode: 'number' }),
+    currency: text('currency').notNull(),
+    detail: text('detail').notNull(),
+    /** The check that first proved it (reset when a cleared suspicion is proved again). */
+    suspectedAt: text('suspected_at').notNull(),
+    /** The latest check that proved it (or cleared it). */
+    checkedAt: text('checked_at').notNull(),
+    /** The sync run whose closing check proved it last; NULL for `bankdata check`. */
+    runId: text('run_id'),
+    /** When a later check no longer proved it; NULL while suspected. */
+    clearedAt: text('cleared_at'),
+  },
+  (t) => [primaryKey({ columns: [t.bank, t.accountId, t.transactionId] })],
+);
+
 // ---------------------------------------------------------------------------
 // PostgreSQL only: cooperating workers (docs/postgres.md "Cooperating workers"). SQLite keeps its
 // single-run lease (`lease`): one process, one run. Lease expiries are the server's clock

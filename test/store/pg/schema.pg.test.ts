@@ -40,6 +40,7 @@ describePostgres('PostgreSQL schema', () => {
     addPayments(sqlite);
     addAmbiguousTransfer(sqlite);
     addContinuityFindings(sqlite);
+    addDuplicateSuspicion(sqlite);
   });
   afterAll(async () => {
     sqlite?.close();
@@ -189,7 +190,40 @@ function numericColumns(row: Record<string, unknown>, map: (v: unknown) => unkno
   const out: Record<string, unknown> = {};
   // Every column with an exact text twin (amount, balance_after, v_transfers' debit_amount…).
   for (const column of Object.keys(row)) if (`${column}_text` in row) out[column] = map(row[column]);
+  for (const column of ['amount', 'balance_after', 'balance', 'counted_balance', 'amount_off'])
+    if (column in row) out[column] = map(row[column]);
+  // A flag: 0/1 on SQLite, a boolean on PostgreSQL (docs/data-model.md "v_transactions").
+  if ('suspected_duplicate' in row) out.suspected_duplicate = Number(row.suspected_duplicate);
   return out;
+}
+
+/** One open suspicion (v_duplicates, v_transactions.suspected_duplicate) on the latest booked row, and a cleared one. */
+function addDuplicateSuspicion(db: Database.Database): void {
+  const rows = db
+    .prepare(
+      `SELECT bank, account_id, transaction_id, booking_date, booking_date_time, currency FROM transactions
+       WHERE status = 'Booked' ORDER BY booking_date_time DESC, transaction_id LIMIT 2`,
+    )
+    .all() as Record<string, string>[];
+  const insert = db.prepare(
+    `INSERT INTO duplicate_suspicions (bank, account_id, transaction_id, twin_transaction_id, evidence, balance,
+       balance_date_time, balance_date, counted_balance, amount_off, amount_off_minor, currency, detail, suspected_at,
+       checked_at, run_id, cleared_at)
+     VALUES (?, ?, ?, ?, 'balances', '1234.50', ?, ?, '1222.00', '12.50', 1250, ?, 'planted', ?, ?, NULL, ?)`,
+  );
+  for (const [i, row] of rows.entries())
+    insert.run(
+      row.bank,
+      row.account_id,
+      row.transaction_id,
+      row.transaction_id,
+      row.booking_date_time,
+      row.booking_date,
+      row.currency,
+      row.booking_date_time,
+      row.booking_date_time,
+      i === 0 ? null : row.booking_date_time,
+    );
 }
 
 /**
