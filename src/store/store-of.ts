@@ -7,6 +7,7 @@
  * out from the store's clock and checks its input before it reaches SQL.
  */
 import type { AccountId } from '@bankdata/core/schemas';
+import { pruneChanges, readChanges } from './changes';
 import * as creations from './consent-creations';
 import { continuityReads } from './continuity';
 import type { ForgetReport } from './forget';
@@ -109,6 +110,10 @@ export function storeOf(parts: DialectParts): Store {
     partyLastSeen: async (key) => writes.partyLastSeen(r, key),
     commitParty: async (input) => writes.commitParty(r, at(input)),
 
+    changes: settled({
+      read: (options) => readChanges(r, options),
+      prune: (options) => pruneChanges(r, at(options)),
+    }),
     pacing: settled({
       get: (key) => pacing.getPacing(r, key),
       list: () => pacing.listPacing(r),

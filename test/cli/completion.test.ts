@@ -53,6 +53,7 @@ const TOP = [
   'status',
   'check',
   'report',
+  'changes',
   'emulator',
   'export',
   'payments',
