@@ -259,7 +259,7 @@ export interface PruneResult {
 }
 
 /**
- * Deletes the servable entries logged before `keepDays` days ago, and every entry before the
+ * Deletes the servable entries logged `keepDays` days ago or earlier, and every entry before the
  * newest of them (the log stays a suffix of itself), and records how far: a cursor before that
  * is then refused as too old.
  */
@@ -270,7 +270,7 @@ export async function pruneChanges(r: SqlRunner, options: { keepDays: number; no
   const cutoff = toStoredInstant(toInstant(options.now).minus({ days: options.keepDays }));
   return r.transaction(async (tx) => {
     const newest = await tx.get(
-      sql`SELECT xid, seq FROM change_log WHERE ${servable(tx)} AND logged_at < ${cutoff}
+      sql`SELECT xid, seq FROM change_log WHERE ${servable(tx)} AND logged_at <= ${cutoff}
           ORDER BY ${tx.dialect === 'postgres' ? sql`xid DESC, seq DESC` : sql`seq DESC`} LIMIT 1`,
     );
     const kept = await horizon(tx);

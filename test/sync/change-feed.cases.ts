@@ -226,18 +226,22 @@ export const changeFeedSuite = (setup: DialectSetup): void =>
       expect(h.emu.consent(ended!)!.status).not.toBe('Authorised');
       await sync();
       const held = Number(
-        (await queryRow<{ n: number }>(
-          h.store,
-          'SELECT count(*) AS n FROM v_transactions WHERE consent_id = ?',
-          ended,
-        ))!.n,
+        (await queryRow<{ n: number }>(h.store, 'SELECT count(*) AS n FROM transactions WHERE consent_id = ?', ended))!
+          .n,
       );
       await early.poll(h.store);
       const removedBefore = early.seen.removed;
       const report = await h.store.consents.forget(ended as ConsentId, { dryRun: false });
       await early.poll(h.store);
       await expectEqualToView(early, h.store);
-      if (held > 0 && (report.deleted.transactions ?? 0) > 0) expect(early.seen.removed).toBeGreaterThan(removedBefore);
+      // Every row it held (pending rows already removed from the view too) went: deleted (removed
+      // in the feed) or handed over (consent_id modified).
+      const deleted = report.deleted.transactions ?? 0;
+      const handed = Object.values(report.handedOver).reduce((n, t) => n + (t.transactions ?? 0), 0);
+      expect(held).toBeGreaterThan(0);
+      expect(deleted + handed).toBe(held);
+      expect(early.seen.removed - removedBefore).toBe(deleted);
+      if (handed > 0) expect(early.changedColumns).toContain('consent_id');
       expect(
         await queryRow(h.store, 'SELECT 1 AS one FROM v_transactions WHERE consent_id = ? LIMIT 1', ended),
       ).toBeUndefined();
