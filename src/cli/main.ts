@@ -74,6 +74,12 @@ export const COMMANDS: readonly CommandEntry[] = [
     load: async () => (await import('./report')).registerReportCommand,
   },
   {
+    name: 'changes',
+    description: 'the transactions added, modified and removed since a cursor, and the next cursor (a change feed)',
+    usage: '[options]',
+    load: async () => (await import('./changes')).registerChangesCommand,
+  },
+  {
     name: 'emulator',
     description: 'serve the Data API emulator in the foreground (one JSON line on stdout, request logs on stderr)',
     usage: '[options]',

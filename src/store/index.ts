@@ -6,6 +6,8 @@ export { sha256, CREATION_KEY_TTL_MS, type ConsentCreationRow } from './consent-
 export type { JobRunRow } from './job-runs';
 export type { PaymentAttemptRow, PaymentRow, PaymentStatusRow } from './payments';
 export type { PacingKey, PacingRecord } from './pacing';
+export { MAX_CHANGE_LIMIT, type Change, type ChangeKey, type ChangePage, type PruneResult } from './changes';
+export { WATCHED_COLUMNS } from './change-feed';
 export type * from './reports';
 export type { AddConsentResult, ConsentRecord, StoredBankMeta } from './registry';
 export type { TransactionWindowInput, WindowCounts } from './window-commit';

@@ -8,6 +8,7 @@
  */
 import type { AccountId } from '@bankdata/core/schemas';
 import * as categories from './categories';
+import { pruneChanges, readChanges } from './changes';
 import * as creations from './consent-creations';
 import * as alerts from './alerts';
 import { continuityReads } from './continuity';
@@ -117,6 +118,10 @@ export function storeOf(parts: DialectParts): Store {
     partyLastSeen: async (key) => writes.partyLastSeen(r, key),
     commitParty: async (input) => writes.commitParty(r, at(input)),
 
+    changes: settled({
+      read: (options) => readChanges(r, options),
+      prune: (options) => pruneChanges(r, at(options)),
+    }),
     pacing: settled({
       get: (key) => pacing.getPacing(r, key),
       list: () => pacing.listPacing(r),

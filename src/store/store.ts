@@ -18,6 +18,7 @@ import type {
   RejectedPayment,
 } from './alerts';
 import type { AlertDeliveryState } from './sqlite/schema';
+import type { ChangePage, PruneResult } from './changes';
 import type { PacingKey, PacingRecord } from './pacing';
 import type { Payment } from '@bankdata/core/payment-schemas';
 import type {
@@ -139,6 +140,13 @@ export interface Store {
   partyLastSeen(key: { bank: BankName; consentId: ConsentId; accountId: AccountId | null }): Promise<string | null>;
   commitParty(input: WithNow<PartyInput>): Promise<UpsertCounts>;
 
+  /** The change feed of v_transactions (changes.ts, docs/changes.md). */
+  changes: {
+    /** One page after the cursor (none: from the start), at most `limit` changes; a bad or too old cursor throws a UsageError. */
+    read(options: { since?: string; limit: number }): Promise<ChangePage>;
+    /** Deletes the entries logged more than `keepDays` days ago; cursors before them are then too old. */
+    prune(options: { keepDays: number; now?: Instant }): Promise<PruneResult>;
+  };
   /** What the pacer learned of a client's rate limit, per bank API and client (pacing.ts). */
   pacing: {
     get(key: PacingKey): Promise<PacingRecord | null>;

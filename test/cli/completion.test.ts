@@ -55,6 +55,7 @@ const TOP = [
   'categorise',
   'transfers',
   'report',
+  'changes',
   'emulator',
   'export',
   'payments',

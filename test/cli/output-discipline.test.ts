@@ -65,6 +65,7 @@ const cases = (): Record<string, { args: string[]; serves?: boolean }> => ({
   categorise: { args: ['categorise', '--dry-run'] },
   transfers: { args: ['transfers'] },
   report: { args: ['report', '--out', join(mkdtempSync(join(tmpdir(), 'bankdata-output-report-')), 'r.html')] },
+  changes: { args: ['changes', '--limit', '50'] },
   emulator: { args: ['emulator', '--port', '0'], serves: true },
   export: { args: ['export', 'transactions', '--format', 'csv', '--from', '2000-01-01'] },
   payments: { args: ['payments', 'reconcile'] },

@@ -29,6 +29,7 @@ export const STORE_COMMANDS: readonly StoreCommand[] = [
   { name: 'categorise', args: () => ['--dry-run'] },
   { name: 'transfers', args: () => [] },
   { name: 'report', args: (dir) => ['--out', join(dir, 'report.html')] },
+  { name: 'changes', args: () => [] },
   { name: 'export', args: (dir) => ['transactions', '--format', 'csv', '--out', join(dir, 'transactions.csv')] },
   { name: 'payments create', args: () => ['--consent', CONSENT, '--amount', '1.00'] },
   { name: 'payments track', args: () => ['--once'] },

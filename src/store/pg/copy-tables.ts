@@ -29,8 +29,10 @@ export function clearStatementFile(sqlite: Database.Database, filePath: string):
 }
 
 /** Tables in foreign-key order. Not copied: `lease` (a run lock, never data), `nz_offsets`
- * (SQLite only: PostgreSQL has the time zone database), and PostgreSQL's worker tables
- * (`run_consents`, `run_workers`, `rate_budget`: coordination of runs in progress). */
+ * (SQLite only: PostgreSQL has the time zone database), PostgreSQL's worker tables
+ * (`run_consents`, `run_workers`, `rate_budget`: coordination of runs in progress), and the change
+ * feed's log (`change_log`, `change_log_horizon`: positions of one database; the copy's own
+ * triggers log its rows as they arrive, and its consumers start again without a cursor). */
 export const COPIED_TABLES = [
   'consents',
   'bank_meta',

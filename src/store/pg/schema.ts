@@ -735,3 +735,32 @@ export const transactionCategories = pgTable(
   },
   (t) => [primaryKey({ columns: [t.bank, t.accountId, t.transactionId] })],
 );
+/**
+ * The change feed's log (`bankdata changes`, docs/changes.md), as in SQLite, written by the
+ * triggers src/store/change-feed.ts generates. `xid`: the writing transaction
+ * (`pg_current_xact_id()`), so the feed serves an entry only once every transaction below it has
+ * ended; `seq` orders the entries of one transaction.
+ */
+export const changeLog = pgTable(
+  'change_log',
+  {
+    seq: bigint('seq', { mode: 'number' }).primaryKey().generatedByDefaultAsIdentity(),
+    xid: bigint('xid', { mode: 'number' }),
+    source: text('source').notNull(),
+    bank: text('bank').notNull(),
+    accountId: text('account_id').notNull(),
+    transactionId: text('transaction_id').notNull(),
+    kind: text('kind', { enum: ['insert', 'update', 'remove', 'delete'] }).notNull(),
+    changed: text('changed').notNull(),
+    loggedAt: text('logged_at').notNull(),
+  },
+  (t) => [index('change_log_position').on(t.xid, t.seq)],
+);
+
+/** How far the change log was pruned (one row, id 1): a cursor before it is too old to serve. */
+export const changeLogHorizon = pgTable('change_log_horizon', {
+  id: integer('id').primaryKey(),
+  xid: bigint('xid', { mode: 'number' }).notNull(),
+  seq: bigint('seq', { mode: 'number' }).notNull(),
+  prunedAt: text('pruned_at').notNull(),
+});

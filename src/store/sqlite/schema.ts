@@ -679,3 +679,29 @@ export const duplicateSuspicions = sqliteTable(
   },
   (t) => [primaryKey({ columns: [t.bank, t.accountId, t.transactionId] })],
 );
+/**
+ * The change feed's log (`bankdata changes`, docs/changes.md): one row per change of a row a
+ * v_transactions column shows, written by the triggers src/store/change-feed.ts generates (never by
+ * the code). `seq` is the order of commits on SQLite (writers serialise; AUTOINCREMENT never reuses
+ * a pruned number); `xid` is PostgreSQL's writing transaction (NULL here). `changed`: the view
+ * columns that changed, comma-separated.
+ */
+export const changeLog = sqliteTable('change_log', {
+  seq: integer('seq').primaryKey({ autoIncrement: true }),
+  xid: integer('xid'),
+  source: text('source').notNull(),
+  bank: text('bank').notNull(),
+  accountId: text('account_id').notNull(),
+  transactionId: text('transaction_id').notNull(),
+  kind: text('kind', { enum: ['insert', 'update', 'remove', 'delete'] }).notNull(),
+  changed: text('changed').notNull(),
+  loggedAt: text('logged_at').notNull(),
+});
+
+/** How far the change log was pruned (one row, id 1): a cursor before it is too old to serve. */
+export const changeLogHorizon = sqliteTable('change_log_horizon', {
+  id: integer('id').primaryKey(),
+  xid: integer('xid').notNull(),
+  seq: integer('seq').notNull(),
+  prunedAt: text('pruned_at').notNull(),
+});

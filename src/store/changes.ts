@@ -1,0 +1,289 @@
+/**
+ * The change feed (`bankdata changes`, docs/changes.md): pages of the transactions added, modified
+ * and removed since a cursor, read from `change_log` (written by the triggers of change-feed.ts)
+ * and the current rows of `v_transactions`. Written once over the runner; where the dialects differ
+ * is the position of an entry:
+ *
+ * - SQLite: writers serialise, so `seq` (AUTOINCREMENT) is commit order;
+ * - PostgreSQL: cooperating workers commit out of order, so a sequence value is not (a lower one
+ *   can commit after a higher one was served). An entry's position is (xid, seq), and a page
+ *   serves only entries of transactions older than the oldest one still running
+ *   (`pg_snapshot_xmin(pg_current_snapshot())`): all of those have ended, and every transaction
+ *   that has not yet committed has an xid at or above it, so nothing can later commit below the
+ *   cursor.
+ *
+ * A page reads the log first, then the rows it names as they are now: a row read newer than its
+ * entries is right (its later entries follow in a later page, and applying them again changes
+ * nothing). Without a cursor the feed starts with every row of the view as `added` (a snapshot in
+ * key order, in pages), from a log position taken before the first of those reads.
+ */
+import { sql, type SQL } from 'drizzle-orm';
+import { UsageError } from '../errors';
+import { WATCHED_COLUMNS } from './change-feed';
+import type { SqlRow, SqlRunner } from './sql-runner';
+import { toInstant } from '@bankdata/core/nz-time';
+import { toStoredInstant, type Instant } from './time';
+
+export interface ChangeKey {
+  bank: string;
+  account_id: string;
+  transaction_id: string;
+}
+
+export type Change =
+  | { change: 'added'; key: ChangeKey; row: SqlRow }
+  | { change: 'modified'; key: ChangeKey; changed: string[]; row: SqlRow }
+  | { change: 'removed'; key: ChangeKey };
+
+export interface ChangePage {
+  changes: Change[];
+  /** The cursor to ask with next (the same as asked with when nothing was served). */
+  cursor: string;
+  /** More is servable now: ask again at once. */
+  hasMore: boolean;
+}
+
+/** The largest page (three parameters per row read back). */
+export const MAX_CHANGE_LIMIT = 5000;
+
+interface Position {
+  xid: number;
+  seq: number;
+}
+
+interface Cursor extends Position {
+  dialect: SqlRunner['dialect'];
+  /** The snapshot still being served: the last key served (null: none yet). */
+  snapshot?: ChangeKey | null;
+}
+
+const START_AGAIN = 'start again without --since: the first pages then hold every transaction';
+
+function encodeCursor(cursor: Cursor): string {
+  const body: Record<string, unknown> = {
+    v: 1,
+    d: cursor.dialect === 'sqlite' ? 's' : 'p',
+    x: cursor.xid,
+    s: cursor.seq,
+  };
+  if (cursor.snapshot !== undefined) {
+    body.k =
+      cursor.snapshot === null
+        ? null
+        : [cursor.snapshot.bank, cursor.snapshot.account_id, cursor.snapshot.transaction_id];
+  }
+  return Buffer.from(JSON.stringify(body)).toString('base64url');
+}
+
+const isCount = (v: unknown): v is number => typeof v === 'number' && Number.isSafeInteger(v) && v >= 0;
+
+export function decodeCursor(text: string, dialect: SqlRunner['dialect']): Cursor {
+  const malformed = () => new UsageError('the --since cursor is not one `bankdata changes` gave', START_AGAIN);
+  if (!/^[A-Za-z0-9_-]{1,400}$/.test(text)) throw malformed();
+  let body: unknown;
+  try {
+    body = JSON.parse(Buffer.from(text, 'base64url').toString('utf8'));
+  } catch {
+    throw malformed();
+  }
+  if (typeof body !== 'object' || body === null) throw malformed();
+  const { v, d, x, s, k } = body as Record<string, unknown>;
+  if (v !== 1 || (d !== 's' && d !== 'p') || !isCount(x) || !isCount(s)) throw malformed();
+  if ((d === 's') !== (dialect === 'sqlite')) {
+    throw new UsageError(
+      `the --since cursor is of a ${d === 's' ? 'SQLite' : 'PostgreSQL'} database, not this one`,
+      START_AGAIN,
+    );
+  }
+  const cursor: Cursor = { dialect, xid: x, seq: s };
+  if (k !== undefined) {
+    if (k === null) cursor.snapshot = null;
+    else {
+      const [bank, account_id, transaction_id] = Array.isArray(k) && k.length === 3 ? (k as unknown[]) : [];
+      if (typeof bank !== 'string' || typeof account_id !== 'string' || typeof transaction_id !== 'string')
+        throw malformed();
+      cursor.snapshot = { bank, account_id, transaction_id };
+    }
+  }
+  return cursor;
+}
+
+/** Entries at or below this position may be served: PostgreSQL's oldest running transaction bounds it. */
+function servable(r: SqlRunner): SQL {
+  return r.dialect === 'postgres' ? sql`xid < pg_snapshot_xmin(pg_current_snapshot())::text::bigint` : sql`TRUE`;
+}
+
+function after(r: SqlRunner, p: Position): SQL {
+  return r.dialect === 'postgres' ? sql`(xid, seq) > (${p.xid}, ${p.seq})` : sql`seq > ${p.seq}`;
+}
+
+const ORDER = (r: SqlRunner) => (r.dialect === 'postgres' ? sql`xid, seq` : sql`seq`);
+
+/**
+ * The position a snapshot starts from: every change a later read could miss is after it. SQLite:
+ * the last entry now. PostgreSQL: just below the oldest running transaction (its entries and every
+ * later one are after it; entries of ended transactions below it are in what the reads see).
+ */
+async function startPosition(r: SqlRunner): Promise<Position> {
+  if (r.dialect === 'postgres') {
+    const row = await r.get(sql`SELECT pg_snapshot_xmin(pg_current_snapshot())::text AS xmin`);
+    return { xid: Number(row?.xmin), seq: 0 };
+  }
+  // The last number AUTOINCREMENT gave (the log may be empty after a prune).
+  const row = await r.get(
+    sql`SELECT max(coalesce((SELECT max(seq) FROM change_log), 0),
+                   coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'change_log'), 0)) AS seq`,
+  );
+  return { xid: 0, seq: Number(row?.seq) };
+}
+
+async function horizon(r: SqlRunner): Promise<Position | null> {
+  const row = await r.get(sql`SELECT xid, seq FROM change_log_horizon WHERE id = 1`);
+  return row ? { xid: Number(row.xid), seq: Number(row.seq) } : null;
+}
+
+const before = (a: Position, b: Position) => a.xid < b.xid || (a.xid === b.xid && a.seq < b.seq);
+
+/** The view's row as the feed shows it: the amounts as their exact decimal text (as exports write them). */
+function feedRow(row: SqlRow): SqlRow {
+  return { ...row, amount: row.amount_text ?? null, balance_after: row.balance_after_text ?? null };
+}
+
+const keyOf = (row: SqlRow): ChangeKey => ({
+  bank: String(row.bank),
+  account_id: String(row.account_id),
+  transaction_id: String(row.transaction_id),
+});
+const keyText = (k: ChangeKey) => JSON.stringify([k.bank, k.account_id, k.transaction_id]);
+
+async function currentRows(r: SqlRunner, keys: readonly ChangeKey[]): Promise<Map<string, SqlRow>> {
+  const found = new Map<string, SqlRow>();
+  if (keys.length === 0) return found;
+  const values = sql.join(
+    keys.map((k) => sql`(${k.bank}, ${k.account_id}, ${k.transaction_id})`),
+    sql`, `,
+  );
+  const rows = await r.all(
+    sql`SELECT * FROM v_transactions WHERE (bank, account_id, transaction_id) IN (VALUES ${values})`,
+  );
+  for (const row of rows) found.set(keyText(keyOf(row)), row);
+  return found;
+}
+
+/** One page of the feed after `since` (none: from the start, a snapshot first), at most `limit` changes. */
+export async function readChanges(r: SqlRunner, options: { since?: string; limit: number }): Promise<ChangePage> {
+  const limit = options.limit;
+  if (!Number.isSafeInteger(limit) || limit < 1 || limit > MAX_CHANGE_LIMIT) {
+    throw new UsageError(`--limit must be a whole number from 1 to ${MAX_CHANGE_LIMIT}: ${limit}`);
+  }
+  let cursor: Cursor;
+  if (options.since === undefined) {
+    cursor = { dialect: r.dialect, ...(await startPosition(r)), snapshot: null };
+  } else {
+    cursor = decodeCursor(options.since, r.dialect);
+    const kept = await horizon(r);
+    if (kept && before(cursor, kept)) {
+      throw new UsageError(
+        'the --since cursor is older than the change log keeps (bankdata changes --prune)',
+        START_AGAIN,
+      );
+    }
+  }
+  if (cursor.snapshot !== undefined) return snapshotPage(r, cursor, limit);
+  return logPage(r, cursor, limit);
+}
+
+async function snapshotPage(r: SqlRunner, cursor: Cursor, limit: number): Promise<ChangePage> {
+  const last = cursor.snapshot;
+  const where = last
+    ? sql`WHERE (bank, account_id, transaction_id) > (${last.bank}, ${last.account_id}, ${last.transaction_id})`
+    : sql``;
+  const rows = await r.all(
+    sql`SELECT * FROM v_transactions ${where} ORDER BY bank, account_id, transaction_id LIMIT ${limit + 1}`,
+  );
+  const served = rows.slice(0, limit);
+  const changes: Change[] = served.map((row) => ({ change: 'added', key: keyOf(row), row: feedRow(row) }));
+  const lastRow = served.at(-1);
+  if (rows.length > limit && lastRow) {
+    return { changes, cursor: encodeCursor({ ...cursor, snapshot: keyOf(lastRow) }), hasMore: true };
+  }
+  // The snapshot is served: the log from its start position follows (at once: it may hold more).
+  const next: Cursor = { dialect: cursor.dialect, xid: cursor.xid, seq: cursor.seq };
+  return { changes, cursor: encodeCursor(next), hasMore: true };
+}
+
+async function logPage(r: SqlRunner, cursor: Cursor, limit: number): Promise<ChangePage> {
+  const entries = await r.all(
+    sql`SELECT xid, seq, bank, account_id, transaction_id, kind, changed FROM change_log
+        WHERE ${servable(r)} AND ${after(r, cursor)} ORDER BY ${ORDER(r)} LIMIT ${limit + 1}`,
+  );
+  const page = entries.slice(0, limit);
+  const last = page.at(-1);
+  if (!last) return { changes: [], cursor: encodeCursor(cursor), hasMore: false };
+  const byKey = new Map<string, { key: ChangeKey; added: boolean; changed: Set<string> }>();
+  for (const entry of page) {
+    const key = keyOf(entry);
+    const text = keyText(key);
+    let slot = byKey.get(text);
+    if (!slot) byKey.set(text, (slot = { key, added: false, changed: new Set() }));
+    if (entry.kind === 'insert') slot.added = true;
+    for (const column of String(entry.changed).split(',')) if (column !== '') slot.changed.add(column);
+  }
+  const rows = await currentRows(
+    r,
+    [...byKey.values()].map((s) => s.key),
+  );
+  const changes: Change[] = [];
+  for (const [text, slot] of byKey) {
+    const row = rows.get(text);
+    if (!row) changes.push({ change: 'removed', key: slot.key });
+    else if (slot.added) changes.push({ change: 'added', key: slot.key, row: feedRow(row) });
+    else {
+      // The view's column order where it names them (a watched column first logged later still comes in order).
+      const changed = [
+        ...WATCHED_COLUMNS.filter((c) => slot.changed.has(c)),
+        ...[...slot.changed].filter((c) => !WATCHED_COLUMNS.includes(c)),
+      ];
+      changes.push({ change: 'modified', key: slot.key, changed, row: feedRow(row) });
+    }
+  }
+  const next: Cursor = { dialect: cursor.dialect, xid: Number(last.xid ?? 0), seq: Number(last.seq) };
+  return { changes, cursor: encodeCursor(next), hasMore: entries.length > limit };
+}
+
+export interface PruneResult {
+  /** Entries deleted. */
+  pruned: number;
+  /** Cursors before this one are too old now (null: nothing was ever pruned). */
+  horizon: string | null;
+}
+
+/**
+ * Deletes the servable entries logged `keepDays` days ago or earlier, and every entry before the
+ * newest of them (the log stays a suffix of itself), and records how far: a cursor before that
+ * is then refused as too old.
+ */
+export async function pruneChanges(r: SqlRunner, options: { keepDays: number; now: Instant }): Promise<PruneResult> {
+  if (!Number.isSafeInteger(options.keepDays) || options.keepDays < 0) {
+    throw new UsageError(`--keep-days must be a whole number of days, 0 or more: ${options.keepDays}`);
+  }
+  const cutoff = toStoredInstant(toInstant(options.now).minus({ days: options.keepDays }));
+  return r.transaction(async (tx) => {
+    const newest = await tx.get(
+      sql`SELECT xid, seq FROM change_log WHERE ${servable(tx)} AND logged_at <= ${cutoff}
+          ORDER BY ${tx.dialect === 'postgres' ? sql`xid DESC, seq DESC` : sql`seq DESC`} LIMIT 1`,
+    );
+    const kept = await horizon(tx);
+    if (!newest) return { pruned: 0, horizon: kept ? encodeCursor({ dialect: tx.dialect, ...kept }) : null };
+    const upTo: Position = { xid: Number(newest.xid ?? 0), seq: Number(newest.seq) };
+    const atOrBefore =
+      tx.dialect === 'postgres' ? sql`(xid, seq) <= (${upTo.xid}, ${upTo.seq})` : sql`seq <= ${upTo.seq}`;
+    const pruned = await tx.changes(sql`DELETE FROM change_log WHERE ${atOrBefore}`);
+    const at = kept && before(upTo, kept) ? kept : upTo;
+    await tx.run(
+      sql`INSERT INTO change_log_horizon (id, xid, seq, pruned_at) VALUES (1, ${at.xid}, ${at.seq}, ${toStoredInstant(options.now)})
+          ON CONFLICT (id) DO UPDATE SET xid = excluded.xid, seq = excluded.seq, pruned_at = excluded.pruned_at`,
+    );
+    return { pruned, horizon: encodeCursor({ dialect: tx.dialect, ...at }) };
+  });
+}

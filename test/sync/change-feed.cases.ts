@@ -1,0 +1,342 @@
+/**
+ * The change feed (`bankdata changes`, docs/changes.md) applied by a consumer: pages of the feed
+ * (a small limit, so they split) applied to an empty table, which then equals v_transactions on
+ * the watched columns, after a backfill against the emulator, incremental runs with pending rows
+ * settling and vanishing (the emulator's data clock moved), a hand-made edit of a row, a joined
+ * table of the shape issue 36 adds, `consents forget`, and a sync killed with SIGKILL mid-run;
+ * pruning and the cursors it refuses. Both dialects: change-feed.test.ts (SQLite) and
+ * change-feed.pg.test.ts (PostgreSQL, with its own cases: commits out of order, two workers).
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import type { ConsentId } from '@bankdata/core/schemas';
+import { startEmulator, type StartedEmulator } from '@bankdata/emulator';
+import { UsageError } from '../../src/errors';
+import { openDatabaseStore, WATCHED_COLUMNS, type Change, type SqliteStore, type Store } from '../../src/store';
+import { changeFeedTriggersSql, type ChangeSource } from '../../src/store/change-feed';
+import type { PgStore } from '../../src/store/pg/pg-store';
+import { emulatorEnv } from '../fixtures/cli-env';
+import { startHarnessOn, type Harness } from '../fixtures/sync-harness';
+import { execute, queryRow, queryRows, type DialectSetup, type Row } from '../support/dialects';
+
+const DAY_MS = 86_400_000;
+const KEY = ['bank', 'account_id', 'transaction_id'] as const;
+/** The columns a consumer keeps: the key and every watched column. */
+export const CONSUMER_COLUMNS: readonly string[] = [...KEY, ...WATCHED_COLUMNS];
+
+const keyText = (row: Row) => JSON.stringify(KEY.map((k) => row[k]));
+const pick = (row: Row) => Object.fromEntries(CONSUMER_COLUMNS.map((c) => [c, row[c] ?? null]));
+
+/** A downstream table fed only by the feed's pages. */
+export class Consumer {
+  readonly rows = new Map<string, Row>();
+  cursor: string | undefined;
+  pages = 0;
+  readonly seen = { added: 0, modified: 0, removed: 0 };
+  readonly changedColumns = new Set<string>();
+
+  constructor(readonly limit: number) {}
+
+  apply(changes: readonly Change[]): void {
+    for (const c of changes) {
+      this.seen[c.change] += 1;
+      const key = keyText(c.key as unknown as Row);
+      if (c.change === 'removed') this.rows.delete(key);
+      else this.rows.set(key, pick(c.row));
+      if (c.change === 'modified') for (const column of c.changed) this.changedColumns.add(column);
+    }
+  }
+
+  /** Pages until the feed has nothing more now. */
+  async poll(store: Store): Promise<void> {
+    for (;;) {
+      const page = await store.changes.read({ ...(this.cursor ? { since: this.cursor } : {}), limit: this.limit });
+      this.apply(page.changes);
+      this.cursor = page.cursor;
+      this.pages += 1;
+      if (!page.hasMore) return;
+    }
+  }
+}
+
+/** v_transactions as a consumer should hold it: the amounts as their exact text (as the feed gives them). */
+export async function viewRows(store: Store): Promise<Map<string, Row>> {
+  const rows = await queryRows(store, 'SELECT * FROM v_transactions');
+  return new Map(
+    rows.map((r) => [keyText(r), pick({ ...r, amount: r.amount_text, balance_after: r.balance_after_text })]),
+  );
+}
+
+export async function expectEqualToView(consumer: Consumer, store: Store): Promise<void> {
+  const view = await viewRows(store);
+  expect(view.size).toBeGreaterThan(0);
+  const sorted = (m: Map<string, Row>) => [...m.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  expect(sorted(consumer.rows)).toEqual(sorted(view));
+}
+
+async function logCount(store: Store): Promise<number> {
+  return Number((await queryRow<{ n: number }>(store, 'SELECT count(*) AS n FROM change_log'))!.n);
+}
+
+/** Runs a migration's text (statements separated as drizzle separates them). */
+async function runStatements(store: Store, text: string): Promise<void> {
+  for (const statement of text.split('--> statement-breakpoint')) {
+    if (store.dialect === 'sqlite') (store as SqliteStore).sqlite.exec(statement);
+    else await (store as PgStore).pool.query(statement);
+  }
+}
+
+const BIN = resolve(__dirname, '../../bin/bankdata.js');
+
+export const changeFeedSuite = (setup: DialectSetup): void =>
+  setup.describe('a consumer of the change feed equals v_transactions', () => {
+    let h: Harness<Store>;
+    const early = new Consumer(37);
+    const sync = () => h.sync({ now: () => h.emu.now().toJSDate() });
+
+    beforeAll(async () => {
+      // A data clock in the past, so that it may move forward: pending rows settle and vanish.
+      h = await startHarnessOn(await setup.location(), {
+        customersPerBank: 1,
+        historyDays: 90,
+        start: '2026-03-10T10:00:00+13:00',
+      });
+    }, 120_000);
+    afterAll(async () => {
+      await h?.close();
+    });
+
+    it('a backfill: the pages of a consumer polling from before it, and of one starting after it (the snapshot)', async () => {
+      await early.poll(h.store);
+      expect(early.rows.size).toBe(0);
+      expect((await sync()).outcome).toBe('ok');
+      await early.poll(h.store);
+      expect(early.pages).toBeGreaterThan(5);
+      expect(early.seen.added).toBeGreaterThan(200);
+      await expectEqualToView(early, h.store);
+
+      const late = new Consumer(50);
+      await late.poll(h.store);
+      expect(late.pages).toBeGreaterThan(4);
+      await expectEqualToView(late, h.store);
+
+      // A run that changes nothing logs nothing: its re-fetched rows move last_seen_at only.
+      const before = await logCount(h.store);
+      h.emu.advance(60_000);
+      expect((await sync()).outcome).toBe('ok');
+      expect(await logCount(h.store)).toBe(before);
+    }, 240_000);
+
+    it('incremental runs: pending rows settle (under a new id) and vanish: removed and added', async () => {
+      const pendingBefore = Number(
+        (await queryRow<{ n: number }>(h.store, "SELECT count(*) AS n FROM v_transactions WHERE status = 'Pending'"))!
+          .n,
+      );
+      expect(pendingBefore).toBeGreaterThan(0);
+      const removedBefore = early.seen.removed;
+      for (const days of [1, 2]) {
+        h.emu.advance(days * DAY_MS);
+        expect((await sync()).counters.failedUnits).toEqual([]);
+        await early.poll(h.store);
+        await expectEqualToView(early, h.store);
+      }
+      expect(early.seen.removed).toBeGreaterThan(removedBefore);
+    }, 240_000);
+
+    it('an edit of watched columns is "modified" with exactly those columns; last_seen_at alone logs nothing', async () => {
+      const row = (await queryRow<Row>(h.store, 'SELECT * FROM transactions WHERE removed_at IS NULL LIMIT 1'))!;
+      const where = 'bank = ? AND account_id = ? AND transaction_id = ?';
+      const key = [row.bank, row.account_id, row.transaction_id];
+      const before = await logCount(h.store);
+      await execute(
+        h.store,
+        `UPDATE transactions SET last_seen_at = '2099-01-01T00:00:00.000Z' WHERE ${where}`,
+        ...key,
+      );
+      await execute(h.store, `UPDATE transactions SET description = description WHERE ${where}`, ...key);
+      expect(await logCount(h.store)).toBe(before);
+      await execute(
+        h.store,
+        `UPDATE transactions SET description = 'edited', amount = '-12.34', merchant_name = NULL WHERE ${where}`,
+        ...key,
+      );
+      const page = await h.store.changes.read({ since: early.cursor!, limit: 10 });
+      const nullBefore = row.merchant_name === null;
+      expect(page.changes).toEqual([
+        {
+          change: 'modified',
+          key: { bank: row.bank, account_id: row.account_id, transaction_id: row.transaction_id },
+          changed: ['amount', 'description', ...(nullBefore ? [] : ['merchant_name']), 'amount_text'],
+          row: expect.objectContaining({ description: 'edited', amount: '-12.34', amount_text: '-12.34' }) as Row,
+        },
+      ]);
+      await early.poll(h.store);
+      await expectEqualToView(early, h.store);
+    });
+
+    it('a joined table (the shape of transaction_categories): its rows are "modified" of the transaction, named by the view column', async () => {
+      // A stand-in for issue 36's table: one line in the list of sources, triggers generated from it.
+      const source: ChangeSource = {
+        table: 'feed_test_categories',
+        role: 'joined',
+        key: ['bank', 'account_id', 'transaction_id'],
+        columns: { category: ['category'], payee: ['payee'] },
+      };
+      await runStatements(
+        h.store,
+        'CREATE TABLE feed_test_categories (bank text NOT NULL, account_id text NOT NULL, transaction_id text NOT NULL, category text NOT NULL, payee text, decided_at text)',
+      );
+      await runStatements(h.store, changeFeedTriggersSql(h.store.dialect, { sources: [source] }));
+      const row = (await queryRow<Row>(h.store, 'SELECT * FROM v_transactions LIMIT 1'))!;
+      const key = [row.bank, row.account_id, row.transaction_id];
+      const keyObject = { bank: row.bank, account_id: row.account_id, transaction_id: row.transaction_id };
+      const where = 'bank = ? AND account_id = ? AND transaction_id = ?';
+      const next = async () => {
+        const page = await h.store.changes.read({ since: early.cursor!, limit: 10 });
+        early.apply(page.changes);
+        early.cursor = page.cursor;
+        return page.changes.map((c) => (c.change === 'modified' ? [c.change, c.key, c.changed] : [c.change, c.key]));
+      };
+      await execute(
+        h.store,
+        `INSERT INTO feed_test_categories VALUES (?, ?, ?, 'groceries', NULL, '2026-03-12T00:00:00.000Z')`,
+        ...key,
+      );
+      expect(await next()).toEqual([['modified', keyObject, ['category']]]);
+      await execute(h.store, `UPDATE feed_test_categories SET decided_at = 'later' WHERE ${where}`, ...key);
+      expect(await next()).toEqual([]);
+      await execute(h.store, `UPDATE feed_test_categories SET payee = 'Countdown' WHERE ${where}`, ...key);
+      expect(await next()).toEqual([['modified', keyObject, ['payee']]]);
+      await execute(h.store, `DELETE FROM feed_test_categories WHERE ${where}`, ...key);
+      expect(await next()).toEqual([['modified', keyObject, ['category', 'payee']]]);
+    });
+
+    it('consents forget: the rows deleted are removed, those handed over modified', async () => {
+      // The customer cancels a consent that holds rows; the next sync records it as ended.
+      const holders = await queryRows<{ consent_id: string }>(
+        h.store,
+        'SELECT consent_id, count(*) AS n FROM v_transactions GROUP BY consent_id ORDER BY n DESC',
+      );
+      const ended = holders.map((r) => r.consent_id).find((id) => h.emu.consent(id)?.status === 'Authorised');
+      expect(ended).toBeDefined();
+      h.emu.actOnConsent(ended!, 'cancel');
+      expect(h.emu.consent(ended!)!.status).not.toBe('Authorised');
+      await sync();
+      const held = Number(
+        (await queryRow<{ n: number }>(h.store, 'SELECT count(*) AS n FROM transactions WHERE consent_id = ?', ended))!
+          .n,
+      );
+      await early.poll(h.store);
+      const removedBefore = early.seen.removed;
+      const report = await h.store.consents.forget(ended as ConsentId, { dryRun: false });
+      await early.poll(h.store);
+      await expectEqualToView(early, h.store);
+      // Every row it held (pending rows already removed from the view too) went: deleted (removed
+      // in the feed) or handed over (consent_id modified).
+      const deleted = report.deleted.transactions ?? 0;
+      const handed = Object.values(report.handedOver).reduce((n, t) => n + (t.transactions ?? 0), 0);
+      expect(held).toBeGreaterThan(0);
+      expect(deleted + handed).toBe(held);
+      expect(early.seen.removed - removedBefore).toBe(deleted);
+      if (handed > 0) expect(early.changedColumns).toContain('consent_id');
+      expect(
+        await queryRow(h.store, 'SELECT 1 AS one FROM v_transactions WHERE consent_id = ? LIMIT 1', ended),
+      ).toBeUndefined();
+    }, 240_000);
+
+    it('prune: entries logged before the kept days go; a cursor before them is refused (exit 2), a later one served', async () => {
+      const old = early.cursor!;
+      // Something new after the consumer's cursor, then everything logged so far pruned.
+      const row = (await queryRow<Row>(h.store, 'SELECT * FROM v_transactions LIMIT 1'))!;
+      await execute(
+        h.store,
+        'UPDATE transactions SET description = ? WHERE bank = ? AND account_id = ? AND transaction_id = ?',
+        'changed before the prune',
+        row.bank,
+        row.account_id,
+        row.transaction_id,
+      );
+      const pruned = await h.store.changes.prune({ keepDays: 0, now: new Date(Date.now() + 1000) });
+      expect(pruned.pruned).toBeGreaterThan(0);
+      expect(await logCount(h.store)).toBe(0);
+      const tooOld = h.store.changes.read({ since: old, limit: 10 });
+      await expect(tooOld).rejects.toBeInstanceOf(UsageError);
+      await expect(tooOld).rejects.toMatchObject({
+        exitCode: 2,
+        hint: expect.stringContaining('without --since') as string,
+      });
+      // The horizon itself is served (nothing before it is missing): an empty page.
+      expect((await h.store.changes.read({ since: pruned.horizon!, limit: 10 })).changes).toEqual([]);
+      // A consumer starting again from none gets every row (the snapshot), so it is whole again.
+      const again = new Consumer(500);
+      await again.poll(h.store);
+      await expectEqualToView(again, h.store);
+      for (const bad of ['x', 'not a cursor!', Buffer.from('{"v":2}').toString('base64url')]) {
+        await expect(h.store.changes.read({ since: bad, limit: 10 })).rejects.toBeInstanceOf(UsageError);
+      }
+    });
+  });
+
+/** kill -9 of a `bankdata sync` process while a consumer polls; the rerun; the consumer equals the view after each. */
+export const changeFeedCrashSuite = (setup: DialectSetup): void =>
+  setup.describe('the change feed across a sync killed with SIGKILL', () => {
+    let emu: StartedEmulator;
+    let store: Store;
+    let env: Record<string, string>;
+    let dir: string;
+    const children: ChildProcess[] = [];
+
+    beforeAll(async () => {
+      emu = await startEmulator({ seed: 5, latencyMs: 8, historyDays: 150, customersPerBank: 1 });
+      dir = mkdtempSync(join(tmpdir(), 'bankdata-feed-crash-'));
+      const db = setup.dialect === 'sqlite' ? join(dir, 'bankdata.sqlite') : await setup.location();
+      store = await openDatabaseStore(db);
+      for (const id of emu.consentIds) await store.consents.add(id as ConsentId);
+      env = emulatorEnv(emu, dir, { BANKDATA_DB: db, BANKDATA_LEASE_TTL_MS: '1200', BANKDATA_LEASE_RENEW_MS: '200' });
+    }, 120_000);
+    afterAll(async () => {
+      for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+      await store?.close();
+      await emu?.close();
+    });
+
+    const start = () => {
+      const child = spawn(process.execPath, [BIN, 'sync', '--json'], { cwd: dir, env, stdio: 'ignore' });
+      children.push(child);
+      return { child, exited: new Promise<number | null>((done) => child.once('exit', (code) => done(code))) };
+    };
+
+    it('polls while the sync runs, is whole after the kill and after the rerun', async () => {
+      const consumer = new Consumer(113);
+      const first = start();
+      const count = async () =>
+        Number((await queryRow<{ n: number }>(store, 'SELECT count(*) AS n FROM transactions'))!.n);
+      let killed = false;
+      while (first.child.exitCode === null) {
+        await consumer.poll(store);
+        if ((await count()) > 400) {
+          first.child.kill('SIGKILL');
+          killed = true;
+          break;
+        }
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      await first.exited;
+      expect(killed).toBe(true);
+      await consumer.poll(store);
+      await expectEqualToView(consumer, store);
+
+      const second = start();
+      while (second.child.exitCode === null) {
+        await consumer.poll(store);
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      expect(await second.exited).toBe(0);
+      await consumer.poll(store);
+      await expectEqualToView(consumer, store);
+      expect(consumer.seen.added).toBeGreaterThan(400);
+    }, 240_000);
+  });
