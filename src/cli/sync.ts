@@ -243,7 +243,7 @@ export function formatSummary(s: SyncSummary, config: Pick<Config, 'db'>): strin
   else if (s.categories && s.categories.decided > 0) {
     const by = s.categories.bySource;
     lines.push(
-      `  categories ${s.categories.decided} row(s) decided: ${by.rule ?? 0} by rule, ${by.mcc ?? 0} by MCC, ${by.code ?? 0} by bank code, ${by.none ?? 0} none`,
+      `  categories ${s.categories.decided} row(s) decided: ${by.rule ?? 0} by rule, ${by.mcc ?? 0} by MCC, ${by.code ?? 0} by bank code, ${by.none ?? 0} none; ${s.categories.written} new or changed`,
     );
   }
   if (s.transfers && 'error' in s.transfers) lines.push(`  transfers  not matched: ${s.transfers.error}`);

@@ -104,11 +104,11 @@ export interface SyncSummary {
    */
   continuity: { accounts: number; breaks: number } | { error: string } | null;
   /**
-   * The rows decided after the run (docs/categories.md "When rows are decided"), per source, or why
+   * The rows decided after the run (those without a decision or changed since; `written`: whose decision is new or changed) (docs/categories.md "When rows are decided"), per source, or why
    * they could not be (an invalid rules file: nothing decided). Present only with `categoriesRulesFile`;
    * never changes the outcome.
    */
-  categories?: { decided: number; bySource: Record<string, number> } | { error: string } | null;
+  categories?: { decided: number; written: number; bySource: Record<string, number> } | { error: string } | null;
   /**
    * The own-account transfer matching at the run's end (docs/transfers.md): pairs linked and
    * ambiguous candidates, or why it could not run; never changes the outcome. Null when the run
@@ -360,7 +360,7 @@ async function closingCategorise(ctx: SyncContext, rulesFile: string): Promise<S
   try {
     const { rules } = loadRules(rulesFile);
     const result = await applyCategories(ctx.store, { rules, all: false });
-    return { decided: result.changed, bySource: result.bySource };
+    return { decided: result.examined, written: result.changed, bySource: result.bySource };
   } catch (error) {
     ctx.logger.warn('categories not decided (bankdata categorise --check)', { reason: describeError(error) });
     return { error: describeError(error) };
