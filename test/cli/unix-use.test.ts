@@ -114,6 +114,7 @@ describe('item 8: a closed pipe', () => {
     meta: ['meta'],
     pacing: ['pacing'],
     alerts: ['alerts'],
+    changes: ['changes'],
     schedule: ['schedule'],
     // `db backup` and `db migrate` report on stderr; `db copy` needs PostgreSQL: its help is what prints.
     db: ['db', '--help'],
