@@ -90,7 +90,17 @@ beforeAll(async () => {
       detail: 'planted by the test',
     };
   });
-  await store.continuity.replaceFindings({ accounts: [], findings, runId: null, checkedAt: new Date().toISOString() });
+  // Every account's findings replaced by these two: the demo's own check found its planted duplicate.
+  const every = store.sqlite.prepare('SELECT bank, account_id AS accountId FROM v_accounts').all() as {
+    bank: 'PNZ';
+    accountId: AccountId;
+  }[];
+  await store.continuity.replaceFindings({
+    accounts: every,
+    findings,
+    runId: null,
+    checkedAt: new Date().toISOString(),
+  });
   reportPath = join(dir, 'report.html');
   await writeReport(store, reportPath);
   html = readFileSync(reportPath, 'utf8');
