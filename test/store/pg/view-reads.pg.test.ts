@@ -15,6 +15,7 @@ import { unitsPerMinor } from '@bankdata/core/money';
 import { DATASETS, exportDataset, type ExportOptions } from '../../../src/export';
 import type { Store } from '../../../src/store';
 import { continuityReads } from '../../../src/store/continuity';
+import { duplicateOps } from '../../../src/store/duplicates';
 import { copySqliteToPostgres } from '../../../src/store/pg/copy-tables';
 import { createPool } from '../../../src/store/pg/open';
 import { reportReads } from '../../../src/store/report-queries';
@@ -38,6 +39,7 @@ function readsOf(runner: SqlRunner): Store {
   return {
     ...only,
     continuity: continuityReads(runner),
+    duplicates: duplicateOps(runner),
     reportData: reportReads(runner),
     views: viewReads(runner),
   } as unknown as Store;
