@@ -73,13 +73,20 @@ async function waitFor(predicate: () => Promise<boolean>, child: ChildProcess, t
   return false;
 }
 
-/** Each view's rows without bookkeeping, as text; numbers as values (SQLite REAL, PostgreSQL numeric). */
+/** Each view's rows without bookkeeping, as text; numbers as values (SQLite REAL, PostgreSQL numeric), flags as 0/1. */
 async function contents(store: Store): Promise<Record<string, unknown[]>> {
   const out: Record<string, unknown[]> = {};
   for (const view of VIEWS) {
     const rows = await queryRows(store, `SELECT * FROM ${view}`);
     out[view] = rows
-      .map((row) => Object.fromEntries(Object.entries(row).filter(([k]) => !BOOKKEEPING.has(k))))
+      .map((row) =>
+        Object.fromEntries(
+          Object.entries(row)
+            .filter(([k]) => !BOOKKEEPING.has(k))
+            // A flag is 0/1 on SQLite and a boolean on PostgreSQL (v_transactions.suspected_duplicate).
+            .map(([k, v]) => [k, typeof v === 'boolean' ? Number(v) : v]),
+        ),
+      )
       .map((row) => JSON.stringify(row))
       .sort();
   }
