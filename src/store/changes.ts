@@ -220,13 +220,14 @@ async function logPage(r: SqlRunner, cursor: Cursor, limit: number): Promise<Cha
   const page = entries.slice(0, limit);
   const last = page.at(-1);
   if (!last) return { changes: [], cursor: encodeCursor(cursor), hasMore: false };
-  const byKey = new Map<string, { key: ChangeKey; added: boolean; changed: Set<string> }>();
+  const byKey = new Map<string, { key: ChangeKey; added: boolean; gone: boolean; changed: Set<string> }>();
   for (const entry of page) {
     const key = keyOf(entry);
     const text = keyText(key);
     let slot = byKey.get(text);
-    if (!slot) byKey.set(text, (slot = { key, added: false, changed: new Set() }));
+    if (!slot) byKey.set(text, (slot = { key, added: false, gone: false, changed: new Set() }));
     if (entry.kind === 'insert') slot.added = true;
+    if (entry.kind === 'remove' || entry.kind === 'delete') slot.gone = true;
     for (const column of String(entry.changed).split(',')) if (column !== '') slot.changed.add(column);
   }
   const rows = await currentRows(
@@ -236,8 +237,12 @@ async function logPage(r: SqlRunner, cursor: Cursor, limit: number): Promise<Cha
   const changes: Change[] = [];
   for (const [text, slot] of byKey) {
     const row = rows.get(text);
-    if (!row) changes.push({ change: 'removed', key: slot.key });
-    else if (slot.added) changes.push({ change: 'added', key: slot.key, row: feedRow(row) });
+    // A row leaves the view only by its own remove or delete entry (the transactions triggers): an
+    // entry of a joined table for a row already gone (its category deleted after it, say) was
+    // reported removed with that entry, in this page or an earlier one.
+    if (!row) {
+      if (slot.gone) changes.push({ change: 'removed', key: slot.key });
+    } else if (slot.added) changes.push({ change: 'added', key: slot.key, row: feedRow(row) });
     else {
       // The view's column order where it names them (a watched column first logged later still comes in order).
       const changed = [
