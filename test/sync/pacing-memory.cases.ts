@@ -78,19 +78,21 @@ export const pacingMemorySuite = (setup: DialectSetup): void =>
     });
 
     it('a limit the bank raised is not probed by a nightly run, and is found by the next long run (--full)', async () => {
-      const harness = await learnt(15);
-      const learnt15 = (await stored(harness))!;
-      harness.emu.updateSettings({ rateLimit: { requestsPerSecond: 22, burst: 4 } });
+      // Rates a busy machine's client still reaches (it sent about 17 req/s at load 20): learnt at 10,
+      // raised to 16.
+      const harness = await learnt(10);
+      const learntBefore = (await stored(harness))!;
+      harness.emu.updateSettings({ rateLimit: { requestsPerSecond: 16, burst: 4 } });
       const nightly = await runAfterADay(harness);
       expect(refused(nightly)).toEqual([]);
       // Never above the ceiling: no second of the nightly holds more than the ceiling's requests (and the burst).
-      expect(Math.max(...perSecond(nightly))).toBeLessThanOrEqual(Math.ceil(learnt15.ceiling!) + 4);
-      expect((await stored(harness))!.ceiling).toBe(learnt15.ceiling);
+      expect(Math.max(...perSecond(nightly))).toBeLessThanOrEqual(Math.ceil(learntBefore.ceiling!) + 4);
+      expect((await stored(harness))!.ceiling).toBe(learntBefore.ceiling);
       // The long run probes 10%/s above the stored rate: this world's backfill (about 150 requests,
-      // 7 s) reaches 1.5 times it, past the raised limit, and is refused there.
+      // 10 s) reaches 1.5 times it, past the raised limit, and is refused there.
       const long = await runAfterADay(harness, { full: true });
       expect(refused(long).length).toBeGreaterThan(0);
-      expect((await stored(harness))!.ceiling!).toBeGreaterThan(learnt15.ceiling! * 1.25);
+      expect((await stored(harness))!.ceiling!).toBeGreaterThan(learntBefore.ceiling! * 1.25);
     });
 
     it('bankdata pacing reset clears it: the next run learns from refusals again', async () => {
