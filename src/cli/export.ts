@@ -114,6 +114,7 @@ export function registerExportCommand(program: Command): void {
           excel: flags.excel ?? false,
           lineEnding: flags.lf ? 'lf' : 'crlf',
           neutralise: flags.neutralise,
+          accountCodes: context.config.categories.accountCodes,
           ...(flags.ofxDialect !== undefined ? { ofxDialect: flags.ofxDialect } : {}),
         });
         reportExportWarnings(context.logger, result.warnings);

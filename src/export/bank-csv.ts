@@ -13,6 +13,12 @@ export type BankCsvFormat = 'xero' | 'myob';
 
 /** Xero's precoded bank statement template: required columns marked `*`. */
 const XERO_HEADER = ['*Date', '*Amount', 'Payee', 'Description', 'Reference', 'Cheque Number'] as const;
+/**
+ * The precoded template's coding columns after those six, written only when `categories.accountCodes`
+ * maps a category (docs/exports.md "Xero and MYOB"): the account code of the row's category, and the
+ * tax type left empty (Xero then takes the account's default tax rate).
+ */
+const XERO_CODED_HEADER = [...XERO_HEADER, 'Account code', 'Tax type'] as const;
 /** MYOB's bank statement import: date, amount, description. */
 const MYOB_HEADER = ['Date', 'Amount', 'Description'] as const;
 
@@ -62,6 +68,14 @@ function xeroCells(get: Get): string[] {
   ];
 }
 
+/** Xero's cells with the account code of the row's category (empty where the mapping has none) and no tax type. */
+function xeroCodedCells(codes: ReadonlyMap<string, string>): (get: Get) => string[] {
+  return (get) => {
+    const category = get('category');
+    return [...xeroCells(get), (category !== null ? codes.get(category) : undefined) ?? '', ''];
+  };
+}
+
 function myobCells(get: Get): string[] {
   const amount = required(get, 'amount');
   const debit = amount.startsWith('-');
@@ -76,11 +90,23 @@ export async function* bankCsvChunks(
   format: BankCsvFormat,
   columns: readonly string[],
   batches: RowBatches,
-  options: { neutralise: boolean },
+  options: {
+    neutralise: boolean;
+    /**
+     * `categories.accountCodes` (category → account code): when it maps any category, Xero's file
+     * gains the precoded template's account code and tax type columns; MYOB's statement import
+     * takes no account (docs/exports.md "Xero and MYOB"). Absent or empty: the six columns, as before.
+     */
+    accountCodes?: Readonly<Record<string, string>>;
+  },
 ): AsyncGenerator<string> {
   const read = reader(columns);
-  const header = format === 'xero' ? XERO_HEADER : MYOB_HEADER;
-  const cells = format === 'xero' ? xeroCells : myobCells;
+  const codes = new Map(Object.entries(options.accountCodes ?? {}));
+  const coded = format === 'xero' && codes.size > 0;
+  if (coded && !columns.includes('category'))
+    throw new Error('v_transactions has no category column: account codes cannot be written');
+  const header = format === 'xero' ? (coded ? XERO_CODED_HEADER : XERO_HEADER) : MYOB_HEADER;
+  const cells = format === 'xero' ? (coded ? xeroCodedCells(codes) : xeroCells) : myobCells;
   yield* csvBatchChunks(
     header,
     mapBatches(batches, (row) => cells(read(row))),

@@ -34,6 +34,8 @@ export interface ExportOptions {
   lineEnding?: 'crlf' | 'lf';
   /** CSV, Xero, MYOB: formula neutralisation of text cells (default true; docs/exports.md "CSV") */
   neutralise?: boolean;
+  /** Xero only: `categories.accountCodes` (category → account code; docs/categories.md "Exports") */
+  accountCodes?: Readonly<Record<string, string>>;
   /** OFX only: `sgml` (default, OFX 1.6 UTF-8) or `xml` (OFX 2.2) */
   ofxDialect?: string;
   /** the export instant (OFX DTSERVER, default period); injectable for tests */
@@ -104,7 +106,10 @@ async function tabular(
       });
     case 'xero':
     case 'myob':
-      return bankCsvChunks(request.format, columns, rows, { neutralise });
+      return bankCsvChunks(request.format, columns, rows, {
+        neutralise,
+        ...(options.accountCodes ? { accountCodes: options.accountCodes } : {}),
+      });
     case 'json':
       return jsonChunks(columns, rows);
     default:

@@ -15,7 +15,11 @@ beforeAll(async () => {
 });
 afterAll(() => fx.cleanup());
 
-async function exportAs(format: string, filters: ExportFilters, extra: { neutralise?: boolean } = {}) {
+async function exportAs(
+  format: string,
+  filters: ExportFilters,
+  extra: { neutralise?: boolean; accountCodes?: Record<string, string> } = {},
+) {
   const out = join(fx.dir, `${format}-${Math.random().toString(36).slice(2)}.csv`);
   const result = await exportDataset(fx.store, { dataset: 'transactions', format, out, filters, ...extra });
   const text = readFileSync(out, 'utf8');
@@ -59,6 +63,64 @@ describe('--format xero', () => {
     await expect(exportAs('myob', { accountId: ['acc-0001', 'acc-card-77'], bank: 'PNZ' })).rejects.toThrow(
       /exactly one --account/,
     );
+  });
+});
+
+describe("categories.accountCodes: the account code of each row's category", () => {
+  const one = { accountId: 'acc-0001', bank: 'PNZ' };
+  const CODES = { utilities: '445', dining: '420', housing: '800' };
+  /** Decides the power bill `utilities`, the café `dining`, one more row `groceries` (mapped to no code). */
+  beforeAll(() => {
+    const decide = fx.store.sqlite.prepare(
+      `INSERT INTO transaction_categories (bank, account_id, transaction_id, category, payee, category_source, category_rule, decided_at)
+       SELECT bank, account_id, transaction_id, ?, NULL, 'rule', 'test', '2026-01-01T00:00:00.000Z' FROM v_transactions
+       WHERE bank = 'PNZ' AND account_id = 'acc-0001' AND status = 'Booked' AND amount_text = ?`,
+    );
+    expect(decide.run('utilities', '-142.50').changes).toBe(1);
+    expect(decide.run('dining', '-18.90').changes).toBe(1);
+    const other = booked().find((e) => !['-142.50', '-18.90'].includes(e.amount_text))!;
+    expect(decide.run('groceries', other.amount_text).changes).toBeGreaterThan(0);
+  });
+  afterAll(() => {
+    fx.store.sqlite.prepare(`DELETE FROM transaction_categories WHERE category_rule = 'test'`).run();
+  });
+
+  it('Xero without the mapping (absent or empty): the six columns, byte for byte as before; MYOB takes none either way', async () => {
+    const absent = await exportAs('xero', one);
+    const empty = await exportAs('xero', one, { accountCodes: {} });
+    expect(empty.text).toBe(absent.text);
+    expect(absent.text.startsWith('*Date,*Amount,Payee,Description,Reference,Cheque Number\r\n')).toBe(true);
+    expect(absent.text).toContain('\r\n03/03/2025,-142.50,CITY POWER LTD,AP CITY POWER LTD POWER MAR25,MAR25,\r\n');
+    expect(absent.records.every((r: string[]) => r.length === 6)).toBe(true);
+    const myob = await exportAs('myob', one);
+    expect((await exportAs('myob', one, { accountCodes: CODES })).text).toBe(myob.text);
+  });
+
+  it("Xero with the mapping: the precoded template's Account code (from the row's category) and Tax type (empty) columns", async () => {
+    const plain = await exportAs('xero', one);
+    const coded = await exportAs('xero', one, { accountCodes: CODES });
+    const [header, ...rows] = coded.records;
+    expect(header).toEqual([
+      '*Date',
+      '*Amount',
+      'Payee',
+      'Description',
+      'Reference',
+      'Cheque Number',
+      'Account code',
+      'Tax type',
+    ]);
+    expect(coded.text).toContain('\r\n03/03/2025,-142.50,CITY POWER LTD,AP CITY POWER LTD POWER MAR25,MAR25,,445,\r\n');
+    expect(rows.find((r) => r[1] === '-18.90')!.slice(6)).toEqual(['420', '']);
+    // Every other cell as without the mapping; a row whose category has no code (groceries, uncategorised) has none.
+    expect(rows.map((r) => r.slice(0, 6))).toEqual(plain.records.slice(1));
+    expect(
+      rows
+        .filter((r) => r[6] !== '')
+        .map((r) => r[1])
+        .sort(),
+    ).toEqual(['-142.50', '-18.90']);
+    expect(rows.every((r) => r[7] === '')).toBe(true);
   });
 });
 
