@@ -36,6 +36,19 @@ export interface AccountSection {
   transfers: { inUnits: Units; outUnits: Units };
   /** What the stored rows cannot show (accountLimits); html.ts draws no balance line there. */
   limits: AccountLimits;
+  /** Spend by category per NZ month (categorySpendOf). */
+  categories: CategorySpend;
+}
+
+/**
+ * Spend by category per NZ month (docs/categories.md "The report"): the booked debits of the last
+ * 12 NZ months (those ending with the month of --to, else of the report's instant; from the month
+ * of --from when later), own-account transfers left out. `cells[i]` is the category's sum in
+ * `months[i]` (units, negative as money out is; 0n: none); categories in name order.
+ */
+export interface CategorySpend {
+  months: string[];
+  rows: { category: string; cells: Units[]; totalUnits: Units }[];
 }
 
 /**
@@ -75,7 +88,8 @@ export async function gatherReport(store: Store, options: ReportOptions = {}): P
   const consents = await store.reportData.consents();
   for (const account of await store.reportData.accounts({ accountId: options.accountId })) {
     const section = await accountSection(store, account, from, to);
-    accounts.push({ ...section, limits: await accountLimits(store, account, consents) });
+    const categories = await categorySpendOf(store, account, { from, to, now: options.now ?? store.now() });
+    accounts.push({ ...section, limits: await accountLimits(store, account, consents), categories });
   }
   const paymentCount = await store.reportData.countPayments();
   let payments: ReportData['payments'] = null;
@@ -107,7 +121,7 @@ async function accountSection(
   account: ReportAccount,
   from: string | null,
   to: string | null,
-): Promise<Omit<AccountSection, 'limits'>> {
+): Promise<Omit<AccountSection, 'limits' | 'categories'>> {
   const scale = unitsPerMinor(account.currency);
   const days = await store.reportData.dailyFlows(account, scale);
   // Own-account transfers move money between the owner's accounts: the balance line keeps them,
@@ -159,6 +173,43 @@ async function accountSection(
     flows: flows.map(({ month, inUnits, outUnits }) => ({ month, inUnits, outUnits })),
     totals,
     transfers,
+  };
+}
+
+/** The months of the category table (CategorySpend) and each category's sums in them, from one SQL aggregate. */
+export async function categorySpendOf(
+  store: Store,
+  account: ReportAccount,
+  period: { from: string | null; to: string | null; now: Date },
+): Promise<CategorySpend> {
+  const end = DateTime.fromISO(period.to ?? nzDateOf(period.now.toISOString()), { zone: NZ }).startOf('month');
+  const months: string[] = [];
+  for (let back = 11; back >= 0; back--) {
+    const month = end.minus({ months: back }).toFormat('yyyy-MM');
+    if (period.from === null || month >= period.from.slice(0, 7)) months.push(month);
+  }
+  const [first] = months;
+  if (first === undefined) return { months, rows: [] };
+  const lastDay = end.endOf('month').toFormat('yyyy-MM-dd');
+  const fromDay = period.from !== null && period.from > `${first}-01` ? period.from : `${first}-01`;
+  const toDay = period.to !== null && period.to < lastDay ? period.to : lastDay;
+  const sums = await store.reportData.categorySpend(account, {
+    scale: unitsPerMinor(account.currency),
+    from: fromDay,
+    to: toDay,
+  });
+  const rows = new Map<string, CategorySpend['rows'][number]>();
+  for (const sum of sums) {
+    const row = rows.get(sum.category) ?? { category: sum.category, cells: months.map(() => 0n), totalUnits: 0n };
+    const at = months.indexOf(sum.month);
+    if (at < 0) continue;
+    row.cells[at] = sum.outUnits;
+    row.totalUnits += sum.outUnits;
+    rows.set(sum.category, row);
+  }
+  return {
+    months,
+    rows: [...rows.values()].sort((a, b) => (a.category < b.category ? -1 : a.category > b.category ? 1 : 0)),
   };
 }
 

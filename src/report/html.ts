@@ -80,7 +80,7 @@ ${renderRuns(data)}
 ${renderContinuity(data)}
 ${renderPayments(data)}
 </main>
-<footer><p>Balances are booked balances; available balances (which count pending rows and credit lines) are not drawn. A balance line is the latest booked balance the bank stated, carried back through the booked transactions; it is left out where the stored rows are not the whole account (credits-only or debits-only consents, days up to a continuity break, after a consent's window ended), with a note saying why. Money in and out leaves out own-account transfers, the pairs linked in <code>v_transfers</code> (<code>bankdata transfers</code>); the balance line keeps them.</p></footer>
+<footer><p>Balances are booked balances; available balances (which count pending rows and credit lines) are not drawn. A balance line is the latest booked balance the bank stated, carried back through the booked transactions; it is left out where the stored rows are not the whole account (credits-only or debits-only consents, days up to a continuity break, after a consent's window ended), with a note saying why. Money in and out leaves out own-account transfers, the pairs linked in <code>v_transfers</code> (<code>bankdata transfers</code>); the balance line keeps them. Spend by category sums each account's booked debits of the last 12 NZ months by the <code>category</code> of <code>v_transactions</code> (<code>bankdata categorise</code>), own-account transfers left out too.</p></footer>
 </body>
 </html>
 `;
@@ -173,8 +173,31 @@ function renderAccount(section: AccountSection, index: number, data: ReportData)
     count++;
   }
   if (count === 0) parts.push('<p>No booked transaction in the period.</p>');
+  parts.push(categoryTable(section, name, id));
   parts.push(BACK_LINK, '</article>');
   return { html: parts.join('\n'), count };
+}
+
+/**
+ * Spend by category per NZ month (docs/categories.md "The report"): categories as rows, months as
+ * columns, booked debits only, own-account transfers left out; empty when the months hold no debit.
+ */
+function categoryTable(section: AccountSection, name: string, id: string): string {
+  const { months, rows } = section.categories;
+  const c = section.account.currency;
+  if (rows.length === 0) return '';
+  const first = months[0] ?? '';
+  const last = months[months.length - 1] ?? '';
+  const title = `${name}: spend by category per month, ${first} to ${last}`;
+  const description = 'Booked debits by the category in v_transactions, own-account transfers left out (v_transfers).';
+  return `<section class="categories" id="${id}-cat" aria-labelledby="${id}-cat-h">
+<h4 id="${id}-cat-h">${esc(title)}</h4>
+${table(
+  ['Category', ...months.map((m) => `${m} (${c})`), `Total (${c})`],
+  rows.map((r) => [r.category, ...r.cells.map((u) => money(u, c)), money(r.totalUnits, c)]),
+  `${esc(title)}. ${esc(description)}`,
+)}
+</section>`;
 }
 
 const BACK_LINK = '<p class="back"><a href="#contents">Back to contents</a></p>';

@@ -26,6 +26,14 @@ export interface DailyFlow {
   outUnits: bigint;
 }
 
+export interface CategoryMonthSpend {
+  category: string;
+  /** NZ month (YYYY-MM) of the booking date. */
+  month: string;
+  /** The month's debits of that category, in units (negative, as money out is). */
+  outUnits: bigint;
+}
+
 export interface BalanceAnchor {
   /** A balance the bank stated, in units, and the instant it held. */
   units: bigint;
@@ -64,6 +72,7 @@ export interface ReportReads {
   accounts(filter?: { accountId?: string }): Promise<ReportAccount[]>;
   dailyFlows(key: AccountKey, scale: bigint): Promise<DailyFlow[]>;
   transferFlows(key: AccountKey, scale: bigint): Promise<DailyFlow[]>;
+  categorySpend(key: AccountKey, options: { scale: bigint; from: string; to: string }): Promise<CategoryMonthSpend[]>;
   balanceAnchor(
     key: AccountKey,
     options: { scale: bigint; nzDateOf: (instant: string) => string },
@@ -141,6 +150,35 @@ export function reportReads(runner: SqlRunner): ReportReads {
             FROM (${side('debit')} UNION ALL ${side('credit')}) s GROUP BY s.date ORDER BY s.date`,
       );
       return rows.map((r) => ({ date: str(r.date), inUnits: toBigInt(r.in_units), outUnits: toBigInt(r.out_units) }));
+    },
+
+    /**
+     * Spend by category per NZ month (docs/categories.md "The report"): the account's booked
+     * debits between two NZ dates (inclusive), grouped by v_transactions' category (no decision
+     * yet: 'uncategorised', as the view says) and by the month of the booking date, summed in
+     * exact units. Rows linked as an own-account transfer (either side, docs/transfers.md) are
+     * left out, as money in and out leaves them out. Ordered by category, then month.
+     */
+    async categorySpend(key, options) {
+      const units = amountUnits(d, 't', options.scale);
+      const linked = (side: 'debit' | 'credit') => {
+        const c = (column: string) => sql.raw(`l.${side}_${column}`);
+        return sql`EXISTS (SELECT 1 FROM transfer_links l WHERE l.status = 'linked' AND ${c('bank')} = t.bank
+          AND ${c('account_id')} = t.account_id AND ${c('transaction_id')} = t.transaction_id)`;
+      };
+      const rows = await runner.all(
+        sql`SELECT coalesce(c.category, 'uncategorised') AS category, substr(t.booking_date, 1, 7) AS month,
+                   sum(${units}) AS out_units
+            FROM transactions t
+            LEFT JOIN transaction_categories c
+              ON c.bank = t.bank AND c.account_id = t.account_id AND c.transaction_id = t.transaction_id
+            WHERE ${booked(key)} AND t.credit_debit_indicator = 'Debit'
+              AND t.booking_date >= ${options.from} AND t.booking_date <= ${options.to}
+              AND NOT ${linked('debit')} AND NOT ${linked('credit')}
+            GROUP BY coalesce(c.category, 'uncategorised'), substr(t.booking_date, 1, 7)
+            ORDER BY 1, 2`,
+      );
+      return rows.map((r) => ({ category: str(r.category), month: str(r.month), outUnits: toBigInt(r.out_units) }));
     },
 
     /**

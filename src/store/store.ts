@@ -305,6 +305,8 @@ export interface Store {
     dailyFlows: ReportReads['dailyFlows'];
     /** The part of dailyFlows that is own-account transfers (linked in v_transfers), per NZ date. */
     transferFlows: ReportReads['transferFlows'];
+    /** Booked debits per category and NZ month between two NZ dates, own-account transfers left out, in units. */
+    categorySpend: ReportReads['categorySpend'];
     /** The latest booked balance held, else the latest running balance a row carries, in units; or null. */
     balanceAnchor: ReportReads['balanceAnchor'];
     /** v_consents rows, by bank and id. */

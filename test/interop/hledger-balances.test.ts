@@ -14,6 +14,7 @@ import { fileURLToPath } from 'node:url';
 import { parse } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkContinuity } from '../../src/check/check-accounts';
+import { formatUnits, toUnits } from '@bankdata/core/money';
 import { runDemo } from '../../src/cli/demo';
 import { openStore, type SqliteStore } from '../../src/store';
 import { runCliInProcess } from '../cli/cli-process';
@@ -136,6 +137,37 @@ describe.skipIf(missing.length > 0)(
           expect(ended.get(a.account_id), `${a.account_id} stated`).toBe(canonical(stated.amount_text));
       }
     }, 120_000);
+
+    it("maps each category to expenses:<category> / income:<category>, each total the view's", async () => {
+      const csv = join(dir, 'categories.csv');
+      const exported = await runCliInProcess([
+        ...['export', 'transactions', '--db', db, '--format', 'csv', '--no-neutralise', '--status', 'booked'],
+        ...['--out', csv],
+      ]);
+      expect(exported.code, exported.stderr).toBe(0);
+      const bal = run('hledger', [
+        ...['-f', csv, '--rules-file', docs('hledger.rules'), '-I'],
+        ...['balance', 'expenses', 'income', '-N', '--flat', '-O', 'csv'],
+      ]);
+      expect(bal.status, bal.stderr).toBe(0);
+      const [, ...lines]: string[][] = parse(bal.stdout);
+      const got = new Map(lines.map(([account, amount]) => [account!, canonical(amount!)]));
+      const want = store.sqlite
+        .prepare(
+          `SELECT CASE WHEN credit_debit_indicator = 'Credit' THEN 'income:' ELSE 'expenses:' END || category AS account,
+                  currency, group_concat(amount_text, ' ') AS amounts
+           FROM v_transactions WHERE status = 'Booked' GROUP BY 1, 2 ORDER BY 1, 2`,
+        )
+        .all() as { account: string; currency: string; amounts: string }[];
+      const currencies = new Set(want.map((w) => w.currency));
+      expect(want.filter((w) => w.account.startsWith('expenses:')).length).toBeGreaterThanOrEqual(3);
+      for (const w of want) {
+        if (currencies.size > 1 && want.some((o) => o.account === w.account && o.currency !== w.currency)) continue;
+        // The other side's total is minus the bank side's: exact units summed from each row's text.
+        const units = w.amounts.split(' ').reduce((a, t) => a + toUnits(t), 0n);
+        expect(got.get(w.account), w.account).toBe(canonical(formatUnits(-units, w.currency)));
+      }
+    });
 
     it("an account read through a credits-only consent fails its assertions (it cannot end at the bank's balance)", async () => {
       const creditsOnly = accounts.find(

@@ -10,6 +10,7 @@ import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { applyCategories } from '../../src/categories/apply';
 import { checkContinuity } from '../../src/check/check-accounts';
 import { formatUnits, toUnits } from '@bankdata/core/money';
 import { buildReport } from '../../src/report/build-report';
@@ -34,6 +35,8 @@ beforeAll(async () => {
   h.emu.advance(3 * 86_400_000);
   await h.sync();
   await checkContinuity(h.store);
+  // Categories from the MCC table and the bank's codes (no rules file): the report's spend by category.
+  await applyCategories(h.store, { rules: [], all: true });
   // One finding so that the continuity table is drawn (as a planted fault would leave; see test/check).
   const account = h.store.sqlite
     .prepare("SELECT bank, account_id AS accountId FROM accounts WHERE currency = 'NZD' LIMIT 1")
@@ -129,6 +132,63 @@ describe('report figures', () => {
     const read = await buildReport({ ...h.store, reportData: whole }, { now });
     expect(streamed.charts).toBeGreaterThanOrEqual(10);
     expect(canonical(streamed.html)).toBe(canonical(read.html));
+  });
+
+  it("sums each category's booked debits per NZ month as v_transactions' rows do, own-account transfers left out", async () => {
+    const now = new Date('2025-03-08T02:00:00Z');
+    const { data, html } = await buildReport(h.store, { now });
+    const expected = h.store.sqlite.prepare(
+      `SELECT category, substr(booking_date, 1, 7) AS month, group_concat(amount_text, ' ') AS amounts
+       FROM v_transactions v
+       WHERE bank = ? AND account_id = ? AND status = 'Booked' AND credit_debit_indicator = 'Debit'
+         AND booking_date >= '2024-04-01' AND booking_date <= '2025-03-31'
+         AND NOT EXISTS (SELECT 1 FROM v_transfers x WHERE (x.debit_bank = v.bank AND x.debit_account_id = v.account_id
+               AND x.debit_transaction_id = v.transaction_id) OR (x.credit_bank = v.bank
+               AND x.credit_account_id = v.account_id AND x.credit_transaction_id = v.transaction_id))
+       GROUP BY 1, 2 ORDER BY 1, 2`,
+    );
+    let cells = 0;
+    const categories = new Set<string>();
+    for (const section of data.accounts) {
+      const { months, rows } = section.categories;
+      const c = section.account.currency;
+      expect(months).toHaveLength(12);
+      expect([months[0], months[11]]).toEqual(['2024-04', '2025-03']);
+      const want = (
+        expected.all(section.account.bank, section.account.accountId) as {
+          category: string;
+          month: string;
+          amounts: string;
+        }[]
+      ).map((r) => ({
+        category: r.category,
+        month: r.month,
+        // Each row's exact decimal text, summed in exact units.
+        sum: formatUnits(
+          r.amounts.split(' ').reduce((a, t) => a + toUnits(t), 0n),
+          c,
+        ),
+      }));
+      const got = rows.flatMap((r) =>
+        r.cells.flatMap((u, i) =>
+          u === 0n ? [] : [{ category: r.category, month: months[i]!, sum: formatUnits(u, c) }],
+        ),
+      );
+      expect(got, section.account.accountId).toEqual(want);
+      for (const r of rows) {
+        expect(r.totalUnits).toBe(r.cells.reduce((a, u) => a + u, 0n));
+        categories.add(r.category);
+      }
+      cells += got.length;
+    }
+    expect(cells).toBeGreaterThanOrEqual(10);
+    expect(categories.size).toBeGreaterThanOrEqual(3);
+    // Own-account transfers the sums leave out: debits of the 12 months linked in v_transfers.
+    const linked = h.store.sqlite
+      .prepare("SELECT count(*) AS n FROM v_transfers WHERE debit_booking_date BETWEEN '2024-04-01' AND '2025-03-31'")
+      .get() as { n: number };
+    expect(linked.n).toBeGreaterThan(0);
+    expect(html).toContain('spend by category per month, 2024-04 to 2025-03');
   });
 
   it('limits money in and out to the NZ months of --from and --to', async () => {

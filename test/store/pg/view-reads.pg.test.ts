@@ -10,6 +10,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { nzDateOf } from '@bankdata/core/nz-time';
+import { applyCategories } from '../../../src/categories/apply';
 import { checkContinuity } from '../../../src/check/check-accounts';
 import { unitsPerMinor } from '@bankdata/core/money';
 import { DATASETS, exportDataset, type ExportOptions } from '../../../src/export';
@@ -22,6 +23,8 @@ import { reportReads } from '../../../src/store/report-queries';
 import { postgresRunner } from '../../../src/store/pg/pg-runner';
 import { sqliteRunner, type SqlRunner } from '../../../src/store/sql-runner';
 import { viewReads } from '../../../src/store/view-reads';
+import { DEFAULT_TRANSFER_RULES } from '../../../src/transfers/match';
+import { refreshTransfers } from '../../../src/transfers/refresh';
 import {
   ANZ_CONSENT,
   CARD,
@@ -124,6 +127,10 @@ describePostgres('reads over the views, the same on SQLite and PostgreSQL', () =
         .prepare('UPDATE statements SET file_sha256 = ?, file_bytes = ? WHERE file_path = ?')
         .run(createHash('sha256').update(content).digest('hex'), content.length, path);
     }
+    // Categories from the MCC table and the bank's codes, and the own-account transfers, so that
+    // the report's spend by category reads decided rows on both.
+    await applyCategories(fx.store, { rules: [], all: true });
+    await refreshTransfers(fx.store, DEFAULT_TRANSFER_RULES);
     pool = createPool(await createTestDatabase());
     await copySqliteToPostgres(fx.store.sqlite, pool, { dataDir: fx.dir });
     onSqlite = readsOf(sqliteRunner(fx.store.sqlite, { safeIntegers: true }));
@@ -262,13 +269,14 @@ describePostgres('reads over the views, the same on SQLite and PostgreSQL', () =
     expect(await onPostgres.continuity.listFindings({ accountId: EVERYDAY })).toEqual(listed);
   });
 
-  it('gives the report the same accounts, daily flows, balance anchors, consents, runs and counts', async () => {
+  it('gives the report the same accounts, daily flows, spend by category, balance anchors, consents, runs and counts', async () => {
     const accounts = await onSqlite.reportData.accounts();
     expect(await onPostgres.reportData.accounts()).toEqual(accounts);
     expect(await onPostgres.reportData.accounts({ accountId: CARD })).toEqual(
       await onSqlite.reportData.accounts({ accountId: CARD }),
     );
     let anchors = 0;
+    const spends: { category: string }[] = [];
     for (const account of accounts) {
       const scale = unitsPerMinor(account.currency);
       const flows = await onSqlite.reportData.dailyFlows(account, scale);
@@ -278,8 +286,14 @@ describePostgres('reads over the views, the same on SQLite and PostgreSQL', () =
         anchor,
       );
       if (anchor) anchors++;
+      const period = { scale, from: '2000-01-01', to: '2099-12-31' };
+      const spend = await onSqlite.reportData.categorySpend(account, period);
+      expect(await onPostgres.reportData.categorySpend(account, period), account.accountId).toEqual(spend);
+      spends.push(...spend);
     }
     expect(anchors).toBeGreaterThan(0);
+    expect(spends.length).toBeGreaterThan(0);
+    expect(spends.some((s) => s.category !== 'uncategorised')).toBe(true);
     expect(await onPostgres.reportData.consents()).toEqual(await onSqlite.reportData.consents());
     expect(await onPostgres.reportData.runs(10)).toEqual(await onSqlite.reportData.runs(10));
     const payments = await onSqlite.reportData.countPayments();
