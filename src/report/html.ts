@@ -196,6 +196,8 @@ ${table(
   ['Category', ...months.map((m) => `${m} (${c})`), `Total (${c})`],
   rows.map((r) => [r.category, ...r.cells.map((u) => money(u, c)), money(r.totalUnits, c)]),
   `${esc(title)}. ${esc(description)}`,
+  undefined,
+  `Table: ${title}`,
 )}
 </section>`;
 }
@@ -335,7 +337,14 @@ const NUMERIC = /^−?[\d,]+(\.\d+)?( [A-Z]{3})?$/;
 const IDENTIFIER = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 /** A table; a column whose every filled cell is a number or an amount is right-aligned, header included. */
-function table(head: string[], rows: (string | number | null)[][], caption?: string, rowIds?: string[]): string {
+/** `label` names the table's scrolling region (default "Table: " and its head); a table repeated per account names its account. */
+function table(
+  head: string[],
+  rows: (string | number | null)[][],
+  caption?: string,
+  rowIds?: string[],
+  label = `Table: ${head.join(', ')}`,
+): string {
   const text = (v: string | number | null) => (v === null ? '' : String(v));
   const numeric = head.map((_, i) => {
     const cells = rows.map((r) => text(r[i] ?? null)).filter((t) => t !== '');
@@ -357,7 +366,7 @@ function table(head: string[], rows: (string | number | null)[][], caption?: str
     return `<td${classes.length ? ` class="${classes.join(' ')}"` : ''}>${esc(t)}</td>`;
   };
   // A region that may scroll sideways (on a narrow screen) is reachable by keyboard, and named.
-  return `<div class="table-wrap" tabindex="0" role="region" aria-label="Table: ${escapeXml(head.join(', '))}"><table>${caption ? `<caption>${caption}</caption>` : ''}
+  return `<div class="table-wrap" tabindex="0" role="region" aria-label="${escapeXml(label)}"><table>${caption ? `<caption>${caption}</caption>` : ''}
 <thead><tr>${head.map((h, i) => `<th scope="col"${numeric[i] ? ' class="num"' : ''}>${esc(h)}</th>`).join('')}</tr></thead>
 <tbody>${rows.map((r, i) => `<tr${rowIds?.[i] ? ` id="${rowIds[i]}"` : ''}>${r.map(cell).join('')}</tr>`).join('\n')}</tbody></table></div>`;
 }

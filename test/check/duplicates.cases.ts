@@ -6,7 +6,7 @@
  * each hold the extra row, are not marked; the bank's running balance that repeats marks the
  * later-seen row. Run by duplicates.test.ts and duplicates.pg.test.ts.
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, expect, it } from 'vitest';
@@ -95,6 +95,8 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 /** The transactions exported in `format` (filters as given): the file's text. */
 async function exported(store: Store, format: string, filters: Record<string, unknown> = {}): Promise<string> {
+  // Made again if the per-file clean-up of the other dialect's file took it (the module is shared).
+  mkdirSync(dir, { recursive: true });
   const out = join(dir, `${store.dialect}-${format}-${Math.random().toString(36).slice(2)}`);
   await exportDataset(store, { dataset: 'transactions', format, out, filters, now: () => new Date(NOW) });
   return readFileSync(out, 'utf8');
@@ -270,6 +272,7 @@ export const duplicatesSuite = storeSuite('duplicates the bank served', ({ open 
     expect(ofxWithout.match(/<STMTTRN>/g)).toHaveLength(2);
     expect(ofxWithout).not.toContain('<FITID>tx-0');
     // The filter is the transactions dataset's only.
+    mkdirSync(dir, { recursive: true });
     await expect(
       exportDataset(store, {
         dataset: 'accounts',
