@@ -12,7 +12,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it, vi } from 'vitest';
 import type { ConsentId, TransactionId } from '@bankdata/core/schemas';
 import { startEmulator, type StartedEmulator } from '@bankdata/emulator';
 import { applyCategories } from '../../src/categories/apply';
@@ -86,6 +86,26 @@ export async function expectEqualToView(consumer: Consumer, store: Store): Promi
   expect(sorted(consumer.rows)).toEqual(sorted(view));
 }
 
+/**
+ * On PostgreSQL a page serves only the entries of transactions older than the cluster's oldest
+ * running one (docs/changes.md "Cooperating workers"): a transaction of another database (another
+ * test file's) or a killed client's backend not yet gone may hold that back a moment. Waits for the
+ * event the assertions need, every committed entry servable; on SQLite it holds at once.
+ */
+export async function feedSettled(store: Store): Promise<void> {
+  if (store.dialect !== 'postgres') return;
+  await vi.waitFor(
+    async () => {
+      const row = await queryRow<{ n: number }>(
+        store,
+        'SELECT count(*) AS n FROM change_log WHERE xid >= pg_snapshot_xmin(pg_current_snapshot())::text::bigint',
+      );
+      expect(Number(row!.n)).toBe(0);
+    },
+    { timeout: 60_000, interval: 50 },
+  );
+}
+
 async function logCount(store: Store): Promise<number> {
   return Number((await queryRow<{ n: number }>(store, 'SELECT count(*) AS n FROM change_log'))!.n);
 }
@@ -119,15 +139,18 @@ export const changeFeedSuite = (setup: DialectSetup): void =>
     });
 
     it('a backfill: the pages of a consumer polling from before it, and of one starting after it (the snapshot)', async () => {
+      await feedSettled(h.store);
       await early.poll(h.store);
       expect(early.rows.size).toBe(0);
       expect((await sync()).outcome).toBe('ok');
+      await feedSettled(h.store);
       await early.poll(h.store);
       expect(early.pages).toBeGreaterThan(5);
       expect(early.seen.added).toBeGreaterThan(200);
       await expectEqualToView(early, h.store);
 
       const late = new Consumer(50);
+      await feedSettled(h.store);
       await late.poll(h.store);
       expect(late.pages).toBeGreaterThan(4);
       await expectEqualToView(late, h.store);
@@ -149,6 +172,7 @@ export const changeFeedSuite = (setup: DialectSetup): void =>
       for (const days of [1, 2]) {
         h.emu.advance(days * DAY_MS);
         expect((await sync()).counters.failedUnits).toEqual([]);
+        await feedSettled(h.store);
         await early.poll(h.store);
         await expectEqualToView(early, h.store);
       }
@@ -172,6 +196,7 @@ export const changeFeedSuite = (setup: DialectSetup): void =>
         `UPDATE transactions SET description = 'edited', amount = '-12.34', merchant_name = NULL WHERE ${where}`,
         ...key,
       );
+      await feedSettled(h.store);
       const page = await h.store.changes.read({ since: early.cursor!, limit: 10 });
       const nullBefore = row.merchant_name === null;
       expect(page.changes).toEqual([
@@ -182,6 +207,7 @@ export const changeFeedSuite = (setup: DialectSetup): void =>
           row: expect.objectContaining({ description: 'edited', amount: '-12.34', amount_text: '-12.34' }) as Row,
         },
       ]);
+      await feedSettled(h.store);
       await early.poll(h.store);
       await expectEqualToView(early, h.store);
     });
@@ -204,6 +230,7 @@ export const changeFeedSuite = (setup: DialectSetup): void =>
       const keyObject = { bank: row.bank, account_id: row.account_id, transaction_id: row.transaction_id };
       const where = 'bank = ? AND account_id = ? AND transaction_id = ?';
       const next = async () => {
+        await feedSettled(h.store);
         const page = await h.store.changes.read({ since: early.cursor!, limit: 10 });
         early.apply(page.changes);
         early.cursor = page.cursor;
@@ -228,6 +255,7 @@ export const changeFeedSuite = (setup: DialectSetup): void =>
       const drain = async () => {
         const changes: Change[] = [];
         for (;;) {
+          await feedSettled(h.store);
           const page = await h.store.changes.read({ since: early.cursor!, limit: 37 });
           early.apply(page.changes);
           changes.push(...page.changes);
@@ -237,6 +265,7 @@ export const changeFeedSuite = (setup: DialectSetup): void =>
       };
       const changedOf = (changes: Change[]) =>
         new Map(changes.map((c) => [keyText(c.key as unknown as Row), c.change === 'modified' ? c.changed : []]));
+      await feedSettled(h.store);
       await early.poll(h.store);
 
       // First decisions (the harness's sync decides nothing): the MCC and code tables, no rules.
@@ -290,6 +319,7 @@ export const changeFeedSuite = (setup: DialectSetup): void =>
     });
 
     it('a duplicate suspicion raised and cleared: "modified" suspected_duplicate each time', async () => {
+      await feedSettled(h.store);
       await early.poll(h.store);
       const row = (await queryRow<Row>(
         h.store,
@@ -313,6 +343,7 @@ export const changeFeedSuite = (setup: DialectSetup): void =>
         detail: 'a stand-in check',
       };
       const next = async () => {
+        await feedSettled(h.store);
         const page = await h.store.changes.read({ since: early.cursor!, limit: 10 });
         early.apply(page.changes);
         early.cursor = page.cursor;
@@ -352,9 +383,11 @@ export const changeFeedSuite = (setup: DialectSetup): void =>
       const heldKeys = (await queryRows<Row>(h.store, 'SELECT * FROM transactions WHERE consent_id = ?', ended)).map(
         keyText,
       );
+      await feedSettled(h.store);
       await early.poll(h.store);
       early.removedKeys.clear();
       const report = await h.store.consents.forget(ended as ConsentId, { dryRun: false });
+      await feedSettled(h.store);
       await early.poll(h.store);
       await expectEqualToView(early, h.store);
       const stored = new Set((await queryRows<Row>(h.store, 'SELECT * FROM transactions')).map(keyText));
@@ -401,6 +434,7 @@ export const changeFeedSuite = (setup: DialectSetup): void =>
       expect((await h.store.changes.read({ since: pruned.horizon!, limit: 10 })).changes).toEqual([]);
       // A consumer starting again from none gets every row (the snapshot), so it is whole again.
       const again = new Consumer(500);
+      await feedSettled(h.store);
       await again.poll(h.store);
       await expectEqualToView(again, h.store);
       for (const bad of ['x', 'not a cursor!', Buffer.from('{"v":2}').toString('base64url')]) {
@@ -455,6 +489,7 @@ export const changeFeedCrashSuite = (setup: DialectSetup): void =>
       }
       await first.exited;
       expect(killed).toBe(true);
+      await feedSettled(store);
       await consumer.poll(store);
       await expectEqualToView(consumer, store);
 
@@ -464,6 +499,7 @@ export const changeFeedCrashSuite = (setup: DialectSetup): void =>
         await new Promise((r) => setTimeout(r, 20));
       }
       expect(await second.exited).toBe(0);
+      await feedSettled(store);
       await consumer.poll(store);
       await expectEqualToView(consumer, store);
       expect(consumer.seen.added).toBeGreaterThan(400);

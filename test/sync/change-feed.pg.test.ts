@@ -14,7 +14,7 @@ import { spawnCli } from '../cli/cli-process';
 import { emulatorEnv } from '../fixtures/cli-env';
 import { tempDir } from '../store/helpers';
 import { createTestDatabase, describePostgres, postgresDialect } from '../support/postgres';
-import { changeFeedCrashSuite, changeFeedSuite, Consumer, expectEqualToView } from './change-feed.cases';
+import { changeFeedCrashSuite, changeFeedSuite, Consumer, expectEqualToView, feedSettled } from './change-feed.cases';
 
 changeFeedSuite(postgresDialect);
 changeFeedCrashSuite(postgresDialect);
@@ -63,6 +63,7 @@ describePostgres('the change feed on PostgreSQL: transactions that commit out of
       expect([...consumer.rows.keys()]).toEqual([]);
       const held = consumer.cursor;
       await first.query('COMMIT');
+      await feedSettled(store);
       await consumer.poll(store);
       expect([...consumer.rows.values()].map((r) => r.transaction_id).sort()).toEqual(['tx-early', 'tx-late']);
       expect(consumer.cursor).not.toBe(held);
@@ -89,6 +90,7 @@ describePostgres('the change feed on PostgreSQL: transactions that commit out of
       await consumer.poll(store);
       expect(consumer.seen.added).toBe(base);
       await first.query('COMMIT');
+      await feedSettled(store);
       await consumer.poll(store);
       expect(consumer.seen.added).toBe(base + 2);
       await expectEqualToView(consumer, store);
@@ -139,6 +141,7 @@ describePostgres('the change feed while `bankdata sync --workers 2` runs', () =>
       }
       expect([0, 1], run.stderr()).toContain(await run.exited);
       expect(polls).toBeGreaterThan(1);
+      await feedSettled(store);
       await consumer.poll(store);
       expect(consumer.seen.added).toBeGreaterThan(100);
       await expectEqualToView(consumer, store);
