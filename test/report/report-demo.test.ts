@@ -50,7 +50,10 @@ function section(accountId: string): string {
 }
 
 beforeAll(async () => {
-  await runDemo({ dataDir: dir, settings: SETTINGS, seed: 1, out: () => undefined });
+  // The demo's walkthrough kept: it says which sync failed, should one.
+  let said = '';
+  const code = await runDemo({ dataDir: dir, settings: SETTINGS, seed: 1, out: (s) => (said += s) });
+  expect(code, said).toBe(0);
   store = await openStore(join(dir, 'demo', 'bankdata.sqlite'));
   accounts = store.sqlite
     .prepare(
@@ -60,7 +63,7 @@ beforeAll(async () => {
   // Two breaks on two complete accounts of the authorised consent: one between booked balances,
   // one in the running balance, each some weeks before the account's last row.
   const targets = accounts.filter((a) => complete(a) && a.status === 'Authorised').slice(0, 2);
-  expect(targets).toHaveLength(2);
+  expect(targets, JSON.stringify(accounts)).toHaveLength(2);
   const findings = targets.map((a, i) => {
     const row = store.sqlite
       .prepare(

@@ -88,7 +88,7 @@ export async function expectEqualToView(consumer: Consumer, store: Store): Promi
 
 /**
  * On PostgreSQL a page serves only the entries of transactions older than the cluster's oldest
- * running one (docs/changes.md "Cooperating workers"): a transaction of another database (another
+ * running one (docs/changes.md "How it is made"): a transaction of another database (another
  * test file's) or a killed client's backend not yet gone may hold that back a moment. Waits for the
  * event the assertions need, every committed entry servable; on SQLite it holds at once.
  */
