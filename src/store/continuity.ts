@@ -19,6 +19,8 @@ import {
   toNumber,
   toNumberOrNull,
   unitsOf,
+  str,
+  strOrNull,
 } from './dialect-sql';
 import type { ContinuityCause, ContinuityKind } from './sqlite/schema';
 import type { SqlRow, SqlRunner } from './sql-runner';
@@ -168,9 +170,6 @@ export interface ContinuityViewRow {
   checked_at: string;
   amount_text: string;
 }
-
-const str = (value: unknown): string => String(value);
-const strOrNull = (value: unknown): string | null => (value === null || value === undefined ? null : String(value));
 
 function continuityViewRow(r: SqlRow): ContinuityViewRow {
   return {

@@ -82,6 +82,16 @@ export function toNumberOrNull(value: unknown): number | null {
   return value === null || value === undefined ? null : toNumber(value);
 }
 
+/** A text column's value as a string. */
+export function str(value: unknown): string {
+  return String(value);
+}
+
+/** The same, NULL kept. */
+export function strOrNull(value: unknown): string | null {
+  return value === null || value === undefined ? null : String(value);
+}
+
 /** `and(…)` of at least one condition (drizzle types it as possibly undefined, for none). */
 export function allOf(...conditions: SQL[]): SQL {
   const all = and(...conditions);
@@ -141,7 +151,7 @@ export function nzDateDiff(dialect: Dialect, a: SQL, b: SQL): SQL {
 }
 
 /**
- * The statement that makes a transfer matching (transfers.ts `replaceLinks`) wait for another
+ * The statement that makes a transfer matching (transfers.ts `rematch`) wait for another
  * one, or null where the dialect needs none. PostgreSQL: a transaction-scoped advisory lock in a
  * lock space of its own (seed 3), so that two workers ending one run replace the links in turn.
  * SQLite: null, BEGIN IMMEDIATE holds the database's one write lock.

@@ -6,7 +6,7 @@
  */
 import { sql } from 'drizzle-orm';
 import type { TransactionId } from '@bankdata/core/schemas';
-import { accountWriteLock, amountUnits, toNumberOrNull } from './dialect-sql';
+import { accountWriteLock, amountUnits, toNumberOrNull, str, strOrNull } from './dialect-sql';
 import type { AccountKey, UnitsRange } from './continuity';
 import type { ContinuityKind } from './sqlite/schema';
 import type { SqlRow, SqlRunner } from './sql-runner';
@@ -92,9 +92,6 @@ export interface DuplicateOps {
   /** Rows of v_duplicates (open suspicions), per account and balance instant. */
   list(filter?: { accountId?: string }): Promise<DuplicateViewRow[]>;
 }
-
-const str = (value: unknown): string => String(value);
-const strOrNull = (value: unknown): string | null => (value === null || value === undefined ? null : String(value));
 
 function duplicateViewRow(r: SqlRow): DuplicateViewRow {
   return {

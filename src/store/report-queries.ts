@@ -8,7 +8,7 @@
 import { sql } from 'drizzle-orm';
 import type { AccountId, BankName } from '@bankdata/core/schemas';
 import { BOOKED_BALANCE_TYPES, type AccountKey } from './continuity';
-import { amountUnits, toBigInt, toNumber, toNumberOrNull, unitsOf } from './dialect-sql';
+import { amountUnits, toBigInt, toNumber, toNumberOrNull, unitsOf, str, strOrNull } from './dialect-sql';
 import type { SqlRow, SqlRunner } from './sql-runner';
 
 export interface ReportAccount extends AccountKey {
@@ -81,9 +81,6 @@ export interface ReportReads {
   runs(limit: number): Promise<ReportRun[]>;
   countPayments(): Promise<number>;
 }
-
-const str = (value: unknown): string => String(value);
-const strOrNull = (value: unknown): string | null => (value === null || value === undefined ? null : String(value));
 
 export function reportReads(runner: SqlRunner): ReportReads {
   const d = runner.dialect;

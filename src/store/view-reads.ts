@@ -10,7 +10,7 @@
  */
 import { sql, type SQL } from 'drizzle-orm';
 import { addNzDays, nzMidnight } from '@bankdata/core/nz-time';
-import { epochSeconds } from './dialect-sql';
+import { epochSeconds, str, strOrNull } from './dialect-sql';
 import type { SqlRunner } from './sql-runner';
 import { DATASET_SPECS, type DatasetName, type DatasetSpec, type ViewFilters } from './view-datasets';
 
@@ -70,9 +70,6 @@ export interface ViewReads {
  * megabytes before a full collection (docs/benchmarks.md "Export").
  */
 const ROWS_PER_BATCH = { sqlite: 64, postgres: 1024 } as const;
-
-const str = (value: unknown): string => String(value);
-const strOrNull = (value: unknown): string | null => (value === null || value === undefined ? null : String(value));
 
 /** Unix seconds of 00:00 Pacific/Auckland on an NZ date. */
 function nzMidnightSeconds(date: string): number {
