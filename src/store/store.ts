@@ -343,12 +343,13 @@ export interface Store {
    * reads, the links it stores (transfer_links, v_transfers, v_transfer_ambiguities) and their reads.
    */
   transfers: {
-    /** Every account with its consent, account number and owner's PartyId, by bank and id. */
-    accounts: TransferReads['accounts'];
-    /** Booked debit × booked credit of another account: same currency, opposite minor units, within the days. */
-    candidates: TransferReads['candidates'];
-    /** Replaces every stored link (linked and ambiguous) in one transaction. */
-    replaceLinks: TransferReads['replaceLinks'];
+    /**
+     * One matching: every account (its consent, account number, owner's PartyId) and the candidate
+     * pairs (booked debit × booked credit of another account: same currency, opposite minor units,
+     * within the days, neither suspected a duplicate) read, judged by `judge`, and with `save` every
+     * stored link replaced, in one transaction behind the matching's lock.
+     */
+    rematch: TransferReads['rematch'];
     /** Rows of v_transfers (`linked`) or v_transfer_ambiguities (`ambiguous`), by the debit's date. */
     list: TransferReads['list'];
     /** How many pairs each view holds. */

@@ -9,7 +9,7 @@
  */
 import { sql, type SQL } from 'drizzle-orm';
 import type { AccountId, BankName, TransactionId } from '@bankdata/core/schemas';
-import { nzDateDiff, toNumber, transfersLock } from './dialect-sql';
+import { nzDateDiff, toNumber, transfersLock, str, strOrNull } from './dialect-sql';
 import type { TransferStatus } from './sqlite/schema';
 import type { SqlRow, SqlRunner } from './sql-runner';
 
@@ -104,17 +104,22 @@ export interface TransferViewRow {
   linked_at: string;
 }
 
+/** Judges the candidates (src/transfers/match.ts): the links to store, linked and ambiguous. */
+export type TransferJudge = (
+  candidates: readonly TransferCandidate[],
+  accounts: readonly TransferAccount[],
+) => TransferLinkInput[];
+
 /** The operations of `store.transfers` (documented in store.ts). */
 export interface TransferReads {
-  accounts(): Promise<TransferAccount[]>;
-  candidates(maxDays: number): Promise<TransferCandidate[]>;
-  replaceLinks(links: readonly TransferLinkInput[], linkedAt: string): Promise<void>;
+  rematch(
+    maxDays: number,
+    judge: TransferJudge,
+    options: { save: boolean; linkedAt: string },
+  ): Promise<{ accounts: TransferAccount[]; links: TransferLinkInput[] }>;
   list(status: TransferStatus): Promise<TransferViewRow[]>;
   counts(): Promise<{ linked: number; ambiguous: number }>;
 }
-
-const str = (value: unknown): string => String(value);
-const strOrNull = (value: unknown): string | null => (value === null || value === undefined ? null : String(value));
 
 const REFERENCE_COLUMNS = [
   ['creditorParticulars', 'creditor_particulars'],
@@ -179,74 +184,100 @@ function viewRow(r: SqlRow): TransferViewRow {
   };
 }
 
+async function readAccounts(r: SqlRunner): Promise<TransferAccount[]> {
+  const rows = await r.all(
+    sql`SELECT a.bank, a.account_id, a.consent_id, a.identification, p.party_id
+        FROM accounts a LEFT JOIN parties p ON p.bank = a.bank AND p.account_id = a.account_id
+        ORDER BY a.bank, a.account_id`,
+  );
+  return rows.map((row) => ({
+    bank: str(row.bank) as BankName,
+    accountId: str(row.account_id) as AccountId,
+    consentId: str(row.consent_id),
+    identification: strOrNull(row.identification),
+    partyId: strOrNull(row.party_id),
+  }));
+}
+
+/** A row the check suspects the bank served twice (docs/continuity.md): never one side of a transfer. */
+const notSuspected = (alias: 'd' | 'c') =>
+  sql`NOT EXISTS (SELECT 1 FROM duplicate_suspicions s WHERE s.bank = ${sql.raw(alias)}.bank
+        AND s.account_id = ${sql.raw(alias)}.account_id AND s.transaction_id = ${sql.raw(alias)}.transaction_id
+        AND s.cleared_at IS NULL)`;
+
+/**
+ * Every booked debit with every booked credit of another account in the same currency, of the
+ * opposite amount in minor units, booked within `maxDays` NZ days of it: one self-join (the planner
+ * joins on currency and amount: a hash join on PostgreSQL, an automatic index on SQLite). A row
+ * whose amount has digits below the minor unit (amount_minor NULL) is never a candidate, nor a row
+ * suspected a duplicate (its twin is the transfer). Who owns the accounts is judged by the caller
+ * (src/transfers/match.ts).
+ */
+async function readCandidates(r: SqlRunner, maxDays: number): Promise<TransferCandidate[]> {
+  const days = nzDateDiff(r.dialect, sql`d.booking_date`, sql`c.booking_date`);
+  const rows = await r.all(
+    sql`SELECT ${sideColumns('d')}, ${sideColumns('c')}, d.currency, c.amount_minor, ${days} AS days
+        FROM transactions d
+        JOIN transactions c ON c.currency = d.currency AND c.amount_minor = -d.amount_minor
+          AND NOT (c.bank = d.bank AND c.account_id = d.account_id)
+        WHERE d.status = 'Booked' AND d.removed_at IS NULL AND d.amount_minor < 0
+          AND c.status = 'Booked' AND c.removed_at IS NULL AND c.amount_minor > 0
+          AND ${days} BETWEEN ${-maxDays} AND ${maxDays}
+          AND ${notSuspected('d')} AND ${notSuspected('c')}
+        ORDER BY d.bank, d.account_id, d.transaction_id, c.bank, c.account_id, c.transaction_id`,
+  );
+  return rows.map((row) => ({
+    debit: sideOf(row, 'd'),
+    credit: sideOf(row, 'c'),
+    currency: str(row.currency),
+    amountMinor: toNumber(row.amount_minor),
+    daysApart: Math.abs(toNumber(row.days)),
+  }));
+}
+
+/** Every stored link replaced by `links`, inside the caller's transaction. */
+async function writeLinks(tx: SqlRunner, links: readonly TransferLinkInput[], linkedAt: string): Promise<void> {
+  await tx.run(sql`DELETE FROM transfer_links`);
+  for (let start = 0; start < links.length; start += LINKS_PER_INSERT) {
+    const values = links.slice(start, start + LINKS_PER_INSERT).map(
+      (l) =>
+        sql`(${l.status}, ${l.debit.bank}, ${l.debit.accountId}, ${l.debit.transactionId}, ${l.credit.bank},
+            ${l.credit.accountId}, ${l.credit.transactionId}, ${l.currency}, ${l.amountMinor}, ${l.daysApart},
+            ${l.sameConsent ? 1 : 0}, ${l.sameParty ? 1 : 0}, ${l.ownerGroup}, ${l.counterpartySides},
+            ${l.referenceAgrees ? 1 : 0}, ${l.score}, ${linkedAt})`,
+    );
+    await tx.run(
+      sql`INSERT INTO transfer_links (status, debit_bank, debit_account_id, debit_transaction_id, credit_bank,
+            credit_account_id, credit_transaction_id, currency, amount_minor, days_apart, same_consent, same_party,
+            owner_group, counterparty_sides, reference_agrees, score, linked_at)
+          VALUES ${sql.join(values, sql`, `)}`,
+    );
+  }
+}
+
 export function transferReads(runner: SqlRunner): TransferReads {
   const d = runner.dialect;
   const view = (status: TransferStatus) => sql.raw(status === 'linked' ? 'v_transfers' : 'v_transfer_ambiguities');
   return {
-    async accounts() {
-      const rows = await runner.all(
-        sql`SELECT a.bank, a.account_id, a.consent_id, a.identification, p.party_id
-            FROM accounts a LEFT JOIN parties p ON p.bank = a.bank AND p.account_id = a.account_id
-            ORDER BY a.bank, a.account_id`,
-      );
-      return rows.map((r) => ({
-        bank: str(r.bank) as BankName,
-        accountId: str(r.account_id) as AccountId,
-        consentId: str(r.consent_id),
-        identification: strOrNull(r.identification),
-        partyId: strOrNull(r.party_id),
-      }));
-    },
-
     /**
-     * Every booked debit with every booked credit of another account in the same currency, of
-     * the opposite amount in minor units, booked within `maxDays` NZ days of it: one self-join
-     * (the planner joins on currency and amount: a hash join on PostgreSQL, an automatic index
-     * on SQLite). A row whose amount has digits below the minor unit (amount_minor NULL) is
-     * never a candidate. Who owns the accounts is judged by the caller (src/transfers/match.ts).
+     * One matching (docs/transfers.md): the accounts and the candidates read, judged, and the links
+     * stored whole, in one transaction behind the matching's lock, so that of two matchings at once
+     * (two workers ending one run, a sync and `bankdata transfers`) the later one reads after the
+     * earlier one wrote and its result stays. Without `save` nothing is written or locked.
      */
-    async candidates(maxDays) {
-      const days = nzDateDiff(d, sql`d.booking_date`, sql`c.booking_date`);
-      const rows = await runner.all(
-        sql`SELECT ${sideColumns('d')}, ${sideColumns('c')}, d.currency, c.amount_minor, ${days} AS days
-            FROM transactions d
-            JOIN transactions c ON c.currency = d.currency AND c.amount_minor = -d.amount_minor
-              AND NOT (c.bank = d.bank AND c.account_id = d.account_id)
-            WHERE d.status = 'Booked' AND d.removed_at IS NULL AND d.amount_minor < 0
-              AND c.status = 'Booked' AND c.removed_at IS NULL AND c.amount_minor > 0
-              AND ${days} BETWEEN ${-maxDays} AND ${maxDays}
-            ORDER BY d.bank, d.account_id, d.transaction_id, c.bank, c.account_id, c.transaction_id`,
-      );
-      return rows.map((r) => ({
-        debit: sideOf(r, 'd'),
-        credit: sideOf(r, 'c'),
-        currency: str(r.currency),
-        amountMinor: toNumber(r.amount_minor),
-        daysApart: Math.abs(toNumber(r.days)),
-      }));
-    },
-
-    /** Replaces every stored link in one transaction (PostgreSQL: one matching at a time). */
-    async replaceLinks(links, linkedAt) {
-      await runner.transaction(async (tx) => {
+    async rematch(maxDays, judge, options) {
+      const match = async (r: SqlRunner) => {
+        const accounts = await readAccounts(r);
+        const links = judge(await readCandidates(r, maxDays), accounts);
+        return { accounts, links };
+      };
+      if (!options.save) return match(runner);
+      return runner.transaction(async (tx) => {
         const lock = transfersLock(d);
         if (lock) await tx.run(lock);
-        await tx.run(sql`DELETE FROM transfer_links`);
-        for (let start = 0; start < links.length; start += LINKS_PER_INSERT) {
-          const values = links.slice(start, start + LINKS_PER_INSERT).map(
-            (l) =>
-              sql`(${l.status}, ${l.debit.bank}, ${l.debit.accountId}, ${l.debit.transactionId}, ${l.credit.bank},
-                  ${l.credit.accountId}, ${l.credit.transactionId}, ${l.currency}, ${l.amountMinor}, ${l.daysApart},
-                  ${l.sameConsent ? 1 : 0}, ${l.sameParty ? 1 : 0}, ${l.ownerGroup}, ${l.counterpartySides},
-                  ${l.referenceAgrees ? 1 : 0}, ${l.score}, ${linkedAt})`,
-          );
-          await tx.run(
-            sql`INSERT INTO transfer_links (status, debit_bank, debit_account_id, debit_transaction_id, credit_bank,
-                  credit_account_id, credit_transaction_id, currency, amount_minor, days_apart, same_consent, same_party,
-                  owner_group, counterparty_sides, reference_agrees, score, linked_at)
-                VALUES ${sql.join(values, sql`, `)}`,
-          );
-        }
+        const result = await match(tx);
+        await writeLinks(tx, result.links, options.linkedAt);
+        return result;
       });
     },
 

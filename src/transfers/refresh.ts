@@ -22,10 +22,11 @@ export async function refreshTransfers(
   rules: TransferRules,
   options: { save?: boolean } = {},
 ): Promise<TransferMatching & { links: ReturnType<typeof matchTransfers> }> {
-  const accounts = await store.transfers.accounts();
-  const candidates = await store.transfers.candidates(rules.maxDays);
-  const links = matchTransfers(candidates, accounts, rules);
-  if (options.save !== false) await store.transfers.replaceLinks(links, toStoredInstant(store.now()));
+  const { accounts, links } = await store.transfers.rematch(
+    rules.maxDays,
+    (candidates, accounts) => matchTransfers(candidates, accounts, rules),
+    { save: options.save !== false, linkedAt: toStoredInstant(store.now()) },
+  );
   return {
     pairs: links.filter((l) => l.status === 'linked').length,
     ambiguous: links.filter((l) => l.status === 'ambiguous').length,

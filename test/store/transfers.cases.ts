@@ -15,7 +15,7 @@ import { gatherReport } from '../../src/report/build-report';
 import { refreshTransfers } from '../../src/transfers/refresh';
 import { DEFAULT_TRANSFER_RULES, type TransferRules } from '../../src/transfers/match';
 import { toAccountRow, toPartyRow, toTransactionRow } from '../../src/sync/transform';
-import { queryRows, storeSuite } from '../support/dialects';
+import { execute, queryRows, storeSuite } from '../support/dialects';
 import { CONSENT, NOW, OTHER_CONSENT, freshStoreOn } from './helpers';
 
 interface AccountSpec {
@@ -361,6 +361,29 @@ export const transfersSuite = storeSuite('own-account transfers', (d) => {
         { credit_account_id: 'savings', credit_amount_text: '100.00', score: 31 },
         { credit_account_id: 'third', credit_amount_text: '100.00', score: 31 },
       ]);
+    });
+
+    it('leaves out a row the check suspects the bank served twice: its twin links, not a tie', async () => {
+      const store = await freshStoreOn(d);
+      await world(store, TWO, [
+        OUT,
+        { ...OUT, id: 'out-1-dup' },
+        { account: 'savings', id: 'in-s', amount: '100.00', at: '2025-03-10T12:00:00+13:00' },
+      ]);
+      expect(await refreshTransfers(store, rules())).toMatchObject({ pairs: 0, ambiguous: 2 });
+      const at = '2025-03-12T00:00:00.000Z';
+      await execute(
+        store,
+        `INSERT INTO duplicate_suspicions (bank, account_id, transaction_id, twin_transaction_id, evidence, balance,
+           balance_date_time, balance_date, counted_balance, amount_off, currency, detail, suspected_at, checked_at)
+         VALUES ('PNZ', 'everyday', 'out-1-dup', 'out-1', 'balances', '0.00', ?, '2025-03-12', '-100.00', '100.00',
+           'NZD', 'planted', ?, ?)`,
+        at,
+        at,
+        at,
+      );
+      expect(await refreshTransfers(store, rules())).toMatchObject({ pairs: 1, ambiguous: 0 });
+      expect(await pairs(store)).toEqual(['out-1>in-s']);
     });
 
     it('takes the candidate with more evidence (a side naming the other account, a closer day) over the rest', async () => {
