@@ -158,14 +158,24 @@ export async function forgetInTransaction(exec: ForgetSql, consentId: string): P
     const n = await exec.run(`DELETE FROM ${table} WHERE consent_id = ?`, [consentId]);
     if (n > 0) report.deleted[table] = n;
   }
-  // The categories of the transactions deleted above (docs/categories.md "Storage": keyed as the
-  // transaction, no foreign key).
-  const categories = await exec.run(
-    `DELETE FROM transaction_categories WHERE NOT EXISTS (SELECT 1 FROM transactions t
-      WHERE t.bank = transaction_categories.bank AND t.account_id = transaction_categories.account_id
-        AND t.transaction_id = transaction_categories.transaction_id)`,
-    [],
-  );
-  if (categories > 0) report.deleted.transaction_categories = categories;
+  // What is kept per transaction, of the transactions deleted above (keyed as the transaction, no
+  // foreign key): their categories (docs/categories.md "Storage") and the check's duplicate
+  // suspicions (docs/continuity.md), and the own-account transfer links either side of which went
+  // (docs/transfers.md; the next matching would drop them, but the report and the exports read them).
+  const missing = (alias: string) =>
+    `NOT EXISTS (SELECT 1 FROM transactions t WHERE t.bank = ${alias}.bank AND t.account_id = ${alias}.account_id
+      AND t.transaction_id = ${alias}.transaction_id)`;
+  const sideMissing = (side: 'debit' | 'credit') =>
+    `NOT EXISTS (SELECT 1 FROM transactions t WHERE t.bank = transfer_links.${side}_bank
+      AND t.account_id = transfer_links.${side}_account_id AND t.transaction_id = transfer_links.${side}_transaction_id)`;
+  const orphans: [string, string][] = [
+    ['transaction_categories', missing('transaction_categories')],
+    ['duplicate_suspicions', missing('duplicate_suspicions')],
+    ['transfer_links', `${sideMissing('debit')} OR ${sideMissing('credit')}`],
+  ];
+  for (const [table, where] of orphans) {
+    const n = await exec.run(`DELETE FROM ${table} WHERE ${where}`, []);
+    if (n > 0) report.deleted[table] = n;
+  }
   return report;
 }

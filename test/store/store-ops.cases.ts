@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { Payment } from '@bankdata/core/payment-schemas';
 import { paymentIdentity } from '@bankdata/core/payment-identity';
 import type { StatementId } from '@bankdata/core/schemas';
-import { queryRow, queryRows, storeSuite } from '../support/dialects';
+import { execute, queryRow, queryRows, storeSuite } from '../support/dialects';
 import { ACCOUNT, BANK, CONSENT, OTHER_CONSENT, authorise, freshStoreOn, txRow } from './helpers';
 
 const PAYMENT_CONSENT = '7f2a1c3e-4b5d-4e6f-8a9b-0c1d2e3f4a5b';
@@ -257,6 +257,46 @@ export const storeOpsSuite = storeSuite('the store operations written once', (d)
       expect(done.deleted).toEqual(dry.deleted);
       expect(await queryRows(store, 'SELECT consent_id FROM consents')).toEqual([{ consent_id: OTHER_CONSENT }]);
       expect(await queryRow(store, 'SELECT count(*) AS n FROM accounts')).toEqual({ n: 0 });
+    });
+
+    it('deletes what was kept per transaction of the rows gone: categories, duplicate suspicions, transfer links', async () => {
+      const store = await freshStoreOn(d);
+      await store.consents.markEnded(CONSENT, 'BDT410');
+      const at = '2025-03-01T00:00:00.000Z';
+      await execute(
+        store,
+        `INSERT INTO transaction_categories (bank, account_id, transaction_id, category, payee, category_source,
+           category_rule, decided_at) VALUES (?, ?, 'tx-gone', 'groceries', NULL, 'mcc', '5411', ?)`,
+        BANK,
+        ACCOUNT,
+        at,
+      );
+      await execute(
+        store,
+        `INSERT INTO duplicate_suspicions (bank, account_id, transaction_id, twin_transaction_id, evidence, balance,
+           balance_date_time, balance_date, counted_balance, amount_off, currency, detail, suspected_at, checked_at)
+         VALUES (?, ?, 'tx-gone', 'tx-twin', 'balances', '10.00', ?, '2025-03-01', '15.00', '5.00', 'NZD', 'planted', ?, ?)`,
+        BANK,
+        ACCOUNT,
+        at,
+        at,
+        at,
+      );
+      await execute(
+        store,
+        `INSERT INTO transfer_links (status, debit_bank, debit_account_id, debit_transaction_id, credit_bank,
+           credit_account_id, credit_transaction_id, currency, amount_minor, days_apart, same_consent, same_party,
+           owner_group, counterparty_sides, reference_agrees, score, linked_at)
+         VALUES ('linked', ?, ?, 'tx-gone', ?, 'acc-other', 'tx-kept', 'NZD', 500, 0, 1, 0, NULL, 0, 0, 1031, ?)`,
+        BANK,
+        ACCOUNT,
+        BANK,
+        at,
+      );
+      const done = await store.consents.forget(CONSENT, { dryRun: false });
+      expect(done.deleted).toMatchObject({ transaction_categories: 1, duplicate_suspicions: 1, transfer_links: 1 });
+      for (const table of ['transaction_categories', 'duplicate_suspicions', 'transfer_links'])
+        expect(await queryRow(store, `SELECT count(*) AS n FROM ${table}`), table).toEqual({ n: 0 });
     });
   });
 });
