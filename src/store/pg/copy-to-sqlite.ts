@@ -153,7 +153,8 @@ async function planQueries(
   const dated = (column: string, value: string | null): TableQuery =>
     value === null ? all : { where: `${column} >= $1`, params: [value] };
   // The decisions of the transactions copied (docs/categories.md "Storage").
-  const categoriesOf = (where: string, params: unknown[]): TableQuery => ({
+  // What is kept per transaction (its category, its duplicate suspicion): those of the rows copied.
+  const perTransaction = (where: string, params: unknown[]): TableQuery => ({
     where: `(bank, account_id, transaction_id) IN (SELECT bank, account_id, transaction_id FROM transactions WHERE ${where})`,
     params,
   });
@@ -178,9 +179,9 @@ async function planQueries(
       // next matching over the copied rows (`bankdata transfers`, or the next sync) to rebuild.
       ...(filter.from ? {} : { transfer_links: all }),
       // The check's duplicate suspicions: those whose balance is dated on or after the date.
-      duplicate_suspicions: dated('balance_date', filter.from ?? null),
+      duplicate_suspicions: filter.from ? perTransaction('booking_date >= $1', [filter.from]) : all,
       transactions: dated('booking_date', filter.from ?? null),
-      transaction_categories: filter.from ? categoriesOf('booking_date >= $1', [filter.from]) : all,
+      transaction_categories: filter.from ? perTransaction('booking_date >= $1', [filter.from]) : all,
       balances: dated('date_time', fromInstant),
       statements: dated('end_date_time', fromInstant),
       payments: dated('created_nz_date', filter.from ?? null),
@@ -234,8 +235,8 @@ async function planQueries(
     accounts: accountQuery(),
     transactions: accountQuery({ column: 'booking_date', value: filter.from ?? null }),
     transaction_categories: filter.from
-      ? categoriesOf(`${inAccounts} AND booking_date >= $3`, [banks, ids, filter.from])
-      : categoriesOf(inAccounts, [banks, ids]),
+      ? perTransaction(`${inAccounts} AND booking_date >= $3`, [banks, ids, filter.from])
+      : perTransaction(inAccounts, [banks, ids]),
     balances: accountQuery({ column: 'date_time', value: fromInstant }),
     statements: accountQuery({ column: 'end_date_time', value: fromInstant }),
     // The accounts' owners, and the consenting customer of each consent asked for.
@@ -252,7 +253,9 @@ async function planQueries(
     job_runs: all,
     continuity_findings: accountQuery({ column: 'to_date', value: filter.from ?? null }),
     // transfer_links left out: a pair may join an account not copied; the next matching rebuilds them.
-    duplicate_suspicions: accountQuery({ column: 'balance_date', value: filter.from ?? null }),
+    duplicate_suspicions: filter.from
+      ? perTransaction(`${inAccounts} AND booking_date >= $3`, [banks, ids, filter.from])
+      : perTransaction(inAccounts, [banks, ids]),
     consent_creations: { where: `consent_id = ANY($1::text[])`, params: [asked] },
   };
 }
