@@ -99,13 +99,16 @@ export const categoriesSchema = z.strictObject({
   ),
 });
 
+/** The largest `transfers.maxDays`: the transfer score's day part stays below a reference's weight (src/transfers/match.ts). */
+export const MAX_TRANSFER_DAYS = 31;
+
 /**
  * Own-account transfers (docs/transfers.md): how many NZ days may lie between the two sides of a
  * transfer, and the groups of accounts the user names as one owner's (an account number as the
  * bank shows it, e.g. "12-3456-0123456-00", or BANK/ACCOUNT_ID).
  */
 export const transfersSchema = z.strictObject({
-  maxDays: wholeDays(0, 31),
+  maxDays: wholeDays(0, MAX_TRANSFER_DAYS),
   groups: z.record(z.string().regex(/^\S(.*\S)?$/), z.array(z.string().regex(/^\S+$/)).min(2)),
 });
 
@@ -228,7 +231,7 @@ export const EXPECTED_FORM: Record<string, string> = {
   'categories.accountCodes':
     'an object from category (e.g. groceries) to account code (e.g. "429"), docs/categories.md',
   transfers: 'an object with maxDays, groups',
-  'transfers.maxDays': 'a whole number of NZ days from 0 to 31',
+  'transfers.maxDays': `a whole number of NZ days from 0 to ${MAX_TRANSFER_DAYS}`,
   'transfers.groups':
     'an object: each group name to a list of at least two accounts, each an account number (12-3456-0123456-00) or BANK/ACCOUNT_ID',
 };

@@ -9,6 +9,7 @@
  * ambiguous: listed, never chosen.
  */
 import { BANKS } from '@bankdata/core/schemas';
+import { MAX_TRANSFER_DAYS } from '../config/schema';
 import type { TransferAccount, TransferCandidate, TransferLinkInput, TransferReferences } from '../store';
 
 export interface TransferRules {
@@ -19,9 +20,6 @@ export interface TransferRules {
 }
 
 export const DEFAULT_TRANSFER_RULES: TransferRules = { maxDays: 3, groups: {} };
-
-/** The largest `maxDays` (config): the score's day part stays below the reference's weight. */
-export const MAX_TRANSFER_DAYS = 31;
 
 /** What a kept candidate's score is made of (docs/transfers.md "Score"). */
 export const SCORE_WEIGHTS = { counterpartySide: 1000, reference: 100, closeness: 1 } as const;
@@ -45,8 +43,9 @@ export function accountNumberKey(value: string): string {
 const accountKey = (bank: string, accountId: string) => `${bank}/${accountId}`;
 
 /**
- * Each configured group as the set of accounts it names: an entry `BANK/ACCOUNT_ID` (a bank the
- * API names, any case) names that account; any other entry is an account number, naming every
+ * Each configured group as the set of accounts it names, in the order of the groups' names (the
+ * first group naming both accounts is the pair's `owner_group`): an entry `BANK/ACCOUNT_ID` (a bank
+ * the API names, any case) names that account; any other entry is an account number, naming every
  * account whose number has the same digits.
  */
 export function resolveGroups(
@@ -54,7 +53,8 @@ export function resolveGroups(
   accounts: readonly TransferAccount[],
 ): Map<string, Set<string>> {
   const resolved = new Map<string, Set<string>>();
-  for (const [name, entries] of Object.entries(groups)) {
+  const byName = Object.entries(groups).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  for (const [name, entries] of byName) {
     const members = new Set<string>();
     for (const entry of entries) {
       const slash = entry.indexOf('/');
@@ -138,7 +138,8 @@ export function evidenceOf(
   const sameConsent = from.consentId === to.consentId;
   const sameParty = from.bank === to.bank && from.partyId !== null && from.partyId === to.partyId;
   let ownerGroup: string | null = null;
-  for (const [name, members] of [...groups.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+  // In the groups' name order (resolveGroups): the first naming both accounts.
+  for (const [name, members] of groups) {
     if (members.has(debitKey) && members.has(creditKey)) {
       ownerGroup = name;
       break;
