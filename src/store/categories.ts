@@ -9,6 +9,11 @@ import { CATEGORY_SOURCES, type CategorySourceColumn } from './sqlite/schema';
 import { toNumber } from './dialect-sql';
 import type { SqlRow, SqlRunner } from './sql-runner';
 
+export { CATEGORY_SOURCES, type CategorySourceColumn };
+
+/** The category of a row nothing decided, and of a row without a decision yet (v_transactions reads it so). */
+export const UNCATEGORISED = 'uncategorised';
+
 export interface TransactionKey {
   bank: string;
   accountId: string;
