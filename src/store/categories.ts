@@ -107,7 +107,8 @@ export async function categoryRows(
     conditions.push(sql`(t.bank, t.account_id, t.transaction_id) > (${bank}, ${accountId}, ${transactionId})`);
   }
   if (!options.all) conditions.push(sql`(c.transaction_id IS NULL OR t.updated_at <> c.row_updated_at)`);
-  const rows = await r.all(sql`SELECT t.bank, t.account_id, t.transaction_id, t.updated_at, t.amount, t.credit_debit_indicator,
+  const rows =
+    await r.all(sql`SELECT t.bank, t.account_id, t.transaction_id, t.updated_at, t.amount, t.credit_debit_indicator,
     t.description, t.merchant_name, t.merchant_category_code, t.creditor_name, t.debtor_name, t.counterparty_account,
     t.bank_transaction_code, t.bank_transaction_subcode, t.proprietary_code,
     c.category, c.payee, c.category_source, c.category_rule, c.row_updated_at
