@@ -3,7 +3,9 @@
  * the rows without a decision (or changed since theirs); with `bankdata categorise`, every row,
  * saying what moved. Set-based and batched: rows are read in key order `batchSize` at a time,
  * decided in memory and written back in one statement per batch; the sync's per-request path is
- * untouched (this runs once, after the run).
+ * untouched (this runs once, at the run's end). Each decision is stored with the row's
+ * `updated_at` as read (its version), also when only the version moved, so that a row the bank
+ * amended without changing its decision is read once, not at every sync.
  */
 import type { Store } from '../store';
 import type { CategoryInputRow, DecisionWrite, StoredDecision } from '../store/categories';
@@ -32,8 +34,12 @@ export interface MoveExample {
 export interface ApplyResult {
   /** Rows read. */
   examined: number;
-  /** Rows whose decision was written (or, with dryRun, would be). */
+  /** Rows whose decision (category, payee, source or rule) is new or changed: written (or, with dryRun, would be). */
   changed: number;
+  /** Rows whose decision stayed the same but was made from an older version of the row: only the version written. */
+  versioned: number;
+  /** Stopped between batches by the signal: the rows of later batches were not read. */
+  stopped: boolean;
   /** Rows whose category changed, per (from, to), most first. */
   moves: Move[];
   /** A few of them. */
@@ -53,6 +59,8 @@ export interface ApplyOptions {
   batchSize?: number;
   /** How many examples of moved rows to keep. */
   examples?: number;
+  /** Aborted (a sync asked to stop): no further batch is read; the batches done stay written. */
+  signal?: AbortSignal;
 }
 
 const same = (a: StoredDecision | null, b: Decision): boolean =>
@@ -65,6 +73,8 @@ export async function applyCategories(store: Store, options: ApplyOptions): Prom
   const result: ApplyResult = {
     examined: 0,
     changed: 0,
+    versioned: 0,
+    stopped: false,
     moves: [],
     examples: [],
     bySource: Object.fromEntries(CATEGORY_SOURCES.map((s) => [s, 0])) as Record<CategorySource, number>,
@@ -74,6 +84,10 @@ export async function applyCategories(store: Store, options: ApplyOptions): Prom
   const moves = new Map<string, Move>();
   let after: CategoryInputRow | null = null;
   for (;;) {
+    if (options.signal?.aborted) {
+      result.stopped = true;
+      break;
+    }
     const rows = await store.categories.rows({ after, limit: batchSize, all: options.all });
     if (rows.length === 0) break;
     const writes: DecisionWrite[] = [];
@@ -82,13 +96,21 @@ export async function applyCategories(store: Store, options: ApplyOptions): Prom
       result.examined++;
       result.bySource[decision.source]++;
       result.byCategory[decision.category] = (result.byCategory[decision.category] ?? 0) + 1;
-      if (same(row.current, decision)) continue;
+      const unchanged = same(row.current, decision);
+      // The decision stands and was made from this version of the row: nothing to write.
+      if (unchanged && row.current?.rowUpdatedAt === row.updatedAt) continue;
       writes.push({
         bank: row.bank,
         accountId: row.accountId,
         transactionId: row.transactionId,
         ...decision,
+        rowUpdatedAt: row.updatedAt,
       });
+      if (unchanged) {
+        result.versioned++;
+        continue;
+      }
+      result.changed++;
       const from = row.current?.category ?? UNCATEGORISED;
       if (from !== decision.category) {
         const key = `${from}\u0000${decision.category}`;
@@ -109,7 +131,6 @@ export async function applyCategories(store: Store, options: ApplyOptions): Prom
           });
       }
     }
-    result.changed += writes.length;
     // In the dry run nothing is written, so the next batch starts after this one's last key; after
     // a write the rows just decided no longer qualify, and the key order keeps the walk the same.
     if (!dryRun) await store.categories.save(writes);

@@ -36,7 +36,8 @@ export const CATEGORIES = [
 ] as const;
 export type Category = (typeof CATEGORIES)[number];
 
-export const UNCATEGORISED = 'uncategorised';
+/** Defined once with the storage (the report's queries read it too, a layer below). */
+export { UNCATEGORISED } from '../store/categories';
 
 /** Single codes, looked at before the ranges (a code inside a range that belongs elsewhere). */
 const MCC_CODES: Readonly<Record<string, Category>> = {

@@ -6,11 +6,14 @@
  * as integer units (core's money.ts), never as binary floats.
  */
 import { toUnits } from '@bankdata/core/money';
+import { CATEGORY_SOURCES, type CategorySourceColumn } from '../store/categories';
+import { defaultPayee } from '../store/payee';
 import { categoryOfCodes, categoryOfMcc, UNCATEGORISED } from './category-table';
 import type { Rule } from './rules';
 
-export const CATEGORY_SOURCES = ['rule', 'mcc', 'code', 'none'] as const;
-export type CategorySource = (typeof CATEGORY_SOURCES)[number];
+/** What decided a row: the column `category_source`'s values, defined once with the column (src/store/sqlite/schema.ts). */
+export { CATEGORY_SOURCES };
+export type CategorySource = CategorySourceColumn;
 
 /** The columns of a transactions row that a decision reads. */
 export interface CategorisableRow {
@@ -44,17 +47,8 @@ function counterpartyName(row: CategorisableRow): string | null {
   return row.creditDebitIndicator === 'Debit' ? row.creditorName : row.debtorName;
 }
 
-/** Spaces collapsed and trimmed; null when nothing is left. */
-function clean(text: string | null): string | null {
-  if (text === null) return null;
-  const out = text.replace(/\s+/g, ' ').trim();
-  return out === '' ? null : out;
-}
-
-/** The payee when no rule names one: the merchant, else the other side's name. */
-export function defaultPayee(row: CategorisableRow): string | null {
-  return clean(row.merchantName) ?? clean(counterpartyName(row));
-}
+/** The payee when no rule names one (src/store/payee.ts, the exports' payee too). */
+const payeeOf = (row: CategorisableRow) => defaultPayee(row, row.creditDebitIndicator === 'Debit');
 
 const digitsOnly = (text: string) => text.replace(/\D/g, '');
 
@@ -92,10 +86,10 @@ export function ruleMatches(rule: Rule, row: CategorisableRow): boolean {
 export function decide(row: CategorisableRow, rules: readonly Rule[]): Decision {
   for (const rule of rules) {
     if (ruleMatches(rule, row)) {
-      return { category: rule.category, payee: rule.payee ?? defaultPayee(row), source: 'rule', rule: rule.id };
+      return { category: rule.category, payee: rule.payee ?? payeeOf(row), source: 'rule', rule: rule.id };
     }
   }
-  const payee = defaultPayee(row);
+  const payee = payeeOf(row);
   const byMcc = categoryOfMcc(row.merchantCategoryCode);
   if (byMcc) return { category: byMcc, payee, source: 'mcc', rule: (row.merchantCategoryCode ?? '').trim() };
   const byCode = categoryOfCodes(row);

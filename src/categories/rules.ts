@@ -6,6 +6,8 @@
  */
 import { isMap, isScalar, isSeq, LineCounter, parseDocument, type Node, type Pair, type YAMLMap } from 'yaml';
 import { toUnits, type Units } from '@bankdata/core/money';
+// A category becomes a `categories.accountCodes` key: one definition of the name for both.
+import { CATEGORY_NAME } from '../config/schema';
 
 export type Direction = 'debit' | 'credit';
 
@@ -40,8 +42,6 @@ export type ParsedRules = { ok: true; rules: Rule[] } | { ok: false; errors: Rul
 /** Rule keys that match (at least one is required) and keys that set. */
 const MATCH_KEYS = ['description', 'merchant', 'counterparty', 'amount', 'account', 'direction'] as const;
 const RULE_KEYS = new Set<string>(['id', ...MATCH_KEYS, 'category', 'payee']);
-/** A category: lower case, digits, `_` or `-`, at most 40 characters (it becomes an account mapping key). */
-export const CATEGORY_NAME = /^[a-z][a-z0-9_-]{0,39}$/;
 const DECIMAL = /^\d+(\.\d{1,5})?$/;
 const MAX_TEXT = 500;
 

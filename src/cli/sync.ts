@@ -190,6 +190,11 @@ export async function syncCommand(
   if (received) return signalExitCode(received);
   const code = exitCodeOf(summary);
   if (payments?.authenticationError) return Math.max(code, ExitCode.Auth);
+  // An invalid or unreadable rules file: the run's data is stored, no row decided; a configuration
+  // error, exit 2, above a partial run's 1 (docs/categories.md "The rules file").
+  const categories = summary.categories;
+  if (categories && 'error' in categories && categories.configError && code <= ExitCode.Partial)
+    throw new UsageError(`categories not decided: ${categories.error}`, categories.hint);
   return code === ExitCode.Ok && payments && payments.failures.length > 0 ? ExitCode.Partial : code;
 }
 
@@ -240,10 +245,10 @@ export function formatSummary(s: SyncSummary, config: Pick<Config, 'db'>): strin
   }
   // docs/categories.md "When rows are decided".
   if (s.categories && 'error' in s.categories) lines.push(`  categories not decided: ${s.categories.error}`);
-  else if (s.categories && s.categories.decided > 0) {
+  else if (s.categories && (s.categories.decided > 0 || s.categories.stopped)) {
     const by = s.categories.bySource;
     lines.push(
-      `  categories ${s.categories.decided} row(s) decided: ${by.rule ?? 0} by rule, ${by.mcc ?? 0} by MCC, ${by.code ?? 0} by bank code, ${by.none ?? 0} none; ${s.categories.written} new or changed`,
+      `  categories ${s.categories.decided} row(s) decided: ${by.rule ?? 0} by rule, ${by.mcc ?? 0} by MCC, ${by.code ?? 0} by bank code, ${by.none ?? 0} none; ${s.categories.written} new or changed${s.categories.stopped ? '; stopped, the rest next run' : ''}`,
     );
   }
   if (s.transfers && 'error' in s.transfers) lines.push(`  transfers  not matched: ${s.transfers.error}`);

@@ -89,14 +89,18 @@ export const scheduleSchema = z.strictObject({
   metaRefresh: cron,
 });
 
+/**
+ * A category's name (docs/categories.md "The rules file"): lower case, digits, `_` or `-`, at most
+ * 40 characters. One definition for the rules file (src/categories/rules.ts) and the
+ * `categories.accountCodes` keys below, so that every category a rule can name can have a code.
+ */
+export const CATEGORY_NAME = /^[a-z][a-z0-9_-]{0,39}$/;
+
 /** docs/categories.md: the rules file (relative to the configuration directory) and the accounting codes per category. */
 export const categoriesSchema = z.strictObject({
   rulesFile: z.string().min(1),
   /** Category → account code of the accounting tool (Xero, MYOB exports); a category not listed has none. */
-  accountCodes: z.record(
-    z.string().regex(/^[a-z][a-z0-9_-]{0,39}$/),
-    z.string().regex(/^[A-Za-z0-9][A-Za-z0-9 .-]{0,19}$/),
-  ),
+  accountCodes: z.record(z.string().regex(CATEGORY_NAME), z.string().regex(/^[A-Za-z0-9][A-Za-z0-9 .-]{0,19}$/)),
 });
 
 /** The largest `transfers.maxDays`: the transfer score's day part stays below a reference's weight (src/transfers/match.ts). */

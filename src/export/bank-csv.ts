@@ -61,7 +61,9 @@ function xeroCells(get: Get): string[] {
   return [
     nzSlashDate(required(get, 'booking_date')),
     amount,
-    oneLine(payeeName(get, debit)),
+    // The decided payee (v_transactions.payee: a rule's, or the cleaned default) where the row has
+    // one (docs/categories.md), else the statement's payee as OFX's NAME.
+    oneLine(get('payee') ?? payeeName(get, debit)),
     oneLine(memo(get, debit)),
     oneLine(ownReference),
     '',

@@ -2,6 +2,8 @@
  * The texts a statement line carries, shared by OFX and the bank-statement CSVs: who the money
  * went to or came from, and the narrative with this account holder's side of the references.
  */
+import { defaultPayee } from '../store/payee';
+
 type Get = (column: 'merchant_name' | 'creditor_name' | 'debtor_name' | 'description' | SideColumn) => string | null;
 type SideColumn =
   | 'creditor_particulars'
@@ -11,9 +13,16 @@ type SideColumn =
   | 'debtor_code'
   | 'debtor_reference';
 
-/** The counterparty: the merchant, else the other side of the transfer, else the narrative. */
+/**
+ * The counterparty: the merchant, else the other side of the transfer (src/store/payee.ts, the
+ * categories' default payee too), else the narrative.
+ */
 export function payeeName(get: Get, debit: boolean): string | null {
-  return get('merchant_name') ?? (debit ? get('creditor_name') : get('debtor_name')) ?? get('description');
+  const payee = defaultPayee(
+    { merchantName: get('merchant_name'), creditorName: get('creditor_name'), debtorName: get('debtor_name') },
+    debit,
+  );
+  return payee ?? get('description');
 }
 
 /**

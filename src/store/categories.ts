@@ -9,6 +9,11 @@ import { CATEGORY_SOURCES, type CategorySourceColumn } from './sqlite/schema';
 import { toNumber } from './dialect-sql';
 import type { SqlRow, SqlRunner } from './sql-runner';
 
+export { CATEGORY_SOURCES, type CategorySourceColumn };
+
+/** The category of a row nothing decided, and of a row without a decision yet (v_transactions reads it so). */
+export const UNCATEGORISED = 'uncategorised';
+
 export interface TransactionKey {
   bank: string;
   accountId: string;
@@ -17,6 +22,8 @@ export interface TransactionKey {
 
 /** A transactions row as a decision reads it, with its stored decision (null: none yet). */
 export interface CategoryInputRow extends TransactionKey {
+  /** The row's `updated_at` as read: the version a decision of it is stored with. */
+  updatedAt: string;
   amount: string;
   creditDebitIndicator: 'Credit' | 'Debit';
   description: string | null;
@@ -36,9 +43,14 @@ export interface StoredDecision {
   payee: string | null;
   source: CategorySourceColumn;
   rule: string | null;
+  /**
+   * The transaction's `updated_at` the decision was made from (column `row_updated_at`; '' for a
+   * decision stored before migration 0017 / pg 0015, which matches no row).
+   */
+  rowUpdatedAt: string;
 }
 
-export interface DecisionWrite extends TransactionKey, StoredDecision {}
+export type DecisionWrite = TransactionKey & StoredDecision;
 
 export interface CategoryCounts {
   total: number;
@@ -54,6 +66,7 @@ function inputRow(row: SqlRow): CategoryInputRow {
     bank: String(row.bank),
     accountId: String(row.account_id),
     transactionId: String(row.transaction_id),
+    updatedAt: String(row.updated_at),
     amount: String(row.amount),
     creditDebitIndicator: row.credit_debit_indicator === 'Debit' ? 'Debit' : 'Credit',
     description: text(row.description),
@@ -73,13 +86,16 @@ function inputRow(row: SqlRow): CategoryInputRow {
             payee: text(row.payee),
             source: source as CategorySourceColumn,
             rule: text(row.category_rule),
+            rowUpdatedAt: String(row.row_updated_at),
           },
   };
 }
 
 /**
  * The next `limit` rows after `after` in key order (rows not removed): every row (`all`), or
- * those with no decision yet or changed by a sync since theirs (`updated_at` after `decided_at`).
+ * those with no decision yet or changed since theirs: the row's `updated_at` is not the one the
+ * decision was made from (`row_updated_at`). Both values are the row's own, written by the same
+ * sync: no clock is compared with another (docs/categories.md "When rows are decided").
  */
 export async function categoryRows(
   r: SqlRunner,
@@ -90,11 +106,12 @@ export async function categoryRows(
     const { bank, accountId, transactionId } = options.after;
     conditions.push(sql`(t.bank, t.account_id, t.transaction_id) > (${bank}, ${accountId}, ${transactionId})`);
   }
-  if (!options.all) conditions.push(sql`(c.transaction_id IS NULL OR t.updated_at > c.decided_at)`);
-  const rows = await r.all(sql`SELECT t.bank, t.account_id, t.transaction_id, t.amount, t.credit_debit_indicator,
+  if (!options.all) conditions.push(sql`(c.transaction_id IS NULL OR t.updated_at <> c.row_updated_at)`);
+  const rows =
+    await r.all(sql`SELECT t.bank, t.account_id, t.transaction_id, t.updated_at, t.amount, t.credit_debit_indicator,
     t.description, t.merchant_name, t.merchant_category_code, t.creditor_name, t.debtor_name, t.counterparty_account,
     t.bank_transaction_code, t.bank_transaction_subcode, t.proprietary_code,
-    c.category, c.payee, c.category_source, c.category_rule
+    c.category, c.payee, c.category_source, c.category_rule, c.row_updated_at
   FROM transactions t
   LEFT JOIN transaction_categories c
     ON c.bank = t.bank AND c.account_id = t.account_id AND c.transaction_id = t.transaction_id
@@ -104,7 +121,7 @@ export async function categoryRows(
   return rows.map(inputRow);
 }
 
-/** Rows per INSERT: 8 parameters each, far below either dialect's limit. */
+/** Rows per INSERT: 9 parameters each, far below either dialect's limit. */
 const ROWS_PER_INSERT = 500;
 
 /** Writes (inserts or replaces) the decisions in one transaction; returns how many were written. */
@@ -121,16 +138,17 @@ export async function saveDecisions(r: SqlRunner, decisions: readonly DecisionWr
       const values = sql.join(
         chunk.map(
           (d) =>
-            sql`(${d.bank}, ${d.accountId}, ${d.transactionId}, ${d.category}, ${d.payee}, ${d.source}, ${d.rule}, ${now})`,
+            sql`(${d.bank}, ${d.accountId}, ${d.transactionId}, ${d.category}, ${d.payee}, ${d.source}, ${d.rule}, ${now}, ${d.rowUpdatedAt})`,
         ),
         sql`, `,
       );
       await tx.run(sql`INSERT INTO transaction_categories
-        (bank, account_id, transaction_id, category, payee, category_source, category_rule, decided_at)
+        (bank, account_id, transaction_id, category, payee, category_source, category_rule, decided_at, row_updated_at)
         VALUES ${values}
         ON CONFLICT (bank, account_id, transaction_id) DO UPDATE SET
           category = excluded.category, payee = excluded.payee, category_source = excluded.category_source,
-          category_rule = excluded.category_rule, decided_at = excluded.decided_at`);
+          category_rule = excluded.category_rule, decided_at = excluded.decided_at,
+          row_updated_at = excluded.row_updated_at`);
     }
   });
   return decisions.length;

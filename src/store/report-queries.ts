@@ -10,6 +10,7 @@ import type { AccountId, BankName } from '@bankdata/core/schemas';
 import { BOOKED_BALANCE_TYPES, type AccountKey } from './continuity';
 import { amountUnits, toBigInt, toNumber, toNumberOrNull, unitsOf, str, strOrNull } from './dialect-sql';
 import type { SqlRow, SqlRunner } from './sql-runner';
+import { UNCATEGORISED } from './categories';
 
 export interface ReportAccount extends AccountKey {
   currency: string;
@@ -158,21 +159,22 @@ export function reportReads(runner: SqlRunner): ReportReads {
      */
     async categorySpend(key, options) {
       const units = amountUnits(d, 't', options.scale);
-      const linked = (side: 'debit' | 'credit') => {
-        const c = (column: string) => sql.raw(`l.${side}_${column}`);
-        return sql`EXISTS (SELECT 1 FROM transfer_links l WHERE l.status = 'linked' AND ${c('bank')} = t.bank
-          AND ${c('account_id')} = t.account_id AND ${c('transaction_id')} = t.transaction_id)`;
-      };
+      // Only the link's debit side can be one of these rows: a link's credit side has
+      // amount_minor > 0 (store/transfers.ts, the candidates' query), and a Debit row's amount_minor
+      // is negative or 0 (core's money.ts amountMinor), so a "credit side" test here finds nothing.
+      const linkedAsDebit = sql`EXISTS (SELECT 1 FROM transfer_links l WHERE l.status = 'linked'
+          AND l.debit_bank = t.bank AND l.debit_account_id = t.account_id AND l.debit_transaction_id = t.transaction_id)`;
+      // Grouped by position: the category's parameter written twice would be two expressions to PostgreSQL.
       const rows = await runner.all(
-        sql`SELECT coalesce(c.category, 'uncategorised') AS category, substr(t.booking_date, 1, 7) AS month,
+        sql`SELECT coalesce(c.category, ${UNCATEGORISED}) AS category, substr(t.booking_date, 1, 7) AS month,
                    sum(${units}) AS out_units
             FROM transactions t
             LEFT JOIN transaction_categories c
               ON c.bank = t.bank AND c.account_id = t.account_id AND c.transaction_id = t.transaction_id
             WHERE ${booked(key)} AND t.credit_debit_indicator = 'Debit'
               AND t.booking_date >= ${options.from} AND t.booking_date <= ${options.to}
-              AND NOT ${linked('debit')} AND NOT ${linked('credit')}
-            GROUP BY coalesce(c.category, 'uncategorised'), substr(t.booking_date, 1, 7)
+              AND NOT ${linkedAsDebit}
+            GROUP BY 1, 2
             ORDER BY 1, 2`,
       );
       return rows.map((r) => ({ category: str(r.category), month: str(r.month), outUnits: toBigInt(r.out_units) }));

@@ -14,6 +14,7 @@ import { loadRules } from '../categories/rules-file';
 import { DEFAULT_TRANSFER_RULES, type TransferRules } from '../transfers/match';
 import { refreshTransfers } from '../transfers/refresh';
 import { silentLogger, type Logger } from '../log';
+import { UsageError } from '../errors';
 import { DEFAULT_LEASE_RENEW_MS, DEFAULT_LEASE_TTL_MS, type RunOutcome, type RunWork, type Store } from '../store';
 import { emptyCounters, type RunCounters, type SyncContext, type SyncSettings } from './run-context';
 import { syncConsent, type ConsentResult } from './consent';
@@ -55,7 +56,8 @@ export interface SyncOptions {
   runId?: string;
   /**
    * The categories rules file (config `categories.rulesFile`, docs/categories.md "When rows are
-   * decided"): when given, the rows without a decision are decided once the run's rows are written.
+   * decided"): when given, the rows without a decision (or changed since) are decided once the
+   * run's rows are written, before the run is recorded finished and its lease released.
    */
   categoriesRulesFile?: string;
   /** Config `transfers` (docs/transfers.md): the matching run at the run's end; default DEFAULT_TRANSFER_RULES. */
@@ -104,11 +106,17 @@ export interface SyncSummary {
    */
   continuity: { accounts: number; breaks: number } | { error: string } | null;
   /**
-   * The rows decided after the run (those without a decision or changed since; `written`: whose decision is new or changed) (docs/categories.md "When rows are decided"), per source, or why
-   * they could not be (an invalid rules file: nothing decided). Present only with `categoriesRulesFile`;
-   * never changes the outcome.
+   * The rows decided at the run's end (those without a decision or changed since; `written`: whose
+   * decision is new or changed; `stopped`: the run was asked to stop, later batches left for the
+   * next run) (docs/categories.md "When rows are decided"), per source, or why they could not be.
+   * `configError`: the rules file is invalid or unreadable, nothing decided; the run's data is
+   * stored, and `bankdata sync` exits 2 naming the file's first error (`hint`). Present only with
+   * `categoriesRulesFile`; never changes the run's outcome. Null when the run could not proceed.
    */
-  categories?: { decided: number; written: number; bySource: Record<string, number> } | { error: string } | null;
+  categories?:
+    | { decided: number; written: number; bySource: Record<string, number>; stopped: boolean }
+    | { error: string; configError: boolean; hint?: string }
+    | null;
   /**
    * The own-account transfer matching at the run's end (docs/transfers.md): pairs linked and
    * ambiguous candidates, or why it could not run; never changes the outcome. Null when the run
@@ -207,6 +215,9 @@ async function syncRun(options: SyncOptions): Promise<SyncSummary> {
     );
   }, options.settings.leaseRenewMs ?? DEFAULT_LEASE_RENEW_MS);
   renew.unref();
+  // The lease is renewed until the run is recorded finished: through the consents, and through the
+  // closing steps (the check, the transfers, the categories), which read and write under it.
+  const stopRenewing = () => clearInterval(renew);
 
   // The client may serve several runs (demo, scheduler): count this run's requests only.
   const requestsBefore = client.stats().requests;
@@ -288,7 +299,7 @@ async function syncRun(options: SyncOptions): Promise<SyncSummary> {
     else if (error instanceof UnavailableError) fatal = { kind: 'unavailable', message: describeError(error) };
     else if (isStoreLost({ store }, error)) storeLost ??= { error };
     else {
-      clearInterval(renew);
+      stopRenewing();
       await finish(
         ctx,
         run,
@@ -301,10 +312,9 @@ async function syncRun(options: SyncOptions): Promise<SyncSummary> {
       );
       throw error;
     }
-  } finally {
-    clearInterval(renew);
   }
   if (storeLost) {
+    stopRenewing();
     // Nothing is written without the database: the run keeps no end, and this worker's consents
     // go back to the queue if the server answers again (else the next run takes them over).
     await run.abandon().catch(() => undefined);
@@ -314,12 +324,22 @@ async function syncRun(options: SyncOptions): Promise<SyncSummary> {
   if (!fatal && results.length > 0 && results.every((r) => r.unreachable)) {
     fatal = { kind: 'unavailable', message: 'the service could not be reached for any consent' };
   }
-  const continuity = fatal ? null : await closingCheckChannel.tracePromise(() => closingCheck(ctx), {});
-  const transfers = fatal ? null : await closingTransfers(ctx, options.transfers ?? DEFAULT_TRANSFER_RULES);
+  let continuity: SyncSummary['continuity'];
+  let transfers: SyncSummary['transfers'];
+  let categories: SyncSummary['categories'];
+  try {
+    continuity = fatal ? null : await closingCheckChannel.tracePromise(() => closingCheck(ctx), {});
+    transfers = fatal ? null : await closingTransfers(ctx, options.transfers ?? DEFAULT_TRANSFER_RULES);
+    // Under the run's lease, before finish() records the run and releases it: a run that starts
+    // next finds every row of this one decided (docs/categories.md "When rows are decided").
+    if (options.categoriesRulesFile !== undefined)
+      categories = fatal ? null : await closingCategorise(ctx, options.categoriesRulesFile, options.signal);
+  } finally {
+    stopRenewing();
+  }
   const summary = await finish(ctx, run, results, fatal, stopAsked(), startedAt, now, requestsBefore);
   summary.continuity = continuity;
-  if (options.categoriesRulesFile !== undefined)
-    summary.categories = fatal ? null : await closingCategorise(ctx, options.categoriesRulesFile);
+  if (options.categoriesRulesFile !== undefined) summary.categories = categories;
   summary.transfers = transfers;
   logger.info('sync finished', { run_id: runId, outcome: summary.outcome, requests: summary.requests });
   return summary;
@@ -351,19 +371,31 @@ async function closingCheck(ctx: SyncContext): Promise<SyncSummary['continuity']
 }
 
 /**
- * The rows without a decision (or changed by this run) decided, set-based and batched, once the
- * run has written its rows (src/categories/apply.ts); the request path is untouched. An invalid
- * rules file decides nothing (so that no row is decided without the user's rules): it is logged
- * and reported, as `bankdata categorise --check` would name it.
+ * The rows without a decision (or changed since theirs) decided, set-based and batched, once the
+ * run has written its rows and before it is recorded finished (src/categories/apply.ts); the
+ * request path is untouched. A stop asked (the run's signal) ends it between batches. An invalid
+ * or unreadable rules file decides nothing (so that no row is decided without the user's rules):
+ * it is logged and reported as a configuration error, which `bankdata sync` exits 2 on
+ * (docs/categories.md "The rules file").
  */
-async function closingCategorise(ctx: SyncContext, rulesFile: string): Promise<SyncSummary['categories']> {
+async function closingCategorise(
+  ctx: SyncContext,
+  rulesFile: string,
+  signal: AbortSignal | undefined,
+): Promise<SyncSummary['categories']> {
   try {
     const { rules } = loadRules(rulesFile);
-    const result = await applyCategories(ctx.store, { rules, all: false });
-    return { decided: result.examined, written: result.changed, bySource: result.bySource };
+    const result = await applyCategories(ctx.store, { rules, all: false, ...(signal ? { signal } : {}) });
+    return { decided: result.examined, written: result.changed, bySource: result.bySource, stopped: result.stopped };
   } catch (error) {
-    ctx.logger.warn('categories not decided (bankdata categorise --check)', { reason: describeError(error) });
-    return { error: describeError(error) };
+    const configError = error instanceof UsageError;
+    // A configuration error is the caller's to report (`bankdata sync`: its one error line, exit 2).
+    if (!configError) ctx.logger.warn('categories not decided', { reason: describeError(error) });
+    return {
+      error: describeError(error),
+      configError,
+      ...(configError && error.hint ? { hint: error.hint } : {}),
+    };
   }
 }
 

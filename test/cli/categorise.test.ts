@@ -101,4 +101,38 @@ describe('bankdata categorise', () => {
     const moved = dryOut.moves.filter((m) => m.to === 'spending').reduce((n, m) => n + m.count, 0);
     expect(stored.filter((r) => r.category === 'spending' && r.category_rule === 'everything-out')).toHaveLength(moved);
   }, 300_000);
+
+  it("sync with an invalid rules file stores the run's data, decides no row, names the first error and exits 2", async () => {
+    // A database of its own; the same configuration directory, so the same rules file.
+    const data = join(dir, 'data-invalid-rules');
+    const own = { ...env, ...emulatorEnv(emu, data), XDG_CONFIG_HOME: env.XDG_CONFIG_HOME! };
+    writeFileSync(rulesFile, 'rules:\n  - description: rent\n    category: Housing\n');
+    expect((await runCli(['consents', 'add', ...emu.consentIds], { env: own, cwd: dir })).code).toBe(0);
+    const sync = await runCli(['sync', '--json'], { env: own, cwd: dir });
+    expect(sync.code, sync.stderr).toBe(2);
+    const line = `${rulesFile}:3: rule 1: category: a name of lower-case letters, digits, _ or -, starting with a letter (e.g. groceries)`;
+    // The summary on stdout says why, then one error line and its hint on stderr.
+    const summary = JSON.parse(sync.stdout) as { outcome: string; categories: unknown };
+    expect(summary.outcome).toBe('ok');
+    expect(summary.categories).toMatchObject({ configError: true, error: expect.stringContaining(line) as unknown });
+    expect(sync.stderr.trimEnd().split('\n')).toEqual([
+      `bankdata: categories not decided: the categories rules file has 1 error(s), the first: ${line}`,
+      'hint: bankdata categorise --check lists them all; the format is in docs/categories.md',
+    ]);
+    const sqlite = new Database(join(data, 'bankdata.sqlite'), { readonly: true });
+    try {
+      const count = (sql: string) => (sqlite.prepare(sql).get() as { n: number }).n;
+      expect(count('SELECT count(*) AS n FROM transactions')).toBeGreaterThan(10);
+      expect(count('SELECT count(*) AS n FROM transaction_categories')).toBe(0);
+      expect(sqlite.prepare('SELECT outcome FROM runs').all()).toEqual([{ outcome: 'ok' }]);
+    } finally {
+      sqlite.close();
+    }
+
+    // The file fixed, the next sync decides every row and exits 0.
+    writeFileSync(rulesFile, 'rules:\n  - description: rent\n    category: housing\n');
+    const fixed = await runCli(['sync'], { env: own, cwd: dir });
+    expect(fixed.code, fixed.stderr).toBe(0);
+    expect(fixed.stdout).toMatch(/\n {2}categories \d+ row\(s\) decided: /);
+  }, 300_000);
 });

@@ -15,12 +15,16 @@ import { runCliInProcess } from './cli-process';
 
 const last = readJournal(PG_MIGRATIONS_DIR).at(-1)!;
 // What the newest migration creates (its tables, indexes and functions; triggers go with their
-// functions): present before it runs, they make it fail; dropped, it applies.
+// functions; the columns it adds): present before it runs, they make it fail; dropped, it applies.
 const lastSql = readFileSync(join(PG_MIGRATIONS_DIR, `${last.tag}.sql`), 'utf8');
 const created = (kind: string) =>
   [...lastSql.matchAll(new RegExp(`^CREATE (?:UNIQUE )?${kind} (?:IF NOT EXISTS )?"?(\\w+)"?`, 'gm'))].map(
     (m) => m[1]!,
   );
+const addedColumns = [...lastSql.matchAll(/^ALTER TABLE "?(\w+)"? ADD (?:COLUMN )?"?(\w+)"?/gm)].map((m) => ({
+  table: m[1]!,
+  column: m[2]!,
+}));
 
 describePostgres('a PostgreSQL migration that fails', () => {
   it('is rolled back and exits 6 with the migration and the cause; it applies once the cause is gone', async () => {
@@ -48,7 +52,10 @@ describePostgres('a PostgreSQL migration that fails', () => {
         const [line, hint, ...rest] = r.stderr.trimEnd().split('\n');
         expect(line).toMatch(/^bankdata: database postgres:\/\/.*: migration /);
         expect(line).toMatch(
-          new RegExp(`migration ${last.tag} failed and was rolled back: relation "\\w+" already exists \\(42P07\\)$`),
+          new RegExp(
+            `migration ${last.tag} failed and was rolled back: ` +
+              '(relation "\\w+" already exists \\(42P07\\)|column "\\w+" of relation "\\w+" already exists \\(42701\\))$',
+          ),
         );
         expect(hint).toBe('hint: the database is as it was before; nothing was applied');
         expect(rest).toEqual([]);
@@ -56,7 +63,9 @@ describePostgres('a PostgreSQL migration that fails', () => {
       }
 
       const [tables, indexes, functions] = [created('TABLE'), created('INDEX'), created('FUNCTION')];
-      expect(tables.length + indexes.length + functions.length).toBeGreaterThan(0);
+      expect(tables.length + indexes.length + functions.length + addedColumns.length).toBeGreaterThan(0);
+      for (const { table, column } of addedColumns)
+        await pool.query(`ALTER TABLE ${table} DROP COLUMN IF EXISTS ${column}`);
       for (const name of functions) await pool.query(`DROP FUNCTION IF EXISTS ${name}() CASCADE`);
       for (const name of indexes) await pool.query(`DROP INDEX IF EXISTS ${name}`);
       for (const name of tables) await pool.query(`DROP TABLE IF EXISTS ${name} CASCADE`);

@@ -58,11 +58,12 @@ describe('a migration that fails', () => {
     const first = await bankdata(['db', 'migrate']);
     expect(first.code, first.stderr).toBe(6);
     const [line, hint, ...rest] = first.stderr.trimEnd().split('\n');
-    // The cause is the newest migration's first object, whichever it is (a table or an index).
+    // The cause is the newest migration's first object, whichever it is (a table, an index, or a
+    // column it adds).
     expect(line).toMatch(
       new RegExp(
         `^bankdata: database ${fx.path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: migration ${last.tag} failed and was rolled back: ` +
-          '(index|table) \\S+ already exists \\(SQLITE_ERROR\\)$',
+          '((index|table) \\S+ already exists|duplicate column name: \\S+) \\(SQLITE_ERROR\\)$',
       ),
     );
     expect(hint).toBe(
@@ -99,6 +100,11 @@ describe('a migration that fails', () => {
       /^CREATE (?:UNIQUE )?(TABLE|INDEX|TRIGGER|VIEW) [`"]?(\w+)[`"]?/gm,
     );
     for (const [, kind, name] of [...created].reverse()) fixed.exec(`DROP ${kind} IF EXISTS ${name}`);
+    // And the columns it adds to tables that were there before it.
+    const added = readFileSync(join(MIGRATIONS_DIR, `${last.tag}.sql`), 'utf8').matchAll(
+      /^ALTER TABLE [`"]?(\w+)[`"]? ADD (?:COLUMN )?[`"]?(\w+)[`"]?/gm,
+    );
+    for (const [, table, column] of [...added].reverse()) fixed.exec(`ALTER TABLE ${table} DROP COLUMN ${column}`);
     fixed.close();
     const done = await bankdata(['db', 'migrate']);
     expect(done.code, done.stderr).toBe(0);

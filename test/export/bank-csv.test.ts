@@ -124,6 +124,40 @@ describe("categories.accountCodes: the account code of each row's category", () 
   });
 });
 
+describe("Xero's Payee: the decided payee (v_transactions.payee) where the row has one", () => {
+  const one = { accountId: 'acc-0001', bank: 'PNZ' };
+  beforeAll(() => {
+    // The power bill decided with a rule's payee; the café decided with no payee (NULL).
+    const decide = fx.store.sqlite.prepare(
+      `INSERT INTO transaction_categories (bank, account_id, transaction_id, category, payee, category_source, category_rule, decided_at)
+       SELECT bank, account_id, transaction_id, 'utilities', ?, 'rule', 'payee-test', '2026-01-01T00:00:00.000Z' FROM v_transactions
+       WHERE bank = 'PNZ' AND account_id = 'acc-0001' AND status = 'Booked' AND amount_text = ?`,
+    );
+    expect(decide.run('Mercury Energy', '-142.50').changes).toBe(1);
+    expect(decide.run(null, '-18.90').changes).toBe(1);
+  });
+  afterAll(() => {
+    fx.store.sqlite.prepare(`DELETE FROM transaction_categories WHERE category_rule = 'payee-test'`).run();
+  });
+
+  it('writes the decided payee; a row without one keeps the merchant / counterparty / narrative', async () => {
+    const { records } = await exportAs('xero', one);
+    const rows = records.slice(1);
+    expect(rows.find((r) => r[1] === '-142.50')).toEqual([
+      '03/03/2025',
+      '-142.50',
+      'Mercury Energy',
+      'AP CITY POWER LTD POWER MAR25',
+      'MAR25',
+      '',
+    ]);
+    expect(rows.find((r) => r[1] === '-18.90')![2]).toBe('Café & Bar <Ōtautahi> ☕');
+    // MYOB's description is unchanged by a decided payee (its payee is the statement's, as OFX's NAME).
+    const myob = await exportAs('myob', one);
+    expect(myob.records.find((r) => r[1] === '-142.50')![2]).toContain('CITY POWER LTD');
+  });
+});
+
 describe('--format myob', () => {
   it('Date, Amount, Description; DD/MM/YYYY; signed exact amounts', async () => {
     const { records } = await exportAs('myob', { accountId: 'acc-0001', bank: 'PNZ' });

@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { applyCategories } from '../../src/categories/apply';
 import { parseRules, type Rule } from '../../src/categories/rules';
 import type { Store } from '../../src/store';
-import { queryRows, storeSuite } from '../support/dialects';
+import { execute, queryRows, storeSuite } from '../support/dialects';
 import { ACCOUNT, BANK, CONSENT, freshStoreOn, txRow } from './helpers';
 
 const RANGE = { from: '2025-03-01T00:00:00.000Z', to: '2025-03-05T00:00:00.000Z' };
@@ -222,6 +222,130 @@ export const categoriesSuite = storeSuite('categories and payees', (d) => {
       const again = await applyCategories(store, { rules: [], all: false, batchSize: 1 });
       expect(again.examined).toBe(1);
       expect(again.bySource.mcc).toBe(1);
+    });
+
+    it('an amended row whose decision stays the same is read once, not at every sync (its version stored)', async () => {
+      const store = await freshStoreOn(d);
+      await commit(store, ROWS().slice(0, 2));
+      expect((await applyCategories(store, { rules: rules(RULES), all: false })).examined).toBe(2);
+      const logged = async () =>
+        Number(
+          (
+            await queryRows<{ n: number | string }>(
+              store,
+              "SELECT count(*) AS n FROM change_log WHERE source = 'transaction_categories'",
+            )
+          )[0]!.n,
+        );
+      const entries = await logged();
+      // The bank amends the rent's narrative; the rule still matches it: the same decision.
+      const amended = txRow({
+        TransactionId: 'rent',
+        TransactionInformation: 'AP RENT 12 HILL ST FEB',
+        MerchantDetails: undefined,
+      });
+      await store.commitTransactionWindow({
+        bank: BANK,
+        accountId: ACCOUNT,
+        consentId: CONSENT,
+        range: RANGE,
+        creditDebitFilter: null,
+        rows: [amended, ROWS()[1]!],
+        checkpoint: null,
+        runId: null,
+        now: '2025-03-06T01:00:00Z',
+      });
+      const first = await applyCategories(store, { rules: rules(RULES), all: false });
+      expect([first.examined, first.changed, first.versioned]).toEqual([1, 0, 1]);
+      // The next syncs' categorising reads nothing: the decision carries the row's version.
+      for (let i = 0; i < 2; i++)
+        expect((await applyCategories(store, { rules: rules(RULES), all: false })).examined).toBe(0);
+      // Only the version moved: no change-feed entry, the view as it was.
+      expect(await logged()).toBe(entries);
+      expect((await viewRows(store)).find((r) => r.transaction_id === 'rent')).toMatchObject({
+        category: 'housing',
+        category_rule: 'rent',
+      });
+    });
+
+    it('a row amended so that its category changes is decided again, whatever the clock that dated the decision', async () => {
+      const store = await freshStoreOn(d);
+      await commit(store, [ROWS()[7]!]);
+      expect((await viewRows(store))[0]!.category).toBe('uncategorised');
+      await applyCategories(store, { rules: [], all: false });
+      expect((await viewRows(store))[0]).toMatchObject({ category: 'groceries', category_source: 'mcc' });
+      // Amended by a sync whose clock is behind the store's (helpers.ts NOW dates the decision
+      // 2025-03-05): the row's updated_at is before decided_at, and it changed all the same.
+      await store.commitTransactionWindow({
+        bank: BANK,
+        accountId: ACCOUNT,
+        consentId: CONSENT,
+        range: RANGE,
+        creditDebitFilter: null,
+        rows: [
+          txRow({
+            TransactionId: 'groceries',
+            TransactionInformation: 'COUNTDOWN',
+            MerchantDetails: { MerchantName: 'COUNTDOWN CAFE', MerchantCategoryCode: '5812' },
+          }),
+        ],
+        checkpoint: null,
+        runId: null,
+        now: '2025-03-04T02:00:00Z',
+      });
+      const again = await applyCategories(store, { rules: [], all: false });
+      expect([again.examined, again.changed]).toEqual([1, 1]);
+      expect(again.moves).toEqual([{ from: 'groceries', to: 'dining', count: 1 }]);
+      expect((await viewRows(store))[0]).toMatchObject({
+        category: 'dining',
+        payee: 'COUNTDOWN CAFE',
+        category_rule: '5812',
+      });
+      expect((await applyCategories(store, { rules: [], all: false })).examined).toBe(0);
+    });
+
+    it('a decision stored before its version column (migration 0017 / pg 0015: row_updated_at empty) is decided again once', async () => {
+      const store = await freshStoreOn(d);
+      await commit(store, [ROWS()[7]!]);
+      // As the migration leaves an earlier decision: every column but the version, which defaults to ''.
+      await execute(
+        store,
+        `INSERT INTO transaction_categories (bank, account_id, transaction_id, category, payee, category_source, category_rule, decided_at)
+         VALUES (?, ?, 'groceries', 'groceries', 'COUNTDOWN PONSONBY', 'mcc', '5411', '2025-03-05T00:00:00.000Z')`,
+        BANK,
+        ACCOUNT,
+      );
+      const once = await applyCategories(store, { rules: [], all: false });
+      expect([once.examined, once.changed, once.versioned]).toEqual([1, 0, 1]);
+      expect((await applyCategories(store, { rules: [], all: false })).examined).toBe(0);
+    });
+
+    it('stops between batches when its signal is aborted; the batches done stay written', async () => {
+      const store = await freshStoreOn(d);
+      await commit(store, ROWS());
+      const controller = new AbortController();
+      let batches = 0;
+      const counting: Store = {
+        ...store,
+        categories: {
+          ...store.categories,
+          save: async (decisions, now) => {
+            batches++;
+            if (batches === 2) controller.abort();
+            return store.categories.save(decisions, now);
+          },
+        },
+      };
+      const stopped = await applyCategories(counting, {
+        rules: [],
+        all: false,
+        batchSize: 3,
+        signal: controller.signal,
+      });
+      expect([stopped.stopped, stopped.examined, batches]).toEqual([true, 6, 2]);
+      // The rest is decided by the next run.
+      const rest = await applyCategories(store, { rules: [], all: false });
+      expect([rest.stopped, rest.examined]).toEqual([false, 5]);
     });
 
     it('re-applies every row after the rules change, saying what moved; a dry run writes nothing', async () => {

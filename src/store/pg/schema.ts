@@ -732,6 +732,7 @@ export const transactionCategories = pgTable(
     categorySource: text('category_source', { enum: CATEGORY_SOURCES }).notNull(),
     categoryRule: text('category_rule'),
     decidedAt: text('decided_at').notNull(),
+    rowUpdatedAt: text('row_updated_at').notNull().default(''),
   },
   (t) => [primaryKey({ columns: [t.bank, t.accountId, t.transactionId] })],
 );

@@ -594,6 +594,12 @@ export const transactionCategories = sqliteTable(
     /** The rule's id (or `line N`), the MCC, or the bank transaction code; NULL for `none`. */
     categoryRule: text('category_rule'),
     decidedAt: text('decided_at').notNull(),
+    /**
+     * The transaction's `updated_at` as the decision read it (docs/categories.md "When rows are
+     * decided"): the sync decides a row again only when its `updated_at` differs. '' (a decision
+     * from before migration 0017 / pg 0015) matches no row: decided again once.
+     */
+    rowUpdatedAt: text('row_updated_at').notNull().default(''),
   },
   (t) => [primaryKey({ columns: [t.bank, t.accountId, t.transactionId] })],
 );
