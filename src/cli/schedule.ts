@@ -38,6 +38,7 @@ export function registerScheduleCommand(program: Command): void {
             dataDir: ctx.config.dataDir,
             sync: ctx.config.sync,
             transfers: ctx.config.transfers,
+            categoriesRulesFile: ctx.config.categories.rulesFile,
             expiryWarningDays: ctx.config.expiryWarningDays,
             payments: () => paymentsPass(ctx.config, store, ctx.logger),
             logger: ctx.logger,

@@ -14,6 +14,8 @@ export interface JobContext {
   sync: SyncSettings;
   /** Config `transfers` (docs/transfers.md): the matching at each sync's end. */
   transfers?: TransferRules;
+  /** Config `categories.rulesFile` (docs/categories.md): the rows decided at each sync's end. */
+  categoriesRulesFile?: string;
   expiryWarningDays: number;
   logger: Logger;
   /** The payments pass run after each sync (null result: Payments API not configured). */

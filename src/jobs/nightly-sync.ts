@@ -22,6 +22,7 @@ export function nightlySyncJob(ctx: JobContext, expression: string): Job {
           dataDir: ctx.dataDir,
           settings: ctx.sync,
           ...(ctx.transfers ? { transfers: ctx.transfers } : {}),
+          ...(ctx.categoriesRulesFile !== undefined ? { categoriesRulesFile: ctx.categoriesRulesFile } : {}),
           logger: ctx.logger,
           signal,
           now: ctx.now,
@@ -32,8 +33,16 @@ export function nightlySyncJob(ctx: JobContext, expression: string): Job {
         // Payments that could not be read make the job partial, as they make `bankdata sync` exit 1.
         const paymentsFailed =
           payments !== null && (payments.failures.length > 0 || payments.authenticationError !== null);
+        // A rules file that cannot be read decides no row (docs/categories.md "When rows are
+        // decided"): the data is stored, the job is partial and says why, as `bankdata sync` exits 2.
+        const categoriesError =
+          summary.categories && 'error' in summary.categories && summary.categories.configError
+            ? summary.categories.error
+            : null;
+        if (categoriesError !== null) ctx.logger.error('categories not decided', { reason: categoriesError });
         return {
-          outcome: summary.outcome === 'ok' && paymentsFailed ? 'partial' : summary.outcome,
+          outcome:
+            summary.outcome === 'ok' && (paymentsFailed || categoriesError !== null) ? 'partial' : summary.outcome,
           runId: summary.runId,
           details: {
             interrupted: summary.interrupted,
@@ -43,6 +52,10 @@ export function nightlySyncJob(ctx: JobContext, expression: string): Job {
             failed_units: c.failedUnits.length,
             needs_reconsent: summary.needsReconsent,
             ...(payments ? { payments } : {}),
+            ...(summary.categories && !('error' in summary.categories)
+              ? { categories_decided: summary.categories.decided }
+              : {}),
+            ...(categoriesError !== null ? { categories_error: categoriesError } : {}),
             ...(summary.fatal ? { error: summary.fatal.message } : {}),
           },
         };

@@ -1,13 +1,16 @@
 /**
  * The nightly sync job's outcome: a run whose payments pass could not read some payments is
- * partial, never ok (as `bankdata sync` exits 1 for it).
+ * partial, never ok (as `bankdata sync` exits 1 for it). The job decides the rows' categories at
+ * its end, as `bankdata sync` does (docs/categories.md "When rows are decided"), and a rules file
+ * it cannot read makes it partial (as it makes `bankdata sync` exit 2).
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { NIGHTLY_SYNC, buildJobs, type JobContext } from '../../src/jobs';
 import type { StartedEmulator } from '@bankdata/emulator';
+import type { ConsentId } from '@bankdata/core/schemas';
 import { silentLogger } from '../../src/log';
 import type { PaymentsPassResult } from '../../src/payments/sync-pass';
 import { openStore, type SqliteStore } from '../../src/store';
@@ -28,8 +31,9 @@ afterEach(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-function nightly(payments: PaymentsPassResult) {
+function nightly(payments: PaymentsPassResult, categoriesRulesFile?: string) {
   const ctx: JobContext = {
+    ...(categoriesRulesFile !== undefined ? { categoriesRulesFile } : {}),
     store,
     client: clientFor(emu).client,
     dataDir: dir,
@@ -41,6 +45,10 @@ function nightly(payments: PaymentsPassResult) {
   };
   const jobs = buildJobs(ctx, { sync: '0 2 * * *', expiryCheck: '0 7 * * *', metaRefresh: '0 5 * * 0' });
   return jobs.find((j) => j.name === NIGHTLY_SYNC)!;
+}
+
+async function registerConsents() {
+  for (const id of emu.consentIds) await store.consents.add(id as ConsentId);
 }
 
 const PASS: PaymentsPassResult = {
@@ -63,5 +71,37 @@ describe('nightly sync job', () => {
     const report = await nightly(failing).run(new AbortController().signal, new Date());
     expect(report.outcome).toBe('partial');
     expect(report.details?.payments).toEqual(failing);
+  });
+
+  it('decides every stored row with the rules file, as `bankdata sync` does', async () => {
+    await registerConsents();
+    const rules = join(dir, 'categories.yaml');
+    writeFileSync(rules, 'rules: []\n');
+    const report = await nightly(PASS, rules).run(new AbortController().signal, new Date());
+    expect(report.outcome).toBe('ok');
+    const rows = store.sqlite
+      .prepare(
+        'SELECT (SELECT count(*) FROM transactions) AS n, (SELECT count(*) FROM transaction_categories) AS decided',
+      )
+      .get() as { n: number; decided: number };
+    expect(rows.n).toBeGreaterThan(0);
+    expect(rows.decided).toBe(rows.n);
+    expect(report.details?.categories_decided).toBe(rows.n);
+  });
+
+  it('a rules file it cannot read stores the data, decides nothing, and makes the job partial', async () => {
+    await registerConsents();
+    const rules = join(dir, 'categories.yaml');
+    writeFileSync(rules, 'rules:\n  - category: 7\n');
+    const report = await nightly(PASS, rules).run(new AbortController().signal, new Date());
+    expect(report.outcome).toBe('partial');
+    expect(String(report.details?.categories_error)).toMatch(/categories rules file/);
+    const rows = store.sqlite
+      .prepare(
+        'SELECT (SELECT count(*) FROM transactions) AS n, (SELECT count(*) FROM transaction_categories) AS decided',
+      )
+      .get() as { n: number; decided: number };
+    expect(rows.n).toBeGreaterThan(0);
+    expect(rows.decided).toBe(0);
   });
 });
