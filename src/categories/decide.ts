@@ -6,7 +6,7 @@
  * as integer units (core's money.ts), never as binary floats.
  */
 import { toUnits } from '@bankdata/core/money';
-import { CATEGORY_SOURCES, type CategorySourceColumn } from '../store/categories';
+import { CATEGORY_SOURCES, type CategorisableRow, type CategorySourceColumn } from '../store/categories';
 import { defaultPayee } from '../store/payee';
 import { categoryOfCodes, categoryOfMcc, UNCATEGORISED } from './category-table';
 import type { Rule } from './rules';
@@ -15,24 +15,8 @@ import type { Rule } from './rules';
 export { CATEGORY_SOURCES };
 export type CategorySource = CategorySourceColumn;
 
-/** The columns of a transactions row that a decision reads. */
-export interface CategorisableRow {
-  bank: string;
-  accountId: string;
-  transactionId: string;
-  /** Signed decimal text, as stored. */
-  amount: string;
-  creditDebitIndicator: 'Credit' | 'Debit';
-  description: string | null;
-  merchantName: string | null;
-  merchantCategoryCode: string | null;
-  creditorName: string | null;
-  debtorName: string | null;
-  counterpartyAccount: string | null;
-  bankTransactionCode: string | null;
-  bankTransactionSubcode: string | null;
-  proprietaryCode: string | null;
-}
+/** The columns of a transactions row that a decision reads (defined with the store's read of them). */
+export type { CategorisableRow };
 
 export interface Decision {
   category: string;

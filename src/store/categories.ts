@@ -20,10 +20,9 @@ export interface TransactionKey {
   transactionId: string;
 }
 
-/** A transactions row as a decision reads it, with its stored decision (null: none yet). */
-export interface CategoryInputRow extends TransactionKey {
-  /** The row's `updated_at` as read: the version a decision of it is stored with. */
-  updatedAt: string;
+/** The columns of a transactions row that a decision reads (src/categories/decide.ts). */
+export interface CategorisableRow extends TransactionKey {
+  /** Signed decimal text, as stored. */
   amount: string;
   creditDebitIndicator: 'Credit' | 'Debit';
   description: string | null;
@@ -35,6 +34,12 @@ export interface CategoryInputRow extends TransactionKey {
   bankTransactionCode: string | null;
   bankTransactionSubcode: string | null;
   proprietaryCode: string | null;
+}
+
+/** A transactions row as a decision reads it, with its stored decision (null: none yet). */
+export interface CategoryInputRow extends CategorisableRow {
+  /** The row's `updated_at` as read: the version a decision of it is stored with. */
+  updatedAt: string;
   current: StoredDecision | null;
 }
 
