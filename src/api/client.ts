@@ -97,6 +97,15 @@ export interface ClientPacing {
   learned(): LearnedPacing | null;
 }
 
+/**
+ * The key a bank API's pacing is stored under (docs/client.md "Pacing"): its base URL's origin and
+ * path, trailing slashes trimmed (`https://API.bank.example:443/v1/` is `https://api.bank.example/v1`).
+ * The client's own key, and what `bankdata pacing reset --api URL` looks for (src/store/pacing.ts).
+ */
+export function pacingApiKey(base: URL): string {
+  return `${base.origin}${base.pathname.replace(/\/+$/, '')}`;
+}
+
 export function createDataApiClient(options: DataApiClientOptions): DataApiClient {
   const core = createClientCore(options, {
     apiName: 'Data API',
@@ -140,7 +149,7 @@ export function createDataApiClient(options: DataApiClientOptions): DataApiClien
     stats: core.stats,
     serverNow: core.serverNow,
     pacing: {
-      key: { api: `${base.origin}${core.basePath}`, clientId: options.clientId },
+      key: { api: pacingApiKey(base), clientId: options.clientId },
       resume: (stored, opts) => core.pacer.resume(stored, opts),
       forget: () => core.pacer.forget(),
       learned: () => core.pacer.learned(),

@@ -1,6 +1,7 @@
 /** What the rest of bankdata uses from the Data API client. */
 export {
   createDataApiClient,
+  pacingApiKey,
   type ClientPacing,
   type ClientStats,
   type DataApiClient,

@@ -4,6 +4,7 @@
  * (the rate at which refusals began). Written once over a SqlRunner for both dialects.
  */
 import { and, eq, sql, type SQL } from 'drizzle-orm';
+import { pacingApiKey } from '../api';
 import { excluded, insertInto, onConflict, rowsOf, selectFrom } from './sql-build';
 import type { SqlRunner } from './sql-runner';
 import { pacing } from './sqlite/schema';
@@ -70,12 +71,26 @@ export async function savePacing(
 
 /**
  * Forgets the stored pacing of one API (every client of it), or of all; returns the rows removed.
- * The API is matched without its trailing slashes: `https://bank.example/v1/` is the API stored as
- * `https://bank.example/v1`.
+ * The API given is keyed as the client keys it (src/api/client.ts `pacingApiKey`: origin and path,
+ * trailing slashes trimmed), so `https://bank.example/v1/` is the API stored as
+ * `https://bank.example/v1`; the stored keys are the client's already and are compared as they
+ * are. A value that is no URL names no stored API.
  */
 export async function resetPacing(r: SqlRunner, filter: { api?: string } = {}): Promise<number> {
-  const where =
-    filter.api === undefined ? sql`` : sql` WHERE rtrim(${pacing.api}, '/') = ${filter.api.replace(/\/+$/, '')}`;
+  let where = sql``;
+  if (filter.api !== undefined) {
+    const api = apiKeyOf(filter.api);
+    if (api === null) return 0;
+    where = sql` WHERE ${eq(pacing.api, api)}`;
+  }
   const removed = await r.all(sql`DELETE FROM ${pacing}${where} RETURNING api`);
   return removed.length;
+}
+
+function apiKeyOf(value: string): string | null {
+  try {
+    return pacingApiKey(new URL(value));
+  } catch {
+    return null;
+  }
 }

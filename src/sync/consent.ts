@@ -122,19 +122,6 @@ export async function syncConsent(
   return { consentId, bank, status: consent.status, outcome, needsReconsent: false };
 }
 
-/**
- * The statement files this run fetches, by `bank account statement`: whether each fetch
- * succeeded. Consents that share an account run in different lanes, and each lists the files
- * still missing before the other has fetched them.
- */
-const fileFetches = new WeakMap<SyncContext['counters'], Map<string, Promise<boolean>>>();
-
-function fileClaims(ctx: SyncContext): Map<string, Promise<boolean>> {
-  let claims = fileFetches.get(ctx.counters);
-  if (!claims) fileFetches.set(ctx.counters, (claims = new Map<string, Promise<boolean>>()));
-  return claims;
-}
-
 async function syncPlanned(
   ctx: SyncContext,
   consentId: ConsentId,
@@ -170,13 +157,13 @@ async function syncPlanned(
             // The account's files are made durable and recorded in batches (resources.ts), the
             // last one however the loop ends.
             const batch = statementFileBatch();
-            const claims = fileClaims(ctx);
+            const claims = ctx.statementFileClaims;
             try {
               for (const statementId of missing.ok && units.statementFiles ? missing.value : []) {
                 if (ctx.stopping()) return;
                 // Another consent of the account, in another lane, may have listed the same missing
-                // file: it is fetched once, and fetched here only if that fetch failed. (A file that
-                // lane fetched but failed to record in its batch is still missing next run, and
+                // file: it is fetched once, and fetched here only if that fetch did not get it. (A file
+                // that lane fetched but failed to record in its batch is still missing next run, and
                 // fetched then.)
                 const key = `${bank.name} ${accountId} ${statementId}`;
                 const other = claims.get(key);
@@ -185,7 +172,13 @@ async function syncPlanned(
                 const fetched = runUnit(ctx, consentId, unit, 'statement_file', () =>
                   syncStatementFile(ctx, scope, accountId, statementId, batch, unit),
                 ).then((outcome) => outcome.ok);
-                claims.set(key, fetched);
+                // The claim says only whether this fetch got the file. A consent-level error (this
+                // consent ended, not authorised) is this consent's: it goes up from `fetched` here,
+                // never to the other consent awaiting the claim, which then fetches the file itself.
+                claims.set(
+                  key,
+                  fetched.catch(() => false),
+                );
                 await fetched;
                 if (batch.files.length >= STATEMENT_FILE_BATCH) await settleStatementFiles(ctx, consentId, batch);
               }

@@ -186,8 +186,11 @@ export async function syncStatementFile(
 /**
  * Makes the batch's files durable under their final names (src/fs/atomic-file.ts
  * AtomicFileGroup: each file fsynced, renamed, the directory fsynced once), then records them in
- * one store transaction. A failure fails each file's unit (retried next run: its statement still
- * has no file) and leaves no temp file; only the store's loss (PostgreSQL) goes up.
+ * one store transaction. When that transaction fails, each file is recorded on its own, so that
+ * one bad file (its statement gone, its bytes unreadable) fails only its own unit and the others
+ * are kept. A failed unit is retried next run (its statement still has no file). A failure to
+ * put the files in place fails every unit of the batch and leaves no temp file (the group removes
+ * them). Only the store's loss (PostgreSQL) goes up.
  */
 export async function settleStatementFiles(
   ctx: SyncContext,
@@ -198,12 +201,32 @@ export async function settleStatementFiles(
   if (files.length === 0) return;
   try {
     await batch.group.settle();
+  } catch (error) {
+    for (const f of files) recordFailure(ctx, consentId, f.unit, error);
+    return;
+  }
+  try {
     await ctx.store.recordStatementFiles(files.map((f) => f.input));
     ctx.counters.filesWritten += files.length;
+    return;
   } catch (error) {
-    await batch.group.abort();
     if (isStoreLost(ctx, error)) throw error;
-    for (const f of files) recordFailure(ctx, consentId, f.unit, error);
+    // A batch of one: that file's own failure.
+    const [only, ...others] = files;
+    if (only && others.length === 0) {
+      recordFailure(ctx, consentId, only.unit, error);
+      return;
+    }
+  }
+  // One file failed the batch's transaction (which recorded none): each on its own.
+  for (const f of files) {
+    try {
+      await ctx.store.recordStatementFiles([f.input]);
+      ctx.counters.filesWritten += 1;
+    } catch (error) {
+      if (isStoreLost(ctx, error)) throw error;
+      recordFailure(ctx, consentId, f.unit, error);
+    }
   }
 }
 

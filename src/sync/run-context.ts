@@ -98,6 +98,14 @@ export interface SyncContext {
    * `bank` and account id: the closing continuity check covers these (src/sync/run.ts).
    */
   syncedAccounts: Map<string, AccountKey>;
+  /**
+   * The statement files this run fetches, by `bank account statement`: whether the fetch got the
+   * file (false when it failed, whatever the failure). Consents that share an account run in
+   * different lanes, and each lists the files still missing before the other has fetched them
+   * (src/sync/consent.ts): a file is fetched once, and again by another consent only if that
+   * fetch did not get it.
+   */
+  statementFileClaims: Map<string, Promise<boolean>>;
 }
 
 /**

@@ -257,6 +257,7 @@ async function syncRun(options: SyncOptions): Promise<SyncSummary> {
     stopping: () => stopAsked() || fatal !== null,
     onProgress: report,
     syncedAccounts: new Map(),
+    statementFileClaims: new Map(),
   };
   logger.info('sync started', { run_id: runId, consents: consentIds.length });
 

@@ -76,8 +76,13 @@ describe('bankdata pacing', () => {
     const one = await runCliInProcess(['pacing', 'reset', '--api', `${BANK}/`], { env });
     expect([one.code, one.stdout]).toEqual([0, `forgot the pacing of ${BANK}/ (1 client)\n`]);
     expect(await rows()).toEqual([OTHER]);
+    // Written in another form of the same URL (scheme and host in capitals, the default port,
+    // slashes doubled), the API is the one stored.
+    const other = await runCliInProcess(['pacing', 'reset', '--api', 'HTTP://127.0.0.1:4010//'], { env });
+    expect([other.code, other.stdout]).toEqual([0, 'forgot the pacing of HTTP://127.0.0.1:4010// (1 client)\n']);
+    expect(await rows()).toEqual([]);
     const all = await runCliInProcess(['pacing', 'reset'], { env });
-    expect([all.code, all.stdout]).toEqual([0, 'forgot the pacing (1 client)\n']);
+    expect([all.code, all.stdout]).toEqual([0, 'no pacing stored: nothing to reset\n']);
     expect(await rows()).toEqual([]);
     const shown = await runCliInProcess(['pacing'], { env });
     expect(shown.stdout).toBe("no pacing stored: the next run learns the bank's rate from its refusals\n");

@@ -61,6 +61,33 @@ export const pacingSuite = storeSuite('the stored pacing', (d) => {
     expect(await store.pacing.list()).toEqual([]);
   });
 
+  it('resets an API given in another form of the same key: trailing slashes, case of scheme and host, default port', async () => {
+    const store = await d.open();
+    const forms = [
+      `${BANK_API}/`,
+      'HTTPS://API.Bank.Example.NZ:443/open-banking//',
+      'https://api.bank.example.nz/v1/../open-banking?x=1#f',
+      `${OTHER_API}/`,
+    ];
+    for (const form of forms) {
+      await store.pacing.save({ api: BANK_API, clientId: 'a', rate: 10, ceiling: 11 });
+      await store.pacing.save({ api: OTHER_API, clientId: 'a', rate: 50, ceiling: 52 });
+      expect(await store.pacing.reset({ api: form }), form).toBe(1);
+      const left = form.includes('4010') ? BANK_API : OTHER_API;
+      expect(
+        (await store.pacing.list()).map((p) => p.api),
+        form,
+      ).toEqual([left]);
+      await store.pacing.reset();
+    }
+    // Another path, or no URL at all, names no stored API.
+    await store.pacing.save({ api: BANK_API, clientId: 'a', rate: 10, ceiling: 11 });
+    expect(await store.pacing.reset({ api: 'https://api.bank.example.nz/open-banking/v2' })).toBe(0);
+    expect(await store.pacing.reset({ api: 'https://api.bank.example.nz' })).toBe(0);
+    expect(await store.pacing.reset({ api: 'api.bank.example.nz/open-banking' })).toBe(0);
+    expect((await store.pacing.list()).map((p) => p.api)).toEqual([BANK_API]);
+  });
+
   it('refuses a rate or ceiling that is not a positive finite number, storing nothing', async () => {
     const store = await d.open();
     const key = { api: BANK_API, clientId: 'a' };

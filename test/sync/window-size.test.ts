@@ -16,6 +16,20 @@ const base = {
   maxDays: 366,
 };
 
+/**
+ * A chosen window whose expected rows pass TARGET_FILL of the limit, as [limit, rate, days, rows,
+ * remainingDays, minDays], or null. The two windows allowed past it: the whole rest in one window
+ * when it fits under 95% of the limit itself, and a window of minDays (none is smaller).
+ */
+function pastFill(input: Parameters<typeof chooseWindowDays>[0], days: number): number[] | null {
+  const limit = Math.max((input.minRefusedRows ?? 1) - 1, input.maxAcceptedRows ?? 0, 1);
+  const rate = input.rowsPerDay ?? 0;
+  if (days * rate <= limit * TARGET_FILL) return null;
+  const wholeRest = days === input.remainingDays && rate * input.remainingDays <= limit * 0.95;
+  if (wholeRest || days === input.minDays) return null;
+  return [limit, rate, days, days * rate, input.remainingDays, input.minDays];
+}
+
 describe('chooseWindowDays', () => {
   it('asks for the largest window while no limit or no rate is known (BDT263 will teach it)', () => {
     expect(chooseWindowDays(base)).toBe(366);
@@ -79,8 +93,48 @@ describe('chooseWindowDays', () => {
         const chosen = chooseWindowDays(input);
         if (total(chosen) > total(filled) * 1.01)
           worse.push([limit, rate, chosen, filled, total(chosen), total(filled)]);
+        const past = pastFill(input, chosen);
+        if (past) worse.push(past);
       }
     expect(worse).toEqual([]);
+  });
+
+  it('never aims a window past TARGET_FILL of the limit: days × rate ≤ limit × TARGET_FILL in every case of a sweep', () => {
+    const past: number[][] = [];
+    let cases = 0;
+    let whole = 0;
+    for (const limit of [10, 100, 120, 150, 250, 400, 1000, 5000])
+      for (const maxAccepted of [null, 2 * limit])
+        for (let rate = 0.05; rate <= 300; rate *= 1.37)
+          for (const remainingDays of [1, 5, 30, 90, 200, 400, 1000])
+            for (const [minDays, maxDays] of [
+              [1, 366],
+              [1, 31],
+              [3, 366],
+            ] as const)
+              for (const pageSize of [25, 50, 100]) {
+                const input = {
+                  rowsPerDay: rate,
+                  maxAcceptedRows: maxAccepted,
+                  minRefusedRows: limit + 1,
+                  remainingDays,
+                  minDays,
+                  maxDays,
+                  pageSize,
+                };
+                const days = chooseWindowDays(input);
+                cases += 1;
+                expect(days).toBeGreaterThanOrEqual(minDays);
+                expect(days).toBeLessThanOrEqual(maxDays);
+                if (days === remainingDays) whole += 1;
+                const over = pastFill(input, days);
+                if (over) past.push(over);
+              }
+    expect(past).toEqual([]);
+    // The sweep reaches both sides: windows filled to the limit and the whole rest in one.
+    expect(cases).toBeGreaterThan(10_000);
+    expect(whole).toBeGreaterThan(0);
+    expect(whole).toBeLessThan(cases);
   });
 
   it('expects the pages a count about its rows fills, and a refusal when it may pass the limit', () => {

@@ -32,29 +32,45 @@ function backupError(from: string, to: string, error: unknown): unknown {
 
 const DAMAGED_HINT = 'restore an earlier backup; `sqlite3 DB .recover` may save what is readable';
 
-/** The copy's own check: `PRAGMA quick_check` says "ok", else its first complaint. */
+/**
+ * What `PRAGMA quick_check(N)` answered, as its problems: none when its only answer is "ok". Each
+ * row holds one complaint, the first of a database after a banner (`*** in database main ***`)
+ * in the same row or the row before; banners and empty lines are dropped, never the complaint
+ * with them. An answer that is neither "ok" nor a complaint (no row, only banners, a row without
+ * its `quick_check` column) is a problem too: the copy is not called sound on an answer that does
+ * not say so.
+ */
+export function quickCheckProblems(rows: readonly unknown[]): string[] {
+  const lines = rows
+    .flatMap((row) => {
+      const value = (row as { quick_check?: unknown } | null)?.quick_check;
+      return typeof value === 'string'
+        ? value.split('\n')
+        : [`unexpected answer ${JSON.stringify(row) ?? String(row)}`];
+    })
+    .map((line) => line.trim())
+    .filter((line) => line !== '' && !/^\*\*\* in database .*\*\*\*$/.test(line));
+  const problems = lines.filter((line) => line !== 'ok');
+  if (problems.length > 0) return problems;
+  if (lines.length === 1) return [];
+  return [lines.length === 0 ? 'no answer' : `"ok" ${lines.length} times where one answer is expected`];
+}
+
+/** The copy's own check: `PRAGMA quick_check` says "ok", else the copy is refused with its first complaint. */
 function checkCopy(from: string, temp: string): void {
-  let complaints: string[];
+  let problems: string[];
   // Opened for writing: the copy is ours, and closing it removes the -wal/-shm SQLite makes.
   const copy = new Database(temp, { fileMustExist: true });
   try {
-    complaints = (copy.pragma('quick_check(3)') as { quick_check: string }[])
-      // A complaint may come as "*** in database main ***\n<complaint>" in one row: the banner is
-      // dropped, never the complaint with it.
-      .map((row) => String(row.quick_check).replace(/^\*\*\* in database [^\n]*\*\*\*\n?/, ''))
-      .filter((line) => line !== '');
+    problems = quickCheckProblems(copy.pragma('quick_check(3)') as unknown[]);
   } catch (error) {
     throw backupError(from, temp, error);
   } finally {
     copy.close();
   }
-  const [first = 'ok'] = complaints;
-  if (first !== 'ok')
-    throw new DatabaseError(
-      from,
-      `is damaged (quick_check: ${first.split('\n')[0]}); no backup was written`,
-      DAMAGED_HINT,
-    );
+  const [first] = problems;
+  if (first !== undefined)
+    throw new DatabaseError(from, `is damaged (quick_check: ${first}); no backup was written`, DAMAGED_HINT);
 }
 
 /** Copies the database at `source` to `target` (a new file, 0600); resolves to the target's path. */
