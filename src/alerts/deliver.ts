@@ -10,6 +10,7 @@ import { spawn } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
 import { redact } from '@bankdata/core/secrets';
 import type { Clock } from '@bankdata/core/clock';
+import { backoffDelayMs, type Backoff } from '../backoff';
 import type { AlertOutboxRow, Store } from '../store';
 import { SIGNATURE_HEADER, signatureHeader } from './signature';
 import { version } from '../../package.json';
@@ -47,14 +48,9 @@ export interface DeliverOptions {
   random?: () => number;
 }
 
-/** The delay before attempt `attempts + 1`: base × 2^(attempts−1), at most max, jittered to half to all of it. */
-export function backoffMs(
-  attempts: number,
-  settings: Pick<DeliverySettings, 'retryBaseMs' | 'retryMaxMs'>,
-  random: number,
-): number {
-  const full = Math.min(settings.retryMaxMs, settings.retryBaseMs * 2 ** Math.max(0, attempts - 1));
-  return Math.round(full / 2 + (random * full) / 2);
+/** The outbox's backoff (`alerts.retryBaseMs`, `alerts.retryMaxMs`) in src/backoff.ts's terms. */
+export function backoffOf(settings: Pick<DeliverySettings, 'retryBaseMs' | 'retryMaxMs'>): Backoff {
+  return { baseDelayMs: settings.retryBaseMs, maxDelayMs: settings.retryMaxMs };
 }
 
 interface Attempt {
@@ -98,8 +94,12 @@ export async function deliverOutbox(
           : await runCommand(settings.command, row, Math.min(settings.commandTimeoutMs, remaining));
       const ended = clock();
       const givenUp = !attempt.delivered && row.attempts >= settings.maxAttempts;
+      // The next attempt after retryBaseMs × 2^(attempts−1), at most retryMaxMs, jittered to half
+      // to all of it: the program's one backoff (src/backoff.ts), with half jitter.
       const nextAttemptAt =
-        attempt.delivered || givenUp ? null : new Date(ended.getTime() + backoffMs(row.attempts, settings, random()));
+        attempt.delivered || givenUp
+          ? null
+          : new Date(ended.getTime() + backoffDelayMs(backoffOf(settings), row.attempts, random, 'half'));
       const error = attempt.error === null ? null : redact(attempt.error);
       await store.alerts.recordAttempt(row.id, { ...attempt, error, nextAttemptAt, now: ended });
       outcomes.push({

@@ -9,7 +9,8 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { deliverOutbox, backoffMs } from '../../src/alerts/deliver';
+import { backoffOf, deliverOutbox } from '../../src/alerts/deliver';
+import { backoffDelayMs } from '../../src/backoff';
 import { deliverySettings, evaluateAlerts, raiseAlerts } from '../../src/alerts/raise';
 import { loadConfig, type Config } from '../../src/config';
 import { openStore, type SqliteStore } from '../../src/store';
@@ -122,9 +123,10 @@ describe('the webhook', () => {
   });
 
   it('doubles the backoff per attempt up to its ceiling, jittered, and gives up after maxAttempts', async () => {
-    const settings = { retryBaseMs: 1000, retryMaxMs: 5000 };
-    expect([1, 2, 3, 4, 5].map((n) => backoffMs(n, settings, 1))).toEqual([1000, 2000, 4000, 5000, 5000]);
-    expect(backoffMs(2, settings, 0)).toBe(1000);
+    const backoff = backoffOf({ retryBaseMs: 1000, retryMaxMs: 5000 });
+    const top = () => 0.99999;
+    expect([1, 2, 3, 4, 5].map((n) => backoffDelayMs(backoff, n, top, 'half'))).toEqual([999, 1999, 3999, 4999, 4999]);
+    expect(backoffDelayMs(backoff, 2, () => 0, 'half')).toBe(1000);
     const hook = await receiver([503]);
     const { config } = setup({ webhook: { url: hook.url }, maxAttempts: 2, retryBaseMs: 0 });
     const store = await storeIn(config);
