@@ -209,6 +209,53 @@ describe('the command hook', () => {
     expect((await store.alerts.list())[0]?.payloadJson).toBe(readFileSync(out, 'utf8').trimEnd());
   });
 
+  it("runs the hook without the environment's secrets: any *SECRET*, *PASSWORD*, *PASSWD*, *TOKEN*, *API_KEY*, *CREDENTIAL* variable, or a value holding a URL's password", async () => {
+    const { dir } = setup({});
+    const out = join(dir, 'hook-env.json');
+    const script = join(dir, 'env.cjs');
+    writeFileSync(
+      script,
+      `process.stdin.resume();process.stdin.on('end',()=>{require('fs').writeFileSync(process.argv[2],JSON.stringify(process.env))});`,
+    );
+    const hooked = loadConfig({
+      cwd: dir,
+      env: { BANKDATA_DATA_DIR: join(dir, 'data') },
+      flags: { alerts: { command: [process.execPath, script, out] } },
+      userConfigFile: null,
+    });
+    const store = await storeIn(hooked);
+    await finishedRun(store, 'failed', '2026-11-01T13:59:00Z');
+    const secrets: Record<string, string> = {
+      PGPASSWORD: 'pg-password-value-1',
+      MYSQL_PWD_PASSWD: 'passwd-value-2',
+      GITHUB_TOKEN: 'ghp-token-value-3',
+      AWS_SECRET_ACCESS_KEY: 'aws-secret-value-4',
+      OPENAI_API_KEY: 'api-key-value-5',
+      GOOGLE_APPLICATION_CREDENTIALS: '/home/op/credentials-value-6.json',
+      Hook_Secret_lowercase: 'mixed-case-value-7',
+      DATABASE_URL: 'postgres://app:url-password-value-8@db.internal:5432/app',
+      REPORT_DSN: 'postgres://db.internal/app?sslmode=require&password=query-password-value-9',
+    };
+    const kept = {
+      BANKDATA_HOOK_SEES: 'yes',
+      PGHOST: 'db.internal',
+      REPLICA_URL: 'postgres://app@db/app',
+    };
+    const saved = { ...process.env };
+    Object.assign(process.env, secrets, kept);
+    const { attempts } = await raiseAlerts(hooked, store).finally(() => {
+      for (const name of [...Object.keys(secrets), ...Object.keys(kept)])
+        if (saved[name] === undefined) delete process.env[name];
+        else process.env[name] = saved[name];
+    });
+    expect(attempts.map((a) => [a.destination, a.delivered])).toEqual([['command', true]]);
+    const text = readFileSync(out, 'utf8');
+    const env = JSON.parse(text) as Record<string, string>;
+    expect(Object.keys(secrets).filter((name) => name in env)).toEqual([]);
+    for (const value of Object.values(secrets)) expect(text).not.toContain(value);
+    expect(env).toMatchObject({ ...kept, BANKDATA_ALERT_EVENT_TYPE: 'run.failed' });
+  });
+
   it('records a failing exit code and what the hook said, and retries it later', async () => {
     const { dir } = setup({});
     const script = join(dir, 'fail.cjs');
