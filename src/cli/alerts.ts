@@ -9,7 +9,7 @@ import { Option } from 'commander';
 import { deliverOutbox, type DeliveryOutcome } from '../alerts/deliver';
 import { testEvent } from '../alerts/events';
 import { deliverySettings, destinationsOf, raiseAlerts } from '../alerts/raise';
-import type { Config } from '../config';
+import { alertsWebhookSecret, type Config } from '../config';
 import type { Logger } from '../log';
 import { ALERT_DELIVERY_STATES, type AlertDeliveryState, type AlertOutboxRow, type Store } from '../store';
 import { terminalSafe } from '@bankdata/core/terminal-text';
@@ -54,7 +54,9 @@ export function registerAlertsCommand(program: Command): void {
     .action(list);
   alerts
     .command('test')
-    .description('queue a sample event for each configured destination and deliver it now; exit 1 if one failed')
+    .description(
+      'queue a sample event for each configured destination and deliver it now; exit 1 if one failed, 2 if not set up',
+    )
     .option('--json', 'print each attempt as JSON')
     .action(async (flags: { json?: boolean }, command: Command) => {
       const ctx = createCliContext(globalsOf(command));
@@ -64,6 +66,13 @@ export function registerAlertsCommand(program: Command): void {
           throw new UsageError(
             'no alert destination is configured: nothing to send',
             'set alerts.webhook.url or alerts.command in config/local.json (docs/alerts.md)',
+          );
+        // The webhook is never sent unsigned: a missing key is the set-up not finished (exit 2),
+        // said before anything is queued, not a delivery that failed (exit 1).
+        if (destinations.includes('webhook') && alertsWebhookSecret(ctx.config) === null)
+          throw new UsageError(
+            'alerts.webhook.url is set but BANKDATA_ALERTS_WEBHOOK_SECRET is not: the webhook is never sent unsigned',
+            'set BANKDATA_ALERTS_WEBHOOK_SECRET, or BANKDATA_ALERTS_WEBHOOK_SECRET_FILE naming a 0600 file (docs/alerts.md "Set-up")',
           );
         const store = await ctx.store();
         const event = testEvent(store.now());

@@ -118,4 +118,18 @@ describe('alerts from bankdata sync', () => {
     expect(refused.code).toBe(1);
     expect(refused.stdout).toMatch(/webhook: not delivered \(HTTP 500\); pending/);
   });
+
+  it("`alerts test` without the webhook's signing key is a set-up error: exit 2, one error line and its hint, nothing queued or sent", async () => {
+    const before = { received: hook.received.length, outbox: (await outbox()).length };
+    const { BANKDATA_ALERTS_WEBHOOK_SECRET: _secret, ...unsigned } = env;
+    const r = await runCli(['alerts', 'test'], { cwd: dir, env: unsigned });
+    expect(r.code, r.stderr).toBe(2);
+    const lines = r.stderr.trimEnd().split('\n');
+    expect(lines).toHaveLength(2);
+    expect(lines[0]).toMatch(/^bankdata: alerts\.webhook\.url is set but BANKDATA_ALERTS_WEBHOOK_SECRET is not/);
+    expect(lines[1]).toMatch(/^hint: set BANKDATA_ALERTS_WEBHOOK_SECRET, or BANKDATA_ALERTS_WEBHOOK_SECRET_FILE/);
+    expect(r.stdout).toBe('');
+    expect(hook.received).toHaveLength(before.received);
+    expect(await outbox()).toHaveLength(before.outbox);
+  });
 });
