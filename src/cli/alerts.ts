@@ -11,9 +11,16 @@ import { testEvent } from '../alerts/events';
 import { deliverySettings, destinationsOf, raiseAlerts } from '../alerts/raise';
 import { alertsWebhookSecret, type Config } from '../config';
 import type { Logger } from '../log';
-import { ALERT_DELIVERY_STATES, type AlertDeliveryState, type AlertOutboxRow, type Store } from '../store';
+import { existsSync } from 'node:fs';
+import {
+  ALERT_DELIVERY_STATES,
+  isPostgresUrl,
+  type AlertDeliveryState,
+  type AlertOutboxRow,
+  type Store,
+} from '../store';
 import { terminalSafe } from '@bankdata/core/terminal-text';
-import { createCliContext, globalsOf } from './command-context';
+import { createCliContext, globalsOf, loggerOf, type CliContext } from './command-context';
 import { ExitCode, UsageError } from './exit-codes';
 import { commandNamed } from './command-needs';
 import { withExamples } from './command-help';
@@ -112,23 +119,27 @@ export function registerAlertsCommand(program: Command): void {
 }
 
 /**
- * After a command that can change alertable state (declared with `raisesAlerts`): judge, queue,
- * deliver. Never changes the command's exit code: a failure is a warning on stderr, and what was
- * not delivered stays in the outbox.
+ * After a command that can change alertable state (declared with `raisesAlerts`), whether its
+ * action ended well or threw (src/cli/main.ts): judge, queue, deliver. Never throws and never
+ * changes the command's exit code: a failure is a warning on stderr, and what was not delivered
+ * stays in the outbox. Never creates the database: a SQLite file that is not there has nothing to
+ * judge (a command that failed before making it).
  */
 export async function alertsAfterCommand(command: Command): Promise<void> {
-  const ctx = createCliContext(globalsOf(command));
+  let ctx: CliContext | null = null;
   try {
+    ctx = createCliContext(globalsOf(command));
     if (destinationsOf(ctx.config).length === 0) return;
+    if (!isPostgresUrl(ctx.config.db) && !existsSync(ctx.config.db)) return;
     const { store, writable } = await ctx.storeIfWritable();
     if (!writable) return;
     await raiseAndReport(ctx.config, store, ctx.logger);
   } catch (error) {
-    ctx.logger.warn('alerts not judged or delivered', {
+    (ctx?.logger ?? loggerOf(command)).warn('alerts not judged or delivered', {
       error: error instanceof Error ? error.message : String(error),
     });
   } finally {
-    await ctx.close();
+    await ctx?.close().catch(() => undefined);
   }
 }
 
