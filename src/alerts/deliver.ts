@@ -10,6 +10,7 @@ import { spawn } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
 import { redact } from '@bankdata/core/secrets';
 import type { Clock } from '@bankdata/core/clock';
+import { backoffDelayMs, type Backoff } from '../backoff';
 import type { AlertOutboxRow, Store } from '../store';
 import { SIGNATURE_HEADER, signatureHeader } from './signature';
 import { version } from '../../package.json';
@@ -47,14 +48,9 @@ export interface DeliverOptions {
   random?: () => number;
 }
 
-/** The delay before attempt `attempts + 1`: base × 2^(attempts−1), at most max, jittered to half to all of it. */
-export function backoffMs(
-  attempts: number,
-  settings: Pick<DeliverySettings, 'retryBaseMs' | 'retryMaxMs'>,
-  random: number,
-): number {
-  const full = Math.min(settings.retryMaxMs, settings.retryBaseMs * 2 ** Math.max(0, attempts - 1));
-  return Math.round(full / 2 + (random * full) / 2);
+/** The outbox's backoff (`alerts.retryBaseMs`, `alerts.retryMaxMs`) in src/backoff.ts's terms. */
+export function backoffOf(settings: Pick<DeliverySettings, 'retryBaseMs' | 'retryMaxMs'>): Backoff {
+  return { baseDelayMs: settings.retryBaseMs, maxDelayMs: settings.retryMaxMs };
 }
 
 interface Attempt {
@@ -98,8 +94,12 @@ export async function deliverOutbox(
           : await runCommand(settings.command, row, Math.min(settings.commandTimeoutMs, remaining));
       const ended = clock();
       const givenUp = !attempt.delivered && row.attempts >= settings.maxAttempts;
+      // The next attempt after retryBaseMs × 2^(attempts−1), at most retryMaxMs, jittered to half
+      // to all of it: the program's one backoff (src/backoff.ts), with half jitter.
       const nextAttemptAt =
-        attempt.delivered || givenUp ? null : new Date(ended.getTime() + backoffMs(row.attempts, settings, random()));
+        attempt.delivered || givenUp
+          ? null
+          : new Date(ended.getTime() + backoffDelayMs(backoffOf(settings), row.attempts, random, 'half'));
       const error = attempt.error === null ? null : redact(attempt.error);
       await store.alerts.recordAttempt(row.id, { ...attempt, error, nextAttemptAt, now: ended });
       outcomes.push({
@@ -174,20 +174,29 @@ async function webhookSender(settings: DeliverySettings): Promise<{
 }
 
 /**
- * Environment variables the hook does not inherit: the program's secrets stay in this process
- * (any `BANKDATA_*SECRET*` or `*PASSWORD*` variable, and any value holding a registered secret or
- * a URL's password, such as a postgres:// BANKDATA_DB).
+ * Environment variables the hook does not inherit (docs/alerts.md "Delivery"): the secrets of
+ * this process and of whatever started it stay here. Dropped: every variable whose name says it
+ * holds a secret (`*SECRET*`, `*PASSWORD*`, `*PASSWD*`, `*TOKEN*`, `*API_KEY*`, `*CREDENTIAL*`,
+ * any case: BANKDATA_CLIENT_SECRET, PGPASSWORD, GITHUB_TOKEN, AWS_SECRET_ACCESS_KEY…), and every
+ * variable whose value `redact` would change: a registered secret, or a URL's password in its
+ * user info or its `password=` / `sslpassword=` query (a postgres:// BANKDATA_DB or DATABASE_URL).
  */
-const SECRET_ENV = /^BANKDATA_.*(SECRET|PASSWORD)/i;
-const inheritable = ([name, value]: [string, string | undefined]) =>
-  value !== undefined && !SECRET_ENV.test(name) && redact(value) === value;
+const SECRET_ENV_NAME = /SECRET|PASSWORD|PASSWD|TOKEN|API_KEY|CREDENTIAL/i;
+
+/** The environment the hook runs with: `env` without the secrets above. */
+function hookEnvironment(env: NodeJS.ProcessEnv): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(env))
+    if (value !== undefined && !SECRET_ENV_NAME.test(name) && redact(value) === value) out[name] = value;
+  return out;
+}
 
 /** The command hook: the event's JSON on stdin, no shell, killed at the timeout; its exit code kept. */
 function runCommand(command: readonly string[] | null, row: AlertOutboxRow, timeoutMs: number): Promise<Attempt> {
   const [program, ...args] = command ?? [];
   if (program === undefined)
     return Promise.resolve({ delivered: false, status: null, error: 'alerts.command is not set' });
-  const env = Object.fromEntries(Object.entries(process.env).filter(inheritable));
+  const env = hookEnvironment(process.env);
   return new Promise<Attempt>((resolve) => {
     let settled = false;
     let stderr = '';

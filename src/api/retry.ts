@@ -6,6 +6,7 @@
 import { DateTime } from 'luxon';
 import { ApiError, UnavailableError, type ApiErrorKind } from './api-errors';
 import { nowMs, type Clock } from '@bankdata/core/clock';
+import { backoffDelayMs } from '../backoff';
 
 export interface RetryRule {
   kind: ApiErrorKind;
@@ -55,12 +56,6 @@ export function parseRetryAfterMs(value: string | null | undefined, referenceMs:
   return Math.max(0, date.toMillis() - referenceMs);
 }
 
-/** Full jitter: a uniform draw in [0, min(cap, base * 2^(attempt-1))). */
-export function backoffDelayMs(policy: RetryPolicy, attempt: number, random: () => number): number {
-  const ceiling = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** Math.max(0, attempt - 1));
-  return Math.floor(random() * ceiling);
-}
-
 export interface RetryClock {
   now: Clock;
   random: () => number;
@@ -75,7 +70,8 @@ export function retryDelayMs(policy: RetryPolicy, attempt: number, error: unknow
     const fromServer = parseRetryAfterMs(retryAfter, reference);
     if (fromServer !== null) return Math.min(policy.maxDelayMs, fromServer);
   }
-  return backoffDelayMs(policy, attempt, clock.random);
+  // Full jitter: a uniform draw in [0, min(cap, base * 2^(attempt-1))) (src/backoff.ts).
+  return backoffDelayMs(policy, attempt, clock.random, 'full');
 }
 
 /** `Retry-After` and `Date` of an answer: an UnavailableError's, or any error that carries a `retryAfter` (BP603). */

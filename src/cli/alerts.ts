@@ -9,11 +9,18 @@ import { Option } from 'commander';
 import { deliverOutbox, type DeliveryOutcome } from '../alerts/deliver';
 import { testEvent } from '../alerts/events';
 import { deliverySettings, destinationsOf, raiseAlerts } from '../alerts/raise';
-import type { Config } from '../config';
+import { alertsWebhookSecret, type Config } from '../config';
 import type { Logger } from '../log';
-import { ALERT_DELIVERY_STATES, type AlertDeliveryState, type AlertOutboxRow, type Store } from '../store';
+import { existsSync } from 'node:fs';
+import {
+  ALERT_DELIVERY_STATES,
+  isPostgresUrl,
+  type AlertDeliveryState,
+  type AlertOutboxRow,
+  type Store,
+} from '../store';
 import { terminalSafe } from '@bankdata/core/terminal-text';
-import { createCliContext, globalsOf } from './command-context';
+import { createCliContext, globalsOf, loggerOf, type CliContext } from './command-context';
 import { ExitCode, UsageError } from './exit-codes';
 import { commandNamed } from './command-needs';
 import { withExamples } from './command-help';
@@ -54,7 +61,9 @@ export function registerAlertsCommand(program: Command): void {
     .action(list);
   alerts
     .command('test')
-    .description('queue a sample event for each configured destination and deliver it now; exit 1 if one failed')
+    .description(
+      'queue a sample event for each configured destination and deliver it now; exit 1 if one failed, 2 if not set up',
+    )
     .option('--json', 'print each attempt as JSON')
     .action(async (flags: { json?: boolean }, command: Command) => {
       const ctx = createCliContext(globalsOf(command));
@@ -64,6 +73,13 @@ export function registerAlertsCommand(program: Command): void {
           throw new UsageError(
             'no alert destination is configured: nothing to send',
             'set alerts.webhook.url or alerts.command in config/local.json (docs/alerts.md)',
+          );
+        // The webhook is never sent unsigned: a missing key is the set-up not finished (exit 2),
+        // said before anything is queued, not a delivery that failed (exit 1).
+        if (destinations.includes('webhook') && alertsWebhookSecret(ctx.config) === null)
+          throw new UsageError(
+            'alerts.webhook.url is set but BANKDATA_ALERTS_WEBHOOK_SECRET is not: the webhook is never sent unsigned',
+            'set BANKDATA_ALERTS_WEBHOOK_SECRET, or BANKDATA_ALERTS_WEBHOOK_SECRET_FILE naming a 0600 file (docs/alerts.md "Set-up")',
           );
         const store = await ctx.store();
         const event = testEvent(store.now());
@@ -103,23 +119,27 @@ export function registerAlertsCommand(program: Command): void {
 }
 
 /**
- * After a command that can change alertable state (declared with `raisesAlerts`): judge, queue,
- * deliver. Never changes the command's exit code: a failure is a warning on stderr, and what was
- * not delivered stays in the outbox.
+ * After a command that can change alertable state (declared with `raisesAlerts`), whether its
+ * action ended well or threw (src/cli/main.ts): judge, queue, deliver. Never throws and never
+ * changes the command's exit code: a failure is a warning on stderr, and what was not delivered
+ * stays in the outbox. Never creates the database: a SQLite file that is not there has nothing to
+ * judge (a command that failed before making it).
  */
 export async function alertsAfterCommand(command: Command): Promise<void> {
-  const ctx = createCliContext(globalsOf(command));
+  let ctx: CliContext | null = null;
   try {
+    ctx = createCliContext(globalsOf(command));
     if (destinationsOf(ctx.config).length === 0) return;
+    if (!isPostgresUrl(ctx.config.db) && !existsSync(ctx.config.db)) return;
     const { store, writable } = await ctx.storeIfWritable();
     if (!writable) return;
     await raiseAndReport(ctx.config, store, ctx.logger);
   } catch (error) {
-    ctx.logger.warn('alerts not judged or delivered', {
+    (ctx?.logger ?? loggerOf(command)).warn('alerts not judged or delivered', {
       error: error instanceof Error ? error.message : String(error),
     });
   } finally {
-    await ctx.close();
+    await ctx?.close().catch(() => undefined);
   }
 }
 

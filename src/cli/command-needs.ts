@@ -78,17 +78,23 @@ export function stdoutKindOf(command: Command): StdoutKind {
 
 /**
  * Commands that can change what alerts judge (runs, consents' statuses, continuity findings,
- * payments' statuses; docs/alerts.md "When alerts are judged"): after the action, the root
- * program's postAction hook (src/cli/main.ts) judges the alerts and delivers the outbox.
- * test/cli/alerts-registry.test.ts holds the list of such commands to the registry.
+ * payments' statuses; docs/alerts.md "When alerts are judged"): after the action, whether it
+ * ended well or threw, the alerts are judged and the outbox delivered (src/cli/main.ts). Not when
+ * the command did not really run: `--offline` (no live read) and `--dry-run` (nothing written)
+ * change nothing alerts judge. test/cli/alerts-registry.test.ts walks every command of the
+ * registry and holds both to it.
  */
 const alertRaisers = new WeakSet<Command>();
+
+/** The options under which a command that raises alerts did not really run. */
+export const NOT_A_REAL_RUN = ['offline', 'dryRun'] as const;
 
 export function raisesAlerts(command: Command): Command {
   alertRaisers.add(command);
   return command;
 }
 
-export function raisesAlertsOf(command: Command): boolean {
-  return alertRaisers.has(command);
+/** Whether `command`, run with `options` (its parsed options unless given), raises alerts. */
+export function raisesAlertsOf(command: Command, options: Record<string, unknown> = command.opts()): boolean {
+  return alertRaisers.has(command) && !NOT_A_REAL_RUN.some((name) => options[name] === true);
 }

@@ -145,6 +145,13 @@ export const COMMANDS: readonly CommandEntry[] = [
 /** The first parse's stand-ins (buildProgram): the real command they load passes the preflight. */
 const stubs = new WeakSet<Command>();
 
+/**
+ * The command whose action started (past the preflight) and has not ended well: its postAction
+ * hook clears it. When the action throws, commander runs no postAction hook, and main()'s catch
+ * judges the alerts for it instead (a failed sync must still deliver `run.failed`).
+ */
+let actionInFlight: Command | null = null;
+
 /** The root program with the global options and no command yet. */
 function rootProgram(): Command {
   const program = new Command('bankdata')
@@ -162,12 +169,16 @@ function rootProgram(): Command {
       if (stubs.has(action)) return;
       checkDeferredMandatory(action);
       (await import('./preflight')).preflight(action);
+      actionInFlight = action;
     })
-    // After a command that can change alertable state (declared with `raisesAlerts`): the alerts
-    // judged and the outbox delivered (docs/alerts.md). The one place besides each scheduled job.
+    // After a command that can change alertable state (declared with `raisesAlerts`, not run with
+    // --offline or --dry-run): the alerts judged and the outbox delivered (docs/alerts.md "When
+    // alerts are judged"). Here when the action ended well; main()'s catch when it threw; and
+    // after each scheduled job.
     .hook('postAction', async (_root, action) => {
-      if (stubs.has(action) || !(await import('./command-needs')).raisesAlertsOf(action)) return;
-      await (await import('./alerts')).alertsAfterCommand(action);
+      if (stubs.has(action)) return;
+      actionInFlight = null;
+      await alertsAfter(action);
     });
   addGlobalOptions(program);
   return program;
@@ -259,16 +270,34 @@ export async function buildFullProgram(): Promise<Command> {
   return program;
 }
 
+/** Judges the alerts after `action` if it raises them (src/cli/command-needs.ts); never throws. */
+async function alertsAfter(action: Command): Promise<void> {
+  if (!(await import('./command-needs')).raisesAlertsOf(action)) return;
+  await (await import('./alerts')).alertsAfterCommand(action);
+}
+
 export async function main(argv: string[]): Promise<number> {
+  actionInFlight = null;
   try {
     await buildProgram(argv).parseAsync(argv);
     return typeof process.exitCode === 'number' ? process.exitCode : 0;
   } catch (error) {
-    if (error instanceof CommanderError) {
-      // --help and --version end with code 0; anything else commander rejects is usage (2).
-      return error.exitCode === 0 ? 0 : 2;
-    }
-    const { handleCliError } = await import('./handle-error');
-    return handleCliError(error);
+    const failed = actionInFlight;
+    actionInFlight = null;
+    // --help and --version end with 0; anything else commander rejects is usage (2), its lines
+    // written already (outputError above).
+    const usage = error instanceof CommanderError ? (error.exitCode === 0 ? 0 : 2) : null;
+    if (failed === null && usage !== null) return usage;
+    // The action ran and threw: its alerts are judged as after one that ended well (a failed sync
+    // delivers `run.failed`). The error is classified and its lines made first, before the alerts
+    // open the database again, and written last: it stays the command's last word and its exit
+    // code whatever the alerts do (they never throw; a failure of theirs is a warning before it).
+    // Not when the database is what failed (exit 6): they could not open it either.
+    let lines = '';
+    const code = usage ?? (await import('./handle-error')).handleCliError(error, (s) => (lines += s));
+    const { ExitCode } = await import('./exit-codes');
+    if (failed !== null && code !== ExitCode.Database) await alertsAfter(failed).catch(() => undefined);
+    process.stderr.write(lines);
+    return code;
   }
 }

@@ -9,7 +9,8 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { deliverOutbox, backoffMs } from '../../src/alerts/deliver';
+import { backoffOf, deliverOutbox } from '../../src/alerts/deliver';
+import { backoffDelayMs } from '../../src/backoff';
 import { deliverySettings, evaluateAlerts, raiseAlerts } from '../../src/alerts/raise';
 import { loadConfig, type Config } from '../../src/config';
 import { openStore, type SqliteStore } from '../../src/store';
@@ -122,9 +123,10 @@ describe('the webhook', () => {
   });
 
   it('doubles the backoff per attempt up to its ceiling, jittered, and gives up after maxAttempts', async () => {
-    const settings = { retryBaseMs: 1000, retryMaxMs: 5000 };
-    expect([1, 2, 3, 4, 5].map((n) => backoffMs(n, settings, 1))).toEqual([1000, 2000, 4000, 5000, 5000]);
-    expect(backoffMs(2, settings, 0)).toBe(1000);
+    const backoff = backoffOf({ retryBaseMs: 1000, retryMaxMs: 5000 });
+    const top = () => 0.99999;
+    expect([1, 2, 3, 4, 5].map((n) => backoffDelayMs(backoff, n, top, 'half'))).toEqual([999, 1999, 3999, 4999, 4999]);
+    expect(backoffDelayMs(backoff, 2, () => 0, 'half')).toBe(1000);
     const hook = await receiver([503]);
     const { config } = setup({ webhook: { url: hook.url }, maxAttempts: 2, retryBaseMs: 0 });
     const store = await storeIn(config);
@@ -205,6 +207,53 @@ describe('the command hook', () => {
     const got = JSON.parse(readFileSync(out, 'utf8')) as { type: string; subject: string };
     expect([got.type, got.subject]).toEqual(['run.failed', 'run:sync']);
     expect((await store.alerts.list())[0]?.payloadJson).toBe(readFileSync(out, 'utf8').trimEnd());
+  });
+
+  it("runs the hook without the environment's secrets: any *SECRET*, *PASSWORD*, *PASSWD*, *TOKEN*, *API_KEY*, *CREDENTIAL* variable, or a value holding a URL's password", async () => {
+    const { dir } = setup({});
+    const out = join(dir, 'hook-env.json');
+    const script = join(dir, 'env.cjs');
+    writeFileSync(
+      script,
+      `process.stdin.resume();process.stdin.on('end',()=>{require('fs').writeFileSync(process.argv[2],JSON.stringify(process.env))});`,
+    );
+    const hooked = loadConfig({
+      cwd: dir,
+      env: { BANKDATA_DATA_DIR: join(dir, 'data') },
+      flags: { alerts: { command: [process.execPath, script, out] } },
+      userConfigFile: null,
+    });
+    const store = await storeIn(hooked);
+    await finishedRun(store, 'failed', '2026-11-01T13:59:00Z');
+    const secrets: Record<string, string> = {
+      PGPASSWORD: 'pg-password-value-1',
+      MYSQL_PWD_PASSWD: 'passwd-value-2',
+      GITHUB_TOKEN: 'ghp-token-value-3',
+      AWS_SECRET_ACCESS_KEY: 'aws-secret-value-4',
+      OPENAI_API_KEY: 'api-key-value-5',
+      GOOGLE_APPLICATION_CREDENTIALS: '/home/op/credentials-value-6.json',
+      Hook_Secret_lowercase: 'mixed-case-value-7',
+      DATABASE_URL: 'postgres://app:url-password-value-8@db.internal:5432/app',
+      REPORT_DSN: 'postgres://db.internal/app?sslmode=require&password=query-password-value-9',
+    };
+    const kept = {
+      BANKDATA_HOOK_SEES: 'yes',
+      PGHOST: 'db.internal',
+      REPLICA_URL: 'postgres://app@db/app',
+    };
+    const saved = { ...process.env };
+    Object.assign(process.env, secrets, kept);
+    const { attempts } = await raiseAlerts(hooked, store).finally(() => {
+      for (const name of [...Object.keys(secrets), ...Object.keys(kept)])
+        if (saved[name] === undefined) delete process.env[name];
+        else process.env[name] = saved[name];
+    });
+    expect(attempts.map((a) => [a.destination, a.delivered])).toEqual([['command', true]]);
+    const text = readFileSync(out, 'utf8');
+    const env = JSON.parse(text) as Record<string, string>;
+    expect(Object.keys(secrets).filter((name) => name in env)).toEqual([]);
+    for (const value of Object.values(secrets)) expect(text).not.toContain(value);
+    expect(env).toMatchObject({ ...kept, BANKDATA_ALERT_EVENT_TYPE: 'run.failed' });
   });
 
   it('records a failing exit code and what the hook said, and retries it later', async () => {

@@ -1,7 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createDataApiClient } from '../../src/api/client';
 import { ConfigurationError, IdempotencyError, UnavailableError } from '../../src/api/api-errors';
-import { DEFAULT_RETRY_POLICY, backoffDelayMs, parseRetryAfterMs, retryDelayMs, withRetry } from '../../src/api/retry';
+import { DEFAULT_RETRY_POLICY, parseRetryAfterMs, retryDelayMs, withRetry } from '../../src/api/retry';
+import { backoffDelayMs } from '../../src/backoff';
 import type { ConsentId } from '@bankdata/core/schemas';
 import { errorBody, json, startLocalServer, type LocalServer } from './local-server';
 

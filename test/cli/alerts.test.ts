@@ -5,7 +5,7 @@
  * in a row raise each alert once; a change of state (a consent revoked) raises one more; and
  * `bankdata alerts` / `alerts test` show and send.
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -23,6 +23,8 @@ let dir: string;
 let env: Record<string, string>;
 let authorised: string;
 let revoked: string;
+/** An authorised consent no other case changes (the first case revokes `authorised`). */
+let spare: string;
 
 beforeAll(async () => {
   emu = await startEmulator({ seed: 11 });
@@ -30,6 +32,7 @@ beforeAll(async () => {
   const withStatus = (status: string) => emu.consentIds.find((id) => emu.consent(id)?.status === status)!;
   authorised = withStatus('Authorised');
   revoked = withStatus('Revoked');
+  spare = emu.consentIds.filter((id) => emu.consent(id)?.status === 'Authorised' && id !== authorised)[0]!;
   dir = mkdtempSync(join(tmpdir(), 'bankdata-alerts-cli-'));
   const dataDir = join(dir, 'data');
   mkdirSync(join(dir, 'config'));
@@ -117,5 +120,90 @@ describe('alerts from bankdata sync', () => {
     const refused = await runCli(['alerts', 'test'], { cwd: dir, env });
     expect(refused.code).toBe(1);
     expect(refused.stdout).toMatch(/webhook: not delivered \(HTTP 500\); pending/);
+  });
+
+  it("`alerts test` without the webhook's signing key is a set-up error: exit 2, one error line and its hint, nothing queued or sent", async () => {
+    const before = { received: hook.received.length, outbox: (await outbox()).length };
+    const { BANKDATA_ALERTS_WEBHOOK_SECRET: _secret, ...unsigned } = env;
+    const r = await runCli(['alerts', 'test'], { cwd: dir, env: unsigned });
+    expect(r.code, r.stderr).toBe(2);
+    const lines = r.stderr.trimEnd().split('\n');
+    expect(lines).toHaveLength(2);
+    expect(lines[0]).toMatch(/^bankdata: alerts\.webhook\.url is set but BANKDATA_ALERTS_WEBHOOK_SECRET is not/);
+    expect(lines[1]).toMatch(/^hint: set BANKDATA_ALERTS_WEBHOOK_SECRET, or BANKDATA_ALERTS_WEBHOOK_SECRET_FILE/);
+    expect(r.stdout).toBe('');
+    expect(hook.received).toHaveLength(before.received);
+    expect(await outbox()).toHaveLength(before.outbox);
+  });
+});
+
+describe('alerts from a command that fails', () => {
+  it('a sync that exits 7 (its statements directory cannot be made) still delivers run.failed, and its error stays the last word', async () => {
+    const receiver = await startReceiver(SECRET, [200]);
+    const failDir = mkdtempSync(join(tmpdir(), 'bankdata-alerts-fail-'));
+    try {
+      const dataDir = join(failDir, 'data');
+      mkdirSync(join(failDir, 'config'));
+      writeFileSync(
+        join(failDir, 'config', 'local.json'),
+        JSON.stringify({ alerts: { webhook: { url: receiver.url, timeoutMs: 5000 }, on: ['run'] } }),
+      );
+      const store = await openStore(join(dataDir, 'bankdata.sqlite'));
+      await store.consents.add(spare as ConsentId);
+      await store.close();
+      // A file where the statements directory goes: writing a statement fails (exit 7), and the
+      // run is recorded as failed before the error reaches the top.
+      writeFileSync(join(dataDir, 'statements'), 'not a directory');
+      const failEnv = emulatorEnv(emu, dataDir, { BANKDATA_ALERTS_WEBHOOK_SECRET: SECRET });
+      const r = await runCli(['sync'], { cwd: failDir, env: failEnv });
+      expect(r.code, r.stderr).toBe(7);
+      expect(r.stderr.trimEnd().split('\n').at(-1)).toBe(
+        `bankdata: ${join(dataDir, 'statements')}: could not be written: a part of the path is not a directory`,
+      );
+      expect(r.stderr).not.toContain('alerts not judged');
+      expect(receiver.received).toHaveLength(1);
+      const got = receiver.received[0]!;
+      const event = JSON.parse(got.body) as { type: string; subject: string; data: { outcome: string } };
+      expect([got.verified, event.type, event.subject, event.data.outcome]).toEqual([
+        true,
+        'run.failed',
+        'run:sync',
+        'failed',
+      ]);
+      const listed = await runCli(['alerts', '--json'], { cwd: failDir, env: failEnv });
+      expect(
+        (JSON.parse(listed.stdout) as { events: { type: string; state: string }[] }).events.map((e) => [
+          e.type,
+          e.state,
+        ]),
+      ).toEqual([['run.failed', 'delivered']]);
+    } finally {
+      await receiver.close();
+      rmSync(failDir, { recursive: true, force: true });
+    }
+  });
+
+  it('a command that fails before it opens the database does not create one to judge alerts', async () => {
+    const receiver = await startReceiver(SECRET, [200]);
+    const emptyDir = mkdtempSync(join(tmpdir(), 'bankdata-alerts-nodb-'));
+    try {
+      mkdirSync(join(emptyDir, 'config'));
+      writeFileSync(
+        join(emptyDir, 'config', 'local.json'),
+        JSON.stringify({ alerts: { webhook: { url: receiver.url }, on: ['run'] } }),
+      );
+      const dataDir = join(emptyDir, 'data');
+      const r = await runCli(['sync', '--workers', '2'], {
+        cwd: emptyDir,
+        env: emulatorEnv(emu, dataDir, { BANKDATA_ALERTS_WEBHOOK_SECRET: SECRET }),
+      });
+      expect(r.code, r.stderr).toBe(2);
+      expect(r.stderr).toMatch(/^bankdata: --workers needs a PostgreSQL database/);
+      expect(existsSync(dataDir) ? readdirSync(dataDir) : []).toEqual([]);
+      expect(receiver.received).toEqual([]);
+    } finally {
+      await receiver.close();
+      rmSync(emptyDir, { recursive: true, force: true });
+    }
   });
 });

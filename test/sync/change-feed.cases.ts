@@ -443,7 +443,16 @@ export const changeFeedSuite = (setup: DialectSetup): void =>
     });
   });
 
-/** kill -9 of a `bankdata sync` process while a consumer polls; the rerun; the consumer equals the view after each. */
+/**
+ * A `bankdata sync` process killed with SIGKILL at a known point mid-run while a consumer polls;
+ * the rerun; the consumer equals the view after each. The point is made by the emulator, not by
+ * timing: once it has served TRANSACTION_PAGES_BEFORE_HOLD pages of transactions it holds every
+ * request after (`dataRequestDelayMs`, packages/emulator/src/hold.ts), so the sync is stopped with
+ * its requests in flight, some rows committed and the run unfinished, however fast the machine;
+ * then it is killed by its pid, and the hold released for the rerun.
+ */
+const TRANSACTION_PAGES_BEFORE_HOLD = 12;
+
 export const changeFeedCrashSuite = (setup: DialectSetup): void =>
   setup.describe('the change feed across a sync killed with SIGKILL', () => {
     let emu: StartedEmulator;
@@ -451,9 +460,26 @@ export const changeFeedCrashSuite = (setup: DialectSetup): void =>
     let env: Record<string, string>;
     let dir: string;
     const children: ChildProcess[] = [];
+    /** Transaction pages served while the hold is armed; the hold starts after the last of them. */
+    let pagesServed = 0;
+    let holdArmed = false;
 
     beforeAll(async () => {
-      emu = await startEmulator({ seed: 5, latencyMs: 8, historyDays: 150, customersPerBank: 1 });
+      emu = await startEmulator({
+        seed: 5,
+        latencyMs: 8,
+        historyDays: 150,
+        customersPerBank: 1,
+        // Called as each answer is made, before it is sent: the hold starts between two requests.
+        logger: {
+          info: (_msg, fields) => {
+            if (!holdArmed || fields?.status !== 200 || !String(fields.path).endsWith('/transactions')) return;
+            if ((pagesServed += 1) < TRANSACTION_PAGES_BEFORE_HOLD) return;
+            holdArmed = false;
+            emu.updateSettings({ dataRequestDelayMs: 600_000 });
+          },
+        },
+      });
       dir = mkdtempSync(join(tmpdir(), 'bankdata-feed-crash-'));
       const db = setup.dialect === 'sqlite' ? join(dir, 'bankdata.sqlite') : await setup.location();
       store = await openDatabaseStore(db);
@@ -461,7 +487,8 @@ export const changeFeedCrashSuite = (setup: DialectSetup): void =>
       env = emulatorEnv(emu, dir, { BANKDATA_DB: db, BANKDATA_LEASE_TTL_MS: '1200', BANKDATA_LEASE_RENEW_MS: '200' });
     }, 120_000);
     afterAll(async () => {
-      for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+      for (const child of children)
+        if (child.exitCode === null && child.signalCode === null && child.pid) process.kill(child.pid, 'SIGKILL');
       await store?.close();
       await emu?.close();
     });
@@ -469,26 +496,33 @@ export const changeFeedCrashSuite = (setup: DialectSetup): void =>
     const start = () => {
       const child = spawn(process.execPath, [BIN, 'sync', '--json'], { cwd: dir, env, stdio: 'ignore' });
       children.push(child);
-      return { child, exited: new Promise<number | null>((done) => child.once('exit', (code) => done(code))) };
+      return {
+        child,
+        exited: new Promise<number | NodeJS.Signals | null>((done) =>
+          child.once('exit', (code, signal) => done(code ?? signal)),
+        ),
+      };
     };
+    const count = async () =>
+      Number((await queryRow<{ n: number }>(store, 'SELECT count(*) AS n FROM transactions'))!.n);
 
-    it('polls while the sync runs, is whole after the kill and after the rerun', async () => {
+    it('polls while the sync runs, is whole after the kill at a known point mid-run and after the rerun', async () => {
       const consumer = new Consumer(113);
+      holdArmed = true;
       const first = start();
-      const count = async () =>
-        Number((await queryRow<{ n: number }>(store, 'SELECT count(*) AS n FROM transactions'))!.n);
-      let killed = false;
-      while (first.child.exitCode === null) {
+      // The consumer polls while the sync writes, until the emulator holds the sync's requests.
+      while (emu.heldRequests() === 0 && first.child.exitCode === null) {
         await consumer.poll(store);
-        if ((await count()) > 400) {
-          first.child.kill('SIGKILL');
-          killed = true;
-          break;
-        }
         await new Promise((r) => setTimeout(r, 20));
       }
-      await first.exited;
-      expect(killed).toBe(true);
+      await emu.whenHeld(1);
+      // Held, so still running: the kill lands mid-run whatever the machine's speed.
+      expect(first.child.exitCode).toBeNull();
+      const rowsAtKill = await count();
+      expect(rowsAtKill).toBeGreaterThan(0);
+      process.kill(first.child.pid!, 'SIGKILL');
+      expect(await first.exited).toBe('SIGKILL');
+      emu.updateSettings({ dataRequestDelayMs: 0 });
       await feedSettled(store);
       await consumer.poll(store);
       await expectEqualToView(consumer, store);
@@ -502,6 +536,8 @@ export const changeFeedCrashSuite = (setup: DialectSetup): void =>
       await feedSettled(store);
       await consumer.poll(store);
       await expectEqualToView(consumer, store);
-      expect(consumer.seen.added).toBeGreaterThan(400);
+      // The kill left the run unfinished: the rerun added rows the killed run had not reached.
+      expect(await count()).toBeGreaterThan(rowsAtKill);
+      expect(consumer.seen.added).toBeGreaterThan(rowsAtKill);
     }, 240_000);
   });

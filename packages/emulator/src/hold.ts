@@ -1,6 +1,7 @@
 /**
- * The emulator's held answers (`consentCreateDelayMs`, the payments' `createDelayMs`): a request
- * is held until its setting's real milliseconds have passed since it arrived. The setting is read
+ * The emulator's held answers (`consentCreateDelayMs`, `dataRequestDelayMs`, the payments'
+ * `createDelayMs`): a request is held until its setting's real milliseconds have passed since it
+ * arrived. The setting is read
  * again while the hold lasts, so a change reaches the requests already held: lowering it to 0
  * lets them finish at once (a test holds an answer for as long as it needs, kills the client,
  * then releases it instead of waiting the delay out). Closing the emulator ends every hold: the

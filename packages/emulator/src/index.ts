@@ -94,7 +94,7 @@ export interface StartedEmulator {
   /** The request log. */
   requests(): RequestLogEntry[];
   /**
-   * Requests held now by `consentCreateDelayMs` or the payments' `createDelayMs` (hold.ts): each
+   * Requests held now by `consentCreateDelayMs`, `dataRequestDelayMs` or the payments' `createDelayMs` (hold.ts): each
    * has reached the emulator and waits for its answer.
    */
   heldRequests(): number;

@@ -12,6 +12,7 @@ import type { EmulatorContext, RequestInfo } from './emulator-context';
 import { handleCreateConsent, handleGetConsent, handleRevokeConsent, injectFault } from './consent-routes';
 import { handleControl } from './control-routes';
 import { DropConnection, FaultError } from './faults';
+import { holdFor } from './hold';
 import { ApiError, Unauthorized, errorReply, jsonReply, unauthorizedReply, type Reply } from './http-reply';
 import { metaFor } from './bank-meta';
 import {
@@ -138,7 +139,11 @@ function readBody(req: IncomingMessage): Promise<string | null> {
 /** What answers a parsed request: the Data API's routes by default; the payments listener passes its own. */
 export type Router = (ctx: EmulatorContext, rq: RequestInfo) => Reply | Promise<Reply>;
 
-const dataApiRouter: Router = (ctx, rq) => (rq.segments[0] === '__emulator' ? handleControl(ctx, rq) : route(ctx, rq));
+const dataApiRouter: Router = async (ctx, rq) => {
+  if (rq.segments[0] === '__emulator') return handleControl(ctx, rq);
+  await holdFor(() => ctx.settings.dataRequestDelayMs, ctx.closed);
+  return route(ctx, rq);
+};
 
 export async function handleRequest(
   ctx: EmulatorContext,

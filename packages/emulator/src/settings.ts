@@ -89,6 +89,12 @@ export interface EmulatorSettings {
   tokenLifetimeSeconds: number;
   /** Real milliseconds a consent creation takes, so a concurrent same-key request sees BDT704. */
   consentCreateDelayMs: number;
+  /**
+   * Real milliseconds every Data API request (the `/__emulator` control routes aside) is held
+   * before it is served (hold.ts): a test stops a client at a known point, with its requests in
+   * flight, then kills it or lowers this to 0 to let them go on.
+   */
+  dataRequestDelayMs: number;
   /** The environment's redirect whitelist (BDT211). */
   redirectWhitelist: string[];
   /** Gateway flow enabled for the organisation (BDT403 when false). */
@@ -114,6 +120,7 @@ export function defaultSettings(): EmulatorSettings {
     legacyBdt237: false,
     tokenLifetimeSeconds: 3600,
     consentCreateDelayMs: 0,
+    dataRequestDelayMs: 0,
     redirectWhitelist: [...DEFAULT_REDIRECT_WHITELIST],
     gatewayFlowEnabled: true,
     dataFaults: [],
@@ -153,6 +160,7 @@ export const SettingsPatch = z
     legacyBdt237: z.boolean(),
     tokenLifetimeSeconds: z.number().int().min(1),
     consentCreateDelayMs: z.number().int().min(0).max(60_000),
+    dataRequestDelayMs: z.number().int().min(0).max(600_000),
     redirectWhitelist: z.array(z.string()),
     gatewayFlowEnabled: z.boolean(),
     dataFaults: z.array(DataFault),

@@ -42,6 +42,24 @@ describe('held requests', () => {
     expect(emu.heldRequests()).toBe(0);
   });
 
+  it('dataRequestDelayMs holds every Data API request (not the control routes) until it is lowered', async () => {
+    const started = await startTest();
+    emu = started.emu;
+    const api: Api = started.api;
+    await api.token();
+    emu.updateSettings({ dataRequestDelayMs: 600_000 });
+    let answered = false;
+    const meta = api.get('/v1/meta').then((r) => ((answered = true), r));
+    expect(await emu.whenHeld()).toBe(1);
+    expect(answered).toBe(false);
+    // The control routes are never held: a test can still drive the emulator.
+    expect((await fetch(`${emu.baseUrl}/__emulator/settings`)).status).toBe(200);
+    expect(emu.heldRequests()).toBe(1);
+    emu.updateSettings({ dataRequestDelayMs: 0 });
+    expect((await meta).status).toBe(200);
+    expect(emu.heldRequests()).toBe(0);
+  });
+
   it('whenHeld rejects when the emulator closes before the request is held', async () => {
     ({ emu } = await startTest());
     const waiting = emu.whenHeld().catch((error: unknown) => error);
