@@ -47,10 +47,6 @@ function nightly(payments: PaymentsPassResult, categoriesRulesFile?: string) {
   return jobs.find((j) => j.name === NIGHTLY_SYNC)!;
 }
 
-async function registerConsents() {
-  for (const id of emu.consentIds) await store.consents.add(id as ConsentId);
-}
-
 const PASS: PaymentsPassResult = {
   tracked: 2,
   open: 0,
@@ -59,6 +55,23 @@ const PASS: PaymentsPassResult = {
   ambiguous: 0,
   authenticationError: null,
 };
+
+/** The consents registered, the rules file written, one nightly run. */
+async function nightlyWithRules(yaml: string) {
+  for (const id of emu.consentIds) await store.consents.add(id as ConsentId);
+  const rules = join(dir, 'categories.yaml');
+  writeFileSync(rules, yaml);
+  return nightly(PASS, rules).run(new AbortController().signal, new Date());
+}
+
+/** Transactions stored, and decisions stored. */
+function counts(): { n: number; decided: number } {
+  return store.sqlite
+    .prepare(
+      'SELECT (SELECT count(*) FROM transactions) AS n, (SELECT count(*) FROM transaction_categories) AS decided',
+    )
+    .get() as { n: number; decided: number };
+}
 
 describe('nightly sync job', () => {
   it('a clean sync with every payment read is ok', async () => {
@@ -74,33 +87,19 @@ describe('nightly sync job', () => {
   });
 
   it('decides every stored row with the rules file, as `bankdata sync` does', async () => {
-    await registerConsents();
-    const rules = join(dir, 'categories.yaml');
-    writeFileSync(rules, 'rules: []\n');
-    const report = await nightly(PASS, rules).run(new AbortController().signal, new Date());
+    const report = await nightlyWithRules('rules: []\n');
     expect(report.outcome).toBe('ok');
-    const rows = store.sqlite
-      .prepare(
-        'SELECT (SELECT count(*) FROM transactions) AS n, (SELECT count(*) FROM transaction_categories) AS decided',
-      )
-      .get() as { n: number; decided: number };
+    const rows = counts();
     expect(rows.n).toBeGreaterThan(0);
     expect(rows.decided).toBe(rows.n);
     expect(report.details?.categories_decided).toBe(rows.n);
   });
 
   it('a rules file it cannot read stores the data, decides nothing, and makes the job partial', async () => {
-    await registerConsents();
-    const rules = join(dir, 'categories.yaml');
-    writeFileSync(rules, 'rules:\n  - category: 7\n');
-    const report = await nightly(PASS, rules).run(new AbortController().signal, new Date());
+    const report = await nightlyWithRules('rules:\n  - category: 7\n');
     expect(report.outcome).toBe('partial');
     expect(String(report.details?.categories_error)).toMatch(/categories rules file/);
-    const rows = store.sqlite
-      .prepare(
-        'SELECT (SELECT count(*) FROM transactions) AS n, (SELECT count(*) FROM transaction_categories) AS decided',
-      )
-      .get() as { n: number; decided: number };
+    const rows = counts();
     expect(rows.n).toBeGreaterThan(0);
     expect(rows.decided).toBe(0);
   });

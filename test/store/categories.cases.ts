@@ -15,7 +15,12 @@ import { ACCOUNT, BANK, CONSENT, freshStoreOn, txRow } from './helpers';
 
 const RANGE = { from: '2025-03-01T00:00:00.000Z', to: '2025-03-05T00:00:00.000Z' };
 
-async function commit(store: Store, rows: ReturnType<typeof txRow>[]): Promise<void> {
+/**
+ * One window of the account committed as a sync would: by default the first one (a watermark),
+ * `now` before the store's clock (helpers.ts NOW), which dates the decisions; `later` (a later
+ * sync's instant) commits it again without moving the watermark.
+ */
+async function commit(store: Store, rows: ReturnType<typeof txRow>[], later?: string): Promise<void> {
   await store.commitTransactionWindow({
     bank: BANK,
     accountId: ACCOUNT,
@@ -23,10 +28,9 @@ async function commit(store: Store, rows: ReturnType<typeof txRow>[]): Promise<v
     range: RANGE,
     creditDebitFilter: null,
     rows,
-    checkpoint: { watermark: RANGE.to },
+    checkpoint: later === undefined ? { watermark: RANGE.to } : null,
     runId: null,
-    // Before the store's clock (helpers.ts NOW), which dates the decisions.
-    now: '2025-03-04T01:00:00Z',
+    now: later ?? '2025-03-04T01:00:00Z',
   });
 }
 
@@ -208,17 +212,7 @@ export const categoriesSuite = storeSuite('categories and payees', (d) => {
       expect((await applyCategories(store, { rules: [], all: false })).examined).toBe(2);
       // Nothing new: nothing read.
       expect((await applyCategories(store, { rules: [], all: false })).examined).toBe(0);
-      await store.commitTransactionWindow({
-        bank: BANK,
-        accountId: ACCOUNT,
-        consentId: CONSENT,
-        range: RANGE,
-        creditDebitFilter: null,
-        rows: [...ROWS().slice(0, 2), ROWS()[7]!],
-        checkpoint: null,
-        runId: null,
-        now: '2025-03-06T01:00:00Z',
-      });
+      await commit(store, [...ROWS().slice(0, 2), ROWS()[7]!], '2025-03-06T01:00:00Z');
       const again = await applyCategories(store, { rules: [], all: false, batchSize: 1 });
       expect(again.examined).toBe(1);
       expect(again.bySource.mcc).toBe(1);
@@ -244,17 +238,7 @@ export const categoriesSuite = storeSuite('categories and payees', (d) => {
         TransactionInformation: 'AP RENT 12 HILL ST FEB',
         MerchantDetails: undefined,
       });
-      await store.commitTransactionWindow({
-        bank: BANK,
-        accountId: ACCOUNT,
-        consentId: CONSENT,
-        range: RANGE,
-        creditDebitFilter: null,
-        rows: [amended, ROWS()[1]!],
-        checkpoint: null,
-        runId: null,
-        now: '2025-03-06T01:00:00Z',
-      });
+      await commit(store, [amended, ROWS()[1]!], '2025-03-06T01:00:00Z');
       const first = await applyCategories(store, { rules: rules(RULES), all: false });
       expect([first.examined, first.changed, first.versioned]).toEqual([1, 0, 1]);
       // The next syncs' categorising reads nothing: the decision carries the row's version.
@@ -276,23 +260,17 @@ export const categoriesSuite = storeSuite('categories and payees', (d) => {
       expect((await viewRows(store))[0]).toMatchObject({ category: 'groceries', category_source: 'mcc' });
       // Amended by a sync whose clock is behind the store's (helpers.ts NOW dates the decision
       // 2025-03-05): the row's updated_at is before decided_at, and it changed all the same.
-      await store.commitTransactionWindow({
-        bank: BANK,
-        accountId: ACCOUNT,
-        consentId: CONSENT,
-        range: RANGE,
-        creditDebitFilter: null,
-        rows: [
+      await commit(
+        store,
+        [
           txRow({
             TransactionId: 'groceries',
             TransactionInformation: 'COUNTDOWN',
             MerchantDetails: { MerchantName: 'COUNTDOWN CAFE', MerchantCategoryCode: '5812' },
           }),
         ],
-        checkpoint: null,
-        runId: null,
-        now: '2025-03-04T02:00:00Z',
-      });
+        '2025-03-04T02:00:00Z',
+      );
       const again = await applyCategories(store, { rules: [], all: false });
       expect([again.examined, again.changed]).toEqual([1, 1]);
       expect(again.moves).toEqual([{ from: 'groceries', to: 'dining', count: 1 }]);
