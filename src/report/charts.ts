@@ -4,9 +4,34 @@
  * announces it; the table beside it carries the exact figures. Coordinates are doubles (drawing
  * only); every figure a person reads is formatted from exact units.
  */
-import * as echarts from 'echarts';
+import * as echarts from 'echarts/core';
+import { BarChart, LineChart, type BarSeriesOption, type LineSeriesOption } from 'echarts/charts';
+import {
+  AriaComponent,
+  GridComponent,
+  LegendComponent,
+  MarkLineComponent,
+  type AriaComponentOption,
+  type GridComponentOption,
+  type LegendComponentOption,
+  type MarkLineComponentOption,
+} from 'echarts/components';
+import { SVGRenderer } from 'echarts/renderers';
 import { formatUnitsGrouped, toChartNumber, type Units } from '@bankdata/core/money';
 import { minorUnitExponent } from '@bankdata/core/money';
+
+// Only the parts the charts use (ECharts' own tree-shaken form): the whole library is three times
+// the code to load, and the report's start-up and peak memory with it (docs/benchmarks.md
+// "Report and check").
+echarts.use([LineChart, BarChart, GridComponent, LegendComponent, MarkLineComponent, AriaComponent, SVGRenderer]);
+type ChartOption = echarts.ComposeOption<
+  | LineSeriesOption
+  | BarSeriesOption
+  | GridComponentOption
+  | LegendComponentOption
+  | MarkLineComponentOption
+  | AriaComponentOption
+>;
 
 export const COLOURS = {
   balance: '#1d4f91',
@@ -129,7 +154,7 @@ export function balanceChart(
  * lost to a screen reader), so it stays on the band at any width.
  */
 function breakBands(
-  chart: echarts.ECharts,
+  chart: echarts.EChartsType,
   breaks: readonly BreakMark[],
   grid: { top: number; bottom: number },
   dims: (typeof SIZES)[ChartSize],
@@ -206,8 +231,8 @@ export function flowsChart(
 function render(
   text: ChartText,
   size: ChartSize,
-  option: echarts.EChartsOption,
-  extra?: (chart: echarts.ECharts) => { svg: string; html: string },
+  option: ChartOption,
+  extra?: (chart: echarts.EChartsType) => { svg: string; html: string },
 ): string {
   const { width, height, fontSize } = SIZES[size];
   const chart = echarts.init(null, null, { renderer: 'svg', ssr: true, width, height });
