@@ -16,8 +16,8 @@ import { build } from 'esbuild';
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 export const DIST = join(root, 'dist');
 
-/** What every bundle of the build shares. */
-const SHARED = {
+/** What every bundle of the build shares (the sync bench compiles its child with it too: test/bench/sync-support/bench-world.ts). */
+export const SHARED = {
   absWorkingDir: root,
   bundle: true,
   format: 'esm',

@@ -4,7 +4,10 @@
  * and status, and one sync run in a child process (sync-child.ts) so that its CPU time is its own.
  */
 import { spawn } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { build, type BuildOptions } from 'esbuild';
 import { z } from 'zod';
 import { createDataApiClient } from '../../../src/api';
 import { addNzDays, formatNz, nzDateOf, nzMidnight } from '@bankdata/core/nz-time';
@@ -128,38 +131,62 @@ export function countLog(entries: readonly RequestLogEntry[]): LogCounts {
 
 export const sumKinds = (c: KindCounts) => REQUEST_KINDS.reduce((s, k) => s + c[k], 0);
 
-const RUN_TS = fileURLToPath(new URL('../../../bin/run-ts.js', import.meta.url));
+const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const CHILD = fileURLToPath(new URL('./sync-child.ts', import.meta.url));
 
+let compiledChild: Promise<string> | null = null;
+
 /**
- * Runs one sync in a new Node process and returns what it measured. Asynchronous on purpose:
- * the emulator answering the child lives in this process's event loop. `cpuProfDir` (the bench's
- * `--cpu-prof DIR`, else BENCH_CPU_PROF=DIR) writes the sync process's V8 CPU profile into DIR
- * (`node --cpu-prof`; open it in Chrome's DevTools).
+ * The sync child compiled as the CLI is (scripts/build.mjs's options: one bundle, better-sqlite3
+ * and undici from node_modules), once per bench process, so the sync's CPU is the compiled
+ * program's, as `bankdata sync` runs it, not tsx's transpiling of the sources it loads. The
+ * bundle sits in a folder one level below the package root, as dist/ does (src/paths.ts: the
+ * migrations are found from there); the folder goes when the bench process exits.
  */
-export function runSyncInChild(job: SyncJob, cpuProfDir?: string): Promise<SyncJobResult & { pid: number }> {
+function compiledChildPath(): Promise<string> {
+  compiledChild ??= (async () => {
+    const script = pathToFileURL(join(ROOT, 'scripts', 'build.mjs')).href;
+    const { SHARED } = (await import(script)) as { SHARED: BuildOptions };
+    const dir = mkdtempSync(join(ROOT, '.bench-child-'));
+    process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
+    const outfile = join(dir, 'sync-child.mjs');
+    await build({ ...SHARED, entryPoints: [CHILD], outfile });
+    return outfile;
+  })();
+  return compiledChild;
+}
+
+/**
+ * Runs one sync in a new Node process (sync-child.ts, compiled: `compiledChildPath`) and returns
+ * what it measured. Asynchronous on purpose: the emulator answering the child lives in this
+ * process's event loop. `cpuProfDir` (the bench's `--cpu-prof DIR`, else BENCH_CPU_PROF=DIR)
+ * writes the sync process's V8 CPU profile into DIR (`node --cpu-prof`; open it in Chrome's
+ * DevTools).
+ */
+export async function runSyncInChild(job: SyncJob, cpuProfDir?: string): Promise<SyncJobResult & { pid: number }> {
+  const entry = await compiledChildPath();
   return new Promise((resolve, reject) => {
     const dir = cpuProfDir ?? process.env.BENCH_CPU_PROF;
     const profile = dir ? ['--cpu-prof', '--cpu-prof-dir', dir] : [];
-    const child = spawn(process.execPath, [...profile, '--conditions=bankdata-source', RUN_TS, CHILD], {
+    const syncProcess = spawn(process.execPath, [...profile, entry], {
       stdio: ['pipe', 'pipe', 'inherit'],
     });
-    child.stdin.end(JSON.stringify(job));
+    syncProcess.stdin.end(JSON.stringify(job));
     let out = '';
-    child.stdout.setEncoding('utf8');
-    child.stdout.on('data', (chunk: string) => (out += chunk));
-    child.on('error', reject);
-    child.on('close', (code, signal) => {
+    syncProcess.stdout.setEncoding('utf8');
+    syncProcess.stdout.on('data', (chunk: string) => (out += chunk));
+    syncProcess.on('error', reject);
+    syncProcess.on('close', (code, signal) => {
       const last = out.trim().split('\n').at(-1) ?? '';
       if (code !== 0 || !last.startsWith('{')) {
         reject(
           new Error(
-            `bench: the sync process (pid ${child.pid}) ended with ${signal ?? `exit code ${code}`}: ${out.slice(-500)}`,
+            `bench: the sync process (pid ${syncProcess.pid}) ended with ${signal ?? `exit code ${code}`}: ${out.slice(-500)}`,
           ),
         );
         return;
       }
-      resolve({ ...(JSON.parse(last) as SyncJobResult), pid: child.pid ?? 0 });
+      resolve({ ...(JSON.parse(last) as SyncJobResult), pid: syncProcess.pid ?? 0 });
     });
   });
 }
