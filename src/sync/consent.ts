@@ -4,7 +4,15 @@
  * then the customer's party. Ended consents are recorded and skipped from then on.
  */
 import { AuthenticationError, ConsentEndedError, ConsentNotAuthorisedError, UnavailableError } from '../api';
-import type { BankMeta, Consent, ConsentId, ConsentStatus } from '@bankdata/core/schemas';
+import type {
+  AccountId,
+  BankMeta,
+  BankName,
+  Consent,
+  ConsentId,
+  ConsentStatus,
+  StatementId,
+} from '@bankdata/core/schemas';
 import type { ConsentOutcome, ConsentRecord } from '../store';
 import type { SyncContext } from './run-context';
 import { planConsent, unitsOf, type ConsentPlan, type ConsentUnits } from './plan';
@@ -20,6 +28,7 @@ import {
   syncStatements,
 } from './resources';
 import { syncTransactions } from './transactions';
+import { mapSpare } from './pool';
 import { describeError, isStoreLost, recordFailure, runUnit } from './unit-outcome';
 
 /** Statuses after which the consent can never be used again (docs/bank-api.md §4.4). */
@@ -135,11 +144,13 @@ async function syncPlanned(
   const firstSync = record.lastSyncedAt === null;
   if (units.accounts) {
     const accounts = await runUnit(ctx, consentId, 'accounts', 'accounts', () => syncAccounts(ctx, scope));
-    for (const account of accounts.ok ? accounts.value : []) {
+    // The accounts one after another, and on spare lanes side by side (pool.ts `mapSpare`).
+    await mapSpare(accounts.ok ? accounts.value : [], ctx.lanes, async (account) => {
       const accountId = account.AccountId;
       if (ctx.stopping()) return;
       ctx.syncedAccounts.set(`${bank.name} ${accountId}`, { bank: bank.name, accountId });
-      for (const unit of units.perAccount) {
+      // The account's units are independent of each other: side by side too when lanes are spare.
+      await mapSpare(units.perAccount, ctx.lanes, async (unit) => {
         if (ctx.stopping()) return;
         switch (unit) {
           case 'balances':
@@ -154,37 +165,7 @@ async function syncPlanned(
             const missing = await runUnit(ctx, consentId, `statements ${accountId}`, 'statements', () =>
               syncStatements(ctx, scope, accountId),
             );
-            // The account's files are made durable and recorded in batches (resources.ts), the
-            // last one however the loop ends.
-            const batch = statementFileBatch();
-            const claims = ctx.statementFileClaims;
-            try {
-              for (const statementId of missing.ok && units.statementFiles ? missing.value : []) {
-                if (ctx.stopping()) return;
-                // Another consent of the account, in another lane, may have listed the same missing
-                // file: it is fetched once, and fetched here only if that fetch did not get it. (A file
-                // that lane fetched but failed to record in its batch is still missing next run, and
-                // fetched then.)
-                const key = `${bank.name} ${accountId} ${statementId}`;
-                const other = claims.get(key);
-                if (other !== undefined && (await other)) continue;
-                const unit = `statement file ${accountId} ${statementId}`;
-                const fetched = runUnit(ctx, consentId, unit, 'statement_file', () =>
-                  syncStatementFile(ctx, scope, accountId, statementId, batch, unit),
-                ).then((outcome) => outcome.ok);
-                // The claim says only whether this fetch got the file. A consent-level error (this
-                // consent ended, not authorised) is this consent's: it goes up from `fetched` here,
-                // never to the other consent awaiting the claim, which then fetches the file itself.
-                claims.set(
-                  key,
-                  fetched.catch(() => false),
-                );
-                await fetched;
-                if (batch.files.length >= STATEMENT_FILE_BATCH) await settleStatementFiles(ctx, consentId, batch);
-              }
-            } finally {
-              await settleStatementFiles(ctx, consentId, batch);
-            }
+            if (missing.ok && units.statementFiles) await syncStatementFiles(ctx, scope, accountId, missing.value);
             break;
           }
           case 'account_party':
@@ -195,12 +176,75 @@ async function syncPlanned(
             }
             break;
         }
-      }
+      });
       ctx.onProgress();
-    }
+    });
   }
   if (units.party && !ctx.stopping() && (await partyDue(ctx, scope, null, firstSync))) {
     await runUnit(ctx, consentId, 'party', 'party', () => syncParty(ctx, scope, null));
+  }
+}
+
+/**
+ * The files of an account's statements still without one. They are fetched in rounds: one file,
+ * and one more for each spare lane free when the round starts (pool.ts `Lanes`), side by side;
+ * a round ends when all its files have, so the batch (resources.ts) is made durable and recorded
+ * between rounds, never while a file of it is still being written. The last batch is settled
+ * however the loop ends.
+ */
+async function syncStatementFiles(
+  ctx: SyncContext,
+  scope: { bank: BankName; consentId: ConsentId },
+  accountId: AccountId,
+  statementIds: readonly StatementId[],
+): Promise<void> {
+  const { bank, consentId } = scope;
+  const batch = statementFileBatch();
+  const claims = ctx.statementFileClaims;
+  const fetchOne = async (statementId: StatementId): Promise<void> => {
+    // Another consent of the account, in another lane, may have listed the same missing file: it
+    // is fetched once, and fetched here only if that fetch did not get it. (A file that lane
+    // fetched but failed to record in its batch is still missing next run, and fetched then.)
+    const key = `${bank} ${accountId} ${statementId}`;
+    const other = claims.get(key);
+    if (other !== undefined && (await other)) return;
+    const unit = `statement file ${accountId} ${statementId}`;
+    const fetched = runUnit(ctx, consentId, unit, 'statement_file', () =>
+      syncStatementFile(ctx, scope, accountId, statementId, batch, unit),
+    ).then((outcome) => outcome.ok);
+    // The claim says only whether this fetch got the file. A consent-level error (this consent
+    // ended, not authorised) is this consent's: it goes up from `fetched` here, never to the
+    // other consent awaiting the claim, which then fetches the file itself.
+    claims.set(
+      key,
+      fetched.catch(() => false),
+    );
+    await fetched;
+  };
+  try {
+    let next = 0;
+    while (next < statementIds.length) {
+      if (ctx.stopping()) return;
+      const round: StatementId[] = [statementIds[next++] as StatementId];
+      const releases: (() => void)[] = [];
+      while (next < statementIds.length) {
+        const spare = ctx.lanes?.take();
+        if (!spare) break;
+        releases.push(spare);
+        round.push(statementIds[next++] as StatementId);
+      }
+      let settled: PromiseSettledResult<void>[];
+      try {
+        settled = await Promise.allSettled(round.map(fetchOne));
+      } finally {
+        for (const release of releases) release();
+      }
+      const failed = settled.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+      if (failed) throw failed.reason;
+      if (batch.files.length >= STATEMENT_FILE_BATCH) await settleStatementFiles(ctx, consentId, batch);
+    }
+  } finally {
+    await settleStatementFiles(ctx, consentId, batch);
   }
 }
 

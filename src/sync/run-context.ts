@@ -9,6 +9,7 @@ import type { Logger } from '../log';
 import type { Store } from '../store';
 import type { AccountKey } from '../store/continuity';
 import { utcNow, type Clock } from '@bankdata/core/clock';
+import type { Lanes } from './pool';
 
 export interface SyncSettings {
   /** Config `sync.lookbackDays`. */
@@ -106,6 +107,11 @@ export interface SyncContext {
    * fetch did not get it.
    */
   statementFileClaims: Map<string, Promise<boolean>>;
+  /**
+   * The run's lanes (src/sync/pool.ts `runLanes`): the spare ones run a consent's accounts, an
+   * account's units and its statement files side by side. Absent: one after another.
+   */
+  lanes?: Lanes;
 }
 
 /**

@@ -21,7 +21,7 @@ import { syncConsent, type ConsentResult } from './consent';
 import { sweepTempFiles } from './files';
 import { scopeGapForSync } from './plan';
 import { isLongRun, resumePacing, savePacing } from './pacing-memory';
-import { drainQueue } from './pool';
+import { drainQueue, runLanes } from './pool';
 import { describeError, isStoreLost } from './unit-outcome';
 import { lostPostgresError } from '../database-url';
 import { escapeNul } from './transform';
@@ -258,6 +258,7 @@ async function syncRun(options: SyncOptions): Promise<SyncSummary> {
     onProgress: report,
     syncedAccounts: new Map(),
     statementFileClaims: new Map(),
+    lanes: runLanes(options.settings.concurrency),
   };
   logger.info('sync started', { run_id: runId, consents: consentIds.length });
 
@@ -274,26 +275,33 @@ async function syncRun(options: SyncOptions): Promise<SyncSummary> {
       fatal = { kind: 'authentication', message: scopeGap };
     } else {
       // Lanes: `sync.concurrency` (16); the client's pacer holds those the bank's rate leaves
-      // idle, so latency is no limit while rate × (latency + a lane's own work) < lanes.
+      // idle, so latency is no limit while rate × (latency + a lane's own work) < lanes. Once no
+      // consent is left to start, the lanes that finish help the consents still running.
       // The run's queue: this process's list on SQLite, the shared queue of the workers on PostgreSQL.
       const next = async () => (ctx.stopping() ? null : run.next(now(), ctx.stopping));
-      await drainQueue(next, options.settings.concurrency, async (consentId) => {
-        try {
-          // Its own reports name it (SyncProgress.consent).
-          const result = await syncConsent({ ...ctx, onProgress: () => report(consentId) }, consentId, meta, scopes);
-          results.push(result);
-          const kept = await run.done(consentId, result.outcome, now());
-          if (!kept)
-            logger.warn('consent taken over by another worker after its lease expired', { consent_id: consentId });
-          logger.info('consent synced', { consent_id: consentId, outcome: result.outcome, reason: result.reason });
-        } catch (error) {
-          if (error instanceof AuthenticationError) fatal ??= { kind: 'authentication', message: describeError(error) };
-          else throw error;
-        } finally {
-          progress.consentsDone += 1;
-          report(consentId, true);
-        }
-      });
+      await drainQueue(
+        next,
+        options.settings.concurrency,
+        async (consentId) => {
+          try {
+            // Its own reports name it (SyncProgress.consent).
+            const result = await syncConsent({ ...ctx, onProgress: () => report(consentId) }, consentId, meta, scopes);
+            results.push(result);
+            const kept = await run.done(consentId, result.outcome, now());
+            if (!kept)
+              logger.warn('consent taken over by another worker after its lease expired', { consent_id: consentId });
+            logger.info('consent synced', { consent_id: consentId, outcome: result.outcome, reason: result.reason });
+          } catch (error) {
+            if (error instanceof AuthenticationError)
+              fatal ??= { kind: 'authentication', message: describeError(error) };
+            else throw error;
+          } finally {
+            progress.consentsDone += 1;
+            report(consentId, true);
+          }
+        },
+        ctx.lanes,
+      );
     }
   } catch (error) {
     if (error instanceof AuthenticationError) fatal = { kind: 'authentication', message: describeError(error) };

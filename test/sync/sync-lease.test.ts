@@ -6,7 +6,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtempSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -58,7 +58,13 @@ describe('the run lease and SIGTERM', async () => {
     return { store, dir };
   }
 
-  /** `bankdata sync --json` on that database, configured only through the environment. */
+  /** config/local.json in the sync's working directory: `sync.concurrency` 1. */
+  function oneLane(dir: string): void {
+    mkdirSync(join(dir, 'config'), { recursive: true });
+    writeFileSync(join(dir, 'config', 'local.json'), JSON.stringify({ sync: { concurrency: 1 } }));
+  }
+
+  /** `bankdata sync --json` on that database, configured through the environment (and `oneLane`). */
   function startSync(dir: string): { child: ChildProcess; exit: Promise<Exit> } {
     const child = spawn(process.execPath, [BIN, 'sync', '--json'], {
       cwd: dir,
@@ -135,7 +141,9 @@ describe('the run lease and SIGTERM', async () => {
   it('SIGTERM: the unit in flight finishes, the run is recorded partial (interrupted), the lease released, exit 143', async () => {
     const consentId = consentWith('Authorised', 'ReadStatements');
     const { store, dir } = await freshStore([consentId]);
-    // One consent: its units run one after another, so "in flight" is one request at a time.
+    // One lane (`sync.concurrency` 1: no spare lane runs the consent's accounts or units side by
+    // side, src/sync/pool.ts): its units run one after another, so "in flight" is one request at a time.
+    oneLane(dir);
     // Once the second transactions window is answered, each request takes 40 ms more; the signal
     // goes out as the third window's answer is logged, before it is sent, so it lands while that
     // unit is in flight.
