@@ -137,25 +137,29 @@ export async function saveDecisions(r: SqlRunner, decisions: readonly DecisionWr
     if (d.category === '') throw new RangeError('an empty category');
   }
   if (decisions.length === 0) return 0;
-  await r.transaction(async (tx) => {
-    for (let i = 0; i < decisions.length; i += ROWS_PER_INSERT) {
-      const chunk = decisions.slice(i, i + ROWS_PER_INSERT);
-      const values = sql.join(
-        chunk.map(
-          (d) =>
-            sql`(${d.bank}, ${d.accountId}, ${d.transactionId}, ${d.category}, ${d.payee}, ${d.source}, ${d.rule}, ${now}, ${d.rowUpdatedAt})`,
-        ),
-        sql`, `,
-      );
-      await tx.run(sql`INSERT INTO transaction_categories
+  await r.transaction(
+    async (tx) => {
+      for (let i = 0; i < decisions.length; i += ROWS_PER_INSERT) {
+        const chunk = decisions.slice(i, i + ROWS_PER_INSERT);
+        const values = sql.join(
+          chunk.map(
+            (d) =>
+              sql`(${d.bank}, ${d.accountId}, ${d.transactionId}, ${d.category}, ${d.payee}, ${d.source}, ${d.rule}, ${now}, ${d.rowUpdatedAt})`,
+          ),
+          sql`, `,
+        );
+        await tx.run(sql`INSERT INTO transaction_categories
         (bank, account_id, transaction_id, category, payee, category_source, category_rule, decided_at, row_updated_at)
         VALUES ${values}
         ON CONFLICT (bank, account_id, transaction_id) DO UPDATE SET
           category = excluded.category, payee = excluded.payee, category_source = excluded.category_source,
           category_rule = excluded.category_rule, decided_at = excluded.decided_at,
           row_updated_at = excluded.row_updated_at`);
-    }
-  });
+      }
+      // Each decision writes the change log too (sql-runner.ts TransactionOptions).
+    },
+    { manyRows: true },
+  );
   return decisions.length;
 }
 

@@ -37,7 +37,21 @@ export interface SqlRunner {
    * pool), committed when it resolves and rolled back when it throws; `work` uses the runner it
    * is given.
    */
-  transaction<T>(work: (runner: SqlRunner) => Promise<T>): Promise<T>;
+  transaction<T>(work: (runner: SqlRunner) => Promise<T>, options?: TransactionOptions): Promise<T>;
+}
+
+export interface TransactionOptions {
+  /**
+   * A transaction that writes many rows into tables with change-log triggers (a sync's window,
+   * the categories' decisions). SQLite: from then on the connection keeps its temporary files in
+   * memory (`temp_store = MEMORY`, set before BEGIN). Each such insert writes two tables (the row
+   * and its change-log entry, docs/changes.md), so SQLite journals the statement, and to a
+   * temporary file that was some 260 small writes per request of a sync and two thirds of its
+   * insert time (docs/benchmarks.md "Sync backfill and nightly runs"). Connections that only read
+   * much and write little (`bankdata check`, report, export) keep the default, files: their sorts
+   * over a million rows stay out of memory. PostgreSQL: no effect.
+   */
+  manyRows?: boolean;
 }
 
 export interface RunnerOptions {
@@ -69,6 +83,8 @@ interface Gate {
 }
 
 const gates = new WeakMap<Database.Database, Gate>();
+/** Connections set to `temp_store = MEMORY` by a transaction of many rows (TransactionOptions). */
+const memoryTempStore = new WeakSet<Database.Database>();
 
 function gateOf(sqlite: Database.Database): Gate {
   let gate = gates.get(sqlite);
@@ -211,8 +227,13 @@ export function sqliteRunner(sqlite: Database.Database, options: RunnerOptions =
     iterate: (query, batchSize) => held(() => direct.iterate(query, batchSize)),
     iterateArrays: (query, batchSize) => held(() => direct.iterateArrays(query, batchSize)),
     columns: (query) => statement(() => direct.columns(query)),
-    transaction: (work) =>
+    transaction: (work, options) =>
       holding(gate, async () => {
+        // Outside any transaction (SQLite refuses the change inside one): the gate is held.
+        if (options?.manyRows && !memoryTempStore.has(sqlite)) {
+          sqlite.pragma('temp_store = MEMORY');
+          memoryTempStore.add(sqlite);
+        }
         sqlite.exec('BEGIN IMMEDIATE');
         try {
           const result = await work(direct);

@@ -58,17 +58,6 @@ describe('openStore on SQLite: its file, directory, pragmas and migrations', () 
     await store.close();
   });
 
-  it('SQLite: a writing connection keeps its temporary files (statement journals) in memory, a read-only one in files', async () => {
-    const file = join(tempDir(), 'bankdata.sqlite');
-    const writer = await openStore(file);
-    // 2: MEMORY (src/store/sqlite/open.ts WRITER_TEMP_STORE); 0: the default, files.
-    expect(writer.sqlite.pragma('temp_store', { simple: true })).toBe(2);
-    const reader = await openStore(file, { readOnly: true });
-    expect(reader.sqlite.pragma('temp_store', { simple: true })).toBe(0);
-    await reader.close();
-    await writer.close();
-  });
-
   it('reopens an existing database without migrating again and keeps its rows', async () => {
     const file = join(tempDir(), 'bankdata.sqlite');
     const first = await openStore(file);

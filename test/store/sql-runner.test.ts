@@ -72,3 +72,23 @@ it('[sqlite] holds the connection for a stream to its end, and a synchronous uni
   await write;
   expect(await unit).toEqual({ n: 6 });
 });
+
+it("[sqlite] a transaction of many rows moves the connection's temporary files to memory, before its BEGIN; others leave them in files", async () => {
+  const tempStore = () => sqlite.pragma('temp_store', { simple: true }) as number;
+  expect(tempStore()).toBe(0);
+  await runner.transaction(async (tx) => tx.run(sql`INSERT INTO t VALUES ('plain')`));
+  expect(tempStore()).toBe(0);
+  // While another transaction is open, the many-rows one waits its turn and then sets the pragma
+  // (SQLite refuses the change inside a transaction).
+  const paused = deferred();
+  const open = runner.transaction(async (tx) => {
+    await tx.run(sql`INSERT INTO t VALUES ('open')`);
+    await paused.promise;
+  });
+  const many = runner.transaction(async (tx) => tx.run(sql`INSERT INTO t VALUES ('many')`), { manyRows: true });
+  paused.resolve();
+  await open;
+  await many;
+  expect(tempStore()).toBe(2);
+  expect(await values()).toEqual(['plain', 'open', 'many']);
+});

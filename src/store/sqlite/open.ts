@@ -45,17 +45,6 @@ const NZ_OFFSET_YEARS = { from: 2000, to: 2100 } as const;
 const SQLITE_HEADER = 'SQLite format 3\0';
 export const MIGRATE_HINT = 'run `bankdata db migrate` (it takes a backup first)';
 
-/**
- * Where a writing connection keeps SQLite's temporary files: in memory. Every insert into
- * `transactions` also writes the change log (its trigger, docs/changes.md), so SQLite keeps a
- * statement journal for it (the pages the row changes again within the window's transaction, to
- * undo that statement alone); on a file, that was some 260 small writes per request of a sync and
- * two thirds of its insert time (docs/benchmarks.md "Sync backfill and nightly runs"). Read-only
- * connections (report, check, export) keep the default (files): their sorts over a million rows
- * would otherwise be held in memory.
- */
-const WRITER_TEMP_STORE = 'MEMORY';
-
 export interface OpenedDatabase {
   sqlite: Database.Database;
   db: BankdataDb;
@@ -204,7 +193,6 @@ export function openDatabase(path: string, options: OpenDatabaseOptions = {}): O
     sqlite.pragma('journal_mode = WAL');
     sqlite.pragma('synchronous = NORMAL');
     sqlite.pragma('foreign_keys = ON');
-    sqlite.pragma(`temp_store = ${WRITER_TEMP_STORE}`);
     const db = drizzle(sqlite);
     const state = migrationState(sqlite, file);
     if (state.pending.length > 0 && state.applied > 0 && options.migrate === 'refuse-existing') {

@@ -10,7 +10,7 @@ import type { ConsentId, TransactionId } from '@bankdata/core/schemas';
 import type { BankdataDb, Conn } from './db';
 import type { TransactionRow } from '../rows';
 import { consents, transactions } from './schema';
-import type { SqlRunner } from '../sql-runner';
+import type { SqlRunner, TransactionOptions } from '../sql-runner';
 import { liveConsentsWhere } from '../row-owner';
 import {
   checkWindow,
@@ -21,6 +21,9 @@ import {
   type WindowCounts,
   countedOutcome,
 } from '../window-commit';
+
+/** A window's rows each write the change log too (sql-runner.ts TransactionOptions). */
+const MANY_ROWS: TransactionOptions = { manyRows: true };
 
 export function commitTransactionWindow(
   runner: SqlRunner,
@@ -40,7 +43,7 @@ export function commitTransactionWindow(
     }
     counts.removed = await finishWindow(tx, input, { from, to, now }, new Set(rows.keys()));
     return counts;
-  });
+  }, MANY_ROWS);
 }
 
 /** The table's columns: the row's key (drizzle's name) and the SQL column, in the table's order. */
