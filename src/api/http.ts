@@ -131,11 +131,14 @@ export function createHttp(options: HttpOptions): Http {
   // lives on (the scheduler's: once per nightly run): token timing, consent expiry and the sync's
   // windows lean on the server's time, so the user should know which clock is wrong
   // (docs/security.md "Unix use").
+  // The header has whole seconds: answers of one second repeat it, and parse it once.
+  let lastRaw: string | null = null;
   const recordDate = (headers: ResponseHeaders) => {
     const raw = firstHeader(headers, 'date');
     if (!raw) return;
-    const parsed = DateTime.fromHTTP(raw, { zone: 'utc' });
+    const parsed = raw === lastRaw && lastServerDate ? lastServerDate : DateTime.fromHTTP(raw, { zone: 'utc' });
     if (!parsed.isValid) return;
+    lastRaw = raw;
     lastServerDate = parsed;
     const ours = now();
     const due = skewWarnedAt === null || ours.getTime() - skewWarnedAt >= CLOCK_SKEW_REPEAT_MS;
