@@ -228,7 +228,7 @@ async function syncStatementFiles(
       const round: StatementId[] = [statementIds[next++] as StatementId];
       const releases: (() => void)[] = [];
       while (next < statementIds.length) {
-        const spare = ctx.lanes?.take();
+        const spare = ctx.lanes?.spare();
         if (!spare) break;
         releases.push(spare);
         round.push(statementIds[next++] as StatementId);

@@ -58,16 +58,24 @@ export async function drainQueue<T>(
  * idle: at a long latency that tail, not the bank's rate, bounded the run.
  */
 export interface Lanes {
-  /** Takes a free lane: its release (a second call does nothing), or null when every lane is taken. */
+  /** Takes a free lane (drainQueue's own): its release (a second call does nothing), or null when every lane is taken. */
   take(): (() => void) | null;
+  /** Takes a free lane as a spare one: as `take`, and null too while spare lanes are closed (`spareOpen`). */
+  spare(): (() => void) | null;
+  /** Whether spare lanes may be taken now (`runLanes`' predicate): a helper gives its lane back at its next item when not. */
+  spareOpen(): boolean;
   /** Calls `listener` each time a lane is given back, until the returned function is called. */
   whenFree(listener: () => void): () => void;
 }
 
-export function runLanes(total: number): Lanes {
+export function runLanes(total: number, spareOpen: () => boolean = () => true): Lanes {
   let taken = 0;
   const listeners = new Set<() => void>();
   return {
+    spareOpen,
+    spare() {
+      return spareOpen() ? this.take() : null;
+    },
     take() {
       if (taken >= Math.max(1, total)) return null;
       taken += 1;
@@ -104,14 +112,15 @@ export async function mapSpare<T>(
   const helpers: Promise<void>[] = [];
   const help = () => {
     while (lanes !== undefined && failure === null && index < items.length) {
-      const release = lanes.take();
+      const release = lanes.spare();
       if (release === null) return;
       helpers.push(lane(release));
     }
   };
   async function lane(release: (() => void) | null): Promise<void> {
     try {
-      while (failure === null && index < items.length) {
+      // A helper (a spare lane) gives it back once spare lanes close; the calling lane goes on.
+      while (failure === null && index < items.length && (release === null || lanes?.spareOpen() !== false)) {
         const item = items[index] as T;
         index += 1;
         // The item starts first, then the lanes free now start the next ones: items start in order.

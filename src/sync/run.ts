@@ -160,6 +160,30 @@ export async function consentsToSync(store: Store, consentIds: readonly ConsentI
  * host and database). The run keeps no end; `status` shows it interrupted once its holder is gone,
  * and the next run takes over at once (src/store/pg/work-queue.ts).
  */
+/** How long after a 429 spare lanes stay closed (real time: the sync's clock may be a test's frozen one). */
+const SPARE_QUIET_MS = 2000;
+
+/**
+ * Spare lanes (src/sync/pool.ts) only while the bank is not refusing the client: a 429 closes them
+ * until the pacer knows a rate and SPARE_QUIET_MS pass without another. Against a bank whose
+ * limit is low, a run of one consent would otherwise put all its lanes on it before the pacer has
+ * learnt the rate, and each refused request is retried (up to its attempts) at once with the others.
+ */
+function sparesWhileUnrefused(client: DataApiClient): () => boolean {
+  let refused = 0;
+  let refusedAt = -Infinity;
+  return () => {
+    const pacing = client.stats().pacing;
+    if (!pacing) return true;
+    const t = performance.now();
+    if (pacing.refused !== refused) {
+      refused = pacing.refused;
+      refusedAt = t;
+    }
+    return refused === 0 || (pacing.rate !== null && t - refusedAt >= SPARE_QUIET_MS);
+  };
+}
+
 export async function runSync(options: SyncOptions): Promise<SyncSummary> {
   try {
     return await syncRun(options);
@@ -258,7 +282,7 @@ async function syncRun(options: SyncOptions): Promise<SyncSummary> {
     onProgress: report,
     syncedAccounts: new Map(),
     statementFileClaims: new Map(),
-    lanes: runLanes(options.settings.concurrency),
+    lanes: runLanes(options.settings.concurrency, sparesWhileUnrefused(client)),
   };
   logger.info('sync started', { run_id: runId, consents: consentIds.length });
 

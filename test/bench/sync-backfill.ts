@@ -259,16 +259,15 @@ async function runSetting(s: Setting): Promise<Figures> {
     // B) when the run starts and refills at r/s; the token endpoint is not limited; the emulator
     // waits `latency` before the limiter sees a request, and no limited request is sent before
     // the token's answer, so the last of R limited requests reaches the limiter no sooner than
-    // 2 × latency + (R − B) / r. Latency: a lane walks one consent's requests one after another.
+    // 2 × latency + (R − B) / r. Latency: a lane sends one request after another, and the lanes
+    // share the run's requests (a consent's own too, on spare lanes: src/sync/pool.ts), so they
+    // take at least their even share of them, or the longest dependent chain when that is longer.
     const limited = minimum.total - minimum.byKind.token;
     const rateBoundMs = (Math.max(0, limited - s.burst) / s.rate) * 1000 + 2 * s.latencyMs;
     const perConsent = minimum.consents.map((c) => c.requests);
-    const laneRequests = Math.max(
-      Math.max(...perConsent),
-      Math.ceil(perConsent.reduce((a, b) => a + b, 0) / SYNC.concurrency),
-    );
-    const poolBoundMs = s.latencyMs * (2 + laneRequests);
     const chain = 2 + Math.max(...minimum.consents.map((c) => c.chain));
+    const laneRequests = Math.max(chain - 2, Math.ceil(perConsent.reduce((a, b) => a + b, 0) / SYNC.concurrency));
+    const poolBoundMs = s.latencyMs * (2 + laneRequests);
     const chainBoundMs = s.latencyMs * chain;
     const boundMs = Math.max(rateBoundMs, poolBoundMs);
 

@@ -160,6 +160,42 @@ describe("the run's lanes and mapSpare (spare lanes help the items still running
     expect(lanes.take()).not.toBeNull();
   });
 
+  it('while spare lanes are closed none is taken, and a helper gives its lane back at its next item', async () => {
+    let open = true;
+    const lanes = runLanes(3, () => open);
+    lanes.take(); // the caller's
+    const started: number[] = [];
+    const gates = [deferred(), deferred(), deferred(), deferred()];
+    let inFlight = 0;
+    let peakAfterClose = 0;
+    const run = mapSpare([0, 1, 2, 3], lanes, async (n) => {
+      started.push(n);
+      inFlight += 1;
+      if (!open) peakAfterClose = Math.max(peakAfterClose, inFlight);
+      await gates[n]!.promise;
+      inFlight -= 1;
+    });
+    await tick();
+    // Open: the caller's item 0 and two helpers' items 1 and 2.
+    expect(started).toEqual([0, 1, 2]);
+    open = false;
+    expect(lanes.spare()).toBeNull();
+    gates[1]!.resolve();
+    await tick();
+    // Its helper gave the lane back instead of taking item 3 (the draining queue may take it: take()).
+    expect(started).toEqual([0, 1, 2]);
+    const queueLane = lanes.take();
+    expect(queueLane).not.toBeNull();
+    gates[0]!.resolve();
+    await tick();
+    // The calling lane goes on with item 3.
+    expect(started).toEqual([0, 1, 2, 3]);
+    gates[2]!.resolve();
+    gates[3]!.resolve();
+    await run;
+    expect(peakAfterClose).toBeLessThanOrEqual(2);
+  });
+
   it('after a failure mapSpare starts nothing new and rethrows once the items in flight have finished', async () => {
     const lanes = runLanes(2);
     lanes.take();

@@ -49,7 +49,7 @@ export interface ConsentMinimum {
   consentId: string;
   bank: BankName | null;
   status: ConsentStatus | null;
-  /** Requests this consent needs, one after another (the sync walks a consent in one lane). */
+  /** Requests this consent needs (one lane walks them one after another; spare lanes share them). */
   requests: number;
   /** Longest chain of requests that depend on each other (consent → accounts → Next pages …). */
   chain: number;
