@@ -61,7 +61,7 @@ describe('bankdata demo in a data directory that already holds the user’s file
     before = tree(data);
 
     const run = await runCliInProcess(['demo'], { cwd });
-    expect(run.code, run.stderr).toBe(0);
+    expect(run.code, `${run.stderr}\n${run.stdout}`).toBe(0);
     const after = tree(data);
     expect(only(after, 'demo-2/')).toEqual(before);
     expect(run.stdout).toContain(`${join('data', 'demo')} was not made by bankdata demo: left as it is.`);
@@ -80,7 +80,7 @@ describe('bankdata demo in a data directory that already holds the user’s file
     mkdirSync(elsewhere);
 
     const run = await runCliInProcess(['demo'], { cwd: elsewhere, env: { BANKDATA_DATA_DIR: data } });
-    expect(run.code, run.stderr).toBe(0);
+    expect(run.code, `${run.stderr}\n${run.stdout}`).toBe(0);
 
     const after = tree(data);
     expect(only(after, 'demo-2/')).toEqual(before);
