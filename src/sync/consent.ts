@@ -140,48 +140,71 @@ async function syncPlanned(
   record: ConsentRecord,
 ): Promise<void> {
   const scope = { bank: bank.name, consentId };
+  // Accounts and units run side by side on spare lanes: an error that ends the consent (it goes
+  // up from a unit: runUnit keeps a unit's own failures) stops the others at their next unit or
+  // window, and no new one starts, as when they ran one after another.
+  let ended = false;
+  const c: SyncContext = { ...ctx, stopping: () => ended || ctx.stopping() };
+  const endsConsent =
+    <T>(work: (item: T) => Promise<void>) =>
+    async (item: T): Promise<void> => {
+      try {
+        await work(item);
+      } catch (error) {
+        ended = true;
+        throw error;
+      }
+    };
   // A consent never synced before reads its party data whatever is held (docs: party refresh).
   const firstSync = record.lastSyncedAt === null;
   if (units.accounts) {
-    const accounts = await runUnit(ctx, consentId, 'accounts', 'accounts', () => syncAccounts(ctx, scope));
+    const accounts = await runUnit(c, consentId, 'accounts', 'accounts', () => syncAccounts(c, scope));
     // The accounts one after another, and on spare lanes side by side (pool.ts `mapSpare`).
-    await mapSpare(accounts.ok ? accounts.value : [], ctx.lanes, async (account) => {
-      const accountId = account.AccountId;
-      if (ctx.stopping()) return;
-      ctx.syncedAccounts.set(`${bank.name} ${accountId}`, { bank: bank.name, accountId });
-      // The account's units are independent of each other: side by side too when lanes are spare.
-      await mapSpare(units.perAccount, ctx.lanes, async (unit) => {
-        if (ctx.stopping()) return;
-        switch (unit) {
-          case 'balances':
-            await runUnit(ctx, consentId, `balances ${accountId}`, 'balances', () =>
-              syncBalances(ctx, scope, accountId),
-            );
-            break;
-          case 'transactions':
-            await syncTransactions(ctx, { ...scope, accountId }, record, bank, plan.creditDebitFilter);
-            break;
-          case 'statements': {
-            const missing = await runUnit(ctx, consentId, `statements ${accountId}`, 'statements', () =>
-              syncStatements(ctx, scope, accountId),
-            );
-            if (missing.ok && units.statementFiles) await syncStatementFiles(ctx, scope, accountId, missing.value);
-            break;
-          }
-          case 'account_party':
-            if (await partyDue(ctx, scope, accountId, firstSync)) {
-              await runUnit(ctx, consentId, `account party ${accountId}`, 'account_party', () =>
-                syncParty(ctx, scope, accountId),
-              );
+    await mapSpare(
+      accounts.ok ? accounts.value : [],
+      c.lanes,
+      endsConsent(async (account) => {
+        const accountId = account.AccountId;
+        if (c.stopping()) return;
+        c.syncedAccounts.set(`${bank.name} ${accountId}`, { bank: bank.name, accountId });
+        // The account's units are independent of each other: side by side too when lanes are spare.
+        await mapSpare(
+          units.perAccount,
+          c.lanes,
+          endsConsent(async (unit) => {
+            if (c.stopping()) return;
+            switch (unit) {
+              case 'balances':
+                await runUnit(c, consentId, `balances ${accountId}`, 'balances', () =>
+                  syncBalances(c, scope, accountId),
+                );
+                break;
+              case 'transactions':
+                await syncTransactions(c, { ...scope, accountId }, record, bank, plan.creditDebitFilter);
+                break;
+              case 'statements': {
+                const missing = await runUnit(c, consentId, `statements ${accountId}`, 'statements', () =>
+                  syncStatements(c, scope, accountId),
+                );
+                if (missing.ok && units.statementFiles) await syncStatementFiles(c, scope, accountId, missing.value);
+                break;
+              }
+              case 'account_party':
+                if (await partyDue(c, scope, accountId, firstSync)) {
+                  await runUnit(c, consentId, `account party ${accountId}`, 'account_party', () =>
+                    syncParty(c, scope, accountId),
+                  );
+                }
+                break;
             }
-            break;
-        }
-      });
-      ctx.onProgress();
-    });
+          }),
+        );
+        c.onProgress();
+      }),
+    );
   }
-  if (units.party && !ctx.stopping() && (await partyDue(ctx, scope, null, firstSync))) {
-    await runUnit(ctx, consentId, 'party', 'party', () => syncParty(ctx, scope, null));
+  if (units.party && !c.stopping() && (await partyDue(c, scope, null, firstSync))) {
+    await runUnit(c, consentId, 'party', 'party', () => syncParty(c, scope, null));
   }
 }
 
@@ -208,6 +231,7 @@ async function syncStatementFiles(
     const key = `${bank} ${accountId} ${statementId}`;
     const other = claims.get(key);
     if (other !== undefined && (await other)) return;
+    if (ctx.stopping()) return;
     const unit = `statement file ${accountId} ${statementId}`;
     const fetched = runUnit(ctx, consentId, unit, 'statement_file', () =>
       syncStatementFile(ctx, scope, accountId, statementId, batch, unit),

@@ -68,13 +68,34 @@ export interface Lanes {
   whenFree(listener: () => void): () => void;
 }
 
-export function runLanes(total: number, spareOpen: () => boolean = () => true): Lanes {
+export function runLanes(
+  total: number,
+  spareOpen: () => boolean = () => true,
+  /** While spares are closed, how often to ask `spareOpen` again and wake the waiting maps, ms. */
+  recheckMs = 1000,
+): Lanes {
   let taken = 0;
   const listeners = new Set<() => void>();
+  let recheck: NodeJS.Timeout | null = null;
+  const wake = () => {
+    for (const listener of [...listeners]) listener();
+  };
   return {
     spareOpen,
     spare() {
-      return spareOpen() ? this.take() : null;
+      // The count first: the predicate reads the client's state, and most asks find no lane free.
+      if (taken >= Math.max(1, total)) return null;
+      if (spareOpen()) return this.take();
+      // Closed now: nothing else would tell the maps waiting for a lane when they open again (a
+      // lane given back does, but every lane may be free already). One timer, not holding the process.
+      if (recheck === null && listeners.size > 0) {
+        recheck = setTimeout(() => {
+          recheck = null;
+          wake();
+        }, recheckMs);
+        recheck.unref();
+      }
+      return null;
     },
     take() {
       if (taken >= Math.max(1, total)) return null;
@@ -85,7 +106,7 @@ export function runLanes(total: number, spareOpen: () => boolean = () => true): 
         released = true;
         taken -= 1;
         // The first listener that takes it has it; the others find every lane taken.
-        for (const listener of [...listeners]) listener();
+        wake();
       };
     },
     whenFree(listener) {

@@ -169,8 +169,10 @@ const SPARE_QUIET_MS = 2000;
  * limit is low, a run of one consent would otherwise put all its lanes on it before the pacer has
  * learnt the rate, and each refused request is retried (up to its attempts) at once with the others.
  */
-function sparesWhileUnrefused(client: DataApiClient): () => boolean {
-  let refused = 0;
+export function sparesWhileUnrefused(client: Pick<DataApiClient, 'stats'>): () => boolean {
+  // The client's 429s before this run (a client that lives on: the scheduler's, the demo's).
+  const before = client.stats().pacing?.refused ?? 0;
+  let refused = before;
   let refusedAt = -Infinity;
   return () => {
     const pacing = client.stats().pacing;
@@ -180,7 +182,7 @@ function sparesWhileUnrefused(client: DataApiClient): () => boolean {
       refused = pacing.refused;
       refusedAt = t;
     }
-    return refused === 0 || (pacing.rate !== null && t - refusedAt >= SPARE_QUIET_MS);
+    return refused === before || (pacing.rate !== null && t - refusedAt >= SPARE_QUIET_MS);
   };
 }
 
@@ -282,7 +284,7 @@ async function syncRun(options: SyncOptions): Promise<SyncSummary> {
     onProgress: report,
     syncedAccounts: new Map(),
     statementFileClaims: new Map(),
-    lanes: runLanes(options.settings.concurrency, sparesWhileUnrefused(client)),
+    lanes: runLanes(options.settings.concurrency, sparesWhileUnrefused(client), SPARE_QUIET_MS / 2),
   };
   logger.info('sync started', { run_id: runId, consents: consentIds.length });
 

@@ -1,5 +1,6 @@
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { drainQueue, mapPool, mapSpare, runLanes } from '../../src/sync/pool';
+import { sparesWhileUnrefused } from '../../src/sync/run';
 
 function deferred(): { promise: Promise<void>; resolve: () => void } {
   let resolve!: () => void;
@@ -258,5 +259,53 @@ describe("the run's lanes and mapSpare (spare lanes help the items still running
     expect(peak).toBe(3);
     // Every lane is given back when the queue is done.
     expect([lanes.take(), lanes.take(), lanes.take()].every((r) => r !== null)).toBe(true);
+  });
+});
+
+describe('spare lanes that open again, and the 429 gate', () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it('a map waiting while spares are closed takes them once they open, without a lane given back or an item boundary', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    let open = false;
+    const lanes = runLanes(3, () => open, 100);
+    lanes.take(); // the caller's
+    const started: number[] = [];
+    const gates = [deferred(), deferred(), deferred()];
+    const run = mapSpare([0, 1, 2], lanes, async (n) => {
+      started.push(n);
+      await gates[n]!.promise;
+    });
+    await tick();
+    expect(started).toEqual([0]);
+    open = true;
+    await vi.advanceTimersByTimeAsync(100);
+    // The recheck woke the map: both free lanes took the items left while item 0 still runs.
+    expect(started).toEqual([0, 1, 2]);
+    for (const g of gates) g.resolve();
+    await run;
+  });
+
+  it('sparesWhileUnrefused: 429s of an earlier run do not close them; a new one does until a rate is known and 2 s pass', () => {
+    vi.useFakeTimers({ toFake: ['performance'] });
+    const pacing = { refused: 5, rate: null as number | null };
+    const client = { stats: () => ({ requests: 0, byKind: {}, retries: 0, pacing: { ...pacing } }) } as never;
+    const open = sparesWhileUnrefused(client);
+    expect(open()).toBe(true);
+    pacing.refused = 6;
+    expect(open()).toBe(false);
+    vi.advanceTimersByTime(5000);
+    // No rate known yet: still closed.
+    expect(open()).toBe(false);
+    pacing.rate = 10;
+    expect(open()).toBe(true);
+    pacing.refused = 7;
+    expect(open()).toBe(false);
+    vi.advanceTimersByTime(1999);
+    expect(open()).toBe(false);
+    vi.advanceTimersByTime(1);
+    expect(open()).toBe(true);
   });
 });
