@@ -145,13 +145,18 @@ async function ensureDirectory(dir: string): Promise<void> {
   knownDirectories.add(dir);
 }
 
-/** Opens the new temp file (`wx`, owner-only); a directory the cache wrongly holds is made again once. */
+/**
+ * Opens the new temp file (`wx`, owner-only); a directory gone since it was made or cached is made
+ * again, once. Several files of one directory may find it gone at once (a run's statement files
+ * are fetched side by side): each makes it again (`mkdir -p`), not only the first to drop the entry.
+ */
 async function openTemp(tempPath: string, dir: string, create: boolean): Promise<FileHandle> {
   try {
     return await open(tempPath, 'wx', 0o600);
   } catch (error) {
-    if (!create || (error as NodeJS.ErrnoException).code !== 'ENOENT' || !knownDirectories.delete(dir)) throw error;
+    if (!create || (error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
   }
+  knownDirectories.delete(dir);
   await ensureDirectory(dir);
   return open(tempPath, 'wx', 0o600);
 }

@@ -65,6 +65,21 @@ describe('atomic file writes', () => {
     expect((await stat(join(dir, 'statements/PNZ/x'))).mode & 0o777).toBe(0o700);
     expect(await readdir(join(dir, 'statements/PNZ/x'))).toEqual(['b.pdf']);
   });
+
+  it('makes it again for every file that finds it gone at once (statement files fetched side by side)', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'bankdata-files-'));
+    const write = async (name: string) => {
+      const file = await createAtomicFile(resolveInDataDir(dir, `statements/PNZ/y/${name}`));
+      file.stream.end(name);
+      await file.commit();
+    };
+    await write('a.pdf');
+    await rm(join(dir, 'statements'), { recursive: true });
+    // Before: the first to fail dropped the cache entry and made the directory; the others found
+    // no entry to drop and failed with ENOENT (a failed unit, retried next run).
+    await Promise.all(['b.pdf', 'c.pdf', 'd.pdf'].map(write));
+    expect((await readdir(join(dir, 'statements/PNZ/y'))).sort()).toEqual(['b.pdf', 'c.pdf', 'd.pdf']);
+  });
 });
 
 describe('a group of atomic files', () => {
