@@ -34,6 +34,13 @@ export interface SyncSettings {
   leaseTtlMs?: number;
   /** Config `sync.leaseRenewMs` (default 15 s): how often the run renews its lease. */
   leaseRenewMs?: number;
+  /**
+   * Spare lanes (src/sync/pool.ts): once no consent is left to start, run a running consent's
+   * accounts, units and statement files side by side. Off by default in this version (not a
+   * config key yet): the bench and the tests that measure them turn them on
+   * (docs/configuration.md "How far `sync.concurrency` raises the requests in flight").
+   */
+  spareLanes?: boolean;
 }
 
 export interface FailedUnit {

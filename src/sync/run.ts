@@ -284,7 +284,11 @@ async function syncRun(options: SyncOptions): Promise<SyncSummary> {
     onProgress: report,
     syncedAccounts: new Map(),
     statementFileClaims: new Map(),
-    lanes: runLanes(options.settings.concurrency, sparesWhileUnrefused(client), SPARE_QUIET_MS / 2),
+    lanes: runLanes(
+      options.settings.concurrency,
+      options.settings.spareLanes === true ? sparesWhileUnrefused(client) : () => false,
+      SPARE_QUIET_MS / 2,
+    ),
   };
   logger.info('sync started', { run_id: runId, consents: consentIds.length });
 

@@ -54,6 +54,8 @@ const SYNC: SyncSettings = {
   ...DEFAULT_SYNC,
   concurrency: num('BENCH_CONCURRENCY', DEFAULT_SYNC.concurrency),
   windowDays: num('BENCH_WINDOW_DAYS', DEFAULT_SYNC.windowDays),
+  // Spare lanes (src/sync/pool.ts), off by default in this version; BENCH_SPARE_LANES=0 measures without.
+  spareLanes: process.env.BENCH_SPARE_LANES !== '0',
 };
 const EXTRA_CONSENTS = process.env.BENCH_EXTRA_CONSENTS !== '0';
 /** A fixed data clock, so that runs on different days serve the same world. */

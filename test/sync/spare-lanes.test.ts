@@ -14,6 +14,7 @@ import { endpointOf, requestHook } from '../fixtures/request-log';
 import { startHarness, type Harness } from '../fixtures/sync-harness';
 
 const settings = (concurrency: number): SyncSettings => ({
+  spareLanes: true,
   lookbackDays: 14,
   floor: null,
   concurrency,
