@@ -26,6 +26,13 @@ describe('statement file names', () => {
   });
 });
 
+/** Writes a statement-like file named `name` (its name its content) under `sub` of data dir `dir`. */
+const writerUnder = (dir: string, sub: string) => async (name: string) => {
+  const file = await createAtomicFile(resolveInDataDir(dir, `${sub}/${name}`));
+  file.stream.end(name);
+  await file.commit();
+};
+
 describe('atomic file writes', () => {
   it('writes via a temp file and renames into place with sha256 and size', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'bankdata-files-'));
@@ -53,11 +60,7 @@ describe('atomic file writes', () => {
 
   it('makes a directory again when it was removed after an earlier file made it (the mkdir cache is only a hint)', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'bankdata-files-'));
-    const write = async (name: string) => {
-      const file = await createAtomicFile(resolveInDataDir(dir, `statements/PNZ/x/${name}`));
-      file.stream.end(name);
-      await file.commit();
-    };
+    const write = writerUnder(dir, 'statements/PNZ/x');
     await write('a.pdf');
     await rm(join(dir, 'statements'), { recursive: true });
     await write('b.pdf');
@@ -68,11 +71,7 @@ describe('atomic file writes', () => {
 
   it('makes it again for every file that finds it gone at once (statement files fetched side by side)', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'bankdata-files-'));
-    const write = async (name: string) => {
-      const file = await createAtomicFile(resolveInDataDir(dir, `statements/PNZ/y/${name}`));
-      file.stream.end(name);
-      await file.commit();
-    };
+    const write = writerUnder(dir, 'statements/PNZ/y');
     await write('a.pdf');
     await rm(join(dir, 'statements'), { recursive: true });
     // Before: the first to fail dropped the cache entry and made the directory; the others found
