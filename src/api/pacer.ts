@@ -142,6 +142,10 @@ const ACCELERATION_PER_S2 = 0.0003;
 /** A refusal more than this after the one before is isolated: the rate is only trimmed. */
 const ISOLATED_MS = 1000;
 const TRIM = 0.03;
+/** …or more than this many intervals of the pace after it, at a low pace. */
+const ISOLATED_SENDS = 8;
+/** A cut goes no higher than the accepted rate of the last second, or of this many intervals at a low pace. */
+const RECENT_SENDS = 8;
 /** The cut of a refusal that follows another within ISOLATED_MS (the pace is above the bank's). */
 const CUT = 0.1;
 /** The slowest pace, req/s. */
@@ -200,7 +204,6 @@ export function createPacer(options: PacerOptions): Pacer {
   let loweredAt = -Infinity; // when the rate was last set or cut by a refusal
   let uncertainty = 0.2; // relative, of the current bound
   let source: PacerState['source'] = 'none';
-  let nextAt = 0;
   let acceptedTotal = 0;
   let refusedTotal = 0;
   // The 429s since the run began (resume or forget): what `learned` may say of this run.
@@ -215,9 +218,14 @@ export function createPacer(options: PacerOptions): Pacer {
   // the rate never goes above it and a bound only lowers it.
   let ceiling: number | null = null;
   let probe = true;
-  // Bumped when a refusal lowers the rate: a lane woken for a slot reserved at the old pace takes a
-  // new one at the new pace (the queued lanes' slots would otherwise go out at the refused pace).
-  let generation = 0;
+  // The lanes waiting for a send slot, first come first served. Each slot is one interval of the
+  // rate in force when it is given after the last one, so a pace a refusal lowers spaces the queued
+  // lanes anew, and one that rises (the creep, the climb back after a cut) speeds them at once: a
+  // slot reserved ahead at the pace of its reservation would hold a queue of lanes for seconds at a
+  // pace long since left (16 lanes at 1 req/s). One timer at a time wakes the first lane; a timer
+  // the rate overtook is passed over (`timer` is the one in force).
+  const waiting: { since: number; grant: (slot: number) => void }[] = [];
+  let timer: { at: number } | null = null;
   let lastSlot = -Infinity;
   // When a short run last cut its pace (the local clock when the refusal was answered).
   let cutAt = -Infinity;
@@ -245,17 +253,49 @@ export function createPacer(options: PacerOptions): Pacer {
     paces.push({ at: t, rate });
   };
 
-  /** Learns from a 429; when that lowers the rate, the slots of the lanes still waiting are spaced anew. */
+  /** Learns from a 429; the slots of the lanes still waiting follow the new rate (`release`). */
   function learnFrom(refusal: Refusal): void {
     const now = nowMs(options.now);
     const before = rateAt(now);
     learnFromRefusal(refusal);
     const after = rateAt(now);
-    if (before !== null && after !== null && after < before) {
-      generation += 1;
-      // The next slot one interval of the new pace after the last one given out.
-      nextAt = Math.max(now, lastSlot + 1000 / after);
-      options.onSlowdown?.({ fromRate: before, toRate: after });
+    if (before !== null && after !== null && after < before) options.onSlowdown?.({ fromRate: before, toRate: after });
+  }
+
+  /** The first waiting lane's slot: one interval of the rate now after the last slot, not before it came. */
+  function nextSlot(since: number, t: number): number {
+    const rate = rateAt(t);
+    return rate === null ? Math.max(since, t) : Math.max(since, lastSlot + 1000 / rate);
+  }
+
+  /**
+   * Gives the waiting lanes their slots, in order, while they are due; else sets the timer for the
+   * first (replacing one set for a slot the rate now gives well before). A timer that wakes before
+   * its lane is due (the rate fell meanwhile) sleeps on; one whose clock stood still (a test's
+   * sleep) gives its slot all the same.
+   */
+  function release(woken?: { at: number }): void {
+    for (let lane = waiting[0]; lane !== undefined; lane = waiting[0]) {
+      const t = nowMs(options.now);
+      const slot = nextSlot(lane.since, t);
+      const due = slot <= t || (woken !== undefined && slot <= woken.at);
+      woken = undefined;
+      if (!due) {
+        // A timer set is kept unless the slot came well forward (a slight creep sets no new one).
+        if (timer && timer.at - slot <= 1 + (timer.at - t) / 10) return;
+        const mine = { at: slot };
+        timer = mine;
+        void options.sleep(slot - t).then(() => {
+          if (timer !== mine) return;
+          timer = null;
+          release(mine);
+        });
+        return;
+      }
+      waiting.shift();
+      waitedMs += Math.max(0, slot - lane.since);
+      lastSlot = slot;
+      lane.grant(slot);
     }
   }
 
@@ -387,7 +427,10 @@ export function createPacer(options: PacerOptions): Pacer {
         return;
       }
       const previous = refusals.at(-1)?.at;
-      const isolated = !starting && (previous === undefined || t - previous > ISOLATED_MS);
+      // At a low pace a second holds few sends: isolated means some sends apart, not only a second.
+      const isolated =
+        !starting &&
+        (previous === undefined || t - previous > Math.max(ISOLATED_MS, ISOLATED_SENDS * (1000 / current)));
       if (best && isolated) {
         // A refusal after a quiet spell whose bound agrees with the last one confirms the rate.
         confirmed = Math.abs(certified - base) <= base * CONFIRM ? Math.min(MAX_CONFIRMED, confirmed + 1) : 0;
@@ -413,10 +456,10 @@ export function createPacer(options: PacerOptions): Pacer {
         // what the bank accepted over the last second (the lanes may have sent far less than
         // the pace allowed): from there back to the cut pace fast, then creep.
         const paced = Math.min(current * (1 - CUT), tight && !starting ? certified * (1 + spread) : Infinity);
-        const recent = refusal.client
-          ? clientAcceptedSince(t - FIRST_WINDOW_MS, refusal.client)
-          : acceptedIn(t - FIRST_WINDOW_MS, t);
-        const accepted = recent === null ? Infinity : ((recent * 1000) / FIRST_WINDOW_MS) * (1 + ROUGH);
+        // Over a second, or over as many sends as make a rate at a low pace.
+        const window = Math.max(FIRST_WINDOW_MS, RECENT_SENDS * (1000 / current));
+        const recent = refusal.client ? clientAcceptedSince(t - window, refusal.client) : acceptedIn(t - window, t);
+        const accepted = recent === null ? Infinity : ((recent * 1000) / window) * (1 + ROUGH);
         setBase(t, Math.max(MIN_RATE, Math.min(current, Math.max(certified, Math.min(paced, accepted)))));
         uncertainty = spread;
         threshold = Math.max(certified, paced);
@@ -437,8 +480,17 @@ export function createPacer(options: PacerOptions): Pacer {
       const recent = refusal.client
         ? clientAcceptedSince(t - FIRST_WINDOW_MS, refusal.client)
         : acceptedIn(t - FIRST_WINDOW_MS, t);
-      if (recent === null || recent < MIN_COUNT) return;
-      setBase(t, (recent * 1000) / FIRST_WINDOW_MS);
+      if (recent === null) return;
+      if (recent < MIN_COUNT) {
+        // Few accepted, but many refused in the same second: the client sends above a bank whose
+        // limit is below MIN_COUNT a second, and its lanes waiting out `Retry-After` together
+        // would meet the empty bucket again each second. The first rate is what was accepted.
+        const refused = refusal.client
+          ? clientRefusedSince(t - FIRST_WINDOW_MS, refusal.client)
+          : countUpTo(sends, t) - countUpTo(sends, t - FIRST_WINDOW_MS) - recent;
+        if (refused === null || refused < MIN_COUNT) return;
+      }
+      setBase(t, Math.max(MIN_RATE, (recent * 1000) / FIRST_WINDOW_MS));
     }
     confirmed = 0;
     uncertainty = UNKNOWN_CREEP_PER_S;
@@ -449,17 +501,24 @@ export function createPacer(options: PacerOptions): Pacer {
   /**
    * A refusal in a short run, which paces at a stored rate and never above the ceiling: a clump
    * of sends, or a limit the bank lowered. Requests sent before the last cut was made answer the
-   * old pace and are passed over (the slots of lanes still waiting are spaced anew: `generation`).
+   * old pace and are passed over (the lanes still waiting take their slots at the new pace).
    * With a bound (a rate the bank allows: idle stretches only make it low) the pace and the
-   * ceiling go to it: refusals began at or below the pace refused, and the bank allows the bound. Without one (no earlier refusal to measure from) the pace halves, each refusal again,
+   * ceiling go to it: refusals began at or below the pace refused, and the bank allows the bound.
+   * Without one (no earlier refusal to measure from) the pace halves, each refusal again,
    * and climbs back fast to a little under the refused pace: a lowered limit costs a few refusals
    * before a bound measures it, a clump a second at a lower pace.
    */
   function learnInShortRun(t: number, current: number, bound: { certified: number; count: number } | null): void {
     if (t < cutAt) return;
     if (bound) {
-      setBase(t, Math.max(MIN_RATE, Math.min(current, bound.certified)));
-      ceiling = Math.min(ceiling ?? Infinity, Math.max(MIN_RATE, bound.certified));
+      // Between two refusals the bank's bucket was empty at both ends, so its rate lies between
+      // (count − 1) and (count + 1) a span: the certified bound is the bottom of that. Over the
+      // few requests of the short spans a lowered limit leaves (the pace halved, then back up
+      // fast), the bottom lies far under the limit (8 requests: 12%), and a short run never
+      // creeps above it: the pace takes the middle of the lower half.
+      const rate = (bound.certified * (bound.count - 0.5)) / (bound.count - 1);
+      setBase(t, Math.max(MIN_RATE, Math.min(current, rate)));
+      ceiling = Math.min(ceiling ?? Infinity, Math.max(MIN_RATE, rate));
       threshold = 0;
     } else {
       // Refusals began at or below the pace refused.
@@ -504,6 +563,12 @@ export function createPacer(options: PacerOptions): Pacer {
     return since !== undefined ? now.sent - since.sent - (now.refused - since.refused) : null;
   }
 
+  /** The client's 429s since `from`, by the counts this process's slots returned. */
+  function clientRefusedSince(from: number, now: BudgetCounts): number | null {
+    const since = readings[partitionPoint(readings, (r) => r.at <= from) - 1];
+    return since !== undefined ? now.refused - since.refused : null;
+  }
+
   /** A slot from the shared budget: every send of the client is counted, paced once a rate is known. */
   async function acquireShared(shared: SharedBudget): Promise<number> {
     await learning;
@@ -536,26 +601,15 @@ export function createPacer(options: PacerOptions): Pacer {
   return {
     async acquire() {
       if (options.shared) return acquireShared(options.shared);
-      for (;;) {
-        const t = nowMs(options.now);
-        const rate = rateAt(t);
-        if (rate === null) {
-          nextAt = t;
-          lastSlot = t;
-          return t;
-        }
-        const slot = Math.max(t, nextAt);
-        nextAt = slot + 1000 / rate;
-        const reservedIn = generation;
-        if (slot > t) {
-          waitedMs += slot - t;
-          await options.sleep(slot - t);
-        }
-        // A refusal lowered the rate while this lane waited: its slot was spaced at the old pace.
-        if (reservedIn !== generation) continue;
-        lastSlot = Math.max(lastSlot, slot);
-        return slot;
+      const since = nowMs(options.now);
+      if (waiting.length === 0 && rateAt(since) === null) {
+        lastSlot = since;
+        return since;
       }
+      return new Promise<number>((grant) => {
+        waiting.push({ since, grant });
+        release();
+      });
     },
     settle(sentAt, answer) {
       if (answer.headers) learnFromHeaders(answer.headers);
@@ -594,6 +648,7 @@ export function createPacer(options: PacerOptions): Pacer {
         acceptedTotal += 1;
         accepted.splice(countUpTo(accepted, sentAt), 0, sentAt);
       }
+      release();
     },
     resume(stored, opts) {
       if (source === 'headers') return;
@@ -617,6 +672,7 @@ export function createPacer(options: PacerOptions): Pacer {
       // the slow start's does); a short one holds the stored rate, creeping at most to the ceiling.
       starting = opts.probe;
       uncertainty = opts.probe ? PROBE_GROWTH_PER_S : STORED_SPREAD;
+      release();
     },
     forget() {
       if (source === 'headers') return;
@@ -637,6 +693,7 @@ export function createPacer(options: PacerOptions): Pacer {
       uncertainty = 0.2;
       loweredAt = -Infinity;
       cutAt = -Infinity;
+      release();
     },
     learned() {
       const t = nowMs(options.now);

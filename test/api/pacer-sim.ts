@@ -3,7 +3,7 @@
  * their slot, the latency and the `Retry-After` second. No real time passes: every sleep is an
  * event on the fake clock.
  */
-import { createPacer, type Pacer } from '../../src/api/pacer';
+import { createPacer, type PaceEvent, type Pacer } from '../../src/api/pacer';
 
 export interface SimResult {
   sent: number;
@@ -43,6 +43,8 @@ export async function simulate(opts: {
   requests?: number;
   /** Called with each worker's pacer before the first request (e.g. `resume`). */
   setup?: (pacer: Pacer) => void;
+  /** Told of each slowdown with the simulation's clock (ms), for tracing. */
+  onSlowdown?: (at: number, event: PaceEvent) => void;
 }): Promise<SimResult> {
   let now = 0;
   const timers: { at: number; seq: number; fire: () => void }[] = [];
@@ -51,7 +53,12 @@ export async function simulate(opts: {
   const workers = opts.workers ?? 1;
   const budget = workers > 1 ? sharedBudget(() => now) : undefined;
   const pacers = Array.from({ length: workers }, () =>
-    createPacer({ now: () => new Date(now), sleep, ...(budget ? { shared: budget } : {}) }),
+    createPacer({
+      now: () => new Date(now),
+      sleep,
+      ...(budget ? { shared: budget } : {}),
+      ...(opts.onSlowdown ? { onSlowdown: (e: PaceEvent) => opts.onSlowdown?.(now, e) } : {}),
+    }),
   );
   for (const pacer of pacers) opts.setup?.(pacer);
   let tokens = opts.burst;

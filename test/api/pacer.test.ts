@@ -47,6 +47,44 @@ describe('pacer', () => {
     },
   );
 
+  it('learns a bank limit of 2/s with a burst of 1 (a second holds too few sends for a rate): throughput at the limit, refusals under a quarter of the sends', async () => {
+    // Before: every lane met the empty bucket each second and no first rate was taken (fewer than 4
+    // accepted in it); then lanes queued at a cut pace kept it for seconds after the pace rose, and
+    // a second's 1 or 2 accepted requests cut the pace to half the limit again and again (a third of
+    // the limit lost, 47% of the sends refused).
+    const r = await simulate({ rate: 2, burst: 1, latencyMs: 5, lanes: 16, untilMs: 120_000, warmupMs: 30_000 });
+    expect(r.lateRate).toBeGreaterThanOrEqual(2 * 0.9);
+    expect(r.rate!).toBeGreaterThan(2 * 0.9);
+    expect(r.rate!).toBeLessThan(2 * 1.1);
+    expect(r.refused / r.sent).toBeLessThan(0.25);
+    expect(r.refusedLate / r.sent).toBeLessThan(0.15);
+  });
+
+  it('lanes queued for their slots follow a pace that rises: none keeps the spacing of the pace it queued at', async () => {
+    let now = 0;
+    const timers: { at: number; fire: () => void }[] = [];
+    const pacer = createPacer({
+      now: () => new Date(now),
+      sleep: (ms) => new Promise<void>((fire) => timers.push({ at: now + ms, fire })),
+    });
+    pacer.resume({ rate: 1, ceiling: null }, { probe: false });
+    // Ten lanes queue at 1 req/s: the first goes at once, the others a second apart.
+    const sent: number[] = [];
+    for (let i = 0; i < 10; i++) void pacer.acquire().then((at) => sent.push(at));
+    await Promise.resolve();
+    // The bank's headers then give 100 req/s: the queued lanes go within a second, not in nine.
+    pacer.settle(0, { status: 200, headers: { 'ratelimit-policy': '100;w=1' } });
+    while (sent.length < 10 && timers.length > 0) {
+      timers.sort((a, b) => a.at - b.at);
+      const next = timers.shift()!;
+      now = Math.max(now, next.at);
+      next.fire();
+      for (let i = 0; i < 5; i++) await Promise.resolve();
+    }
+    expect(sent).toHaveLength(10);
+    expect(Math.max(...sent)).toBeLessThan(1_200);
+  });
+
   it.each([
     { rate: 50, latencyMs: 20, most: 10 },
     { rate: 10, latencyMs: 20, most: 5 },
