@@ -36,9 +36,9 @@ export interface SyncSettings {
   leaseRenewMs?: number;
   /**
    * Spare lanes (src/sync/pool.ts): once no consent is left to start, run a running consent's
-   * accounts, units and statement files side by side. Off by default in this version (not a
-   * config key yet): the bench and the tests that measure them turn them on
-   * (docs/configuration.md "How far `sync.concurrency` raises the requests in flight").
+   * accounts, units and statement files side by side. On unless false (not a config key: the
+   * bench measures without them by BENCH_SPARE_LANES=0; docs/configuration.md "How far
+   * `sync.concurrency` raises the requests in flight").
    */
   spareLanes?: boolean;
 }

@@ -286,7 +286,7 @@ async function syncRun(options: SyncOptions): Promise<SyncSummary> {
     statementFileClaims: new Map(),
     lanes: runLanes(
       options.settings.concurrency,
-      options.settings.spareLanes === true ? sparesWhileUnrefused(client) : () => false,
+      options.settings.spareLanes === false ? () => false : sparesWhileUnrefused(client),
       SPARE_QUIET_MS / 2,
     ),
   };
