@@ -104,6 +104,8 @@ export interface Pacer {
     answer: { status: number; headers?: Readonly<Record<string, string | string[] | undefined>> },
   ): void;
   state(): PacerState;
+  /** The request given a slot got no answer (a timeout, a dropped connection): its place in flight is freed. */
+  abandon(): void;
   /**
    * Starts from what an earlier run learned (the stored rate, never above its ceiling). `probe`:
    * a long run (a backfill) may probe above the ceiling, gently; without it the pacer never paces
@@ -142,10 +144,17 @@ const ACCELERATION_PER_S2 = 0.0003;
 /** A refusal more than this after the one before is isolated: the rate is only trimmed. */
 const ISOLATED_MS = 1000;
 const TRIM = 0.03;
+/** Requests in flight at first, before any rate is known (one more each round trip). */
+const FIRST_FLIGHT = 2;
 /** …or more than this many intervals of the pace after it, at a low pace. */
 const ISOLATED_SENDS = 8;
 /** A cut goes no higher than the accepted rate of the last second, or of this many intervals at a low pace. */
 const RECENT_SENDS = 8;
+/**
+ * After the slow start, a cut goes to the accepted rate only when that is under this share of the
+ * pace (the lanes sent far less than it allowed); nearer, the 10% cut is enough.
+ */
+const FAR_BELOW = 0.5;
 /** The cut of a refusal that follows another within ISOLATED_MS (the pace is above the bank's). */
 const CUT = 0.1;
 /** The slowest pace, req/s. */
@@ -227,6 +236,14 @@ export function createPacer(options: PacerOptions): Pacer {
   const waiting: { since: number; grant: (slot: number) => void }[] = [];
   let timer: { at: number } | null = null;
   let lastSlot = -Infinity;
+  // Before any rate is known, the requests in flight are held to a window that starts at
+  // FIRST_FLIGHT and grows by one each round trip (1/window with each accepted answer): when the
+  // bank's burst runs out, a window's worth of requests meets its empty bucket, not every lane at
+  // once (16 refusals in the first 40 ms of a run from nothing at 50 req/s, burst 20, 16 lanes).
+  // A window grows past the lanes in a few dozen round trips; `abandon` frees the place of a
+  // request that got no answer.
+  let inFlight = 0;
+  let flight = FIRST_FLIGHT;
   // When a short run last cut its pace (the local clock when the refusal was answered).
   let cutAt = -Infinity;
   // Slow start: from the first rate until a refusal of a pace it set, the rate grows e-fold a
@@ -265,7 +282,8 @@ export function createPacer(options: PacerOptions): Pacer {
   /** The first waiting lane's slot: one interval of the rate now after the last slot, not before it came. */
   function nextSlot(since: number, t: number): number {
     const rate = rateAt(t);
-    return rate === null ? Math.max(since, t) : Math.max(since, lastSlot + 1000 / rate);
+    if (rate === null) return inFlight < flight ? Math.max(since, t) : Infinity;
+    return Math.max(since, lastSlot + 1000 / rate);
   }
 
   /**
@@ -281,6 +299,7 @@ export function createPacer(options: PacerOptions): Pacer {
       const due = slot <= t || (woken !== undefined && slot <= woken.at);
       woken = undefined;
       if (!due) {
+        if (slot === Infinity) return; // the window is full: an answer releases the next
         // A timer set is kept unless the slot came well forward (a slight creep sets no new one).
         if (timer && timer.at - slot <= 1 + (timer.at - t) / 10) return;
         const mine = { at: slot };
@@ -295,6 +314,7 @@ export function createPacer(options: PacerOptions): Pacer {
       waiting.shift();
       waitedMs += Math.max(0, slot - lane.since);
       lastSlot = slot;
+      inFlight += 1;
       lane.grant(slot);
     }
   }
@@ -459,9 +479,16 @@ export function createPacer(options: PacerOptions): Pacer {
         // Over a second, or over as many sends as make a rate at a low pace.
         const window = Math.max(FIRST_WINDOW_MS, RECENT_SENDS * (1000 / current));
         const recent = refusal.client ? clientAcceptedSince(t - window, refusal.client) : acceptedIn(t - window, t);
-        const accepted = recent === null ? Infinity : ((recent * 1000) / window) * (1 + ROUGH);
-        setBase(t, Math.max(MIN_RATE, Math.min(current, Math.max(certified, Math.min(paced, accepted)))));
-        uncertainty = spread;
+        const acceptedRate = recent === null ? Infinity : ((recent * 1000) / window) * (1 + ROUGH);
+        const accepted = starting || acceptedRate < current * FAR_BELOW ? acceptedRate : Infinity;
+        const cutTo = Math.max(MIN_RATE, Math.min(current, Math.max(certified, Math.min(paced, accepted))));
+        setBase(t, cutTo);
+        // A cut of about 10% after the slow start: the pace is near the bank's and the creep that
+        // brought it there was too fast (a rough bound's), so the creep halves, each such cut again.
+        // Without it a bank with a small burst refused the pace every second or two, the creep
+        // taking back each cut. A deeper cut keeps its bound's creep, to climb back.
+        const near = !starting && cutTo >= current * (1 - CUT) * 0.95;
+        uncertainty = near ? Math.min(spread, uncertainty / 2) : spread;
         threshold = Math.max(certified, paced);
         starting = false;
       }
@@ -602,8 +629,9 @@ export function createPacer(options: PacerOptions): Pacer {
     async acquire() {
       if (options.shared) return acquireShared(options.shared);
       const since = nowMs(options.now);
-      if (waiting.length === 0 && rateAt(since) === null) {
+      if (waiting.length === 0 && rateAt(since) === null && inFlight < flight) {
         lastSlot = since;
+        inFlight += 1;
         return since;
       }
       return new Promise<number>((grant) => {
@@ -612,6 +640,8 @@ export function createPacer(options: PacerOptions): Pacer {
       });
     },
     settle(sentAt, answer) {
+      if (!options.shared) inFlight = Math.max(0, inFlight - 1);
+      if (answer.status !== 429 && base === null) flight += 1 / Math.floor(flight);
       if (answer.headers) learnFromHeaders(answer.headers);
       const t = nowMs(options.now);
       latencyMs = latencyMs === null ? t - sentAt : latencyMs * 0.9 + (t - sentAt) * 0.1;
@@ -693,6 +723,12 @@ export function createPacer(options: PacerOptions): Pacer {
       uncertainty = 0.2;
       loweredAt = -Infinity;
       cutAt = -Infinity;
+      flight = FIRST_FLIGHT;
+      release();
+    },
+    abandon() {
+      if (options.shared) return;
+      inFlight = Math.max(0, inFlight - 1);
       release();
     },
     learned() {

@@ -95,7 +95,13 @@ export function createTransport<K extends HttpKind = Endpoint>(options: Transpor
   async function openPaced(exchange: HttpExchange): Promise<StreamAnswer> {
     if (!options.pacer) return http.open(exchange);
     const sentAt = await options.pacer.acquire();
-    const answer = await http.open(exchange);
+    let answer: StreamAnswer;
+    try {
+      answer = await http.open(exchange);
+    } catch (error) {
+      options.pacer.abandon();
+      throw error;
+    }
     options.pacer.settle(sentAt, answer);
     return answer;
   }

@@ -102,17 +102,18 @@ describe('a pacer resumed from a stored rate', () => {
 
 describe('a backfill from nothing (no stored rate)', () => {
   it.each([
-    { rate: 50, burst: 20, latencyMs: 20, requests: 3149, wall: 1.08 },
-    { rate: 200, burst: 40, latencyMs: 20, requests: 3400, wall: 1.15 },
+    { rate: 50, burst: 20, latencyMs: 20, requests: 3149, wall: 1.08, refused: 0.5 },
+    { rate: 200, burst: 40, latencyMs: 20, requests: 3400, wall: 1.15, refused: 0.65 },
   ])(
-    '$requests requests at $rate/s (burst $burst): the slow start ends at its bound, 429s under 0.75%, wall within $wall× the rate bound',
+    '$requests requests at $rate/s (burst $burst): the slow start ends at its bound, 429s under $refused%, wall within $wall× the rate bound',
     async (bank) => {
       // Before the slow start ended at the bound of its first refusals: 41 (1.29%) and 30 (0.87%)
-      // refusals, a dozen of them in a row after the slow start. Still over 0.5%: the lanes' first
-      // round trip meets the bank's empty bucket together (about 15 refusals at once).
+      // refusals, a dozen of them in a row after the slow start. Then 22 (0.69%) and 25 (0.73%):
+      // the lanes' first round trip met the bank's empty bucket together (about 15 refusals at
+      // once), until the requests in flight were held to a window before any rate is known.
       const r = await simulate({ ...bank, lanes: 16, untilMs: 600_000, warmupMs: 0 });
       const boundMs = ((bank.requests - bank.burst) / bank.rate) * 1000 + 2 * bank.latencyMs;
-      expect(r.refused / r.sent).toBeLessThan(0.0075);
+      expect(r.refused / r.sent).toBeLessThan(bank.refused / 100);
       expect(r.doneAtMs! / boundMs).toBeLessThanOrEqual(bank.wall);
     },
   );
