@@ -279,11 +279,19 @@ export function createPacer(options: PacerOptions): Pacer {
     if (before !== null && after !== null && after < before) options.onSlowdown?.({ fromRate: before, toRate: after });
   }
 
-  /** The first waiting lane's slot: one interval of the rate now after the last slot, not before it came. */
+  /**
+   * The first waiting lane's slot: one interval of the rate now after the last slot, not before
+   * the lane came, and at most one interval before now. A timer that woke late sends its lane at
+   * once and the next one interval after the slot it was due (the pace holds though timers are
+   * late by a millisecond or two, 20% of an interval at 200 req/s); but a last slot long past (the
+   * window's, before the first rate) gives no credit: the lanes queued when a first rate is
+   * learnt do not all go at once into the bucket that just refused.
+   */
   function nextSlot(since: number, t: number): number {
     const rate = rateAt(t);
     if (rate === null) return inFlight < flight ? Math.max(since, t) : Infinity;
-    return Math.max(since, lastSlot + 1000 / rate);
+    const interval = 1000 / rate;
+    return Math.max(since, lastSlot + interval, t - interval);
   }
 
   /**
@@ -312,7 +320,7 @@ export function createPacer(options: PacerOptions): Pacer {
         return;
       }
       waiting.shift();
-      waitedMs += Math.max(0, slot - lane.since);
+      waitedMs += Math.max(0, Math.max(slot, t) - lane.since);
       lastSlot = slot;
       inFlight += 1;
       lane.grant(slot);
@@ -542,7 +550,8 @@ export function createPacer(options: PacerOptions): Pacer {
       // (count − 1) and (count + 1) a span: the certified bound is the bottom of that. Over the
       // few requests of the short spans a lowered limit leaves (the pace halved, then back up
       // fast), the bottom lies far under the limit (8 requests: 12%), and a short run never
-      // creeps above it: the pace takes the middle of the lower half.
+      // creeps above it: the pace takes the middle of the lower half. Not a rate the bank certainly
+      // allows (up to 0.5 / (count − 1) above its rate at worst): a refusal there lowers it again.
       const rate = (bound.certified * (bound.count - 0.5)) / (bound.count - 1);
       setBase(t, Math.max(MIN_RATE, Math.min(current, rate)));
       ceiling = Math.min(ceiling ?? Infinity, Math.max(MIN_RATE, rate));

@@ -90,6 +90,22 @@ describe('pacer', () => {
     expect(third).toBe(true);
   });
 
+  it('lanes queued while the window was full do not all go at once when a rate comes: at most one interval of credit', async () => {
+    let now = 0;
+    const pacer = createPacer({ now: () => new Date(now), sleep: () => new Promise<void>(() => undefined) });
+    // The window of 2 requests in flight is full; five lanes queue behind it ...
+    await pacer.acquire();
+    await pacer.acquire();
+    const sent: number[] = [];
+    for (let i = 0; i < 5; i++) void pacer.acquire().then((at) => sent.push(at));
+    // ... and two seconds later a rate of 10 req/s is known (here: resumed). Slots spaced from the
+    // last one given two seconds ago would all be due: five sends at once into the bucket.
+    now = 2_000;
+    pacer.resume({ rate: 10, ceiling: null }, { probe: false });
+    await new Promise((r) => setImmediate(r));
+    expect(sent).toEqual([1_900, 2_000]);
+  });
+
   it('lanes queued for their slots follow a pace that rises: none keeps the spacing of the pace it queued at', async () => {
     let now = 0;
     const timers: { at: number; fire: () => void }[] = [];
