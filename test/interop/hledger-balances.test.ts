@@ -42,10 +42,12 @@ const dir = mkdtempSync(join(tmpdir(), 'bankdata-hledger-'));
 let store: SqliteStore;
 let accounts: DemoAccount[];
 let db: string;
+/** The demo's output, shown when an assertion on what it stored fails. */
+const demoOutput: string[] = [];
 
 beforeAll(async () => {
   if (missing.length > 0) return;
-  await runDemo({ dataDir: dir, settings: SETTINGS, seed: 1, out: () => undefined });
+  await runDemo({ dataDir: dir, settings: SETTINGS, seed: 1, out: (text) => void demoOutput.push(text) });
   db = join(dir, 'demo', 'bankdata.sqlite');
   store = await openStore(db);
   accounts = store.sqlite
@@ -97,7 +99,10 @@ describe.skipIf(missing.length > 0)(
           a.permissions.includes('ReadTransactionsDebits') &&
           !breaks.has(a.account_id),
       );
-      expect(complete.length).toBeGreaterThanOrEqual(5);
+      expect(
+        complete.length,
+        `accounts with breaks: ${[...breaks].join(', ')}\nthe demo said:\n${demoOutput.join('')}`,
+      ).toBeGreaterThanOrEqual(5);
       const journal = await journalOf(
         complete.map((a) => a.account_id),
         'complete',
