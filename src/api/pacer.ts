@@ -157,6 +157,8 @@ const RECENT_SENDS = 8;
 const FAR_BELOW = 0.5;
 /** The cut of a refusal that follows another within ISOLATED_MS (the pace is above the bank's). */
 const CUT = 0.1;
+/** How far behind now a slot may be, at least (a late timer's lane and the next catch up). */
+const CATCH_UP_MS = 50;
 /** The slowest pace, req/s. */
 const MIN_RATE = 0.5;
 
@@ -281,17 +283,18 @@ export function createPacer(options: PacerOptions): Pacer {
 
   /**
    * The first waiting lane's slot: one interval of the rate now after the last slot, not before
-   * the lane came, and at most one interval before now. A timer that woke late sends its lane at
-   * once and the next one interval after the slot it was due (the pace holds though timers are
-   * late by a millisecond or two, 20% of an interval at 200 req/s); but a last slot long past (the
-   * window's, before the first rate) gives no credit: the lanes queued when a first rate is
-   * learnt do not all go at once into the bucket that just refused.
+   * the lane came, and at most CATCH_UP_MS or one interval (the longer) before now. A timer that
+   * woke late (a busy event loop: a window's commit) sends its lane at once and the next one
+   * interval after the slot it was due, so the pace holds though timers are late by a few
+   * milliseconds (an interval is 5 ms at 200 req/s); but a last slot long past (the window's,
+   * before the first rate) gives no more credit: the lanes queued when a first rate is learnt do
+   * not all go at once into the bucket that just refused.
    */
   function nextSlot(since: number, t: number): number {
     const rate = rateAt(t);
     if (rate === null) return inFlight < flight ? Math.max(since, t) : Infinity;
     const interval = 1000 / rate;
-    return Math.max(since, lastSlot + interval, t - interval);
+    return Math.max(since, lastSlot + interval, t - Math.max(interval, CATCH_UP_MS));
   }
 
   /**
