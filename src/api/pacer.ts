@@ -157,6 +157,8 @@ const RECENT_SENDS = 8;
 const FAR_BELOW = 0.5;
 /** The cut of a refusal that follows another within ISOLATED_MS (the pace is above the bank's). */
 const CUT = 0.1;
+/** The creep goes no further than this many times the rate this process sent lately. */
+const SENT_CAP = 2;
 /** How far behind now a slot may be, at least (a late timer's lane and the next catch up). */
 const CATCH_UP_MS = 50;
 /** The slowest pace, req/s. */
@@ -333,9 +335,25 @@ export function createPacer(options: PacerOptions): Pacer {
   const rateAt = (t: number): number | null => {
     if (base === null) return null;
     if (source === 'headers') return base;
-    const free = freeRateAt(t, base);
+    const free = Math.min(freeRateAt(t, base), sentCap(t, base));
     return !probe && ceiling !== null ? Math.min(free, ceiling) : free;
   };
+
+  /**
+   * The creep goes no further than SENT_CAP times what this process sent lately (over a second,
+   * or 8 intervals of the base at a low pace), never below the base or the pace a cut climbs back
+   * to: a pace the lanes never used measures nothing. Without it, lanes that and not the pace
+   * limited the sending (16 lanes at 500 ms send 32 req/s whatever the pace) met too few refusals
+   * in a row to cut, and a rough bound's creep took the pace to hundreds of times the bank's rate,
+   * which lanes added later (spare lanes) would then have sent at. With a shared budget this
+   * process sends only its share of the client's requests: no cap.
+   */
+  function sentCap(t: number, base: number): number {
+    if (options.shared) return Infinity;
+    const window = Math.max(FIRST_WINDOW_MS, (RECENT_SENDS * 1000) / base);
+    const sent = countUpTo(sends, t) - countUpTo(sends, t - window);
+    return Math.max(base, threshold, (SENT_CAP * sent * 1000) / window);
+  }
 
   function freeRateAt(t: number, base: number): number {
     // Creep fast while the bound is rough; once it is tight, barely (each probe past the

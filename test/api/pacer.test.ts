@@ -90,6 +90,14 @@ describe('pacer', () => {
     expect(third).toBe(true);
   });
 
+  it('lanes that, not the pace, limit the sending (16 lanes at 520 ms, about 31 req/s, against 30 req/s) keep the pace within twice what they sent', async () => {
+    // Before: too few refusals in a row to cut, and a rough bound's creep took the pace to 268
+    // times the bank's rate, which lanes added later would have sent at.
+    const r = await simulate({ rate: 30, burst: 20, latencyMs: 520, lanes: 16, untilMs: 150_000, warmupMs: 30_000 });
+    expect(r.rate!).toBeLessThan(30 * 2);
+    expect(r.lateRate).toBeGreaterThanOrEqual(30 * 0.95);
+  });
+
   it('lanes queued while the window was full do not all go at once when a rate comes: at most one interval of credit', async () => {
     let now = 0;
     const pacer = createPacer({ now: () => new Date(now), sleep: () => new Promise<void>(() => undefined) });
