@@ -350,9 +350,13 @@ export function createPacer(options: PacerOptions): Pacer {
    */
   function sentCap(t: number, base: number): number {
     if (options.shared) return Infinity;
-    const window = Math.max(FIRST_WINDOW_MS, (RECENT_SENDS * 1000) / base);
-    const sent = countUpTo(sends, t) - countUpTo(sends, t - window);
-    return Math.max(base, threshold, (SENT_CAP * sent * 1000) / window);
+    const window = recentWindow(base);
+    return Math.max(base, threshold, (SENT_CAP * sentIn(t - window, t) * 1000) / window);
+  }
+
+  /** What "lately" spans at a pace: a second, or RECENT_SENDS intervals when longer (a low pace). */
+  function recentWindow(rate: number): number {
+    return Math.max(FIRST_WINDOW_MS, (RECENT_SENDS * 1000) / rate);
   }
 
   function freeRateAt(t: number, base: number): number {
@@ -383,6 +387,8 @@ export function createPacer(options: PacerOptions): Pacer {
 
   /** Accepted sends in (from, to]: `accepted` is kept sorted. */
   const acceptedIn = (from: number, to: number): number => countUpTo(accepted, to) - countUpTo(accepted, from);
+  /** Settled sends, accepted or refused, in (from, to]. */
+  const sentIn = (from: number, to: number): number => countUpTo(sends, to) - countUpTo(sends, from);
 
   /**
    * The requests accepted between the refusals `a` and `t`: this process's own, or with a shared
@@ -506,7 +512,7 @@ export function createPacer(options: PacerOptions): Pacer {
         // the pace allowed): from there back to the cut pace fast, then creep.
         const paced = Math.min(current * (1 - CUT), tight && !starting ? certified * (1 + spread) : Infinity);
         // Over a second, or over as many sends as make a rate at a low pace.
-        const window = Math.max(FIRST_WINDOW_MS, RECENT_SENDS * (1000 / current));
+        const window = recentWindow(current);
         const recent = refusal.client ? clientAcceptedSince(t - window, refusal.client) : acceptedIn(t - window, t);
         const acceptedRate = recent === null ? Infinity : ((recent * 1000) / window) * (1 + ROUGH);
         const accepted = starting || acceptedRate < current * FAR_BELOW ? acceptedRate : Infinity;
@@ -543,7 +549,7 @@ export function createPacer(options: PacerOptions): Pacer {
         // would meet the empty bucket again each second. The first rate is what was accepted.
         const refused = refusal.client
           ? clientRefusedSince(t - FIRST_WINDOW_MS, refusal.client)
-          : countUpTo(sends, t) - countUpTo(sends, t - FIRST_WINDOW_MS) - recent;
+          : sentIn(t - FIRST_WINDOW_MS, t) - recent;
         if (refused === null || refused < MIN_COUNT) return;
       }
       setBase(t, Math.max(MIN_RATE, (recent * 1000) / FIRST_WINDOW_MS));
@@ -614,15 +620,18 @@ export function createPacer(options: PacerOptions): Pacer {
     refusals.push(refusal);
   }
 
+  /** The counts the last slot at or before `from` returned (undefined before the first). */
+  const readingAt = (from: number) => readings[partitionPoint(readings, (r) => r.at <= from) - 1];
+
   /** The client's requests accepted since `from`, by the counts this process's slots returned. */
   function clientAcceptedSince(from: number, now: BudgetCounts): number | null {
-    const since = readings[partitionPoint(readings, (r) => r.at <= from) - 1];
+    const since = readingAt(from);
     return since !== undefined ? now.sent - since.sent - (now.refused - since.refused) : null;
   }
 
   /** The client's 429s since `from`, by the counts this process's slots returned. */
   function clientRefusedSince(from: number, now: BudgetCounts): number | null {
-    const since = readings[partitionPoint(readings, (r) => r.at <= from) - 1];
+    const since = readingAt(from);
     return since !== undefined ? now.refused - since.refused : null;
   }
 

@@ -153,13 +153,6 @@ export async function consentsToSync(store: Store, consentIds: readonly ConsentI
   return [...consentIds];
 }
 
-/**
- * One run. The store's database lost (PostgreSQL stopped or unreachable) at any point, in a unit,
- * a lease renewal, the work queue or the run's end, stops it: the unit in flight is abandoned
- * whole, nothing more is written, and the loss is raised as the database's error (exit 6, naming
- * host and database). The run keeps no end; `status` shows it interrupted once its holder is gone,
- * and the next run takes over at once (src/store/pg/work-queue.ts).
- */
 /** How long after a 429 spare lanes stay closed (real time: the sync's clock may be a test's frozen one). */
 const SPARE_QUIET_MS = 2000;
 
@@ -186,6 +179,13 @@ export function sparesWhileUnrefused(client: Pick<DataApiClient, 'stats'>): () =
   };
 }
 
+/**
+ * One run. The store's database lost (PostgreSQL stopped or unreachable) at any point, in a unit,
+ * a lease renewal, the work queue or the run's end, stops it: the unit in flight is abandoned
+ * whole, nothing more is written, and the loss is raised as the database's error (exit 6, naming
+ * host and database). The run keeps no end; `status` shows it interrupted once its holder is gone,
+ * and the next run takes over at once (src/store/pg/work-queue.ts).
+ */
 export async function runSync(options: SyncOptions): Promise<SyncSummary> {
   try {
     return await syncRun(options);
