@@ -138,6 +138,7 @@ export function storeOf(parts: DialectParts): Store {
       recordWindowKnowledge: (bank, learned, now) => syncState.recordWindowKnowledge(r, bank, learned, now ?? clock()),
       getRowsPerDay: (key) => syncState.getRowsPerDay(r, key),
       maxRowsPerDay: (bank) => syncState.maxRowsPerDay(r, bank),
+      rowsPerDayLike: (key) => syncState.rowsPerDayLike(r, key),
       setRowsPerDay: (key) => syncState.setRowsPerDay(r, at(key)),
     }),
     runs: settled({

@@ -171,6 +171,11 @@ export interface Store {
     getRowsPerDay(key: { bank: BankName; accountId: AccountId; consentId: ConsentId }): Promise<number | null>;
     /** The most rows per day stored for any account of the bank (the prior for a new account), or null. */
     maxRowsPerDay(bank: BankName): Promise<number | null>;
+    /** The most rows per day stored for the same account (any consent) and for accounts of its kind. */
+    rowsPerDayLike(key: {
+      bank: BankName;
+      accountId: AccountId;
+    }): Promise<{ account: number | null; kind: number | null }>;
     setRowsPerDay(key: {
       bank: BankName;
       accountId: AccountId;

@@ -181,6 +181,29 @@ export async function maxRowsPerDay(r: SqlRunner, bank: BankName): Promise<numbe
   return toNumberOrNull(row?.rows_per_day);
 }
 
+/**
+ * Priors for an account not yet read through a consent (src/sync/window-learning.ts): the most
+ * rows per day stored for the same account through any consent, and for the bank's accounts of
+ * its kind (the accounts table's type and subtype: an everyday account or a card is busier than
+ * a savings account). Each null when none is stored; `kind` is null too when the account is not held.
+ */
+export async function rowsPerDayLike(
+  r: SqlRunner,
+  key: { bank: BankName; accountId: AccountId },
+): Promise<{ account: number | null; kind: number | null }> {
+  const row = await r.get(
+    sql`SELECT max(CASE WHEN s.account_id = ${key.accountId} THEN s.rows_per_day END) AS account,
+          max(s.rows_per_day) AS kind
+        FROM sync_state s
+        JOIN accounts a ON a.bank = s.bank AND a.account_id = s.account_id
+        JOIN accounts me ON me.bank = s.bank AND me.account_id = ${key.accountId}
+        WHERE s.bank = ${key.bank} AND s.resource = 'transactions'
+          AND coalesce(a.account_type, '') = coalesce(me.account_type, '')
+          AND coalesce(a.account_subtype, '') = coalesce(me.account_subtype, '')`,
+  );
+  return { account: toNumberOrNull(row?.account), kind: toNumberOrNull(row?.kind) };
+}
+
 /** Saves the account's density; a new row has no watermark yet. */
 export async function setRowsPerDay(
   r: SqlRunner,

@@ -28,6 +28,7 @@ import {
   syncStatements,
 } from './resources';
 import { syncTransactions } from './transactions';
+import { accountKind } from './window-learning';
 import { mapSpare } from './pool';
 import { describeError, isStoreLost, recordFailure, runUnit } from './unit-outcome';
 
@@ -180,7 +181,14 @@ async function syncPlanned(
                 );
                 break;
               case 'transactions':
-                await syncTransactions(c, { ...scope, accountId }, record, bank, plan.creditDebitFilter);
+                await syncTransactions(
+                  c,
+                  { ...scope, accountId },
+                  record,
+                  bank,
+                  plan.creditDebitFilter,
+                  accountKind(account),
+                );
                 break;
               case 'statements': {
                 const missing = await runUnit(c, consentId, `statements ${accountId}`, 'statements', () =>

@@ -13,7 +13,7 @@ import { bankNow, type SyncContext } from './run-context';
 import { commitAnswer } from './answer';
 import { toTransactionRow } from './transform';
 import { recordFailure, runUnit } from './unit-outcome';
-import { windowLearning } from './window-learning';
+import { windowLearning, type AccountLike } from './window-learning';
 import {
   BANK_PAGE_SIZE,
   DEFAULT_MIN_LOOKBACK_DAYS,
@@ -82,6 +82,7 @@ export async function syncTransactions(
   consent: ConsentRecord,
   bank: BankMeta,
   creditDebitFilter: 'Credit' | 'Debit' | null,
+  kind: string,
 ): Promise<void> {
   const range = await transactionRange(ctx, consent, bank, ref.accountId);
   if (!range) return;
@@ -97,8 +98,11 @@ export async function syncTransactions(
   // refusedPerDay: 1 / the fewest NZ days of a window the bank refused for this account; that
   // window held more rows than the bank's limit, so the account is at least that dense.
   const account = { rows: 0, days: 0, stored: await ctx.store.syncState.getRowsPerDay(key), refusedPerDay: 0 };
+  // Never read through this consent: the same account read through another, or its kind's.
+  const like: AccountLike = { accountId: ref.accountId, kind };
+  const storedLike = account.stored === null ? await ctx.store.syncState.rowsPerDayLike(key) : undefined;
   const rowsPerDay = (): number | null => {
-    const seen = account.days > 0 ? account.rows / account.days : (account.stored ?? learning.prior());
+    const seen = account.days > 0 ? account.rows / account.days : (account.stored ?? learning.prior(like, storedLike));
     const limit = learning.limit();
     const floor = limit === null ? 0 : (limit + 1) * account.refusedPerDay;
     return seen === null ? (floor > 0 ? floor : null) : Math.max(seen, floor);
@@ -179,7 +183,7 @@ export async function syncTransactions(
       if (window.to > window.from) {
         account.rows += rows;
         account.days += (window.to.toMillis() - window.from.toMillis()) / 86_400_000;
-        learning.density(me, account.rows / account.days);
+        learning.density(me, account.rows / account.days, like);
       }
       // A refused window's count is the sum of the windows that cover it, once all have landed.
       for (const r of refused) {

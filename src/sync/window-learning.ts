@@ -1,11 +1,29 @@
 /**
  * What a sync run knows of each bank's transaction limit (docs/configuration.md "Sync windows"):
- * the most rows accepted, the fewest refused (BDT263), the densest accounts (the prior of an
- * account never read), and the one turn per bank to ask a window that may be over a limit not
+ * the most rows accepted, the fewest refused (BDT263), the accounts' densities (the prior of an
+ * account never read: the same account through another consent, else the densest of its kind,
+ * else of the bank), and the one turn per bank to ask a window that may be over a limit not
  * learned yet. Shared by the run's accounts of the bank; saved after each account.
  */
 import type { BankName } from '@bankdata/core/schemas';
 import type { SyncContext } from './run-context';
+
+/** An account as its prior knows it: its id, and its kind (account type and subtype). */
+export interface AccountLike {
+  accountId: string;
+  kind: string;
+}
+
+/** Rows per day stored from earlier runs for the same account (any consent) and for its kind. */
+export interface StoredLike {
+  account: number | null;
+  kind: number | null;
+}
+
+/** The kind of an account as the bank describes it (the accounts table's type and subtype). */
+export function accountKind(account: { AccountType?: string | null; AccountSubType?: string | null }): string {
+  return `${account.AccountType ?? ''}/${account.AccountSubType ?? ''}`;
+}
 
 /** What this run knows of one bank's limit, shared by its accounts; saved after each account. */
 export interface BankLearning {
@@ -13,13 +31,15 @@ export interface BankLearning {
   minRefusedRows: number | null;
   accepted(rows: number): void;
   refused(rows: number): void;
-  density(account: string, rowsPerDay: number): void;
+  density(account: string, rowsPerDay: number, like?: AccountLike): void;
   /**
-   * Rows per day to assume for an account never read: the densest of the bank's accounts read
-   * in this run or stored from earlier runs (a window too small costs part of a page; one too
-   * large a refusal and a split).
+   * Rows per day to assume for an account never read through its consent: the densest reading
+   * of the same account (this run, or `stored` from earlier ones), else of the bank's accounts of
+   * its kind, else of all the bank's accounts (a window too small costs part of a page, or a
+   * whole request when one window would have held the account; one too large a refusal and a
+   * split).
    */
-  prior(): number | null;
+  prior(like?: AccountLike, stored?: StoredLike): number | null;
   /** The most rows one query may return as far as known (below the fewest refused), or null. */
   limit(): number | null;
   /**
@@ -50,7 +70,7 @@ export function windowLearning(ctx: Pick<SyncContext, 'store' | 'counters'>, ban
       ctx.store.syncState.getWindowKnowledge(bank),
       ctx.store.syncState.maxRowsPerDay(bank),
     ]).then(([known, stored]) => {
-      const densities = new Map<string, number>();
+      const densities = new Map<string, { rowsPerDay: number; like: AccountLike | undefined }>();
       let dirty = false;
       let holder: string | null = null;
       let released: Promise<void> = Promise.resolve();
@@ -70,12 +90,24 @@ export function windowLearning(ctx: Pick<SyncContext, 'store' | 'counters'>, ban
             dirty = true;
           }
         },
-        density(account, rowsPerDay) {
-          densities.set(account, rowsPerDay);
+        density(account, rowsPerDay, like) {
+          densities.set(account, { rowsPerDay, like });
         },
-        prior() {
-          const seen = [...densities.values(), ...(stored === null ? [] : [stored])];
-          return seen.length === 0 ? null : Math.max(...seen);
+        prior(like, storedLike) {
+          const read = [...densities.values()];
+          const densest = (seen: (number | null)[]): number | null => {
+            const known = seen.filter((d): d is number => d !== null);
+            return known.length === 0 ? null : Math.max(...known);
+          };
+          if (like !== undefined) {
+            const same = read.filter((d) => d.like?.accountId === like.accountId).map((d) => d.rowsPerDay);
+            const account = densest([...same, storedLike?.account ?? null]);
+            if (account !== null) return account;
+            const kin = read.filter((d) => d.like?.kind === like.kind).map((d) => d.rowsPerDay);
+            const kind = densest([...kin, storedLike?.kind ?? null]);
+            if (kind !== null) return kind;
+          }
+          return densest([...read.map((d) => d.rowsPerDay), stored]);
         },
         limit() {
           return state.minRefusedRows === null

@@ -7,9 +7,10 @@
 import { describe, expect, it } from 'vitest';
 import { Payment } from '@bankdata/core/payment-schemas';
 import { paymentIdentity } from '@bankdata/core/payment-identity';
-import type { StatementId } from '@bankdata/core/schemas';
+import type { Account, AccountId, StatementId } from '@bankdata/core/schemas';
+import { toAccountRow } from '../../src/sync/transform';
 import { execute, queryRow, queryRows, storeSuite } from '../support/dialects';
-import { ACCOUNT, BANK, CONSENT, OTHER_CONSENT, authorise, freshStoreOn, txRow } from './helpers';
+import { ACCOUNT, BANK, CONSENT, NOW, OTHER_CONSENT, authorise, freshStoreOn, txRow } from './helpers';
 
 const PAYMENT_CONSENT = '7f2a1c3e-4b5d-4e6f-8a9b-0c1d2e3f4a5b';
 const payment = (status: Payment['status'], at: string) =>
@@ -158,6 +159,45 @@ export const storeOpsSuite = storeSuite('the store operations written once', (d)
       expect(await store.syncState.maxRowsPerDay('ANZ')).toBeNull();
       expect(await store.syncState.getWatermark(key)).toBeNull();
       await expect(store.syncState.setRowsPerDay({ ...key, rowsPerDay: -1 })).rejects.toThrow(RangeError);
+    });
+    it("gives an account's priors: its own rows per day through any consent, else its kind's", async () => {
+      const store = await freshStoreOn(d);
+      const ctx = { bank: BANK, consentId: CONSENT, fetchedAt: NOW };
+      const account = (
+        AccountId: string,
+        AccountType: Account['AccountType'],
+        AccountSubType: Account['AccountSubType'],
+      ) =>
+        toAccountRow(
+          { AccountId: AccountId as AccountId, Currency: 'NZD', Nickname: AccountId, AccountType, AccountSubType },
+          ctx,
+        );
+      await store.commitAccounts({
+        ...ctx,
+        rows: [
+          account('acc-card', 'Personal', 'CreditCard'),
+          account('acc-card-2', 'Personal', 'CreditCard'),
+          account('acc-saver', 'Personal', 'Savings'),
+          account('acc-saver-2', 'Personal', 'Savings'),
+          account('acc-business-saver', 'Business', 'Savings'),
+        ],
+        runId: null,
+      });
+      const of = (accountId: string) => ({ bank: BANK, accountId: accountId as AccountId });
+      expect(await store.syncState.rowsPerDayLike(of('acc-saver'))).toEqual({ account: null, kind: null });
+      await store.syncState.setRowsPerDay({ ...of('acc-card'), consentId: CONSENT, rowsPerDay: 6 });
+      await store.syncState.setRowsPerDay({ ...of('acc-saver'), consentId: OTHER_CONSENT, rowsPerDay: 0.25 });
+      await store.syncState.setRowsPerDay({ ...of('acc-saver-2'), consentId: CONSENT, rowsPerDay: 0.5 });
+      // Its own reading through the other consent; its kind's densest (Personal savings), not the card's.
+      expect(await store.syncState.rowsPerDayLike(of('acc-saver'))).toEqual({ account: 0.25, kind: 0.5 });
+      expect(await store.syncState.rowsPerDayLike(of('acc-card-2'))).toEqual({ account: null, kind: 6 });
+      // Another type is another kind; an account not held has no kind.
+      expect(await store.syncState.rowsPerDayLike(of('acc-business-saver'))).toEqual({ account: null, kind: null });
+      expect(await store.syncState.rowsPerDayLike(of('acc-unknown'))).toEqual({ account: null, kind: null });
+      expect(await store.syncState.rowsPerDayLike({ bank: 'ANZ', accountId: 'acc-saver' as AccountId })).toEqual({
+        account: null,
+        kind: null,
+      });
     });
   });
 

@@ -3,7 +3,8 @@
  * sized from what is already known of the bank, so that BDT263 stays rare. While no refusal has
  * taught the bank's limit, one account at a time asks a window that may be over it (the others
  * wait for what its refusal teaches); once the limit is known, or stored from an earlier run, a
- * new account's first window is sized at the densest account of the bank seen or stored.
+ * new account's first window is sized at the same account's rows per day read through another
+ * consent, else at the densest account of its kind (type and subtype), else of the bank.
  * Judged from the emulator's request log; every run still stores exactly the world's rows.
  */
 import { mkdtempSync } from 'node:fs';
@@ -14,6 +15,8 @@ import type { AccountId, ConsentId } from '@bankdata/core/schemas';
 import type { RequestLogEntry } from '@bankdata/emulator';
 import { openStore, type SqliteStore } from '../../src/store';
 import { runSync } from '../../src/sync/run';
+import { toAccountRow } from '../../src/sync/transform';
+import { accountKey } from '@bankdata/emulator/world-types';
 import { windowOf } from '../fixtures/request-log';
 import { SETTINGS, startHarness, storedTransactions, type Harness } from '../fixtures/sync-harness';
 import { expectSameTransactions, truthTransactions } from '../fixtures/sync-truth';
@@ -29,6 +32,8 @@ describe('the first window of an account never read (BDT263)', () => {
   const limit = 300;
   /** The most rows per day of any account over its range. */
   let densest = 0;
+  /** The dense consents' accounts whose whole range fits well under the limit (a third of it). */
+  let sparse: AccountId[] = [];
   const stores: SqliteStore[] = [];
 
   beforeAll(async () => {
@@ -41,14 +46,19 @@ describe('the first window of an account never read (BDT263)', () => {
         const accountId = key.split('|')[1]!;
         perAccount.set(accountId, [...(perAccount.get(accountId) ?? []), row.bookingMs]);
       }
-      return [...perAccount.values()];
+      return perAccount;
     };
     dense = h.emu.consentIds.filter(
-      (id) => rowsOf(id).filter((rows) => rows.length > limit).length >= 2,
+      (id) => [...rowsOf(id).values()].filter((rows) => rows.length > limit).length >= 2,
     ) as ConsentId[];
     expect(dense).toHaveLength(2);
-    for (const rows of dense.flatMap(rowsOf))
+    const most = new Map<string, number>();
+    for (const [accountId, rows] of dense.flatMap((id) => [...rowsOf(id)])) {
       densest = Math.max(densest, rows.length / ((now - Math.min(...rows)) / 86_400_000));
+      most.set(accountId, Math.max(most.get(accountId) ?? 0, rows.length));
+    }
+    sparse = [...most].filter(([, rows]) => rows <= limit / 3).map(([accountId]) => accountId as AccountId);
+    expect(sparse.length).toBeGreaterThan(0);
     h.emu.updateSettings({ maxResultSize: { PNZ: limit } });
   });
   afterAll(async () => {
@@ -79,7 +89,18 @@ describe('the first window of an account never read (BDT263)', () => {
     const firstWindows = new Map<string, RequestLogEntry>();
     for (const e of firstPages)
       if (!firstWindows.has(`${e.consent_id}|${e.account_id}`)) firstWindows.set(`${e.consent_id}|${e.account_id}`, e);
-    return { store, refused: firstPages.filter((e) => e.code === 'BDT263'), firstWindows: [...firstWindows.values()] };
+    // Each account's windows through each consent.
+    const windows = new Map<string, Set<string>>();
+    for (const e of firstPages) {
+      const key = `${e.consent_id}|${e.account_id}`;
+      windows.set(key, (windows.get(key) ?? new Set()).add(JSON.stringify(windowOf(e))));
+    }
+    return {
+      store,
+      refused: firstPages.filter((e) => e.code === 'BDT263'),
+      firstWindows: [...firstWindows.values()],
+      windowsOf: (accountId: string) => dense.map((id) => windows.get(`${id}|${accountId}`)?.size ?? 0),
+    };
   }
 
   it('while the limit is unknown, one account learns it from BDT263 and the other lane waits: one first window refused, not one per lane', async () => {
@@ -105,5 +126,47 @@ describe('the first window of an account never read (BDT263)', () => {
     });
     expect(refused).toEqual([]);
     // Before this rule the prior was only the densest account read in this run: none yet.
+  });
+
+  /** Earlier runs knew the bank's limit, and an account of the bank as dense as the densest here. */
+  async function knownBank(store: SqliteStore): Promise<void> {
+    await store.syncState.recordWindowKnowledge('PNZ', { acceptedRows: limit, refusedRows: limit + 1 });
+    await store.syncState.setRowsPerDay({
+      bank: 'PNZ',
+      accountId: 'acc-earlier' as AccountId,
+      consentId: EARLIER,
+      rowsPerDay: densest,
+    });
+  }
+  /** A consent of an earlier run, not synced in this one. */
+  const EARLIER = '00000000-0000-4000-8000-000000000000' as ConsentId;
+  /** Rows per day no sparse account reaches over its range (a third of the limit over 400 days). */
+  const quiet = limit / 3 / 400;
+
+  it('an account read through another consent: its own rows per day size its first window, its whole range in one', async () => {
+    const { refused, windowsOf } = await backfill(async (store) => {
+      await knownBank(store);
+      for (const accountId of sparse)
+        await store.syncState.setRowsPerDay({ bank: 'PNZ', accountId, consentId: EARLIER, rowsPerDay: quiet });
+    });
+    expect(refused).toEqual([]);
+    // Before, the bank's densest account sized it: several windows for rows one page holds.
+    for (const accountId of sparse) expect(windowsOf(accountId)).toEqual([1, 1]);
+  });
+
+  it("an account of a kind read before (type and subtype): its kind's rows per day size its first window", async () => {
+    const { refused, windowsOf } = await backfill(async (store) => {
+      await knownBank(store);
+      await store.consents.add(EARLIER);
+      for (const [i, accountId] of sparse.entries()) {
+        const { account } = h.emu.world.accounts.get(accountKey('PNZ', accountId))!;
+        const kin = `acc-kin-${i}` as AccountId;
+        const ctx = { bank: 'PNZ' as const, consentId: EARLIER, fetchedAt: new Date() };
+        await store.commitAccounts({ ...ctx, rows: [toAccountRow({ ...account, AccountId: kin }, ctx)], runId: null });
+        await store.syncState.setRowsPerDay({ bank: 'PNZ', accountId: kin, consentId: EARLIER, rowsPerDay: quiet });
+      }
+    });
+    expect(refused).toEqual([]);
+    for (const accountId of sparse) expect(windowsOf(accountId)).toEqual([1, 1]);
   });
 });
