@@ -9,6 +9,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ConsentId } from '@bankdata/core/schemas';
 import type { RequestLogEntry } from '@bankdata/emulator';
+import { ConsentEndedError } from '../../src/api';
 import type { SyncSettings } from '../../src/sync/run-context';
 import { endpointOf, requestHook } from '../fixtures/request-log';
 import { startHarness, type Harness } from '../fixtures/sync-harness';
@@ -105,5 +106,64 @@ describe('spare lanes', () => {
     expect(again.counters.rowsAdded).toBe(0);
     expect(count().tx).toBe(spare.tx);
     expect(count().files).toBe(spare.files);
+  });
+
+  it("an error that ends the consent stops the consent's other accounts at their next window, though the bank still answers them", async () => {
+    h = await startHarness({ customersPerBank: 1, environment: 'production', banks: ['PNZ'], latencyMs: 2 });
+    const harness = h;
+    const consentId = harness.emu.consentIds[0] as ConsentId;
+    // The bank's limit known: no account waits for another's turn to learn it.
+    await harness.store.syncState.recordWindowKnowledge('PNZ', { acceptedRows: 50, refusedRows: 100_000 });
+    // The first account to ask for transactions is told the consent has ended once the second
+    // one's first window was answered; the second's window returns only after that error has
+    // gone up (its propagation is promise jobs only: one macrotask later it has). The bank still
+    // serves the consent: only the client's stop keeps the second account from its next window.
+    const calls = new Map<string, number>();
+    let first: string | null = null;
+    let secondAnswered: () => void = () => {};
+    const secondDone = new Promise<void>((resolve) => (secondAnswered = resolve));
+    let endedSent: () => void = () => {};
+    const ended = new Promise<void>((resolve) => (endedSent = resolve));
+    const client = new Proxy(harness.client, {
+      get(target, prop, receiver) {
+        if (prop !== 'listTransactions') {
+          const value = Reflect.get(target, prop, receiver) as unknown;
+          return typeof value === 'function' ? value.bind(target) : value;
+        }
+        return async (...args: Parameters<typeof target.listTransactions>) => {
+          const accountId = args[1];
+          const n = (calls.get(accountId) ?? 0) + 1;
+          calls.set(accountId, n);
+          first ??= accountId;
+          if (accountId === first) {
+            await secondDone;
+            setImmediate(endedSent);
+            throw new ConsentEndedError('consent can no longer be used (unusable)', {
+              status: 422,
+              code: 'BDT415',
+              path: `/v1/accounts/${accountId}/transactions`,
+              requestId: null,
+            });
+          }
+          const answer = await target.listTransactions(...args);
+          if (n === 1) {
+            // The second account's, or another's in flight with it.
+            secondAnswered();
+            await ended;
+          }
+          return answer;
+        };
+      },
+    });
+    // Windows of 30 days: each account has many, read one after another.
+    const summary = await harness.sync({
+      client,
+      settings: { ...settings(8), windowDays: 30 },
+      consentIds: [consentId],
+    });
+    expect(summary.consents.map((c) => c.outcome)).toEqual(['ended']);
+    expect(calls.size).toBeGreaterThanOrEqual(2);
+    // Without the stop the other accounts read every window of their range.
+    expect([...calls.values()]).toEqual([...calls.values()].map(() => 1));
   });
 });
