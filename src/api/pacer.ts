@@ -254,6 +254,9 @@ export function createPacer(options: PacerOptions): Pacer {
   // second (UNKNOWN_CREEP_PER_S), whatever the bounds, which are rough while the lanes wait out
   // their first `Retry-After`s.
   let starting = true;
+  // The send instant of the refusal that gave the first rate, from nothing: the bank's bucket was
+  // empty then, so what it accepted since is its rate (while the slow start sends above it).
+  let emptySince: number | null = null;
   // After a cut to the accepted rate of the last second, below the pace the cut allows: the rate
   // climbs back to this fast, then creeps (0 when there is none).
   let threshold = 0;
@@ -511,8 +514,14 @@ export function createPacer(options: PacerOptions): Pacer {
         // what the bank accepted over the last second (the lanes may have sent far less than
         // the pace allowed): from there back to the cut pace fast, then creep.
         const paced = Math.min(current * (1 - CUT), tight && !starting ? certified * (1 + spread) : Infinity);
-        // Over a second, or over as many sends as make a rate at a low pace.
-        const window = recentWindow(current);
+        // Over a second, or over as many sends as make a rate at a low pace; in the slow start of
+        // a run from nothing, since its first refusal when that is shorter (the second before it
+        // held the bank's burst: at 10 req/s with a burst of 20, three times its rate).
+        const sinceEmpty =
+          starting && !refusal.client && emptySince !== null && t - emptySince >= MIN_SPAN_MS
+            ? t - emptySince
+            : Infinity;
+        const window = Math.min(recentWindow(current), sinceEmpty);
         const recent = refusal.client ? clientAcceptedSince(t - window, refusal.client) : acceptedIn(t - window, t);
         const acceptedRate = recent === null ? Infinity : ((recent * 1000) / window) * (1 + ROUGH);
         const accepted = starting || acceptedRate < current * FAR_BELOW ? acceptedRate : Infinity;
@@ -524,7 +533,9 @@ export function createPacer(options: PacerOptions): Pacer {
         // taking back each cut. A deeper cut keeps its bound's creep, to climb back.
         const near = !starting && cutTo >= current * (1 - CUT) * 0.95;
         uncertainty = near ? Math.min(spread, uncertainty / 2) : spread;
-        threshold = Math.max(certified, paced);
+        // A cut to what the bank accepted since its bucket ran empty is a cut to its rate: no
+        // climb back to the pace cut from, only the creep.
+        threshold = window === sinceEmpty ? Math.max(certified, cutTo) : Math.max(certified, paced);
         starting = false;
       }
       loweredAt = t;
@@ -553,6 +564,7 @@ export function createPacer(options: PacerOptions): Pacer {
         if (refused === null || refused < MIN_COUNT) return;
       }
       setBase(t, Math.max(MIN_RATE, (recent * 1000) / FIRST_WINDOW_MS));
+      emptySince = t;
     }
     confirmed = 0;
     uncertainty = UNKNOWN_CREEP_PER_S;
@@ -757,6 +769,7 @@ export function createPacer(options: PacerOptions): Pacer {
       ceiling = null;
       probe = true;
       starting = true;
+      emptySince = null;
       confirmed = 0;
       threshold = 0;
       uncertainty = 0.2;

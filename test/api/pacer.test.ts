@@ -75,6 +75,29 @@ describe('pacer', () => {
     expect(r.perSecond.slice(1).every((n) => n >= 45)).toBe(true);
   });
 
+  it.each([20, 100])(
+    "a bank of 10/s with a burst of 20, learnt from nothing at %i ms: the slow start's first cut goes to its rate, measured since its bucket ran empty, not to the burst's second",
+    async (latencyMs) => {
+      // Before: the first cut went to 10% under a pace set by the first second's accepted requests,
+      // the bank's burst among them (26.8 → 23.7 req/s), and only a second cut, a further 300 ms
+      // and four refusals on, reached the bank's rate.
+      const cuts: number[] = [];
+      const r = await simulate({
+        rate: 10,
+        burst: 20,
+        latencyMs,
+        lanes: 16,
+        untilMs: 30_000,
+        warmupMs: 5_000,
+        onSlowdown: (_at, event) => cuts.push(event.toRate),
+      });
+      expect(cuts[0]).toBeGreaterThanOrEqual(8);
+      expect(cuts[0]).toBeLessThanOrEqual(12.5);
+      expect(r.refusedAt.filter((at) => at < 5_000).length).toBeLessThanOrEqual(14);
+      expect(r.perSecond.slice(2).every((n) => n >= 8)).toBe(true);
+    },
+  );
+
   it('a request given a slot that gets no answer (a timeout) frees its place in the window', async () => {
     const pacer = createPacer({ now: () => new Date(0), sleep: async () => undefined });
     // The window starts at 2 requests in flight: a third waits ...
