@@ -2,8 +2,10 @@
  * Which consent a stored row belongs to when several consents read the same account
  * (docs/data-model.md "Which consent a row belongs to"): the consent that first returned it, for
  * as long as that consent is live (registered as Authorised and not ended). A fetch through
- * another consent takes the row over only once its owner is no longer live. So the owner does not
- * depend on the order in which one run syncs its consents, and a run with no change moves nothing.
+ * another consent takes the row over only once its owner is no longer live. The first owner is
+ * whichever consent's answer was stored first (a race when consents run side by side); after that
+ * the owner does not depend on the order in which a run syncs its consents, and a run with no
+ * change moves nothing.
  * Shared by both dialects' write paths.
  */
 import { eq, inArray, isNull, sql, type Column, type SQL } from 'drizzle-orm';

@@ -50,9 +50,17 @@ beforeAll(async () => {
   await runDemo({ dataDir: dir, settings: SETTINGS, seed: 1, out: (text) => void demoOutput.push(text) });
   db = join(dir, 'demo', 'bankdata.sqlite');
   store = await openStore(db);
+  // An account's permissions: those of every consent that read its transactions. Its row belongs
+  // to one consent (the first to return it, docs/data-model.md "Which consent a row belongs to"),
+  // which, with consents run side by side, may be one that reads only its credits; its rows
+  // are the union of what every consent read.
   accounts = store.sqlite
     .prepare(
-      `SELECT a.account_id, a.currency, c.permissions FROM v_accounts a JOIN consents c ON c.consent_id = a.consent_id ORDER BY a.account_id`,
+      `SELECT a.account_id, a.currency, group_concat(c.permissions, ' ') AS permissions
+         FROM v_accounts a
+         JOIN sync_state s ON s.bank = a.bank AND s.account_id = a.account_id AND s.resource = 'transactions'
+         JOIN consents c ON c.consent_id = s.consent_id
+        GROUP BY a.account_id, a.currency ORDER BY a.account_id`,
     )
     .all() as DemoAccount[];
   await checkContinuity(store);
