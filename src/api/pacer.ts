@@ -144,6 +144,8 @@ const ACCELERATION_PER_S2 = 0.0003;
 /** A refusal more than this after the one before is isolated: the rate is only trimmed. */
 const ISOLATED_MS = 1000;
 const TRIM = 0.03;
+/** Requests accepted since the bucket ran empty that measure its rate in the slow start (fewer: the second's). */
+const EMPTY_COUNT = 2;
 /** Requests in flight at first, before any rate is known (one more each round trip). */
 const FIRST_FLIGHT = 2;
 /** …or more than this many intervals of the pace after it, at a low pace. */
@@ -254,8 +256,9 @@ export function createPacer(options: PacerOptions): Pacer {
   // second (UNKNOWN_CREEP_PER_S), whatever the bounds, which are rough while the lanes wait out
   // their first `Retry-After`s.
   let starting = true;
-  // The send instant of the refusal that gave the first rate, from nothing: the bank's bucket was
-  // empty then, so what it accepted since is its rate (while the slow start sends above it).
+  // The send instant of the refusal that gave the first rate, from nothing (not with a shared
+  // budget, nor after `resume`): the bank's bucket was empty then, so what it accepted since is
+  // its rate while the slow start sends above it.
   let emptySince: number | null = null;
   // After a cut to the accepted rate of the last second, below the pace the cut allows: the rate
   // climbs back to this fast, then creeps (0 when there is none).
@@ -515,15 +518,23 @@ export function createPacer(options: PacerOptions): Pacer {
         // the pace allowed): from there back to the cut pace fast, then creep.
         const paced = Math.min(current * (1 - CUT), tight && !starting ? certified * (1 + spread) : Infinity);
         // Over a second, or over as many sends as make a rate at a low pace; in the slow start of
-        // a run from nothing, since its first refusal when that is shorter (the second before it
-        // held the bank's burst: at 10 req/s with a burst of 20, three times its rate).
+        // a run from nothing, since its first refusal when that is shorter and holds at least
+        // EMPTY_COUNT accepted requests (the second before it held the bank's burst: at 10 req/s
+        // with a burst of 20, three times its rate; on fewer, a cut could go to MIN_RATE).
         const sinceEmpty =
-          starting && !refusal.client && emptySince !== null && t - emptySince >= MIN_SPAN_MS
+          starting &&
+          !refusal.client &&
+          emptySince !== null &&
+          t - emptySince >= MIN_SPAN_MS &&
+          t - emptySince < recentWindow(current) &&
+          acceptedIn(emptySince, t) >= EMPTY_COUNT
             ? t - emptySince
-            : Infinity;
-        const window = Math.min(recentWindow(current), sinceEmpty);
+            : null;
+        const window = sinceEmpty ?? recentWindow(current);
         const recent = refusal.client ? clientAcceptedSince(t - window, refusal.client) : acceptedIn(t - window, t);
-        const acceptedRate = recent === null ? Infinity : ((recent * 1000) / window) * (1 + ROUGH);
+        // Since the bucket ran empty, a count of a few: taken at its top (one more), not below.
+        const counted = recent === null ? null : sinceEmpty === null ? recent : recent + 1;
+        const acceptedRate = counted === null ? Infinity : ((counted * 1000) / window) * (1 + ROUGH);
         const accepted = starting || acceptedRate < current * FAR_BELOW ? acceptedRate : Infinity;
         const cutTo = Math.max(MIN_RATE, Math.min(current, Math.max(certified, Math.min(paced, accepted))));
         setBase(t, cutTo);
@@ -535,7 +546,7 @@ export function createPacer(options: PacerOptions): Pacer {
         uncertainty = near ? Math.min(spread, uncertainty / 2) : spread;
         // A cut to what the bank accepted since its bucket ran empty is a cut to its rate: no
         // climb back to the pace cut from, only the creep.
-        threshold = window === sinceEmpty ? Math.max(certified, cutTo) : Math.max(certified, paced);
+        threshold = sinceEmpty !== null ? Math.max(certified, cutTo) : Math.max(certified, paced);
         starting = false;
       }
       loweredAt = t;
@@ -752,6 +763,8 @@ export function createPacer(options: PacerOptions): Pacer {
       // A long run probes above the stored rate by a gentle slow start (its first refusal cuts as
       // the slow start's does); a short one holds the stored rate, creeping at most to the ceiling.
       starting = opts.probe;
+      // Not a run from nothing: its slow start has no refusal that emptied the bucket.
+      emptySince = null;
       uncertainty = opts.probe ? PROBE_GROWTH_PER_S : STORED_SPREAD;
       release();
     },
