@@ -171,10 +171,14 @@ export interface Store {
     getRowsPerDay(key: { bank: BankName; accountId: AccountId; consentId: ConsentId }): Promise<number | null>;
     /** The most rows per day stored for any account of the bank (the prior for a new account), or null. */
     maxRowsPerDay(bank: BankName): Promise<number | null>;
-    /** The most rows per day stored for the same account (any consent) and for accounts of its kind. */
+    /**
+     * The most rows per day stored for the same account (any consent) and for accounts of its
+     * kind, from consents that read at least the rows `filter` lets this one read.
+     */
     rowsPerDayLike(key: {
       bank: BankName;
       accountId: AccountId;
+      filter: 'Credit' | 'Debit' | null;
     }): Promise<{ account: number | null; kind: number | null }>;
     setRowsPerDay(key: {
       bank: BankName;

@@ -183,23 +183,38 @@ export async function maxRowsPerDay(r: SqlRunner, bank: BankName): Promise<numbe
 
 /**
  * Priors for an account not yet read through a consent (src/sync/window-learning.ts): the most
- * rows per day stored for the same account through any consent, and for the bank's accounts of
- * its kind (the accounts table's type and subtype: an everyday account or a card is busier than
- * a savings account). Each null when none is stored; `kind` is null too when the account is not held.
+ * rows per day stored for the same account through any consent, and for the bank's accounts
+ * of its kind (the accounts table's type and subtype: an everyday account or a card is busier
+ * than a savings account; an account with neither has no kind). Only readings of consents that
+ * read at least the rows this one does count: with `filter` null (every row), those of consents
+ * without a Credits/Debits filter; with a filter, those too and those of the same filter. Each
+ * null when none is stored; `kind` also when the account is not held.
  */
 export async function rowsPerDayLike(
   r: SqlRunner,
-  key: { bank: BankName; accountId: AccountId },
+  key: { bank: BankName; accountId: AccountId; filter: 'Credit' | 'Debit' | null },
 ): Promise<{ account: number | null; kind: number | null }> {
+  const has = (permission: string) => sql`(' ' || coalesce(c.permissions, '') || ' ') LIKE ${`% ${permission} %`}`;
+  const credits = has('ReadTransactionsCredits');
+  const debits = has('ReadTransactionsDebits');
+  // The readings whose rows are fewer than this consent's: another filter than its own.
+  const narrower =
+    key.filter === null
+      ? sql`((${credits} AND NOT ${debits}) OR (${debits} AND NOT ${credits}))`
+      : key.filter === 'Credit'
+        ? sql`(${debits} AND NOT ${credits})`
+        : sql`(${credits} AND NOT ${debits})`;
   const row = await r.get(
     sql`SELECT max(CASE WHEN s.account_id = ${key.accountId} THEN s.rows_per_day END) AS account,
-          max(s.rows_per_day) AS kind
+          max(CASE WHEN (me.account_type IS NOT NULL OR me.account_subtype IS NOT NULL)
+                    AND coalesce(a.account_type, '') = coalesce(me.account_type, '')
+                    AND coalesce(a.account_subtype, '') = coalesce(me.account_subtype, '')
+               THEN s.rows_per_day END) AS kind
         FROM sync_state s
-        JOIN accounts a ON a.bank = s.bank AND a.account_id = s.account_id
-        JOIN accounts me ON me.bank = s.bank AND me.account_id = ${key.accountId}
-        WHERE s.bank = ${key.bank} AND s.resource = 'transactions'
-          AND coalesce(a.account_type, '') = coalesce(me.account_type, '')
-          AND coalesce(a.account_subtype, '') = coalesce(me.account_subtype, '')`,
+        LEFT JOIN accounts a ON a.bank = s.bank AND a.account_id = s.account_id
+        LEFT JOIN accounts me ON me.bank = s.bank AND me.account_id = ${key.accountId}
+        LEFT JOIN consents c ON c.consent_id = s.consent_id
+        WHERE s.bank = ${key.bank} AND s.resource = 'transactions' AND NOT ${narrower}`,
   );
   return { account: toNumberOrNull(row?.account), kind: toNumberOrNull(row?.kind) };
 }

@@ -82,7 +82,7 @@ export async function syncTransactions(
   consent: ConsentRecord,
   bank: BankMeta,
   creditDebitFilter: 'Credit' | 'Debit' | null,
-  kind: string,
+  kind: string | null,
 ): Promise<void> {
   const range = await transactionRange(ctx, consent, bank, ref.accountId);
   if (!range) return;
@@ -99,8 +99,15 @@ export async function syncTransactions(
   // window held more rows than the bank's limit, so the account is at least that dense.
   const account = { rows: 0, days: 0, stored: await ctx.store.syncState.getRowsPerDay(key), refusedPerDay: 0 };
   // Never read through this consent: the same account read through another, or its kind's.
-  const like: AccountLike = { accountId: ref.accountId, kind };
-  const storedLike = account.stored === null ? await ctx.store.syncState.rowsPerDayLike(key) : undefined;
+  const like: AccountLike = { accountId: ref.accountId, kind, filter: creditDebitFilter };
+  const storedLike =
+    account.stored === null
+      ? await ctx.store.syncState.rowsPerDayLike({
+          bank: ref.bank,
+          accountId: ref.accountId,
+          filter: creditDebitFilter,
+        })
+      : undefined;
   const rowsPerDay = (): number | null => {
     const seen = account.days > 0 ? account.rows / account.days : (account.stored ?? learning.prior(like, storedLike));
     const limit = learning.limit();

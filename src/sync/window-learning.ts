@@ -8,10 +8,15 @@
 import type { BankName } from '@bankdata/core/schemas';
 import type { SyncContext } from './run-context';
 
-/** An account as its prior knows it: its id, and its kind (account type and subtype). */
+/**
+ * An account as its prior knows it: its id, its kind (account type and subtype; null when the
+ * bank gives neither), and the Credits/Debits filter of the consent reading it (a reading through
+ * a filtered consent counts fewer rows than one without).
+ */
 export interface AccountLike {
   accountId: string;
-  kind: string;
+  kind: string | null;
+  filter: 'Credit' | 'Debit' | null;
 }
 
 /** Rows per day stored from earlier runs for the same account (any consent) and for its kind. */
@@ -20,8 +25,9 @@ export interface StoredLike {
   kind: number | null;
 }
 
-/** The kind of an account as the bank describes it (the accounts table's type and subtype). */
-export function accountKind(account: { AccountType?: string | null; AccountSubType?: string | null }): string {
+/** The kind of an account as the bank describes it (its type and subtype), or null: it gives neither. */
+export function accountKind(account: { AccountType?: string | null; AccountSubType?: string | null }): string | null {
+  if (account.AccountType == null && account.AccountSubType == null) return null;
   return `${account.AccountType ?? ''}/${account.AccountSubType ?? ''}`;
 }
 
@@ -100,12 +106,18 @@ export function windowLearning(ctx: Pick<SyncContext, 'store' | 'counters'>, ban
             return known.length === 0 ? null : Math.max(...known);
           };
           if (like !== undefined) {
-            const same = read.filter((d) => d.like?.accountId === like.accountId).map((d) => d.rowsPerDay);
+            // Readings of consents that read at least the rows this one does (no filter, or its own).
+            const wide = read.filter(
+              (d) => d.like !== undefined && (d.like.filter === null || d.like.filter === like.filter),
+            );
+            const same = wide.filter((d) => d.like?.accountId === like.accountId).map((d) => d.rowsPerDay);
             const account = densest([...same, storedLike?.account ?? null]);
             if (account !== null) return account;
-            const kin = read.filter((d) => d.like?.kind === like.kind).map((d) => d.rowsPerDay);
-            const kind = densest([...kin, storedLike?.kind ?? null]);
-            if (kind !== null) return kind;
+            if (like.kind !== null) {
+              const kin = wide.filter((d) => d.like?.kind === like.kind).map((d) => d.rowsPerDay);
+              const kind = densest([...kin, storedLike?.kind ?? null]);
+              if (kind !== null) return kind;
+            }
           }
           return densest([...read.map((d) => d.rowsPerDay), stored]);
         },

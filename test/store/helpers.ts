@@ -78,8 +78,8 @@ export async function storedTx(store: Store, transactionId: string): Promise<Rec
   );
 }
 
-/** Records a registered consent as read Authorised (live: docs/data-model.md "Which consent a row belongs to"). */
-export async function authorise(store: Store, consentId: ConsentId): Promise<void> {
+/** Records a registered consent as read Authorised (live: docs/data-model.md "Which consent a row belongs to"), with `extra` permissions. */
+export async function authorise(store: Store, consentId: ConsentId, extra: string[] = []): Promise<void> {
   await store.consents.recordStatus(
     Consent.parse({
       consent_id: consentId,
@@ -97,6 +97,7 @@ export async function authorise(store: Store, consentId: ConsentId): Promise<voi
         'ReadStatementsDetail',
         'ReadPartyAuthUser',
         'ReadParty',
+        ...extra,
       ],
       start_date_time: '2024-03-01T00:00:00+13:00',
       end_date_time: '2026-03-01T00:00:00+13:00',

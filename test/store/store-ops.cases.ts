@@ -160,7 +160,7 @@ export const storeOpsSuite = storeSuite('the store operations written once', (d)
       expect(await store.syncState.getWatermark(key)).toBeNull();
       await expect(store.syncState.setRowsPerDay({ ...key, rowsPerDay: -1 })).rejects.toThrow(RangeError);
     });
-    it("gives an account's priors: its own rows per day through any consent, else its kind's", async () => {
+    it("gives an account's priors: its own rows per day through any consent, else its kind's, from consents that read as many rows", async () => {
       const store = await freshStoreOn(d);
       const ctx = { bank: BANK, consentId: CONSENT, fetchedAt: NOW };
       const account = (
@@ -180,21 +180,43 @@ export const storeOpsSuite = storeSuite('the store operations written once', (d)
           account('acc-saver', 'Personal', 'Savings'),
           account('acc-saver-2', 'Personal', 'Savings'),
           account('acc-business-saver', 'Business', 'Savings'),
+          account('acc-untyped', undefined, undefined),
+          account('acc-untyped-2', undefined, undefined),
         ],
         runId: null,
       });
-      const of = (accountId: string) => ({ bank: BANK, accountId: accountId as AccountId });
+      // CONSENT reads every row; OTHER_CONSENT only the credits.
+      await authorise(store, CONSENT);
+      await authorise(store, OTHER_CONSENT, ['ReadTransactionsCredits']);
+      const of = (accountId: string, filter: 'Credit' | 'Debit' | null = null) => ({
+        bank: BANK,
+        accountId: accountId as AccountId,
+        filter,
+      });
+      const set = (accountId: string, consentId: typeof CONSENT, rowsPerDay: number) =>
+        store.syncState.setRowsPerDay({ bank: BANK, accountId: accountId as AccountId, consentId, rowsPerDay });
       expect(await store.syncState.rowsPerDayLike(of('acc-saver'))).toEqual({ account: null, kind: null });
-      await store.syncState.setRowsPerDay({ ...of('acc-card'), consentId: CONSENT, rowsPerDay: 6 });
-      await store.syncState.setRowsPerDay({ ...of('acc-saver'), consentId: OTHER_CONSENT, rowsPerDay: 0.25 });
-      await store.syncState.setRowsPerDay({ ...of('acc-saver-2'), consentId: CONSENT, rowsPerDay: 0.5 });
-      // Its own reading through the other consent; its kind's densest (Personal savings), not the card's.
-      expect(await store.syncState.rowsPerDayLike(of('acc-saver'))).toEqual({ account: 0.25, kind: 0.5 });
+      await set('acc-card', CONSENT, 6);
+      await set('acc-saver', CONSENT, 0.25);
+      await set('acc-saver-2', OTHER_CONSENT, 0.5);
+      await set('acc-untyped', CONSENT, 3);
+      // Its own reading; its kind's densest (Personal savings), not the card's. The credits-only
+      // reading of acc-saver-2 counts fewer rows than a consent without a filter reads.
+      expect(await store.syncState.rowsPerDayLike(of('acc-saver'))).toEqual({ account: 0.25, kind: 0.25 });
+      expect(await store.syncState.rowsPerDayLike(of('acc-saver-2'))).toEqual({ account: null, kind: 0.25 });
+      // For a credits-only consent it counts, and so do the readings without a filter.
+      expect(await store.syncState.rowsPerDayLike(of('acc-saver-2', 'Credit'))).toEqual({ account: 0.5, kind: 0.5 });
+      // For a debits-only consent the credits-only one does not.
+      expect(await store.syncState.rowsPerDayLike(of('acc-saver-2', 'Debit'))).toEqual({ account: null, kind: 0.25 });
       expect(await store.syncState.rowsPerDayLike(of('acc-card-2'))).toEqual({ account: null, kind: 6 });
-      // Another type is another kind; an account not held has no kind.
+      // Another type is another kind; an account with neither type nor subtype has no kind; an
+      // account not held has no kind, and its own readings still count.
       expect(await store.syncState.rowsPerDayLike(of('acc-business-saver'))).toEqual({ account: null, kind: null });
+      expect(await store.syncState.rowsPerDayLike(of('acc-untyped-2'))).toEqual({ account: null, kind: null });
       expect(await store.syncState.rowsPerDayLike(of('acc-unknown'))).toEqual({ account: null, kind: null });
-      expect(await store.syncState.rowsPerDayLike({ bank: 'ANZ', accountId: 'acc-saver' as AccountId })).toEqual({
+      await set('acc-gone', CONSENT, 1.5);
+      expect(await store.syncState.rowsPerDayLike(of('acc-gone'))).toEqual({ account: 1.5, kind: null });
+      expect(await store.syncState.rowsPerDayLike({ ...of('acc-saver'), bank: 'ANZ' })).toEqual({
         account: null,
         kind: null,
       });

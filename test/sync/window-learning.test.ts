@@ -1,10 +1,12 @@
 /**
  * The prior of an account never read through its consent (src/sync/window-learning.ts): the
  * same account's rows per day read through another consent, else the densest account of its
- * kind, else the densest of the bank; this run's readings and the stored ones alike.
+ * kind, else the densest of the bank; this run's readings and the stored ones alike, and only
+ * readings of consents that read at least the rows this one does (a Credits-only consent counts
+ * fewer rows than one without a filter).
  */
 import { describe, expect, it } from 'vitest';
-import { accountKind, windowLearning } from '../../src/sync/window-learning';
+import { accountKind, windowLearning, type AccountLike } from '../../src/sync/window-learning';
 import type { SyncContext } from '../../src/sync/run-context';
 
 function learningWith(storedBankMax: number | null) {
@@ -19,30 +21,59 @@ function learningWith(storedBankMax: number | null) {
 
 const card = accountKind({ AccountType: 'Personal', AccountSubType: 'CreditCard' });
 const saver = accountKind({ AccountType: 'Personal', AccountSubType: 'Savings' });
+const like = (accountId: string, kind: string | null, filter: AccountLike['filter'] = null): AccountLike => ({
+  accountId,
+  kind,
+  filter,
+});
 
 describe("an account's prior rows per day", () => {
   it('the same account read through another consent, else its kind, else the bank', async () => {
     const learning = await learningWith(null);
-    expect(learning.prior({ accountId: 'a1', kind: card })).toBeNull();
-    learning.density('c1|a1', 6, { accountId: 'a1', kind: card });
-    learning.density('c1|a2', 0.5, { accountId: 'a2', kind: saver });
-    learning.density('c1|a3', 0.2, { accountId: 'a3', kind: saver });
+    expect(learning.prior(like('a1', card))).toBeNull();
+    learning.density('c1|a1', 6, like('a1', card));
+    learning.density('c1|a2', 0.5, like('a2', saver));
+    learning.density('c1|a3', 0.2, like('a3', saver));
     // a3 through another consent: its own reading, not its kind's densest.
-    expect(learning.prior({ accountId: 'a3', kind: saver })).toBe(0.2);
+    expect(learning.prior(like('a3', saver))).toBe(0.2);
     // A savings account not read yet: the densest savings account.
-    expect(learning.prior({ accountId: 'a4', kind: saver })).toBe(0.5);
-    // A kind not read yet, or no account given: the bank's densest.
-    expect(learning.prior({ accountId: 'a5', kind: accountKind({}) })).toBe(6);
+    expect(learning.prior(like('a4', saver))).toBe(0.5);
+    // A kind not read yet, an account of no kind, or none given: the bank's densest.
+    expect(learning.prior(like('a5', accountKind({ AccountType: 'Business' })))).toBe(6);
+    expect(learning.prior(like('a5', accountKind({})))).toBe(6);
     expect(learning.prior()).toBe(6);
+  });
+
+  it('untyped accounts are no kind: one is not judged by another', async () => {
+    const learning = await learningWith(null);
+    expect(accountKind({})).toBeNull();
+    learning.density('c1|a1', 6, like('a1', card));
+    learning.density('c1|a2', 0.1, like('a2', null));
+    expect(learning.prior(like('a3', null))).toBe(6);
+  });
+
+  it("a filtered consent's reading is no prior for a consent that reads more rows", async () => {
+    const learning = await learningWith(null);
+    learning.density('c1|a1', 6, like('a1', card));
+    // a2 read through a Credits-only consent: 0.3 of its rows a day.
+    learning.density('c1|a2', 0.3, like('a2', saver, 'Credit'));
+    // Through a consent without a filter: not the credits' reading, nor a kind that only it gave.
+    expect(learning.prior(like('a2', saver))).toBe(6);
+    // Through another Credits-only consent, or a Debits-only one.
+    expect(learning.prior(like('a2', saver, 'Credit'))).toBe(0.3);
+    expect(learning.prior(like('a2', saver, 'Debit'))).toBe(6);
+    // A reading without a filter counts for a filtered consent (it reads fewer rows).
+    learning.density('c2|a2', 2, like('a2', saver));
+    expect(learning.prior(like('a2', saver, 'Debit'))).toBe(2);
   });
 
   it("stored readings count with this run's: the account's own first, then its kind's", async () => {
     const learning = await learningWith(9);
-    learning.density('c1|a2', 0.5, { accountId: 'a2', kind: saver });
-    expect(learning.prior({ accountId: 'a4', kind: saver }, { account: 0.1, kind: null })).toBe(0.1);
-    expect(learning.prior({ accountId: 'a4', kind: saver }, { account: null, kind: 0.7 })).toBe(0.7);
-    expect(learning.prior({ accountId: 'a4', kind: saver }, { account: null, kind: null })).toBe(0.5);
-    expect(learning.prior({ accountId: 'a5', kind: card }, { account: null, kind: null })).toBe(9);
+    learning.density('c1|a2', 0.5, like('a2', saver));
+    expect(learning.prior(like('a4', saver), { account: 0.1, kind: null })).toBe(0.1);
+    expect(learning.prior(like('a4', saver), { account: null, kind: 0.7 })).toBe(0.7);
+    expect(learning.prior(like('a4', saver), { account: null, kind: null })).toBe(0.5);
+    expect(learning.prior(like('a5', card), { account: null, kind: null })).toBe(9);
   });
 
   it("names a kind by the bank's account type and subtype", () => {
