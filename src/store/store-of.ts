@@ -137,8 +137,7 @@ export function storeOf(parts: DialectParts): Store {
       getWindowKnowledge: (bank) => syncState.getWindowKnowledge(r, bank),
       recordWindowKnowledge: (bank, learned, now) => syncState.recordWindowKnowledge(r, bank, learned, now ?? clock()),
       getRowsPerDay: (key) => syncState.getRowsPerDay(r, key),
-      maxRowsPerDay: (bank) => syncState.maxRowsPerDay(r, bank),
-      rowsPerDayLike: (key) => syncState.rowsPerDayLike(r, key),
+      storedDensities: (bank) => syncState.storedDensities(r, bank),
       setRowsPerDay: (key) => syncState.setRowsPerDay(r, at(key)),
     }),
     runs: settled({

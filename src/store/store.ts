@@ -66,7 +66,7 @@ import type { ReportReads } from './report-queries';
 import type { RunRow, RunSummary } from './runs';
 import type { ConsentOutcome } from './sqlite/schema';
 import type { StatementPeriod } from './statement-dates';
-import type { SyncResource, WindowKnowledge } from './sync-state';
+import type { StoredDensity, SyncResource, WindowKnowledge } from './sync-state';
 import type { Clock, Instant } from './time';
 import type { ViewReads } from './view-reads';
 import type { TransferReads } from './transfers';
@@ -169,17 +169,8 @@ export interface Store {
       now?: Instant,
     ): Promise<void>;
     getRowsPerDay(key: { bank: BankName; accountId: AccountId; consentId: ConsentId }): Promise<number | null>;
-    /** The most rows per day stored for any account of the bank (the prior for a new account), or null. */
-    maxRowsPerDay(bank: BankName): Promise<number | null>;
-    /**
-     * The most rows per day stored for the same account (any consent) and for accounts of its
-     * kind, from consents that read at least the rows `filter` lets this one read.
-     */
-    rowsPerDayLike(key: {
-      bank: BankName;
-      accountId: AccountId;
-      filter: 'Credit' | 'Debit' | null;
-    }): Promise<{ account: number | null; kind: number | null }>;
+    /** Every rows-per-day reading stored for the bank's accounts (the priors of a new account's first window). */
+    storedDensities(bank: BankName): Promise<StoredDensity[]>;
     setRowsPerDay(key: {
       bank: BankName;
       accountId: AccountId;

@@ -7,7 +7,7 @@ import { eq, sql, type Column, type SQL } from 'drizzle-orm';
 import type { AccountId, BankName, ConsentId } from '@bankdata/core/schemas';
 import { excluded, insertInto, onConflict } from './sql-build';
 import type { SqlRunner } from './sql-runner';
-import { toNumberOrNull } from './dialect-sql';
+import { strOrNull, toNumber, toNumberOrNull } from './dialect-sql';
 import { bankWindow, syncState } from './sqlite/schema';
 import { toStoredInstant, toStoredInstantOrNull, type Instant } from './time';
 
@@ -170,53 +170,38 @@ export async function getRowsPerDay(r: SqlRunner, key: WatermarkKey): Promise<nu
   return toNumberOrNull(row?.rows_per_day);
 }
 
-/**
- * The densest account of the bank whose rows per day are stored (any consent), or null: the
- * prior for the first window of an account never read (src/sync/transactions.ts).
- */
-export async function maxRowsPerDay(r: SqlRunner, bank: BankName): Promise<number | null> {
-  const row = await r.get(
-    sql`SELECT max(rows_per_day) AS rows_per_day FROM sync_state WHERE bank = ${bank} AND resource = 'transactions'`,
-  );
-  return toNumberOrNull(row?.rows_per_day);
+/** An account's rows per day stored through one consent, with what its prior needs to know. */
+export interface StoredDensity {
+  accountId: AccountId;
+  rowsPerDay: number;
+  /** The accounts table's type and subtype (null when the account is no longer held, or not given). */
+  accountType: string | null;
+  accountSubtype: string | null;
+  /** The permissions of the consent it was read through (empty when that consent is gone). */
+  permissions: string[];
 }
 
 /**
- * Priors for an account not yet read through a consent (src/sync/window-learning.ts): the most
- * rows per day stored for the same account through any consent, and for the bank's accounts
- * of its kind (the accounts table's type and subtype: an everyday account or a card is busier
- * than a savings account; an account with neither has no kind). Only readings of consents that
- * read at least the rows this one does count: with `filter` null (every row), those of consents
- * without a Credits/Debits filter; with a filter, those too and those of the same filter. Each
- * null when none is stored; `kind` also when the account is not held.
+ * Every rows-per-day reading stored for the bank's accounts, one per account and consent: the
+ * priors an earlier run left for the first window of an account never read through its consent
+ * (src/sync/window-learning.ts reads them once per bank and run, with this run's own).
  */
-export async function rowsPerDayLike(
-  r: SqlRunner,
-  key: { bank: BankName; accountId: AccountId; filter: 'Credit' | 'Debit' | null },
-): Promise<{ account: number | null; kind: number | null }> {
-  const has = (permission: string) => sql`(' ' || coalesce(c.permissions, '') || ' ') LIKE ${`% ${permission} %`}`;
-  const credits = has('ReadTransactionsCredits');
-  const debits = has('ReadTransactionsDebits');
-  // The readings whose rows are fewer than this consent's: another filter than its own.
-  const narrower =
-    key.filter === null
-      ? sql`((${credits} AND NOT ${debits}) OR (${debits} AND NOT ${credits}))`
-      : key.filter === 'Credit'
-        ? sql`(${debits} AND NOT ${credits})`
-        : sql`(${credits} AND NOT ${debits})`;
-  const row = await r.get(
-    sql`SELECT max(CASE WHEN s.account_id = ${key.accountId} THEN s.rows_per_day END) AS account,
-          max(CASE WHEN (me.account_type IS NOT NULL OR me.account_subtype IS NOT NULL)
-                    AND coalesce(a.account_type, '') = coalesce(me.account_type, '')
-                    AND coalesce(a.account_subtype, '') = coalesce(me.account_subtype, '')
-               THEN s.rows_per_day END) AS kind
+export async function storedDensities(r: SqlRunner, bank: BankName): Promise<StoredDensity[]> {
+  const rows = await r.all(
+    sql`SELECT s.account_id, s.rows_per_day, a.account_type, a.account_subtype, c.permissions
         FROM sync_state s
         LEFT JOIN accounts a ON a.bank = s.bank AND a.account_id = s.account_id
-        LEFT JOIN accounts me ON me.bank = s.bank AND me.account_id = ${key.accountId}
         LEFT JOIN consents c ON c.consent_id = s.consent_id
-        WHERE s.bank = ${key.bank} AND s.resource = 'transactions' AND NOT ${narrower}`,
+        WHERE s.bank = ${bank} AND s.resource = 'transactions' AND s.rows_per_day IS NOT NULL
+        ORDER BY s.account_id, s.consent_id`,
   );
-  return { account: toNumberOrNull(row?.account), kind: toNumberOrNull(row?.kind) };
+  return rows.map((row) => ({
+    accountId: String(row.account_id) as AccountId,
+    rowsPerDay: toNumber(row.rows_per_day),
+    accountType: strOrNull(row.account_type),
+    accountSubtype: strOrNull(row.account_subtype),
+    permissions: (strOrNull(row.permissions) ?? '').split(' ').filter((p) => p !== ''),
+  }));
 }
 
 /** Saves the account's density; a new row has no watermark yet. */

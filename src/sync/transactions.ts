@@ -100,16 +100,8 @@ export async function syncTransactions(
   const account = { rows: 0, days: 0, stored: await ctx.store.syncState.getRowsPerDay(key), refusedPerDay: 0 };
   // Never read through this consent: the same account read through another, or its kind's.
   const like: AccountLike = { accountId: ref.accountId, kind, filter: creditDebitFilter };
-  const storedLike =
-    account.stored === null
-      ? await ctx.store.syncState.rowsPerDayLike({
-          bank: ref.bank,
-          accountId: ref.accountId,
-          filter: creditDebitFilter,
-        })
-      : undefined;
   const rowsPerDay = (): number | null => {
-    const seen = account.days > 0 ? account.rows / account.days : (account.stored ?? learning.prior(like, storedLike));
+    const seen = account.days > 0 ? account.rows / account.days : (account.stored ?? learning.prior(like));
     const limit = learning.limit();
     const floor = limit === null ? 0 : (limit + 1) * account.refusedPerDay;
     return seen === null ? (floor > 0 ? floor : null) : Math.max(seen, floor);

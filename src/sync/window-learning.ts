@@ -5,6 +5,7 @@
  * else of the bank), and the one turn per bank to ask a window that may be over a limit not
  * learned yet. Shared by the run's accounts of the bank; saved after each account.
  */
+import { creditDebitFilter } from '@bankdata/core/endpoint-access';
 import type { BankName } from '@bankdata/core/schemas';
 import type { SyncContext } from './run-context';
 
@@ -19,12 +20,6 @@ export interface AccountLike {
   filter: 'Credit' | 'Debit' | null;
 }
 
-/** Rows per day stored from earlier runs for the same account (any consent) and for its kind. */
-export interface StoredLike {
-  account: number | null;
-  kind: number | null;
-}
-
 /** The kind of an account as the bank describes it (its type and subtype), or null: it gives neither. */
 export function accountKind(account: { AccountType?: string | null; AccountSubType?: string | null }): string | null {
   if (account.AccountType == null && account.AccountSubType == null) return null;
@@ -37,15 +32,16 @@ export interface BankLearning {
   minRefusedRows: number | null;
   accepted(rows: number): void;
   refused(rows: number): void;
-  density(account: string, rowsPerDay: number, like?: AccountLike): void;
+  density(account: string, rowsPerDay: number, like: AccountLike): void;
   /**
-   * Rows per day to assume for an account never read through its consent: the densest reading
-   * of the same account (this run, or `stored` from earlier ones), else of the bank's accounts of
-   * its kind, else of all the bank's accounts (a window too small costs part of a page, or a
-   * whole request when one window would have held the account; one too large a refusal and a
-   * split).
+   * Rows per day to assume for an account never read through its consent: the densest reading,
+   * this run's or stored by an earlier one, of the same account, else of the bank's accounts of
+   * its kind, else of all the bank's accounts; the first two only of consents that read at least
+   * the rows its consent does (no Credits/Debits filter, or its own). A window too small costs
+   * part of a page, or a whole request when one window would have held the account; one too
+   * large a refusal and a split.
    */
-  prior(like?: AccountLike, stored?: StoredLike): number | null;
+  prior(like: AccountLike): number | null;
   /** The most rows one query may return as far as known (below the fewest refused), or null. */
   limit(): number | null;
   /**
@@ -74,9 +70,18 @@ export function windowLearning(ctx: Pick<SyncContext, 'store' | 'counters'>, ban
   if (!learning) {
     learning = Promise.all([
       ctx.store.syncState.getWindowKnowledge(bank),
-      ctx.store.syncState.maxRowsPerDay(bank),
+      ctx.store.syncState.storedDensities(bank),
     ]).then(([known, stored]) => {
-      const densities = new Map<string, { rowsPerDay: number; like: AccountLike | undefined }>();
+      // Earlier runs' readings, then this run's (keyed by consent and account, each its latest).
+      const earlier = stored.map((d) => ({
+        rowsPerDay: d.rowsPerDay,
+        like: {
+          accountId: d.accountId,
+          kind: accountKind({ AccountType: d.accountType, AccountSubType: d.accountSubtype }),
+          filter: creditDebitFilter(d.permissions),
+        },
+      }));
+      const densities = new Map<string, { rowsPerDay: number; like: AccountLike }>();
       let dirty = false;
       let holder: string | null = null;
       let released: Promise<void> = Promise.resolve();
@@ -99,27 +104,17 @@ export function windowLearning(ctx: Pick<SyncContext, 'store' | 'counters'>, ban
         density(account, rowsPerDay, like) {
           densities.set(account, { rowsPerDay, like });
         },
-        prior(like, storedLike) {
-          const read = [...densities.values()];
-          const densest = (seen: (number | null)[]): number | null => {
-            const known = seen.filter((d): d is number => d !== null);
-            return known.length === 0 ? null : Math.max(...known);
-          };
-          if (like !== undefined) {
-            // Readings of consents that read at least the rows this one does (no filter, or its own).
-            const wide = read.filter(
-              (d) => d.like !== undefined && (d.like.filter === null || d.like.filter === like.filter),
-            );
-            const same = wide.filter((d) => d.like?.accountId === like.accountId).map((d) => d.rowsPerDay);
-            const account = densest([...same, storedLike?.account ?? null]);
-            if (account !== null) return account;
-            if (like.kind !== null) {
-              const kin = wide.filter((d) => d.like?.kind === like.kind).map((d) => d.rowsPerDay);
-              const kind = densest([...kin, storedLike?.kind ?? null]);
-              if (kind !== null) return kind;
-            }
-          }
-          return densest([...read.map((d) => d.rowsPerDay), stored]);
+        prior(like) {
+          const read = [...earlier, ...densities.values()];
+          const densest = (seen: typeof read): number | null =>
+            seen.length === 0 ? null : Math.max(...seen.map((d) => d.rowsPerDay));
+          // Readings of consents that read at least the rows this one does (no filter, or its own).
+          const wide = read.filter((d) => d.like.filter === null || d.like.filter === like.filter);
+          return (
+            densest(wide.filter((d) => d.like.accountId === like.accountId)) ??
+            (like.kind === null ? null : densest(wide.filter((d) => d.like.kind === like.kind))) ??
+            densest(read)
+          );
         },
         limit() {
           return state.minRefusedRows === null

@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { Payment } from '@bankdata/core/payment-schemas';
 import { paymentIdentity } from '@bankdata/core/payment-identity';
-import type { Account, AccountId, StatementId } from '@bankdata/core/schemas';
+import type { AccountId, StatementId } from '@bankdata/core/schemas';
 import { toAccountRow } from '../../src/sync/transform';
 import { execute, queryRow, queryRows, storeSuite } from '../support/dialects';
 import { ACCOUNT, BANK, CONSENT, NOW, OTHER_CONSENT, authorise, freshStoreOn, txRow } from './helpers';
@@ -147,79 +147,62 @@ export const storeOpsSuite = storeSuite('the store operations written once', (d)
       await expect(store.syncState.recordWindowKnowledge(BANK, { windowDays: 0 })).rejects.toThrow(RangeError);
     });
 
-    it('keeps rows per day per account and consent, the densest as the bank prior, without a watermark', async () => {
+    it('keeps rows per day per account and consent, without a watermark', async () => {
       const store = await freshStoreOn(d);
       const key = { bank: BANK, accountId: ACCOUNT, consentId: CONSENT };
       expect(await store.syncState.getRowsPerDay(key)).toBeNull();
-      expect(await store.syncState.maxRowsPerDay(BANK)).toBeNull();
       await store.syncState.setRowsPerDay({ ...key, rowsPerDay: 2.5 });
       await store.syncState.setRowsPerDay({ ...key, consentId: OTHER_CONSENT, rowsPerDay: 4 });
       expect(await store.syncState.getRowsPerDay(key)).toBe(2.5);
-      expect(await store.syncState.maxRowsPerDay(BANK)).toBe(4);
-      expect(await store.syncState.maxRowsPerDay('ANZ')).toBeNull();
+      expect(await store.syncState.getRowsPerDay({ ...key, consentId: OTHER_CONSENT })).toBe(4);
       expect(await store.syncState.getWatermark(key)).toBeNull();
       await expect(store.syncState.setRowsPerDay({ ...key, rowsPerDay: -1 })).rejects.toThrow(RangeError);
     });
-    it("gives an account's priors: its own rows per day through any consent, else its kind's, from consents that read as many rows", async () => {
+    it("lists every stored reading of the bank with its account's type and subtype and its consent's permissions", async () => {
       const store = await freshStoreOn(d);
       const ctx = { bank: BANK, consentId: CONSENT, fetchedAt: NOW };
-      const account = (
-        AccountId: string,
-        AccountType: Account['AccountType'],
-        AccountSubType: Account['AccountSubType'],
-      ) =>
-        toAccountRow(
-          { AccountId: AccountId as AccountId, Currency: 'NZD', Nickname: AccountId, AccountType, AccountSubType },
-          ctx,
-        );
       await store.commitAccounts({
         ...ctx,
         rows: [
-          account('acc-card', 'Personal', 'CreditCard'),
-          account('acc-card-2', 'Personal', 'CreditCard'),
-          account('acc-saver', 'Personal', 'Savings'),
-          account('acc-saver-2', 'Personal', 'Savings'),
-          account('acc-business-saver', 'Business', 'Savings'),
-          account('acc-untyped', undefined, undefined),
-          account('acc-untyped-2', undefined, undefined),
+          toAccountRow(
+            {
+              AccountId: 'acc-saver' as AccountId,
+              Currency: 'NZD',
+              Nickname: 'Saver',
+              AccountType: 'Personal',
+              AccountSubType: 'Savings',
+            },
+            ctx,
+          ),
         ],
         runId: null,
       });
-      // CONSENT reads every row; OTHER_CONSENT only the credits.
-      await authorise(store, CONSENT);
+      // OTHER_CONSENT reads only the credits; CONSENT is registered but never read (no permissions).
       await authorise(store, OTHER_CONSENT, ['ReadTransactionsCredits']);
-      const of = (accountId: string, filter: 'Credit' | 'Debit' | null = null) => ({
-        bank: BANK,
-        accountId: accountId as AccountId,
-        filter,
-      });
       const set = (accountId: string, consentId: typeof CONSENT, rowsPerDay: number) =>
         store.syncState.setRowsPerDay({ bank: BANK, accountId: accountId as AccountId, consentId, rowsPerDay });
-      expect(await store.syncState.rowsPerDayLike(of('acc-saver'))).toEqual({ account: null, kind: null });
-      await set('acc-card', CONSENT, 6);
+      expect(await store.syncState.storedDensities(BANK)).toEqual([]);
       await set('acc-saver', CONSENT, 0.25);
-      await set('acc-saver-2', OTHER_CONSENT, 0.5);
-      await set('acc-untyped', CONSENT, 3);
-      // Its own reading; its kind's densest (Personal savings), not the card's. The credits-only
-      // reading of acc-saver-2 counts fewer rows than a consent without a filter reads.
-      expect(await store.syncState.rowsPerDayLike(of('acc-saver'))).toEqual({ account: 0.25, kind: 0.25 });
-      expect(await store.syncState.rowsPerDayLike(of('acc-saver-2'))).toEqual({ account: null, kind: 0.25 });
-      // For a credits-only consent it counts, and so do the readings without a filter.
-      expect(await store.syncState.rowsPerDayLike(of('acc-saver-2', 'Credit'))).toEqual({ account: 0.5, kind: 0.5 });
-      // For a debits-only consent the credits-only one does not.
-      expect(await store.syncState.rowsPerDayLike(of('acc-saver-2', 'Debit'))).toEqual({ account: null, kind: 0.25 });
-      expect(await store.syncState.rowsPerDayLike(of('acc-card-2'))).toEqual({ account: null, kind: 6 });
-      // Another type is another kind; an account with neither type nor subtype has no kind; an
-      // account not held has no kind, and its own readings still count.
-      expect(await store.syncState.rowsPerDayLike(of('acc-business-saver'))).toEqual({ account: null, kind: null });
-      expect(await store.syncState.rowsPerDayLike(of('acc-untyped-2'))).toEqual({ account: null, kind: null });
-      expect(await store.syncState.rowsPerDayLike(of('acc-unknown'))).toEqual({ account: null, kind: null });
+      await set('acc-saver', OTHER_CONSENT, 0.5);
+      // An account no longer held keeps its reading, without a type.
       await set('acc-gone', CONSENT, 1.5);
-      expect(await store.syncState.rowsPerDayLike(of('acc-gone'))).toEqual({ account: 1.5, kind: null });
-      expect(await store.syncState.rowsPerDayLike({ ...of('acc-saver'), bank: 'ANZ' })).toEqual({
-        account: null,
-        kind: null,
+      // A watermark alone is no reading.
+      await store.syncState.setWatermark({
+        bank: BANK,
+        accountId: 'acc-watermark' as AccountId,
+        consentId: CONSENT,
+        watermark: '2025-03-01T00:00:00Z',
       });
+      const got = (await store.syncState.storedDensities(BANK)).sort((a, b) => a.rowsPerDay - b.rowsPerDay);
+      expect(got.map(({ permissions: _, ...reading }) => reading)).toEqual([
+        { accountId: 'acc-saver', rowsPerDay: 0.25, accountType: 'Personal', accountSubtype: 'Savings' },
+        { accountId: 'acc-saver', rowsPerDay: 0.5, accountType: 'Personal', accountSubtype: 'Savings' },
+        { accountId: 'acc-gone', rowsPerDay: 1.5, accountType: null, accountSubtype: null },
+      ]);
+      expect(got.map((r) => r.permissions.includes('ReadTransactionsCredits'))).toEqual([false, true, false]);
+      expect(got[1]!.permissions).toContain('ReadTransactionsDetail');
+      expect(got[0]!.permissions).toEqual([]);
+      expect(await store.syncState.storedDensities('ANZ')).toEqual([]);
     });
   });
 

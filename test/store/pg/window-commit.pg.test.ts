@@ -10,7 +10,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { TransactionWindowInput, WindowCounts } from '../../../src/store';
 import { copySqliteToPostgres, sqliteColumns } from '../../../src/store/pg/copy-tables';
 import { createPool } from '../../../src/store/pg/open';
-import { maxRowsPerDay, recordWindowKnowledge, setRowsPerDay } from '../../../src/store/sync-state';
+import { recordWindowKnowledge, setRowsPerDay, storedDensities } from '../../../src/store/sync-state';
 import { postgresRunner } from '../../../src/store/pg/pg-runner';
 import { commitTransactionWindowPg } from '../../../src/store/pg/window-commit';
 import type { Instant } from '../../../src/store/time';
@@ -120,11 +120,13 @@ describePostgres('a transaction window on PostgreSQL', () => {
         expect(rows.length, table).toBe(fromSqlite.length);
         expect(rows, table).toEqual(fromSqlite);
       }
-      // The prior for a new account's first window: the densest stored account of the bank.
-      const densest = await harness.store.syncState.maxRowsPerDay('PNZ');
-      expect(densest).toBeGreaterThan(0);
-      expect(await maxRowsPerDay(db, 'PNZ')).toBe(densest);
-      expect(await maxRowsPerDay(db, 'ANZ')).toBeNull();
+      // The priors for a new account's first window: every stored reading, the same on both.
+      const sorted = (readings: { accountId: string; rowsPerDay: number }[]) =>
+        readings.sort((a, b) => a.accountId.localeCompare(b.accountId) || a.rowsPerDay - b.rowsPerDay);
+      const readings = sorted(await harness.store.syncState.storedDensities('PNZ'));
+      expect(readings.length).toBeGreaterThan(0);
+      expect(sorted(await storedDensities(db, 'PNZ'))).toEqual(readings);
+      expect(await storedDensities(db, 'ANZ')).toEqual([]);
     } finally {
       sqlite.close();
       await pool.end();
