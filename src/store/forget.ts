@@ -15,6 +15,7 @@
  * to the one that synced the account last; the rest is deleted, and the report says which is which.
  */
 import { creditDebitFilter, ENDPOINT_ACCESS, hasPermissionFor, type Endpoint } from '@bankdata/core/endpoint-access';
+import { storedPermissions } from './registry';
 
 export interface ForgetReport {
   consentId: string;
@@ -98,7 +99,7 @@ export function mayRead(
 
 const readerOf = (row: Record<string, unknown>): Reader => ({
   consentId: String(row.consent_id),
-  permissions: typeof row.permissions === 'string' ? row.permissions.split(' ').filter(Boolean) : [],
+  permissions: storedPermissions(row.permissions),
   start: typeof row.start_date_time === 'string' ? row.start_date_time : null,
   end: typeof row.end_date_time === 'string' ? row.end_date_time : null,
 });

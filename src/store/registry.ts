@@ -20,11 +20,12 @@ export interface ConsentRecord extends Omit<ConsentRow, 'permissions'> {
 
 /** The stored row with its permissions parsed. */
 export function toRecord(row: ConsentRow): ConsentRecord {
-  const permissions = (row.permissions ?? '')
-    .split(' ')
-    .filter((p) => p !== '')
-    .map((p) => Permission.parse(p));
-  return { ...row, permissions };
+  return { ...row, permissions: storedPermissions(row.permissions).map((p) => Permission.parse(p)) };
+}
+
+/** The permissions of a consent as its row keeps them (space-separated; none before its first read). */
+export function storedPermissions(stored: unknown): string[] {
+  return typeof stored === 'string' ? stored.split(' ').filter((p) => p !== '') : [];
 }
 
 export type AddConsentResult = 'added' | 're-registered' | 'already-registered';

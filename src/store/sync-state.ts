@@ -6,6 +6,7 @@
 import { eq, sql, type Column, type SQL } from 'drizzle-orm';
 import type { AccountId, BankName, ConsentId } from '@bankdata/core/schemas';
 import { excluded, insertInto, onConflict } from './sql-build';
+import { storedPermissions } from './registry';
 import type { SqlRunner } from './sql-runner';
 import { strOrNull, toNumber, toNumberOrNull } from './dialect-sql';
 import { bankWindow, syncState } from './sqlite/schema';
@@ -200,7 +201,7 @@ export async function storedDensities(r: SqlRunner, bank: BankName): Promise<Sto
     rowsPerDay: toNumber(row.rows_per_day),
     accountType: strOrNull(row.account_type),
     accountSubtype: strOrNull(row.account_subtype),
-    permissions: (strOrNull(row.permissions) ?? '').split(' ').filter((p) => p !== ''),
+    permissions: storedPermissions(row.permissions),
   }));
 }
 
