@@ -148,6 +148,13 @@ const TRIM = 0.03;
 const EMPTY_COUNT = 2;
 /** Requests in flight at first, before any rate is known (one more each round trip). */
 const FIRST_FLIGHT = 2;
+/**
+ * …but one more each this many ms at least: when round trips are quicker, the window grows by one
+ * per this span, not per round trip. The refusals when the bank's burst runs out are about the
+ * window then, √(2 × burst × growth per round trip); a quick round trip needs a small window for
+ * the bank's rate (rate × round trip), so growing it slower costs little time.
+ */
+const FLIGHT_GROWTH_MS = 80;
 /** …or more than this many intervals of the pace after it, at a low pace. */
 const ISOLATED_SENDS = 8;
 /** A cut goes no higher than the accepted rate of the last second, or of this many intervals at a low pace. */
@@ -243,9 +250,11 @@ export function createPacer(options: PacerOptions): Pacer {
   let timer: { at: number } | null = null;
   let lastSlot = -Infinity;
   // Before any rate is known, the requests in flight are held to a window that starts at
-  // FIRST_FLIGHT and grows by one each round trip (1/window with each accepted answer): when the
-  // bank's burst runs out, a window's worth of requests meets its empty bucket, not every lane at
-  // once (16 refusals in the first 40 ms of a run from nothing at 50 req/s, burst 20, 16 lanes).
+  // FIRST_FLIGHT and grows by one each round trip, or each FLIGHT_GROWTH_MS when round trips are
+  // quicker (1/window with each accepted answer, times the share of FLIGHT_GROWTH_MS a round trip
+  // takes): when the bank's burst runs out, a window's worth of requests meets its empty bucket,
+  // not every lane at once (16 refusals in the first 40 ms of a run from nothing at 50 req/s,
+  // burst 20, 16 lanes; 7 with a window grown each 20 ms round trip, 4 with one grown each 80 ms).
   // A window grows past the lanes in a few dozen round trips; `abandon` frees the place of a
   // request that got no answer.
   let inFlight = 0;
@@ -703,10 +712,12 @@ export function createPacer(options: PacerOptions): Pacer {
     },
     settle(sentAt, answer) {
       if (!options.shared) inFlight = Math.max(0, inFlight - 1);
-      if (answer.status !== 429 && base === null) flight += 1 / Math.floor(flight);
       if (answer.headers) learnFromHeaders(answer.headers);
       const t = nowMs(options.now);
       latencyMs = latencyMs === null ? t - sentAt : latencyMs * 0.9 + (t - sentAt) * 0.1;
+      // One more each round trip, or each FLIGHT_GROWTH_MS when round trips are quicker.
+      if (answer.status !== 429 && base === null)
+        flight += Math.min(1, latencyMs / FLIGHT_GROWTH_MS) / Math.floor(flight);
       forget(t);
       sends.splice(countUpTo(sends, sentAt), 0, sentAt);
       if (answer.status === 429) {

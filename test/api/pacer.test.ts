@@ -76,6 +76,29 @@ describe('pacer', () => {
   });
 
   it.each([
+    [50, 20, 20, 5, 1.02],
+    [50, 20, 5, 5, 1.02],
+    [200, 40, 20, 6, 1.02],
+    [200, 40, 5, 6, 1.08],
+    [50, 20, 100, 8, 1.01],
+  ])(
+    'a run from nothing at %i req/s (burst %i, %i ms round trips) grows its window by one each round trip or each 80 ms, whichever is longer: at most %i refusals in the first second, the job within %f of the bound',
+    async (rate, burst, latencyMs, mostRefusals, mostOverBound) => {
+      // Before, the window grew by one each round trip however quick: its size when the burst ran
+      // out, about √(2 × burst × growth per round trip), met the empty bucket. In the first second
+      // 7, 8, 10 and 10 refusals at 20 and 5 ms (4, 2, 5 and 3 now); the jobs took 1.001, 1.003,
+      // 1.015 and 1.130 of the bound (1.000, 1.005, 1.002 and 1.067 now). At 100 ms the window
+      // grows as before: 7 refusals, 1.006.
+      const requests = 1700;
+      const r = await simulate({ rate, burst, latencyMs, lanes: 16, untilMs: 120_000, warmupMs: 1000, requests });
+      expect(r.refused - r.refusedLate).toBeLessThanOrEqual(mostRefusals);
+      const bound = 2 * latencyMs + ((requests - burst) / rate) * 1000;
+      expect(r.doneAtMs).not.toBeNull();
+      expect(r.doneAtMs! / bound).toBeLessThanOrEqual(mostOverBound);
+    },
+  );
+
+  it.each([
     [20, 22],
     [100, 19],
   ])(
