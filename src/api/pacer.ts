@@ -155,6 +155,8 @@ const FIRST_FLIGHT = 2;
  * the bank's rate (rate × round trip), so growing it slower costs little time.
  */
 const FLIGHT_GROWTH_MS = 80;
+/** …and by one each 16 round trips at least (at 5 ms a round trip and quicker). */
+const MIN_FLIGHT_SHARE = 1 / 16;
 /** …or more than this many intervals of the pace after it, at a low pace. */
 const ISOLATED_SENDS = 8;
 /** A cut goes no higher than the accepted rate of the last second, or of this many intervals at a low pace. */
@@ -714,10 +716,14 @@ export function createPacer(options: PacerOptions): Pacer {
       if (!options.shared) inFlight = Math.max(0, inFlight - 1);
       if (answer.headers) learnFromHeaders(answer.headers);
       const t = nowMs(options.now);
-      latencyMs = latencyMs === null ? t - sentAt : latencyMs * 0.9 + (t - sentAt) * 0.1;
-      // One more each round trip, or each FLIGHT_GROWTH_MS when round trips are quicker.
+      // A clock stepped back (an NTP step, a VM resumed) measures no negative round trip.
+      const roundTrip = Math.max(0, t - sentAt);
+      latencyMs = latencyMs === null ? roundTrip : latencyMs * 0.9 + roundTrip * 0.1;
+      // One more each round trip, or each FLIGHT_GROWTH_MS when round trips are quicker; at least
+      // one each 1 / MIN_FLIGHT_SHARE round trips (a round trip the clock cannot see: a frozen or
+      // coarse clock, an answer within its millisecond).
       if (answer.status !== 429 && base === null)
-        flight += Math.min(1, latencyMs / FLIGHT_GROWTH_MS) / Math.floor(flight);
+        flight += Math.min(1, Math.max(MIN_FLIGHT_SHARE, latencyMs / FLIGHT_GROWTH_MS)) / Math.floor(flight);
       forget(t);
       sends.splice(countUpTo(sends, sentAt), 0, sentAt);
       if (answer.status === 429) {

@@ -87,8 +87,10 @@ describe('pacer', () => {
       // Before, the window grew by one each round trip however quick: its size when the burst ran
       // out, about √(2 × burst × growth per round trip), met the empty bucket. In the first second
       // 7, 8, 10 and 10 refusals at 20 and 5 ms (4, 2, 5 and 3 now); the jobs took 1.001, 1.003,
-      // 1.015 and 1.130 of the bound (1.000, 1.005, 1.002 and 1.067 now). At 100 ms the window
-      // grows as before: 7 refusals, 1.006.
+      // 1.015 and 1.130 of the bound (1.000, 1.005, 1.002 and 1.067 now). The time bounds guard
+      // against a growth too slow to reach the bank's rate (only the fourth fails on the old rule).
+      // At 100 ms the window grows as before (7 refusals, 1.006): that row guards it, and cannot
+      // tell the two rules apart.
       const requests = 1700;
       const r = await simulate({ rate, burst, latencyMs, lanes: 16, untilMs: 120_000, warmupMs: 1000, requests });
       expect(r.refused - r.refusedLate).toBeLessThanOrEqual(mostRefusals);
@@ -141,6 +143,46 @@ describe('pacer', () => {
     });
     expect(Math.min(...cuts.slice(0, 3))).toBeGreaterThanOrEqual(1.5);
     expect(r.perSecond.slice(0, 10).reduce((a, b) => a + b, 0)).toBeGreaterThanOrEqual(25);
+  });
+
+  it.each([
+    ['frozen (every round trip measures 0 ms)', (sentAt: number) => sentAt],
+    ['stepped back 60 s after each send (an NTP step, a VM resumed)', (sentAt: number) => sentAt - 60_000],
+  ])('a run from nothing on a clock %s: the window in flight still grows, never shrinks', async (_name, answeredAt) => {
+    // Found by review: the window grew by the round trip's share of 80 ms, so a clock that saw
+    // no round trip held it at 2 for good, and one stepped back shrank it to nothing, every
+    // later `acquire` waiting with no timer to wake it.
+    let now = 0;
+    const pacer = createPacer({ now: () => new Date(now), sleep: async () => undefined });
+    const tick = () => new Promise((r) => setImmediate(r));
+    let widest = 0;
+    for (let round = 0; round < 48; round++) {
+      now = 100_000 + round * 1000;
+      const sent: number[] = [];
+      // Every slot the window gives now, without waiting.
+      for (;;) {
+        let granted: number | null = null;
+        const slot = pacer.acquire().then((at) => (granted = at));
+        await tick();
+        if (granted === null) {
+          // The last ask waits for a place: one answer frees it, and it is settled with the rest.
+          const at = sent.shift()!;
+          now = answeredAt(at);
+          pacer.settle(at, { status: 200 });
+          await slot;
+          sent.push(granted!);
+          break;
+        }
+        sent.push(granted);
+      }
+      widest = Math.max(widest, sent.length);
+      for (const at of sent) {
+        now = answeredAt(at);
+        pacer.settle(at, { status: 200 });
+      }
+    }
+    // One more each 16 round trips at least: 2 → 4 or more over 48 rounds.
+    expect(widest).toBeGreaterThanOrEqual(4);
   });
 
   it('a request given a slot that gets no answer (a timeout) frees its place in the window', async () => {
