@@ -178,8 +178,8 @@ export interface StoredDensity {
   /** The accounts table's type and subtype (null when the account is no longer held, or not given). */
   accountType: string | null;
   accountSubtype: string | null;
-  /** The permissions of the consent it was read through (empty when that consent is gone). */
-  permissions: string[];
+  /** The permissions of the consent it was read through; null when unknown (that consent gone, or never read). */
+  permissions: string[] | null;
 }
 
 /**
@@ -201,7 +201,7 @@ export async function storedDensities(r: SqlRunner, bank: BankName): Promise<Sto
     rowsPerDay: toNumber(row.rows_per_day),
     accountType: strOrNull(row.account_type),
     accountSubtype: strOrNull(row.account_subtype),
-    permissions: storedPermissions(row.permissions),
+    permissions: typeof row.permissions === 'string' ? storedPermissions(row.permissions) : null,
   }));
 }
 

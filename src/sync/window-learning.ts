@@ -26,6 +26,21 @@ export function accountKind(account: { AccountType?: string | null; AccountSubTy
   return `${account.AccountType ?? ''}/${account.AccountSubType ?? ''}`;
 }
 
+/** One rows-per-day reading of an account, this run's or stored by an earlier one. */
+interface Reading {
+  rowsPerDay: number;
+  like: AccountLike;
+  /** False for a stored reading whose consent's permissions are unknown: its filter may be any. */
+  filterKnown: boolean;
+}
+
+/** The densest of the readings (a loop: a bank's stored readings may be many), or null. */
+function densest(readings: readonly Reading[]): number | null {
+  let most: number | null = null;
+  for (const d of readings) if (most === null || d.rowsPerDay > most) most = d.rowsPerDay;
+  return most;
+}
+
 /** What this run knows of one bank's limit, shared by its accounts; saved after each account. */
 export interface BankLearning {
   maxAcceptedRows: number | null;
@@ -72,16 +87,19 @@ export function windowLearning(ctx: Pick<SyncContext, 'store' | 'counters'>, ban
       ctx.store.syncState.getWindowKnowledge(bank),
       ctx.store.syncState.storedDensities(bank),
     ]).then(([known, stored]) => {
-      // Earlier runs' readings, then this run's (keyed by consent and account, each its latest).
-      const earlier = stored.map((d) => ({
+      // Earlier runs' readings, then this run's (keyed by consent and account, each its latest). A
+      // stored reading whose consent's permissions are unknown (the consent gone) has no known
+      // filter: it counts for the bank only.
+      const earlier: Reading[] = stored.map((d) => ({
         rowsPerDay: d.rowsPerDay,
         like: {
           accountId: d.accountId,
           kind: accountKind({ AccountType: d.accountType, AccountSubType: d.accountSubtype }),
-          filter: creditDebitFilter(d.permissions),
+          filter: d.permissions === null ? null : creditDebitFilter(d.permissions),
         },
+        filterKnown: d.permissions !== null,
       }));
-      const densities = new Map<string, { rowsPerDay: number; like: AccountLike }>();
+      const densities = new Map<string, Reading>();
       let dirty = false;
       let holder: string | null = null;
       let released: Promise<void> = Promise.resolve();
@@ -102,14 +120,12 @@ export function windowLearning(ctx: Pick<SyncContext, 'store' | 'counters'>, ban
           }
         },
         density(account, rowsPerDay, like) {
-          densities.set(account, { rowsPerDay, like });
+          densities.set(account, { rowsPerDay, like, filterKnown: true });
         },
         prior(like) {
           const read = [...earlier, ...densities.values()];
-          const densest = (seen: typeof read): number | null =>
-            seen.length === 0 ? null : Math.max(...seen.map((d) => d.rowsPerDay));
           // Readings of consents that read at least the rows this one does (no filter, or its own).
-          const wide = read.filter((d) => d.like.filter === null || d.like.filter === like.filter);
+          const wide = read.filter((d) => d.filterKnown && (d.like.filter === null || d.like.filter === like.filter));
           return (
             densest(wide.filter((d) => d.like.accountId === like.accountId)) ??
             (like.kind === null ? null : densest(wide.filter((d) => d.like.kind === like.kind))) ??

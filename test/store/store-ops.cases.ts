@@ -199,9 +199,11 @@ export const storeOpsSuite = storeSuite('the store operations written once', (d)
         { accountId: 'acc-saver', rowsPerDay: 0.5, accountType: 'Personal', accountSubtype: 'Savings' },
         { accountId: 'acc-gone', rowsPerDay: 1.5, accountType: null, accountSubtype: null },
       ]);
-      expect(got.map((r) => r.permissions.includes('ReadTransactionsCredits'))).toEqual([false, true, false]);
+      expect(got.map((r) => r.permissions?.includes('ReadTransactionsCredits') ?? null)).toEqual([null, true, null]);
       expect(got[1]!.permissions).toContain('ReadTransactionsDetail');
-      expect(got[0]!.permissions).toEqual([]);
+      // CONSENT's permissions were never read: unknown, not none.
+      expect(got[0]!.permissions).toBeNull();
+      expect(got[2]!.permissions).toBeNull();
       expect(await store.syncState.storedDensities('ANZ')).toEqual([]);
     });
   });

@@ -28,12 +28,17 @@ const like = (accountId: string, kind: string | null, filter: AccountLike['filte
   kind,
   filter,
 });
-const storedReading = (accountId: string, rowsPerDay: number, subtype: string | null, permissions: string[] = []) => ({
+const storedReading = (
+  accountId: string,
+  rowsPerDay: number,
+  subtype: string | null,
+  permissions: string[] | null = [],
+) => ({
   accountId: accountId as AccountId,
   rowsPerDay,
   accountType: subtype === null ? null : 'Personal',
   accountSubtype: subtype,
-  permissions: ['ReadAccountsDetail', 'ReadTransactionsDetail', ...permissions],
+  permissions: permissions === null ? null : ['ReadAccountsDetail', 'ReadTransactionsDetail', ...permissions],
 });
 
 describe("an account's prior rows per day", () => {
@@ -91,6 +96,18 @@ describe("an account's prior rows per day", () => {
     expect(learning.prior(like('a3', saver, 'Credit'))).toBe(0.7);
     // A kind nothing gave: the bank's densest, an account no longer held included.
     expect(learning.prior(like('a6', accountKind({ AccountType: 'Business' })))).toBe(12);
+  });
+
+  it("a stored reading whose consent's permissions are unknown (the consent gone) counts for the bank only: its filter may be any", async () => {
+    const learning = await learningWith([
+      storedReading('a1', 9, 'CreditCard'),
+      // Perhaps read through a Credits-only consent: fewer rows than a consent without a filter reads.
+      storedReading('a2', 0.1, 'Savings', null),
+      storedReading('a3', 40, 'Business', null),
+    ]);
+    // Not a2's own prior, nor its kind's: the bank's densest, the unknown one included.
+    expect(learning.prior(like('a2', saver))).toBe(40);
+    expect(learning.prior(like('a4', saver, 'Credit'))).toBe(40);
   });
 
   it("names a kind by the bank's account type and subtype", () => {

@@ -20,6 +20,7 @@ import { accountKey } from '@bankdata/emulator/world-types';
 import { windowOf } from '../fixtures/request-log';
 import { SETTINGS, startHarness, storedTransactions, type Harness } from '../fixtures/sync-harness';
 import { expectSameTransactions, truthTransactions } from '../fixtures/sync-truth';
+import { authorise } from '../store/helpers';
 
 /** Windows up to ten years: an account nothing is known about is asked for its whole range. */
 const WIDE = { ...SETTINGS, windowDays: 3650 };
@@ -128,8 +129,13 @@ describe('the first window of an account never read (BDT263)', () => {
     // Before this rule the prior was only the densest account read in this run: none yet.
   });
 
-  /** Earlier runs knew the bank's limit, and an account of the bank as dense as the densest here. */
+  /**
+   * Earlier runs knew the bank's limit, and an account of the bank as dense as the densest here,
+   * read through EARLIER, a consent they read (its permissions stored: no Credits/Debits filter).
+   */
   async function knownBank(store: SqliteStore): Promise<void> {
+    await store.consents.add(EARLIER);
+    await authorise(store, EARLIER);
     await store.syncState.recordWindowKnowledge('PNZ', { acceptedRows: limit, refusedRows: limit + 1 });
     await store.syncState.setRowsPerDay({
       bank: 'PNZ',
@@ -157,7 +163,6 @@ describe('the first window of an account never read (BDT263)', () => {
   it("an account of a kind read before (type and subtype): its kind's rows per day size its first window", async () => {
     const { refused, windowsOf } = await backfill(async (store) => {
       await knownBank(store);
-      await store.consents.add(EARLIER);
       for (const [i, accountId] of sparse.entries()) {
         const { account } = h.emu.world.accounts.get(accountKey('PNZ', accountId))!;
         const kin = `acc-kin-${i}` as AccountId;
