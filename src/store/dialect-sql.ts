@@ -52,10 +52,13 @@ export function amountUnits(dialect: Dialect, alias: string, scale: bigint): SQL
   return sql`(CASE WHEN ${t}.amount_minor IS NOT NULL THEN ${minor} ELSE ${unitsOf(dialect, sql`${t}.amount`)} END)`;
 }
 
-/** A stored instant (UTC ISO 8601 text) moved back by whole days, as the same text form. */
+/**
+ * A stored instant (UTC ISO 8601 text) moved back by whole days of 24 hours, as the same text form
+ * (SQLite's `-N days`; PostgreSQL's `interval '1 day'` is a calendar day of the session's zone).
+ */
 export function instantMinusDays(dialect: Dialect, instant: SQL, days: number): SQL {
   if (dialect === 'postgres') {
-    return sql`to_char(((${instant})::timestamptz - (${days}::int * interval '1 day')) AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+    return sql`to_char(((${instant})::timestamptz - (${days}::int * interval '24 hours')) AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
   }
   return sql`strftime('%Y-%m-%dT%H:%M:%fZ', ${instant}, ${`-${days} days`})`;
 }

@@ -264,6 +264,45 @@ export const checkSqlSuite = storeSuite('the running-balance walk in SQL', (d) =
     ]);
   });
 
+  it('a row posted late counts within 14 days of 24 hours before a balance, across an NZ daylight-saving change too', async () => {
+    const store = await d.open();
+    await fresh(store);
+    // Balances of 20 Sep, 5 Oct and 10 Oct 2025; NZ daylight saving began on 28 Sep (a day of 23
+    // hours). A credit of 50.00 booked 21 Sep 00:30 UTC, 30 minutes inside the 14 days before the
+    // 5 Oct balance, was first seen on 12 Oct: the 5 Oct balance is before it was posted.
+    await account(store, 'late', []);
+    await execute(
+      store,
+      `INSERT INTO transactions (bank, account_id, transaction_id, consent_id, status, booking_date_time, booking_date,
+         amount, amount_minor, currency, credit_debit_indicator, raw_json, first_seen_at, last_seen_at, updated_at)
+       VALUES ('PNZ', 'late', 'r', ?, 'Booked', '2025-09-21T00:30:00.000Z', '2025-09-21', '50.00', 5000, 'NZD', 'Credit',
+         '{}', '2025-10-12T00:00:00.000Z', '2025-10-12T00:00:00.000Z', '2025-10-12T00:00:00.000Z')`,
+      CONSENT,
+    );
+    for (const [at, amount] of [
+      ['2025-09-20T00:00:00.000Z', '1000.00'],
+      ['2025-10-05T00:00:00.000Z', '1000.00'],
+      ['2025-10-10T00:00:00.000Z', '1050.00'],
+    ] as const)
+      await execute(
+        store,
+        `INSERT INTO balances (bank, account_id, consent_id, type, amount, amount_minor, currency, credit_debit_indicator,
+           date_time, raw_json, fetched_at)
+         VALUES ('PNZ', 'late', ?, 'InterimBooked', ?, ?, 'NZD', 'Credit', ?, '{}', ?)`,
+        CONSENT,
+        amount,
+        Number(toUnits(amount) / 1000n),
+        at,
+        at,
+      );
+    const result = await checkContinuity(store, {
+      accountId: 'late',
+      save: false,
+      now: new Date('2025-10-30T00:00:00.000Z'),
+    });
+    expect(result.findings.map((f) => `${f.kind} ${f.amount}`)).toEqual([]);
+  });
+
   it('amounts that binary floating point rounds add up exactly, five-decimal amounts and balances included', async () => {
     const store = await d.open();
     await fresh(store);

@@ -110,6 +110,10 @@ export async function startPostgresServer(): Promise<PostgresServer> {
         '-E',
         'UTF8',
         '--locale=C',
+        // The default collation an English-speaking user's cluster has, not C: every text column
+        // must carry its own COLLATE "C" (test/store/pg/schema.pg.test.ts lists those that lack it).
+        '--locale-provider=icu',
+        '--icu-locale=en-US',
         '--no-sync',
       ],
       { ...ids, encoding: 'utf8', cwd: root },
@@ -132,6 +136,9 @@ export async function startPostgresServer(): Promise<PostgresServer> {
         root,
         '-c',
         'listen_addresses=127.0.0.1',
+        '-c',
+        // A server in NZ, not UTC: the store's sessions set their own zone (src/store/pg/open.ts).
+        'timezone=Pacific/Auckland',
         '-c',
         'fsync=off',
         '-c',

@@ -53,8 +53,30 @@ const pgTypes = {
       : pg.types.getTypeParser(oid, format ?? 'text')) as typeof pg.types.getTypeParser,
 };
 
+/**
+ * Every connection's session runs in UTC (`-c TimeZone=UTC` at start-up, after any `options` the
+ * URL gives): a `timestamptz` then adds days, casts to `date` and prints the same whatever the
+ * server's or the database's own time zone (a cluster set up in NZ moved the continuity check's
+ * 14-day bound by an hour across a DST change). NZ dates are always asked for explicitly,
+ * `AT TIME ZONE 'Pacific/Auckland'` (docs/postgres.md "Schema").
+ */
+function sessionOptions(url: string): string {
+  let given: string | null = null;
+  try {
+    given = new URL(url).searchParams.get('options');
+  } catch {
+    // Not a URL node-postgres reads either: its own error says so when the pool connects.
+  }
+  return [given, '-c TimeZone=UTC'].filter(Boolean).join(' ');
+}
+
 export function createPool(url: string, options: { max?: number } = {}): pg.Pool {
-  const pool = new pg.Pool({ connectionString: url, max: options.max ?? 10, types: pgTypes });
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: options.max ?? 10,
+    types: pgTypes,
+    options: sessionOptions(url),
+  });
   // An idle connection the server dropped (restart, failover, idle timeout): the pool discards it
   // and the next query connects again or fails with its own error. Without a listener, node would
   // end the process on this event.

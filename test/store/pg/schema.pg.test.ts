@@ -9,7 +9,7 @@ import { VIEW_COLUMNS, VIEW_NAMES } from '../../../src/store';
 import { COPIED_TABLES, copySqliteToPostgres, sqliteColumns } from '../../../src/store/pg/copy-tables';
 import { createPool, migratePostgres, openPostgres } from '../../../src/store/pg/open';
 import { startHarness, type Harness } from '../../fixtures/sync-harness';
-import { createTestDatabase, describePostgres } from '../../support/postgres';
+import { createOlderTestDatabase, createTestDatabase, describePostgres } from '../../support/postgres';
 
 /** PostgreSQL only: the cooperating workers' run state (SQLite runs one process under its lease). */
 const WORKER_TABLES = ['rate_budget', 'run_consents', 'run_workers'];
@@ -17,6 +17,19 @@ const WORKER_TABLES = ['rate_budget', 'run_consents', 'run_workers'];
 const PG_ONLY_TABLES = [...WORKER_TABLES, 'statement_files'];
 /** Internal views that exist in both dialects beside the public ones. */
 const INTERNAL_VIEWS = ['nz_today', 'payment_match_candidates'];
+
+/** The text columns of the schema's tables whose collation is not "C", as `table.column`. */
+async function notByteOrdered(pool: import('pg').Pool): Promise<string[]> {
+  const { rows } = await pool.query<{ name: string }>(
+    `SELECT c.table_name || '.' || c.column_name AS name
+     FROM information_schema.columns c
+     JOIN information_schema.tables t
+       ON t.table_schema = c.table_schema AND t.table_name = c.table_name AND t.table_type = 'BASE TABLE'
+     WHERE c.table_schema = current_schema() AND c.data_type = 'text' AND c.collation_name IS DISTINCT FROM 'C'
+     ORDER BY 1`,
+  );
+  return rows.map((r) => r.name);
+}
 
 async function pgColumns(pool: import('pg').Pool, relation: string): Promise<string[]> {
   const { rows } = await pool.query<{ column_name: string }>(
@@ -94,6 +107,60 @@ describePostgres('PostgreSQL schema', () => {
       ).toEqual(sqliteTables.filter((t) => t !== 'nz_offsets').sort());
     } finally {
       await pool.end();
+    }
+  });
+
+  it('gives every text column of every table COLLATE "C" (byte order, as SQLite), whatever the cluster\'s locale', async () => {
+    const pool = createPool(await createTestDatabase());
+    try {
+      expect(await notByteOrdered(pool)).toEqual([]);
+    } finally {
+      await pool.end();
+    }
+  });
+
+  it('brings a database migrated through 0015 to COLLATE "C" with its rows, its views and their grants kept', async () => {
+    // The journal's first 16 entries: 0000 to 0015, before the text collation migration.
+    const url = await createOlderTestDatabase(16);
+    const role = `reader_${process.pid}_${Date.now()}`;
+    const older = createPool(url, { max: 1 });
+    try {
+      expect(await notByteOrdered(older)).toContain('duplicate_suspicions.transaction_id');
+      await older.query(
+        `INSERT INTO duplicate_suspicions (bank, account_id, transaction_id, twin_transaction_id, evidence, balance,
+           balance_date_time, balance_date, counted_balance, amount_off, amount_off_minor, currency, detail, suspected_at,
+           checked_at)
+         VALUES ('PNZ', 'acc-1', 'tx-b', 'tx-a', 'balances', '1.00', '2025-06-10T00:00:00.000Z', '2025-06-10', '2.00',
+           '1.00', 100, 'NZD', '', '2025-06-10T00:00:00.000Z', '2025-06-10T00:00:00.000Z')`,
+      );
+      await older.query(`CREATE ROLE ${role}`);
+      await older.query(`GRANT SELECT ON v_duplicates, v_transactions TO ${role}`);
+    } finally {
+      await older.end();
+    }
+    const opened = await openPostgres(url);
+    const fresh = createPool(await createTestDatabase());
+    try {
+      expect(await notByteOrdered(opened.pool)).toEqual([]);
+      const { rows } = await opened.pool.query('SELECT transaction_id FROM v_duplicates');
+      expect(rows).toEqual([{ transaction_id: 'tx-b' }]);
+      for (const view of [...VIEW_NAMES, ...INTERNAL_VIEWS])
+        expect(await pgColumns(opened.pool, view), view).toEqual(await pgColumns(fresh, view));
+      const granted = await opened.pool.query<{ view: string; select: boolean }>(
+        `SELECT v AS view, has_table_privilege($1, v, 'SELECT') AS select
+         FROM unnest(ARRAY['v_duplicates', 'v_transactions', 'v_balances']) AS v ORDER BY v`,
+        [role],
+      );
+      expect(granted.rows).toEqual([
+        { view: 'v_balances', select: false },
+        { view: 'v_duplicates', select: true },
+        { view: 'v_transactions', select: true },
+      ]);
+      await opened.pool.query(`DROP OWNED BY ${role}`);
+      await opened.pool.query(`DROP ROLE ${role}`);
+    } finally {
+      await fresh.end();
+      await opened.close();
     }
   });
 
