@@ -12,7 +12,11 @@ import { strOrNull, toNumber, toNumberOrNull } from './dialect-sql';
 import { bankWindow, syncState } from './sqlite/schema';
 import { toStoredInstant, toStoredInstantOrNull, type Instant } from './time';
 
-export type SyncResource = 'transactions' | 'statements';
+/**
+ * What a sync_state row's watermark is of: the transactions read up to it; the last listing of
+ * an account's statements; the last listing of their whole list (src/sync/statements-due.ts).
+ */
+export type SyncResource = 'transactions' | 'statements' | 'statements_whole';
 
 export interface WatermarkKey {
   bank: BankName;

@@ -11,9 +11,9 @@ import type { ConsentId } from '@bankdata/core/schemas';
 import type { Store } from '../store';
 import type { SyncSettings } from './run-context';
 import { consentStep, skippedResources } from './consent';
-import { partyDue } from './resources';
+import { partyDue, statementRange } from './resources';
 import { bankNow } from './run-context';
-import { DEFAULT_STATEMENT_SAFETY_DAYS, statementListing } from './statements-due';
+import { DEFAULT_STATEMENT_SAFETY_DAYS, listsWhole, statementListing } from './statements-due';
 import { consentsToSync } from './run';
 import { transactionRange, type RangeContext } from './transactions';
 import { describeError } from './unit-outcome';
@@ -129,7 +129,10 @@ export async function planDryRun(options: {
                 safetyDays: options.settings.statementSafetyDays ?? DEFAULT_STATEMENT_SAFETY_DAYS,
               },
             );
-            if (due.due) entry.requests.push(`GET ${path}/statements?${q}`);
+            if (due.due) {
+              const { from } = await statementRange(store, { bank, accountId }, listsWhole(due.reason));
+              entry.requests.push(`GET ${path}/statements?${q}${from ? `&fromStatementDateTime=${iso(from)}` : ''}`);
+            }
             for (const id of units.statementFiles ? await store.listStatementsWithoutFile({ bank, accountId }) : []) {
               entry.requests.push(`GET ${path}/statements/${encodeURIComponent(id)}/file?${q}`);
             }

@@ -8,7 +8,7 @@ import type { InsertCounts, StatementFileInput, UnitInput, UpsertCounts } from '
 import { AtomicFileGroup } from '../fs/atomic-file';
 import { commitAnswer, type Answer } from './answer';
 import { bankNow, type SyncContext } from './run-context';
-import { DEFAULT_STATEMENT_SAFETY_DAYS, statementListing } from './statements-due';
+import { DEFAULT_STATEMENT_SAFETY_DAYS, listsWhole, statementListing } from './statements-due';
 import { createAtomicFile, resolveInDataDir, statementFilePath, type AtomicFile } from './files';
 import {
   nulTextPath,
@@ -69,6 +69,16 @@ export async function syncAccounts(ctx: SyncContext, scope: Scope): Promise<Acco
   return result.records.filter((a) => nulTextPath(a) === null);
 }
 
+/** The statement list's range: none for the whole list, else from the newest statement held on. */
+export async function statementRange(
+  store: Pick<SyncContext['store'], 'latestStatementStart'>,
+  key: { bank: BankName; accountId: AccountId },
+  whole: boolean,
+): Promise<{ from?: DateTime }> {
+  const newest = whole ? null : await store.latestStatementStart(key);
+  return newest === null ? {} : { from: DateTime.fromISO(newest, { zone: 'utc' }) };
+}
+
 /** A snapshot each run; the store adds a row only when a balance is new. */
 export async function syncBalances(ctx: SyncContext, scope: Scope, accountId: AccountId): Promise<void> {
   const result = await ctx.client.getBalances(scope.consentId, accountId);
@@ -79,11 +89,12 @@ export async function syncBalances(ctx: SyncContext, scope: Scope, accountId: Ac
 
 /**
  * The statement list when it is due (statements-due.ts: a new statement can exist, the safety
- * interval passed, a first listing, `--full`), from the newest statement already held on
- * (`fromStatementDateTime` is inclusive, so that one comes again: one page), the whole list on a
- * first read or `--full`; the listing's instant is kept per consent and account (sync_state,
- * resource `statements`). Returns the ids of statements still without a file, listed or not, so
- * that a file that failed is fetched again the next night.
+ * interval passed, a first listing, `--full`): when a new statement can exist, from the newest
+ * statement already held on (`fromStatementDateTime` is inclusive, so that one comes again: one
+ * page); otherwise the whole list (`listsWhole`: a statement off the period may start before the
+ * newest held). The listing's instant is kept per consent and account (sync_state, resource
+ * `statements`; a whole listing's also as `statements_whole`). Returns the ids of statements
+ * still without a file, listed or not, so that a file that failed is fetched again the next night.
  */
 export async function syncStatements(ctx: SyncContext, scope: Scope, accountId: AccountId): Promise<StatementId[]> {
   const key = { bank: scope.bank, accountId, consentId: scope.consentId };
@@ -94,18 +105,14 @@ export async function syncStatements(ctx: SyncContext, scope: Scope, accountId: 
     safetyDays: ctx.settings.statementSafetyDays ?? DEFAULT_STATEMENT_SAFETY_DAYS,
   });
   if (due.due) {
-    const newest = ctx.full ? null : await ctx.store.latestStatementStart({ bank: scope.bank, accountId });
-    const range = newest === null ? {} : { from: DateTime.fromISO(newest, { zone: 'utc' }) };
+    const whole = listsWhole(due.reason);
+    const range = await statementRange(ctx.store, { bank: scope.bank, accountId }, whole);
     const result = await ctx.client.listStatements(scope.consentId, accountId, range);
     await commitAccountAnswer(ctx, scope, accountId, result, 'statement', toStatementRow, (unit) =>
       ctx.store.commitStatements(unit),
     );
-    await ctx.store.syncState.setWatermark({
-      ...key,
-      resource: 'statements',
-      watermark: now.toJSDate(),
-      now: ctx.now(),
-    });
+    for (const resource of whole ? (['statements', 'statements_whole'] as const) : (['statements'] as const))
+      await ctx.store.syncState.setWatermark({ ...key, resource, watermark: now.toJSDate(), now: ctx.now() });
   } else {
     ctx.logger.debug('statement list not due', { account_id: accountId, next_at: due.nextAt.toISO() });
   }

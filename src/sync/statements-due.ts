@@ -2,7 +2,7 @@
  * When an account's statement list is asked for (docs/configuration.md "Statements when due"): a
  * bank issues a statement once a period (a month, mostly), so a nightly run lists an account's
  * statements only when a new one can exist, or when the safety interval has passed since the
- * last listing; always on `--full` and when this consent never listed the account.
+ * last whole listing; always on `--full` and when this consent never listed the account.
  * `statementListDue` is pure; `statementListing` reads what it needs from the store.
  */
 import { DateTime } from 'luxon';
@@ -15,6 +15,14 @@ export const DEFAULT_STATEMENT_SAFETY_DAYS = 31;
 
 export type StatementDueReason = 'full' | 'first listing' | 'new statement can exist' | 'safety interval';
 
+/**
+ * Whether a listing for `reason` asks for the whole list, not only from the newest statement held
+ * on (`fromStatementDateTime` filters by a statement's start): the periodic one a new period
+ * brings starts after the newest held, but a statement off the period (an `Annual`, `Interim` or
+ * `AccountClosure`, a late one) may start before it, and only a whole listing returns it.
+ */
+export const listsWhole = (reason: StatementDueReason): boolean => reason !== 'new statement can exist';
+
 export type StatementDue =
   | { due: true; reason: StatementDueReason }
   | { due: false; /** The first instant at which the list is due again. */ nextAt: DateTime };
@@ -26,6 +34,11 @@ export interface StatementDueInput {
   full: boolean;
   /** When this consent last listed the account's statements (stored instant), or null: never. */
   lastListedAt: string | null;
+  /**
+   * When this consent last listed the whole list (`listsWhole`), or null when not recorded (a
+   * database from before it was): the safety interval then counts from `lastListedAt`.
+   */
+  lastWholeAt: string | null;
   /** The newest statement held for the account (any consent), or null. */
   newest: StatementPeriod | null;
   /** Config `sync.statementSafetyDays`: the longest time between two listings, days. */
@@ -37,15 +50,19 @@ export interface StatementDueInput {
  * statement held has ended (a new statement can exist) and not more than `safetyDays` ago, so
  * that a statement the bank creates a few hours or days after its period is fetched the first
  * night it is there, while a bank that stopped issuing is not asked every night; or
- * `safetyDays` have passed since the last listing (irregular statements, an account that had
- * none).
+ * `safetyDays` have passed since the last whole listing (statements off the period, an account
+ * that had none): counted from the last listing of the whole list, since the listings a new
+ * period brings ask only from the newest statement on and come about as often as the interval.
  */
 export function statementListDue(input: StatementDueInput): StatementDue {
   if (input.full) return { due: true, reason: 'full' };
   if (input.lastListedAt === null) return { due: true, reason: 'first listing' };
   const now = input.now.toUTC();
   const safety = { days: input.safetyDays };
-  const safetyAt = DateTime.fromISO(input.lastListedAt, { zone: 'utc' }).setZone(NZ).plus(safety).toUTC();
+  const safetyAt = DateTime.fromISO(input.lastWholeAt ?? input.lastListedAt, { zone: 'utc' })
+    .setZone(NZ)
+    .plus(safety)
+    .toUTC();
   if (!safetyAt.isValid || now >= safetyAt) return { due: true, reason: 'safety interval' };
   const canExistAt = input.newest === null ? null : nextPeriodEnd(input.newest);
   if (canExistAt !== null) {
@@ -93,8 +110,10 @@ export async function statementListing(
   key: { bank: BankName; accountId: AccountId; consentId: ConsentId },
   input: { now: DateTime; full: boolean; safetyDays: number },
 ): Promise<StatementDue> {
-  if (input.full) return statementListDue({ ...input, lastListedAt: null, newest: null });
+  if (input.full) return statementListDue({ ...input, lastListedAt: null, lastWholeAt: null, newest: null });
   const lastListedAt = await store.syncState.getWatermark({ ...key, resource: 'statements' });
-  const newest = lastListedAt === null ? null : await store.newestStatementPeriod(key);
-  return statementListDue({ ...input, lastListedAt, newest });
+  if (lastListedAt === null) return statementListDue({ ...input, lastListedAt, lastWholeAt: null, newest: null });
+  const lastWholeAt = await store.syncState.getWatermark({ ...key, resource: 'statements_whole' });
+  const newest = await store.newestStatementPeriod(key);
+  return statementListDue({ ...input, lastListedAt, lastWholeAt, newest });
 }

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { DateTime } from 'luxon';
-import { nextPeriodEnd, statementListDue } from '../../src/sync/statements-due';
+import { listsWhole, nextPeriodEnd, statementListDue } from '../../src/sync/statements-due';
 import { lookbackDaysFor } from '../../src/sync/windows';
 
 const nz = (iso: string) => DateTime.fromISO(iso, { zone: 'Pacific/Auckland' }).toUTC();
@@ -42,7 +42,13 @@ describe('nextPeriodEnd', () => {
 });
 
 describe('statementListDue', () => {
-  const base = { full: false, newest: FEBRUARY, safetyDays: 31, lastListedAt: stored('2026-03-10T10:00:00') };
+  const base = {
+    full: false,
+    newest: FEBRUARY,
+    safetyDays: 31,
+    lastListedAt: stored('2026-03-10T10:00:00'),
+    lastWholeAt: stored('2026-03-10T10:00:00'),
+  };
 
   it('is due with --full and on the first listing', () => {
     expect(statementListDue({ ...base, now: nz('2026-03-11T10:00:00'), full: true })).toEqual({
@@ -66,6 +72,29 @@ describe('statementListDue', () => {
     expect(
       statementListDue({ ...base, lastListedAt: stored('2026-04-01T10:00:00'), now: nz('2026-04-02T10:00:00') }),
     ).toEqual({ due: true, reason: 'new statement can exist' });
+  });
+
+  it('counts the safety interval from the last whole listing, not from the listings a new period brings', () => {
+    // Listed whole on 10 March; on 1 April from the newest on (March's statement then held): whole
+    // again on 10 April 10:00, though the next statement cannot exist before 1 May.
+    const march = {
+      type: 'RegularPeriodic',
+      start: stored('2026-03-01T00:00:00'),
+      end: stored('2026-03-31T23:59:59'),
+      created: stored('2026-04-01T06:00:00'),
+    };
+    const since = { ...base, newest: march, lastListedAt: stored('2026-04-01T10:00:00') };
+    expect(statementListDue({ ...since, now: nz('2026-04-10T09:00:00') }).due).toBe(false);
+    const due = statementListDue({ ...since, now: nz('2026-04-10T10:00:00') });
+    expect(due).toEqual({ due: true, reason: 'safety interval' });
+    // A database from before the whole listing was recorded: from the last listing of any kind.
+    expect(statementListDue({ ...since, lastWholeAt: null, now: nz('2026-04-10T10:00:00') }).due).toBe(false);
+  });
+
+  it('lists the whole list but when a new statement can exist (that one starts after the newest held)', () => {
+    expect(
+      (['full', 'first listing', 'safety interval', 'new statement can exist'] as const).map((r) => listsWhole(r)),
+    ).toEqual([true, true, true, false]);
   });
 
   it('an account without statements: listed again only after the safety interval', () => {

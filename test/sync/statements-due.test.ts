@@ -106,6 +106,24 @@ describe('statement lists asked only when a new statement can exist', () => {
     expect(of(log, 'statements')).toHaveLength(0);
   });
 
+  it('31 NZ days after the backfill listed them whole, lists each such account whole again though 1 April listed it', async () => {
+    // 3 to 10 April: nothing due (the 1 April listing asked from the newest statement on). The
+    // clocks went back on 5 April: the runs, a day apart, now start at 09:00, and the 31 days
+    // since 10 March 10:00 end on 10 April at 10:00, so the 11 April run lists.
+    let lists = 0;
+    for (let day = 3; day <= 10; day++) lists += of(await night(1), 'statements').length;
+    expect(lists).toBe(0);
+    const log = await night(1);
+    const read = new Set([...accountsOf(of(log, 'balances'))].filter((k) => listed.has(k)));
+    expect(read.size).toBeGreaterThan(0);
+    const whole = of(log, 'statements');
+    expect(accountsOf(whole)).toEqual(read);
+    // The whole list: a statement off the period starting before the newest held (an Annual, an
+    // Interim) comes back only without fromStatementDateTime.
+    expect(whole.every((e) => e.status === 200 && e.query.fromStatementDateTime === undefined)).toBe(true);
+    expect(of(await night(1), 'statements')).toHaveLength(0);
+  });
+
   it('with --full lists every account read through a consent that lists statements', async () => {
     const log = await night(1, true);
     const read = new Set([...accountsOf(of(log, 'balances'))].filter((k) => listed.has(k)));
