@@ -12,6 +12,17 @@ import { amountUnits, toBigInt, toNumber, toNumberOrNull, unitsOf, str, strOrNul
 import type { SqlRow, SqlRunner } from './sql-runner';
 import { UNCATEGORISED } from './categories';
 
+/**
+ * Of the rows of one instant with a running balance, the last of their chain: the row whose
+ * balance no other row's starts from (its balance less its amount), as the continuity check's
+ * walk orders them (src/check/continuity.ts). The balance after the instant is that row's; the
+ * first row by id when the balances form no chain.
+ */
+function chainEnd(rows: readonly SqlRow[]): SqlRow | undefined {
+  const before = (r: SqlRow) => toBigInt(r.after_units) - toBigInt(r.units);
+  return rows.find((r) => !rows.some((o) => o !== r && before(o) === toBigInt(r.after_units))) ?? rows[0];
+}
+
 export interface ReportAccount extends AccountKey {
   currency: string;
   nickname: string | null;
@@ -197,11 +208,18 @@ export function reportReads(runner: SqlRunner): ReportReads {
       const found: { row: SqlRow; source: BalanceAnchor['source'] } | null = stated
         ? { row: stated, source: 'balance' }
         : await runner
-            .get(
-              sql`SELECT t.balance_after AS amount, t.booking_date_time AS date_time FROM transactions t
-                  WHERE ${booked(key)} AND t.balance_after IS NOT NULL ORDER BY t.booking_date_time DESC, t.transaction_id DESC LIMIT 1`,
+            .all(
+              sql`SELECT t.balance_after AS amount, t.booking_date_time AS date_time,
+                         ${amountUnits(d, 't', options.scale)} AS units, ${unitsOf(d, sql`t.balance_after`)} AS after_units
+                  FROM transactions t
+                  WHERE ${booked(key)} AND t.balance_after IS NOT NULL AND t.booking_date_time = (
+                    SELECT max(t.booking_date_time) FROM transactions t WHERE ${booked(key)} AND t.balance_after IS NOT NULL)
+                  ORDER BY t.transaction_id DESC`,
             )
-            .then((row) => (row ? { row, source: 'running_balance' as const } : null));
+            .then((rows) => {
+              const row = chainEnd(rows);
+              return row ? { row, source: 'running_balance' as const } : null;
+            });
       if (!found) return null;
       const dateTime = str(found.row.date_time);
       const amount = str(found.row.amount);

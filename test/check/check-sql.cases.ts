@@ -22,9 +22,9 @@ const NOW = '2025-06-30T00:00:00.000Z';
 const FULL = 'ReadAccountsDetail ReadBalances ReadTransactionsDetail';
 
 /** [id, instant, amount, running balance or null, status] */
-type Spec = [string, string, string, string | null, ('Booked' | 'Pending')?];
+export type Spec = [string, string, string, string | null, ('Booked' | 'Pending')?];
 
-async function account(
+export async function account(
   store: Store,
   accountId: string,
   rows: Spec[],
@@ -88,7 +88,7 @@ async function account(
   }
 }
 
-async function fresh(store: Store): Promise<void> {
+export async function fresh(store: Store): Promise<void> {
   await store.consents.add(CONSENT);
   await store.consents.add(CREDITS_ONLY);
   await execute(

@@ -1,0 +1,5 @@
+/** report-sql.cases.ts on SQLite. */
+import { sqliteDialect } from '../support/dialects';
+import { reportSqlSuite } from './report-sql.cases';
+
+reportSqlSuite(sqliteDialect);
