@@ -12,7 +12,7 @@ export type * from './reports';
 export type { AddConsentResult, ConsentRecord, StoredBankMeta } from './registry';
 export type { TransactionWindowInput, WindowCounts } from './window-commit';
 export type { InsertCounts, PartyInput, StatementFileInput, UnitInput, UpsertCounts } from './resource-writes';
-export type { StoredDensity, SyncResource } from './sync-state';
+export type { PendingReach, StoredDensity, SyncResource } from './sync-state';
 export type { StatementPeriod } from './statement-dates';
 export type {
   TransferAccount,

@@ -131,7 +131,7 @@ export function storeOf(parts: DialectParts): Store {
     syncState: settled({
       getWatermark: (key) => syncState.getWatermark(r, key),
       setWatermark: (key) => syncState.setWatermark(r, at(key)),
-      oldestOpenPending: (key) => syncState.oldestOpenPending(r, key),
+      oldestOpenPending: (key, reach) => syncState.oldestOpenPending(r, key, reach),
       getWindowDays: (bank) => syncState.getWindowDays(r, bank),
       setWindowDays: (bank, days, now) => syncState.setWindowDays(r, bank, days, now ?? clock()),
       getWindowKnowledge: (bank) => syncState.getWindowKnowledge(r, bank),

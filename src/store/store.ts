@@ -66,7 +66,7 @@ import type { ReportReads } from './report-queries';
 import type { RunRow, RunSummary } from './runs';
 import type { ConsentOutcome } from './sqlite/schema';
 import type { StatementPeriod } from './statement-dates';
-import type { StoredDensity, SyncResource, WindowKnowledge } from './sync-state';
+import type { PendingReach, StoredDensity, SyncResource, WindowKnowledge } from './sync-state';
 import type { Clock, Instant } from './time';
 import type { ViewReads } from './view-reads';
 import type { TransferReads } from './transfers';
@@ -158,7 +158,8 @@ export interface Store {
   syncState: {
     getWatermark(key: WatermarkKey): Promise<string | null>;
     setWatermark(key: WatermarkKey & { watermark: Instant | null; now?: Instant }): Promise<void>;
-    oldestOpenPending(key: AccountKey): Promise<string | null>;
+    /** The oldest open pending row's booking instant, of those a consent can read again (`reach`). */
+    oldestOpenPending(key: AccountKey, reach?: PendingReach): Promise<string | null>;
     getWindowDays(bank: BankName): Promise<number | null>;
     setWindowDays(bank: BankName, windowDays: number, now?: Instant): Promise<void>;
     /** What the bank's transaction queries taught (BDT263 and accepted sizes). */

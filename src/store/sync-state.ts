@@ -72,14 +72,33 @@ export function advanceWatermarkSql(
     WHERE sync_state.watermark IS NULL OR sync_state.watermark < ${watermark}`;
 }
 
-/** The booking instant of the oldest pending row still open (not removed) of the account. */
+/** Which pending rows a consent can read again: its range's bounds, its Credits/Debits filter. */
+export interface PendingReach {
+  /** Booked at or after this instant (the range's floor). */
+  from?: Instant;
+  /** Booked at or before this instant (the range's ceiling). */
+  to?: Instant;
+  /** Only rows of this indicator (a consent with only ReadTransactionsCredits or Debits). */
+  indicator?: 'Credit' | 'Debit' | null;
+}
+
+/**
+ * The booking instant of the oldest pending row still open (not removed) of the account, among
+ * those `reach` allows: a row no fetch of the consent can return (before its floor, after its end,
+ * of the other indicator) would otherwise hold its start back for good, every night reading
+ * again from there.
+ */
 export async function oldestOpenPending(
   r: SqlRunner,
   key: { bank: BankName; accountId: AccountId },
+  reach: PendingReach = {},
 ): Promise<string | null> {
+  const from = reach.from === undefined ? sql`` : sql` AND booking_date_time >= ${toStoredInstant(reach.from)}`;
+  const to = reach.to === undefined ? sql`` : sql` AND booking_date_time <= ${toStoredInstant(reach.to)}`;
+  const indicator = reach.indicator ? sql` AND credit_debit_indicator = ${reach.indicator}` : sql``;
   const row = await r.get(
     sql`SELECT min(booking_date_time) AS oldest FROM transactions
-        WHERE bank = ${key.bank} AND account_id = ${key.accountId} AND status = 'Pending' AND removed_at IS NULL`,
+        WHERE bank = ${key.bank} AND account_id = ${key.accountId} AND status = 'Pending' AND removed_at IS NULL${from}${to}${indicator}`,
   );
   return (row?.oldest as string | null | undefined) ?? null;
 }

@@ -8,7 +8,8 @@ import { DateTime } from 'luxon';
 import { SplitNeededError } from '../api';
 import { NZ } from '@bankdata/core/nz-time';
 import type { AccountId, BankMeta, ConsentId, Transaction } from '@bankdata/core/schemas';
-import type { ConsentRecord } from '../store';
+import type { ConsentRecord, PendingReach } from '../store';
+import { creditDebitFilter } from '@bankdata/core/endpoint-access';
 import { bankNow, type SyncContext } from './run-context';
 import { commitAnswer } from './answer';
 import { toTransactionRow } from './transform';
@@ -62,7 +63,7 @@ export async function transactionRange(
       now,
     });
   }
-  return syncRange({
+  const input = {
     consentStart: consent.startDateTime,
     consentEnd: consent.endDateTime,
     maxHistoryDays: bank.features.max_history_days,
@@ -70,10 +71,23 @@ export async function transactionRange(
     now,
     watermark,
     lookbackDays,
-    oldestOpenPending: await ctx.store.syncState.oldestOpenPending(key),
     since: ctx.since,
     full: ctx.full,
-  });
+  };
+  // The open pending rows this consent can read again: within its range, of its filter.
+  const bounds = syncRange(input);
+  if (bounds === null) return null;
+  const oldestOpenPending = await ctx.store.syncState.oldestOpenPending(key, pendingReach(consent, bounds));
+  return syncRange({ ...input, oldestOpenPending });
+}
+
+/** The pending rows a consent's fetches can return again: between its range's floor and ceiling, of its filter. */
+function pendingReach(consent: ConsentRecord, range: { floor: DateTime; ceiling: DateTime }): PendingReach {
+  return {
+    from: range.floor.toJSDate(),
+    to: range.ceiling.toJSDate(),
+    indicator: creditDebitFilter(consent.permissions),
+  };
 }
 
 export async function syncTransactions(
@@ -86,7 +100,7 @@ export async function syncTransactions(
 ): Promise<void> {
   const range = await transactionRange(ctx, consent, bank, ref.accountId);
   if (!range) return;
-  if (await endedAndSettled(ctx, ref, consent, range.ceiling)) {
+  if (await endedAndSettled(ctx, ref, consent, range)) {
     ctx.logger.debug('transactions not read: the consent window ended and its rows had time to settle', {
       account_id: ref.accountId,
     });
@@ -214,8 +228,9 @@ async function endedAndSettled(
   ctx: SyncContext,
   ref: AccountRef,
   consent: ConsentRecord,
-  ceiling: DateTime,
+  range: { floor: DateTime; ceiling: DateTime },
 ): Promise<boolean> {
+  const { ceiling } = range;
   if (!consent.endDateTime || ctx.full || ctx.since) return false;
   const end = DateTime.fromISO(String(consent.endDateTime), { zone: 'utc' });
   if (!end.isValid || ceiling < end.startOf('second')) return false;
@@ -227,7 +242,10 @@ async function endedAndSettled(
   if (watermark === null || DateTime.fromISO(watermark, { zone: 'utc' }) < ceiling) return false;
   const settledAt = end.setZone(NZ).plus({ days: ctx.settings.lookbackDays });
   if (bankNow(ctx) < settledAt) return false;
-  return (await ctx.store.syncState.oldestOpenPending({ bank: ref.bank, accountId: ref.accountId })) === null;
+  // Only the pending rows it can read again: another consent's, later or of the other
+  // indicator, are settled by that consent's reads, never by this one's.
+  const reach = pendingReach(consent, range);
+  return (await ctx.store.syncState.oldestOpenPending({ bank: ref.bank, accountId: ref.accountId }, reach)) === null;
 }
 
 async function fetchAndCommit(

@@ -33,7 +33,7 @@ export interface SyncRangeInput {
   watermark?: Instant | null | undefined;
   /** Config `sync.lookbackDays`: NZ calendar days re-fetched before the watermark. */
   lookbackDays: number;
-  /** Booking instant of the oldest pending row still open for the account. */
+  /** Booking instant of the oldest pending row still open that the consent can read again (one before the floor is passed over). */
   oldestOpenPending?: Instant | null | undefined;
   /** `--since`: also re-fetch from 00:00 of this NZ date (clamped to the floor). */
   since?: string | null | undefined;
@@ -87,7 +87,9 @@ function startOf(input: SyncRangeInput, floor: DateTime): DateTime {
   // Late rows and pending that settled: re-read the lookback and everything since the oldest
   // pending still open, so its booking (or its vanishing) is seen.
   const candidates: DateTime[] = [toInstant(input.watermark).setZone(NZ).minus({ days: input.lookbackDays }).toUTC()];
-  if (input.oldestOpenPending != null) candidates.push(toInstant(input.oldestOpenPending));
+  // Not one before the floor: no fetch reaches it, and it would hold the start at the floor.
+  if (input.oldestOpenPending != null && toInstant(input.oldestOpenPending) >= floor)
+    candidates.push(toInstant(input.oldestOpenPending));
   // --since only moves the start earlier, never before the floor.
   if (input.since) candidates.push(latest([nzMidnight(input.since).toUTC(), floor]));
   return latest([floorToSecond(earliest(candidates)), floor]);

@@ -292,5 +292,30 @@ export const windowCommitSuite = storeSuite('commitTransactionWindow', (d) => {
         '2025-03-02T21:00:00.000Z',
       );
     });
+
+    it('gives the oldest open pending a consent can read again: within its bounds, of its indicator', async () => {
+      const store = await freshStoreOn(d);
+      await commit(store, [
+        txRow({ TransactionId: 'd1', BookingDateTime: '2025-03-01T10:00:00+13:00', CreditDebitIndicator: 'Debit' }),
+        txRow({ TransactionId: 'c2', BookingDateTime: '2025-03-02T10:00:00+13:00', CreditDebitIndicator: 'Credit' }),
+        txRow({ TransactionId: 'd3', BookingDateTime: '2025-03-03T10:00:00+13:00', CreditDebitIndicator: 'Debit' }),
+      ]);
+      const key = { bank: BANK, accountId: ACCOUNT };
+      const at = (iso: string) => new Date(iso);
+      expect(await store.syncState.oldestOpenPending(key, {})).toBe('2025-02-28T21:00:00.000Z');
+      // From a floor after d1: c2; of Debits only: d3; up to a ceiling before c2: d1 only.
+      expect(await store.syncState.oldestOpenPending(key, { from: at('2025-03-01T00:00:00Z') })).toBe(
+        '2025-03-01T21:00:00.000Z',
+      );
+      expect(
+        await store.syncState.oldestOpenPending(key, { from: at('2025-03-01T00:00:00Z'), indicator: 'Debit' }),
+      ).toBe('2025-03-02T21:00:00.000Z');
+      expect(
+        await store.syncState.oldestOpenPending(key, { to: at('2025-03-01T12:00:00Z'), indicator: 'Credit' }),
+      ).toBe(null);
+      expect(await store.syncState.oldestOpenPending(key, { to: at('2025-03-01T21:00:00Z') })).toBe(
+        '2025-02-28T21:00:00.000Z',
+      );
+    });
   });
 });

@@ -76,6 +76,17 @@ describe('syncRange', () => {
     expect(formatNz(later.start)).toBe('2025-02-18T00:00:00+13:00');
   });
 
+  it('passes over an open pending row before the floor: no fetch reaches it, and it would hold the start there', () => {
+    // sync.floor set after the row was stored: each night would read again from the floor.
+    const r = syncRange({
+      ...base,
+      configFloor: '2025-02-01',
+      watermark: '2025-03-04T00:00:00+13:00',
+      oldestOpenPending: '2025-01-20T08:31:12+13:00',
+    })!;
+    expect(formatNz(r.start)).toBe('2025-02-18T00:00:00+13:00');
+  });
+
   it('--since moves the start earlier, clamped to the floor, never later', () => {
     const watermark = '2025-03-04T00:00:00+13:00';
     expect(formatNz(syncRange({ ...base, watermark, since: '2025-01-02' })!.start)).toBe('2025-01-02T00:00:00+13:00');

@@ -1,0 +1,108 @@
+/**
+ * The pending rows a consent waits for are only those its fetches can return again
+ * (src/sync/transactions.ts `pendingReach`): a row before its range's floor, after its end or of
+ * the indicator its Credits/Debits filter leaves out neither moves its start back nor keeps an
+ * ended consent read. The store is a stub whose `oldestOpenPending` applies the reach it is given
+ * to a list of rows (the SQL itself: test/store/window-commit.cases.ts).
+ */
+import { expect, it } from 'vitest';
+import { DateTime } from 'luxon';
+import type { PendingReach } from '../../src/store';
+import { syncTransactions, transactionRange } from '../../src/sync/transactions';
+
+interface Pending {
+  at: string;
+  indicator: 'Credit' | 'Debit';
+}
+
+const utc = (iso: string) => DateTime.fromISO(iso, { setZone: true }).toUTC().toISO()!;
+
+function stubContext(options: { now: string; watermark: string; pending: Pending[]; floor?: string }) {
+  const asked: unknown[] = [];
+  const store = {
+    rowTimesSince: () => Promise.resolve([]),
+    syncState: {
+      getWatermark: () => Promise.resolve(utc(options.watermark)),
+      getRowsPerDay: () => Promise.resolve(1),
+      oldestOpenPending: (_key: unknown, reach: PendingReach = {}) => {
+        const ms = (v: unknown) => (v === undefined ? null : new Date(v as Date).getTime());
+        const [from, to] = [ms(reach.from), ms(reach.to)];
+        const open = options.pending
+          .filter((p) => from === null || Date.parse(p.at) >= from)
+          .filter((p) => to === null || Date.parse(p.at) <= to)
+          .filter((p) => !reach.indicator || p.indicator === reach.indicator)
+          .map((p) => utc(p.at))
+          .sort();
+        return Promise.resolve(open[0] ?? null);
+      },
+      getWindowKnowledge: () => {
+        asked.push('transactions read');
+        // The run stops here; the rejection may be held by a cache no one awaits again.
+        const stop = Promise.reject(new Error('stop here: the account is read'));
+        stop.catch(() => undefined);
+        return stop;
+      },
+    },
+  };
+  const ctx = {
+    store,
+    client: { serverNow: () => null },
+    since: null,
+    full: false,
+    counters: {},
+    settings: { lookbackDays: 14, windowDays: 3650, floor: options.floor ?? null, concurrency: 1 },
+    now: () => new Date(options.now),
+    logger: { debug: () => asked.push('not read') },
+  };
+  return { ctx, asked };
+}
+
+const bank = { name: 'PNZ', features: { max_history_days: null } };
+
+it('a nightly starts at its look-back, not at the floor, for a pending row stored before sync.floor', async () => {
+  const { ctx } = stubContext({
+    now: '2026-06-10T02:00:00+12:00',
+    watermark: '2026-06-09T02:00:00+12:00',
+    floor: '2026-03-01',
+    pending: [{ at: '2026-02-27T10:00:00+13:00', indicator: 'Debit' }],
+  });
+  const consent = { consentId: 'c1', startDateTime: '2025-01-01T00:00:00+13:00', endDateTime: null, permissions: [] };
+  const range = await transactionRange(ctx as never, consent as never, bank as never, 'acc-1' as never);
+  expect(range!.start.setZone('Pacific/Auckland').toISO()).toBe('2026-05-26T02:00:00.000+12:00');
+});
+
+it('a Debits-only consent does not read back to a pending credit it can never return', async () => {
+  const { ctx } = stubContext({
+    now: '2026-06-10T02:00:00+12:00',
+    watermark: '2026-06-09T02:00:00+12:00',
+    pending: [{ at: '2026-04-01T10:00:00+13:00', indicator: 'Credit' }],
+  });
+  const consent = {
+    consentId: 'c1',
+    startDateTime: '2025-01-01T00:00:00+13:00',
+    endDateTime: null,
+    permissions: ['ReadAccountsDetail', 'ReadTransactionsDetail', 'ReadTransactionsDebits'],
+  };
+  const range = await transactionRange(ctx as never, consent as never, bank as never, 'acc-1' as never);
+  expect(range!.start.setZone('Pacific/Auckland').toISO()).toBe('2026-05-26T02:00:00.000+12:00');
+});
+
+it('an ended consent whose rows settled is not read for a pending row after its end (another consent’s)', async () => {
+  const end = '2026-01-31T23:59:59+13:00';
+  const consent = { consentId: 'c-old', startDateTime: '2025-01-01T00:00:00+13:00', endDateTime: end, permissions: [] };
+  const run = async (pending: Pending[]) => {
+    const { ctx, asked } = stubContext({ now: '2026-03-10T02:00:00+13:00', watermark: end, pending });
+    await syncTransactions(
+      ctx as never,
+      { consentId: 'c-old', accountId: 'acc-1', bank: 'PNZ' } as never,
+      consent as never,
+      bank as never,
+      null,
+      null,
+    ).catch(() => undefined);
+    return asked;
+  };
+  expect(await run([{ at: '2026-03-08T09:00:00+13:00', indicator: 'Debit' }])).toEqual(['not read']);
+  // One it can read again (before its end) still keeps it read.
+  expect(await run([{ at: '2026-01-30T09:00:00+13:00', indicator: 'Debit' }])).toEqual(['transactions read']);
+});
