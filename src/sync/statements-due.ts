@@ -79,29 +79,48 @@ export function statementListDue(input: StatementDueInput): StatementDue {
  * EndDateTime, when positive and under a period). The next period starts at the NZ midnight after the statement's end and lasts as long
  * as the statement did, counted in whole calendar months when the statement spans whole months
  * (start and next start on the same day of the month: monthly, quarterly, annual), else in NZ
- * days. Null when the stored dates cannot be read.
+ * days; a period that is whole months only in UTC's days (a bank that stamps them in UTC) is
+ * counted in those. Null when the stored dates cannot be read.
  */
 export function nextPeriodEnd(statement: StatementPeriod): DateTime | null {
-  const start = DateTime.fromISO(statement.start, { zone: 'utc' }).setZone(NZ).startOf('day');
-  const end = DateTime.fromISO(statement.end, { zone: 'utc' }).setZone(NZ);
-  if (!start.isValid || !end.isValid || end < start) return null;
-  // An end at 23:59:59 (or any time in the day) closes that day; an end exactly at a midnight is that midnight.
-  const nextStart = end.equals(end.startOf('day')) ? end : end.startOf('day').plus({ days: 1 });
-  const periodEnd = afterOnePeriod(start, nextStart);
+  // The bank's own days: NZ's, or UTC's for a bank that stamps its periods in UTC (1 January
+  // 00:00Z to 31 January 23:59:59Z is a month in UTC, 32 days in NZ).
+  const inNz = periodIn(statement, NZ);
+  if (inNz === null) return null;
+  const inUtc = inNz.months > 0 ? null : periodIn(statement, 'utc');
+  const { periodEnd, start, end, nextStart } = inUtc !== null && inUtc.months > 0 ? inUtc : inNz;
   const created = DateTime.fromISO(statement.created, { zone: 'utc' });
   const lagMs = created.isValid ? created.toMillis() - end.toMillis() : 0;
   const periodMs = nextStart.toMillis() - start.toMillis();
   return lagMs > 0 && lagMs < periodMs ? periodEnd.plus({ milliseconds: lagMs }).toUTC() : periodEnd.toUTC();
 }
 
-/** `nextStart` plus the length of [start, nextStart): whole calendar months when it is that, else NZ days. */
-function afterOnePeriod(start: DateTime, nextStart: DateTime): DateTime {
+/**
+ * The statement's period counted in the days of `zone`: its start's day, the midnight after its
+ * end (an end exactly at a midnight is that midnight), and the end of the period after it
+ * (`months`: its length in whole calendar months, 0 when it is not).
+ */
+function periodIn(statement: StatementPeriod, zone: typeof NZ | 'utc') {
+  const start = DateTime.fromISO(statement.start, { zone: 'utc' }).setZone(zone).startOf('day');
+  const end = DateTime.fromISO(statement.end, { zone: 'utc' }).setZone(zone);
+  if (!start.isValid || !end.isValid || end < start) return null;
+  const nextStart = end.equals(end.startOf('day')) ? end : end.startOf('day').plus({ days: 1 });
+  const months = wholeMonths(start, nextStart);
+  const periodEnd =
+    months > 0
+      ? nextStart.plus({ months })
+      : nextStart.plus({ days: Math.max(1, Math.round(nextStart.diff(start, 'days').days)) });
+  return { start, end, nextStart, months, periodEnd };
+}
+
+/** How many calendar months [start, nextStart) spans when it is whole months (up to 12), else 0. */
+function wholeMonths(start: DateTime, nextStart: DateTime): number {
   for (let months = 1; months <= 12; months++) {
     const candidate = start.plus({ months });
-    if (candidate.equals(nextStart)) return nextStart.plus({ months });
+    if (candidate.equals(nextStart)) return months;
     if (candidate > nextStart) break;
   }
-  return nextStart.plus({ days: Math.max(1, Math.round(nextStart.diff(start, 'days').days)) });
+  return 0;
 }
 
 /** What the run needs to judge one account's listing, from the store. */

@@ -23,6 +23,18 @@ describe('nextPeriodEnd', () => {
     expect(nextPeriodEnd(FEBRUARY)!.toMillis()).toBe(nz('2026-04-01T06:00:01').toMillis());
   });
 
+  it('a month a bank stamps in UTC (1 Jan 00:00Z to 31 Jan 23:59:59Z): the next month in UTC ends, plus its delay', () => {
+    // In NZ's days that is 1 January to 1 February, 32 days: February's statement would wait
+    // until 6 March, though the bank creates it on 1 March at 06:00Z.
+    const january = {
+      type: 'RegularPeriodic',
+      start: '2026-01-01T00:00:00.000Z',
+      end: '2026-01-31T23:59:59.000Z',
+      created: '2026-02-01T06:00:00.000Z',
+    };
+    expect(nextPeriodEnd(january)!.toISO()).toBe('2026-03-01T06:00:01.000Z');
+  });
+
   it('a quarter: three calendar months on; a 14-day period: 14 days on; no delay when created at the end', () => {
     const quarter = {
       type: 'RegularPeriodic',
