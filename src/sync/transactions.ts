@@ -156,8 +156,9 @@ export async function syncTransactions(
         const remainingDays = windowSpanDays({ from: cursor, to: range.ceiling });
         let windowDays = windowDaysFor(remainingDays);
         // While the bank's limit is unknown, one account at a time asks a window that may be over
-        // it; the others wait for what its refusal teaches instead of each being refused.
-        while (learning.mayExceed(rowsPerDay(), windowDays) && !(await learning.turn(me)))
+        // it; the others wait for what its refusal teaches instead of each being refused. The
+        // window is judged by the days it will span (a nightly's few, not `windowDays`' 3,650).
+        while (learning.mayExceed(rowsPerDay(), Math.min(windowDays, remainingDays)) && !(await learning.turn(me)))
           windowDays = windowDaysFor(remainingDays);
         window = takeWindow({ from: cursor, ceiling: range.ceiling, windowDays });
         cursor = window.to;
