@@ -11,16 +11,18 @@ import { toStoredInstant, type Instant } from './time';
 
 /**
  * Booking instants (epoch ms, oldest first) of the account's transactions not removed whose
- * `BookingDateTime` is at or after `since`, at most `limit` of the newest.
+ * `BookingDateTime` is at or after `since`, at most `limit` of the newest; with `indicator`, of
+ * that indicator only (the rows a consent with only ReadTransactionsCredits or Debits reads).
  */
 export async function rowTimesSince(
   r: SqlRunner,
-  key: { bank: BankName; accountId: AccountId; since: Instant; limit: number },
+  key: { bank: BankName; accountId: AccountId; since: Instant; limit: number; indicator?: 'Credit' | 'Debit' | null },
 ): Promise<number[]> {
+  const indicator = key.indicator ? sql` AND credit_debit_indicator = ${key.indicator}` : sql``;
   const rows = await r.all(
     sql`SELECT booking_date_time FROM transactions
         WHERE bank = ${key.bank} AND account_id = ${key.accountId} AND removed_at IS NULL
-          AND booking_date_time >= ${toStoredInstant(key.since)}
+          AND booking_date_time >= ${toStoredInstant(key.since)}${indicator}
         ORDER BY booking_date_time DESC LIMIT ${key.limit}`,
   );
   return rows.map((row) => Date.parse(String(row.booking_date_time))).reverse();

@@ -133,7 +133,9 @@ export interface Store {
   /** The `StartDateTime` (stored instant) of the newest statement held for the account. */
   latestStatementStart(key: AccountKey): Promise<string | null>;
   /** Booking instants (ms, oldest first) of the account's rows held since `since`, the newest `limit` (recent-rows.ts). */
-  rowTimesSince(key: AccountKey & { since: Instant; limit: number }): Promise<number[]>;
+  rowTimesSince(
+    key: AccountKey & { since: Instant; limit: number; indicator?: 'Credit' | 'Debit' | null },
+  ): Promise<number[]>;
   /** The newest statement held for the account (its type, start and end), or null (statement-dates.ts). */
   newestStatementPeriod(key: AccountKey): Promise<StatementPeriod | null>;
   /** When the customer's (accountId null) or the account's party was last read, or null. */

@@ -57,8 +57,14 @@ export async function transactionRange(
       minLookbackDays: ctx.settings.minLookbackDays ?? DEFAULT_MIN_LOOKBACK_DAYS,
       pageSize,
       rowsPerDay: await ctx.store.syncState.getRowsPerDay({ ...key, consentId: consent.consentId }),
-      // One more than a page: enough to tell that the full look-back does not fit.
-      heldRows: await ctx.store.rowTimesSince({ ...key, since: since.toJSDate(), limit: pageSize + 1 }),
+      // One more than a page: enough to tell that the full look-back does not fit. Only the rows
+      // this consent reads: a Credits-only consent's night holds no debits.
+      heldRows: await ctx.store.rowTimesSince({
+        ...key,
+        since: since.toJSDate(),
+        limit: pageSize + 1,
+        indicator: creditDebitFilter(consent.permissions),
+      }),
       watermark,
       now,
     });

@@ -266,7 +266,13 @@ export const storeOpsSuite = storeSuite('the store operations written once', (d)
       const store = await freshStoreOn(d);
       await authorise(store, CONSENT);
       const rows = ['2025-03-01T10:00:00+13:00', '2025-03-02T10:00:00+13:00', '2025-03-03T10:00:00+13:00'].map(
-        (at, i) => txRow({ TransactionId: `txn-${i}`, Status: 'Booked', BookingDateTime: at }),
+        (at, i) =>
+          txRow({
+            TransactionId: `txn-${i}`,
+            Status: 'Booked',
+            BookingDateTime: at,
+            CreditDebitIndicator: i === 1 ? 'Credit' : 'Debit',
+          }),
       );
       await store.commitTransactionWindow({
         bank: BANK,
@@ -289,6 +295,15 @@ export const storeOpsSuite = storeSuite('the store operations written once', (d)
         ms('2025-03-03T10:00:00+13:00'),
       ]);
       expect(await store.rowTimesSince({ ...key, since: '2025-03-04T00:00:00+13:00', limit: 10 })).toEqual([]);
+      // Of one indicator: the rows a Credits- or Debits-only consent reads.
+      const since = '2025-02-01T00:00:00Z';
+      expect(await store.rowTimesSince({ ...key, since, limit: 10, indicator: 'Credit' })).toEqual([
+        ms('2025-03-02T10:00:00+13:00'),
+      ]);
+      expect(await store.rowTimesSince({ ...key, since, limit: 10, indicator: 'Debit' })).toEqual([
+        ms('2025-03-01T10:00:00+13:00'),
+        ms('2025-03-03T10:00:00+13:00'),
+      ]);
     });
   });
 

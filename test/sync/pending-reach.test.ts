@@ -1,9 +1,9 @@
 /**
- * The pending rows a consent waits for are only those its fetches can return again
- * (src/sync/transactions.ts `pendingReach`): a row before its range's floor, after its end or of
- * the indicator its Credits/Debits filter leaves out neither moves its start back nor keeps an
- * ended consent read. The store is a stub whose `oldestOpenPending` applies the reach it is given
- * to a list of rows (the SQL itself: test/store/window-commit.cases.ts).
+ * A consent's nightly counts only the rows its fetches can return again (src/sync/transactions.ts):
+ * a pending row before its range's floor, after its end or of the indicator its Credits/Debits
+ * filter leaves out neither moves its start back nor keeps an ended consent read (`pendingReach`),
+ * and the rows that size its look-back are of its indicator. The store is a stub applying what it
+ * is asked to lists of rows (the SQL itself: test/store/window-commit.cases.ts, store-ops.cases.ts).
  */
 import { expect, it } from 'vitest';
 import { DateTime } from 'luxon';
@@ -17,13 +17,25 @@ interface Pending {
 
 const utc = (iso: string) => DateTime.fromISO(iso, { setZone: true }).toUTC().toISO()!;
 
-function stubContext(options: { now: string; watermark: string; pending: Pending[]; floor?: string }) {
+function stubContext(options: {
+  now: string;
+  watermark: string;
+  pending: Pending[];
+  floor?: string;
+  /** Debit rows held in the look-back, at noon of the days before the watermark. */
+  debitsHeld?: number;
+}) {
   const asked: unknown[] = [];
+  const debits = Array.from(
+    { length: options.debitsHeld ?? 0 },
+    (_, i) => Date.parse(options.watermark) - (1 + (i % 13)) * 86_400_000,
+  ).sort((a, b) => a - b);
   const store = {
-    rowTimesSince: () => Promise.resolve([]),
+    rowTimesSince: (key: { indicator?: 'Credit' | 'Debit' | null; limit: number }) =>
+      Promise.resolve(key.indicator === 'Credit' ? [] : debits.slice(-key.limit)),
     syncState: {
       getWatermark: () => Promise.resolve(utc(options.watermark)),
-      getRowsPerDay: () => Promise.resolve(1),
+      getRowsPerDay: () => Promise.resolve(options.debitsHeld ? 4 : 1),
       oldestOpenPending: (_key: unknown, reach: PendingReach = {}) => {
         const ms = (v: unknown) => (v === undefined ? null : new Date(v as Date).getTime());
         const [from, to] = [ms(reach.from), ms(reach.to)];
@@ -105,4 +117,26 @@ it('an ended consent whose rows settled is not read for a pending row after its 
   expect(await run([{ at: '2026-03-08T09:00:00+13:00', indicator: 'Debit' }])).toEqual(['not read']);
   // One it can read again (before its end) still keeps it read.
   expect(await run([{ at: '2026-01-30T09:00:00+13:00', indicator: 'Debit' }])).toEqual(['transactions read']);
+});
+
+it('a Credits-only consent keeps its whole look-back when the account’s debits would fill a page', async () => {
+  const { ctx } = stubContext({
+    now: '2026-06-10T02:00:00+12:00',
+    watermark: '2026-06-09T02:00:00+12:00',
+    pending: [],
+    debitsHeld: 60,
+  });
+  const consent = (permissions: string[]) => ({
+    consentId: 'c1',
+    startDateTime: '2025-01-01T00:00:00+13:00',
+    endDateTime: null,
+    permissions: ['ReadAccountsDetail', 'ReadTransactionsDetail', ...permissions],
+  });
+  const start = async (permissions: string[]) =>
+    (await transactionRange(ctx as never, consent(permissions) as never, bank as never, 'acc-1' as never))!.start
+      .setZone('Pacific/Auckland')
+      .toISO();
+  // Its night holds no debit: 14 days back. A consent that reads the debits: shortened.
+  expect(await start(['ReadTransactionsCredits'])).toBe('2026-05-26T02:00:00.000+12:00');
+  expect(await start([])).not.toBe('2026-05-26T02:00:00.000+12:00');
 });
