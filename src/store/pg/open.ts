@@ -58,25 +58,26 @@ const pgTypes = {
  * URL gives): a `timestamptz` then adds days, casts to `date` and prints the same whatever the
  * server's or the database's own time zone (a cluster set up in NZ moved the continuity check's
  * 14-day bound by an hour across a DST change). NZ dates are always asked for explicitly,
- * `AT TIME ZONE 'Pacific/Auckland'` (docs/postgres.md "Schema").
+ * `AT TIME ZONE 'Pacific/Auckland'` (docs/postgres.md "Schema"). node-postgres lets the URL's
+ * own `options` win over the pool's, so they are taken out of it and given together.
  */
-function sessionOptions(url: string): string {
-  let given: string | null = null;
+function sessionConnection(url: string): { connectionString: string; options: string } {
+  const utc = '-c TimeZone=UTC';
+  let parsed: URL;
   try {
-    given = new URL(url).searchParams.get('options');
+    parsed = new URL(url);
   } catch {
     // Not a URL node-postgres reads either: its own error says so when the pool connects.
+    return { connectionString: url, options: utc };
   }
-  return [given, '-c TimeZone=UTC'].filter(Boolean).join(' ');
+  const given = parsed.searchParams.get('options');
+  if (given === null) return { connectionString: url, options: utc };
+  parsed.searchParams.delete('options');
+  return { connectionString: parsed.toString(), options: `${given} ${utc}` };
 }
 
 export function createPool(url: string, options: { max?: number } = {}): pg.Pool {
-  const pool = new pg.Pool({
-    connectionString: url,
-    max: options.max ?? 10,
-    types: pgTypes,
-    options: sessionOptions(url),
-  });
+  const pool = new pg.Pool({ ...sessionConnection(url), max: options.max ?? 10, types: pgTypes });
   // An idle connection the server dropped (restart, failover, idle timeout): the pool discards it
   // and the next query connects again or fails with its own error. Without a listener, node would
   // end the process on this event.

@@ -38,6 +38,27 @@ describePostgres('opening a PostgreSQL database', () => {
     expect(message).toMatch(/^PostgreSQL database 127\.0\.0\.1:\d+\/no_such_database does not exist \(SQLSTATE 3D000/);
   });
 
+  it('runs every session in UTC on a server in another zone, keeping the options the URL gives', async () => {
+    // The tests' server runs in Pacific/Auckland (test/support/postgres-server.ts).
+    const plain = await createTestDatabase();
+    const url = new URL(plain);
+    url.searchParams.set('options', '-c statement_timeout=4321');
+    for (const [given, timeout] of [
+      [plain, '0'],
+      [url.toString(), '4321ms'],
+    ] as const) {
+      const opened = await openPostgres(given);
+      try {
+        const { rows } = await opened.pool.query<{ zone: string; timeout: string }>(
+          `SELECT current_setting('TimeZone') AS zone, current_setting('statement_timeout') AS timeout`,
+        );
+        expect(rows).toEqual([{ zone: 'UTC', timeout }]);
+      } finally {
+        await opened.close();
+      }
+    }
+  });
+
   it('leaves other errors to the caller, and redacts a URL for logs', () => {
     expect(describeUnusablePostgres(new Error('boom'), 'postgres://h/db')).toBeNull();
     expect(redactPostgresUrl(`postgres://u:${SECRET}@h:5432/db`)).toBe('postgres://u:***@h:5432/db');
