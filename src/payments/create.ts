@@ -158,14 +158,33 @@ export async function createPayment(
           'a key names one request; take a new key for a new payment',
         );
       }
+      // The bank holds the key for another request (BP702): it will not pay this one under it.
+      if (keyed.state === 'refused' && keyed.outcomeCode === 'BP702') throw keyHeldElsewhere(options.key);
       if (keyed.paymentId) {
         const payment = await current(keyed.paymentId, null);
+        if (payment?.status === 'Rejected') {
+          // Rejected, and the request paid again under a fresh key (BP710): the payment that stands.
+          const standing = await store.payments.findEarlier(
+            { consentId: input.consentId, identity },
+            { standing: true, except: [keyed.paymentId] },
+          );
+          const stands = standing && (await current(standing.paymentId, standing.rawJson));
+          if (standing && stands && stands.status !== 'Rejected')
+            return {
+              payment: stands,
+              idempotencyKey: standing.idempotencyKey,
+              resumed: true,
+              duplicateOf: true,
+              sends,
+            };
+        }
         if (payment) return { payment, idempotencyKey: keyed.idempotencyKey, resumed: true, duplicateOf: true, sends };
       }
       resumeBody(keyed.requestJson);
     }
   } else {
-    let checkedPaymentId: string | undefined;
+    // Payments read from the bank Rejected, or unreadable: each passed over once, then the next.
+    const checked: string[] = [];
     for (;;) {
       const fresh = randomUUID();
       const claim = await store.payments.claimAttempt({
@@ -175,7 +194,7 @@ export async function createPayment(
         requestJson,
         now: now(),
         allowDuplicate: options.allowDuplicate ?? false,
-        ...(checkedPaymentId !== undefined ? { checkedPaymentId } : {}),
+        checkedPaymentIds: checked,
       });
       if (claim.outcome === 'earlier') {
         const { earlier } = claim;
@@ -185,7 +204,7 @@ export async function createPayment(
           return { payment, idempotencyKey: earlier.idempotencyKey, resumed: false, duplicateOf: true, sends };
         }
         // Rejected at the bank now (stored so by `current`), or unreadable: claim again past it.
-        checkedPaymentId = earlier.paymentId;
+        checked.push(earlier.paymentId);
         continue;
       }
       if (claim.outcome === 'unreadable') {
@@ -284,6 +303,17 @@ export async function createPayment(
         continue;
       }
       case 'new_key_for_distinct_request':
+        // A key the caller chose names one request: the bank holds it for another, so this one is
+        // not paid under it, nor under a key we make up (each rerun would pay again).
+        if (options.key !== undefined) {
+          await store.payments.updateAttempt(key, {
+            state: 'refused',
+            outcomeCode: codeOf(error) ?? 'BP702',
+            outcomeMessage: error instanceof Error ? error.message : null,
+            now: now(),
+          });
+          throw keyHeldElsewhere(key);
+        }
         // Our body is what was stored with the key, so another request owns it: a distinct request takes a unique key.
         await freshKey(codeOf(error) ?? 'BP702', null);
         continue;
@@ -338,6 +368,14 @@ export async function createPayment(
       return stored?.success ? stored.data : null;
     }
   }
+}
+
+/** The bank holds the caller's `--key` for another payment request (BP702). */
+function keyHeldElsewhere(key: string): UsageError {
+  return new UsageError(
+    `--key ${key} is held by the bank for another payment request (BP702); nothing was paid under it`,
+    'a key names one request; take a new key for this payment: uuidgen | tr A-Z a-z',
+  );
 }
 
 /** BP703 / BP710 name the payment in the message (strict pattern); null: GET the consent instead. */

@@ -84,7 +84,7 @@ function amountProblem(total: string): string {
     return `amount must be a decimal number such as 25.00: ${JSON.stringify(total).slice(0, 40)}`;
   const [whole = '', fraction = ''] = total.split('.');
   if (fraction.length > 2) return `amount has more than 2 decimals: ${total}`;
-  if (whole.replace(/^0+(?=\d)/, '').length > 13)
-    return `amount is too large (at most 13 digits before the point): ${total}`;
+  // The wire's pattern counts the digits as written (\d{1,13}), leading zeros too.
+  if (whole.length > 13) return `amount has more than 13 digits before the point: ${total}`;
   return `amount must be above zero, currency NZD: ${total}`;
 }

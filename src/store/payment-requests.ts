@@ -52,17 +52,25 @@ function firstOf(rows: SqlRow[], identity: string): SqlRow | undefined {
   return rows.find((row) => requestIdentity(text(row, 'request_json')) === identity);
 }
 
-/** The newest payment an earlier attempt made for the same payment; null when none. */
+/**
+ * The newest payment an earlier attempt made for the same payment; null when none. `standing`:
+ * the newest not Rejected as stored (a payment that stands), passing over those in `except`.
+ */
 export async function findEarlierPayment(
   runner: SqlRunner,
   request: PaymentRequestKey,
+  options: { standing?: boolean; except?: readonly string[] } = {},
 ): Promise<EarlierPayment | null> {
   const rows = await runner.all(sql`
     SELECT a.idempotency_key, a.request_json, p.payment_id, p.status, p.raw_json
     FROM payment_attempts a JOIN payments p ON p.payment_id = a.payment_id
     WHERE a.consent_id = ${request.consentId}
     ORDER BY a.created_at DESC, a.idempotency_key DESC`);
-  const row = firstOf(rows, request.identity);
+  const except = new Set(options.except ?? []);
+  const row = firstOf(
+    options.standing ? rows.filter((r) => r.status !== 'Rejected' && !except.has(text(r, 'payment_id'))) : rows,
+    request.identity,
+  );
   if (!row) return null;
   return {
     idempotencyKey: text(row, 'idempotency_key'),
@@ -107,8 +115,8 @@ export interface AttemptClaimInput extends PaymentRequestKey {
   byKey?: boolean;
   /** `--allow-duplicate`: an earlier payment and an unreadable attempt do not stop the claim. */
   allowDuplicate?: boolean;
-  /** A payment the caller has just read from the bank (Rejected, or unreadable): not reported again. */
-  checkedPaymentId?: string;
+  /** Payments the caller has just read from the bank (Rejected, or unreadable): not reported again. */
+  checkedPaymentIds?: readonly string[];
 }
 
 /** What `claimAttempt` found, or that it inserted the new attempt (then, and only then, send it). */
@@ -122,7 +130,7 @@ export type AttemptClaim =
 /**
  * In one transaction under the consent's lock (PostgreSQL: `pg_advisory_xact_lock` of the
  * consent; SQLite: BEGIN IMMEDIATE, the database's one write lock): the earlier payment of the
- * same payment (newest attempt of that identity with a payment, unless Rejected), else an attempt
+ * same payment (the newest attempt of that identity whose payment is not Rejected), else an attempt
  * whose body has no identity and that still guards (sending, or its payment not Rejected), else the
  * newest unanswered attempt of the same payment; only when none, the new attempt is inserted.
  */
@@ -151,8 +159,17 @@ export function claimAttempt(runner: SqlRunner, input: AttemptClaimInput): Promi
     const identified = rows.map((row) => ({ row, identity: requestIdentity(text(row, 'request_json')) }));
     const same = identified.filter((r) => r.identity === input.identity).map((r) => r.row);
     if (!input.allowDuplicate) {
-      const made = same.find((row) => row.payment_id !== null && row.status !== null);
-      if (made && made.status !== 'Rejected' && made.payment_id !== input.checkedPaymentId) {
+      // Any payment of the same payment that stands, not only the newest: a second one made on
+      // purpose (--allow-duplicate, another --key) and Rejected leaves the first standing.
+      const checked = new Set(input.checkedPaymentIds ?? []);
+      const made = same.find(
+        (row) =>
+          row.payment_id !== null &&
+          row.status !== null &&
+          row.status !== 'Rejected' &&
+          !checked.has(text(row, 'payment_id')),
+      );
+      if (made) {
         return {
           outcome: 'earlier',
           earlier: {

@@ -19,9 +19,17 @@ export type PaymentStatusRow = typeof paymentStatusHistory.$inferSelect;
 export function recordPayment(r: SqlRunner, payment: Payment, now: Instant): Promise<PaymentRow> {
   const at = toStoredInstant(now);
   const row = paymentValues(payment, at);
+  // A status read earlier than the one stored (another process polled meanwhile: `payments track`
+  // beside a sync's payments pass) never replaces it, and a terminal status is never left.
+  const terminal = sql.join(
+    TERMINAL_PAYMENT_STATUSES.map((s) => sql`${s}`),
+    sql`, `,
+  );
   return r.transaction(async (tx) => {
     await tx.run(
-      sql`${insertInto(payments, { ...row, firstSeenAt: at })} ${onConflict(payments, [payments.paymentId], row)}`,
+      sql`${insertInto(payments, { ...row, firstSeenAt: at })} ${onConflict(payments, [payments.paymentId], row)}
+          WHERE payments.status_updated_at <= ${row.statusUpdatedAt}
+            AND (payments.status = ${row.status} OR payments.status NOT IN (${terminal}))`,
     );
     const history = { paymentId: row.paymentId, status: row.status, statusUpdatedAt: row.statusUpdatedAt };
     await tx.run(

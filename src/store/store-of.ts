@@ -169,7 +169,7 @@ export function storeOf(parts: DialectParts): Store {
       updateAttempt: (key, update) => payments.updateAttempt(r, key, at(update)),
       findUnansweredAttempt: (request) => findUnansweredAttempt(r, request),
       getAttempt: (key) => payments.getAttempt(r, key),
-      findEarlier: (request) => findEarlierPayment(r, request),
+      findEarlier: (request, options) => findEarlierPayment(r, request, options),
       claimAttempt: (claim) => claimAttempt(r, at(claim)),
     }),
     alerts: settled({

@@ -227,7 +227,10 @@ export interface Store {
     findUnansweredAttempt(request: PaymentRequestKey): Promise<UnansweredAttempt | null>;
     getAttempt(key: string): Promise<PaymentAttemptRow | null>;
     /** The newest payment an earlier attempt of the same payment made (payment-requests.ts), or null. */
-    findEarlier(request: PaymentRequestKey): Promise<EarlierPayment | null>;
+    findEarlier(
+      request: PaymentRequestKey,
+      options?: { standing?: boolean; except?: readonly string[] },
+    ): Promise<EarlierPayment | null>;
     /**
      * `payments create`'s guard in one transaction under the consent's lock (payment-requests.ts):
      * the earlier payment, an unreadable attempt or the unanswered attempt of the same payment,

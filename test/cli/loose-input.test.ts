@@ -33,7 +33,7 @@ describe('item 10: loose input', () => {
     expect(existsSync(db)).toBe(false);
   });
 
-  it('--amount 99999999999999 says it is too large, not "at most 2 decimals"', async () => {
+  it('--amount 99999999999999 says it has more than 13 digits, not "at most 2 decimals"; leading zeros count', async () => {
     const { checkPaymentRequest } = await import('../../src/payments/request');
     const consent = { consent_id: 'c', type: 'enduring' } as never;
     expect(() =>
@@ -42,7 +42,16 @@ describe('item 10: loose input', () => {
         amount: { total: '99999999999999', currency: 'NZD' },
         pcr: { particulars: 'X' },
       }),
-    ).toThrow(/too large/);
+    ).toThrow(/more than 13 digits before the point/);
+    // The wire's pattern counts the digits as written: 16 with leading zeros is refused for that,
+    // not called zero.
+    expect(() =>
+      checkPaymentRequest(consent, {
+        consentId: 'c',
+        amount: { total: '0000000000000025', currency: 'NZD' },
+        pcr: { particulars: 'X' },
+      }),
+    ).toThrow(/more than 13 digits before the point/);
     expect(() =>
       checkPaymentRequest(consent, {
         consentId: 'c',

@@ -13,6 +13,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { UnavailableError } from '../../src/api/api-errors';
 import { PaymentRefusedError, toPaymentsError, type PaymentsClient } from '../../src/api/payments';
 import type { StartedEmulator } from '@bankdata/emulator';
+import { UsageError } from '../../src/errors';
 import { createPayment, PaymentRuleError } from '../../src/payments';
 import { canonicalRequest } from '../../src/payments/request';
 import type { Clock, Store } from '../../src/store';
@@ -301,6 +302,59 @@ export const createPaymentSuite = storeSuite('createPayment with the store', (d)
         ['superseded', 'BP702'],
         ['created', null],
       ]);
+    });
+
+    it('BP702 on a --key the caller chose: refused (exit 2), nothing paid, and every rerun the same without paying', async () => {
+      await setUp();
+      const consent = consentOf(emu, 'enduring');
+      const key = randomUUID();
+      expect((await http.pay(consent, nextBody(), key)).status).toBe(201);
+      const body = nextBody();
+      for (const run of [1, 2]) {
+        const before = lastSeq();
+        const refused = createPayment(deps(), { consentId: consent, ...body }, { key });
+        await expect(refused).rejects.toBeInstanceOf(UsageError);
+        await expect(refused).rejects.toThrow(`--key ${key} is held by the bank for another payment request (BP702)`);
+        // The first run asked the bank; a rerun knows the answer and sends nothing.
+        expect(
+          posts(before).map((r) => r.code ?? r.status),
+          `run ${run}`,
+        ).toEqual(run === 1 ? ['BP702'] : []);
+      }
+      expect(paymentsOn(consent).filter((p) => p.amount.total === body.amount.total)).toEqual([]);
+      expect((await attempts()).map((a) => [a.idempotency_key, a.state, a.outcome_code])).toEqual([
+        [key, 'refused', 'BP702'],
+      ]);
+    });
+
+    it('BP710 Rejected on a --key, paid again under a fresh key: a rerun with the key reports the payment that stands', async () => {
+      await setUp();
+      const consent = consentOf(emu, 'enduring');
+      const body = nextBody();
+      const lost = await lostAnswer(consent, body);
+      await http.control('POST', `/payments/${lost.paymentId}/reject`);
+      const second = await createPayment(deps(), { consentId: consent, ...body }, { key: lost.key });
+      expect(second.payment.payment_id).not.toBe(lost.paymentId);
+      const before = lastSeq();
+      const third = await createPayment(deps(), { consentId: consent, ...body }, { key: lost.key });
+      expect(third).toMatchObject({ duplicateOf: true, sends: 0 });
+      expect(third.payment.payment_id).toBe(second.payment.payment_id);
+      expect(third.payment.status).not.toBe('Rejected');
+      expect(posts(before)).toEqual([]);
+      expect(paymentsOn(consent).filter((p) => p.amount.total === body.amount.total)).toHaveLength(2);
+    });
+
+    it('a plain rerun after a second payment made on purpose was Rejected: the first still stands, nothing is paid', async () => {
+      await setUp();
+      const consent = consentOf(emu, 'enduring');
+      const input = { consentId: consent, ...nextBody() };
+      const first = await createPayment(deps(), input);
+      const second = await createPayment(deps(), input, { allowDuplicate: true });
+      await http.control('POST', `/payments/${second.payment.payment_id}/reject`);
+      const third = await createPayment(deps(), input);
+      expect(third).toMatchObject({ duplicateOf: true, sends: 0 });
+      expect(third.payment.payment_id).toBe(first.payment.payment_id);
+      expect(paymentsOn(consent).filter((p) => p.amount.total === input.amount.total)).toHaveLength(2);
     });
 
     it('BP036: the attempt ends refused (exit 1); a rerun is a new attempt with a new key and pays', async () => {

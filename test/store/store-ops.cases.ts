@@ -77,6 +77,30 @@ export const storeOpsSuite = storeSuite('the store operations written once', (d)
       expect(await store.payments.get('00000000-0000-4000-8000-000000000000')).toBeNull();
     });
 
+    it('never takes a status read earlier than the stored one, nor leaves a terminal status', async () => {
+      const store = await freshStoreOn(d);
+      await store.payments.record(
+        payment('AcceptedSettlementCompleted', '2025-03-05T10:05:00+13:00'),
+        '2025-03-04T21:05:01Z',
+      );
+      // Another process's poll that read Pending before the settlement answers after it.
+      const stale = await store.payments.record(
+        payment('Pending', '2025-03-05T10:00:00+13:00'),
+        '2025-03-04T21:05:02Z',
+      );
+      expect(stale.status).toBe('AcceptedSettlementCompleted');
+      // A later stamp cannot leave a terminal status either; the same status is taken again.
+      expect((await store.payments.record(payment('Pending', '2025-03-05T10:09:00+13:00'))).status).toBe(
+        'AcceptedSettlementCompleted',
+      );
+      const again = await store.payments.record(
+        payment('AcceptedSettlementCompleted', '2025-03-05T10:05:00+13:00'),
+        '2025-03-04T21:10:00Z',
+      );
+      expect(again).toMatchObject({ status: 'AcceptedSettlementCompleted', lastCheckedAt: '2025-03-04T21:10:00.000Z' });
+      expect(await store.payments.listOpen()).toEqual([]);
+    });
+
     it('writes an attempt before sending, finds it unanswered, and the payment it made once answered', async () => {
       const store = await freshStoreOn(d);
       const body = {
