@@ -134,6 +134,8 @@ export async function createPayment(
   let requestJson = canonicalRequest(body);
   const identity = paymentIdentity(body);
   let sends = 0;
+  /** The Payments API's last failure to answer a read of a payment (`current`). */
+  let unanswered: UnavailableError | null = null;
 
   // The look-up of an earlier attempt and the insert of ours are one store operation, in one
   // transaction under the consent's lock: two runs at once cannot both find nothing and both send.
@@ -203,7 +205,15 @@ export async function createPayment(
           logger.info('the same request already made a payment; not paying again', { payment_id: payment.payment_id });
           return { payment, idempotencyKey: earlier.idempotencyKey, resumed: false, duplicateOf: true, sends };
         }
-        // Rejected at the bank now (stored so by `current`), or unreadable: claim again past it.
+        if (payment === null) {
+          // Neither the bank nor the stored copy says what became of it: it may stand.
+          throw new PaymentNotMadeError(
+            `the earlier payment ${earlier.paymentId} of this request (stored ${earlier.status}) could not be read: the Payments API did not answer and its stored copy is unreadable; nothing was sent`,
+            earlier.idempotencyKey,
+            unanswered,
+          );
+        }
+        // Rejected at the bank now (stored so by `current`): claim again past it.
         checked.push(earlier.paymentId);
         continue;
       }
@@ -356,7 +366,10 @@ export async function createPayment(
     requestJson = stored;
   }
 
-  /** The payment as the bank shows it now (stored), or as stored when the bank cannot be asked. */
+  /**
+   * The payment as the bank shows it now (stored), or as stored when the bank cannot be asked
+   * (`unanswered` keeps why); null when neither can be read.
+   */
   async function current(paymentId: string, rawJson: string | null): Promise<Payment | null> {
     try {
       const payment = await client.getPayment(paymentId);
@@ -364,6 +377,7 @@ export async function createPayment(
       return payment;
     } catch (error) {
       if (!(error instanceof UnavailableError)) throw error;
+      unanswered = error;
       const stored = rawJson ? PaymentSchema.safeParse(JSON.parse(rawJson)) : null;
       return stored?.success ? stored.data : null;
     }

@@ -14,7 +14,8 @@ import { UnavailableError } from '../../src/api/api-errors';
 import { PaymentRefusedError, toPaymentsError, type PaymentsClient } from '../../src/api/payments';
 import type { StartedEmulator } from '@bankdata/emulator';
 import { UsageError } from '../../src/errors';
-import { createPayment, PaymentRuleError } from '../../src/payments';
+import { toCliError } from '../../src/cli/payments';
+import { createPayment, PaymentNotMadeError, PaymentRuleError } from '../../src/payments';
 import { canonicalRequest } from '../../src/payments/request';
 import type { Clock, Store } from '../../src/store';
 import { waitFor } from '../cli/cli-process';
@@ -475,6 +476,38 @@ export const createPaymentSuite = storeSuite('createPayment with the store', (d)
       const third = await createPayment({ client, store }, input);
       expect(third).toMatchObject({ duplicateOf: false, sends: 1 });
       expect(third.payment.payment_id).not.toBe(first.payment.payment_id);
+    });
+
+    it('an earlier payment neither the bank nor its stored copy can tell: nothing is sent, exit 5 to run again', async () => {
+      const store = await d.open();
+      const real = paymentsClientFor(emu);
+      const consent = consentOf(emu, 'enduring');
+      const input = {
+        consentId: consent,
+        amount: { total: '8.00', currency: 'NZD' as const },
+        pcr: { particulars: 'DARK' },
+      };
+      const first = await createPayment({ client: real, store }, input);
+      // A copy an older version stored that this one cannot read, and a bank that does not answer.
+      await execute(store, "UPDATE payments SET raw_json = '{}' WHERE payment_id = ?", first.payment.payment_id);
+      let posts = 0;
+      const client: PaymentsClient = {
+        ...real,
+        getPayment: () =>
+          Promise.reject(
+            new UnavailableError('down', { status: 503, code: 'BP601', path: '/payments', requestId: null }, null),
+          ),
+        createPayment: (body, options) => {
+          posts += 1;
+          return real.createPayment(body, options);
+        },
+      };
+      const rerun = createPayment({ client, store, sleep: async () => {} }, input);
+      await expect(rerun).rejects.toBeInstanceOf(PaymentNotMadeError);
+      await expect(rerun).rejects.toThrow(`the earlier payment ${first.payment.payment_id} of this request`);
+      expect(toCliError(await rerun.catch((e: unknown) => e))).toMatchObject({ exitCode: 5 });
+      expect(posts).toBe(0);
+      expect(emu.payments().filter((p) => p.pcr.particulars === 'DARK')).toHaveLength(1);
     });
   });
 
