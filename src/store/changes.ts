@@ -181,16 +181,25 @@ export async function readChanges(r: SqlRunner, options: { since?: string; limit
     cursor = { dialect: r.dialect, ...(await startPosition(r)), snapshot: null };
   } else {
     cursor = decodeCursor(options.since, r.dialect);
-    const kept = await horizon(r);
-    if (kept && before(cursor, kept)) {
-      throw new UsageError(
-        'the --since cursor is older than the change log keeps (bankdata changes --prune)',
-        START_AGAIN,
-      );
-    }
+    await refusePruned(r, cursor);
   }
   if (cursor.snapshot !== undefined) return snapshotPage(r, cursor, limit);
-  return logPage(r, cursor, limit);
+  const page = await logPage(r, cursor, limit);
+  // A prune that committed between the check and the page's read took entries after the cursor:
+  // the page would skip them and its cursor pass the horizon, so they were lost for good.
+  if (options.since !== undefined) await refusePruned(r, cursor);
+  return page;
+}
+
+/** Refuses a cursor older than the change log keeps (`bankdata changes --prune` took its entries). */
+async function refusePruned(r: SqlRunner, cursor: Cursor): Promise<void> {
+  const kept = await horizon(r);
+  if (kept && before(cursor, kept)) {
+    throw new UsageError(
+      'the --since cursor is older than the change log keeps (bankdata changes --prune)',
+      START_AGAIN,
+    );
+  }
 }
 
 async function snapshotPage(r: SqlRunner, cursor: Cursor, limit: number): Promise<ChangePage> {
