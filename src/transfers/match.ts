@@ -208,7 +208,8 @@ export function matchTransfers(
     const topOfCredit = evidence.score === ofCredit.score;
     let status: TransferLinkInput['status'];
     if (topOfDebit && topOfCredit && ofDebit.count === 1 && ofCredit.count === 1) status = 'linked';
-    else if ((topOfDebit && ofDebit.count > 1) || (topOfCredit && ofCredit.count > 1)) status = 'ambiguous';
+    // Ambiguous: at the top of both sides and tied on one; outranked on either side, dropped.
+    else if (topOfDebit && topOfCredit && (ofDebit.count > 1 || ofCredit.count > 1)) status = 'ambiguous';
     else continue;
     links.push({
       status,

@@ -363,6 +363,25 @@ export const transfersSuite = storeSuite('own-account transfers', (d) => {
       ]);
     });
 
+    it('does not list as ambiguous a pair outranked on one side: the debit linked to a closer credit', async () => {
+      const store = await freshStoreOn(d);
+      // D1 and C1 the same day (31); C2 two days after D1 (29); D2 two days after C2 (29) and
+      // four after C1 (no candidate). D1 links C1; D1>C2 is outranked at D1, only D2>C2 ties.
+      await world(
+        store,
+        [{ id: 'everyday' }, { id: 'savings' }, { id: 'cards' }, { id: 'other' }],
+        [
+          { account: 'everyday', id: 'D1', amount: '-100.00', at: '2025-03-10T09:00:00+13:00' },
+          { account: 'savings', id: 'C1', amount: '100.00', at: '2025-03-10T09:00:05+13:00' },
+          { account: 'cards', id: 'C2', amount: '100.00', at: '2025-03-12T09:00:00+13:00' },
+          { account: 'other', id: 'D2', amount: '-100.00', at: '2025-03-14T09:00:00+13:00' },
+        ],
+      );
+      expect(await refreshTransfers(store, rules())).toMatchObject({ pairs: 1, ambiguous: 1 });
+      expect(await pairs(store)).toEqual(['D1>C1']);
+      expect(await ambiguous(store)).toEqual(['D2>C2']);
+    });
+
     it('leaves out a row the check suspects the bank served twice: its twin links, not a tie', async () => {
       const store = await freshStoreOn(d);
       await world(store, TWO, [
