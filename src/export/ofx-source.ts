@@ -161,7 +161,9 @@ export async function ledgerBalance(
   }
   const forward = read.dateTime < target;
   const [after, upTo] = forward ? [read.dateTime, target] : [target, read.dateTime];
-  const between = (await store.views.bookedAmounts(account, after, upTo)).map((amount) =>
+  // The rows the export leaves out as served twice are no movement of the bank's balance either.
+  const excludeDuplicates = filters.excludeDuplicates === true;
+  const between = (await store.views.bookedAmounts(account, after, upTo, { excludeDuplicates })).map((amount) =>
     forward ? amount : amount.startsWith('-') ? amount.slice(1) : `-${amount}`,
   );
   return { ok: true, balance: { amount: sumDecimals([read.amount, ...between]), nzDate: targetDate } };

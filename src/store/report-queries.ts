@@ -11,17 +11,7 @@ import { BOOKED_BALANCE_TYPES, type AccountKey } from './continuity';
 import { amountUnits, toBigInt, toNumber, toNumberOrNull, unitsOf, str, strOrNull } from './dialect-sql';
 import type { SqlRow, SqlRunner } from './sql-runner';
 import { UNCATEGORISED } from './categories';
-
-/**
- * Of the rows of one instant with a running balance, the last of their chain: the row whose
- * balance no other row's starts from (its balance less its amount), as the continuity check's
- * walk orders them (src/check/continuity.ts). The balance after the instant is that row's; the
- * first row by id when the balances form no chain.
- */
-function chainEnd(rows: readonly SqlRow[]): SqlRow | undefined {
-  const before = (r: SqlRow) => toBigInt(r.after_units) - toBigInt(r.units);
-  return rows.find((r) => !rows.some((o) => o !== r && before(o) === toBigInt(r.after_units))) ?? rows[0];
-}
+import { chainEnd } from './balance-chain';
 
 export interface ReportAccount extends AccountKey {
   currency: string;
@@ -217,7 +207,7 @@ export function reportReads(runner: SqlRunner): ReportReads {
                   ORDER BY t.transaction_id DESC`,
             )
             .then((rows) => {
-              const row = chainEnd(rows);
+              const row = chainEnd(rows, (r) => ({ amount: toBigInt(r.units), after: toBigInt(r.after_units) }));
               return row ? { row, source: 'running_balance' as const } : null;
             });
       if (!found) return null;

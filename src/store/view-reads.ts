@@ -12,6 +12,8 @@ import { sql, type SQL } from 'drizzle-orm';
 import { addNzDays, nzMidnight } from '@bankdata/core/nz-time';
 import { epochSeconds, str, strOrNull } from './dialect-sql';
 import type { SqlRunner } from './sql-runner';
+import { toUnits } from '@bankdata/core/money';
+import { chainEnd } from './balance-chain';
 import { DATASET_SPECS, type DatasetName, type DatasetSpec, type ViewFilters } from './view-datasets';
 
 export interface ViewRows {
@@ -58,7 +60,12 @@ export interface ViewReads {
     types: readonly string[],
     asOf: string | null,
   ): Promise<{ amount: string; dateTime: string } | null>;
-  bookedAmounts(key: { bank: string; accountId: string }, after: string, upTo: string): Promise<string[]>;
+  bookedAmounts(
+    key: { bank: string; accountId: string },
+    after: string,
+    upTo: string,
+    options?: { excludeDuplicates?: boolean },
+  ): Promise<string[]>;
   consentPermissions(consentId: string): Promise<string | null>;
   exportScope(filters: ViewFilters): Promise<ExportScopeRow[]>;
 }
@@ -140,11 +147,14 @@ export function filterClause(dialect: SqlRunner['dialect'], spec: DatasetSpec, f
     where.push(sql`v.status = ${filters.status === 'booked' ? 'Booked' : 'Pending'}`);
   if (spec.transfers && filters.excludeTransfers === true) where.push(...notTransfers());
   // Duplicates the bank served (docs/exports.md): an open suspicion of the row, spelt alike on both dialects.
-  if (spec.duplicates && filters.excludeDuplicates)
-    where.push(
-      sql`NOT EXISTS (SELECT 1 FROM duplicate_suspicions s WHERE s.bank = v.bank AND s.account_id = v.account_id AND s.transaction_id = v.transaction_id AND s.cleared_at IS NULL)`,
-    );
+  if (spec.duplicates && filters.excludeDuplicates) where.push(notSuspectedDuplicate('v'));
   return where.length > 0 ? sql` WHERE ${sql.join(where, sql` AND `)}` : sql``;
+}
+
+/** The row (of the view aliased `alias`) has no open suspicion of being served twice (docs/exports.md). */
+function notSuspectedDuplicate(alias: string): SQL {
+  const v = sql.raw(alias);
+  return sql`NOT EXISTS (SELECT 1 FROM duplicate_suspicions s WHERE s.bank = ${v}.bank AND s.account_id = ${v}.account_id AND s.transaction_id = ${v}.transaction_id AND s.cleared_at IS NULL)`;
 }
 
 /**
@@ -222,17 +232,26 @@ export function viewReads(runner: SqlRunner): ViewReads {
     async range(filters) {
       const { query } = await rowsSelect('transactions', filters);
       const stats = await runner.get(sql`SELECT count(*) AS n, min(booking_date) AS first FROM (${query}) AS q`);
-      const last = await runner.get(
-        sql`SELECT booking_date_time, booking_date, balance_after FROM (${query}) AS q ORDER BY booking_date_time DESC, transaction_id DESC LIMIT 1`,
+      // The rows of the last instant: when they all carry a running balance, the last of their
+      // chain's (an id says nothing of their order); else none, and LEDGERBAL is carried.
+      const lastRows = await runner.all(
+        sql`SELECT booking_date_time, booking_date, balance_after, amount FROM (${query}) AS q
+            WHERE booking_date_time = (SELECT max(booking_date_time) FROM (${query}) AS q2)
+            ORDER BY transaction_id DESC`,
       );
+      const first = lastRows[0];
+      const balanced = lastRows.every((r) => r.balance_after !== null);
+      const end = balanced
+        ? chainEnd(lastRows, (r) => ({ amount: toUnits(str(r.amount)), after: toUnits(str(r.balance_after)) }))
+        : undefined;
       return {
         rows: Number(stats?.n ?? 0),
         firstDate: strOrNull(stats?.first),
-        last: last
+        last: first
           ? {
-              bookingDateTime: str(last.booking_date_time),
-              bookingDate: str(last.booking_date),
-              balanceAfter: strOrNull(last.balance_after),
+              bookingDateTime: str(first.booking_date_time),
+              bookingDate: str(first.booking_date),
+              balanceAfter: end ? str(end.balance_after) : null,
             }
           : null,
       };
@@ -254,12 +273,17 @@ export function viewReads(runner: SqlRunner): ViewReads {
       return row ? { amount: str(row.amount), dateTime: str(row.date_time) } : null;
     },
 
-    /** The exact amounts of the account's booked rows booked in (after, upTo]. */
-    async bookedAmounts(key, after, upTo) {
+    /**
+     * The exact amounts of the account's booked rows booked in (after, upTo]; `excludeDuplicates`:
+     * not the rows suspected served twice, as the export leaves them out.
+     */
+    async bookedAmounts(key, after, upTo, options = {}) {
       const rows = await runner.all(
-        sql`SELECT amount_text AS amount FROM v_transactions
+        sql`SELECT amount_text AS amount FROM v_transactions v
             WHERE bank = ${key.bank} AND account_id = ${key.accountId} AND status = 'Booked'
-              AND booking_date_time > ${after} AND booking_date_time <= ${upTo}`,
+              AND booking_date_time > ${after} AND booking_date_time <= ${upTo}${
+                options.excludeDuplicates ? sql` AND ${notSuspectedDuplicate('v')}` : sql``
+              }`,
       );
       return rows.map((r) => str(r.amount));
     },
