@@ -14,7 +14,13 @@ import { refuseUnknownFilterTargets, validateExportRequest, type ExportFilters, 
 import { jsonChunks, ndjsonChunks } from './json';
 import { OFX_DIALECTS, ofxChunks, type OfxDialect, type OfxStatement } from './ofx';
 import { ofxAccount } from './ofx-format';
-import { availableBalance, ledgerBalance, resolveStatementAccounts, statementPeriod } from './ofx-source';
+import {
+  availableBalance,
+  ledgerBalance,
+  resolveAccount,
+  resolveStatementAccounts,
+  statementPeriod,
+} from './ofx-source';
 import { writeOutput } from './output';
 import { partialExportWarnings } from './partial';
 import { countedBatches, csvBatchChunks } from './row-batches';
@@ -92,7 +98,17 @@ async function tabular(
 ): Promise<AsyncIterable<string>> {
   // Bank statements carry booked rows only (validateExportRequest refused --status pending).
   const statement = request.format === 'xero' || request.format === 'myob';
-  const filters = statement ? { ...request.filters, status: 'booked' as const } : request.filters;
+  // A statement is one account's (validateExportRequest: exactly one --account), at one bank: an
+  // id held at two banks needs --bank, as OFX does (it mixed both banks' rows in one statement).
+  const [accountId] = request.filters.accountIds ?? [];
+  const bank =
+    statement && accountId !== undefined
+      ? // A bank of v_accounts: one of the bank names the filter takes.
+        ((await resolveAccount(store, accountId, request.filters.bank)).bank as typeof request.filters.bank)
+      : request.filters.bank;
+  const filters = statement
+    ? { ...request.filters, status: 'booked' as const, ...(bank !== undefined ? { bank } : {}) }
+    : request.filters;
   const neutralise = options.neutralise ?? true;
   // The columns are read before the output is opened; the rows as it drains.
   const { columns, batches } = await store.views.rows(request.dataset, filters);

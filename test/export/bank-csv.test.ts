@@ -64,6 +64,18 @@ describe('--format xero', () => {
       /exactly one --account/,
     );
   });
+
+  it('an account id held at two banks needs --bank, and one not at the bank named is refused: one bank per statement', async () => {
+    for (const format of ['xero', 'myob']) {
+      // acc-0001 is at PNZ and at ANZ: their rows were one statement, ANZ's first.
+      await expect(exportAs(format, { accountId: 'acc-0001' })).rejects.toThrow(/exists at ANZ and PNZ/);
+      await expect(exportAs(format, { accountId: 'acc-card-77', bank: 'ANZ' })).rejects.toThrow(
+        /no account "acc-card-77" at ANZ/,
+      );
+    }
+    const pnz = await exportAs('xero', { accountId: 'acc-0001', bank: 'PNZ' });
+    expect(pnz.records.length - 1).toBe(booked().length);
+  });
 });
 
 describe("categories.accountCodes: the account code of each row's category", () => {
