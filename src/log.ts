@@ -109,5 +109,13 @@ function errorReplacer(_key: string, value: unknown): unknown {
   return value;
 }
 
+/**
+ * A JSON line for stdout with every text redacted before JSON escapes it, and the line once more
+ * after (as the logger's records): a secret holding `"` or `\` no longer matches once escaped.
+ */
+export function redactedJsonLine(value: unknown): string {
+  return redact(JSON.stringify(value, errorReplacer));
+}
+
 /** A logger that drops everything (the default inside library code). */
 export const silentLogger: Logger = createLogger({ level: 'silent' });

@@ -8,7 +8,7 @@
 import type { Command } from 'commander';
 import { buildJobs, createScheduler, nodeCronEngine, type JobLine } from '../jobs';
 import { NZ_ZONE } from '@bankdata/core/nz-time';
-import { redact } from '@bankdata/core/secrets';
+import { redactedJsonLine } from '../log';
 import { paymentsPass } from '../payments/sync-pass';
 import { raiseAndReport } from './alerts';
 import { createCliContext, globalsOf } from './command-context';
@@ -27,7 +27,7 @@ export function registerScheduleCommand(program: Command): void {
     .action(async (_flags: unknown, command: Command) => {
       const ctx = createCliContext(globalsOf(command));
       const print = (line: Record<string, unknown>) =>
-        process.stdout.write(`${redact(JSON.stringify({ time: new Date().toISOString(), ...line }))}\n`);
+        process.stdout.write(`${redactedJsonLine({ time: new Date().toISOString(), ...line })}\n`);
       try {
         const store = await ctx.store();
         const client = ctx.client();

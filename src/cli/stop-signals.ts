@@ -3,7 +3,8 @@
  * (README "Exit codes", docs/security.md "Unix use").
  *
  * - SIGTERM, SIGINT and SIGHUP reach the commands that hold something (a sync's lease, the
- *   scheduler's jobs) through `onStop`; each stops as it does for SIGTERM and exits 128 + n.
+ *   scheduler's jobs) through `onStop`; each stops as it does for SIGTERM and exits 128 + n, but
+ *   `bankdata schedule`, a service, which exits 0 (a service manager's stop is its normal end).
  *   SIGHUP stays ignored when the process started with it ignored (`nohup bankdata …`).
  * - A closed standard output (`bankdata export … | head -1`) ends the process as a program killed
  *   by SIGPIPE ends, as `git log | head` does: exit 141 (128 + 13), nothing on stderr. A command

@@ -5,7 +5,7 @@
  * `db copy`), keeping the user, host and database readable.
  */
 import { describe, expect, it } from 'vitest';
-import { createLogger } from '../../src/log';
+import { createLogger, redactedJsonLine } from '../../src/log';
 import { redact, registerSecret } from '@bankdata/core/secrets';
 import { checkPostgresUrl, redactPostgresUrl } from '../../src/database-url';
 
@@ -60,6 +60,17 @@ describe('a secret that JSON would escape', () => {
     expect(JSON.parse(lines[0]!)).toMatchObject({
       msg: 'refused with [redacted]',
       detail: { nested: 'again [redacted]' },
+    });
+  });
+
+  it("is redacted before it is escaped in the scheduler's JSON lines too (redactedJsonLine), an error's message included", () => {
+    const secret = 'wh\\sec"-3f9a8b7c6d';
+    registerSecret(secret);
+    const line = redactedJsonLine({ event: 'failed', error: new Error(`token refused: client_secret=${secret}`) });
+    expect(line).not.toContain('3f9a8b7c6d');
+    expect(JSON.parse(line)).toEqual({
+      event: 'failed',
+      error: { name: 'Error', message: 'token refused: client_secret=[redacted]' },
     });
   });
 });
