@@ -54,34 +54,25 @@ const pgTypes = {
 };
 
 /**
- * Every connection's session runs in UTC (`-c TimeZone=UTC` at start-up, after any `options` the
- * URL gives): a `timestamptz` then adds days, casts to `date` and prints the same whatever the
- * server's or the database's own time zone (a cluster set up in NZ moved the continuity check's
- * 14-day bound by an hour across a DST change). NZ dates are always asked for explicitly,
- * `AT TIME ZONE 'Pacific/Auckland'` (docs/postgres.md "Schema"). node-postgres lets the URL's
- * own `options` win over the pool's, so they are taken out of it and given together.
+ * Every connection's session runs in UTC: a `timestamptz` then adds days, casts to `date` and
+ * prints the same whatever the server's or the database's own time zone (a cluster set up in NZ
+ * moved the continuity check's 14-day bound by an hour across a DST change). NZ dates are always
+ * asked for explicitly, `AT TIME ZONE 'Pacific/Auckland'` (docs/postgres.md "Schema"). Set by a
+ * query when the pool connects, before any other on that connection: a start-up option would be
+ * dropped by a URL that gives its own `options`, or one `new URL` cannot read (`user@/db?host=…`).
  */
-function sessionConnection(url: string): { connectionString: string; options: string } {
-  const utc = '-c TimeZone=UTC';
-  let parsed: URL;
-  try {
-    parsed = new URL(url);
-  } catch {
-    // Not a URL node-postgres reads either: its own error says so when the pool connects.
-    return { connectionString: url, options: utc };
-  }
-  const given = parsed.searchParams.get('options');
-  if (given === null) return { connectionString: url, options: utc };
-  parsed.searchParams.delete('options');
-  return { connectionString: parsed.toString(), options: `${given} ${utc}` };
+function sessionInUtc(client: pg.PoolClient): void {
+  // A connection that cannot run it fails its next query with the server's own error.
+  client.query("SET TimeZone = 'UTC'").catch(() => undefined);
 }
 
 export function createPool(url: string, options: { max?: number } = {}): pg.Pool {
-  const pool = new pg.Pool({ ...sessionConnection(url), max: options.max ?? 10, types: pgTypes });
+  const pool = new pg.Pool({ connectionString: url, max: options.max ?? 10, types: pgTypes });
   // An idle connection the server dropped (restart, failover, idle timeout): the pool discards it
   // and the next query connects again or fails with its own error. Without a listener, node would
   // end the process on this event.
   pool.on('error', () => undefined);
+  pool.on('connect', sessionInUtc);
   pool.on('connect', nameRepeatedStatements);
   return pool;
 }

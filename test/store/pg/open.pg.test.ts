@@ -43,9 +43,12 @@ describePostgres('opening a PostgreSQL database', () => {
     const plain = await createTestDatabase();
     const url = new URL(plain);
     url.searchParams.set('options', '-c statement_timeout=4321');
+    // The host as a parameter (as for a socket directory), which `new URL` cannot read.
+    const hostParameter = `postgres://${url.username}:${url.password}@/${url.pathname.slice(1)}?host=${url.hostname}&port=${url.port}&options=-c%20statement_timeout%3D4321`;
     for (const [given, timeout] of [
       [plain, '0'],
       [url.toString(), '4321ms'],
+      [hostParameter, '4321ms'],
     ] as const) {
       const opened = await openPostgres(given);
       try {
