@@ -206,8 +206,19 @@ export function reportReads(runner: SqlRunner): ReportReads {
                     SELECT max(t.booking_date_time) FROM transactions t WHERE ${booked(key)} AND t.balance_after IS NOT NULL)
                   ORDER BY t.transaction_id DESC`,
             )
-            .then((rows) => {
-              const row = chainEnd(rows, (r) => ({ amount: toBigInt(r.units), after: toBigInt(r.after_units) }));
+            .then(async (rows) => {
+              const at = rows[0]?.date_time;
+              // The running balance before the instant: where the instant's chain starts.
+              const before =
+                at === undefined
+                  ? undefined
+                  : await runner.get(
+                      sql`SELECT ${unitsOf(d, sql`t.balance_after`)} AS after_units FROM transactions t
+                          WHERE ${booked(key)} AND t.balance_after IS NOT NULL AND t.booking_date_time < ${str(at)}
+                          ORDER BY t.booking_date_time DESC, t.transaction_id DESC LIMIT 1`,
+                    );
+              const prior = before ? toBigInt(before.after_units) : null;
+              const row = chainEnd(rows, (r) => ({ amount: toBigInt(r.units), after: toBigInt(r.after_units) }), prior);
               return row ? { row, source: 'running_balance' as const } : null;
             });
       if (!found) return null;

@@ -241,8 +241,21 @@ export function viewReads(runner: SqlRunner): ViewReads {
       );
       const first = lastRows[0];
       const balanced = lastRows.every((r) => r.balance_after !== null);
+      // The running balance before that instant: where its chain starts.
+      const before =
+        first && balanced
+          ? await runner.get(
+              sql`SELECT balance_after FROM (${query}) AS q
+                  WHERE booking_date_time < ${str(first.booking_date_time)} AND balance_after IS NOT NULL
+                  ORDER BY booking_date_time DESC, transaction_id DESC LIMIT 1`,
+            )
+          : undefined;
       const end = balanced
-        ? chainEnd(lastRows, (r) => ({ amount: toUnits(str(r.amount)), after: toUnits(str(r.balance_after)) }))
+        ? chainEnd(
+            lastRows,
+            (r) => ({ amount: toUnits(str(r.amount)), after: toUnits(str(r.balance_after)) }),
+            before ? toUnits(str(before.balance_after)) : null,
+          )
         : undefined;
       return {
         rows: Number(stats?.n ?? 0),

@@ -25,4 +25,18 @@ export const reportSqlSuite = storeSuite('the report’s balance anchor', (d) =>
       [`2025-06-01 ${toUnits('100.00')}`, `2025-06-02 ${toUnits('115.00')}`],
     ]);
   });
+
+  it('a payment and its reversal at one instant (a loop of balances) end where the walk from the balance before ends', async () => {
+    const store = await d.open();
+    await fresh(store);
+    await account(store, 'loop', [
+      ['p', '2025-06-01T00:00:00.000Z', '100.00', '100.00'],
+      ['b', '2025-06-02T00:00:00.000Z', '10.00', '110.00'],
+      ['a', '2025-06-02T00:00:00.000Z', '-10.00', '100.00'],
+    ]);
+    const report = await gatherReport(store, { now: new Date('2025-06-30T00:00:00.000Z') });
+    expect(report.accounts.map((a) => a.balances.map((b) => `${b.date} ${b.units}`))).toEqual([
+      [`2025-06-01 ${toUnits('100.00')}`, `2025-06-02 ${toUnits('100.00')}`],
+    ]);
+  });
 });
