@@ -36,7 +36,7 @@ export interface StatementDueInput {
   lastListedAt: string | null;
   /**
    * When this consent last listed the whole list (`listsWhole`), or null when not recorded (a
-   * database from before it was): the safety interval then counts from `lastListedAt`.
+   * database from before it was): then a whole listing is due at once.
    */
   lastWholeAt: string | null;
   /** The newest statement held for the account (any consent), or null. */
@@ -57,12 +57,12 @@ export interface StatementDueInput {
 export function statementListDue(input: StatementDueInput): StatementDue {
   if (input.full) return { due: true, reason: 'full' };
   if (input.lastListedAt === null) return { due: true, reason: 'first listing' };
+  // Listed, but no whole listing recorded (a database from before they were): whole once now,
+  // since the listings a new period brings would keep moving an interval counted from them.
+  if (input.lastWholeAt === null) return { due: true, reason: 'safety interval' };
   const now = input.now.toUTC();
   const safety = { days: input.safetyDays };
-  const safetyAt = DateTime.fromISO(input.lastWholeAt ?? input.lastListedAt, { zone: 'utc' })
-    .setZone(NZ)
-    .plus(safety)
-    .toUTC();
+  const safetyAt = DateTime.fromISO(input.lastWholeAt, { zone: 'utc' }).setZone(NZ).plus(safety).toUTC();
   if (!safetyAt.isValid || now >= safetyAt) return { due: true, reason: 'safety interval' };
   const canExistAt = input.newest === null ? null : nextPeriodEnd(input.newest);
   if (canExistAt !== null) {

@@ -99,8 +99,12 @@ describe('statementListDue', () => {
     expect(statementListDue({ ...since, now: nz('2026-04-10T09:00:00') }).due).toBe(false);
     const due = statementListDue({ ...since, now: nz('2026-04-10T10:00:00') });
     expect(due).toEqual({ due: true, reason: 'safety interval' });
-    // A database from before the whole listing was recorded: from the last listing of any kind.
-    expect(statementListDue({ ...since, lastWholeAt: null, now: nz('2026-04-10T10:00:00') }).due).toBe(false);
+    // A database from before the whole listing was recorded: whole once at once (an interval
+    // counted from the listings a new period brings would keep moving: months without one).
+    expect(statementListDue({ ...since, lastWholeAt: null, now: nz('2026-04-02T10:00:00') })).toEqual({
+      due: true,
+      reason: 'safety interval',
+    });
   });
 
   it('lists the whole list but when a new statement can exist (that one starts after the newest held)', () => {
