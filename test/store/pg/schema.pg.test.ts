@@ -164,6 +164,59 @@ describePostgres('PostgreSQL schema', () => {
     }
   });
 
+  it('brings a database with a view of its own over the tables, its options and an INSTEAD OF trigger, and keeps them', async () => {
+    const url = await createOlderTestDatabase(16);
+    const older = createPool(url, { max: 1 });
+    try {
+      await older.query(`CREATE FUNCTION keep_row() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RETURN NEW; END $$`);
+      await older.query(
+        'CREATE VIEW my_suspicions WITH (security_barrier) AS SELECT transaction_id FROM duplicate_suspicions',
+      );
+      await older.query(
+        'CREATE TRIGGER my_suspicions_insert INSTEAD OF INSERT ON my_suspicions FOR EACH ROW EXECUTE FUNCTION keep_row()',
+      );
+    } finally {
+      await older.end();
+    }
+    const opened = await openPostgres(url);
+    try {
+      expect(await notByteOrdered(opened.pool)).toEqual([]);
+      const { rows } = await opened.pool.query<{ options: string[] | null; triggers: string }>(
+        `SELECT c.reloptions AS options, (SELECT count(*) FROM pg_trigger t WHERE t.tgrelid = c.oid)::text AS triggers
+         FROM pg_class c WHERE c.relname = 'my_suspicions'`,
+      );
+      expect(rows).toEqual([{ options: ['security_barrier=true'], triggers: '1' }]);
+    } finally {
+      await opened.close();
+    }
+  });
+
+  it('stops, naming them, for a view of another schema or a materialized view reading its views: none is lost', async () => {
+    for (const setup of [
+      ['CREATE SCHEMA reporting', 'CREATE VIEW reporting.my_dups AS SELECT transaction_id FROM public.v_duplicates'],
+      ['CREATE MATERIALIZED VIEW my_dups AS SELECT transaction_id FROM v_duplicates'],
+    ]) {
+      const url = await createOlderTestDatabase(16);
+      const older = createPool(url, { max: 1 });
+      try {
+        for (const query of setup) await older.query(query);
+      } finally {
+        await older.end();
+      }
+      await expect(openPostgres(url)).rejects.toThrow(
+        /these read bankdata's views, which this migration makes again: .*my_dups/,
+      );
+      const after = createPool(url, { max: 1 });
+      try {
+        const name = setup.length === 2 ? 'reporting.my_dups' : 'my_dups';
+        const { rows } = await after.query(`SELECT to_regclass('${name}')::text AS found`);
+        expect(rows).toEqual([{ found: name }]);
+      } finally {
+        await after.end();
+      }
+    }
+  });
+
   it('has the public views with the columns of VIEW_COLUMNS, as SQLite has them', async () => {
     const pool = createPool(await createTestDatabase());
     try {
