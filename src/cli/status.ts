@@ -38,20 +38,29 @@ export async function readStatus(store: Store, expiryWarningDays: number, runs =
   // On PostgreSQL a run may have had several workers: who did what (none listed on SQLite).
   const workers = await store.reports.runWorkers(latestRows.map((r) => r.run_id));
   const workersOf = (runId: string) => workers.filter((w) => w.run_id === runId);
-  let newestUnfinished = true;
   // A run with no end is running only while its holder lives: on SQLite the lease (its own, not
   // expired, its pid not dead on this host); on PostgreSQL one of its workers (not left, seen
-  // within its own term, its pid not dead on this host). A killed one shows as interrupted.
+  // within its own term, its pid not dead on this host). A killed one shows as interrupted. The
+  // lease's run is the first unfinished one started since the lease was taken; the scheduler's
+  // other jobs (expiry check, meta refresh) take no lease, and one started while the lease's run
+  // goes on runs beside it (it was the newest unfinished run, so the sync showed as interrupted).
+  const unfinished = (r: RunViewRow) => r.outcome === null && r.finished_at === null;
+  const leaseLive =
+    current !== null && unfinishedRunState({ startedAt: current.acquiredAt }, current, now) === 'running';
+  const sinceLease = latestRows
+    .filter((r) => unfinished(r) && workersOf(r.run_id).length === 0)
+    .map((r) => Date.parse(r.started_at))
+    .filter((at) => current !== null && at >= Date.parse(current.acquiredAt));
+  const leaseRunAt = leaseLive && sinceLease.length > 0 ? Math.min(...sinceLease) : null;
   const withState = (r: RunViewRow): RunViewRow => {
-    if (r.outcome !== null || r.finished_at !== null) return r;
+    if (!unfinished(r)) return r;
     const own = workersOf(r.run_id);
     const state =
       own.length > 0
         ? unfinishedWorkersState(own)
-        : newestUnfinished
-          ? unfinishedRunState({ startedAt: r.started_at }, current, now)
+        : leaseRunAt !== null && Date.parse(r.started_at) >= leaseRunAt
+          ? 'running'
           : 'interrupted';
-    newestUnfinished = false;
     return state === 'running' ? r : { ...r, outcome: 'interrupted' };
   };
   const latest = latestRows.map(withState);
