@@ -322,7 +322,7 @@ export async function createPayment(
             outcomeMessage: error instanceof Error ? error.message : null,
             now: now(),
           });
-          throw keyHeldElsewhere(key);
+          throw keyHeldElsewhere(options.key);
         }
         // Our body is what was stored with the key, so another request owns it: a distinct request takes a unique key.
         await freshKey(codeOf(error) ?? 'BP702', null);
