@@ -41,6 +41,44 @@ async function exportOfx(
   return { text, doc: parser.parse(text) as Xml, rows: result.rows };
 }
 
+/** A fixture store of its own with `rows` added to PNZ's everyday account, for `body`. */
+async function withEverydayRows(
+  rows: Parameters<typeof txn>[3][],
+  body: (own: FixtureStore) => Promise<void>,
+): Promise<void> {
+  const own = await createFixtureStore();
+  try {
+    await own.store.commitTransactionWindow({
+      bank: 'PNZ',
+      accountId: EVERYDAY,
+      consentId: PNZ_CONSENT,
+      range: { from: '2025-03-04T00:00:00+13:00', to: '2025-03-04T14:00:00+13:00' },
+      creditDebitFilter: null,
+      rows: rows.map((row) => txn('PNZ', EVERYDAY, PNZ_CONSENT, row)),
+      checkpoint: null,
+      runId: null,
+    });
+    await body(own);
+  } finally {
+    await own.cleanup();
+  }
+}
+
+/** The everyday account's OFX (XML dialect) from `own`: its rows and its LEDGERBAL. */
+async function ownOfx(own: FixtureStore, name: string, filters: ExportFilters): Promise<{ rows: number; ledger: Xml }> {
+  const out = join(own.dir, name);
+  const result = await exportDataset(own.store, {
+    dataset: 'transactions',
+    format: 'ofx',
+    out,
+    filters: { accountId: EVERYDAY, bank: 'PNZ', ...filters },
+    now: () => NOW,
+    ofxDialect: 'xml',
+  });
+  const doc = parser.parse(readFileSync(out, 'utf8')) as Xml;
+  return { rows: result.rows, ledger: doc.OFX.BANKMSGSRSV1.STMTTRNRS.STMTRS.LEDGERBAL as Xml };
+}
+
 /** The FITID rule of docs/exports.md, computed here independently of the exporter. */
 function expectedFitId(bank: string, accountId: string, transactionId: string): string {
   return createHash('sha256')
@@ -98,67 +136,25 @@ describe('OFX bank statement of one account', () => {
   it('LEDGERBAL of rows sharing the last instant is the last of their balance chain, whatever their ids', async () => {
     // A bank that sends dates only: two rows at NZ midnight of 4 March, chained 2315.07 → 2305.07
     // (T-9) → 2285.07 (T-10); by id T-9 comes last ('T-9' > 'T-10'), a balance from within the day.
-    const own = await createFixtureStore();
-    try {
-      await own.store.commitTransactionWindow({
-        bank: 'PNZ',
-        accountId: EVERYDAY,
-        consentId: PNZ_CONSENT,
-        range: { from: '2025-03-04T00:00:00+13:00', to: '2025-03-04T12:00:00+13:00' },
-        creditDebitFilter: null,
-        rows: [
-          txn('PNZ', EVERYDAY, PNZ_CONSENT, {
-            id: 'T-9',
-            at: '2025-03-04T00:00:00+13:00',
-            amount: '-10.00',
-            balanceAfter: '2305.07',
-          }),
-          txn('PNZ', EVERYDAY, PNZ_CONSENT, {
-            id: 'T-10',
-            at: '2025-03-04T00:00:00+13:00',
-            amount: '-20.00',
-            balanceAfter: '2285.07',
-          }),
-        ],
-        checkpoint: null,
-        runId: null,
-      });
-      const out = join(own.dir, 'chain.ofx');
-      await exportDataset(own.store, {
-        dataset: 'transactions',
-        format: 'ofx',
-        out,
-        filters: { accountId: EVERYDAY, bank: 'PNZ' },
-        now: () => NOW,
-        ofxDialect: 'xml',
-      });
-      const doc = parser.parse(readFileSync(out, 'utf8')) as Xml;
-      expect(doc.OFX.BANKMSGSRSV1.STMTTRNRS.STMTRS.LEDGERBAL).toEqual({
-        BALAMT: '2285.07',
-        DTASOF: '20250304000000.000[0:GMT]',
-      });
-    } finally {
-      await own.cleanup();
-    }
+    await withEverydayRows(
+      [
+        { id: 'T-9', at: '2025-03-04T00:00:00+13:00', amount: '-10.00', balanceAfter: '2305.07' },
+        { id: 'T-10', at: '2025-03-04T00:00:00+13:00', amount: '-20.00', balanceAfter: '2285.07' },
+      ],
+      async (own) => {
+        expect((await ownOfx(own, 'chain.ofx', {})).ledger).toEqual({
+          BALAMT: '2285.07',
+          DTASOF: '20250304000000.000[0:GMT]',
+        });
+      },
+    );
   });
 
   it('LEDGERBAL carried from a booked balance leaves out, with --exclude-duplicates, the rows the export leaves out', async () => {
     // Two debits of 20.00 after the InterimBooked 2315.07 read at 12:05 on 4 March, no running
     // balance; t2 is suspected served twice: the bank's balance is 2295.07, the file's one row.
-    const own = await createFixtureStore();
-    try {
-      await own.store.commitTransactionWindow({
-        bank: 'PNZ',
-        accountId: EVERYDAY,
-        consentId: PNZ_CONSENT,
-        range: { from: '2025-03-04T12:06:00+13:00', to: '2025-03-04T13:30:00+13:00' },
-        creditDebitFilter: null,
-        rows: ['t1', 't2'].map((id) =>
-          txn('PNZ', EVERYDAY, PNZ_CONSENT, { id, at: '2025-03-04T13:00:00+13:00', amount: '-20.00' }),
-        ),
-        checkpoint: null,
-        runId: null,
-      });
+    const rows = ['t1', 't2'].map((id) => ({ id, at: '2025-03-04T13:00:00+13:00', amount: '-20.00' }));
+    await withEverydayRows(rows, async (own) => {
       own.store.sqlite
         .prepare(
           `INSERT INTO duplicate_suspicions (bank, account_id, transaction_id, twin_transaction_id, evidence, balance,
@@ -168,26 +164,11 @@ describe('OFX bank statement of one account', () => {
              '20.00', 2000, 'NZD', '', '2025-03-04T01:00:00.000Z', '2025-03-04T01:00:00.000Z')`,
         )
         .run(EVERYDAY);
-      const ledger = async (excludeDuplicates: boolean) => {
-        const out = join(own.dir, `dup-${excludeDuplicates}.ofx`);
-        const result = await exportDataset(own.store, {
-          dataset: 'transactions',
-          format: 'ofx',
-          out,
-          filters: { accountId: EVERYDAY, bank: 'PNZ', excludeDuplicates },
-          now: () => NOW,
-          ofxDialect: 'xml',
-        });
-        const doc = parser.parse(readFileSync(out, 'utf8')) as Xml;
-        return { rows: result.rows, balance: doc.OFX.BANKMSGSRSV1.STMTTRNRS.STMTRS.LEDGERBAL.BALAMT as string };
-      };
-      const kept = await ledger(false);
-      const left = await ledger(true);
+      const kept = await ownOfx(own, 'dup-kept.ofx', { excludeDuplicates: false });
+      const left = await ownOfx(own, 'dup-left.ofx', { excludeDuplicates: true });
       expect(kept.rows - left.rows).toBe(1);
-      expect([kept.balance, left.balance]).toEqual(['2275.07', '2295.07']);
-    } finally {
-      await own.cleanup();
-    }
+      expect([kept.ledger.BALAMT, left.ledger.BALAMT]).toEqual(['2275.07', '2295.07']);
+    });
   });
 
   it('the default dialect is OFX 1.6 SGML headers with ENCODING:UTF-8 and the same body', async () => {
