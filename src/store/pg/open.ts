@@ -8,6 +8,7 @@ import { drizzle, type NodePgDatabase } from 'drizzle-orm/node-postgres';
 import { migrate } from 'drizzle-orm/node-postgres/migrator';
 import { nameRepeatedStatements } from './named-statements';
 import pg from 'pg';
+import { parse as parseConnectionString } from 'pg-connection-string';
 import { redactPostgresUrl } from '../../database-url';
 import { DatabaseError } from '../../errors';
 import {
@@ -54,25 +55,44 @@ const pgTypes = {
 };
 
 /**
- * Every connection's session runs in UTC: a `timestamptz` then adds days, casts to `date` and
- * prints the same whatever the server's or the database's own time zone (a cluster set up in NZ
- * moved the continuity check's 14-day bound by an hour across a DST change). NZ dates are always
- * asked for explicitly, `AT TIME ZONE 'Pacific/Auckland'` (docs/postgres.md "Schema"). Set by a
- * query when the pool connects, before any other on that connection: a start-up option would be
- * dropped by a URL that gives its own `options`, or one `new URL` cannot read (`user@/db?host=…`).
+ * Every connection's session runs in UTC (`-c TimeZone=UTC` at start-up, after any `options` the
+ * URL gives): a `timestamptz` then adds days, casts to `date` and prints the same whatever the
+ * server's or the database's own time zone (a cluster set up in NZ moved the continuity check's
+ * 14-day bound by an hour across a DST change). NZ dates are always asked for explicitly,
+ * `AT TIME ZONE 'Pacific/Auckland'` (docs/postgres.md "Schema"). node-postgres lets a URL's own
+ * `options` replace the pool's: such a URL goes without them and they are given together, the URL
+ * read as node-postgres reads it (pg-connection-string), every form it takes (`user@/db?host=…`).
  */
-function sessionInUtc(client: pg.PoolClient): void {
-  // A connection that cannot run it fails its next query with the server's own error.
-  client.query("SET TimeZone = 'UTC'").catch(() => undefined);
+function sessionConfig(url: string): pg.PoolConfig {
+  const utc = '-c TimeZone=UTC';
+  let parsed: ReturnType<typeof parseConnectionString>;
+  try {
+    parsed = parseConnectionString(url);
+  } catch {
+    // Not a URL node-postgres reads either: its own error says so when the pool connects.
+    return { connectionString: url, options: utc };
+  }
+  if (!parsed.options) return { connectionString: url, options: utc };
+  const options = `${parsed.options} ${utc}`;
+  try {
+    const rest = new URL(url);
+    rest.searchParams.delete('options');
+    return { connectionString: rest.toString(), options };
+  } catch {
+    return { ...(parsed as pg.PoolConfig), options };
+  }
 }
 
+/** Each pool's URL, for messages (a pool given a parsed URL has no connectionString). */
+const poolUrls = new WeakMap<pg.Pool, string>();
+
 export function createPool(url: string, options: { max?: number } = {}): pg.Pool {
-  const pool = new pg.Pool({ connectionString: url, max: options.max ?? 10, types: pgTypes });
+  const pool = new pg.Pool({ ...sessionConfig(url), max: options.max ?? 10, types: pgTypes });
+  poolUrls.set(pool, url);
   // An idle connection the server dropped (restart, failover, idle timeout): the pool discards it
   // and the next query connects again or fails with its own error. Without a listener, node would
   // end the process on this event.
   pool.on('error', () => undefined);
-  pool.on('connect', sessionInUtc);
   pool.on('connect', nameRepeatedStatements);
   return pool;
 }
@@ -134,7 +154,7 @@ async function postgresSchemaState(queryable: pg.Pool | pg.PoolClient, location:
 
 /** The pool's database for messages: its URL without the password. */
 function poolLocation(pool: pg.Pool): string {
-  const url = pool.options.connectionString;
+  const url = poolUrls.get(pool) ?? pool.options.connectionString;
   return url ? redactPostgresUrl(url) : 'PostgreSQL';
 }
 
