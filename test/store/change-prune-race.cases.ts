@@ -11,6 +11,7 @@ import { pruneChanges, readChanges } from '../../src/store/changes';
 import { postgresRunner } from '../../src/store/pg/pg-runner';
 import type { PgStore } from '../../src/store/pg/pg-store';
 import { sqliteRunner, type SqlRunner } from '../../src/store/sql-runner';
+import { feedSettled } from '../sync/change-feed.cases';
 import { storeSuite } from '../support/dialects';
 import { ACCOUNT, BANK, CONSENT, freshStoreOn, txRow } from './helpers';
 
@@ -31,9 +32,6 @@ async function commit(store: Store, ids: string[]): Promise<void> {
   });
 }
 
-/** PostgreSQL serves a log entry once no older transaction is open: a moment for the commit to show. */
-const settle = (store: Store) => new Promise((resolve) => setTimeout(resolve, store.dialect === 'postgres' ? 200 : 0));
-
 export const changePruneRaceSuite = storeSuite('the change feed and a prune at once', (d) => {
   it('refuses a page whose entries after the cursor a prune took while it was read', async () => {
     const store = await freshStoreOn(d);
@@ -46,7 +44,7 @@ export const changePruneRaceSuite = storeSuite('the change feed and a prune at o
     }
     await commit(store, ['t-2']);
     await commit(store, ['t-3']);
-    await settle(store);
+    await feedSettled(store);
     const base = runnerOf(store);
     let pruned = -1;
     // The first read after the cursor's check is the horizon's: then cron's prune commits, and a sync.
@@ -57,7 +55,7 @@ export const changePruneRaceSuite = storeSuite('the change feed and a prune at o
         if (pruned < 0) {
           pruned = (await pruneChanges(base, { keepDays: 0, now: new Date(Date.now() + 60_000) })).pruned;
           await commit(store, ['t-4']);
-          await settle(store);
+          await feedSettled(store);
         }
         return row;
       },
