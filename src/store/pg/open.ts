@@ -60,8 +60,8 @@ const pgTypes = {
  * server's or the database's own time zone (a cluster set up in NZ moved the continuity check's
  * 14-day bound by an hour across a DST change). NZ dates are always asked for explicitly,
  * `AT TIME ZONE 'Pacific/Auckland'` (docs/postgres.md "Schema"). node-postgres lets a URL's own
- * `options` replace the pool's: such a URL goes without them and they are given together, the URL
- * read as node-postgres reads it (pg-connection-string), every form it takes (`user@/db?host=…`).
+ * `options` replace the pool's: such a URL is given parsed as node-postgres parses it
+ * (pg-connection-string, every form it takes: `user@/db?host=…` too), both options together.
  */
 function sessionConfig(url: string): pg.PoolConfig {
   const utc = '-c TimeZone=UTC';
@@ -73,14 +73,8 @@ function sessionConfig(url: string): pg.PoolConfig {
     return { connectionString: url, options: utc };
   }
   if (!parsed.options) return { connectionString: url, options: utc };
-  const options = `${parsed.options} ${utc}`;
-  try {
-    const rest = new URL(url);
-    rest.searchParams.delete('options');
-    return { connectionString: rest.toString(), options };
-  } catch {
-    return { ...(parsed as pg.PoolConfig), options };
-  }
+  // What node-postgres would make of the URL itself, with both options.
+  return { ...(parsed as pg.PoolConfig), options: `${parsed.options} ${utc}` };
 }
 
 /** Each pool's URL, for messages (a pool given a parsed URL has no connectionString). */
