@@ -12,7 +12,7 @@
 import { sql, type SQL } from 'drizzle-orm';
 import type { AccountId, BankName, TransactionId } from '@bankdata/core/schemas';
 import {
-  accountWriteLock,
+  lockAccounts,
   amountUnits,
   instantMinusDays,
   toBigInt,
@@ -380,13 +380,8 @@ export function continuityReads(runner: SqlRunner): ContinuityReads {
       // Two workers may check one account (read through consents each of them synced): each
       // replaces its findings behind the account's write lock, in one order (no deadlock), so the
       // second DELETE sees the first one's rows and the findings are never there twice.
-      const accounts = [...new Map(input.accounts.map((a) => [`${a.bank}/${a.accountId}`, a])).entries()]
-        .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-        .map(([, account]) => account);
       await runner.transaction(async (tx) => {
-        for (const account of accounts) {
-          const lock = accountWriteLock(d, account.bank, account.accountId);
-          if (lock) await tx.run(lock);
+        for (const account of await lockAccounts(tx, input.accounts)) {
           await tx.run(
             sql`DELETE FROM continuity_findings WHERE bank = ${account.bank} AND account_id = ${account.accountId}`,
           );

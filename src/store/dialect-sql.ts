@@ -122,6 +122,28 @@ export function accountWriteLock(dialect: Dialect, bank: string, accountId: stri
 }
 
 /**
+ * Takes the write locks of `accounts` (deduplicated) in one order, by "bank/accountId" in code-unit
+ * order, and returns them in that order. Every transaction that writes an account's rows takes its
+ * accounts' locks here, before its first write: two workers writing the same accounts (two
+ * consents over one account, one commit of several accounts beside a commit of one) then wait
+ * for each other instead of holding rows the other needs (a deadlock, PostgreSQL's 40P01). SQLite:
+ * nothing to take.
+ */
+export async function lockAccounts<A extends { bank: string; accountId: string }>(
+  tx: SqlRunner,
+  accounts: Iterable<A>,
+): Promise<A[]> {
+  const byKey = new Map<string, A>();
+  for (const account of accounts) byKey.set(`${account.bank}/${account.accountId}`, account);
+  const sorted = [...byKey.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, a]) => a);
+  for (const account of sorted) {
+    const lock = accountWriteLock(tx.dialect, account.bank, account.accountId);
+    if (lock) await tx.run(lock);
+  }
+  return sorted;
+}
+
+/**
  * As `accountWriteLock` for the customer's party of a consent (accountId null: one per bank and
  * consent), in a lock space of its own (seed 1).
  */

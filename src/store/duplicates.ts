@@ -6,7 +6,7 @@
  */
 import { sql } from 'drizzle-orm';
 import type { TransactionId } from '@bankdata/core/schemas';
-import { accountWriteLock, amountUnits, toNumberOrNull, str, strOrNull } from './dialect-sql';
+import { amountUnits, lockAccounts, toNumberOrNull, str, strOrNull } from './dialect-sql';
 import type { AccountKey, UnitsRange } from './continuity';
 import type { ContinuityKind } from './sqlite/schema';
 import type { SqlRow, SqlRunner } from './sql-runner';
@@ -161,15 +161,10 @@ export function duplicateOps(runner: SqlRunner): DuplicateOps {
 
     async replaceSuspicions(input) {
       const counts: SuspicionCounts = { marked: 0, kept: 0, cleared: 0 };
-      const accounts = [...new Map(input.accounts.map((a) => [`${a.bank}/${a.accountId}`, a])).entries()]
-        .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-        .map(([, account]) => account);
       const proved = new Map(input.suspicions.map((s) => [`${s.bank}/${s.accountId}/${s.transactionId}`, s]));
       await runner.transaction(async (tx) => {
-        for (const account of accounts) {
-          // The same lock as the findings (continuity.ts replaceFindings): two workers checking one account write in turn.
-          const lock = accountWriteLock(d, account.bank, account.accountId);
-          if (lock) await tx.run(lock);
+        // The same locks as the findings (continuity.ts replaceFindings): two workers checking one account write in turn.
+        for (const account of await lockAccounts(tx, input.accounts)) {
           const open = await tx.all(
             sql`SELECT transaction_id, cleared_at FROM duplicate_suspicions WHERE bank = ${account.bank} AND account_id = ${account.accountId}`,
           );

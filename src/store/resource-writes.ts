@@ -2,8 +2,8 @@
  * Unit commits for accounts, balances, statements and parties, written once for both dialects
  * over a SqlRunner: each call is one transaction holding the rows and the unit's rejects, and
  * returns what it did. Two PostgreSQL workers may commit the same account at once (two consents
- * over one account): each read-then-write takes the account's lock first (dialect-sql.ts
- * `accountWriteLock`), as the transaction window does; SQLite's BEGIN IMMEDIATE already holds the
+ * over one account): each transaction takes its accounts' locks before its first write, in one
+ * order (dialect-sql.ts `lockAccounts`), as the transaction window does; SQLite's BEGIN IMMEDIATE already holds the
  * one write lock.
  */
 import { and, eq, isNull, type Column, type SQL, sql } from 'drizzle-orm';
@@ -22,7 +22,7 @@ import { accounts, balances, parties, runs, statements } from './sqlite/schema';
 import { insertInto, onConflict, rowOf, selectFrom, updateSet } from './sql-build';
 import type { SqlRunner } from './sql-runner';
 import { toStoredInstant, type Instant } from './time';
-import { accountWriteLock, allOf, customerWriteLock } from './dialect-sql';
+import { allOf, customerWriteLock, lockAccounts } from './dialect-sql';
 import { ownedRowOf } from './row-owner';
 import { countedOutcome } from './window-commit';
 
@@ -78,6 +78,7 @@ export function commitBalances(r: SqlRunner, input: UnitInput<BalanceRow>): Prom
   checkRowsBelong(input, input.rows);
   const now = toStoredInstant(input.now);
   return r.transaction(async (tx) => {
+    await lockAccounts(tx, input.rows);
     let added = 0;
     // One row at a time: ids follow the order of the rows.
     for (const row of input.rows)
@@ -123,10 +124,9 @@ function commitUpserts<Row extends { bank: BankName; accountId: AccountId; conse
   const now = toStoredInstant(input.now);
   return r.transaction(async (tx) => {
     const counts: UpsertCounts = { added: 0, updated: 0, unchanged: 0 };
+    await lockAccounts(tx, input.rows);
     const runStartedAt = await runStartOf(tx, input.runId);
     for (const row of input.rows) {
-      const lock = accountWriteLock(tx.dialect, row.bank, row.accountId);
-      if (lock) await tx.run(lock);
       const { outcome, stored } = await write(tx, row, now);
       counts[countedOutcome(outcome, stored, runStartedAt)] += 1;
     }
@@ -176,6 +176,9 @@ export async function recordStatementFiles(
   for (const input of inputs) checkStatementFile(input);
   if (inputs.length === 0) return;
   await r.transaction(async (tx) => {
+    // The account's lock, as the statements' commit takes it: a file recorded beside another
+    // worker's listing of the same account would otherwise hold rows the listing needs.
+    await lockAccounts(tx, inputs);
     for (const [i, input] of inputs.entries()) {
       const now = toStoredInstant(input.now);
       await alongside[i]?.(tx, now);
@@ -259,11 +262,10 @@ export function commitParty(r: SqlRunner, input: PartyInput): Promise<UpsertCoun
   return r.transaction(async (tx) => {
     const counts: UpsertCounts = { added: 0, updated: 0, unchanged: 0 };
     if (row) {
-      const lock =
-        input.accountId === null
-          ? customerWriteLock(tx.dialect, input.bank, input.consentId)
-          : accountWriteLock(tx.dialect, input.bank, input.accountId);
-      if (lock) await tx.run(lock);
+      if (input.accountId === null) {
+        const lock = customerWriteLock(tx.dialect, input.bank, input.consentId);
+        if (lock) await tx.run(lock);
+      } else await lockAccounts(tx, [{ bank: input.bank, accountId: input.accountId }]);
       const found = await tx.get(sql`${selectFrom(parties)} WHERE ${key}`);
       const stored = found && rowOf(parties, found);
       const write = planUpsertWrite(stored, await ownedRowOf(tx, row, stored), [], now);

@@ -7,7 +7,7 @@
  */
 import { sql } from 'drizzle-orm';
 import type { TransactionId } from '@bankdata/core/schemas';
-import { pgAccountLock } from '../dialect-sql';
+import { lockAccounts } from '../dialect-sql';
 import { liveConsentsOf, otherOwners, withOwner } from '../row-owner';
 import { rowOf, selectFrom } from '../sql-build';
 import type { SqlRunner } from '../sql-runner';
@@ -27,7 +27,7 @@ import { transactions } from './schema';
 export function commitTransactionWindowPg(r: SqlRunner, input: TransactionWindowInput): Promise<WindowCounts> {
   const { now, runStartedAt, from, to, rows } = checkWindow(input);
   return r.transaction(async (tx) => {
-    await tx.run(pgAccountLock(input.bank, input.accountId));
+    await lockAccounts(tx, [input]);
     const counts: WindowCounts = { added: 0, updated: 0, removed: 0, unchanged: 0 };
     const ids = [...rows.keys()];
     const stored = new Map<TransactionId, StoredTransaction>();
