@@ -274,6 +274,15 @@ export function registerPaymentsCommand(program: Command): void {
           context.logger.warn('no payment is in flight: nothing to track', {
             hint: 'bankdata payments show ID shows a stored payment; bankdata payments track ID reads one again',
           });
+        // Waited, and the time ran out first: said, so that a cron log shows what is still open.
+        if (!flags.once && result.open.length > 0)
+          context.logger.warn(
+            `tracking stopped after ${flags.timeoutSeconds} s with ${result.open.length} payment(s) still in flight`,
+            {
+              payment_ids: result.open.join(','),
+              hint: 'they stay open: `bankdata payments track` (or the nightly sync) reads them again',
+            },
+          );
         for (const failure of result.failures) {
           const error = toCliError(failure.error);
           process.stderr.write(

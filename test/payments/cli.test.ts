@@ -78,4 +78,21 @@ describe('bankdata payments', () => {
     });
     expect(made.stderr + tracked.stderr + shown.stderr).not.toContain(emu.paymentsClientSecret);
   });
+
+  it('says which payments are still in flight when tracking stops at its timeout (exit 0: they stay open)', async () => {
+    const made = await run(['payments', 'create', '--consent', consentOf(emu, 'single-2'), '--json']);
+    expect(made.code, made.stderr).toBe(0);
+    const { payment_id: id } = JSON.parse(made.stdout) as { payment_id: string };
+    // The next pass would start after the timeout: one pass, the payment still Pending.
+    const tracked = await run(['payments', 'track', id, '--timeout-seconds', '1', '--interval-seconds', '5']);
+    expect(tracked.code, tracked.stderr).toBe(0);
+    expect(tracked.stdout).toContain('Pending');
+    expect(tracked.stderr).toMatch(/tracking stopped after 1 s with 1 payment\(s\) still in flight/);
+    expect(tracked.stderr).toContain(id);
+    // Settled on the next read: nothing is said.
+    emu.advance(60_000);
+    const again = await run(['payments', 'track', id, '--timeout-seconds', '1', '--interval-seconds', '5']);
+    expect(again.stdout).toContain('AcceptedSettlementCompleted');
+    expect(again.stderr).not.toContain('still in flight');
+  });
 });
