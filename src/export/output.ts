@@ -45,10 +45,10 @@ export async function writeOutput(
     await pipeline(oneAhead(counted()), stdout, { end: false });
     return { path: STDOUT, bytes };
   }
-  const finalPath = resolve(out);
   // The guard again, without the configuration (the CLI checked its --out with it already), for
-  // callers that are not commands (the demo): never a SQLite database, a statement file, a directory.
-  checkOutputPath(finalPath);
+  // callers that are not commands (the demo): never a SQLite database, a statement file, a
+  // directory, a read-only file; a link's target is written, not the link.
+  const finalPath = checkOutputPath(resolve(out));
   let file;
   try {
     file = await openAtomicFile(finalPath, { hiddenTemp: true, createDirectories: false });

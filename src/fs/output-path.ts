@@ -11,10 +11,12 @@
  *   backup, a pre-migration copy) and the `-wal`, `-shm` and `-journal` files beside one;
  * - anything under `statements/` of the configured data directory or of any directory holding
  *   the marker of a bankdata data directory (src/fs/data-dir.ts), and the marker itself.
+ * - an existing file that is read-only (no write permission, or not writable by this process).
  * Symbolic links are resolved first, so a link to the database is the database; the path as
- * given is checked too. An empty path is a usage error (exit 2).
+ * given is checked too. A link to a file is written through: the path returned (the one to
+ * write) is the link's target, so the link stays. An empty path is a usage error (exit 2).
  */
-import { closeSync, openSync, readSync, realpathSync, statSync } from 'node:fs';
+import { accessSync, closeSync, constants, lstatSync, openSync, readSync, realpathSync, statSync } from 'node:fs';
 import { basename, dirname, join, resolve, sep } from 'node:path';
 import { LocalFileError, UsageError } from '../errors';
 import { DATA_DIR_MARKER, isDataDirectory } from './data-dir';
@@ -106,11 +108,45 @@ export function checkOutputPath(out: string, guard: OutputGuard = {}, flag = '--
   if (parentStat && !parentStat.isDirectory()) throw new LocalFileError(parent, 'is not a directory');
   if (statOrNull(file)?.isDirectory()) throw new LocalFileError(file, `is a directory; ${flag} names a file`);
   // The real path first: a link to the database is named as the database.
-  for (const candidate of new Set([realTarget(file), file])) {
+  const real = realTarget(file);
+  for (const candidate of new Set([real, file])) {
     const reason = protectedReason(candidate, guard);
     if (reason) throw new LocalFileError(file, reason, 'name another file');
   }
-  return file;
+  // A link to a file is written through: its target gets the bytes, the link stays a link.
+  const target = isSymbolicLink(file) && statOrNull(real)?.isFile() ? real : file;
+  if (!mayReplace(target))
+    throw new LocalFileError(
+      target,
+      'is read-only; an output never replaces a file it may not write',
+      'make it writable (chmod u+w), or name another file',
+    );
+  return target;
+}
+
+function isSymbolicLink(path: string): boolean {
+  try {
+    return lstatSync(path).isSymbolicLink();
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Whether an existing file may be replaced: writable by this process, and with some write
+ * permission at all (root may write anything, but a file its owner made read-only is kept as
+ * `rm` and the shell's `>` under `noclobber` keep it). A file that is not there may be made.
+ */
+function mayReplace(path: string): boolean {
+  const stat = statOrNull(path);
+  if (!stat) return true;
+  if ((stat.mode & 0o222) === 0) return false;
+  try {
+    accessSync(path, constants.W_OK);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** A write failure (no permission, full disk, a directory in the way) as exit 7 naming the path. */

@@ -2,7 +2,8 @@
  * Local misuse, driven through the `bankdata` command (run in process: test/cli/cli-process.ts `runCliInProcess`) on real files (docs/security.md
  * "Local misuse"): an output path that is the database, its WAL, a statement file or a
  * directory (exit 7, nothing replaced); a --db that is a directory, a user's file or a
- * read-only database (its mode is never changed); a missing or damaged database (exit 6, the
+ * read-only database (its mode is never changed); an output through a symbolic link (its target
+ * written) or onto a read-only file (exit 7); a missing or damaged database (exit 6, the
  * path named, nothing created); a database of an older version (read-only commands refuse it
  * with a hint, `db migrate` backs it up and migrates it, every row kept); a base URL whose query
  * holds a secret (never echoed).
@@ -12,6 +13,7 @@ import {
   chmodSync,
   cpSync,
   existsSync,
+  lstatSync,
   mkdirSync,
   mkdtempSync,
   readFileSync,
@@ -67,6 +69,28 @@ describe('item 1: no output replaces the database, its WAL/SHM, a statement file
       expect(r.code, out).toBe(7);
       expect(r.stderr).toContain('is the database');
     }
+  });
+
+  it('a link to a file is written through (the link stays); a read-only file is refused with 7, kept as it was', async () => {
+    const elsewhere = mkdtempSync(join(tmpdir(), 'bankdata-out-'));
+    const target = join(elsewhere, 'accounts.csv');
+    writeFileSync(target, 'old\n');
+    const link = join(fx.dir, 'latest-accounts.csv');
+    symlinkSync(target, link);
+    const r = await bankdata(['export', 'accounts', '--format', 'csv', '--db', fx.path, '--out', link]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(lstatSync(link).isSymbolicLink()).toBe(true);
+    expect(readFileSync(target, 'utf8')).toMatch(/^bank,account_id,/);
+
+    const readOnly = join(fx.dir, 'kept.csv');
+    writeFileSync(readOnly, 'kept\n');
+    chmodSync(readOnly, 0o444);
+    const refused = await bankdata(['export', 'accounts', '--format', 'csv', '--db', fx.path, '--out', readOnly]);
+    expect(refused.code).toBe(7);
+    expect(refused.stderr).toContain(`${readOnly}: is read-only`);
+    expectOneLine(refused.stderr);
+    expect(readFileSync(readOnly, 'utf8')).toBe('kept\n');
+    expect(mode(readOnly)).toBe(0o444);
   });
 
   it('a directory, a missing directory (not created), and the statement files are refused with 7; an empty --out is usage (2)', async () => {

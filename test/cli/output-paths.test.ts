@@ -7,11 +7,11 @@
  *   (src/cli/path-roles.ts): made by outputPathOption / outputPathArgument / inputPathOption /
  *   dataPathOption, or declared not a path (`notPaths`, role `none`); the test enumerates roles,
  *   not words;
- * - each declared output, aimed at the database, its WAL, a statement file and a directory, is
- *   refused with exit 7 through the real command (run in process), the target unchanged: its
- *   bytes and mtime (a directory: its entries and mtime).
+ * - each declared output, aimed at the database, its WAL, a statement file, a directory and a
+ *   read-only file, is refused with exit 7 through the real command (run in process), the target
+ *   unchanged: its bytes and mtime (a directory: its entries and mtime).
  */
-import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync, existsSync } from 'node:fs';
+import { chmodSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { Argument, Command, Option } from 'commander';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -71,6 +71,7 @@ describe('the registry: every value a command takes declares its role', () => {
 let fx: FixtureStore;
 let statementFile = '';
 let directory = '';
+let readOnly = '';
 beforeAll(async () => {
   fx = await createFixtureStore();
   // The store stays open with its WAL, as while a sync runs.
@@ -81,6 +82,9 @@ beforeAll(async () => {
   directory = join(fx.dir, 'exports');
   mkdirSync(directory);
   writeFileSync(join(directory, 'kept.csv'), 'a,b\n');
+  readOnly = join(fx.dir, 'read-only.csv');
+  writeFileSync(readOnly, 'kept,as,it,is\n');
+  chmodSync(readOnly, 0o444);
 });
 afterAll(() => fx.cleanup());
 
@@ -112,6 +116,7 @@ describe.each(outputs.map((t) => [label(t), t] as const))('%s', (_name, t) => {
     ['its WAL', () => `${fx.path}-wal`],
     ['a statement file', () => statementFile],
     ['a directory', () => directory],
+    ['a read-only file', () => readOnly],
   ])('aimed at %s: exit 7, the target unchanged', async (_what, target) => {
     const path = target();
     const before = snapshot(path);
