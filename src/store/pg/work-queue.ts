@@ -288,16 +288,18 @@ export async function abandonWorker(
   pool: pg.Pool,
   input: { runId: string; workerId: string; now: Instant },
 ): Promise<void> {
+  // The worker's row first, then its consents: the order every other transaction of the queue
+  // writes them in (a take-over, a renewal), so a take-over at the same moment waits, not deadlocks.
   await inPgTransaction(pool, async (client) => {
-    await client.query(
-      `UPDATE run_consents SET state = 'queued', worker_id = NULL, lease_expires_at = NULL
-       WHERE run_id = $1 AND worker_id = $2 AND state = 'leased'`,
-      [input.runId, input.workerId],
-    );
     await client.query(
       `UPDATE run_workers SET left_at = $3, outcome = 'partial', error_summary = $4
        WHERE run_id = $1 AND worker_id = $2 AND left_at IS NULL`,
       [input.runId, input.workerId, toStoredInstant(input.now), ABANDONED_WORKER_SUMMARY],
+    );
+    await client.query(
+      `UPDATE run_consents SET state = 'queued', worker_id = NULL, lease_expires_at = NULL
+       WHERE run_id = $1 AND worker_id = $2 AND state = 'leased'`,
+      [input.runId, input.workerId],
     );
   });
 }

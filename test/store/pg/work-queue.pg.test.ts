@@ -14,6 +14,7 @@ import { DEFAULT_LEASE_TTL_MS } from '../../../src/store/lease';
 import { readJournal } from '../../../src/store/migration-versions';
 import { createPool, migratePostgres, PG_MIGRATIONS_DIR } from '../../../src/store/pg/open';
 import {
+  abandonWorker,
   finishConsent,
   leaseNextConsent,
   leaveRun,
@@ -200,6 +201,62 @@ describePostgres('cooperating workers: the work queue', () => {
       `SELECT worker_id, (extract(epoch FROM expires_at - last_seen_at) * 1000)::text AS term_ms FROM run_workers`,
     );
     expect(rows.map((r) => [r.worker_id, Number(r.term_ms)])).toEqual([['w1', DEFAULT_LEASE_TTL_MS]]);
+  });
+
+  it('a worker stopping hard while a joining worker takes it over (its term lapsed): both settle, no deadlock', async () => {
+    const a = pool();
+    const b = pool();
+    const observer = pool();
+    const holder = await pool().connect();
+    try {
+      const consentIds = CONSENTS.slice(0, 2);
+      const { runId } = await open(a, 1, consentIds);
+      for (let i = 0; i < 2; i++) await leaseNextConsent(a, { runId, workerId: 'w1', leaseTtlMs: TTL, now: NOW });
+      // w1 stalled: its term lapsed, so a joining worker takes it over as it stops hard.
+      await a.query(
+        `UPDATE run_workers SET expires_at = clock_timestamp() - interval '1 minute' WHERE worker_id = 'w1'`,
+      );
+      // Lock-step: a third transaction holds w1's second consent, so each of the two stops at it
+      // holding what it wrote before it.
+      await holder.query('BEGIN');
+      await holder.query(`SELECT 1 FROM run_consents WHERE run_id = $1 AND consent_id = $2 FOR UPDATE`, [
+        runId,
+        consentIds[1],
+      ]);
+      const waiting = async () =>
+        Number(
+          (
+            await observer.query<{ n: string }>(
+              `SELECT count(DISTINCT pid) AS n FROM pg_locks
+               WHERE NOT granted AND pid IN (SELECT pid FROM pg_stat_activity WHERE datname = current_database())`,
+            )
+          ).rows[0]!.n,
+        );
+      const abandoning = abandonWorker(a, { runId, workerId: 'w1', now: NOW });
+      expect(await waitFor(async () => ((await waiting()) >= 1 ? true : undefined))).toBe(true);
+      const joining = openOrJoinRun(b, {
+        worker: worker(2),
+        consentIds,
+        runId: randomUUID(),
+        now: NOW,
+        leaseTtlMs: TTL,
+      });
+      expect(await waitFor(async () => ((await waiting()) >= 2 ? true : undefined))).toBe(true);
+      await holder.query('COMMIT');
+      const settled = await Promise.allSettled([abandoning, joining]);
+      expect(settled.map((s) => (s.status === 'rejected' ? String(s.reason) : 'ok'))).toEqual(['ok', 'ok']);
+      const { rows } = await b.query(
+        `SELECT state, worker_id FROM run_consents WHERE run_id = $1 ORDER BY consent_id`,
+        [runId],
+      );
+      expect(rows).toEqual([
+        { state: 'queued', worker_id: null },
+        { state: 'queued', worker_id: null },
+      ]);
+    } finally {
+      await holder.query('ROLLBACK').catch(() => undefined);
+      holder.release();
+    }
   });
 
   it('keeps a renewed lease past its first expiry; a released consent is taken at once', async () => {
