@@ -184,3 +184,14 @@ export function nzDateDiff(dialect: Dialect, a: SQL, b: SQL): SQL {
 export function transfersLock(dialect: Dialect): SQL | null {
   return dialect === 'postgres' ? sql`SELECT pg_advisory_xact_lock(hashtextextended('transfer_links', 3))` : null;
 }
+
+/**
+ * The statement that makes a prune of the change log (changes.ts `pruneChanges`) wait for
+ * another one, or null where the dialect needs none. PostgreSQL: a transaction-scoped advisory
+ * lock in a lock space of its own (seed 4): of two prunes at once, the second reads the horizon
+ * the first wrote, so the horizon never moves back and a cursor before the deleted entries is
+ * always refused. SQLite: null, BEGIN IMMEDIATE holds the database's one write lock.
+ */
+export function changeLogPruneLock(dialect: Dialect): SQL | null {
+  return dialect === 'postgres' ? sql`SELECT pg_advisory_xact_lock(hashtextextended('change_log_prune', 4))` : null;
+}
