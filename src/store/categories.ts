@@ -6,7 +6,7 @@
  */
 import { sql, type SQL } from 'drizzle-orm';
 import { CATEGORY_SOURCES, type CategorySourceColumn } from './sqlite/schema';
-import { toNumber } from './dialect-sql';
+import { lockAccounts, toNumber } from './dialect-sql';
 import type { SqlRow, SqlRunner } from './sql-runner';
 
 export { CATEGORY_SOURCES, type CategorySourceColumn };
@@ -139,6 +139,9 @@ export async function saveDecisions(r: SqlRunner, decisions: readonly DecisionWr
   if (decisions.length === 0) return 0;
   await r.transaction(
     async (tx) => {
+      // The decisions' accounts' write locks first (dialect-sql.ts `lockAccounts`): a forget of a
+      // consent over one of them deletes its categories in the table's order, not this one's.
+      await lockAccounts(tx, decisions);
       for (let i = 0; i < decisions.length; i += ROWS_PER_INSERT) {
         const chunk = decisions.slice(i, i + ROWS_PER_INSERT);
         const values = sql.join(

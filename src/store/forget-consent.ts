@@ -4,6 +4,7 @@
  * the same transaction after it (PostgreSQL deletes the files' bytes: pg-store.ts).
  */
 import { sql, type SQL } from 'drizzle-orm';
+import { lockAccounts, transfersLock } from './dialect-sql';
 import { forgetInTransaction, type ForgetReport, type ForgetSql } from './forget';
 import type { SqlRunner } from './sql-runner';
 
@@ -32,7 +33,13 @@ export async function forgetConsent(
   try {
     return await r.transaction(async (tx) => {
       const exec: ForgetSql = { all: (t, p) => tx.all(query(t, p)), run: (t, p) => tx.changes(query(t, p)) };
-      const report = await forgetInTransaction(exec, consentId);
+      // PostgreSQL: the accounts' locks, then the transfer matching's (the orphan links deleted
+      // last), as every writer of those rows takes them (dialect-sql.ts).
+      const report = await forgetInTransaction(exec, consentId, async (accounts) => {
+        await lockAccounts(tx, accounts);
+        const links = transfersLock(tx.dialect);
+        if (links) await tx.run(links);
+      });
       if (alongside) await alongside(tx, report);
       if (options.dryRun) throw new DryRun(report);
       return report;

@@ -105,7 +105,11 @@ const readerOf = (row: Record<string, unknown>): Reader => ({
 });
 
 /** The deletions and hand-overs, in the caller's open transaction (the same SQL on both dialects). */
-export async function forgetInTransaction(exec: ForgetSql, consentId: string): Promise<ForgetReport> {
+export async function forgetInTransaction(
+  exec: ForgetSql,
+  consentId: string,
+  lock: (accounts: { bank: string; accountId: string }[]) => Promise<void> = async () => undefined,
+): Promise<ForgetReport> {
   const report: ForgetReport = { consentId, deleted: {}, handedOver: {}, files: [] };
   const self = await exec.all(
     'SELECT consent_id, permissions, start_date_time, end_date_time FROM consents WHERE consent_id = ?',
@@ -121,6 +125,9 @@ export async function forgetInTransaction(exec: ForgetSql, consentId: string): P
       .join(' UNION ')}) a ORDER BY bank, account_id`,
     [...ACCOUNT_TABLES, 'sync_state'].map(() => consentId),
   )) as { bank: string; account_id: string }[];
+  // The accounts' write locks before the first write (forget-consent.ts): a worker of another
+  // consent over one of them writes before or after this, never between its read and its write.
+  await lock(accounts.map((a) => ({ bank: a.bank, accountId: a.account_id })));
   for (const { bank, account_id: accountId } of accounts) {
     // The consents that read this account, the one that synced it last first.
     const readers = (

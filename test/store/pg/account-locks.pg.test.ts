@@ -131,6 +131,24 @@ const writers: [string, (store: PgStore) => Promise<unknown>][] = [
         runId: null,
       }),
   ],
+  [
+    'categories.save',
+    (s) =>
+      s.categories.save([
+        {
+          bank: BANK,
+          accountId: A1,
+          transactionId: 't0',
+          category: 'food',
+          payee: null,
+          source: 'rule',
+          rule: 'r1',
+          rowUpdatedAt: NOW.toISOString(),
+        },
+      ]),
+  ],
+  // The consent's rows of A1 (its account, statement) deleted or handed over.
+  ['consents.forget', (s) => s.consents.forget(CONSENT, { dryRun: false })],
 ];
 
 /** This database's advisory locks (pg_locks is the whole server's; other test files run beside this one). */
