@@ -17,14 +17,8 @@
 import { randomUUID } from 'node:crypto';
 import { nzDateOf, nzDaysBetween } from '@bankdata/core/nz-time';
 import type { AlertSubject } from '../config';
-import type {
-  AlertDestination,
-  AlertTransition,
-  ConsentRecord,
-  FinishedRun,
-  OpenFinding,
-  RejectedPayment,
-} from '../store';
+import type { AlertDestination, AlertTransition, FinishedRun } from '../store';
+import type { AlertFacts } from '../store/alerts';
 import { isEndedStatus } from '../sync/consent';
 
 export const EVENT_TYPES = [
@@ -45,16 +39,6 @@ export interface AlertEvent {
   created_at: string;
   subject: string;
   data: Record<string, unknown>;
-}
-
-/** What the evaluation reads, gathered by the caller (src/alerts/raise.ts). */
-export interface AlertFacts {
-  runs: readonly FinishedRun[];
-  consents: readonly ConsentRecord[];
-  findings: readonly OpenFinding[];
-  payments: readonly RejectedPayment[];
-  /** Subjects of kinds whose absence means "no longer": continuity breaks. */
-  openBreaks: readonly string[];
 }
 
 export interface JudgeOptions {

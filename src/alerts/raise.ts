@@ -1,10 +1,11 @@
 /**
  * The one function every command that can change alertable state ends with (docs/alerts.md
- * "When alerts are judged"): judge each subject's state from the store, queue the events of the
- * subjects whose state changed, then deliver the outbox (what is due, within the budget). Called
- * from the CLI's postAction hook for the commands declared with `raisesAlerts` (src/cli/main.ts)
- * and after each job of `bankdata schedule` (src/cli/schedule.ts). Nothing is judged or sent
- * while no destination is configured.
+ * "When alerts are judged"): judge each subject's state from the store and queue the events of
+ * the subjects whose state changed (one transaction behind the evaluation's lock), then deliver
+ * the outbox (what is due, within the budget) after that transaction, so that a slow receiver
+ * never holds the lock. Called from the CLI's postAction hook for the commands declared with
+ * `raisesAlerts` (src/cli/main.ts) and after each job of `bankdata schedule`
+ * (src/cli/schedule.ts). Nothing is judged or sent while no destination is configured.
  */
 import { alertsWebhookSecret, type Config } from '../config';
 import type { Clock } from '@bankdata/core/clock';
@@ -41,24 +42,18 @@ export function deliverySettings(config: Config): DeliverySettings {
   };
 }
 
-/** Judges every subject now and queues the events of those whose state changed; returns their ids. */
+/**
+ * Judges every subject now and queues the events of those whose state changed; returns their ids.
+ * The facts are read, judged and applied in one store operation behind the evaluation's lock, so
+ * that evaluations in several processes at once take turns: each judges what the previous one
+ * committed, and none writes a state older than one already written (the next evaluation then
+ * raised the same failure a second time).
+ */
 export async function evaluateAlerts(config: Config, store: Store, now: Clock = store.now): Promise<string[]> {
   const destinations = destinationsOf(config);
   if (destinations.length === 0) return [];
-  const on = new Set(config.alerts.on);
-  const [runs, consents, findings, payments, breaks] = await Promise.all([
-    on.has('run') ? store.alerts.latestFinishedRuns() : [],
-    on.has('consent') ? store.consents.list() : [],
-    on.has('continuity') ? store.alerts.openFindings() : [],
-    on.has('payment') ? store.alerts.rejectedPayments() : [],
-    on.has('continuity') ? store.alerts.states('continuity') : [],
-  ]);
-  const at = now();
-  const transitions = judge(
-    { runs, consents, findings, payments, openBreaks: breaks.filter((b) => b.state === 'open').map((b) => b.subject) },
-    { on: config.alerts.on, expiryWarningDays: config.expiryWarningDays, destinations, now: at },
-  );
-  return store.alerts.transition(transitions, at);
+  const options = { on: config.alerts.on, expiryWarningDays: config.expiryWarningDays, destinations };
+  return store.alerts.evaluate(config.alerts.on, (facts, at) => judge(facts, { ...options, now: at }), now);
 }
 
 /** Judge, queue, deliver: the end of every command that can change alertable state. */

@@ -3,17 +3,24 @@
  * command hook are delivered from, and the reads the evaluation judges (runs with their job,
  * continuity findings, rejected payments). Written once over a SqlRunner for both dialects.
  *
- * A state change and its events are one transaction, and the change is a conditional upsert
- * (`… DO UPDATE … WHERE state differs RETURNING`): two processes judging the same change at once
- * (PostgreSQL's cooperating workers) raise its event once. An attempt is claimed by moving the
- * row's next attempt past the attempt's timeout in one UPDATE, so two processes never send the
- * same row at once; a process killed mid-attempt leaves the row due again after that time.
+ * An evaluation is one transaction behind one lock (`evaluateInTurn`), its facts read once the
+ * lock is held: evaluations in several processes at once (PostgreSQL's cooperating workers, a
+ * `check`, the scheduler) take turns, each judging what the one before committed. So none writes
+ * a state judged from facts older than a state already written (the next evaluation would raise
+ * that failed run's event a second time), and none waits for a subject's row while holding
+ * another's (40P01). A state change is a conditional upsert (`… DO UPDATE … WHERE state differs
+ * RETURNING`), so a subject judged again in the same state raises nothing. An attempt is claimed
+ * by moving the row's next attempt past the attempt's timeout in one UPDATE, so two processes
+ * never send the same row at once; a process killed mid-attempt leaves the row due again after
+ * that time.
  */
 import { and, asc, desc, eq, inArray, lte, notInArray, sql } from 'drizzle-orm';
+import { alertEvaluationLock } from './dialect-sql';
 import { insertInto, rowsOf, selectFrom, updateSet } from './sql-build';
+import { listConsents, type ConsentRecord } from './registry';
 import type { SqlRunner } from './sql-runner';
 import { alertOutbox, alertState, type AlertDeliveryState, type AlertDestination } from './sqlite/schema';
-import { toStoredInstant, type Instant } from './time';
+import { toStoredInstant, type Clock, type Instant } from './time';
 
 export type AlertStateRow = typeof alertState.$inferSelect;
 export type AlertOutboxRow = typeof alertOutbox.$inferSelect;
@@ -49,27 +56,102 @@ export async function listAlertStates(r: SqlRunner, kind?: string): Promise<Aler
   return rowsOf(alertState, await r.all(sql`${selectFrom(alertState)}${where} ORDER BY subject`));
 }
 
-/** Applies the transitions in one transaction; returns the event ids raised (the subjects whose state changed). */
-export async function applyTransitions(
+/**
+ * The kinds of subject an evaluation may judge: the config's `alerts.on` (src/config/schema.ts
+ * `ALERT_SUBJECTS`), which src/alerts/raise.ts passes as it is, so a kind added there does not
+ * compile until it is read here.
+ */
+export type AlertKind = 'run' | 'consent' | 'continuity' | 'payment';
+
+/** What an evaluation judges, read in its transaction; the facts of a kind not asked for are empty. */
+export interface AlertFacts {
+  runs: readonly FinishedRun[];
+  consents: readonly ConsentRecord[];
+  findings: readonly OpenFinding[];
+  payments: readonly RejectedPayment[];
+  /** Subjects of kinds whose absence means "no longer": the continuity breaks last judged open. */
+  openBreaks: readonly string[];
+}
+
+/**
+ * Judges the facts at `now` (src/alerts/events.ts `judge`): each subject's state, with the event
+ * its change would raise. It runs inside the evaluation's transaction, behind its lock, so it
+ * should compute and not wait on anything slow.
+ */
+export type AlertJudge = (
+  facts: AlertFacts,
+  now: Date,
+) => readonly AlertTransition[] | Promise<readonly AlertTransition[]>;
+
+/**
+ * One evaluation: the lock, then the facts of `kinds` read, judged at the clock's time, and the
+ * transitions applied with their events queued, all in one transaction; returns the event ids
+ * raised. The facts are read after the lock, so under PostgreSQL's READ COMMITTED they include
+ * everything the previous evaluation committed, and no evaluation applies facts older than the
+ * states another one wrote meanwhile. Delivery is not part of it: a slow receiver must not hold
+ * the lock.
+ */
+export async function evaluateInTurn(
   r: SqlRunner,
+  kinds: readonly AlertKind[],
+  judge: AlertJudge,
+  clock: Clock,
+): Promise<string[]> {
+  return r.transaction(async (tx) => {
+    const lock = alertEvaluationLock(tx.dialect);
+    if (lock) await tx.run(lock);
+    const facts = await readFacts(tx, new Set(kinds));
+    const now = clock();
+    return applyTransitions(tx, await judge(facts, now), now);
+  });
+}
+
+async function readFacts(r: SqlRunner, kinds: ReadonlySet<AlertKind>): Promise<AlertFacts> {
+  const runs = kinds.has('run') ? await latestFinishedRuns(r) : [];
+  const consents = kinds.has('consent') ? await listConsents(r) : [];
+  const findings = kinds.has('continuity') ? await openFindings(r) : [];
+  const payments = kinds.has('payment') ? await rejectedPayments(r) : [];
+  const breaks = kinds.has('continuity') ? await listAlertStates(r, 'continuity') : [];
+  return {
+    runs,
+    consents,
+    findings,
+    payments,
+    openBreaks: breaks.filter((b) => b.state === 'open').map((b) => b.subject),
+  };
+}
+
+/**
+ * Applies the transitions in the evaluation's transaction; returns the event ids raised (the
+ * subjects whose state changed). The states are written in subject order: an upsert locks the
+ * subject's row even when its WHERE leaves it as it is, so two writers in different orders could
+ * each hold a row the other waits for (the lock above already keeps evaluations apart; this keeps
+ * them from deadlocking should anything else write the states). The events are queued in the
+ * judge's order, the order they are delivered in.
+ */
+async function applyTransitions(
+  tx: SqlRunner,
   transitions: readonly AlertTransition[],
   now: Instant,
 ): Promise<string[]> {
   const at = toStoredInstant(now);
-  return r.transaction(async (tx) => {
-    const raised: string[] = [];
-    for (const t of transitions) {
-      const changed = await tx.all(
-        sql`${insertInto(alertState, { subject: t.subject, kind: t.kind, state: t.state, changedAt: at })}
-          ON CONFLICT (subject) DO UPDATE SET state = excluded.state, kind = excluded.kind, changed_at = excluded.changed_at
-          WHERE alert_state.state <> excluded.state RETURNING subject`,
-      );
-      if (changed.length === 0 || !t.event) continue;
-      await insertEvent(tx, t.event, at);
-      raised.push(t.event.eventId);
-    }
-    return raised;
-  });
+  const bySubject = [...transitions].sort((a, b) => (a.subject < b.subject ? -1 : a.subject > b.subject ? 1 : 0));
+  const changed = new Set<AlertTransition>();
+  for (const t of bySubject) {
+    const rows = await tx.all(
+      sql`${insertInto(alertState, { subject: t.subject, kind: t.kind, state: t.state, changedAt: at })}
+        ON CONFLICT (subject) DO UPDATE SET state = excluded.state, kind = excluded.kind, changed_at = excluded.changed_at
+        WHERE alert_state.state <> excluded.state RETURNING subject`,
+    );
+    if (rows.length > 0) changed.add(t);
+  }
+  const raised: string[] = [];
+  for (const t of transitions) {
+    if (!changed.has(t) || !t.event) continue;
+    await insertEvent(tx, t.event, at);
+    raised.push(t.event.eventId);
+  }
+  return raised;
 }
 
 /** Adds an event to the outbox outside any state (`bankdata alerts test`). */

@@ -195,3 +195,14 @@ export function transfersLock(dialect: Dialect): SQL | null {
 export function changeLogPruneLock(dialect: Dialect): SQL | null {
   return dialect === 'postgres' ? sql`SELECT pg_advisory_xact_lock(hashtextextended('change_log_prune', 4))` : null;
 }
+
+/**
+ * The statement that makes an alert evaluation (alerts.ts `evaluateInTurn`) wait for another,
+ * or null where the dialect needs none. PostgreSQL: a transaction-scoped advisory lock in a lock
+ * space of its own (seed 5); a lock rather than row locks on alert_state, because the facts it
+ * guards are other tables' rows and a subject's row may not exist yet. SQLite: null, BEGIN
+ * IMMEDIATE holds the database's one write lock.
+ */
+export function alertEvaluationLock(dialect: Dialect): SQL | null {
+  return dialect === 'postgres' ? sql`SELECT pg_advisory_xact_lock(hashtextextended('alert_state', 5))` : null;
+}

@@ -174,7 +174,7 @@ export function storeOf(parts: DialectParts): Store {
     }),
     alerts: settled({
       states: (kind) => alerts.listAlertStates(r, kind),
-      transition: (transitions, now) => alerts.applyTransitions(r, transitions, now ?? clock()),
+      evaluate: (kinds, judge, now) => alerts.evaluateInTurn(r, kinds, judge, now ?? clock),
       enqueue: (event, now) => alerts.enqueueEvent(r, event, now ?? clock()),
       claimDue: (options) => alerts.claimDue(r, at(options)),
       recordAttempt: (id, result) => alerts.recordAttempt(r, id, at(result)),

@@ -9,9 +9,10 @@
 import type { BudgetCounts } from '../api/pacer';
 import type {
   AlertEventInput,
+  AlertJudge,
+  AlertKind,
   AlertOutboxRow,
   AlertStateRow,
-  AlertTransition,
   AttemptResult,
   FinishedRun,
   OpenFinding,
@@ -325,8 +326,14 @@ export interface Store {
   /** Alerts (docs/alerts.md): the subjects' last states, the outbox, what the evaluation judges; alerts.ts. */
   alerts: {
     states(kind?: string): Promise<AlertStateRow[]>;
-    /** Each subject's state now, in one transaction; the events of the subjects whose state changed are queued. */
-    transition(transitions: readonly AlertTransition[], now?: Instant): Promise<string[]>;
+    /**
+     * One evaluation, in one transaction behind the evaluation's lock (PostgreSQL: an advisory
+     * lock; SQLite: BEGIN IMMEDIATE): the facts of `kinds` read, `judge` given them and the
+     * clock's time, each subject's state written and the events of those whose state changed
+     * queued. Evaluations at once take turns, each judging what the one before committed.
+     * Returns the event ids raised.
+     */
+    evaluate(kinds: readonly AlertKind[], judge: AlertJudge, now?: Clock): Promise<string[]>;
     enqueue(event: AlertEventInput, now?: Instant): Promise<void>;
     /** Claims the due pending rows (each one attempt) until `claimUntil`; no other process sends them meanwhile. */
     claimDue(options: {

@@ -1,23 +1,31 @@
 /**
  * The alert store (src/store/alerts.ts) on both dialects from this one case list: a subject's
- * state raises its event once per change (one outbox row per destination), the outbox's claims
- * keep two senders apart and the backoff across runs, and the reads the evaluation judges.
+ * state raises its event once per change (one outbox row per destination), an evaluation reads,
+ * judges and applies in one turn (two at once take turns, so a run that fails between them raises
+ * its event once), the outbox's claims keep two senders apart and the backoff across runs, and
+ * the reads the evaluation judges.
  */
-import { expect, it } from 'vitest';
-import type { AlertTransition } from '../../src/store';
-import { storeSuite } from '../support/dialects';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, expect, it } from 'vitest';
+import { evaluateAlerts } from '../../src/alerts/raise';
+import { loadConfig, type Config } from '../../src/config';
+import type { AlertTransition, SqliteStore, Store } from '../../src/store';
+import { waitFor } from '../cli/cli-process';
+import { queryRows, storeSuite } from '../support/dialects';
 
 let ids = 0;
 const transition = (subject: string, state: string, bad: boolean): AlertTransition => {
   const eventId = `event-${++ids}`;
   return {
     subject,
-    kind: 'run',
+    kind: subject.slice(0, subject.indexOf(':')),
     state,
     event: bad
       ? {
           eventId,
-          type: `run.${state}`,
+          type: `${subject.slice(0, subject.indexOf(':'))}.${state}`,
           subject,
           payloadJson: `{"id":"${eventId}"}`,
           destinations: ['webhook', 'command'],
@@ -26,20 +34,95 @@ const transition = (subject: string, state: string, bad: boolean): AlertTransiti
   };
 };
 
+/** An evaluation whose judge answers `transitions` (it reads no facts), judged at `at`. */
+const apply = (store: Store, transitions: AlertTransition[], at: string) =>
+  store.alerts.evaluate(
+    [],
+    () => transitions,
+    () => new Date(at),
+  );
+
+const dirs: string[] = [];
+afterAll(() => {
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+/** A configuration with alerts on, to the command hook only (no signing key needed). */
+function alertsConfig(): Config {
+  const dir = mkdtempSync(join(tmpdir(), 'bankdata-alert-cases-'));
+  dirs.push(dir);
+  mkdirSync(join(dir, 'config'));
+  writeFileSync(join(dir, 'config', 'local.json'), JSON.stringify({ alerts: { command: ['/bin/true'] } }));
+  return loadConfig({ cwd: dir, env: { BANKDATA_DATA_DIR: join(dir, 'data') }, userConfigFile: null });
+}
+
+/**
+ * The store with its next evaluation held after it read its facts and before it applies them:
+ * `held` settles once it is there, `release` lets it go on.
+ */
+function holdingEvaluation(store: Store): { store: Store; held: Promise<void>; release: () => void } {
+  let reached!: () => void;
+  const held = new Promise<void>((resolve) => (reached = resolve));
+  let release!: () => void;
+  const released = new Promise<void>((resolve) => (release = resolve));
+  const alerts: Store['alerts'] = {
+    ...store.alerts,
+    evaluate: (kinds, judge, now) =>
+      store.alerts.evaluate(
+        kinds,
+        async (facts, at) => {
+          reached();
+          await released;
+          return judge(facts, at);
+        },
+        now,
+      ),
+  };
+  return { store: { ...store, alerts }, held, release };
+}
+
+/**
+ * Whether what the store was asked for now waits for the held evaluation. PostgreSQL: a
+ * transaction waits for an advisory lock. SQLite: the held evaluation is inside its write
+ * transaction, behind which the runner queues every other operation of the connection
+ * (src/store/sql-runner.ts), as BEGIN IMMEDIATE makes another process wait.
+ */
+async function waitingForHeld(store: Store): Promise<boolean> {
+  if (store.dialect === 'sqlite') return (store as SqliteStore).sqlite.inTransaction;
+  const [row] = await queryRows(
+    store,
+    `SELECT count(*) AS n FROM pg_locks WHERE locktype = 'advisory' AND NOT granted
+       AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`,
+  );
+  return Number(row?.n) > 0;
+}
+
+/** Resolves once `work` settled or waits for the held evaluation; never rejects (its error stays in `work`). */
+async function settledOrWaiting(store: Store, work: Promise<unknown>): Promise<void> {
+  let settled = false;
+  work.then(
+    () => (settled = true),
+    () => (settled = true),
+  );
+  await waitFor(async () => settled || (await waitingForHeld(store)));
+}
+
+const summary = { consents: 1, requests: 2, rowsWritten: 0, failedUnits: 0, errorSummary: null };
+
 export const alertsSuite = storeSuite('the alert store', (d) => {
   it('raises an event once per change of state, one outbox row per destination', async () => {
     const store = await d.open();
-    const first = await store.alerts.transition([transition('run:sync', 'failed', true)], '2026-11-01T10:00:00Z');
+    const first = await apply(store, [transition('run:sync', 'failed', true)], '2026-11-01T10:00:00Z');
     expect(first).toHaveLength(1);
     // The same state judged again (the next night): nothing raised.
-    expect(await store.alerts.transition([transition('run:sync', 'failed', true)], '2026-11-02T10:00:00Z')).toEqual([]);
+    expect(await apply(store, [transition('run:sync', 'failed', true)], '2026-11-02T10:00:00Z')).toEqual([]);
     // Back to ok: the state is kept, no event.
-    expect(await store.alerts.transition([transition('run:sync', 'ok', false)], '2026-11-03T10:00:00Z')).toEqual([]);
+    expect(await apply(store, [transition('run:sync', 'ok', false)], '2026-11-03T10:00:00Z')).toEqual([]);
     expect((await store.alerts.states('run')).map((s) => [s.subject, s.state, s.changedAt])).toEqual([
       ['run:sync', 'ok', '2026-11-03T10:00:00.000Z'],
     ]);
     // Failed again: one more event.
-    const again = await store.alerts.transition([transition('run:sync', 'failed', true)], '2026-11-04T10:00:00Z');
+    const again = await apply(store, [transition('run:sync', 'failed', true)], '2026-11-04T10:00:00Z');
     expect(again).toHaveLength(1);
     const rows = await store.alerts.list();
     expect(rows.map((r) => [r.eventId, r.destination, r.state, r.attempts])).toEqual([
@@ -49,6 +132,61 @@ export const alertsSuite = storeSuite('the alert store', (d) => {
       [first[0], 'webhook', 'pending', 0],
     ]);
     expect(await store.alerts.counts()).toEqual({ pending: 4, delivered: 0, failed: 0 });
+  });
+
+  it('queues the events of one evaluation in the order judged, whatever order the states are written in', async () => {
+    const store = await d.open();
+    const raised = await apply(
+      store,
+      [
+        transition('run:sync', 'failed', true),
+        transition('consent:c1', 'expiring', true),
+        transition('payment:p1', 'rejected', true),
+      ],
+      '2026-11-01T10:00:00Z',
+    );
+    expect(raised).toHaveLength(3);
+    const oldestFirst = (await store.alerts.list()).filter((r) => r.destination === 'webhook').reverse();
+    expect(oldestFirst.map((r) => [r.eventId, r.subject])).toEqual([
+      [raised[0], 'run:sync'],
+      [raised[1], 'consent:c1'],
+      [raised[2], 'payment:p1'],
+    ]);
+    expect((await store.alerts.states()).map((s) => [s.subject, s.state, s.changedAt])).toEqual([
+      ['consent:c1', 'expiring', '2026-11-01T10:00:00.000Z'],
+      ['payment:p1', 'rejected', '2026-11-01T10:00:00.000Z'],
+      ['run:sync', 'failed', '2026-11-01T10:00:00.000Z'],
+    ]);
+  });
+
+  it('judges the facts read in its own turn: a run failing while another evaluation holds its facts raises run.failed once', async () => {
+    const store = await d.open();
+    const config = alertsConfig();
+    const s1 = await store.runs.start({ now: '2026-11-01T10:00:00Z' });
+    await store.runs.finish(s1, { ...summary, outcome: 'ok' }, '2026-11-01T10:05:00Z');
+    const s2 = await store.runs.start({ now: '2026-11-02T10:00:00Z' });
+    expect(await evaluateAlerts(config, store)).toEqual([]);
+
+    // A reads its facts (s1 ok, the newest finished run) and is held there.
+    const a = holdingEvaluation(store);
+    const first = evaluateAlerts(config, a.store);
+    await a.held;
+    // Then s2 ends failed and B evaluates: B either judges s2 at once or waits for A's turn.
+    const finishing = store.runs.finish(s2, { ...summary, outcome: 'failed' }, '2026-11-02T10:05:00Z');
+    await settledOrWaiting(store, finishing);
+    const second = evaluateAlerts(config, store);
+    await settledOrWaiting(store, second);
+    a.release();
+    await Promise.all([first, finishing, second]);
+    // The next evaluation judges s2 again: its failure was raised already.
+    await evaluateAlerts(config, store);
+
+    const failed = await queryRows<{ payload_json: string }>(
+      store,
+      `SELECT payload_json FROM alert_outbox WHERE type = 'run.failed'`,
+    );
+    expect(failed.map((r) => (JSON.parse(r.payload_json) as { data: { run_id: string } }).data.run_id)).toEqual([s2]);
+    expect((await store.alerts.states('run')).map((s) => [s.subject, s.state])).toEqual([['run:sync', 'failed']]);
   });
 
   it('claims a due row once until its claim ends, and keeps its backoff across runs', async () => {
