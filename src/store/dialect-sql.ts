@@ -206,3 +206,13 @@ export function changeLogPruneLock(dialect: Dialect): SQL | null {
 export function alertEvaluationLock(dialect: Dialect): SQL | null {
   return dialect === 'postgres' ? sql`SELECT pg_advisory_xact_lock(hashtextextended('alert_state', 5))` : null;
 }
+
+/**
+ * The statement that makes a consent creation's claim (consent-creations.ts `beginCreation`) wait
+ * for another of the same intent, or null where the dialect needs none. PostgreSQL: a
+ * transaction-scoped advisory lock of the intent's hash, in a lock space of its own (seed 6).
+ * SQLite: null, BEGIN IMMEDIATE holds the database's one write lock.
+ */
+export function creationIntentLock(dialect: Dialect, intentHash: string): SQL | null {
+  return dialect === 'postgres' ? sql`SELECT pg_advisory_xact_lock(hashtextextended(${intentHash}, 6))` : null;
+}

@@ -100,10 +100,11 @@ export async function createConsentFlow(
     });
     if (failure) throw new ConsentRuleError(failure);
     const body = CreateConsentRequest.parse(draft);
+    const freshKey = randomUUID();
     const row: ConsentCreationRow =
       open ??
       (await store.creations.begin({
-        idempotencyKey: randomUUID(),
+        idempotencyKey: freshKey,
         intentHash,
         bodyJson: JSON.stringify(body),
         bank: body.flow.flow_hint.bank,
@@ -111,7 +112,9 @@ export async function createConsentFlow(
         now,
       }));
     key = row.idempotencyKey;
-    how = open ? 'replayed' : 'new';
+    // Another run of the same intent may have stored its creation since the look-up above: the
+    // claim then returned that one, and its key is sent again (the bank answers with its consent).
+    how = row.idempotencyKey === freshKey ? 'new' : 'replayed';
     logger.info('consent create sending', { idempotency_key: key, how, bank: body.flow.flow_hint.bank });
     response = await send(deps, row, now);
   }

@@ -217,6 +217,21 @@ export const consentCreateSuite = storeSuite('consents create', (dialect) => {
       expect(emu.requests().filter((r) => r.method === 'POST').length).toBe(postsBefore);
     });
 
+    it('two runs of one intent at once, each finding none open before the other stored its own: one key, one consent on the server', async () => {
+      const { client } = clientFor(emu);
+      // Both looked before either stored its creation: the look-up finds none for either.
+      const blind: Store = { ...store, creations: { ...store.creations, findOpen: async () => null } };
+      const before = await consentsOnServer();
+      const first = await createConsentFlow({ ...deps(client), store: blind }, INPUT, { wait: false });
+      const second = await createConsentFlow({ ...deps(client), store: blind }, INPUT, { wait: false });
+      expect(second).toMatchObject({
+        how: 'replayed',
+        consentId: first.consentId,
+        idempotencyKey: first.idempotencyKey,
+      });
+      expect((await consentsOnServer()) - before).toBe(1);
+    });
+
     it('a stored answer that no longer fits its schema is refused, never polled as a consent id (the database is a boundary)', async () => {
       const { client } = clientFor(emu);
       const first = await createConsentFlow(deps(client), INPUT, { wait: false });
