@@ -116,70 +116,82 @@ export async function copySqliteToPostgres(
   const keptAside: KeptAside[] = [];
   /** Accounts kept aside (`bank account_id`): their balances, transactions and statements follow them. */
   const accountsAside = new Set<string>();
-  return inPgTransaction(pool, async (client) => {
-    for (const table of COPIED_TABLES) {
-      const columns = sqliteColumns(sqlite, table);
-      const resource = SYNCED_RESOURCE[table];
-      const col = (name: string) => columns.indexOf(name);
-      const [bankAt, accountAt, consentAt, rawAt] = [
-        col('bank'),
-        col('account_id'),
-        col('consent_id'),
-        col('raw_json'),
-      ];
-      const rowsPerInsert = Math.max(1, Math.floor(MAX_PARAMS / columns.length));
-      const select = sqlite.prepare(`SELECT ${columns.map(quote).join(', ')} FROM ${quote(table)}`).raw(true);
-      let batch: unknown[][] = [];
-      counts[table] = 0;
-      const flush = async (): Promise<void> => {
-        if (batch.length === 0) return;
-        await client.query(insertSql(table, columns, batch.length), batch.flat());
-        counts[table] += batch.length;
-        batch = [];
-      };
-      for (const row of select.iterate() as Iterable<unknown[]>) {
-        const nulAt = row.findIndex((v) => typeof v === 'string' && v.includes(NUL));
-        const accountKey = accountAt >= 0 ? `${String(row[bankAt])} ${String(row[accountAt])}` : '';
-        if (resource !== undefined && (nulAt >= 0 || accountsAside.has(accountKey))) {
-          if (table === 'accounts') accountsAside.add(accountKey);
-          keptAside.push({
-            resource,
-            bank: String(row[bankAt]),
-            consentId: (row[consentAt] as string | null) ?? null,
-            accountId: accountAt >= 0 ? ((row[accountAt] as string | null) ?? null) : null,
-            reason:
-              nulAt >= 0
-                ? `copied from SQLite: ${columns[nulAt]} holds a NUL character (U+0000), which PostgreSQL cannot store as text`
-                : `copied from SQLite: its account ${String(row[accountAt])} was kept aside (a NUL character)`,
-            rawPayload: escapeNul(String(row[rawAt])),
-          });
-          continue;
+  // One snapshot of the source for every table and the statement files: a sync committing while
+  // the copy runs (a window's rows and its watermark) is in the copy whole or not at all, never a
+  // watermark past rows the copy lacks. A read transaction, its snapshot taken by its first read.
+  const ownSnapshot = !sqlite.inTransaction;
+  if (ownSnapshot) {
+    sqlite.exec('BEGIN');
+    sqlite.prepare('SELECT count(*) FROM sqlite_master').get();
+  }
+  try {
+    return await inPgTransaction(pool, async (client) => {
+      for (const table of COPIED_TABLES) {
+        const columns = sqliteColumns(sqlite, table);
+        const resource = SYNCED_RESOURCE[table];
+        const col = (name: string) => columns.indexOf(name);
+        const [bankAt, accountAt, consentAt, rawAt] = [
+          col('bank'),
+          col('account_id'),
+          col('consent_id'),
+          col('raw_json'),
+        ];
+        const rowsPerInsert = Math.max(1, Math.floor(MAX_PARAMS / columns.length));
+        const select = sqlite.prepare(`SELECT ${columns.map(quote).join(', ')} FROM ${quote(table)}`).raw(true);
+        let batch: unknown[][] = [];
+        counts[table] = 0;
+        const flush = async (): Promise<void> => {
+          if (batch.length === 0) return;
+          await client.query(insertSql(table, columns, batch.length), batch.flat());
+          counts[table] += batch.length;
+          batch = [];
+        };
+        for (const row of select.iterate() as Iterable<unknown[]>) {
+          const nulAt = row.findIndex((v) => typeof v === 'string' && v.includes(NUL));
+          const accountKey = accountAt >= 0 ? `${String(row[bankAt])} ${String(row[accountAt])}` : '';
+          if (resource !== undefined && (nulAt >= 0 || accountsAside.has(accountKey))) {
+            if (table === 'accounts') accountsAside.add(accountKey);
+            keptAside.push({
+              resource,
+              bank: String(row[bankAt]),
+              consentId: (row[consentAt] as string | null) ?? null,
+              accountId: accountAt >= 0 ? ((row[accountAt] as string | null) ?? null) : null,
+              reason:
+                nulAt >= 0
+                  ? `copied from SQLite: ${columns[nulAt]} holds a NUL character (U+0000), which PostgreSQL cannot store as text`
+                  : `copied from SQLite: its account ${String(row[accountAt])} was kept aside (a NUL character)`,
+              rawPayload: escapeNul(String(row[rawAt])),
+            });
+            continue;
+          }
+          if (nulAt >= 0) counts.nul.escaped += 1;
+          batch.push(row.map((v) => (typeof v === 'string' ? escapeNul(v) : toPgValue(v))));
+          if (batch.length >= rowsPerInsert) await flush();
         }
-        if (nulAt >= 0) counts.nul.escaped += 1;
-        batch.push(row.map((v) => (typeof v === 'string' ? escapeNul(v) : toPgValue(v))));
-        if (batch.length >= rowsPerInsert) await flush();
+        await flush();
       }
-      await flush();
-    }
-    counts.statementFiles = await copyStatementFiles(sqlite, client, options.dataDir, options.onRefused);
-    for (const table of IDENTITY_TABLES) {
-      await client.query(
-        `SELECT setval(pg_get_serial_sequence($1, 'id'), coalesce((SELECT max(id) FROM ${quote(table)}), 0) + 1, false)`,
-        [table],
-      );
-    }
-    // After the sequences moved: the rows kept aside take new ids after the copied rejects.
-    const now = new Date().toISOString();
-    for (const reject of keptAside) {
-      await client.query(
-        `INSERT INTO rejects (resource, bank, consent_id, account_id, reason, raw_payload, run_id, created_at)
+      counts.statementFiles = await copyStatementFiles(sqlite, client, options.dataDir, options.onRefused);
+      for (const table of IDENTITY_TABLES) {
+        await client.query(
+          `SELECT setval(pg_get_serial_sequence($1, 'id'), coalesce((SELECT max(id) FROM ${quote(table)}), 0) + 1, false)`,
+          [table],
+        );
+      }
+      // After the sequences moved: the rows kept aside take new ids after the copied rejects.
+      const now = new Date().toISOString();
+      for (const reject of keptAside) {
+        await client.query(
+          `INSERT INTO rejects (resource, bank, consent_id, account_id, reason, raw_payload, run_id, created_at)
          VALUES ($1, $2, $3, $4, $5, $6, NULL, $7)`,
-        [reject.resource, reject.bank, reject.consentId, reject.accountId, reject.reason, reject.rawPayload, now],
-      );
-    }
-    counts.nul.keptAside = keptAside.length;
-    return counts;
-  });
+          [reject.resource, reject.bank, reject.consentId, reject.accountId, reject.reason, reject.rawPayload, now],
+        );
+      }
+      counts.nul.keptAside = keptAside.length;
+      return counts;
+    });
+  } finally {
+    if (ownSnapshot && sqlite.inTransaction) sqlite.exec('ROLLBACK');
+  }
 }
 
 interface KeptAside {
