@@ -56,13 +56,16 @@ export function registerDbCommand(program: Command): void {
           throw new UsageError(
             'db migrate --backup applies to a SQLite file; back a PostgreSQL database up with pg_dump',
           );
-        const store = await openDatabaseStore(config.db);
+        let applied = 0;
+        const store = await openDatabaseStore(config.db, { onMigrated: (n) => (applied = n) });
         await store.close();
+        const where = displayLocation(config.db);
         if (flags.json)
           process.stdout.write(
-            `${JSON.stringify({ database: displayLocation(config.db), applied: null, backup: null, reused: false, removed: [] })}\n`,
+            `${JSON.stringify({ database: where, applied, backup: null, reused: false, removed: [] })}\n`,
           );
-        else process.stderr.write(`${displayLocation(config.db)} is up to date\n`);
+        else if (applied === 0) process.stderr.write(`${where} is up to date\n`);
+        else process.stderr.write(`${where}: applied ${applied} migration(s)\n`);
         process.exitCode = ExitCode.Ok;
         return;
       }

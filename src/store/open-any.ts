@@ -15,13 +15,23 @@ import {
 import { openStore, type OpenStoreOptions } from './sqlite/sqlite-store';
 import type { Store } from './store';
 
-export async function openDatabaseStore(location: string, options: OpenStoreOptions = {}): Promise<Store> {
+export async function openDatabaseStore(
+  location: string,
+  options: OpenStoreOptions & {
+    /** PostgreSQL: told how many migrations the open applied (SQLite's are `db migrate`'s, after a backup). */
+    onMigrated?: (applied: number) => void;
+  } = {},
+): Promise<Store> {
   if (!isPostgresUrl(location)) return openStore(location, options);
   checkPostgresUrl(location);
   try {
     // Loaded only here: a command on a SQLite file never loads the PostgreSQL driver.
     const { openPgStore } = await import('./pg/pg-store');
-    const store = await openPgStore(location, { now: options.now, migrate: !options.readOnly });
+    const store = await openPgStore(location, {
+      now: options.now,
+      migrate: !options.readOnly,
+      ...(options.onMigrated ? { onMigrated: options.onMigrated } : {}),
+    });
     if (options.readOnly) {
       // A writer checked under the migration lock (migratePostgres); a reader checks here.
       const { checkPostgresSchema } = await import('./pg/open');

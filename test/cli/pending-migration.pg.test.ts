@@ -2,7 +2,8 @@
  * A PostgreSQL database an older bankdata migrated (its migrations table one entry short of this
  * binary's journal) is refused by the readers, as a SQLite file is (sqlite/open.ts): exit 6,
  * "needs 1 migration(s) before this version can read it", a hint naming `bankdata db migrate`,
- * and the database left as it was (a reader never migrates).
+ * and the database left as it was (a reader never migrates); `db migrate` applies it and says how
+ * many it applied.
  */
 import { chmodSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -47,5 +48,21 @@ describePostgres('a PostgreSQL database one migration behind', () => {
       expect(hint).toContain('bankdata db migrate');
     }
     expect(await migrationRows(url)).toEqual(before);
+  });
+
+  it('`db migrate` applies the missing migration and says so (and then, run again, that it is up to date)', async () => {
+    const journal = readJournal(PG_MIGRATIONS_DIR);
+    for (const json of [false, true]) {
+      const url = await createOlderTestDatabase(journal.length - 1);
+      const migrate = ['--db', url, 'db', 'migrate', ...(json ? ['--json'] : [])];
+      const r = await runCliInProcess(migrate, { env: ENV });
+      expect(r.code, r.stderr).toBe(0);
+      expect(await migrationRows(url)).toHaveLength(journal.length);
+      if (json) expect(JSON.parse(r.stdout)).toMatchObject({ applied: 1, backup: null });
+      else expect(r.stderr).toMatch(/: applied 1 migration\(s\)$/m);
+      const again = await runCliInProcess(migrate, { env: ENV });
+      if (json) expect(JSON.parse(again.stdout)).toMatchObject({ applied: 0 });
+      else expect(again.stderr).toMatch(/ is up to date$/m);
+    }
   });
 });

@@ -181,26 +181,22 @@ export async function checkPostgresSchema(pool: pg.Pool, options: { refuseEmpty?
  * Applies the committed migrations (src/store/pg/migrations), one process at a time, after
  * refusing a database that holds a migration this binary does not know. drizzle runs them in one
  * transaction: one that fails is rolled back and reported as exit 6 with the server's message.
+ * Returns how many it applied (0: the database was up to date).
  */
-export async function migratePostgres(pool: pg.Pool): Promise<void> {
+export async function migratePostgres(pool: pg.Pool): Promise<number> {
   const location = poolLocation(pool);
   const client = await pool.connect();
   try {
     await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK_KEY]);
     try {
       const state = await postgresSchemaState(client, location);
-      if (state.pending.length > 0) {
-        try {
-          await migrate(drizzle(client), { migrationsFolder: PG_MIGRATIONS_DIR });
-        } catch (error) {
-          throw migrationFailed(
-            location,
-            error,
-            state.pending,
-            'the database is as it was before; nothing was applied',
-          );
-        }
+      if (state.pending.length === 0) return 0;
+      try {
+        await migrate(drizzle(client), { migrationsFolder: PG_MIGRATIONS_DIR });
+      } catch (error) {
+        throw migrationFailed(location, error, state.pending, 'the database is as it was before; nothing was applied');
       }
+      return state.pending.length;
     } finally {
       await client.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK_KEY]);
     }

@@ -23,6 +23,8 @@ export interface OpenPgStoreOptions {
   now?: Clock;
   /** Apply the committed migrations (a writer); a reader never migrates. Default true. */
   migrate?: boolean;
+  /** Told how many migrations the open applied (`db migrate` reports it). */
+  onMigrated?: (applied: number) => void;
   /** Pool size. */
   max?: number;
 }
@@ -36,8 +38,11 @@ export interface PgStore extends Store {
 export async function openPgStore(url: string, options: OpenPgStoreOptions = {}): Promise<PgStore> {
   const pool = createPool(url, { max: options.max });
   try {
-    if (options.migrate !== false) await migratePostgres(pool);
-    else await pool.query('SELECT 1');
+    if (options.migrate !== false) {
+      // Called first, then told: `onMigrated?.(await …)` would skip the call when no one listens.
+      const applied = await migratePostgres(pool);
+      options.onMigrated?.(applied);
+    } else await pool.query('SELECT 1');
   } catch (error) {
     await pool.end();
     throw error;
