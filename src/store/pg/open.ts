@@ -88,6 +88,11 @@ export function createPool(url: string, options: { max?: number } = {}): pg.Pool
   // end the process on this event.
   pool.on('error', () => undefined);
   pool.on('connect', nameRepeatedStatements);
+  // A connection lost while checked out (a transaction open when the server went away): pg-pool
+  // listens only to idle ones, so without this node ends the process on the event (exit 1 and a
+  // stack trace). The loss reaches the query in flight, or the next one, as its own error, which
+  // the CLI reports as the database lost (exit 6).
+  pool.on('connect', (client) => client.on('error', () => undefined));
   return pool;
 }
 
@@ -103,16 +108,21 @@ export async function inPgTransaction<T>(
   options: { begin?: string; end?: 'COMMIT' | 'ROLLBACK' } = {},
 ): Promise<T> {
   const client = await pool.connect();
+  let broken = false;
   try {
     await client.query(options.begin ?? 'BEGIN');
     const result = await body(client);
     await client.query(options.end ?? 'COMMIT');
     return result;
   } catch (error) {
-    await client.query('ROLLBACK').catch(() => undefined);
+    // A connection that cannot even roll back is not given back to the pool: it is closed.
+    broken = await client.query('ROLLBACK').then(
+      () => false,
+      () => true,
+    );
     throw error;
   } finally {
-    client.release();
+    client.release(broken);
   }
 }
 
