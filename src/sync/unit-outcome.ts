@@ -53,7 +53,10 @@ export type UnitOutcome<T> = { ok: true; value: T } | { ok: false };
 
 /**
  * Runs one unit. Returns its value, or `{ok: false}` after recording a skip or a failure.
- * Consent-level errors are rethrown.
+ * Consent-level errors are rethrown. Once the run is stopping (a signal, a lost lease, the
+ * consent ended) no unit starts: `{ok: false}` with nothing recorded, the unit left for the next
+ * run. A unit that waited for its turn (the bank's limit being learned, a spare lane) is checked
+ * here as it starts, not only where its wait began.
  */
 export async function runUnit<T>(
   ctx: SyncContext,
@@ -62,6 +65,7 @@ export async function runUnit<T>(
   resource: string,
   work: () => Promise<T>,
 ): Promise<UnitOutcome<T>> {
+  if (ctx.stopping()) return { ok: false };
   try {
     return { ok: true, value: await work() };
   } catch (error) {
