@@ -4,7 +4,8 @@
  * (the bytes are financial data, like the database), fsync'd before it closes, renamed over the
  * final name, then the directory fsync'd so the rename survives a power cut. A failure removes
  * the temp file and never leaves a half file under the final name. Temp names end in
- * `.<12 hex>.tmp`, the form sync's sweep of a killed run's leftovers looks for.
+ * `.<host>-<pid>.<12 hex>.tmp` (writers.ts): sync's sweep of a killed run's leftovers removes
+ * those whose writer is gone, never one a live process is writing.
  *
  * Files written one after another and made durable together (a batch of statement files) join an
  * `AtomicFileGroup`: each file's `commit` only closes its temp file, and `settle` fsyncs every
@@ -18,10 +19,11 @@
  */
 import { randomBytes } from 'node:crypto';
 import { createWriteStream, existsSync, type WriteStream } from 'node:fs';
-import { link, mkdir, open, rename, rm, type FileHandle } from 'node:fs/promises';
+import { link, mkdir, open, readdir, rename, rm, type FileHandle } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { finished } from 'node:stream/promises';
 import { toLocalFileError } from './output-path';
+import { isTempSuffix, writerGone, writerMark } from './writers';
 
 export interface AtomicFileOptions {
   /** `.<name>.<hex>.tmp` (hidden from a listing of the directory) instead of `<name>.<hex>.tmp`. */
@@ -49,7 +51,7 @@ export async function openAtomicFile(finalPath: string, options: AtomicFileOptio
   const dir = dirname(finalPath);
   const create = options.createDirectories ?? true;
   if (create) await ensureDirectory(dir);
-  const suffix = `${randomBytes(6).toString('hex')}.tmp`;
+  const suffix = tempSuffix();
   const tempPath = options.hiddenTemp ? join(dir, `.${basename(finalPath)}.${suffix}`) : `${finalPath}.${suffix}`;
   const handle = await openTemp(tempPath, dir, create);
   const { group } = options;
@@ -161,6 +163,26 @@ async function openTemp(tempPath: string, dir: string, create: boolean): Promise
   return open(tempPath, 'wx', 0o600);
 }
 
+/** `<host>-<pid>.<12 hex>.tmp`: this process's temp name after a final name (writers.ts). */
+function tempSuffix(): string {
+  return `${writerMark()}.${randomBytes(6).toString('hex')}.tmp`;
+}
+
+/** Removes the temp files (and SQLite side files) of `finalPath` whose writer is gone (writers.ts `writerGone`). */
+async function removeLeftTemps(finalPath: string): Promise<void> {
+  const dir = dirname(finalPath);
+  const prefix = `${basename(finalPath)}.`;
+  let names: string[];
+  try {
+    names = await readdir(dir);
+  } catch {
+    return;
+  }
+  for (const name of names)
+    if (name.startsWith(prefix) && isTempSuffix(name.slice(prefix.length - 1)) && writerGone(name))
+      await rm(join(dir, name), { force: true });
+}
+
 /** fsync a directory so a rename survives a power cut (best effort where unsupported). */
 export async function syncDirectory(dir: string): Promise<void> {
   const handle = await open(dir, 'r');
@@ -175,7 +197,7 @@ export async function syncDirectory(dir: string): Promise<void> {
 
 /**
  * Builds a new file at `finalPath` that must not exist: `build` gets a temp path beside it
- * (`<final>.<12 hex>.tmp`) and writes the whole file there (and closes it); the temp file is then
+ * (`<final>.<host>-<pid>.<12 hex>.tmp`; a dead process's leftovers for that name removed first) and writes the whole file there (and closes it); the temp file is then
  * fsynced and linked to the final name, which fails if a file appeared there meanwhile (never
  * replaced), and removed. On any failure the temp file and its SQLite side files are removed and nothing is
  * left under the final name. `build` may return `{ keep: false }` to discard the file (nothing
@@ -209,7 +231,10 @@ export async function buildNewFile<T>(
   finalPath: string,
   build: (tempPath: string) => Promise<{ keep: boolean; value: T }>,
 ): Promise<T> {
-  const tempPath = `${finalPath}.${randomBytes(6).toString('hex')}.tmp`;
+  // A copy to the same name that a process left when it died (kill -9, a reboot mid-copy): its
+  // temp file is the size of a database, and nothing else would ever remove it.
+  await removeLeftTemps(finalPath);
+  const tempPath = `${finalPath}.${tempSuffix()}`;
   const clean = async () => {
     for (const side of ['', '-wal', '-shm', '-journal']) await rm(tempPath + side, { force: true });
   };

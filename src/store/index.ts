@@ -27,11 +27,11 @@ export type { BeginResult, RunWork } from './run-work';
 export {
   DEFAULT_LEASE_RENEW_MS,
   DEFAULT_LEASE_TTL_MS,
-  isProcessAlive,
   type AcquireResult,
   type LeaseHolder,
   type LeaseTerm,
 } from './lease';
+export { isProcessAlive } from '../fs/writers';
 export {
   ACCOUNT_DETAIL_COLUMNS,
   TRANSACTION_DETAIL_COLUMNS,

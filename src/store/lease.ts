@@ -11,6 +11,7 @@ import type { SqlRunner } from './sql-runner';
 import { hostname } from 'node:os';
 import { lease } from './sqlite/schema';
 import { toStoredInstant, toInstantMs, type Instant } from './time';
+import { isProcessAlive } from '../fs/writers';
 
 /** The defaults of config `sync.leaseTtlMs` and `sync.leaseRenewMs`, for callers without a config. */
 export const DEFAULT_LEASE_TTL_MS = 60_000;
@@ -30,17 +31,6 @@ export interface LeaseTerm {
 export type AcquireResult =
   | { ok: true; expiresAt: string; tookOver: LeaseHolder | null }
   | { ok: false; heldBy: LeaseHolder & { expiresAt: string } };
-
-/** True when a process with this pid exists on this host (`kill(pid, 0)`; ESRCH means gone). */
-export function isProcessAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    // EPERM: it exists but belongs to someone else. Only ESRCH proves it is gone.
-    return !(error instanceof Error && 'code' in error && error.code === 'ESRCH');
-  }
-}
 
 /** An arbitrary constant: the PostgreSQL advisory lock key "bankdata run lease". */
 const LEASE_LOCK_KEY = 0x6c656173;

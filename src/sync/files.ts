@@ -9,6 +9,7 @@ import { Writable } from 'node:stream';
 import { finished } from 'node:stream/promises';
 import { openAtomicFile, type AtomicFileGroup } from '../fs/atomic-file';
 import { markDataDirectory, noLinksBelow } from '../fs/data-dir';
+import { writerGone } from '../fs/writers';
 
 const EXTENSIONS: Record<string, string> = { 'application/pdf': 'pdf', 'text/csv': 'csv' };
 
@@ -99,8 +100,10 @@ export function resolveInDataDir(dataDir: string, relative: string): string {
 }
 
 /**
- * Removes temp files a killed run left behind (`<name>.<hex>.tmp`). Called while holding the
- * run lease, so no other run is writing one. Returns how many were removed.
+ * Removes temp files a killed run left behind: those whose writer is gone (src/fs/writers.ts
+ * `writerGone`: it ran on this host and no longer exists). Never one a live process is writing:
+ * on PostgreSQL a worker joining a run sweeps while the other workers write theirs. Returns how
+ * many were removed.
  */
 export async function sweepTempFiles(dir: string): Promise<number> {
   let removed = 0;
@@ -112,7 +115,7 @@ export async function sweepTempFiles(dir: string): Promise<number> {
     throw error;
   }
   for (const entry of entries) {
-    if (entry.isFile() && /\.[0-9a-f]{12}\.tmp$/.test(entry.name)) {
+    if (entry.isFile() && writerGone(entry.name)) {
       await rm(join(entry.parentPath ?? (entry as unknown as { path: string }).path, entry.name), { force: true });
       removed += 1;
     }

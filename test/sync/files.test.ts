@@ -1,9 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { createHash } from 'node:crypto';
-import { mkdtemp, readFile, readdir, rm, stat } from 'node:fs/promises';
+import { spawnSync } from 'node:child_process';
+import { mkdir, mkdtemp, readFile, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { AtomicFileGroup } from '../../src/fs/atomic-file';
+import { AtomicFileGroup, buildNewFile } from '../../src/fs/atomic-file';
+import { writerGone, writerMark } from '../../src/fs/writers';
 import { createAtomicFile, extensionFor, resolveInDataDir, statementFilePath } from '../../src/sync/files';
 
 describe('statement file names', () => {
@@ -97,7 +99,7 @@ describe('a group of atomic files', () => {
     await write(group, b, 'second');
     expect(written).toEqual({ bytes: 5, sha256: createHash('sha256').update('first').digest('hex') });
     // Only temp files so far: a crash here leaves what the next run sweeps.
-    expect((await readdir(join(dir, 'statements/PNZ/x')))[0]).toMatch(/^a\.pdf\.[0-9a-f]{12}\.tmp$/);
+    expect((await readdir(join(dir, 'statements/PNZ/x')))[0]).toMatch(/^a\.pdf\.[0-9a-f]{8}-\d+\.[0-9a-f]{12}\.tmp$/);
     expect(group.size).toBe(2);
     expect(await group.settle()).toEqual([a, b]);
     expect(group.size).toBe(0);
@@ -138,7 +140,6 @@ describe('a group of atomic files', () => {
 describe('temp files of a killed run', () => {
   it('are swept, and finished files are kept', async () => {
     const { sweepTempFiles } = await import('../../src/sync/files');
-    const { mkdir, writeFile } = await import('node:fs/promises');
     const dir = await mkdtemp(join(tmpdir(), 'bankdata-files-'));
     await mkdir(join(dir, 'PNZ/abc'), { recursive: true });
     await writeFile(join(dir, 'PNZ/abc/x.pdf'), 'done');
@@ -146,5 +147,45 @@ describe('temp files of a killed run', () => {
     expect(await sweepTempFiles(dir)).toBe(1);
     expect(await readdir(join(dir, 'PNZ/abc'))).toEqual(['x.pdf']);
     expect(await sweepTempFiles(join(dir, 'missing'))).toBe(0);
+  });
+});
+
+describe('temp files: only those of a writer that is gone are removed (src/fs/writers.ts)', () => {
+  /** The pid of a process that has ended, and a name this host's writer of that pid would give. */
+  const deadPid = () => spawnSync(process.execPath, ['-e', '0']).pid;
+  const markOf = (pid: number) => `${writerMark().split('-')[0]}-${pid}`;
+
+  it('judges a name: an older version’s (no writer) and a dead pid’s are gone; a live pid’s and another host’s are not', () => {
+    expect(writerGone('x.pdf.0123456789ab.tmp')).toBe(true);
+    expect(writerGone(`x.pdf.${markOf(deadPid())}.0123456789ab.tmp`)).toBe(true);
+    expect(writerGone(`x.pdf.${writerMark()}.0123456789ab.tmp`)).toBe(false);
+    expect(writerGone(`x.pdf.0badcafe-${deadPid()}.0123456789ab.tmp`)).toBe(false);
+    expect(writerGone('x.pdf')).toBe(false);
+  });
+
+  it('sync’s sweep keeps a temp file a live process is writing (a worker joining a PostgreSQL run sweeps beside the others)', async () => {
+    const { sweepTempFiles } = await import('../../src/sync/files');
+    const dir = await mkdtemp(join(tmpdir(), 'bankdata-files-'));
+    await mkdir(join(dir, 'PNZ/abc'), { recursive: true });
+    const live = `x.pdf.${writerMark()}.0123456789ab.tmp`;
+    await writeFile(join(dir, 'PNZ/abc', live), 'being written');
+    await writeFile(join(dir, 'PNZ/abc', `y.pdf.${markOf(deadPid())}.0123456789ab.tmp`), 'left by a kill -9');
+    expect(await sweepTempFiles(dir)).toBe(1);
+    expect(await readdir(join(dir, 'PNZ/abc'))).toEqual([live]);
+  });
+
+  it('a new file built under a name removes that name’s temp copies a dead process left, and nothing else', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'bankdata-files-'));
+    const target = join(dir, 'db.sqlite.before-migrate.sqlite');
+    const dead = `${markOf(deadPid())}.0123456789ab.tmp`;
+    const left = [`db.sqlite.before-migrate.sqlite.${dead}`, `db.sqlite.before-migrate.sqlite.${dead}-journal`];
+    const kept = [`db.sqlite.before-migrate.sqlite.${writerMark()}.abcdefabcdef.tmp`, `db.sqlite.${dead}`, 'db.sqlite'];
+    for (const name of [...left, ...kept]) await writeFile(join(dir, name), 'x');
+    await buildNewFile(target, async (temp) => {
+      await writeFile(temp, 'the copy');
+      return { keep: true, value: undefined };
+    });
+    expect((await readdir(dir)).sort()).toEqual([...kept, 'db.sqlite.before-migrate.sqlite'].sort());
+    expect(await readFile(target, 'utf8')).toBe('the copy');
   });
 });

@@ -8,7 +8,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type pg from 'pg';
 import type { ConsentId } from '@bankdata/core/schemas';
-import { isProcessAlive } from '../lease';
+import { isProcessAlive } from '../../fs/writers';
 import type { BeginInput, BeginResult } from '../run-work';
 import {
   abandonWorker,
