@@ -151,15 +151,15 @@ async function sqliteToPostgres(
   const { copySqliteToPostgres } = await import('../store/pg/copy-tables');
   // Read-only: the source is never migrated or written by a copy (exit 6 when it needs a migration).
   const source = await openStore(file, { readOnly: true });
+  try {
+    await refuseForeign(url);
+  } catch (error) {
+    await source.close();
+    throw error;
+  }
   const target = await connect(url);
   try {
-    const held = await target.pool.query<{ n: string }>('SELECT count(*)::text AS n FROM consents');
-    if (held.rows[0]?.n !== '0') {
-      throw new UsageError(
-        `${redactPostgresUrl(url)} already holds data; a copy goes into an empty database`,
-        'create a new database (createdb) and copy into it',
-      );
-    }
+    // A target holding any row is refused inside the copy's transaction (copy-tables.ts).
     return await copySqliteToPostgres(source.sqlite, target.pool, {
       dataDir: dataDir ?? dirname(resolve(file)),
       onRefused,
@@ -220,6 +220,35 @@ async function postgresToSqlite(
  * The PostgreSQL side: a target migrated, a source (`readOnly`) only checked; a server that cannot
  * be used is exit 6 with where it is (never the password).
  */
+/**
+ * Refuses, before anything is migrated into it, a database that holds tables but was never
+ * migrated by bankdata (another application's): the copy would create bankdata's tables beside
+ * its own. An empty database, or bankdata's own (maybe older, migrated next), passes.
+ */
+async function refuseForeign(url: string): Promise<void> {
+  const { createPool } = await import('../store/pg/open');
+  const pool = createPool(url, { max: 1 });
+  try {
+    const { rows } = await pool.query<{ name: string; ours: boolean }>(
+      `SELECT table_name AS name, to_regclass('drizzle.__drizzle_migrations') IS NOT NULL AS ours
+       FROM information_schema.tables WHERE table_schema = current_schema() ORDER BY table_name LIMIT 1`,
+    );
+    const first = rows[0];
+    if (first && !first.ours)
+      throw new UsageError(
+        `${redactPostgresUrl(url)} holds tables bankdata did not make (${first.name}); a copy goes into an empty database`,
+        'create a new database (createdb) and copy into it',
+      );
+  } catch (error) {
+    if (error instanceof UsageError) throw error;
+    const why = describeUnusablePostgres(error, url);
+    if (why) throw new CliError(why, ExitCode.Database);
+    throw error;
+  } finally {
+    await pool.end();
+  }
+}
+
 async function connect(url: string, options: { readOnly?: boolean } = {}) {
   checkPostgresUrl(url);
   try {

@@ -10,7 +10,8 @@ import { join } from 'node:path';
 import type Database from 'better-sqlite3';
 import type pg from 'pg';
 import { readStoredFile, RefusedStoredPath } from '../../fs/data-dir';
-import { inPgTransaction } from './open';
+import { UsageError } from '../../errors';
+import { inPgTransaction, poolLocation } from './open';
 
 /** A statement file a copy did not bring (src/fs/data-dir.ts refused its path, or it is missing or damaged). */
 export interface RefusedStatementFile {
@@ -126,6 +127,7 @@ export async function copySqliteToPostgres(
   }
   try {
     return await inPgTransaction(pool, async (client) => {
+      await refuseHeld(client, poolLocation(pool));
       for (const table of COPIED_TABLES) {
         const columns = sqliteColumns(sqlite, table);
         const resource = SYNCED_RESOURCE[table];
@@ -191,6 +193,26 @@ export async function copySqliteToPostgres(
     });
   } finally {
     if (ownSnapshot && sqlite.inTransaction) sqlite.exec('ROLLBACK');
+  }
+}
+
+/**
+ * Refuses a target one of whose tables holds a row (exit 2): a copy goes into an empty database,
+ * never merged into another's rows (a database where `bankdata meta` or a payment was already
+ * stored has no consent, and was merged into, or refused as an internal error). Checked in the
+ * copy's own transaction, so every caller passes it.
+ */
+async function refuseHeld(client: pg.PoolClient, location: string): Promise<void> {
+  const tables = await client.query<{ name: string }>(
+    `SELECT table_name AS name FROM information_schema.tables
+     WHERE table_schema = current_schema() AND table_type = 'BASE TABLE' ORDER BY table_name`,
+  );
+  for (const { name } of tables.rows) {
+    if ((await client.query(`SELECT 1 FROM ${quote(name)} LIMIT 1`)).rowCount)
+      throw new UsageError(
+        `${location} already holds data (table ${name}); a copy goes into an empty database`,
+        'create a new database (createdb) and copy into it',
+      );
   }
 }
 

@@ -157,7 +157,7 @@ async function postgresSchemaState(queryable: pg.Pool | pg.PoolClient, location:
 }
 
 /** The pool's database for messages: its URL without the password. */
-function poolLocation(pool: pg.Pool): string {
+export function poolLocation(pool: pg.Pool): string {
   const url = poolUrls.get(pool) ?? pool.options.connectionString;
   return url ? redactPostgresUrl(url) : 'PostgreSQL';
 }
