@@ -43,8 +43,10 @@ export function isStoreLost(ctx: Pick<SyncContext, 'store'>, error: unknown): bo
 
 export function describeError(error: unknown): string {
   if (error instanceof Error) {
-    const code = 'code' in error && typeof error.code === 'string' ? `${error.code}: ` : '';
-    return redact(`${code}${error.message}`);
+    const code = 'code' in error && typeof error.code === 'string' ? error.code : '';
+    // Node's file-system errors already start with their code ("ENOENT: no such file…").
+    const named = code === '' || error.message.startsWith(`${code}:`) ? error.message : `${code}: ${error.message}`;
+    return redact(named);
   }
   return redact(String(error));
 }
