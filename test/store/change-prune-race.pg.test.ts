@@ -9,7 +9,7 @@ import type { PgStore } from '../../src/store/pg/pg-store';
 import { feedSettled } from '../sync/change-feed.cases';
 import { waitFor } from '../cli/cli-process';
 import { openDatabaseStore } from '../../src/store';
-import { createTestDatabase, describePostgres, postgresDialect } from '../support/postgres';
+import { createTestDatabase, describePostgres, lockWaiters, postgresDialect } from '../support/postgres';
 import { changePruneRaceSuite } from './change-prune-race.cases';
 import { ACCOUNT, BANK, CONSENT, freshStoreOn, txRow } from './helpers';
 
@@ -52,23 +52,14 @@ describePostgres('two prunes of the change log at once', () => {
       const holder = await store.pool.connect();
       const observer = await store.pool.connect();
       try {
-        const waiting = async () =>
-          Number(
-            (
-              await observer.query<{ n: string }>(
-                `SELECT count(DISTINCT pid) AS n FROM pg_locks
-               WHERE NOT granted AND pid IN (SELECT pid FROM pg_stat_activity WHERE datname = current_database())`,
-              )
-            ).rows[0]!.n,
-          );
         // Lock-step: the horizon's row held, so the first prune stops at its write, having deleted.
         await holder.query('BEGIN');
         await holder.query('SELECT 1 FROM change_log_horizon WHERE id = 1 FOR UPDATE');
         const first = store.changes.prune({ keepDays: 0, now: '2025-03-10T00:00:00.000Z' });
-        expect(await waitFor(async () => ((await waiting()) >= 1 ? true : undefined))).toBe(true);
+        expect(await waitFor(async () => ((await lockWaiters(observer)) >= 1 ? true : undefined))).toBe(true);
         // Keeping 20 days: by itself it would delete up to t2 and set the horizon there.
         const second = store.changes.prune({ keepDays: 20, now: '2025-03-10T00:00:00.000Z' });
-        expect(await waitFor(async () => ((await waiting()) >= 2 ? true : undefined))).toBe(true);
+        expect(await waitFor(async () => ((await lockWaiters(observer)) >= 2 ? true : undefined))).toBe(true);
         await holder.query('COMMIT');
         await Promise.all([first, second]);
       } finally {

@@ -100,3 +100,16 @@ export async function createOlderTestDatabase(count: number): Promise<string> {
   }
   return url;
 }
+
+/**
+ * How many sessions of this database wait for a lock (a row's, an advisory one): what a lock-step
+ * test polls before the next step. Read from a connection outside any transaction (pg_locks and
+ * pg_stat_activity are read once per transaction).
+ */
+export async function lockWaiters(observer: pg.Pool | pg.PoolClient): Promise<number> {
+  const { rows } = await observer.query<{ n: string }>(
+    `SELECT count(DISTINCT pid) AS n FROM pg_locks
+     WHERE NOT granted AND pid IN (SELECT pid FROM pg_stat_activity WHERE datname = current_database())`,
+  );
+  return Number(rows[0]!.n);
+}

@@ -16,23 +16,15 @@ import { createPool } from '../../../src/store/pg/open';
 import { openPgStore, type PgStore } from '../../../src/store/pg/pg-store';
 import { toAccountRow } from '../../../src/sync/transform';
 import { waitFor } from '../../cli/cli-process';
-import { createTestDatabase, describePostgres } from '../../support/postgres';
+import { createTestDatabase, describePostgres, lockWaiters } from '../../support/postgres';
 import { ACCOUNT, BANK, CONSENT, NOW, OTHER_CONSENT, authorise, txRow } from '../helpers';
 
 const RANGE = { from: '2025-03-01T00:00:00.000Z', to: '2025-03-05T00:00:00.000Z' };
 const accountOf = (consentId: typeof CONSENT) =>
   toAccountRow({ AccountId: ACCOUNT, Currency: 'NZD', Nickname: 'Bills' }, { bank: BANK, consentId, fetchedAt: NOW });
 
-/** Transactions of this database waiting for a lock (read from a connection outside any transaction). */
-async function waiting(observer: pg.PoolClient): Promise<number> {
-  const { rows } = await observer.query<{ n: string }>(
-    `SELECT count(DISTINCT pid) AS n FROM pg_locks
-     WHERE NOT granted AND pid IN (SELECT pid FROM pg_stat_activity WHERE datname = current_database())`,
-  );
-  return Number(rows[0]!.n);
-}
 const untilWaiting = (observer: pg.PoolClient, n: number) =>
-  waitFor(async () => ((await waiting(observer)) >= n ? true : undefined));
+  waitFor(async () => ((await lockWaiters(observer)) >= n ? true : undefined));
 
 describePostgres('consents forget beside the writers of its accounts', () => {
   let store: PgStore;
@@ -100,7 +92,7 @@ describePostgres('consents forget beside the writers of its accounts', () => {
       .finally(() => {
         settled = true;
       });
-    expect(await waitFor(async () => ((await waiting(observer)) >= 2 || settled ? true : undefined))).toBe(true);
+    expect(await waitFor(async () => ((await lockWaiters(observer)) >= 2 || settled ? true : undefined))).toBe(true);
     await holder.query('COMMIT');
     await forgetting;
     await windowing;

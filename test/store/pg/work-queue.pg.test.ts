@@ -26,7 +26,7 @@ import {
   type WorkerReport,
 } from '../../../src/store/pg/work-queue';
 import { runCliInProcess, waitFor } from '../../cli/cli-process';
-import { createOlderTestDatabase, createTestDatabase, describePostgres } from '../../support/postgres';
+import { createOlderTestDatabase, createTestDatabase, describePostgres, lockWaiters } from '../../support/postgres';
 
 const NOW = new Date('2025-03-05T00:00:00.000Z');
 const TTL = 60_000;
@@ -223,17 +223,8 @@ describePostgres('cooperating workers: the work queue', () => {
         runId,
         consentIds[1],
       ]);
-      const waiting = async () =>
-        Number(
-          (
-            await observer.query<{ n: string }>(
-              `SELECT count(DISTINCT pid) AS n FROM pg_locks
-               WHERE NOT granted AND pid IN (SELECT pid FROM pg_stat_activity WHERE datname = current_database())`,
-            )
-          ).rows[0]!.n,
-        );
       const abandoning = abandonWorker(a, { runId, workerId: 'w1', now: NOW });
-      expect(await waitFor(async () => ((await waiting()) >= 1 ? true : undefined))).toBe(true);
+      expect(await waitFor(async () => ((await lockWaiters(observer)) >= 1 ? true : undefined))).toBe(true);
       const joining = openOrJoinRun(b, {
         worker: worker(2),
         consentIds,
@@ -241,7 +232,7 @@ describePostgres('cooperating workers: the work queue', () => {
         now: NOW,
         leaseTtlMs: TTL,
       });
-      expect(await waitFor(async () => ((await waiting()) >= 2 ? true : undefined))).toBe(true);
+      expect(await waitFor(async () => ((await lockWaiters(observer)) >= 2 ? true : undefined))).toBe(true);
       await holder.query('COMMIT');
       const settled = await Promise.allSettled([abandoning, joining]);
       expect(settled.map((s) => (s.status === 'rejected' ? String(s.reason) : 'ok'))).toEqual(['ok', 'ok']);
