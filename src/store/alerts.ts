@@ -15,7 +15,7 @@
  * that time.
  */
 import { and, asc, desc, eq, inArray, lte, notInArray, sql } from 'drizzle-orm';
-import { alertEvaluationLock } from './dialect-sql';
+import { takeLock } from './dialect-sql';
 import { insertInto, rowsOf, selectFrom, updateSet } from './sql-build';
 import { listConsents, type ConsentRecord } from './registry';
 import type { SqlRunner } from './sql-runner';
@@ -98,8 +98,7 @@ export async function evaluateInTurn(
   clock: Clock,
 ): Promise<string[]> {
   return r.transaction(async (tx) => {
-    const lock = alertEvaluationLock(tx.dialect);
-    if (lock) await tx.run(lock);
+    await takeLock(tx, 'alertEvaluation');
     const facts = await readFacts(tx, new Set(kinds));
     const now = clock();
     return applyTransitions(tx, await judge(facts, now), now);

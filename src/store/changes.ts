@@ -19,7 +19,7 @@
  */
 import { sql, type SQL } from 'drizzle-orm';
 import { UsageError } from '../errors';
-import { changeLogPruneLock } from './dialect-sql';
+import { takeLock } from './dialect-sql';
 import { WATCHED_COLUMNS } from './change-feed';
 import type { SqlRow, SqlRunner } from './sql-runner';
 import { toInstant } from '@bankdata/core/nz-time';
@@ -284,8 +284,7 @@ export async function pruneChanges(r: SqlRunner, options: { keepDays: number; no
   }
   const cutoff = toStoredInstant(toInstant(options.now).minus({ days: options.keepDays }));
   return r.transaction(async (tx) => {
-    const lock = changeLogPruneLock(tx.dialect);
-    if (lock) await tx.run(lock);
+    await takeLock(tx, 'changeLogPrune');
     const newest = await tx.get(
       sql`SELECT xid, seq FROM change_log WHERE ${servable(tx)} AND logged_at <= ${cutoff}
           ORDER BY ${tx.dialect === 'postgres' ? sql`xid DESC, seq DESC` : sql`seq DESC`} LIMIT 1`,

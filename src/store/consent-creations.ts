@@ -8,7 +8,7 @@ import { createHash } from 'node:crypto';
 import { and, eq, gte, sql } from 'drizzle-orm';
 import type { BankName, ConsentId, ConsentStatus, CreateConsentResponse } from '@bankdata/core/schemas';
 import { insertInto, returningAll, rowOf, rowsOf, selectFrom, updateSet } from './sql-build';
-import { creationIntentLock } from './dialect-sql';
+import { takeLock } from './dialect-sql';
 import type { SqlRunner } from './sql-runner';
 import { consentCreations, type ConsentCreationState } from './sqlite/schema';
 import { toStoredInstant, toInstantMs, type Instant } from './time';
@@ -60,15 +60,14 @@ export interface BeginCreationInput {
 /**
  * The new `pending` row, unless a creation of the same intent is open (`findOpenCreation`): then
  * that one, whose key the caller sends again. The look-up and the insert are one transaction
- * under the intent's lock (PostgreSQL: an advisory lock, `creationIntentLock`; SQLite: BEGIN
+ * under the intent's lock (PostgreSQL: an advisory lock, `takeLock`; SQLite: BEGIN
  * IMMEDIATE), so two `consents create` of one intent at once, each of which found none open
  * before, still share one key, and the bank makes one consent.
  */
 export async function beginCreation(r: SqlRunner, input: BeginCreationInput): Promise<ConsentCreationRow> {
   const at = toStoredInstant(input.now);
   return r.transaction(async (tx) => {
-    const lock = creationIntentLock(tx.dialect, input.intentHash);
-    if (lock) await tx.run(lock);
+    await takeLock(tx, 'creationIntent', input.intentHash);
     const open = await findOpenCreation(tx, input.intentHash, input.now);
     if (open) return open;
     const row = await tx.get(

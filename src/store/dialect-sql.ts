@@ -111,14 +111,51 @@ export function forUpdate(dialect: Dialect): SQL {
 }
 
 /**
- * The statement that makes a write transaction wait for others writing the same account, or null
- * where the dialect needs none. PostgreSQL: the account's transaction-scoped advisory lock, the
- * key the unit and window commits take (pg/window-commit.ts `lockAccount`), so that two workers
- * replacing one account's rows take turns. SQLite: null, a write transaction holds the
- * database's one write lock.
+ * PostgreSQL's transaction-scoped advisory locks, each kind in a lock space of its own (the seed
+ * of `hashtextextended`), so that keys of two kinds never meet. A kind held for one thing (the
+ * transfer matching, a prune of the change log, an alert evaluation) has its key here; the
+ * others are keyed by what they guard. The numbers and keys never change: a worker of the
+ * previous version may run beside this one.
+ * - account (key "bank/accountId"; a bank name has no "/"): every writer of an account's rows,
+ *   through `lockAccounts`.
+ * - customer ("bank/consentId"): the consenting customer's party of a consent.
+ * - paymentConsent (the consent id): a payment claim (payment-requests.ts `claimAttempt`).
+ * - transferLinks: a transfer matching (transfers.ts `rematch`), so two workers ending one run
+ *   replace the links in turn; `consents forget` deletes orphaned links behind it.
+ * - changeLogPrune: a prune (changes.ts `pruneChanges`): the second of two reads the horizon the
+ *   first wrote, so the horizon never moves back.
+ * - alertEvaluation: an evaluation (alerts.ts `evaluateInTurn`); a lock rather than row locks on
+ *   alert_state, because the facts it guards are other tables' rows.
+ * - creationIntent (the intent's hash): a consent creation's claim (consent-creations.ts
+ *   `beginCreation`).
  */
-export function accountWriteLock(dialect: Dialect, bank: string, accountId: string): SQL | null {
-  return dialect === 'postgres' ? pgAccountLock(bank, accountId) : null;
+const LOCK_SPACES = {
+  account: { seed: 0 },
+  customer: { seed: 1 },
+  paymentConsent: { seed: 2 },
+  transferLinks: { seed: 3, key: 'transfer_links' },
+  changeLogPrune: { seed: 4, key: 'change_log_prune' },
+  alertEvaluation: { seed: 5, key: 'alert_state' },
+  creationIntent: { seed: 6 },
+} as const;
+type KeyedSpace = {
+  [S in keyof typeof LOCK_SPACES]: (typeof LOCK_SPACES)[S] extends { key: string } ? never : S;
+}[keyof typeof LOCK_SPACES];
+type HeldSpace = Exclude<keyof typeof LOCK_SPACES, KeyedSpace>;
+
+/**
+ * Makes the transaction wait for any other holding the same lock, until it ends (PostgreSQL: the
+ * advisory lock of `LOCK_SPACES`). SQLite: nothing to take, a write transaction (BEGIN IMMEDIATE)
+ * holds the database's one write lock.
+ */
+export async function takeLock(tx: SqlRunner, space: HeldSpace): Promise<void>;
+export async function takeLock(tx: SqlRunner, space: KeyedSpace, key: string): Promise<void>;
+export async function takeLock(tx: SqlRunner, space: keyof typeof LOCK_SPACES, key?: string): Promise<void> {
+  if (tx.dialect !== 'postgres') return;
+  const lock: { seed: number; key?: string } = LOCK_SPACES[space];
+  const text = lock.key ?? key;
+  if (text === undefined) throw new Error(`takeLock: the ${space} lock needs a key`);
+  await tx.run(sql`SELECT pg_advisory_xact_lock(hashtextextended(${text}, ${lock.seed}))`);
 }
 
 /**
@@ -126,8 +163,7 @@ export function accountWriteLock(dialect: Dialect, bank: string, accountId: stri
  * order, and returns them in that order. Every transaction that writes an account's rows takes its
  * accounts' locks here, before its first write: two workers writing the same accounts (two
  * consents over one account, one commit of several accounts beside a commit of one) then wait
- * for each other instead of holding rows the other needs (a deadlock, PostgreSQL's 40P01). SQLite:
- * nothing to take.
+ * for each other instead of holding rows the other needs (a deadlock, PostgreSQL's 40P01).
  */
 export async function lockAccounts<A extends { bank: string; accountId: string }>(
   tx: SqlRunner,
@@ -135,37 +171,9 @@ export async function lockAccounts<A extends { bank: string; accountId: string }
 ): Promise<A[]> {
   const byKey = new Map<string, A>();
   for (const account of accounts) byKey.set(`${account.bank}/${account.accountId}`, account);
-  const sorted = [...byKey.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, a]) => a);
-  for (const account of sorted) {
-    const lock = accountWriteLock(tx.dialect, account.bank, account.accountId);
-    if (lock) await tx.run(lock);
-  }
-  return sorted;
-}
-
-/**
- * As `accountWriteLock` for the customer's party of a consent (accountId null: one per bank and
- * consent), in a lock space of its own (seed 1).
- */
-export function customerWriteLock(dialect: Dialect, bank: string, consentId: string): SQL | null {
-  return dialect === 'postgres'
-    ? sql`SELECT pg_advisory_xact_lock(hashtextextended(${`${bank}/${consentId}`}, 1))`
-    : null;
-}
-
-/** PostgreSQL: serialises writers of one account until the transaction ends (a bank name has no "/", so the key is unambiguous). */
-export function pgAccountLock(bank: string, accountId: string): SQL {
-  return sql`SELECT pg_advisory_xact_lock(hashtextextended(${`${bank}/${accountId}`}, 0))`;
-}
-
-/**
- * The statement that makes a payment claim (payment-requests.ts `claimAttempt`) wait for another
- * claim on the same payment consent, or null where the dialect needs none. PostgreSQL: the
- * consent's transaction-scoped advisory lock, in a lock space of its own (seed 2). SQLite: null,
- * the claim's BEGIN IMMEDIATE holds the database's one write lock.
- */
-export function paymentConsentLock(dialect: Dialect, consentId: string): SQL | null {
-  return dialect === 'postgres' ? sql`SELECT pg_advisory_xact_lock(hashtextextended(${consentId}, 2))` : null;
+  const sorted = [...byKey.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  for (const [key] of sorted) await takeLock(tx, 'account', key);
+  return sorted.map(([, account]) => account);
 }
 
 /** Whole days from NZ date `a` to NZ date `b` (both `YYYY-MM-DD` text), signed: b − a. */
@@ -173,46 +181,4 @@ export function nzDateDiff(dialect: Dialect, a: SQL, b: SQL): SQL {
   return dialect === 'postgres'
     ? sql`((${b})::date - (${a})::date)`
     : sql`CAST(julianday(${b}) - julianday(${a}) AS INTEGER)`;
-}
-
-/**
- * The statement that makes a transfer matching (transfers.ts `rematch`) wait for another
- * one, or null where the dialect needs none. PostgreSQL: a transaction-scoped advisory lock in a
- * lock space of its own (seed 3), so that two workers ending one run replace the links in turn.
- * SQLite: null, BEGIN IMMEDIATE holds the database's one write lock.
- */
-export function transfersLock(dialect: Dialect): SQL | null {
-  return dialect === 'postgres' ? sql`SELECT pg_advisory_xact_lock(hashtextextended('transfer_links', 3))` : null;
-}
-
-/**
- * The statement that makes a prune of the change log (changes.ts `pruneChanges`) wait for
- * another one, or null where the dialect needs none. PostgreSQL: a transaction-scoped advisory
- * lock in a lock space of its own (seed 4): of two prunes at once, the second reads the horizon
- * the first wrote, so the horizon never moves back and a cursor before the deleted entries is
- * always refused. SQLite: null, BEGIN IMMEDIATE holds the database's one write lock.
- */
-export function changeLogPruneLock(dialect: Dialect): SQL | null {
-  return dialect === 'postgres' ? sql`SELECT pg_advisory_xact_lock(hashtextextended('change_log_prune', 4))` : null;
-}
-
-/**
- * The statement that makes an alert evaluation (alerts.ts `evaluateInTurn`) wait for another,
- * or null where the dialect needs none. PostgreSQL: a transaction-scoped advisory lock in a lock
- * space of its own (seed 5); a lock rather than row locks on alert_state, because the facts it
- * guards are other tables' rows and a subject's row may not exist yet. SQLite: null, BEGIN
- * IMMEDIATE holds the database's one write lock.
- */
-export function alertEvaluationLock(dialect: Dialect): SQL | null {
-  return dialect === 'postgres' ? sql`SELECT pg_advisory_xact_lock(hashtextextended('alert_state', 5))` : null;
-}
-
-/**
- * The statement that makes a consent creation's claim (consent-creations.ts `beginCreation`) wait
- * for another of the same intent, or null where the dialect needs none. PostgreSQL: a
- * transaction-scoped advisory lock of the intent's hash, in a lock space of its own (seed 6).
- * SQLite: null, BEGIN IMMEDIATE holds the database's one write lock.
- */
-export function creationIntentLock(dialect: Dialect, intentHash: string): SQL | null {
-  return dialect === 'postgres' ? sql`SELECT pg_advisory_xact_lock(hashtextextended(${intentHash}, 6))` : null;
 }

@@ -4,7 +4,7 @@
  * the same transaction after it (PostgreSQL deletes the files' bytes: pg-store.ts).
  */
 import { sql, type SQL } from 'drizzle-orm';
-import { lockAccounts, transfersLock } from './dialect-sql';
+import { lockAccounts, takeLock } from './dialect-sql';
 import { forgetInTransaction, type ForgetReport, type ForgetSql } from './forget';
 import type { SqlRunner } from './sql-runner';
 
@@ -37,8 +37,7 @@ export async function forgetConsent(
       // last), as every writer of those rows takes them (dialect-sql.ts).
       const report = await forgetInTransaction(exec, consentId, async (accounts) => {
         await lockAccounts(tx, accounts);
-        const links = transfersLock(tx.dialect);
-        if (links) await tx.run(links);
+        await takeLock(tx, 'transferLinks');
       });
       if (alongside) await alongside(tx, report);
       if (options.dryRun) throw new DryRun(report);

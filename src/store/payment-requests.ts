@@ -19,7 +19,7 @@
  */
 import { sql } from 'drizzle-orm';
 import { requestIdentity } from '@bankdata/core/payment-identity';
-import { paymentConsentLock } from './dialect-sql';
+import { takeLock } from './dialect-sql';
 import { getAttempt, insertAttempt, type PaymentAttemptRow } from './payments';
 import type { SqlRow, SqlRunner } from './sql-runner';
 import type { Instant } from './time';
@@ -136,8 +136,7 @@ export type AttemptClaim =
  */
 export function claimAttempt(runner: SqlRunner, input: AttemptClaimInput): Promise<AttemptClaim> {
   return runner.transaction(async (tx) => {
-    const lock = paymentConsentLock(tx.dialect, input.consentId);
-    if (lock) await tx.run(lock);
+    await takeLock(tx, 'paymentConsent', input.consentId);
     const insert = async (): Promise<AttemptClaim> => {
       await insertAttempt(tx, {
         idempotencyKey: input.idempotencyKey,

@@ -22,7 +22,7 @@ import { accounts, balances, parties, runs, statements } from './sqlite/schema';
 import { insertInto, onConflict, rowOf, selectFrom, updateSet } from './sql-build';
 import type { SqlRunner } from './sql-runner';
 import { toStoredInstant, type Instant } from './time';
-import { allOf, customerWriteLock, lockAccounts } from './dialect-sql';
+import { allOf, lockAccounts, takeLock } from './dialect-sql';
 import { ownedRowOf } from './row-owner';
 import { countedOutcome } from './window-commit';
 
@@ -262,10 +262,8 @@ export function commitParty(r: SqlRunner, input: PartyInput): Promise<UpsertCoun
   return r.transaction(async (tx) => {
     const counts: UpsertCounts = { added: 0, updated: 0, unchanged: 0 };
     if (row) {
-      if (input.accountId === null) {
-        const lock = customerWriteLock(tx.dialect, input.bank, input.consentId);
-        if (lock) await tx.run(lock);
-      } else await lockAccounts(tx, [{ bank: input.bank, accountId: input.accountId }]);
+      if (input.accountId === null) await takeLock(tx, 'customer', `${input.bank}/${input.consentId}`);
+      else await lockAccounts(tx, [{ bank: input.bank, accountId: input.accountId }]);
       const found = await tx.get(sql`${selectFrom(parties)} WHERE ${key}`);
       const stored = found && rowOf(parties, found);
       const write = planUpsertWrite(stored, await ownedRowOf(tx, row, stored), [], now);

@@ -9,7 +9,7 @@
  */
 import { sql, type SQL } from 'drizzle-orm';
 import type { AccountId, BankName, TransactionId } from '@bankdata/core/schemas';
-import { nzDateDiff, toNumber, transfersLock, str, strOrNull } from './dialect-sql';
+import { nzDateDiff, takeLock, toNumber, str, strOrNull } from './dialect-sql';
 import type { TransferStatus } from './sqlite/schema';
 import type { SqlRow, SqlRunner } from './sql-runner';
 
@@ -256,7 +256,6 @@ async function writeLinks(tx: SqlRunner, links: readonly TransferLinkInput[], li
 }
 
 export function transferReads(runner: SqlRunner): TransferReads {
-  const d = runner.dialect;
   const view = (status: TransferStatus) => sql.raw(status === 'linked' ? 'v_transfers' : 'v_transfer_ambiguities');
   return {
     /**
@@ -273,8 +272,7 @@ export function transferReads(runner: SqlRunner): TransferReads {
       };
       if (!options.save) return match(runner);
       return runner.transaction(async (tx) => {
-        const lock = transfersLock(d);
-        if (lock) await tx.run(lock);
+        await takeLock(tx, 'transferLinks');
         const result = await match(tx);
         await writeLinks(tx, result.links, options.linkedAt);
         return result;

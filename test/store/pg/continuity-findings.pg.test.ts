@@ -1,7 +1,7 @@
 /**
  * Two workers replacing one account's continuity findings at the same moment (an account read
  * through consents that two workers synced; src/sync/run.ts `closingCheck`): each replacement
- * takes the account's write lock (src/store/dialect-sql.ts `accountWriteLock`), so the second
+ * takes the account's write lock (src/store/dialect-sql.ts `lockAccounts`), so the second
  * DELETE sees the first one's rows and the findings are stored once, never twice; two accounts
  * replaced in opposite orders do not deadlock.
  */
