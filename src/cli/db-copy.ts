@@ -16,6 +16,7 @@
 import { existsSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import type { Command } from 'commander';
+import type pg from 'pg';
 import { nzMidnight } from '@bankdata/core/nz-time';
 import { CliError, ExitCode, UsageError } from '../errors';
 import { buildNewFile } from '../fs/atomic-file';
@@ -151,13 +152,10 @@ async function sqliteToPostgres(
   const { copySqliteToPostgres } = await import('../store/pg/copy-tables');
   // Read-only: the source is never migrated or written by a copy (exit 6 when it needs a migration).
   const source = await openStore(file, { readOnly: true });
-  try {
-    await refuseForeign(url);
-  } catch (error) {
+  const target = await connect(url, { copyInto: true }).catch(async (error: unknown) => {
     await source.close();
     throw error;
-  }
-  const target = await connect(url);
+  });
   try {
     // A target holding any row is refused inside the copy's transaction (copy-tables.ts).
     return await copySqliteToPostgres(source.sqlite, target.pool, {
@@ -225,34 +223,27 @@ async function postgresToSqlite(
  * migrated by bankdata (another application's): the copy would create bankdata's tables beside
  * its own. An empty database, or bankdata's own (maybe older, migrated next), passes.
  */
-async function refuseForeign(url: string): Promise<void> {
-  const { createPool } = await import('../store/pg/open');
-  const pool = createPool(url, { max: 1 });
-  try {
-    const { rows } = await pool.query<{ name: string; ours: boolean }>(
-      `SELECT table_name AS name, to_regclass('drizzle.__drizzle_migrations') IS NOT NULL AS ours
-       FROM information_schema.tables WHERE table_schema = current_schema() ORDER BY table_name LIMIT 1`,
+async function refuseForeign(pool: pg.Pool, url: string): Promise<void> {
+  const { rows } = await pool.query<{ name: string; ours: boolean }>(
+    `SELECT table_name AS name, to_regclass('drizzle.__drizzle_migrations') IS NOT NULL AS ours
+     FROM information_schema.tables WHERE table_schema = current_schema() ORDER BY table_name LIMIT 1`,
+  );
+  const first = rows[0];
+  if (first && !first.ours)
+    throw new UsageError(
+      `${redactPostgresUrl(url)} holds tables bankdata did not make (${first.name}); a copy goes into an empty database`,
+      'create a new database (createdb) and copy into it',
     );
-    const first = rows[0];
-    if (first && !first.ours)
-      throw new UsageError(
-        `${redactPostgresUrl(url)} holds tables bankdata did not make (${first.name}); a copy goes into an empty database`,
-        'create a new database (createdb) and copy into it',
-      );
-  } catch (error) {
-    if (error instanceof UsageError) throw error;
-    const why = describeUnusablePostgres(error, url);
-    if (why) throw new CliError(why, ExitCode.Database);
-    throw error;
-  } finally {
-    await pool.end();
-  }
 }
 
-async function connect(url: string, options: { readOnly?: boolean } = {}) {
+async function connect(url: string, options: { readOnly?: boolean; copyInto?: boolean } = {}) {
   checkPostgresUrl(url);
   try {
-    return await openPostgres(url, { max: 2, readOnly: options.readOnly ?? false });
+    return await openPostgres(url, {
+      max: 2,
+      readOnly: options.readOnly ?? false,
+      ...(options.copyInto ? { beforeMigrate: (pool: pg.Pool) => refuseForeign(pool, url) } : {}),
+    });
   } catch (error) {
     const why = describeUnusablePostgres(error, url);
     if (why) throw new CliError(why, ExitCode.Database);

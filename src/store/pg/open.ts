@@ -222,12 +222,20 @@ export async function migratePostgres(pool: pg.Pool): Promise<number> {
  */
 export async function openPostgres(
   url: string,
-  options: { max?: number; readOnly?: boolean } = {},
+  options: {
+    max?: number;
+    readOnly?: boolean;
+    /** A writer's own check of the database before anything is migrated into it (db copy's target). */
+    beforeMigrate?: (pool: pg.Pool) => Promise<void>;
+  } = {},
 ): Promise<OpenedPostgres> {
   const pool = createPool(url, options);
   try {
     if (options.readOnly) await checkPostgresSchema(pool, { refuseEmpty: true });
-    else await migratePostgres(pool);
+    else {
+      await options.beforeMigrate?.(pool);
+      await migratePostgres(pool);
+    }
   } catch (error) {
     await pool.end();
     throw error;
