@@ -152,12 +152,12 @@ const writers: [string, (store: PgStore) => Promise<unknown>][] = [
 ];
 
 /** This database's advisory locks (pg_locks is the whole server's; other test files run beside this one). */
-async function advisoryLocks(client: pg.PoolClient, granted: boolean, pid?: number): Promise<number> {
+async function advisoryLocks(client: pg.PoolClient, granted: boolean): Promise<number> {
   const { rows } = await client.query(
     `SELECT count(*) AS n FROM pg_locks
-     WHERE locktype = 'advisory' AND granted = $1 AND ($2::int IS NULL OR pid = $2)
+     WHERE locktype = 'advisory' AND granted = $1
        AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`,
-    [granted, pid ?? null],
+    [granted],
   );
   return Number(rows[0].n);
 }
@@ -168,68 +168,61 @@ const lockOf = (client: pg.PoolClient, accountId: AccountId) =>
 
 describePostgres('the account write lock on PostgreSQL', () => {
   let store: PgStore;
-  let url: string;
+  // The other transaction: a connection of the test's own, beside the store's pool.
+  let side: pg.Pool;
+  let holder: pg.PoolClient;
   beforeEach(async () => {
-    url = await createTestDatabase();
+    const url = await createTestDatabase();
     store = await openPgStore(url, { now: () => NOW });
+    side = createPool(url);
+    holder = await side.connect();
     await store.consents.add(CONSENT);
     await store.commitAccounts({ ...ctx, rows: [account(A1), account(A2)], runId: null });
     await store.commitStatements({ ...ctx, accountId: A1, rows: [statement('s1')], runId: null });
   });
   afterEach(async () => {
+    await holder.query('ROLLBACK').catch(() => undefined);
+    holder.release();
+    await side.end();
     await store.close();
   });
 
   describe.each(writers)('%s', (_name, write) => {
     it("waits for another transaction holding the account's lock, then writes", async () => {
-      const other = createPool(url);
-      const holder = await other.connect();
-      try {
-        await holder.query('BEGIN');
-        await lockOf(holder, A1);
-        let settled = false;
-        const writing = write(store).finally(() => {
-          settled = true;
-        });
-        // Polled, no fixed sleep: a write that did not wait settles, and the poll stops with none waiting.
-        const waiting = await waitFor(async () => {
-          const n = await advisoryLocks(holder, false);
-          return n !== 0 || settled ? n : undefined;
-        });
-        expect(waiting).toBe(1);
-        expect(settled).toBe(false);
-        await holder.query('COMMIT');
-        await writing;
-      } finally {
-        holder.release();
-        await other.end();
-      }
+      await holder.query('BEGIN');
+      await lockOf(holder, A1);
+      let settled = false;
+      const writing = write(store).finally(() => {
+        settled = true;
+      });
+      // Polled, no fixed sleep: a write that did not wait settles, and the poll stops with none waiting.
+      const waiting = await waitFor(async () => {
+        const n = await advisoryLocks(holder, false);
+        return n !== 0 || settled ? n : undefined;
+      });
+      expect(waiting).toBe(1);
+      expect(settled).toBe(false);
+      await holder.query('COMMIT');
+      await writing;
     });
   });
 
   it('takes several accounts’ locks in one order: another transaction taking them in that order never deadlocks with it', async () => {
-    const other = createPool(url);
-    const holder = await other.connect();
-    try {
-      await holder.query('BEGIN');
-      await lockOf(holder, A1);
-      let settled = false;
-      const writing = store.commitAccounts({ ...ctx, rows: [account(A2), account(A1)], runId: null }).then(() => {
-        settled = true;
-      });
-      expect(await waitFor(async () => ((await advisoryLocks(holder, false)) !== 0 ? true : undefined))).toBe(true);
-      // The commit waits for A1 holding no lock of its own, so the holder's next lock (A2) is free
-      // (taken A2 first, it would wait for the holder while the holder waits for it: 40P01).
-      expect(await advisoryLocks(holder, true)).toBe(1);
-      await lockOf(holder, A2);
-      expect(settled).toBe(false);
-      await holder.query('COMMIT');
-      await writing;
-      const { rows } = await store.pool.query(`SELECT account_id FROM accounts ORDER BY account_id`);
-      expect(rows.map((r) => r.account_id)).toEqual([A1, A2]);
-    } finally {
-      holder.release();
-      await other.end();
-    }
+    await holder.query('BEGIN');
+    await lockOf(holder, A1);
+    let settled = false;
+    const writing = store.commitAccounts({ ...ctx, rows: [account(A2), account(A1)], runId: null }).then(() => {
+      settled = true;
+    });
+    expect(await waitFor(async () => ((await advisoryLocks(holder, false)) !== 0 ? true : undefined))).toBe(true);
+    // The commit waits for A1 holding no lock of its own, so the holder's next lock (A2) is free
+    // (taken A2 first, it would wait for the holder while the holder waits for it: 40P01).
+    expect(await advisoryLocks(holder, true)).toBe(1);
+    await lockOf(holder, A2);
+    expect(settled).toBe(false);
+    await holder.query('COMMIT');
+    await writing;
+    const { rows } = await store.pool.query(`SELECT account_id FROM accounts ORDER BY account_id`);
+    expect(rows.map((r) => r.account_id)).toEqual([A1, A2]);
   });
 });
