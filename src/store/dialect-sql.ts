@@ -111,8 +111,8 @@ export function forUpdate(dialect: Dialect): SQL {
 }
 
 /**
- * PostgreSQL's transaction-scoped advisory locks, each kind in a lock space of its own (the seed
- * of `hashtextextended`), so that keys of two kinds never meet. A kind held for one thing (the
+ * PostgreSQL's transaction-scoped advisory locks, each kind in a lock space of its own (the
+ * second argument of `hashtextextended`), so that keys of two kinds never meet. A kind held for one thing (the
  * transfer matching, a prune of the change log, an alert evaluation) has its key here; the
  * others are keyed by what they guard. The numbers and keys never change: a worker of the
  * previous version may run beside this one.
