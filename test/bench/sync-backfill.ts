@@ -297,6 +297,13 @@ async function runSetting(s: Setting): Promise<Figures> {
         `(${minimum.refusedDays} NZ days over the limit alone), the sync committed ${fmt(summary.counters.windows)}\n`,
     );
     process.stdout.write(
+      `transaction pages: minimum ${fmt(minimum.byKind.transactions)}; with each account's best single window length, ` +
+        `chosen knowing its rows and the limit: ${fmt(minimum.fixedWindowPages)} ` +
+        `(${(minimum.fixedWindowPages / Math.max(1, minimum.byKind.transactions)).toFixed(3)}×); the sync made ` +
+        `${fmt(log.ok.transactions)} answered and ${fmt(log.bdt263.transactions)} BDT263 ` +
+        `(${((log.ok.transactions + log.bdt263.transactions) / Math.max(1, minimum.byKind.transactions)).toFixed(3)}×)\n`,
+    );
+    process.stdout.write(
       `rows written in all tables: ${fmt(rowsWritten)} (${fmt(summary.counters.rowsAdded)} added, ${fmt(summary.counters.rowsUpdated)} updated, ` +
         `${fmt(summary.counters.rowsRemoved)} pending removed); v_transactions holds ${fmt(stored)} (${fmt(removed)} removed rows besides), ` +
         `${fmt(minimum.transactionKeys.size)} expected from the world` +

@@ -64,6 +64,13 @@ export interface MinimumRequests {
   /** Transaction windows of the cheapest tilings, and NZ days the bank refuses even alone. */
   windows: number;
   refusedDays: number;
+  /**
+   * Transaction pages if each account were tiled with the one window length that suits it best,
+   * chosen knowing its rows and the bank's limit (a window over the limit refused and halved,
+   * as the sync does): what a client that knew each account's rate exactly, but not its rows day
+   * by day, could hope for at best with windows of one length. Set against `byKind.transactions`.
+   */
+  fixedWindowPages: number;
 }
 
 export function emptyKindCounts(): KindCounts {
@@ -86,6 +93,7 @@ export function minimumRequests(
   const consents: ConsentMinimum[] = [];
   let windows = 0;
   let refusedDays = 0;
+  let fixedWindowPages = 0;
 
   for (const consentId of consentIds) {
     const record = emu.consent(consentId);
@@ -117,6 +125,7 @@ export function minimumRequests(
             own.transactions += tiling.pages;
             windows += tiling.windows;
             refusedDays += tiling.refusedDays;
+            fixedWindowPages += tiling.fixedWindowPages;
             accountChain = Math.max(accountChain, tiling.longestWindowPages);
           }
           if (r.statements.fetch) {
@@ -149,7 +158,7 @@ export function minimumRequests(
     consents.push({ consentId, bank: record?.bank ?? null, status: record?.status ?? null, requests, chain });
   }
   const total = REQUEST_KINDS.reduce((sum, k) => sum + byKind[k], 0);
-  return { total, byKind, consents, transactionKeys, windows, refusedDays };
+  return { total, byKind, consents, transactionKeys, windows, refusedDays, fixedWindowPages };
 }
 
 interface Tiling {
@@ -157,6 +166,8 @@ interface Tiling {
   windows: number;
   longestWindowPages: number;
   refusedDays: number;
+  /** The cost of the best single window length for this account (MinimumRequests.fixedWindowPages). */
+  fixedWindowPages: number;
 }
 
 /**
@@ -183,7 +194,7 @@ function cheapestTiling(
     now,
     lookbackDays: 0,
   });
-  if (!range) return { pages: 0, windows: 0, longestWindowPages: 0, refusedDays: 0 };
+  if (!range) return { pages: 0, windows: 0, longestWindowPages: 0, refusedDays: 0, fixedWindowPages: 0 };
   const floor = historyFloorMs(meta, now) ?? -Infinity;
   const direction = creditDebitFilter(record.permissions);
   const fromMs = range.start.toMillis();
@@ -232,7 +243,32 @@ function cheapestTiling(
     windows: Math.max(windows, 1),
     longestWindowPages: Math.max(longest, 1),
     refusedDays: refused,
+    fixedWindowPages: n > 0 ? bestFixedLength(below, atMost, limits.maxResultSize[record.bank], limits.pageSize) : 1,
   };
+}
+
+/**
+ * The fewest pages of tiling the range with windows of one length L (NZ days, the last one
+ * shorter), over every L: a window over the limit costs its refusal and its halves (split on
+ * its middle NZ midnight by count, about where the sync splits), recursively down to one day.
+ * `below[i]`/`atMost[j]`: as in cheapestTiling, rows in [bounds[i], bounds[j]].
+ */
+function bestFixedLength(below: readonly number[], atMost: readonly number[], limit: number, pageSize: number): number {
+  const n = below.length - 1;
+  const cost = (i: number, j: number): number => {
+    const rows = atMost[j]! - below[i]!;
+    if (rows <= limit) return pages(rows, pageSize);
+    if (j - i <= 1) return 1;
+    const middle = (i + j) >> 1;
+    return 1 + cost(i, middle) + cost(middle, j);
+  };
+  let best = Infinity;
+  for (let length = 1; length <= n; length++) {
+    let total = 0;
+    for (let i = 0; i < n && total < best; i += length) total += cost(i, Math.min(n, i + length));
+    best = Math.min(best, total);
+  }
+  return best;
 }
 
 const boundsCache = new Map<string, number[]>();
