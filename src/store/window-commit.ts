@@ -128,7 +128,7 @@ export async function finishWindow(
   window: { from: string; to: string; now: string },
   returned: ReadonlySet<string>,
 ): Promise<number> {
-  const removed = await removeVanishedPending(tx, input, window, returned);
+  const removed = await removeVanishedPending(tx, input, window, withRejectedIds(input, returned));
   await insertRejects(tx, input.rejects ?? [], input.runId, window.now);
   if (input.checkpoint) {
     await tx.run(
@@ -143,6 +143,23 @@ export async function finishWindow(
     );
   }
   return removed;
+}
+
+/**
+ * The ids the fetch returned: its rows', and those of the records it kept aside as rejects (a
+ * schema error, a NUL) that name one of this account's transactions. The bank still holds such a
+ * row, so a stored pending row of that id keeps its last good version rather than being marked
+ * removed; a reject of another account (or without an id) says nothing of this account's rows.
+ */
+function withRejectedIds(input: TransactionWindowInput, returned: ReadonlySet<string>): ReadonlySet<string> {
+  const ids = new Set(returned);
+  for (const reject of input.rejects ?? []) {
+    const raw = reject.rawPayload;
+    if (typeof raw !== 'object' || raw === null) continue;
+    const { TransactionId: id, AccountId: owner } = raw as { TransactionId?: unknown; AccountId?: unknown };
+    if (typeof id === 'string' && (owner === undefined || owner === input.accountId)) ids.add(id);
+  }
+  return ids;
 }
 
 /** The columns `openPendingInWindow` reads, of either dialect's `transactions` table. */

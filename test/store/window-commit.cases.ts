@@ -172,6 +172,31 @@ export const windowCommitSuite = storeSuite('commitTransactionWindow', (d) => {
       expect(await visibleIds(store)).toEqual(['txn-1']);
     });
 
+    it('keeps a stored pending row that the fetch returned but kept aside as a reject: the bank still holds it (docs/bank-api.md §6.4)', async () => {
+      const store = await freshStoreOn(d);
+      await commit(store, [txRow()]);
+      const reject = (rawPayload: unknown) => ({
+        resource: 'transaction',
+        bank: BANK,
+        consentId: CONSENT,
+        accountId: ACCOUNT,
+        reason: 'Amount: bad',
+        rawPayload,
+      });
+      // Returned again, but with a field the schema refuses: still returned, not vanished.
+      const kept = await commit(store, [], {
+        rejects: [reject({ TransactionId: 'txn-1', AccountId: ACCOUNT, Amount: 'x' })],
+      });
+      expect(kept.removed).toBe(0);
+      expect(await visibleIds(store)).toEqual(['txn-1']);
+      // A reject without an id, or one of another account, says nothing of this account's row.
+      const gone = await commit(store, [], {
+        rejects: [reject({ Amount: 'x' }), reject({ TransactionId: 'txn-1', AccountId: 'acc-other' })],
+      });
+      expect(gone.removed).toBe(1);
+      expect(await visibleIds(store)).toEqual([]);
+    });
+
     it('restores a removed row whose id comes back', async () => {
       const store = await freshStoreOn(d);
       await commit(store, [txRow()]);
