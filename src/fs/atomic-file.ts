@@ -18,7 +18,7 @@
  * is there yet; a failure removes the temp file and its `-wal`, `-shm` and `-journal`.
  */
 import { randomBytes } from 'node:crypto';
-import { createWriteStream, existsSync, type WriteStream } from 'node:fs';
+import { createWriteStream, existsSync, rmSync, type WriteStream } from 'node:fs';
 import { link, mkdir, open, readdir, rename, rm, type FileHandle } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { finished } from 'node:stream/promises';
@@ -236,8 +236,9 @@ export async function buildNewFile<T>(
   await removeLeftTemps(finalPath);
   const tempPath = `${finalPath}.${tempSuffix()}`;
   const clean = async () => {
-    for (const side of ['', '-wal', '-shm', '-journal']) await rm(tempPath + side, { force: true });
+    for (const side of DATABASE_SIDES) await rm(tempPath + side, { force: true });
   };
+  const forget = removeOnStop(tempPath);
   try {
     const { keep, value } = await build(tempPath);
     if (keep) {
@@ -251,6 +252,51 @@ export async function buildNewFile<T>(
     }
     return value;
   } finally {
+    forget();
     await clean();
   }
+}
+
+/** A SQLite database's file and the files beside it that SQLite may make. */
+const DATABASE_SIDES = ['', '-wal', '-shm', '-journal'] as const;
+const STOP_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
+/** Temp databases being built in this process, removed if a stop signal ends it. */
+const building = new Set<string>();
+let stopHandler: ((signal: NodeJS.Signals) => void) | null = null;
+let handled: (typeof STOP_SIGNALS)[number][] = [];
+
+/**
+ * Removes `tempPath` (and its SQLite side files) if a stop signal (Ctrl-C, SIGTERM, a closed
+ * terminal) would end the process while it is built: the signals nothing else in the process
+ * listens for (`db copy`, `db backup`; their default is to end the process at once, which left a
+ * database-sized temp file behind) are taken for the build's time; on one, every temp file in
+ * flight is removed and the signal raised again with its default action, so the process ends as
+ * it would have (130 for Ctrl-C). A command that listens itself (the sync stops its own way and
+ * ends its build first) keeps its signals, and an ignored SIGHUP (`nohup`) stays ignored.
+ * Returns the function that stops watching.
+ */
+function removeOnStop(tempPath: string): () => void {
+  building.add(tempPath);
+  if (stopHandler === null) {
+    const handler = (signal: NodeJS.Signals) => {
+      for (const temp of building) for (const side of DATABASE_SIDES) rmSync(temp + side, { force: true });
+      building.clear();
+      stopListening();
+      process.kill(process.pid, signal);
+    };
+    handled = STOP_SIGNALS.filter((signal) => process.listenerCount(signal) === 0);
+    for (const signal of handled) process.on(signal, handler);
+    stopHandler = handler;
+  }
+  return () => {
+    building.delete(tempPath);
+    if (building.size === 0) stopListening();
+  };
+}
+
+function stopListening(): void {
+  if (stopHandler === null) return;
+  for (const signal of handled) process.removeListener(signal, stopHandler);
+  stopHandler = null;
+  handled = [];
 }

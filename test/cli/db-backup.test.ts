@@ -7,13 +7,13 @@
  * needs no privilege; the listing of what was left is taken inside that namespace.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, openSync, closeSync, writeSync, readdirSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, openSync, closeSync, writeSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createFixtureStore, type FixtureStore } from '../export/fixture-store';
-import { BIN, runCliInProcess } from './cli-process';
+import { BIN, runCliInProcess, spawnCli } from './cli-process';
 
 let fx: FixtureStore;
 beforeAll(async () => {
@@ -71,6 +71,33 @@ describe('db backup', () => {
     expect(hint).toMatch(/^hint: restore an earlier backup/);
     expect(rest).toEqual([]);
     expect(existsSync(target)).toBe(false);
+    expect(readdirSync(join(dir, 'out'))).toEqual([]);
+  });
+
+  it('stopped by Ctrl-C (SIGINT) while it copies: ends by the signal, and neither the backup nor its temp file is left', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'bankdata-stopped-'));
+    const big = join(dir, 'big.sqlite');
+    copyFileSync(fx.path, big);
+    // 96 MB of pages, so the copy lasts long enough to be caught in the act.
+    const db = new Database(big);
+    db.exec('CREATE TABLE zz_filler (b BLOB)');
+    const fill = db.prepare('INSERT INTO zz_filler VALUES (randomblob(1048576))');
+    db.transaction(() => {
+      for (let i = 0; i < 96; i++) fill.run();
+    })();
+    db.close();
+    mkdirSync(join(dir, 'out'));
+    const target = join(dir, 'out', 'backup.sqlite');
+
+    const run = spawnCli(['--db', big, 'db', 'backup', target], { cwd: dir });
+    let ended: number | NodeJS.Signals | undefined;
+    void run.exited.then((how) => (ended = how));
+    // The temp file appears when the copy starts; the signal goes then (a tight poll, not a sleep).
+    while (ended === undefined && !readdirSync(join(dir, 'out')).some((name) => name.endsWith('.tmp')))
+      await new Promise((r) => setImmediate(r));
+    expect(ended, `the backup ended before its temp file was seen: ${run.stderr()}`).toBeUndefined();
+    run.child.kill('SIGINT');
+    expect(await run.exited).toBe('SIGINT');
     expect(readdirSync(join(dir, 'out'))).toEqual([]);
   });
 });
