@@ -87,9 +87,12 @@ function startOf(input: SyncRangeInput, floor: DateTime): DateTime {
   // Late rows and pending that settled: re-read the lookback and everything since the oldest
   // pending still open, so its booking (or its vanishing) is seen.
   const candidates: DateTime[] = [toInstant(input.watermark).setZone(NZ).minus({ days: input.lookbackDays }).toUTC()];
-  // Not one before the floor: no fetch reaches it, and it would hold the start at the floor.
+  // Not one before the floor: no fetch reaches it, and it would hold the start at the floor. From
+  // 00:00 NZ of its day, not its instant: a pending row's date is the expected one and may change
+  // once booked (docs/bank-api.md §6.4), and a bank that dates the booked row by its purchase day
+  // would put it before the pending instant, where no later run would read it.
   if (input.oldestOpenPending != null && toInstant(input.oldestOpenPending) >= floor)
-    candidates.push(toInstant(input.oldestOpenPending));
+    candidates.push(nzMidnight(nzDateOf(toInstant(input.oldestOpenPending))).toUTC());
   // --since only moves the start earlier, never before the floor.
   if (input.since) candidates.push(latest([nzMidnight(input.since).toUTC(), floor]));
   return latest([floorToSecond(earliest(candidates)), floor]);

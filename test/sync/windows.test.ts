@@ -61,13 +61,20 @@ describe('syncRange', () => {
     expect(formatNz(r.start)).toBe('2025-03-27T00:00:00+13:00');
   });
 
-  it('later runs start at the oldest open pending when it is earlier than the lookback', () => {
+  it("later runs start at 00:00 NZ of the oldest open pending row's day when it is earlier than the lookback (its booked row may be dated by that day, docs/bank-api.md §6.4)", () => {
     const r = syncRange({
       ...base,
       watermark: '2025-03-04T00:00:00+13:00',
       oldestOpenPending: '2025-01-20T08:31:12+13:00',
     })!;
-    expect(formatNz(r.start)).toBe('2025-01-20T08:31:12+13:00');
+    expect(formatNz(r.start)).toBe('2025-01-20T00:00:00+13:00');
+    // An instant late in the UTC day: the NZ day is the next one.
+    const utcLate = syncRange({
+      ...base,
+      watermark: '2025-03-04T00:00:00+13:00',
+      oldestOpenPending: '2025-01-20T20:31:12Z',
+    })!;
+    expect(formatNz(utcLate.start)).toBe('2025-01-21T00:00:00+13:00');
     const later = syncRange({
       ...base,
       watermark: '2025-03-04T00:00:00+13:00',

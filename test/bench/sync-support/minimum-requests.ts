@@ -10,7 +10,7 @@
  *
  * `nightlyMinimum`: the fewest requests of a later run, from the same ground truth (below).
  */
-import type { DateTime } from 'luxon';
+import { DateTime } from 'luxon';
 import { addNzDays, nzDateOf, nzMidnight } from '@bankdata/core/nz-time';
 import { creditDebitFilter } from '@bankdata/core/endpoint-access';
 import { SCOPES, type BankMeta, type BankName, type ConsentStatus } from '@bankdata/core/schemas';
@@ -317,7 +317,8 @@ export interface NightlyMinimum {
  * see `openConsents`); for an Authorised
  * one its account pages, per account its balances (1), the transaction pages of the rows a night
  * must read again (booked since the previous run less `minLookbackDays` NZ days, late rows' margin,
- * and every row from the oldest pending open at the previous run on; at least one request), the
+ * and every row from 00:00 NZ of the day of the oldest pending open at the previous run on, as
+ * src/sync/windows.ts starts there; at least one request), the
  * statement list only when a statement was created since the previous run (its pages from the
  * newest held one, and its file), and party data when `partyDue` (as the plan allows).
  */
@@ -363,7 +364,8 @@ export function nightlyMinimum(
           direction === null || t.CreditDebitIndicator === direction;
         let fromMs = previous.setZone('Pacific/Auckland').minus({ days: options.minLookbackDays }).toMillis();
         for (const t of emu.world.transactionsAt(record.bank, accountId, previous))
-          if (t.Status === 'Pending' && mine(t)) fromMs = Math.min(fromMs, Date.parse(t.BookingDateTime));
+          if (t.Status === 'Pending' && mine(t))
+            fromMs = Math.min(fromMs, nzMidnight(nzDateOf(DateTime.fromISO(t.BookingDateTime))).toMillis());
         fromMs = Math.max(fromMs, consentStart);
         const rows = emu.world
           .transactionsAt(record.bank, accountId, now)
