@@ -562,6 +562,16 @@ describe('payment consents (paths ours)', () => {
       expect((await del('single-3')).json.code).toBe('BP701');
       expect((await del('single-rejected')).json.code).toBe('BP011');
       expect((await del('single-awaiting')).json.code).toBe('BP011');
+      // Consumed by its payment while that payment still settles: the bank's transitions table
+      // gives Consumed "BP011 / BDT009"; BP707 is a row of Authorised consents only.
+      expect((await http.pay(consentOf(fresh, 'single-1'))).status).toBe(201);
+      fresh.advance(10_000);
+      const consumed = await http.call('GET', `/payments/v1/consents/${consentOf(fresh, 'single-1')}`);
+      expect(consumed.json).toMatchObject({
+        status: 'Consumed',
+        payments: [{ status: 'AcceptedSettlementInProcess' }],
+      });
+      expect((await del('single-1')).json.code).toBe('BP011');
       expect((await http.pay(consentOf(fresh, 'enduring'), ENDURING_BODY)).status).toBe(201);
       expect((await del('enduring')).json.code).toBe('BP707');
       fresh.advance(60_000);

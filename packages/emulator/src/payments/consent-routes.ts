@@ -210,6 +210,10 @@ export function handleRevokePaymentConsent(rt: PaymentsRuntime, rq: RequestInfo,
   const record = findConsent(rt, rq, id);
   authorizePayments(rt, rq, viewScopes(record, 'revoke'));
   if (record.status === 'Revoked') throw new ApiError(409, `Consent ${id} is already revoked`, 'BP701');
+  // The bank's transitions table: a Rejected, GatewayTimeout or Consumed consent is BP011 whatever
+  // its payments do; BP707 (a payment still settling) is a row of Authorised consents only.
+  if (record.status !== 'Authorised')
+    throw new ApiError(422, `Consent ${id} was never authorised or has ended (${record.status})`, 'BP011');
   const settling = record.payments.some((pid) => {
     const p = rt.state.payments.get(pid);
     return (
@@ -220,8 +224,6 @@ export function handleRevokePaymentConsent(rt: PaymentsRuntime, rq: RequestInfo,
   });
   if (settling)
     throw new ApiError(409, `A payment on consent ${id} is still settling; it cannot be revoked now`, 'BP707');
-  if (record.status !== 'Authorised')
-    throw new ApiError(422, `Consent ${id} was never authorised or has ended (${record.status})`, 'BP011');
   rt.state.revoke(record);
   return { status: 204 };
 }
