@@ -286,6 +286,62 @@ describe('payments and their lifecycle', () => {
   });
 });
 
+describe("time limits at their instant (the bank's transitions table)", () => {
+  const consent = (type: 'redirect' | 'gateway') => ({
+    type: 'single',
+    flow: {
+      detail: { type, redirect_uri: 'https://app.example.nz/consent/return' },
+      flow_hint: { type: 'redirect', bank: 'PNZ' },
+    },
+    amount: { total: '5.00', currency: 'NZD' },
+    pcr: { particulars: 'P' },
+  });
+
+  it('R-PAY-10 a gateway consent times out "over 15 minutes": still awaiting at 15:00, GatewayTimeout (BP021) after', async () => {
+    const fresh = await startPaymentsEmulator();
+    try {
+      const http = new PaymentsHttp(fresh);
+      const created = await http.call('POST', '/payments/v1/consents', {
+        body: consent('gateway'),
+        headers: { 'idempotency-key': randomUUID() },
+      });
+      expect(created.status).toBe(201);
+      const id = created.json.consent_id as string;
+      fresh.advance(15 * 60_000);
+      expect((await http.call('GET', `/payments/v1/consents/${id}`)).json.status).toBe('GatewayAwaitingSubmission');
+      fresh.advance(1);
+      expect((await http.call('GET', `/payments/v1/consents/${id}`)).json.status).toBe('GatewayTimeout');
+      expect((await http.pay(id)).json.code).toBe('BP021');
+    } finally {
+      await fresh.close();
+    }
+  });
+
+  it('R-PAY-21 a single consent is paid "within 48 hours of authorisation": at the 48th hour still, BP002 after', async () => {
+    const fresh = await startPaymentsEmulator();
+    try {
+      const http = new PaymentsHttp(fresh);
+      const authorised = async () => {
+        const created = await http.call('POST', '/payments/v1/consents', {
+          body: consent('redirect'),
+          headers: { 'idempotency-key': randomUUID() },
+        });
+        const id = created.json.consent_id as string;
+        expect((await http.control('POST', `/payment-consents/${id}/authorise`)).status).toBe(200);
+        return id;
+      };
+      const [first, second] = [await authorised(), await authorised()];
+      fresh.advance(48 * 3600_000);
+      const later = new PaymentsHttp(fresh); // a token of the hour (the first expired long ago)
+      expect((await later.pay(first)).status).toBe(201);
+      fresh.advance(1);
+      expect((await later.pay(second)).json.code).toBe('BP002');
+    } finally {
+      await fresh.close();
+    }
+  });
+});
+
 describe('idempotency and concurrency (all 409)', () => {
   it('R-PIDEM-1 BP702: the same key with a different payload', async () => {
     const key = randomUUID();

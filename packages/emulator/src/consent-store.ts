@@ -137,14 +137,14 @@ export class ConsentStore {
 }
 
 /**
- * docs/bank-api.md §4.4: a gateway consent awaiting submission times out after 15 minutes
+ * docs/bank-api.md §4.4: a gateway consent awaiting submission times out over 15 minutes
  * (GatewayTimeout, BDT013); an awaiting consent past its flow's request_timeout is Rejected
  * (our choice); an Authorised consent whose expiration_date_time has come is Consumed (BDT412).
  */
 export function applyTimeTransitions(record: ConsentRecord, now: DateTime): void {
   const since = toInstant(record.status_update_date_time).toMillis();
   const nowMs = now.toMillis();
-  if (record.status === 'GatewayAwaitingSubmission' && nowMs >= since + GATEWAY_TIMEOUT_MS) {
+  if (record.status === 'GatewayAwaitingSubmission' && nowMs > since + GATEWAY_TIMEOUT_MS) {
     setStatusAt(record, 'GatewayTimeout', since + GATEWAY_TIMEOUT_MS);
   }
   if (record.status === 'AwaitingAuthorisation') {

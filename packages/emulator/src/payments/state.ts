@@ -3,7 +3,7 @@
  * time-driven transition is a pure function of the shared data clock, applied when read:
  * a gateway consent times out after 15 minutes (BP021), an awaiting one after its flow's
  * request timeout (BP004), an enduring one is Consumed at expiry_timestamp (BP003), a single one
- * unpaid 48 hours after authorisation is Consumed (BP002); a payment is Pending, then
+ * unpaid over 48 hours after authorisation is Consumed (BP002); a payment is Pending, then
  * AcceptedSettlementInProcess, then AcceptedSettlementCompleted or Rejected.
  */
 import { DateTime } from 'luxon';
@@ -67,7 +67,7 @@ export class PaymentsState {
 
   private refreshConsent(c: PaymentConsentRecord): void {
     const now = this.nowMs();
-    if (c.status === 'GatewayAwaitingSubmission' && now >= c.createdMs + GATEWAY_TIMEOUT_MS) {
+    if (c.status === 'GatewayAwaitingSubmission' && now > c.createdMs + GATEWAY_TIMEOUT_MS) {
       this.setStatus(c, 'GatewayTimeout', c.createdMs + GATEWAY_TIMEOUT_MS);
     }
     if (c.status === 'AwaitingAuthorisation') {
@@ -94,8 +94,9 @@ export class PaymentsState {
       }
     }
     if (c.status === 'Authorised' && c.type === 'single' && c.authorisedAtMs !== undefined) {
+      // "not paid within 48 hours": a payment at the 48th hour is still within them.
       const deadline = c.authorisedAtMs + SINGLE_PAYMENT_WINDOW_MS;
-      if (now >= deadline) {
+      if (now > deadline) {
         this.setStatus(c, 'Consumed', deadline);
         c.endReason = 'unpaid_48h';
       }
