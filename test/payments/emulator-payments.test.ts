@@ -199,6 +199,16 @@ describe('request validation codes', () => {
         headers: { [header]: 'abc', 'idempotency-key': randomUUID() },
       });
       expectError(reply, 400, 'BP299');
+      // Every call, not only a POST: the consent's GET and DELETE, the payment's GET.
+      for (const [method, path] of [
+        ['GET', `/payments/v1/consents/${consent}`],
+        ['DELETE', `/payments/v1/consents/${consent}`],
+        ['GET', `/payments/v1/payments/${randomUUID()}`],
+      ] as const) {
+        const answer = await api.call(method, path, { headers: { [header]: 'abc' } });
+        expect(answer.status, `${method} ${path} with ${header}: abc`).toBe(400);
+        expect(answer.json).toMatchObject({ code: 'BP299', path });
+      }
     }
     expectError(await api.pay('not-a-uuid'), 400, 'BP299');
     expectError(

@@ -192,6 +192,8 @@ export function viewScopes(record: Pick<PaymentConsentRecord, 'type'>, verb: 'vi
 
 function findConsent(rt: PaymentsRuntime, rq: RequestInfo, id: string): PaymentConsentRecord {
   const token = authorizePayments(rt, rq, null);
+  // BP299 names the request-id and x-correlation-id headers for every call (GET and DELETE too).
+  checkUuidHeaders(rq);
   requireUuid(id, 'consent_id');
   rq.consentId = id;
   const record = rt.state.consent(id);

@@ -300,6 +300,9 @@ function faultReply(rt: PaymentsRuntime, fault: ReturnType<typeof drawPaymentFau
 }
 
 export function handleGetPayment(rt: PaymentsRuntime, rq: RequestInfo, paymentId: string): Reply {
+  // BP299 names the request-id and x-correlation-id headers for every call, not only a POST.
+  authorizePayments(rt, rq, null);
+  checkUuidHeaders(rq);
   const token = authorizePayments(rt, rq, ['view:payment']);
   requireUuid(paymentId, 'payment_id');
   const payment = rt.state.payments.get(paymentId);
