@@ -53,12 +53,12 @@ const RESOURCE: Record<AccountTable, { endpoint: Endpoint; levels?: readonly [ba
   parties: { endpoint: 'account_party' },
 };
 
-/** 0 none, 1 Basic, 2 Detail (`ReadStatements` is Detail, docs/bank-api.md §3). */
+/** 0 none, 1 Basic, 2 Detail: Basic when its Basic permission is held without its Detail one (docs/bank-api.md §3). */
 function level(permissions: readonly string[], table: AccountTable): number {
   const { endpoint, levels } = RESOURCE[table];
   if (!hasPermissionFor(endpoint, permissions)) return 0;
   if (!levels) return 2;
-  const detail = permissions.includes(levels[1]) || (table === 'statements' && permissions.includes('ReadStatements'));
+  const detail = permissions.includes(levels[1]) || !permissions.includes(levels[0]);
   return detail ? 2 : 1;
 }
 

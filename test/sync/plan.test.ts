@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { PLANNED_RESOURCES, planConsent, scopeGapForSync, unitsOf } from '../../src/sync/plan';
-import type { BankMeta } from '@bankdata/core/schemas';
+import type { BankMeta, Permission } from '@bankdata/core/schemas';
 import { FULL_PERMISSIONS } from '@bankdata/emulator';
 
 const ALL_SCOPES = [
@@ -70,14 +70,23 @@ describe('consent plan: permissions ∩ scopes ∩ bank features', () => {
     expect(plan.resources.account_party.fetch).toBe(false);
   });
 
-  it('statement files need ReadStatements or ReadStatementsDetail, not Basic', () => {
+  it('statements and their files need ReadStatements, whatever Basic or Detail is held (docs/bank-api.md §3)', () => {
+    for (const statementPermissions of [['ReadStatementsBasic'], ['ReadStatementsDetail']]) {
+      const plan = planConsent({
+        permissions: ['ReadAccountsDetail', ...statementPermissions] as Permission[],
+        scopes: ALL_SCOPES,
+        bank: bank(),
+      });
+      expect(plan.resources.statements.fetch).toBe(false);
+      expect(plan.resources.statement_file.fetch).toBe(false);
+    }
     const plan = planConsent({
-      permissions: ['ReadAccountsDetail', 'ReadStatementsBasic'],
+      permissions: ['ReadAccountsDetail', 'ReadStatements', 'ReadStatementsBasic'],
       scopes: ALL_SCOPES,
       bank: bank(),
     });
     expect(plan.resources.statements.fetch).toBe(true);
-    expect(plan.resources.statement_file.fetch).toBe(false);
+    expect(plan.resources.statement_file.fetch).toBe(true);
   });
 
   it('skips a resource whose scope the token lacks', () => {

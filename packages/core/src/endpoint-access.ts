@@ -25,15 +25,9 @@ export const ENDPOINT_ACCESS: Record<Endpoint, { scope: Scope; permissions: read
   account: { scope: 'read:accounts', permissions: ['ReadAccountsBasic', 'ReadAccountsDetail'] },
   balances: { scope: 'read:balances', permissions: ['ReadBalances'] },
   transactions: { scope: 'read:transactions', permissions: ['ReadTransactionsBasic', 'ReadTransactionsDetail'] },
-  statements: {
-    scope: 'read:transactions',
-    permissions: ['ReadStatements', 'ReadStatementsBasic', 'ReadStatementsDetail'],
-  },
-  statement: {
-    scope: 'read:transactions',
-    permissions: ['ReadStatements', 'ReadStatementsBasic', 'ReadStatementsDetail'],
-  },
-  statement_file: { scope: 'read:transactions', permissions: ['ReadStatements', 'ReadStatementsDetail'] },
+  statements: { scope: 'read:transactions', permissions: ['ReadStatements'] },
+  statement: { scope: 'read:transactions', permissions: ['ReadStatements'] },
+  statement_file: { scope: 'read:transactions', permissions: ['ReadStatements'] },
   party: { scope: 'read:party', permissions: ['ReadPartyAuthUser'] },
   account_party: { scope: 'read:party', permissions: ['ReadParty'] },
   consents: { scope: 'manage:consents', permissions: [] },

@@ -26,9 +26,12 @@ export function trimTransaction(transaction: Transaction, granted: readonly stri
   return basic;
 }
 
-/** ReadStatements is the bank's name for ReadStatementsDetail (docs/bank-api.md §3). */
+/**
+ * A statement at the consent's level (docs/bank-api.md §3): the endpoints need ReadStatements, and
+ * ReadStatementsBasic without ReadStatementsDetail leaves out the amounts.
+ */
 export function trimStatement(statement: Statement, granted: readonly string[]): Statement {
-  if (granted.includes('ReadStatements') || granted.includes('ReadStatementsDetail')) return statement;
+  if (payloadLevel(granted, 'ReadStatementsBasic', 'ReadStatementsDetail') === 'Detail') return statement;
   const {
     StatementBenefit: _benefit,
     StatementFee: _fee,

@@ -315,8 +315,8 @@ describe('statements (6.5–6.7)', () => {
     );
   });
 
-  it('R-PERM-3 omits the amounts under ReadStatementsBasic', async () => {
-    const basic = await api.authorisedConsent({ permissions: ['ReadStatementsBasic'] });
+  it('R-PERM-3 omits the amounts under ReadStatementsBasic (beside the ReadStatements the endpoints need)', async () => {
+    const basic = await api.authorisedConsent({ permissions: ['ReadStatements', 'ReadStatementsBasic'] });
     const rows = (await allPages(stPath(basic))).flatMap((p) => p.Data.Statement);
     expect(rows.length).toBeGreaterThan(0);
     for (const field of [
@@ -380,11 +380,18 @@ describe('statements (6.5–6.7)', () => {
     expectErrorBody(await api.get(path, { headers: { accept: 'application/pdf;q=0, text/csv;q=0' } }), 406);
   });
 
-  it('R-PERM-2 answers 403 BDT411 for the file under ReadStatementsBasic', async () => {
-    const basic = await api.authorisedConsent({ permissions: ['ReadStatementsBasic'] });
+  it('R-PERM-2 answers 403 BDT411 on every statement endpoint without ReadStatements, Basic or Detail held or not', async () => {
+    // The bank's endpoint table: "statement endpoints (list, single statement, statement file) |
+    // read:transactions | Consent needs the ReadStatements permission".
     const statement = emu.world.statementsAt('PNZ', current, emu.now())[0]!;
-    const path = `/v1/accounts/${current}/statements/${enc(statement.StatementId)}/file?consent_id=${basic}`;
-    expectErrorBody(await api.get(path), 403, 'BDT411');
+    for (const permissions of [['ReadStatementsBasic'], ['ReadStatementsDetail'], ['ReadAccountsDetail']]) {
+      const id = await api.authorisedConsent({ permissions });
+      const one = `/v1/accounts/${current}/statements/${enc(statement.StatementId)}`;
+      for (const path of [stPath(id), `${one}?consent_id=${id}`, `${one}/file?consent_id=${id}`])
+        expectErrorBody(await api.get(path), 403, 'BDT411');
+    }
+    const granted = await api.authorisedConsent({ permissions: ['ReadStatements'] });
+    expect((await api.get(stPath(granted))).status).toBe(200);
   });
 });
 
