@@ -160,9 +160,12 @@ const CASES: Case[] = [
     draft: (n) => ({ ...base(n), permissions: ['ReadEverything'] }),
   },
   {
-    name: 'BDT252: start in the future',
+    name: 'BDT252: start on a later NZ date than today',
     code: 'BDT252',
-    draft: (n) => ({ ...base(n), start_date_time: formatNz(n.plus({ hours: 1 })) }),
+    draft: (n) => ({
+      ...base(n),
+      start_date_time: formatNz(n.setZone('Pacific/Auckland').plus({ days: 1 }).startOf('day')),
+    }),
   },
   {
     name: 'BDT257: start and end on the same NZ date',

@@ -31,7 +31,10 @@ export interface RuleFailure<C extends string = string> {
 }
 
 /**
- * The first consent date rule broken, or null. `now` is the creation instant.
+ * The first consent date rule broken, or null. `now` is the creation instant. Every rule compares
+ * New Zealand dates (Pacific/Auckland), as the bank's list of them is headed ("Data consent date
+ * rules (New Zealand dates)"): a start later today is "now or earlier", an expiration earlier on
+ * the end's own date is not "before" it.
  * BDT257 is checked before BDT251: in the other order it could never be answered.
  */
 export function checkConsentDates(
@@ -42,7 +45,7 @@ export function checkConsentDates(
   const nowDt = toInstant(now);
   const today = nzDateOf(nowDt);
   const { start, end, expiration } = dates;
-  if (start > nowDt) {
+  if (nzDateOf(start) > today) {
     return { code: 'BDT252', message: `start_date_time must be now or earlier: ${start.toISO()}` };
   }
   if (end && nzDateOf(start) === nzDateOf(end)) {
@@ -51,13 +54,13 @@ export function checkConsentDates(
   if (end && !(nzDateOf(end) > today)) {
     return { code: 'BDT251', message: `end_date_time must be after today (${today}, NZ date): ${end.toISO()}` };
   }
-  if (expiration && expiration < start) {
+  if (expiration && nzDateOf(expiration) < nzDateOf(start)) {
     return {
       code: 'BDT240',
       message: `expiration_date_time must not be before start_date_time: ${expiration.toISO()}`,
     };
   }
-  if (expiration && end && expiration < end) {
+  if (expiration && end && nzDateOf(expiration) < nzDateOf(end)) {
     return { code: 'BDT244', message: `expiration_date_time must not be before end_date_time: ${expiration.toISO()}` };
   }
   if (expiration && nzDateOf(expiration) === today) {
@@ -66,13 +69,13 @@ export function checkConsentDates(
       message: `expiration_date_time must not fall on the consent creation date (${today}, NZ date)`,
     };
   }
-  if (bank === 'BNZ' && start < bnzEarliestStart(nowDt)) {
+  if (bank === 'BNZ' && nzDateOf(start) < nzDateOf(bnzEarliestStart(nowDt))) {
     return { code: 'BDT014', message: `BNZ consents must start within the last 2 years: ${start.toISO()}` };
   }
   return null;
 }
 
-/** BDT014: now minus 2 calendar years in Pacific/Auckland. */
+/** BDT014: now minus 2 calendar years in Pacific/Auckland (its NZ date is the earliest start date). */
 export function bnzEarliestStart(now: Instant): DateTime {
   return toInstant(now).setZone(NZ).minus({ years: 2 }).toUTC();
 }

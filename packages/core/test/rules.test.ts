@@ -52,8 +52,12 @@ describe('consent date rules (docs/bank-api.md §4.1 order)', () => {
   it('accepts a valid consent', () => {
     expect(rule('2024-03-05T00:00:00+13:00', '2026-03-05T00:00:00+13:00', '2026-03-05T23:59:59+13:00')).toBeNull();
   });
-  it('R-DATE-1 BDT252: start in the future', () => {
-    expect(rule('2025-03-05T10:00:01+13:00')).toBe('BDT252');
+  // The bank's list is headed "Data consent date rules (New Zealand dates)": each compares NZ dates.
+  it('R-DATE-1 BDT252: start on a later NZ date than today (later today is "now or earlier")', () => {
+    expect(rule('2025-03-06T00:00:00+13:00')).toBe('BDT252');
+    expect(rule('2025-03-05T23:59:59+13:00')).toBeNull();
+    // 10:59Z on 5 March is 23:59 in NZ: still today.
+    expect(rule('2025-03-05T10:59:59Z')).toBeNull();
   });
   it('R-DATE-2 BDT257: start and end on the same NZ date (checked before BDT251)', () => {
     expect(rule('2025-03-05T00:00:00+13:00', '2025-03-05T23:00:00+13:00')).toBe('BDT257');
@@ -63,19 +67,20 @@ describe('consent date rules (docs/bank-api.md §4.1 order)', () => {
     // 11:30Z on 5 March is already 6 March in NZ: after today.
     expect(rule('2025-03-01T00:00:00+13:00', '2025-03-05T11:30:00Z')).toBeNull();
   });
-  it('R-DATE-4 BDT240: expiration before start', () => {
-    expect(rule('2025-03-01T00:00:00+13:00', undefined, '2025-02-28T00:00:00+13:00')).toBe('BDT240');
+  it("R-DATE-4 BDT240: expiration on an NZ date before the start's", () => {
+    expect(rule('2025-03-01T00:00:00+13:00', undefined, '2025-02-28T23:59:59+13:00')).toBe('BDT240');
   });
-  it('R-DATE-5 BDT244: expiration before end', () => {
-    expect(rule('2025-03-01T00:00:00+13:00', '2025-04-10T00:00:00+12:00', '2025-04-09T00:00:00+12:00')).toBe('BDT244');
+  it("R-DATE-5 BDT244: expiration on an NZ date before the end's; earlier on the end's own date is not before it", () => {
+    expect(rule('2025-03-01T00:00:00+13:00', '2025-04-10T00:00:00+12:00', '2025-04-09T23:59:59+12:00')).toBe('BDT244');
+    expect(rule('2025-03-01T00:00:00+13:00', '2025-04-10T18:00:00+12:00', '2025-04-10T09:00:00+12:00')).toBeNull();
   });
   it('R-DATE-6 BDT258: expiration on the creation date (NZ)', () => {
     expect(rule('2025-03-01T00:00:00+13:00', undefined, '2025-03-05T23:00:00+13:00')).toBe('BDT258');
   });
-  it('R-DATE-7 BDT014: BNZ start more than 2 years ago', () => {
-    expect(rule('2023-03-05T09:59:59+13:00', undefined, undefined, 'BNZ')).toBe('BDT014');
-    expect(rule('2023-03-05T10:00:00+13:00', undefined, undefined, 'BNZ')).toBeNull();
-    expect(rule('2023-03-05T09:59:59+13:00', undefined, undefined, 'PNZ')).toBeNull();
+  it('R-DATE-7 BDT014: BNZ start on an NZ date more than 2 years before today', () => {
+    expect(rule('2023-03-04T23:59:59+13:00', undefined, undefined, 'BNZ')).toBe('BDT014');
+    expect(rule('2023-03-05T00:00:00+13:00', undefined, undefined, 'BNZ')).toBeNull();
+    expect(rule('2023-03-04T23:59:59+13:00', undefined, undefined, 'PNZ')).toBeNull();
   });
   it('judges "today" by NZ date on the day clocks go forward (last Sunday of September)', () => {
     const sunday = dt('2025-09-28T23:30:00+13:00'); // 10:30Z: NZ date 28 September

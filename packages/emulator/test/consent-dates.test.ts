@@ -43,9 +43,10 @@ describe('on the day summer time starts (2026-09-27, clock 10:00 +13:00)', () =>
     expectErrorBody(res, 400, 'BDT257');
   });
 
-  it('R-DATE-1 BDT252: a start one second after now is refused, now itself is accepted', async () => {
-    expectErrorBody(await post(api, emu, { start: '2026-09-27T10:00:01+13:00' }), 400, 'BDT252');
-    expect((await post(api, emu, { start: '2026-09-27T10:00:00+13:00' })).status).toBe(201);
+  // The bank's list is headed "Data consent date rules (New Zealand dates)": each compares NZ dates.
+  it("R-DATE-1 BDT252: a start on tomorrow's NZ date is refused, one later today is 'now or earlier'", async () => {
+    expectErrorBody(await post(api, emu, { start: '2026-09-28T00:00:00+13:00' }), 400, 'BDT252');
+    expect((await post(api, emu, { start: '2026-09-27T23:59:59+13:00' })).status).toBe(201);
   });
 
   it('R-DATE-4 BDT240: an expiration before the start', async () => {
@@ -57,16 +58,18 @@ describe('on the day summer time starts (2026-09-27, clock 10:00 +13:00)', () =>
     expectErrorBody(res, 400, 'BDT240');
   });
 
-  it('R-DATE-5 BDT244: an expiration before the end', async () => {
-    const res = await post(api, emu, { end: '2026-12-01T00:00:00+13:00', expiration: '2026-11-30T00:00:00+13:00' });
+  it("R-DATE-5 BDT244: an expiration on an NZ date before the end's; earlier on the end's own date is accepted", async () => {
+    const res = await post(api, emu, { end: '2026-12-01T00:00:00+13:00', expiration: '2026-11-30T23:59:59+13:00' });
     expectErrorBody(res, 400, 'BDT244');
+    const sameDay = { end: '2026-12-01T18:00:00+13:00', expiration: '2026-12-01T09:00:00+13:00' };
+    expect((await post(api, emu, sameDay)).status).toBe(201);
   });
 
-  it('R-DATE-7 BDT014: a BNZ start over 2 calendar years ago in Pacific/Auckland (then +12:00)', async () => {
-    // Two NZ calendar years before 2026-09-27 10:00 NZDT is 2024-09-27 10:00 NZST = 22:00Z.
-    expect((await post(api, emu, { bank: 'BNZ', start: '2024-09-26T22:00:00Z' })).status).toBe(201);
-    expectErrorBody(await post(api, emu, { bank: 'BNZ', start: '2024-09-26T21:59:59Z' }), 400, 'BDT014');
-    expect((await post(api, emu, { bank: 'PNZ', start: '2024-09-26T21:59:59Z' })).status).toBe(201);
+  it('R-DATE-7 BDT014: a BNZ start on an NZ date over 2 calendar years before today (then +12:00)', async () => {
+    // Two NZ calendar years before 2026-09-27 is 2024-09-27, which began at 00:00 NZST = 12:00Z the day before.
+    expect((await post(api, emu, { bank: 'BNZ', start: '2024-09-26T12:00:00Z' })).status).toBe(201);
+    expectErrorBody(await post(api, emu, { bank: 'BNZ', start: '2024-09-26T11:59:59Z' }), 400, 'BDT014');
+    expect((await post(api, emu, { bank: 'PNZ', start: '2024-09-26T11:59:59Z' })).status).toBe(201);
   });
 
   it('checks the date rules in table order: BDT252 before BDT240', async () => {
