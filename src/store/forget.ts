@@ -53,13 +53,22 @@ const RESOURCE: Record<AccountTable, { endpoint: Endpoint; levels?: readonly [ba
   parties: { endpoint: 'account_party' },
 };
 
-/** 0 none, 1 Basic, 2 Detail: Basic when its Basic permission is held without its Detail one (docs/bank-api.md §3). */
+/** 0 none, 1 Basic, 2 Detail: what a consent holding `permissions` may read of the table now. */
 function level(permissions: readonly string[], table: AccountTable): number {
-  const { endpoint, levels } = RESOURCE[table];
-  if (!hasPermissionFor(endpoint, permissions)) return 0;
+  return hasPermissionFor(RESOURCE[table].endpoint, permissions) ? payloadLevelOf(permissions, table) : 0;
+}
+
+/**
+ * 1 Basic, 2 Detail: the level of rows read under `permissions`, Basic when the table's Basic
+ * permission is held without its Detail one (docs/bank-api.md §3). The forgotten consent's rows
+ * are judged by this alone, not by what it may read today: an earlier version stored statements
+ * read at Detail under `ReadStatementsDetail` without `ReadStatements`, and a Basic heir must not
+ * receive them.
+ */
+function payloadLevelOf(permissions: readonly string[], table: AccountTable): number {
+  const { levels } = RESOURCE[table];
   if (!levels) return 2;
-  const detail = permissions.includes(levels[1]) || !permissions.includes(levels[0]);
-  return detail ? 2 : 1;
+  return permissions.includes(levels[1]) || !permissions.includes(levels[0]) ? 2 : 1;
 }
 
 /**
@@ -71,7 +80,7 @@ export function mayRead(
   heir: Reader,
   forgotten: Reader,
 ): { where: string; params: string[] } | null {
-  if (level(heir.permissions, table) < Math.max(1, level(forgotten.permissions, table))) return null;
+  if (level(heir.permissions, table) < payloadLevelOf(forgotten.permissions, table)) return null;
   const where: string[] = [];
   const params: string[] = [];
   const window = (column: string) => {

@@ -16,7 +16,7 @@
  * | credit A, 10 July 2025 | H | inside the window, a credit |
  * | debit A, 10 July 2025 | deleted | H reads credits only; P no transactions |
  * | credit A, 10 March 2025 | deleted | before H's window (BDT236) |
- * | statement A | deleted | read at Detail; P holds ReadStatementsBasic only, H none |
+ * | statement A | deleted | read at Detail (F's ReadStatementsDetail, without the ReadStatements an earlier version did not ask); P reads at Basic, H none |
  * | account party A | P | P holds ReadParty |
  * | F's customer party, everything of B | deleted | F's alone |
  */
@@ -74,7 +74,12 @@ async function seed(store: Store): Promise<void> {
     'ReadAccountsDetail ReadBalances ReadTransactionsDetail ReadTransactionsCredits',
     '2025-06-01T00:00:00.000Z',
   );
-  await consent(P, 'Authorised', 'ReadAccountsDetail ReadStatementsBasic ReadParty', '2024-01-01T00:00:00.000Z');
+  await consent(
+    P,
+    'Authorised',
+    'ReadAccountsDetail ReadStatements ReadStatementsBasic ReadParty',
+    '2024-01-01T00:00:00.000Z',
+  );
   const sync = (account: string, consentId: string, at: string) =>
     execute(
       store,
