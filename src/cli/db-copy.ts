@@ -186,26 +186,30 @@ async function postgresToSqlite(
   // Read-only: only its schema is checked; a source is never migrated (exit 6 when it needs one).
   const source = await connect(url, { readOnly: true });
   try {
-    return await buildNewFile(resolve(file), async (temp) => {
-      const target = await openStore(temp);
-      let counts;
-      try {
-        counts = await copyPostgresToSqlite(source.pool, target.sqlite, {
-          dataDir: files.dataDir,
-          files,
-          onRefused,
-          filter: {
-            ...(flags.consent.length > 0 ? { consentIds: flags.consent } : {}),
-            ...(flags.account.length > 0 ? { accountIds: flags.account } : {}),
-            ...(flags.since !== undefined ? { from: flags.since } : {}),
-          },
-        });
-      } finally {
-        await target.close();
-      }
-      const nothing = (flags.consent.length > 0 || flags.account.length > 0) && counts.accounts === 0;
-      return { keep: !nothing, value: nothing ? null : counts };
-    });
+    return await buildNewFile(
+      resolve(file),
+      async (temp) => {
+        const target = await openStore(temp);
+        let counts;
+        try {
+          counts = await copyPostgresToSqlite(source.pool, target.sqlite, {
+            dataDir: files.dataDir,
+            files,
+            onRefused,
+            filter: {
+              ...(flags.consent.length > 0 ? { consentIds: flags.consent } : {}),
+              ...(flags.account.length > 0 ? { accountIds: flags.account } : {}),
+              ...(flags.since !== undefined ? { from: flags.since } : {}),
+            },
+          });
+        } finally {
+          await target.close();
+        }
+        const nothing = (flags.consent.length > 0 || flags.account.length > 0) && counts.accounts === 0;
+        return { keep: !nothing, value: nothing ? null : counts };
+      },
+      { onStop: () => files.undoSync() },
+    );
   } catch (error) {
     await files.undo();
     throw error;

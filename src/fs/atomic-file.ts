@@ -230,6 +230,13 @@ async function linkNew(temp: string, to: string): Promise<void> {
 export async function buildNewFile<T>(
   finalPath: string,
   build: (tempPath: string) => Promise<{ keep: boolean; value: T }>,
+  options: {
+    /**
+     * Undoes, synchronously, what the build wrote beside the new file (a copy's statement files)
+     * when a stop signal ends the process mid-build: the caller's own clean-up never runs then.
+     */
+    onStop?: () => void;
+  } = {},
 ): Promise<T> {
   // A copy to the same name that a process left when it died (kill -9, a reboot mid-copy): its
   // temp file is the size of a database, and nothing else would ever remove it.
@@ -238,7 +245,7 @@ export async function buildNewFile<T>(
   const clean = async () => {
     for (const side of DATABASE_SIDES) await rm(tempPath + side, { force: true });
   };
-  const forget = removeOnStop(tempPath);
+  const forget = removeOnStop(tempPath, finalPath, options.onStop);
   try {
     const { keep, value } = await build(tempPath);
     if (keep) {
@@ -260,8 +267,8 @@ export async function buildNewFile<T>(
 /** A SQLite database's file and the files beside it that SQLite may make. */
 const DATABASE_SIDES = ['', '-wal', '-shm', '-journal'] as const;
 const STOP_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
-/** Temp databases being built in this process, removed if a stop signal ends it. */
-const building = new Set<string>();
+/** Temp databases being built in this process (and their builds' undo), removed if a stop signal ends it. */
+const building = new Map<string, { finalPath: string; onStop: (() => void) | undefined }>();
 let stopHandler: ((signal: NodeJS.Signals) => void) | null = null;
 let handled: (typeof STOP_SIGNALS)[number][] = [];
 
@@ -271,15 +278,25 @@ let handled: (typeof STOP_SIGNALS)[number][] = [];
  * listens for (`db copy`, `db backup`; their default is to end the process at once, which left a
  * database-sized temp file behind) are taken for the build's time; on one, every temp file in
  * flight is removed and the signal raised again with its default action, so the process ends as
- * it would have (130 for Ctrl-C). A command that listens itself (the sync stops its own way and
- * ends its build first) keeps its signals, and an ignored SIGHUP (`nohup`) stays ignored.
- * Returns the function that stops watching.
+ * it would have (130 for Ctrl-C). Each build's `onStop` undoes what it wrote beside (a copy's
+ * statement files). Signals a command listens for itself (a sync once its run has begun, the
+ * scheduler) stay its own, and an ignored SIGHUP (`nohup`) stays ignored. Returns the function
+ * that stops watching.
  */
-function removeOnStop(tempPath: string): () => void {
-  building.add(tempPath);
+function removeOnStop(tempPath: string, finalPath: string, onStop: (() => void) | undefined): () => void {
+  building.set(tempPath, { finalPath, onStop });
   if (stopHandler === null) {
     const handler = (signal: NodeJS.Signals) => {
-      for (const temp of building) for (const side of DATABASE_SIDES) rmSync(temp + side, { force: true });
+      for (const [temp, build] of building) {
+        for (const side of DATABASE_SIDES) rmSync(temp + side, { force: true });
+        try {
+          // Linked into place already (the signal came as the build ended): what it wrote beside
+          // belongs to the new file now.
+          if (!existsSync(build.finalPath)) build.onStop?.();
+        } catch {
+          // The process ends by the signal whatever is left; a leftover is swept later.
+        }
+      }
       building.clear();
       stopListening();
       process.kill(process.pid, signal);

@@ -17,7 +17,7 @@
  * - `noLinksBelow(dataDir, path)`: the stricter rule for statement files that sync writes: no
  *   symbolic link at all between the data directory and the file.
  */
-import { closeSync, existsSync, lstatSync, openSync, realpathSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, lstatSync, openSync, realpathSync, rmdirSync, rmSync, writeSync } from 'node:fs';
 import { readFile, rm, rmdir } from 'node:fs/promises';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { LocalFileError } from '../errors';
@@ -197,5 +197,17 @@ export class StoredFilesBatch {
     for (const file of this.createdFiles.splice(0)) await rm(file, { force: true });
     const dirs = this.createdDirs.splice(0).sort((a, b) => b.length - a.length);
     for (const dir of dirs) await rmdir(dir).catch(() => undefined);
+  }
+
+  /** `undo` without awaiting: for a stop signal's handler, which the process does not outlive. */
+  undoSync(): void {
+    for (const file of this.createdFiles.splice(0)) rmSync(file, { force: true });
+    for (const dir of this.createdDirs.splice(0).sort((a, b) => b.length - a.length)) {
+      try {
+        rmdirSync(dir);
+      } catch {
+        // Not empty (another writer's file) or gone: left as it is, as `undo` leaves it.
+      }
+    }
   }
 }
