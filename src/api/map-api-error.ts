@@ -100,7 +100,15 @@ const AVAILABILITY_CODES = codesOfKind('unavailable');
 /** Consent-creation codes (docs/bank-api.md §7.3): fix the request or the configuration. */
 const CONFIGURATION_CODES = codesOfKind('configuration');
 /** Statuses that mean "try again later" for both APIs (docs/bank-api.md §7.3; docs/payments-contract.md §5). */
-export const UNAVAILABLE_STATUSES: ReadonlySet<number> = new Set([429, 500, 502, 503, 504]);
+/**
+ * An answer with no clear outcome, to wait out and retry: 429, and every 5xx that no code or
+ * earlier rule explains (a 507, or a 520–524 from an edge in front of the API, as much as a 503).
+ * The bank: "For a timeout or other 5xx with no clear answer, the client checks the resource state
+ * before resubmitting"; a payment answered so is looked for before it is sent again.
+ */
+export function isUnavailableStatus(status: number): boolean {
+  return status === 429 || (status >= 500 && status <= 599);
+}
 
 export const AUTHENTICATION_HINT =
   'check the client id and secret, and that they belong to the environment of the base URL (sandbox vs production)';
@@ -216,6 +224,6 @@ export function toApiError(answer: ErrorAnswer): ApiError {
   }
   if (status === 404 && code === null) return new NotFoundError(`not found, ${what}${said}`, details);
   if (status === 501) return new NotSupportedError(`resource not supported by the bank, ${what}${said}`, details);
-  if (UNAVAILABLE_STATUSES.has(status)) return toUnavailableError(answer, details, what, said);
+  if (isUnavailableStatus(status)) return toUnavailableError(answer, details, what, said);
   return new RequestRejectedError(`request refused, ${what}${said}`, details);
 }

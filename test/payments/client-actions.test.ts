@@ -129,15 +129,22 @@ describe("toPaymentsError: every BP code to its class and the bank's client acti
     expect(Object.keys(PAYMENT_CODE_ACTIONS).sort()).toEqual([...Object.keys(expected), 'BP601', 'BP602'].sort());
   });
 
-  it('BP601 and BP602 are UnavailableError with Retry-After (retried with the same key); 429, 500, 502, 504 too', () => {
+  it('BP601 and BP602 are UnavailableError with Retry-After (retried with the same key); 429 and every 5xx without a code too', () => {
+    // "For a timeout or other 5xx with no clear answer, the client checks the resource state
+    // before resubmitting": a 507 or an edge's 520-524 is no clearer than a 503.
     for (const [status, code] of [
       [503, 'BP601'],
       [503, 'BP602'],
       [429, null],
       [500, null],
+      [501, null],
       [502, null],
       [504, null],
       [503, null],
+      [505, null],
+      [507, null],
+      [520, null],
+      [524, null],
     ] as const) {
       const error = toPaymentsError(answer(status, code));
       expect(error).toBeInstanceOf(UnavailableError);

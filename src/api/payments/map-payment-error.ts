@@ -5,8 +5,8 @@
  */
 import type { AuthenticationError, UnavailableError } from '../api-errors';
 import {
-  UNAVAILABLE_STATUSES,
   describeAnswer,
+  isUnavailableStatus,
   firstHeader,
   toFreshTokenError,
   toUnavailableError,
@@ -92,6 +92,6 @@ export function toPaymentsError(
       details,
       'fix_request',
     );
-  if (UNAVAILABLE_STATUSES.has(status)) return toUnavailableError(answer, details, what, said);
+  if (isUnavailableStatus(status)) return toUnavailableError(answer, details, what, said);
   return new PaymentsRequestRejectedError(`request refused, ${what}${said}`, details, 'fix_request');
 }
