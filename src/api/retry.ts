@@ -1,7 +1,9 @@
 /**
  * Retry as a policy written as data (docs/bank-api.md §7.4): which error kinds retry, how many
- * attempts, and the delay: `Retry-After` when the server sent a readable one (clamped to the
- * cap), else exponential backoff with FULL jitter. A 401 is not here: the token rule handles it.
+ * attempts, and the delay: `Retry-After` when the server sent a readable one, else exponential
+ * backoff with FULL jitter. A `Retry-After` longer than the policy's cap is not waited out, nor
+ * cut short: the request is not retried (the bank: "Retry after Retry-After"), and the error
+ * surfaces for a later run. A 401 is not here: the token rule handles it.
  */
 import { DateTime } from 'luxon';
 import { ApiError, UnavailableError, type ApiErrorKind } from './api-errors';
@@ -61,14 +63,17 @@ export interface RetryClock {
   random: () => number;
 }
 
-/** The wait before the attempt after `attempt` (1-based) failed with `error`. */
-export function retryDelayMs(policy: RetryPolicy, attempt: number, error: unknown, clock: RetryClock): number {
+/**
+ * The wait before the attempt after `attempt` (1-based) failed with `error`; null when the server
+ * asks for a longer wait than `maxDelayMs`: no retry in this run, never one sooner than it allows.
+ */
+export function retryDelayMs(policy: RetryPolicy, attempt: number, error: unknown, clock: RetryClock): number | null {
   const { retryAfter, serverDate } = retryHints(error);
   if (retryAfter !== null) {
     const serverNow = serverDate ? DateTime.fromHTTP(serverDate, { zone: 'utc' }) : null;
     const reference = serverNow?.isValid ? serverNow.toMillis() : nowMs(clock.now);
     const fromServer = parseRetryAfterMs(retryAfter, reference);
-    if (fromServer !== null) return Math.min(policy.maxDelayMs, fromServer);
+    if (fromServer !== null) return fromServer > policy.maxDelayMs ? null : fromServer;
   }
   // Full jitter: a uniform draw in [0, min(cap, base * 2^(attempt-1))) (src/backoff.ts).
   return backoffDelayMs(policy, attempt, clock.random, 'full');
@@ -116,6 +121,7 @@ export async function withRetry<T>(
         (context.canRetry ? context.canRetry(error) : true);
       if (!again) throw error;
       const delayMs = retryDelayMs(policy, attempt, error, deps);
+      if (delayMs === null) throw error;
       deps.onRetry?.({ attempt, delayMs, error });
       await deps.sleep(delayMs);
     }

@@ -280,7 +280,18 @@ export async function createPayment(
     const action = actionOf(error);
     // At info (-v): the command's error line names the final answer; each answer before it is detail.
     logger.info('payment request answered', { attempt, code: codeOf(error), status: statusOf(error), action });
-    const wait = () => sleep(retryDelayMs(policy, attempt, error, clock));
+    const wait = async () => {
+      const ms = retryDelayMs(policy, attempt, error, clock);
+      // The bank asks for a longer wait than this run makes: no send before it allows; the key
+      // stays resumable, so a later run sends it again and cannot pay twice.
+      if (ms === null)
+        throw new PaymentNotMadeError(
+          `the bank asks to wait longer than ${Math.round(policy.maxDelayMs / 1000)} s (Retry-After) before the next send; a rerun resumes key ${key} and cannot pay twice`,
+          key,
+          error,
+        );
+      await sleep(ms);
+    };
     switch (action) {
       case 'retry_same_key':
       case 'retry':

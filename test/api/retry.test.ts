@@ -45,9 +45,11 @@ describe('delay per the policy (docs/bank-api.md §7.4)', () => {
     expect(backoffDelayMs(DEFAULT_RETRY_POLICY, 7, () => 0.99999)).toBe(59_999);
     expect(backoffDelayMs(DEFAULT_RETRY_POLICY, 30, () => 0.99999)).toBe(59_999);
   });
-  it('honours Retry-After, clamped to the cap, and falls back to backoff on garbage', () => {
+  it('honours Retry-After, no retry when it is longer than the cap (never sooner than the bank allows), backoff on garbage', () => {
     expect(retryDelayMs(DEFAULT_RETRY_POLICY, 1, unavailable('12'), clock(0.5))).toBe(12_000);
-    expect(retryDelayMs(DEFAULT_RETRY_POLICY, 1, unavailable('3600'), clock(0.5))).toBe(60_000);
+    expect(retryDelayMs(DEFAULT_RETRY_POLICY, 1, unavailable('60'), clock(0.5))).toBe(60_000);
+    expect(retryDelayMs(DEFAULT_RETRY_POLICY, 1, unavailable('61'), clock(0.5))).toBeNull();
+    expect(retryDelayMs(DEFAULT_RETRY_POLICY, 1, unavailable('3600'), clock(0.5))).toBeNull();
     expect(retryDelayMs(DEFAULT_RETRY_POLICY, 2, unavailable('later'), clock(0.5))).toBe(1000);
   });
   it("judges an HTTP-date against the answer's Date header, not the local clock", () => {
@@ -169,7 +171,7 @@ describe('client retries over HTTP', () => {
     expect(sleeps).toEqual([42_000]);
   });
 
-  it('clamps a huge Retry-After to the 60 s cap and gives up after 5 attempts', async () => {
+  it('a Retry-After longer than the 60 s cap: no retry sooner than it allows, the error surfaces at once (a later run tries again)', async () => {
     server = await startLocalServer((req, res) => json(res, 503, errorBody(503, 'BDT601'), { 'retry-after': '86400' }));
     const sleeps: number[] = [];
     const error = await clientFor(server, sleeps)
@@ -177,8 +179,8 @@ describe('client retries over HTTP', () => {
       .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(UnavailableError);
     expect((error as UnavailableError).code).toBe('BDT601');
-    expect(sleeps).toEqual([60_000, 60_000, 60_000, 60_000]);
-    expect(server.seen.filter((r) => r.url === '/v1/meta')).toHaveLength(5);
+    expect(sleeps).toEqual([]);
+    expect(server.seen.filter((r) => r.url === '/v1/meta')).toHaveLength(1);
   });
 
   it('backs off with jitter on 500/502/504 without Retry-After', async () => {
