@@ -1,7 +1,7 @@
 /**
  * Retry as a policy written as data (docs/bank-api.md §7.4): which error kinds retry, how many
  * attempts, and the delay: `Retry-After` when the server sent a readable one, else exponential
- * backoff with FULL jitter. A `Retry-After` longer than the policy's cap is not waited out, nor
+ * backoff with FULL jitter. A `Retry-After` longer than `maxRetryAfterMs` is not waited out, nor
  * cut short: the request is not retried (the bank: "Retry after Retry-After"), and the error
  * surfaces for a later run. A 401 is not here: the token rule handles it.
  */
@@ -20,7 +20,13 @@ export interface RetryPolicy {
   /** Attempts in all, the first included. */
   maxAttempts: number;
   baseDelayMs: number;
+  /**
+   * The longest wait. The default equals `maxRetryAfterMs`, so a `Retry-After` is waited out
+   * whole; tests set it lower to run the emulator's answers without its seconds.
+   */
   maxDelayMs: number;
+  /** The longest `Retry-After` a run waits out; beyond it the request is not retried in this run. */
+  maxRetryAfterMs: number;
   retryOn: readonly RetryRule[];
 }
 
@@ -28,6 +34,7 @@ export const DEFAULT_RETRY_POLICY: RetryPolicy = Object.freeze({
   maxAttempts: 5,
   baseDelayMs: 1_000,
   maxDelayMs: 60_000,
+  maxRetryAfterMs: 60_000,
   retryOn: Object.freeze<RetryRule[]>([
     // 429, 503 BDT601–604, 500, 502, 504, timeouts, dropped connections.
     { kind: 'unavailable' },
@@ -65,7 +72,8 @@ export interface RetryClock {
 
 /**
  * The wait before the attempt after `attempt` (1-based) failed with `error`; null when the server
- * asks for a longer wait than `maxDelayMs`: no retry in this run, never one sooner than it allows.
+ * asks for a longer wait than `maxRetryAfterMs`: no retry in this run, never one sooner than it
+ * allows.
  */
 export function retryDelayMs(policy: RetryPolicy, attempt: number, error: unknown, clock: RetryClock): number | null {
   const { retryAfter, serverDate } = retryHints(error);
@@ -73,7 +81,8 @@ export function retryDelayMs(policy: RetryPolicy, attempt: number, error: unknow
     const serverNow = serverDate ? DateTime.fromHTTP(serverDate, { zone: 'utc' }) : null;
     const reference = serverNow?.isValid ? serverNow.toMillis() : nowMs(clock.now);
     const fromServer = parseRetryAfterMs(retryAfter, reference);
-    if (fromServer !== null) return fromServer > policy.maxDelayMs ? null : fromServer;
+    if (fromServer !== null)
+      return fromServer > policy.maxRetryAfterMs ? null : Math.min(policy.maxDelayMs, fromServer);
   }
   // Full jitter: a uniform draw in [0, min(cap, base * 2^(attempt-1))) (src/backoff.ts).
   return backoffDelayMs(policy, attempt, clock.random, 'full');

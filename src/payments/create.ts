@@ -286,7 +286,7 @@ export async function createPayment(
       // stays resumable, so a later run sends it again and cannot pay twice.
       if (ms === null)
         throw new PaymentNotMadeError(
-          `the bank asks to wait longer than ${Math.round(policy.maxDelayMs / 1000)} s (Retry-After) before the next send; a rerun resumes key ${key} and cannot pay twice`,
+          `the bank asks to wait longer than ${Math.round(policy.maxRetryAfterMs / 1000)} s (Retry-After) before the next send; a rerun resumes key ${key} and cannot pay twice`,
           key,
           error,
         );
