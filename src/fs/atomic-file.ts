@@ -294,7 +294,7 @@ function removeOnStop(tempPath: string, finalPath: string, onStop: (() => void) 
           // belongs to the new file now.
           if (!existsSync(build.finalPath)) build.onStop?.();
         } catch {
-          // The process ends by the signal whatever is left; a leftover is swept later.
+          // The process ends by the signal whatever is left, as after a kill -9.
         }
       }
       building.clear();

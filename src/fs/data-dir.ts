@@ -18,7 +18,7 @@
  *   symbolic link at all between the data directory and the file.
  */
 import { closeSync, existsSync, lstatSync, openSync, realpathSync, rmdirSync, rmSync, writeSync } from 'node:fs';
-import { readFile, rm, rmdir } from 'node:fs/promises';
+import { readFile, rm } from 'node:fs/promises';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { LocalFileError } from '../errors';
 import { openAtomicFile } from './atomic-file';
@@ -193,13 +193,12 @@ export class StoredFilesBatch {
     markDataDirectory(this.dataDir);
   }
 
-  async undo(): Promise<void> {
-    for (const file of this.createdFiles.splice(0)) await rm(file, { force: true });
-    const dirs = this.createdDirs.splice(0).sort((a, b) => b.length - a.length);
-    for (const dir of dirs) await rmdir(dir).catch(() => undefined);
+  undo(): Promise<void> {
+    this.undoSync();
+    return Promise.resolve();
   }
 
-  /** `undo` without awaiting: for a stop signal's handler, which the process does not outlive. */
+  /** `undo` at once: also for a stop signal's handler, which the process does not outlive. */
   undoSync(): void {
     for (const file of this.createdFiles.splice(0)) rmSync(file, { force: true });
     for (const dir of this.createdDirs.splice(0).sort((a, b) => b.length - a.length)) {

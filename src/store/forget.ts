@@ -14,7 +14,14 @@
  * also read the account itself (its row is what the others' rows point to). Of several, a row goes
  * to the one that synced the account last; the rest is deleted, and the report says which is which.
  */
-import { creditDebitFilter, ENDPOINT_ACCESS, hasPermissionFor, type Endpoint } from '@bankdata/core/endpoint-access';
+import {
+  creditDebitFilter,
+  ENDPOINT_ACCESS,
+  hasPermissionFor,
+  payloadLevel,
+  type Endpoint,
+} from '@bankdata/core/endpoint-access';
+import type { Permission } from '@bankdata/core/schemas';
 import { storedPermissions } from './registry';
 
 export interface ForgetReport {
@@ -45,7 +52,10 @@ export interface Reader {
 }
 
 /** What each table's rows need (docs/bank-api.md §3, §6): the endpoint and, if levelled, its two levels. */
-const RESOURCE: Record<AccountTable, { endpoint: Endpoint; levels?: readonly [basic: string, detail: string] }> = {
+const RESOURCE: Record<
+  AccountTable,
+  { endpoint: Endpoint; levels?: readonly [basic: Permission, detail: Permission] }
+> = {
   accounts: { endpoint: 'accounts', levels: ['ReadAccountsBasic', 'ReadAccountsDetail'] },
   balances: { endpoint: 'balances' },
   transactions: { endpoint: 'transactions', levels: ['ReadTransactionsBasic', 'ReadTransactionsDetail'] },
@@ -67,8 +77,7 @@ function level(permissions: readonly string[], table: AccountTable): number {
  */
 function payloadLevelOf(permissions: readonly string[], table: AccountTable): number {
   const { levels } = RESOURCE[table];
-  if (!levels) return 2;
-  return permissions.includes(levels[1]) || !permissions.includes(levels[0]) ? 2 : 1;
+  return !levels || payloadLevel(permissions, ...levels) === 'Detail' ? 2 : 1;
 }
 
 /**
