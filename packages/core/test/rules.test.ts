@@ -69,6 +69,8 @@ describe('consent date rules (docs/bank-api.md §4.1 order)', () => {
   });
   it("R-DATE-4 BDT240: expiration on an NZ date before the start's", () => {
     expect(rule('2025-03-01T00:00:00+13:00', undefined, '2025-02-28T23:59:59+13:00')).toBe('BDT240');
+    // Earlier on the start's own NZ date is not before it.
+    expect(rule('2025-03-01T12:00:00+13:00', undefined, '2025-03-01T09:00:00+13:00')).toBeNull();
   });
   it("R-DATE-5 BDT244: expiration on an NZ date before the end's; earlier on the end's own date is not before it", () => {
     expect(rule('2025-03-01T00:00:00+13:00', '2025-04-10T00:00:00+12:00', '2025-04-09T23:59:59+12:00')).toBe('BDT244');

@@ -56,6 +56,9 @@ describe('on the day summer time starts (2026-09-27, clock 10:00 +13:00)', () =>
       expiration: '2026-08-31T00:00:00+12:00',
     });
     expectErrorBody(res, 400, 'BDT240');
+    // Earlier on the start's own NZ date is not before it (the bank's rules compare NZ dates).
+    const sameDay = { start: '2026-09-01T12:00:00+12:00', end: null, expiration: '2026-09-01T09:00:00+12:00' };
+    expect((await post(api, emu, sameDay)).status).toBe(201);
   });
 
   it("R-DATE-5 BDT244: an expiration on an NZ date before the end's; earlier on the end's own date is accepted", async () => {
