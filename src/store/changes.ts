@@ -54,6 +54,11 @@ interface Position {
 
 interface Cursor extends Position {
   dialect: SqlRunner['dialect'];
+  /**
+   * The change log it is a position of (`LogIdentity.id`); undefined: a cursor given before logs
+   * had an identity (version 1), valid only where the log says so (`legacy`).
+   */
+  log?: string;
   /** The snapshot still being served: the last key served (null: none yet). */
   snapshot?: ChangeKey | null;
 }
@@ -62,7 +67,8 @@ const START_AGAIN = 'start again without --since: the first pages then hold ever
 
 function encodeCursor(cursor: Cursor): string {
   const body: Record<string, unknown> = {
-    v: 1,
+    v: 2,
+    i: cursor.log,
     d: cursor.dialect === 'sqlite' ? 's' : 'p',
     x: cursor.xid,
     s: cursor.seq,
@@ -88,15 +94,18 @@ export function decodeCursor(text: string, dialect: SqlRunner['dialect']): Curso
     throw malformed();
   }
   if (typeof body !== 'object' || body === null) throw malformed();
-  const { v, d, x, s, k } = body as Record<string, unknown>;
-  if (v !== 1 || (d !== 's' && d !== 'p') || !isCount(x) || !isCount(s)) throw malformed();
+  const { v, i, d, x, s, k } = body as Record<string, unknown>;
+  if ((d !== 's' && d !== 'p') || !isCount(x) || !isCount(s)) throw malformed();
+  // Version 1 named no log (cursors given before change_log_identity); version 2 names one.
+  if (!(v === 1 && i === undefined) && !(v === 2 && typeof i === 'string' && /^[0-9a-f.]{1,80}$/.test(i)))
+    throw malformed();
   if ((d === 's') !== (dialect === 'sqlite')) {
     throw new UsageError(
       `the --since cursor is of a ${d === 's' ? 'SQLite' : 'PostgreSQL'} database, not this one`,
       START_AGAIN,
     );
   }
-  const cursor: Cursor = { dialect, xid: x, seq: s };
+  const cursor: Cursor = { dialect, xid: x, seq: s, ...(typeof i === 'string' ? { log: i } : {}) };
   if (k !== undefined) {
     if (k === null) cursor.snapshot = null;
     else {
@@ -145,6 +154,69 @@ async function horizon(r: SqlRunner): Promise<Position | null> {
 
 const before = (a: Position, b: Position) => a.xid < b.xid || (a.xid === b.xid && a.seq < b.seq);
 
+/**
+ * Which log this database's is, and how far it has given positions (docs/changes.md "Cursors").
+ * `id`: the log's id, and on PostgreSQL the database's oid after it, so a clone of the database
+ * (`CREATE DATABASE … TEMPLATE`, a dump restored: its transaction ids are new) is another log.
+ */
+interface LogIdentity {
+  id: string;
+  /** A version 1 cursor (no log named) is this log's own. */
+  legacy: boolean;
+  /** The log this one was copied from (a backup file), and its last position then: its cursors up to there are this log's too. */
+  forkedFrom: (Position & { id: string }) | null;
+  /** No cursor of this log is after this position (SQLite: the last number given; PostgreSQL: the next transaction id). */
+  last: Position;
+}
+
+async function logIdentity(r: SqlRunner): Promise<LogIdentity> {
+  const row = await r.get(
+    r.dialect === 'postgres'
+      ? sql`SELECT log_id, legacy, db_oid, forked_from, forked_xid, forked_seq,
+              (SELECT oid::bigint FROM pg_database WHERE datname = current_database())::text AS current_oid,
+              pg_snapshot_xmax(pg_current_snapshot())::text AS xmax
+            FROM change_log_identity WHERE id = 1`
+      : sql`SELECT log_id, legacy, db_oid, forked_from, forked_xid, forked_seq, NULL AS current_oid, NULL AS xmax
+            FROM change_log_identity WHERE id = 1`,
+  );
+  if (!row) throw new Error('change_log_identity has no row: the database was changed by hand');
+  const oid = row.current_oid === null ? null : String(row.current_oid);
+  const id = oid === null ? String(row.log_id) : `${String(row.log_id)}.${oid}`;
+  const legacy = Number(row.legacy) === 1 && (oid === null || String(row.db_oid) === oid);
+  const forkedFrom =
+    row.forked_from === null
+      ? null
+      : { id: String(row.forked_from), xid: Number(row.forked_xid), seq: Number(row.forked_seq) };
+  const last = r.dialect === 'postgres' ? { xid: Number(row.xmax), seq: 0 } : await startPosition(r);
+  return { id, legacy, forkedFrom, last };
+}
+
+/**
+ * Refuses a cursor of another log (another database, a copy, a backup restored: its positions
+ * name other entries, so serving after them would skip or repeat changes for good), and one
+ * after any position this log has given (a database file put back from an earlier copy).
+ */
+function refuseOtherLog(cursor: Cursor, log: LogIdentity): void {
+  const atOrBefore = (p: Position) => !before(p, cursor);
+  const own =
+    cursor.log === undefined
+      ? log.legacy && (log.forkedFrom === null || atOrBefore(log.forkedFrom))
+      : cursor.log === log.id || (log.forkedFrom?.id === cursor.log && atOrBefore(log.forkedFrom));
+  if (!own) {
+    throw new UsageError(
+      "the --since cursor is of another database's change log (another database, a copy of it or a restored backup), not this one's",
+      START_AGAIN,
+    );
+  }
+  const ahead = cursor.dialect === 'postgres' ? cursor.xid > log.last.xid : cursor.seq > log.last.seq;
+  if (ahead) {
+    throw new UsageError(
+      "the --since cursor is ahead of this database's change log: the database was put back from an earlier copy",
+      START_AGAIN,
+    );
+  }
+}
+
 /** The view's row as the feed shows it: the amounts as their exact decimal text (as exports write them). */
 function feedRow(row: SqlRow): SqlRow {
   return { ...row, amount: row.amount_text ?? null, balance_after: row.balance_after_text ?? null };
@@ -177,13 +249,17 @@ export async function readChanges(r: SqlRunner, options: { since?: string; limit
   if (!Number.isSafeInteger(limit) || limit < 1 || limit > MAX_CHANGE_LIMIT) {
     throw new UsageError(`--limit must be a whole number from 1 to ${MAX_CHANGE_LIMIT}: ${limit}`);
   }
+  const log = await logIdentity(r);
   let cursor: Cursor;
   if (options.since === undefined) {
     cursor = { dialect: r.dialect, ...(await startPosition(r)), snapshot: null };
   } else {
     cursor = decodeCursor(options.since, r.dialect);
+    refuseOtherLog(cursor, log);
     await refusePruned(r, cursor);
   }
+  // The pages it gives name this log, whichever it was given (an earlier version's, a backup's origin).
+  cursor.log = log.id;
   if (cursor.snapshot !== undefined) return snapshotPage(r, cursor, limit);
   const page = await logPage(r, cursor, limit);
   // A prune that committed between the check and the page's read took entries after the cursor:
@@ -218,7 +294,7 @@ async function snapshotPage(r: SqlRunner, cursor: Cursor, limit: number): Promis
     return { changes, cursor: encodeCursor({ ...cursor, snapshot: keyOf(lastRow) }), hasMore: true };
   }
   // The snapshot is served: the log from its start position follows (at once: it may hold more).
-  const next: Cursor = { dialect: cursor.dialect, xid: cursor.xid, seq: cursor.seq };
+  const next: Cursor = { dialect: cursor.dialect, xid: cursor.xid, seq: cursor.seq, log: cursor.log };
   return { changes, cursor: encodeCursor(next), hasMore: true };
 }
 
@@ -262,7 +338,7 @@ async function logPage(r: SqlRunner, cursor: Cursor, limit: number): Promise<Cha
       changes.push({ change: 'modified', key: slot.key, changed, row: feedRow(row) });
     }
   }
-  const next: Cursor = { dialect: cursor.dialect, xid: Number(last.xid ?? 0), seq: Number(last.seq) };
+  const next: Cursor = { dialect: cursor.dialect, xid: Number(last.xid ?? 0), seq: Number(last.seq), log: cursor.log };
   return { changes, cursor: encodeCursor(next), hasMore: entries.length > limit };
 }
 
@@ -285,12 +361,13 @@ export async function pruneChanges(r: SqlRunner, options: { keepDays: number; no
   const cutoff = toStoredInstant(toInstant(options.now).minus({ days: options.keepDays }));
   return r.transaction(async (tx) => {
     await takeLock(tx, 'changeLogPrune');
+    const log = (await logIdentity(tx)).id;
     const newest = await tx.get(
       sql`SELECT xid, seq FROM change_log WHERE ${servable(tx)} AND logged_at <= ${cutoff}
           ORDER BY ${tx.dialect === 'postgres' ? sql`xid DESC, seq DESC` : sql`seq DESC`} LIMIT 1`,
     );
     const kept = await horizon(tx);
-    if (!newest) return { pruned: 0, horizon: kept ? encodeCursor({ dialect: tx.dialect, ...kept }) : null };
+    if (!newest) return { pruned: 0, horizon: kept ? encodeCursor({ dialect: tx.dialect, ...kept, log }) : null };
     const upTo: Position = { xid: Number(newest.xid ?? 0), seq: Number(newest.seq) };
     const atOrBefore =
       tx.dialect === 'postgres' ? sql`(xid, seq) <= (${upTo.xid}, ${upTo.seq})` : sql`seq <= ${upTo.seq}`;
@@ -300,6 +377,6 @@ export async function pruneChanges(r: SqlRunner, options: { keepDays: number; no
       sql`INSERT INTO change_log_horizon (id, xid, seq, pruned_at) VALUES (1, ${at.xid}, ${at.seq}, ${toStoredInstant(options.now)})
           ON CONFLICT (id) DO UPDATE SET xid = excluded.xid, seq = excluded.seq, pruned_at = excluded.pruned_at`,
     );
-    return { pruned, horizon: encodeCursor({ dialect: tx.dialect, ...at }) };
+    return { pruned, horizon: encodeCursor({ dialect: tx.dialect, ...at, log }) };
   });
 }

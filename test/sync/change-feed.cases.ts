@@ -9,7 +9,7 @@
  * change-feed.pg.test.ts (PostgreSQL, with its own cases: commits out of order, two workers).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, expect, it, vi } from 'vitest';
@@ -119,6 +119,35 @@ async function runStatements(store: Store, text: string): Promise<void> {
 }
 
 const BIN = resolve(__dirname, '../../bin/bankdata.js');
+
+/** A cursor's content (the feed's cursors are base64url JSON; tests only). */
+export const cursorBody = (cursor: string): Record<string, unknown> =>
+  JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as Record<string, unknown>;
+export const cursorText = (body: Record<string, unknown>): string =>
+  Buffer.from(JSON.stringify(body)).toString('base64url');
+
+/** Refused as a consumer's cursor is: exit 2, the message, the hint to start again. */
+export async function expectRefused(read: Promise<unknown>, message: RegExp): Promise<void> {
+  await expect(read).rejects.toBeInstanceOf(UsageError);
+  await expect(read).rejects.toMatchObject({
+    exitCode: 2,
+    message: expect.stringMatching(message) as string,
+    hint: expect.stringContaining('without --since') as string,
+  });
+}
+
+/** The statement of the change log identity's migration that makes the log's row. */
+function identityInsert(dialect: DialectSetup['dialect']): string {
+  const file =
+    dialect === 'sqlite'
+      ? 'src/store/sqlite/migrations/0018_change_log_identity.sql'
+      : 'src/store/pg/migrations/0017_change_log_identity.sql';
+  const statement = readFileSync(resolve(__dirname, '../..', file), 'utf8')
+    .split('--> statement-breakpoint')
+    .find((s) => s.includes('INSERT INTO'));
+  if (!statement) throw new Error(`${file} makes no row`);
+  return statement;
+}
 
 export const changeFeedSuite = (setup: DialectSetup): void =>
   setup.describe('a consumer of the change feed equals v_transactions', () => {
@@ -408,6 +437,63 @@ export const changeFeedSuite = (setup: DialectSetup): void =>
         await queryRow(h.store, 'SELECT 1 AS one FROM v_transactions WHERE consent_id = ? LIMIT 1', ended),
       ).toBeUndefined();
     }, 240_000);
+
+    it("a cursor names its database's change log: another database's, one ahead of the log, and an old one where the log was unused are refused (exit 2)", async () => {
+      await feedSettled(h.store);
+      await early.poll(h.store);
+      const mine = early.cursor!;
+      const body = cursorBody(mine);
+      expect(body).toMatchObject({ v: 2, i: expect.stringMatching(/^[0-9a-f.]+$/) as string });
+      // On PostgreSQL `other` is made from the same migrated template, so it holds the same
+      // log_id: the database's oid in the cursor tells the two apart (as for a dump restored).
+      const other = await openDatabaseStore(await setup.location());
+      const identityRow = async (store: Store) => (await queryRow<Row>(store, 'SELECT * FROM change_log_identity'))!;
+      const saved = await identityRow(h.store);
+      try {
+        await expectRefused(other.changes.read({ since: mine, limit: 10 }), /another database's change log/);
+        const theirs = (await other.changes.read({ limit: 10 })).cursor;
+        await expectRefused(h.store.changes.read({ since: theirs, limit: 10 }), /another database's change log/);
+        // After every position this log gave: a file put back from an earlier copy.
+        const ahead =
+          setup.dialect === 'postgres' ? { x: Number(body.x) + 1_000_000 } : { s: Number(body.s) + 1_000_000 };
+        await expectRefused(
+          h.store.changes.read({ since: cursorText({ ...body, ...ahead }), limit: 10 }),
+          /ahead of this database's change log/,
+        );
+        expect((await h.store.changes.read({ since: mine, limit: 10 })).changes).toEqual([]);
+
+        // A cursor of before logs had an id (version 1, no log named). This log was empty when its
+        // migration ran (a new database), so such a cursor is not its own.
+        const { i: _named, ...unnamed } = body;
+        const v1 = cursorText({ ...unnamed, v: 1 });
+        await expectRefused(h.store.changes.read({ since: v1, limit: 10 }), /another database's change log/);
+        // The migration's own statement, run again on a log already used (this one) and on an unused
+        // one (`other`): the first keeps the old cursors as its own, the second does not.
+        const insert = identityInsert(setup.dialect);
+        for (const store of [h.store, other]) {
+          await execute(store, 'DELETE FROM change_log_identity');
+          await runStatements(store, insert);
+        }
+        expect(Number((await identityRow(h.store)).legacy)).toBe(1);
+        expect(Number((await identityRow(other)).legacy)).toBe(0);
+        const served = await h.store.changes.read({ since: v1, limit: 10 });
+        expect(served.changes).toEqual([]);
+        expect(cursorBody(served.cursor)).toMatchObject({ v: 2, x: body.x, s: body.s });
+        expect(cursorBody(served.cursor).i).not.toBe(body.i);
+        await expectRefused(other.changes.read({ since: v1, limit: 10 }), /another database's change log/);
+        // The cursor of the id before is another log's now.
+        await expectRefused(h.store.changes.read({ since: mine, limit: 10 }), /another database's change log/);
+      } finally {
+        await execute(h.store, 'DELETE FROM change_log_identity');
+        await execute(
+          h.store,
+          'INSERT INTO change_log_identity (id, log_id, legacy, db_oid, forked_from, forked_xid, forked_seq) VALUES (?, ?, ?, ?, ?, ?, ?)',
+          ...['id', 'log_id', 'legacy', 'db_oid', 'forked_from', 'forked_xid', 'forked_seq'].map((c) => saved[c]),
+        );
+        await other.close();
+      }
+      expect((await h.store.changes.read({ since: mine, limit: 10 })).changes).toEqual([]);
+    });
 
     it('prune: entries logged before the kept days go; a cursor before them is refused (exit 2), a later one served', async () => {
       const old = early.cursor!;

@@ -32,8 +32,9 @@ export function clearStatementFile(sqlite: Database.Database, filePath: string):
 /** Tables in foreign-key order. Not copied: `lease` (a run lock, never data), `nz_offsets`
  * (SQLite only: PostgreSQL has the time zone database), PostgreSQL's worker tables
  * (`run_consents`, `run_workers`, `rate_budget`: coordination of runs in progress), and the change
- * feed's log (`change_log`, `change_log_horizon`: positions of one database; the copy's own
- * triggers log its rows as they arrive, and its consumers start again without a cursor). */
+ * feed's log (`change_log`, `change_log_horizon`, `change_log_identity`: positions of one
+ * database; the copy's own triggers log its rows as they arrive, its migration gave its log an id
+ * of its own, and its consumers start again without a cursor). */
 export const COPIED_TABLES = [
   'consents',
   'bank_meta',
@@ -200,7 +201,8 @@ export async function copySqliteToPostgres(
  * Refuses a target one of whose tables holds a row (exit 2): a copy goes into an empty database,
  * never merged into another's rows (a database where `bankdata meta` or a payment was already
  * stored has no consent, and was merged into, or refused as an internal error). Checked in the
- * copy's own transaction, so every caller passes it.
+ * copy's own transaction, so every caller passes it. `change_log_identity` holds its one row in
+ * every new database (its migration makes the log's id): not data.
  */
 async function refuseHeld(client: pg.PoolClient, location: string): Promise<void> {
   const tables = await client.query<{ name: string }>(
@@ -208,6 +210,7 @@ async function refuseHeld(client: pg.PoolClient, location: string): Promise<void
      WHERE table_schema = current_schema() AND table_type = 'BASE TABLE' ORDER BY table_name`,
   );
   for (const { name } of tables.rows) {
+    if (name === 'change_log_identity') continue;
     if ((await client.query(`SELECT 1 FROM ${quote(name)} LIMIT 1`)).rowCount)
       throw new UsageError(
         `${location} already holds data (table ${name}); a copy goes into an empty database`,

@@ -56,12 +56,35 @@ export function quickCheckProblems(rows: readonly unknown[]): string[] {
   return [lines.length === 0 ? 'no answer' : `"ok" ${lines.length} times where one answer is expected`];
 }
 
-/** The copy's own check: `PRAGMA quick_check` says "ok", else the copy is refused with its first complaint. */
+/**
+ * The copy's change log becomes a log of its own (docs/changes.md "Cursors"): a new id, and the
+ * source's id and last position remembered, so that if the copy is ever put back in place of the
+ * database, a consumer's cursor from the source is served only when it is at or before what the
+ * copy holds (a later one would skip the changes the copy lacks, and those logged after it under
+ * the same numbers). A copy of a database from before the log had an identity has nothing to do.
+ */
+function forkChangeLog(copy: Database.Database): void {
+  const has = copy.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'change_log_identity'").get();
+  if (!has) return;
+  copy.exec(`UPDATE change_log_identity SET
+      forked_from = log_id,
+      forked_xid = 0,
+      forked_seq = max(coalesce((SELECT max(seq) FROM change_log), 0),
+                       coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'change_log'), 0)),
+      log_id = lower(hex(randomblob(16)))
+    WHERE id = 1`);
+}
+
+/**
+ * The copy's own check: `PRAGMA quick_check` says "ok", else the copy is refused with its first
+ * complaint; before it, the copy's change log is made its own (forkChangeLog).
+ */
 function checkCopy(from: string, temp: string): void {
   let problems: string[];
   // Opened for writing: the copy is ours, and closing it removes the -wal/-shm SQLite makes.
   const copy = new Database(temp, { fileMustExist: true });
   try {
+    forkChangeLog(copy);
     problems = quickCheckProblems(copy.pragma('quick_check(3)') as unknown[]);
   } catch (error) {
     throw backupError(from, temp, error);

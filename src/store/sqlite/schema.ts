@@ -711,3 +711,23 @@ export const changeLogHorizon = sqliteTable('change_log_horizon', {
   seq: integer('seq').notNull(),
   prunedAt: text('pruned_at').notNull(),
 });
+
+/**
+ * Which change log this is (one row, id 1; docs/changes.md "Cursors"): a cursor names the log it
+ * came from, so a cursor of another database, a copy or a restored backup is refused instead of
+ * served entries that are not the ones after it. `logId`: random, made by the migration (a new
+ * database, and each `db copy`, gets its own); a backup file gets a new one (`forkChangeLog`),
+ * remembering the log it came from and its last position (`forkedFrom`, `forkedXid`, `forkedSeq`:
+ * that log's cursors up to there are this one's too). `legacy`: cursors of before this table (they
+ * name no log) are this log's own: 1 only when the migration found the log already used; `dbOid`:
+ * PostgreSQL's database it was made in (a v1 cursor is accepted only there).
+ */
+export const changeLogIdentity = sqliteTable('change_log_identity', {
+  id: integer('id').primaryKey(),
+  logId: text('log_id').notNull(),
+  legacy: integer('legacy').notNull().default(0),
+  dbOid: integer('db_oid'),
+  forkedFrom: text('forked_from'),
+  forkedXid: integer('forked_xid').notNull().default(0),
+  forkedSeq: integer('forked_seq').notNull().default(0),
+});

@@ -103,7 +103,15 @@ describePostgres('PostgreSQL schema', () => {
       // its own rows as they arrive) or the alerts' state and outbox (docs/alerts.md: the copy's
       // first command judges its states afresh).
       expect(
-        [...COPIED_TABLES, 'lease', 'change_log', 'change_log_horizon', 'alert_state', 'alert_outbox'].sort(),
+        [
+          ...COPIED_TABLES,
+          'lease',
+          'change_log',
+          'change_log_horizon',
+          'change_log_identity',
+          'alert_state',
+          'alert_outbox',
+        ].sort(),
       ).toEqual(sqliteTables.filter((t) => t !== 'nz_offsets').sort());
     } finally {
       await pool.end();

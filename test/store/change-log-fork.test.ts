@@ -1,0 +1,97 @@
+/**
+ * A SQLite database's change log and its copies (docs/changes.md "Cursors"): a backup file
+ * (`bankdata db backup`, and the copy a migration takes first) is a log of its own that remembers
+ * where it forked, so a consumer's cursor from the database is served by the backup put back in
+ * its place only when it is at or before what the backup holds; a file copied by hand and put back
+ * is caught by a cursor ahead of its log. The cases every dialect shares (another database, a
+ * cursor of before logs had an id): test/sync/change-feed.cases.ts.
+ */
+import { copyFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ConsentId } from '@bankdata/core/schemas';
+import { openDatabaseStore, type SqliteStore } from '../../src/store';
+import { backupDatabase } from '../../src/store/sqlite/backup';
+import { Consumer, cursorBody, expectEqualToView, expectRefused } from '../sync/change-feed.cases';
+import { tempDir } from './helpers';
+
+const T = '2026-03-10T00:00:00.000Z';
+const CONSENT = '11111111-1111-4111-8111-111111111111' as ConsentId;
+
+function insert(store: SqliteStore, id: string): void {
+  store.sqlite
+    .prepare(
+      `INSERT INTO transactions (bank, account_id, transaction_id, consent_id, status, booking_date_time, booking_date,
+         amount, currency, credit_debit_indicator, raw_json, first_seen_at, last_seen_at, updated_at)
+       VALUES ('PNZ', 'acc-1', ?, ?, 'Booked', ?, '2026-03-10', '-1.00', 'NZD', 'Debit', '{}', ?, ?, ?)`,
+    )
+    .run(id, CONSENT, T, T, T, T);
+}
+
+describe('a SQLite change log and its copies', () => {
+  const dir = tempDir();
+  const path = join(dir, 'bankdata.sqlite');
+  let live: SqliteStore;
+  const opened: SqliteStore[] = [];
+  const open = async (file: string) => {
+    const store = (await openDatabaseStore(file)) as SqliteStore;
+    opened.push(store);
+    return store;
+  };
+  beforeAll(async () => {
+    live = await open(path);
+    await live.consents.add(CONSENT);
+    live.sqlite
+      .prepare(
+        `INSERT INTO accounts (bank, account_id, consent_id, currency, raw_json, first_seen_at, last_seen_at, updated_at)
+         VALUES ('PNZ', 'acc-1', ?, 'NZD', '{}', ?, ?, ?)`,
+      )
+      .run(CONSENT, T, T, T);
+  });
+  afterAll(async () => {
+    for (const store of opened) await store.close();
+  });
+
+  it("a backup serves the database's cursors up to what it holds, refuses a later one, and its own are not the database's", async () => {
+    const consumer = new Consumer(10);
+    await consumer.poll(live); // the log's start (an empty table)
+    insert(live, 't-1');
+    insert(live, 't-2');
+    await consumer.poll(live);
+    expect(consumer.rows.size).toBe(2);
+    const atBackup = consumer.cursor!;
+
+    const backupPath = join(dir, 'backup.sqlite');
+    await backupDatabase(path, backupPath);
+    // A copy by hand of the same moment (the WAL written into the file first).
+    live.sqlite.pragma('wal_checkpoint(TRUNCATE)');
+    const handPath = join(dir, 'by-hand.sqlite');
+    copyFileSync(path, handPath);
+
+    insert(live, 't-3');
+    await consumer.poll(live);
+    expect(consumer.rows.size).toBe(3);
+    const afterBackup = consumer.cursor!;
+
+    // The backup put back in the database's place.
+    const backup = await open(backupPath);
+    expect(cursorBody((await backup.changes.read({ limit: 10 })).cursor).i).not.toBe(cursorBody(atBackup).i);
+    await expectRefused(backup.changes.read({ since: afterBackup, limit: 10 }), /another database's change log/);
+    const resumed = await backup.changes.read({ since: atBackup, limit: 10 });
+    expect(resumed.changes).toEqual([]);
+    // The consumer at the backup's last position follows the backup from there on.
+    const follower = new Consumer(10);
+    follower.apply((await live.changes.read({ limit: 10 })).changes.filter((c) => c.key.transaction_id !== 't-3'));
+    follower.cursor = resumed.cursor;
+    insert(backup, 't-4');
+    await follower.poll(backup);
+    await expectEqualToView(follower, backup);
+    // The backup's cursors are not the database's.
+    await expectRefused(live.changes.read({ since: follower.cursor, limit: 10 }), /another database's change log/);
+
+    // The copy by hand names the same log, but the later cursor is after anything it gave.
+    const byHand = await open(handPath);
+    await expectRefused(byHand.changes.read({ since: afterBackup, limit: 10 }), /ahead of this database's change log/);
+    expect((await byHand.changes.read({ since: atBackup, limit: 10 })).changes).toEqual([]);
+  });
+});
