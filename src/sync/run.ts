@@ -205,6 +205,7 @@ async function syncRun(options: SyncOptions): Promise<SyncSummary> {
   // Work that another run would not do needs a run of its own: a re-read, or named consents.
   const exclusive =
     (options.full ?? false) || (options.since ?? null) !== null || (options.consentIds ?? []).length > 0;
+  const askedAt = performance.now(); // the lease's first term begins no earlier
   const begun = await store.runs.begin({
     consentIds,
     holder,
@@ -226,20 +227,53 @@ async function syncRun(options: SyncOptions): Promise<SyncSummary> {
   // Asked to stop (SIGTERM/SIGINT) or the lease could not be held: the run stops after the unit
   // in flight, and is "interrupted" (partial; the rest waits for the next run).
   const stopAsked = () => (options.signal?.aborted ?? false) || leaseLost;
+  // A renewal that fails is tried again at the next tick while the lease still holds (a database
+  // busy with another writer past its busy timeout, a statement that failed once); the run stops
+  // after the unit in flight only when the next tick would come after the lease lapsed (the last
+  // renewal that succeeded, or the start, plus its TTL; a renewal still unanswered at a tick counts
+  // as failed), or at once when the lease was taken over or the database is lost.
+  const renewMs = options.settings.leaseRenewMs ?? DEFAULT_LEASE_RENEW_MS;
+  const ttlMs = options.settings.leaseTtlMs ?? DEFAULT_LEASE_TTL_MS;
+  let heldSince = askedAt; // monotonic: when the lease's current term began, at the earliest
+  let renewing = false;
+  const renewFailed = (reason: string) => {
+    const t = performance.now();
+    if (t + renewMs < heldSince + ttlMs) {
+      logger.warn('lease renewal failed: trying again at the next renewal', {
+        reason,
+        leaseHoldsMs: Math.round(heldSince + ttlMs - t),
+      });
+      return;
+    }
+    // A lease we cannot renew in time will expire under us: stop after the unit in flight rather
+    // than write on while another run (or worker) may take over.
+    leaseLost = true;
+    logger.error('lease renewal failed: stopping after the unit in flight', { reason });
+  };
   const renew = setInterval(() => {
+    if (leaseLost) return;
+    if (renewing) {
+      renewFailed('the renewal before has had no answer');
+      return;
+    }
+    renewing = true;
+    const sentAt = performance.now();
     run.renew(now()).then(
       (renewed) => {
+        renewing = false;
         if (!renewed) leaseLost = true;
+        else heldSince = Math.max(heldSince, sentAt);
       },
       (error: unknown) => {
-        // A lease we cannot renew will expire under us: stop after the unit in flight rather than
-        // write on while another run (or worker) may take over.
-        leaseLost = true;
-        if (isStoreLost({ store }, error)) storeLost ??= { error };
-        logger.error('lease renewal failed: stopping after the unit in flight', { reason: describeError(error) });
+        renewing = false;
+        if (isStoreLost({ store }, error)) {
+          storeLost ??= { error };
+          leaseLost = true;
+          logger.error('lease renewal failed: stopping after the unit in flight', { reason: describeError(error) });
+        } else renewFailed(describeError(error));
       },
     );
-  }, options.settings.leaseRenewMs ?? DEFAULT_LEASE_RENEW_MS);
+  }, renewMs);
   renew.unref();
   // The lease is renewed until the run is recorded finished: through the consents, and through the
   // closing steps (the check, the transfers, the categories), which read and write under it.

@@ -1,18 +1,28 @@
+/**
+ * The run's lease renewal (docs/configuration.md "Sync rules": one run at a time per database): a
+ * renewal that fails is tried again while the lease still holds, and the run stops after the unit
+ * in flight only when the lease would lapse before the next try (or a renewal never answers); a
+ * lease taken over stops it at once. The emulator answers after 20 ms, so each run lasts many
+ * renewals of 20 ms.
+ */
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import type { RunWork } from '../../src/store';
+import { createLogger } from '../../src/log';
 import { SETTINGS, startHarness, type Harness } from '../fixtures/sync-harness';
 
 describe('lease renewal', () => {
   let h: Harness;
   beforeAll(async () => {
-    h = await startHarness();
+    h = await startHarness({ latencyMs: 20 });
   });
   afterAll(async () => {
     await h.close();
   });
 
-  it('a renewal that fails stops the run after the unit in flight: partial, interrupted, lease released', async () => {
-    // The run's renewal of its lease fails (as a full or failing disk would make it).
-    const renew = vi.fn().mockRejectedValue(new Error('disk I/O error'));
+  /** A sync whose run's renewals are `renew`, with the lease's TTL and renewal interval given; its log lines. */
+  async function syncWith(renew: RunWork['renew'], lease: { leaseTtlMs: number; leaseRenewMs: number }) {
+    const lines: Record<string, unknown>[] = [];
+    const logger = createLogger({ level: 'warn', format: 'json', sink: (line) => lines.push(JSON.parse(line)) });
     const begin = h.store.runs.begin;
     let leaseTtlMs = 0;
     const spy = vi.spyOn(h.store.runs, 'begin').mockImplementation(async (input) => {
@@ -21,16 +31,59 @@ describe('lease renewal', () => {
       if (begun.ok) begun.work.renew = renew;
       return begun;
     });
-    // The lease's expiry and renewal are settings (sync.leaseTtlMs, sync.leaseRenewMs): the first renewal comes 20 ms in.
-    const summary = await h.sync({ settings: { ...SETTINGS, leaseTtlMs: 1_000, leaseRenewMs: 20 } });
-    expect(renew).toHaveBeenCalled();
-    expect(leaseTtlMs).toBe(1_000);
-    spy.mockRestore();
+    try {
+      const summary = await h.sync({ settings: { ...SETTINGS, ...lease }, logger, full: true });
+      expect(leaseTtlMs).toBe(lease.leaseTtlMs);
+      return { summary, messages: lines.map((l) => String(l.msg)) };
+    } finally {
+      spy.mockRestore();
+    }
+  }
+
+  it('a renewal that keeps failing stops the run before the lease lapses: partial, interrupted, lease released', async () => {
+    // The run's renewal of its lease fails (as a full or failing disk would make it).
+    const renew = vi.fn().mockRejectedValue(new Error('disk I/O error'));
+    // The lease holds 400 ms from the run's start: the renewals every 20 ms are tried again until
+    // the next one would come after that (a run of this world lasts seconds).
+    const { summary, messages } = await syncWith(renew, { leaseTtlMs: 400, leaseRenewMs: 20 });
+    expect(renew.mock.calls.length).toBeGreaterThanOrEqual(2);
     expect(summary.interrupted).toBe(true);
     expect(summary.outcome).toBe('partial');
+    expect(messages).toContain('lease renewal failed: trying again at the next renewal');
+    expect(messages.at(-1)).toBe('lease renewal failed: stopping after the unit in flight');
     // It stopped early: not every consent was synced whole (on a busy machine every consent may
-    // have started before the first renewal; those in flight end partial, never ok).
+    // have started before it stopped; those in flight end partial, never ok).
     expect(summary.consents.filter((c) => c.outcome === 'ok').length).toBeLessThan(h.emu.consentIds.length);
     expect(h.store.sqlite.prepare('SELECT count(*) AS n FROM lease').get()).toEqual({ n: 0 });
+  });
+
+  it('renewals that fail twice, then succeed: the run goes on to its end, ok', async () => {
+    const renew = vi
+      .fn<RunWork['renew']>()
+      .mockRejectedValueOnce(new Error('database is locked'))
+      .mockRejectedValueOnce(new Error('database is locked'))
+      .mockResolvedValue(true);
+    const { summary, messages } = await syncWith(renew, { leaseTtlMs: 2_000, leaseRenewMs: 20 });
+    expect(renew.mock.calls.length).toBeGreaterThanOrEqual(3);
+    expect(summary.interrupted).toBe(false);
+    expect(summary.outcome).toBe('ok');
+    expect(messages.filter((m) => m === 'lease renewal failed: trying again at the next renewal')).toHaveLength(2);
+    expect(messages).not.toContain('lease renewal failed: stopping after the unit in flight');
+  });
+
+  it('a renewal that never answers stops the run before the lease lapses', async () => {
+    const renew = vi.fn<RunWork['renew']>().mockReturnValue(new Promise<boolean>(() => undefined));
+    const { summary, messages } = await syncWith(renew, { leaseTtlMs: 400, leaseRenewMs: 20 });
+    expect(renew).toHaveBeenCalledTimes(1);
+    expect(summary.interrupted).toBe(true);
+    expect(summary.outcome).toBe('partial');
+    expect(messages.at(-1)).toBe('lease renewal failed: stopping after the unit in flight');
+  });
+
+  it('a lease taken over stops the run at once', async () => {
+    const renew = vi.fn<RunWork['renew']>().mockResolvedValue(false);
+    const { summary } = await syncWith(renew, { leaseTtlMs: 2_000, leaseRenewMs: 20 });
+    expect(renew).toHaveBeenCalledTimes(1);
+    expect(summary.interrupted).toBe(true);
   });
 });
