@@ -17,6 +17,7 @@
  * nothing). Without a cursor the feed starts with every row of the view as `added` (a snapshot in
  * key order, in pages), from a log position taken before the first of those reads.
  */
+import { createHash } from 'node:crypto';
 import { sql, type SQL } from 'drizzle-orm';
 import { UsageError } from '../errors';
 import { takeLock } from './dialect-sql';
@@ -59,6 +60,12 @@ interface Cursor extends Position {
    * had an identity (version 1), valid only where the log says so (`legacy`).
    */
   log?: string;
+  /**
+   * The fingerprint of the log's entry at this position (`entryFingerprint`), when it is one: the
+   * entry must still be there, the same, for the cursor to be served (a fork of the log, such as
+   * a copy put back or a dump restored, gives its position to other entries, or none).
+   */
+  entry?: string;
   /** The snapshot still being served: the last key served (null: none yet). */
   snapshot?: ChangeKey | null;
 }
@@ -72,6 +79,7 @@ function encodeCursor(cursor: Cursor): string {
     d: cursor.dialect === 'sqlite' ? 's' : 'p',
     x: cursor.xid,
     s: cursor.seq,
+    f: cursor.entry,
   };
   if (cursor.snapshot !== undefined) {
     body.k =
@@ -86,7 +94,8 @@ const isCount = (v: unknown): v is number => typeof v === 'number' && Number.isS
 
 export function decodeCursor(text: string, dialect: SqlRunner['dialect']): Cursor {
   const malformed = () => new UsageError('the --since cursor is not one `bankdata changes` gave', START_AGAIN);
-  if (!/^[A-Za-z0-9_-]{1,400}$/.test(text)) throw malformed();
+  // A snapshot's cursor holds a transaction's key: three ids of up to 40 characters, each of up to 4 UTF-8 bytes.
+  if (!/^[A-Za-z0-9_-]{1,2000}$/.test(text)) throw malformed();
   let body: unknown;
   try {
     body = JSON.parse(Buffer.from(text, 'base64url').toString('utf8'));
@@ -94,8 +103,9 @@ export function decodeCursor(text: string, dialect: SqlRunner['dialect']): Curso
     throw malformed();
   }
   if (typeof body !== 'object' || body === null) throw malformed();
-  const { v, i, d, x, s, k } = body as Record<string, unknown>;
+  const { v, i, d, x, s, k, f } = body as Record<string, unknown>;
   if ((d !== 's' && d !== 'p') || !isCount(x) || !isCount(s)) throw malformed();
+  if (f !== undefined && (v !== 2 || typeof f !== 'string' || !/^[0-9a-f]{16}$/.test(f))) throw malformed();
   // Version 1 named no log (cursors given before change_log_identity); version 2 names one.
   if (!(v === 1 && i === undefined) && !(v === 2 && typeof i === 'string' && /^[0-9a-f.]{1,80}$/.test(i)))
     throw malformed();
@@ -105,7 +115,13 @@ export function decodeCursor(text: string, dialect: SqlRunner['dialect']): Curso
       START_AGAIN,
     );
   }
-  const cursor: Cursor = { dialect, xid: x, seq: s, ...(typeof i === 'string' ? { log: i } : {}) };
+  const cursor: Cursor = {
+    dialect,
+    xid: x,
+    seq: s,
+    ...(typeof i === 'string' ? { log: i } : {}),
+    ...(typeof f === 'string' ? { entry: f } : {}),
+  };
   if (k !== undefined) {
     if (k === null) cursor.snapshot = null;
     else {
@@ -129,22 +145,54 @@ function after(r: SqlRunner, p: Position): SQL {
 
 const ORDER = (r: SqlRunner) => (r.dialect === 'postgres' ? sql`xid, seq` : sql`seq`);
 
+/** What an entry's fingerprint covers: all it says but its position. */
+const ENTRY_COLUMNS = sql`source, bank, account_id, transaction_id, kind, changed, logged_at`;
+
 /**
- * The position a snapshot starts from: every change a later read could miss is after it. SQLite:
- * the last entry now. PostgreSQL: just below the oldest running transaction (its entries and every
- * later one are after it; entries of ended transactions below it are in what the reads see).
+ * An entry's fingerprint (the cursor's `f`): its content and the instant it was logged, hashed. A
+ * log that forked (a copy put back, a dump restored) gives the positions after the fork to
+ * entries of its own, which differ in this, or to none.
  */
-async function startPosition(r: SqlRunner): Promise<Position> {
+function entryFingerprint(entry: SqlRow): string {
+  const fields = [entry.source, entry.bank, entry.account_id, entry.transaction_id, entry.kind, entry.changed];
+  return createHash('sha256')
+    .update(JSON.stringify([...fields.map(String), String(entry.logged_at)]))
+    .digest('hex')
+    .slice(0, 16);
+}
+
+async function entryAt(r: SqlRunner, p: Position): Promise<SqlRow | undefined> {
+  const at = r.dialect === 'postgres' ? sql`xid = ${p.xid} AND seq = ${p.seq}` : sql`seq = ${p.seq}`;
+  return r.get(sql`SELECT ${ENTRY_COLUMNS} FROM change_log WHERE ${at}`);
+}
+
+/**
+ * The position a snapshot starts from: every change a later read could miss is after it, and
+ * the fingerprint of the entry there when there is one. SQLite: the last number given (the log may
+ * be empty after a prune). PostgreSQL: the newest entry of a transaction older than the oldest
+ * one running (every entry after it is of that one or a later one; those of ended transactions
+ * below it are in what the reads see, and no more can come below it), or just below that oldest
+ * transaction when the log holds none.
+ */
+async function startPosition(r: SqlRunner): Promise<Position & { entry?: string }> {
   if (r.dialect === 'postgres') {
-    const row = await r.get(sql`SELECT pg_snapshot_xmin(pg_current_snapshot())::text AS xmin`);
-    return { xid: Number(row?.xmin), seq: 0 };
+    const row = await r.get(
+      sql`WITH bound AS (SELECT pg_snapshot_xmin(pg_current_snapshot())::text::bigint AS xmin)
+          SELECT bound.xmin::text AS xmin, e.xid, e.seq, ${ENTRY_COLUMNS}
+          FROM bound LEFT JOIN LATERAL (
+            SELECT * FROM change_log WHERE xid < bound.xmin ORDER BY xid DESC, seq DESC LIMIT 1
+          ) e ON TRUE`,
+    );
+    if (row?.seq === null || row?.seq === undefined) return { xid: Number(row?.xmin), seq: 0 };
+    return { xid: Number(row.xid), seq: Number(row.seq), entry: entryFingerprint(row) };
   }
-  // The last number AUTOINCREMENT gave (the log may be empty after a prune).
   const row = await r.get(
     sql`SELECT max(coalesce((SELECT max(seq) FROM change_log), 0),
                    coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'change_log'), 0)) AS seq`,
   );
-  return { xid: 0, seq: Number(row?.seq) };
+  const position = { xid: 0, seq: Number(row?.seq) };
+  const entry = await entryAt(r, position);
+  return entry ? { ...position, entry: entryFingerprint(entry) } : position;
 }
 
 async function horizon(r: SqlRunner): Promise<Position | null> {
@@ -187,8 +235,33 @@ async function logIdentity(r: SqlRunner): Promise<LogIdentity> {
     row.forked_from === null
       ? null
       : { id: String(row.forked_from), xid: Number(row.forked_xid), seq: Number(row.forked_seq) };
-  const last = r.dialect === 'postgres' ? { xid: Number(row.xmax), seq: 0 } : await startPosition(r);
+  const last =
+    r.dialect === 'postgres' ? { xid: Number(row.xmax), seq: 0 } : { xid: 0, seq: (await startPosition(r)).seq };
   return { id, legacy, forkedFrom, last };
+}
+
+const otherLog = () =>
+  new UsageError(
+    "the --since cursor is of another database's change log (another database, a copy of it or a restored backup), not this one's",
+    START_AGAIN,
+  );
+
+/**
+ * Refuses a cursor whose entry this log does not hold as the cursor saw it: another entry at its
+ * position, or none where nothing was pruned (the log forked after it: a copy put back or a dump
+ * restored, and its own entries took the positions). An entry pruned since is for the horizon to
+ * judge (refusePruned).
+ */
+async function refuseOtherEntry(r: SqlRunner, cursor: Cursor): Promise<void> {
+  if (cursor.entry === undefined) return;
+  const entry = await entryAt(r, cursor);
+  if (entry) {
+    if (entryFingerprint(entry) === cursor.entry) return;
+    throw otherLog();
+  }
+  const kept = await horizon(r);
+  if (kept && !before(kept, cursor)) return;
+  throw otherLog();
 }
 
 /**
@@ -202,12 +275,7 @@ function refuseOtherLog(cursor: Cursor, log: LogIdentity): void {
     cursor.log === undefined
       ? log.legacy && (log.forkedFrom === null || atOrBefore(log.forkedFrom))
       : cursor.log === log.id || (log.forkedFrom?.id === cursor.log && atOrBefore(log.forkedFrom));
-  if (!own) {
-    throw new UsageError(
-      "the --since cursor is of another database's change log (another database, a copy of it or a restored backup), not this one's",
-      START_AGAIN,
-    );
-  }
+  if (!own) throw otherLog();
   const ahead = cursor.dialect === 'postgres' ? cursor.xid > log.last.xid : cursor.seq > log.last.seq;
   if (ahead) {
     throw new UsageError(
@@ -256,6 +324,7 @@ export async function readChanges(r: SqlRunner, options: { since?: string; limit
   } else {
     cursor = decodeCursor(options.since, r.dialect);
     refuseOtherLog(cursor, log);
+    await refuseOtherEntry(r, cursor);
     await refusePruned(r, cursor);
   }
   // The pages it gives name this log, whichever it was given (an earlier version's, a backup's origin).
@@ -295,12 +364,13 @@ async function snapshotPage(r: SqlRunner, cursor: Cursor, limit: number): Promis
   }
   // The snapshot is served: the log from its start position follows (at once: it may hold more).
   const next: Cursor = { dialect: cursor.dialect, xid: cursor.xid, seq: cursor.seq, log: cursor.log };
+  if (cursor.entry !== undefined) next.entry = cursor.entry;
   return { changes, cursor: encodeCursor(next), hasMore: true };
 }
 
 async function logPage(r: SqlRunner, cursor: Cursor, limit: number): Promise<ChangePage> {
   const entries = await r.all(
-    sql`SELECT xid, seq, bank, account_id, transaction_id, kind, changed FROM change_log
+    sql`SELECT xid, seq, ${ENTRY_COLUMNS} FROM change_log
         WHERE ${servable(r)} AND ${after(r, cursor)} ORDER BY ${ORDER(r)} LIMIT ${limit + 1}`,
   );
   const page = entries.slice(0, limit);
@@ -338,7 +408,13 @@ async function logPage(r: SqlRunner, cursor: Cursor, limit: number): Promise<Cha
       changes.push({ change: 'modified', key: slot.key, changed, row: feedRow(row) });
     }
   }
-  const next: Cursor = { dialect: cursor.dialect, xid: Number(last.xid ?? 0), seq: Number(last.seq), log: cursor.log };
+  const next: Cursor = {
+    dialect: cursor.dialect,
+    xid: Number(last.xid ?? 0),
+    seq: Number(last.seq),
+    log: cursor.log,
+    entry: entryFingerprint(last),
+  };
   return { changes, cursor: encodeCursor(next), hasMore: entries.length > limit };
 }
 

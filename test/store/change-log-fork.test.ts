@@ -18,14 +18,23 @@ import { tempDir } from './helpers';
 const T = '2026-03-10T00:00:00.000Z';
 const CONSENT = '11111111-1111-4111-8111-111111111111' as ConsentId;
 
-function insert(store: SqliteStore, id: string): void {
+function insert(store: SqliteStore, id: string, accountId = 'acc-1'): void {
   store.sqlite
     .prepare(
       `INSERT INTO transactions (bank, account_id, transaction_id, consent_id, status, booking_date_time, booking_date,
          amount, currency, credit_debit_indicator, raw_json, first_seen_at, last_seen_at, updated_at)
-       VALUES ('PNZ', 'acc-1', ?, ?, 'Booked', ?, '2026-03-10', '-1.00', 'NZD', 'Debit', '{}', ?, ?, ?)`,
+       VALUES ('PNZ', ?, ?, ?, 'Booked', ?, '2026-03-10', '-1.00', 'NZD', 'Debit', '{}', ?, ?, ?)`,
     )
-    .run(id, CONSENT, T, T, T, T);
+    .run(accountId, id, CONSENT, T, T, T, T);
+}
+
+function account(store: SqliteStore, accountId: string): void {
+  store.sqlite
+    .prepare(
+      `INSERT INTO accounts (bank, account_id, consent_id, currency, raw_json, first_seen_at, last_seen_at, updated_at)
+       VALUES ('PNZ', ?, ?, 'NZD', '{}', ?, ?, ?)`,
+    )
+    .run(accountId, CONSENT, T, T, T);
 }
 
 describe('a SQLite change log and its copies', () => {
@@ -41,12 +50,7 @@ describe('a SQLite change log and its copies', () => {
   beforeAll(async () => {
     live = await open(path);
     await live.consents.add(CONSENT);
-    live.sqlite
-      .prepare(
-        `INSERT INTO accounts (bank, account_id, consent_id, currency, raw_json, first_seen_at, last_seen_at, updated_at)
-         VALUES ('PNZ', 'acc-1', ?, 'NZD', '{}', ?, ?, ?)`,
-      )
-      .run(CONSENT, T, T, T);
+    account(live, 'acc-1');
   });
   afterAll(async () => {
     for (const store of opened) await store.close();
@@ -93,5 +97,45 @@ describe('a SQLite change log and its copies', () => {
     const byHand = await open(handPath);
     await expectRefused(byHand.changes.read({ since: afterBackup, limit: 10 }), /ahead of this database's change log/);
     expect((await byHand.changes.read({ since: atBackup, limit: 10 })).changes).toEqual([]);
+  });
+  it("a copy by hand put back, then written past the consumer's cursor (the nightly sync) before it polls: refused", async () => {
+    const file = join(dir, 'second.sqlite');
+    const db = await open(file);
+    await db.consents.add(CONSENT);
+    account(db, 'acc-1');
+    const consumer = new Consumer(100);
+    await consumer.poll(db);
+    insert(db, 's-1');
+    await consumer.poll(db);
+    db.sqlite.pragma('wal_checkpoint(TRUNCATE)');
+    const handPath = join(dir, 'second-by-hand.sqlite');
+    copyFileSync(file, handPath);
+    insert(db, 's-2');
+    insert(db, 's-3');
+    await consumer.poll(db);
+    const later = consumer.cursor!;
+    // Put back, and the nightly sync logs past the consumer's position before it polls: the
+    // positions it had are other entries now.
+    const restored = await open(handPath);
+    insert(restored, 's-4');
+    insert(restored, 's-5');
+    insert(restored, 's-6');
+    await expectRefused(restored.changes.read({ since: later, limit: 100 }), /another database's change log/);
+  });
+
+  it('the feed serves its own snapshot cursor holding the longest keys (three ids of 40 characters of 3 UTF-8 bytes)', async () => {
+    const db = await open(join(dir, 'long-keys.sqlite'));
+    await db.consents.add(CONSENT);
+    const accountId = '口'.repeat(40);
+    account(db, accountId);
+    insert(db, '字'.repeat(40), accountId);
+    insert(db, '字'.repeat(39) + '子', accountId);
+    const first = await db.changes.read({ limit: 1 });
+    expect(first.hasMore).toBe(true);
+    expect(first.cursor.length).toBeGreaterThan(400);
+    const second = await db.changes.read({ since: first.cursor, limit: 1 });
+    expect([...first.changes, ...second.changes].map((c) => c.key.transaction_id).sort()).toEqual(
+      ['字'.repeat(40), '字'.repeat(39) + '子'].sort(),
+    );
   });
 });

@@ -464,7 +464,7 @@ export const changeFeedSuite = (setup: DialectSetup): void =>
 
         // A cursor of before logs had an id (version 1, no log named). This log was empty when its
         // migration ran (a new database), so such a cursor is not its own.
-        const { i: _named, ...unnamed } = body;
+        const { i: _named, f: _entry, ...unnamed } = body;
         const v1 = cursorText({ ...unnamed, v: 1 });
         await expectRefused(h.store.changes.read({ since: v1, limit: 10 }), /another database's change log/);
         // The migration's own statement, run again on a log already used (this one) and on an unused
