@@ -1,6 +1,7 @@
 /**
  * Retry as a policy written as data (docs/bank-api.md §7.4): which error kinds retry, how many
- * attempts, and the delay: `Retry-After` when the server sent a readable one, else exponential
+ * attempts, and the delay: `Retry-After` when the server sent a readable one (then, refused
+ * again, `Retry-After` and the backoff: "the client waits, then backs off"), else exponential
  * backoff with FULL jitter. A `Retry-After` longer than `maxRetryAfterMs` is not waited out, nor
  * cut short: the request is not retried (the bank: "Retry after Retry-After"), and the error
  * surfaces for a later run. A 401 is not here: the token rule handles it.
@@ -71,9 +72,10 @@ export interface RetryClock {
 }
 
 /**
- * The wait before the attempt after `attempt` (1-based) failed with `error`; null when the server
- * asks for a longer wait than `maxRetryAfterMs`: no retry in this run, never one sooner than it
- * allows.
+ * The wait before the attempt after `attempt` (1-based) failed with `error`: its `Retry-After`,
+ * plus the backoff of the attempts before it when it is not the first refusal; null when the
+ * server asks for a longer wait than `maxRetryAfterMs`: no retry in this run, never one sooner
+ * than it allows.
  */
 export function retryDelayMs(policy: RetryPolicy, attempt: number, error: unknown, clock: RetryClock): number | null {
   const { retryAfter, serverDate } = retryHints(error);
@@ -81,8 +83,14 @@ export function retryDelayMs(policy: RetryPolicy, attempt: number, error: unknow
     const serverNow = serverDate ? DateTime.fromHTTP(serverDate, { zone: 'utc' }) : null;
     const reference = serverNow?.isValid ? serverNow.toMillis() : nowMs(clock.now);
     const fromServer = parseRetryAfterMs(retryAfter, reference);
-    if (fromServer !== null)
-      return fromServer > policy.maxRetryAfterMs ? null : Math.min(policy.maxDelayMs, fromServer);
+    if (fromServer !== null) {
+      if (fromServer > policy.maxRetryAfterMs) return null;
+      // The bank: "the client waits, then backs off". The first retry waits what it asks; each
+      // one refused again waits that plus a backoff drawn under a ceiling that doubles (full
+      // jitter), so a bank that keeps refusing is asked less often, never sooner than it allows.
+      const backoff = attempt > 1 ? backoffDelayMs(policy, attempt - 1, clock.random, 'full') : 0;
+      return Math.min(policy.maxDelayMs, fromServer + backoff);
+    }
   }
   // Full jitter: a uniform draw in [0, min(cap, base * 2^(attempt-1))) (src/backoff.ts).
   return backoffDelayMs(policy, attempt, clock.random, 'full');

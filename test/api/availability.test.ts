@@ -27,15 +27,16 @@ describe('retries against emulator faults', () => {
     return made;
   }
 
-  it('R-ERR-3 503 BDT601 with Retry-After seconds: waits that long, 5 attempts, then UnavailableError', async () => {
-    const { client, sleeps } = await warmClient();
+  it('R-ERR-3 503 BDT601 with Retry-After seconds: waits that long, then backs off, 5 attempts, then UnavailableError', async () => {
+    const { client, sleeps } = await warmClient({ random: () => 0.5 });
     emu.updateSettings({ faults: { ...FAULT_PROFILES.none, bdt601: 1 }, faultRetryAfterSeconds: 7 });
     const after = lastSeq();
     try {
       const error = await client.getMeta().catch((e: unknown) => e);
       expect(error).toBeInstanceOf(UnavailableError);
       expect(error).toMatchObject({ status: 503, code: 'BDT601', retryAfter: '7' });
-      expect(sleeps).toEqual([7000, 7000, 7000, 7000]);
+      // 7 s each time, and from the second refusal on a backoff of 0.5 × 1, 2, 4 s.
+      expect(sleeps).toEqual([7000, 7500, 8000, 9000]);
       expect(metaLog(after).map((e) => e.status)).toEqual([503, 503, 503, 503, 503]);
     } finally {
       noFaults();

@@ -52,6 +52,15 @@ describe('delay per the policy (docs/bank-api.md §7.4)', () => {
     expect(retryDelayMs(DEFAULT_RETRY_POLICY, 1, unavailable('3600'), clock(0.5))).toBeNull();
     expect(retryDelayMs(DEFAULT_RETRY_POLICY, 2, unavailable('later'), clock(0.5))).toBe(1000);
   });
+  it('R-ERR-3 waits, then backs off: a request refused again waits its Retry-After and a backoff that grows', () => {
+    expect(retryDelayMs(DEFAULT_RETRY_POLICY, 1, unavailable('12'), clock(0.5))).toBe(12_000);
+    expect(retryDelayMs(DEFAULT_RETRY_POLICY, 2, unavailable('12'), clock(0.5))).toBe(12_500);
+    expect(retryDelayMs(DEFAULT_RETRY_POLICY, 3, unavailable('12'), clock(0.5))).toBe(13_000);
+    expect(retryDelayMs(DEFAULT_RETRY_POLICY, 4, unavailable('12'), clock(0.5))).toBe(14_000);
+    // Never sooner than asked (a draw of 0), never past the longest wait.
+    expect(retryDelayMs(DEFAULT_RETRY_POLICY, 4, unavailable('12'), clock(0))).toBe(12_000);
+    expect(retryDelayMs(DEFAULT_RETRY_POLICY, 4, unavailable('59'), clock(0.99))).toBe(60_000);
+  });
   it("judges an HTTP-date against the answer's Date header, not the local clock", () => {
     const error = unavailable('Wed, 05 Mar 2025 10:00:20 GMT', 'Wed, 05 Mar 2025 10:00:00 GMT');
     // Local clock a day ahead of the server: the server's own Date still gives 20 s.
@@ -144,7 +153,7 @@ describe('client retries over HTTP', () => {
       random: () => 0.5,
     });
 
-  it('R-ERR-3 waits Retry-After seconds on 429 and retries the same request', async () => {
+  it('R-ERR-3 waits Retry-After seconds on 429 and retries the same request; refused again, waits it and backs off', async () => {
     let n = 0;
     server = await startLocalServer((req, res) => {
       if (++n <= 2) json(res, 429, errorBody(429), { 'retry-after': '3' });
@@ -152,7 +161,8 @@ describe('client retries over HTTP', () => {
     });
     const sleeps: number[] = [];
     await expect(clientFor(server, sleeps).getMeta()).resolves.toEqual([]);
-    expect(sleeps).toEqual([3000, 3000]);
+    // The second wait: the 3 s asked, and the first backoff's draw (0.5 × 1 s).
+    expect(sleeps).toEqual([3000, 3500]);
     expect(server.seen.filter((r) => r.url === '/v1/meta')).toHaveLength(3);
   });
 
