@@ -222,7 +222,7 @@ describe("commander's messages", () => {
   });
 });
 
-describe('retries shown (the bank answers 503 with Retry-After: 0, every time)', () => {
+describe('retries shown (the bank answers 503 with Retry-After: 0, every time, so the waits are the backoff)', () => {
   let down: StartedEmulator;
   let downEnv: Record<string, string>;
   beforeAll(async () => {
@@ -233,7 +233,16 @@ describe('retries shown (the bank answers 503 with Retry-After: 0, every time)',
   afterAll(async () => {
     await down?.close();
   });
-  const retryLine = /^bankdata: attempt (\d) of 5 failed: .*BDT601.*; retrying in 0\.0 s$/;
+  const retryLine = /^bankdata: attempt (\d) of 5 failed: .*BDT601.*; retrying in (\d+\.\d) s$/;
+  /**
+   * The waits the retry lines give: the first is the Retry-After (0 s); each later one adds a
+   * backoff drawn under 1, 2 and 4 s (the bank: "the client waits, then backs off").
+   */
+  const expectWaits = (retries: string[]) => {
+    const waits = retries.map((l) => Number(retryLine.exec(l)![2]));
+    expect(waits[0]).toBe(0);
+    waits.slice(1).forEach((w, i) => expect(w).toBeLessThanOrEqual(2 ** i));
+  };
 
   it('-v: one line per retry with its attempt and wait, then the error; exit 5', async () => {
     const r = await runCli(['-v', 'meta'], { cwd: dir, env: downEnv });
@@ -241,6 +250,7 @@ describe('retries shown (the bank answers 503 with Retry-After: 0, every time)',
     expect(r.stdout).toBe('');
     const retries = lines(r.stderr).filter((l) => retryLine.test(l));
     expect(retries.map((l) => retryLine.exec(l)![1])).toEqual(['1', '2', '3', '4']);
+    expectWaits(retries);
     expect(lines(r.stderr).filter((l) => !retryLine.test(l))[0]).toMatch(/^bankdata: .*BDT601/);
   });
 
@@ -268,7 +278,9 @@ describe('retries shown (the bank answers 503 with Retry-After: 0, every time)',
       .split(/\r?\n/)
       .filter((l) => l !== '');
     expect(r.status, r.stdout).toBe(5);
-    expect(shown.filter((l) => retryLine.test(l)).map((l) => retryLine.exec(l)![1])).toEqual(['1', '2', '3', '4']);
+    const retries = shown.filter((l) => retryLine.test(l));
+    expect(retries.map((l) => retryLine.exec(l)![1])).toEqual(['1', '2', '3', '4']);
+    expectWaits(retries);
   });
 });
 
