@@ -6,7 +6,7 @@
  */
 import { sql, type SQL } from 'drizzle-orm';
 import { CATEGORY_SOURCES, type CategorySourceColumn } from './sqlite/schema';
-import { lockAccounts, toNumber } from './dialect-sql';
+import { lockAccounts, storedTransactionKeys, toNumber, transactionKeyText } from './dialect-sql';
 import type { SqlRow, SqlRunner } from './sql-runner';
 
 export { CATEGORY_SOURCES, type CategorySourceColumn };
@@ -129,7 +129,10 @@ export async function categoryRows(
 /** Rows per INSERT: 9 parameters each, far below either dialect's limit. */
 const ROWS_PER_INSERT = 500;
 
-/** Writes (inserts or replaces) the decisions in one transaction; returns how many were written. */
+/**
+ * Writes (inserts or replaces) the decisions of transactions still stored in one transaction;
+ * returns how many were written.
+ */
 export async function saveDecisions(r: SqlRunner, decisions: readonly DecisionWrite[], now: string): Promise<number> {
   for (const d of decisions) {
     if (!(CATEGORY_SOURCES as readonly string[]).includes(d.source))
@@ -137,13 +140,17 @@ export async function saveDecisions(r: SqlRunner, decisions: readonly DecisionWr
     if (d.category === '') throw new RangeError('an empty category');
   }
   if (decisions.length === 0) return 0;
-  await r.transaction(
+  return r.transaction(
     async (tx) => {
       // The decisions' accounts' write locks first (dialect-sql.ts `lockAccounts`): a forget of a
       // consent over one of them deletes its categories in the table's order, not this one's.
       await lockAccounts(tx, decisions);
-      for (let i = 0; i < decisions.length; i += ROWS_PER_INSERT) {
-        const chunk = decisions.slice(i, i + ROWS_PER_INSERT);
+      // Only decisions of transactions stored now: a forget that committed since they were
+      // decided deleted the others, and their category and payee must not outlive it.
+      const stored = await storedTransactionKeys(tx, decisions);
+      const kept = decisions.filter((d) => stored.has(transactionKeyText(d)));
+      for (let i = 0; i < kept.length; i += ROWS_PER_INSERT) {
+        const chunk = kept.slice(i, i + ROWS_PER_INSERT);
         const values = sql.join(
           chunk.map(
             (d) =>
@@ -160,10 +167,10 @@ export async function saveDecisions(r: SqlRunner, decisions: readonly DecisionWr
           row_updated_at = excluded.row_updated_at`);
       }
       // Each decision writes the change log too (sql-runner.ts TransactionOptions).
+      return kept.length;
     },
     { manyRows: true },
   );
-  return decisions.length;
 }
 
 /** Rows of v_transactions per category_source and per category (the demo's shares, `categorise`'s totals). */

@@ -176,6 +176,50 @@ export async function lockAccounts<A extends { bank: string; accountId: string }
   return sorted.map(([, account]) => account);
 }
 
+/** Ids per `IN (…)` of storedTransactionKeys: far below either dialect's parameter limit. */
+const IDS_PER_READ = 500;
+
+/** A transaction's key as one text (storedTransactionKeys' set). */
+export const transactionKeyText = (k: { bank: string; accountId: string; transactionId: string }): string =>
+  JSON.stringify([k.bank, k.accountId, k.transactionId]);
+
+/**
+ * Which of `keys` name a transaction stored now (as transactionKeyText). A writer of rows about
+ * transactions (a category decision, a duplicate suspicion) that were judged from an earlier read
+ * keeps only these, read after it took their accounts' locks (`lockAccounts`): a `consents
+ * forget` that deleted some of them in between (it takes the same locks) is not undone by a row
+ * about a transaction it deleted, and a row about a transaction never stored is not written.
+ */
+export async function storedTransactionKeys(
+  tx: SqlRunner,
+  keys: Iterable<{ bank: string; accountId: string; transactionId: string }>,
+): Promise<Set<string>> {
+  const byAccount = new Map<string, { bank: string; accountId: string; ids: Set<string> }>();
+  for (const k of keys) {
+    const account = JSON.stringify([k.bank, k.accountId]);
+    let entry = byAccount.get(account);
+    if (!entry) byAccount.set(account, (entry = { bank: k.bank, accountId: k.accountId, ids: new Set() }));
+    entry.ids.add(k.transactionId);
+  }
+  const stored = new Set<string>();
+  for (const { bank, accountId, ids } of byAccount.values()) {
+    const all = [...ids];
+    for (let i = 0; i < all.length; i += IDS_PER_READ) {
+      const chunk = all.slice(i, i + IDS_PER_READ);
+      const rows = await tx.all(
+        sql`SELECT transaction_id FROM transactions WHERE bank = ${bank} AND account_id = ${accountId}
+            AND transaction_id IN (${sql.join(
+              chunk.map((id) => sql`${id}`),
+              sql`, `,
+            )})`,
+      );
+      for (const row of rows)
+        stored.add(transactionKeyText({ bank, accountId, transactionId: String(row.transaction_id) }));
+    }
+  }
+  return stored;
+}
+
 /** Whole days from NZ date `a` to NZ date `b` (both `YYYY-MM-DD` text), signed: b − a. */
 export function nzDateDiff(dialect: Dialect, a: SQL, b: SQL): SQL {
   return dialect === 'postgres'

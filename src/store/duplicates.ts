@@ -6,7 +6,15 @@
  */
 import { sql } from 'drizzle-orm';
 import type { TransactionId } from '@bankdata/core/schemas';
-import { amountUnits, lockAccounts, toNumberOrNull, str, strOrNull } from './dialect-sql';
+import {
+  amountUnits,
+  lockAccounts,
+  storedTransactionKeys,
+  toNumberOrNull,
+  str,
+  strOrNull,
+  transactionKeyText,
+} from './dialect-sql';
 import type { AccountKey, UnitsRange } from './continuity';
 import type { ContinuityKind } from './sqlite/schema';
 import type { SqlRow, SqlRunner } from './sql-runner';
@@ -164,7 +172,17 @@ export function duplicateOps(runner: SqlRunner): DuplicateOps {
       const proved = new Map(input.suspicions.map((s) => [`${s.bank}/${s.accountId}/${s.transactionId}`, s]));
       await runner.transaction(async (tx) => {
         // The same locks as the findings (continuity.ts replaceFindings): two workers checking one account write in turn.
-        for (const account of await lockAccounts(tx, input.accounts)) {
+        const accounts = await lockAccounts(tx, input.accounts);
+        // Only suspicions of transactions stored now (both of the pair): a forget that committed
+        // since the check read them deleted the others.
+        const present = await storedTransactionKeys(
+          tx,
+          input.suspicions.flatMap((s) => [s, { ...s, transactionId: s.twinTransactionId }]),
+        );
+        const standing = (s: DuplicateSuspicion) =>
+          present.has(transactionKeyText(s)) &&
+          present.has(transactionKeyText({ ...s, transactionId: s.twinTransactionId }));
+        for (const account of accounts) {
           const open = await tx.all(
             sql`SELECT transaction_id, cleared_at FROM duplicate_suspicions WHERE bank = ${account.bank} AND account_id = ${account.accountId}`,
           );
@@ -178,7 +196,7 @@ export function duplicateOps(runner: SqlRunner): DuplicateOps {
             counts.cleared += 1;
           }
           for (const s of input.suspicions) {
-            if (s.bank !== account.bank || s.accountId !== account.accountId) continue;
+            if (s.bank !== account.bank || s.accountId !== account.accountId || !standing(s)) continue;
             const wasOpen = stored.get(s.transactionId);
             if (wasOpen === true) counts.kept += 1;
             else counts.marked += 1;

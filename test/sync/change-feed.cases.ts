@@ -357,10 +357,18 @@ export const changeFeedSuite = (setup: DialectSetup): void =>
       ))!;
       const keyObject = { bank: row.bank, account_id: row.account_id, transaction_id: row.transaction_id };
       const account = { bank: row.bank, accountId: row.account_id } as unknown as AccountKey;
+      // Its twin: another stored row of the account (a suspicion is written only while both are stored).
+      const twin = (await queryRow<Row>(
+        h.store,
+        'SELECT transaction_id FROM transactions WHERE bank = ? AND account_id = ? AND transaction_id <> ? LIMIT 1',
+        row.bank,
+        row.account_id,
+        row.transaction_id,
+      ))!;
       const suspicion: DuplicateSuspicion = {
         ...account,
         transactionId: row.transaction_id as TransactionId,
-        twinTransactionId: 'feed-test-twin' as TransactionId,
+        twinTransactionId: twin.transaction_id as TransactionId,
         evidence: 'balances',
         balance: '100.00',
         balanceDateTime: '2026-03-11T00:00:00.000Z',
