@@ -228,17 +228,21 @@ async function syncRun(options: SyncOptions): Promise<SyncSummary> {
   // in flight, and is "interrupted" (partial; the rest waits for the next run).
   const stopAsked = () => (options.signal?.aborted ?? false) || leaseLost;
   // A renewal that fails is tried again at the next tick while the lease still holds (a database
-  // busy with another writer past its busy timeout, a statement that failed once); the run stops
-  // after the unit in flight only when the next tick would come after the lease lapsed (the last
-  // renewal that succeeded, or the start, plus its TTL; a renewal still unanswered at a tick counts
-  // as failed), or at once when the lease was taken over or the database is lost.
+  // busy with another writer past its busy timeout, a statement that failed once). Once half the
+  // lease's time has gone without one that succeeded, or the next tick would come after it lapsed
+  // (a renewal still unanswered at a tick counts as failed), the run stops after the unit in
+  // flight, with the other half left for it, and skips its closing steps; it goes on renewing
+  // until it records its end, so a database that answers again keeps the lease held while it
+  // winds down. A lease taken over, or the database lost, stops it at once, and the renewals.
   const renewMs = options.settings.leaseRenewMs ?? DEFAULT_LEASE_RENEW_MS;
   const ttlMs = options.settings.leaseTtlMs ?? DEFAULT_LEASE_TTL_MS;
   let heldSince = askedAt; // monotonic: when the lease's current term began, at the earliest
   let renewing = false;
+  let takenOver = false;
   const renewFailed = (reason: string) => {
     const t = performance.now();
-    if (t + renewMs < heldSince + ttlMs) {
+    if (leaseLost) return; // stopping already: the renewals go on, the run winds down
+    if (t - heldSince < ttlMs / 2 && t + renewMs < heldSince + ttlMs) {
       logger.warn('lease renewal failed: trying again at the next renewal', {
         reason,
         leaseHoldsMs: Math.round(heldSince + ttlMs - t),
@@ -251,7 +255,7 @@ async function syncRun(options: SyncOptions): Promise<SyncSummary> {
     logger.error('lease renewal failed: stopping after the unit in flight', { reason });
   };
   const renew = setInterval(() => {
-    if (leaseLost) return;
+    if (takenOver || storeLost) return;
     if (renewing) {
       renewFailed('the renewal before has had no answer');
       return;
@@ -261,8 +265,10 @@ async function syncRun(options: SyncOptions): Promise<SyncSummary> {
     run.renew(now()).then(
       (renewed) => {
         renewing = false;
-        if (!renewed) leaseLost = true;
-        else heldSince = Math.max(heldSince, sentAt);
+        if (!renewed) {
+          takenOver = true;
+          leaseLost = true;
+        } else heldSince = Math.max(heldSince, sentAt);
       },
       (error: unknown) => {
         renewing = false;
@@ -401,12 +407,14 @@ async function syncRun(options: SyncOptions): Promise<SyncSummary> {
   let transfers: SyncSummary['transfers'];
   let categories: SyncSummary['categories'];
   try {
-    continuity = fatal ? null : await closingCheckChannel.tracePromise(() => closingCheck(ctx), {});
-    transfers = fatal ? null : await closingTransfers(ctx, options.transfers ?? DEFAULT_TRANSFER_RULES);
+    // Not without the lease (it could not be renewed, or was taken over): the next run does them.
+    const closing = !fatal && !leaseLost;
+    continuity = closing ? await closingCheckChannel.tracePromise(() => closingCheck(ctx), {}) : null;
+    transfers = closing ? await closingTransfers(ctx, options.transfers ?? DEFAULT_TRANSFER_RULES) : null;
     // Under the run's lease, before finish() records the run and releases it: a run that starts
     // next finds every row of this one decided (docs/categories.md "When rows are decided").
     if (options.categoriesRulesFile !== undefined)
-      categories = fatal ? null : await closingCategorise(ctx, options.categoriesRulesFile, options.signal);
+      categories = closing ? await closingCategorise(ctx, options.categoriesRulesFile, options.signal) : null;
   } finally {
     stopRenewing();
   }

@@ -71,6 +71,43 @@ describe('lease renewal', () => {
     expect(messages).not.toContain('lease renewal failed: stopping after the unit in flight');
   });
 
+  it('stopping, the run renews on: the database answering again keeps the lease held until the run records its end', async () => {
+    // Slow answers: the request in flight when the run decides to stop (at 300 ms) is answered
+    // after 1.5 s, far past the lease's 600 ms from the start.
+    h.emu.updateSettings({ latencyMs: 1_500 });
+    const real = h.store.runs.begin;
+    let atLeave: { expiresAt: number; leftAt: number } | null = null;
+    let calls = 0;
+    const spy = vi.spyOn(h.store.runs, 'begin').mockImplementation(async (input) => {
+      const begun = await real(input);
+      if (begun.ok) {
+        const work = begun.work;
+        const renew = work.renew.bind(work);
+        const leave = work.leave.bind(work);
+        // Busy for the first three renewals (the third, at half the lease, decides the stop), then answering.
+        work.renew = (now) => (++calls <= 3 ? Promise.reject(new Error('database is locked')) : renew(now));
+        work.leave = async (...args: Parameters<RunWork['leave']>) => {
+          const row = h.store.sqlite.prepare('SELECT expires_at FROM lease').get() as { expires_at: string };
+          atLeave = { expiresAt: Date.parse(row.expires_at), leftAt: Date.now() };
+          return leave(...args);
+        };
+      }
+      return begun;
+    });
+    try {
+      const summary = await h.sync({ settings: { ...SETTINGS, leaseTtlMs: 600, leaseRenewMs: 100 }, full: true });
+      expect(summary.interrupted).toBe(true);
+      // No closing steps without a lease it could renew in time.
+      expect(summary.continuity).toBeNull();
+      expect(calls).toBeGreaterThan(3);
+      expect(atLeave).not.toBeNull();
+      expect(atLeave!.expiresAt).toBeGreaterThan(atLeave!.leftAt);
+    } finally {
+      spy.mockRestore();
+      h.emu.updateSettings({ latencyMs: 20 });
+    }
+  });
+
   it('a renewal that never answers stops the run before the lease lapses', async () => {
     const renew = vi.fn<RunWork['renew']>().mockReturnValue(new Promise<boolean>(() => undefined));
     const { summary, messages } = await syncWith(renew, { leaseTtlMs: 400, leaseRenewMs: 20 });
