@@ -13,6 +13,8 @@ import { sql, type SQL } from 'drizzle-orm';
 import type { AccountId, BankName, TransactionId } from '@bankdata/core/schemas';
 import {
   lockAccounts,
+  storedTransactionKeys,
+  transactionKeyText,
   amountUnits,
   instantMinusDays,
   toBigInt,
@@ -381,14 +383,30 @@ export function continuityReads(runner: SqlRunner): ContinuityReads {
       // replaces its findings behind the account's write lock, in one order (no deadlock), so the
       // second DELETE sees the first one's rows and the findings are never there twice.
       await runner.transaction(async (tx) => {
+        const stillStored = new Set<string>();
         for (const account of await lockAccounts(tx, input.accounts)) {
           await tx.run(
             sql`DELETE FROM continuity_findings WHERE bank = ${account.bank} AND account_id = ${account.accountId}`,
           );
+          const held = await tx.get(
+            sql`SELECT 1 AS one FROM accounts WHERE bank = ${account.bank} AND account_id = ${account.accountId} LIMIT 1`,
+          );
+          if (held) stillStored.add(JSON.stringify([account.bank, account.accountId]));
         }
+        // Only findings of accounts, and naming transactions, still stored: a `consents forget` that
+        // committed since the check read them deleted the others (it takes the same locks).
+        const named = await storedTransactionKeys(
+          tx,
+          input.findings.flatMap((f) => (f.transactionId === null ? [] : [{ ...f, transactionId: f.transactionId }])),
+        );
+        const findings = input.findings.filter(
+          (f) =>
+            stillStored.has(JSON.stringify([f.bank, f.accountId])) &&
+            (f.transactionId === null || named.has(transactionKeyText({ ...f, transactionId: f.transactionId }))),
+        );
         // FINDINGS_PER_INSERT rows a statement: an account's findings are not bounded (100,000s).
-        for (let start = 0; start < input.findings.length; start += FINDINGS_PER_INSERT) {
-          const values = input.findings.slice(start, start + FINDINGS_PER_INSERT).map(
+        for (let start = 0; start < findings.length; start += FINDINGS_PER_INSERT) {
+          const values = findings.slice(start, start + FINDINGS_PER_INSERT).map(
             (f) =>
               sql`(${f.bank}, ${f.accountId}, ${f.kind}, ${f.fromDateTime}, ${f.toDateTime}, ${f.fromDate}, ${f.toDate}, ${f.amount},
                   ${f.amountMinor}, ${f.currency}, ${f.cause}, ${f.transactionId}, ${f.detail}, ${input.runId}, ${input.checkedAt})`,

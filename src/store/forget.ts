@@ -194,10 +194,18 @@ export async function forgetInTransaction(
   const sideMissing = (side: 'debit' | 'credit') =>
     `NOT EXISTS (SELECT 1 FROM transactions t WHERE t.bank = transfer_links.${side}_bank
       AND t.account_id = transfer_links.${side}_account_id AND t.transaction_id = transfer_links.${side}_transaction_id)`;
+  // And the continuity findings (docs/continuity.md, kept per account): those of an account no
+  // longer stored, and those naming a transaction deleted above (the next check judges again).
   const orphans: [string, string][] = [
     ['transaction_categories', missing('transaction_categories')],
     ['duplicate_suspicions', missing('duplicate_suspicions')],
     ['transfer_links', `${sideMissing('debit')} OR ${sideMissing('credit')}`],
+    [
+      'continuity_findings',
+      `NOT EXISTS (SELECT 1 FROM accounts a WHERE a.bank = continuity_findings.bank
+         AND a.account_id = continuity_findings.account_id)
+       OR (continuity_findings.transaction_id IS NOT NULL AND ${missing('continuity_findings')})`,
+    ],
   ];
   for (const [table, where] of orphans) {
     const n = await exec.run(`DELETE FROM ${table} WHERE ${where}`, []);

@@ -1,14 +1,16 @@
 /**
  * Rows about transactions, written from what an earlier read judged (a category decision, a
- * duplicate suspicion), on both dialects from this one case list: a transaction deleted in
- * between (a `consents forget` that committed after the read, as it deletes its consent's rows)
- * gets no such row, so the category, the payee or the suspicion of a forgotten transaction never
- * outlives the forget (src/store/dialect-sql.ts `storedTransactionKeys`). The others are written.
+ * duplicate suspicion, a continuity finding), on both dialects from this one case list: a
+ * transaction or an account deleted in between (a `consents forget` that committed after the read,
+ * as it deletes its consent's rows) gets no such row, so the category, the payee, the suspicion or
+ * the finding of a forgotten transaction never outlives the forget (src/store/dialect-sql.ts
+ * `storedTransactionKeys`). The others are written.
  */
 import { describe, expect, it } from 'vitest';
 import type { TransactionId } from '@bankdata/core/schemas';
 import type { Store } from '../../src/store';
 import type { DecisionWrite } from '../../src/store/categories';
+import type { AccountKey, ContinuityFinding } from '../../src/store/continuity';
 import type { DuplicateSuspicion } from '../../src/store/duplicates';
 import { execute, queryRows, storeSuite } from '../support/dialects';
 import { ACCOUNT, BANK, CONSENT, freshStoreOn, txRow } from './helpers';
@@ -91,6 +93,49 @@ export const derivedRowsSuite = storeSuite('rows about transactions, written aft
       expect(await queryRows(store, 'SELECT transaction_id FROM duplicate_suspicions')).toEqual([
         { transaction_id: 'a' },
       ]);
+    });
+    it('continuity findings of an account, or naming a transaction, deleted since the check read them are not written', async () => {
+      const store = await freshStoreOn(d);
+      await storeWithRows(store, ['kept', 'gone']);
+      const finding = (accountId: string, transactionId: string | null): ContinuityFinding => ({
+        bank: BANK,
+        accountId: accountId as AccountKey['accountId'],
+        kind: 'running_balance',
+        fromDateTime: '2025-03-01T00:00:00.000Z',
+        toDateTime: '2025-03-02T00:00:00.000Z',
+        fromDate: '2025-03-01',
+        toDate: '2025-03-02',
+        amount: '-10.00',
+        amountMinor: -1000,
+        currency: 'NZD',
+        cause: 'missing_transaction',
+        transactionId: transactionId as TransactionId | null,
+        detail: 'planted',
+      });
+      await deleteTransaction(store, 'gone');
+      await store.continuity.replaceFindings({
+        accounts: [
+          { bank: BANK, accountId: ACCOUNT },
+          { bank: BANK, accountId: 'acc-forgotten' as AccountKey['accountId'] },
+        ],
+        findings: [
+          finding(ACCOUNT, 'kept'),
+          finding(ACCOUNT, 'gone'),
+          finding(ACCOUNT, null),
+          finding('acc-forgotten', null),
+        ],
+        runId: null,
+        checkedAt: '2025-03-05T00:00:00.000Z',
+      });
+      expect(
+        await queryRows(store, 'SELECT account_id, transaction_id FROM continuity_findings ORDER BY transaction_id'),
+      ).toEqual(
+        expect.arrayContaining([
+          { account_id: ACCOUNT, transaction_id: 'kept' },
+          { account_id: ACCOUNT, transaction_id: null },
+        ]),
+      );
+      expect(await queryRows(store, 'SELECT 1 FROM continuity_findings')).toHaveLength(2);
     });
   });
 });

@@ -384,5 +384,40 @@ export const storeOpsSuite = storeSuite('the store operations written once', (d)
       for (const table of ['transaction_categories', 'duplicate_suspicions', 'transfer_links'])
         expect(await queryRow(store, `SELECT count(*) AS n FROM ${table}`), table).toEqual({ n: 0 });
     });
+
+    it('deletes the continuity findings of an account no longer stored, and those naming a transaction gone; keeps the others', async () => {
+      const store = await freshStoreOn(d);
+      await store.consents.markEnded(CONSENT, 'BDT410');
+      // Another account, of the consent that stays.
+      await execute(
+        store,
+        `INSERT INTO accounts (bank, account_id, consent_id, currency, raw_json, first_seen_at, last_seen_at, updated_at)
+         VALUES (?, 'acc-kept', ?, 'NZD', '{}', ?, ?, ?)`,
+        BANK,
+        OTHER_CONSENT,
+        '2025-03-01T00:00:00.000Z',
+        '2025-03-01T00:00:00.000Z',
+        '2025-03-01T00:00:00.000Z',
+      );
+      const finding = (account: string, transactionId: string | null) =>
+        execute(
+          store,
+          `INSERT INTO continuity_findings (bank, account_id, kind, from_date_time, to_date_time, from_date, to_date, amount,
+             amount_minor, currency, cause, transaction_id, detail, run_id, checked_at)
+           VALUES (?, ?, 'balances', '2025-03-01T00:00:00.000Z', '2025-03-02T00:00:00.000Z', '2025-03-01', '2025-03-02',
+             '-10.00', -1000, 'NZD', 'missing_transaction', ?, 'planted', NULL, '2025-03-03T00:00:00.000Z')`,
+          BANK,
+          account,
+          transactionId,
+        );
+      await finding(ACCOUNT, null); // the forgotten consent's account: gone with it
+      await finding('acc-kept', 'tx-gone'); // names a transaction no longer stored
+      await finding('acc-kept', null); // stays
+      const done = await store.consents.forget(CONSENT, { dryRun: false });
+      expect(done.deleted).toMatchObject({ continuity_findings: 2 });
+      expect(
+        await queryRows(store, 'SELECT account_id, transaction_id FROM continuity_findings ORDER BY account_id'),
+      ).toEqual([{ account_id: 'acc-kept', transaction_id: null }]);
+    });
   });
 });
