@@ -64,17 +64,21 @@ const pgTypes = {
  * (pg-connection-string, every form it takes: `user@/db?host=…` too), both options together.
  */
 function sessionConfig(url: string): pg.PoolConfig {
-  const utc = '-c TimeZone=UTC';
+  // UTC, and every statement planned for its own values: the named statements (named-statements.ts)
+  // would otherwise get a generic plan after five runs, and one that cannot see an array
+  // parameter's size filtered every row of an account against it (`transaction_id = ANY($3)`:
+  // 7 s for 5,000 ids against 126,000 rows instead of 30 ms).
+  const session = '-c TimeZone=UTC -c plan_cache_mode=force_custom_plan';
   let parsed: ReturnType<typeof parseConnectionString>;
   try {
     parsed = parseConnectionString(url);
   } catch {
     // Not a URL node-postgres reads either: its own error says so when the pool connects.
-    return { connectionString: url, options: utc };
+    return { connectionString: url, options: session };
   }
-  if (!parsed.options) return { connectionString: url, options: utc };
+  if (!parsed.options) return { connectionString: url, options: session };
   // What node-postgres would make of the URL itself, with both options.
-  return { ...(parsed as pg.PoolConfig), options: `${parsed.options} ${utc}` };
+  return { ...(parsed as pg.PoolConfig), options: `${parsed.options} ${session}` };
 }
 
 /** Each pool's URL, for messages (a pool given a parsed URL has no connectionString). */

@@ -61,4 +61,33 @@ describePostgres('named statements for repeated texts', () => {
       await pool.end();
     }
   });
+  it("plans a named statement for its own values every time: never a generic plan that cannot see an array's size", async () => {
+    const pool = createPool(await createTestDatabase({ migrated: false }), { max: 1 });
+    try {
+      const client = await pool.connect();
+      try {
+        // The shape of the store's reads of stored rows among a window's or a check's ids: one
+        // account's rows, an array of thousands of ids (a generic plan takes it for a few).
+        await client.query('CREATE TABLE probe (k text, id text, PRIMARY KEY (k, id))');
+        await client.query("INSERT INTO probe SELECT 'a', 'id-' || g FROM generate_series(1, 20000) g");
+        await client.query('ANALYZE probe');
+        const text = 'SELECT count(*)::int AS n FROM probe WHERE k = $1 AND id = ANY($2::text[])';
+        for (let i = 0; i < 10; i++) {
+          const ids = Array.from({ length: 5000 }, (_, j) => `id-${i * 1000 + j + 1}`);
+          const { rows } = await client.query({ text, values: ['a', ids] });
+          expect(rows).toEqual([{ n: 5000 }]);
+        }
+        const plans = await client.query<{ generic_plans: string; custom_plans: string }>(
+          'SELECT generic_plans::text, custom_plans::text FROM pg_prepared_statements WHERE statement = $1',
+          [text],
+        );
+        // Named from its second run on: nine runs, each planned for its values.
+        expect(plans.rows).toEqual([{ generic_plans: '0', custom_plans: '9' }]);
+      } finally {
+        client.release();
+      }
+    } finally {
+      await pool.end();
+    }
+  });
 });
