@@ -399,9 +399,11 @@ export function continuityReads(runner: SqlRunner): ContinuityReads {
           tx,
           input.findings.flatMap((f) => (f.transactionId === null ? [] : [{ ...f, transactionId: f.transactionId }])),
         );
+        const checked = new Set(input.accounts.map((a) => JSON.stringify([a.bank, a.accountId])));
         const findings = input.findings.filter(
           (f) =>
-            stillStored.has(JSON.stringify([f.bank, f.accountId])) &&
+            (!checked.has(JSON.stringify([f.bank, f.accountId])) ||
+              stillStored.has(JSON.stringify([f.bank, f.accountId]))) &&
             (f.transactionId === null || named.has(transactionKeyText({ ...f, transactionId: f.transactionId }))),
         );
         // FINDINGS_PER_INSERT rows a statement: an account's findings are not bounded (100,000s).

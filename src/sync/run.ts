@@ -228,36 +228,38 @@ async function syncRun(options: SyncOptions): Promise<SyncSummary> {
   // in flight, and is "interrupted" (partial; the rest waits for the next run).
   const stopAsked = () => (options.signal?.aborted ?? false) || leaseLost;
   // A renewal that fails is tried again at the next tick while the lease still holds (a database
-  // busy with another writer past its busy timeout, a statement that failed once). Once half the
-  // lease's time has gone without one that succeeded, or the next tick would come after it lapsed
-  // (a renewal still unanswered at a tick counts as failed), the run stops after the unit in
-  // flight, with the other half left for it, and skips its closing steps; it goes on renewing
-  // until it records its end, so a database that answers again keeps the lease held while it
-  // winds down. A lease taken over, or the database lost, stops it at once, and the renewals.
+  // busy with another writer past its busy timeout, a statement that failed once). When the next
+  // tick would come after the lease lapsed (the last renewal that succeeded, or the run's start,
+  // plus its TTL), or a renewal still unanswered at a tick finds it lapsed, the run stops after the
+  // unit in flight and skips its closing steps; it goes on renewing until it records its end, so a
+  // database that answers again keeps the lease held while it winds down. A lease taken over, or
+  // the database lost, stops it at once, and the renewals.
   const renewMs = options.settings.leaseRenewMs ?? DEFAULT_LEASE_RENEW_MS;
   const ttlMs = options.settings.leaseTtlMs ?? DEFAULT_LEASE_TTL_MS;
   let heldSince = askedAt; // monotonic: when the lease's current term began, at the earliest
   let renewing = false;
   let takenOver = false;
-  const renewFailed = (reason: string) => {
-    const t = performance.now();
-    if (leaseLost) return; // stopping already: the renewals go on, the run winds down
-    if (t - heldSince < ttlMs / 2 && t + renewMs < heldSince + ttlMs) {
-      logger.warn('lease renewal failed: trying again at the next renewal', {
-        reason,
-        leaseHoldsMs: Math.round(heldSince + ttlMs - t),
-      });
-      return;
-    }
+  const stopFor = (reason: string) => {
     // A lease we cannot renew in time will expire under us: stop after the unit in flight rather
     // than write on while another run (or worker) may take over.
     leaseLost = true;
     logger.error('lease renewal failed: stopping after the unit in flight', { reason });
   };
+  const renewFailed = (reason: string) => {
+    if (leaseLost) return; // stopping already: the renewals go on, the run winds down
+    const t = performance.now();
+    if (t + renewMs >= heldSince + ttlMs) stopFor(reason);
+    else
+      logger.warn('lease renewal failed: trying again at the next renewal', {
+        reason,
+        leaseHoldsMs: Math.round(heldSince + ttlMs - t),
+      });
+  };
   const renew = setInterval(() => {
     if (takenOver || storeLost) return;
     if (renewing) {
-      renewFailed('the renewal before has had no answer');
+      // A slow answer is not a failure while the lease holds; one not come by its lapse is.
+      if (!leaseLost && performance.now() >= heldSince + ttlMs) stopFor('the renewal before has had no answer');
       return;
     }
     renewing = true;

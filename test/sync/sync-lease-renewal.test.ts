@@ -44,7 +44,7 @@ describe('lease renewal', () => {
     // The run's renewal of its lease fails (as a full or failing disk would make it).
     const renew = vi.fn().mockRejectedValue(new Error('disk I/O error'));
     // The lease holds 400 ms from the run's start: the renewals every 20 ms are tried again until
-    // the next one would come after that (a run of this world lasts seconds).
+    // the next one would come after it lapsed (a run of this world lasts seconds).
     const { summary, messages } = await syncWith(renew, { leaseTtlMs: 400, leaseRenewMs: 20 });
     expect(renew.mock.calls.length).toBeGreaterThanOrEqual(2);
     expect(summary.interrupted).toBe(true);
@@ -72,7 +72,7 @@ describe('lease renewal', () => {
   });
 
   it('stopping, the run renews on: the database answering again keeps the lease held until the run records its end', async () => {
-    // Slow answers: the request in flight when the run decides to stop (at 300 ms) is answered
+    // Slow answers: the request in flight when the run decides to stop (at 500 ms) is answered
     // after 1.5 s, far past the lease's 600 ms from the start.
     h.emu.updateSettings({ latencyMs: 1_500 });
     const real = h.store.runs.begin;
@@ -84,8 +84,9 @@ describe('lease renewal', () => {
         const work = begun.work;
         const renew = work.renew.bind(work);
         const leave = work.leave.bind(work);
-        // Busy for the first three renewals (the third, at half the lease, decides the stop), then answering.
-        work.renew = (now) => (++calls <= 3 ? Promise.reject(new Error('database is locked')) : renew(now));
+        // Busy for the first five renewals (the fifth, at 500 ms, is the last before the lease
+        // lapses: it decides the stop), then answering.
+        work.renew = (now) => (++calls <= 5 ? Promise.reject(new Error('database is locked')) : renew(now));
         work.leave = async (...args: Parameters<RunWork['leave']>) => {
           const row = h.store.sqlite.prepare('SELECT expires_at FROM lease').get() as { expires_at: string };
           atLeave = { expiresAt: Date.parse(row.expires_at), leftAt: Date.now() };
@@ -99,7 +100,7 @@ describe('lease renewal', () => {
       expect(summary.interrupted).toBe(true);
       // No closing steps without a lease it could renew in time.
       expect(summary.continuity).toBeNull();
-      expect(calls).toBeGreaterThan(3);
+      expect(calls).toBeGreaterThan(5);
       expect(atLeave).not.toBeNull();
       expect(atLeave!.expiresAt).toBeGreaterThan(atLeave!.leftAt);
     } finally {
@@ -108,7 +109,7 @@ describe('lease renewal', () => {
     }
   });
 
-  it('a renewal that never answers stops the run before the lease lapses', async () => {
+  it('a renewal that never answers stops the run once the lease has lapsed without it', async () => {
     const renew = vi.fn<RunWork['renew']>().mockReturnValue(new Promise<boolean>(() => undefined));
     const { summary, messages } = await syncWith(renew, { leaseTtlMs: 400, leaseRenewMs: 20 });
     expect(renew).toHaveBeenCalledTimes(1);

@@ -6,9 +6,10 @@
  * replaced in opposite orders do not deadlock.
  */
 import { afterEach, expect, it } from 'vitest';
-import type { AccountId } from '@bankdata/core/schemas';
+import type { AccountId, ConsentId } from '@bankdata/core/schemas';
 import { openDatabaseStore, type Store } from '../../../src/store';
 import type { ContinuityFinding } from '../../../src/store/continuity';
+import { execute } from '../../support/dialects';
 import { createTestDatabase, describePostgres } from '../../support/postgres';
 
 const opened: Store[] = [];
@@ -42,6 +43,21 @@ describePostgres('continuity findings replaced by two workers at once', () => {
     const b = await openDatabaseStore(url);
     opened.push(b);
     const keys = ['acc-1', 'acc-2'].map((id) => ({ bank: 'PNZ' as const, accountId: id as AccountId }));
+    // The accounts stored (findings are written only for accounts still stored).
+    const consent = '11111111-1111-4111-8111-111111111111' as ConsentId;
+    await a.consents.add(consent);
+    for (const k of keys)
+      await execute(
+        a,
+        `INSERT INTO accounts (bank, account_id, consent_id, currency, raw_json, first_seen_at, last_seen_at, updated_at)
+         VALUES (?, ?, ?, 'NZD', '{}', ?, ?, ?)`,
+        k.bank,
+        k.accountId,
+        consent,
+        '2026-11-01T00:00:00.000Z',
+        '2026-11-01T00:00:00.000Z',
+        '2026-11-01T00:00:00.000Z',
+      );
     const findings = keys.map((k) => finding(k.accountId));
     for (let round = 0; round < 20; round++) {
       await Promise.all([
