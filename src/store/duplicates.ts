@@ -169,7 +169,6 @@ export function duplicateOps(runner: SqlRunner): DuplicateOps {
 
     async replaceSuspicions(input) {
       const counts: SuspicionCounts = { marked: 0, kept: 0, cleared: 0 };
-      const proved = new Map(input.suspicions.map((s) => [`${s.bank}/${s.accountId}/${s.transactionId}`, s]));
       await runner.transaction(async (tx) => {
         // The same locks as the findings (continuity.ts replaceFindings): two workers checking one account write in turn.
         const accounts = await lockAccounts(tx, input.accounts);
@@ -182,6 +181,11 @@ export function duplicateOps(runner: SqlRunner): DuplicateOps {
         const standing = (s: DuplicateSuspicion) =>
           present.has(transactionKeyText(s)) &&
           present.has(transactionKeyText({ ...s, transactionId: s.twinTransactionId }));
+        // What this check proves, of the rows still stored: an open suspicion it does not prove
+        // (its twin forgotten since the read, say) is cleared below.
+        const proved = new Set(
+          input.suspicions.filter(standing).map((s) => `${s.bank}/${s.accountId}/${s.transactionId}`),
+        );
         for (const account of accounts) {
           const open = await tx.all(
             sql`SELECT transaction_id, cleared_at FROM duplicate_suspicions WHERE bank = ${account.bank} AND account_id = ${account.accountId}`,

@@ -186,7 +186,7 @@ export async function forgetInTransaction(
   }
   // What is kept per transaction, of the transactions deleted above (keyed as the transaction, no
   // foreign key): their categories (docs/categories.md "Storage") and the check's duplicate
-  // suspicions (docs/continuity.md), and the own-account transfer links either side of which went
+  // suspicions (docs/continuity.md; of either row of the pair), and the own-account transfer links either side of which went
   // (docs/transfers.md; the next matching would drop them, but the report and the exports read them).
   const missing = (alias: string) =>
     `NOT EXISTS (SELECT 1 FROM transactions t WHERE t.bank = ${alias}.bank AND t.account_id = ${alias}.account_id
@@ -198,7 +198,12 @@ export async function forgetInTransaction(
   // longer stored, and those naming a transaction deleted above (the next check judges again).
   const orphans: [string, string][] = [
     ['transaction_categories', missing('transaction_categories')],
-    ['duplicate_suspicions', missing('duplicate_suspicions')],
+    [
+      'duplicate_suspicions',
+      `${missing('duplicate_suspicions')} OR NOT EXISTS (SELECT 1 FROM transactions t
+         WHERE t.bank = duplicate_suspicions.bank AND t.account_id = duplicate_suspicions.account_id
+           AND t.transaction_id = duplicate_suspicions.twin_transaction_id)`,
+    ],
     ['transfer_links', `${sideMissing('debit')} OR ${sideMissing('credit')}`],
     [
       'continuity_findings',

@@ -93,6 +93,17 @@ export const derivedRowsSuite = storeSuite('rows about transactions, written aft
       expect(await queryRows(store, 'SELECT transaction_id FROM duplicate_suspicions')).toEqual([
         { transaction_id: 'a' },
       ]);
+      // Open, then its twin deleted before the next check writes: proved by that check's read, it
+      // is cleared instead of kept.
+      await deleteTransaction(store, 'a-twin');
+      const again = await store.duplicates.replaceSuspicions({
+        accounts: [{ bank: BANK, accountId: ACCOUNT }],
+        suspicions: [suspicion('a')],
+        runId: null,
+        checkedAt: '2025-03-06T00:00:00.000Z',
+      });
+      expect(again).toMatchObject({ marked: 0, kept: 0, cleared: 1 });
+      expect(await store.duplicates.list()).toEqual([]);
     });
     it('continuity findings of an account, or naming a transaction, deleted since the check read them are not written', async () => {
       const store = await freshStoreOn(d);

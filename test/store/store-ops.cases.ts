@@ -379,8 +379,41 @@ export const storeOpsSuite = storeSuite('the store operations written once', (d)
         BANK,
         at,
       );
+      // A suspicion of a row that stays whose twin is a row forgotten: gone too.
+      await execute(
+        store,
+        `INSERT INTO accounts (bank, account_id, consent_id, currency, raw_json, first_seen_at, last_seen_at, updated_at)
+         VALUES (?, 'acc-other', ?, 'NZD', '{}', ?, ?, ?)`,
+        BANK,
+        OTHER_CONSENT,
+        at,
+        at,
+        at,
+      );
+      await execute(
+        store,
+        `INSERT INTO transactions (bank, account_id, transaction_id, consent_id, status, booking_date_time, booking_date,
+           amount, currency, credit_debit_indicator, raw_json, first_seen_at, last_seen_at, updated_at)
+         VALUES (?, 'acc-other', 'tx-stays', ?, 'Booked', ?, '2025-03-01', '-5.00', 'NZD', 'Debit', '{}', ?, ?, ?)`,
+        BANK,
+        OTHER_CONSENT,
+        at,
+        at,
+        at,
+        at,
+      );
+      await execute(
+        store,
+        `INSERT INTO duplicate_suspicions (bank, account_id, transaction_id, twin_transaction_id, evidence, balance,
+           balance_date_time, balance_date, counted_balance, amount_off, currency, detail, suspected_at, checked_at)
+         VALUES (?, 'acc-other', 'tx-stays', 'tx-twin-gone', 'balances', '10.00', ?, '2025-03-01', '15.00', '5.00', 'NZD', 'planted', ?, ?)`,
+        BANK,
+        at,
+        at,
+        at,
+      );
       const done = await store.consents.forget(CONSENT, { dryRun: false });
-      expect(done.deleted).toMatchObject({ transaction_categories: 1, duplicate_suspicions: 1, transfer_links: 1 });
+      expect(done.deleted).toMatchObject({ transaction_categories: 1, duplicate_suspicions: 2, transfer_links: 1 });
       for (const table of ['transaction_categories', 'duplicate_suspicions', 'transfer_links'])
         expect(await queryRow(store, `SELECT count(*) AS n FROM ${table}`), table).toEqual({ n: 0 });
     });
