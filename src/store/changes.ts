@@ -145,6 +145,13 @@ function after(r: SqlRunner, p: Position): SQL {
 
 const ORDER = (r: SqlRunner) => (r.dialect === 'postgres' ? sql`xid, seq` : sql`seq`);
 
+/**
+ * SQLite: the last number the log gave (AUTOINCREMENT's, kept by sqlite_sequence: the log may be
+ * empty after a prune). Its one text: the feed's positions, and a backup's fork (sqlite/backup.ts).
+ */
+export const SQLITE_LAST_SEQ = `max(coalesce((SELECT max(seq) FROM change_log), 0),
+  coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'change_log'), 0))`;
+
 /** What an entry's fingerprint covers: all it says but its position. */
 const ENTRY_COLUMNS = sql`source, bank, account_id, transaction_id, kind, changed, logged_at`;
 
@@ -186,10 +193,7 @@ async function startPosition(r: SqlRunner): Promise<Position & { entry?: string 
     if (row?.seq === null || row?.seq === undefined) return { xid: Number(row?.xmin), seq: 0 };
     return { xid: Number(row.xid), seq: Number(row.seq), entry: entryFingerprint(row) };
   }
-  const row = await r.get(
-    sql`SELECT max(coalesce((SELECT max(seq) FROM change_log), 0),
-                   coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'change_log'), 0)) AS seq`,
-  );
+  const row = await r.get(sql`SELECT ${sql.raw(SQLITE_LAST_SEQ)} AS seq`);
   const position = { xid: 0, seq: Number(row?.seq) };
   const entry = await entryAt(r, position);
   return entry ? { ...position, entry: entryFingerprint(entry) } : position;
@@ -224,7 +228,8 @@ async function logIdentity(r: SqlRunner): Promise<LogIdentity> {
               (SELECT oid::bigint FROM pg_database WHERE datname = current_database())::text AS current_oid,
               pg_snapshot_xmax(pg_current_snapshot())::text AS xmax
             FROM change_log_identity WHERE id = 1`
-      : sql`SELECT log_id, legacy, db_oid, forked_from, forked_xid, forked_seq, NULL AS current_oid, NULL AS xmax
+      : sql`SELECT log_id, legacy, db_oid, forked_from, forked_xid, forked_seq, NULL AS current_oid,
+              ${sql.raw(SQLITE_LAST_SEQ)} AS last_seq
             FROM change_log_identity WHERE id = 1`,
   );
   if (!row) throw new Error('change_log_identity has no row: the database was changed by hand');
@@ -235,8 +240,7 @@ async function logIdentity(r: SqlRunner): Promise<LogIdentity> {
     row.forked_from === null
       ? null
       : { id: String(row.forked_from), xid: Number(row.forked_xid), seq: Number(row.forked_seq) };
-  const last =
-    r.dialect === 'postgres' ? { xid: Number(row.xmax), seq: 0 } : { xid: 0, seq: (await startPosition(r)).seq };
+  const last = r.dialect === 'postgres' ? { xid: Number(row.xmax), seq: 0 } : { xid: 0, seq: Number(row.last_seq) };
   return { id, legacy, forkedFrom, last };
 }
 

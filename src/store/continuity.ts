@@ -382,6 +382,7 @@ export function continuityReads(runner: SqlRunner): ContinuityReads {
       // Two workers may check one account (read through consents each of them synced): each
       // replaces its findings behind the account's write lock, in one order (no deadlock), so the
       // second DELETE sees the first one's rows and the findings are never there twice.
+      const accountText = (a: AccountKey) => JSON.stringify([a.bank, a.accountId]);
       await runner.transaction(async (tx) => {
         const stillStored = new Set<string>();
         for (const account of await lockAccounts(tx, input.accounts)) {
@@ -391,7 +392,7 @@ export function continuityReads(runner: SqlRunner): ContinuityReads {
           const held = await tx.get(
             sql`SELECT 1 AS one FROM accounts WHERE bank = ${account.bank} AND account_id = ${account.accountId} LIMIT 1`,
           );
-          if (held) stillStored.add(JSON.stringify([account.bank, account.accountId]));
+          if (held) stillStored.add(accountText(account));
         }
         // Only findings of accounts, and naming transactions, still stored: a `consents forget` that
         // committed since the check read them deleted the others (it takes the same locks).
@@ -399,11 +400,10 @@ export function continuityReads(runner: SqlRunner): ContinuityReads {
           tx,
           input.findings.flatMap((f) => (f.transactionId === null ? [] : [{ ...f, transactionId: f.transactionId }])),
         );
-        const checked = new Set(input.accounts.map((a) => JSON.stringify([a.bank, a.accountId])));
+        const checked = new Set(input.accounts.map(accountText));
         const findings = input.findings.filter(
           (f) =>
-            (!checked.has(JSON.stringify([f.bank, f.accountId])) ||
-              stillStored.has(JSON.stringify([f.bank, f.accountId]))) &&
+            (!checked.has(accountText(f)) || stillStored.has(accountText(f))) &&
             (f.transactionId === null || named.has(transactionKeyText({ ...f, transactionId: f.transactionId }))),
         );
         // FINDINGS_PER_INSERT rows a statement: an account's findings are not bounded (100,000s).

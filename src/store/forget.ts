@@ -185,12 +185,13 @@ export async function forgetInTransaction(
     if (n > 0) report.deleted[table] = n;
   }
   // What is kept per transaction, of the transactions deleted above (keyed as the transaction, no
-  // foreign key): their categories (docs/categories.md "Storage") and the check's duplicate
-  // suspicions (docs/continuity.md; of either row of the pair), and the own-account transfer links either side of which went
-  // (docs/transfers.md; the next matching would drop them, but the report and the exports read them).
-  const missing = (alias: string) =>
+  // foreign key): their categories (docs/categories.md "Storage"), the check's duplicate
+  // suspicions of either row of the pair (docs/continuity.md), and the own-account transfer links
+  // either side of which went (docs/transfers.md; the next matching would drop them, but the
+  // report and the exports read them).
+  const missing = (alias: string, column = 'transaction_id') =>
     `NOT EXISTS (SELECT 1 FROM transactions t WHERE t.bank = ${alias}.bank AND t.account_id = ${alias}.account_id
-      AND t.transaction_id = ${alias}.transaction_id)`;
+      AND t.transaction_id = ${alias}.${column})`;
   const sideMissing = (side: 'debit' | 'credit') =>
     `NOT EXISTS (SELECT 1 FROM transactions t WHERE t.bank = transfer_links.${side}_bank
       AND t.account_id = transfer_links.${side}_account_id AND t.transaction_id = transfer_links.${side}_transaction_id)`;
@@ -200,9 +201,7 @@ export async function forgetInTransaction(
     ['transaction_categories', missing('transaction_categories')],
     [
       'duplicate_suspicions',
-      `${missing('duplicate_suspicions')} OR NOT EXISTS (SELECT 1 FROM transactions t
-         WHERE t.bank = duplicate_suspicions.bank AND t.account_id = duplicate_suspicions.account_id
-           AND t.transaction_id = duplicate_suspicions.twin_transaction_id)`,
+      `${missing('duplicate_suspicions')} OR ${missing('duplicate_suspicions', 'twin_transaction_id')}`,
     ],
     ['transfer_links', `${sideMissing('debit')} OR ${sideMissing('credit')}`],
     [

@@ -276,8 +276,7 @@ async function syncRun(options: SyncOptions): Promise<SyncSummary> {
         renewing = false;
         if (isStoreLost({ store }, error)) {
           storeLost ??= { error };
-          leaseLost = true;
-          logger.error('lease renewal failed: stopping after the unit in flight', { reason: describeError(error) });
+          stopFor(describeError(error));
         } else renewFailed(describeError(error));
       },
     );

@@ -11,28 +11,10 @@ import { applyCategories } from '../../src/categories/apply';
 import { parseRules, type Rule } from '../../src/categories/rules';
 import type { Store } from '../../src/store';
 import { execute, queryRows, storeSuite } from '../support/dialects';
-import { ACCOUNT, BANK, CONSENT, freshStoreOn, txRow } from './helpers';
+import { ACCOUNT, BANK, commitWindow, freshStoreOn, txRow } from './helpers';
 
-const RANGE = { from: '2025-03-01T00:00:00.000Z', to: '2025-03-05T00:00:00.000Z' };
-
-/**
- * One window of the account committed as a sync would: by default the first one (a watermark),
- * `now` before the store's clock (helpers.ts NOW), which dates the decisions; `later` (a later
- * sync's instant) commits it again without moving the watermark.
- */
-async function commit(store: Store, rows: ReturnType<typeof txRow>[], later?: string): Promise<void> {
-  await store.commitTransactionWindow({
-    bank: BANK,
-    accountId: ACCOUNT,
-    consentId: CONSENT,
-    range: RANGE,
-    creditDebitFilter: null,
-    rows,
-    checkpoint: later === undefined ? { watermark: RANGE.to } : null,
-    runId: null,
-    now: later ?? '2025-03-04T01:00:00Z',
-  });
-}
+/** One window of the account committed as a sync would (helpers.ts `commitWindow`). */
+const commit = commitWindow;
 
 function rules(yaml: string): Rule[] {
   const parsed = parseRules(yaml);

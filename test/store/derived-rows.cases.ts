@@ -13,23 +13,13 @@ import type { DecisionWrite } from '../../src/store/categories';
 import type { AccountKey, ContinuityFinding } from '../../src/store/continuity';
 import type { DuplicateSuspicion } from '../../src/store/duplicates';
 import { execute, queryRows, storeSuite } from '../support/dialects';
-import { ACCOUNT, BANK, CONSENT, freshStoreOn, txRow } from './helpers';
+import { ACCOUNT, BANK, commitWindow, freshStoreOn, txRow } from './helpers';
 
-const RANGE = { from: '2025-03-01T00:00:00.000Z', to: '2025-03-05T00:00:00.000Z' };
-
-async function storeWithRows(store: Store, ids: string[]): Promise<void> {
-  await store.commitTransactionWindow({
-    bank: BANK,
-    accountId: ACCOUNT,
-    consentId: CONSENT,
-    range: RANGE,
-    creditDebitFilter: null,
-    rows: ids.map((id) => txRow({ TransactionId: id })),
-    checkpoint: { watermark: RANGE.to },
-    runId: null,
-    now: '2025-03-04T01:00:00Z',
-  });
-}
+const storeWithRows = (store: Store, ids: string[]) =>
+  commitWindow(
+    store,
+    ids.map((id) => txRow({ TransactionId: id })),
+  );
 
 /** What a `consents forget` does to a transaction of its consent: the row deleted. */
 const deleteTransaction = (store: Store, id: string) =>

@@ -67,6 +67,28 @@ export function txRow(overrides: Record<string, unknown> = {}, consentId: Consen
   return toTransactionRow(wireTx(overrides), { bank: BANK, consentId, fetchedAt: NOW });
 }
 
+/** The days of the account's one window in the store tests (RANGE.to its watermark). */
+export const RANGE = { from: '2025-03-01T00:00:00.000Z', to: '2025-03-05T00:00:00.000Z' };
+
+/**
+ * `rows` committed as one window of ACCOUNT through CONSENT, as a sync would: the first one (a
+ * watermark), at `now` (a sync's instant, before the store's clock NOW); `later` commits it again
+ * at that instant without moving the watermark.
+ */
+export async function commitWindow(store: Store, rows: TransactionRow[], later?: string): Promise<void> {
+  await store.commitTransactionWindow({
+    bank: BANK,
+    accountId: ACCOUNT,
+    consentId: CONSENT,
+    range: RANGE,
+    creditDebitFilter: null,
+    rows,
+    checkpoint: later === undefined ? { watermark: RANGE.to } : null,
+    runId: null,
+    now: later ?? '2025-03-04T01:00:00Z',
+  });
+}
+
 /** The stored row, removed or not, straight from the table (either dialect). */
 export async function storedTx(store: Store, transactionId: string): Promise<Record<string, unknown> | undefined> {
   return queryRow(

@@ -14,6 +14,7 @@ import Database from 'better-sqlite3';
 import { DatabaseError, LocalFileError } from '../../errors';
 import { buildNewFile } from '../../fs/atomic-file';
 import { toLocalFileError } from '../../fs/output-path';
+import { SQLITE_LAST_SEQ } from '../changes';
 import { migrationState, openDatabase, toDatabaseError } from './open';
 
 /** Pre-migration copies kept beside a database: the newest ones, by modification time. */
@@ -69,8 +70,7 @@ function forkChangeLog(copy: Database.Database): void {
   copy.exec(`UPDATE change_log_identity SET
       forked_from = log_id,
       forked_xid = 0,
-      forked_seq = max(coalesce((SELECT max(seq) FROM change_log), 0),
-                       coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'change_log'), 0)),
+      forked_seq = ${SQLITE_LAST_SEQ},
       log_id = lower(hex(randomblob(16)))
     WHERE id = 1`);
 }
