@@ -208,17 +208,23 @@ export function reportReads(runner: SqlRunner): ReportReads {
             )
             .then(async (rows) => {
               const at = rows[0]?.date_time;
-              // The running balance before the instant: where the instant's chain starts.
-              const before =
+              // The running balance before the instant, where the instant's chain starts: the end
+              // of the chain of the instant before (its largest id is any of its rows, not its last).
+              const beforeRows =
                 at === undefined
-                  ? undefined
-                  : await runner.get(
-                      sql`SELECT ${unitsOf(d, sql`t.balance_after`)} AS after_units FROM transactions t
-                          WHERE ${booked(key)} AND t.balance_after IS NOT NULL AND t.booking_date_time < ${str(at)}
-                          ORDER BY t.booking_date_time DESC, t.transaction_id DESC LIMIT 1`,
+                  ? []
+                  : await runner.all(
+                      sql`SELECT ${amountUnits(d, 't', options.scale)} AS units, ${unitsOf(d, sql`t.balance_after`)} AS after_units
+                          FROM transactions t
+                          WHERE ${booked(key)} AND t.balance_after IS NOT NULL AND t.booking_date_time = (
+                            SELECT max(t.booking_date_time) FROM transactions t
+                            WHERE ${booked(key)} AND t.balance_after IS NOT NULL AND t.booking_date_time < ${str(at)})
+                          ORDER BY t.transaction_id`,
                     );
-              const prior = before ? toBigInt(before.after_units) : null;
-              const row = chainEnd(rows, (r) => ({ amount: toBigInt(r.units), after: toBigInt(r.after_units) }), prior);
+              const units = (r: SqlRow) => ({ amount: toBigInt(r.units), after: toBigInt(r.after_units) });
+              const before = chainEnd(beforeRows, units);
+              const prior = before ? units(before).after : null;
+              const row = chainEnd(rows, units, prior);
               return row ? { row, source: 'running_balance' as const } : null;
             });
       if (!found) return null;

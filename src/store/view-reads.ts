@@ -11,9 +11,9 @@
 import { sql, type SQL } from 'drizzle-orm';
 import { addNzDays, nzMidnight } from '@bankdata/core/nz-time';
 import { epochSeconds, str, strOrNull } from './dialect-sql';
-import type { SqlRunner } from './sql-runner';
+import type { SqlRow, SqlRunner } from './sql-runner';
 import { toUnits } from '@bankdata/core/money';
-import { chainEnd } from './balance-chain';
+import { chainEnd, chainOrder } from './balance-chain';
 import { DATASET_SPECS, type DatasetName, type DatasetSpec, type ViewFilters } from './view-datasets';
 
 export interface ViewRows {
@@ -205,7 +205,14 @@ export function viewReads(runner: SqlRunner): ViewReads {
     async rows(dataset, filters, options = {}) {
       const { columns, query } = await rowsSelect(dataset, filters);
       const batchSize = options.batchSize ?? ROWS_PER_BATCH[d];
-      return { columns, batches: { [Symbol.asyncIterator]: () => runner.iterateArrays(query, batchSize) } };
+      const read = () => runner.iterateArrays(query, batchSize);
+      return {
+        columns,
+        batches: {
+          [Symbol.asyncIterator]: () =>
+            dataset === 'transactions' ? inChainOrder(columns, read(), batchSize) : read(),
+        },
+      };
     },
 
     async accounts(filter) {
@@ -241,22 +248,21 @@ export function viewReads(runner: SqlRunner): ViewReads {
       );
       const first = lastRows[0];
       const balanced = lastRows.every((r) => r.balance_after !== null);
-      // The running balance before that instant: where its chain starts.
-      const before =
+      // The running balance before that instant, where its chain starts: the end of the chain of
+      // the instant before (its rows' largest id is any of its rows, not its last).
+      const beforeRows =
         first && balanced
-          ? await runner.get(
-              sql`SELECT balance_after FROM (${query}) AS q
-                  WHERE booking_date_time < ${str(first.booking_date_time)} AND balance_after IS NOT NULL
-                  ORDER BY booking_date_time DESC, transaction_id DESC LIMIT 1`,
+          ? await runner.all(
+              sql`SELECT balance_after, amount FROM (${query}) AS q
+                  WHERE balance_after IS NOT NULL AND booking_date_time = (
+                    SELECT max(booking_date_time) FROM (${query}) AS q2
+                    WHERE booking_date_time < ${str(first.booking_date_time)} AND balance_after IS NOT NULL)
+                  ORDER BY transaction_id`,
             )
-          : undefined;
-      const end = balanced
-        ? chainEnd(
-            lastRows,
-            (r) => ({ amount: toUnits(str(r.amount)), after: toUnits(str(r.balance_after)) }),
-            before ? toUnits(str(before.balance_after)) : null,
-          )
-        : undefined;
+          : [];
+      const units = (r: SqlRow) => ({ amount: toUnits(str(r.amount)), after: toUnits(str(r.balance_after)) });
+      const before = chainEnd(beforeRows, units);
+      const end = balanced ? chainEnd(lastRows, units, before ? units(before).after : null) : undefined;
       return {
         rows: Number(stats?.n ?? 0),
         firstDate: strOrNull(stats?.first),
@@ -335,4 +341,65 @@ export function viewReads(runner: SqlRunner): ViewReads {
       }));
     },
   };
+}
+
+/**
+ * The transactions export's rows with each instant's rows of an account in their running
+ * balances' chain (balance-chain.ts), when they all carry one: the views order rows of one instant
+ * by id, which says nothing of the bank's order (a bank that sends dates only books a day's rows at
+ * one instant), and an importer that checks each row's balance (hledger's assertions, docs/ledger-
+ * beancount.md) needs the bank's. The chain starts from the running balance of the row written
+ * before, of the same account. The order stays total: two exports of the same rows are the same
+ * bytes. One instant's rows are held at a time, besides a batch; batches keep the size read.
+ */
+async function* inChainOrder(
+  columns: readonly string[],
+  batches: AsyncIterable<unknown[][]>,
+  batchSize: number,
+): AsyncGenerator<unknown[][]> {
+  const [bank, account, instant, amount, after] = [
+    'bank',
+    'account_id',
+    'booking_date_time',
+    'amount',
+    'balance_after',
+  ].map((name) => columns.indexOf(name)) as [number, number, number, number, number];
+  if ([bank, account, instant, amount, after].some((i) => i < 0)) {
+    yield* batches;
+    return;
+  }
+  const units = (row: unknown[]) => ({ amount: toUnits(str(row[amount])), after: toUnits(str(row[after])) });
+  let group: unknown[][] = [];
+  // The last row written: its account and running balance, read only when the next instant's rows chain.
+  let written: unknown[] | null = null;
+  const flush = (): unknown[][] => {
+    const rows = group;
+    group = [];
+    const head = rows[0];
+    if (head === undefined) return rows;
+    const chained = rows.length > 1 && rows.every((r) => r[after] !== null && r[after] !== undefined);
+    const before =
+      written !== null && written[bank] === head[bank] && written[account] === head[account] ? written[after] : null;
+    const ordered = chained
+      ? chainOrder(rows, units, before === null || before === undefined ? null : toUnits(str(before)))
+      : rows;
+    written = ordered.at(-1) ?? null;
+    return ordered;
+  };
+  // Rows ready, given on in batches of the size read.
+  let out: unknown[][] = [];
+  for await (const batch of batches) {
+    for (const row of batch) {
+      const head = group[0];
+      if (head && (head[instant] !== row[instant] || head[account] !== row[account] || head[bank] !== row[bank]))
+        for (const r of flush()) out.push(r);
+      group.push(row);
+    }
+    while (out.length >= batchSize) {
+      yield out.slice(0, batchSize);
+      out = out.slice(batchSize);
+    }
+  }
+  for (const r of flush()) out.push(r);
+  for (let at = 0; at < out.length; at += batchSize) yield out.slice(at, at + batchSize);
 }

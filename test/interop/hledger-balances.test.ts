@@ -16,7 +16,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkContinuity } from '../../src/check/check-accounts';
 import { formatUnits, toUnits } from '@bankdata/core/money';
 import { runDemo } from '../../src/cli/demo';
-import { openStore, type SqliteStore } from '../../src/store';
+import { openDatabaseStore, openStore, type SqliteStore } from '../../src/store';
+import { account, fresh } from '../check/check-sql.cases';
+import { DATES_ONLY } from '../export/balance-chain.cases';
 import { runCliInProcess } from '../cli/cli-process';
 import { SETTINGS } from '../fixtures/sync-harness';
 import { missingPrograms, run } from './programs';
@@ -72,9 +74,9 @@ afterAll(async () => {
 });
 
 /** The recipe: export the accounts, opening balances, the journal; one file, opening first. */
-async function journalOf(accountIds: string[], name: string): Promise<string> {
+async function journalOf(accountIds: string[], name: string, from = db): Promise<string> {
   const csv = join(dir, `${name}.csv`);
-  const args = ['export', 'transactions', '--db', db, '--format', 'csv', '--no-neutralise', '--status', 'booked'];
+  const args = ['export', 'transactions', '--db', from, '--format', 'csv', '--no-neutralise', '--status', 'booked'];
   const exported = await runCliInProcess([...args, ...accountIds.flatMap((a) => ['--account', a]), '--out', csv]);
   expect(exported.code, exported.stderr).toBe(0);
   const opening = run('sh', [
@@ -181,6 +183,24 @@ describe.skipIf(missing.length > 0)(
         expect(got.get(w.account), w.account).toBe(canonical(formatUnits(-units, w.currency)));
       }
     });
+
+    it('a bank that sends dates only: a day’s rows at one instant, ids out of their balances’ order, end at its balance', async () => {
+      const file = join(dir, 'dates-only', 'bankdata.sqlite');
+      const own = await openDatabaseStore(file);
+      try {
+        await fresh(own);
+        await account(own, 'acc-dates', DATES_ONLY);
+        await checkContinuity(own);
+        expect(await own.continuity.listFindings({})).toEqual([]);
+      } finally {
+        await own.close();
+      }
+      const journal = await journalOf(['acc-dates'], 'dates-only', file);
+      const bal = run('hledger', ['-f', journal, 'balance', 'assets', '-N', '-O', 'csv']);
+      expect(bal.status, bal.stderr).toBe(0);
+      const [, line]: string[][] = parse(bal.stdout);
+      expect(canonical(line?.[1] ?? '')).toBe('2275.07');
+    }, 120_000);
 
     it("an account read through a credits-only consent fails its assertions (it cannot end at the bank's balance)", async () => {
       const creditsOnly = accounts.find(
