@@ -130,11 +130,21 @@ const MCC_RANGES: readonly (readonly [number, number, Category])[] = [
   [9000, 9999, 'government'], // government services
 ];
 
-/** The category of a merchant category code, or null (no code, not four digits, not in the table). */
-export function categoryOfMcc(mcc: string | null): Category | null {
+/**
+ * A merchant category code as the table reads it and a decision records it: four digits, a code
+ * of three (docs/bank-api.md §6.4: 3–4 characters) with its leading zero (`742` is `0742`); null
+ * when there is none or it is not 3–4 digits.
+ */
+export function mccCode(mcc: string | null): string | null {
   if (mcc === null) return null;
   const code = mcc.trim();
-  if (!/^\d{4}$/.test(code)) return null;
+  return /^\d{3,4}$/.test(code) ? code.padStart(4, '0') : null;
+}
+
+/** The category of a merchant category code, or null (no code, not 3–4 digits, not in the table). */
+export function categoryOfMcc(mcc: string | null): Category | null {
+  const code = mccCode(mcc);
+  if (code === null) return null;
   const single = Object.hasOwn(MCC_CODES, code) ? MCC_CODES[code] : undefined;
   if (single) return single;
   const n = Number(code);

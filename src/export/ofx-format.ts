@@ -5,6 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import { DateTime } from 'luxon';
+import { parseAccountNumber } from '@bankdata/core/account-number';
 import { toInstant, type Instant } from '@bankdata/core/nz-time';
 
 /** OFX 2.2 field limits (A-n): NAME 32, MEMO 255, ACCTID 22, BANKID 9. */
@@ -106,9 +107,6 @@ export type OfxAccount =
   | { kind: 'bank'; bankId: string; branchId?: string; acctId: string; acctType: string }
   | { kind: 'creditcard'; acctId: string };
 
-/** NZ BECS account number: bank 2, branch 4, account 7, suffix 2 or 3 digits. */
-const BECS = /^(\d{2})-?(\d{4})-?(\d{7})-?(\d{2,3})$/;
-
 /** Account subtypes (docs/bank-api.md §6.1) that OFX carries as a credit card statement (CCSTMTRS). */
 const CARD_SUBTYPES = new Set(['CreditCard', 'ChargeCard']);
 
@@ -146,13 +144,13 @@ export function ofxAccount(facts: AccountFacts): OfxAccount {
     return { kind: 'creditcard', acctId: fitToLimit(ident ?? facts.accountId, OFX_LIMITS.acctId) };
   }
   const acctType = (facts.subtype && ACCT_TYPES[facts.subtype]) || 'CHECKING';
-  const becs = ident === null ? null : BECS.exec(ident);
+  // An NZ BECS account number (core's account-number.ts: bank 2, branch 4, account 7, suffix 2 or 3 digits).
+  const becs = ident === null ? null : parseAccountNumber(ident);
   if (ident !== null && becs) {
-    // BECS's groups are not optional: a match has both.
     return {
       kind: 'bank',
-      bankId: becs[1] ?? '',
-      branchId: becs[2] ?? '',
+      bankId: becs.bank,
+      branchId: becs.branch,
       acctId: fitToLimit(ident, OFX_LIMITS.acctId),
       acctType,
     };

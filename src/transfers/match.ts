@@ -8,6 +8,7 @@
  * when each side is the other's unique best candidate. Pairs tied at the top for a side are
  * ambiguous: listed, never chosen.
  */
+import { sameAccountNumber } from '@bankdata/core/account-number';
 import { BANKS } from '@bankdata/core/schemas';
 import { MAX_TRANSFER_DAYS } from '../config/schema';
 import type { TransferAccount, TransferCandidate, TransferLinkInput, TransferReferences } from '../store';
@@ -35,18 +36,14 @@ export interface Evidence {
   score: number;
 }
 
-/** An account number as digits only: "12-3456-0123456-00" and "12 3456 0123456 00" compare equal. */
-export function accountNumberKey(value: string): string {
-  return value.replace(/\D/g, '');
-}
-
 const accountKey = (bank: string, accountId: string) => `${bank}/${accountId}`;
 
 /**
  * Each configured group as the set of accounts it names, in the order of the groups' names (the
  * first group naming both accounts is the pair's `owner_group`): an entry `BANK/ACCOUNT_ID` (a bank
  * the API names, any case) names that account; any other entry is an account number, naming every
- * account whose number has the same digits.
+ * account whose number is the same (core's account-number.ts: "12 3456 0123456 00" and
+ * "12-3456-0123456-000" are one number).
  */
 export function resolveGroups(
   groups: TransferRules['groups'],
@@ -63,9 +60,8 @@ export function resolveGroups(
         members.add(accountKey(bank, entry.slice(slash + 1)));
         continue;
       }
-      const digits = accountNumberKey(entry);
       for (const a of accounts) {
-        if (digits !== '' && a.identification !== null && accountNumberKey(a.identification) === digits)
+        if (a.identification !== null && sameAccountNumber(entry, a.identification) === true)
           members.add(accountKey(a.bank, a.accountId));
       }
     }
@@ -95,10 +91,8 @@ type Agreement = 'agree' | 'disagree' | 'unknown';
 /** Whether a side's counterparty account number names the other account, where both are given. */
 function counterpartyAgreement(named: string | null, other: TransferAccount): Agreement {
   if (named === null || other.identification === null) return 'unknown';
-  const a = accountNumberKey(named);
-  const b = accountNumberKey(other.identification);
-  if (a === '' || b === '') return 'unknown';
-  return a === b ? 'agree' : 'disagree';
+  const same = sameAccountNumber(named, other.identification);
+  return same === null ? 'unknown' : same ? 'agree' : 'disagree';
 }
 
 const normalRef = (value: string | null): string | null => {

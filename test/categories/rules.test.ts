@@ -1,11 +1,41 @@
 /**
  * The rules file (src/categories/rules.ts; docs/categories.md "The rules file"): a valid file
  * compiles in order; every fault is one error naming its line; amounts are exact decimal text
- * (a YAML number is refused); the MCC and bank-code tables.
+ * (a YAML number is refused); a counterparty rule by name and by account number (a number
+ * compared whole); the MCC and bank-code tables (3-digit MCCs with their leading zero).
  */
 import { describe, expect, it } from 'vitest';
 import { categoryOfCodes, categoryOfMcc } from '../../src/categories/category-table';
-import { parseRules } from '../../src/categories/rules';
+import { decide, ruleMatches, type CategorisableRow } from '../../src/categories/decide';
+import { parseRules, type Rule } from '../../src/categories/rules';
+
+/** A debit row with nothing set but what a test gives. */
+function row(over: Partial<CategorisableRow> = {}): CategorisableRow {
+  return {
+    bank: 'PNZ',
+    accountId: 'acc-0001',
+    transactionId: 'txn-1',
+    amount: '-10.00',
+    creditDebitIndicator: 'Debit',
+    description: null,
+    merchantName: null,
+    merchantCategoryCode: null,
+    creditorName: null,
+    debtorName: null,
+    counterpartyAccount: null,
+    bankTransactionCode: null,
+    bankTransactionSubcode: null,
+    proprietaryCode: null,
+    ...over,
+  };
+}
+
+/** The one rule of `counterparty: TEXT`. */
+function counterpartyRule(text: string): Rule {
+  const parsed = parseRules(`rules:\n  - counterparty: ${JSON.stringify(text)}\n    category: transfer\n`);
+  if (!parsed.ok) throw new Error(JSON.stringify(parsed.errors));
+  return parsed.rules[0]!;
+}
 
 describe('parseRules', () => {
   it('compiles the rules in file order, with their ids or lines', () => {
@@ -100,8 +130,26 @@ describe('the fallback tables', () => {
     expect(categoryOfMcc('7832')).toBe('entertainment');
     expect(categoryOfMcc('9311')).toBe('government');
     expect(categoryOfMcc('0000')).toBeNull();
-    expect(categoryOfMcc('541')).toBeNull();
     expect(categoryOfMcc(null)).toBeNull();
+  });
+
+  it('reads a 3-digit MCC (docs/bank-api.md §6.4: 3–4 characters) with its leading zero, and records it padded', () => {
+    // 0742 veterinary services, 0763 agricultural co-operatives: 0001–1499 agricultural services.
+    expect(categoryOfMcc('742')).toBe('services');
+    expect(categoryOfMcc(' 763 ')).toBe('services');
+    expect(categoryOfMcc('541')).toBe('services');
+    expect(decide(row({ merchantCategoryCode: '742' }), [])).toEqual({
+      category: 'services',
+      payee: null,
+      source: 'mcc',
+      rule: '0742',
+    });
+    expect(decide(row({ merchantCategoryCode: ' 5411 ' }), [])).toMatchObject({ source: 'mcc', rule: '5411' });
+    // Not 3–4 digits: no MCC, the bank code or none decides.
+    for (const code of ['74', '07420', 'A74', '74 2']) {
+      expect(categoryOfMcc(code)).toBeNull();
+      expect(decide(row({ merchantCategoryCode: code }), []).source).toBe('none');
+    }
   });
 
   it('maps bank transaction codes: subcode, then code, then the proprietary code', () => {
@@ -117,5 +165,54 @@ describe('the fallback tables', () => {
       rule: 'proprietary:ATM',
     });
     expect(codes('CustomerCardTransactions', 'PointOfSale', 'POS')).toBeNull();
+  });
+});
+
+describe('counterparty rules', () => {
+  it('a rule written as an account number matches that account whole, never one whose digits hold it', () => {
+    const rule = counterpartyRule('12-3456-0123456-00');
+    const on = (account: string | null, name: string | null = null) =>
+      ruleMatches(rule, row({ counterpartyAccount: account, creditorName: name }));
+    expect(on('12-3456-0123456-00')).toBe(true);
+    // Its digits inside another number: another account.
+    expect(on('11-2345-6012345-600')).toBe(false);
+    expect(on('912-3456-0123456-00')).toBe(false);
+    // The same text with one more suffix digit: suffix 001, not 000.
+    expect(on('12-3456-0123456-001')).toBe(false);
+    expect(on('12-3456-0123456-01')).toBe(false);
+    expect(on(null)).toBe(false);
+  });
+
+  it('an account number matches with or without its dashes and spaces, a 2-digit suffix as its 3-digit form (00 is 000)', () => {
+    for (const text of ['12-3456-0123456-00', '12 3456 0123456 00', '123456012345600', '12-3456-0123456-000']) {
+      const rule = counterpartyRule(text);
+      for (const account of ['12-3456-0123456-00', '12-3456-0123456-000', '12 3456 0123456 000', '1234560123456000'])
+        expect([text, account, ruleMatches(rule, row({ counterpartyAccount: account }))]).toEqual([
+          text,
+          account,
+          true,
+        ]);
+      expect(ruleMatches(rule, row({ counterpartyAccount: '12-3456-0123456-010' }))).toBe(false);
+    }
+    expect(
+      decide(row({ counterpartyAccount: '12-3456-0123456-000' }), [counterpartyRule('12-3456-0123456-00')]),
+    ).toMatchObject({
+      category: 'transfer',
+      source: 'rule',
+      rule: 'line 2',
+    });
+  });
+
+  it('other text keeps its matching: a name (either side of the row), or digits found in the account number', () => {
+    const byName = counterpartyRule('mercury');
+    expect(ruleMatches(byName, row({ creditorName: 'Mercury Energy' }))).toBe(true);
+    expect(ruleMatches(byName, row({ creditDebitIndicator: 'Credit', debtorName: 'MERCURY NZ' }))).toBe(true);
+    expect(ruleMatches(byName, row({ creditorName: 'Genesis', counterpartyAccount: '12-3456-0123456-00' }))).toBe(
+      false,
+    );
+    // A part of a number (not a whole BECS number): found among the account's digits.
+    const part = counterpartyRule('0123456');
+    expect(ruleMatches(part, row({ counterpartyAccount: '12-3456-0123456-00' }))).toBe(true);
+    expect(ruleMatches(part, row({ counterpartyAccount: '12-3456-0765432-00' }))).toBe(false);
   });
 });

@@ -218,6 +218,26 @@ export const transfersSuite = storeSuite('own-account transfers', (d) => {
       expect(matching.unknownGroupEntries).toEqual([{ group: 'household', entry: '01-0000-0000000-00' }]);
     });
 
+    it('a group entry names the account whose number it is, whatever its suffix width (00 is 000)', async () => {
+      const store = await freshStoreOn(d);
+      await world(
+        store,
+        [
+          { id: 'everyday', number: '12-3456-0000001-00' },
+          { id: 'kiwi-savings', bank: 'Kiwibank', consent: OTHER_CONSENT, number: '38-9000-0000009-000' },
+        ],
+        [OUT, { account: 'kiwi-savings', id: 'in-1', amount: '100.00', at: '2025-03-10T12:00:00+13:00' }],
+      );
+      const matching = await refreshTransfers(
+        store,
+        rules({ groups: { household: ['12-3456-0000001-000', '38-9000-0000009-00', '38-9000-0000009-001'] } }),
+      );
+      expect(await pairs(store)).toEqual(['out-1>in-1']);
+      expect(await queryRows(store, 'SELECT owner_group FROM v_transfers')).toEqual([{ owner_group: 'household' }]);
+      // Suffix 001 is another account: named by no stored one.
+      expect(matching.unknownGroupEntries).toEqual([{ group: 'household', entry: '38-9000-0000009-001' }]);
+    });
+
     it('never links accounts of two owners: another consent, another party, no group', async () => {
       const store = await freshStoreOn(d);
       await world(
@@ -317,6 +337,50 @@ export const transfersSuite = storeSuite('own-account transfers', (d) => {
       expect(await queryRows(store, 'SELECT counterparty_sides, score FROM v_transfers')).toEqual([
         { counterparty_sides: 2, score: 2031 },
       ]);
+    });
+
+    it('reads a counterparty account number as one number: a 2-digit suffix is its 3-digit form (00 is 000), dashes and spaces aside', async () => {
+      const store = await freshStoreOn(d);
+      await world(store, TWO, [
+        // The debit names savings (12-3456-0000002-00) with a 3-digit suffix; the credit names
+        // everyday (12-3456-0000001-00) with spaces and a 3-digit suffix: both sides name the other.
+        { ...OUT, counterparty: '12-3456-0000002-000' },
+        {
+          account: 'savings',
+          id: 'in-1',
+          amount: '100.00',
+          at: '2025-03-10T09:00:00+13:00',
+          counterparty: '12 3456 0000001 000',
+        },
+      ]);
+      await refreshTransfers(store, rules());
+      expect(await pairs(store)).toEqual(['out-1>in-1']);
+      expect(await queryRows(store, 'SELECT counterparty_sides, score FROM v_transfers')).toEqual([
+        { counterparty_sides: 2, score: 2031 },
+      ]);
+    });
+
+    it('a different suffix is another account: 001 is not 000, 10 is not 100', async () => {
+      const store = await freshStoreOn(d);
+      await world(
+        store,
+        [...TWO, { id: 'third', number: '12-3456-0000003-10' }, { id: 'fourth', number: '12-3456-0000004-100' }],
+        [
+          { ...OUT, counterparty: '12-3456-0000002-001' },
+          { account: 'savings', id: 'in-1', amount: '100.00', at: '2025-03-10T09:00:00+13:00' },
+          {
+            account: 'third',
+            id: 'out-2',
+            amount: '-60.00',
+            at: '2025-03-11T09:00:00+13:00',
+            counterparty: '12-3456-0000004-010',
+          },
+          { account: 'fourth', id: 'in-2', amount: '60.00', at: '2025-03-11T09:00:00+13:00' },
+        ],
+      );
+      await refreshTransfers(store, rules());
+      expect(await pairs(store)).toEqual([]);
+      expect(await ambiguous(store)).toEqual([]);
     });
 
     it('does not pair when the references both sides carry differ (case and spaces aside)', async () => {
