@@ -13,7 +13,9 @@
  *   `dupB`, is the same payment; a resumed key resends the body stored with it;
  * - the look-up of that earlier payment or attempt and the insert of this run's attempt are one
  *   store operation (`claimAttempt`: one transaction under the consent's lock), so two runs at
- *   once (cron and a manual run) make one attempt; an attempt whose stored body has no identity
+ *   once (cron and a manual run) make one attempt, and a request the bank will not pay under a
+ *   resumed key (BP710 Rejected, BP702) is taken over by one fresh key, whichever run comes first
+ *   (`supersedeAttempt`); an attempt whose stored body has no identity
  *   today may be this payment, and the run refuses (exit 2, naming its key) unless `allowDuplicate`.
  *
  * Each answer is handled by its client action in `PAYMENT_CODE_ACTIONS` (the bank's idempotency
@@ -27,7 +29,7 @@
  * | get_consent_then_retry (BP603) | GET the consent; send again with the same key while it is Authorised |
  * | new_key_for_distinct_request (BP702) | this distinct request takes a fresh key |
  * | poll_named_payment (BP703) | poll the named payment (else GET the consent): adopt it, never resubmit |
- * | resolve_by_terminal_status (BP710) | Rejected: resubmit with a fresh key; otherwise adopt it |
+ * | resolve_by_terminal_status (BP710) | Rejected: resubmit with a fresh key (once: `supersedeAttempt`); otherwise adopt it |
  * | get_consent_payments (BP712) | GET the consent's payments first: adopt ours, else send again |
  * | any other (BP036 refused, consent state, request errors) | the attempt ends with the code |
  */
@@ -46,7 +48,7 @@ import { paymentIdentity, requestIdentity } from '@bankdata/core/payment-identit
 import { DEFAULT_RETRY_POLICY, realSleep, retryDelayMs, type RetryPolicy } from '../api/retry';
 import { UsageError } from '../errors';
 import { silentLogger, type Logger } from '../log';
-import type { Store } from '../store';
+import type { PaymentAttemptRow, Store } from '../store';
 import { canonicalRequest, checkPaymentRequest, type PaymentRequestInput } from './request';
 import { systemClock, type Clock } from '@bankdata/core/clock';
 
@@ -162,27 +164,43 @@ export async function createPayment(
       }
       // The bank holds the key for another request (BP702): it will not pay this one under it.
       if (keyed.state === 'refused' && keyed.outcomeCode === 'BP702') throw keyHeldElsewhere(options.key);
+      let resume = true;
       if (keyed.paymentId) {
-        const payment = await current(keyed.paymentId, null);
-        if (payment?.status === 'Rejected') {
-          // Rejected, and the request paid again under a fresh key (BP710): the payment that stands.
-          const standing = await store.payments.findEarlier(
-            { consentId: input.consentId, identity },
-            { standing: true, except: [keyed.paymentId] },
-          );
-          const stands = standing && (await current(standing.paymentId, standing.rawJson));
-          if (standing && stands && stands.status !== 'Rejected')
-            return {
-              payment: stands,
-              idempotencyKey: standing.idempotencyKey,
-              resumed: true,
-              duplicateOf: true,
-              sends,
-            };
+        const payment = await current(keyed.paymentId, await storedCopy(keyed.paymentId));
+        // Neither the bank nor the stored copy says what became of it: it may stand; never send.
+        if (payment === null) throw unreadablePayment(keyed.paymentId, keyed.idempotencyKey);
+        if (payment.status === 'Rejected') {
+          // Rejected, and the request taken over by a fresh key (BP710): what that key made, or
+          // the key itself resumed when its answer was lost.
+          const taken = await store.payments.successorOf(keyed.idempotencyKey);
+          if (taken) {
+            const settled = await settleTaken(taken);
+            if (settled.kind === 'done') return settled.result;
+            if (settled.kind === 'rejected') {
+              const next = await takeOver('BP710', settled.paymentId);
+              if (next) return next;
+            }
+            resume = false;
+          } else {
+            // Taken over before takeovers were recorded (superseded_by): the payment that stands.
+            const standing = await store.payments.findEarlier(
+              { consentId: input.consentId, identity },
+              { standing: true, except: [keyed.paymentId] },
+            );
+            const stands = standing && (await current(standing.paymentId, standing.rawJson));
+            if (standing && stands && stands.status !== 'Rejected')
+              return {
+                payment: stands,
+                idempotencyKey: standing.idempotencyKey,
+                resumed: true,
+                duplicateOf: true,
+                sends,
+              };
+          }
         }
-        if (payment) return { payment, idempotencyKey: keyed.idempotencyKey, resumed: true, duplicateOf: true, sends };
+        if (resume) return { payment, idempotencyKey: keyed.idempotencyKey, resumed: true, duplicateOf: true, sends };
       }
-      resumeBody(keyed.requestJson);
+      if (resume) resumeBody(keyed.requestJson);
     }
   } else {
     // Payments read from the bank Rejected, or unreadable: each passed over once, then the next.
@@ -244,12 +262,6 @@ export async function createPayment(
     await store.payments.updateAttempt(key, { state: 'created', paymentId: payment.payment_id, now: now() });
     deps.onCreated?.(payment);
     return { payment, idempotencyKey: key, resumed, duplicateOf: false, sends };
-  };
-  /** A fresh key for the same request, where the bank allows one (BP702, BP710 Rejected). */
-  const freshKey = async (reason: string, paymentId: string | null) => {
-    await store.payments.updateAttempt(key, { state: 'superseded', paymentId, outcomeCode: reason, now: now() });
-    key = randomUUID();
-    await store.payments.insertAttempt({ idempotencyKey: key, consentId: input.consentId, requestJson, now: now() });
   };
   /** Our key's payment, from the consent's payments (each carries its idempotency_key). */
   const findOurs = async (): Promise<Payment | null> => {
@@ -336,7 +348,10 @@ export async function createPayment(
           throw keyHeldElsewhere(options.key);
         }
         // Our body is what was stored with the key, so another request owns it: a distinct request takes a unique key.
-        await freshKey(codeOf(error) ?? 'BP702', null);
+        {
+          const taken = await takeOver(codeOf(error) ?? 'BP702', null);
+          if (taken) return taken;
+        }
         continue;
       case 'poll_named_payment': {
         const named = namedPayment(error);
@@ -354,7 +369,8 @@ export async function createPayment(
         }
         if (found.status !== 'Rejected') return await adopt(found);
         await store.payments.record(found, now());
-        await freshKey(codeOf(error) ?? 'BP710', found.payment_id);
+        const taken = await takeOver(codeOf(error) ?? 'BP710', found.payment_id);
+        if (taken) return taken;
         continue;
       }
       default:
@@ -367,6 +383,80 @@ export async function createPayment(
     key,
     last,
   );
+
+  /**
+   * The bank will not pay the request under `key` (BP702, BP710 Rejected: `paymentId`): a fresh key
+   * takes it over, unless another run of it took it over first (two runs resumed one key and met
+   * the same answer): then that run's key is resumed, or what it made is the answer. One store
+   * operation under the consent's lock (`supersedeAttempt`), so the request is taken over once.
+   * Null: send under `key` (the fresh one, or the one resumed).
+   */
+  async function takeOver(reason: string, paymentId: string | null): Promise<CreatePaymentResult | null> {
+    let code = reason;
+    let ended = paymentId;
+    for (;;) {
+      const next = await store.payments.supersedeAttempt({
+        consentId: input.consentId,
+        key,
+        paymentId: ended,
+        reason: code,
+        idempotencyKey: randomUUID(),
+        requestJson,
+        now: now(),
+      });
+      if (next.outcome === 'inserted') {
+        key = next.idempotencyKey;
+        return null;
+      }
+      const settled = await settleTaken(next.attempt);
+      if (settled.kind === 'send') return null;
+      if (settled.kind === 'done') return settled.result;
+      // Rejected too: this run takes over from it.
+      code = 'BP710';
+      ended = settled.paymentId;
+    }
+  }
+
+  /**
+   * The attempt that took the request over (`successorOf`), now this run's key: still unanswered,
+   * it is resumed with its body (`send`); its payment that stands is the answer (`done`); a payment
+   * Rejected is taken over in turn; an attempt the bank refused ends this run with it.
+   */
+  async function settleTaken(
+    taken: PaymentAttemptRow,
+  ): Promise<
+    { kind: 'send' } | { kind: 'done'; result: CreatePaymentResult } | { kind: 'rejected'; paymentId: string }
+  > {
+    key = taken.idempotencyKey;
+    resumed = true;
+    resumeBody(taken.requestJson);
+    if (taken.paymentId !== null) {
+      const payment = await current(taken.paymentId, await storedCopy(taken.paymentId));
+      if (payment === null) throw unreadablePayment(taken.paymentId, key);
+      if (payment.status === 'Rejected') return { kind: 'rejected', paymentId: payment.payment_id };
+      return { kind: 'done', result: { payment, idempotencyKey: key, resumed: true, duplicateOf: sends === 0, sends } };
+    }
+    if (taken.state === 'sending') return { kind: 'send' };
+    throw new PaymentNotMadeError(
+      `another run of this request took it over under key ${key}, and the bank ended that attempt (${taken.state}${taken.outcomeCode ? `, ${taken.outcomeCode}` : ''}); nothing more was sent`,
+      key,
+      null,
+    );
+  }
+
+  /** The payment as last stored (JSON), or null. */
+  async function storedCopy(paymentId: string): Promise<string | null> {
+    return (await store.payments.get(paymentId))?.rawJson ?? null;
+  }
+
+  /** Neither the bank nor the stored copy says what became of a payment: it may stand. */
+  function unreadablePayment(paymentId: string, attemptKey: string): PaymentNotMadeError {
+    return new PaymentNotMadeError(
+      `the payment ${paymentId} of key ${attemptKey} could not be read: the Payments API did not answer and no readable copy is stored; nothing was sent`,
+      attemptKey,
+      unanswered,
+    );
+  }
 
   /**
    * A resumed key was sent with its own body (the same payment, perhaps spelt `25` for `25.00`):

@@ -16,11 +16,16 @@
  * cannot both find nothing and both send with fresh keys. A stored body whose identity cannot be
  * computed (it does not parse, or the current schema rejects it) is not "another payment": it may
  * be this one, so it stops the claim (`unreadable`) instead of being passed over.
+ *
+ * `supersedeAttempt` is the other place a run takes a key: when the bank will not pay the request
+ * under the run's key (BP710 Rejected, BP702), the run's attempt names the fresh key that takes the
+ * request over (`superseded_by`), in one transaction under the same lock. Two runs that resumed one
+ * key and met the same answer take over once: the second finds the first's key and resumes it.
  */
 import { sql } from 'drizzle-orm';
 import { requestIdentity } from '@bankdata/core/payment-identity';
 import { takeLock } from './dialect-sql';
-import { getAttempt, insertAttempt, type PaymentAttemptRow } from './payments';
+import { getAttempt, insertAttempt, updateAttempt, type PaymentAttemptRow } from './payments';
 import type { SqlRow, SqlRunner } from './sql-runner';
 import type { Instant } from './time';
 
@@ -211,4 +216,70 @@ export function claimAttempt(runner: SqlRunner, input: AttemptClaimInput): Promi
 function guards(row: SqlRow): boolean {
   if (row.state === 'sending') return true;
   return row.payment_id !== null && row.status !== 'Rejected';
+}
+
+/** What `supersedeAttempt` did: took the request over under the fresh key, or found that another run had. */
+export type Takeover =
+  | { outcome: 'inserted'; idempotencyKey: string }
+  | { outcome: 'taken'; attempt: PaymentAttemptRow };
+
+export interface TakeoverInput {
+  consentId: string;
+  /** The attempt the bank would not pay under: this run's key. */
+  key: string;
+  /** The payment the bank made under it and Rejected (BP710), or null (BP702: none). */
+  paymentId: string | null;
+  /** The bank's code that ended the key. */
+  reason: string;
+  /** The key a new attempt takes when no run took the request over yet (a fresh UUID). */
+  idempotencyKey: string;
+  /** The body to send under it (canonical JSON). */
+  requestJson: string;
+  now: Instant;
+}
+
+/**
+ * In one transaction under the consent's lock: when no run took `key`'s request over yet, marks
+ * `key` superseded by the fresh key and inserts the fresh key's attempt (`inserted`: send it);
+ * else the newest attempt of the request's takeovers (`taken`: resume it, or report what it made),
+ * and nothing is written.
+ */
+export function supersedeAttempt(runner: SqlRunner, input: TakeoverInput): Promise<Takeover> {
+  return runner.transaction(async (tx) => {
+    await takeLock(tx, 'paymentConsent', input.consentId);
+    const taken = await successorOf(tx, input.key);
+    if (taken) return { outcome: 'taken', attempt: taken };
+    await updateAttempt(tx, input.key, {
+      state: 'superseded',
+      paymentId: input.paymentId,
+      outcomeCode: input.reason,
+      supersededBy: input.idempotencyKey,
+      now: input.now,
+    });
+    await insertAttempt(tx, {
+      idempotencyKey: input.idempotencyKey,
+      consentId: input.consentId,
+      requestJson: input.requestJson,
+      now: input.now,
+    });
+    return { outcome: 'inserted', idempotencyKey: input.idempotencyKey };
+  });
+}
+
+/**
+ * The last attempt of `key`'s takeovers (its `superseded_by`, that one's, and on), or null when no
+ * run took its request over (or it was superseded before the column, naming no successor).
+ */
+export async function successorOf(runner: SqlRunner, key: string): Promise<PaymentAttemptRow | null> {
+  const seen = new Set([key]);
+  let next = (await getAttempt(runner, key))?.supersededBy ?? null;
+  let last: PaymentAttemptRow | null = null;
+  while (next !== null && !seen.has(next)) {
+    seen.add(next);
+    const row = await getAttempt(runner, next);
+    if (row === null) break;
+    last = row;
+    next = row.supersededBy;
+  }
+  return last;
 }

@@ -104,6 +104,8 @@ export interface PaymentAttemptUpdate {
   paymentId?: string | null;
   outcomeCode?: string | null;
   outcomeMessage?: string | null;
+  /** The key that took the request over (a `superseded` attempt: payment-requests.ts `supersedeAttempt`). */
+  supersededBy?: string;
   now: Instant;
 }
 
@@ -114,6 +116,7 @@ export function attemptUpdateValues(update: PaymentAttemptUpdate) {
     ...(update.paymentId !== undefined ? { paymentId: update.paymentId } : {}),
     ...(update.outcomeCode !== undefined ? { outcomeCode: update.outcomeCode } : {}),
     ...(update.outcomeMessage !== undefined ? { outcomeMessage: update.outcomeMessage } : {}),
+    ...(update.supersededBy !== undefined ? { supersededBy: update.supersededBy } : {}),
     updatedAt: toStoredInstant(update.now),
   };
 }

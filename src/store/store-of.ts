@@ -19,7 +19,13 @@ import { getJobRun, recordJobRun } from './job-runs';
 import { acquireLease, readLease, releaseLease, renewLease } from './lease';
 import * as pacing from './pacing';
 import * as payments from './payments';
-import { claimAttempt, findEarlierPayment, findUnansweredAttempt } from './payment-requests';
+import {
+  claimAttempt,
+  findEarlierPayment,
+  findUnansweredAttempt,
+  successorOf,
+  supersedeAttempt,
+} from './payment-requests';
 import * as registry from './registry';
 import { insertRejects, listRejects } from './rejects';
 import { reportReads } from './report-queries';
@@ -171,6 +177,8 @@ export function storeOf(parts: DialectParts): Store {
       getAttempt: (key) => payments.getAttempt(r, key),
       findEarlier: (request, options) => findEarlierPayment(r, request, options),
       claimAttempt: (claim) => claimAttempt(r, at(claim)),
+      supersedeAttempt: (takeover) => supersedeAttempt(r, at(takeover)),
+      successorOf: (key) => successorOf(r, key),
     }),
     alerts: settled({
       states: (kind) => alerts.listAlertStates(r, kind),

@@ -43,6 +43,8 @@ import type { BeginInput, BeginResult } from './run-work';
 import type {
   AttemptClaim,
   AttemptClaimInput,
+  Takeover,
+  TakeoverInput,
   EarlierPayment,
   PaymentRequestKey,
   UnansweredAttempt,
@@ -238,6 +240,14 @@ export interface Store {
      * else the new attempt inserted. Two runs at once cannot both insert.
      */
     claimAttempt(claim: WithNow<AttemptClaimInput>): Promise<AttemptClaim>;
+    /**
+     * The bank will not pay the request under this run's key (BP710 Rejected, BP702): the fresh
+     * key takes it over, unless another run's already did (payment-requests.ts), in one transaction
+     * under the consent's lock.
+     */
+    supersedeAttempt(takeover: WithNow<TakeoverInput>): Promise<Takeover>;
+    /** The last attempt of a key's takeovers, or null (payment-requests.ts `successorOf`). */
+    successorOf(key: string): Promise<PaymentAttemptRow | null>;
   };
   /** Reads over the public views (status, payments show and reconcile, the demo). */
   reports: {

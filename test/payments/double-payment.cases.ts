@@ -25,11 +25,13 @@ import { amountMinor } from '@bankdata/core/money';
 import { paymentIdentity } from '@bankdata/core/payment-identity';
 import type { CreatePaymentRequest, Payment, Pcr } from '@bankdata/core/payment-schemas';
 import { openDatabaseStore, type Store } from '../../src/store';
+import { UnavailableError } from '../../src/api/api-errors';
+import type { PaymentsClient } from '../../src/api/payments';
 import { createPayment, type CreatePaymentResult } from '../../src/payments';
 import { canonicalRequest } from '../../src/payments/request';
 import { runCliInProcess } from '../cli/cli-process';
 import { execute, queryRows, type DialectSetup } from '../support/dialects';
-import { consentOf, paymentsClientFor, paymentsEnv, startPaymentsEmulator } from './helpers';
+import { consentOf, PaymentsHttp, paymentsClientFor, paymentsEnv, startPaymentsEmulator } from './helpers';
 
 /** The first command's payment, then a rerun typed differently; `same`: the rerun is that payment. */
 export const RERUNS: readonly { name: string; first: string[]; rerun: string[]; same: boolean }[] = [
@@ -324,6 +326,113 @@ export function doublePaymentSuite(setup: DialectSetup): void {
         expect(await queryRows(a, 'SELECT idempotency_key FROM payment_attempts')).toEqual([{ idempotency_key: key }]);
       } finally {
         await close();
+      }
+    });
+
+    /**
+     * An earlier run sent the request and was killed before the answer (its attempt `sending`); the
+     * bank made the payment and then Rejected it. Each rerun meets BP710 and takes the request over
+     * under a fresh key: once, whoever comes first (payment-requests.ts `supersedeAttempt`).
+     */
+    const rejectedAfterCrash = async (store: Store, reference: string) => {
+      const http = new PaymentsHttp(emu);
+      const consentId = consentOf(emu, 'enduring');
+      const body = {
+        amount: { total: '43.00', currency: 'NZD' as const },
+        pcr: { particulars: 'TAKEOVER', reference },
+      };
+      const key = randomUUID();
+      const sent = await http.pay(consentId, body, key);
+      expect(sent.status, sent.text).toBe(201);
+      await store.payments.insertAttempt({
+        idempotencyKey: key,
+        consentId,
+        requestJson: canonicalRequest({ consent_id: consentId, ...body }),
+      });
+      const rejected = await http.control('POST', `/payments/${(sent.json as Payment).payment_id}/reject`);
+      expect(rejected.status, rejected.text).toBeLessThan(300);
+      const made = () => emu.payments().filter((p) => p.pcr.reference === reference);
+      return { input: { consentId, ...body }, key, made };
+    };
+
+    it('two runs at once of a request whose lost payment was Rejected take it over once: one new payment', async () => {
+      const db = await setup.location();
+      const [a, b, close] = await twoStores(db);
+      try {
+        const { input, made } = await rejectedAfterCrash(a, 'TAKEOVER1');
+        const results = await Promise.all(
+          [a, b].map((store) => createPayment({ client: paymentsClientFor(emu), store, sleep: async () => {} }, input)),
+        );
+        expect(made().map((p) => p.status === 'Rejected')).toEqual([true, false]);
+        const standing = made()[1]!;
+        expect(results.map((r) => r.payment.payment_id)).toEqual([standing.payment_id, standing.payment_id]);
+        expect(await queryRows(a, 'SELECT state, superseded_by FROM payment_attempts ORDER BY state')).toEqual([
+          { state: 'created', superseded_by: null },
+          { state: 'superseded', superseded_by: standing.idempotency_key },
+        ]);
+      } finally {
+        await close();
+      }
+    });
+
+    it('a --key rerun whose read of the Rejected payment fails reads the stored copy, and reports the payment that took over', async () => {
+      const store = await openDatabaseStore(await setup.location());
+      try {
+        const { input, key, made } = await rejectedAfterCrash(store, 'TAKEOVER2');
+        const deps = (client: PaymentsClient) => ({ client, store, sleep: async () => {} });
+        const second = await createPayment(deps(paymentsClientFor(emu)), input, { key });
+        expect(made().map((p) => p.status === 'Rejected')).toEqual([true, false]);
+        expect(second.payment.payment_id).toBe(made()[1]!.payment_id);
+        // A third run: the read of the Rejected payment times out (after the client's own retries).
+        const real = paymentsClientFor(emu);
+        let failing = 1;
+        const flaky: PaymentsClient = {
+          ...real,
+          getPayment: async (id) => {
+            if (failing-- > 0)
+              throw new UnavailableError('Payments API did not answer (timeout)', {
+                status: null,
+                code: null,
+                path: `/payments/v1/payments/${id}`,
+                requestId: null,
+              });
+            return real.getPayment(id);
+          },
+        };
+        const third = await createPayment(deps(flaky), input, { key });
+        expect(third).toMatchObject({ duplicateOf: true, sends: 0 });
+        expect(third.payment.payment_id).toBe(made()[1]!.payment_id);
+        expect(made()).toHaveLength(2);
+      } finally {
+        await store.close();
+      }
+    });
+
+    it('a --key rerun resumes the key that took the request over when its answer was lost, not reporting the Rejected one', async () => {
+      const store = await openDatabaseStore(await setup.location());
+      try {
+        const { input, key, made } = await rejectedAfterCrash(store, 'TAKEOVER3');
+        const real = paymentsClientFor(emu);
+        // Killed after the bank made the payment under the fresh key, before its answer was stored.
+        const dying: PaymentsClient = {
+          ...real,
+          createPayment: async (body, options) => {
+            const payment = await real.createPayment(body, options);
+            if (options.idempotencyKey !== key) throw new Error('killed before the answer was stored');
+            return payment;
+          },
+        };
+        await expect(createPayment({ client: dying, store, sleep: async () => {} }, input, { key })).rejects.toThrow(
+          /killed/,
+        );
+        const standing = made().find((p) => p.status !== 'Rejected');
+        expect(standing).toBeDefined();
+        const rerun = await createPayment({ client: real, store, sleep: async () => {} }, input, { key });
+        expect(rerun.payment).toMatchObject({ payment_id: standing!.payment_id });
+        expect(rerun.payment.status).not.toBe('Rejected');
+        expect(made()).toHaveLength(2);
+      } finally {
+        await store.close();
       }
     });
 

@@ -476,6 +476,12 @@ export const paymentAttempts = sqliteTable(
     outcomeMessage: text('outcome_message'),
     createdAt: text('created_at').notNull(),
     updatedAt: text('updated_at').notNull(),
+    /**
+     * The key that took the request over when the bank would not pay it under this one (BP710
+     * Rejected, BP702): set once, under the consent's lock, so a second run that meets the same
+     * answer resumes that key instead of paying with one of its own (payment-requests.ts).
+     */
+    supersededBy: text('superseded_by'),
   },
   (t) => [index('payment_attempts_open').on(t.consentId, t.state)],
 );
