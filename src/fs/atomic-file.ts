@@ -54,6 +54,8 @@ export async function openAtomicFile(finalPath: string, options: AtomicFileOptio
   const suffix = tempSuffix();
   const tempPath = options.hiddenTemp ? join(dir, `.${basename(finalPath)}.${suffix}`) : `${finalPath}.${suffix}`;
   const handle = await openTemp(tempPath, dir, create);
+  // A stop signal nothing else listens for (an export's Ctrl-C) removes the temp file too.
+  const forget = removeOnStop(tempPath, finalPath, undefined);
   const { group } = options;
   // flush: fsync before the descriptor closes; `finished` resolves only after that close. A
   // group's files are fsynced together by `settle`.
@@ -64,10 +66,11 @@ export async function openAtomicFile(finalPath: string, options: AtomicFileOptio
       if (!stream.writableEnded) stream.end();
       await finished(stream);
       if (group) {
-        group.add({ tempPath, finalPath });
+        group.add({ tempPath, finalPath, forget });
         return;
       }
       await rename(tempPath, finalPath);
+      forget();
       await syncDirectory(dir);
     },
     async abort() {
@@ -76,6 +79,7 @@ export async function openAtomicFile(finalPath: string, options: AtomicFileOptio
       await finished(stream).catch(() => undefined);
       group?.remove(tempPath);
       await rm(tempPath, { force: true });
+      forget();
     },
   };
 }
@@ -86,7 +90,7 @@ export async function openAtomicFile(finalPath: string, options: AtomicFileOptio
  * run), and a failed `settle` or an `abort` removes every temp file not yet renamed.
  */
 export class AtomicFileGroup {
-  private pending: { tempPath: string; finalPath: string }[] = [];
+  private pending: GroupedFile[] = [];
 
   /** How many files wait for `settle`. */
   get size(): number {
@@ -94,7 +98,7 @@ export class AtomicFileGroup {
   }
 
   /** Called by a grouped file's `commit`, once its temp file is closed. */
-  add(file: { tempPath: string; finalPath: string }): void {
+  add(file: GroupedFile): void {
     this.pending.push(file);
   }
 
@@ -113,7 +117,10 @@ export class AtomicFileGroup {
     this.pending = [];
     try {
       for (const file of files) await fsyncFile(file.tempPath);
-      for (const file of files) await rename(file.tempPath, file.finalPath);
+      for (const file of files) {
+        await rename(file.tempPath, file.finalPath);
+        file.forget();
+      }
     } catch (error) {
       await removeTemps(files);
       throw error;
@@ -130,8 +137,18 @@ export class AtomicFileGroup {
   }
 }
 
-async function removeTemps(files: readonly { tempPath: string }[]): Promise<void> {
-  for (const file of files) await rm(file.tempPath, { force: true });
+/** A grouped file closed under its temp name; `forget`: a stop signal no longer removes it. */
+interface GroupedFile {
+  tempPath: string;
+  finalPath: string;
+  forget: () => void;
+}
+
+async function removeTemps(files: readonly GroupedFile[]): Promise<void> {
+  for (const file of files) {
+    await rm(file.tempPath, { force: true });
+    file.forget();
+  }
 }
 
 /**
@@ -267,16 +284,17 @@ export async function buildNewFile<T>(
 /** A SQLite database's file and the files beside it that SQLite may make. */
 const DATABASE_SIDES = ['', '-wal', '-shm', '-journal'] as const;
 const STOP_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
-/** Temp databases being built in this process (and their builds' undo), removed if a stop signal ends it. */
+/** Temp files being written in this process (databases built, and their builds' undo), removed if a stop signal ends it. */
 const building = new Map<string, { finalPath: string; onStop: (() => void) | undefined }>();
 let stopHandler: ((signal: NodeJS.Signals) => void) | null = null;
 let handled: (typeof STOP_SIGNALS)[number][] = [];
 
 /**
  * Removes `tempPath` (and its SQLite side files) if a stop signal (Ctrl-C, SIGTERM, a closed
- * terminal) would end the process while it is built: the signals nothing else in the process
- * listens for (`db copy`, `db backup`; their default is to end the process at once, which left a
- * database-sized temp file behind) are taken for the build's time; on one, every temp file in
+ * terminal) would end the process while it is written: a database built (`db copy`, `db backup`;
+ * their default is to end the process at once, which left a database-sized temp file behind) or
+ * an atomic file (an export, which left a hidden temp file of financial data). The signals nothing
+ * else in the process listens for are taken while one is written; on one, every temp file in
  * flight is removed and the signal raised again with its default action, so the process ends as
  * it would have (130 for Ctrl-C). Each build's `onStop` undoes what it wrote beside (a copy's
  * statement files). Signals a command listens for itself (a sync once its run has begun, the
@@ -287,6 +305,9 @@ function removeOnStop(tempPath: string, finalPath: string, onStop: (() => void) 
   building.set(tempPath, { finalPath, onStop });
   if (stopHandler === null) {
     const handler = (signal: NodeJS.Signals) => {
+      // A listener added since (a sync's run, which stops by itself and cleans its own files):
+      // the signal is its to handle, and the process does not end by it.
+      if (process.listenerCount(signal) > 1) return;
       for (const [temp, build] of building) {
         for (const side of DATABASE_SIDES) rmSync(temp + side, { force: true });
         try {
