@@ -43,7 +43,11 @@ import {
   type PaymentsClientAction,
 } from '../api/payments';
 import type { Payment } from '@bankdata/core/payment-schemas';
-import { CreatePaymentRequest, Payment as PaymentSchema } from '@bankdata/core/payment-schemas';
+import {
+  CreatePaymentRequest,
+  isTerminalPaymentStatus,
+  Payment as PaymentSchema,
+} from '@bankdata/core/payment-schemas';
 import { paymentIdentity, requestIdentity } from '@bankdata/core/payment-identity';
 import { DEFAULT_RETRY_POLICY, realSleep, retryDelayMs, type RetryPolicy } from '../api/retry';
 import { UsageError } from '../errors';
@@ -138,6 +142,8 @@ export async function createPayment(
   let sends = 0;
   /** The Payments API's last failure to answer a read of a payment (`current`). */
   let unanswered: UnavailableError | null = null;
+  /** Why the last payment `current` could not read is not known (no copy, or one that may have changed). */
+  let unread = 'no readable copy is stored';
 
   // The look-up of an earlier attempt and the insert of ours are one store operation, in one
   // transaction under the consent's lock: two runs at once cannot both find nothing and both send.
@@ -223,14 +229,8 @@ export async function createPayment(
           logger.info('the same request already made a payment; not paying again', { payment_id: payment.payment_id });
           return { payment, idempotencyKey: earlier.idempotencyKey, resumed: false, duplicateOf: true, sends };
         }
-        if (payment === null) {
-          // Neither the bank nor the stored copy says what became of it: it may stand.
-          throw new PaymentNotMadeError(
-            `the earlier payment ${earlier.paymentId} of this request (stored ${earlier.status}) could not be read: the Payments API did not answer and its stored copy is unreadable; nothing was sent`,
-            earlier.idempotencyKey,
-            unanswered,
-          );
-        }
+        // Neither the bank nor the stored copy says what became of it: it may stand.
+        if (payment === null) throw unreadablePayment(earlier.paymentId, earlier.idempotencyKey);
         // Rejected at the bank now (stored so by `current`): claim again past it.
         checked.push(earlier.paymentId);
         continue;
@@ -452,7 +452,7 @@ export async function createPayment(
   /** Neither the bank nor the stored copy says what became of a payment: it may stand. */
   function unreadablePayment(paymentId: string, attemptKey: string): PaymentNotMadeError {
     return new PaymentNotMadeError(
-      `the payment ${paymentId} of key ${attemptKey} could not be read: the Payments API did not answer and no readable copy is stored; nothing was sent`,
+      `the earlier payment ${paymentId} of this request (key ${attemptKey}) could not be read: the Payments API did not answer and ${unread}; nothing was sent`,
       attemptKey,
       unanswered,
     );
@@ -469,7 +469,9 @@ export async function createPayment(
 
   /**
    * The payment as the bank shows it now (stored), or as stored when the bank cannot be asked
-   * (`unanswered` keeps why); null when neither can be read.
+   * (`unanswered` keeps why) and its stored status is final; null when neither says what it is now
+   * (`unread` says why): a payment stored Pending may have been Rejected since, so a rerun that
+   * reported it as made would leave the request unpaid with exit 0.
    */
   async function current(paymentId: string, rawJson: string | null): Promise<Payment | null> {
     try {
@@ -480,7 +482,16 @@ export async function createPayment(
       if (!(error instanceof UnavailableError)) throw error;
       unanswered = error;
       const stored = rawJson ? PaymentSchema.safeParse(JSON.parse(rawJson)) : null;
-      return stored?.success ? stored.data : null;
+      if (!stored?.success) {
+        unread = 'no readable copy is stored';
+        return null;
+      }
+      // A status that can still change (Pending…) may be Rejected by now: nothing stands on it.
+      if (!isTerminalPaymentStatus(stored.data.status)) {
+        unread = `its stored copy says ${stored.data.status}, which may have changed since`;
+        return null;
+      }
+      return stored.data;
     }
   }
 }

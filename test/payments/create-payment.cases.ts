@@ -509,6 +509,52 @@ export const createPaymentSuite = storeSuite('createPayment with the store', (d)
       expect(posts).toBe(0);
       expect(emu.payments().filter((p) => p.pcr.particulars === 'DARK')).toHaveLength(1);
     });
+
+    it.each([
+      ['Pending', 'may have been Rejected since: nothing is sent, exit 5 to run again', false],
+      ['AcceptedSettlementCompleted', 'is final: reported as made, nothing sent', true],
+    ] as const)(
+      'an earlier payment stored %s, the bank not answering its read, %s',
+      async (status, _what, reported) => {
+        const store = await d.open();
+        const real = paymentsClientFor(emu);
+        const consent = consentOf(emu, 'enduring');
+        const particulars = status === 'Pending' ? 'STALE' : 'SETTLED';
+        const input = { consentId: consent, amount: { total: '9.00', currency: 'NZD' as const }, pcr: { particulars } };
+        const first = await createPayment({ client: real, store }, input);
+        const copy = { ...first.payment, status };
+        await execute(
+          store,
+          'UPDATE payments SET status = ?, raw_json = ? WHERE payment_id = ?',
+          status,
+          JSON.stringify(copy),
+          first.payment.payment_id,
+        );
+        let posts = 0;
+        const client: PaymentsClient = {
+          ...real,
+          getPayment: () =>
+            Promise.reject(
+              new UnavailableError('down', { status: 503, code: 'BP601', path: '/payments', requestId: null }, null),
+            ),
+          createPayment: (body, options) => {
+            posts += 1;
+            return real.createPayment(body, options);
+          },
+        };
+        const rerun = createPayment({ client, store, sleep: async () => {} }, input);
+        if (reported) {
+          expect(await rerun).toMatchObject({ duplicateOf: true, sends: 0, payment: { status } });
+        } else {
+          await expect(rerun).rejects.toThrow(
+            `its stored copy says Pending, which may have changed since; nothing was sent`,
+          );
+          expect(toCliError(await rerun.catch((e: unknown) => e))).toMatchObject({ exitCode: 5 });
+        }
+        expect(posts).toBe(0);
+        expect(emu.payments().filter((p) => p.pcr.particulars === particulars)).toHaveLength(1);
+      },
+    );
   });
 
   describe('waits on the injected clock', () => {
