@@ -1,10 +1,11 @@
 /**
  * A stop signal during `buildNewFile` or while an atomic file is written (src/fs/atomic-file.ts;
- * docs/security.md "A write cut short"): the process ends by that signal, and neither the temp
- * database nor what the build wrote beside it (a copy's statement files, undone by its `onStop`),
- * nor an export's hidden temp file is left. Before, Ctrl-C during `db copy` to SQLite left the
- * database-sized temp file and the copied statement files, and Ctrl-C during an export its temp
- * file of financial data. A process that stops by a handler of its own keeps its files to clean.
+ * docs/security.md "Files: one module owns the file system"): the process ends by that signal,
+ * and neither the temp database nor what the build wrote beside it (a copy's statement files,
+ * undone by its `onStop`), nor an export's hidden temp file is left. Before, Ctrl-C during `db
+ * copy` to SQLite left the database-sized temp file and the copied statement files, and Ctrl-C
+ * during an export its temp file of financial data. A process that stops by a handler of its own
+ * keeps its files to clean.
  */
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
