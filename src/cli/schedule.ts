@@ -58,7 +58,7 @@ export function registerScheduleCommand(program: Command): void {
           },
         }));
         const scheduler = createScheduler(alerting, {
-          engine: nodeCronEngine(),
+          engine: nodeCronEngine(NZ_ZONE, { logger: ctx.logger }),
           emit: (line: JobLine) => print(line),
         });
         let stopListening = () => {};

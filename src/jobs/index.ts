@@ -6,8 +6,16 @@ import { nightlySyncJob } from './nightly-sync';
 import type { Job } from './scheduler';
 
 export type { JobContext } from './job-context';
-export { nodeCronEngine, dstGapCompanion, fellInDstGap, type CronEngine, type CronTrigger } from './cron-engine';
-export { createScheduler, type Job, type JobLine, type JobReport, type Scheduler } from './scheduler';
+export {
+  nodeCronEngine,
+  dstGapCompanion,
+  fellInDstGap,
+  LATE_TOLERANCE_MS,
+  type CronEngine,
+  type CronTrigger,
+  type NodeCronEngineOptions,
+} from './cron-engine';
+export { createScheduler, LATE_AFTER_MS, type Job, type JobLine, type JobReport, type Scheduler } from './scheduler';
 export { checkConsentExpiry, EXPIRY_CHECK, type ExpiryCheckResult } from './expiry-check';
 export { META_REFRESH } from './meta-refresh';
 export { NIGHTLY_SYNC } from './nightly-sync';

@@ -2,7 +2,10 @@
  * The scheduler behind `bankdata schedule`: each job on its cron expression, never two runs of
  * one job at once (a trigger while it still runs is skipped and logged), and a stop that lets
  * the runs in flight finish their current unit (their AbortSignal is aborted) before it returns.
- * One JSON line per job run, and one per skipped trigger.
+ * One JSON line per job run, and one per skipped trigger. A trigger whose timer came a second
+ * or more after its slot (a busy event loop, a suspended VM) still runs the job, once, for that
+ * slot, and its line carries `late_ms`; a slot the engine gave up on (too late, or overtaken by
+ * the next slot) is a `skipped` line with the reason: never silence.
  */
 import type { CronEngine, CronTrigger } from './cron-engine';
 import { systemClock, type Clock } from '@bankdata/core/clock';
@@ -23,6 +26,9 @@ export interface Job {
 }
 
 export type JobLine = Record<string, unknown> & { job: string; event: 'finished' | 'skipped' | 'failed' };
+
+/** A trigger this many ms or more after its slot is late: its line says by how much (`late_ms`). */
+export const LATE_AFTER_MS = 1000;
 
 export interface SchedulerOptions {
   engine: CronEngine;
@@ -46,11 +52,18 @@ export function createScheduler(jobs: readonly Job[], options: SchedulerOptions)
   let triggers: CronTrigger[] = [];
   let stopped = false;
 
-  const fire = (job: Job, firedFor: Date) => {
+  const fire = (job: Job, firedFor: Date, lateMs: number) => {
     if (stopped) return;
+    const late = lateMs >= LATE_AFTER_MS ? { late_ms: lateMs } : {};
     if (inFlight.has(job.name)) {
       // No overlap: the run still going owns the job; this trigger is dropped, not queued.
-      options.emit({ job: job.name, event: 'skipped', reason: 'still running', fired_for: firedFor.toISOString() });
+      options.emit({
+        job: job.name,
+        event: 'skipped',
+        reason: 'still running',
+        fired_for: firedFor.toISOString(),
+        ...late,
+      });
       return;
     }
     const startedAt = now();
@@ -63,6 +76,7 @@ export function createScheduler(jobs: readonly Job[], options: SchedulerOptions)
           outcome: report.outcome,
           run_id: report.runId,
           fired_for: firedFor.toISOString(),
+          ...late,
           started_at: startedAt.toISOString(),
           duration_ms: now().getTime() - startedAt.getTime(),
           ...report.details,
@@ -73,6 +87,7 @@ export function createScheduler(jobs: readonly Job[], options: SchedulerOptions)
           event: 'failed',
           outcome: 'failed',
           fired_for: firedFor.toISOString(),
+          ...late,
           started_at: startedAt.toISOString(),
           duration_ms: now().getTime() - startedAt.getTime(),
           error: error instanceof Error ? error.message : String(error),
@@ -87,7 +102,23 @@ export function createScheduler(jobs: readonly Job[], options: SchedulerOptions)
   return {
     start() {
       if (triggers.length > 0 || stopped) return;
-      triggers = jobs.map((job) => options.engine.schedule(job.expression, (firedFor) => fire(job, firedFor)));
+      triggers = jobs.map((job) =>
+        options.engine.schedule(
+          job.expression,
+          (firedFor, lateMs) => fire(job, firedFor, lateMs),
+          (firedFor, lateMs, reason) => {
+            if (stopped) return;
+            // The engine will not run this slot: said on a line of its own, as a skipped trigger.
+            options.emit({
+              job: job.name,
+              event: 'skipped',
+              reason,
+              fired_for: firedFor.toISOString(),
+              late_ms: lateMs,
+            });
+          },
+        ),
+      );
     },
     async stop() {
       stopped = true;

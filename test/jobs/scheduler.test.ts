@@ -1,12 +1,15 @@
 /**
  * The scheduler with a moved clock: node-cron itself, in Pacific/Auckland, driven by vitest fake
  * timers (node-cron arms setTimeout from `new Date()`, both faked). The nightly job fires at
- * 02:00 NZ once per day across both DST changes; an overlapping trigger is skipped.
+ * 02:00 NZ once per day across both DST changes; an overlapping trigger is skipped; a timer that
+ * comes late (the event loop busy, `vi.setSystemTime` moving the clock on with no timer run)
+ * still runs its slot's job, and one too late is a `skipped` line, never silence.
  */
 import { schedule } from 'node-cron';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { formatNz } from '@bankdata/core/nz-time';
 import {
+  LATE_TOLERANCE_MS,
   createScheduler,
   dstGapCompanion,
   fellInDstGap,
@@ -153,5 +156,147 @@ describe('no overlap', () => {
     expect(lines).toEqual([expect.objectContaining({ event: 'finished', outcome: 'partial' })]);
     await vi.advanceTimersByTimeAsync(5 * 60_000);
     expect(runs).toBe(1);
+  });
+});
+
+describe('a timer that comes late (busy event loop, GC pause, suspended VM, NTP step)', () => {
+  /** A "0 8 * * *" job started at 07:59:58 NZDT; the event loop blocked for `busyMs` as 08:00 came. */
+  async function expiryCheckBusyAt0800(busyMs: number) {
+    vi.setSystemTime(new Date('2026-01-10T18:59:58.000Z')); // 07:59:58 NZDT
+    const ran: string[] = [];
+    const lines: JobLine[] = [];
+    const job: Job = {
+      name: 'expiry-check',
+      expression: '0 8 * * *',
+      run: async (_signal, firedFor) => {
+        ran.push(firedFor.toISOString());
+        return { outcome: 'ok', runId: null };
+      },
+    };
+    scheduler = createScheduler([job], { engine: nodeCronEngine(), emit: (l) => lines.push(l) });
+    scheduler.start();
+    await vi.advanceTimersByTimeAsync(1_500);
+    vi.setSystemTime(new Date(Date.now() + busyMs)); // busyMs in which no timer can run
+    await vi.advanceTimersByTimeAsync(23 * 60 * 60 * 1000);
+    return { ran, lines };
+  }
+
+  it('runs the 08:00 NZ job when the event loop was busy for 3 s as 08:00 came: once, for its slot, its line saying how late', async () => {
+    const warn = vi.spyOn(console, 'warn').mockImplementation(() => undefined);
+    try {
+      const { ran, lines } = await expiryCheckBusyAt0800(3_000);
+      expect({ ran, lines: lines.length }).toEqual({ ran: ['2026-01-10T19:00:00.000Z'], lines: 1 });
+      expect(lines[0]).toMatchObject({
+        job: 'expiry-check',
+        event: 'finished',
+        outcome: 'ok',
+        fired_for: '2026-01-10T19:00:00.000Z',
+        late_ms: 3_000,
+      });
+      // node-cron's own "missed execution" console warning is not printed beside the line.
+      expect(warn).not.toHaveBeenCalled();
+    } finally {
+      warn.mockRestore();
+    }
+  });
+
+  it('a slot the timer reaches past the tolerance (a VM suspended 2 h) is a skipped line with the reason; the next day runs', async () => {
+    const warn = vi.spyOn(console, 'warn').mockImplementation(() => undefined);
+    try {
+      const { ran, lines } = await expiryCheckBusyAt0800(2 * 60 * 60 * 1000);
+      expect(ran).toEqual(['2026-01-11T19:00:00.000Z']);
+      expect(lines).toEqual([
+        {
+          job: 'expiry-check',
+          event: 'skipped',
+          reason: expect.stringMatching(/^missed: the timer came 7200 s late, past the 3600 s a late run is allowed$/),
+          fired_for: '2026-01-10T19:00:00.000Z',
+          late_ms: 7_200_000,
+        },
+        expect.objectContaining({ event: 'finished', fired_for: '2026-01-11T19:00:00.000Z' }),
+      ]);
+      expect(lines[1]).not.toHaveProperty('late_ms');
+      expect(warn).not.toHaveBeenCalled();
+      expect(LATE_TOLERANCE_MS).toBe(60 * 60 * 1000);
+    } finally {
+      warn.mockRestore();
+    }
+  });
+
+  it('keeps the overlap guard: a late trigger while the job still runs is skipped, and a slot overtaken by the next is said', async () => {
+    vi.setSystemTime(new Date('2026-01-10T00:00:30Z'));
+    const lines: JobLine[] = [];
+    const started: string[] = [];
+    let release: () => void = () => undefined;
+    const job: Job = {
+      name: 'nightly-sync',
+      expression: '* * * * *',
+      run: async (signal, firedFor) => {
+        started.push(firedFor.toISOString());
+        await new Promise<void>((resolve) => {
+          release = resolve;
+          signal.addEventListener('abort', () => resolve()); // the stop of afterEach, should a check fail
+        });
+        return { outcome: 'ok', runId: 'r' };
+      },
+    };
+    scheduler = createScheduler([job], { engine: nodeCronEngine(), emit: (l) => lines.push(l) });
+    scheduler.start();
+    await vi.advanceTimersByTimeAsync(30_000); // 00:01: the first run starts
+    await vi.advanceTimersByTimeAsync(59_000);
+    vi.setSystemTime(new Date(Date.now() + 5_000)); // busy as 00:02 came
+    await vi.advanceTimersByTimeAsync(1_000); // the 00:02 trigger, 5 s late, while the run goes on
+    expect(started).toEqual(['2026-01-10T00:01:00.000Z']);
+    expect(lines).toEqual([
+      {
+        job: 'nightly-sync',
+        event: 'skipped',
+        reason: 'still running',
+        fired_for: '2026-01-10T00:02:00.000Z',
+        late_ms: 5_000,
+      },
+    ]);
+    release();
+    await vi.advanceTimersByTimeAsync(1_000);
+    lines.length = 0;
+    // Busy for 90 s from 00:02:59: 00:03 is overtaken by 00:04, which runs (late); 00:03 is said.
+    await vi.advanceTimersByTimeAsync(53_000);
+    vi.setSystemTime(new Date(Date.now() + 90_000));
+    await vi.advanceTimersByTimeAsync(1_000);
+    expect(started).toEqual(['2026-01-10T00:01:00.000Z', '2026-01-10T00:04:00.000Z']);
+    expect(lines).toEqual([
+      {
+        job: 'nightly-sync',
+        event: 'skipped',
+        reason: expect.stringMatching(/^missed: .*after the next time the job was due$/),
+        fired_for: '2026-01-10T00:03:00.000Z',
+        late_ms: 90_000,
+      },
+    ]);
+    release();
+    await vi.advanceTimersByTimeAsync(1_000);
+    expect(lines[1]).toMatchObject({ event: 'finished', fired_for: '2026-01-10T00:04:00.000Z', late_ms: 30_000 });
+  });
+
+  it('on the day clocks go forward, a late 03:00 companion still runs the 02:00 job once', async () => {
+    // 2025-09-28 02:00 NZST does not exist; the companion's 03:00 NZDT is 14:00Z on the 27th.
+    vi.setSystemTime(new Date('2025-09-27T13:59:58.000Z'));
+    const ran: string[] = [];
+    const lines: JobLine[] = [];
+    const job: Job = {
+      name: 'nightly-sync',
+      expression: '0 2 * * *',
+      run: async (_signal, firedFor) => {
+        ran.push(firedFor.toISOString());
+        return { outcome: 'ok', runId: null };
+      },
+    };
+    scheduler = createScheduler([job], { engine: nodeCronEngine(), emit: (l) => lines.push(l) });
+    scheduler.start();
+    await vi.advanceTimersByTimeAsync(1_500);
+    vi.setSystemTime(new Date(Date.now() + 4_000));
+    await vi.advanceTimersByTimeAsync(12 * 60 * 60 * 1000);
+    expect(ran).toEqual(['2025-09-27T14:00:00.000Z']);
+    expect(lines).toEqual([expect.objectContaining({ event: 'finished', late_ms: 4_000 })]);
   });
 });

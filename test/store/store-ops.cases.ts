@@ -149,6 +149,21 @@ export const storeOpsSuite = storeSuite('the store operations written once', (d)
       expect(await store.runs.get(runId)).toMatchObject({ ...summary, finishedAt: '2025-03-05T00:01:00.000Z' });
       expect((await store.runs.list(5)).map((r) => r.runId)).toEqual([runId]);
     });
+
+    it('a run tagged twice (two schedule hosts in one PostgreSQL run) keeps its first row and does not throw', async () => {
+      const store = await freshStoreOn(d);
+      const runId = await store.runs.start({ now: '2025-03-05T00:00:00Z' });
+      await store.runs.recordJob(runId, 'nightly-sync', '2025-03-05T02:00:00+13:00');
+      await expect(store.runs.recordJob(runId, 'nightly-sync', '2025-03-05T02:00:00+13:00')).resolves.toBeUndefined();
+      // A joining worker whose slot differs (another host's schedule) does not rewrite the run's job.
+      await store.runs.recordJob(runId, 'nightly-sync', '2025-03-05T02:30:00+13:00');
+      expect(await store.runs.getJob(runId)).toEqual({
+        runId,
+        job: 'nightly-sync',
+        scheduledFor: '2025-03-04T13:00:00.000Z',
+      });
+      expect(await queryRows(store, 'SELECT run_id FROM job_runs')).toEqual([{ run_id: runId }]);
+    });
   });
 
   describe('what transaction queries taught', () => {
