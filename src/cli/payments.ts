@@ -43,6 +43,7 @@ interface CreateFlags {
   code?: string;
   reference?: string;
   wait?: boolean;
+  timeoutSeconds: string;
   json?: boolean;
   allowDuplicate?: boolean;
   key?: string;
@@ -168,6 +169,7 @@ export function registerPaymentsCommand(program: Command): void {
     .option('--code <text>', 'enduring consents: code (at most 12 characters)')
     .option('--reference <text>', 'enduring consents: reference (at most 12 characters)')
     .option('--wait', 'poll the payment until AcceptedSettlementCompleted or Rejected')
+    .option('--timeout-seconds <n>', 'with --wait: stop waiting after this long (the payment stays open)', '600')
     .option('--json', 'print the payment as JSON')
     .option('--allow-duplicate', 'pay again although the same request already made a payment that is not Rejected')
     .option('--key <key>', 'your own idempotency key (a lowercase UUID): the same key is always the same payment')
@@ -177,6 +179,7 @@ export function registerPaymentsCommand(program: Command): void {
         const store = await context.store();
         const pcr = flags.particulars !== undefined || flags.code !== undefined || flags.reference !== undefined;
         if (flags.currency !== 'NZD') throw new UsageError(`--currency must be NZD: ${flags.currency}`);
+        const timeoutMs = seconds(flags.timeoutSeconds, '--timeout-seconds');
         const result = await createPayment(
           {
             client,
@@ -213,9 +216,14 @@ export function registerPaymentsCommand(program: Command): void {
         if (flags.wait && !isTerminalPaymentStatus(payment.status)) {
           const tracked = await trackPayments(
             { client, store, logger: context.logger },
-            { paymentIds: [payment.payment_id] },
+            { paymentIds: [payment.payment_id], timeoutMs },
           );
           payment = tracked.payments[0] ?? payment;
+          // Waited, and the time ran out first: said, as `payments track` says it.
+          if (tracked.open.length > 0)
+            context.logger.warn(`payment ${payment.payment_id} is still ${payment.status} after the wait`, {
+              hint: 'it stays open: `bankdata payments track` (or the nightly sync) reads it again',
+            });
           // The payment was made; its final status could not be read: say so, and not exit 0.
           for (const failure of tracked.failures) {
             const error = toCliError(failure.error);

@@ -95,4 +95,20 @@ describe('bankdata payments', () => {
     expect(again.stdout).toContain('AcceptedSettlementCompleted');
     expect(again.stderr).not.toContain('still in flight');
   });
+
+  it('create --wait says so when the payment is still in flight at its timeout (exit 0: it stays open)', async () => {
+    const made = await run([
+      'payments',
+      'create',
+      '--consent',
+      consentOf(emu, 'single-3'),
+      '--wait',
+      '--timeout-seconds',
+      '1',
+    ]);
+    expect(made.code, made.stderr).toBe(0);
+    expect(made.stdout).toContain('Pending');
+    expect(made.stderr).toMatch(/payment \S+ is still Pending after the wait/);
+    expect(made.stderr).toContain('bankdata payments track');
+  });
 });
