@@ -490,23 +490,12 @@ export const createPaymentSuite = storeSuite('createPayment with the store', (d)
       const first = await createPayment({ client: real, store }, input);
       // A copy an older version stored that this one cannot read, and a bank that does not answer.
       await execute(store, "UPDATE payments SET raw_json = '{}' WHERE payment_id = ?", first.payment.payment_id);
-      let posts = 0;
-      const client: PaymentsClient = {
-        ...real,
-        getPayment: () =>
-          Promise.reject(
-            new UnavailableError('down', { status: 503, code: 'BP601', path: '/payments', requestId: null }, null),
-          ),
-        createPayment: (body, options) => {
-          posts += 1;
-          return real.createPayment(body, options);
-        },
-      };
+      const { client, posts } = unansweredReads(real);
       const rerun = createPayment({ client, store, sleep: async () => {} }, input);
       await expect(rerun).rejects.toBeInstanceOf(PaymentNotMadeError);
       await expect(rerun).rejects.toThrow(`the earlier payment ${first.payment.payment_id} of this request`);
       expect(toCliError(await rerun.catch((e: unknown) => e))).toMatchObject({ exitCode: 5 });
-      expect(posts).toBe(0);
+      expect(posts()).toBe(0);
       expect(emu.payments().filter((p) => p.pcr.particulars === 'DARK')).toHaveLength(1);
     });
 
@@ -530,18 +519,7 @@ export const createPaymentSuite = storeSuite('createPayment with the store', (d)
           JSON.stringify(copy),
           first.payment.payment_id,
         );
-        let posts = 0;
-        const client: PaymentsClient = {
-          ...real,
-          getPayment: () =>
-            Promise.reject(
-              new UnavailableError('down', { status: 503, code: 'BP601', path: '/payments', requestId: null }, null),
-            ),
-          createPayment: (body, options) => {
-            posts += 1;
-            return real.createPayment(body, options);
-          },
-        };
+        const { client, posts } = unansweredReads(real);
         const rerun = createPayment({ client, store, sleep: async () => {} }, input);
         if (reported) {
           expect(await rerun).toMatchObject({ duplicateOf: true, sends: 0, payment: { status } });
@@ -551,7 +529,7 @@ export const createPaymentSuite = storeSuite('createPayment with the store', (d)
           );
           expect(toCliError(await rerun.catch((e: unknown) => e))).toMatchObject({ exitCode: 5 });
         }
-        expect(posts).toBe(0);
+        expect(posts()).toBe(0);
         expect(emu.payments().filter((p) => p.pcr.particulars === particulars)).toHaveLength(1);
       },
     );
@@ -588,3 +566,20 @@ export const createPaymentSuite = storeSuite('createPayment with the store', (d)
     });
   });
 });
+
+/** The real client but for its reads of a payment, which the Payments API does not answer; `posts` counts the payments sent. */
+function unansweredReads(real: PaymentsClient): { client: PaymentsClient; posts: () => number } {
+  let posts = 0;
+  const client: PaymentsClient = {
+    ...real,
+    getPayment: () =>
+      Promise.reject(
+        new UnavailableError('down', { status: 503, code: 'BP601', path: '/payments', requestId: null }, null),
+      ),
+    createPayment: (body, options) => {
+      posts += 1;
+      return real.createPayment(body, options);
+    },
+  };
+  return { client, posts: () => posts };
+}
