@@ -13,6 +13,7 @@ import { registerConsentForgetCommand } from './consents-forget';
 import { registerConsentCreateCommand } from './consents-create';
 import { consentView, formatConsentDetail, formatConsentTable, type ConsentView } from './consents-view';
 import { CliError, ExitCode, UsageError } from './exit-codes';
+import { handleCliError } from './handle-error';
 import { inputPathOption } from './output-paths';
 import { commandNamed, needsCredentials, raisesAlerts } from './command-needs';
 import { withExamples } from './command-help';
@@ -195,9 +196,20 @@ async function withContext(command: Command, run: (ctx: CliContext) => number | 
   }
 }
 
-/** Exit 5 when some live read could not reach the service (what is shown is the last known). */
+/**
+ * Exit 5 when some live read could not reach the service (what is shown is the last stored), said
+ * on stderr as every failure is: one `bankdata:` line and its hint (JSON under --log-format json).
+ */
 function liveExitCode(live: readonly RefreshOutcome[]): number {
-  return live.some((o) => o.error?.code === 'unreachable') ? ExitCode.Unavailable : ExitCode.Ok;
+  const unreachable = live.filter((o) => o.error?.code === 'unreachable').length;
+  if (unreachable === 0) return ExitCode.Ok;
+  return handleCliError(
+    new CliError(
+      `${unreachable} consent status(es) could not be read live (unreachable); shown as last stored`,
+      ExitCode.Unavailable,
+      'the service could not be reached or stayed unavailable after retries; run again later (--offline shows what is stored without a request)',
+    ),
+  );
 }
 
 async function readUnregistered(ctx: CliContext, consentId: ConsentId): Promise<RefreshOutcome> {
@@ -214,6 +226,9 @@ export function parseConsentId(value: string, where = ''): ConsentId {
   if (!parsed.success) throw new UsageError(`${where}not a consent id (a lowercase UUID): ${value}`);
   return parsed.data;
 }
+
+/** How many bad ids the refusal names; the others are counted. */
+const BAD_IDS_NAMED = 10;
 
 /**
  * Ids from the arguments and the file (one per line; `#` starts a comment; blank lines skipped),
@@ -233,8 +248,12 @@ export function readConsentIds(args: readonly string[], file?: string): ConsentI
     throw new UsageError('no consent ids given', 'bankdata consents add ID… or --from-file FILE');
   const bad = candidates.filter((c) => !ConsentIdSchema.safeParse(c.value).success);
   if (bad.length > 0) {
+    // One line (README "Exit codes"): the first bad ids, each with its file and line when read
+    // from the file, and how many more.
+    const named = bad.slice(0, BAD_IDS_NAMED).map((c) => `${c.where}${c.value}`);
+    const more = bad.length > BAD_IDS_NAMED ? ` … and ${bad.length - BAD_IDS_NAMED} more` : '';
     throw new UsageError(
-      `not a consent id (a lowercase UUID):\n${bad.map((c) => `  ${c.where}${c.value}`).join('\n')}`,
+      `not a consent id (a lowercase UUID): ${named.join(', ')}${more}`,
       'nothing was added; fix these and run again',
     );
   }

@@ -9,13 +9,14 @@ import { ConsentIdSchema, type ConsentId } from '@bankdata/core/schemas';
 import type { Config } from '../config';
 import type { Logger } from '../log';
 import { displayLocation, isPostgresUrl, type RunWork, type Store } from '../store';
-import type { DataApiClient } from '../api';
+import { AuthenticationError, UnavailableError, type DataApiClient } from '../api';
 import { paymentsPass, type PaymentsPassResult } from '../payments/sync-pass';
 import { planDryRun, type DryRunPlan } from '../sync/dry-run';
 import { runSync, type SyncSummary } from '../sync/run';
 import { migrateWithBackup } from '../store/sqlite/backup';
 import { createCliContext, globalsOf } from './command-context';
-import { ExitCode, UsageError } from './exit-codes';
+import { CliError, ExitCode, UsageError } from './exit-codes';
+import { handleCliError } from './handle-error';
 import { wholeNumber } from './flags';
 import { createProgress } from './progress';
 import { runWorkers, SHARED_RUN_ENV } from './sync-workers';
@@ -70,7 +71,10 @@ export function registerSyncCommand(program: Command): void {
               removed: migrated.removed,
             });
         }
-        process.exitCode = await syncCommand(ctx.config, await ctx.store(), ctx.client(), ctx.logger, flags);
+        // A dry run writes nothing: the database opened read-only, never created or migrated (a
+        // missing or older one is refused, exit 6, as by the other read-only commands).
+        const store = flags.dryRun ? await ctx.readStore() : await ctx.store();
+        process.exitCode = await syncCommand(ctx.config, store, ctx.client(), ctx.logger, flags);
       } finally {
         await ctx.close();
       }
@@ -159,10 +163,12 @@ export async function syncCommand(
   };
   const stopListening = onStop(stop);
   let summary: SyncSummary;
+  let fatalError: AuthenticationError | UnavailableError | null = null;
   try {
     summary = await runSync({
       store,
       client,
+      onFatal: (error) => (fatalError = error),
       onRun: (begun) => (work = begun),
       dataDir: config.dataDir,
       settings: config.sync,
@@ -189,7 +195,32 @@ export async function syncCommand(
   );
   if (received) return signalExitCode(received);
   const code = exitCodeOf(summary);
-  if (payments?.authenticationError) return Math.max(code, ExitCode.Auth);
+  // A run that ended fatally (exit 3 or 5) says so on stderr as well, as every failing command
+  // does: the error's line and hint, written by the top-level handler (text, or JSON under
+  // --log-format json), the summary above kept on stdout.
+  // A fatal end no request threw (a scope missing for everything, every consent unreachable): an
+  // error of its kind with the summary's message.
+  if (summary.fatal)
+    handleCliError(
+      fatalError ??
+        new (summary.fatal.kind === 'authentication' ? AuthenticationError : UnavailableError)(summary.fatal.message, {
+          status: null,
+          code: null,
+          path: '',
+          requestId: null,
+        }),
+    );
+  if (payments?.authenticationError) {
+    if (!summary.fatal)
+      handleCliError(
+        new CliError(
+          `payments not tracked: ${payments.authenticationError}`,
+          ExitCode.Auth,
+          'check BANKDATA_PAYMENTS_CLIENT_ID / BANKDATA_PAYMENTS_CLIENT_SECRET (or _FILE) and BANKDATA_ENVIRONMENT',
+        ),
+      );
+    return Math.max(code, ExitCode.Auth);
+  }
   // An invalid or unreadable rules file: the run's data is stored, no row decided; a configuration
   // error, exit 2, above a partial run's 1 (docs/categories.md "The rules file").
   const categories = summary.categories;

@@ -50,6 +50,11 @@ export interface SyncOptions {
   /** Told the run's work once it is begun: a hard stop gives it up (`abandon`) before exiting. */
   onRun?: (run: RunWork) => void;
   /**
+   * Told the error that ends the run (SyncSummary.fatal holds its kind and message only), so that
+   * the command reports it with its own text, request details and hint, as other commands do.
+   */
+  onFatal?: (error: AuthenticationError | UnavailableError) => void;
+  /**
    * The id of the run to open or join (PostgreSQL): the workers `sync --workers N` starts together
    * share one, so that a `--full`, `--since` or `--consent` run may be theirs alone.
    */
@@ -363,9 +368,10 @@ async function syncRun(options: SyncOptions): Promise<SyncSummary> {
               logger.warn('consent taken over by another worker after its lease expired', { consent_id: consentId });
             logger.info('consent synced', { consent_id: consentId, outcome: result.outcome, reason: result.reason });
           } catch (error) {
-            if (error instanceof AuthenticationError)
+            if (error instanceof AuthenticationError) {
+              if (fatal === null) options.onFatal?.(error);
               fatal ??= { kind: 'authentication', message: describeError(error) };
-            else throw error;
+            } else throw error;
           } finally {
             progress.consentsDone += 1;
             report(consentId, true);
@@ -375,9 +381,13 @@ async function syncRun(options: SyncOptions): Promise<SyncSummary> {
       );
     }
   } catch (error) {
-    if (error instanceof AuthenticationError) fatal = { kind: 'authentication', message: describeError(error) };
-    else if (error instanceof UnavailableError) fatal = { kind: 'unavailable', message: describeError(error) };
-    else if (isStoreLost({ store }, error)) storeLost ??= { error };
+    if (error instanceof AuthenticationError || error instanceof UnavailableError) {
+      options.onFatal?.(error);
+      fatal = {
+        kind: error instanceof AuthenticationError ? 'authentication' : 'unavailable',
+        message: describeError(error),
+      };
+    } else if (isStoreLost({ store }, error)) storeLost ??= { error };
     else {
       stopRenewing();
       await finish(

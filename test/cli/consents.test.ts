@@ -48,6 +48,17 @@ describe('consents add (issue 4)', () => {
     const r = await runCliInProcess(['consents', 'add', '--from-file', file], { env });
     expect(r.code).toBe(2);
     expect(r.stderr).toContain(`${file}:3: C0A8012E-7D3B-4F5E-9A61-2B9F4C1D8E70`);
+    expect(r.stderr).toMatch(/^bankdata: [^\n]*\nhint: [^\n]*\n$/);
+    expect(await registered()).toEqual([]);
+  });
+
+  it('refuses bad ids on one `bankdata:` line (each named, comma-separated) and its hint, never an escaped newline', async () => {
+    const r = await runCliInProcess(['consents', 'add', 'NOTAUUID', 'other'], { env });
+    expect(r.code).toBe(2);
+    expect(r.stderr).not.toContain('\\u{a}');
+    expect(r.stderr).toBe(
+      'bankdata: not a consent id (a lowercase UUID): NOTAUUID, other\nhint: nothing was added; fix these and run again\n',
+    );
     expect(await registered()).toEqual([]);
   });
 
@@ -102,6 +113,26 @@ describe('consents list / show', () => {
     expect(r.code).toBe(0);
     expect(r.stdout).toContain(`consent      ${id}`);
     expect(r.stdout).toContain(`status       ${emu.consent(id)!.status} (live)`);
+  });
+
+  it('list and show with the service unreachable: the stored status shown, exit 5 and one `bankdata:` line and its hint on stderr', async () => {
+    const unreachable = { ...env, BANKDATA_DATA_BASE_URL: 'http://127.0.0.1:9' };
+    const hint =
+      'hint: the service could not be reached or stayed unavailable after retries; run again later (--offline shows what is stored without a request)\n';
+    const count = (await registered()).length;
+    expect(count).toBeGreaterThan(0);
+    const list = await runCliInProcess(['consents', 'list'], { env: unreachable });
+    expect(list.code).toBe(5);
+    expect(list.stdout).toContain('* status as last stored (not read live)');
+    expect(list.stderr).toBe(
+      `bankdata: ${count} consent status(es) could not be read live (unreachable); shown as last stored\n${hint}`,
+    );
+    const show = await runCliInProcess(['consents', 'show', emu.consentIds[0]!], { env: unreachable });
+    expect(show.code).toBe(5);
+    expect(show.stdout).toContain('live read    failed: unreachable');
+    expect(show.stderr).toBe(
+      `bankdata: 1 consent status(es) could not be read live (unreachable); shown as last stored\n${hint}`,
+    );
   });
 
   it('show of an unregistered consent with refused credentials is an authentication error (exit 3), never hidden as "not registered"', async () => {

@@ -23,6 +23,7 @@ const PAYMENT = '7c9e6679-7425-40de-944b-e07fc1f90ae7';
 
 export const STORE_COMMANDS: readonly StoreCommand[] = [
   { name: 'sync', args: () => [] },
+  { name: 'sync', args: () => ['--dry-run'] },
   { name: 'status', args: () => [] },
   { name: 'check', args: () => [] },
   { name: 'categorise', args: () => [] },

@@ -10,18 +10,29 @@
  *   stopped renewing shows interrupted once its lease (`sync.leaseTtlMs`) is over;
  * - `sync --full --consent X` beside a running sync exits 4 with the reason;
  * - (PostgreSQL by nature) the server stopped mid-run: exit 6 with one line naming host and
- *   database, the run interrupted, and the next run takes over at once.
+ *   database, the run interrupted, and the next run takes over at once;
+ * - a clean run's error_summary is null (PostgreSQL's sum of its workers' reports gave "");
+ * - a run the bank ends (a refused secret: exit 3; the bank unreachable: exit 5) says so on stderr
+ *   as `meta` does (one `bankdata:` line and its hint), its summary kept on stdout;
+ * - `sync --dry-run` opens the database read-only: it plans on a current one and writes nothing;
+ *   (SQLite) a missing file is exit 6 naming it and nothing is created, an older one is refused
+ *   as the readers refuse it (PostgreSQL's older database: sync-parity.pg.test.ts).
  *
  * One case list, both dialects (../support/dialects.ts): sync-parity.test.ts runs it on SQLite,
  * sync-parity.pg.test.ts on PostgreSQL.
  */
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
 import type { ConsentId } from '@bankdata/core/schemas';
 import type { StartedEmulator } from '@bankdata/emulator';
+import Database from 'better-sqlite3';
+import { drizzle } from 'drizzle-orm/better-sqlite3';
+import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
+import { SECRET_REFUSED_HINT } from '../../src/api';
 import { openDatabaseStore, type Store } from '../../src/store';
+import { MIGRATIONS_DIR } from '../../src/store/sqlite/open';
 import { startTestEmulator } from '../api/emulator-helpers';
 import { startBankProxy, type BankProxy } from '../fixtures/bank-proxy';
 import { emulatorEnv } from '../fixtures/cli-env';
@@ -247,6 +258,115 @@ export const syncParitySuite = (setup: DialectSetup): void =>
         expect(second.stderr()).toContain('a run with --full, --since or --consent needs a run of its own');
       expect(await first.exited, first.stderr()).toBe(0);
     });
+
+    it("a clean run's error_summary is null in status --json, as on SQLite", async () => {
+      const w = await workdir();
+      const r = await runCliInProcess(['sync', '--json'], { cwd: w.dir, env: w.env });
+      expect(r.code, r.stderr).toBe(0);
+      expect((await status(w)).runs).toMatchObject([{ outcome: 'ok', error_summary: null }]);
+    });
+
+    /** The lines of the final error: neither the warnings logged on the way nor anything else. */
+    const errorLines = (stderr: string) =>
+      stderr
+        .trimEnd()
+        .split('\n')
+        .filter((l) => (l.startsWith('bankdata:') && !l.startsWith('bankdata: warning:')) || l.startsWith('hint:'));
+    const withoutRequestId = (lines: string[]) => lines.map((l) => l.replace(/ request-id \S+$/, ''));
+
+    it('a refused client secret: exit 3, the summary on stdout and the error on stderr as `meta` says it (text and JSON)', async () => {
+      const w = await workdir();
+      const env = { ...w.env, BANKDATA_CLIENT_SECRET: 'not-the-secret-of-this-client' };
+      const r = await runCliInProcess(['sync'], { cwd: w.dir, env });
+      expect(r.code, r.stderr).toBe(3);
+      expect(r.stdout).toMatch(/^sync failed: run /);
+      expect(r.stdout).toMatch(/^ {2}error {6}token request refused \(401\)/m);
+      const lines = errorLines(r.stderr);
+      expect(lines).toHaveLength(2);
+      expect(lines[0]).toMatch(/^bankdata: token request refused \(401\)/);
+      expect(lines[1]).toBe(`hint: ${SECRET_REFUSED_HINT}`);
+      const meta = await runCliInProcess(['meta'], { cwd: w.dir, env });
+      expect(meta.code).toBe(3);
+      expect(withoutRequestId(lines)).toEqual(withoutRequestId(errorLines(meta.stderr)));
+
+      const json = await runCliInProcess(['sync', '--json'], {
+        cwd: w.dir,
+        env: { ...env, BANKDATA_LOG_FORMAT: 'json' },
+      });
+      expect(json.code).toBe(3);
+      expect((JSON.parse(json.stdout) as { fatal: { kind: string } }).fatal.kind).toBe('authentication');
+      const last = JSON.parse(json.stderr.trimEnd().split('\n').at(-1)!) as Record<string, unknown>;
+      expect(last).toMatchObject({ level: 'error', exit_code: 3, hint: SECRET_REFUSED_HINT });
+      expect(last.msg).toMatch(/^token request refused \(401\)/);
+    });
+
+    it('the bank unreachable: exit 5, the summary on stdout and one `bankdata:` line and its hint on stderr', async () => {
+      const w = await workdir();
+      const r = await runCliInProcess(['sync'], {
+        cwd: w.dir,
+        env: { ...w.env, BANKDATA_DATA_BASE_URL: 'http://127.0.0.1:9' },
+      });
+      expect(r.code, r.stderr).toBe(5);
+      expect(r.stdout).toMatch(/^sync failed: run /);
+      const lines = errorLines(r.stderr);
+      expect(lines).toHaveLength(2);
+      expect(lines[0]).toMatch(/^bankdata: connection failed or dropped on \/oauth2\/token/);
+      expect(lines[1]).toBe(
+        'hint: the service could not be reached or stayed unavailable after retries; run again later',
+      );
+    });
+
+    it('sync --dry-run on a current database plans (exit 0) and writes nothing', async () => {
+      const w = await workdir();
+      const before = await queryRows(w.store, 'SELECT count(*) AS n FROM runs');
+      const r = await runCliInProcess(['sync', '--dry-run', '--json'], { cwd: w.dir, env: w.env });
+      expect(r.code, r.stderr).toBe(0);
+      const plan = JSON.parse(r.stdout) as { consents: { consentId: string }[] };
+      expect(plan.consents.map((c) => c.consentId).sort()).toEqual([...emu.consentIds].sort());
+      expect(await queryRows(w.store, 'SELECT count(*) AS n FROM runs')).toEqual(before);
+      expect((await status(w)).runs).toEqual([]);
+    });
+
+    if (setup.dialect === 'sqlite') {
+      it('sync --dry-run with no database: exit 6 naming it; no data directory, marker or database is created', async () => {
+        const dir = mkdtempSync(join(tmpdir(), 'bankdata-parity-dry-'));
+        const dataDir = join(dir, 'data');
+        const r = await runCliInProcess(['sync', '--dry-run'], { cwd: dir, env: emulatorEnv(emu, dataDir) });
+        expect(r.code, r.stderr).toBe(6);
+        expect(r.stderr).toMatch(new RegExp(`^bankdata: database ${join(dataDir, 'bankdata.sqlite')}: `));
+        expect(existsSync(join(dataDir, 'bankdata.sqlite'))).toBe(false);
+        expect(existsSync(dataDir)).toBe(false);
+      });
+
+      it('sync --dry-run on an older database: refused as the readers refuse it (exit 6, `db migrate`), left as it was', async () => {
+        const dir = mkdtempSync(join(tmpdir(), 'bankdata-parity-dry-'));
+        const file = join(dir, 'data', 'bankdata.sqlite');
+        const folder = join(dir, 'migrations');
+        cpSync(MIGRATIONS_DIR, folder, { recursive: true });
+        const journalPath = join(folder, 'meta', '_journal.json');
+        const journal = JSON.parse(readFileSync(journalPath, 'utf8')) as { entries: unknown[] };
+        journal.entries.pop();
+        writeFileSync(journalPath, JSON.stringify(journal));
+        mkdirSync(join(dir, 'data'));
+        const old = new Database(file);
+        migrate(drizzle(old), { migrationsFolder: folder });
+        const applied = () => {
+          const db = new Database(file, { readonly: true });
+          try {
+            return db.prepare('SELECT count(*) AS n FROM __drizzle_migrations').get();
+          } finally {
+            db.close();
+          }
+        };
+        old.close();
+        const before = applied();
+        const r = await runCliInProcess(['sync', '--dry-run'], { cwd: dir, env: emulatorEnv(emu, join(dir, 'data')) });
+        expect(r.code, r.stderr).toBe(6);
+        expect(r.stderr).toContain(`database ${file}: needs 1 migration(s)`);
+        expect(r.stderr).toContain('hint: run `bankdata db migrate`');
+        expect(applied()).toEqual(before);
+      });
+    }
 
     if (setup.dialect === 'postgres') {
       it('PostgreSQL by nature: the server stopped mid-run: exit 6, one line naming host and database; the run interrupted; the next run takes over at once', async () => {

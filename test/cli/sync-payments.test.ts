@@ -2,7 +2,7 @@
  * `bankdata sync` with the Payments API configured also polls payments not yet terminal, and
  * `bankdata status` lists settled payments that no bank transaction carries yet.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createPaymentsClient } from '../../src/api/payments';
 import { formatStatus, readStatus } from '../../src/cli/status';
 import { syncCommand } from '../../src/cli/sync';
@@ -87,7 +87,7 @@ describe('sync and status with payments', () => {
     expect(formatStatus(report, 14)).toContain(`settled payments without a matching bank transaction`);
   });
 
-  it('a refused Payments token lands the data, says payments were not tracked, and exits 3', async () => {
+  it('a refused Payments token lands the data, says payments were not tracked, and exits 3 with one `bankdata:` line and its hint', async () => {
     const payments = createPaymentsClient({
       baseUrl: h.emu.paymentsBaseUrl,
       clientId: h.emu.paymentsClientId,
@@ -98,17 +98,31 @@ describe('sync and status with payments', () => {
       { consentId: consentOf(h.emu, 'single-2') },
     );
     let out = '';
-    const code = await syncCommand(
-      configFor(true, 'not-the-payments-secret'),
-      h.store,
-      h.client,
-      silentLogger,
-      {},
-      (s) => (out += s),
-    );
+    let err = '';
+    const stderr = vi.spyOn(process.stderr, 'write').mockImplementation((s) => {
+      err += String(s);
+      return true;
+    });
+    let code: number;
+    try {
+      code = await syncCommand(
+        configFor(true, 'not-the-payments-secret'),
+        h.store,
+        h.client,
+        silentLogger,
+        {},
+        (s) => (out += s),
+      );
+    } finally {
+      stderr.mockRestore();
+    }
     expect(code).toBe(3);
     expect(out).toMatch(/^sync ok/);
     expect(out).toMatch(/payments\s+not tracked: .*401/);
     expect(out).not.toContain('not-the-payments-secret');
+    expect(err).toMatch(
+      /^bankdata: payments not tracked: [^\n]*401[^\n]*\nhint: [^\n]*BANKDATA_PAYMENTS_CLIENT_SECRET[^\n]*\n$/,
+    );
+    expect(err).not.toContain('not-the-payments-secret');
   });
 });

@@ -388,8 +388,9 @@ async function closeRunIfDone(
        finished_at = coalesce(runs.finished_at, $2),
        consents = c.consents, requests = w.requests, rows_written = w.rows_written, failed_units = w.failed_units,
        outcome = CASE WHEN w.fatal > 0 THEN 'failed' WHEN w.partial > 0 OR c.not_ok > 0 OR w.unreported > 0 OR c.open > 0 THEN 'partial' ELSE 'ok' END,
-       error_summary = left(concat_ws('; ', CASE WHEN w.unreported > 0 THEN w.unreported || ' worker(s) stopped without reporting (killed?): their requests and rows are not counted' END,
-         CASE WHEN c.open > 0 THEN c.open || ' consent(s) not synced: every worker stopped before them' END, w.errors), 2000)
+       -- concat_ws of nothing but NULLs is '': a clean run keeps NULL, as on SQLite.
+       error_summary = nullif(left(concat_ws('; ', CASE WHEN w.unreported > 0 THEN w.unreported || ' worker(s) stopped without reporting (killed?): their requests and rows are not counted' END,
+         CASE WHEN c.open > 0 THEN c.open || ' consent(s) not synced: every worker stopped before them' END, w.errors), 2000), '')
      FROM c, w
      WHERE runs.run_id = $1
        AND ((c.open = 0 AND ($3 OR w.live = 0 OR runs.finished_at IS NOT NULL)) OR ($4 AND w.unreported = 0))
