@@ -25,8 +25,10 @@ import { toLocalFileError } from '../fs/output-path';
 import { redact } from '@bankdata/core/secrets';
 import { lastOpenedDatabase, toDatabaseError } from '../store/sqlite/open';
 import { RunLockedError } from '../sync/run';
-import { terminalSafe, terminalSafeJson } from '@bankdata/core/terminal-text';
+import { errorFormat, finalErrorLines, type ErrorFormat } from './error-output';
 import { CliError, ExitCode } from './exit-codes';
+
+export { errorFormat } from './error-output';
 
 interface Verdict {
   exitCode: ExitCode;
@@ -118,53 +120,21 @@ function writeReport(error: unknown): string | null {
 }
 
 /**
- * The format of the final error: `json` when `--log-format json` (or `--log-format=json`) is on
- * the command line, the last one given winning, else when BANKDATA_LOG_FORMAT is `json`; `text`
- * otherwise. Read from argv because the error may come before or outside the parsed options.
- */
-export function errorFormat(
-  argv: readonly string[] = process.argv.slice(2),
-  env: NodeJS.ProcessEnv = process.env,
-): 'text' | 'json' {
-  let given: string | undefined;
-  for (const [i, arg] of argv.entries()) {
-    if (arg === '--') break;
-    if (arg === '--log-format') given = argv[i + 1];
-    else if (arg.startsWith('--log-format=')) given = arg.slice('--log-format='.length);
-  }
-  return (given ?? env.BANKDATA_LOG_FORMAT) === 'json' ? 'json' : 'text';
-}
-
-/**
- * Writes the final error: `bankdata: MESSAGE` and `hint: HINT` lines, or with the json format one
- * JSON line of the logger's shape (`time`, `level` "error", `msg`, `hint`, `exit_code`) for a
- * collector. Returns the exit code.
+ * Writes the final error (src/cli/error-output.ts): `bankdata: MESSAGE` and `hint: HINT` lines,
+ * or with the json format one JSON line of the logger's shape (`time`, `level` "error", `msg`,
+ * `hint`, `exit_code`) for a collector. Returns the exit code.
  */
 export function handleCliError(
   error: unknown,
   write: (s: string) => void = (s) => process.stderr.write(s),
-  format: 'text' | 'json' = errorFormat(),
+  format: ErrorFormat = errorFormat(),
 ): number {
   const verdict = classifyError(error);
   const debugStack =
     verdict.exitCode === ExitCode.Internal && error instanceof Error && process.env.BANKDATA_DEBUG && error.stack
       ? error.stack
       : null;
-  if (format === 'json') {
-    const record = {
-      time: new Date().toISOString(),
-      level: 'error',
-      // Redacted before JSON escapes them: an escaped secret would no longer match.
-      msg: redact(verdict.message),
-      ...(verdict.hint ? { hint: redact(verdict.hint) } : {}),
-      exit_code: verdict.exitCode,
-      ...(debugStack ? { stack: redact(debugStack) } : {}),
-    };
-    write(`${redact(terminalSafeJson(JSON.stringify(record)))}\n`);
-    return verdict.exitCode;
-  }
-  write(`bankdata: ${terminalSafe(redact(verdict.message))}\n`);
-  if (verdict.hint) write(`hint: ${terminalSafe(redact(verdict.hint))}\n`);
-  if (debugStack) write(`${terminalSafe(redact(debugStack)).replace(/\\u\{a\}/g, '\n')}\n`);
+  // A line per write, as a caller collecting them expects.
+  for (const line of finalErrorLines({ ...verdict, stack: debugStack }, format).split(/(?<=\n)/)) write(line);
   return verdict.exitCode;
 }

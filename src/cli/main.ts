@@ -15,7 +15,7 @@
  */
 import { Command, CommanderError, Help, type Option } from 'commander';
 import { version } from '../../package.json';
-import { terminalSafe } from '@bankdata/core/terminal-text';
+import { commanderErrorLines, errorFormat, type ErrorFormat } from './error-output';
 import { addGlobalOptions } from './globals';
 
 export interface CommandEntry {
@@ -142,7 +142,10 @@ export const COMMANDS: readonly CommandEntry[] = [
   },
 ];
 
-/** The first parse's stand-ins (buildProgram): the real command they load passes the preflight. */
+/**
+ * The first parse's stand-ins (buildProgram), and its `help` command: no preflight, no alerts; the
+ * real command a stand-in loads passes the preflight.
+ */
 const stubs = new WeakSet<Command>();
 
 /**
@@ -152,14 +155,18 @@ const stubs = new WeakSet<Command>();
  */
 let actionInFlight: Command | null = null;
 
-/** The root program with the global options and no command yet. */
-function rootProgram(): Command {
+/**
+ * The root program with the global options and no command yet. `format`: that of the final error
+ * (src/cli/error-output.ts `errorFormat`), for the usage errors commander reports.
+ */
+function rootProgram(format: ErrorFormat): Command {
   const program = new Command('bankdata')
     .description('Open-banking data pipeline: sync a NZ bank Data API into SQLite, export CSV/JSON/OFX')
     .version(version)
     .exitOverride()
-    // One error line and one hint line, like every other failure (README "Exit codes").
-    .configureOutput({ outputError: (text, write) => write(commanderErrorLines(text)) })
+    // One error line and one hint line, or one JSON line, like every other failure (README "Exit
+    // codes", "Output"); an option's value it echoes redacted.
+    .configureOutput({ outputError: (text, write) => write(commanderErrorLines(text, format)) })
     .showHelpAfterError(false)
     .showSuggestionAfterError(true)
     // Before any action: the required options, then the configuration, the credentials the command
@@ -182,23 +189,6 @@ function rootProgram(): Command {
     });
   addGlobalOptions(program);
   return program;
-}
-
-/**
- * A commander error as `bankdata: MESSAGE` and one `hint:` line: commander's suggestion
- * (`(Did you mean export?)`, on a line of its own) becomes `hint: did you mean 'export'?`;
- * without one, the hint points at --help.
- */
-export function commanderErrorLines(text: string): string {
-  const lines = text
-    .replace(/^error: /, '')
-    .split('\n')
-    .map((line) => line.trim())
-    .filter(Boolean);
-  const suggestion = lines.map((line) => /^\(Did you mean (.+)\?\)$/.exec(line)).find(Boolean);
-  const message = lines.filter((line) => !/^\(Did you mean .+\?\)$/.test(line)).join('; ');
-  const hint = suggestion ? `did you mean '${suggestion[1]}'?` : 'add --help to see the usage';
-  return `bankdata: ${terminalSafe(message)}\nhint: ${terminalSafe(hint)}\n`;
 }
 
 /** Options whose "required option … not specified" waits for the unknown-option check (below). */
@@ -233,10 +223,10 @@ function checkDeferredMandatory(action: Command): void {
 
 /**
  * The program of the first parse: one stub per command, which takes any options and arguments,
- * loads its module and hands the whole argv to the real command.
+ * loads its module and hands the whole argv to the real command; and the `help` command.
  */
-export function buildProgram(argv: readonly string[]): Command {
-  const program = rootProgram();
+export function buildProgram(argv: readonly string[], format: ErrorFormat = errorFormat(argv.slice(2))): Command {
+  const program = rootProgram(format);
   const usageOf = new Map(COMMANDS.map((c) => [c.name, c.usage]));
   const help = new Help();
   program.configureHelp({
@@ -254,18 +244,36 @@ export function buildProgram(argv: readonly string[]): Command {
       .allowUnknownOption()
       .allowExcessArguments()
       .action(async () => {
-        const real = rootProgram();
+        const real = rootProgram(format);
         (await entry.load())(real);
         deferMandatoryOptions(real);
         await real.parseAsync(argv);
       });
   }
+  // `bankdata help X Y` is `bankdata X Y --help`: the same page, exit 0, sub-commands included.
+  // Commander's own help command would show the stub's page (no options), one level deep only.
+  // It is listed as commander lists its own (`help [command]`, last). An X that is no command is
+  // refused as `bankdata X` is: one line, the suggestion as the hint, exit 2.
+  const helpCommand = program
+    .command('help')
+    .argument('[command]')
+    .description('display help for command')
+    .helpOption(false)
+    .allowUnknownOption()
+    .allowExcessArguments()
+    .action(async (_name: unknown, _options: unknown, command: Command) => {
+      const [name, ...rest] = command.args;
+      if (name === undefined || name === 'help') return program.help();
+      const again = [...argv.slice(0, 2), ...(usageOf.has(name) ? [name, ...rest, '--help'] : [name])];
+      await buildProgram(again, format).parseAsync(again);
+    });
+  stubs.add(helpCommand);
   return program;
 }
 
 /** Every command registered for real (loads every module): for `completion` and tests. */
 export async function buildFullProgram(): Promise<Command> {
-  const program = rootProgram();
+  const program = rootProgram(errorFormat());
   for (const entry of COMMANDS) (await entry.load())(program);
   return program;
 }
@@ -294,7 +302,8 @@ export async function main(argv: string[]): Promise<number> {
     // code whatever the alerts do (they never throw; a failure of theirs is a warning before it).
     // Not when the database is what failed (exit 6): they could not open it either.
     let lines = '';
-    const code = usage ?? (await import('./handle-error')).handleCliError(error, (s) => (lines += s));
+    const code =
+      usage ?? (await import('./handle-error')).handleCliError(error, (s) => (lines += s), errorFormat(argv.slice(2)));
     const { ExitCode } = await import('./exit-codes');
     if (failed !== null && code !== ExitCode.Database) await alertsAfter(failed).catch(() => undefined);
     process.stderr.write(lines);

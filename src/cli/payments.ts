@@ -397,6 +397,7 @@ export function registerPaymentsCommand(program: Command): void {
     '--code',
     '--reference',
     '--key',
+    '--timeout-seconds',
   ]);
   notPaths(commandNamed(payments, 'track'), ['--interval-seconds', '--timeout-seconds', '<ids>']);
   notPaths(commandNamed(payments, 'show'), ['<id>']);

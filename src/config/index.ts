@@ -1,5 +1,6 @@
 export {
   loadConfig,
+  configWarnings,
   userConfigFile,
   DEFAULT_CONFIG_FILE,
   type Config,

@@ -112,6 +112,13 @@ const DB_FILE_NAME = 'bankdata.sqlite';
  */
 const secretsOf = new WeakMap<Config, Secrets>();
 
+/** The warnings met while loading each config (configWarnings). */
+const warningsOf = new WeakMap<Config, readonly string[]>();
+
+/**
+ * Loads and validates the configuration. Warnings (a secret file others can read) are not written
+ * here: the CLI writes `configWarnings(config)` through the command's logger once.
+ */
 export function loadConfig(options: LoadConfigOptions = {}): Config {
   const cwd = resolve(options.cwd ?? process.cwd());
   const env = options.env ?? process.env;
@@ -135,7 +142,8 @@ export function loadConfig(options: LoadConfigOptions = {}): Config {
       'a lease renewed no sooner than it expires is lost between renewals; see docs/configuration.md',
     );
   }
-  const secrets = readSecrets(env, cwd);
+  const warnings: string[] = [];
+  const secrets = readSecrets(env, cwd, (warning) => warnings.push(warning));
 
   const dataDir = resolve(cwd, values.dataDir);
   const config: Config = deepFreeze({
@@ -173,7 +181,13 @@ export function loadConfig(options: LoadConfigOptions = {}): Config {
     sources: layers.filter(([, layer]) => layer !== null).map(([source]) => source),
   });
   secretsOf.set(config, secrets);
+  warningsOf.set(config, Object.freeze(warnings));
   return config;
+}
+
+/** The warnings met while loading this config, for the caller to log (warn level). */
+export function configWarnings(config: Config): readonly string[] {
+  return warningsOf.get(config) ?? [];
 }
 
 /** The secrets read with this config (never part of the config object itself). */

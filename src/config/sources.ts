@@ -244,16 +244,20 @@ export interface Secrets {
   readonly alertsWebhookSecret: string | null;
 }
 
-/** The client secrets, from the variable or the file it names (exactly one of them). */
-export function readSecrets(env: Env, cwd: string): Secrets {
+/**
+ * The client secrets, from the variable or the file it names (exactly one of them). `warn` is
+ * given each warning about them (a secret file others can read): the CLI writes them through the
+ * command's logger (src/cli/run-config.ts), so `--log-format` and `--log-level` rule them.
+ */
+export function readSecrets(env: Env, cwd: string, warn: (warning: string) => void): Secrets {
   return {
-    clientSecret: readSecret(env, cwd, 'BANKDATA_CLIENT_SECRET'),
-    paymentsClientSecret: readSecret(env, cwd, 'BANKDATA_PAYMENTS_CLIENT_SECRET'),
-    alertsWebhookSecret: readSecret(env, cwd, 'BANKDATA_ALERTS_WEBHOOK_SECRET'),
+    clientSecret: readSecret(env, cwd, 'BANKDATA_CLIENT_SECRET', warn),
+    paymentsClientSecret: readSecret(env, cwd, 'BANKDATA_PAYMENTS_CLIENT_SECRET', warn),
+    alertsWebhookSecret: readSecret(env, cwd, 'BANKDATA_ALERTS_WEBHOOK_SECRET', warn),
   };
 }
 
-function readSecret(env: Env, cwd: string, name: string): string | null {
+function readSecret(env: Env, cwd: string, name: string, warn: (warning: string) => void): string | null {
   const fileName = `${name}_FILE`;
   const direct = env[name] || undefined;
   const file = env[fileName]?.trim() || undefined;
@@ -266,7 +270,8 @@ function readSecret(env: Env, cwd: string, name: string): string | null {
     const path = resolve(cwd, file);
     // A secret is a line; a device or a wrong file stops at the ceiling (src/fs/read-input.ts).
     const text = asConfigError(() => readInputText(path, fileName, { maxBytes: MAX_SECRET_FILE_BYTES }));
-    warnIfShared(path, fileName);
+    const shared = sharedFileWarning(path, fileName);
+    if (shared) warn(shared);
     // Editors and `echo` end the file with a newline; the secret is what comes before it.
     secret = text.replace(/[\r\n]+$/, '');
     if (secret === '') throw new ConfigError(`${fileName}: ${path} is empty`, 'the file must hold the secret alone');
@@ -275,12 +280,9 @@ function readSecret(env: Env, cwd: string, name: string): string | null {
   return secret;
 }
 
-/** A secret file others can read is accepted (it may be a mounted secret) but warned about. */
-function warnIfShared(path: string, fileName: string): void {
+/** A secret file others can read is accepted (it may be a mounted secret) but warned about: the warning, or null. */
+function sharedFileWarning(path: string, fileName: string): string | null {
   const mode = statSync(path).mode & 0o777;
-  if ((mode & 0o077) !== 0) {
-    process.stderr.write(
-      `bankdata: warning: ${fileName}: ${path} is readable by others (mode ${mode.toString(8).padStart(4, '0')}); run chmod 600 on it\n`,
-    );
-  }
+  if ((mode & 0o077) === 0) return null;
+  return `${fileName}: ${path} is readable by others (mode ${mode.toString(8).padStart(4, '0')}); run chmod 600 on it`;
 }

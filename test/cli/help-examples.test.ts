@@ -80,6 +80,39 @@ describe.each(all.map((c) => [c.path.join(' '), c] as const))('bankdata %s --hel
   });
 });
 
+describe('bankdata help COMMAND', () => {
+  it.each<[string[]]>([[[]], ...all.map((c): [string[]] => [c.path])])(
+    'bankdata help %j prints what --help prints, exit 0',
+    async (path) => {
+      const flag = await runCliInProcess([...path, '--help']);
+      const help = await runCliInProcess(['help', ...path]);
+      expect(help).toEqual({ code: 0, stdout: flag.stdout, stderr: '' });
+      expect(flag.code).toBe(0);
+    },
+  );
+
+  it('bankdata help sync shows the options of sync', async () => {
+    const r = await runCliInProcess(['help', 'sync']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('--dry-run');
+  });
+
+  it('bankdata help nosuch: exit 2, one line naming it and a hint, nothing on stdout', async () => {
+    const r = await runCliInProcess(['help', 'nosuch']);
+    expect(r).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: "bankdata: unknown command 'nosuch'\nhint: add --help to see the usage\n",
+    });
+    const typo = await runCliInProcess(['help', 'snyc']);
+    expect(typo).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: "bankdata: unknown command 'snyc'\nhint: did you mean 'sync'?\n",
+    });
+  });
+});
+
 describe('the parse check', () => {
   it('catches an unknown option, a wrong command and a missing argument', () => {
     const sync = program.commands.find((c) => c.name() === 'sync')!;

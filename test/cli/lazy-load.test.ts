@@ -55,7 +55,10 @@ describe('what each command loads', () => {
     expect([...loaded.packages]).toEqual(['commander']);
     expect(loaded.sources.sort()).toEqual([
       'package.json',
+      // The redaction and escaping of a usage error commander reports (src/cli/error-output.ts).
+      'packages/core/src/secrets.ts',
       'packages/core/src/terminal-text.ts',
+      'src/cli/error-output.ts',
       'src/cli/globals.ts',
       'src/cli/main.ts',
       'src/cli/path-roles.ts',

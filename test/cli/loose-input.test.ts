@@ -83,6 +83,35 @@ describe('item 10: loose input', () => {
     const r = await bankdata(['status'], { BANKDATA_CLIENT_SECRET_FILE: secret });
     expect(r.stderr).toContain(`BANKDATA_CLIENT_SECRET_FILE: ${secret} is readable by others (mode 0644)`);
     expect(r.stderr).not.toContain('a-long-secret-value');
+    // Once, though the preflight and the command's context both use the configuration.
+    expect(r.stderr.split('is readable by others').length).toBe(2);
+  });
+
+  it("the secret file's warning goes through the logger: a JSON record with the json format, silenced by -q", async () => {
+    const secret = join(dir, 'shared-secret.txt');
+    writeFileSync(secret, 'another-long-secret\n');
+    chmodSync(secret, 0o644);
+    const env = { BANKDATA_CLIENT_SECRET_FILE: secret };
+    for (const r of [
+      await bankdata(['--log-format', 'json', 'status'], env),
+      await bankdata(['status'], { ...env, BANKDATA_LOG_FORMAT: 'json' }),
+    ]) {
+      const records = r.stderr
+        .trimEnd()
+        .split('\n')
+        .map((line) => JSON.parse(line) as Record<string, unknown>);
+      expect(records.filter((record) => record.level === 'warn')).toEqual([
+        expect.objectContaining({
+          msg: expect.stringContaining(
+            `BANKDATA_CLIENT_SECRET_FILE: ${secret} is readable by others (mode 0644)`,
+          ) as string,
+        }),
+      ]);
+    }
+    for (const quiet of [['-q'], ['--log-level', 'silent'], ['--log-level', 'error']]) {
+      const r = await bankdata([...quiet, 'status'], env);
+      expect(r.stderr, quiet.join(' ')).not.toContain('readable by others');
+    }
   });
 
   it('a symbolic link planted inside data/statements is never followed', async () => {

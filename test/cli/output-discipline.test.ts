@@ -8,7 +8,8 @@
  *     `-q` or `--log-level silent`, each one at `-v`, JSON lines with `--log-format json` or
  *     BANKDATA_LOG_FORMAT=json; of `-q`, `-v` and `--log-level`, the last one given wins;
  *   - `bankdata … | head -1` of a long output: the command ends with 141 and an empty stderr;
- *   - commander's messages: an unknown command or option named with a suggestion as a hint line.
+ *   - commander's messages: an unknown command or option named with a suggestion as a hint line, a
+ *     password in an option's value never shown, one JSON line with the json format.
  */
 import { execFileSync, spawn } from 'node:child_process';
 import { once } from 'node:events';
@@ -218,6 +219,42 @@ describe("commander's messages", () => {
       code: 2,
       stdout: '',
       stderr: "bankdata: required option '--format <format>' not specified\nhint: add --help to see the usage\n",
+    });
+  });
+
+  it("an unknown option holding a database URL: commander's echo of it shows no password", async () => {
+    const r = await runCli(['status', '--bd=postgres://bankdata:Hunter2Secret@db.example.nz/bankdata'], {
+      cwd: dir,
+      env,
+    });
+    expect(r.code).toBe(2);
+    expect(r.stderr).not.toContain('Hunter2Secret');
+    expect(lines(r.stderr)).toEqual([
+      "bankdata: unknown option '--bd=postgres://bankdata:[redacted]@db.example.nz/bankdata'",
+      'hint: add --help to see the usage',
+    ]);
+  });
+
+  it.each([
+    [['--log-format', 'json', 'status', '--nope'], {}, "unknown option '--nope'", 'add --help to see the usage'],
+    [['exprot', '--log-format=json'], {}, "unknown command 'exprot'", "did you mean 'export'?"],
+    [
+      ['export', 'transactions'],
+      { BANKDATA_LOG_FORMAT: 'json' },
+      "required option '--format <format>' not specified",
+      'add --help to see the usage',
+    ],
+  ])('%j %j with the json format: one JSON line, as the final error of a command', async (args, extra, msg, hint) => {
+    const r = await runCli(args, { cwd: dir, env: { ...env, ...extra } });
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe('');
+    expect(lines(r.stderr)).toHaveLength(1);
+    expect(JSON.parse(r.stderr)).toEqual({
+      time: expect.any(String) as string,
+      level: 'error',
+      msg,
+      hint,
+      exit_code: 2,
     });
   });
 });
