@@ -143,12 +143,7 @@ export function claimAttempt(runner: SqlRunner, input: AttemptClaimInput): Promi
   return runner.transaction(async (tx) => {
     await takeLock(tx, 'paymentConsent', input.consentId);
     const insert = async (): Promise<AttemptClaim> => {
-      await insertAttempt(tx, {
-        idempotencyKey: input.idempotencyKey,
-        consentId: input.consentId,
-        requestJson: input.requestJson,
-        now: input.now,
-      });
+      await insertAttempt(tx, input);
       return { outcome: 'inserted', idempotencyKey: input.idempotencyKey };
     };
     if (input.byKey) {
@@ -256,12 +251,7 @@ export function supersedeAttempt(runner: SqlRunner, input: TakeoverInput): Promi
       supersededBy: input.idempotencyKey,
       now: input.now,
     });
-    await insertAttempt(tx, {
-      idempotencyKey: input.idempotencyKey,
-      consentId: input.consentId,
-      requestJson: input.requestJson,
-      now: input.now,
-    });
+    await insertAttempt(tx, input);
     return { outcome: 'inserted', idempotencyKey: input.idempotencyKey };
   });
 }
