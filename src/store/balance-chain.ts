@@ -15,38 +15,66 @@ export interface ChainUnits {
 }
 
 /**
- * The rows in their balance chain's order, walked from `prior` (the running balance before the
- * instant) when a row continues from it; else from the row no other row's balance leads to (a
- * payment and its reversal form a loop: `prior` says where it starts). A `prior` no row continues
- * is not the instant's start (another chain's end, a gap the check reports): it is passed over.
- * Rows the walk cannot link keep their given order after the ones it did.
+ * The rows in their balance chain's order: each row a step from the balance before it (its balance
+ * less its amount) to its balance, the order one walk that takes every row once (an Euler trail,
+ * Hierholzer's: a payment and its reversal beside another row from the same balance form a loop
+ * that a walk taking the first row it meets would leave for later, ending the chain early). It
+ * starts from `prior` (the running balance before the instant) when a row continues from it; else
+ * from a balance more rows leave than reach, else the first row's. A `prior` no row continues is
+ * not the instant's start (another chain's end, a gap the check reports): it is passed over. Rows
+ * no single walk can take (a break) follow, walked the same way. Among equal choices the rows'
+ * given order decides, so the order is total; the chain's end balance does not depend on it.
  */
 export function chainOrder<T>(rows: readonly T[], units: (row: T) => ChainUnits, prior: bigint | null = null): T[] {
-  const left = rows.map((row) => ({ row, ...units(row), taken: false }));
-  // By the balance each row starts from, in the given order; and how many rows end at a balance.
-  const byStart = new Map<bigint, (typeof left)[number][]>();
-  const ending = new Map<bigint, number>();
-  for (const r of left) {
-    const from = r.after - r.amount;
-    const starting = byStart.get(from);
-    if (starting) starting.push(r);
-    else byStart.set(from, [r]);
-    ending.set(r.after, (ending.get(r.after) ?? 0) + 1);
+  const steps = rows.map((row) => {
+    const { amount, after } = units(row);
+    return { row, from: after - amount, to: after, taken: false };
+  });
+  type Step = (typeof steps)[number];
+  // The steps leaving each balance, in the given order, and how many more leave it than reach it.
+  const leaving = new Map<bigint, Step[]>();
+  const surplus = new Map<bigint, number>();
+  for (const step of steps) {
+    const out = leaving.get(step.from);
+    if (out) out.push(step);
+    else leaving.set(step.from, [step]);
+    surplus.set(step.from, (surplus.get(step.from) ?? 0) + 1);
+    surplus.set(step.to, (surplus.get(step.to) ?? 0) - 1);
   }
-  const start = left.find((r) => (ending.get(r.after - r.amount) ?? 0) - (r.amount === 0n ? 1 : 0) === 0);
-  let balance = prior !== null && byStart.has(prior) ? prior : start ? start.after - start.amount : null;
+  // The first step not yet taken leaving a balance (each list is passed over once).
+  const seen = new Map<bigint, number>();
+  const next = (balance: bigint): Step | undefined => {
+    const out = leaving.get(balance) ?? [];
+    let at = seen.get(balance) ?? 0;
+    while (out[at]?.taken) at += 1;
+    seen.set(balance, at);
+    return out[at];
+  };
   const ordered: T[] = [];
-  let first = 0;
-  while (ordered.length < left.length) {
-    let next = balance === null ? undefined : byStart.get(balance)?.find((r) => !r.taken);
-    if (next === undefined) {
-      while (left[first]?.taken) first += 1;
-      next = left[first];
+  let first = true;
+  for (;;) {
+    const left = steps.filter((s) => !s.taken);
+    const seed = left.find((s) => (surplus.get(s.from) ?? 0) > 0) ?? left[0];
+    if (seed === undefined) break;
+    const start = first && prior !== null && next(prior) !== undefined ? prior : seed.from;
+    first = false;
+    // Hierholzer: walk on while a step leaves the balance; a balance left with none is the trail's
+    // end so far, and the loops met on the way are spliced in before it.
+    const trail: Step[] = [];
+    const stack: { balance: bigint; step: Step | null }[] = [{ balance: start, step: null }];
+    for (let top = stack.at(-1); top !== undefined; top = stack.at(-1)) {
+      const step = next(top.balance);
+      if (step) {
+        step.taken = true;
+        surplus.set(step.from, (surplus.get(step.from) ?? 0) - 1);
+        surplus.set(step.to, (surplus.get(step.to) ?? 0) + 1);
+        stack.push({ balance: step.to, step });
+      } else {
+        stack.pop();
+        if (top.step) trail.push(top.step);
+      }
     }
-    if (next === undefined) break;
-    next.taken = true;
-    ordered.push(next.row);
-    balance = next.after;
+    for (const step of trail.reverse()) ordered.push(step.row);
   }
   return ordered;
 }

@@ -9,9 +9,11 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { parse } from 'csv-parse/sync';
 import { afterAll, expect, it } from 'vitest';
 import { toUnits } from '@bankdata/core/money';
 import { exportDataset } from '../../src/export';
+import { checkContinuity } from '../../src/check/check-accounts';
 import { gatherReport } from '../../src/report/build-report';
 import type { Store } from '../../src/store';
 import { account, fresh } from '../check/check-sql.cases';
@@ -80,6 +82,39 @@ export const balanceChainSuite = storeSuite('rows of one instant in their balanc
       for (const row of batch) got.push(row.filter((v) => /^T-/.test(String(v))).join());
     expect(got).toEqual(['T-8', 'T-9', 'T-10', 'T-11', 'T-12', 'T-10', 'T-9']);
   });
+
+  /** A day (one instant) with a payment, its reversal and another payment from the same balance, ids either way. */
+  const LOOPS: Record<string, [string, string, string, string][]> = {
+    'the payment first by id': [
+      ['T-1', '2025-06-01T00:00:00.000Z', '100.00', '100.00'],
+      ['T-2', '2025-06-02T00:00:00.000Z', '-5.00', '95.00'],
+      ['T-3', '2025-06-02T00:00:00.000Z', '-10.00', '90.00'],
+      ['T-4', '2025-06-02T00:00:00.000Z', '10.00', '100.00'],
+    ],
+    'the loop first by id': [
+      ['T-1', '2025-06-01T00:00:00.000Z', '100.00', '100.00'],
+      ['T-2', '2025-06-02T00:00:00.000Z', '-10.00', '90.00'],
+      ['T-3', '2025-06-02T00:00:00.000Z', '10.00', '100.00'],
+      ['T-4', '2025-06-02T00:00:00.000Z', '-5.00', '95.00'],
+    ],
+  };
+  for (const [name, rows] of Object.entries(LOOPS)) {
+    it(`a payment and its reversal beside another row from the same balance (${name}): every row in the chain, to 95.00, in the CSV, OFX, the report and the check`, async () => {
+      const store = await d.open();
+      await fresh(store);
+      await account(store, 'acc-loop', rows);
+      const [header = [], ...lines]: string[][] = parse(await exported(store, 'csv', 'acc-loop'));
+      const ofx = await exported(store, 'ofx', 'acc-loop');
+      const report = await gatherReport(store, { now: NOW() });
+      await checkContinuity(store);
+      expect({
+        csv: lines.at(-1)?.[header.indexOf('balance_after')],
+        ledgerBal: /<LEDGERBAL>\s*<BALAMT>([^<\s]+)/.exec(ofx)?.[1],
+        report: report.accounts[0]?.balances.at(-1)?.units,
+        findings: await store.continuity.listFindings({}),
+      }).toEqual({ csv: '95.00', ledgerBal: '95.00', report: toUnits('95.00'), findings: [] });
+    });
+  }
 
   it('OFX LEDGERBAL is the balance after the last instant’s chain, walked from the end of the chain before it', async () => {
     const store = await d.open();
