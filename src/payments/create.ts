@@ -194,6 +194,8 @@ export async function createPayment(
               { standing: true, except: [keyed.paymentId] },
             );
             const stands = standing && (await current(standing.paymentId, standing.rawJson));
+            // It may stand, or have been Rejected since: say neither, send nothing.
+            if (standing && stands === null) throw unreadablePayment(standing.paymentId, standing.idempotencyKey);
             if (standing && stands && stands.status !== 'Rejected')
               return {
                 payment: stands,

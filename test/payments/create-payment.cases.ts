@@ -535,6 +535,31 @@ export const createPaymentSuite = storeSuite('createPayment with the store', (d)
     );
   });
 
+  describe('a --key rerun whose payment was paid again before takeovers were recorded', () => {
+    it('the other payment unreadable (stored Pending, the bank not answering): nothing is sent, exit 5, not the Rejected one reported', async () => {
+      const store = await d.open();
+      const real = paymentsClientFor(emu);
+      const consent = consentOf(emu, 'enduring');
+      const input = {
+        consentId: consent,
+        amount: { total: '11.00', currency: 'NZD' as const },
+        pcr: { particulars: 'LEGACY' },
+      };
+      const key = randomUUID();
+      const first = await createPayment({ client: real, store }, input, { key });
+      const rejected = await http.control('POST', `/payments/${first.payment.payment_id}/reject`);
+      expect(rejected.status, rejected.text).toBeLessThan(300);
+      // Paid again under another key, with no takeover recorded (as before superseded_by).
+      const again = await createPayment({ client: real, store }, input);
+      expect(again).toMatchObject({ duplicateOf: false, sends: 1 });
+      const { client, posts } = unansweredReads(real);
+      const rerun = createPayment({ client, store, sleep: async () => {} }, input, { key });
+      await expect(rerun).rejects.toThrow(`the earlier payment ${again.payment.payment_id} of this request`);
+      expect(toCliError(await rerun.catch((e: unknown) => e))).toMatchObject({ exitCode: 5 });
+      expect(posts()).toBe(0);
+    });
+  });
+
   describe('waits on the injected clock', () => {
     it('Retry-After as an HTTP-date is measured from the injected now, not Date.now', async () => {
       const store = await d.open();
