@@ -76,6 +76,8 @@ describePostgres('cooperating workers on PostgreSQL', () => {
     const workers = Array.from({ length: 4 }, () => spawnCli(['sync', '--json'], { env, cwd }));
     // The victim: the first worker seen holding a consent, once all four are in the run (a run
     // whose only worker died is not joined: it stays interrupted and the next run is a new one).
+    // It is paused (SIGSTOP) and its lease read again before it is killed: one that finished the
+    // consent between the two reads held nothing when killed, and runs on.
     const victim = await waitFor(async () => {
       const joined = await postgresQuery<{ n: number }>(url, 'SELECT count(*)::int AS n FROM run_workers');
       if (joined[0]!.n < workers.length) return undefined;
@@ -85,7 +87,16 @@ describePostgres('cooperating workers on PostgreSQL', () => {
       );
       if (!held[0]) return undefined;
       const pid = Number(held[0].worker_id.split(':')[1]);
-      return workers.find((w) => w.child.pid === pid);
+      const worker = workers.find((w) => w.child.pid === pid);
+      if (!worker) return undefined;
+      worker.child.kill('SIGSTOP');
+      const still = await postgresQuery<{ n: number }>(
+        url,
+        `SELECT count(*)::int AS n FROM run_consents WHERE state = 'leased' AND worker_id = '${held[0].worker_id.replace(/'/g, "''")}'`,
+      );
+      if (still[0]!.n > 0) return worker;
+      worker.child.kill('SIGCONT');
+      return undefined;
     });
     victim.child.kill('SIGKILL');
     const codes = await Promise.all(workers.map((w) => w.exited));
