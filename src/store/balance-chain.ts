@@ -16,14 +16,14 @@ export interface ChainUnits {
 
 /**
  * The rows in their balance chain's order: each row a step from the balance before it (its balance
- * less its amount) to its balance, the order one walk that takes every row once (an Euler trail,
- * Hierholzer's: a payment and its reversal beside another row from the same balance form a loop
- * that a walk taking the first row it meets would leave for later, ending the chain early). It
- * starts from `prior` (the running balance before the instant) when a row continues from it; else
- * from a balance more rows leave than reach, else the first row's. A `prior` no row continues is
- * not the instant's start (another chain's end, a gap the check reports): it is passed over. Rows
- * no single walk can take (a break) follow, walked the same way. Among equal choices the rows'
- * given order decides, so the order is total; the chain's end balance does not depend on it.
+ * less its amount) to its balance. From `prior` (the running balance before the instant) when a
+ * row continues from it, else from a balance more rows leave than reach, else the first row's, the
+ * walk takes each next step from the balance so far; then every loop of steps that leaves a balance
+ * the walk passed and comes back to it (a payment and its reversal) is put in at that point, so
+ * that a loop beside another row from the same balance does not end the chain early. A `prior` no
+ * row continues is not the instant's start (another chain's end, a gap the check reports): it is
+ * passed over. Rows no walk could take (a break, a row served twice) follow, walked the same way.
+ * Among equal choices the rows' given order decides, so the order is total.
  */
 export function chainOrder<T>(rows: readonly T[], units: (row: T) => ChainUnits, prior: bigint | null = null): T[] {
   const steps = rows.map((row) => {
@@ -31,50 +31,53 @@ export function chainOrder<T>(rows: readonly T[], units: (row: T) => ChainUnits,
     return { row, from: after - amount, to: after, taken: false };
   });
   type Step = (typeof steps)[number];
-  // The steps leaving each balance, in the given order, and how many more leave it than reach it.
   const leaving = new Map<bigint, Step[]>();
-  const surplus = new Map<bigint, number>();
   for (const step of steps) {
     const out = leaving.get(step.from);
     if (out) out.push(step);
     else leaving.set(step.from, [step]);
-    surplus.set(step.from, (surplus.get(step.from) ?? 0) + 1);
-    surplus.set(step.to, (surplus.get(step.to) ?? 0) - 1);
   }
-  // The first step not yet taken leaving a balance (each list is passed over once).
-  const seen = new Map<bigint, number>();
-  const next = (balance: bigint): Step | undefined => {
-    const out = leaving.get(balance) ?? [];
-    let at = seen.get(balance) ?? 0;
-    while (out[at]?.taken) at += 1;
-    seen.set(balance, at);
-    return out[at];
+  const next = (balance: bigint): Step | undefined => leaving.get(balance)?.find((s) => !s.taken);
+  /** The steps from `balance` on, each the first not taken from the balance so far, taken. */
+  const walk = (balance: bigint): Step[] => {
+    const taken: Step[] = [];
+    for (let step = next(balance); step !== undefined; step = next(step.to)) {
+      step.taken = true;
+      taken.push(step);
+    }
+    return taken;
   };
   const ordered: T[] = [];
   let first = true;
   for (;;) {
     const left = steps.filter((s) => !s.taken);
+    // How many more of the steps left leave a balance than reach it: a chain starts where one more leaves.
+    const surplus = new Map<bigint, number>();
+    for (const step of left) {
+      surplus.set(step.from, (surplus.get(step.from) ?? 0) + 1);
+      surplus.set(step.to, (surplus.get(step.to) ?? 0) - 1);
+    }
     const seed = left.find((s) => (surplus.get(s.from) ?? 0) > 0) ?? left[0];
     if (seed === undefined) break;
     const start = first && prior !== null && next(prior) !== undefined ? prior : seed.from;
     first = false;
-    // Hierholzer: walk on while a step leaves the balance; a balance left with none is the trail's
-    // end so far, and the loops met on the way are spliced in before it.
-    const trail: Step[] = [];
-    const stack: { balance: bigint; step: Step | null }[] = [{ balance: start, step: null }];
-    for (let top = stack.at(-1); top !== undefined; top = stack.at(-1)) {
-      const step = next(top.balance);
-      if (step) {
-        step.taken = true;
-        surplus.set(step.from, (surplus.get(step.from) ?? 0) - 1);
-        surplus.set(step.to, (surplus.get(step.to) ?? 0) + 1);
-        stack.push({ balance: step.to, step });
-      } else {
-        stack.pop();
-        if (top.step) trail.push(top.step);
+    const trail = walk(start);
+    // The loops: at each balance the trail passes, a walk that comes back to it is put in there
+    // (and that balance looked at again); one that does not is given back.
+    const open = new Set<bigint>();
+    for (let i = 0; i <= trail.length; i++) {
+      const at = i === 0 ? start : (trail[i - 1]?.to ?? start);
+      if (open.has(at)) continue;
+      const loop = walk(at);
+      if (loop.length > 0 && loop.at(-1)?.to === at) {
+        trail.splice(i, 0, ...loop);
+        i -= 1;
+        continue;
       }
+      for (const step of loop) step.taken = false;
+      open.add(at);
     }
-    for (const step of trail.reverse()) ordered.push(step.row);
+    for (const step of trail) ordered.push(step.row);
   }
   return ordered;
 }
