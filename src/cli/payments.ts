@@ -65,11 +65,23 @@ function paymentsClient(context: CliContext): PaymentsClient {
   });
 }
 
+/** The client actions whose answer means "send again" (the bank's idempotency and availability tables). */
+const RESEND_ACTIONS: ReadonlySet<PaymentsClientAction> = new Set<PaymentsClientAction>([
+  'retry_same_key',
+  'retry',
+  'get_consent_payments',
+  'poll_named_payment',
+  'resolve_by_terminal_status',
+]);
+
 /** Payments errors as exit codes (README.md): refused 1, request or rule 2, scope 3, unreachable 5. */
 export function toCliError(error: unknown): unknown {
   if (error instanceof PaymentRuleError) return new UsageError(error.message);
   if (error instanceof PaymentNotMadeError) {
-    if (error.cause instanceof UnavailableError) {
+    // No payment stood, but the bank's last answer asked to send again (BP708 still in progress,
+    // BP601/BP602 busy, a payment not found yet): the service stayed busy, as when it did not answer.
+    const busy = error.cause instanceof PaymentsApiError && RESEND_ACTIONS.has(error.cause.action);
+    if (error.cause instanceof UnavailableError || busy) {
       return new CliError(
         error.message,
         ExitCode.Unavailable,

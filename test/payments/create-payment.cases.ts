@@ -535,6 +535,40 @@ export const createPaymentSuite = storeSuite('createPayment with the store', (d)
     );
   });
 
+  it('sends that stay answered BP708 (still in progress) end as the service busy: exit 5, the key resumed by a rerun', async () => {
+    const store = await d.open();
+    const real = paymentsClientFor(emu);
+    const consent = consentOf(emu, 'enduring');
+    let sends = 0;
+    const client: PaymentsClient = {
+      ...real,
+      createPayment: () => {
+        sends += 1;
+        return Promise.reject(
+          toPaymentsError({
+            status: 409,
+            code: 'BP708',
+            message: 'a request with this key is still in progress',
+            headers: {},
+            path: '/payments/v1/payments',
+            requestId: null,
+          }),
+        );
+      },
+    };
+    const made = createPayment(
+      { client, store, sleep: async () => {}, maxSends: 3 },
+      { consentId: consent, amount: { total: '6.00', currency: 'NZD' }, pcr: { particulars: 'BUSY' } },
+    );
+    await expect(made).rejects.toBeInstanceOf(PaymentNotMadeError);
+    expect(sends).toBe(3);
+    expect(toCliError(await made.catch((e: unknown) => e))).toMatchObject({
+      exitCode: 5,
+      hint: expect.stringContaining('resumes the same idempotency key') as unknown,
+    });
+    expect(await queryRows(store, 'SELECT state FROM payment_attempts')).toEqual([{ state: 'sending' }]);
+  });
+
   describe('a --key rerun whose payment was paid again before takeovers were recorded', () => {
     it('the other payment unreadable (stored Pending, the bank not answering): nothing is sent, exit 5, not the Rejected one reported', async () => {
       const store = await d.open();
