@@ -6,29 +6,11 @@
  */
 import { describe, expect, it } from 'vitest';
 import { categoryOfCodes, categoryOfMcc } from '../../src/categories/category-table';
-import { decide, ruleMatches, type CategorisableRow } from '../../src/categories/decide';
+import { decide, ruleMatches } from '../../src/categories/decide';
 import { parseRules, type Rule } from '../../src/categories/rules';
+import { categorisableRow } from '../fixtures/categorisable-row';
 
-/** A debit row with nothing set but what a test gives. */
-function row(over: Partial<CategorisableRow> = {}): CategorisableRow {
-  return {
-    bank: 'PNZ',
-    accountId: 'acc-0001',
-    transactionId: 'txn-1',
-    amount: '-10.00',
-    creditDebitIndicator: 'Debit',
-    description: null,
-    merchantName: null,
-    merchantCategoryCode: null,
-    creditorName: null,
-    debtorName: null,
-    counterpartyAccount: null,
-    bankTransactionCode: null,
-    bankTransactionSubcode: null,
-    proprietaryCode: null,
-    ...over,
-  };
-}
+const row = categorisableRow;
 
 /** The one rule of `counterparty: TEXT`. */
 function counterpartyRule(text: string): Rule {

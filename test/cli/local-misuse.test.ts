@@ -24,11 +24,9 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { drizzle } from 'drizzle-orm/better-sqlite3';
-import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MIGRATIONS_DIR } from '../../src/store/sqlite/open';
 import { createFixtureStore, type FixtureStore } from '../export/fixture-store';
+import { createOlderSqliteDatabase } from '../support/older-sqlite';
 import { runCliInProcess } from './cli-process';
 
 let fx: FixtureStore;
@@ -202,14 +200,7 @@ describe('items 6 and 7: local failures have their exit code and name the path; 
     const dir = mkdtempSync(join(tmpdir(), 'bankdata-old-'));
     const file = join(dir, 'bankdata.sqlite');
     // A database of an earlier version: every migration but the last applied.
-    const folder = join(dir, 'migrations');
-    cpSync(MIGRATIONS_DIR, folder, { recursive: true });
-    const journalPath = join(folder, 'meta', '_journal.json');
-    const journal = JSON.parse(readFileSync(journalPath, 'utf8')) as { entries: unknown[] };
-    journal.entries.pop();
-    writeFileSync(journalPath, JSON.stringify(journal));
-    const old = new Database(file);
-    migrate(drizzle(old), { migrationsFolder: folder });
+    const old = createOlderSqliteDatabase(file);
     old
       .prepare(
         "INSERT INTO consents (consent_id, registered_at) VALUES ('c0a8012e-7d3b-4f5e-9a61-2b9f4c1d8e70', '2025-03-05T01:00:00.000Z')",

@@ -21,22 +21,20 @@
  * One case list, both dialects (../support/dialects.ts): sync-parity.test.ts runs it on SQLite,
  * sync-parity.pg.test.ts on PostgreSQL.
  */
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
 import type { ConsentId } from '@bankdata/core/schemas';
 import type { StartedEmulator } from '@bankdata/emulator';
 import Database from 'better-sqlite3';
-import { drizzle } from 'drizzle-orm/better-sqlite3';
-import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
 import { SECRET_REFUSED_HINT } from '../../src/api';
 import { openDatabaseStore, type Store } from '../../src/store';
-import { MIGRATIONS_DIR } from '../../src/store/sqlite/open';
 import { startTestEmulator } from '../api/emulator-helpers';
 import { startBankProxy, type BankProxy } from '../fixtures/bank-proxy';
 import { emulatorEnv } from '../fixtures/cli-env';
 import { execute, queryRows, type DialectSetup } from '../support/dialects';
+import { createOlderSqliteDatabase } from '../support/older-sqlite';
 import { freshDatabase, startPostgresServer } from '../support/postgres-server';
 import { runCliInProcess, spawnCli, waitFor, type CliRun } from './cli-process';
 
@@ -341,15 +339,8 @@ export const syncParitySuite = (setup: DialectSetup): void =>
       it('sync --dry-run on an older database: refused as the readers refuse it (exit 6, `db migrate`), left as it was', async () => {
         const dir = mkdtempSync(join(tmpdir(), 'bankdata-parity-dry-'));
         const file = join(dir, 'data', 'bankdata.sqlite');
-        const folder = join(dir, 'migrations');
-        cpSync(MIGRATIONS_DIR, folder, { recursive: true });
-        const journalPath = join(folder, 'meta', '_journal.json');
-        const journal = JSON.parse(readFileSync(journalPath, 'utf8')) as { entries: unknown[] };
-        journal.entries.pop();
-        writeFileSync(journalPath, JSON.stringify(journal));
         mkdirSync(join(dir, 'data'));
-        const old = new Database(file);
-        migrate(drizzle(old), { migrationsFolder: folder });
+        const old = createOlderSqliteDatabase(file);
         const applied = () => {
           const db = new Database(file, { readonly: true });
           try {

@@ -160,14 +160,17 @@ describe('no overlap', () => {
 });
 
 describe('a timer that comes late (busy event loop, GC pause, suspended VM, NTP step)', () => {
-  /** A "0 8 * * *" job started at 07:59:58 NZDT; the event loop blocked for `busyMs` as 08:00 came. */
-  async function expiryCheckBusyAt0800(busyMs: number) {
-    vi.setSystemTime(new Date('2026-01-10T18:59:58.000Z')); // 07:59:58 NZDT
+  /**
+   * A job of `expression` started 2 s before its slot `slot`; the event loop blocked for `busyMs`
+   * as the slot came, then `forMs` of timers run. What ran (the slots) and the lines.
+   */
+  async function busyAtSlot(name: string, expression: string, slot: string, busyMs: number, forMs: number) {
+    vi.setSystemTime(new Date(Date.parse(slot) - 2_000));
     const ran: string[] = [];
     const lines: JobLine[] = [];
     const job: Job = {
-      name: 'expiry-check',
-      expression: '0 8 * * *',
+      name,
+      expression,
       run: async (_signal, firedFor) => {
         ran.push(firedFor.toISOString());
         return { outcome: 'ok', runId: null };
@@ -177,9 +180,12 @@ describe('a timer that comes late (busy event loop, GC pause, suspended VM, NTP 
     scheduler.start();
     await vi.advanceTimersByTimeAsync(1_500);
     vi.setSystemTime(new Date(Date.now() + busyMs)); // busyMs in which no timer can run
-    await vi.advanceTimersByTimeAsync(23 * 60 * 60 * 1000);
+    await vi.advanceTimersByTimeAsync(forMs);
     return { ran, lines };
   }
+  /** A "0 8 * * *" job, 08:00 NZDT the slot, a day of timers after. */
+  const expiryCheckBusyAt0800 = (busyMs: number) =>
+    busyAtSlot('expiry-check', '0 8 * * *', '2026-01-10T19:00:00.000Z', busyMs, 23 * 60 * 60 * 1000);
 
   it('runs the 08:00 NZ job when the event loop was busy for 3 s as 08:00 came: once, for its slot, its line saying how late', async () => {
     const warn = vi.spyOn(console, 'warn').mockImplementation(() => undefined);
@@ -280,22 +286,13 @@ describe('a timer that comes late (busy event loop, GC pause, suspended VM, NTP 
 
   it('on the day clocks go forward, a late 03:00 companion still runs the 02:00 job once', async () => {
     // 2025-09-28 02:00 NZST does not exist; the companion's 03:00 NZDT is 14:00Z on the 27th.
-    vi.setSystemTime(new Date('2025-09-27T13:59:58.000Z'));
-    const ran: string[] = [];
-    const lines: JobLine[] = [];
-    const job: Job = {
-      name: 'nightly-sync',
-      expression: '0 2 * * *',
-      run: async (_signal, firedFor) => {
-        ran.push(firedFor.toISOString());
-        return { outcome: 'ok', runId: null };
-      },
-    };
-    scheduler = createScheduler([job], { engine: nodeCronEngine(), emit: (l) => lines.push(l) });
-    scheduler.start();
-    await vi.advanceTimersByTimeAsync(1_500);
-    vi.setSystemTime(new Date(Date.now() + 4_000));
-    await vi.advanceTimersByTimeAsync(12 * 60 * 60 * 1000);
+    const { ran, lines } = await busyAtSlot(
+      'nightly-sync',
+      '0 2 * * *',
+      '2025-09-27T14:00:00.000Z',
+      4_000,
+      12 * 60 * 60 * 1000,
+    );
     expect(ran).toEqual(['2025-09-27T14:00:00.000Z']);
     expect(lines).toEqual([expect.objectContaining({ event: 'finished', late_ms: 4_000 })]);
   });

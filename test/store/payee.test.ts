@@ -4,27 +4,13 @@
  * each with its white space made one; a blank merchant gives way to the other side.
  */
 import { describe, expect, it } from 'vitest';
-import { decide } from '../../src/categories/decide';
+import { decide, type CategorisableRow } from '../../src/categories/decide';
+import { categorisableRow } from '../fixtures/categorisable-row';
 import { payeeName } from '../../src/export/statement-text';
 import { defaultPayee } from '../../src/store/payee';
 
-const row = (over: Partial<Record<string, string | null>>) => ({
-  bank: 'PNZ',
-  accountId: 'acc-1',
-  transactionId: 't-1',
-  amount: '-5.00',
-  creditDebitIndicator: 'Debit' as const,
-  description: 'NARRATIVE',
-  merchantName: null,
-  merchantCategoryCode: null,
-  creditorName: null,
-  debtorName: null,
-  counterpartyAccount: null,
-  bankTransactionCode: null,
-  bankTransactionSubcode: null,
-  proprietaryCode: null,
-  ...over,
-});
+const row = (over: Partial<CategorisableRow>) =>
+  categorisableRow({ accountId: 'acc-1', transactionId: 't-1', amount: '-5.00', description: 'NARRATIVE', ...over });
 const get = (r: ReturnType<typeof row>) => (c: string) =>
   ({
     merchant_name: r.merchantName,

@@ -372,17 +372,22 @@ export const storeOpsSuite = storeSuite('the store operations written once', (d)
         ACCOUNT,
         at,
       );
-      await execute(
-        store,
-        `INSERT INTO duplicate_suspicions (bank, account_id, transaction_id, twin_transaction_id, evidence, balance,
-           balance_date_time, balance_date, counted_balance, amount_off, currency, detail, suspected_at, checked_at)
-         VALUES (?, ?, 'tx-gone', 'tx-twin', 'balances', '10.00', ?, '2025-03-01', '15.00', '5.00', 'NZD', 'planted', ?, ?)`,
-        BANK,
-        ACCOUNT,
-        at,
-        at,
-        at,
-      );
+      /** An open suspicion of `transactionId` served twice as `twin`, planted. */
+      const suspect = (accountId: string, transactionId: string, twin: string) =>
+        execute(
+          store,
+          `INSERT INTO duplicate_suspicions (bank, account_id, transaction_id, twin_transaction_id, evidence, balance,
+             balance_date_time, balance_date, counted_balance, amount_off, currency, detail, suspected_at, checked_at)
+           VALUES (?, ?, ?, ?, 'balances', '10.00', ?, '2025-03-01', '15.00', '5.00', 'NZD', 'planted', ?, ?)`,
+          BANK,
+          accountId,
+          transactionId,
+          twin,
+          at,
+          at,
+          at,
+        );
+      await suspect(ACCOUNT, 'tx-gone', 'tx-twin');
       await execute(
         store,
         `INSERT INTO transfer_links (status, debit_bank, debit_account_id, debit_transaction_id, credit_bank,
@@ -417,16 +422,7 @@ export const storeOpsSuite = storeSuite('the store operations written once', (d)
         at,
         at,
       );
-      await execute(
-        store,
-        `INSERT INTO duplicate_suspicions (bank, account_id, transaction_id, twin_transaction_id, evidence, balance,
-           balance_date_time, balance_date, counted_balance, amount_off, currency, detail, suspected_at, checked_at)
-         VALUES (?, 'acc-other', 'tx-stays', 'tx-twin-gone', 'balances', '10.00', ?, '2025-03-01', '15.00', '5.00', 'NZD', 'planted', ?, ?)`,
-        BANK,
-        at,
-        at,
-        at,
-      );
+      await suspect('acc-other', 'tx-stays', 'tx-twin-gone');
       const done = await store.consents.forget(CONSENT, { dryRun: false });
       expect(done.deleted).toMatchObject({ transaction_categories: 1, duplicate_suspicions: 2, transfer_links: 1 });
       for (const table of ['transaction_categories', 'duplicate_suspicions', 'transfer_links'])
