@@ -178,14 +178,9 @@ export async function createPayment(
         if (payment.status === 'Rejected') {
           // Rejected, and the request taken over by a fresh key (BP710): what that key made, or
           // the key itself resumed when its answer was lost.
-          const taken = await store.payments.successorOf(keyed.idempotencyKey);
-          if (taken) {
-            const settled = await settleTaken(taken);
-            if (settled.kind === 'done') return settled.result;
-            if (settled.kind === 'rejected') {
-              const next = await takeOver('BP710', settled.paymentId);
-              if (next) return next;
-            }
+          if (await store.payments.successorOf(keyed.idempotencyKey)) {
+            const taken = await takeOver('BP710', keyed.paymentId);
+            if (taken) return taken;
             resume = false;
           } else {
             // Taken over before takeovers were recorded (superseded_by): the payment that stands.
