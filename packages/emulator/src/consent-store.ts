@@ -153,7 +153,8 @@ export function applyTimeTransitions(record: ConsentRecord, now: DateTime): void
   }
   if (record.status === 'Authorised' && record.expiration_date_time) {
     const expiry = toInstant(record.expiration_date_time).toMillis();
-    if (nowMs >= expiry) setStatusAt(record, 'Consumed', expiry);
+    // "expiration_date_time has passed": at the instant itself the consent is still Authorised.
+    if (nowMs > expiry) setStatusAt(record, 'Consumed', expiry);
   }
 }
 

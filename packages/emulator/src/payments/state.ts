@@ -88,7 +88,8 @@ export class PaymentsState {
     }
     if (c.status === 'Authorised' && c.type === 'enduring' && c.expiry_timestamp) {
       const expiry = toInstant(c.expiry_timestamp).toMillis();
-      if (now >= expiry) {
+      // "expiry_timestamp has passed": a payment at the instant itself is still within it.
+      if (now > expiry) {
         this.setStatus(c, 'Consumed', expiry);
         c.endReason = 'expired';
       }
