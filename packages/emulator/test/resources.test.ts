@@ -413,3 +413,22 @@ describe('the data clock', () => {
     ).toBe(true);
   });
 });
+
+describe('the end side of the consent window (an emulator of its own: its clock moves past the end)', () => {
+  let ownEmu: StartedEmulator;
+  let ownApi: Api;
+  beforeAll(async () => {
+    ({ emu: ownEmu, api: ownApi } = await startTest({ tokenLifetimeSeconds: 10 * 24 * 3600 }));
+  });
+  afterAll(() => ownEmu.close());
+
+  it('R-RES-4 answers 400 BDT236 when toBookingDateTime passes the end_date_time of a consent whose end has passed; up to the end is 200', async () => {
+    const end = '2026-03-11T00:00:00+13:00';
+    const id = await ownApi.authorisedConsent({ end, expiration: null });
+    const account = ownEmu.world.accounts.get(ownEmu.consent(id)!.accountKeys[0]!)!.account.AccountId;
+    ownEmu.advance(2 * 24 * 3600_000);
+    const path = (to: string) => txPath(id, '2026-03-01T00:00:00+13:00', to, account);
+    expectErrorBody(await ownApi.get(path('2026-03-11T00:00:01+13:00')), 400, 'BDT236');
+    expect((await ownApi.get(path(end))).status).toBe(200);
+  });
+});
