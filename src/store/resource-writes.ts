@@ -324,14 +324,3 @@ export async function partyLastSeen(
   const row = await r.get(sql`SELECT max(last_seen_at) AS at FROM parties WHERE ${partyKey(parties, key)}`);
   return (row?.at as string | null | undefined) ?? null;
 }
-
-/** The `StartDateTime` of the newest statement held for the account, or null. */
-export async function latestStatementStart(
-  r: SqlRunner,
-  key: { bank: BankName; accountId: AccountId },
-): Promise<string | null> {
-  const row = await r.get(
-    sql`SELECT start_date_time FROM statements WHERE ${and(eq(statements.bank, key.bank), eq(statements.accountId, key.accountId))} ORDER BY start_date_time DESC LIMIT 1`,
-  );
-  return (row?.start_date_time as string | null | undefined) ?? null;
-}

@@ -17,8 +17,13 @@ export interface StatementPeriod {
 }
 
 /**
- * The newest statement held for the account, whichever consent read it (the latest `EndDateTime`,
- * then the latest start), or null when none is held.
+ * The statement the account's next one is planned from, whichever consent read it: the newest
+ * `RegularPeriodic` one held (the latest `EndDateTime`, then the latest start), or the newest of
+ * any type when the account holds no periodic one; null when none is held. A statement off the
+ * period (an `Interim` the customer asked for mid-month, an `Annual`) says nothing of when the
+ * next periodic one comes, and it starts after the current period's start: listed from it, the
+ * period's own statement (which starts before it) would never be returned
+ * (docs/configuration.md "Statements when due").
  */
 export async function newestStatementPeriod(
   r: SqlRunner,
@@ -27,7 +32,8 @@ export async function newestStatementPeriod(
   const row = await r.get(
     sql`SELECT type, start_date_time, end_date_time, creation_date_time FROM statements
         WHERE ${and(eq(statements.bank, key.bank), eq(statements.accountId, key.accountId))}
-        ORDER BY end_date_time DESC, start_date_time DESC LIMIT 1`,
+        ORDER BY CASE WHEN type = 'RegularPeriodic' THEN 0 ELSE 1 END, end_date_time DESC, start_date_time DESC
+        LIMIT 1`,
   );
   if (!row) return null;
   return {

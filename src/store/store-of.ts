@@ -118,7 +118,6 @@ export function storeOf(parts: DialectParts): Store {
     recordStatementFile: async (input) => recordStatementFiles([input]),
     recordStatementFiles: async (inputs) => recordStatementFiles(inputs),
     listStatementsWithoutFile: async (key) => writes.listStatementsWithoutFile(r, key),
-    latestStatementStart: async (key) => writes.latestStatementStart(r, key),
     newestStatementPeriod: async (key) => newestStatementPeriod(r, key),
     rowTimesSince: async (key) => rowTimesSince(r, key),
     partyLastSeen: async (key) => writes.partyLastSeen(r, key),

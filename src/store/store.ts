@@ -133,13 +133,14 @@ export interface Store {
   /** Several statements' files (each already durable on disk) in one transaction: all or none. */
   recordStatementFiles(inputs: readonly WithNow<StatementFileInput>[]): Promise<void>;
   listStatementsWithoutFile(key: AccountKey): Promise<StatementId[]>;
-  /** The `StartDateTime` (stored instant) of the newest statement held for the account. */
-  latestStatementStart(key: AccountKey): Promise<string | null>;
   /** Booking instants (ms, oldest first) of the account's rows held since `since`, the newest `limit` (recent-rows.ts). */
   rowTimesSince(
     key: AccountKey & { since: Instant; limit: number; indicator?: 'Credit' | 'Debit' | null },
   ): Promise<number[]>;
-  /** The newest statement held for the account (its type, start and end), or null (statement-dates.ts). */
+  /**
+   * The statement the account's next one is planned from (its type, start and end): the newest
+   * periodic one, else the newest of any type; null when none is held (statement-dates.ts).
+   */
   newestStatementPeriod(key: AccountKey): Promise<StatementPeriod | null>;
   /** When the customer's (accountId null) or the account's party was last read, or null. */
   partyLastSeen(key: { bank: BankName; consentId: ConsentId; accountId: AccountId | null }): Promise<string | null>;

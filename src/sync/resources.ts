@@ -69,14 +69,18 @@ export async function syncAccounts(ctx: SyncContext, scope: Scope): Promise<Acco
   return result.records.filter((a) => nulTextPath(a) === null);
 }
 
-/** The statement list's range: none for the whole list, else from the newest statement held on. */
+/**
+ * The statement list's range: none for the whole list, else from the start of the statement the
+ * due time was judged from (`newestStatementPeriod`: the newest periodic one), so the statement of
+ * the period after it, which starts after it, is returned.
+ */
 export async function statementRange(
-  store: Pick<SyncContext['store'], 'latestStatementStart'>,
+  store: Pick<SyncContext['store'], 'newestStatementPeriod'>,
   key: { bank: BankName; accountId: AccountId },
   whole: boolean,
 ): Promise<{ from?: DateTime }> {
-  const newest = whole ? null : await store.latestStatementStart(key);
-  return newest === null ? {} : { from: DateTime.fromISO(newest, { zone: 'utc' }) };
+  const newest = whole ? null : await store.newestStatementPeriod(key);
+  return newest === null ? {} : { from: DateTime.fromISO(newest.start, { zone: 'utc' }) };
 }
 
 /** A snapshot each run; the store adds a row only when a balance is new. */

@@ -262,11 +262,12 @@ export const storeOpsSuite = storeSuite('the store operations written once', (d)
       };
       await store.commitParty({ ...customer, row: party as never, runId: null, now: '2025-03-05T01:00:00Z' });
       expect(await store.partyLastSeen(customer)).toBe('2025-03-05T01:00:00.000Z');
-      expect(await store.latestStatementStart({ bank: BANK, accountId: ACCOUNT })).toBeNull();
       expect(await store.newestStatementPeriod({ bank: BANK, accountId: ACCOUNT })).toBeNull();
-      for (const [id, start] of [
-        ['s1', '2025-01-01T00:00:00.000Z'],
-        ['s2', '2025-02-01T00:00:00.000Z'],
+      // s3: an Interim statement newer by its end than the periodic ones, off their period.
+      for (const [id, start, type] of [
+        ['s1', '2025-01-01T00:00:00.000Z', 'RegularPeriodic'],
+        ['s2', '2025-02-01T00:00:00.000Z', 'RegularPeriodic'],
+        ['s3', '2025-02-15T00:00:00.000Z', 'Interim'],
       ] as const) {
         await store.commitStatements({
           bank: BANK,
@@ -278,7 +279,7 @@ export const storeOpsSuite = storeSuite('the store operations written once', (d)
               accountId: ACCOUNT,
               consentId: CONSENT,
               statementId: id as StatementId,
-              type: 'RegularPeriodic',
+              type,
               startDateTime: start,
               endDateTime: start,
               creationDateTime: start,
@@ -288,15 +289,15 @@ export const storeOpsSuite = storeSuite('the store operations written once', (d)
           runId: null,
         });
       }
-      expect(await store.latestStatementStart({ bank: BANK, accountId: ACCOUNT })).toBe('2025-02-01T00:00:00.000Z');
-      // The newest by its end: the dates the sync plans its next statement listing from.
+      // The newest periodic one by its end, not the newer Interim: the dates the sync plans its next
+      // statement listing from, and the start it lists from.
       expect(await store.newestStatementPeriod({ bank: BANK, accountId: ACCOUNT })).toEqual({
         type: 'RegularPeriodic',
         start: '2025-02-01T00:00:00.000Z',
         end: '2025-02-01T00:00:00.000Z',
         created: '2025-02-01T00:00:00.000Z',
       });
-      expect(await store.listStatementsWithoutFile({ bank: BANK, accountId: ACCOUNT })).toEqual(['s1', 's2']);
+      expect(await store.listStatementsWithoutFile({ bank: BANK, accountId: ACCOUNT })).toEqual(['s1', 's2', 's3']);
     });
   });
 
