@@ -41,6 +41,14 @@ export const BOOKED_BALANCE_TYPES = [
   'PreviouslyClosedBooked',
 ] as const;
 
+/**
+ * Which of an account's balances is its latest, wherever one is read (the OFX export's LEDGERBAL
+ * and AVAILBAL, the report's anchor): the latest instant; at one instant a closing balance before
+ * an interim one; a balance the bank stated again for the same instant and type (a restatement)
+ * by the read that fetched it last. Over `balances` or `v_balances`, unqualified.
+ */
+export const LATEST_BALANCE_FIRST = sql.raw(`date_time DESC, type LIKE 'Closing%' DESC, fetched_at DESC`);
+
 export interface AccountKey {
   bank: BankName;
   accountId: AccountId;

@@ -7,7 +7,7 @@
  */
 import { sql } from 'drizzle-orm';
 import type { AccountId, BankName } from '@bankdata/core/schemas';
-import { BOOKED_BALANCE_TYPES, type AccountKey } from './continuity';
+import { BOOKED_BALANCE_TYPES, LATEST_BALANCE_FIRST, type AccountKey } from './continuity';
 import { amountUnits, toBigInt, toNumber, toNumberOrNull, unitsOf, str, strOrNull } from './dialect-sql';
 import type { SqlRow, SqlRunner } from './sql-runner';
 import { UNCATEGORISED } from './categories';
@@ -193,7 +193,7 @@ export function reportReads(runner: SqlRunner): ReportReads {
       const stated = await runner.get(
         sql`SELECT b.amount, b.date_time FROM balances b
             WHERE b.bank = ${key.bank} AND b.account_id = ${key.accountId} AND b.type IN (${types})
-            ORDER BY b.date_time DESC, b.fetched_at DESC, b.id DESC LIMIT 1`,
+            ORDER BY ${LATEST_BALANCE_FIRST}, b.id DESC LIMIT 1`,
       );
       const found: { row: SqlRow; source: BalanceAnchor['source'] } | null = stated
         ? { row: stated, source: 'balance' }

@@ -14,6 +14,7 @@ import { epochSeconds, str, strOrNull } from './dialect-sql';
 import type { SqlRow, SqlRunner } from './sql-runner';
 import { toUnits } from '@bankdata/core/money';
 import { chainEnd, chainOrder } from './balance-chain';
+import { LATEST_BALANCE_FIRST } from './continuity';
 import { DATASET_SPECS, type DatasetName, type DatasetSpec, type ViewFilters } from './view-datasets';
 
 export interface ViewRows {
@@ -287,7 +288,7 @@ export function viewReads(runner: SqlRunner): ViewReads {
               types.map((t) => sql`${t}`),
               sql`, `,
             )})${asOf ? sql` AND date_time <= ${asOf}` : sql``}
-            ORDER BY date_time DESC, type LIKE 'Closing%' DESC LIMIT 1`,
+            ORDER BY ${LATEST_BALANCE_FIRST} LIMIT 1`,
       );
       return row ? { amount: str(row.amount), dateTime: str(row.date_time) } : null;
     },

@@ -16,7 +16,7 @@ import { RunningBalanceWalk, type BookedRow } from '../../src/check/continuity';
 import type { Store } from '../../src/store';
 import { execute, queryRows, storeSuite } from '../support/dialects';
 
-const CONSENT = '5d1c2b3a-4e5f-4a6b-8c7d-9e0f1a2b3c4d' as ConsentId;
+export const CONSENT = '5d1c2b3a-4e5f-4a6b-8c7d-9e0f1a2b3c4d' as ConsentId;
 const CREDITS_ONLY = '6e2d3c4b-5f6a-4b7c-9d8e-0f1a2b3c4d5e' as ConsentId;
 const NOW = '2025-06-30T00:00:00.000Z';
 const FULL = 'ReadAccountsDetail ReadBalances ReadTransactionsDetail';

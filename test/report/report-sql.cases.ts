@@ -6,8 +6,10 @@
 import { expect, it } from 'vitest';
 import { toUnits } from '@bankdata/core/money';
 import { gatherReport } from '../../src/report/build-report';
-import { account, fresh } from '../check/check-sql.cases';
-import { storeSuite } from '../support/dialects';
+import { nzDateOf } from '@bankdata/core/nz-time';
+import type { AccountId, BankName } from '@bankdata/core/schemas';
+import { account, CONSENT, fresh } from '../check/check-sql.cases';
+import { execute, storeSuite } from '../support/dialects';
 
 export const reportSqlSuite = storeSuite('the report’s balance anchor', (d) => {
   it('at an instant several rows share, anchors on the last row of their balances’ chain, whatever their ids', async () => {
@@ -38,5 +40,42 @@ export const reportSqlSuite = storeSuite('the report’s balance anchor', (d) =>
     expect(report.accounts.map((a) => a.balances.map((b) => `${b.date} ${b.units}`))).toEqual([
       [`2025-06-01 ${toUnits('100.00')}`, `2025-06-02 ${toUnits('100.00')}`],
     ]);
+  });
+
+  it('a balance the bank restated for one instant: the report’s anchor and the OFX export’s ledger balance both take the one fetched last, a closing one before an interim one', async () => {
+    const store = await d.open();
+    await fresh(store);
+    const at = '2025-05-31T11:59:59.000Z';
+    // [account, type, amount, fetched at], in the order inserted: the later read first and last.
+    const balances = [
+      ['older-first', 'ClosingBooked', '100.00', '2025-06-01T00:00:00.000Z'],
+      ['older-first', 'ClosingBooked', '92.00', '2025-06-02T00:00:00.000Z'],
+      ['older-first', 'InterimBooked', '7.00', '2025-06-03T00:00:00.000Z'],
+      ['newer-first', 'InterimBooked', '7.00', '2025-06-03T00:00:00.000Z'],
+      ['newer-first', 'ClosingBooked', '92.00', '2025-06-02T00:00:00.000Z'],
+      ['newer-first', 'ClosingBooked', '100.00', '2025-06-01T00:00:00.000Z'],
+    ] as const;
+    for (const accountId of ['older-first', 'newer-first']) await account(store, accountId, []);
+    for (const [accountId, type, amount, fetched] of balances)
+      await execute(
+        store,
+        `INSERT INTO balances (bank, account_id, consent_id, type, amount, amount_minor, currency, credit_debit_indicator,
+           date_time, raw_json, fetched_at)
+         VALUES ('PNZ', ?, ?, ?, ?, ?, 'NZD', 'Credit', ?, '{}', ?)`,
+        accountId,
+        CONSENT,
+        type,
+        amount,
+        Number(toUnits(amount) / 1000n),
+        at,
+        fetched,
+      );
+    for (const accountId of ['older-first', 'newer-first']) {
+      const key = { bank: 'PNZ' as BankName, accountId: accountId as AccountId };
+      const anchor = await store.reportData.balanceAnchor(key, { scale: 1000n, nzDateOf });
+      expect(anchor?.units, accountId).toBe(toUnits('92.00'));
+      const ledger = await store.views.latestBalance(key, ['ClosingBooked', 'InterimBooked'], null);
+      expect(ledger?.amount, accountId).toBe('92.00');
+    }
   });
 });
