@@ -22,6 +22,7 @@ import { sql, type SQL } from 'drizzle-orm';
 import { UsageError } from '../errors';
 import { takeLock } from './dialect-sql';
 import { WATCHED_COLUMNS } from './change-feed';
+import { FLAG_COLUMNS } from './view-reads';
 import type { SqlRow, SqlRunner } from './sql-runner';
 import { toInstant } from '@bankdata/core/nz-time';
 import { toStoredInstant, type Instant } from './time';
@@ -289,9 +290,14 @@ function refuseOtherLog(cursor: Cursor, log: LogIdentity): void {
   }
 }
 
-/** The view's row as the feed shows it: the amounts as their exact decimal text (as exports write them). */
+/**
+ * The view's row as the feed shows it, as exports write it: the amounts as their exact decimal
+ * text, a flag as 0 or 1 (PostgreSQL's view has a boolean), so a page is the same on both dialects.
+ */
 function feedRow(row: SqlRow): SqlRow {
-  return { ...row, amount: row.amount_text ?? null, balance_after: row.balance_after_text ?? null };
+  const shown: SqlRow = { ...row, amount: row.amount_text ?? null, balance_after: row.balance_after_text ?? null };
+  for (const flag of FLAG_COLUMNS) if (typeof shown[flag] === 'boolean') shown[flag] = shown[flag] ? 1 : 0;
+  return shown;
 }
 
 const keyOf = (row: SqlRow): ChangeKey => ({

@@ -92,7 +92,7 @@ const col = (name: string): SQL => sql`v.${sql.identifier(name)}`;
  * the twin is not repeated. Files keep their 0.1 form: `amount` is the bank's exact digits.
  */
 /** Boolean columns of the views on PostgreSQL (0/1 on SQLite), written 0/1 in files. */
-const FLAG_COLUMNS: ReadonlySet<string> = new Set(['suspected_duplicate']);
+export const FLAG_COLUMNS: ReadonlySet<string> = new Set(['suspected_duplicate']);
 
 export function fileColumns(viewColumns: readonly string[]): { name: string; source: string }[] {
   const names = new Set(viewColumns);
