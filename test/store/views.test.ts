@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { nzDateOf, nzDaysBetween } from '@bankdata/core/nz-time';
 import { Consent, type ConsentId } from '@bankdata/core/schemas';
-import { VIEW_COLUMNS, VIEW_NAMES, type SqliteStore } from '../../src/store';
+import { openStore, VIEW_COLUMNS, VIEW_NAMES, type SqliteStore } from '../../src/store';
 import { CONSENT, freshStore } from './helpers';
 
 /**
@@ -147,8 +147,12 @@ describe('v_consents.days_to_expiry', () => {
       const at = new Date(ms).toISOString();
       expect((nzDate.get({ at }) as { d: string }).d, at).toBe(nzDateOf(at));
     };
-    // Around the 2025 changes (NZDT ends 2025-04-06 03:00, NZST ends 2025-09-28 02:00).
+    // Around the 2025 changes (NZDT ends 2025-04-06 03:00, NZST ends 2025-09-28 02:00), the last
+    // NZ midnight of 1999 (before 2000, where the table once began) and the midnight of a 1930s
+    // winter under NZ Mean Time (+11:30).
     for (const edge of [
+      '1999-12-31T11:00:00.000Z',
+      '1935-06-30T12:30:00.000Z',
       '2025-04-05T14:00:00.000Z',
       '2025-09-27T14:00:00.000Z',
       '2025-04-05T11:00:00.000Z',
@@ -158,10 +162,34 @@ describe('v_consents.days_to_expiry', () => {
     }
     fc.assert(
       fc.property(
-        fc.integer({ min: Date.parse('2000-01-02T00:00:00Z'), max: Date.parse('2100-12-31T00:00:00Z') }),
+        fc.integer({ min: Date.parse('1900-01-02T00:00:00Z'), max: Date.parse('2100-12-31T00:00:00Z') }),
         check,
       ),
       { numRuns: 300 },
     );
+  });
+
+  it('a database whose nz_offsets began in 2000 (an earlier version) gets the earlier years at its next writing open, its rows kept', async () => {
+    const first = await freshStore();
+    const file = first.path;
+    first.sqlite.exec(`DELETE FROM nz_offsets WHERE utc_from < '2000-01-01T00:00:00.000Z'`);
+    first.sqlite.exec(
+      `INSERT OR IGNORE INTO nz_offsets (utc_from, offset_minutes) VALUES ('2000-01-01T00:00:00.000Z', 780)`,
+    );
+    const rowsFrom2000 = first.sqlite.prepare('SELECT count(*) AS n FROM nz_offsets').get() as { n: number };
+    await first.close();
+    const store = await openStore(file);
+    try {
+      const nzDate = store.sqlite.prepare(
+        `SELECT date(@at, (SELECT offset_minutes FROM nz_offsets WHERE utc_from <= @at ORDER BY utc_from DESC LIMIT 1)
+                     || ' minutes') AS d`,
+      );
+      expect((nzDate.get({ at: '1999-12-31T10:59:00.000Z' }) as { d: string | null }).d).toBe('1999-12-31');
+      expect((nzDate.get({ at: '1999-12-31T11:00:00.000Z' }) as { d: string | null }).d).toBe('2000-01-01');
+      const after = store.sqlite.prepare('SELECT count(*) AS n FROM nz_offsets').get() as { n: number };
+      expect(after.n).toBeGreaterThan(rowsFrom2000.n);
+    } finally {
+      await store.close();
+    }
   });
 });

@@ -40,8 +40,12 @@ import {
 /** Beside this file in the sources; the compiled program finds it through src/paths.ts. */
 export const MIGRATIONS_DIR = MIGRATIONS_PATH;
 const BUSY_TIMEOUT_MS = 10_000;
-/** Years covered by nz_offsets (v_consents.days_to_expiry); NULL outside them. */
-const NZ_OFFSET_YEARS = { from: 2000, to: 2100 } as const;
+/**
+ * Years covered by nz_offsets (the views' NZ dates of instants, v_consents.days_to_expiry); NULL
+ * outside them. From 1900, not 2000: a statement or a value date of the last century is dated in
+ * the views as PostgreSQL dates it (AT TIME ZONE, the whole zone history).
+ */
+const NZ_OFFSET_YEARS = { from: 1900, to: 2100 } as const;
 const SQLITE_HEADER = 'SQLite format 3\0';
 export const MIGRATE_HINT = 'run `bankdata db migrate` (it takes a backup first)';
 
@@ -303,13 +307,18 @@ function openReadOnly(file: string, allowPending: boolean): OpenedDatabase {
 
 let nzOffsetRows: ReturnType<typeof nzOffsetTransitions> | undefined;
 
-/** Written once per database, from luxon's Pacific/Auckland rules (computed once per process). */
+/**
+ * Written once per database, from luxon's Pacific/Auckland rules (computed once per process), and
+ * again when the table starts later than NZ_OFFSET_YEARS (a database filled from 2000 by an
+ * earlier version): the rows it lacks are added, those it holds kept.
+ */
 function fillNzOffsets(db: BankdataDb): void {
-  const present = db.select({ utcFrom: nzOffsets.utcFrom }).from(nzOffsets).limit(1).all();
-  if (present.length > 0) return;
+  const first = db.select({ utcFrom: nzOffsets.utcFrom }).from(nzOffsets).orderBy(nzOffsets.utcFrom).limit(1).all()[0];
+  // nzOffsetTransitions' first row is the start of NZ_OFFSET_YEARS: held, the table is whole.
+  if (first !== undefined && first.utcFrom <= new Date(Date.UTC(NZ_OFFSET_YEARS.from, 0, 1)).toISOString()) return;
   nzOffsetRows ??= nzOffsetTransitions(NZ_OFFSET_YEARS.from, NZ_OFFSET_YEARS.to);
   const rows = nzOffsetRows;
-  // One statement for all rows (about 200: two changes a year 2000–2100, two values each; far below SQLite's 32,766).
+  // One statement for all rows (about 330: two changes a year in most years 1900–2100, two values each; far below SQLite's 32,766).
   db.transaction(
     (tx) => {
       tx.insert(nzOffsets).values(rows).onConflictDoNothing().run();
