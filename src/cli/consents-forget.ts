@@ -64,6 +64,8 @@ export function registerConsentForgetCommand(consents: Command): void {
                   dry_run: flags.dryRun ?? false,
                   deleted: report.deleted,
                   handed_over: report.handedOver,
+                  accounts_at_basic: report.accountsAtBasic,
+                  kept_for_rows: report.keptForRows,
                   statement_files: { removed: removedFiles, refused },
                 },
                 null,
@@ -86,7 +88,9 @@ export function registerConsentForgetCommand(consents: Command): void {
 
 /**
  * What went where, per table: the rows deleted (with the statement files), then one line per
- * consent that received rows, each only what it may read (src/store/forget.ts `mayRead`).
+ * consent that received rows, each only what it may read (src/store/forget.ts `mayRead`; an
+ * account row at Basic said so), then one per consent under which an account row was kept at
+ * Basic because its own rows point to it (src/store/forget.ts `keepAccountRow`).
  */
 function describe(report: ForgetReport, dryRun: boolean, removedFiles: number, refused: number): string {
   const counts = (rows: Record<string, number>) =>
@@ -98,8 +102,14 @@ function describe(report: ForgetReport, dryRun: boolean, removedFiles: number, r
     `${dryRun ? 'would remove' : 'removed'} for consent ${report.consentId}: ${rows || 'no rows'}; ${removedFiles} statement file(s)${refused > 0 ? `; ${refused} statement file(s) refused (outside the data directory), see the warnings` : ''}`,
   ];
   for (const [heir, given] of Object.entries(report.handedOver)) {
+    const basic = report.accountsAtBasic[heir];
     lines.push(
-      `${dryRun ? 'would hand over' : 'handed over'} to consent ${heir} (its permissions, accounts and window cover them): ${counts(given)}`,
+      `${dryRun ? 'would hand over' : 'handed over'} to consent ${heir} (its permissions, accounts and window cover them): ${counts(given)}${basic ? ` (${basic} at Basic: the Detail fields blanked)` : ''}`,
+    );
+  }
+  for (const [keeper, n] of Object.entries(report.keptForRows)) {
+    lines.push(
+      `${dryRun ? 'would keep' : 'kept'} under consent ${keeper} at Basic (its rows point to them; it reads no accounts): ${n} accounts`,
     );
   }
   return `${lines.join('\n')}\n`;

@@ -11,8 +11,15 @@
  * with (a Basic consent never receives Detail rows), for transactions the Credits/Debits filter and
  * the window (`start_date_time` to `end_date_time`: the bank refuses ranges outside it, BDT236), for
  * balances the same window, for a statement with a file the file permission. Such a consent must
- * also read the account itself (its row is what the others' rows point to). Of several, a row goes
- * to the one that synced the account last; the rest is deleted, and the report says which is which.
+ * also read the account itself, at either level. Of several, a row goes to the one that synced the
+ * account last; the rest is deleted, and the report says which is which.
+ *
+ * The account's own row is what the rows of every consent over it point to (the foreign keys of
+ * transactions, balances and statements), so it is never deleted while another consent's row does
+ * (`keepAccountRow`): it goes to a reader of the account at the level it was read with; else, when
+ * other consents' rows point to it, to one of them that reads accounts, at that consent's level
+ * (a Basic reader gets it without the Detail fields); else, when none of them reads accounts, it
+ * stays at Basic under one of them.
  */
 import {
   creditDebitFilter,
@@ -23,6 +30,8 @@ import {
 } from '@bankdata/core/endpoint-access';
 import type { Permission } from '@bankdata/core/schemas';
 import { storedPermissions } from './registry';
+import { ACCOUNT_DETAIL_COLUMNS, ACCOUNT_DETAIL_FIELDS } from './rows';
+import { accounts as accountsTable } from './sqlite/schema';
 
 export interface ForgetReport {
   consentId: string;
@@ -30,12 +39,21 @@ export interface ForgetReport {
   deleted: Record<string, number>;
   /** Rows handed over, per receiving consent, per table: each consent may read what it received. */
   handedOver: Record<string, Record<string, number>>;
+  /** Of the accounts rows handed over, per receiving consent, those it received at Basic (the Detail fields blanked). */
+  accountsAtBasic: Record<string, number>;
+  /**
+   * Accounts rows kept at Basic under a consent that reads no accounts, per consent: its own rows
+   * of the account point to them (not counted as handed over).
+   */
+  keptForRows: Record<string, number>;
   /** Statement files (paths relative to the data directory) to remove once committed. */
   files: string[];
 }
 
 const ACCOUNT_TABLES = ['transactions', 'balances', 'statements', 'parties', 'accounts'] as const;
 type AccountTable = (typeof ACCOUNT_TABLES)[number];
+/** The tables with a foreign key to `accounts` (src/store/sqlite/schema.ts, pg/schema.ts). */
+const POINTING_TABLES = ['transactions', 'balances', 'statements'] as const;
 
 /** SQL with `?` placeholders, run inside the caller's transaction; `run` returns the rows changed. */
 export interface ForgetSql {
@@ -115,6 +133,9 @@ export function mayRead(
   return { where: where.map((w) => ` AND ${w}`).join(''), params };
 }
 
+/** True when a consent holding `permissions` reads the account at either level. */
+const readsAccounts = (permissions: readonly string[]) => level(permissions, 'accounts') > 0;
+
 const readerOf = (row: Record<string, unknown>): Reader => ({
   consentId: String(row.consent_id),
   permissions: storedPermissions(row.permissions),
@@ -122,13 +143,109 @@ const readerOf = (row: Record<string, unknown>): Reader => ({
   end: typeof row.end_date_time === 'string' ? row.end_date_time : null,
 });
 
+function handedOver(report: ForgetReport, heir: string, table: string, n: number): void {
+  const given = (report.handedOver[heir] ??= {});
+  given[table] = (given[table] ?? 0) + n;
+}
+
+/**
+ * The forgotten consent's row of the account, once its other rows are handed over: to the first
+ * of `readers` that may read it as it was read (`mayRead`); else, when rows of other consents
+ * point to it (they would break the foreign key), to one of those consents, the ones that read
+ * accounts first, then the one that synced the account last, at that consent's payload level;
+ * else it is deleted with the rest. A row given to a consent below Detail loses the Detail
+ * columns and the payload's Detail fields, as a Basic fetch would have returned it.
+ */
+async function keepAccountRow(
+  exec: ForgetSql,
+  report: ForgetReport,
+  forgotten: Reader,
+  { bank, accountId }: { bank: string; accountId: string },
+  readers: readonly Reader[],
+): Promise<void> {
+  const key = [forgotten.consentId, bank, accountId];
+  const own = await exec.all('SELECT raw_json FROM accounts WHERE consent_id = ? AND bank = ? AND account_id = ?', key);
+  if (own.length === 0) return;
+  const heir =
+    readers.find((reader) => mayRead('accounts', reader, forgotten) !== null) ??
+    (await pointingConsents(exec, forgotten.consentId, bank, accountId))[0];
+  if (!heir) return;
+  const at = readsAccounts(heir.permissions) ? payloadLevelOf(heir.permissions, 'accounts') : 1;
+  if (at === 2) {
+    await exec.run(`UPDATE accounts SET consent_id = ? WHERE consent_id = ? AND bank = ? AND account_id = ?`, [
+      heir.consentId,
+      ...key,
+    ]);
+  } else {
+    const blanked = ACCOUNT_DETAIL_COLUMNS.map((c) => `${accountsTable[c].name} = NULL`).join(', ');
+    await exec.run(
+      `UPDATE accounts SET consent_id = ?, ${blanked}, raw_json = ? WHERE consent_id = ? AND bank = ? AND account_id = ?`,
+      [heir.consentId, basicPayload(String(own[0]?.raw_json)), ...key],
+    );
+  }
+  if (!readsAccounts(heir.permissions)) {
+    report.keptForRows[heir.consentId] = (report.keptForRows[heir.consentId] ?? 0) + 1;
+    return;
+  }
+  handedOver(report, heir.consentId, 'accounts', 1);
+  if (at < 2) report.accountsAtBasic[heir.consentId] = (report.accountsAtBasic[heir.consentId] ?? 0) + 1;
+}
+
+/**
+ * The consents other than `forgotten` whose rows point to the account: those that read accounts
+ * first, then by their last sync of the account, latest first (one that never synced it after
+ * those that did), then by id.
+ */
+async function pointingConsents(
+  exec: ForgetSql,
+  forgotten: string,
+  bank: string,
+  accountId: string,
+): Promise<Reader[]> {
+  const rows = await exec.all(
+    `SELECT c.consent_id, c.permissions, c.start_date_time, c.end_date_time,
+       (SELECT max(s.updated_at) FROM sync_state s
+         WHERE s.consent_id = c.consent_id AND s.bank = ? AND s.account_id = ?) AS synced
+       FROM consents c
+      WHERE c.consent_id <> ? AND c.consent_id IN (${POINTING_TABLES.map(
+        (t) => `SELECT consent_id FROM ${t} WHERE bank = ? AND account_id = ?`,
+      ).join(' UNION ')})`,
+    [bank, accountId, forgotten, ...POINTING_TABLES.flatMap(() => [bank, accountId])],
+  );
+  const compare = (x: string, y: string) => (x < y ? -1 : x > y ? 1 : 0);
+  const reads = (row: Record<string, unknown>) => (readsAccounts(storedPermissions(row.permissions)) ? 0 : 1);
+  const synced = (row: Record<string, unknown>) => (typeof row.synced === 'string' ? row.synced : '');
+  return rows
+    .sort(
+      (a, b) =>
+        reads(a) - reads(b) || compare(synced(b), synced(a)) || compare(String(a.consent_id), String(b.consent_id)),
+    )
+    .map(readerOf);
+}
+
+/** The account payload as a Basic fetch returns it: without its Detail fields. */
+function basicPayload(rawJson: string): string {
+  const payload: unknown = JSON.parse(rawJson);
+  if (payload === null || typeof payload !== 'object' || Array.isArray(payload)) return rawJson;
+  const basic = { ...(payload as Record<string, unknown>) };
+  for (const field of ACCOUNT_DETAIL_FIELDS) delete basic[field];
+  return JSON.stringify(basic);
+}
+
 /** The deletions and hand-overs, in the caller's open transaction (the same SQL on both dialects). */
 export async function forgetInTransaction(
   exec: ForgetSql,
   consentId: string,
   lock: (accounts: { bank: string; accountId: string }[]) => Promise<void> = async () => undefined,
 ): Promise<ForgetReport> {
-  const report: ForgetReport = { consentId, deleted: {}, handedOver: {}, files: [] };
+  const report: ForgetReport = {
+    consentId,
+    deleted: {},
+    handedOver: {},
+    accountsAtBasic: {},
+    keptForRows: {},
+    files: [],
+  };
   const self = await exec.all(
     'SELECT consent_id, permissions, start_date_time, end_date_time FROM consents WHERE consent_id = ?',
     [consentId],
@@ -159,21 +276,20 @@ export async function forgetInTransaction(
       )
     )
       .map(readerOf)
-      .filter((reader) => mayRead('accounts', reader, forgotten) !== null);
+      .filter((reader) => readsAccounts(reader.permissions));
     for (const heir of readers) {
       for (const table of ACCOUNT_TABLES) {
+        if (table === 'accounts') continue;
         const rule = mayRead(table, heir, forgotten);
         if (!rule) continue;
         const n = await exec.run(
           `UPDATE ${table} SET consent_id = ? WHERE consent_id = ? AND bank = ? AND account_id = ?${rule.where}`,
           [heir.consentId, consentId, bank, accountId, ...rule.params],
         );
-        if (n > 0) {
-          const given = (report.handedOver[heir.consentId] ??= {});
-          given[table] = (given[table] ?? 0) + n;
-        }
+        if (n > 0) handedOver(report, heir.consentId, table, n);
       }
     }
+    await keepAccountRow(exec, report, forgotten, { bank, accountId }, readers);
   }
   const files = (await exec.all(
     'SELECT file_path FROM statements WHERE consent_id = ? AND file_path IS NOT NULL ORDER BY file_path',

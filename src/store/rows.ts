@@ -41,6 +41,9 @@ export const TRANSACTION_DETAIL_COLUMNS = [
   'counterpartyAccount',
 ] as const satisfies readonly (keyof TransactionRow)[];
 
+/** The account payload's fields a Basic payload omits (docs/bank-api.md §3). */
+export const ACCOUNT_DETAIL_FIELDS = ['Account', 'Servicer'] as const;
+
 /** The account columns a Basic payload omits (`Account`, `Servicer`; docs/bank-api.md §3). */
 export const ACCOUNT_DETAIL_COLUMNS = [
   'schemeName',
