@@ -139,11 +139,28 @@ export function migrationState(sqlite: Database.Database, file: string): SchemaS
   return state;
 }
 
-/** A SQLite error from better-sqlite3 as exit 6, naming the path; anything else as it is. */
+/**
+ * SQLite's answers to a statement that is wrong, not to a database that cannot be used: a broken
+ * constraint, SQL that does not fit the schema (SQL logic error), a value or parameter of the
+ * wrong kind, the API misused. A bug, as PostgreSQL's same errors are (exit 70).
+ */
+const STATEMENT_BUGS = new Set([
+  'SQLITE_CONSTRAINT',
+  'SQLITE_ERROR',
+  'SQLITE_MISMATCH',
+  'SQLITE_RANGE',
+  'SQLITE_MISUSE',
+]);
+
+/**
+ * A SQLite error from better-sqlite3 as exit 6, naming the path; a statement's bug
+ * (`STATEMENT_BUGS`) and anything else as it is.
+ */
 export function toDatabaseError(file: string, error: unknown): unknown {
   if (error instanceof DatabaseError) return error;
   const code = (error as { code?: unknown } | null)?.code;
   if (typeof code === 'string' && code.startsWith('SQLITE_')) {
+    if (STATEMENT_BUGS.has(code.split('_').slice(0, 2).join('_'))) return error;
     const reason: Record<string, string> = {
       SQLITE_NOTADB: 'is not a SQLite database',
       SQLITE_CORRUPT: 'is damaged',
