@@ -84,7 +84,7 @@ export function classifyError(error: unknown): Verdict {
   // A SQLite error after the open (damaged pages, a read-only file, a full disk): exit 6, named.
   const database = lastOpenedDatabase();
   if (database) {
-    const mapped = toDatabaseError(database, error);
+    const mapped = toDatabaseError(database, error, { afterOpen: true });
     if (mapped !== error) return classifyError(mapped);
   }
   // A local file that could not be written (its path is on the error): exit 7, named.

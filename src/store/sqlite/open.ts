@@ -153,14 +153,16 @@ const STATEMENT_BUGS = new Set([
 ]);
 
 /**
- * A SQLite error from better-sqlite3 as exit 6, naming the path; a statement's bug
- * (`STATEMENT_BUGS`) and anything else as it is.
+ * A SQLite error from better-sqlite3 as exit 6, naming the path; anything else as it is. After the
+ * open (`afterOpen`: a command's statements), a statement's bug (`STATEMENT_BUGS`) stays as it is
+ * too; while opening, every SQLite error says the file cannot be used (another program's
+ * database whose tables are not ours answers SQLITE_ERROR: the user's file, not our bug).
  */
-export function toDatabaseError(file: string, error: unknown): unknown {
+export function toDatabaseError(file: string, error: unknown, options: { afterOpen?: boolean } = {}): unknown {
   if (error instanceof DatabaseError) return error;
   const code = (error as { code?: unknown } | null)?.code;
   if (typeof code === 'string' && code.startsWith('SQLITE_')) {
-    if (STATEMENT_BUGS.has(code.split('_').slice(0, 2).join('_'))) return error;
+    if (options.afterOpen === true && STATEMENT_BUGS.has(code.split('_').slice(0, 2).join('_'))) return error;
     const reason: Record<string, string> = {
       SQLITE_NOTADB: 'is not a SQLite database',
       SQLITE_CORRUPT: 'is damaged',
@@ -180,6 +182,25 @@ export function toDatabaseError(file: string, error: unknown): unknown {
     return new DatabaseError(file, `${reason[base] ?? 'cannot be used'} (${code})`);
   }
   return error;
+}
+
+/**
+ * A writer migrates a database that holds nothing yet; one that holds tables but no bankdata
+ * migration is another program's file (a mistyped --db): refused (exit 6) before anything is
+ * written to it, its journal mode included, rather than given bankdata's tables beside its own.
+ */
+function refuseForeignDatabase(sqlite: Database.Database, file: string): void {
+  const tables = sqlite
+    .prepare(
+      "SELECT name FROM sqlite_master WHERE type IN ('table', 'view') AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\'",
+    )
+    .all() as { name: string }[];
+  if (tables.length === 0 || tables.some((t) => t.name === '__drizzle_migrations')) return;
+  throw new DatabaseError(
+    file,
+    `is not a bankdata database: it holds ${tables.length} table(s) of another program and no bankdata migration`,
+    'name the bankdata database, or a new file, with --db or BANKDATA_DB',
+  );
 }
 
 let lastOpened: string | null = null;
@@ -210,6 +231,7 @@ export function openDatabase(path: string, options: OpenDatabaseOptions = {}): O
     throw toDatabaseError(file, error);
   }
   try {
+    refuseForeignDatabase(sqlite, file);
     sqlite.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
     sqlite.pragma('journal_mode = WAL');
     sqlite.pragma('synchronous = NORMAL');
@@ -301,6 +323,7 @@ function openReadOnly(file: string, allowPending: boolean): OpenedDatabase {
   const sqlite = connectReadOnly(file);
   try {
     sqlite.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
+    refuseForeignDatabase(sqlite, file);
     const state = migrationState(sqlite, file);
     if (allowPending) return { sqlite, db: drizzle(sqlite), path: file };
     if (state.applied === 0)
