@@ -54,7 +54,8 @@ export function registerExportCommand(program: Command): void {
     .argument('<dataset>', DATASETS.join(' | '))
     .requiredOption('--format <format>', FORMATS.join(' | '))
     // Checked before the action (src/cli/output-paths.ts): never the database, a statement file, a directory.
-    .addOption(outputPathOption('--out <path>', 'output file, or - for stdout', { stdout: true }))
+    // A FIFO, a device or /dev/stdout is written straight through, never replaced (streams).
+    .addOption(outputPathOption('--out <path>', 'output file, or - for stdout', { stdout: true, streams: true }))
     .option(
       '--from <date>',
       'first NZ date, YYYY-MM-DD (transactions: booking_date; balances: date_time; statements: period overlap; runs: started_at)',

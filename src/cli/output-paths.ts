@@ -12,7 +12,8 @@
  *   exit 7 before anything is opened. The action receives the checked absolute path.
  *   `spec.stdout`: `-` is stdout, not a path; `spec.postgresUrl`: a postgres:// URL is not a
  *   file; `spec.defaultPath`: the default from the data directory, so a default is checked too;
- *   `spec.createsDirectories`: the command makes the missing directories on the way (not refused).
+ *   `spec.createsDirectories`: the command makes the missing directories on the way (not refused);
+ *   `spec.streams`: a FIFO, a device or /dev/stdout is written straight through (refused without).
  * - `inputPathOption(flags, description)`: a file the command only reads.
  * - `dataPathOption(flags, description)`: the database or the data directory itself (`--db`,
  *   `--data-dir`, `db copy --from`), guarded by the store and src/fs/data-dir.ts.
@@ -74,7 +75,11 @@ export function checkDeclaredOutputs(command: Command, readsConfig = true): void
     if (spec.stdout && value === '-') continue;
     if (spec.postgresUrl && isPostgresUrl(value)) continue;
     const label = target instanceof Option ? (target.long ?? target.flags) : target.name().toUpperCase();
-    const checked = checkOutputPath(value, { ...guard, createsDirectories: spec.createsDirectories ?? false }, label);
+    const checked = checkOutputPath(
+      value,
+      { ...guard, createsDirectories: spec.createsDirectories ?? false, streams: spec.streams ?? false },
+      label,
+    );
     if (target instanceof Option) command.setOptionValue(key, checked);
     else command.processedArgs[index] = checked;
   }

@@ -20,6 +20,11 @@ export interface OutputPathSpec {
   postgresUrl?: boolean;
   /** The command creates missing directories on the way to the file. */
   createsDirectories?: boolean;
+  /**
+   * The command writes a stream (a FIFO, a device, /dev/stdout: src/fs/output-path.ts
+   * `outputStream`) straight through; without it one is refused (exit 7), never replaced.
+   */
+  streams?: boolean;
   /** The default, from the configured data directory (checked like a value). */
   defaultPath?: (dataDir: string) => string;
 }

@@ -6,6 +6,7 @@
 import { join } from 'node:path';
 import type { Command } from 'commander';
 import { nzMidnight } from '@bankdata/core/nz-time';
+import { outputStream } from '../fs/output-path';
 import { createCliContext, globalsOf } from './command-context';
 import { ExitCode, UsageError } from './exit-codes';
 import { outputPathOption } from './output-paths';
@@ -39,6 +40,7 @@ export function registerReportCommand(program: Command): void {
     .addOption(
       outputPathOption('--out <file>', 'where to write it (default: <data dir>/report.html)', {
         defaultPath: (dataDir) => join(dataDir, 'report.html'),
+        streams: true,
       }),
     )
     .option('--from <date>', 'first NZ date of the period (YYYY-MM-DD)')
@@ -46,6 +48,11 @@ export function registerReportCommand(program: Command): void {
     .option('--account <id>', 'only this account')
     .option('--json', 'print the outcome as one JSON document: {path, accounts, charts}')
     .action(async (flags: ReportFlags, command: Command) => {
+      // A report sent to this process's stdout (--out /dev/stdout, a stream written straight
+      // through: docs/exports.md "Output") leaves stdout to the HTML: the outcome goes to stderr,
+      // and a JSON outcome, which belongs on stdout, cannot be had with it.
+      const onStdout = outputStream(flags.out)?.fd === 1;
+      if (onStdout && flags.json) throw new UsageError('--json prints on stdout, where --out sends the report');
       const from = nzDate('--from', flags.from);
       const to = nzDate('--to', flags.to);
       if (from && to && from > to) throw new UsageError(`--from ${from} is after --to ${to}`);
@@ -61,7 +68,7 @@ export function registerReportCommand(program: Command): void {
         }
         const { writeReport } = await import('../report/write-report');
         const written = await writeReport(store, flags.out, { from, to, accountId: flags.account });
-        process.stdout.write(
+        (onStdout ? process.stderr : process.stdout).write(
           flags.json
             ? `${JSON.stringify({ path: written.path, accounts: written.accounts, charts: written.charts })}\n`
             : `report written: ${written.path} (${written.accounts} account(s), ${written.charts} chart(s))\n`,

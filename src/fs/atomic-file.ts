@@ -22,7 +22,8 @@ import { createWriteStream, existsSync, rmSync, type WriteStream } from 'node:fs
 import { link, mkdir, open, readdir, rename, rm, type FileHandle } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { finished } from 'node:stream/promises';
-import { toLocalFileError } from './output-path';
+import { LocalFileError } from '../errors';
+import { outputStream, toLocalFileError } from './output-path';
 import { isTempSuffix, writerGone, writerMark } from './writers';
 
 export interface AtomicFileOptions {
@@ -48,6 +49,10 @@ export interface AtomicFile {
 
 /** Opens the temp file beside `finalPath`; missing directories are created owner-only unless told not to. */
 export async function openAtomicFile(finalPath: string, options: AtomicFileOptions = {}): Promise<AtomicFile> {
+  // The rename would replace a FIFO, a device or the file behind /dev/stdout with a regular file
+  // (src/fs/output-path.ts `outputStream`): whoever writes one writes it straight through.
+  const inPlace = outputStream(finalPath);
+  if (inPlace) throw new LocalFileError(finalPath, `is ${inPlace.what}; it is never replaced by a file`);
   const dir = dirname(finalPath);
   const create = options.createDirectories ?? true;
   if (create) await ensureDirectory(dir);

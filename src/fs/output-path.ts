@@ -12,11 +12,28 @@
  * - anything under `statements/` of the configured data directory or of any directory holding
  *   the marker of a bankdata data directory (src/fs/data-dir.ts), and the marker itself.
  * - an existing file that is read-only (no write permission, or not writable by this process).
+ * - a block device (a disk), and a stream (below) where the writer must make or replace a file.
  * Symbolic links are resolved first, so a link to the database is the database; the path as
  * given is checked too. A link to a file is written through: the path returned (the one to
  * write) is the link's target, so the link stays. An empty path is a usage error (exit 2).
+ *
+ * A stream (`outputStream`) is not a file to replace: a FIFO, a character device (a terminal,
+ * /dev/null), a socket, or a name for a descriptor (/dev/stdout, /dev/stderr, /dev/fd/N,
+ * /proc/PID/fd/N). Replaced by a rename it stopped being what it was (`--out /dev/stdout >> log`
+ * wiped the log; a FIFO's reader got nothing). A writer that takes one (an export, a report:
+ * `guard.streams`) writes it straight through, as `-`; every other writer is refused it.
  */
-import { accessSync, closeSync, constants, lstatSync, openSync, readSync, realpathSync, statSync } from 'node:fs';
+import {
+  accessSync,
+  closeSync,
+  constants,
+  lstatSync,
+  openSync,
+  readlinkSync,
+  readSync,
+  realpathSync,
+  statSync,
+} from 'node:fs';
 import { basename, dirname, join, resolve, sep } from 'node:path';
 import { LocalFileError, UsageError } from '../errors';
 import { DATA_DIR_MARKER, isDataDirectory } from './data-dir';
@@ -28,6 +45,76 @@ export interface OutputGuard {
   dataDir?: string;
   /** The writer creates missing directories (db copy's new SQLite file): a missing parent is no refusal. */
   createsDirectories?: boolean;
+  /** The writer writes a stream (`outputStream`) straight through (src/export/output.ts); refused otherwise. */
+  streams?: boolean;
+}
+
+/**
+ * A path an output is written into as it goes, never replaced: `fd` 1 or 2 for this process's
+ * stdout or stderr (written through the descriptor itself: a socket, as node's child processes
+ * get, cannot be opened by its /proc name), null for anything opened by its path (a FIFO, a
+ * device, another descriptor through /proc, which appends to a file behind it).
+ */
+export interface OutputStream {
+  fd: 1 | 2 | null;
+  /** What it is, for a message: "standard output", "a FIFO"… */
+  what: string;
+}
+
+/** /dev/stdout, /dev/fd/N, /proc/self/fd/N, /proc/PID/task/TID/fd/N: the descriptor's number, and whether it is ours. */
+function descriptorName(path: string): { fd: number; own: boolean } | null {
+  const std = /^\/dev\/(stdin|stdout|stderr)$/.exec(path);
+  if (std?.[1]) return { fd: ['stdin', 'stdout', 'stderr'].indexOf(std[1]), own: true };
+  const devFd = /^\/dev\/fd\/(\d+)$/.exec(path);
+  if (devFd?.[1]) return { fd: Number(devFd[1]), own: true };
+  const proc = /^\/proc\/(self|thread-self|\d+)(?:\/task\/\d+)?\/fd\/(\d+)$/.exec(path);
+  if (proc?.[1] && proc[2]) {
+    const own = proc[1] === 'self' || proc[1] === 'thread-self' || Number(proc[1]) === process.pid;
+    return { fd: Number(proc[2]), own };
+  }
+  return null;
+}
+
+/**
+ * The descriptor `path` names, through any links on the way (`out -> /dev/stdout`) and through
+ * its real parent (a link to /proc/self/fd): a descriptor's name is itself a link to what is
+ * behind it (the cron log), which must never be taken for a file to replace.
+ */
+function namedDescriptor(path: string): { fd: number; own: boolean } | null {
+  let name = resolve(path);
+  for (let hops = 0; hops < 40; hops++) {
+    const found = descriptorName(name) ?? descriptorName(join(realParent(name), basename(name)));
+    if (found) return found;
+    let link: string;
+    try {
+      link = readlinkSync(name);
+    } catch {
+      return null;
+    }
+    name = resolve(dirname(name), link);
+  }
+  return null;
+}
+
+function realParent(path: string): string {
+  try {
+    return realpathSync.native(dirname(path));
+  } catch {
+    return dirname(path);
+  }
+}
+
+/** The stream `path` names (see the top of this file), or null: a file, or nothing yet. */
+export function outputStream(path: string): OutputStream | null {
+  const named = namedDescriptor(path);
+  if (named?.own && named.fd === 1) return { fd: 1, what: 'standard output' };
+  if (named?.own && named.fd === 2) return { fd: 2, what: 'standard error' };
+  if (named) return { fd: null, what: named.fd === 0 && named.own ? 'standard input' : `descriptor ${named.fd}` };
+  const stat = statOrNull(path);
+  if (stat?.isFIFO()) return { fd: null, what: 'a FIFO' };
+  if (stat?.isCharacterDevice()) return { fd: null, what: 'a character device' };
+  if (stat?.isSocket()) return { fd: null, what: 'a socket' };
+  return null;
 }
 
 const SIDE_FILES = ['-wal', '-shm', '-journal'] as const;
@@ -107,12 +194,16 @@ export function checkOutputPath(out: string, guard: OutputGuard = {}, flag = '--
     );
   if (parentStat && !parentStat.isDirectory()) throw new LocalFileError(parent, 'is not a directory');
   if (statOrNull(file)?.isDirectory()) throw new LocalFileError(file, `is a directory; ${flag} names a file`);
-  // The real path first: a link to the database is named as the database.
+  if (statOrNull(file)?.isBlockDevice())
+    throw new LocalFileError(file, 'is a block device; an output never writes one');
+  // The real path first: a link to the database is named as the database (/dev/fd/N too).
   const real = realTarget(file);
   for (const candidate of new Set([real, file])) {
     const reason = protectedReason(candidate, guard);
     if (reason) throw new LocalFileError(file, reason, 'name another file');
   }
+  const stream = outputStream(file);
+  if (stream) return checkStream(file, stream, guard, flag);
   // A link to a file is written through: its target gets the bytes, the link stays a link.
   const target = isSymbolicLink(file) && statOrNull(real)?.isFile() ? real : file;
   if (!mayReplace(target))
@@ -122,6 +213,25 @@ export function checkOutputPath(out: string, guard: OutputGuard = {}, flag = '--
       'make it writable (chmod u+w), or name another file',
     );
   return target;
+}
+
+/** A stream is written as it is, by the name given (never its link's target), where the writer takes one. */
+function checkStream(file: string, stream: OutputStream, guard: OutputGuard, flag: string): string {
+  if (!guard.streams)
+    throw new LocalFileError(
+      file,
+      `is ${stream.what}; ${flag} names a file here, made or replaced whole`,
+      'name a file',
+    );
+  if (stream.what === 'standard input') throw new LocalFileError(file, 'is standard input; an output never writes it');
+  if (stream.fd === null) {
+    try {
+      accessSync(file, constants.W_OK);
+    } catch {
+      throw new LocalFileError(file, `is ${stream.what} this process may not write`);
+    }
+  }
+  return file;
 }
 
 function isSymbolicLink(path: string): boolean {
@@ -162,6 +272,7 @@ export function toLocalFileError(path: string, error: unknown): unknown {
     ENOENT: 'could not be written: its directory does not exist',
     ENOTDIR: 'could not be written: a part of the path is not a directory',
     EEXIST: 'could not be written: a file is in the way',
+    ENXIO: 'could not be written: nothing can be opened there (a socket, or a device with no driver)',
   };
   if (typeof code === 'string' && reasons[code]) return new LocalFileError(path, reasons[code]);
   return error;

@@ -7,7 +7,7 @@ export async function writeReport(
   store: Store,
   out: string,
   options: ReportOptions = {},
-): Promise<{ path: string; bytes: number; accounts: number; charts: number }> {
+): Promise<{ path: string; bytes: number; stdout: boolean; accounts: number; charts: number }> {
   const { html, data, charts } = await buildReport(store, options);
   const written = await writeOutput(out, [html]);
   return { ...written, accounts: data.accounts.length, charts };

@@ -14,17 +14,23 @@ export interface CliRun {
 
 export function spawnCli(
   args: string[],
-  options: { env?: Record<string, string>; cwd?: string; nodeArgs?: string[] } = {},
+  options: {
+    env?: Record<string, string>;
+    cwd?: string;
+    nodeArgs?: string[];
+    /** A descriptor the command's stdout goes to (a file opened for appending), instead of a pipe. */
+    stdout?: number;
+  } = {},
 ): CliRun {
   const child = spawn(process.execPath, [...(options.nodeArgs ?? []), BIN, ...args], {
     cwd: options.cwd,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...userConfigHome(), ...options.env },
-    stdio: ['ignore', 'pipe', 'pipe'],
+    stdio: ['ignore', options.stdout ?? 'pipe', 'pipe'],
   });
   let out = '';
   let err = '';
-  child.stdout.on('data', (d: Buffer) => (out += d.toString('utf8')));
-  child.stderr.on('data', (d: Buffer) => (err += d.toString('utf8')));
+  child.stdout?.on('data', (d: Buffer) => (out += d.toString('utf8')));
+  child.stderr?.on('data', (d: Buffer) => (err += d.toString('utf8')));
   const exited = new Promise<number | NodeJS.Signals>((resolveExit) => {
     child.on('close', (code, signal) => resolveExit(code ?? signal ?? -1));
   });

@@ -9,16 +9,33 @@
  *   not words;
  * - each declared output, aimed at the database, its WAL, a statement file, a directory and a
  *   read-only file, is refused with exit 7 through the real command (run in process), the target
- *   unchanged: its bytes and mtime (a directory: its entries and mtime).
+ *   unchanged: its bytes and mtime (a directory: its entries and mtime);
+ * - each declared output, aimed at a stream (/dev/stdout appended to a log, a FIFO with a reader:
+ *   the real binary, its stdout the log), never replaces it: an output that takes a stream
+ *   (`streams`) writes it straight through, exit 0; every other is refused with exit 7.
  */
-import { chmodSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync, existsSync } from 'node:fs';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import {
+  chmodSync,
+  closeSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Argument, Command, Option } from 'commander';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildFullProgram } from '../../src/cli/main';
-import { pathRoleOf } from '../../src/cli/path-roles';
+import { declaredOutputs, pathRoleOf } from '../../src/cli/path-roles';
 import { createFixtureStore, type FixtureStore } from '../export/fixture-store';
-import { runCliInProcess } from './cli-process';
+import { runCliInProcess, spawnCli } from './cli-process';
 
 interface Taken {
   /** The command's names from the root, e.g. ['db', 'backup']; [] for the root's global options. */
@@ -125,4 +142,97 @@ describe.each(outputs.map((t) => [label(t), t] as const))('%s', (_name, t) => {
     expect(r.stderr).toContain(path);
     expect(snapshot(path)).toEqual(before);
   });
+});
+
+/**
+ * The outputs that take a stream (`streams`), with what makes each write and what its bytes start
+ * with: one declared later must be named here, or its case fails.
+ */
+const WRITES: Record<string, { args: string[]; startsWith: string }> = {
+  'bankdata export --out <path>': { args: ['export', 'accounts', '--format', 'csv'], startsWith: 'bank,account_id,' },
+  'bankdata report --out <file>': { args: ['report'], startsWith: '<!doctype html>' },
+};
+
+const takesStreams = (t: Taken) => declaredOutputs(t.command).find((d) => d.target === t.target)?.spec.streams === true;
+
+/**
+ * The argv that aims `t` at `value`: one that writes, for an output that takes a stream. Run
+ * after `node --`, as bin/bankdata.js runs it: node would read `--env-file` as its own option.
+ */
+function streamArgv(t: Taken, value: string): string[] {
+  if (!takesStreams(t)) return argvFor(t, value);
+  const writes = WRITES[label(t)];
+  if (!writes || !(t.target instanceof Option))
+    throw new Error(`${label(t)} takes a stream: name what makes it write in WRITES`);
+  return ['--db', fx.path, '--data-dir', fx.dir, ...writes.args, t.target.long ?? t.target.flags, value];
+}
+
+/**
+ * Resolves once `child` ended; a child still running after a minute (a command that serves, such
+ * as the emulator, aimed at a stream it did not refuse) is killed by its pid: a deadline for a
+ * hang, not for speed.
+ */
+function ended(child: ChildProcess): Promise<number | NodeJS.Signals> {
+  return new Promise((resolveEnd) => {
+    const deadline = setTimeout(() => child.kill('SIGKILL'), 60_000);
+    child.on('close', (code, signal) => {
+      clearTimeout(deadline);
+      resolveEnd(code ?? signal ?? -1);
+    });
+  });
+}
+
+const EARLIER = 'earlier line 1\nearlier line 2\n';
+
+describe.each(outputs.map((t) => [label(t), t] as const))('%s aimed at a stream', (_name, t) => {
+  it('/dev/stdout, appended to a log: the log keeps its lines, inode and mode', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'bankdata-devstdout-'));
+    const log = join(dir, 'sync.log');
+    writeFileSync(log, EARLIER);
+    chmodSync(log, 0o644);
+    const inode = statSync(log).ino;
+    const fd = openSync(log, 'a');
+    const run = spawnCli(streamArgv(t, '/dev/stdout'), { cwd: dir, stdout: fd, nodeArgs: ['--'] });
+    closeSync(fd);
+    const code = await ended(run.child);
+    const text = readFileSync(log, 'utf8');
+    expect(statSync(log).ino).toBe(inode);
+    expect(statSync(log).mode & 0o777).toBe(0o644);
+    expect(text.startsWith(EARLIER), text.slice(0, 200)).toBe(true);
+    if (takesStreams(t)) {
+      expect(code, run.stderr()).toBe(0);
+      expect(text.slice(EARLIER.length).startsWith(WRITES[label(t)]!.startsWith)).toBe(true);
+    } else {
+      expect(code, run.stderr()).toBe(7);
+      expect(run.stderr()).toContain('/dev/stdout: is standard output');
+      expect(text).toBe(EARLIER);
+    }
+  }, 90_000);
+
+  it('a FIFO with a reader: it stays a FIFO, and the reader gets the bytes or the command exits 7', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'bankdata-fifo-'));
+    const fifo = join(dir, 'pipe');
+    expect(spawnSync('mkfifo', [fifo]).status).toBe(0);
+    const got = join(dir, 'got');
+    const gotFd = openSync(got, 'w');
+    // The reader first: a writer's open of the FIFO waits for it.
+    const reader = spawn('cat', [fifo], { stdio: ['ignore', gotFd, 'ignore'] });
+    closeSync(gotFd);
+    const readerEnded = ended(reader);
+    const run = spawnCli(streamArgv(t, fifo), { cwd: dir, nodeArgs: ['--'] });
+    const code = await ended(run.child);
+    const stillFifo = lstatSync(fifo).isFIFO();
+    // A writer that opened the FIFO and closed it gave the reader its end of file; a command that
+    // never opened it leaves the reader waiting: it is stopped by its pid.
+    if (!(takesStreams(t) && code === 0 && stillFifo)) reader.kill('SIGKILL');
+    await readerEnded;
+    expect(stillFifo).toBe(true);
+    if (takesStreams(t)) {
+      expect(code, run.stderr()).toBe(0);
+      expect(readFileSync(got, 'utf8').startsWith(WRITES[label(t)]!.startsWith)).toBe(true);
+    } else {
+      expect(code, run.stderr()).toBe(7);
+      expect(run.stderr()).toContain(`${fifo}: is a FIFO`);
+    }
+  }, 90_000);
 });

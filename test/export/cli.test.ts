@@ -1,8 +1,22 @@
-import { execFile } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { execFile, spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import {
+  chmodSync,
+  closeSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readFileSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FORMATS, STATEMENT_FORMATS } from '../../src/export/datasets';
+import { spawnCli } from '../cli/cli-process';
 import { createFixtureStore, type FixtureStore } from './fixture-store';
 
 const BIN = resolve('bin/bankdata.js');
@@ -96,4 +110,80 @@ describe('bankdata export (the command)', () => {
     expect(missing.stderr).toContain(`database ${join(fx.dir, 'nowhere', 'bankdata.sqlite')}: does not exist`);
     expect(existsSync(join(fx.dir, 'nowhere'))).toBe(false);
   });
+});
+
+/**
+ * `--out` a stream (src/fs/output-path.ts `outputStream`; docs/exports.md "Output"): written
+ * straight through as `-` is, never replaced. Before, `--out /dev/stdout >> sync.log` renamed the
+ * export's temp file over the log (its earlier lines gone, its inode and mode changed, exit 0),
+ * and a FIFO became a regular file its reader never saw. One writer serves every format
+ * (src/export/output.ts `writeOutput`); each is run.
+ */
+describe('bankdata export --out a stream', () => {
+  const argvOf = (format: string) =>
+    (STATEMENT_FORMATS as readonly string[]).includes(format)
+      ? ['export', 'transactions', '--format', format, '--account', 'acc-card-77', '--db', fx.path]
+      : ['export', 'accounts', '--format', format, '--db', fx.path];
+  const EARLIER = 'earlier line 1\nearlier line 2\n';
+
+  /** The child's end; one still running after a minute is killed by its pid (a hang, not speed). */
+  const ended = (child: ChildProcess) =>
+    new Promise<number | NodeJS.Signals>((resolveEnd) => {
+      const deadline = setTimeout(() => child.kill('SIGKILL'), 60_000);
+      child.on('close', (code, signal) => {
+        clearTimeout(deadline);
+        resolveEnd(code ?? signal ?? -1);
+      });
+    });
+
+  it.each(FORMATS)(
+    '%s to /dev/stdout appended to a log: the log keeps its lines, inode and mode',
+    async (format) => {
+      const dir = mkdtempSync(join(tmpdir(), 'bankdata-devstdout-'));
+      const log = join(dir, 'sync.log');
+      writeFileSync(log, EARLIER);
+      chmodSync(log, 0o644);
+      const inode = statSync(log).ino;
+      const fd = openSync(log, 'a');
+      const run = spawnCli([...argvOf(format), '--out', '/dev/stdout'], { cwd: dir, stdout: fd });
+      closeSync(fd);
+      expect(await ended(run.child), run.stderr()).toBe(0);
+      const text = readFileSync(log, 'utf8');
+      expect(text.startsWith(EARLIER), text.slice(0, 200)).toBe(true);
+      expect(text.length).toBeGreaterThan(EARLIER.length + 20);
+      if (format === 'csv') expect(text.slice(EARLIER.length)).toMatch(/^bank,account_id,/);
+      expect(statSync(log).ino).toBe(inode);
+      expect(statSync(log).mode & 0o777).toBe(0o644);
+      expect(run.stderr()).toContain('rows to /dev/stdout');
+    },
+    90_000,
+  );
+
+  it.each(FORMATS)(
+    '%s to a FIFO: the reader gets the export and the FIFO stays a FIFO',
+    async (format) => {
+      const dir = mkdtempSync(join(tmpdir(), 'bankdata-fifo-'));
+      const fifo = join(dir, 'pipe');
+      expect(spawnSync('mkfifo', [fifo]).status).toBe(0);
+      const got = join(dir, 'got');
+      const gotFd = openSync(got, 'w');
+      // The reader first: the export's open of the FIFO waits for it.
+      const reader = spawn('cat', [fifo], { stdio: ['ignore', gotFd, 'ignore'] });
+      closeSync(gotFd);
+      const readerEnded = ended(reader);
+      const run = spawnCli([...argvOf(format), '--out', fifo], { cwd: dir });
+      const code = await ended(run.child);
+      const stillFifo = lstatSync(fifo).isFIFO();
+      // An export that wrote the FIFO and closed it gave the reader its end of file; one that never
+      // opened it (it replaced the FIFO) leaves the reader waiting: it is stopped by its pid.
+      if (!(code === 0 && stillFifo)) reader.kill('SIGKILL');
+      await readerEnded;
+      expect(code, run.stderr()).toBe(0);
+      expect(stillFifo).toBe(true);
+      const bytes = readFileSync(got, 'utf8');
+      expect(bytes.length).toBeGreaterThan(20);
+      if (format === 'csv') expect(bytes).toMatch(/^bank,account_id,/);
+    },
+    90_000,
+  );
 });

@@ -208,6 +208,13 @@ describe('report figures', () => {
     const bad = await runCliInProcess(['report', '--db', h.store.path, '--out', out, '--from', '2025-13-01']);
     expect(bad.code).toBe(2);
   });
+
+  it('bankdata report --out /dev/stdout --json is a usage error: the JSON outcome and the HTML would share stdout', async () => {
+    const r = await runCliInProcess(['report', '--db', h.store.path, '--out', '/dev/stdout', '--json']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('--json prints on stdout, where --out sends the report');
+    expect(r.stdout).toBe('');
+  });
 });
 
 describe.skipIf(!haveChromium && !process.env.CI)(`report in Chromium (${CHROMIUM})`, () => {
