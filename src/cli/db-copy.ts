@@ -17,7 +17,7 @@ import { existsSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import type { Command } from 'commander';
 import type pg from 'pg';
-import { nzMidnight } from '@bankdata/core/nz-time';
+import { nzDateFlag } from '../export/filters';
 import { CliError, ExitCode, UsageError } from '../errors';
 import { buildNewFile } from '../fs/atomic-file';
 import { StoredFilesBatch } from '../fs/data-dir';
@@ -81,13 +81,8 @@ export function registerDbCopyCommand(db: Command): void {
         throw new UsageError(
           '--consent, --account and --since select what goes into a file; a copy into PostgreSQL takes every row',
         );
-      if (flags.since !== undefined) {
-        try {
-          nzMidnight(flags.since);
-        } catch {
-          throw new UsageError(`--since ${flags.since}: expected an NZ date YYYY-MM-DD`);
-        }
-      }
+      // Read as every command reads an NZ date (src/export/filters.ts `nzDateFlag`).
+      if (flags.since !== undefined) nzDateFlag('--since', flags.since);
       let refused = 0;
       const logger = loggerOf(command);
       const onRefused = (file: RefusedStatementFile) => {

@@ -5,7 +5,7 @@
  */
 import { join } from 'node:path';
 import type { Command } from 'commander';
-import { nzMidnight } from '@bankdata/core/nz-time';
+import { nzDateFlag } from '../export/filters';
 import { outputStream } from '../fs/output-path';
 import { createCliContext, globalsOf } from './command-context';
 import { ExitCode, UsageError } from './exit-codes';
@@ -23,14 +23,9 @@ interface ReportFlags {
   json?: boolean;
 }
 
+/** Read as every command reads an NZ date (src/export/filters.ts `nzDateFlag`). */
 function nzDate(flag: string, value: string | undefined): string | null {
-  if (value === undefined) return null;
-  try {
-    nzMidnight(value);
-    return value;
-  } catch {
-    throw new UsageError(`${flag} ${value}: expected an NZ date YYYY-MM-DD`);
-  }
+  return value === undefined ? null : nzDateFlag(flag, value);
 }
 
 export function registerReportCommand(program: Command): void {

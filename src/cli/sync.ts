@@ -4,7 +4,7 @@
  * `--workers N` (PostgreSQL) it starts N worker processes that share the run (sync-workers.ts).
  */
 import type { Command } from 'commander';
-import { nzMidnight } from '@bankdata/core/nz-time';
+import { nzDateFlag } from '../export/filters';
 import { ConsentIdSchema, type ConsentId } from '@bankdata/core/schemas';
 import type { Config } from '../config';
 import type { Logger } from '../log';
@@ -96,13 +96,8 @@ function parseFlags(flags: SyncFlags): { consentIds: ConsentId[]; since: string 
     if (!parsed.success) throw new UsageError(`--consent ${id}: not a consent id (a lowercase UUID)`);
     return parsed.data;
   });
-  if (flags.since !== undefined) {
-    try {
-      nzMidnight(flags.since);
-    } catch {
-      throw new UsageError(`--since ${flags.since}: expected an NZ date YYYY-MM-DD`);
-    }
-  }
+  // Read as every command reads an NZ date (src/export/filters.ts `nzDateFlag`).
+  if (flags.since !== undefined) nzDateFlag('--since', flags.since);
   if (flags.since !== undefined && flags.full) throw new UsageError('--since and --full exclude each other');
   return { consentIds, since: flags.since ?? null };
 }

@@ -48,18 +48,21 @@ export interface ExportRequest {
   filters: ValidFilters;
 }
 
-const NZ_DATE = /^\d{4}-\d{2}-\d{2}$/;
-
-function parseNzDate(flag: string, value: string): string {
-  if (NZ_DATE.test(value)) {
-    try {
-      nzMidnight(value);
-      return value;
-    } catch {
-      // falls through to the usage error below: 2025-02-30 matches the pattern but is no date
-    }
+/**
+ * The one reading of an NZ date a command is given (export's --from and --to, report's, sync's
+ * and db copy's --since; docs/exports.md "Filters"): `YYYY-MM-DD`, a calendar date, any year
+ * from 0000 to 9999. 9999-12-31 is a valid end ("no end"), 0000-01-01 a valid start: whatever
+ * reads one counts its day's end with nzMidnightAfter, never through the next date's text.
+ * Anything else is a usage error (exit 2) naming the flag.
+ */
+export function nzDateFlag(flag: string, value: string): string {
+  try {
+    nzMidnight(value);
+    return value;
+  } catch {
+    // 2025-02-30 matches the pattern but is no date; nzMidnight refuses it and every other form.
+    throw new UsageError(`${flag} is not a date: ${JSON.stringify(value)}`, 'use an NZ date, YYYY-MM-DD');
   }
-  throw new UsageError(`${flag} is not a date: ${JSON.stringify(value)}`, `use an NZ date, YYYY-MM-DD (inclusive)`);
 }
 
 function parseBank(value: string): BankName {
@@ -110,8 +113,8 @@ export function validateExportRequest(dataset: string, format: string, filters: 
   const to = nonEmpty('--to', filters.to);
   if (from !== undefined || to !== undefined) {
     if (!spec.dates) refuseFilter(spec, from !== undefined ? '--from' : '--to');
-    if (from !== undefined) valid.from = parseNzDate('--from', from);
-    if (to !== undefined) valid.to = parseNzDate('--to', to);
+    if (from !== undefined) valid.from = nzDateFlag('--from', from);
+    if (to !== undefined) valid.to = nzDateFlag('--to', to);
     if (valid.from && valid.to && valid.from > valid.to) {
       throw new UsageError(`--from ${valid.from} is after --to ${valid.to}`, 'both ends are inclusive NZ dates');
     }

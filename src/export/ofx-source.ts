@@ -4,7 +4,7 @@
  * of docs/exports.md "OFX" (the last row's running balance, else a booked balance carried through
  * the booked rows between), AVAILBAL the latest available balance read.
  */
-import { addNzDays, nzDateOf, nzMidnight } from '@bankdata/core/nz-time';
+import { nzDateOf, nzMidnightAfter } from '@bankdata/core/nz-time';
 import { creditDebitFilter } from '@bankdata/core/endpoint-access';
 import { UsageError } from '../errors';
 import { sumDecimals } from '@bankdata/core/money';
@@ -119,7 +119,7 @@ function latestBalance(
 
 /** The last instant of --to's NZ day, as the views store instants (UTC ISO, milliseconds). */
 function endOfNzDay(date: string): string {
-  return toStoredInstant(nzMidnight(addNzDays(date, 1)).minus({ milliseconds: 1 }));
+  return toStoredInstant(nzMidnightAfter(date).minus({ milliseconds: 1 }));
 }
 
 async function consentFilter(store: Store, consentId: string): Promise<'Credit' | 'Debit' | null> {

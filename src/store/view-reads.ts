@@ -9,7 +9,7 @@
  * decimal amounts as the bank's exact text: the writers in src/export take them as they are.
  */
 import { sql, type SQL } from 'drizzle-orm';
-import { addNzDays, nzMidnight } from '@bankdata/core/nz-time';
+import { nzMidnight, nzMidnightAfter } from '@bankdata/core/nz-time';
 import { epochSeconds, str, strOrNull } from './dialect-sql';
 import type { SqlRow, SqlRunner } from './sql-runner';
 import { toUnits } from '@bankdata/core/money';
@@ -111,7 +111,8 @@ export function filterClause(dialect: SqlRunner['dialect'], spec: DatasetSpec, f
   if (spec.dates && (from || to)) {
     const rule = spec.dates;
     const fromSec = from ? nzMidnightSeconds(from) : undefined;
-    const toEndSec = to ? nzMidnightSeconds(addNzDays(to, 1)) : undefined;
+    // The end of --to's day from its own midnight: 9999-12-31 has no next date's text.
+    const toEndSec = to ? nzMidnightAfter(to).toSeconds() : undefined;
     const seconds = (column: string) => epochSeconds(dialect, col(column));
     if (rule.kind === 'nz-date-column') {
       if (from) where.push(sql`${col(rule.column)} >= ${from}`);

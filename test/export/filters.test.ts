@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { UsageError } from '../../src/cli/exit-codes';
 import { exportDataset, validateExportRequest, type ExportFilters } from '../../src/export';
+import { DATASETS, DATASET_SPECS, FORMATS, STATEMENT_FORMATS } from '../../src/export/datasets';
 import { createFixtureStore, PNZ_CONSENT, ANZ_CONSENT, type FixtureStore } from './fixture-store';
 
 let fx: FixtureStore;
@@ -169,4 +170,65 @@ describe('filters select rows by NZ dates, inclusive', () => {
     expect(await ids('accounts', { accountId: 'acc-0001', bank: 'ANZ' }, 'bank')).toEqual(['ANZ']);
     expect(await ids('parties', { accountId: 'acc-0001' }, 'name')).toEqual(['@J Smith']);
   });
+});
+
+/**
+ * The ends of the calendar (src/export/filters.ts `nzDateFlag`, the one reading of a command's NZ
+ * date; docs/exports.md "Filters"): 9999-12-31 is a valid `--to` ("no end") and 0000-01-01 a
+ * valid `--from`, for every dataset with dates and every format it takes. Before, `--to
+ * 9999-12-31` counted its end through the next date's text (`+010000-01-01`) and every dated
+ * export ended in exit 70, "internal error (a bug)", where `report --to 9999-12-31` exited 0.
+ */
+describe('the ends of the calendar: every dataset with dates, every format', () => {
+  const dated = DATASETS.filter((d) => DATASET_SPECS[d].dates !== undefined);
+  const cases = dated.flatMap((dataset) =>
+    FORMATS.filter((f) => dataset === 'transactions' || !(STATEMENT_FORMATS as readonly string[]).includes(f)).map(
+      (format) => [dataset, format] as const,
+    ),
+  );
+  const ends: ExportFilters[] = [
+    { to: '9999-12-31' },
+    { from: '0000-01-01' },
+    { from: '0000-01-01', to: '9999-12-31' },
+    { from: '0999-12-31', to: '0999-12-31' },
+    { from: '9999-12-31', to: '9999-12-31' },
+  ];
+  /** Statement formats take one account at one bank. */
+  const scoped = (format: string, filters: ExportFilters): ExportFilters =>
+    (STATEMENT_FORMATS as readonly string[]).includes(format)
+      ? { ...filters, accountId: 'acc-card-77', bank: 'PNZ' }
+      : filters;
+  const bytes = async (dataset: string, format: string, filters: ExportFilters) => {
+    const out = join(fx.dir, `ends-${Math.random().toString(36).slice(2)}.${format}`);
+    await exportDataset(fx.store, { dataset, format, out, filters, now: () => new Date('2025-03-05T01:00:00Z') });
+    return readFileSync(out, 'utf8');
+  };
+
+  it('covers every dataset with dates', () => {
+    expect(dated).toEqual(['transactions', 'balances', 'statements', 'runs', 'payments']);
+  });
+
+  it.each(cases)(
+    '%s as %s: exit 0 at each end; 9999-12-31 and 0000-01-01 leave out nothing',
+    async (dataset, format) => {
+      for (const filters of ends) {
+        // An OFX statement of a range before any balance was read has no LEDGERBAL: exit 2, as documented.
+        if (format === 'ofx' && filters.to === '0999-12-31') continue;
+        await bytes(dataset, format, scoped(format, filters));
+      }
+      if ((STATEMENT_FORMATS as readonly string[]).includes(format)) return; // DTSTART/DTEND, the range itself
+      const all = await bytes(dataset, format, scoped(format, {}));
+      expect(await bytes(dataset, format, scoped(format, { to: '9999-12-31' }))).toBe(all);
+      expect(await bytes(dataset, format, scoped(format, { from: '0000-01-01', to: '9999-12-31' }))).toBe(all);
+    },
+  );
+
+  it.each(['10000-01-01', '+010000-01-01', '2025-02-30', '2025-2-3', '9999-12-32'])(
+    '%s is a usage error naming the flag',
+    (value) => {
+      expect(() => validateExportRequest('transactions', 'csv', { to: value })).toThrow(
+        `--to is not a date: ${JSON.stringify(value)}`,
+      );
+    },
+  );
 });

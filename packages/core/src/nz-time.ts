@@ -115,6 +115,16 @@ export function nzMidnight(date: string): DateTime {
 }
 
 /**
+ * 00:00 Pacific/Auckland of the day after an NZ date: where the date ends, for an inclusive
+ * `--to`. Counted on the date's own midnight, never through the next date's text: the day after
+ * 9999-12-31 has no YYYY-MM-DD (addNzDays writes `+010000-01-01`, which nzMidnight refuses), and
+ * 9999-12-31 is a valid end, read as "no end" (docs/exports.md "Filters").
+ */
+export function nzMidnightAfter(date: string): DateTime {
+  return nzMidnight(date).plus({ days: 1 });
+}
+
+/**
  * Days since 1970-01-01 of a calendar date (YYYY-MM-DD, years 1000-9999), or null when it is not
  * one (then luxon's path gives the error). NZ calendar days are plain calendar days: midnight
  * always exists in Pacific/Auckland (its clocks change at 02:00 and 03:00), so counting and adding
