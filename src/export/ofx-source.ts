@@ -83,16 +83,23 @@ export async function resolveStatementAccounts(store: Store, filters: ValidFilte
 
 export type StatementRange = ViewRange;
 
-/** DTSTART / DTEND as NZ dates: the requested days, else the first and last booking, else today. */
+/**
+ * DTSTART / DTEND as NZ dates (docs/exports.md "OFX"): the requested days, else the first and
+ * last booking; with no row, a missing start is --to (else today) and a missing end today, or
+ * --from when that is later. DTSTART is never after DTEND: a period of no rows ending before today
+ * started today, and one from a later --from ended today (importers take such a statement as
+ * broken or as covering nothing).
+ */
 export function statementPeriod(
   range: StatementRange,
   filters: ValidFilters,
   now: Date,
 ): { dtStart: string; dtEnd: string } {
   const today = nzDateOf(now);
+  const laterOf = (a: string, b: string) => (a > b ? a : b);
   return {
-    dtStart: filters.from ?? range.firstDate ?? today,
-    dtEnd: filters.to ?? range.last?.bookingDate ?? today,
+    dtStart: filters.from ?? range.firstDate ?? filters.to ?? today,
+    dtEnd: filters.to ?? range.last?.bookingDate ?? (filters.from !== undefined ? laterOf(filters.from, today) : today),
   };
 }
 

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { UsageError } from '../../src/cli/exit-codes';
 import { exportDataset, type ExportFilters } from '../../src/export';
 import { ofxAccount, ofxDate, ofxDateTime, ofxText } from '../../src/export/ofx-format';
+import { statementPeriod } from '../../src/export/ofx-source';
 import { createFixtureStore, EVERYDAY, NOW, PNZ_CONSENT, txn, type FixtureStore } from './fixture-store';
 
 let fx: FixtureStore;
@@ -349,5 +350,69 @@ describe('OFX usage errors (exit 2)', () => {
     await expect(attempt('transactions', { accountId: 'acc-card-77', status: 'pending' })).rejects.toBeInstanceOf(
       UsageError,
     );
+  });
+});
+
+/**
+ * DTSTART is never after DTEND (src/export/ofx-source.ts `statementPeriod`; docs/exports.md
+ * "OFX"), whatever of --from, --to and rows there are, today before, inside or after them. Before,
+ * a period of no rows took today for the end missing: `--to 2025-02-20` gave DTSTART today and
+ * DTEND 20250220, `--from 2099-01-01` DTSTART 20990101 and DTEND today.
+ */
+describe('the statement period: DTSTART ≤ DTEND in every case', () => {
+  const rowsCases = [
+    ['no rows', { rows: 0, firstDate: null, last: null }],
+    [
+      'rows 2025-02-10 to 2025-02-15',
+      {
+        rows: 2,
+        firstDate: '2025-02-10',
+        last: { bookingDateTime: '2025-02-15T01:00:00.000Z', bookingDate: '2025-02-15', balanceAfter: null },
+      },
+    ],
+  ] as const;
+  const filterCases: { from?: string; to?: string }[] = [
+    {},
+    { from: '2025-02-01' },
+    { to: '2025-02-20' },
+    { from: '2025-02-01', to: '2025-02-20' },
+    { from: '2099-01-01' },
+    { to: '2024-01-01' },
+  ];
+  const todays = ['2024-06-01', '2025-02-12', '2026-01-01'];
+  const cases = rowsCases.flatMap(([rowsName, range]) =>
+    filterCases.flatMap((filters) =>
+      todays
+        // Rows lie inside the filters: a case whose rows could not be there is no case.
+        .filter(
+          () => range.rows === 0 || ((filters.from ?? '') <= '2025-02-10' && (filters.to ?? '9999') >= '2025-02-15'),
+        )
+        .map((today) => [`${rowsName}, ${JSON.stringify(filters)}, today ${today}`, range, filters, today] as const),
+    ),
+  );
+
+  it.each(cases)('%s', (_name, range, filters, today) => {
+    const { dtStart, dtEnd } = statementPeriod(range, { status: 'booked', ...filters }, new Date(`${today}T00:00:00Z`));
+    expect(dtStart <= dtEnd, `${dtStart} … ${dtEnd}`).toBe(true);
+    // The days asked for are kept as they are.
+    if (filters.from !== undefined) expect(dtStart).toBe(filters.from);
+    if (filters.to !== undefined) expect(dtEnd).toBe(filters.to);
+  });
+
+  it('no rows: a missing start is --to, a missing end today or --from when later; with neither, today', () => {
+    const none = { rows: 0, firstDate: null, last: null };
+    const at = (filters: { from?: string; to?: string }) =>
+      statementPeriod(none, { status: 'booked', ...filters }, new Date('2025-03-05T01:00:00Z'));
+    expect(at({ to: '2025-02-20' })).toEqual({ dtStart: '2025-02-20', dtEnd: '2025-02-20' });
+    expect(at({ from: '2099-01-01' })).toEqual({ dtStart: '2099-01-01', dtEnd: '2099-01-01' });
+    expect(at({ from: '2025-01-01' })).toEqual({ dtStart: '2025-01-01', dtEnd: '2025-03-05' });
+    expect(at({})).toEqual({ dtStart: '2025-03-05', dtEnd: '2025-03-05' });
+  });
+
+  it('an export of no rows from a later --from: DTSTART = DTEND = --from', async () => {
+    const { doc } = await exportOfx('later-from.ofx', { accountId: 'acc-0001', bank: 'PNZ', from: '2099-01-01' });
+    const list = doc.OFX.BANKMSGSRSV1.STMTTRNRS.STMTRS.BANKTRANLIST;
+    expect(list.STMTTRN).toBeUndefined();
+    expect([list.DTSTART, list.DTEND]).toEqual(['20990101000000.000[0:GMT]', '20990101000000.000[0:GMT]']);
   });
 });

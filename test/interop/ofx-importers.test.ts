@@ -411,6 +411,20 @@ describe.skipIf(missing.length > 0)(
       const [parsed] = ofxparse(file);
       expect(parsed).toHaveLength(expected);
     });
+
+    it('a statement of no rows (--from after every row): ofxparse reads a period that starts no later than it ends', async () => {
+      // Before, the missing end was today: DTSTART 20990101, DTEND today.
+      const account = accounts[0]!;
+      const file = await exportOfx('no-rows.ofx', {
+        accountId: account.account_id,
+        bank: account.bank,
+        from: '2099-01-01',
+      });
+      const [[statement]] = ofxparse(file) as [[ParsedStatement & { start_date: string; end_date: string }]];
+      expect(statement.transactions).toEqual([]);
+      expect(statement.start_date <= statement.end_date, `${statement.start_date} … ${statement.end_date}`).toBe(true);
+      expect(statement.start_date.slice(0, 10)).toBe('2099-01-01');
+    });
   },
 );
 
