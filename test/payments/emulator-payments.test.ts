@@ -281,6 +281,20 @@ describe('payments and their lifecycle', () => {
     expect(bad.json.code).toBe('BP299');
   });
 
+  it('R-PAY-3 an id in upper case is a UUID (RFC 9562: hex digits case-insensitive): a payment made and read, its consent read, none BP299', async () => {
+    const consent = consentOf(emu, 'enduring');
+    const made = await api.pay(consent.toUpperCase(), ENDURING_BODY, randomUUID().toUpperCase());
+    expect(made.status, JSON.stringify(made.json)).toBe(201);
+    expect(made.json.consent_id).toBe(consent);
+    const paymentId = made.json.payment_id as string;
+    const read = await api.call('GET', `/payments/v1/payments/${paymentId.toUpperCase()}`);
+    expect(read.status, JSON.stringify(read.json)).toBe(200);
+    expect(read.json.payment_id).toBe(paymentId);
+    const consentRead = await api.call('GET', `/payments/v1/consents/${consent.toUpperCase()}`);
+    expect(consentRead.status, JSON.stringify(consentRead.json)).toBe(200);
+    expect(consentRead.json.consent_id).toBe(consent);
+  });
+
   it('R-PAY-10 becomes GatewayTimeout (BP021) and request-timeout (BP004) as the clock passes 15 and 10 minutes', async () => {
     const fresh = await startPaymentsEmulator();
     try {

@@ -194,9 +194,9 @@ function findConsent(rt: PaymentsRuntime, rq: RequestInfo, id: string): PaymentC
   const token = authorizePayments(rt, rq, null);
   // BP299 names the request-id and x-correlation-id headers for every call (GET and DELETE too).
   checkUuidHeaders(rq);
-  requireUuid(id, 'consent_id');
-  rq.consentId = id;
-  const record = rt.state.consent(id);
+  const consentId = requireUuid(id, 'consent_id');
+  rq.consentId = consentId;
+  const record = rt.state.consent(consentId);
   if (!record || !rt.state.auth.sameOrganisation(record.clientId, token.clientId))
     throw new ApiError(404, `Consent ${id} does not exist`, 'BP101');
   return record;

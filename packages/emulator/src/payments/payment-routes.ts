@@ -38,9 +38,11 @@ function parseCreateBody(raw: string): { body: Record<string, unknown>; valid: V
   if ('surcharge' in body || 'total_charge' in body) {
     throw new ApiError(400, 'surcharge and total_charge must not be sent', 'BP276');
   }
-  const consentId = body.consent_id;
+  const given = body.consent_id;
+  // Case-insensitive, as every UUID the API reads (requireUuid); kept in lower case.
+  const consentId = typeof given === 'string' ? given.toLowerCase() : given;
   if (typeof consentId !== 'string' || !UUID_PATTERN.test(consentId)) {
-    throw new ApiError(400, `consent_id must be a UUID: ${JSON.stringify(consentId ?? null)}`, 'BP299');
+    throw new ApiError(400, `consent_id must be a UUID: ${JSON.stringify(given ?? null)}`, 'BP299');
   }
   const valid: ValidBody = { consentId };
   if (body.amount !== undefined) {
@@ -304,8 +306,7 @@ export function handleGetPayment(rt: PaymentsRuntime, rq: RequestInfo, paymentId
   authorizePayments(rt, rq, null);
   checkUuidHeaders(rq);
   const token = authorizePayments(rt, rq, ['view:payment']);
-  requireUuid(paymentId, 'payment_id');
-  const payment = rt.state.payments.get(paymentId);
+  const payment = rt.state.payments.get(requireUuid(paymentId, 'payment_id'));
   if (!payment || !rt.state.auth.sameOrganisation(payment.clientId, token.clientId))
     throw new ApiError(404, `Payment ${paymentId} does not exist`, 'BP102');
   rq.consentId = payment.consent_id;

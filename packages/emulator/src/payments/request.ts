@@ -63,6 +63,8 @@ export function readJsonObject(raw: string): Record<string, unknown> {
 
 /** BP299 for a path id that is not a UUID. */
 export function requireUuid(id: string, what: string): string {
-  if (!UUID_PATTERN.test(id)) throw new ApiError(400, `${what} is not a UUID: ${id}`, 'BP299');
-  return id;
+  // A UUID's hex digits are case-insensitive on input (RFC 9562); ids are kept in lower case.
+  const lower = id.toLowerCase();
+  if (!UUID_PATTERN.test(lower)) throw new ApiError(400, `${what} is not a UUID: ${id}`, 'BP299');
+  return lower;
 }
