@@ -6,7 +6,7 @@
  * that hangs never holds the command that delivers beyond that time; what is left stays pending
  * for the next command (a later cron'd sync, `bankdata alerts test`, the scheduler's next job).
  */
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
 import { redact } from '@bankdata/core/secrets';
 import type { Clock } from '@bankdata/core/clock';
@@ -70,6 +70,10 @@ export async function deliverOutbox(
   const deadline = performance.now() + settings.budgetMs;
   const outcomes: DeliveryOutcome[] = [];
   const webhook = await webhookSender(settings);
+  const send = async (row: AlertOutboxRow, remaining: number): Promise<Attempt> =>
+    row.destination === 'webhook'
+      ? webhook.send(row, Math.min(settings.webhookTimeoutMs, remaining))
+      : runCommand(settings.command, row, Math.min(settings.commandTimeoutMs, remaining));
   // One attempt per row and pass: the retries are spread across runs by the backoff.
   const attempted: number[] = [];
   try {
@@ -88,10 +92,11 @@ export async function deliverOutbox(
       });
       if (!row) break;
       attempted.push(row.id);
-      const attempt =
-        row.destination === 'webhook'
-          ? await webhook.send(row, Math.min(settings.webhookTimeoutMs, remaining))
-          : await runCommand(settings.command, row, Math.min(settings.commandTimeoutMs, remaining));
+      // Whatever a sender throws is this row's failed attempt, recorded with its error: the row is
+      // never left claimed with no reason, and the rows after it are still attempted.
+      const attempt = await send(row, remaining).catch(
+        (error: unknown): Attempt => ({ delivered: false, status: null, error: describe(error) }),
+      );
       const ended = clock();
       const givenUp = !attempt.delivered && row.attempts >= settings.maxAttempts;
       // The next attempt after retryBaseMs × 2^(attempts−1), at most retryMaxMs, jittered to half
@@ -191,6 +196,12 @@ function hookEnvironment(env: NodeJS.ProcessEnv): Record<string, string> {
   return out;
 }
 
+/**
+ * How long the hook's stderr is still read after it exited: a grandchild it left running may
+ * write its last words there after the hook itself is gone, or hold the pipe open for good.
+ */
+const STDERR_AFTER_EXIT_MS = 1000;
+
 /** The command hook: the event's JSON on stdin, no shell, killed at the timeout; its exit code kept. */
 function runCommand(command: readonly string[] | null, row: AlertOutboxRow, timeoutMs: number): Promise<Attempt> {
   const [program, ...args] = command ?? [];
@@ -198,31 +209,35 @@ function runCommand(command: readonly string[] | null, row: AlertOutboxRow, time
     return Promise.resolve({ delivered: false, status: null, error: 'alerts.command is not set' });
   const env = hookEnvironment(process.env);
   return new Promise<Attempt>((resolve) => {
+    let hook: ChildProcess;
+    try {
+      hook = spawn(program, args, {
+        stdio: ['pipe', 'ignore', 'pipe'],
+        shell: false,
+        env: { ...env, BANKDATA_ALERT_EVENT_ID: row.eventId, BANKDATA_ALERT_EVENT_TYPE: row.type },
+      });
+    } catch (error) {
+      // Some paths are refused by spawn itself, before any 'error' event (ENOTDIR for a file used
+      // as a directory, ENAMETOOLONG, ELOOP): the same failed attempt as a program not found.
+      return resolve({ delivered: false, status: null, error: describe(error) });
+    }
     let settled = false;
     let stderr = '';
     let timedOut = false;
+    let exited: { code: number | null; signal: NodeJS.Signals | null } | null = null;
+    let afterExit: NodeJS.Timeout | undefined;
     const done = (attempt: Attempt) => {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
+      clearTimeout(afterExit);
+      hook.stderr?.destroy();
       resolve(attempt);
     };
-    const child = spawn(program, args, {
-      stdio: ['pipe', 'ignore', 'pipe'],
-      shell: false,
-      env: { ...env, BANKDATA_ALERT_EVENT_ID: row.eventId, BANKDATA_ALERT_EVENT_TYPE: row.type },
-    });
-    const timer = setTimeout(() => {
-      timedOut = true;
-      child.kill('SIGKILL');
-    }, timeoutMs);
-    child.stderr?.on('data', (chunk: Buffer) => {
-      if (stderr.length < 1000) stderr += chunk.toString('utf8');
-    });
-    child.stdin?.on('error', () => undefined);
-    child.on('error', (error) => done({ delivered: false, status: null, error: describe(error) }));
-    child.on('exit', (code, signal) => {
-      child.stderr?.destroy();
+    /** The attempt once the hook exited and its stderr closed (or stopped being waited for). */
+    const ended = () => {
+      if (exited === null) return;
+      const { code, signal } = exited;
       if (timedOut) return done({ delivered: false, status: null, error: `killed after ${timeoutMs} ms` });
       if (code === 0) return done({ delivered: true, status: 0, error: null });
       const said = stderr.trim().split('\n')[0]?.slice(0, 300) ?? '';
@@ -231,8 +246,27 @@ function runCommand(command: readonly string[] | null, row: AlertOutboxRow, time
         status: code,
         error: `${code === null ? `ended by ${signal}` : `exit code ${code}`}${said ? `: ${said}` : ''}`,
       });
+    };
+    const timer = setTimeout(() => {
+      // Exited already: only its stderr was still being read (a process it left holding it).
+      if (exited !== null) return ended();
+      timedOut = true;
+      hook.kill('SIGKILL');
+    }, timeoutMs);
+    hook.stderr?.on('data', (chunk: Buffer) => {
+      if (stderr.length < 1000) stderr += chunk.toString('utf8');
     });
-    child.stdin?.end(`${row.payloadJson}\n`);
+    hook.stdin?.on('error', () => undefined);
+    hook.on('error', (error) => done({ delivered: false, status: null, error: describe(error) }));
+    hook.on('exit', (code, signal) => {
+      exited = { code, signal };
+      if (timedOut) return ended();
+      // What it wrote is read up to 'close' (its stderr closed by every process holding it), or
+      // for a moment after the exit when a process it left running keeps it open.
+      afterExit = setTimeout(ended, STDERR_AFTER_EXIT_MS);
+    });
+    hook.on('close', ended);
+    hook.stdin?.end(`${row.payloadJson}\n`);
   });
 }
 

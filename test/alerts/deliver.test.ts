@@ -274,6 +274,57 @@ describe('the command hook', () => {
     const { attempts } = await raiseAlerts(hooked, store);
     expect(attempts.map((a) => [a.status, a.error, a.state])).toEqual([[3, 'exit code 3: pager down', 'pending']]);
   });
+
+  it('keeps what a grandchild the hook left running wrote on stderr after the hook exited', async () => {
+    const { config } = setup({
+      command: ['/bin/sh', '-c', 'cat >/dev/null; (sleep 0.3; echo "pager down, said late" >&2) & exit 3'],
+    });
+    const store = await storeIn(config);
+    await finishedRun(store, 'failed', '2026-11-01T13:59:00Z');
+    const { attempts } = await raiseAlerts(config, store);
+    expect(attempts.map((a) => [a.status, a.error])).toEqual([[3, 'exit code 3: pager down, said late']]);
+  });
+
+  it('stops reading stderr a moment after the exit when a grandchild holds it open', async () => {
+    const { config } = setup({
+      command: ['/bin/sh', '-c', 'cat >/dev/null; sleep 4 & exit 0'],
+      commandTimeoutMs: 20_000,
+    });
+    const store = await storeIn(config);
+    await finishedRun(store, 'failed', '2026-11-01T13:59:00Z');
+    const started = performance.now();
+    const { attempts } = await raiseAlerts(config, store);
+    expect(attempts.map((a) => [a.delivered, a.status])).toEqual([[true, 0]]);
+    expect(performance.now() - started).toBeLessThan(3000);
+  });
+
+  it('a hook that spawn refuses at once (a path through a file: ENOTDIR) is an attempt that failed, recorded on its row, and the next row is still attempted', async () => {
+    const { config } = setup({ command: ['/etc/passwd/page-oncall'], maxAttempts: 1 });
+    const store = await storeIn(config);
+    for (const n of [1, 2])
+      await store.alerts.enqueue({
+        eventId: `00000000-0000-4000-8000-00000000000${n}`,
+        type: 'test',
+        subject: 'test',
+        payloadJson: JSON.stringify({ n }),
+        destinations: ['command'],
+      });
+    const attempts = await deliverOutbox(store, deliverySettings(config));
+    expect(attempts.map((a) => [a.delivered, a.state])).toEqual([
+      [false, 'failed'],
+      [false, 'failed'],
+    ]);
+    const rows = store.sqlite.prepare('SELECT state, attempts, last_error FROM alert_outbox ORDER BY id').all() as {
+      state: string;
+      attempts: number;
+      last_error: string | null;
+    }[];
+    expect(rows.map((r) => [r.state, r.attempts])).toEqual([
+      ['failed', 1],
+      ['failed', 1],
+    ]);
+    for (const r of rows) expect(r.last_error).toMatch(/^ENOTDIR: spawn ENOTDIR/);
+  });
 });
 
 describe('once per change of state', () => {

@@ -137,6 +137,30 @@ describe('alerts from bankdata sync', () => {
   });
 });
 
+describe('a command hook that cannot be started', () => {
+  it('`alerts test` with a hook spawn refuses at once (ENOTDIR) is exit 1 (not delivered) with the reason on its row, not 70', async () => {
+    const hookDir = mkdtempSync(join(tmpdir(), 'bankdata-alerts-hook-'));
+    try {
+      mkdirSync(join(hookDir, 'config'));
+      writeFileSync(
+        join(hookDir, 'config', 'local.json'),
+        JSON.stringify({ alerts: { command: ['/etc/passwd/page-oncall'] } }),
+      );
+      const hookEnv = emulatorEnv(emu, join(hookDir, 'data'));
+      const r = await runCli(['alerts', 'test'], { cwd: hookDir, env: hookEnv });
+      expect(r.stderr).not.toMatch(/internal error/);
+      expect(r.code, r.stderr).toBe(1);
+      expect(r.stdout).toMatch(/command: not delivered \(ENOTDIR: spawn ENOTDIR\); pending/);
+      const listed = await runCli(['alerts', '--json'], { cwd: hookDir, env: hookEnv });
+      const events = (JSON.parse(listed.stdout) as { events: { attempts: number; last_error: string | null }[] })
+        .events;
+      expect(events.map((e) => [e.attempts, e.last_error])).toEqual([[1, 'ENOTDIR: spawn ENOTDIR']]);
+    } finally {
+      rmSync(hookDir, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('alerts from a command that fails', () => {
   it('a sync that exits 7 (its statements directory cannot be made) still delivers run.failed, and its error stays the last word', async () => {
     const receiver = await startReceiver(SECRET, [200]);
