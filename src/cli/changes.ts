@@ -49,7 +49,7 @@ export function registerChangesCommand(program: Command): void {
       const ctx = createCliContext(globalsOf(command));
       try {
         if (flags.prune) {
-          const result = await (await ctx.store()).changes.prune({ keepDays });
+          const result = await (await ctx.existingStore()).changes.prune({ keepDays });
           // One JSON line in either format: how many entries went, and the oldest cursor still served.
           process.stdout.write(`${JSON.stringify({ pruned: result.pruned, oldest_cursor: result.horizon })}\n`);
         } else {

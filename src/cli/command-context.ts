@@ -31,7 +31,9 @@ export interface CliContext {
   existingStore(): Promise<Store>;
   /**
    * The writer's database, or, when this user cannot write it (a read-only file or directory:
-   * ReadOnlyDatabaseError), the reader's: for a command whose writing is a by-product (`check`).
+   * ReadOnlyDatabaseError), the reader's: for a command whose writing is a by-product (`check`,
+   * `transfers`). A SQLite file that does not exist is refused as the reader refuses it (exit 6),
+   * never created empty: a typo in --db must not pass for a clean database (docs/security.md).
    */
   storeIfWritable(): Promise<{ store: Store; writable: boolean }>;
   client(): DataApiClient;
@@ -51,6 +53,12 @@ export function createCliContext(global: GlobalOptions): CliContext {
   let readOnly: Promise<Store> | null = null;
   let client: DataApiClient | null = null;
   const writeStore = () => (store ??= openDatabaseStore(config.db, { migrate: 'refuse-existing' }));
+  const existingStore = () => {
+    if (store || isPostgresUrl(config.db) || existsSync(config.db)) return writeStore();
+    // The reader's refusal of a missing file: the same message and exit code.
+    readOnly ??= openDatabaseStore(config.db, { readOnly: true });
+    return readOnly;
+  };
   return {
     config,
     logger,
@@ -60,15 +68,10 @@ export function createCliContext(global: GlobalOptions): CliContext {
       readOnly ??= openDatabaseStore(config.db, { readOnly: true });
       return readOnly;
     },
-    existingStore() {
-      if (store || isPostgresUrl(config.db) || existsSync(config.db)) return writeStore();
-      // The reader's refusal of a missing file: the same message and exit code.
-      readOnly ??= openDatabaseStore(config.db, { readOnly: true });
-      return readOnly;
-    },
+    existingStore,
     async storeIfWritable() {
       try {
-        return { store: await writeStore(), writable: true };
+        return { store: await existingStore(), writable: store !== null };
       } catch (error) {
         if (!(error instanceof ReadOnlyDatabaseError)) throw error;
         store = null;

@@ -50,7 +50,8 @@ export function registerConsentsCommand(program: Command): void {
     .option('--offline', 'skip the live read; show what the database holds')
     .action((flags: { json?: boolean; offline?: boolean }, command: Command) =>
       withContext(command, async (ctx) => {
-        const store = await (flags.offline ? ctx.readStore() : ctx.store());
+        // A database that does not exist registers no consent: refused (exit 6), not made empty.
+        const store = await (flags.offline ? ctx.readStore() : ctx.existingStore());
         const ids = (await store.consents.list()).map((c) => c.consentId);
         const live = flags.offline
           ? []
@@ -76,7 +77,7 @@ export function registerConsentsCommand(program: Command): void {
     .action((id: string, flags: { json?: boolean; offline?: boolean }, command: Command) =>
       withContext(command, async (ctx) => {
         const consentId = parseConsentId(id);
-        const store = await (flags.offline ? ctx.readStore() : ctx.store());
+        const store = await (flags.offline ? ctx.readStore() : ctx.existingStore());
         const registered = (await store.consents.get(consentId)) !== null;
         let live: RefreshOutcome | null = null;
         if (!flags.offline) {

@@ -4,6 +4,7 @@
  * copy (read-only commands refuse an older database with exit 6 and point here; `sync` does
  * the same migration by itself); `bankdata db copy` (db-copy.ts) between SQLite and PostgreSQL.
  */
+import { existsSync } from 'node:fs';
 import type { Command } from 'commander';
 import { backupDatabase, migrateWithBackup } from '../store/sqlite/backup';
 import { registerDbCopyCommand } from './db-copy';
@@ -69,6 +70,9 @@ export function registerDbCommand(program: Command): void {
         process.exitCode = ExitCode.Ok;
         return;
       }
+      // A file that is not there has nothing to migrate: refused as the readers refuse it (exit 6),
+      // never "up to date" (a typo in --db must not pass for a database; docs/security.md).
+      if (!existsSync(config.db)) await (await openDatabaseStore(config.db, { readOnly: true })).close();
       const result = await migrateWithBackup(config.db, flags.backup !== undefined ? { backupTo: flags.backup } : {});
       if (flags.json) {
         process.stdout.write(

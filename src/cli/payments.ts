@@ -279,7 +279,8 @@ export function registerPaymentsCommand(program: Command): void {
       await withContext(command, async (context) => {
         const client = paymentsClient(context);
         const result = await trackPayments(
-          { client, store: await context.store(), logger: context.logger },
+          // Tracks the payments a database holds: one that does not exist is refused, not made empty.
+          { client, store: await context.existingStore(), logger: context.logger },
           {
             ...(wanted.length > 0 ? { paymentIds: wanted } : {}),
             wait: !flags.once,

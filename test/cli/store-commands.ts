@@ -16,13 +16,18 @@ export interface StoreCommand {
   args: (dir: string, db: string) => string[];
   /** The dialects on which it opens the database (default both). */
   dialects?: readonly Dialect[];
+  /**
+   * Why it makes a SQLite database that does not exist (it brings something new to store). Every
+   * case without one refuses a missing file, exit 6, and creates nothing (missing-database.test.ts).
+   */
+  creates?: string;
 }
 
 const CONSENT = '3fa85f64-5717-4562-b3fc-2c963f66afa6';
 const PAYMENT = '7c9e6679-7425-40de-944b-e07fc1f90ae7';
 
 export const STORE_COMMANDS: readonly StoreCommand[] = [
-  { name: 'sync', args: () => [] },
+  { name: 'sync', args: () => [], creates: 'the first sync makes the database it fills' },
   { name: 'sync', args: () => ['--dry-run'] },
   { name: 'status', args: () => [] },
   { name: 'check', args: () => [] },
@@ -31,25 +36,38 @@ export const STORE_COMMANDS: readonly StoreCommand[] = [
   { name: 'transfers', args: () => [] },
   { name: 'report', args: (dir) => ['--out', join(dir, 'report.html')] },
   { name: 'changes', args: () => [] },
+  { name: 'changes', args: () => ['--prune'] },
   { name: 'export', args: (dir) => ['transactions', '--format', 'csv', '--out', join(dir, 'transactions.csv')] },
-  { name: 'payments create', args: () => ['--consent', CONSENT, '--amount', '1.00'] },
+  {
+    name: 'payments create',
+    args: () => ['--consent', CONSENT, '--amount', '1.00'],
+    creates: 'the payment is stored before it is sent',
+  },
   { name: 'payments track', args: () => ['--once'] },
   { name: 'payments show', args: () => [PAYMENT] },
   { name: 'payments reconcile', args: () => [] },
-  { name: 'consents add', args: () => [CONSENT] },
-  { name: 'consents create', args: () => ['--bank', 'PNZ', '--flow', 'gateway', '--no-wait'] },
+  { name: 'consents add', args: () => [CONSENT], creates: 'the first step of a set-up: registers a consent' },
+  {
+    name: 'consents create',
+    args: () => ['--bank', 'PNZ', '--flow', 'gateway', '--no-wait'],
+    creates: 'a new consent, stored before it is asked for',
+  },
   { name: 'consents list', args: () => [] },
   { name: 'consents list', args: () => ['--offline'] },
   { name: 'consents show', args: () => [CONSENT] },
   { name: 'consents show', args: () => [CONSENT, '--offline'] },
-  { name: 'consents revoke', args: () => [CONSENT] },
+  {
+    name: 'consents revoke',
+    args: () => [CONSENT],
+    creates: 'revokes at the bank, registered or not; the outcome stored',
+  },
   { name: 'consents forget', args: () => [CONSENT] },
-  { name: 'meta', args: () => [] },
+  { name: 'meta', args: () => [], creates: "stores the banks' metadata it fetched" },
   { name: 'meta', args: () => ['--offline'] },
   { name: 'pacing', args: () => [] },
   { name: 'pacing reset', args: () => [] },
   { name: 'alerts list', args: () => [] },
-  { name: 'schedule', args: () => [] },
+  { name: 'schedule', args: () => [], creates: 'the service: its nightly sync makes the database' },
   { name: 'db backup', args: (dir) => [join(dir, 'backup.sqlite')], dialects: ['sqlite'] },
   { name: 'db migrate', args: () => [] },
   {
@@ -67,7 +85,7 @@ export const NO_STORE: Readonly<Record<string, string>> = {
   emulator: 'serves the emulator; no database',
   completion: 'prints a script',
   // With no alert destination configured (as here) a usage error before anything is opened; with
-  // one it opens the database as `alerts list` does (test/cli/alerts.test.ts).
+  // one it opens the database to queue its event, and makes a missing one (test/cli/alerts.test.ts).
   'alerts test': 'a usage error first when no alert destination is configured',
   // On PostgreSQL `db backup` is a usage error (pg_dump) before anything is opened.
 };

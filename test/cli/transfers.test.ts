@@ -4,12 +4,12 @@
  * the sync's end links the pairs, the command lists them (JSON), a group in config/local.json
  * is read, and the export leaves both sides of each pair out.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type StartedEmulator } from '@bankdata/emulator';
 import { emulatorEnv } from '../fixtures/cli-env';
-import { tempDir } from '../store/helpers';
 import { runCliInProcess } from './cli-process';
 
 interface TransfersJson {
@@ -31,7 +31,8 @@ let env: Record<string, string>;
 let dir: string;
 beforeAll(async () => {
   emu = await startEmulator({ seed: 4, customersPerBank: 1 });
-  dir = tempDir();
+  // Not tempDir(): that folder is removed after each test, and every case reads this one sync.
+  dir = mkdtempSync(join(tmpdir(), 'bankdata-transfers-'));
   env = emulatorEnv(emu, join(dir, 'data'));
   expect((await runCliInProcess(['consents', 'add', ...emu.consentIds], { env, cwd: dir })).code).toBe(0);
   const sync = await runCliInProcess(['sync'], { env, cwd: dir });
@@ -39,6 +40,7 @@ beforeAll(async () => {
 }, 120_000);
 afterAll(async () => {
   await emu?.close();
+  if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
 describe('bankdata transfers', () => {

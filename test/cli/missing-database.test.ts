@@ -1,0 +1,66 @@
+/**
+ * A typo in --db (docs/security.md "Local misuse"): a SQLite file that does not exist is refused
+ * by every command of the registry that has nothing new to store in it (exit 6, one line naming
+ * it, nothing created), writers whose writing is a by-product (`check`, `transfers`), a prune and
+ * the live reads of consents and payments included. Only the commands that bring something new
+ * to store (a sync, a consent, a payment: store-commands.ts `creates`) make it. The cases are
+ * every leaf of the registered program (store-commands.ts); a missing database is SQLite's alone.
+ */
+import { existsSync, mkdtempSync, readdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { runCliInProcess } from './cli-process';
+import { STORE_COMMANDS } from './store-commands';
+
+/** The bank unreachable: a command that got past the database would say so (exit 5), not 6. */
+const ENV = {
+  BANKDATA_DATA_BASE_URL: 'http://127.0.0.1:1',
+  BANKDATA_CLIENT_ID: 'client',
+  BANKDATA_CLIENT_SECRET: 'missing-database-test-secret-2b7e91',
+  BANKDATA_PAYMENTS_BASE_URL: 'http://127.0.0.1:1',
+  BANKDATA_PAYMENTS_CLIENT_ID: 'client',
+  BANKDATA_PAYMENTS_CLIENT_SECRET: 'missing-database-test-secret-2b7e91',
+};
+
+const refusing = STORE_COMMANDS.filter((c) => c.creates === undefined && (c.dialects ?? ['sqlite']).includes('sqlite'));
+
+describe('a SQLite database that does not exist', () => {
+  it('is made only by the commands that bring something new to store', () => {
+    expect(STORE_COMMANDS.filter((c) => c.creates !== undefined).map((c) => c.name)).toEqual([
+      'sync',
+      'payments create',
+      'consents add',
+      'consents create',
+      'consents revoke',
+      'meta',
+      'schedule',
+    ]);
+    expect(refusing.length).toBeGreaterThan(20);
+  });
+
+  it.each(refusing.map((c) => [`${c.name} ${c.args('DIR', 'DB').join(' ')}`.trim(), c] as const))(
+    'bankdata --db typo.sqlite %s: exit 6 naming it, one line and its hint, nothing created',
+    async (_, c) => {
+      const dir = mkdtempSync(join(tmpdir(), 'bankdata-missing-db-'));
+      const typo = join(dir, 'typo.sqlite');
+      const r = await runCliInProcess(['--db', typo, '--data-dir', dir, ...c.name.split(' '), ...c.args(dir, typo)], {
+        cwd: dir,
+        env: ENV,
+      });
+      if (c.name === 'db copy') {
+        // The database is its --from argument here: a usage error naming it (exit 2).
+        expect(r.code, r.stderr).toBe(2);
+        expect(r.stderr.trimEnd().split('\n')[0]).toBe(`bankdata: no database at ${typo}`);
+      } else {
+        expect(r.code, r.stderr).toBe(6);
+        expect(r.stderr.trimEnd().split('\n')).toEqual([
+          `bankdata: database ${typo}: does not exist`,
+          expect.stringMatching(/^hint: /) as string,
+        ]);
+      }
+      expect(existsSync(typo)).toBe(false);
+      expect(readdirSync(dir)).toEqual([]);
+    },
+  );
+});
