@@ -5,6 +5,7 @@
  * in flight finishes and the lease is released before the scheduler exits.
  */
 import { RunLockedError, runSync } from '../sync/run';
+import { describeError } from '../sync/unit-outcome';
 import type { JobContext } from './job-context';
 import type { Job, JobReport } from './scheduler';
 
@@ -27,7 +28,16 @@ export function nightlySyncJob(ctx: JobContext, expression: string): Job {
           signal,
           now: ctx.now,
         });
-        await ctx.store.runs.recordJob(summary.runId, NIGHTLY_SYNC, firedFor);
+        // The run is recorded and finished already (runSync): a tag that cannot be written (a busy
+        // or lost database) is said, and neither turns the sync's outcome into failed nor skips the
+        // payments pass (docs/consents-and-jobs.md "Jobs").
+        await ctx.store.runs.recordJob(summary.runId, NIGHTLY_SYNC, firedFor).catch((error: unknown) =>
+          ctx.logger.warn('the run was not tagged with its job', {
+            run_id: summary.runId,
+            job: NIGHTLY_SYNC,
+            error: describeError(error),
+          }),
+        );
         const payments = summary.fatal || summary.interrupted || !ctx.payments ? null : await ctx.payments();
         const c = summary.counters;
         // Payments that could not be read make the job partial, as they make `bankdata sync` exit 1.

@@ -1,7 +1,7 @@
 /**
  * A job run recorded as a run (v_runs) and tagged with its job (job_runs): started before the
- * work, finished with what the work reports, or finished as `failed` when it throws. The
- * nightly sync records its own run (runSync); the other jobs use this.
+ * work, finished with what the work reports, or finished as `failed` when it (or the tagging)
+ * throws. The nightly sync records its own run (runSync); the other jobs use this.
  */
 import type { RunOutcome } from '../store';
 import { describeError } from '../sync/unit-outcome';
@@ -25,10 +25,12 @@ export async function runRecorded(
 ): Promise<JobReport> {
   const requestsBefore = ctx.client.stats().requests;
   const runId = await ctx.store.runs.start({ now: ctx.now() });
-  await ctx.store.runs.recordJob(runId, job, firedFor);
   const finish = (summary: Omit<RecordedWork, 'details'>) =>
     ctx.store.runs.finish(runId, { ...summary, requests: ctx.client.stats().requests - requestsBefore }, ctx.now());
   try {
+    // Inside the try: a run whose job cannot be tagged (a busy or lost database) is finished as
+    // failed with the reason, never left open for status to call interrupted.
+    await ctx.store.runs.recordJob(runId, job, firedFor);
     const { details, ...summary } = await work();
     await finish(summary);
     return { outcome: summary.outcome, runId, details };

@@ -1,7 +1,8 @@
 /**
  * The consent-expiry check against the emulator: Authorised consents whose expiration_date_time
  * is within expiryWarningDays whole NZ days are warned about; ended ones are listed for
- * re-consent; the run is recorded in v_runs and job_runs.
+ * re-consent; the run is recorded in v_runs and job_runs, and finished as failed when it cannot
+ * be tagged with its job (every job of runRecorded).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -12,6 +13,7 @@ import type { StartedEmulator } from '@bankdata/emulator';
 import { silentLogger } from '../../src/log';
 import { openStore, type SqliteStore } from '../../src/store';
 import { authorisedConsent, clientFor, consentBody, control, startTestEmulator } from '../api/emulator-helpers';
+import { BUSY, untaggableStore } from './untaggable-store';
 
 let emu: StartedEmulator;
 let store: SqliteStore;
@@ -106,4 +108,21 @@ describe('consent-expiry check (warns expiryWarningDays before expiration_date_t
     expect(runs.map((r) => r.outcome)).toEqual(['ok', 'failed']);
     expect(runs[1]!.error_summary).toMatch(/\S/);
   });
+});
+
+describe('a job run whose job cannot be tagged (job_runs busy)', () => {
+  it.each([EXPIRY_CHECK, META_REFRESH])(
+    '%s: the run is finished as failed with the reason, never left open',
+    async (name) => {
+      const ctx = { ...jobContext(), store: untaggableStore(store) };
+      const job = buildJobs(ctx, { sync: '0 2 * * *', expiryCheck: '0 8 * * *', metaRefresh: '0 6 * * 1' }).find(
+        (j) => j.name === name,
+      )!;
+      await expect(job.run(new AbortController().signal, new Date('2025-06-02T20:00:00Z'))).rejects.toBe(BUSY);
+      expect(store.sqlite.prepare('SELECT outcome, error_summary, finished_at FROM runs').all()).toEqual([
+        { outcome: 'failed', error_summary: 'SQLITE_BUSY: database is locked', finished_at: expect.any(String) },
+      ]);
+      expect(store.sqlite.prepare('SELECT count(*) AS n FROM job_runs').get()).toEqual({ n: 0 });
+    },
+  );
 });

@@ -2,7 +2,8 @@
  * The nightly sync job's outcome: a run whose payments pass could not read some payments is
  * partial, never ok (as `bankdata sync` exits 1 for it). The job decides the rows' categories at
  * its end, as `bankdata sync` does (docs/categories.md "When rows are decided"), and a rules file
- * it cannot read makes it partial (as it makes `bankdata sync` exit 2).
+ * it cannot read makes it partial (as it makes `bankdata sync` exit 2). A run it cannot tag with its
+ * job keeps its outcome and its payments pass.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -11,10 +12,11 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { NIGHTLY_SYNC, buildJobs, type JobContext } from '../../src/jobs';
 import type { StartedEmulator } from '@bankdata/emulator';
 import type { ConsentId } from '@bankdata/core/schemas';
-import { silentLogger } from '../../src/log';
+import { createLogger, silentLogger } from '../../src/log';
 import type { PaymentsPassResult } from '../../src/payments/sync-pass';
 import { openStore, type SqliteStore } from '../../src/store';
 import { clientFor, startTestEmulator } from '../api/emulator-helpers';
+import { untaggableStore } from './untaggable-store';
 
 let emu: StartedEmulator;
 let store: SqliteStore;
@@ -31,7 +33,7 @@ afterEach(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-function nightly(payments: PaymentsPassResult, categoriesRulesFile?: string) {
+function nightly(payments: PaymentsPassResult, categoriesRulesFile?: string, over: Partial<JobContext> = {}) {
   const ctx: JobContext = {
     ...(categoriesRulesFile !== undefined ? { categoriesRulesFile } : {}),
     store,
@@ -42,6 +44,7 @@ function nightly(payments: PaymentsPassResult, categoriesRulesFile?: string) {
     logger: silentLogger,
     payments: () => Promise.resolve(payments),
     now: () => emu.now().toJSDate(),
+    ...over,
   };
   const jobs = buildJobs(ctx, { sync: '0 2 * * *', expiryCheck: '0 7 * * *', metaRefresh: '0 5 * * 0' });
   return jobs.find((j) => j.name === NIGHTLY_SYNC)!;
@@ -77,6 +80,26 @@ describe('nightly sync job', () => {
   it('a clean sync with every payment read is ok', async () => {
     const report = await nightly(PASS).run(new AbortController().signal, new Date());
     expect(report.outcome).toBe('ok');
+  });
+
+  it('a run it cannot tag with its job (job_runs busy) keeps its outcome and its payments pass; the failure is a warning', async () => {
+    const lines: string[] = [];
+    const logger = createLogger({ level: 'warn', sink: (line) => lines.push(line) });
+    const report = await nightly(PASS, undefined, { store: untaggableStore(store), logger }).run(
+      new AbortController().signal,
+      new Date(),
+    );
+    expect(report.outcome).toBe('ok');
+    expect(report.details?.payments).toEqual(PASS);
+    expect(store.sqlite.prepare('SELECT outcome FROM runs').all()).toEqual([{ outcome: 'ok' }]);
+    expect(lines.map((l) => JSON.parse(l) as Record<string, unknown>)).toEqual([
+      expect.objectContaining({
+        level: 'warn',
+        msg: 'the run was not tagged with its job',
+        run_id: report.runId,
+        error: 'SQLITE_BUSY: database is locked',
+      }),
+    ]);
   });
 
   it('payments that could not be read make the job partial, not ok with failures inside', async () => {
