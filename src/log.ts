@@ -22,6 +22,12 @@ export const LOG_FORMATS: readonly LogFormat[] = ['text', 'json'];
 export interface Logger {
   debug(msg: string, fields?: Record<string, unknown>): void;
   info(msg: string, fields?: Record<string, unknown>): void;
+  /**
+   * A command's summary line (`exported N … rows to PATH`, `backed up …`): shown wherever a warning
+   * is (the default level and below), so `-q` (errors only) leaves it out; level `notice` in JSON,
+   * no word before the message in text. Not a level of its own to choose.
+   */
+  notice(msg: string, fields?: Record<string, unknown>): void;
   warn(msg: string, fields?: Record<string, unknown>): void;
   error(msg: string, fields?: Record<string, unknown>): void;
   child(fields: Record<string, unknown>): Logger;
@@ -39,10 +45,15 @@ export interface LoggerOptions {
   fields?: Record<string, unknown>;
 }
 
-/** The word a text line puts before the message, by level (an info line has none). */
-const TEXT_PREFIX: Record<Exclude<LogLevel, 'silent'>, string> = {
+/** What a record is: a level, or a notice (written as a warning is, README "Output"). */
+type RecordLevel = Exclude<LogLevel, 'silent'> | 'notice';
+const RANK: Record<RecordLevel, number> = { ...ORDER, notice: ORDER.warn };
+
+/** The word a text line puts before the message, by level (an info line and a notice have none). */
+const TEXT_PREFIX: Record<RecordLevel, string> = {
   debug: 'debug: ',
   info: '',
+  notice: '',
   warn: 'warning: ',
   error: 'error: ',
 };
@@ -53,8 +64,8 @@ export function createLogger(options: LoggerOptions = {}): Logger {
   const sink = options.sink ?? ((line: string) => process.stderr.write(line + '\n'));
   const base = options.fields ?? {};
   const enabled = (lvl: Exclude<LogLevel, 'silent'>) => ORDER[lvl] >= ORDER[level];
-  const emit = (lvl: Exclude<LogLevel, 'silent'>, msg: string, fields?: Record<string, unknown>) => {
-    if (!enabled(lvl)) return;
+  const emit = (lvl: RecordLevel, msg: string, fields?: Record<string, unknown>) => {
+    if (RANK[lvl] < ORDER[level]) return;
     if (format === 'text') {
       sink(textLine(lvl, msg, { ...base, ...fields }));
       return;
@@ -70,6 +81,7 @@ export function createLogger(options: LoggerOptions = {}): Logger {
     enabled,
     debug: (m, f) => emit('debug', m, f),
     info: (m, f) => emit('info', m, f),
+    notice: (m, f) => emit('notice', m, f),
     warn: (m, f) => emit('warn', m, f),
     error: (m, f) => emit('error', m, f),
     child: (fields) => createLogger({ level, format, sink, fields: { ...base, ...fields } }),
@@ -80,7 +92,7 @@ export function createLogger(options: LoggerOptions = {}): Logger {
  * One record as a text line: `bankdata: warning: MESSAGE (key=value, …)`. A `hint` field is
  * not a field but a second line, `hint: …`, as the error handler writes it.
  */
-function textLine(lvl: Exclude<LogLevel, 'silent'>, msg: string, fields: Record<string, unknown>): string {
+function textLine(lvl: RecordLevel, msg: string, fields: Record<string, unknown>): string {
   const { hint, ...rest } = fields;
   const shown = Object.entries(rest)
     .filter(([, value]) => value !== undefined)

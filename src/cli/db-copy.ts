@@ -106,18 +106,16 @@ export function registerDbCopyCommand(db: Command): void {
         .reduce((sum, [, n]) => sum + n, 0);
       const where = (location: string) => (isPostgresUrl(location) ? redactPostgresUrl(location) : resolve(location));
       const partial = refused > 0 ? `; ${refused} statement file(s) refused, see the warnings above` : '';
-      process.stderr.write(
-        `copied ${total} row(s) and ${counts.statementFiles} statement file(s) from ${where(flags.from)} to ${where(flags.to)}${partial}\n`,
+      logger.notice(
+        `copied ${total} row(s) and ${counts.statementFiles} statement file(s) from ${where(flags.from)} to ${where(flags.to)}${partial}`,
       );
       // An older SQLite file may hold text with a NUL, which PostgreSQL cannot store (docs/postgres.md).
       if (nul && nul.keptAside > 0)
-        process.stderr.write(
-          `${nul.keptAside} row(s) holding a NUL character (U+0000) kept aside in the target's rejects table, with the reason\n`,
+        logger.warn(
+          `${nul.keptAside} row(s) holding a NUL character (U+0000) kept aside in the target's rejects table, with the reason`,
         );
       if (nul && nul.escaped > 0)
-        process.stderr.write(
-          `${nul.escaped} row(s) with a NUL character (U+0000) written with it escaped as \\u0000\n`,
-        );
+        logger.notice(`${nul.escaped} row(s) with a NUL character (U+0000) written with it escaped as \\u0000`);
       process.stdout.write(`${JSON.stringify(nul ? { ...counts, nul } : counts)}\n`);
       // A row kept aside is not in the target's tables: partial, as a refused statement file is.
       process.exitCode = refused > 0 || (nul?.keptAside ?? 0) > 0 ? ExitCode.Partial : ExitCode.Ok;

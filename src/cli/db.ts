@@ -10,7 +10,7 @@ import { backupDatabase, migrateWithBackup } from '../store/sqlite/backup';
 import { registerDbCopyCommand } from './db-copy';
 import { UsageError } from '../errors';
 import { displayLocation, isPostgresUrl, openDatabaseStore } from '../store';
-import { globalsOf } from './command-context';
+import { globalsOf, loggerOf } from './command-context';
 import { configOf } from './run-config';
 import { ExitCode } from './exit-codes';
 import { outputPathArgument, outputPathOption } from './output-paths';
@@ -36,7 +36,7 @@ export function registerDbCommand(program: Command): void {
       }
       const written = await backupDatabase(config.db, file);
       if (flags.json) process.stdout.write(`${JSON.stringify({ database: config.db, backup: written })}\n`);
-      else process.stderr.write(`backed up ${config.db} to ${written}\n`);
+      else loggerOf(command).notice(`backed up ${config.db} to ${written}`);
       process.exitCode = ExitCode.Ok;
     });
 
@@ -65,8 +65,8 @@ export function registerDbCommand(program: Command): void {
           process.stdout.write(
             `${JSON.stringify({ database: where, applied, backup: null, reused: false, removed: [] })}\n`,
           );
-        else if (applied === 0) process.stderr.write(`${where} is up to date\n`);
-        else process.stderr.write(`${where}: applied ${applied} migration(s)\n`);
+        else if (applied === 0) loggerOf(command).notice(`${where} is up to date`);
+        else loggerOf(command).notice(`${where}: applied ${applied} migration(s)`);
         process.exitCode = ExitCode.Ok;
         return;
       }
@@ -81,14 +81,15 @@ export function registerDbCommand(program: Command): void {
         process.exitCode = ExitCode.Ok;
         return;
       }
-      if (result.applied === 0) process.stderr.write(`${config.db} is up to date\n`);
+      const logger = loggerOf(command);
+      if (result.applied === 0) logger.notice(`${config.db} is up to date`);
       else {
         const copy = result.backup
           ? `; backup in ${result.backup}${result.reused ? ' (taken by an earlier attempt)' : ''}`
           : '';
-        process.stderr.write(`applied ${result.applied} migration(s) to ${config.db}${copy}\n`);
+        logger.notice(`applied ${result.applied} migration(s) to ${config.db}${copy}`);
       }
-      for (const old of result.removed) process.stderr.write(`removed an older pre-migration copy: ${old}\n`);
+      for (const old of result.removed) logger.notice(`removed an older pre-migration copy: ${old}`);
       process.exitCode = ExitCode.Ok;
     });
   withExamples(commandNamed(program, 'db'), [

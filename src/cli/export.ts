@@ -122,8 +122,9 @@ export function registerExportCommand(program: Command): void {
         if (result.path !== STDOUT) {
           const partial =
             result.warnings.length > 0 ? `; partial by construction: ${result.warnings.length} warning(s) above` : '';
-          process.stderr.write(
-            `exported ${result.rows} ${dataset} rows to ${result.path} (${result.bytes} bytes)${partial}\n`,
+          // Through the logger: -q leaves it out, --log-format json makes it a JSON line (README "Output").
+          context.logger.notice(
+            `exported ${result.rows} ${dataset} rows to ${result.path} (${result.bytes} bytes)${partial}`,
           );
         }
       } finally {

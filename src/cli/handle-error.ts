@@ -25,7 +25,7 @@ import { toLocalFileError } from '../fs/output-path';
 import { redact } from '@bankdata/core/secrets';
 import { lastOpenedDatabase, toDatabaseError } from '../store/sqlite/open';
 import { RunLockedError } from '../sync/run';
-import { errorFormat, finalErrorLines, type ErrorFormat } from './error-output';
+import { errorFormat, finalErrorLines, type ErrorFormat, type FinalError } from './error-output';
 import { CliError, ExitCode } from './exit-codes';
 
 export { errorFormat } from './error-output';
@@ -117,6 +117,14 @@ function writeReport(error: unknown): string | null {
   } catch {
     return null;
   }
+}
+
+/**
+ * Writes a command's last word that is no thrown error (a sync stopped by a signal) as the final
+ * error is written: `bankdata: MESSAGE`, or one JSON line with `--log-format json`; shown with -q.
+ */
+export function writeFinalError(error: FinalError): void {
+  process.stderr.write(finalErrorLines(error, errorFormat()));
 }
 
 /**

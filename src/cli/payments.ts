@@ -197,10 +197,10 @@ export function registerPaymentsCommand(program: Command): void {
             client,
             store,
             logger: context.logger,
-            // Printed the moment the bank answers (it is stored already): an interrupt later loses nothing.
+            // Said the moment the bank answers (it is stored already): an interrupt later loses nothing.
             onCreated: (made) =>
-              process.stderr.write(
-                `bankdata: payment ${made.payment_id} made (${made.status}); a rerun of this command reports it and does not pay again\n`,
+              context.logger.notice(
+                `payment ${made.payment_id} made (${made.status}); a rerun of this command reports it and does not pay again`,
               ),
           },
           {
@@ -219,10 +219,10 @@ export function registerPaymentsCommand(program: Command): void {
           { allowDuplicate: flags.allowDuplicate ?? false, ...(flags.key !== undefined ? { key: flags.key } : {}) },
         );
         if (result.duplicateOf) {
-          process.stderr.write(
-            `bankdata: this request already made payment ${result.payment.payment_id} (${result.payment.status}); nothing was sent\n`,
+          context.logger.warn(
+            `this request already made payment ${result.payment.payment_id} (${result.payment.status}); nothing was sent`,
+            { hint: '--allow-duplicate pays again on purpose' },
           );
-          process.stderr.write('hint: --allow-duplicate pays again on purpose\n');
         }
         let payment = result.payment;
         if (flags.wait && !isTerminalPaymentStatus(payment.status)) {
@@ -239,8 +239,8 @@ export function registerPaymentsCommand(program: Command): void {
           // The payment was made; its final status could not be read: say so, and not exit 0.
           for (const failure of tracked.failures) {
             const error = toCliError(failure.error);
-            process.stderr.write(
-              `bankdata: payment ${failure.paymentId} was made, but its status could not be read: ${error instanceof Error ? error.message : String(error)}\n`,
+            context.logger.error(
+              `payment ${failure.paymentId} was made, but its status could not be read: ${error instanceof Error ? error.message : String(error)}`,
             );
             process.exitCode = ExitCode.Partial;
           }
@@ -306,8 +306,8 @@ export function registerPaymentsCommand(program: Command): void {
           );
         for (const failure of result.failures) {
           const error = toCliError(failure.error);
-          process.stderr.write(
-            `bankdata: payment ${failure.paymentId}: ${error instanceof Error ? error.message : String(error)}\n`,
+          context.logger.error(
+            `payment ${failure.paymentId}: ${error instanceof Error ? error.message : String(error)}`,
           );
         }
         if (result.failures.length > 0) {

@@ -15,6 +15,7 @@
 import { readFileSync } from 'node:fs';
 import { constants } from 'node:os';
 import { ExitCode } from '../errors';
+import { errorFormat, finalErrorLines } from './error-output';
 
 export type StopSignal = 'SIGTERM' | 'SIGINT' | 'SIGHUP' | 'SIGPIPE';
 
@@ -115,7 +116,13 @@ export function endQuietlyOnClosedStdout(stream: NodeJS.WriteStream = process.st
       else process.exit(signalExitCode('SIGPIPE'));
       return;
     }
-    process.stderr.write(`bankdata: standard output cannot be written (${error.code ?? 'error'})\n`);
+    // The command's last word, as the final error is written (--log-format json too).
+    process.stderr.write(
+      finalErrorLines(
+        { message: `standard output cannot be written (${error.code ?? 'error'})`, exitCode: ExitCode.LocalFile },
+        errorFormat(),
+      ),
+    );
     process.exit(ExitCode.LocalFile);
   });
 }

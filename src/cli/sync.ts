@@ -16,7 +16,7 @@ import { runSync, type SyncSummary } from '../sync/run';
 import { migrateWithBackup } from '../store/sqlite/backup';
 import { createCliContext, globalsOf } from './command-context';
 import { CliError, ExitCode, UsageError } from './exit-codes';
-import { handleCliError } from './handle-error';
+import { handleCliError, writeFinalError } from './handle-error';
 import { wholeNumber } from './flags';
 import { createProgress } from './progress';
 import { runWorkers, SHARED_RUN_ENV } from './sync-workers';
@@ -143,12 +143,15 @@ export async function syncCommand(
     } catch {
       // The lease (or the consents' leases) then expire by themselves; status shows the run as interrupted.
     }
-    // A closed pipe ends quietly, as a program killed by SIGPIPE does.
+    // A closed pipe ends quietly, as a program killed by SIGPIPE does. Otherwise the command's last
+    // word, as a failure's: through the error handler (--log-format json; shown with -q too).
+    const code = signalExitCode(signal);
     if (signal !== 'SIGPIPE')
-      process.stderr.write(
-        `bankdata: stopped by ${signal}; the unit in flight was abandoned whole and the lease released\n`,
-      );
-    process.exit(signalExitCode(signal));
+      writeFinalError({
+        message: `stopped by ${signal}; the unit in flight was abandoned whole and the lease released`,
+        exitCode: code,
+      });
+    process.exit(code);
   };
   const stop = (signal: StopSignal) => {
     if (received) void hardStop(signal);

@@ -44,7 +44,7 @@ describePostgres('bankdata db copy', () => {
 
   it('copies a SQLite file into an empty PostgreSQL database, then one consent back into a new file with its statement files', async () => {
     const into = await runCli(['db', 'copy', '--from', harness.store.path, '--to', url, '--data-dir', harness.dataDir]);
-    expect(into.stderr).toMatch(/^copied \d+ row\(s\) and \d+ statement file\(s\) from /);
+    expect(into.stderr).toMatch(/^bankdata: copied \d+ row\(s\) and \d+ statement file\(s\) from /);
     expect(into.code).toBe(0);
     const counts = JSON.parse(into.stdout) as Record<string, number>;
     const total = rows(harness.store.path, 'SELECT count(*) FROM transactions')[0] as [number];
@@ -62,6 +62,40 @@ describePostgres('bankdata db copy', () => {
     const back = await runCli(['db', 'copy', '--from', url, '--to', file, '--consent', consent]);
     expect(back.stderr).toContain('copied');
     expect(back.code).toBe(0);
+    // The summary goes through the logger (README "Output"): none with -q, a JSON record with --log-format json.
+    const quiet = await runCli([
+      '-q',
+      'db',
+      'copy',
+      '--from',
+      url,
+      '--to',
+      join(dir, 'quiet.sqlite'),
+      '--consent',
+      consent,
+    ]);
+    expect([quiet.code, quiet.stderr]).toEqual([0, '']);
+    const json = await runCli([
+      '--log-format',
+      'json',
+      'db',
+      'copy',
+      '--from',
+      url,
+      '--to',
+      join(dir, 'json.sqlite'),
+      '--consent',
+      consent,
+    ]);
+    expect(json.code, json.stderr).toBe(0);
+    expect(
+      json.stderr
+        .trimEnd()
+        .split('\n')
+        .map((l) => JSON.parse(l) as Record<string, unknown>),
+    ).toEqual([
+      expect.objectContaining({ level: 'notice', msg: expect.stringMatching(/^copied \d+ row\(s\)/) as string }),
+    ]);
     const query =
       'SELECT bank, account_id, transaction_id, amount_text, description, status FROM v_transactions WHERE consent_id = ? ORDER BY 1, 2, 3';
     const copied = rows(file, query, consent);

@@ -207,7 +207,8 @@ export const hostileServerSuite = (setup: DialectSetup): void =>
         }),
       );
       const before = floodPages;
-      const run = spawnCli(['sync'], { cwd: dir, env });
+      // With --log-format json: the stop's last word is a JSON record too (README "Output").
+      const run = spawnCli(['--log-format', 'json', 'sync'], { cwd: dir, env });
       await waitFor(() => floodPages > before + 2);
       const atSignal = floodPages;
       run.child.kill('SIGTERM');
@@ -220,7 +221,16 @@ export const hostileServerSuite = (setup: DialectSetup): void =>
       if (!exited) run.child.kill('SIGKILL'); // it kept listing: the next line fails
       expect(floodPages - atSignal, 'pages served after SIGTERM').toBeLessThanOrEqual(20);
       expect(await run.exited).toBe(143);
-      expect(run.stderr()).toContain('stopped by SIGTERM');
+      const records = run
+        .stderr()
+        .trimEnd()
+        .split('\n')
+        .map((l) => JSON.parse(l) as Record<string, unknown>);
+      expect(records.at(-1)).toMatchObject({
+        level: 'error',
+        msg: expect.stringMatching(/^stopped by SIGTERM; /) as string,
+        exit_code: 143,
+      });
       // Released: SQLite's lease row gone; on PostgreSQL no consent still leased, the worker left.
       if (setup.dialect === 'sqlite') expect(await count(store, 'SELECT count(*) AS n FROM lease')).toBe(0);
       else {

@@ -3,7 +3,8 @@
  * `bankdata` binary against the emulator over HTTP and a SQLite database on disk, stdout and
  * stderr read apart.
  *   - every command of the registry (src/cli/main.ts COMMANDS), at the default level: no stderr
- *     line is JSON; with `-q`: no warning on stderr;
+ *     line is JSON; with `-q`: nothing on stderr unless it fails (a summary line neither); with
+ *     `--log-format json`: every stderr line a JSON record (a summary line too, level `notice`);
  *   - the warnings of a transactions export: one summary line at the default level, none with
  *     `-q` or `--log-level silent`, each one at `-v`, JSON lines with `--log-format json` or
  *     BANKDATA_LOG_FORMAT=json; of `-q`, `-v` and `--log-level`, the last one given wins;
@@ -34,6 +35,13 @@ const started: ReturnType<typeof spawnCli>[] = [];
 const lines = (text: string) => text.split('\n').filter((l) => l !== '');
 const jsonLines = (text: string) => lines(text).filter((l) => l.trimStart().startsWith('{'));
 const warnings = (text: string) => lines(text).filter((l) => /warning/.test(l));
+const isJsonRecord = (line: string) => {
+  try {
+    return typeof (JSON.parse(line) as { level?: unknown }).level === 'string';
+  } catch {
+    return false;
+  }
+};
 
 beforeAll(async () => {
   emu = await startEmulator({ seed: 11, customersPerBank: 1 });
@@ -95,15 +103,52 @@ describe('every command of the registry', () => {
   });
 
   it.each(COMMANDS.map((c) => c.name))(
-    'bankdata %s: at the default level no stderr line is JSON; with -q no warning',
+    'bankdata %s: at the default level no stderr line is JSON; with -q nothing unless it fails; with --log-format json every stderr line is JSON',
     async (name) => {
-      const { args, serves } = cases()[name]!;
-      const plain = await run(args, serves);
+      // Each run with its own output paths (a backup refuses a file that exists).
+      const at = async (flags: string[]) => {
+        const { args, serves } = cases()[name]!;
+        return run([...flags, ...args], serves);
+      };
+      const plain = await at([]);
       expect(plain.code, plain.stderr).not.toBe(70);
       expect(jsonLines(plain.stderr)).toEqual([]);
-      const quiet = await run(['-q', ...args], serves);
+      const quiet = await at(['-q']);
       expect(quiet.code, quiet.stderr).not.toBe(70);
       expect(warnings(quiet.stderr)).toEqual([]);
+      // Its summary line included (`backed up …`, a report's path): -q is errors only.
+      expect(quiet.code).toBe(plain.code);
+      if (quiet.code === 0) expect(quiet.stderr).toBe('');
+      const json = await at(['--log-format', 'json']);
+      expect(json.code, json.stderr).not.toBe(70);
+      expect(lines(json.stderr).filter((l) => !isJsonRecord(l))).toEqual([]);
+    },
+  );
+
+  it.each([
+    [
+      'export --out',
+      (out: string) => ['export', 'accounts', '--format', 'csv', '--out', join(out, 'accounts.csv')],
+      /^exported \d+ accounts rows to /,
+    ],
+    ['db backup', (out: string) => ['db', 'backup', join(out, 'copy.sqlite')], /^backed up /],
+    ['db migrate', () => ['db', 'migrate'], / is up to date$/],
+  ])(
+    'bankdata %s: its summary line through the logger: shown by default, not with -q, a JSON record with --log-format json',
+    async (_, argsIn, said) => {
+      const at = (flags: string[]) =>
+        run([...flags, ...argsIn(mkdtempSync(join(tmpdir(), 'bankdata-output-summary-')))]);
+      const plain = await at([]);
+      expect(plain.code, plain.stderr).toBe(0);
+      expect(lines(plain.stderr)).toEqual([expect.stringMatching(/^bankdata: /) as string]);
+      expect(lines(plain.stderr)[0]!.replace(/^bankdata: /, '')).toMatch(said);
+      const quiet = await at(['-q']);
+      expect([quiet.code, quiet.stderr]).toEqual([0, '']);
+      const json = await at(['--log-format', 'json']);
+      expect(json.code, json.stderr).toBe(0);
+      expect(lines(json.stderr).map((l) => JSON.parse(l) as Record<string, unknown>)).toEqual([
+        expect.objectContaining({ level: 'notice', msg: expect.stringMatching(said) as string }),
+      ]);
     },
   );
 });

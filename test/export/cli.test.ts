@@ -72,7 +72,7 @@ describe('bankdata export (the command)', () => {
     expect(r.code).toBe(0);
     const out = join(fx.dir, 'exports', 'accounts.json');
     expect(JSON.parse(readFileSync(out, 'utf8'))).toHaveLength(3);
-    expect(r.stderr).toMatch(/^exported 3 accounts rows to .*accounts\.json \(\d+ bytes\)\n$/);
+    expect(r.stderr).toMatch(/^bankdata: exported 3 accounts rows to .*accounts\.json \(\d+ bytes\)\n$/);
     expect(r.stdout).toBe('');
   });
 
