@@ -56,6 +56,7 @@ describe('round-trip: every dataset in every tabular format reads back as the vi
         rows: viewRows(dataset).length,
         path: out,
         bytes: Buffer.byteLength(text),
+        stdout: false,
         warnings: [],
       });
       const [header, ...records] = parse(text, { relax_column_count: false });
