@@ -63,11 +63,16 @@ export function registerReportCommand(program: Command): void {
         }
         const { writeReport } = await import('../report/write-report');
         const written = await writeReport(store, flags.out, { from, to, accountId: flags.account });
-        (onStdout ? process.stderr : process.stdout).write(
-          flags.json
-            ? `${JSON.stringify({ path: written.path, accounts: written.accounts, charts: written.charts })}\n`
-            : `report written: ${written.path} (${written.accounts} account(s), ${written.charts} chart(s))\n`,
-        );
+        const summary = `report written: ${written.path} (${written.accounts} account(s), ${written.charts} chart(s))`;
+        // The report on stdout: its summary is a diagnostic, through the logger (-q leaves it out,
+        // --log-format json makes it a JSON line; README "Output"); else the command's result.
+        if (onStdout) ctx.logger.notice(summary);
+        else
+          process.stdout.write(
+            flags.json
+              ? `${JSON.stringify({ path: written.path, accounts: written.accounts, charts: written.charts })}\n`
+              : `${summary}\n`,
+          );
         process.exitCode = ExitCode.Ok;
       } finally {
         await ctx.close();

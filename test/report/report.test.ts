@@ -17,7 +17,7 @@ import { buildReport } from '../../src/report/build-report';
 import { reportReads } from '../../src/store/report-queries';
 import { sqliteRunner } from '../../src/store/sql-runner';
 import { writeReport } from '../../src/report/write-report';
-import { runCliInProcess } from '../cli/cli-process';
+import { runCli, runCliInProcess } from '../cli/cli-process';
 import { startHarness, type Harness } from '../fixtures/sync-harness';
 
 const CHROMIUM = '/usr/bin/chromium';
@@ -214,6 +214,21 @@ describe('report figures', () => {
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('--json prints on stdout, where --out sends the report');
     expect(r.stdout).toBe('');
+  });
+
+  it('bankdata report --out /dev/stdout: the HTML on stdout, its summary a notice on stderr (none with -q, a JSON record with --log-format json)', async () => {
+    const plain = await runCli(['report', '--db', h.store.path, '--out', '/dev/stdout']);
+    expect(plain.code, plain.stderr).toBe(0);
+    expect(plain.stdout).toContain('<!doctype html>');
+    expect(plain.stderr).toMatch(/^bankdata: report written: \/dev\/stdout \(\d+ account\(s\), \d+ chart\(s\)\)\n$/);
+    const quiet = await runCli(['-q', 'report', '--db', h.store.path, '--out', '/dev/stdout']);
+    expect(quiet.code, quiet.stderr).toBe(0);
+    expect(quiet.stdout).toContain('<!doctype html>');
+    expect(quiet.stderr).toBe('');
+    const json = await runCli(['--log-format', 'json', 'report', '--db', h.store.path, '--out', '/dev/stdout']);
+    expect(json.code, json.stderr).toBe(0);
+    const lines = json.stderr.split('\n').filter((l) => l !== '');
+    expect(lines.map((l) => (JSON.parse(l) as { level: string }).level)).toEqual(['notice']);
   });
 });
 
