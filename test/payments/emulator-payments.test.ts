@@ -565,6 +565,9 @@ describe('payment consents (paths ours)', () => {
     expect(await code(decoupled(hint, 'https://localhost/x'))).toBe('BP292');
     expect(await code(decoupled(hint, 'https://hooks.example.invalid/x'))).toBe('BP293');
     expect((await create(decoupled(hint, 'http://hooks.example.nz/x'))).status).toBe(201); // sandbox accepts http
+    // A known consent id in upper case is the same UUID (RFC 9562), as in a path or a payment's body.
+    const upper = { identifier_type: 'consent_id', identifier_value: known.toUpperCase() };
+    expect((await create(decoupled(upper))).status).toBe(201);
   });
 
   it('R-PCON-3 BP291: http callback_url in production', async () => {

@@ -150,7 +150,9 @@ function checkDecoupled(rt: PaymentsRuntime, flow: PaymentsConsentFlow, bank: Ba
   if (type === undefined || !supported.includes(type)) {
     throw bad(`identifier_type ${type ?? '(missing)'} is not supported by ${bank}`, 'BP240');
   }
-  const referenced = value !== undefined && UUID_PATTERN.test(value) ? rt.state.consents.get(value) : undefined;
+  // A consent id in upper case is the same UUID (requireUuid); ids are kept in lower case.
+  const id = value?.toLowerCase();
+  const referenced = id !== undefined && UUID_PATTERN.test(id) ? rt.state.consents.get(id) : undefined;
   if (!referenced || !rt.state.auth.sameOrganisation(referenced.clientId, clientId))
     throw bad(`identifier_value is not a valid consent ID: ${value ?? '(missing)'}`, 'BP265');
   const callback = flow.detail.callback_url;
