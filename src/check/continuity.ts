@@ -6,6 +6,7 @@
 import type { TransactionId } from '@bankdata/core/schemas';
 import type { ContinuityCause } from '../store/sqlite/schema';
 import type { Units } from '@bankdata/core/money';
+import { chainOrder } from '../store/balance-chain';
 
 export interface Snapshot {
   dateTime: string;
@@ -108,17 +109,37 @@ export class RunningBalanceWalk {
     return this.breaks;
   }
 
+  /**
+   * The rows of one instant in their balances' chain (src/store/balance-chain.ts `chainOrder`, as
+   * the exports write them: from the balance before, loops put in where they close, whatever the
+   * ids), each row the bank served twice right after its twin (a break of exactly its amount, a
+   * duplicate, and the chain goes on from it), rows without a balance last.
+   */
   private flush(): void {
-    const remaining = this.group;
+    const group = this.group;
     this.group = [];
-    while (remaining.length > 0) {
-      const balance = this.previous?.balanceAfter ?? null;
-      let next = remaining.findIndex(
-        (r) => balance !== null && r.balanceAfter !== null && balance + r.units === r.balanceAfter,
-      );
-      if (next < 0) next = 0;
-      for (const row of remaining.splice(next, 1)) this.step(row);
+    const balanced = group.filter(hasBalance);
+    const ordered = chainOrder(
+      balanced,
+      (r) => ({ amount: r.units, after: r.balanceAfter }),
+      this.previous?.balanceAfter ?? null,
+    );
+    // The chain as walked: each row from the balance so far; the others (a break, a repeat) apart.
+    const chain: BalancedRow[] = [];
+    const apart: BalancedRow[] = [];
+    for (const row of ordered) {
+      const last = chain.at(-1);
+      if (last === undefined || last.balanceAfter + row.units === row.balanceAfter) chain.push(row);
+      else apart.push(row);
     }
+    const sameAs = (a: BalancedRow, b: BalancedRow) => a.units === b.units && a.balanceAfter === b.balanceAfter;
+    const rest: BalancedRow[] = [];
+    for (const row of apart) {
+      const twin = chain.findLastIndex((r) => sameAs(r, row));
+      if (twin < 0) rest.push(row);
+      else chain.splice(twin + 1, 0, row);
+    }
+    for (const row of [...chain, ...rest, ...group.filter((r) => !hasBalance(r))]) this.step(row);
   }
 
   private step(row: BookedRow): void {

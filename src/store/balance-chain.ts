@@ -1,9 +1,8 @@
 /**
  * Rows booked at one instant whose running balances chain: banks order them differently, and an
  * id says nothing of their order. The balance after the instant is that of the last row of the
- * chain. The chain is walked as the continuity check walks it (src/check/continuity.ts
- * `RunningBalanceWalk`): from the balance before the instant, each next row the one whose
- * balance less its amount is the balance so far, else the first row left. The transactions
+ * chain. The continuity check walks an instant's rows in this order too (src/check/continuity.ts
+ * `RunningBalanceWalk`, a row served twice put right after its twin). The transactions
  * export writes an instant's rows in this order, the report's balance anchor and the OFX export's
  * LEDGERBAL take its end (docs/continuity.md, docs/exports.md).
  */

@@ -321,4 +321,54 @@ export const checkSqlSuite = storeSuite('the running-balance walk in SQL', (d) =
     expect(found.map((f) => [f.transactionId, f.amount, f.cause])).toEqual([['g', '0.00001', 'minor_unit']]);
     expect(found.map(pair)).toEqual(await oracle(store, 'exact', START));
   });
+
+  it('the first instant’s rows in an order their ids do not follow (no balance before them) chain with no break', async () => {
+    const store = await d.open();
+    await fresh(store);
+    await account(store, 'first', [
+      // The bank's chain is c (80.00) then b (50.00); the ids say b, c; no row before them.
+      ['b', day(1), '-30.00', '50.00'],
+      ['c', day(1), '-20.00', '80.00'],
+      ['d', day(2), '5.00', '55.00'],
+      ...tail('55.00'),
+    ]);
+    const found = await running(store, 'first');
+    expect(found.map((f) => [f.transactionId, f.amount, f.cause])).toEqual([]);
+    expect(found.map(pair)).toEqual(await oracle(store, 'first', START));
+  });
+
+  it('a 0.00 row at an instant other rows share (a loop back to the balance before) chains with no break', async () => {
+    const store = await d.open();
+    await fresh(store);
+    await account(store, 'zero', [
+      ['a', day(1), '100.00', '100.00'],
+      // The chain is y (0.00: 100.00) then x (-10.00: 90.00); both leave 100.00, the ids say x, y.
+      ['x', day(3), '-10.00', '90.00'],
+      ['y', day(3), '0.00', '100.00'],
+      ['r', day(4), '-10.00', '80.00'],
+      ...tail('80.00'),
+    ]);
+    const found = await running(store, 'zero');
+    expect(found.map((f) => [f.transactionId, f.amount, f.cause])).toEqual([]);
+    expect(found.map(pair)).toEqual(await oracle(store, 'zero', START));
+  });
+
+  it('a row served twice at an instant other rows share is one duplicate of its amount, suspected beside its twin', async () => {
+    const store = await d.open();
+    await fresh(store);
+    await account(store, 'twice', [
+      ['a', day(1), '100.00', '1100.00'],
+      // The chain is p (1060.00) then q (1055.00); p-copy repeats p.
+      ['p', day(3), '-40.00', '1060.00'],
+      ['p-copy', day(3), '-40.00', '1060.00'],
+      ['q', day(3), '-5.00', '1055.00'],
+      ['r', day(4), '-10.00', '1045.00'],
+      ...tail('1045.00'),
+    ]);
+    const result = await checkContinuity(store, { accountId: 'twice', now: new Date(NOW) });
+    const found = result.findings.filter((f) => f.kind === 'running_balance');
+    expect(found.map((f) => [f.transactionId, f.amount, f.cause])).toEqual([['p-copy', '40.00', 'duplicate']]);
+    expect(result.duplicates.map((s) => [s.transactionId, s.twinTransactionId])).toEqual([['p-copy', 'p']]);
+    expect(await queryRows(store, 'SELECT transaction_id FROM v_duplicates')).toEqual([{ transaction_id: 'p-copy' }]);
+  });
 });
