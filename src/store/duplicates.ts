@@ -169,6 +169,13 @@ export function duplicateOps(runner: SqlRunner): DuplicateOps {
 
     async replaceSuspicions(input) {
       const counts: SuspicionCounts = { marked: 0, kept: 0, cleared: 0 };
+      // One suspicion a row (the first given): a row named twice is one row of duplicate_suspicions, counted once.
+      const byKey = new Map<string, DuplicateSuspicion>();
+      for (const s of input.suspicions) {
+        const key = `${s.bank}/${s.accountId}/${s.transactionId}`;
+        if (!byKey.has(key)) byKey.set(key, s);
+      }
+      const suspicions = [...byKey.values()];
       await runner.transaction(async (tx) => {
         // The same locks as the findings (continuity.ts replaceFindings): two workers checking one account write in turn.
         const accounts = await lockAccounts(tx, input.accounts);
@@ -176,16 +183,14 @@ export function duplicateOps(runner: SqlRunner): DuplicateOps {
         // since the check read them deleted the others.
         const present = await storedTransactionKeys(
           tx,
-          input.suspicions.flatMap((s) => [s, { ...s, transactionId: s.twinTransactionId }]),
+          suspicions.flatMap((s) => [s, { ...s, transactionId: s.twinTransactionId }]),
         );
         const standing = (s: DuplicateSuspicion) =>
           present.has(transactionKeyText(s)) &&
           present.has(transactionKeyText({ ...s, transactionId: s.twinTransactionId }));
         // What this check proves, of the rows still stored: an open suspicion it does not prove
         // (its twin forgotten since the read, say) is cleared below.
-        const proved = new Set(
-          input.suspicions.filter(standing).map((s) => `${s.bank}/${s.accountId}/${s.transactionId}`),
-        );
+        const proved = new Set(suspicions.filter(standing).map((s) => `${s.bank}/${s.accountId}/${s.transactionId}`));
         for (const account of accounts) {
           const open = await tx.all(
             sql`SELECT transaction_id, cleared_at FROM duplicate_suspicions WHERE bank = ${account.bank} AND account_id = ${account.accountId}`,
@@ -199,7 +204,7 @@ export function duplicateOps(runner: SqlRunner): DuplicateOps {
             );
             counts.cleared += 1;
           }
-          for (const s of input.suspicions) {
+          for (const s of suspicions) {
             if (s.bank !== account.bank || s.accountId !== account.accountId || !standing(s)) continue;
             const wasOpen = stored.get(s.transactionId);
             if (wasOpen === true) counts.kept += 1;

@@ -3,23 +3,25 @@
  * the check marks the row a balance proves extra, with its evidence, never deleting it
  * (v_duplicates, v_transactions.suspected_duplicate); a later balance that no longer supports the
  * suspicion clears it; look-alike rows the balances do not prove extra, or two groups that could
- * each hold the extra row, are not marked; the bank's running balance that repeats marks the
- * later-seen row. Run by duplicates.test.ts and duplicates.pg.test.ts.
+ * each hold the extra row, are not marked; the bank's running balance that repeats marks every
+ * row of the run but the first seen, each once. Run by duplicates.test.ts and duplicates.pg.test.ts.
  */
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, expect, it } from 'vitest';
 import { toUnits } from '@bankdata/core/money';
-import type { ConsentId } from '@bankdata/core/schemas';
+import type { AccountId, ConsentId } from '@bankdata/core/schemas';
 import { checkContinuity } from '../../src/check/check-accounts';
 import { exportDataset } from '../../src/export';
 import type { Store } from '../../src/store';
 import { execute, queryRows, storeSuite } from '../support/dialects';
+import { account, fresh } from './check-sql.cases';
 
 const CONSENT = '5d1c2b3a-4e5f-4a6b-8c7d-9e0f1a2b3c4d' as ConsentId;
 const NOW = '2025-06-30T00:00:00.000Z';
 const ACCOUNT = 'acc-1';
+const day = (d: number) => `2025-01-${String(d).padStart(2, '0')}T11:00:00.000Z`;
 
 /** [id, instant, signed amount, description, first seen, running balance] */
 type Row = [string, string, string, string, string, string?];
@@ -236,6 +238,48 @@ export const duplicatesSuite = storeSuite('duplicates the bank served', ({ open 
       },
     ]);
     expect(await flags(store)).toEqual(['r-1=0', 'r-2=0', 'r-3=1', 'r-4=0', 'r-5=0']);
+  });
+
+  it('a row the bank served three times: both copies are flagged, each once', async () => {
+    const store = await open();
+    await fresh(store);
+    await account(store, 'acc', [
+      ['a', day(1), '100.00', '1100.00'],
+      ['p1', day(3), '-40.00', '1060.00'],
+      ['p2', day(3), '-40.00', '1060.00'],
+      ['p3', day(3), '-40.00', '1060.00'],
+      ['r', day(4), '-10.00', '1050.00'],
+      ['z', '2025-02-01T11:00:00.000Z', '0.00', '1050.00'],
+    ]);
+    await execute(
+      store,
+      "UPDATE transactions SET first_seen_at = '2025-01-03T20:00:00.000Z' WHERE transaction_id IN ('p1', 'p3')",
+    );
+    await execute(
+      store,
+      "UPDATE transactions SET first_seen_at = '2025-01-04T20:00:00.000Z' WHERE transaction_id = 'p2'",
+    );
+    const result = await check(store);
+    expect(result.findings.map((f) => [f.transactionId, f.amount, f.cause])).toEqual([
+      ['p2', '40.00', 'duplicate'],
+      ['p3', '40.00', 'duplicate'],
+    ]);
+    const flagged = result.duplicates.map((s) => s.transactionId);
+    expect(new Set(flagged).size).toBe(2);
+    expect(result.duplicateCounts).toEqual({ marked: 2, kept: 0, cleared: 0 });
+    expect((await queryRows(store, 'SELECT transaction_id FROM v_duplicates ORDER BY transaction_id')).length).toBe(2);
+    expect(result.duplicates.map((s) => [s.transactionId, s.twinTransactionId])).toEqual([
+      ['p2', 'p1'],
+      ['p3', 'p1'],
+    ]);
+    // A suspicion named twice is one row, counted once.
+    const counts = await store.duplicates.replaceSuspicions({
+      accounts: [{ bank: 'PNZ', accountId: 'acc' as AccountId }],
+      suspicions: [...result.duplicates, ...result.duplicates],
+      runId: null,
+      checkedAt: '2025-07-01T00:00:00.000Z',
+    });
+    expect(counts).toEqual({ marked: 0, kept: 2, cleared: 0 });
   });
 
   it('exports keep the flagged row with suspected_duplicate; --exclude-duplicates leaves it out (CSV, JSON, NDJSON, OFX)', async () => {
