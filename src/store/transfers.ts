@@ -16,11 +16,18 @@ import type { SqlRow, SqlRunner } from './sql-runner';
 /** Links written by one INSERT: 17 parameters each (SQLite allows 32,766, PostgreSQL 65,535). */
 const LINKS_PER_INSERT = 500;
 
-/** An account with what tells its owner: its consent, its account number, its owner's PartyId. */
+/** An account with what tells its owner: the consents that read it, its account number, its owner's PartyId. */
 export interface TransferAccount {
   bank: BankName;
   accountId: AccountId;
-  consentId: string;
+  /**
+   * Every registered consent that has read the account, ended ones too, sorted: its row's owner
+   * (`accounts.consent_id`) and any consent with a watermark there (`sync_state`) or a row of its
+   * own there (transactions, balances, statements, parties). Not only the owner: the owner is the
+   * first live consent that stored the account, so which consent a second one sharing it
+   * returned it through depends on the order the consents were synced.
+   */
+  consentIds: string[];
   /** `Account.Identification` (Detail only), or null. */
   identification: string | null;
   /** The account party's `PartyId` (GET /accounts/{id}/party), or null when not read. */
@@ -184,16 +191,36 @@ function viewRow(r: SqlRow): TransferViewRow {
   };
 }
 
+/** The tables a consent's read of an account leaves a row in, each with its consent_id. */
+const READ_TABLES = ['accounts', 'sync_state', 'transactions', 'balances', 'statements', 'parties'] as const;
+
 async function readAccounts(r: SqlRunner): Promise<TransferAccount[]> {
   const rows = await r.all(
-    sql`SELECT a.bank, a.account_id, a.consent_id, a.identification, p.party_id
+    sql`SELECT a.bank, a.account_id, a.identification, p.party_id
         FROM accounts a LEFT JOIN parties p ON p.bank = a.bank AND p.account_id = a.account_id
         ORDER BY a.bank, a.account_id`,
   );
+  // Which consents read each account: a forgotten consent is no longer registered (its rows
+  // deleted or handed to another reader, src/store/forget.ts), an ended one still proves it.
+  const reads = await r.all(
+    sql`SELECT DISTINCT x.bank, x.account_id, x.consent_id
+        FROM (${sql.raw(
+          READ_TABLES.map((t) => `SELECT bank, account_id, consent_id FROM ${t} WHERE account_id IS NOT NULL`).join(
+            ' UNION ',
+          ),
+        )}) x
+        JOIN consents c ON c.consent_id = x.consent_id
+        ORDER BY x.bank, x.account_id, x.consent_id`,
+  );
+  const readers = new Map<string, string[]>();
+  for (const row of reads) {
+    const key = `${str(row.bank)}/${str(row.account_id)}`;
+    readers.set(key, [...(readers.get(key) ?? []), str(row.consent_id)]);
+  }
   return rows.map((row) => ({
     bank: str(row.bank) as BankName,
     accountId: str(row.account_id) as AccountId,
-    consentId: str(row.consent_id),
+    consentIds: readers.get(`${str(row.bank)}/${str(row.account_id)}`) ?? [],
     identification: strOrNull(row.identification),
     partyId: strOrNull(row.party_id),
   }));

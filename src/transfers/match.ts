@@ -129,7 +129,8 @@ export function evidenceOf(
   const to = accounts.get(creditKey);
   if (from === undefined || to === undefined) return null;
   if (candidate.daysApart > maxDays) return null;
-  const sameConsent = from.consentId === to.consentId;
+  // One consent read both accounts (docs/transfers.md rule 6), whichever of its readers owns each row.
+  const sameConsent = from.consentIds.some((id) => to.consentIds.includes(id));
   const sameParty = from.bank === to.bank && from.partyId !== null && from.partyId === to.partyId;
   let ownerGroup: string | null = null;
   // In the groups' name order (resolveGroups): the first naming both accounts.

@@ -1,8 +1,8 @@
 /**
  * Own-account transfers (docs/transfers.md) on both dialects from this one case list: each
- * criterion (same consent, same account party, a configured group; opposite amounts in minor
- * units, one currency, within the NZ days; a counterparty account number or a reference that
- * disagrees), a pair between two owners that must not link, an ambiguous case left unchosen, the
+ * criterion (same consent, whichever consent owns each account's row; same account party, a
+ * configured group; opposite amounts in minor units, one currency, within the NZ days; a
+ * counterparty account number or a reference that disagrees), a pair between two owners that must not link, an ambiguous case left unchosen, the
  * links replaced by the next matching, `--exclude-transfers` on an export and the report's money
  * in and out without them.
  */
@@ -16,7 +16,7 @@ import { refreshTransfers } from '../../src/transfers/refresh';
 import { DEFAULT_TRANSFER_RULES, type TransferRules } from '../../src/transfers/match';
 import { toAccountRow, toPartyRow, toTransactionRow } from '../../src/sync/transform';
 import { execute, queryRows, storeSuite } from '../support/dialects';
-import { CONSENT, NOW, OTHER_CONSENT, freshStoreOn } from './helpers';
+import { CONSENT, NOW, OTHER_CONSENT, authorise, freshStoreOn } from './helpers';
 
 interface AccountSpec {
   id: string;
@@ -110,6 +110,41 @@ async function world(store: Store, accounts: AccountSpec[], rows: TxSpec[]): Pro
       now: '2025-03-20T01:00:00Z',
     });
   }
+}
+
+/** Accounts as one consent's listing returns them (each stored under its first live consent). */
+async function listed(store: Store, consentId: ConsentId, ids: string[]): Promise<void> {
+  const ctx = { bank: 'PNZ' as const, consentId, fetchedAt: NOW };
+  await store.commitAccounts({
+    bank: 'PNZ',
+    consentId,
+    rows: ids.map((id) => toAccountRow({ AccountId: id as AccountId, Currency: 'NZD', Nickname: id }, ctx)),
+    runId: null,
+  });
+}
+
+/** One booked row of `accountId` as `consentId` fetched it. */
+async function booked(store: Store, consentId: ConsentId, accountId: string, id: string, amount: string, at: string) {
+  const credit = !amount.startsWith('-');
+  const wire = Transaction.parse({
+    AccountId: accountId,
+    TransactionId: id,
+    Amount: { Amount: amount.replace('-', ''), Currency: 'NZD' },
+    CreditDebitIndicator: credit ? 'Credit' : 'Debit',
+    Status: 'Booked',
+    BookingDateTime: at,
+  });
+  await store.commitTransactionWindow({
+    bank: 'PNZ',
+    accountId: accountId as AccountId,
+    consentId,
+    range: RANGE,
+    creditDebitFilter: null,
+    rows: [toTransactionRow(wire, { bank: 'PNZ', consentId, fetchedAt: NOW })],
+    checkpoint: null,
+    runId: null,
+    now: '2025-03-20T01:00:00Z',
+  });
 }
 
 const rules = (over: Partial<TransferRules> = {}): TransferRules => ({ ...DEFAULT_TRANSFER_RULES, ...over });
@@ -236,6 +271,29 @@ export const transfersSuite = storeSuite('own-account transfers', (d) => {
       expect(await queryRows(store, 'SELECT owner_group FROM v_transfers')).toEqual([{ owner_group: 'household' }]);
       // Suffix 001 is another account: named by no stored one.
       expect(matching.unknownGroupEntries).toEqual([{ group: 'household', entry: '38-9000-0000009-001' }]);
+    });
+
+    it('links two accounts one consent returned both of, when another live consent read one of them first', async () => {
+      const store = await freshStoreOn(d);
+      await authorise(store, CONSENT);
+      await authorise(store, OTHER_CONSENT);
+      // everyday's row stays CONSENT's (its first live reader); OTHER_CONSENT returned both accounts.
+      await listed(store, CONSENT, ['everyday']);
+      await listed(store, OTHER_CONSENT, ['everyday', 'savings']);
+      await booked(store, OTHER_CONSENT, 'everyday', 'out-1', '-100.00', '2025-03-10T09:00:00+13:00');
+      await booked(store, OTHER_CONSENT, 'savings', 'in-1', '100.00', '2025-03-10T09:00:05+13:00');
+      const result = await refreshTransfers(store, DEFAULT_TRANSFER_RULES);
+      expect(result.links.map((l) => `${l.status} ${l.debit.transactionId}>${l.credit.transactionId}`)).toEqual([
+        'linked out-1>in-1',
+      ]);
+      expect(await queryRows(store, 'SELECT same_consent, same_party, owner_group FROM v_transfers')).toEqual([
+        { same_consent: 1, same_party: 0, owner_group: null },
+      ]);
+      // An ended consent still proves what it returned; a forgotten one proves nothing (its rows are gone).
+      await store.consents.markEnded(OTHER_CONSENT, 'revoked');
+      expect((await refreshTransfers(store, DEFAULT_TRANSFER_RULES)).pairs).toBe(1);
+      await store.consents.forget(OTHER_CONSENT, { dryRun: false });
+      expect(await refreshTransfers(store, DEFAULT_TRANSFER_RULES)).toMatchObject({ pairs: 0, ambiguous: 0 });
     });
 
     it('never links accounts of two owners: another consent, another party, no group', async () => {
