@@ -4,13 +4,12 @@
  */
 import type { Command } from 'commander';
 import { listReconciliationIssues, type ReconciliationIssues } from '../payments';
-import type { ConsentViewRow, RejectCount, RunViewRow, RunWorkerRow, Store } from '../store';
+import type { ConsentViewRow, LatestRun, RejectCount, Store } from '../store';
 import { isEndedStatus } from '../sync/consent';
 import { createCliContext, globalsOf } from './command-context';
 import { ExitCode } from './exit-codes';
 import { wholeNumber } from './flags';
 import { terminalSafe } from '@bankdata/core/terminal-text';
-import { unfinishedRunState, unfinishedWorkersState } from '../store/lease';
 import { commandNamed } from './command-needs';
 import { withExamples } from './command-help';
 import { notPaths } from './path-roles';
@@ -19,7 +18,8 @@ import { formatTable, nzTimeText } from './table';
 
 export interface StatusReport {
   database: string;
-  runs: (RunViewRow & { workers: Omit<RunWorkerRow, 'expires_in_ms'>[] })[];
+  /** Newest first; `job` null for a sync started from the command line, `outcome` null while it runs. */
+  runs: LatestRun[];
   consents: ConsentViewRow[];
   nearExpiry: ConsentViewRow[];
   needsReconsent: ConsentViewRow[];
@@ -31,45 +31,12 @@ export interface StatusReport {
 }
 
 export async function readStatus(store: Store, expiryWarningDays: number, runs = 5): Promise<StatusReport> {
-  const current = await store.lease.current();
-  const now = store.now();
   const consents = await store.reports.consents();
-  const latestRows = await store.reports.latestRuns(runs);
-  // On PostgreSQL a run may have had several workers: who did what (none listed on SQLite).
-  const workers = await store.reports.runWorkers(latestRows.map((r) => r.run_id));
-  const workersOf = (runId: string) => workers.filter((w) => w.run_id === runId);
-  // A run with no end is running only while its holder lives: on SQLite the lease (its own, not
-  // expired, its pid not dead on this host); on PostgreSQL one of its workers (not left, seen
-  // within its own term, its pid not dead on this host). A killed one shows as interrupted. The
-  // lease's run is the first unfinished one started since the lease was taken; the scheduler's
-  // other jobs (expiry check, meta refresh) take no lease, and one started while the lease's run
-  // goes on runs beside it (it was the newest unfinished run, so the sync showed as interrupted).
-  const unfinished = (r: RunViewRow) => r.outcome === null && r.finished_at === null;
-  const leaseLive =
-    current !== null && unfinishedRunState({ startedAt: current.acquiredAt }, current, now) === 'running';
-  const sinceLease = latestRows
-    .filter((r) => unfinished(r) && workersOf(r.run_id).length === 0)
-    .map((r) => Date.parse(r.started_at))
-    .filter((at) => current !== null && at >= Date.parse(current.acquiredAt));
-  const leaseRunAt = leaseLive && sinceLease.length > 0 ? Math.min(...sinceLease) : null;
-  const withState = (r: RunViewRow): RunViewRow => {
-    if (!unfinished(r)) return r;
-    const own = workersOf(r.run_id);
-    const state =
-      own.length > 0
-        ? unfinishedWorkersState(own)
-        : leaseRunAt !== null && Date.parse(r.started_at) >= leaseRunAt
-          ? 'running'
-          : 'interrupted';
-    return state === 'running' ? r : { ...r, outcome: 'interrupted' };
-  };
-  const latest = latestRows.map(withState);
   return {
     database: store.path,
-    runs: latest.map((r) => ({
-      ...r,
-      workers: workersOf(r.run_id).map(({ run_id: _id, expires_in_ms: _expires, ...w }) => w),
-    })),
+    // Each with its job, and a run with no end whose holder is gone as interrupted (reports.ts
+    // latestRunRows: the one rule the report follows too).
+    runs: await store.reports.latestRuns(runs),
     consents,
     nearExpiry: consents.filter(
       (c) =>
@@ -95,12 +62,13 @@ export function formatStatus(report: StatusReport, expiryWarningDays: number): s
   if (report.runs.length === 0) lines.push('  (none yet: bankdata sync)');
   else {
     // One table: a run's row, its error summary under it, and its workers' rows when there are several.
-    const header = ['STARTED', 'OUTCOME', 'CONSENTS', 'REQUESTS', 'ROWS', 'FAILED UNITS'];
+    const header = ['STARTED', 'JOB', 'OUTCOME', 'CONSENTS', 'REQUESTS', 'ROWS', 'FAILED UNITS'];
     const rows: string[][] = [];
     const notes = new Map<number, string[]>();
     for (const r of report.runs) {
       rows.push([
         nzTimeText(r.started_at),
+        terminalSafe(r.job ?? 'sync'),
         r.outcome ?? 'running',
         String(r.consents ?? '-'),
         String(r.requests ?? '-'),
@@ -112,6 +80,7 @@ export function formatStatus(report: StatusReport, expiryWarningDays: number): s
         for (const w of r.workers)
           rows.push([
             `  worker ${w.worker_id}`,
+            '',
             w.outcome ?? (w.left_at ? '-' : 'working'),
             String(w.consents),
             String(w.requests),

@@ -8,8 +8,9 @@ import { RunLockedError, runSync } from '../sync/run';
 import { describeError } from '../sync/unit-outcome';
 import type { JobContext } from './job-context';
 import type { Job, JobReport } from './scheduler';
+import { NIGHTLY_SYNC } from '../store/job-runs';
 
-export const NIGHTLY_SYNC = 'nightly-sync';
+export { NIGHTLY_SYNC } from '../store/job-runs';
 
 export function nightlySyncJob(ctx: JobContext, expression: string): Job {
   return {

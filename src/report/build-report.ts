@@ -7,9 +7,9 @@ import { DateTime } from 'luxon';
 import { creditDebitFilter } from '@bankdata/core/endpoint-access';
 import { NZ, nzDateOf } from '@bankdata/core/nz-time';
 import { reconciliationSummary } from '../payments';
-import type { Store } from '../store';
 import type { ContinuityViewRow } from '../store/continuity';
-import type { ReportAccount, ReportConsent, ReportRun } from '../store/report-queries';
+import type { LatestRun, Store } from '../store';
+import type { ReportAccount, ReportConsent } from '../store/report-queries';
 import { unitsPerMinor, type Units } from '@bankdata/core/money';
 import type { BalancePoint, FlowPoint } from './charts';
 import { renderReport } from './html';
@@ -69,6 +69,9 @@ export interface AccountLimits {
   windowEnded: string | null;
 }
 
+/** A run as the report shows it (store.reports.latestRuns), its job null for a sync from the command line. */
+export type ReportRun = Omit<LatestRun, 'workers'>;
+
 export interface ReportData {
   generatedAt: string;
   database: string;
@@ -76,7 +79,10 @@ export interface ReportData {
   to: string | null;
   accounts: AccountSection[];
   consents: ReportConsent[];
+  /** The latest runs, newest first, of every job (running, or interrupted once their holder is gone). */
   runs: ReportRun[];
+  /** The latest sync run (from the command line or the nightly sync), whatever ran after it: the Summary's "Last run". */
+  lastSync: ReportRun | null;
   continuity: ContinuityViewRow[];
   payments: { count: number; settled: number; matched: number; unmatched: number; ambiguous: number } | null;
 }
@@ -110,11 +116,14 @@ export async function gatherReport(store: Store, options: ReportOptions = {}): P
     to,
     accounts,
     consents,
-    runs: await store.reportData.runs(options.runs ?? 10),
+    runs: (await store.reports.latestRuns(options.runs ?? 10)).map(reportRun),
+    lastSync: (await store.reports.latestRuns(1, { syncOnly: true })).map(reportRun)[0] ?? null,
     continuity: await store.continuity.listFindings({ accountId: options.accountId }),
     payments,
   };
 }
+
+const reportRun = ({ workers: _workers, ...run }: LatestRun): ReportRun => run;
 
 async function accountSection(
   store: Store,

@@ -39,7 +39,9 @@ export function renderReport(data: ReportData): { html: string; charts: number }
   const period =
     data.from || data.to ? `${data.from ?? 'the first row'} to ${data.to ?? 'the last row'}` : 'all rows held';
   const breaks = data.continuity.length;
-  const lastRun = data.runs[0];
+  // The latest sync, whatever job ran after it: an expiry check's ok after a failed nightly sync
+  // is not the data's state.
+  const lastRun = data.lastSync;
   const html = `<!doctype html>
 <html lang="en-NZ">
 <head>
@@ -66,7 +68,7 @@ export function renderReport(data: ReportData): { html: string; charts: number }
 <dl class="cards">
 <div><dt>Accounts</dt><dd>${data.accounts.length}</dd></div>
 <div><dt>Consents</dt><dd>${data.consents.length}</dd></div>
-<div><dt>Last run</dt><dd>${lastRun ? `${outcomeBadge(lastRun.outcome)}<span class="when">${esc(nzDateTime(lastRun.started_at))} NZ</span>` : 'none yet'}</dd></div>
+<div><dt>Last run</dt><dd>${lastRun ? `${outcomeBadge(lastRun.outcome)}<span class="when">${esc(jobName(lastRun.job))} ${esc(nzDateTime(lastRun.started_at))} NZ</span>` : 'no sync yet'}</dd></div>
 <div><dt>Continuity breaks</dt><dd>${breaks === 0 ? '<span class="badge ok">none</span>' : `<span class="badge bad">${breaks}</span>`}</dd></div>
 ${data.payments ? `<div><dt>Payments reconciled</dt><dd>${data.payments.matched} of ${data.payments.settled} settled</dd></div>` : ''}
 </dl>
@@ -406,6 +408,7 @@ function expiry(at: string | null, days: number | null): string {
 function renderRuns(data: ReportData): string {
   const rows = data.runs.map((r) => [
     nzDateTime(r.started_at),
+    jobName(r.job),
     r.outcome ?? 'running',
     r.consents,
     r.requests,
@@ -414,7 +417,7 @@ function renderRuns(data: ReportData): string {
     r.error_summary ? r.error_summary.slice(0, 240) : '',
   ]);
   return `<section id="runs" aria-labelledby="runs-h"><h2 id="runs-h">Last runs</h2>
-${rows.length ? table(['Started (NZ)', 'Outcome', 'Consents', 'Requests', 'Rows written', 'Failed units', 'Failures'], rows) : '<p>No sync run yet.</p>'}
+${rows.length ? table(['Started (NZ)', 'Job', 'Outcome', 'Consents', 'Requests', 'Rows written', 'Failed units', 'Failures'], rows) : '<p>No run yet.</p>'}
 ${BACK_LINK}
 </section>`;
 }
@@ -450,6 +453,11 @@ function renderPayments(data: ReportData): string {
 ${table(['Payments', 'Settled', 'Matched to a bank credit', 'Settled, unmatched', 'Ambiguous'], [[p.count, p.settled, p.matched, p.unmatched, p.ambiguous]])}
 ${BACK_LINK}
 </section>`;
+}
+
+/** A run's job (job_runs), or `sync` for a sync started from the command line. */
+function jobName(job: string | null): string {
+  return job ?? 'sync';
 }
 
 function outcomeBadge(outcome: string | null): string {

@@ -5,6 +5,9 @@ import type { SqlRunner } from './sql-runner';
 import { jobRuns } from './sqlite/schema';
 import { toStoredInstant, type Instant } from './time';
 
+/** The nightly sync's job name: its runs, and those with no job (a sync from the command line), are the syncs. */
+export const NIGHTLY_SYNC = 'nightly-sync';
+
 export type JobRunRow = typeof jobRuns.$inferSelect;
 
 /**

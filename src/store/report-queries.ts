@@ -57,18 +57,6 @@ export interface ReportConsent {
   last_outcome: string | null;
 }
 
-export interface ReportRun {
-  run_id: string;
-  started_at: string;
-  finished_at: string | null;
-  outcome: string | null;
-  consents: number | null;
-  requests: number | null;
-  rows_written: number | null;
-  failed_units: number | null;
-  error_summary: string | null;
-}
-
 /** The operations of `store.reportData` (documented in store.ts). */
 export interface ReportReads {
   accounts(filter?: { accountId?: string }): Promise<ReportAccount[]>;
@@ -80,7 +68,6 @@ export interface ReportReads {
     options: { scale: bigint; nzDateOf: (instant: string) => string },
   ): Promise<BalanceAnchor | null>;
   consents(): Promise<ReportConsent[]>;
-  runs(limit: number): Promise<ReportRun[]>;
   countPayments(): Promise<number>;
 }
 
@@ -253,24 +240,6 @@ export function reportReads(runner: SqlRunner): ReportReads {
         days_to_expiry: toNumberOrNull(r.days_to_expiry),
         last_synced_at: strOrNull(r.last_synced_at),
         last_outcome: strOrNull(r.last_outcome),
-      }));
-    },
-
-    async runs(limit) {
-      const rows = await runner.all(
-        sql`SELECT run_id, started_at, finished_at, outcome, consents, requests, rows_written, failed_units, error_summary
-            FROM v_runs ORDER BY started_at DESC LIMIT ${limit}`,
-      );
-      return rows.map((r) => ({
-        run_id: str(r.run_id),
-        started_at: str(r.started_at),
-        finished_at: strOrNull(r.finished_at),
-        outcome: strOrNull(r.outcome),
-        consents: toNumberOrNull(r.consents),
-        requests: toNumberOrNull(r.requests),
-        rows_written: toNumberOrNull(r.rows_written),
-        failed_units: toNumberOrNull(r.failed_units),
-        error_summary: strOrNull(r.error_summary),
       }));
     },
 

@@ -9,6 +9,9 @@ import type { Store } from './store';
 import { z } from 'zod';
 import type { AccountId, BankName, ConsentId } from '@bankdata/core/schemas';
 import type { SqlRunner } from './sql-runner';
+import { NIGHTLY_SYNC } from './job-runs';
+import { readLease, unfinishedRunState, unfinishedWorkersState } from './lease';
+import type { Clock } from './time';
 
 const text = z.string();
 const textOrNull = z.string().nullable();
@@ -117,9 +120,58 @@ export async function consentViewRows(db: SqlRunner): Promise<ConsentViewRow[]> 
   );
 }
 
-export async function latestRunRows(db: SqlRunner, limit: number): Promise<RunViewRow[]> {
-  return all(db, RunViewRow, sql`SELECT * FROM v_runs ORDER BY started_at DESC LIMIT ${limit}`);
+/**
+ * A run as `status` and the report show it: its v_runs row with the state of a run that never
+ * ended decided (`outcome` null while it runs, 'interrupted' once its holder is gone), the job
+ * that ran it (job_runs; null for a sync started from the command line) and, on PostgreSQL, its
+ * workers.
+ */
+export type LatestRun = RunViewRow & { job: string | null; workers: Omit<RunWorkerRow, 'expires_in_ms'>[] };
+
+/**
+ * The latest runs, newest first (`syncOnly`: the syncs alone, those with no job or the nightly
+ * sync's). A run with no end is running only while its holder lives: on SQLite the lease (not
+ * expired, its pid not dead on this host, taken no later than the run started: the lease's run
+ * and the scheduler's lease-less jobs started beside it); on PostgreSQL one of its workers (not
+ * left, seen within its own term, its pid not dead on this host). Else it was killed, or its
+ * machine stopped: 'interrupted' (src/store/lease.ts). Decided here once, for every reader.
+ */
+export async function latestRunRows(
+  db: SqlRunner,
+  limit: number,
+  now: Date,
+  options: { syncOnly?: boolean } = {},
+): Promise<LatestRun[]> {
+  const where = options.syncOnly ? sql` WHERE j.job IS NULL OR j.job = ${NIGHTLY_SYNC}` : sql``;
+  const rows = await all(
+    db,
+    RunViewRow.extend({ job: textOrNull }),
+    sql`SELECT r.run_id, r.started_at, r.finished_at, r.outcome, r.consents, r.requests, r.rows_written,
+               r.failed_units, r.error_summary, j.job
+        FROM v_runs r LEFT JOIN job_runs j ON j.run_id = r.run_id${where}
+        ORDER BY r.started_at DESC, r.run_id DESC LIMIT ${limit}`,
+  );
+  const lease = rows.some(unfinished) ? await readLease(db) : null;
+  const workers = await runWorkerRows(
+    db,
+    rows.map((r) => r.run_id),
+  );
+  return rows.map((r) => {
+    const own = workers.filter((w) => w.run_id === r.run_id);
+    const state = !unfinished(r)
+      ? null
+      : own.length > 0
+        ? unfinishedWorkersState(own)
+        : unfinishedRunState({ startedAt: r.started_at }, lease, now);
+    return {
+      ...r,
+      outcome: state === 'interrupted' ? 'interrupted' : r.outcome,
+      workers: own.map(({ run_id: _id, expires_in_ms: _expires, ...w }) => w),
+    };
+  });
 }
+
+const unfinished = (r: RunViewRow) => r.outcome === null && r.finished_at === null;
 
 /** Who worked a run on PostgreSQL (run_workers), oldest first; SQLite runs have one process and no such table. */
 export const RunWorkerRow = z.object({
@@ -229,11 +281,10 @@ export async function knownAccounts(
 }
 
 /** The Store's `reports` operations over one runner: the same queries on both dialects. */
-export function reportsOf(runner: SqlRunner): Store['reports'] {
+export function reportsOf(runner: SqlRunner, clock: Clock): Store['reports'] {
   return {
     consents: () => consentViewRows(runner),
-    latestRuns: (limit) => latestRunRows(runner, limit),
-    runWorkers: (runIds) => runWorkerRows(runner, runIds),
+    latestRuns: (limit, options) => latestRunRows(runner, limit, clock(), options),
     rejectCounts: () => rejectCounts(runner),
     payment: (paymentId) => paymentViewRow(runner, paymentId),
     paymentMatch: (paymentId) => paymentMatchRow(runner, paymentId),

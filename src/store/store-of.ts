@@ -191,7 +191,7 @@ export function storeOf(parts: DialectParts): Store {
       openFindings: () => alerts.openFindings(r),
       rejectedPayments: () => alerts.rejectedPayments(r),
     }),
-    reports: reports.reportsOf(r),
+    reports: reports.reportsOf(r, clock),
     continuity: continuityReads(exact),
     categories: settled({
       rows: (options) => categories.categoryRows(r, options),

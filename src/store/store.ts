@@ -53,12 +53,11 @@ import type { PaymentAttemptRow, PaymentAttemptUpdate, PaymentRow, PaymentStatus
 import type { AddConsentResult, ConsentRecord, StoredBankMeta } from './registry';
 import type {
   ConsentViewRow,
+  LatestRun,
   PaymentMatchRow,
   PaymentViewRow,
   ReconciliationCounts,
   RejectCount,
-  RunViewRow,
-  RunWorkerRow,
   StoreTotals,
   UnmatchedPaymentRow,
   UnresolvedCandidateRow,
@@ -253,9 +252,12 @@ export interface Store {
   /** Reads over the public views (status, payments show and reconcile, the demo). */
   reports: {
     consents(): Promise<ConsentViewRow[]>;
-    latestRuns(limit: number): Promise<RunViewRow[]>;
-    /** Which worker did what in these runs (PostgreSQL's cooperating workers; none on SQLite). */
-    runWorkers(runIds: readonly string[]): Promise<(RunWorkerRow & { run_id: string })[]>;
+    /**
+     * The latest runs, newest first, each with its job and, on PostgreSQL, its workers; a run
+     * with no end whose holder is gone is 'interrupted' (reports.ts `latestRunRows`): status, the
+     * report. `syncOnly`: the syncs alone (no job, or the nightly sync).
+     */
+    latestRuns(limit: number, options?: { syncOnly?: boolean }): Promise<LatestRun[]>;
     rejectCounts(): Promise<RejectCount[]>;
     payment(paymentId: string): Promise<PaymentViewRow | null>;
     paymentMatch(paymentId: string): Promise<PaymentMatchRow | null>;
@@ -329,8 +331,6 @@ export interface Store {
     balanceAnchor: ReportReads['balanceAnchor'];
     /** v_consents rows, by bank and id. */
     consents: ReportReads['consents'];
-    /** The latest v_runs rows, newest first. */
-    runs: ReportReads['runs'];
     /** How many payments are held. */
     countPayments: ReportReads['countPayments'];
   };

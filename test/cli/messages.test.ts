@@ -237,7 +237,7 @@ describe('tables: NZ time and aligned columns', () => {
 
   // Every command that prints a table in human mode, with the header its table starts with.
   const tables: [string, () => string[], RegExp][] = [
-    ['status: last runs', () => ['status'], /^ {2}STARTED +OUTCOME/],
+    ['status: last runs', () => ['status'], /^ {2}STARTED +JOB +OUTCOME/],
     ['status: consents', () => ['status'], /^ {2}CONSENT +BANK +STATUS/],
     ['consents list', () => ['consents', 'list', '--offline'], /^CONSENT +BANK +STATUS/],
   ];
@@ -265,7 +265,7 @@ describe('tables: NZ time and aligned columns', () => {
   it('status: instants in NZ time with their offset; status --json keeps UTC Z', async () => {
     const r = await runCli(['status'], { cwd: synced.dir, env: synced.env });
     const run = tableAt(r.stdout, /^ {2}STARTED/)[1]!;
-    expect(run).toMatch(/^ {2}\d{4}-\d\d-\d\d \d\d:\d\d \+1[23]:00 {2}ok /);
+    expect(run).toMatch(/^ {2}\d{4}-\d\d-\d\d \d\d:\d\d \+1[23]:00 {2}sync +ok /);
     expect(r.stdout).not.toMatch(/\d\d:\d\d:\d\d(\.\d+)?Z/);
     const json = await runCli(['status', '--json'], { cwd: synced.dir, env: synced.env });
     expect((JSON.parse(json.stdout) as { runs: { started_at: string }[] }).runs[0]!.started_at).toMatch(/Z$/);

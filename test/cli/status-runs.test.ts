@@ -2,12 +2,13 @@
  * `bankdata status`'s state of the runs with no end (src/cli/status.ts `readStatus`): the lease's
  * run is the first unfinished one since the lease was taken, and the scheduler's lease-less jobs
  * started beside it run too; a run started before the lease, or with no lease, was interrupted.
+ * Each run names its job (job_runs), in the text and in --json.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, expect, it } from 'vitest';
-import { readStatus } from '../../src/cli/status';
+import { formatStatus, readStatus } from '../../src/cli/status';
 import { openStore, type SqliteStore } from '../../src/store';
 
 const opened: { store: SqliteStore; dir: string }[] = [];
@@ -51,4 +52,39 @@ it('shows a run with no end and no lease as interrupted', async () => {
   const store = await fresh();
   const run = await store.runs.start({ now: new Date(Date.now() - 5_000) });
   expect(await stateOf(store, run)).toBe('interrupted');
+});
+
+it("names each run's job: a failed nightly sync, then the 08:00 expiry check (text JOB column, --json job)", async () => {
+  const store = await fresh();
+  const t = Date.now() - 6 * 3_600_000;
+  const sync = await store.runs.start({ now: new Date(t) });
+  await store.runs.finish(
+    sync,
+    {
+      outcome: 'failed',
+      consents: 3,
+      requests: 1,
+      rowsWritten: 0,
+      failedUnits: 3,
+      errorSummary: 'BDT401 authentication failed',
+    },
+    new Date(t + 1_000),
+  );
+  const expiry = await store.runs.start({ now: new Date(t + 6 * 3_600_000 - 1_000) });
+  await store.runs.recordJob(expiry, 'expiry-check', new Date(t + 6 * 3_600_000 - 1_000));
+  await store.runs.finish(
+    expiry,
+    { outcome: 'ok', consents: 0, requests: 3, rowsWritten: 0, failedUnits: 0, errorSummary: null },
+    new Date(t + 6 * 3_600_000),
+  );
+  const status = await readStatus(store, 14);
+  expect(status.runs.map((r) => [r.run_id, r.job, r.outcome])).toEqual([
+    [expiry, 'expiry-check', 'ok'],
+    [sync, null, 'failed'],
+  ]);
+  expect(JSON.parse(JSON.stringify(status)).runs[0]).toMatchObject({ job: 'expiry-check' });
+  const text = formatStatus(status, 14).split('\n');
+  expect(text.find((l) => l.includes('STARTED'))).toMatch(/^ {2}STARTED +JOB +OUTCOME /);
+  expect(text.find((l) => l.includes(' ok '))).toMatch(/ expiry-check +ok /);
+  expect(text.find((l) => l.includes(' failed '))).toMatch(/ sync +failed /);
 });
