@@ -48,7 +48,10 @@ export interface CheckOptions {
 }
 
 export interface CheckResult {
+  /** Accounts the check covered: `checked` + `skipped.length`. */
   accounts: number;
+  /** Accounts judged (the ones a "no break" speaks for); the rest are `skipped`. */
+  checked: number;
   findings: ContinuityFinding[];
   /** Accounts not judged, and why (transactions of one direction only). */
   skipped: { bank: string; accountId: string; reason: string }[];
@@ -89,7 +92,15 @@ export async function checkContinuity(store: Store, options: CheckOptions = {}):
     // Every account covered, skipped ones too: a suspicion its check can no longer prove is cleared.
     duplicateCounts = await store.duplicates.replaceSuspicions({ accounts, suspicions: duplicates, runId, checkedAt });
   }
-  return { accounts: accounts.length, findings, skipped, checkedAt, duplicates, duplicateCounts };
+  return {
+    accounts: accounts.length,
+    checked: accounts.length - skipped.length,
+    findings,
+    skipped,
+    checkedAt,
+    duplicates,
+    duplicateCounts,
+  };
 }
 
 /**

@@ -15,12 +15,8 @@ import { notPaths } from './path-roles';
 
 export function formatCheck(result: CheckResult): string {
   const lines: string[] = [];
-  if (result.findings.length === 0)
-    lines.push(`continuity: no break in ${result.accounts - result.skipped.length} account(s)`);
-  else
-    lines.push(
-      `continuity: ${result.findings.length} break(s) in ${result.accounts - result.skipped.length} account(s) checked`,
-    );
+  if (result.findings.length === 0) lines.push(`continuity: no break in ${result.checked} account(s)`);
+  else lines.push(`continuity: ${result.findings.length} break(s) in ${result.checked} account(s) checked`);
   for (const f of result.findings) {
     const amount = f.amount.startsWith('-') ? f.amount : `+${f.amount}`;
     lines.push(

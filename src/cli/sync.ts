@@ -266,10 +266,12 @@ export function formatSummary(s: SyncSummary, config: Pick<Config, 'db'>): strin
   ];
   if (s.continuity && 'error' in s.continuity) lines.push(`  continuity not checked: ${s.continuity.error}`);
   else if (s.continuity) {
+    // Only the accounts judged: a skipped one (credits-only or debits-only) is neither clean nor broken.
+    const { breaks, checked, skipped } = s.continuity;
     lines.push(
-      s.continuity.breaks > 0
-        ? `  continuity ${s.continuity.breaks} break(s) between balances and transactions (bankdata check)`
-        : `  continuity no break in ${s.continuity.accounts} account(s)`,
+      breaks > 0
+        ? `  continuity ${breaks} break(s) between balances and transactions in ${checked} account(s) checked${skipped > 0 ? `, ${skipped} not checked` : ''} (bankdata check)`
+        : `  continuity no break in ${checked} account(s)${skipped > 0 ? ` (${skipped} not checked)` : ''}`,
     );
   }
   // docs/categories.md "When rows are decided".

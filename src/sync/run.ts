@@ -107,9 +107,10 @@ export interface SyncSummary {
   /**
    * The closing continuity check (v_continuity, run_id = this run): breaks found, or why it could
    * not run. Never changes the outcome: a lasting bank error must not make every run partial.
-   * Null when the run could not proceed.
+   * Null when the run could not proceed. `accounts` covered = `checked` (judged) + `skipped` (not
+   * judged: transactions of one direction only; src/check/check-accounts.ts CheckResult).
    */
-  continuity: { accounts: number; breaks: number } | { error: string } | null;
+  continuity: { accounts: number; checked: number; skipped: number; breaks: number } | { error: string } | null;
   /**
    * The rows decided at the run's end (those without a decision or changed since; `written`: whose
    * decision is new or changed; `stopped`: the run was asked to stop, later batches left for the
@@ -455,7 +456,12 @@ async function closingCheck(ctx: SyncContext): Promise<SyncSummary['continuity']
         breaks: result.findings.length,
         suspected_duplicates: result.duplicates.length,
       });
-    return { accounts: result.accounts, breaks: result.findings.length };
+    return {
+      accounts: result.accounts,
+      checked: result.checked,
+      skipped: result.skipped.length,
+      breaks: result.findings.length,
+    };
   } catch (error) {
     ctx.logger.error('continuity check failed', { reason: describeError(error) });
     return { error: describeError(error) };

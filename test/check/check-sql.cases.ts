@@ -13,6 +13,7 @@ import { toUnits, unitsPerMinor } from '@bankdata/core/money';
 import type { ConsentId, TransactionId } from '@bankdata/core/schemas';
 import { checkContinuity, SETTLE_DAYS } from '../../src/check/check-accounts';
 import { RunningBalanceWalk, type BookedRow } from '../../src/check/continuity';
+import { formatCheck } from '../../src/cli/check';
 import type { Store } from '../../src/store';
 import { execute, queryRows, storeSuite } from '../support/dialects';
 
@@ -262,6 +263,18 @@ export const checkSqlSuite = storeSuite('the running-balance walk in SQL', (d) =
     expect(result.skipped).toEqual([
       { bank: 'PNZ', accountId: 'credits', reason: 'no consent returns both credits and debits' },
     ]);
+  });
+
+  it('the accounts checked are the ones judged: a skipped account is covered, not counted as checked (the "no break in N" of check and of the sync summary)', async () => {
+    const store = await d.open();
+    await fresh(store);
+    await account(store, 'both', [['a', day(1), '1.00', '1.00'], ['b', day(2), '-0.50', '0.50'], ...tail('0.50')]);
+    await account(store, 'credits', [['a', day(1), '1.00', '5.00'], ...tail('5.00')], { consent: CREDITS_ONLY });
+    const result = await checkContinuity(store, { save: false, now: new Date(NOW) });
+    expect(result.findings).toEqual([]);
+    expect(result.skipped.map((s) => s.accountId)).toEqual(['credits']);
+    expect({ accounts: result.accounts, checked: result.checked }).toEqual({ accounts: 2, checked: 1 });
+    expect(formatCheck(result)).toMatch(/^continuity: no break in 1 account\(s\)\n {2}not checked PNZ credits: /);
   });
 
   it('a row posted late counts within 14 days of 24 hours before a balance, across an NZ daylight-saving change too', async () => {

@@ -5,7 +5,9 @@ import { join, relative } from 'node:path';
 import Database from 'better-sqlite3';
 import { parse } from 'csv-parse/sync';
 import { afterAll, describe, expect, it } from 'vitest';
+import { checkContinuity } from '../../src/check/check-accounts';
 import { runDemo } from '../../src/cli/demo';
+import { openStore } from '../../src/store';
 import { SETTINGS } from '../fixtures/sync-harness';
 
 const dir = mkdtempSync(join(tmpdir(), 'bankdata-demo-'));
@@ -63,6 +65,27 @@ describe('bankdata demo', () => {
       expect(ids('transactions.csv').length - ids('transactions-without-duplicates.csv').length).toBe(1);
     } finally {
       db.close();
+    }
+  });
+
+  it("the sync summary's 'no break in N account(s)' counts the accounts the check judged, and says how many it did not", async () => {
+    // The backfill read every account; its summary speaks for the accounts the check judged.
+    const said = /continuity no break in (\d+) account\(s\) \((\d+) not checked\)/.exec(printed);
+    expect(said).not.toBeNull();
+    const store = await openStore(join(dir, 'demo', 'bankdata.sqlite'));
+    try {
+      const result = await checkContinuity(store, { save: false });
+      // The demo's world has credits-only and debits-only consents: accounts the walk cannot judge.
+      expect(result.skipped.length).toBeGreaterThan(0);
+      expect(Number(said![1])).toBe(result.accounts - result.skipped.length);
+      expect(Number(said![2])).toBe(result.skipped.length);
+      expect(result.checked).toBe(result.accounts - result.skipped.length);
+      // The incremental sync's check (the planted duplicate is a break) counts the same way.
+      expect(printed).toMatch(
+        /continuity 1 break\(s\) between balances and transactions in \d+ account\(s\) checked, \d+ not checked/,
+      );
+    } finally {
+      await store.close();
     }
   });
 
