@@ -19,7 +19,7 @@ import { nzDateOf, nzDaysBetween } from '@bankdata/core/nz-time';
 import type { AlertSubject } from '../config';
 import type { AlertDestination, AlertTransition, FinishedRun } from '../store';
 import type { AlertFacts } from '../store/alerts';
-import { isEndedStatus } from '../sync/consent';
+import { consentEnded } from '../store/consent-state';
 
 export const EVENT_TYPES = [
   'run.failed',
@@ -97,7 +97,7 @@ export function judge(facts: AlertFacts, options: JudgeOptions): AlertTransition
     const today = nzDateOf(options.now);
     for (const c of facts.consents) {
       const subject = `consent:${c.consentId}`;
-      const ended = c.endedReason ?? (isEndedStatus(c.status) ? c.status : null);
+      const ended = consentEnded(c);
       const base = { consent_id: c.consentId, bank: c.bank, status: c.status };
       if (ended) {
         push('consent', subject, `ended:${ended}`, 'consent.ended', { ...base, reason: ended, ended_at: c.endedAt });

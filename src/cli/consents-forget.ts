@@ -9,7 +9,7 @@
  */
 import type { Command } from 'commander';
 import { RefusedStoredPath, removeStoredFile, storedPathInDataDir } from '../fs/data-dir';
-import { isEndedStatus } from '../sync/consent';
+import { consentEnded } from '../store/consent-state';
 import type { ForgetReport } from '../store/forget';
 import { createCliContext, globalsOf } from './command-context';
 import { ExitCode, UsageError } from './exit-codes';
@@ -36,7 +36,7 @@ export function registerConsentForgetCommand(consents: Command): void {
             `consent ${consentId} is not stored`,
             'bankdata consents list --offline shows the stored ones',
           );
-        if (!isEndedStatus(record.status) && record.endedAt === null) {
+        if (consentEnded(record) === null) {
           throw new UsageError(
             `consent ${consentId} has not ended (${record.status ?? 'status unread'}); only an ended consent's data is forgotten`,
             `bankdata consents revoke ${consentId} first`,

@@ -6,6 +6,7 @@
 import { nzDateOf, nzDaysBetween } from '@bankdata/core/nz-time';
 import type { ConsentId } from '@bankdata/core/schemas';
 import type { Store } from '../store';
+import { consentEnded } from '../store/consent-state';
 import type { RefreshOutcome } from '../sync/consent-refresh';
 import { formatFields, formatTable, nzTimeText } from './table';
 
@@ -21,10 +22,10 @@ export interface ConsentView {
   end_date_time: string | null;
   expiration_date_time: string | null;
   days_to_expiry: number | null;
-  /** Authorised and expiring within expiryWarningDays (not yet expired): ask the customer to re-consent. */
+  /** Authorised and expiring within expiryWarningDays (not yet expired, not ended): ask the customer to re-consent. */
   expiring_soon: boolean;
   registered_at: string | null;
-  /** Why sync skips it (the status or code that ended it); null while it is synced. */
+  /** Why sync skips it (the status or code that ended it: src/store/consent-state.ts); null while it is synced. */
   ended: string | null;
   last_synced_at: string | null;
   last_outcome: string | null;
@@ -47,6 +48,7 @@ export async function consentView(
   const record = await store.consents.get(consentId);
   const days = daysToExpiry(record?.expirationNzDate ?? null, now);
   const status = live?.status ?? record?.status ?? null;
+  const ended = consentEnded({ endedReason: record?.endedReason ?? null, status });
   return {
     consent_id: consentId,
     registered: record !== null,
@@ -58,9 +60,9 @@ export async function consentView(
     end_date_time: record?.endDateTime ?? null,
     expiration_date_time: record?.expirationDateTime ?? null,
     days_to_expiry: days,
-    expiring_soon: status === 'Authorised' && days !== null && days >= 0 && days <= warnDays,
+    expiring_soon: ended === null && status === 'Authorised' && days !== null && days >= 0 && days <= warnDays,
     registered_at: record?.registeredAt ?? null,
-    ended: record?.endedReason ?? null,
+    ended,
     last_synced_at: record?.lastSyncedAt ?? null,
     last_outcome: record?.lastOutcome ?? null,
     error: live?.error ?? null,

@@ -5,7 +5,6 @@
 import type { Command } from 'commander';
 import { listReconciliationIssues, type ReconciliationIssues } from '../payments';
 import type { ConsentViewRow, LatestRun, RejectCount, Store } from '../store';
-import { isEndedStatus } from '../sync/consent';
 import { createCliContext, globalsOf } from './command-context';
 import { ExitCode } from './exit-codes';
 import { wholeNumber } from './flags';
@@ -14,6 +13,7 @@ import { commandNamed } from './command-needs';
 import { withExamples } from './command-help';
 import { notPaths } from './path-roles';
 import { expiryWords } from './consents-view';
+import { consentEnded } from '../store/consent-state';
 import { formatTable, nzTimeText } from './table';
 
 export interface StatusReport {
@@ -22,7 +22,8 @@ export interface StatusReport {
   runs: LatestRun[];
   consents: ConsentViewRow[];
   nearExpiry: ConsentViewRow[];
-  needsReconsent: ConsentViewRow[];
+  /** Ended (`ended`: the status or code that ended it, src/store/consent-state.ts), or Authorised past its expiration date (`ended` null). */
+  needsReconsent: (ConsentViewRow & { ended: string | null })[];
   rejects: RejectCount[];
   /** Settled payments with no single bank transaction carrying them, and ambiguous ones. */
   payments: ReconciliationIssues;
@@ -38,20 +39,22 @@ export async function readStatus(store: Store, expiryWarningDays: number, runs =
     // latestRunRows: the one rule the report follows too).
     runs: await store.reports.latestRuns(runs),
     consents,
+    // Not ended (one rule with consents list, the report and alerts: src/store/consent-state.ts; a
+    // code such as BDT409 ends a consent whose status stays Authorised), and expiring soon.
     nearExpiry: consents.filter(
       (c) =>
+        endedOf(c) === null &&
         c.status === 'Authorised' &&
         c.days_to_expiry !== null &&
         c.days_to_expiry >= 0 &&
         c.days_to_expiry <= expiryWarningDays,
     ),
     // Ended, or Authorised past its expiration date (the bank may not have moved it to Expired yet).
-    needsReconsent: consents.filter(
-      (c) =>
-        isEndedStatus(c.status) ||
-        c.last_outcome === 'ended' ||
-        (c.status === 'Authorised' && c.days_to_expiry !== null && c.days_to_expiry < 0),
-    ),
+    needsReconsent: consents
+      .map((c) => ({ ...c, ended: endedOf(c) }))
+      .filter(
+        (c) => c.ended !== null || (c.status === 'Authorised' && c.days_to_expiry !== null && c.days_to_expiry < 0),
+      ),
     rejects: await store.reports.rejectCounts(),
     payments: await listReconciliationIssues(store),
   };
@@ -117,9 +120,10 @@ export function formatStatus(report: StatusReport, expiryWarningDays: number): s
   }
   if (report.needsReconsent.length > 0) {
     lines.push('', 'ended (a new consent is needed):');
+    // Why: the status or code that ended it (BDT409 leaves the status Authorised), else how long ago it expired.
     for (const c of report.needsReconsent)
       lines.push(
-        `  ${c.consent_id}${c.bank ? ` ${c.bank}` : ''}: ${c.status === 'Authorised' && c.days_to_expiry !== null && c.days_to_expiry < 0 ? expiryWords(c.days_to_expiry) : (c.status ?? c.last_outcome)}`,
+        `  ${c.consent_id}${c.bank ? ` ${c.bank}` : ''}: ${c.ended ?? (c.days_to_expiry === null ? c.status : expiryWords(c.days_to_expiry))}`,
       );
   }
   if (report.rejects.length > 0) {
@@ -180,4 +184,9 @@ export function registerStatusCommand(program: Command): void {
   ]);
   // The values that are not paths (src/cli/path-roles.ts); the paths are made in output-paths.ts.
   notPaths(commandNamed(program, 'status'), ['--runs']);
+}
+
+/** Why a consent row of v_consents has ended, or null (src/store/consent-state.ts). */
+function endedOf(c: ConsentViewRow): string | null {
+  return consentEnded({ endedReason: c.ended_reason, status: c.status });
 }

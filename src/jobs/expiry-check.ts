@@ -6,7 +6,7 @@
  */
 import { nzDateOf, nzDaysBetween } from '@bankdata/core/nz-time';
 import type { ConsentId } from '@bankdata/core/schemas';
-import { isEndedStatus } from '../sync/consent';
+import { consentEnded } from '../store/consent-state';
 import { refreshConsentStatuses } from '../sync/consent-refresh';
 import type { JobContext } from './job-context';
 import { runRecorded } from './recorded-run';
@@ -45,7 +45,7 @@ export async function checkConsentExpiry(ctx: JobContext): Promise<ExpiryCheckRe
   };
   for (const c of await ctx.store.consents.list()) {
     const id = c.consentId;
-    const ended = c.endedReason ?? (isEndedStatus(c.status) ? c.status : null);
+    const ended = consentEnded(c);
     if (ended) {
       result.ended.push({ consent_id: id, bank: c.bank, reason: ended });
       continue;

@@ -7,6 +7,7 @@ import { DateTime } from 'luxon';
 import { creditDebitFilter } from '@bankdata/core/endpoint-access';
 import { NZ, nzDateOf } from '@bankdata/core/nz-time';
 import { reconciliationSummary } from '../payments';
+import { consentEnded } from '../store/consent-state';
 import type { ContinuityViewRow } from '../store/continuity';
 import type { LatestRun, Store } from '../store';
 import type { ReportAccount, ReportConsent } from '../store/report-queries';
@@ -65,7 +66,7 @@ export interface AccountLimits {
   read: boolean;
   /** NZ date of the first day the account's consents cover (null: not known). */
   windowStart: string | null;
-  /** NZ date on which the account's consent window ended (status no longer Authorised, or synced past its end); null while open. */
+  /** NZ date on which the account's consent window ended (status no longer Authorised, the consent ended, or synced past its end); null while open. */
   windowEnded: string | null;
 }
 
@@ -244,9 +245,11 @@ async function accountLimits(store: Store, account: ReportAccount, consents: Rep
   if (consent) {
     const end = consent.end_date_time;
     const syncedPastEnd = end !== null && consent.last_synced_at !== null && end <= consent.last_synced_at;
-    // A consent no longer authorised was read last at its last sync (or its end, if earlier).
+    // A consent no longer authorised, or ended (src/store/consent-state.ts: a code such as BDT409
+    // leaves the status Authorised), was read last at its last sync (or its end, if earlier).
+    const ended = consentEnded({ endedReason: consent.ended_reason, status: consent.status }) !== null;
     const last = syncedPastEnd ? end : [end, consent.last_synced_at].filter((d) => d !== null).sort()[0];
-    if ((consent.status !== 'Authorised' || syncedPastEnd) && last) windowEnded = nzDateOf(last);
+    if ((consent.status !== 'Authorised' || ended || syncedPastEnd) && last) windowEnded = nzDateOf(last);
   }
   return {
     only,

@@ -16,6 +16,7 @@ import {
 } from './charts';
 import { nzDateTime, type AccountLimits, type AccountSection, type ReportData } from './build-report';
 import { causeText } from '../check/continuity';
+import { consentEnded } from '../store/consent-state';
 
 /**
  * The report's one escaping function for text in HTML: markup characters escaped, and text that
@@ -387,7 +388,7 @@ function renderConsents(data: ReportData): string {
   const rows = data.consents.map((c) => [
     c.consent_id,
     c.bank,
-    c.status,
+    consentStatusText(c),
     `${nzDateTime(c.start_date_time).slice(0, 10) || '…'} to ${nzDateTime(c.end_date_time).slice(0, 10) || 'open'}`,
     expiry(c.expiration_date_time, c.days_to_expiry),
     c.last_synced_at ? `${nzDateTime(c.last_synced_at)} (${c.last_outcome ?? ''})` : 'never',
@@ -396,6 +397,12 @@ function renderConsents(data: ReportData): string {
 ${rows.length ? table(['Consent', 'Bank', 'Status', 'Window (NZ dates)', 'Expires', 'Last sync'], rows) : '<p>No consent registered.</p>'}
 ${BACK_LINK}
 </section>`;
+}
+
+/** A consent's status, and why it ended when the status does not say so (BDT409 leaves it Authorised). */
+function consentStatusText(c: ReportData['consents'][number]): string | null {
+  const ended = consentEnded({ endedReason: c.ended_reason, status: c.status });
+  return ended === null || ended === c.status ? c.status : `${c.status ?? 'unread'}, ended (${ended})`;
 }
 
 function expiry(at: string | null, days: number | null): string {

@@ -55,6 +55,8 @@ export interface ReportConsent {
   days_to_expiry: number | null;
   last_synced_at: string | null;
   last_outcome: string | null;
+  /** The registry's reason it ended (consents.ended_reason; src/store/consent-state.ts), not a v_consents column. */
+  ended_reason: string | null;
 }
 
 /** The operations of `store.reportData` (documented in store.ts). */
@@ -226,9 +228,9 @@ export function reportReads(runner: SqlRunner): ReportReads {
 
     async consents() {
       const rows = await runner.all(
-        sql`SELECT consent_id, bank, status, start_date_time, end_date_time, expiration_date_time, days_to_expiry,
-                   last_synced_at, last_outcome
-            FROM v_consents ORDER BY bank NULLS FIRST, consent_id`,
+        sql`SELECT v.consent_id, v.bank, v.status, v.start_date_time, v.end_date_time, v.expiration_date_time,
+                   v.days_to_expiry, v.last_synced_at, v.last_outcome, c.ended_reason
+            FROM v_consents v JOIN consents c ON c.consent_id = v.consent_id ORDER BY v.bank NULLS FIRST, v.consent_id`,
       );
       return rows.map((r) => ({
         consent_id: str(r.consent_id),
@@ -240,6 +242,7 @@ export function reportReads(runner: SqlRunner): ReportReads {
         days_to_expiry: toNumberOrNull(r.days_to_expiry),
         last_synced_at: strOrNull(r.last_synced_at),
         last_outcome: strOrNull(r.last_outcome),
+        ended_reason: strOrNull(r.ended_reason),
       }));
     },
 

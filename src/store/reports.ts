@@ -26,6 +26,8 @@ export const ConsentViewRow = z.object({
   days_to_expiry: countOrNull,
   last_synced_at: textOrNull,
   last_outcome: textOrNull,
+  /** The registry's reason it ended (consents.ended_reason; src/store/consent-state.ts), not a v_consents column. */
+  ended_reason: textOrNull,
 });
 export type ConsentViewRow = z.infer<typeof ConsentViewRow>;
 
@@ -116,7 +118,8 @@ export async function consentViewRows(db: SqlRunner): Promise<ConsentViewRow[]> 
   return all(
     db,
     ConsentViewRow,
-    sql`SELECT consent_id, bank, status, days_to_expiry, last_synced_at, last_outcome FROM v_consents ORDER BY consent_id`,
+    sql`SELECT v.consent_id, v.bank, v.status, v.days_to_expiry, v.last_synced_at, v.last_outcome, c.ended_reason
+        FROM v_consents v JOIN consents c ON c.consent_id = v.consent_id ORDER BY v.consent_id`,
   );
 }
 

@@ -30,15 +30,9 @@ import {
 import { syncTransactions } from './transactions';
 import { accountKind } from './window-learning';
 import { mapSpare } from './pool';
+import { ENDED_STATUSES } from '../store/consent-state';
 import { describeError, isStoreLost, recordFailure, runUnit } from './unit-outcome';
 
-/** Statuses after which the consent can never be used again (docs/bank-api.md §4.4). */
-export const ENDED_STATUSES: readonly ConsentStatus[] = ['Rejected', 'Revoked', 'Consumed', 'GatewayTimeout'];
-
-/** A stored or read status (text, possibly null) that says the consent has ended. */
-export function isEndedStatus(status: string | null): status is ConsentStatus {
-  return (ENDED_STATUSES as readonly string[]).includes(status ?? '');
-}
 const AWAITING_STATUSES: readonly ConsentStatus[] = ['AwaitingAuthorisation', 'GatewayAwaitingSubmission'];
 
 /**

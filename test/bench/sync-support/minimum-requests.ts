@@ -18,7 +18,7 @@ import type { StartedEmulator } from '@bankdata/emulator';
 import { bankMeta } from '@bankdata/emulator/bank-meta';
 import { historyFloorMs } from '@bankdata/emulator/resource-guard';
 import { accountKey } from '@bankdata/emulator/world-types';
-import { ENDED_STATUSES } from '../../../src/sync/consent';
+import { ENDED_STATUSES } from '../../../src/store/consent-state';
 import { planConsent } from '../../../src/sync/plan';
 import { syncRange } from '../../../src/sync/windows';
 

@@ -49,6 +49,7 @@ describePostgres('Store operations on both dialects', () => {
           days_to_expiry: null,
           last_synced_at: null,
           last_outcome: 'ended',
+          ended_reason: null,
         },
       ]);
     });

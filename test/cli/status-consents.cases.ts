@@ -1,0 +1,90 @@
+/**
+ * Whether a consent has ended, one rule (src/store/consent-state.ts) read by `bankdata status`,
+ * `consents list|show` and the report: a code such as BDT409 ends a consent whose status stays
+ * Authorised (src/sync/consent.ts `consentError`). Run by status-consents.test.ts and
+ * status-consents.pg.test.ts.
+ */
+import { DateTime } from 'luxon';
+import { expect, it } from 'vitest';
+import { Consent, type ConsentId } from '@bankdata/core/schemas';
+import { consentView } from '../../src/cli/consents-view';
+import { formatStatus, readStatus } from '../../src/cli/status';
+import { gatherReport } from '../../src/report/build-report';
+import { renderReport } from '../../src/report/html';
+import type { Store } from '../../src/store';
+import { account } from '../check/check-sql.cases';
+import { execute, storeSuite } from '../support/dialects';
+
+const ID = '0f6c2c3e-1b1a-4c7d-9d1e-2a3b4c5d6e7f' as ConsentId;
+const LAST_SYNC = '2026-01-20T01:00:00.000Z'; // 20 Jan 2026, 14:00 in NZ
+
+/** Registered, read Authorised, expiring in 10 NZ days, synced once: then the bank ends it with BDT409. */
+async function endedByCode(store: Store): Promise<void> {
+  await store.consents.add(ID);
+  const expires = DateTime.now().setZone('Pacific/Auckland').plus({ days: 10 }).startOf('day').toISO()!;
+  await store.consents.recordStatus(
+    Consent.parse({
+      consent_id: ID,
+      status: 'Authorised',
+      creation_date_time: '2026-01-10T09:00:00+13:00',
+      status_update_date_time: '2026-01-10T09:05:00+13:00',
+      flow: {
+        detail: { type: 'redirect', redirect_uri: 'https://app.example.nz/r' },
+        flow_hint: { type: 'redirect', bank: 'PNZ' },
+      },
+      permissions: ['ReadAccountsDetail', 'ReadBalances', 'ReadTransactionsDetail'],
+      start_date_time: '2026-01-10T00:00:00+13:00',
+      expiration_date_time: expires,
+    }),
+  );
+  await execute(store, 'UPDATE consents SET last_synced_at = ? WHERE consent_id = ?', LAST_SYNC, ID);
+  await store.consents.markEnded(ID, 'BDT409', new Date());
+}
+
+export const statusConsentsSuite = storeSuite('a consent the bank ended with a code', (d) => {
+  it('status: listed under "ended" with its code (not as "Authorised"), not as expiring; --json carries the reason', async () => {
+    const store = await d.open();
+    await endedByCode(store);
+    const report = await readStatus(store, 14);
+    const text = formatStatus(report, 14);
+    expect(report.consents.map((c) => c.status)).toEqual(['Authorised']); // the bank's status is kept
+    expect(report.needsReconsent.map((c) => [c.consent_id, c.ended])).toEqual([[ID, 'BDT409']]);
+    expect(report.nearExpiry).toEqual([]);
+    expect(text).toContain(`ended (a new consent is needed):\n  ${ID} PNZ: BDT409\n`);
+    expect(text).not.toMatch(new RegExp(`${ID} PNZ: Authorised`));
+    expect(text).not.toContain('expiring within');
+    const json = JSON.parse(JSON.stringify(report)) as StatusJson;
+    expect(json.needsReconsent[0]).toMatchObject({ ended: 'BDT409', ended_reason: 'BDT409' });
+  });
+
+  it('consents list says the same: ended (BDT409), not expiring soon', async () => {
+    const store = await d.open();
+    await endedByCode(store);
+    const view = await consentView(store, ID, null, 14);
+    expect({ ended: view.ended, expiring_soon: view.expiring_soon }).toEqual({ ended: 'BDT409', expiring_soon: false });
+  });
+
+  it("the report: the consent's window ended at its last sync, and its status names the code", async () => {
+    const store = await d.open();
+    await endedByCode(store);
+    await account(store, 'acc', [], { consent: ID });
+    const data = await gatherReport(store, { now: new Date(LAST_SYNC) });
+    expect(data.accounts.map((a) => a.limits.windowEnded)).toEqual(['2026-01-20']);
+    expect(renderReport(data).html).toContain('Authorised, ended (BDT409)');
+  });
+
+  it('registered again: neither command calls it ended (its last outcome stays "ended" until it is synced)', async () => {
+    const store = await d.open();
+    await endedByCode(store);
+    expect(await store.consents.add(ID)).toBe('re-registered');
+    const report = await readStatus(store, 14);
+    expect(report.needsReconsent).toEqual([]);
+    expect(report.nearExpiry.map((c) => c.consent_id)).toEqual([ID]);
+    const view = await consentView(store, ID, null, 14);
+    expect({ ended: view.ended, expiring_soon: view.expiring_soon }).toEqual({ ended: null, expiring_soon: true });
+  });
+});
+
+interface StatusJson {
+  needsReconsent: Record<string, unknown>[];
+}
