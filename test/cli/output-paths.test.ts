@@ -14,12 +14,10 @@
  *   the real binary, its stdout the log), never replaces it: an output that takes a stream
  *   (`streams`) writes it straight through, exit 0; every other is refused with exit 7.
  */
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import {
   chmodSync,
   closeSync,
   existsSync,
-  lstatSync,
   mkdirSync,
   mkdtempSync,
   openSync,
@@ -35,6 +33,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildFullProgram } from '../../src/cli/main';
 import { declaredOutputs, pathRoleOf } from '../../src/cli/path-roles';
 import { createFixtureStore, type FixtureStore } from '../export/fixture-store';
+import { ended, fifoWithReader } from '../support/fifo-reader';
 import { runCliInProcess, spawnCli } from './cli-process';
 
 interface Taken {
@@ -167,21 +166,6 @@ function streamArgv(t: Taken, value: string): string[] {
   return ['--db', fx.path, '--data-dir', fx.dir, ...writes.args, t.target.long ?? t.target.flags, value];
 }
 
-/**
- * Resolves once `child` ended; a child still running after a minute (a command that serves, such
- * as the emulator, aimed at a stream it did not refuse) is killed by its pid: a deadline for a
- * hang, not for speed.
- */
-function ended(child: ChildProcess): Promise<number | NodeJS.Signals> {
-  return new Promise((resolveEnd) => {
-    const deadline = setTimeout(() => child.kill('SIGKILL'), 60_000);
-    child.on('close', (code, signal) => {
-      clearTimeout(deadline);
-      resolveEnd(code ?? signal ?? -1);
-    });
-  });
-}
-
 const EARLIER = 'earlier line 1\nearlier line 2\n';
 
 describe.each(outputs.map((t) => [label(t), t] as const))('%s aimed at a stream', (_name, t) => {
@@ -210,26 +194,15 @@ describe.each(outputs.map((t) => [label(t), t] as const))('%s aimed at a stream'
   }, 90_000);
 
   it('a FIFO with a reader: it stays a FIFO, and the reader gets the bytes or the command exits 7', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'bankdata-fifo-'));
-    const fifo = join(dir, 'pipe');
-    expect(spawnSync('mkfifo', [fifo]).status).toBe(0);
-    const got = join(dir, 'got');
-    const gotFd = openSync(got, 'w');
-    // The reader first: a writer's open of the FIFO waits for it.
-    const reader = spawn('cat', [fifo], { stdio: ['ignore', gotFd, 'ignore'] });
-    closeSync(gotFd);
-    const readerEnded = ended(reader);
+    const { dir, fifo, stillFifo: isFifo, stop } = fifoWithReader();
     const run = spawnCli(streamArgv(t, fifo), { cwd: dir, nodeArgs: ['--'] });
     const code = await ended(run.child);
-    const stillFifo = lstatSync(fifo).isFIFO();
-    // A writer that opened the FIFO and closed it gave the reader its end of file; a command that
-    // never opened it leaves the reader waiting: it is stopped by its pid.
-    if (!(takesStreams(t) && code === 0 && stillFifo)) reader.kill('SIGKILL');
-    await readerEnded;
+    const stillFifo = isFifo();
+    const got = await stop(takesStreams(t) && code === 0 && stillFifo);
     expect(stillFifo).toBe(true);
     if (takesStreams(t)) {
       expect(code, run.stderr()).toBe(0);
-      expect(readFileSync(got, 'utf8').startsWith(WRITES[label(t)]!.startsWith)).toBe(true);
+      expect(got.startsWith(WRITES[label(t)]!.startsWith)).toBe(true);
     } else {
       expect(code, run.stderr()).toBe(7);
       expect(run.stderr()).toContain(`${fifo}: is a FIFO`);

@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { afterEach, expect, it } from 'vitest';
 import { formatStatus, readStatus } from '../../src/cli/status';
 import { openStore, type SqliteStore } from '../../src/store';
+import { failedSyncThenExpiryCheck } from '../fixtures/planted-runs';
 
 const opened: { store: SqliteStore; dir: string }[] = [];
 afterEach(async () => {
@@ -56,27 +57,7 @@ it('shows a run with no end and no lease as interrupted', async () => {
 
 it("names each run's job: a failed nightly sync, then the 08:00 expiry check (text JOB column, --json job)", async () => {
   const store = await fresh();
-  const t = Date.now() - 6 * 3_600_000;
-  const sync = await store.runs.start({ now: new Date(t) });
-  await store.runs.finish(
-    sync,
-    {
-      outcome: 'failed',
-      consents: 3,
-      requests: 1,
-      rowsWritten: 0,
-      failedUnits: 3,
-      errorSummary: 'BDT401 authentication failed',
-    },
-    new Date(t + 1_000),
-  );
-  const expiry = await store.runs.start({ now: new Date(t + 6 * 3_600_000 - 1_000) });
-  await store.runs.recordJob(expiry, 'expiry-check', new Date(t + 6 * 3_600_000 - 1_000));
-  await store.runs.finish(
-    expiry,
-    { outcome: 'ok', consents: 0, requests: 3, rowsWritten: 0, failedUnits: 0, errorSummary: null },
-    new Date(t + 6 * 3_600_000),
-  );
+  const { sync, expiry } = await failedSyncThenExpiryCheck(store);
   const status = await readStatus(store, 14);
   expect(status.runs.map((r) => [r.run_id, r.job, r.outcome])).toEqual([
     [expiry, 'expiry-check', 'ok'],

@@ -1,9 +1,8 @@
-import { execFile, spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import {
   chmodSync,
   closeSync,
   existsSync,
-  lstatSync,
   mkdirSync,
   mkdtempSync,
   openSync,
@@ -17,6 +16,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FORMATS, STATEMENT_FORMATS } from '../../src/export/datasets';
 import { spawnCli } from '../cli/cli-process';
+import { ended, fifoWithReader } from '../support/fifo-reader';
 import { createFixtureStore, type FixtureStore } from './fixture-store';
 
 const BIN = resolve('bin/bankdata.js');
@@ -126,16 +126,6 @@ describe('bankdata export --out a stream', () => {
       : ['export', 'accounts', '--format', format, '--db', fx.path];
   const EARLIER = 'earlier line 1\nearlier line 2\n';
 
-  /** The child's end; one still running after a minute is killed by its pid (a hang, not speed). */
-  const ended = (child: ChildProcess) =>
-    new Promise<number | NodeJS.Signals>((resolveEnd) => {
-      const deadline = setTimeout(() => child.kill('SIGKILL'), 60_000);
-      child.on('close', (code, signal) => {
-        clearTimeout(deadline);
-        resolveEnd(code ?? signal ?? -1);
-      });
-    });
-
   it.each(FORMATS)(
     '%s to /dev/stdout appended to a log: the log keeps its lines, inode and mode',
     async (format) => {
@@ -162,25 +152,14 @@ describe('bankdata export --out a stream', () => {
   it.each(FORMATS)(
     '%s to a FIFO: the reader gets the export and the FIFO stays a FIFO',
     async (format) => {
-      const dir = mkdtempSync(join(tmpdir(), 'bankdata-fifo-'));
-      const fifo = join(dir, 'pipe');
-      expect(spawnSync('mkfifo', [fifo]).status).toBe(0);
-      const got = join(dir, 'got');
-      const gotFd = openSync(got, 'w');
-      // The reader first: the export's open of the FIFO waits for it.
-      const reader = spawn('cat', [fifo], { stdio: ['ignore', gotFd, 'ignore'] });
-      closeSync(gotFd);
-      const readerEnded = ended(reader);
+      const { dir, fifo, stillFifo: isFifo, stop } = fifoWithReader();
       const run = spawnCli([...argvOf(format), '--out', fifo], { cwd: dir });
       const code = await ended(run.child);
-      const stillFifo = lstatSync(fifo).isFIFO();
-      // An export that wrote the FIFO and closed it gave the reader its end of file; one that never
-      // opened it (it replaced the FIFO) leaves the reader waiting: it is stopped by its pid.
-      if (!(code === 0 && stillFifo)) reader.kill('SIGKILL');
-      await readerEnded;
+      const stillFifo = isFifo();
+      // An export that never opened the FIFO (it replaced it) leaves the reader waiting: stopped by its pid.
+      const bytes = await stop(code === 0 && stillFifo);
       expect(code, run.stderr()).toBe(0);
       expect(stillFifo).toBe(true);
-      const bytes = readFileSync(got, 'utf8');
       expect(bytes.length).toBeGreaterThan(20);
       if (format === 'csv') expect(bytes).toMatch(/^bank,account_id,/);
     },

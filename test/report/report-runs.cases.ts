@@ -6,6 +6,7 @@
 import { expect, it } from 'vitest';
 import { buildReport } from '../../src/report/build-report';
 import { storeSuite } from '../support/dialects';
+import { failedSyncThenExpiryCheck } from '../fixtures/planted-runs';
 
 const lastRunCard = (html: string) => /<dt>Last run<\/dt><dd>(.*?)<\/dd>/.exec(html)?.[1] ?? '';
 
@@ -23,28 +24,7 @@ export const reportRunsSuite = storeSuite('the report’s runs', (d) => {
 
   it("a failed nightly sync followed by the 08:00 expiry check: 'Last run' is the failed sync, the runs table names each job", async () => {
     const store = await d.open();
-    const t = Date.now() - 6 * 3_600_000;
-    const sync = await store.runs.start({ now: new Date(t) });
-    await store.runs.recordJob(sync, 'nightly-sync', new Date(t));
-    await store.runs.finish(
-      sync,
-      {
-        outcome: 'failed',
-        consents: 3,
-        requests: 1,
-        rowsWritten: 0,
-        failedUnits: 3,
-        errorSummary: 'BDT401 authentication failed',
-      },
-      new Date(t + 1_000),
-    );
-    const expiry = await store.runs.start({ now: new Date(t + 6 * 3_600_000 - 1_000) });
-    await store.runs.recordJob(expiry, 'expiry-check', new Date(t + 6 * 3_600_000 - 1_000));
-    await store.runs.finish(
-      expiry,
-      { outcome: 'ok', consents: 0, requests: 3, rowsWritten: 0, failedUnits: 0, errorSummary: null },
-      new Date(t + 6 * 3_600_000),
-    );
+    await failedSyncThenExpiryCheck(store, { syncJob: 'nightly-sync' });
     const { data, html } = await buildReport(store);
     const card = lastRunCard(html);
     expect(card).not.toContain('badge ok');
