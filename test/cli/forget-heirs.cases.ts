@@ -57,10 +57,32 @@ export const EXPECTED: Record<string, string> = {
 };
 
 /** Runs `bankdata consents forget` on `db`, in a fresh directory, with `flags`. */
-function forgetIn(dirs: string[], db: string, consentId: string) {
+/**
+ * A database seeded by `plant`, then `consents forget consentId` run on it twice: with `--dry-run`
+ * first, then for real; both must succeed. Gives the database and both runs.
+ */
+async function seededThenForgotten(
+  setup: DialectSetup,
+  dirs: string[],
+  plant: (store: Store) => Promise<void>,
+  consentId: string,
+) {
+  const db = await setup.location();
+  const store = await openDatabaseStore(db);
+  try {
+    await plant(store);
+  } finally {
+    await store.close();
+  }
   const dir = mkdtempSync(join(tmpdir(), 'bankdata-forget-'));
   dirs.push(dir);
-  return (...flags: string[]) => runCliInProcess(['--db', db, 'consents', 'forget', consentId, ...flags], { cwd: dir });
+  const forget = (...flags: string[]) =>
+    runCliInProcess(['--db', db, 'consents', 'forget', consentId, ...flags], { cwd: dir });
+  const dry = await forget('--dry-run');
+  expect(dry.code, dry.stderr).toBe(0);
+  const real = await forget();
+  expect(real.code, real.stderr).toBe(0);
+  return { db, dry, real };
 }
 
 async function seed(store: Store): Promise<void> {
@@ -200,19 +222,7 @@ export function forgetHeirsSuite(setup: DialectSetup): void {
     });
 
     it('by permissions, accounts and window; the rest deleted; the output (and the dry run) says which', async () => {
-      const db = await setup.location();
-      const store = await openDatabaseStore(db);
-      try {
-        await seed(store);
-      } finally {
-        await store.close();
-      }
-      const forget = forgetIn(dirs, db, F);
-
-      const dry = await forget('--dry-run');
-      expect(dry.code, dry.stderr).toBe(0);
-      const real = await forget();
-      expect(real.code, real.stderr).toBe(0);
+      const { db, dry, real } = await seededThenForgotten(setup, dirs, seed, F);
 
       const after = await openDatabaseStore(db);
       try {
@@ -235,19 +245,7 @@ export function forgetHeirsSuite(setup: DialectSetup): void {
     });
 
     it('keeps an account row other consents’ rows point to: at the reader’s level, or at Basic under them', async () => {
-      const db = await setup.location();
-      const store = await openDatabaseStore(db);
-      try {
-        await seedPointedTo(store);
-      } finally {
-        await store.close();
-      }
-      const forget = forgetIn(dirs, db, F2);
-
-      const dry = await forget('--dry-run');
-      expect(dry.code, dry.stderr).toBe(0);
-      const real = await forget();
-      expect(real.code, real.stderr).toBe(0);
+      const { db, dry, real } = await seededThenForgotten(setup, dirs, seedPointedTo, F2);
 
       const after = await openDatabaseStore(db);
       try {
