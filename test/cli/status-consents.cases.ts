@@ -6,13 +6,14 @@
  */
 import { DateTime } from 'luxon';
 import { expect, it } from 'vitest';
-import { Consent, type ConsentId } from '@bankdata/core/schemas';
+import type { ConsentId } from '@bankdata/core/schemas';
 import { consentView } from '../../src/cli/consents-view';
 import { formatStatus, readStatus } from '../../src/cli/status';
 import { gatherReport } from '../../src/report/build-report';
 import { renderReport } from '../../src/report/html';
 import type { Store } from '../../src/store';
 import { account } from '../check/check-sql.cases';
+import { authorisedRecord } from '../store/helpers';
 import { execute, storeSuite } from '../support/dialects';
 
 const ID = '0f6c2c3e-1b1a-4c7d-9d1e-2a3b4c5d6e7f' as ConsentId;
@@ -23,16 +24,10 @@ async function endedByCode(store: Store): Promise<void> {
   await store.consents.add(ID);
   const expires = DateTime.now().setZone('Pacific/Auckland').plus({ days: 10 }).startOf('day').toISO()!;
   await store.consents.recordStatus(
-    Consent.parse({
+    authorisedRecord({
       consent_id: ID,
-      status: 'Authorised',
       creation_date_time: '2026-01-10T09:00:00+13:00',
       status_update_date_time: '2026-01-10T09:05:00+13:00',
-      flow: {
-        detail: { type: 'redirect', redirect_uri: 'https://app.example.nz/r' },
-        flow_hint: { type: 'redirect', bank: 'PNZ' },
-      },
-      permissions: ['ReadAccountsDetail', 'ReadBalances', 'ReadTransactionsDetail'],
       start_date_time: '2026-01-10T00:00:00+13:00',
       expiration_date_time: expires,
     }),

@@ -100,18 +100,30 @@ export async function storedTx(store: Store, transactionId: string): Promise<Rec
   );
 }
 
+/**
+ * A consent record as the bank answers it, Authorised at PNZ by redirect; `fields` replace the
+ * defaults (the dates, the permissions, the id).
+ */
+export function authorisedRecord(fields: Partial<Record<keyof Consent, unknown>> & { consent_id: string }): Consent {
+  return Consent.parse({
+    status: 'Authorised',
+    creation_date_time: '2025-03-01T10:00:00+13:00',
+    status_update_date_time: '2025-03-01T10:01:00+13:00',
+    flow: {
+      detail: { type: 'redirect', redirect_uri: 'https://app.example.nz/consent/return' },
+      flow_hint: { type: 'redirect', bank: BANK },
+    },
+    permissions: ['ReadAccountsDetail', 'ReadBalances', 'ReadTransactionsDetail'],
+    start_date_time: '2024-03-01T00:00:00+13:00',
+    ...fields,
+  });
+}
+
 /** Records a registered consent as read Authorised (live: docs/data-model.md "Which consent a row belongs to"), with `extra` permissions. */
 export async function authorise(store: Store, consentId: ConsentId, extra: string[] = []): Promise<void> {
   await store.consents.recordStatus(
-    Consent.parse({
+    authorisedRecord({
       consent_id: consentId,
-      status: 'Authorised',
-      creation_date_time: '2025-03-01T10:00:00+13:00',
-      status_update_date_time: '2025-03-01T10:01:00+13:00',
-      flow: {
-        detail: { type: 'redirect', redirect_uri: 'https://app.example.nz/consent/return' },
-        flow_hint: { type: 'redirect', bank: BANK },
-      },
       permissions: [
         'ReadAccountsDetail',
         'ReadBalances',
@@ -121,7 +133,6 @@ export async function authorise(store: Store, consentId: ConsentId, extra: strin
         'ReadParty',
         ...extra,
       ],
-      start_date_time: '2024-03-01T00:00:00+13:00',
       end_date_time: '2026-03-01T00:00:00+13:00',
       expiration_date_time: '2026-03-01T23:59:59+13:00',
     }),
