@@ -45,7 +45,8 @@ export const BOOKED_BALANCE_TYPES = [
  * Which of an account's balances is its latest, wherever one is read (the OFX export's LEDGERBAL
  * and AVAILBAL, the report's anchor): the latest instant; at one instant a closing balance before
  * an interim one; a balance the bank stated again for the same instant and type (a restatement)
- * by the read that fetched it last. Over `balances` or `v_balances`, unqualified.
+ * by the read that fetched it last, which is also the one the check's snapshots keep
+ * (balanceSnapshots). Over `balances` or `v_balances`, unqualified.
  */
 export const LATEST_BALANCE_FIRST = sql.raw(`date_time DESC, type LIKE 'Closing%' DESC, fetched_at DESC`);
 
@@ -238,15 +239,26 @@ export function continuityReads(runner: SqlRunner): ContinuityReads {
       }));
     },
 
+    /**
+     * A balance the bank stated again for the same instant and type with another amount (a
+     * restatement: `balances` keeps a row per amount) is one snapshot, the statement fetched last
+     * (LATEST_BALANCE_FIRST, as the report's anchor and the OFX export's LEDGERBAL read it); the
+     * statements it superseded are not compared, so the two are never a break.
+     */
     async balanceSnapshots(key, options) {
       const units = amountUnits(d, 't', options.scale);
       const rows = await runner.all(
-        sql`WITH s AS (
+        sql`WITH stated AS (
+              SELECT id, type, amount, date_time, fetched_at,
+                     row_number() OVER (PARTITION BY type, date_time ORDER BY ${LATEST_BALANCE_FIRST}, id DESC) AS statement
+              FROM balances
+              WHERE bank = ${key.bank} AND account_id = ${key.accountId} AND type IN (${bookedTypes}) AND date_time >= ${options.from}
+            ),
+            s AS (
               SELECT b.id, b.type, b.amount, b.date_time, b.fetched_at,
                      lag(b.date_time) OVER w AS prev_date_time,
                      lead(b.fetched_at) OVER w AS next_fetched_at
-              FROM balances b
-              WHERE b.bank = ${key.bank} AND b.account_id = ${key.accountId} AND b.type IN (${bookedTypes}) AND b.date_time >= ${options.from}
+              FROM stated b WHERE b.statement = 1
               WINDOW w AS (ORDER BY b.date_time, b.fetched_at, b.id)
             )
             SELECT s.date_time, s.fetched_at, s.type, s.amount,

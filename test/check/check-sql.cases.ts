@@ -5,7 +5,8 @@
  * row by row (RunningBalanceWalk over every booked row in booking order, the oracle) and to the
  * findings each edge must give: rows of one instant in an order their ids do not follow, a row
  * stored twice, pending rows, a credits-only consent, the settle horizon and the consent's start,
- * a break at the first rows, and amounts that binary floating point would round. Run by
+ * a break at the first rows, and amounts that binary floating point would round; and the balance
+ * snapshots' edges: a row posted late, a balance the bank restated for one instant. Run by
  * check-sql.test.ts and check-sql.pg.test.ts.
  */
 import { expect, it } from 'vitest';
@@ -149,6 +150,27 @@ function pair(f: { detail: string; transactionId: string | null; amount: string 
 async function running(store: Store, accountId: string) {
   const result = await checkContinuity(store, { accountId, save: false, now: new Date(NOW) });
   return result.findings.filter((f) => f.kind === 'running_balance');
+}
+
+/** [type, instant, amount, fetched at] of a booked balance, inserted in the order given. */
+type BalanceSpec = [string, string, string, string];
+
+async function balances(store: Store, accountId: string, specs: BalanceSpec[]) {
+  for (const [type, at, amount, fetched] of specs)
+    await execute(
+      store,
+      `INSERT INTO balances (bank, account_id, consent_id, type, amount, amount_minor, currency, credit_debit_indicator,
+         date_time, raw_json, fetched_at)
+       VALUES ('PNZ', ?, ?, ?, ?, ?, 'NZD', ?, ?, '{}', ?)`,
+      accountId,
+      CONSENT,
+      type,
+      amount,
+      Number(toUnits(amount) / 1000n),
+      amount.startsWith('-') ? 'Debit' : 'Credit',
+      at,
+      fetched,
+    );
 }
 
 const START = '2024-12-01T00:00:00.000Z';
@@ -383,5 +405,70 @@ export const checkSqlSuite = storeSuite('the running-balance walk in SQL', (d) =
     expect(found.map((f) => [f.transactionId, f.amount, f.cause])).toEqual([['p-copy', '40.00', 'duplicate']]);
     expect(result.duplicates.map((s) => [s.transactionId, s.twinTransactionId])).toEqual([['p-copy', 'p']]);
     expect(await queryRows(store, 'SELECT transaction_id FROM v_duplicates')).toEqual([{ transaction_id: 'p-copy' }]);
+  });
+
+  it('a balance the bank restated for one instant: the check chains through the statement fetched last, whatever the ids, and the two statements are no break', async () => {
+    const store = await d.open();
+    await fresh(store);
+    const rows: Spec[] = [
+      ['a', day(1), '100.00', '100.00'],
+      ['b', day(5), '40.00', '140.00'],
+      ['c', day(8), '-15.00', '125.00'],
+      ...tail('125.00'),
+    ];
+    // The 6 January closing balance was first stated as 150.00 (read on the 6th), then restated as
+    // 140.00 (read on the 9th); both are stored (a row per amount). Inserted in either order.
+    const first: BalanceSpec = ['ClosingBooked', day(6), '150.00', day(6, '12:00')];
+    const restated: BalanceSpec = ['ClosingBooked', day(6), '140.00', day(9, '12:00')];
+    const around: BalanceSpec[] = [
+      ['InterimBooked', day(2), '100.00', day(2, '12:00')],
+      ['InterimBooked', day(10), '125.00', day(10, '12:00')],
+    ];
+    for (const [accountId, order] of [
+      ['restated-last', [first, restated]],
+      ['restated-first', [restated, first]],
+    ] as const) {
+      await account(store, accountId, rows);
+      // Each row first seen when it was booked: none posted late.
+      await execute(store, 'UPDATE transactions SET first_seen_at = booking_date_time WHERE account_id = ?', accountId);
+      await balances(store, accountId, [around[0]!, ...order, around[1]!]);
+      const result = await checkContinuity(store, { accountId, save: false, now: new Date(NOW) });
+      expect(
+        result.findings.map((f) => `${f.kind} ${f.fromDateTime} ${f.toDateTime} ${f.amount} ${f.cause}`),
+        accountId,
+      ).toEqual([]);
+    }
+  });
+
+  it('a restated balance that does not add up is one break, between the balance before and the restated amount; the statement it superseded is not compared', async () => {
+    const store = await d.open();
+    await fresh(store);
+    await account(store, 'restated-off', [
+      ['a', day(1), '100.00', '100.00'],
+      ['b', day(5), '40.00', '140.00'],
+      ...tail('140.00'),
+    ]);
+    await execute(
+      store,
+      'UPDATE transactions SET first_seen_at = booking_date_time WHERE account_id = ?',
+      'restated-off',
+    );
+    // The first statement (140.00) adds up; the bank's restatement (130.00), its latest word, does not.
+    await balances(store, 'restated-off', [
+      ['InterimBooked', day(2), '100.00', day(2, '12:00')],
+      ['ClosingBooked', day(6), '140.00', day(6, '12:00')],
+      ['ClosingBooked', day(6), '130.00', day(9, '12:00')],
+    ]);
+    const result = await checkContinuity(store, { accountId: 'restated-off', save: false, now: new Date(NOW) });
+    expect(result.findings.map((f) => [f.kind, f.fromDateTime, f.toDateTime, f.amount, f.cause, f.detail])).toEqual([
+      [
+        'balances',
+        day(2),
+        day(6),
+        '-10.00',
+        'missing_transaction',
+        'booked balance 100.00 NZD then 130.00 NZD: moved by 30.00 NZD, the stored booked transactions between them sum to 40.00 NZD',
+      ],
+    ]);
   });
 });
