@@ -6,7 +6,7 @@ import { createDataApiClient, type DataApiClient } from '../api';
 import type { SharedBudget } from '../api/pacer';
 import { requireApiCredentials, type Config } from '../config';
 import { createLogger, type Logger } from '../log';
-import { ReadOnlyDatabaseError } from '../errors';
+import { DatabaseError, ReadOnlyDatabaseError } from '../errors';
 import { globalsOf, logOptionsOf, type GlobalOptions } from './globals';
 import type { Command } from 'commander';
 import { createPaceReporter, reportRetry } from './progress';
@@ -26,9 +26,10 @@ export interface CliContext {
   readStore(): Promise<Store>;
   /**
    * The writer's database for a command that changes what is stored (`consents forget`): a SQLite
-   * file that does not exist is refused as the reader refuses it (exit 6), never created empty.
+   * file that does not exist is refused as the reader refuses it (exit 6), never created empty;
+   * `missingHint`, when given, is that refusal's hint (what this command's user does next).
    */
-  existingStore(): Promise<Store>;
+  existingStore(missingHint?: string): Promise<Store>;
   /**
    * The writer's database, or, when this user cannot write it (a read-only file or directory:
    * ReadOnlyDatabaseError), the reader's: for a command whose writing is a by-product (`check`,
@@ -53,9 +54,10 @@ export function createCliContext(global: GlobalOptions): CliContext {
   let readOnly: Promise<Store> | null = null;
   let client: DataApiClient | null = null;
   const writeStore = () => (store ??= openDatabaseStore(config.db, { migrate: 'refuse-existing' }));
-  const existingStore = () => {
+  const existingStore = (missingHint?: string) => {
     if (store || isPostgresUrl(config.db) || existsSync(config.db)) return writeStore();
-    // The reader's refusal of a missing file: the same message and exit code.
+    // The reader's refusal of a missing file: the same message and exit code (its hint the caller's).
+    if (missingHint !== undefined) return Promise.reject(new DatabaseError(config.db, 'does not exist', missingHint));
     readOnly ??= openDatabaseStore(config.db, { readOnly: true });
     return readOnly;
   };

@@ -47,6 +47,7 @@ interface CreateFlags {
   json?: boolean;
   allowDuplicate?: boolean;
   key?: string;
+  newDatabase?: boolean;
 }
 
 interface TrackFlags {
@@ -139,6 +140,10 @@ export const PAYMENT_ACTION_HINTS: Readonly<Record<PaymentsClientAction, string>
   get_refund_before_retrying: "the refund's outcome is unknown: read it before sending it again",
 };
 
+/** The hint of `payments create`'s refusal of a SQLite database that does not exist. */
+export const MISSING_DATABASE_HINT =
+  'name the database that holds your earlier payments with --db or BANKDATA_DB: a new one knows no earlier attempt, so a rerun could pay twice; --new-database starts one on purpose';
+
 async function withContext<T>(command: Command, run: (context: CliContext) => Promise<T>): Promise<T> {
   const context = createCliContext(globalsOf(command));
   try {
@@ -185,10 +190,17 @@ export function registerPaymentsCommand(program: Command): void {
     .option('--json', 'print the payment as JSON')
     .option('--allow-duplicate', 'pay again although the same request already made a payment that is not Rejected')
     .option('--key <key>', 'your own idempotency key (a lowercase UUID): the same key is always the same payment')
+    .option(
+      '--new-database',
+      'create the SQLite database if it does not exist (refused otherwise: a new database knows no earlier attempt of this payment)',
+    )
     .action(async (flags: CreateFlags, command: Command) => {
       await withContext(command, async (context) => {
         const client = paymentsClient(context);
-        const store = await context.store();
+        // The rerun guard finds earlier attempts only in the database that holds them: a file that
+        // does not exist (a typo in --db, BANKDATA_DB or --data-dir, or another working folder for
+        // the default path) is refused, exit 6, never made empty, unless asked for by name.
+        const store = await (flags.newDatabase ? context.store() : context.existingStore(MISSING_DATABASE_HINT));
         const pcr = flags.particulars !== undefined || flags.code !== undefined || flags.reference !== undefined;
         if (flags.currency !== 'NZD') throw new UsageError(`--currency must be NZD: ${flags.currency}`);
         const timeoutMs = seconds(flags.timeoutSeconds, '--timeout-seconds');

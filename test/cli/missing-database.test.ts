@@ -2,9 +2,11 @@
  * A typo in --db (docs/security.md "Local misuse"): a SQLite file that does not exist is refused
  * by every command of the registry that has nothing new to store in it (exit 6, one line naming
  * it, nothing created), writers whose writing is a by-product (`check`, `transfers`), a prune and
- * the live reads of consents and payments included. Only the commands that bring something new
- * to store (a sync, a consent, a payment: store-commands.ts `creates`) make it. The cases are
- * every leaf of the registered program (store-commands.ts); a missing database is SQLite's alone.
+ * the live reads of consents and payments included, and `payments create` (its rerun guard finds
+ * earlier attempts only in the database that holds them: a new one on purpose takes
+ * `--new-database`, test/payments/cli.test.ts). Only the commands that bring something new to
+ * store (a sync, a consent: store-commands.ts `creates`) make it. The cases are every leaf of the
+ * registered program (store-commands.ts); a missing database is SQLite's alone.
  */
 import { existsSync, mkdtempSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -29,7 +31,6 @@ describe('a SQLite database that does not exist', () => {
   it('is made only by the commands that bring something new to store', () => {
     expect(STORE_COMMANDS.filter((c) => c.creates !== undefined).map((c) => c.name)).toEqual([
       'sync',
-      'payments create',
       'consents add',
       'consents create',
       'consents revoke',

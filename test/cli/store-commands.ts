@@ -38,11 +38,10 @@ export const STORE_COMMANDS: readonly StoreCommand[] = [
   { name: 'changes', args: () => [] },
   { name: 'changes', args: () => ['--prune'] },
   { name: 'export', args: (dir) => ['transactions', '--format', 'csv', '--out', join(dir, 'transactions.csv')] },
-  {
-    name: 'payments create',
-    args: () => ['--consent', CONSENT, '--amount', '1.00'],
-    creates: 'the payment is stored before it is sent',
-  },
+  // Refuses a missing file: its rerun guard finds earlier attempts only in the database that
+  // holds them, so a new empty one (a typo) could pay twice. `--new-database` makes one on
+  // purpose (test/payments/cli.test.ts).
+  { name: 'payments create', args: () => ['--consent', CONSENT, '--amount', '1.00'] },
   { name: 'payments track', args: () => ['--once'] },
   { name: 'payments show', args: () => [PAYMENT] },
   { name: 'payments reconcile', args: () => [] },

@@ -1,9 +1,14 @@
 /**
  * `bankdata payments` exit codes (README.md): a local rule check names its code (2), a
- * refused payment is 1, a made payment 0; reconcile and show read the same database.
+ * refused payment is 1, a made payment 0; reconcile and show read the same database. A SQLite
+ * database that does not exist is refused by `payments create` (exit 6) unless `--new-database`.
  */
+import { existsSync, mkdtempSync, readdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { StartedEmulator } from '@bankdata/emulator';
+import { openStore } from '../../src/store';
 import { runCliInProcess } from '../cli/cli-process';
 import { consentOf, freshStore, paymentsEnv, startPaymentsEmulator } from './helpers';
 
@@ -110,5 +115,85 @@ describe('bankdata payments', () => {
     expect(made.stdout).toContain('Pending');
     expect(made.stderr).toMatch(/payment \S+ is still Pending after the wait/);
     expect(made.stderr).toContain('bankdata payments track');
+  });
+});
+
+/**
+ * The rerun guard finds earlier attempts of a payment only in the database that holds them: a
+ * mistyped --db, BANKDATA_DB or --data-dir made a new empty one, found none, and paid again.
+ */
+describe('bankdata payments create: a SQLite database that does not exist', () => {
+  const PAY = ['--amount', '10.00', '--particulars', 'NEWDB'];
+  const paymentsOfEnduring = () => emu.payments().filter((p) => p.consent_id === consentOf(emu, 'enduring'));
+  const hint =
+    'hint: name the database that holds your earlier payments with --db or BANKDATA_DB: a new one knows no earlier attempt, so a rerun could pay twice; --new-database starts one on purpose';
+
+  it.each([
+    ['--db', 'flag'],
+    ['BANKDATA_DB', 'env'],
+    ['the default path (no --db, no BANKDATA_DB: the data directory)', 'default'],
+  ] as const)('named by %s: exit 6 naming it and the way on, nothing created, nothing sent', async (_, how) => {
+    const scratch = mkdtempSync(join(tmpdir(), 'bankdata-payments-nodb-'));
+    const typo = how === 'default' ? join(scratch, 'data', 'bankdata.sqlite') : join(scratch, 'typo.sqlite');
+    // --db wins over a BANKDATA_DB naming the real database.
+    const env = paymentsEnv(emu, how === 'flag' ? db : typo);
+    if (how === 'default') delete env.BANKDATA_DB;
+    const requests = emu.requests().length;
+    const result = await runCliInProcess(
+      [
+        ...(how === 'flag' ? ['--db', typo] : []),
+        'payments',
+        'create',
+        '--consent',
+        consentOf(emu, 'enduring'),
+        ...PAY,
+      ],
+      { cwd: scratch, env },
+    );
+    expect(result.code, result.stderr).toBe(6);
+    expect(result.stdout).toBe('');
+    expect(result.stderr.trimEnd().split('\n')).toEqual([`bankdata: database ${typo}: does not exist`, hint]);
+    expect(existsSync(typo)).toBe(false);
+    expect(readdirSync(scratch)).toEqual([]);
+    // Not even a token was asked for.
+    expect(emu.requests()).toHaveLength(requests);
+  });
+
+  it('--new-database makes it and pays; the same command again, with or without the flag, reports that payment and sends nothing', async () => {
+    const scratch = mkdtempSync(join(tmpdir(), 'bankdata-payments-newdb-'));
+    const fresh = join(scratch, 'new', 'bankdata.sqlite');
+    const before = paymentsOfEnduring().length;
+    const create = (extra: string[]) =>
+      runCliInProcess(['payments', 'create', '--consent', consentOf(emu, 'enduring'), ...PAY, ...extra, '--json'], {
+        cwd: scratch,
+        env: paymentsEnv(emu, fresh),
+      });
+
+    const made = await create(['--new-database']);
+    expect(made.code, made.stderr).toBe(0);
+    const payment = JSON.parse(made.stdout) as { payment_id: string; duplicate_of_earlier: boolean };
+    expect(payment.duplicate_of_earlier).toBe(false);
+    expect(
+      paymentsOfEnduring()
+        .slice(before)
+        .map((p) => p.payment_id),
+    ).toEqual([payment.payment_id]);
+    const stored = await openStore(fresh);
+    try {
+      expect(stored.sqlite.prepare('SELECT state, payment_id FROM payment_attempts').all()).toEqual([
+        { state: 'created', payment_id: payment.payment_id },
+      ]);
+    } finally {
+      await stored.close();
+    }
+
+    // The database it made holds the attempt: a rerun (the flag kept, or dropped) finds it.
+    for (const extra of [['--new-database'], []]) {
+      const again = await create(extra);
+      expect(again.code, again.stderr).toBe(0);
+      expect(JSON.parse(again.stdout)).toMatchObject({ payment_id: payment.payment_id, duplicate_of_earlier: true });
+      expect(again.stderr).toContain(`this request already made payment ${payment.payment_id}`);
+    }
+    expect(paymentsOfEnduring().slice(before)).toHaveLength(1);
   });
 });

@@ -165,6 +165,8 @@ export function doublePaymentSuite(setup: DialectSetup): void {
         const dir = mkdtempSync(join(tmpdir(), 'bankdata-double-'));
         dirs.push(dir);
         const db = await setup.location();
+        // The user's database (`payments create` refuses a SQLite file that does not exist).
+        await (await openDatabaseStore(db)).close();
         const consent = consentOf(emu, 'enduring');
         const posts = () => emu.requests().filter((r) => r.method === 'POST' && r.path === '/payments/v1/payments');
         // Each case its own reference (unless the case is about the reference): its own payment.
