@@ -323,6 +323,11 @@ async function runSetting(s: Setting): Promise<Figures> {
     row(`lower bound, latency along the longest dependent chain: ${s.latencyMs} ms × ${chain}`, chainBoundMs);
     row('**lower bound (the largest)**', boundMs);
     row('CPU time of the sync process (user + system)', syncCpuMs);
+    row('of which system (the kernel: file and socket calls, page faults)', run.cpuMs.system);
+    if (run.threadCpuMs !== null) {
+      row('of which the main thread (/proc, 10 ms ticks)', run.threadCpuMs.main);
+      row("of which the other threads (V8's compiler and GC helpers, libuv's file threads)", run.threadCpuMs.others);
+    }
     if (run.closingCheck !== null) {
       row('of which the closing continuity check (its wall time: next row)', run.closingCheck.cpuMs);
       row('wall time of the closing continuity check', run.closingCheck.wallMs);

@@ -7,6 +7,7 @@
  * (process start and module loading excluded), and those of its closing continuity check apart.
  */
 import { subscribe } from 'node:diagnostics_channel';
+import { readdirSync, readFileSync } from 'node:fs';
 import { text } from 'node:stream/consumers';
 import { createDataApiClient, type ClientStats } from '../../../src/api';
 import { openStore } from '../../../src/store';
@@ -34,6 +35,50 @@ export interface SyncJobResult {
   lastAnswerMs: number | null;
   /** The closing continuity check alone (included in wallMs and cpuMs); null when it did not run. */
   closingCheck: { wallMs: number; cpuMs: number } | null;
+  /**
+   * The run's CPU (user + system, ms) on the main thread and on all the others (V8's compiler and
+   * GC helpers, libuv's file threads), from /proc/self/task at 10 ms a tick; null off Linux.
+   */
+  threadCpuMs: { main: number; others: number } | null;
+}
+
+/** CPU ms so far per thread id, from /proc/self/task (`utime` + `stime`, 100 ticks a second); null off Linux. */
+function threadTimes(): Map<string, number> | null {
+  let tids: string[];
+  try {
+    tids = readdirSync('/proc/self/task');
+  } catch {
+    return null;
+  }
+  const times = new Map<string, number>();
+  for (const tid of tids) {
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
+    } catch {
+      continue; // the thread ended meanwhile
+    }
+    // Fields after the command's closing parenthesis, from the state (field 3): utime is 14, stime 15.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    times.set(tid, (Number(fields[11]) + Number(fields[12])) * 10);
+  }
+  return times;
+}
+
+/** The run's CPU per thread kind, between two `threadTimes` readings. */
+function threadCpuBetween(
+  before: Map<string, number> | null,
+  after: Map<string, number> | null,
+): SyncJobResult['threadCpuMs'] {
+  if (before === null || after === null) return null;
+  let main = 0;
+  let others = 0;
+  for (const [tid, ms] of after) {
+    const used = ms - (before.get(tid) ?? 0);
+    if (tid === String(process.pid)) main += used;
+    else others += used;
+  }
+  return { main, others };
 }
 
 async function main(): Promise<void> {
@@ -63,11 +108,13 @@ async function main(): Promise<void> {
         closingCheck = { wallMs: performance.now() - checkStart.at, cpuMs: (c.user + c.system) / 1000 };
       },
     });
+    const threadsBefore = threadTimes();
     const cpu = process.cpuUsage();
     const started = performance.now();
     const summary = await runSync({ store, client, dataDir: job.dataDir, settings: job.settings, now });
     const wallMs = performance.now() - started;
     const used = process.cpuUsage(cpu);
+    const threadCpuMs = threadCpuBetween(threadsBefore, threadTimes());
     const since = (at: number | null) => (at === null ? null : at - started);
     const result: SyncJobResult = {
       summary,
@@ -77,6 +124,7 @@ async function main(): Promise<void> {
       firstRequestMs: since(firstRequestAt),
       lastAnswerMs: since(lastAnswerAt),
       closingCheck,
+      threadCpuMs,
     };
     process.stdout.write(`${JSON.stringify(result)}\n`);
   } finally {
