@@ -44,11 +44,15 @@ export const BOOKED_BALANCE_TYPES = [
 /**
  * Which of an account's balances is its latest, wherever one is read (the OFX export's LEDGERBAL
  * and AVAILBAL, the report's anchor): the latest instant; at one instant a closing balance before
- * an interim one; a balance the bank stated again for the same instant and type (a restatement)
- * by the read that fetched it last, which is also the one the check's snapshots keep
- * (balanceSnapshots). Over `balances` or `v_balances`, unqualified.
+ * an interim one; of the amounts the bank stated for the same instant and type (a restatement),
+ * the one the latest fetch returned (`last_seen_at`: a balance fetched again records it, so one
+ * restated back to an earlier amount is that amount again), then the one first fetched later,
+ * then the one stored later (the greater id), so that the choice is one and the same for every
+ * reader, the check's snapshots included (balanceSnapshots). Over `balances`, unqualified.
  */
-export const LATEST_BALANCE_FIRST = sql.raw(`date_time DESC, type LIKE 'Closing%' DESC, fetched_at DESC`);
+export const LATEST_BALANCE_FIRST = sql.raw(
+  `date_time DESC, type LIKE 'Closing%' DESC, last_seen_at DESC, fetched_at DESC, id DESC`,
+);
 
 export interface AccountKey {
   bank: BankName;
@@ -241,16 +245,18 @@ export function continuityReads(runner: SqlRunner): ContinuityReads {
 
     /**
      * A balance the bank stated again for the same instant and type with another amount (a
-     * restatement: `balances` keeps a row per amount) is one snapshot, the statement fetched last
-     * (LATEST_BALANCE_FIRST, as the report's anchor and the OFX export's LEDGERBAL read it); the
-     * statements it superseded are not compared, so the two are never a break.
+     * restatement: `balances` keeps a row per amount) is one snapshot, the statement the latest
+     * fetch returned (LATEST_BALANCE_FIRST, as the report's anchor and the OFX export's LEDGERBAL
+     * read it); the statements it superseded are not compared, so the two are never a break. A
+     * snapshot's `fetched_at` (the late rows' bound) stays the fetch that first returned its
+     * amount: a row first seen after that the amount did not count, whenever it was stated again.
      */
     async balanceSnapshots(key, options) {
       const units = amountUnits(d, 't', options.scale);
       const rows = await runner.all(
         sql`WITH stated AS (
               SELECT id, type, amount, date_time, fetched_at,
-                     row_number() OVER (PARTITION BY type, date_time ORDER BY ${LATEST_BALANCE_FIRST}, id DESC) AS statement
+                     row_number() OVER (PARTITION BY type, date_time ORDER BY ${LATEST_BALANCE_FIRST}) AS statement
               FROM balances
               WHERE bank = ${key.bank} AND account_id = ${key.accountId} AND type IN (${bookedTypes}) AND date_time >= ${options.from}
             ),

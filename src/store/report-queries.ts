@@ -182,7 +182,7 @@ export function reportReads(runner: SqlRunner): ReportReads {
       const stated = await runner.get(
         sql`SELECT b.amount, b.date_time FROM balances b
             WHERE b.bank = ${key.bank} AND b.account_id = ${key.accountId} AND b.type IN (${types})
-            ORDER BY ${LATEST_BALANCE_FIRST}, b.id DESC LIMIT 1`,
+            ORDER BY ${LATEST_BALANCE_FIRST} LIMIT 1`,
       );
       const found: { row: SqlRow; source: BalanceAnchor['source'] } | null = stated
         ? { row: stated, source: 'balance' }

@@ -19,7 +19,7 @@ import {
   type StatementRow,
 } from './rows';
 import { accounts, balances, parties, runs, statements } from './sqlite/schema';
-import { insertInto, onConflict, rowOf, selectFrom, updateSet } from './sql-build';
+import { excluded, insertInto, onConflict, rowOf, selectFrom, updateSet } from './sql-build';
 import type { SqlRunner } from './sql-runner';
 import { toStoredInstant, type Instant } from './time';
 import { allOf, lockAccounts, takeLock } from './dialect-sql';
@@ -73,7 +73,24 @@ export function commitAccounts(r: SqlRunner, input: UnitInput<AccountRow>): Prom
   });
 }
 
-/** Balance history: a row only when (bank, account, type, date_time, amount, indicator) is new. */
+/** The balance's identity: a row per (bank, account, type, date_time, amount, indicator). */
+const BALANCE_IDENTITY = [
+  balances.bank,
+  balances.accountId,
+  balances.type,
+  balances.dateTime,
+  balances.amount,
+  balances.creditDebitIndicator,
+] as const;
+
+/**
+ * Balance history: a row only when (bank, account, type, date_time, amount, indicator) is new. A
+ * balance fetched again is not rewritten (its fetched_at, consent and raw JSON stay those of the
+ * fetch that first returned it) but records that fetch: `last_seen_at` moves to the row's
+ * fetchedAt, never back (a fetch of before it, committed after it by another worker, leaves it).
+ * So a balance the bank restated and then restated back (A, B, A) is A as the bank's latest word
+ * (LATEST_BALANCE_FIRST). Counted `unchanged`.
+ */
 export function commitBalances(r: SqlRunner, input: UnitInput<BalanceRow>): Promise<InsertCounts> {
   checkRowsBelong(input, input.rows);
   const now = toStoredInstant(input.now);
@@ -81,8 +98,17 @@ export function commitBalances(r: SqlRunner, input: UnitInput<BalanceRow>): Prom
     await lockAccounts(tx, input.rows);
     let added = 0;
     // One row at a time: ids follow the order of the rows.
-    for (const row of input.rows)
-      added += (await tx.all(sql`${insertInto(balances, row)} ${onConflict(balances, [])} RETURNING id`)).length;
+    for (const row of input.rows) {
+      const seen = excluded(balances.lastSeenAt);
+      const written = await tx.all(
+        sql`${insertInto(balances, { ...row, lastSeenAt: row.fetchedAt })}
+            ${onConflict(balances, BALANCE_IDENTITY, { lastSeenAt: seen })} WHERE ${balances.lastSeenAt} < ${seen}
+            RETURNING fetched_at, last_seen_at`,
+      );
+      // Returned: a row inserted (first and last seen by this fetch) or one seen again (first
+      // fetched before, so its fetched_at is older than the last_seen_at just written).
+      added += written.filter((w) => w.fetched_at === w.last_seen_at).length;
+    }
     await insertRejects(tx, input.rejects ?? [], input.runId, now);
     return { added, unchanged: input.rows.length - added };
   });

@@ -10,7 +10,7 @@ type Bookkeeping = 'firstSeenAt' | 'lastSeenAt' | 'updatedAt';
 
 export type TransactionRow = Omit<typeof transactions.$inferSelect, Bookkeeping | 'removedAt'>;
 export type AccountRow = Omit<typeof accounts.$inferSelect, Bookkeeping>;
-export type BalanceRow = Omit<typeof balances.$inferSelect, 'id'>;
+export type BalanceRow = Omit<typeof balances.$inferSelect, 'id' | 'lastSeenAt'>;
 export type StatementRow = Omit<
   typeof statements.$inferSelect,
   Bookkeeping | 'filePath' | 'fileContentType' | 'fileSha256' | 'fileBytes' | 'fileFetchedAt'

@@ -280,11 +280,14 @@ export function viewReads(runner: SqlRunner): ViewReads {
 
     /**
      * The latest balance of the given types at or before `asOf` (an instant; null: the latest),
-     * its exact text. At the same instant a closing balance wins over an interim one.
+     * its exact text. At the same instant a closing balance wins over an interim one; of a
+     * restated one the amount the latest fetch returned, ties by id (LATEST_BALANCE_FIRST, as the
+     * check and the report's anchor). Read from `balances` (`amount` is v_balances' exact
+     * `amount_text`): the view shows neither `last_seen_at` nor `id`.
      */
     async latestBalance(key, types, asOf) {
       const row = await runner.get(
-        sql`SELECT amount_text AS amount, date_time FROM v_balances
+        sql`SELECT amount, date_time FROM balances
             WHERE bank = ${key.bank} AND account_id = ${key.accountId} AND type IN (${sql.join(
               types.map((t) => sql`${t}`),
               sql`, `,

@@ -6,16 +6,20 @@
  * findings each edge must give: rows of one instant in an order their ids do not follow, a row
  * stored twice, pending rows, a credits-only consent, the settle horizon and the consent's start,
  * a break at the first rows, and amounts that binary floating point would round; and the balance
- * snapshots' edges: a row posted late, a balance the bank restated for one instant. Run by
- * check-sql.test.ts and check-sql.pg.test.ts.
+ * snapshots' edges: a row posted late, a balance the bank restated for one instant (restated back
+ * to its first amount too, and two statements of one fetch), the report's anchor and the OFX
+ * export's ledger balance taking the same statement as the check. Balances are stored by the
+ * store's own write (commitBalances), one fetch at a time. Run by check-sql.test.ts and
+ * check-sql.pg.test.ts.
  */
 import { expect, it } from 'vitest';
 import { toUnits, unitsPerMinor } from '@bankdata/core/money';
-import type { ConsentId, TransactionId } from '@bankdata/core/schemas';
+import { nzDateOf } from '@bankdata/core/nz-time';
+import type { AccountId, BankName, ConsentId, TransactionId } from '@bankdata/core/schemas';
 import { checkContinuity, SETTLE_DAYS } from '../../src/check/check-accounts';
 import { RunningBalanceWalk, type BookedRow } from '../../src/check/continuity';
 import { formatCheck } from '../../src/cli/check';
-import type { Store } from '../../src/store';
+import type { BalanceRow, Store } from '../../src/store';
 import { execute, queryRows, storeSuite } from '../support/dialects';
 
 export const CONSENT = '5d1c2b3a-4e5f-4a6b-8c7d-9e0f1a2b3c4d' as ConsentId;
@@ -152,25 +156,41 @@ async function running(store: Store, accountId: string) {
   return result.findings.filter((f) => f.kind === 'running_balance');
 }
 
-/** [type, instant, amount, fetched at] of a booked balance, inserted in the order given. */
+/** [type, instant, amount, fetched at] of a booked balance, fetched in the order given. */
 type BalanceSpec = [string, string, string, string];
 
+/** The row the sync's transform makes of a booked balance read at `fetched`. */
+function balanceRow(accountId: string, [type, at, amount]: BalanceSpec, fetched: string): BalanceRow {
+  return {
+    bank: 'PNZ',
+    accountId: accountId as AccountId,
+    consentId: CONSENT,
+    type,
+    amount,
+    amountMinor: Number(toUnits(amount) / 1000n),
+    currency: 'NZD',
+    creditDebitIndicator: amount.startsWith('-') ? 'Debit' : 'Credit',
+    dateTime: at,
+    rawJson: '{}',
+    fetchedAt: fetched,
+  };
+}
+
+/** Each balance stored by the store's own write (commitBalances), one fetch each, at its fetch time. */
 async function balances(store: Store, accountId: string, specs: BalanceSpec[]) {
-  for (const [type, at, amount, fetched] of specs)
-    await execute(
-      store,
-      `INSERT INTO balances (bank, account_id, consent_id, type, amount, amount_minor, currency, credit_debit_indicator,
-         date_time, raw_json, fetched_at)
-       VALUES ('PNZ', ?, ?, ?, ?, ?, 'NZD', ?, ?, '{}', ?)`,
-      accountId,
-      CONSENT,
-      type,
-      amount,
-      Number(toUnits(amount) / 1000n),
-      amount.startsWith('-') ? 'Debit' : 'Credit',
-      at,
-      fetched,
-    );
+  for (const spec of specs) await fetchBalances(store, accountId, spec[3], [spec]);
+}
+
+/** One fetch of the account's balances at `fetched`, as the sync commits it; its counts. */
+async function fetchBalances(store: Store, accountId: string, fetched: string, specs: BalanceSpec[]) {
+  return store.commitBalances({
+    bank: 'PNZ',
+    accountId: accountId as AccountId,
+    consentId: CONSENT,
+    rows: specs.map((spec) => balanceRow(accountId, spec, fetched)),
+    runId: null,
+    now: fetched,
+  });
 }
 
 const START = '2024-12-01T00:00:00.000Z';
@@ -470,5 +490,96 @@ export const checkSqlSuite = storeSuite('the running-balance walk in SQL', (d) =
         'booked balance 100.00 NZD then 130.00 NZD: moved by 30.00 NZD, the stored booked transactions between them sum to 40.00 NZD',
       ],
     ]);
+  });
+
+  it('a balance restated and then restated back to its first figure (A, B, A): A, which the latest fetch stated, is the snapshot, the report’s anchor and the ledger balance', async () => {
+    const store = await d.open();
+    await fresh(store);
+    await account(store, 'restated-back', [
+      ['a', day(1), '100.00', '100.00'],
+      ['b', day(5), '40.00', '140.00'],
+      ...tail('140.00'),
+    ]);
+    await execute(
+      store,
+      'UPDATE transactions SET first_seen_at = booking_date_time WHERE account_id = ?',
+      'restated-back',
+    );
+    await balances(store, 'restated-back', [['InterimBooked', day(2), '100.00', day(2, '12:00')]]);
+    // The 6 January closing balance, through the store's own write: 140.00 (read on the 6th),
+    // restated as 150.00 (the 7th), then restated back to 140.00 (the 9th), the bank's latest word.
+    const closing = (amount: string): BalanceSpec => ['ClosingBooked', day(6), amount, ''];
+    expect(await fetchBalances(store, 'restated-back', day(6, '12:00'), [closing('140.00')])).toEqual({
+      added: 1,
+      unchanged: 0,
+    });
+    expect(await fetchBalances(store, 'restated-back', day(7, '12:00'), [closing('150.00')])).toEqual({
+      added: 1,
+      unchanged: 0,
+    });
+    expect(await fetchBalances(store, 'restated-back', day(9, '12:00'), [closing('140.00')])).toEqual({
+      added: 0,
+      unchanged: 1,
+    });
+    // Both statements kept, a row per amount; 140.00 keeps the fetch that first returned it.
+    expect(
+      await queryRows(
+        store,
+        `SELECT amount_text, fetched_at FROM v_balances WHERE account_id = ? AND type = 'ClosingBooked' ORDER BY fetched_at`,
+        'restated-back',
+      ),
+    ).toEqual([
+      { amount_text: '140.00', fetched_at: day(6, '12:00') },
+      { amount_text: '150.00', fetched_at: day(7, '12:00') },
+    ]);
+
+    // The check: 100.00 then 140.00 with 40.00 booked between them adds up.
+    const result = await checkContinuity(store, { accountId: 'restated-back', save: false, now: new Date(NOW) });
+    expect(result.findings.map((f) => `${f.kind} ${f.fromDateTime} ${f.toDateTime} ${f.amount} ${f.cause}`)).toEqual(
+      [],
+    );
+    // The report's anchor and the OFX export's LEDGERBAL read the same statement.
+    const key = { bank: 'PNZ' as BankName, accountId: 'restated-back' as AccountId };
+    const anchor = await store.reportData.balanceAnchor(key, { scale: 1000n, nzDateOf });
+    expect([anchor?.units, anchor?.dateTime, anchor?.source]).toEqual([toUnits('140.00'), day(6), 'balance']);
+    expect(await store.views.latestBalance(key, ['ClosingBooked', 'InterimBooked'], null)).toEqual({
+      amount: '140.00',
+      dateTime: day(6),
+    });
+  });
+
+  it('two statements of one instant and type that one fetch returned: the check, the report’s anchor and the ledger balance take the same one, the later stored', async () => {
+    const store = await d.open();
+    await fresh(store);
+    for (const [accountId, answer] of [
+      ['one-fetch-a', ['150.00', '140.00']],
+      ['one-fetch-b', ['140.00', '150.00']],
+    ] as const) {
+      await account(store, accountId, [
+        ['a', day(1), '100.00', '100.00'],
+        ['b', day(5), '40.00', '140.00'],
+        ...tail('140.00'),
+      ]);
+      await execute(store, 'UPDATE transactions SET first_seen_at = booking_date_time WHERE account_id = ?', accountId);
+      await balances(store, accountId, [['InterimBooked', day(2), '100.00', day(2, '12:00')]]);
+      // One answer holding both figures for the 6 January closing balance: one fetch time.
+      await fetchBalances(
+        store,
+        accountId,
+        day(9, '12:00'),
+        answer.map((amount): BalanceSpec => ['ClosingBooked', day(6), amount, '']),
+      );
+      const taken = answer[1];
+      const result = await checkContinuity(store, { accountId, save: false, now: new Date(NOW) });
+      const breaks = result.findings.map((f) => `${f.kind} ${f.fromDateTime} ${f.toDateTime} ${f.amount} ${f.cause}`);
+      expect(breaks, accountId).toEqual(
+        taken === '140.00' ? [] : [`balances ${day(2)} ${day(6)} 10.00 missing_transaction`],
+      );
+      const key = { bank: 'PNZ' as BankName, accountId: accountId as AccountId };
+      const anchor = await store.reportData.balanceAnchor(key, { scale: 1000n, nzDateOf });
+      expect(anchor?.units, accountId).toBe(toUnits(taken));
+      const ledger = await store.views.latestBalance(key, ['ClosingBooked', 'InterimBooked'], null);
+      expect(ledger?.amount, accountId).toBe(taken);
+    }
   });
 });

@@ -51,6 +51,50 @@ export const resourceWritesSuite = storeSuite('resource writes', (d) => {
         { amount: '2315.07', amount_minor: 231507, date_time: '2025-03-04T23:05:00.000Z' },
       ]);
     });
+
+    it('a balance fetched again records the fetch that saw it last (last_seen_at), never an earlier one; fetched_at and the consent stay those of the fetch that first returned it', async () => {
+      const store = await freshStoreOn(d);
+      const fetched = (consentId: typeof CONSENT, at: string) => ({
+        bank: BANK,
+        accountId: ACCOUNT,
+        consentId,
+        runId: null,
+        now: at,
+        rows: [
+          toBalanceRow(
+            Balance.parse({
+              AccountId: ACCOUNT,
+              Amount: { Amount: '2315.07', Currency: 'NZD' },
+              CreditDebitIndicator: 'Credit',
+              Type: 'InterimBooked',
+              DateTime: '2025-03-04T12:05:00+13:00',
+            }),
+            { bank: BANK, consentId, fetchedAt: at },
+          ),
+        ],
+      });
+      const stored = () => queryRows(store, 'SELECT consent_id, fetched_at, last_seen_at FROM balances');
+      expect(await store.commitBalances(fetched(CONSENT, '2025-03-05T01:00:00.000Z'))).toEqual({
+        added: 1,
+        unchanged: 0,
+      });
+      expect(await stored()).toEqual([
+        { consent_id: CONSENT, fetched_at: '2025-03-05T01:00:00.000Z', last_seen_at: '2025-03-05T01:00:00.000Z' },
+      ]);
+      // Read again, through the other consent: the same balance, seen later.
+      expect(await store.commitBalances(fetched(OTHER_CONSENT, '2025-03-06T01:00:00.000Z'))).toEqual({
+        added: 0,
+        unchanged: 1,
+      });
+      // A fetch from before that one, committed after it (another worker's), does not move it back.
+      expect(await store.commitBalances(fetched(CONSENT, '2025-03-05T12:00:00.000Z'))).toEqual({
+        added: 0,
+        unchanged: 1,
+      });
+      expect(await stored()).toEqual([
+        { consent_id: CONSENT, fetched_at: '2025-03-05T01:00:00.000Z', last_seen_at: '2025-03-06T01:00:00.000Z' },
+      ]);
+    });
   });
 
   describe('commitAccounts', () => {

@@ -111,7 +111,10 @@ export const accounts = pgTable(
   (t) => [primaryKey({ columns: [t.bank, t.accountId] })],
 );
 
-/** Balance history: a row only when (bank, account, type, date_time, amount, indicator) is new. */
+/**
+ * Balance history: a row only when (bank, account, type, date_time, amount, indicator) is new; a
+ * balance fetched again moves only its `last_seen_at` (src/store/resource-writes.ts commitBalances).
+ */
 export const balances = pgTable(
   'balances',
   {
@@ -129,7 +132,16 @@ export const balances = pgTable(
     creditDebitIndicator: text('credit_debit_indicator', { enum: INDICATORS }).notNull(),
     dateTime: text('date_time').notNull(),
     rawJson: text('raw_json').notNull(),
+    /** When the fetch that first returned this balance ran. */
     fetchedAt: text('fetched_at').notNull(),
+    /**
+     * When the latest fetch that returned it ran (never moved back): of a balance the bank restated
+     * for one instant and type, the one stated last is the one seen last (LATEST_BALANCE_FIRST in
+     * src/store/continuity.ts), also when the bank restated it back to an amount it stated before.
+     * '' for none: every row the store writes has one; migration SQLite 0020 / PostgreSQL 0019 gave
+     * the rows before it their fetched_at.
+     */
+    lastSeenAt: text('last_seen_at').notNull().default(''),
   },
   (t) => [
     uniqueIndex('balances_identity').on(t.bank, t.accountId, t.type, t.dateTime, t.amount, t.creditDebitIndicator),
