@@ -1,0 +1,5 @@
+/** export-order.cases.ts on PostgreSQL. */
+import { postgresDialect } from '../support/postgres';
+import { exportOrderSuite } from './export-order.cases';
+
+exportOrderSuite(postgresDialect);
