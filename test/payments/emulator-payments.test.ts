@@ -186,6 +186,31 @@ describe('request validation codes', () => {
     );
   });
 
+  it('R-PAY-1 R-PAY-3 every BP299 of the body before BP276 (§3.1 step 2: "`consent_id` not a UUID, malformed `amount`/`pcr` `BP299`; `surcharge` or `total_charge` present `BP276`")', async () => {
+    const surcharge = { total: '1.00', currency: 'NZD' };
+    expectError(await api.pay('not-a-uuid', { surcharge }), 400, 'BP299');
+    expectError(
+      await api.pay(consentOf(emu, 'enduring'), {
+        amount: { total: '-5', currency: 'NZD' },
+        pcr: { particulars: 'X' },
+        total_charge: surcharge,
+      }),
+      400,
+      'BP299',
+    );
+    expectError(
+      await api.pay(consentOf(emu, 'enduring'), {
+        amount: ENDURING_BODY.amount,
+        pcr: { particulars: 'FAR TOO LONG PARTICULARS' },
+        surcharge,
+      }),
+      400,
+      'BP299',
+    );
+    // A well-formed body with a surcharge is still BP276.
+    expectError(await api.pay(consentOf(emu, 'enduring'), { ...ENDURING_BODY, surcharge }), 400, 'BP276');
+  });
+
   it("R-PAY-5 BP216: the consent's bank is not set up for the merchant", async () => {
     expectError(await api.pay(consentOf(emu, 'single-unconfigured-bank')), 400, 'BP216');
   });

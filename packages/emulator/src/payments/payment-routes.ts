@@ -34,10 +34,6 @@ interface ValidBody {
 
 function parseCreateBody(raw: string): { body: Record<string, unknown>; valid: ValidBody } {
   const body = readJsonObject(raw);
-  // BP276: the service calculates these; a client must never send them.
-  if ('surcharge' in body || 'total_charge' in body) {
-    throw new ApiError(400, 'surcharge and total_charge must not be sent', 'BP276');
-  }
   const given = body.consent_id;
   // Case-insensitive, as every UUID the API reads (requireUuid); kept in lower case.
   const consentId = typeof given === 'string' ? given.toLowerCase() : given;
@@ -55,6 +51,11 @@ function parseCreateBody(raw: string): { body: Record<string, unknown>; valid: V
     if (!pcr.success)
       throw new ApiError(400, 'pcr must be {particulars, code?, reference?}, each at most 12 characters', 'BP299');
     valid.pcr = pcr.data;
+  }
+  // BP276 after every BP299 of the body (§3.1 step 2): the service calculates these; a client
+  // must never send them.
+  if ('surcharge' in body || 'total_charge' in body) {
+    throw new ApiError(400, 'surcharge and total_charge must not be sent', 'BP276');
   }
   return { body, valid };
 }
