@@ -225,6 +225,37 @@ export const createPaymentSuite = storeSuite('createPayment with the store', (d)
       expect(emu.payments().filter((p) => p.idempotency_key === result.idempotencyKey)).toHaveLength(1);
     });
 
+    it("BP712 on a single consent the other request pays: GETs the consent's payments, then the same key ends BP002 (stop)", async () => {
+      await setUp();
+      // docs/payments-contract.md §5.1: BP712 "Another request on the consent is submitting a payment" →
+      // "GET the consent's payments first". The other request's payment exists while it is held.
+      emu.updatePaymentsSettings({ createDelayMs: 60_000 });
+      const consent = consentOf(emu, 'single-2');
+      const before = lastSeq();
+      const other = http.pay(consent);
+      await emu.whenHeld();
+      const release = async () => {
+        emu.updatePaymentsSettings({ createDelayMs: 0 });
+        await other;
+      };
+      try {
+        const ours = createPayment({ ...deps(), sleep: release }, { consentId: consent });
+        await expect(ours).rejects.toMatchObject({ code: 'BP002', action: 'stop_consent_unusable' });
+      } finally {
+        // Released in any case: a request that never saw BP712 never waits, and so never releases it.
+        emu.updatePaymentsSettings({ createDelayMs: 0 });
+      }
+      expect((await other).status).toBe(201);
+      const log = emu
+        .requests()
+        .filter((r) => r.seq > before && r.path !== '/oauth2/token')
+        .map((r) => r.code ?? `${r.method} ${r.status}`);
+      // Ours: the consent read before sending, BP712, the consent's payments (not ours), the same key: BP002.
+      expect(log.slice(log.indexOf('BP712'))).toEqual(['BP712', 'GET 200', 'POST 201', 'BP002']);
+      expect((await attempts()).map((a) => [a.state, a.outcome_code])).toEqual([['failed', 'BP002']]);
+      expect(paymentsOn(consent)).toHaveLength(1);
+    });
+
     /** A request sent by an earlier run whose answer was lost: the emulator has it, the store has the attempt. */
     async function lostAnswer(consent: string, body: Record<string, unknown>) {
       const key = randomUUID();

@@ -448,6 +448,38 @@ describe('idempotency and concurrency (all 409)', () => {
     expect((await first).status).toBe(201);
   });
 
+  it('R-PIDEM-3 BP712 on a single consent too: its payment, held, exists already, yet another request gets BP712, not BP002', async () => {
+    // docs/payments-contract.md §9 createDelayMs: "held after the payment exists; same key → BP708, same
+    // consent → BP712"; §5.1 BP712 "Another request on the consent is submitting a payment" → "GET the
+    // consent's payments first". The single consent is Consumed by the held payment, so BP712 comes
+    // before the consent's state (§3.1).
+    const created = await api.call('POST', '/payments/v1/consents', {
+      body: {
+        type: 'single',
+        flow: {
+          detail: { type: 'redirect', redirect_uri: 'https://app.example.nz/consent/return' },
+          flow_hint: { type: 'redirect', bank: 'PNZ' },
+        },
+        amount: { total: '7.00', currency: 'NZD' },
+        pcr: { particulars: 'HELD' },
+      },
+      headers: { 'idempotency-key': randomUUID() },
+    });
+    const consent = created.json.consent_id as string;
+    expect((await api.control('POST', `/payment-consents/${consent}/authorise`)).status).toBe(200);
+    emu.updatePaymentsSettings({ createDelayMs: 60_000 });
+    const key = randomUUID();
+    const first = api.pay(consent, {}, key);
+    await emu.whenHeld();
+    const [sameKey, otherKey] = await Promise.all([api.pay(consent, {}, key), api.pay(consent)]);
+    expectError(sameKey, 409, 'BP708');
+    expectError(otherKey, 409, 'BP712');
+    emu.updatePaymentsSettings({ createDelayMs: 0 });
+    expect((await first).status).toBe(201);
+    // Once the first request is answered, the consent is Consumed by its payment: BP002.
+    expectError(await api.pay(consent), 422, 'BP002');
+  });
+
   it('R-PIDEM-4 BP713: the same payment within a minute without an idempotency-key', async () => {
     const body = { ...ENDURING_BODY, amount: { total: '14.00', currency: 'NZD' } };
     expect((await api.pay(consentOf(emu, 'enduring'), body, null)).status).toBe(201);

@@ -2,8 +2,8 @@
  * POST /payments/v1/payments and GET /payments/v1/payments/{payment_id}, with every rule the
  * bank ties to them, in the processing order of docs/payments-contract.md §3.1: headers
  * (BP299) → body (BP299, BP276) → idempotency (BP702, BP708, BP703, BP710) → duplicate without a
- * key (BP713) → consent (BP101, BP018, BP235, BP216, limits BP229/230/262/263, state
- * BP021/004/017/015/002/003, BP035) → concurrency (BP712) → the bank (BP036, BP044) → faults
+ * key (BP713) → consent (BP101, BP018, BP235, BP216, limits BP229/230/262/263) → concurrency
+ * (BP712) → consent state (BP021/004/017/015/002/003, BP035) → the bank (BP036, BP044) → faults
  * (BP601–603, BP709) → the payment.
  */
 import {
@@ -80,10 +80,13 @@ export async function handleCreatePayment(rt: PaymentsRuntime, rq: RequestInfo):
     throw new ApiError(404, `Consent ${valid.consentId} does not exist`, 'BP101');
   const { amount, pcr } = checkConsentRules(rt, consent, valid);
 
-  // Another request on this consent is submitting a payment right now.
+  // Another request on this consent is submitting a payment right now. Before the consent's state:
+  // that request's payment already exists, so a single consent it pays is Consumed while it is
+  // held, and BP002 would hide what the bank says to do ("GET the consent's payments first").
   if (consent.submitting !== null) {
     throw new ApiError(409, `Another request on consent ${consent.consent_id} is submitting a payment`, 'BP712');
   }
+  checkConsentState(consent);
   // The bank refuses for this consent period: nothing made, the consent stays Authorised (BP036).
   if (consent.bankRefusals > 0) {
     consent.bankRefusals -= 1;
@@ -161,7 +164,7 @@ function checkDuplicateWithoutKey(
   }
 }
 
-/** 400s of the request against the consent, then the consent's state (422s). */
+/** The request against the consent (BP018, BP235, BP299, BP216), then the limits (400s). */
 function checkConsentRules(
   rt: PaymentsRuntime,
   consent: PaymentConsentRecord,
@@ -197,7 +200,11 @@ function checkConsentRules(
     throw new ApiError(400, `Bank ${consent.bank} is not configured for the merchant`, 'BP216');
   }
   checkLimits(rt, consent, amount);
+  return { amount, pcr };
+}
 
+/** The consent's state (422s), then the payer's bank (BP035). */
+function checkConsentState(consent: PaymentConsentRecord): void {
   switch (consent.status) {
     case 'GatewayTimeout':
       throw new ApiError(422, `Consent ${consent.consent_id} timed out at the gateway`, 'BP021');
@@ -224,7 +231,6 @@ function checkConsentRules(
       'BP035',
     );
   }
-  return { amount, pcr };
 }
 
 /** BP229 (bank's payment_limit), BP230 (merchant limit), then enduring caps BP262, BP263. */
