@@ -366,6 +366,31 @@ describe("time limits at their instant (the bank's transitions table)", () => {
     }
   });
 
+  it('R-PAY-10 an awaiting consent is Rejected (BP004) once its request timeout has passed: at the instant itself it still awaits (BP017)', async () => {
+    // docs/bank-api.md §4.4: "the flow's `request_timeout` (meta) passes" → Rejected, "passes" read as
+    // the table's other rows ("at 15:00 exactly it still awaits"); §4 of the contract: "awaiting past
+    // the flow's request timeout (redirect 10 min, decoupled 5 min) → `Rejected` with BP004 on use".
+    const fresh = await startPaymentsEmulator();
+    try {
+      const http = new PaymentsHttp(fresh);
+      const created = await http.call('POST', '/payments/v1/consents', {
+        body: consent('redirect'),
+        headers: { 'idempotency-key': randomUUID() },
+      });
+      const id = created.json.consent_id as string;
+      fresh.advance(10 * 60_000);
+      expect((await http.call('GET', `/payments/v1/consents/${id}`)).json.status).toBe('AwaitingAuthorisation');
+      expect((await http.pay(id)).json.code).toBe('BP017');
+      fresh.advance(1);
+      const rejected = (await http.call('GET', `/payments/v1/consents/${id}`)).json;
+      expect(rejected.status).toBe('Rejected');
+      expect(Date.parse(rejected.status_updated_timestamp) - Date.parse(rejected.creation_timestamp)).toBe(10 * 60_000);
+      expect((await http.pay(id)).json.code).toBe('BP004');
+    } finally {
+      await fresh.close();
+    }
+  });
+
   it('R-PAY-21 a single consent is paid "within 48 hours of authorisation": at the 48th hour still, BP002 after', async () => {
     const fresh = await startPaymentsEmulator();
     try {

@@ -149,7 +149,8 @@ export function applyTimeTransitions(record: ConsentRecord, now: DateTime): void
   }
   if (record.status === 'AwaitingAuthorisation') {
     const timeout = requestTimeoutMs(record);
-    if (timeout !== null && nowMs >= since + timeout) setStatusAt(record, 'Rejected', since + timeout);
+    // "request_timeout passes", read as the table's other rows: at the instant itself it still awaits.
+    if (timeout !== null && nowMs > since + timeout) setStatusAt(record, 'Rejected', since + timeout);
   }
   if (record.status === 'Authorised' && record.expiration_date_time) {
     const expiry = toInstant(record.expiration_date_time).toMillis();

@@ -71,19 +71,26 @@ describe('gateway flow', () => {
 });
 
 describe('redirect and decoupled flows', () => {
-  it('R-LIFE-12 rejects a redirect consent still awaiting after the flow request_timeout (PT10M)', async () => {
+  // docs/bank-api.md §4.4: "`AwaitingAuthorisation` | the flow's `request_timeout` (meta) passes | `Rejected`",
+  // "passes" as the table's other rows read it: at the instant itself the consent still awaits.
+  it('R-LIFE-12 rejects a redirect consent once the flow request_timeout (PT10M) has passed: awaiting at 10:00 exactly, Rejected 1 ms after', async () => {
     const id = await api.createConsent();
-    emu.advance(10 * MINUTE - 1000);
+    const created = (await api.get(`/v1/consents/${id}`)).json.creation_date_time as string;
+    emu.advance(10 * MINUTE);
     expect(await status(id)).toBe('AwaitingAuthorisation');
     expectErrorBody(await accounts(id), 422, 'BDT413');
-    emu.advance(1000);
-    expect(await status(id)).toBe('Rejected');
+    emu.advance(1);
+    const consent = (await api.get(`/v1/consents/${id}`)).json;
+    expect(consent.status).toBe('Rejected');
+    expect(Date.parse(consent.status_update_date_time) - Date.parse(created)).toBe(10 * MINUTE);
     expectErrorBody(await accounts(id), 422, 'BDT409');
   });
 
-  it('R-LIFE-12 rejects a decoupled consent after its PT5M request_timeout', async () => {
+  it('R-LIFE-12 rejects a decoupled consent once its PT5M request_timeout has passed: awaiting at 5:00 exactly, Rejected 1 ms after', async () => {
     const id = await api.createConsent({ type: 'decoupled' });
     emu.advance(5 * MINUTE);
+    expect(await status(id)).toBe('AwaitingAuthorisation');
+    emu.advance(1);
     expect(await status(id)).toBe('Rejected');
   });
 

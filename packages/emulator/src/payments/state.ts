@@ -73,7 +73,8 @@ export class PaymentsState {
     if (c.status === 'AwaitingAuthorisation') {
       const since = c.awaitingSinceMs ?? c.createdMs;
       const deadline = since + REQUEST_TIMEOUT_MS[c.flow.flow_hint.type];
-      if (now >= deadline) {
+      // Past its request timeout, as the Data API's (docs/bank-api.md §4.4): at the instant itself it still awaits.
+      if (now > deadline) {
         this.setStatus(c, 'Rejected', deadline);
         c.endReason = 'request_timeout';
       }
