@@ -64,6 +64,7 @@ export function handleControl(ctx: EmulatorContext, rq: RequestInfo): Reply {
       case 'POST tokens/mint':
         return jsonReply(201, mintToken(ctx, parseControlBody(MintBody, rq.body)));
       case 'GET authorise':
+        if (fromBrowser(rq)) return htmlReply(consentPageHtml(ctx, rq.query.get('cid') ?? ''));
         return jsonReply(200, consentPage(ctx, rq.query.get('cid') ?? ''));
     }
     if (area === 'clients' && id !== undefined && action === 'rotate' && rq.segments.length === 4) {
@@ -74,7 +75,11 @@ export function handleControl(ctx: EmulatorContext, rq: RequestInfo): Reply {
     if (area === 'consents' && id !== undefined && action !== undefined && rq.segments.length === 4) {
       if (rq.method !== 'POST')
         throw new ApiError(405, `Method ${rq.method} not allowed`, undefined, { allow: 'POST' });
-      return jsonReply(200, toControlView(actOnConsent(ctx, id, action, rq.body)));
+      const record = actOnConsent(ctx, id, action, isFormPost(rq) ? formAsJson(rq.body) : rq.body);
+      // The customer is done: the browser goes back to the request's redirect_uri (docs/bank-api.md §4.1).
+      const returnTo = returnUrl(record, action);
+      if (returnTo !== undefined && fromBrowser(rq)) return { status: 303, headers: { location: returnTo }, body: '' };
+      return jsonReply(200, { ...toControlView(record), ...(returnTo === undefined ? {} : { return_to: returnTo }) });
     }
     throw new ApiError(404, `No control route ${rq.method} ${rq.path}`);
   } catch (error) {
@@ -218,4 +223,67 @@ function consentPage(ctx: EmulatorContext, id: string) {
     ...toControlView(record),
     actions: CONSENT_ACTIONS.map((a) => `POST /__emulator/consents/${id}/${a}`),
   };
+}
+
+/** A browser's request: it accepts HTML, or it posts a form (the consent page's buttons). */
+function fromBrowser(rq: RequestInfo): boolean {
+  return isFormPost(rq) || /\btext\/html\b/i.test(headerText(rq.req.headers.accept));
+}
+
+function isFormPost(rq: RequestInfo): boolean {
+  return /^\s*application\/x-www-form-urlencoded\b/i.test(headerText(rq.req.headers['content-type']));
+}
+
+function headerText(value: string | string[] | undefined): string {
+  return Array.isArray(value) ? value.join(',') : (value ?? '');
+}
+
+/** A posted form as the JSON body the action reads: `customer_id`, and `account_ids` repeated. */
+function formAsJson(raw: string): string {
+  const form = new URLSearchParams(raw);
+  const body: Record<string, unknown> = {};
+  for (const name of new Set(form.keys())) body[name] = name === 'account_ids' ? form.getAll(name) : form.get(name);
+  return JSON.stringify(body);
+}
+
+/**
+ * Where the customer's browser returns once done (docs/bank-api.md §4.1, ours): the request's
+ * redirect_uri with `cid=<consent_id>`, plus `error=access_denied` when the customer declined.
+ * Only the customer's approving or declining ends the journey at the bank; a decoupled consent has
+ * no redirect_uri.
+ */
+function returnUrl(record: ConsentRecord, action: string): string | undefined {
+  const redirectUri = record.flow.detail.redirect_uri;
+  if (redirectUri === undefined || (action !== 'authorise' && action !== 'reject')) return undefined;
+  // Whitelisted, so an absolute https URL; one no URL parser reads has no way back.
+  if (!URL.canParse(redirectUri)) return undefined;
+  const url = new URL(redirectUri);
+  url.searchParams.set('cid', record.consent_id);
+  if (action === 'reject') url.searchParams.set('error', 'access_denied');
+  return url.toString();
+}
+
+function htmlReply(html: string): Reply {
+  return { status: 200, headers: { 'content-type': 'text/html; charset=utf-8' }, body: html };
+}
+
+function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+}
+
+/** The consent page for a browser: the consent, and a form per action (posted forms answer 303). */
+function consentPageHtml(ctx: EmulatorContext, id: string): string {
+  const page = consentPage(ctx, id);
+  const forms = CONSENT_ACTIONS.map(
+    (a) =>
+      `<form method="post" action="/__emulator/consents/${encodeURIComponent(page.consent_id)}/${a}"><button>${a}</button></form>`,
+  ).join('\n');
+  return [
+    '<!doctype html>',
+    `<title>Consent ${escapeHtml(page.consent_id)}</title>`,
+    `<h1>Consent ${escapeHtml(page.consent_id)} at ${escapeHtml(page.bank)}</h1>`,
+    `<p>Status: ${escapeHtml(page.status)}</p>`,
+    forms,
+    '',
+  ].join('\n');
 }

@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { StartedEmulator } from '../src';
-import { Api, consentBody, expectErrorBody, startTest } from './helpers';
+import { Api, RETURN_URI, consentBody, expectErrorBody, startTest } from './helpers';
 
 let emu: StartedEmulator;
 let api: Api;
@@ -136,6 +136,79 @@ describe('authorised consents', () => {
     const id = await api.authorisedConsent();
     await api.call('DELETE', `/v1/consents?consent_id=${id}`);
     expectErrorBody(await accounts(id), 422, 'BDT410');
+  });
+});
+
+// docs/bank-api.md §4.1: "When the customer is done, the browser returns to the request's
+// `redirect_uri` with `cid=<consent_id>` added, plus `error=<text>` on failure (ours)."
+describe("the customer's return to redirect_uri (docs/bank-api.md §4.1; docs/emulator.md control routes)", () => {
+  const action = (id: string, name: string, init: RequestInit = {}) =>
+    fetch(`${emu.baseUrl}/__emulator/consents/${id}/${name}`, { method: 'POST', redirect: 'manual', ...init });
+  const returned = (id: string, error?: string) => {
+    const url = new URL(RETURN_URI);
+    url.searchParams.set('cid', id);
+    if (error !== undefined) url.searchParams.set('error', error);
+    return url.toString();
+  };
+
+  it("a browser that approves goes back with 303 to the request's redirect_uri with cid", async () => {
+    const id = await api.createConsent();
+    const done = await action(id, 'authorise', { headers: { accept: 'text/html,application/xhtml+xml,*/*;q=0.8' } });
+    expect(done.status).toBe(303);
+    const location = new URL(done.headers.get('location') ?? '');
+    expect(location.origin + location.pathname).toBe(RETURN_URI);
+    expect(location.searchParams.get('cid')).toBe(id);
+    expect(location.searchParams.has('error')).toBe(false);
+    expect(await status(id)).toBe('Authorised');
+  });
+
+  it('a form posted from the consent page that declines goes back with cid and error', async () => {
+    const id = await api.createConsent();
+    const page = await fetch(`${emu.baseUrl}/__emulator/authorise?cid=${id}`, { headers: { accept: 'text/html' } });
+    expect(page.headers.get('content-type')).toMatch(/^text\/html/);
+    const html = await page.text();
+    expect(html).toContain(`<form method="post" action="/__emulator/consents/${id}/reject">`);
+    const done = await action(id, 'reject', {
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: '',
+    });
+    expect(done.status).toBe(303);
+    expect(done.headers.get('location')).toBe(returned(id, 'access_denied'));
+    expect(await status(id)).toBe('Rejected');
+  });
+
+  it('a form post may name the customer and accounts, as the JSON body does', async () => {
+    const id = await api.createConsent();
+    const customer = emu.world.customers.find((c) => c.bank === 'PNZ')!;
+    const done = await action(id, 'authorise', {
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ customer_id: customer.customerId }).toString(),
+    });
+    expect(done.status).toBe(303);
+    expect(emu.consent(id)?.customerId).toBe(customer.customerId);
+  });
+
+  it('a programmatic caller (no text/html) gets the JSON record with the return URL as return_to, never a redirect', async () => {
+    const id = await api.createConsent();
+    const approved = await action(id, 'authorise');
+    expect(approved.status).toBe(200);
+    expect(approved.headers.get('location')).toBeNull();
+    const body = (await approved.json()) as { status: string; return_to?: string };
+    expect(body).toMatchObject({ status: 'Authorised', return_to: returned(id) });
+    const declined = await api.createConsent();
+    expect((await api.control('POST', `/consents/${declined}/reject`)).json.return_to).toBe(
+      returned(declined, 'access_denied'),
+    );
+    // The JSON page a client reads is unchanged.
+    const page = await api.control('GET', `/authorise?cid=${id}`);
+    expect(page.json.actions).toContain(`POST /__emulator/consents/${id}/authorise`);
+  });
+
+  it('a decoupled consent has no redirect_uri: no return_to, no redirect', async () => {
+    const id = await api.createConsent({ type: 'decoupled' });
+    const done = await action(id, 'authorise', { headers: { accept: 'text/html' } });
+    expect(done.status).toBe(200);
+    expect(((await done.json()) as { return_to?: string }).return_to).toBeUndefined();
   });
 });
 
