@@ -185,6 +185,37 @@ describe('scope, unknown paths, methods', () => {
   });
 });
 
+describe('a request body over 1 MiB (docs/bank-api.md §6.0, §7.2; docs/emulator.md)', () => {
+  // docs/bank-api.md §6.0: "Before step 1, the emulator answers a request body over 1 MiB with `413`
+  // (§7.2) (ours): it reads a body, up to that limit, before routing and the token check, so a
+  // request it will not read gets no `401`."
+  const MIB = 1024 * 1024;
+  const post = (path: string, bytes: number, headers: Record<string, string> = {}) =>
+    api.call('POST', path, { token: null, headers, body: `"${'x'.repeat(bytes - 2)}"` });
+
+  it('answers 413 without code before the 401 of a missing token, and before routing', async () => {
+    const tooLarge = await post('/v1/consents', MIB + 1);
+    expectErrorBody(tooLarge, 413);
+    expect(tooLarge.json.error).toBe('PAYLOAD_TOO_LARGE');
+    expect(tooLarge.headers.get('www-authenticate')).toBeNull();
+    expectErrorBody(await post('/v1/no-such-endpoint', MIB + 1), 413);
+    // At the limit itself the body is read: the token check answers.
+    const atLimit = await post('/v1/consents', MIB);
+    expect(atLimit.status).toBe(401);
+    expect(atLimit.headers.get('www-authenticate')).toBe('Bearer');
+  });
+
+  it('answers 413 on the Payments listener too, before its 401', async () => {
+    const res = await fetch(`${emu.paymentsBaseUrl}/payments/v1/payments`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: `"${'x'.repeat(MIB)}"`,
+    });
+    expect(res.status).toBe(413);
+    expect(((await res.json()) as { status: number; code?: string }).code).toBeUndefined();
+  });
+});
+
 describe('every response', () => {
   it('R-TRANS-1 carries a UUID request-id and a Date header from the data clock', async () => {
     const responses = [
