@@ -9,6 +9,7 @@ import { IdempotencyError, UnavailableError } from '../api';
 import { requireApiCredentials } from '../config';
 import {
   ConsentRuleError,
+  checkConsentInput,
   createConsentFlow,
   type CreateConsentResult,
   type CreatedInfo,
@@ -76,6 +77,11 @@ export function registerConsentCreateCommand(consents: Command): void {
           end: flags.end,
           expires: flags.expires,
         };
+        // The arguments first: one refused creates nothing (not even the database) and sends nothing.
+        checkConsentInput(input, {
+          environment: ctx.config.environment,
+          redirectWhitelist: ctx.config.redirectWhitelist,
+        });
         const result = await createConsentFlow(
           {
             store: await ctx.store(),

@@ -119,7 +119,9 @@ export function registerConsentsCommand(program: Command): void {
     .option('--json', 'print the outcome as one JSON document: {consent_id, outcome, status, code, registered}')
     .action((id: string, flags: { json?: boolean }, command: Command) =>
       withContext(command, async (ctx) => {
-        const result = await revokeConsentOp(await ctx.store(), ctx.client(), parseConsentId(id));
+        // The id first: a refused one creates nothing (the database is made for a revoke's outcome).
+        const consentId = parseConsentId(id);
+        const result = await revokeConsentOp(await ctx.store(), ctx.client(), consentId);
         if (flags.json) {
           process.stdout.write(
             `${JSON.stringify(

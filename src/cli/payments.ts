@@ -21,11 +21,13 @@ import {
 import { isTerminalPaymentStatus, type Payment } from '@bankdata/core/payment-schemas';
 import { requirePaymentsCredentials } from '../config';
 import {
+  checkPaymentArguments,
   createPayment,
   PaymentNotMadeError,
   PaymentRuleError,
   reconciliationSummary,
   trackPayments,
+  type PaymentRequestInput,
 } from '../payments';
 import { terminalSafe } from '@bankdata/core/terminal-text';
 import { createCliContext, globalsOf, type CliContext } from './command-context';
@@ -197,13 +199,33 @@ export function registerPaymentsCommand(program: Command): void {
     .action(async (flags: CreateFlags, command: Command) => {
       await withContext(command, async (context) => {
         const client = paymentsClient(context);
+        // Every argument judged before the database is opened (with --new-database a missing SQLite
+        // file is made to store the payment): a command refused for its arguments creates nothing.
+        const pcr = flags.particulars !== undefined || flags.code !== undefined || flags.reference !== undefined;
+        if (flags.currency !== 'NZD') throw new UsageError(`--currency must be NZD: ${flags.currency}`);
+        const timeoutMs = seconds(flags.timeoutSeconds, '--timeout-seconds');
+        const input: PaymentRequestInput = {
+          consentId: flags.consent,
+          ...(flags.amount !== undefined ? { amount: { total: flags.amount, currency: 'NZD' as const } } : {}),
+          ...(pcr
+            ? {
+                pcr: {
+                  particulars: flags.particulars ?? '',
+                  ...(flags.code ? { code: flags.code } : {}),
+                  ...(flags.reference ? { reference: flags.reference } : {}),
+                },
+              }
+            : {}),
+        };
+        const options = {
+          allowDuplicate: flags.allowDuplicate ?? false,
+          ...(flags.key !== undefined ? { key: flags.key } : {}),
+        };
+        checkPaymentArguments(input, options);
         // The rerun guard finds earlier attempts only in the database that holds them: a file that
         // does not exist (a typo in --db, BANKDATA_DB or --data-dir, or another working folder for
         // the default path) is refused, exit 6, never made empty, unless asked for by name.
         const store = await (flags.newDatabase ? context.store() : context.existingStore(MISSING_DATABASE_HINT));
-        const pcr = flags.particulars !== undefined || flags.code !== undefined || flags.reference !== undefined;
-        if (flags.currency !== 'NZD') throw new UsageError(`--currency must be NZD: ${flags.currency}`);
-        const timeoutMs = seconds(flags.timeoutSeconds, '--timeout-seconds');
         const result = await createPayment(
           {
             client,
@@ -215,20 +237,8 @@ export function registerPaymentsCommand(program: Command): void {
                 `payment ${made.payment_id} made (${made.status}); a rerun of this command reports it and does not pay again`,
               ),
           },
-          {
-            consentId: flags.consent,
-            ...(flags.amount !== undefined ? { amount: { total: flags.amount, currency: 'NZD' as const } } : {}),
-            ...(pcr
-              ? {
-                  pcr: {
-                    particulars: flags.particulars ?? '',
-                    ...(flags.code ? { code: flags.code } : {}),
-                    ...(flags.reference ? { reference: flags.reference } : {}),
-                  },
-                }
-              : {}),
-          },
-          { allowDuplicate: flags.allowDuplicate ?? false, ...(flags.key !== undefined ? { key: flags.key } : {}) },
+          input,
+          options,
         );
         if (result.duplicateOf) {
           context.logger.warn(

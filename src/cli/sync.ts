@@ -46,6 +46,9 @@ export function registerSyncCommand(program: Command): void {
     .option('--workers <n>', 'PostgreSQL only: start N worker processes that share the run (1 to 64)', '1')
     .action(async (flags: SyncFlags, command: Command) => {
       const workers = wholeNumber(flags.workers ?? '1', '--workers', 1, 64);
+      // Every flag judged before the database is opened, migrated or made (a missing SQLite file
+      // is created by a sync): a command refused for its arguments creates nothing.
+      parseFlags(flags);
       const ctx = createCliContext(globalsOf(command));
       if (workers > 1) {
         if (!isPostgresUrl(ctx.config.db)) {

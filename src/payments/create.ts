@@ -53,7 +53,7 @@ import { DEFAULT_RETRY_POLICY, realSleep, retryDelayMs, type RetryPolicy } from 
 import { UsageError } from '../errors';
 import { silentLogger, type Logger } from '../log';
 import type { PaymentAttemptRow, Store } from '../store';
-import { canonicalRequest, checkPaymentRequest, type PaymentRequestInput } from './request';
+import { canonicalRequest, checkPaymentForm, checkPaymentRequest, type PaymentRequestInput } from './request';
 import { systemClock, type Clock } from '@bankdata/core/clock';
 
 export interface CreatePaymentDeps {
@@ -104,6 +104,21 @@ export class PaymentNotMadeError extends Error {
 /** A caller-given key: what the bank accepts as an idempotency-key, a lowercase UUID. */
 const KEY_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
+/**
+ * What a payment request is judged on before its consent is read, the database opened or anything
+ * sent: the caller's key, and the bank's own first checks of the body (checkPaymentForm). The CLI
+ * calls it before it opens the database, so a command refused for its arguments creates nothing.
+ */
+export function checkPaymentArguments(input: PaymentRequestInput, options: CreatePaymentOptions = {}): void {
+  if (options.key !== undefined && !KEY_PATTERN.test(options.key)) {
+    throw new UsageError(
+      '--key must be a lowercase UUID, as the bank requires of an idempotency-key',
+      'make one with: uuidgen | tr A-Z a-z',
+    );
+  }
+  checkPaymentForm(input);
+}
+
 /** The action for an answer: the table's for a known code; a missing answer has none of its own. */
 function actionOf(error: unknown): PaymentsClientAction | 'no_clear_answer' | 'end' {
   if (error instanceof PaymentsApiError) return error.action;
@@ -127,12 +142,7 @@ export async function createPayment(
   const random = deps.random ?? Math.random;
   const policy: RetryPolicy = { ...DEFAULT_RETRY_POLICY, ...deps.retry, maxAttempts: deps.maxSends ?? 8 };
   const clock = { now, random };
-  if (options.key !== undefined && !KEY_PATTERN.test(options.key)) {
-    throw new UsageError(
-      '--key must be a lowercase UUID, as the bank requires of an idempotency-key',
-      'make one with: uuidgen | tr A-Z a-z',
-    );
-  }
+  checkPaymentArguments(input, options);
 
   // The consent says what may be sent: a single consent sends neither amount nor PCR (BP235).
   const consent = await client.getConsent(input.consentId);

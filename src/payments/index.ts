@@ -1,5 +1,11 @@
 /** Payments: create (stored idempotency key, the code-action table), track, reconcile. */
-export { createPayment, PaymentNotMadeError, type CreatePaymentDeps, type CreatePaymentResult } from './create';
+export {
+  checkPaymentArguments,
+  createPayment,
+  PaymentNotMadeError,
+  type CreatePaymentDeps,
+  type CreatePaymentResult,
+} from './create';
 export { checkPaymentRequest, PaymentRuleError, type PaymentRequestInput } from './request';
 export { syncPayments, trackPayments, type TrackDeps, type TrackOptions, type TrackResult } from './track';
 export {

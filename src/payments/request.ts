@@ -4,7 +4,11 @@
  * payment takes no payment (BP018), and nothing ever sends surcharge or total_charge (BP276).
  */
 import type { CreatePaymentRequest, PaymentAmount, PaymentConsent, Pcr } from '@bankdata/core/payment-schemas';
-import { PaymentAmount as AmountSchema, Pcr as PcrSchema } from '@bankdata/core/payment-schemas';
+import {
+  PaymentAmount as AmountSchema,
+  PaymentConsentIdSchema,
+  Pcr as PcrSchema,
+} from '@bankdata/core/payment-schemas';
 
 export interface PaymentRequestInput {
   consentId: string;
@@ -48,11 +52,7 @@ export function checkPaymentRequest(consent: PaymentConsent, input: PaymentReque
   const amount = AmountSchema.safeParse(input.amount);
   if (!amount.success) throw new PaymentRuleError('BP299', amountProblem(input.amount.total));
   const pcr = PcrSchema.safeParse(input.pcr);
-  if (!pcr.success)
-    throw new PaymentRuleError(
-      'BP299',
-      'particulars (required), code and reference are at most 12 printable characters each',
-    );
+  if (!pcr.success) throw new PaymentRuleError('BP299', PCR_PROBLEM);
   return { consent_id: consent.consent_id, amount: amount.data, pcr: stripEmpty(pcr.data) };
 }
 
@@ -77,6 +77,26 @@ export function canonicalRequest(value: unknown): string {
   }
   return JSON.stringify(value);
 }
+
+/**
+ * The bank's step 2 of its processing order (docs/payments-contract.md §3.1), judged before the
+ * consent is read: a consent id that is not a UUID, a malformed amount or PCR is BP299 whatever
+ * the consent, ahead of its own rules (BP018, BP235). A request passing here goes on to
+ * checkPaymentRequest unchanged.
+ */
+export function checkPaymentForm(input: PaymentRequestInput): void {
+  if (!PaymentConsentIdSchema.safeParse(input.consentId).success)
+    throw new PaymentRuleError(
+      'BP299',
+      `consent id must be a lowercase UUID: ${JSON.stringify(input.consentId).slice(0, 60)}`,
+    );
+  if (input.amount !== undefined && !AmountSchema.safeParse(input.amount).success)
+    throw new PaymentRuleError('BP299', amountProblem(input.amount.total));
+  if (input.pcr !== undefined && !PcrSchema.safeParse(input.pcr).success)
+    throw new PaymentRuleError('BP299', PCR_PROBLEM);
+}
+
+const PCR_PROBLEM = 'particulars (required), code and reference are at most 12 printable characters each';
 
 /** What is wrong with an amount, said exactly (not "at most 2 decimals" for a number too large). */
 function amountProblem(total: string): string {

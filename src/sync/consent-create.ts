@@ -9,7 +9,12 @@
  */
 import { randomUUID } from 'node:crypto';
 import { ApiError, IdempotencyError, UnavailableError, type DataApiClient } from '../api';
-import { checkConsentRequest, type ConsentCheckFailure, type ConsentRequestDraft } from '@bankdata/core/consent-checks';
+import {
+  checkConsentRequest,
+  checkConsentRequestBeforeMeta,
+  type ConsentCheckFailure,
+  type ConsentRequestDraft,
+} from '@bankdata/core/consent-checks';
 import type { Environment } from '@bankdata/core/consent-rules';
 import { CreateConsentRequest, CreateConsentResponse, type Consent, type ConsentId } from '@bankdata/core/schemas';
 import { silentLogger, type Logger } from '../log';
@@ -60,6 +65,26 @@ export interface CreateConsentResult extends CreatedInfo {
 export interface CreateConsentOptions {
   /** Stop after creation: print the URL, do not poll. */
   wait?: boolean;
+}
+
+/**
+ * What `bankdata consents create` judges before it opens the database or sends anything: the
+ * values as typed (the dates, and the flags each flow takes: a usage error or ConsentInputError)
+ * and the bank's rules that need no meta (checkConsentRequestBeforeMeta: ConsentRuleError). Each
+ * fails as createConsentFlow's own check would fail it later, so a command refused for its
+ * arguments creates nothing (not even the database) and sends nothing.
+ */
+export function checkConsentInput(
+  input: ConsentRequestInput,
+  ctx: { environment: Environment; redirectWhitelist: readonly string[]; now?: Clock },
+): void {
+  const draft = buildConsentRequest(input, {
+    meta: [],
+    redirectWhitelist: ctx.redirectWhitelist,
+    now: (ctx.now ?? systemClock)(),
+  });
+  const failure = checkConsentRequestBeforeMeta(draft, ctx);
+  if (failure) throw new ConsentRuleError(failure);
 }
 
 export async function createConsentFlow(

@@ -5,7 +5,11 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DateTime } from 'luxon';
-import { checkConsentRequest, type ConsentRequestDraft } from '@bankdata/core/consent-checks';
+import {
+  checkConsentRequest,
+  checkConsentRequestBeforeMeta,
+  type ConsentRequestDraft,
+} from '@bankdata/core/consent-checks';
 import { NZ_ZONE, formatNz, nzDateOf, nzMidnight } from '@bankdata/core/nz-time';
 import { type Environment } from '@bankdata/core/consent-rules';
 import { MetaResponse } from '@bankdata/core/schemas';
@@ -256,17 +260,21 @@ async function judge(
     redirectWhitelist: whitelist,
     now,
   });
+  const early = checkConsentRequestBeforeMeta(body, { environment: api.emu.environment, redirectWhitelist: whitelist });
   const res = await api.call('POST', '/v1/consents', { body, headers: { 'idempotency-key': randomUUID() } });
   api.emu.updateSettings({ gatewayFlowEnabled: true });
   const server =
     res.status === 201 ? null : ((res.json as { code?: string } | undefined)?.code ?? `${res.status} without code`);
-  return { local, server, status: res.status };
+  return { local, early, server, status: res.status };
 }
 
 describe('local consent check: every rule with its code, and the emulator answers the same', () => {
   it.each(CASES.map((c) => [c.name, c] as const))('%s', async (_name, c) => {
-    const { local, server, status } = await judge(c, c.draft);
+    const { local, early, server, status } = await judge(c, c.draft);
     expect(local?.code ?? null).toBe(c.code);
+    // The rules judged before meta (`consents create` judges them before the database and any
+    // request) fail a request as the whole check does, or leave it to the rest.
+    if (early) expect(early).toEqual(local);
     expect(server).toBe(c.code);
     expect(status).toBe(c.code === null ? 201 : 400);
     if (local) expect(local.rule.length).toBeGreaterThan(0);

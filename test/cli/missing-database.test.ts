@@ -25,12 +25,14 @@ const ENV = {
   BANKDATA_PAYMENTS_CLIENT_SECRET: 'missing-database-test-secret-2b7e91',
 };
 
+const creating = STORE_COMMANDS.filter((c) => c.creates !== undefined);
 const refusing = STORE_COMMANDS.filter((c) => c.creates === undefined && (c.dialects ?? ['sqlite']).includes('sqlite'));
 
 describe('a SQLite database that does not exist', () => {
   it('is made only by the commands that bring something new to store', () => {
-    expect(STORE_COMMANDS.filter((c) => c.creates !== undefined).map((c) => c.name)).toEqual([
+    expect(creating.map((c) => c.name)).toEqual([
       'sync',
+      'payments create',
       'consents add',
       'consents create',
       'consents revoke',
@@ -64,4 +66,33 @@ describe('a SQLite database that does not exist', () => {
       expect(readdirSync(dir)).toEqual([]);
     },
   );
+});
+
+/**
+ * A command that makes a missing database refuses its arguments first: a bad value (exit 2) makes
+ * no file, neither the database nor its -wal or -shm, and no data directory's content. Every case
+ * that `creates` names its bad arguments (store-commands.ts `badArgs`), so a creating command
+ * added later needs some.
+ */
+describe('a command that makes the database, refusing its arguments', () => {
+  it('every command that makes a missing database has bad arguments to be refused with', () => {
+    expect(creating.filter((c) => (c.badArgs ?? []).length === 0).map((c) => c.name)).toEqual([]);
+  });
+
+  const cases = creating.flatMap((c) =>
+    (c.badArgs ?? []).map(
+      (bad) => [`${c.name} ${bad.args.join(' ')}`, [...c.name.split(' '), ...bad.args], bad.says] as const,
+    ),
+  );
+  it.each(cases)('bankdata --db missing.sqlite %s: exit 2, saying so, nothing created', async (_, args, says) => {
+    const dir = mkdtempSync(join(tmpdir(), 'bankdata-missing-db-args-'));
+    const missing = join(dir, 'missing.sqlite');
+    const r = await runCliInProcess(['--db', missing, '--data-dir', dir, ...args], { cwd: dir, env: ENV });
+    expect(r.code, r.stderr).toBe(2);
+    const [first = ''] = r.stderr.split('\n');
+    expect(first).toMatch(/^bankdata: /);
+    expect(first).toContain(says);
+    for (const file of [missing, `${missing}-wal`, `${missing}-shm`]) expect(existsSync(file), file).toBe(false);
+    expect(readdirSync(dir)).toEqual([]);
+  });
 });

@@ -21,13 +21,46 @@ export interface StoreCommand {
    * case without one refuses a missing file, exit 6, and creates nothing (missing-database.test.ts).
    */
   creates?: string;
+  /**
+   * Required of every case that `creates`: arguments it refuses for their values (exit 2), each
+   * with a text of the one line that says why. A command refused for its arguments creates
+   * nothing, so each is judged before the database is made (missing-database.test.ts).
+   */
+  badArgs?: readonly BadArgs[];
+}
+
+/** Arguments a command refuses, and a text of the line it refuses them with. */
+export interface BadArgs {
+  args: readonly string[];
+  says: string;
 }
 
 const CONSENT = '3fa85f64-5717-4562-b3fc-2c963f66afa6';
 const PAYMENT = '7c9e6679-7425-40de-944b-e07fc1f90ae7';
+/** A `consents create` whose arguments pass every check made before the database is opened. */
+const DECOUPLED = [
+  '--bank',
+  'PNZ',
+  '--flow',
+  'decoupled',
+  '--identifier-type',
+  'mobile_number',
+  '--identifier-value',
+  '0211234567',
+] as const;
 
 export const STORE_COMMANDS: readonly StoreCommand[] = [
-  { name: 'sync', args: () => [], creates: 'the first sync makes the database it fills' },
+  {
+    name: 'sync',
+    args: () => [],
+    creates: 'the first sync makes the database it fills',
+    badArgs: [
+      { args: ['--since', '2025-02-30'], says: '--since is not a date: "2025-02-30"' },
+      { args: ['--since', '2025-01-01', '--full'], says: '--since and --full exclude each other' },
+      { args: ['--consent', 'NOT-A-CONSENT'], says: '--consent NOT-A-CONSENT: not a consent id' },
+      { args: ['--workers', '0'], says: '--workers must be a whole number from 1 to 64' },
+    ],
+  },
   { name: 'sync', args: () => ['--dry-run'] },
   { name: 'status', args: () => [] },
   { name: 'check', args: () => [] },
@@ -42,14 +75,64 @@ export const STORE_COMMANDS: readonly StoreCommand[] = [
   // holds them, so a new empty one (a typo) could pay twice. `--new-database` makes one on
   // purpose (test/payments/cli.test.ts).
   { name: 'payments create', args: () => ['--consent', CONSENT, '--amount', '1.00'] },
+  {
+    name: 'payments create',
+    args: () => ['--consent', CONSENT, '--amount', '1.00', '--new-database'],
+    creates: 'asked for by name (--new-database): the payment is stored before it is sent',
+    badArgs: [
+      {
+        args: ['--consent', 'NOT-A-CONSENT', '--amount', '1.00', '--new-database'],
+        says: 'consent id must be a lowercase UUID',
+      },
+      {
+        args: ['--consent', CONSENT, '--amount', '1.001', '--new-database'],
+        says: 'amount has more than 2 decimals: 1.001 (BP299)',
+      },
+      {
+        args: ['--consent', CONSENT, '--amount', '1.00', '--particulars', 'X'.repeat(13), '--new-database'],
+        says: 'at most 12',
+      },
+      {
+        args: ['--consent', CONSENT, '--amount', '1.00', '--currency', 'AUD', '--new-database'],
+        says: '--currency must be NZD: AUD',
+      },
+      {
+        args: ['--consent', CONSENT, '--amount', '1.00', '--key', 'NOT-A-KEY', '--new-database'],
+        says: '--key must be a lowercase UUID',
+      },
+      {
+        args: ['--consent', CONSENT, '--amount', '1.00', '--timeout-seconds', '0', '--new-database'],
+        says: '--timeout-seconds must be',
+      },
+    ],
+  },
   { name: 'payments track', args: () => ['--once'] },
   { name: 'payments show', args: () => [PAYMENT] },
   { name: 'payments reconcile', args: () => [] },
-  { name: 'consents add', args: () => [CONSENT], creates: 'the first step of a set-up: registers a consent' },
+  {
+    name: 'consents add',
+    args: () => [CONSENT],
+    creates: 'the first step of a set-up: registers a consent',
+    badArgs: [{ args: [CONSENT, 'NOT-A-CONSENT'], says: 'not a consent id (a lowercase UUID): NOT-A-CONSENT' }],
+  },
   {
     name: 'consents create',
-    args: () => ['--bank', 'PNZ', '--flow', 'gateway', '--no-wait'],
+    // Decoupled: no redirect URI to judge against a whitelist, which the command checks first.
+    args: () => [...DECOUPLED, '--no-wait'],
     creates: 'a new consent, stored before it is asked for',
+    badArgs: [
+      { args: [...DECOUPLED, '--start', '2025-02-30'], says: '--start 2025-02-30: expected an NZ date' },
+      {
+        args: [...DECOUPLED, '--end', '2030-01-01T00:00+13:00'],
+        says: '--end 2030-01-01T00:00+13:00: expected an NZ date',
+      },
+      { args: [...DECOUPLED, '--expires', '2030-1-1'], says: '--expires 2030-1-1: expected an NZ date' },
+      { args: ['--bank', 'pnz', ...DECOUPLED.slice(2)], says: 'bank not recognised: pnz' },
+      { args: [...DECOUPLED, '--redirect-uri', 'https://app.example.nz/'], says: '--redirect-uri is for the gateway' },
+      { args: ['--bank', 'PNZ', '--flow', 'decoupled'], says: 'the decoupled flow needs --identifier-type' },
+      { args: ['--bank', 'PNZ', '--flow', 'redirect'], says: '--redirect-uri is required' },
+      { args: ['--bank', 'PNZ', '--flow', 'redirect', '--redirect-uri', 'https://app.example.nz/'], says: 'BDT211' },
+    ],
   },
   { name: 'consents list', args: () => [] },
   { name: 'consents list', args: () => ['--offline'] },
@@ -59,14 +142,33 @@ export const STORE_COMMANDS: readonly StoreCommand[] = [
     name: 'consents revoke',
     args: () => [CONSENT],
     creates: 'revokes at the bank, registered or not; the outcome stored',
+    badArgs: [{ args: ['NOT-A-CONSENT'], says: 'not a consent id (a lowercase UUID): NOT-A-CONSENT' }],
   },
   { name: 'consents forget', args: () => [CONSENT] },
-  { name: 'meta', args: () => [], creates: "stores the banks' metadata it fetched" },
+  {
+    name: 'meta',
+    args: () => [],
+    creates: "stores the banks' metadata it fetched",
+    // It takes no value: what it refuses is what commander refuses.
+    badArgs: [
+      { args: ['--since', '2025-01-01'], says: "unknown option '--since'" },
+      { args: ['PNZ'], says: 'too many arguments' },
+    ],
+  },
   { name: 'meta', args: () => ['--offline'] },
   { name: 'pacing', args: () => [] },
   { name: 'pacing reset', args: () => [] },
   { name: 'alerts list', args: () => [] },
-  { name: 'schedule', args: () => [], creates: 'the service: its nightly sync makes the database' },
+  {
+    name: 'schedule',
+    args: () => [],
+    creates: 'the service: its nightly sync makes the database',
+    // It takes no value (its settings are the configuration's, checked before any command).
+    badArgs: [
+      { args: ['--once'], says: "unknown option '--once'" },
+      { args: ['now'], says: 'too many arguments' },
+    ],
+  },
   { name: 'db backup', args: (dir) => [join(dir, 'backup.sqlite')], dialects: ['sqlite'] },
   { name: 'db migrate', args: () => [] },
   {

@@ -41,6 +41,21 @@ describe('bankdata payments', () => {
     expect(emu.requests().filter((r) => r.path === '/payments/v1/payments')).toHaveLength(before);
   });
 
+  it.each([
+    ['single-1', '--amount 25.001'],
+    ['quick-payment', '--amount abc'],
+    ['single-1', `--particulars ${'X'.repeat(13)}`],
+  ] as const)(
+    'a malformed amount or PCR is BP299 whatever the consent (%s, %s), as the bank orders it: exit 2, not even the consent read',
+    async (name, extra) => {
+      const before = emu.requests().filter((r) => r.path.startsWith('/payments/v1/')).length;
+      const result = await run(['payments', 'create', '--consent', consentOf(emu, name), ...extra.split(' ')]);
+      expect(result.code, result.stderr).toBe(2);
+      expect(result.stderr).toMatch(/^bankdata: .*\(BP299\)\n/);
+      expect(emu.requests().filter((r) => r.path.startsWith('/payments/v1/'))).toHaveLength(before);
+    },
+  );
+
   it('exit 1 when the consent cannot pay (BP015), with the client action as a sentence in the hint', async () => {
     const result = await run(['payments', 'create', '--consent', consentOf(emu, 'single-revoked')]);
     expect(result.code).toBe(1);

@@ -160,8 +160,16 @@ export function checkPermissionsOffered(
   };
 }
 
-/** The first rule the request breaks, or null when the server should accept it. */
-export function checkConsentRequest(draft: ConsentRequestDraft, ctx: ConsentCheckContext): ConsentCheckFailure | null {
+/**
+ * The rules judged before the bank's meta is needed, in the order of checkConsentRequest, whose
+ * first part they are: flow type, redirect URI or callback URL, flow hint, the bank's name and
+ * the sandbox's bank. A request failing here fails the whole check with this same failure, so
+ * `bankdata consents create` judges them before it opens the database or sends anything.
+ */
+export function checkConsentRequestBeforeMeta(
+  draft: ConsentRequestDraft,
+  ctx: Pick<ConsentCheckContext, 'environment' | 'redirectWhitelist'>,
+): ConsentCheckFailure | null {
   const { detail, flow_hint: hint } = draft.flow;
   if (!(FLOW_TYPES as readonly string[]).includes(detail.type))
     return fail('BDT245', `unknown flow type: ${detail.type}`);
@@ -174,7 +182,16 @@ export function checkConsentRequest(draft: ConsentRequestDraft, ctx: ConsentChec
   const hintFailure = checkFlowHint(detail.type, hint.type);
   if (hintFailure) return fromRule(hintFailure);
 
-  const bank = checkBank(hint.bank, ctx);
+  return checkBankName(hint.bank, ctx);
+}
+
+/** The first rule the request breaks, or null when the server should accept it. */
+export function checkConsentRequest(draft: ConsentRequestDraft, ctx: ConsentCheckContext): ConsentCheckFailure | null {
+  const early = checkConsentRequestBeforeMeta(draft, ctx);
+  if (early) return early;
+  const { detail, flow_hint: hint } = draft.flow;
+
+  const bank = bankMeta(hint.bank, ctx);
   if ('code' in bank) return bank;
   const features = bank.features;
 
@@ -196,7 +213,10 @@ export function checkConsentRequest(draft: ConsentRequestDraft, ctx: ConsentChec
   return checkDates(draft, hint.bank as BankName, ctx.now);
 }
 
-function checkRedirect(uri: string | undefined, ctx: ConsentCheckContext): ConsentCheckFailure | null {
+function checkRedirect(
+  uri: string | undefined,
+  ctx: Pick<ConsentCheckContext, 'environment' | 'redirectWhitelist'>,
+): ConsentCheckFailure | null {
   if (uri === undefined) return missing('flow.detail.redirect_uri');
   const failure = checkRedirectUri(uri, ctx.redirectWhitelist, ctx.environment);
   if (!failure) return null;
@@ -209,15 +229,18 @@ function checkRedirect(uri: string | undefined, ctx: ConsentCheckContext): Conse
   return fail(failure.code, `${failure.message}${hint}`);
 }
 
-function checkCallback(url: string | undefined, ctx: ConsentCheckContext): ConsentCheckFailure | null {
+function checkCallback(
+  url: string | undefined,
+  ctx: Pick<ConsentCheckContext, 'environment'>,
+): ConsentCheckFailure | null {
   if (url === undefined) return null;
   // BDT268 (unresolvable) is the server's to judge: no resolver here.
   const failure = checkCallbackUrl(url, ctx.environment);
   return failure && failure.code !== 'BDT268' ? fail(failure.code, failure.message) : null;
 }
 
-/** The bank's meta, or why the bank cannot be asked. */
-function checkBank(bank: string, ctx: ConsentCheckContext): ConsentCheckFailure | BankMeta {
+/** BDT243 and the sandbox's BDT213: the bank's name, judged without meta. */
+function checkBankName(bank: string, ctx: Pick<ConsentCheckContext, 'environment'>): ConsentCheckFailure | null {
   // docs/bank-api.md §4.1: the bank names are case-sensitive; `pnz` is not a bank.
   if (!(BANKS as readonly string[]).includes(bank)) {
     return fail('BDT243', `bank not recognised: ${bank} (one of ${BANKS.join(', ')}, case-sensitive)`);
@@ -225,6 +248,11 @@ function checkBank(bank: string, ctx: ConsentCheckContext): ConsentCheckFailure 
   if (ctx.environment === 'sandbox' && bank !== 'PNZ') {
     return fail('BDT213', `the sandbox accepts only PNZ, not ${bank}`);
   }
+  return null;
+}
+
+/** The bank's meta, or BDT213 when it is not set up for the organisation (its name already judged). */
+function bankMeta(bank: string, ctx: ConsentCheckContext): ConsentCheckFailure | BankMeta {
   const meta = ctx.meta.find((m) => m.name === bank);
   return (
     meta ?? fail('BDT213', `${bank} is not set up for the organisation in ${ctx.environment} (not in GET /v1/meta)`)
