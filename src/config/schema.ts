@@ -7,7 +7,7 @@
 import { BlockList, isIPv4, isIPv6 } from 'node:net';
 import { validate as isCronExpression } from 'node-cron';
 import { z } from 'zod';
-import { nzMidnight } from '@bankdata/core/nz-time';
+import { isNzDate } from '@bankdata/core/nz-time';
 import { isPostgresUrl } from '../database-url';
 
 const loopback = new BlockList();
@@ -46,15 +46,6 @@ function isWhitelistEntry(value: string): boolean {
   }
 }
 
-function isNzDate(value: string): boolean {
-  try {
-    nzMidnight(value);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 const wholeDays = (min: number, max: number) => z.int().min(min).max(max);
 const cron = z.string().refine((v) => isCronExpression(v));
 
@@ -64,6 +55,7 @@ export const syncSchema = z.strictObject({
   minLookbackDays: wholeDays(0, 3650),
   /** Rows one page of the bank's transaction and statement lists holds (docs/bank-api.md §1.4). */
   pageSize: z.int().min(1).max(10_000),
+  /** An NZ date read as every command's NZ date is (core's `isNzDate`, src/export/filters.ts `nzDateFlag`). */
   floor: z.string().refine(isNzDate).nullable(),
   concurrency: z.int().min(1).max(64),
   /** The largest transaction window (NZ days); the sync picks each window's size below it. */

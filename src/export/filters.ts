@@ -3,7 +3,7 @@
  * the store turns them into the WHERE clause over the dataset's view (src/store/view-reads.ts).
  * Dates are NZ dates, both ends inclusive, judged in Pacific/Auckland with DST (packages/core/src/nz-time.ts).
  */
-import { nzMidnight } from '@bankdata/core/nz-time';
+import { isNzDate } from '@bankdata/core/nz-time';
 import { BANKS, type BankName } from '@bankdata/core/schemas';
 import { UsageError } from '../errors';
 import type { Store } from '../store';
@@ -50,19 +50,17 @@ export interface ExportRequest {
 
 /**
  * The one reading of an NZ date a command is given (export's --from and --to, report's, sync's
- * and db copy's --since; docs/exports.md "Filters"): `YYYY-MM-DD`, a calendar date, any year
- * from 0000 to 9999. 9999-12-31 is a valid end ("no end"), 0000-01-01 a valid start: whatever
+ * and db copy's --since, the dates of `consents create`; docs/exports.md "Filters"): `YYYY-MM-DD`,
+ * a calendar date, any year from 0000 to 9999 (core's `isNzDate`, which the `sync.floor` setting
+ * is read by too). 9999-12-31 is a valid end ("no end"), 0000-01-01 a valid start: whatever
  * reads one counts its day's end with nzMidnightAfter, never through the next date's text.
- * Anything else is a usage error (exit 2) naming the flag.
+ * Anything else is a usage error (exit 2) naming the flag, one line; `hint` says what the option
+ * takes when that is more than a date (`consents create`'s date-times).
  */
-export function nzDateFlag(flag: string, value: string): string {
-  try {
-    nzMidnight(value);
-    return value;
-  } catch {
-    // 2025-02-30 matches the pattern but is no date; nzMidnight refuses it and every other form.
-    throw new UsageError(`${flag} is not a date: ${JSON.stringify(value)}`, 'use an NZ date, YYYY-MM-DD');
-  }
+export function nzDateFlag(flag: string, value: string, hint = 'use an NZ date, YYYY-MM-DD'): string {
+  // 2025-02-30 matches the pattern but is no date; isNzDate refuses it and every other form.
+  if (!isNzDate(value)) throw new UsageError(`${flag} is not a date: ${JSON.stringify(value)}`, hint);
+  return value;
 }
 
 function parseBank(value: string): BankName {

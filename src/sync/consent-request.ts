@@ -11,13 +11,14 @@ import {
   formatNz,
   nzDateOf,
   nzMidnight,
-  parseQueryDateTime,
+  nzMidnightAfter,
   parseWireDateTime,
   toInstant,
   type Instant,
 } from '@bankdata/core/nz-time';
 import { durationMs } from '@bankdata/core/token-timing';
 import type { BankMeta, FlowType } from '@bankdata/core/schemas';
+import { nzDateFlag } from '../export/filters';
 import { sha256 } from '../store';
 
 export interface ConsentRequestInput {
@@ -55,15 +56,22 @@ export function defaultStart(now: Instant): DateTime {
   return nzMidnight(addNzDays(twoYearsAgo, 1));
 }
 
+/** What a date of `consents create` may be, said when one is neither. */
+const CONSENT_DATE_HINT =
+  'use an NZ date, YYYY-MM-DD, or a date-time with seconds and offset, e.g. 2026-03-01T09:30:00+13:00';
+
+/**
+ * A date of `consents create`: a date-time with seconds and offset as the bank's consent dates
+ * are (docs/bank-api.md §1.2, §4.1), taken as that instant; else an NZ date, read as every
+ * command reads one (src/export/filters.ts `nzDateFlag`: the same forms, 0000-01-01 to
+ * 9999-12-31, the same one-line usage error): 00:00 NZ of that date, or its last second for an
+ * expiration.
+ */
 function readDate(value: string, flag: string, endOfDay: boolean): DateTime {
-  const isDate = /^\d{4}-\d{2}-\d{2}$/.test(value);
-  const parsed = isDate ? parseQueryDateTime(value) : parseWireDateTime(value);
-  if (!parsed) {
-    throw new ConsentInputError(
-      `${flag} ${value}: expected an NZ date YYYY-MM-DD or a date-time with seconds and offset`,
-    );
-  }
-  return isDate && endOfDay ? parsed.setZone(NZ).endOf('day').set({ millisecond: 0 }) : parsed;
+  const dateTime = parseWireDateTime(value);
+  if (dateTime) return dateTime;
+  const date = nzDateFlag(flag, value, CONSENT_DATE_HINT);
+  return endOfDay ? nzMidnightAfter(date).minus({ seconds: 1 }) : nzMidnight(date);
 }
 
 /** The body to send. The redirect URI defaults to the first whitelist entry without a wildcard. */

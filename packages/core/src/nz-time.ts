@@ -115,6 +115,20 @@ export function nzMidnight(date: string): DateTime {
 }
 
 /**
+ * Whether a value is an NZ date as a person writes one (a flag, a setting): `YYYY-MM-DD`, a
+ * calendar date, any year from 0000 to 9999, exactly what nzMidnight reads. The one test behind
+ * every command's NZ date (src/export/filters.ts `nzDateFlag`) and the `sync.floor` setting.
+ */
+export function isNzDate(value: string): boolean {
+  try {
+    nzMidnight(value);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
  * 00:00 Pacific/Auckland of the day after an NZ date: where the date ends, for an inclusive
  * `--to`. Counted on the date's own midnight, never through the next date's text: the day after
  * 9999-12-31 has no YYYY-MM-DD (addNzDays writes `+010000-01-01`, which nzMidnight refuses), and
