@@ -2,7 +2,9 @@
  * Transactions of one account, window by window (docs/configuration.md "Sync rules"): the range from
  * the floor (first run) or the lookback (later runs) to the ceiling, tiled on NZ midnights;
  * BDT263 halves a window, down to one NZ day; each window commits its rows, its vanished
- * pending rows and the watermark in one SQLite transaction.
+ * pending rows and the watermark in one SQLite transaction. A read of an ended consent that
+ * reached its end with every window committed is recorded (`transactions_read`): it decides when
+ * the consent is read no more (`endedAndSettled`).
  */
 import { DateTime } from 'luxon';
 import { SplitNeededError } from '../api';
@@ -104,6 +106,8 @@ export async function syncTransactions(
   creditDebitFilter: 'Credit' | 'Debit' | null,
   kind: string | null,
 ): Promise<void> {
+  // Every window of this read is fetched at or after this instant, by the bank's clock.
+  const readFrom = bankNow(ctx);
   const range = await transactionRange(ctx, consent, bank, ref.accountId);
   if (!range) return;
   if (await endedAndSettled(ctx, ref, consent, range)) {
@@ -224,12 +228,33 @@ export async function syncTransactions(
   }
   if (account.days > 0) await ctx.store.syncState.setRowsPerDay({ ...key, rowsPerDay: account.rows / account.days });
   await learning.save();
+  // A complete read of an ended consent up to its end: every window of the range taken and
+  // committed (none failed, none left to a stop). One that failed or stopped is not recorded, so
+  // the consent is read again until a complete read comes late enough (`endedAndSettled`).
+  const end = consentEnd(consent);
+  if (contiguous && planned && queue.length === 0 && end !== null && range.ceiling >= end)
+    await ctx.store.syncState.setWatermark({
+      ...key,
+      resource: 'transactions_read',
+      watermark: readFrom.toJSDate(),
+      now: ctx.now(),
+    });
+}
+
+/** The consent's `end_date_time` to the second, or null (open-ended). */
+function consentEnd(consent: ConsentRecord): DateTime | null {
+  if (!consent.endDateTime) return null;
+  const end = DateTime.fromISO(String(consent.endDateTime), { zone: 'utc' });
+  return end.isValid ? end.startOf('second') : null;
 }
 
 /**
  * A consent whose window ended (`end_date_time` passed) is read no more once its rows were
- * read to the end, the look-back has passed since (late rows and pending ones settled) and no
- * pending row of the account is still open. `--full` and `--since` read it anyway.
+ * read to the end, a complete read of the account through it (every window committed) was
+ * fetched at or after the end + the look-back (late rows and pending ones had time to settle, and
+ * that read saw them) and no pending row of the account is still open. The bank's clock passing
+ * that instant is not enough: a window that failed in the last read before it, the watermark
+ * already at the end, would never be read again. `--full` and `--since` read it anyway.
  */
 async function endedAndSettled(
   ctx: SyncContext,
@@ -238,17 +263,14 @@ async function endedAndSettled(
   range: { floor: DateTime; ceiling: DateTime },
 ): Promise<boolean> {
   const { ceiling } = range;
-  if (!consent.endDateTime || ctx.full || ctx.since) return false;
-  const end = DateTime.fromISO(String(consent.endDateTime), { zone: 'utc' });
-  if (!end.isValid || ceiling < end.startOf('second')) return false;
-  const watermark = await ctx.store.syncState.getWatermark({
-    bank: ref.bank,
-    accountId: ref.accountId,
-    consentId: ref.consentId,
-  });
+  const end = consentEnd(consent);
+  if (end === null || ctx.full || ctx.since || ceiling < end) return false;
+  const key = { bank: ref.bank, accountId: ref.accountId, consentId: ref.consentId };
+  const watermark = await ctx.store.syncState.getWatermark(key);
   if (watermark === null || DateTime.fromISO(watermark, { zone: 'utc' }) < ceiling) return false;
   const settledAt = end.setZone(NZ).plus({ days: ctx.settings.lookbackDays });
-  if (bankNow(ctx) < settledAt) return false;
+  const readAt = await ctx.store.syncState.getWatermark({ ...key, resource: 'transactions_read' });
+  if (readAt === null || DateTime.fromISO(readAt, { zone: 'utc' }) < settledAt) return false;
   // Only the pending rows it can read again: another consent's, later or of the other
   // indicator, are settled by that consent's reads, never by this one's.
   const reach = pendingReach(consent, range);

@@ -34,7 +34,9 @@ function stubContext(options: {
     rowTimesSince: (key: { indicator?: 'Credit' | 'Debit' | null; limit: number }) =>
       Promise.resolve(key.indicator === 'Credit' ? [] : debits.slice(-key.limit)),
     syncState: {
-      getWatermark: () => Promise.resolve(utc(options.watermark)),
+      // The transactions' watermark; a complete read (`transactions_read`) at the stub's now.
+      getWatermark: (key: { resource?: string }) =>
+        Promise.resolve(utc(key.resource === 'transactions_read' ? options.now : options.watermark)),
       getRowsPerDay: () => Promise.resolve(options.debitsHeld ? 4 : 1),
       oldestOpenPending: (_key: unknown, reach: PendingReach = {}) => {
         const ms = (v: unknown) => (v === undefined ? null : new Date(v as Date).getTime());
