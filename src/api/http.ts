@@ -3,13 +3,15 @@
  * `request` follows none without the redirect interceptor; a 3xx is a protocol error upstream),
  * `https` required except for loopback hosts, a cap on the response size, the `request-id`
  * captured, and the server's `Date` header recorded (the emulator's data clock travels there).
- * It counts every request it sends, retries included. It knows nothing of tokens or retries.
+ * It counts every request it sends, retries included, and counts it to the work sending it too
+ * (request-count.ts). It knows nothing of tokens or retries.
  */
 import type { Readable } from 'node:stream';
 import { DateTime } from 'luxon';
 import type { Dispatcher } from 'undici';
 import { systemClock, type Clock } from '@bankdata/core/clock';
 import type { Logger } from '../log';
+import { countRequest } from './request-count';
 import {
   ConfigurationError,
   ProtocolError,
@@ -161,6 +163,7 @@ export function createHttp(options: HttpOptions): Http {
     const started = performance.now();
     stats.requests += 1;
     stats.byKind[kind] = (stats.byKind[kind] ?? 0) + 1;
+    countRequest();
     const fail = (error: unknown): never => {
       clearTimeout(timer);
       const timedOut = controller.signal.aborted;

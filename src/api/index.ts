@@ -8,6 +8,7 @@ export {
   type DataApiClientOptions,
 } from './client';
 export type { RetryEvent } from './client-core';
+export { countingRequests, type RequestCount } from './request-count';
 export type { PaceEvent } from './pacer';
 export type { LearnedPacing } from './pacer';
 export type { CreateConsentOptions } from './endpoints/consents';

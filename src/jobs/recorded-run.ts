@@ -3,6 +3,7 @@
  * work, finished with what the work reports, or finished as `failed` when it (or the tagging)
  * throws. The nightly sync records its own run (runSync); the other jobs use this.
  */
+import { countingRequests, type RequestCount } from '../api';
 import type { RunOutcome } from '../store';
 import { describeError } from '../sync/unit-outcome';
 import type { JobContext } from './job-context';
@@ -23,10 +24,20 @@ export async function runRecorded(
   firedFor: Date,
   work: () => Promise<RecordedWork>,
 ): Promise<JobReport> {
-  const requestsBefore = ctx.client.stats().requests;
+  // The scheduler's client serves the other jobs at the same time: this run's requests only.
+  return countingRequests((sent) => runCounted(ctx, job, firedFor, work, sent));
+}
+
+async function runCounted(
+  ctx: JobContext,
+  job: string,
+  firedFor: Date,
+  work: () => Promise<RecordedWork>,
+  sent: RequestCount,
+): Promise<JobReport> {
   const runId = await ctx.store.runs.start({ now: ctx.now() });
   const finish = (summary: Omit<RecordedWork, 'details'>) =>
-    ctx.store.runs.finish(runId, { ...summary, requests: ctx.client.stats().requests - requestsBefore }, ctx.now());
+    ctx.store.runs.finish(runId, { ...summary, requests: sent.requests }, ctx.now());
   try {
     // Inside the try: a run whose job cannot be tagged (a busy or lost database) is finished as
     // failed with the reason, never left open for status to call interrupted.

@@ -9,9 +9,9 @@
 import type { RecordReject } from '../api';
 import type { AccountId, BankName, ConsentId } from '@bankdata/core/schemas';
 import type { RejectInput } from '../store/rows';
-import { addRows, type RunCounters } from './run-context';
+import { countRows, type SyncContext } from './run-context';
 
-type RowCounts = Parameters<typeof addRows>[1];
+type RowCounts = Parameters<typeof countRows>[1];
 import { nulReason, nulTextPath, toRejectInput } from './transform';
 
 export interface AnswerScope {
@@ -36,10 +36,11 @@ export interface Sorting<R, Row> {
 
 /**
  * Sorts the answer, commits rows and rejects with `commit` (one store transaction), then counts
- * the rows written and the rejects kept aside; a failed commit counts nothing.
+ * the rows written (in the run's counters and the consent's tally) and the rejects kept aside; a
+ * failed commit counts nothing.
  */
 export async function commitAnswer<R, Row>(
-  counters: RunCounters,
+  tallies: Pick<SyncContext, 'counters' | 'tally'>,
   scope: AnswerScope,
   answer: Answer<R>,
   how: Sorting<R, Row>,
@@ -47,8 +48,8 @@ export async function commitAnswer<R, Row>(
 ): Promise<RowCounts> {
   const sorted = sortAnswer(scope, answer, how);
   const counts = await commit(sorted);
-  addRows(counters, counts);
-  counters.rejects += sorted.rejects.length;
+  countRows(tallies, counts);
+  tallies.counters.rejects += sorted.rejects.length;
   return counts;
 }
 

@@ -87,7 +87,8 @@ export async function syncConsent(
   meta: ReadonlyMap<string, BankMeta>,
   scopes: readonly string[],
 ): Promise<ConsentResult> {
-  const failuresBefore = ctx.counters.failedUnits.length;
+  // Its own failed units only: the run's counters are shared by the consents in the other lanes.
+  const failuresBefore = failuresOf(ctx, consentId);
   let consent;
   try {
     consent = await ctx.client.getConsent(consentId);
@@ -120,10 +121,17 @@ export async function syncConsent(
   } catch (error) {
     return consentError(ctx, consentId, bank, error);
   }
-  const failed = ctx.counters.failedUnits.length > failuresBefore;
+  const failed = failuresOf(ctx, consentId) > failuresBefore;
   const outcome: ConsentOutcome = failed || ctx.stopping() ? 'partial' : 'ok';
   await ctx.store.consents.recordOutcome(consentId, outcome);
   return { consentId, bank, status: consent.status, outcome, needsReconsent: false };
+}
+
+/** The failed units of one consent recorded in the run so far (of every lane's, only its own). */
+function failuresOf(ctx: SyncContext, consentId: ConsentId): number {
+  let count = 0;
+  for (const failure of ctx.counters.failedUnits) if (failure.consentId === consentId) count += 1;
+  return count;
 }
 
 async function syncPlanned(

@@ -45,7 +45,7 @@ async function commitAccountAnswer<R extends { AccountId: string }, Row>(
 ): Promise<void> {
   const tctx = context(ctx, scope);
   await commitAnswer(
-    ctx.counters,
+    ctx,
     scope,
     result,
     { resource, accountId, toRow: (r) => toRow(r, tctx), ownerOf: (r) => r.AccountId },
@@ -58,7 +58,7 @@ export async function syncAccounts(ctx: SyncContext, scope: Scope): Promise<Acco
   const result = await ctx.client.listAccounts(scope.consentId);
   const tctx = context(ctx, scope);
   await commitAnswer(
-    ctx.counters,
+    ctx,
     scope,
     result,
     { resource: 'account', accountId: null, toRow: (a) => toAccountRow(a, tctx) },
@@ -266,7 +266,7 @@ export async function syncParty(ctx: SyncContext, scope: Scope, accountId: Accou
       : await ctx.client.getAccountParty(scope.consentId, accountId);
   const tctx = context(ctx, scope);
   await commitAnswer(
-    ctx.counters,
+    ctx,
     scope,
     { records: result.record ? [result.record] : [], rejects: result.rejects },
     {

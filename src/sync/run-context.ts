@@ -67,6 +67,17 @@ export interface RunCounters {
   skipped: SkippedResource[];
 }
 
+/**
+ * One consent's own share of the run's counters: the windows it committed and the rows it wrote.
+ * Every lane writes the run's counters at once, so a consent's share is counted where its units
+ * write (`countRows`, `countWindow`), never read off the growth of the run's counters while it
+ * ran, which holds the other lanes' too (src/sync/run.ts reports it per consent).
+ */
+export interface ConsentTally {
+  windows: number;
+  rows: number;
+}
+
 export function emptyCounters(): RunCounters {
   return {
     rowsAdded: 0,
@@ -90,6 +101,8 @@ export interface SyncContext {
   logger: Logger;
   runId: string;
   counters: RunCounters;
+  /** The consent's own windows and rows (src/sync/run.ts sets it per consent); absent outside one. */
+  tally?: ConsentTally;
   /** `--since` (NZ date) and `--full`. */
   since: string | null;
   full: boolean;
@@ -135,4 +148,19 @@ export function addRows(counters: RunCounters, counts: { added?: number; updated
   counters.rowsAdded += counts.added ?? 0;
   counters.rowsUpdated += counts.updated ?? 0;
   counters.rowsRemoved += counts.removed ?? 0;
+}
+
+/** Rows written: counted in the run's counters and in the consent's own tally. */
+export function countRows(
+  ctx: Pick<SyncContext, 'counters' | 'tally'>,
+  counts: { added?: number; updated?: number; removed?: number },
+): void {
+  addRows(ctx.counters, counts);
+  if (ctx.tally) ctx.tally.rows += (counts.added ?? 0) + (counts.updated ?? 0) + (counts.removed ?? 0);
+}
+
+/** A transaction window committed: counted in the run's counters and in the consent's own tally. */
+export function countWindow(ctx: Pick<SyncContext, 'counters' | 'tally'>): void {
+  ctx.counters.windows += 1;
+  if (ctx.tally) ctx.tally.windows += 1;
 }

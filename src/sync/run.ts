@@ -6,7 +6,7 @@
 import { tracingChannel } from 'node:diagnostics_channel';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
-import { AuthenticationError, UnavailableError, type DataApiClient } from '../api';
+import { AuthenticationError, UnavailableError, countingRequests, type DataApiClient, type RequestCount } from '../api';
 import type { BankMeta, ConsentId } from '@bankdata/core/schemas';
 import { checkContinuity } from '../check/check-accounts';
 import { applyCategories } from '../categories/apply';
@@ -16,7 +16,7 @@ import { refreshTransfers } from '../transfers/refresh';
 import { silentLogger, type Logger } from '../log';
 import { UsageError } from '../errors';
 import { DEFAULT_LEASE_RENEW_MS, DEFAULT_LEASE_TTL_MS, type RunOutcome, type RunWork, type Store } from '../store';
-import { emptyCounters, type RunCounters, type SyncContext, type SyncSettings } from './run-context';
+import { emptyCounters, type ConsentTally, type RunCounters, type SyncContext, type SyncSettings } from './run-context';
 import { syncConsent, type ConsentResult } from './consent';
 import { sweepTempFiles } from './files';
 import { scopeGapForSync } from './plan';
@@ -75,10 +75,9 @@ export interface SyncProgress {
   windowsDone: number;
   rows: number;
   /**
-   * The consent this report is of, when it is one consent's: its windows committed and rows
-   * written so far (each report's growth of the run's counters since the previous report goes to
-   * the consent reporting; lanes run at once, so that split is close, not exact), and whether it
-   * is finished.
+   * The consent this report is of, when it is one consent's: its own windows committed and rows
+   * written so far (counted by its units as they write: lanes run at once, and the run's counters
+   * hold the other consents' too), and whether it is finished.
    */
   consent?: ConsentProgress;
 }
@@ -194,13 +193,14 @@ export function sparesWhileUnrefused(client: Pick<DataApiClient, 'stats'>): () =
  */
 export async function runSync(options: SyncOptions): Promise<SyncSummary> {
   try {
-    return await syncRun(options);
+    // The client may serve other work at the same time (the scheduler's jobs): this run's requests only.
+    return await countingRequests((requests) => syncRun(options, requests));
   } catch (error) {
     throw (options.store.dialect === 'postgres' ? lostPostgresError(error, options.store.path) : null) ?? error;
   }
 }
 
-async function syncRun(options: SyncOptions): Promise<SyncSummary> {
+async function syncRun(options: SyncOptions, requests: RequestCount): Promise<SyncSummary> {
   const { store, client } = options;
   const logger = options.logger ?? silentLogger;
   const now = options.now ?? systemClock;
@@ -292,28 +292,28 @@ async function syncRun(options: SyncOptions): Promise<SyncSummary> {
   // closing steps (the check, the transfers, the categories), which read and write under it.
   const stopRenewing = () => clearInterval(renew);
 
-  // The client may serve several runs (demo, scheduler): count this run's requests only.
-  const requestsBefore = client.stats().requests;
   const runId = run.runId;
   const counters = emptyCounters();
   const results: ConsentResult[] = [];
   let fatal: SyncSummary['fatal'] = null;
   const progress: SyncProgress = { consentsDone: 0, consentsTotal: consentIds.length, windowsDone: 0, rows: 0 };
-  const perConsent = new Map<ConsentId, ConsentProgress>();
+  // Each consent's own windows and rows, counted by its units as they write (run-context.ts
+  // `ConsentTally`): the run's counters grow with every lane's at once.
+  const tallies = new Map<ConsentId, ConsentTally>();
+  const tallyOf = (consentId: ConsentId): ConsentTally => {
+    let tally = tallies.get(consentId);
+    if (!tally) tallies.set(consentId, (tally = { windows: 0, rows: 0 }));
+    return tally;
+  };
   const report = (consentId?: ConsentId, finished = false) => {
-    const windows = counters.windows;
-    const rows = counters.rowsAdded + counters.rowsUpdated + counters.rowsRemoved;
+    progress.windowsDone = counters.windows;
+    progress.rows = counters.rowsAdded + counters.rowsUpdated + counters.rowsRemoved;
     let consent: ConsentProgress | undefined;
     if (consentId !== undefined) {
-      consent = perConsent.get(consentId) ?? { consentId, windowsDone: 0, rows: 0, finished: false };
-      consent.windowsDone += windows - progress.windowsDone;
-      consent.rows += rows - progress.rows;
-      consent.finished = finished;
-      perConsent.set(consentId, consent);
+      const tally = tallyOf(consentId);
+      consent = { consentId, windowsDone: tally.windows, rows: tally.rows, finished };
     }
-    progress.windowsDone = windows;
-    progress.rows = rows;
-    options.onProgress?.({ ...progress, ...(consent ? { consent: { ...consent } } : {}) });
+    options.onProgress?.({ ...progress, ...(consent ? { consent } : {}) });
   };
   const ctx: SyncContext = {
     store,
@@ -362,7 +362,12 @@ async function syncRun(options: SyncOptions): Promise<SyncSummary> {
         async (consentId) => {
           try {
             // Its own reports name it (SyncProgress.consent).
-            const result = await syncConsent({ ...ctx, onProgress: () => report(consentId) }, consentId, meta, scopes);
+            const result = await syncConsent(
+              { ...ctx, tally: tallyOf(consentId), onProgress: () => report(consentId) },
+              consentId,
+              meta,
+              scopes,
+            );
             results.push(result);
             const kept = await run.done(consentId, result.outcome, now());
             if (!kept)
@@ -399,7 +404,7 @@ async function syncRun(options: SyncOptions): Promise<SyncSummary> {
         stopAsked(),
         startedAt,
         now,
-        requestsBefore,
+        requests,
       );
       throw error;
     }
@@ -430,7 +435,7 @@ async function syncRun(options: SyncOptions): Promise<SyncSummary> {
   } finally {
     stopRenewing();
   }
-  const summary = await finish(ctx, run, results, fatal, stopAsked(), startedAt, now, requestsBefore);
+  const summary = await finish(ctx, run, results, fatal, stopAsked(), startedAt, now, requests);
   summary.continuity = continuity;
   if (options.categoriesRulesFile !== undefined) summary.categories = categories;
   summary.transfers = transfers;
@@ -529,7 +534,7 @@ async function finish(
   interrupted: boolean,
   startedAt: Date,
   now: Clock,
-  requestsBefore: number,
+  sent: RequestCount,
 ): Promise<SyncSummary> {
   const { counters } = ctx;
   const partial =
@@ -538,7 +543,7 @@ async function finish(
     interrupted ||
     results.some((r) => r.outcome === 'failed');
   const outcome: RunOutcome = fatal ? 'failed' : partial ? 'partial' : 'ok';
-  const requests = ctx.client.stats().requests - requestsBefore;
+  const requests = sent.requests;
   const errors = [
     ...(fatal ? [fatal.message] : []),
     ...counters.failedUnits.map((f) => `${f.consentId} ${f.unit}: ${f.reason}`),

@@ -12,7 +12,7 @@ import { NZ } from '@bankdata/core/nz-time';
 import type { AccountId, BankMeta, ConsentId, Transaction } from '@bankdata/core/schemas';
 import type { ConsentRecord, PendingReach } from '../store';
 import { creditDebitFilter } from '@bankdata/core/endpoint-access';
-import { bankNow, type SyncContext } from './run-context';
+import { bankNow, countWindow, type SyncContext } from './run-context';
 import { commitAnswer } from './answer';
 import { toTransactionRow } from './transform';
 import { recordFailure, runUnit } from './unit-outcome';
@@ -293,7 +293,7 @@ async function fetchAndCommit(
     toRow: (r: Transaction) => toTransactionRow(r, tctx),
     ownerOf: (r: Transaction) => r.AccountId,
   };
-  await commitAnswer(ctx.counters, ref, result, sorting, ({ rows, rejects }) =>
+  await commitAnswer(ctx, ref, result, sorting, ({ rows, rejects }) =>
     ctx.store.commitTransactionWindow({
       bank: ref.bank,
       accountId: ref.accountId,
@@ -308,7 +308,7 @@ async function fetchAndCommit(
       ...(ctx.runStartedAt ? { runStartedAt: ctx.runStartedAt } : {}),
     }),
   );
-  ctx.counters.windows += 1;
+  countWindow(ctx);
   ctx.onProgress();
   return { committed: true, rows: result.records.length + result.rejects.length };
 }

@@ -72,7 +72,7 @@ describe('commitAnswer', () => {
     const counters = emptyCounters();
     const committed: unknown[] = [];
     await commitAnswer(
-      counters,
+      { counters },
       ctx,
       { records: [balance('acc-0001'), balance('acc-0002')], rejects: [invalid] },
       byAccount,
@@ -88,7 +88,7 @@ describe('commitAnswer', () => {
   it('a failed commit counts nothing', async () => {
     const counters = emptyCounters();
     await expect(
-      commitAnswer(counters, ctx, { records: [balance('acc-0002')], rejects: [] }, byAccount, () =>
+      commitAnswer({ counters }, ctx, { records: [balance('acc-0002')], rejects: [] }, byAccount, () =>
         Promise.reject(new Error('disk full')),
       ),
     ).rejects.toThrow('disk full');
