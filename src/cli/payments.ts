@@ -19,6 +19,7 @@ import {
   type PaymentsClient,
 } from '../api/payments';
 import { isTerminalPaymentStatus, type Payment } from '@bankdata/core/payment-schemas';
+import { UUID_PATTERN } from '@bankdata/core/schemas';
 import { requirePaymentsCredentials } from '../config';
 import {
   checkPaymentArguments,
@@ -205,7 +206,9 @@ export function registerPaymentsCommand(program: Command): void {
         if (flags.currency !== 'NZD') throw new UsageError(`--currency must be NZD: ${flags.currency}`);
         const timeoutMs = seconds(flags.timeoutSeconds, '--timeout-seconds');
         const input: PaymentRequestInput = {
-          consentId: flags.consent,
+          // A UUID in any case is the bank's one consent (it reads them case-blind): one spelling
+          // here too, for the checks and for the rerun guard's look-up of earlier attempts.
+          consentId: UUID_PATTERN.test(flags.consent.toLowerCase()) ? flags.consent.toLowerCase() : flags.consent,
           ...(flags.amount !== undefined ? { amount: { total: flags.amount, currency: 'NZD' as const } } : {}),
           ...(pcr
             ? {

@@ -211,4 +211,22 @@ describe('bankdata payments create: a SQLite database that does not exist', () =
     }
     expect(paymentsOfEnduring().slice(before)).toHaveLength(1);
   });
+
+  it('a consent id in upper case is that consent (the bank reads UUIDs case-blind): it pays, and the id in lower case is the same payment', async () => {
+    const scratch = mkdtempSync(join(tmpdir(), 'bankdata-payments-case-'));
+    const fresh = join(scratch, 'bankdata.sqlite');
+    const before = paymentsOfEnduring().length;
+    const create = (consent: string, extra: string[] = []) =>
+      runCliInProcess(['payments', 'create', '--consent', consent, ...PAY, ...extra, '--json'], {
+        cwd: scratch,
+        env: paymentsEnv(emu, fresh),
+      });
+    const made = await create(consentOf(emu, 'enduring').toUpperCase(), ['--new-database']);
+    expect(made.code, made.stderr).toBe(0);
+    const payment = JSON.parse(made.stdout) as { payment_id: string };
+    const again = await create(consentOf(emu, 'enduring'));
+    expect(again.code, again.stderr).toBe(0);
+    expect(JSON.parse(again.stdout)).toMatchObject({ payment_id: payment.payment_id, duplicate_of_earlier: true });
+    expect(paymentsOfEnduring().slice(before)).toHaveLength(1);
+  });
 });
