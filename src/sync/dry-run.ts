@@ -15,7 +15,7 @@ import { partyDue, statementRange } from './resources';
 import { bankNow } from './run-context';
 import { DEFAULT_STATEMENT_SAFETY_DAYS, listsWhole, statementListing } from './statements-due';
 import { consentsToSync } from './run';
-import { transactionRange, type RangeContext } from './transactions';
+import { endedAndSettled, transactionRange, type RangeContext } from './transactions';
 import { describeError } from './unit-outcome';
 import { planWindows } from './windows';
 import { systemClock, type Clock } from '@bankdata/core/clock';
@@ -103,12 +103,14 @@ export async function planDryRun(options: {
             break;
           case 'transactions': {
             if (!record) break;
-            const range = await transactionRange(
-              ctx,
-              { ...record, startDateTime: consent.start_date_time, endDateTime: consent.end_date_time ?? null },
-              step.bank,
-              accountId,
-            );
+            const dated = {
+              ...record,
+              startDateTime: consent.start_date_time,
+              endDateTime: consent.end_date_time ?? null,
+            };
+            const range = await transactionRange(ctx, dated, step.bank, accountId);
+            // An ended consent read to its end and settled is read no more (as the run decides it).
+            if (range && (await endedAndSettled(ctx, { bank, consentId, accountId }, dated, range))) break;
             const days = (await store.syncState.getWindowDays(bank)) ?? options.settings.windowDays;
             for (const w of range
               ? planWindows({ start: range.start, ceiling: range.ceiling, windowDays: days })

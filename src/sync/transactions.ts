@@ -256,8 +256,8 @@ function consentEnd(consent: ConsentRecord): DateTime | null {
  * that instant is not enough: a window that failed in the last read before it, the watermark
  * already at the end, would never be read again. `--full` and `--since` read it anyway.
  */
-async function endedAndSettled(
-  ctx: SyncContext,
+export async function endedAndSettled(
+  ctx: RangeContext,
   ref: AccountRef,
   consent: ConsentRecord,
   range: { floor: DateTime; ceiling: DateTime },

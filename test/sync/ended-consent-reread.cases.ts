@@ -21,6 +21,7 @@ import { FULL_PERMISSIONS } from '@bankdata/emulator';
 import { UnavailableError, type DataApiClient } from '../../src/api';
 import type { ListResult } from '../../src/api/paginate';
 import type { Store } from '../../src/store';
+import { planDryRun } from '../../src/sync/dry-run';
 import { queryRows, type DialectSetup } from '../support/dialects';
 import { startHarnessOn, SETTINGS, type Harness } from '../fixtures/sync-harness';
 
@@ -112,6 +113,11 @@ export function endedConsentRereadSuite(setup: DialectSetup): void {
         const summary = await h.sync({ settings, consentIds: [consentId], client });
         return { summary, calls: bank.calls };
       };
+      // What `sync --dry-run` lists of the same run: the transactions requests (same walk, same rule).
+      const dryRunListed = async () => {
+        const plan = await planDryRun({ store: h.store, client: h.client, settings, consentIds: [consentId] });
+        return plan.consents.flatMap((c) => c.requests).filter((r) => r.includes('/transactions?')).length;
+      };
 
       // The row the bank posts late: the consent's last booked row before its end, of one of its accounts.
       h.emu.advance(3 * DAY); // past the end: backfill to the end
@@ -146,6 +152,7 @@ export function endedConsentRereadSuite(setup: DialectSetup): void {
 
       // end + 15: past end + look-back, but the last complete read was before it: read again.
       h.emu.advance(2 * DAY);
+      expect(await dryRunListed(), 'the dry run of the run after the failure').toBeGreaterThan(0);
       const next = await run(false);
       expect(next.summary.outcome).toBe('ok');
       expect(next.calls, 'transactions requests in the run after the failure').toBeGreaterThan(0);
@@ -156,6 +163,7 @@ export function endedConsentRereadSuite(setup: DialectSetup): void {
       const settled = await run(false);
       expect(settled.summary.outcome).toBe('ok');
       expect(settled.calls, 'transactions requests once settled').toBe(0);
+      expect(await dryRunListed(), 'the dry run once settled').toBe(0);
       h.emu.advance(3 * DAY);
       expect((await run(false)).calls).toBe(0);
     }, 120_000);
