@@ -198,6 +198,12 @@ const day = (d: number, hm = '00:00') => `2025-01-${String(d).padStart(2, '0')}T
 /** Rows after the ones under test, so that these are older than the settle horizon. */
 const tail = (balance: string): Spec[] => [['z-late', '2025-02-01T00:00:00.000Z', '0.00', balance]];
 
+/** An account whose rows were each first seen when booked: none posted late. */
+async function accountSeenWhenBooked(store: Store, accountId: string, rows: Spec[]): Promise<void> {
+  await account(store, accountId, rows);
+  await execute(store, 'UPDATE transactions SET first_seen_at = booking_date_time WHERE account_id = ?', accountId);
+}
+
 export const checkSqlSuite = storeSuite('the running-balance walk in SQL', (d) => {
   it('rows of one instant in an order their ids do not follow: no break; the row after them is judged from the last of the chain', async () => {
     const store = await d.open();
@@ -448,9 +454,7 @@ export const checkSqlSuite = storeSuite('the running-balance walk in SQL', (d) =
       ['restated-last', [first, restated]],
       ['restated-first', [restated, first]],
     ] as const) {
-      await account(store, accountId, rows);
-      // Each row first seen when it was booked: none posted late.
-      await execute(store, 'UPDATE transactions SET first_seen_at = booking_date_time WHERE account_id = ?', accountId);
+      await accountSeenWhenBooked(store, accountId, rows);
       await balances(store, accountId, [around[0]!, ...order, around[1]!]);
       const result = await checkContinuity(store, { accountId, save: false, now: new Date(NOW) });
       expect(
@@ -463,16 +467,11 @@ export const checkSqlSuite = storeSuite('the running-balance walk in SQL', (d) =
   it('a restated balance that does not add up is one break, between the balance before and the restated amount; the statement it superseded is not compared', async () => {
     const store = await d.open();
     await fresh(store);
-    await account(store, 'restated-off', [
+    await accountSeenWhenBooked(store, 'restated-off', [
       ['a', day(1), '100.00', '100.00'],
       ['b', day(5), '40.00', '140.00'],
       ...tail('140.00'),
     ]);
-    await execute(
-      store,
-      'UPDATE transactions SET first_seen_at = booking_date_time WHERE account_id = ?',
-      'restated-off',
-    );
     // The first statement (140.00) adds up; the bank's restatement (130.00), its latest word, does not.
     await balances(store, 'restated-off', [
       ['InterimBooked', day(2), '100.00', day(2, '12:00')],
@@ -495,16 +494,11 @@ export const checkSqlSuite = storeSuite('the running-balance walk in SQL', (d) =
   it('a balance restated and then restated back to its first figure (A, B, A): A, which the latest fetch stated, is the snapshot, the report’s anchor and the ledger balance', async () => {
     const store = await d.open();
     await fresh(store);
-    await account(store, 'restated-back', [
+    await accountSeenWhenBooked(store, 'restated-back', [
       ['a', day(1), '100.00', '100.00'],
       ['b', day(5), '40.00', '140.00'],
       ...tail('140.00'),
     ]);
-    await execute(
-      store,
-      'UPDATE transactions SET first_seen_at = booking_date_time WHERE account_id = ?',
-      'restated-back',
-    );
     await balances(store, 'restated-back', [['InterimBooked', day(2), '100.00', day(2, '12:00')]]);
     // The 6 January closing balance, through the store's own write: 140.00 (read on the 6th),
     // restated as 150.00 (the 7th), then restated back to 140.00 (the 9th), the bank's latest word.
@@ -555,12 +549,11 @@ export const checkSqlSuite = storeSuite('the running-balance walk in SQL', (d) =
       ['one-fetch-a', ['150.00', '140.00']],
       ['one-fetch-b', ['140.00', '150.00']],
     ] as const) {
-      await account(store, accountId, [
+      await accountSeenWhenBooked(store, accountId, [
         ['a', day(1), '100.00', '100.00'],
         ['b', day(5), '40.00', '140.00'],
         ...tail('140.00'),
       ]);
-      await execute(store, 'UPDATE transactions SET first_seen_at = booking_date_time WHERE account_id = ?', accountId);
       await balances(store, accountId, [['InterimBooked', day(2), '100.00', day(2, '12:00')]]);
       // One answer holding both figures for the 6 January closing balance: one fetch time.
       await fetchBalances(

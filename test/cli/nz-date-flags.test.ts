@@ -18,6 +18,7 @@ import { buildFullProgram } from '../../src/cli/main';
 import { EXPECTED_FORM } from '../../src/config/schema';
 import { createFixtureStore, type FixtureStore } from '../export/fixture-store';
 import { runCliInProcess } from './cli-process';
+import { DECOUPLED } from './store-commands';
 
 let fx: FixtureStore;
 /** A bank that refuses every client (401): a command that got past its dates ends there, at once. */
@@ -57,19 +58,7 @@ function dateOptions(program: Command): Array<{ name: string; dateTime: boolean 
 }
 
 /** A `consents create` whose other arguments pass every check made before anything is sent. */
-const CONSENT_CREATE = [
-  'consents',
-  'create',
-  '--bank',
-  'PNZ',
-  '--flow',
-  'decoupled',
-  '--identifier-type',
-  'mobile_number',
-  '--identifier-value',
-  '0211234567',
-  '--no-wait',
-];
+const CONSENT_CREATE = ['consents', 'create', ...DECOUPLED, '--no-wait'];
 
 /**
  * What runs each command up to reading its date: one found above and missing here fails. `ends`:

@@ -38,7 +38,7 @@ export interface BadArgs {
 const CONSENT = '3fa85f64-5717-4562-b3fc-2c963f66afa6';
 const PAYMENT = '7c9e6679-7425-40de-944b-e07fc1f90ae7';
 /** A `consents create` whose arguments pass every check made before the database is opened. */
-const DECOUPLED = [
+export const DECOUPLED = [
   '--bank',
   'PNZ',
   '--flow',
