@@ -1,7 +1,7 @@
 /**
- * A job run recorded as a run (v_runs) and tagged with its job (job_runs): started before the
- * work, finished with what the work reports, or finished as `failed` when it (or the tagging)
- * throws. The nightly sync records its own run (runSync); the other jobs use this.
+ * A job run recorded as a run (v_runs) and tagged with its job (job_runs), both in one
+ * transaction: started before the work, finished with what the work reports, or finished as
+ * `failed` when it throws. The nightly sync records its own run (runSync); the other jobs use this.
  */
 import { countingRequests, type RequestCount } from '../api';
 import type { RunOutcome } from '../store';
@@ -35,13 +35,13 @@ async function runCounted(
   work: () => Promise<RecordedWork>,
   sent: RequestCount,
 ): Promise<JobReport> {
-  const runId = await ctx.store.runs.start({ now: ctx.now() });
+  // The run and its job tag in one transaction: a run with no job is a sync from the command line
+  // to status, the report and alerts, so a job's run is never left untagged. When it cannot be
+  // written (a busy or lost database) the job fails with that error and nothing is recorded.
+  const runId = await ctx.store.runs.start({ now: ctx.now(), job: { name: job, scheduledFor: firedFor } });
   const finish = (summary: Omit<RecordedWork, 'details'>) =>
     ctx.store.runs.finish(runId, { ...summary, requests: sent.requests }, ctx.now());
   try {
-    // Inside the try: a run whose job cannot be tagged (a busy or lost database) is finished as
-    // failed with the reason, never left open for status to call interrupted.
-    await ctx.store.runs.recordJob(runId, job, firedFor);
     const { details, ...summary } = await work();
     await finish(summary);
     return { outcome: summary.outcome, runId, details };

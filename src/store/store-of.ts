@@ -147,7 +147,16 @@ export function storeOf(parts: DialectParts): Store {
     }),
     runs: settled({
       begin: (input) => parts.beginRun(at(input)),
-      start: (opts = {}) => startRun(r, at({ runId: opts.runId, now: opts.now })),
+      start: (opts = {}) => {
+        const { job } = opts;
+        const input = at({ runId: opts.runId, now: opts.now });
+        if (!job) return startRun(r, input);
+        return r.transaction(async (tx) => {
+          const runId = await startRun(tx, input);
+          await recordJobRun(tx, runId, job.name, job.scheduledFor);
+          return runId;
+        });
+      },
       finish: (runId, summary, now) => finishRun(r, runId, summary, now ?? clock()),
       get: (runId) => getRun(r, runId),
       list: (limit) => listRuns(r, limit),

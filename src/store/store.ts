@@ -191,7 +191,12 @@ export interface Store {
      * single-run lease, refused while another live process holds it; PostgreSQL: shared by workers.
      */
     begin(input: Omit<BeginInput, 'now'> & { now?: Instant }): Promise<BeginResult>;
-    start(options?: { runId?: string; now?: Instant }): Promise<string>;
+    /**
+     * Opens a run. With `job` (a scheduled job's run, src/jobs/recorded-run.ts) the run and its
+     * job_runs tag are written in one transaction: a run is never left untagged, where it would
+     * pass for a sync from the command line (status, the report's last run, alerts' run:sync).
+     */
+    start(options?: { runId?: string; now?: Instant; job?: { name: string; scheduledFor: Instant } }): Promise<string>;
     finish(runId: string, summary: RunSummary, now?: Instant): Promise<void>;
     get(runId: string): Promise<RunRow | null>;
     list(limit?: number): Promise<RunRow[]>;

@@ -13,7 +13,7 @@ import type { StartedEmulator } from '@bankdata/emulator';
 import { silentLogger } from '../../src/log';
 import { openStore, type SqliteStore } from '../../src/store';
 import { authorisedConsent, clientFor, consentBody, control, startTestEmulator } from '../api/emulator-helpers';
-import { BUSY, untaggableStore } from './untaggable-store';
+import { readStatus } from '../../src/cli/status';
 
 let emu: StartedEmulator;
 let store: SqliteStore;
@@ -110,19 +110,28 @@ describe('consent-expiry check (warns expiryWarningDays before expiration_date_t
   });
 });
 
-describe('a job run whose job cannot be tagged (job_runs busy)', () => {
+describe('a job run whose job cannot be tagged (job_runs refuses the row)', () => {
   it.each([EXPIRY_CHECK, META_REFRESH])(
-    '%s: the run is finished as failed with the reason, never left open',
+    '%s: nothing is recorded, so nothing passes for a failed sync (status, the report, alerts)',
     async (name) => {
-      const ctx = { ...jobContext(), store: untaggableStore(store) };
-      const job = buildJobs(ctx, { sync: '0 2 * * *', expiryCheck: '0 8 * * *', metaRefresh: '0 6 * * 1' }).find(
-        (j) => j.name === name,
-      )!;
-      await expect(job.run(new AbortController().signal, new Date('2025-06-02T20:00:00Z'))).rejects.toBe(BUSY);
-      expect(store.sqlite.prepare('SELECT outcome, error_summary, finished_at FROM runs').all()).toEqual([
-        { outcome: 'failed', error_summary: 'SQLITE_BUSY: database is locked', finished_at: expect.any(String) },
-      ]);
+      // The tag's insert fails inside the run's own transaction, as a busy or lost database makes it.
+      store.sqlite.exec(
+        "CREATE TEMP TRIGGER refuse_job_runs BEFORE INSERT ON job_runs BEGIN SELECT RAISE(ABORT, 'database is locked'); END",
+      );
+      const job = buildJobs(jobContext(), {
+        sync: '0 2 * * *',
+        expiryCheck: '0 8 * * *',
+        metaRefresh: '0 6 * * 1',
+      }).find((j) => j.name === name)!;
+      await expect(job.run(new AbortController().signal, new Date('2025-06-02T20:00:00Z'))).rejects.toThrow(
+        /database is locked/,
+      );
+      // Before, the run was written, then the tag failed: a failed run with no job, which status
+      // showed as `sync failed`, the report as its last sync and alerts as run:sync failed.
+      expect(store.sqlite.prepare('SELECT count(*) AS n FROM runs').get()).toEqual({ n: 0 });
       expect(store.sqlite.prepare('SELECT count(*) AS n FROM job_runs').get()).toEqual({ n: 0 });
+      expect((await readStatus(store, 14)).runs).toEqual([]);
+      expect(await store.reports.latestRuns(5, { syncOnly: true })).toEqual([]);
     },
   );
 });
