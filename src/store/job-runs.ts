@@ -16,10 +16,20 @@ export type JobRunRow = typeof jobRuns.$inferSelect;
  * so each host records the same run id; the first row stands (the run's job and the slot it was
  * scheduled for) and the others' inserts do nothing, instead of failing on job_runs' key.
  */
-export async function recordJobRun(r: SqlRunner, runId: string, job: string, scheduledFor: Instant): Promise<void> {
-  await r.run(
-    sql`${insertInto(jobRuns, { runId, job, scheduledFor: toStoredInstant(scheduledFor) })} ${onConflict(jobRuns, [jobRuns.runId])}`,
-  );
+export async function recordJobRun(
+  r: SqlRunner,
+  runId: string,
+  job: string,
+  scheduledFor: Instant,
+  holder?: { host: string; pid: number },
+): Promise<void> {
+  const row = {
+    runId,
+    job,
+    scheduledFor: toStoredInstant(scheduledFor),
+    ...(holder ? { holderHost: holder.host, holderPid: holder.pid } : {}),
+  };
+  await r.run(sql`${insertInto(jobRuns, row)} ${onConflict(jobRuns, [jobRuns.runId])}`);
 }
 
 export async function getJobRun(r: SqlRunner, runId: string): Promise<JobRunRow | null> {

@@ -4,13 +4,14 @@
  * rows or an error naming the column, never an unchecked cast. Each query is written once and
  * run on either dialect through a SqlRunner (sql-runner.ts): the views are the same on both.
  */
+import { hostname } from 'node:os';
 import { sql, type SQL } from 'drizzle-orm';
 import type { Store } from './store';
 import { z } from 'zod';
 import type { AccountId, BankName, ConsentId } from '@bankdata/core/schemas';
 import type { SqlRunner } from './sql-runner';
 import { NIGHTLY_SYNC } from './job-runs';
-import { readLease, unfinishedRunState, unfinishedWorkersState } from './lease';
+import { holderGone, readLease, unfinishedRunState, unfinishedWorkersState } from './lease';
 import type { Clock } from './time';
 
 const text = z.string();
@@ -148,9 +149,9 @@ export async function latestRunRows(
   const where = options.syncOnly ? sql` WHERE j.job IS NULL OR j.job = ${NIGHTLY_SYNC}` : sql``;
   const rows = await all(
     db,
-    RunViewRow.extend({ job: textOrNull }),
+    RunViewRow.extend({ job: textOrNull, holder_host: textOrNull, holder_pid: countOrNull }),
     sql`SELECT r.run_id, r.started_at, r.finished_at, r.outcome, r.consents, r.requests, r.rows_written,
-               r.failed_units, r.error_summary, j.job
+               r.failed_units, r.error_summary, j.job, j.holder_host, j.holder_pid
         FROM v_runs r LEFT JOIN job_runs j ON j.run_id = r.run_id${where}
         ORDER BY r.started_at DESC, r.run_id DESC LIMIT ${limit}`,
   );
@@ -159,13 +160,15 @@ export async function latestRunRows(
     db,
     rows.map((r) => r.run_id),
   );
-  return rows.map((r) => {
+  return rows.map(({ holder_host: host, holder_pid: pid, ...r }) => {
     const own = workers.filter((w) => w.run_id === r.run_id);
     const state = !unfinished(r)
       ? null
       : own.length > 0
         ? unfinishedWorkersState(own)
-        : unfinishedRunState({ startedAt: r.started_at }, lease, now);
+        : host !== null && pid !== null
+          ? unfinishedJobState({ host, pid, startedAt: r.started_at }, now)
+          : unfinishedRunState({ startedAt: r.started_at }, lease, now);
     return {
       ...r,
       outcome: state === 'interrupted' ? 'interrupted' : r.outcome,
@@ -175,6 +178,27 @@ export async function latestRunRows(
 }
 
 const unfinished = (r: RunViewRow) => r.outcome === null && r.finished_at === null;
+
+/**
+ * A scheduled job that takes no lease (the expiry check, the meta refresh) is past this long after
+ * its start taken as killed when its process is on another host, which alone could tell (such a
+ * job reads the consents and the banks' meta: minutes, never hours).
+ */
+const JOB_RUN_AT_MOST_MS = 6 * 3_600_000;
+
+/**
+ * An unfinished run of such a job, from the process its tag names: 'interrupted' when that process
+ * is gone on this host (as the lease's holder is judged, lease.ts `holderGone`), or on another
+ * host once JOB_RUN_AT_MOST_MS has passed since it started; else 'running'.
+ */
+function unfinishedJobState(
+  run: { host: string; pid: number; startedAt: string },
+  now: Date,
+): 'running' | 'interrupted' {
+  if (holderGone({ host: run.host, pid: run.pid })) return 'interrupted';
+  if (run.host !== hostname() && now.getTime() - Date.parse(run.startedAt) > JOB_RUN_AT_MOST_MS) return 'interrupted';
+  return 'running';
+}
 
 /** Who worked a run on PostgreSQL (run_workers), oldest first; SQLite runs have one process and no such table. */
 export const RunWorkerRow = z.object({

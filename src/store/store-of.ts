@@ -6,6 +6,7 @@
  * (`DialectParts`: sqlite/sqlite-store.ts, pg/pg-store.ts). Each operation fills a `now` left
  * out from the store's clock and checks its input before it reaches SQL.
  */
+import { hostname } from 'node:os';
 import type { AccountId } from '@bankdata/core/schemas';
 import * as categories from './categories';
 import { pruneChanges, readChanges } from './changes';
@@ -153,7 +154,8 @@ export function storeOf(parts: DialectParts): Store {
         if (!job) return startRun(r, input);
         return r.transaction(async (tx) => {
           const runId = await startRun(tx, input);
-          await recordJobRun(tx, runId, job.name, job.scheduledFor);
+          // The process running it: status judges it as it judges the lease's holder (lease.ts).
+          await recordJobRun(tx, runId, job.name, job.scheduledFor, { host: hostname(), pid: process.pid });
           return runId;
         });
       },

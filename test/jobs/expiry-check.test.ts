@@ -135,3 +135,39 @@ describe('a job run whose job cannot be tagged (job_runs refuses the row)', () =
     },
   );
 });
+
+describe('a job run still at work, as status sees it', () => {
+  it('a meta refresh at work while no sync holds the lease is running; one whose process is gone is interrupted', async () => {
+    // The bank slow to answer the meta: the refresh is at work, in this live process.
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    let entered!: () => void;
+    const inMeta = new Promise<void>((resolve) => (entered = resolve));
+    const { client } = clientFor(emu);
+    const slow = new Proxy(client, {
+      get(target, key, receiver) {
+        if (key === 'getMeta')
+          return async () => {
+            entered();
+            await gate;
+            return target.getMeta();
+          };
+        return Reflect.get(target, key, receiver) as unknown;
+      },
+    });
+    const job = buildJobs(
+      { ...jobContext(), client: slow },
+      { sync: '0 2 * * *', expiryCheck: '0 8 * * *', metaRefresh: '0 6 * * 1' },
+    ).find((j) => j.name === META_REFRESH)!;
+    const running = job.run(new AbortController().signal, new Date('2025-06-09T18:00:00Z'));
+    await inMeta;
+    const during = (await readStatus(store, 14)).runs;
+    // Its process killed (a pid no process has): the same run is interrupted.
+    store.sqlite.prepare('UPDATE job_runs SET holder_pid = ?').run(2 ** 30);
+    const killed = (await readStatus(store, 14)).runs;
+    release();
+    await running;
+    expect(during.map((r) => [r.job, r.outcome])).toEqual([[META_REFRESH, null]]);
+    expect(killed.map((r) => [r.job, r.outcome])).toEqual([[META_REFRESH, 'interrupted']]);
+  });
+});

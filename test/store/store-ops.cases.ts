@@ -4,6 +4,7 @@
  * their attempts, job runs, what transaction queries taught, party and statement look-ups, and
  * forget. Each case reads back what the operation stored, as the same JS values on both dialects.
  */
+import { hostname } from 'node:os';
 import { describe, expect, it } from 'vitest';
 import { Payment } from '@bankdata/core/payment-schemas';
 import { paymentIdentity } from '@bankdata/core/payment-identity';
@@ -141,6 +142,8 @@ export const storeOpsSuite = storeSuite('the store operations written once', (d)
         runId,
         job: 'nightly',
         scheduledFor: '2025-03-04T11:00:00.000Z',
+        holderHost: null,
+        holderPid: null,
       });
       expect(await store.runs.getJob('other')).toBeNull();
       const summary = { outcome: 'ok', consents: 1, requests: 2, rowsWritten: 3, failedUnits: 0, errorSummary: null };
@@ -161,8 +164,25 @@ export const storeOpsSuite = storeSuite('the store operations written once', (d)
         runId,
         job: 'nightly-sync',
         scheduledFor: '2025-03-04T13:00:00.000Z',
+        holderHost: null,
+        holderPid: null,
       });
       expect(await queryRows(store, 'SELECT run_id FROM job_runs')).toEqual([{ run_id: runId }]);
+    });
+
+    it("a job's run opened with its tag in one write, naming the process that runs it", async () => {
+      const store = await freshStoreOn(d);
+      const runId = await store.runs.start({
+        now: '2025-03-05T00:00:00Z',
+        job: { name: 'expiry-check', scheduledFor: '2025-03-05T08:00:00+13:00' },
+      });
+      expect(await store.runs.getJob(runId)).toEqual({
+        runId,
+        job: 'expiry-check',
+        scheduledFor: '2025-03-04T19:00:00.000Z',
+        holderHost: hostname(),
+        holderPid: process.pid,
+      });
     });
   });
 

@@ -421,6 +421,13 @@ export const jobRuns = sqliteTable('job_runs', {
   job: text('job').notNull(),
   /** The cron instant it was scheduled for (UTC). */
   scheduledFor: text('scheduled_for').notNull(),
+  /**
+   * The process that runs it (`bankdata schedule`'s host and pid), for a job that takes no lease
+   * (the expiry check, the meta refresh): status tells it running from killed by it, as it does a
+   * sync by the lease's holder. Null for the nightly sync (tagged after its run) and older rows.
+   */
+  holderHost: text('holder_host'),
+  holderPid: integer('holder_pid'),
 });
 
 // ---------------------------------------------------------------------------
