@@ -7,8 +7,9 @@
  *   newest finished run's outcome, `ok`, `partial` or `failed`; partial and failed raise
  *   `run.partial` / `run.failed`.
  * - `consent:<id>`: `ok`, `expiring` (Authorised, expiring within `expiryWarningDays` whole NZ
- *   days, as `bankdata status` counts them) or `ended:<reason>`; raise `consent.expiring` and
- *   `consent.ended`.
+ *   days, as `bankdata status` counts them) or `ended:<reason>` (`ended:expired`: Authorised past
+ *   its expiration date, its status not read since); raise `consent.expiring` and `consent.ended`,
+ *   the latter once however the reason changes.
  * - `continuity:<bank>:<account>:<kind>:<from>:<to>`: `open` while the latest check keeps the
  *   break, `resolved` once it does not; `open` raises `continuity.break`.
  * - `payment:<id>`: `rejected` raises `payment.rejected`.
@@ -19,7 +20,7 @@ import { nzDateOf, nzDaysBetween } from '@bankdata/core/nz-time';
 import type { AlertSubject } from '../config';
 import type { AlertDestination, AlertTransition, FinishedRun } from '../store';
 import type { AlertFacts } from '../store/alerts';
-import { consentEnded } from '../store/consent-state';
+import { EXPIRED_REASON, consentStanding } from '../store/consent-state';
 
 export const EVENT_TYPES = [
   'run.failed',
@@ -49,18 +50,32 @@ export interface JudgeOptions {
   newId?: () => string;
 }
 
+/**
+ * A consent's states that raise `consent.ended` once between them: one that ended as `expired`
+ * (its status unread past its expiration) and then reads `Consumed`, or BDT412, has not ended twice.
+ */
+const ENDED_ONCE = 'ended:';
+
 /** The transitions to apply: each subject's state now, with the event its change would raise. */
 export function judge(facts: AlertFacts, options: JudgeOptions): AlertTransition[] {
   const createdAt = options.now.toISOString();
   const newId = options.newId ?? randomUUID;
   const out: AlertTransition[] = [];
-  const push = (kind: AlertSubject, subject: string, state: string, type: EventType | null, data: object) => {
+  const push = (
+    kind: AlertSubject,
+    subject: string,
+    state: string,
+    type: EventType | null,
+    data: object,
+    quietFrom?: string,
+  ) => {
     const event: AlertEvent | null =
       type === null ? null : { id: newId(), type, created_at: createdAt, subject, data: { ...data } };
     out.push({
       subject,
       kind,
       state,
+      ...(quietFrom === undefined ? {} : { quietFrom }),
       event: event && {
         eventId: event.id,
         type: event.type,
@@ -97,25 +112,24 @@ export function judge(facts: AlertFacts, options: JudgeOptions): AlertTransition
     const today = nzDateOf(options.now);
     for (const c of facts.consents) {
       const subject = `consent:${c.consentId}`;
-      const ended = consentEnded(c);
       const base = { consent_id: c.consentId, bank: c.bank, status: c.status };
-      if (ended) {
-        push('consent', subject, `ended:${ended}`, 'consent.ended', { ...base, reason: ended, ended_at: c.endedAt });
-        continue;
-      }
-      if (c.status === 'Authorised' && c.expirationNzDate !== null && c.expirationDateTime !== null) {
-        const days = nzDaysBetween(today, c.expirationNzDate);
-        if (days <= options.expiryWarningDays) {
-          push('consent', subject, 'expiring', 'consent.expiring', {
-            ...base,
-            expiration_date_time: c.expirationDateTime,
-            days_to_expiry: days,
-            warning_days: options.expiryWarningDays,
-          });
-          continue;
-        }
-      }
-      push('consent', subject, 'ok', null, base);
+      const daysToExpiry = c.expirationNzDate === null ? null : nzDaysBetween(today, c.expirationNzDate);
+      const standing = consentStanding({ ...c, daysToExpiry }, options.expiryWarningDays);
+      if (standing.kind === 'ended') {
+        const data = { ...base, reason: standing.reason, ended_at: c.endedAt };
+        push('consent', subject, `ended:${standing.reason}`, 'consent.ended', data, ENDED_ONCE);
+      } else if (standing.kind === 'expired') {
+        // Past its expiration with its status not read since: ended (the bank makes it Consumed).
+        const data = { ...base, reason: EXPIRED_REASON, ended_at: c.expirationDateTime };
+        push('consent', subject, `ended:${EXPIRED_REASON}`, 'consent.ended', data, ENDED_ONCE);
+      } else if (standing.kind === 'expiring') {
+        push('consent', subject, 'expiring', 'consent.expiring', {
+          ...base,
+          expiration_date_time: c.expirationDateTime,
+          days_to_expiry: standing.days,
+          warning_days: options.expiryWarningDays,
+        });
+      } else push('consent', subject, 'ok', null, base);
     }
   }
 

@@ -6,7 +6,7 @@
 import { nzDateOf, nzDaysBetween } from '@bankdata/core/nz-time';
 import type { ConsentId } from '@bankdata/core/schemas';
 import type { Store } from '../store';
-import { consentEnded } from '../store/consent-state';
+import { consentEnded, consentStanding } from '../store/consent-state';
 import type { RefreshOutcome } from '../sync/consent-refresh';
 import { formatFields, formatTable, nzTimeText } from './table';
 
@@ -60,7 +60,9 @@ export async function consentView(
     end_date_time: record?.endDateTime ?? null,
     expiration_date_time: record?.expirationDateTime ?? null,
     days_to_expiry: days,
-    expiring_soon: ended === null && status === 'Authorised' && days !== null && days >= 0 && days <= warnDays,
+    expiring_soon:
+      consentStanding({ endedReason: record?.endedReason ?? null, status, daysToExpiry: days }, warnDays).kind ===
+      'expiring',
     registered_at: record?.registeredAt ?? null,
     ended,
     last_synced_at: record?.lastSyncedAt ?? null,

@@ -13,7 +13,7 @@ import { commandNamed } from './command-needs';
 import { withExamples } from './command-help';
 import { notPaths } from './path-roles';
 import { expiryWords } from './consents-view';
-import { consentEnded } from '../store/consent-state';
+import { consentEnded, consentStanding, type ConsentStanding } from '../store/consent-state';
 import { formatTable, nzTimeText } from './table';
 
 export interface StatusReport {
@@ -39,22 +39,13 @@ export async function readStatus(store: Store, expiryWarningDays: number, runs =
     // latestRunRows: the one rule the report follows too).
     runs: await store.reports.latestRuns(runs),
     consents,
-    // Not ended (one rule with consents list, the report and alerts: src/store/consent-state.ts; a
-    // code such as BDT409 ends a consent whose status stays Authorised), and expiring soon.
-    nearExpiry: consents.filter(
-      (c) =>
-        endedOf(c) === null &&
-        c.status === 'Authorised' &&
-        c.days_to_expiry !== null &&
-        c.days_to_expiry >= 0 &&
-        c.days_to_expiry <= expiryWarningDays,
-    ),
-    // Ended, or Authorised past its expiration date (the bank may not have moved it to Expired yet).
+    // One rule with consents list, alerts and the expiry check (src/store/consent-state.ts
+    // `consentStanding`; a code such as BDT409 ends a consent whose status stays Authorised).
+    nearExpiry: consents.filter((c) => standingOf(c, expiryWarningDays).kind === 'expiring'),
+    // Ended, or Authorised past its expiration date (the bank may not have moved it to Consumed yet).
     needsReconsent: consents
       .map((c) => ({ ...c, ended: endedOf(c) }))
-      .filter(
-        (c) => c.ended !== null || (c.status === 'Authorised' && c.days_to_expiry !== null && c.days_to_expiry < 0),
-      ),
+      .filter((c) => ['ended', 'expired'].includes(standingOf(c, expiryWarningDays).kind)),
     rejects: await store.reports.rejectCounts(),
     payments: await listReconciliationIssues(store),
   };
@@ -189,4 +180,8 @@ export function registerStatusCommand(program: Command): void {
 /** Why a consent row of v_consents has ended, or null (src/store/consent-state.ts). */
 function endedOf(c: ConsentViewRow): string | null {
   return consentEnded({ endedReason: c.ended_reason, status: c.status });
+}
+
+function standingOf(c: ConsentViewRow, warnDays: number): ConsentStanding {
+  return consentStanding({ endedReason: c.ended_reason, status: c.status, daysToExpiry: c.days_to_expiry }, warnDays);
 }

@@ -2,11 +2,12 @@
  * The consent-expiry check: reads each active consent's status live, then warns about every
  * Authorised consent whose `expiration_date_time` is within `expiryWarningDays` whole NZ days
  * (as v_consents.days_to_expiry counts them) and lists the consents that need re-consent
- * (expiring soon, or ended: Rejected, Revoked, Consumed, GatewayTimeout or gone).
+ * (expiring soon, or ended: Rejected, Revoked, Consumed, GatewayTimeout, gone, or past its
+ * expiration date with its status not read since: `consentStanding`).
  */
 import { nzDateOf, nzDaysBetween } from '@bankdata/core/nz-time';
 import type { ConsentId } from '@bankdata/core/schemas';
-import { consentEnded } from '../store/consent-state';
+import { EXPIRED_REASON, consentStanding } from '../store/consent-state';
 import { refreshConsentStatuses } from '../sync/consent-refresh';
 import type { JobContext } from './job-context';
 import { runRecorded } from './recorded-run';
@@ -45,19 +46,18 @@ export async function checkConsentExpiry(ctx: JobContext): Promise<ExpiryCheckRe
   };
   for (const c of await ctx.store.consents.list()) {
     const id = c.consentId;
-    const ended = consentEnded(c);
-    if (ended) {
-      result.ended.push({ consent_id: id, bank: c.bank, reason: ended });
-      continue;
-    }
-    if (c.status !== 'Authorised' || c.expirationNzDate === null || c.expirationDateTime === null) continue;
-    const days = nzDaysBetween(today, c.expirationNzDate);
-    if (days <= ctx.expiryWarningDays) {
+    const daysToExpiry = c.expirationNzDate === null ? null : nzDaysBetween(today, c.expirationNzDate);
+    const standing = consentStanding({ ...c, daysToExpiry }, ctx.expiryWarningDays);
+    if (standing.kind === 'ended') result.ended.push({ consent_id: id, bank: c.bank, reason: standing.reason });
+    // Past its expiration with its status not read since (the live read failed): the bank has
+    // made it Consumed (docs/bank-api.md §4.4), so it is listed as ended, not as expiring.
+    else if (standing.kind === 'expired') result.ended.push({ consent_id: id, bank: c.bank, reason: EXPIRED_REASON });
+    else if (standing.kind === 'expiring' && c.expirationDateTime !== null) {
       result.expiring.push({
         consent_id: id,
         bank: c.bank,
         expiration_date_time: c.expirationDateTime,
-        days_to_expiry: days,
+        days_to_expiry: standing.days,
       });
     }
   }

@@ -38,6 +38,12 @@ export interface AlertTransition {
   subject: string;
   kind: string;
   state: string;
+  /**
+   * A prefix of states: a change from one state starting with it to another raises nothing (the
+   * state is still written). A consent that ended as `ended:expired` and then reads
+   * `ended:Consumed` has ended once.
+   */
+  quietFrom?: string;
   event: AlertEventInput | null;
 }
 
@@ -137,12 +143,21 @@ async function applyTransitions(
   const bySubject = [...transitions].sort((a, b) => (a.subject < b.subject ? -1 : a.subject > b.subject ? 1 : 0));
   const changed = new Set<AlertTransition>();
   for (const t of bySubject) {
+    const before =
+      t.quietFrom === undefined
+        ? undefined
+        : await tx.get(sql`SELECT state FROM alert_state WHERE ${eq(alertState.subject, t.subject)}`);
     const rows = await tx.all(
       sql`${insertInto(alertState, { subject: t.subject, kind: t.kind, state: t.state, changedAt: at })}
         ON CONFLICT (subject) DO UPDATE SET state = excluded.state, kind = excluded.kind, changed_at = excluded.changed_at
         WHERE alert_state.state <> excluded.state RETURNING subject`,
     );
-    if (rows.length > 0) changed.add(t);
+    const quiet =
+      t.quietFrom !== undefined &&
+      typeof before?.state === 'string' &&
+      before.state.startsWith(t.quietFrom) &&
+      t.state.startsWith(t.quietFrom);
+    if (rows.length > 0 && !quiet) changed.add(t);
   }
   const raised: string[] = [];
   for (const t of transitions) {

@@ -23,3 +23,32 @@ export function isEndedStatus(status: string | null): status is ConsentStatus {
 export function consentEnded(consent: { endedReason: string | null; status: string | null }): string | null {
   return consent.endedReason ?? (isEndedStatus(consent.status) ? consent.status : null);
 }
+
+/**
+ * Where a consent stands for re-consent on an NZ day (docs/consents-and-jobs.md "Ended"): ended
+ * (`consentEnded`); expired, an Authorised consent whose expiration NZ date has passed (the bank
+ * makes it Consumed, docs/bank-api.md §4.4, but its status may not have been read since);
+ * expiring, Authorised within `warnDays` whole NZ days of it; else ok. `daysToExpiry` counts whole
+ * NZ days from today to the expiration's NZ date, as v_consents.days_to_expiry does (null: none).
+ * One rule for `bankdata status`, `consents list|show`, alerts and the expiry check.
+ */
+export type ConsentStanding =
+  | { kind: 'ended'; reason: string }
+  | { kind: 'expired'; days: number }
+  | { kind: 'expiring'; days: number }
+  | { kind: 'ok' };
+
+/** The reason an expired consent needs re-consent (the expiry check's `ended[].reason`, alerts' `ended:expired`). */
+export const EXPIRED_REASON = 'expired';
+
+export function consentStanding(
+  consent: { endedReason: string | null; status: string | null; daysToExpiry: number | null },
+  warnDays: number,
+): ConsentStanding {
+  const ended = consentEnded(consent);
+  if (ended) return { kind: 'ended', reason: ended };
+  const days = consent.daysToExpiry;
+  if (consent.status !== 'Authorised' || days === null) return { kind: 'ok' };
+  if (days < 0) return { kind: 'expired', days };
+  return days <= warnDays ? { kind: 'expiring', days } : { kind: 'ok' };
+}

@@ -63,6 +63,22 @@ describe('consent-expiry check (warns expiryWarningDays before expiration_date_t
     expect(result.unread).toEqual([]);
   });
 
+  it('an Authorised consent past its expiration whose live read failed is ended (expired), never expiring with negative days', async () => {
+    const ctx = jobContext();
+    const past = await authorisedConsent(emu, ctx.client, { expiration: emu.now().plus({ days: 10 }) });
+    const soon = await authorisedConsent(emu, ctx.client, { expiration: emu.now().plus({ days: 20 }) });
+    for (const id of [past, soon]) await store.consents.add(id);
+    expect((await checkConsentExpiry(ctx)).expiring.map((c) => c.consent_id)).toEqual([past]);
+    // Twelve days on, with the bank out of reach: both statuses stay the stored Authorised.
+    const gone = await startTestEmulator({ historyDays: 30 });
+    await gone.close();
+    const later = emu.now().plus({ days: 12 }).toJSDate();
+    const result = await checkConsentExpiry({ ...ctx, client: clientFor(gone).client, now: () => later });
+    expect(result.unread.sort()).toEqual([past, soon].sort());
+    expect(result.ended).toEqual([{ consent_id: past, bank: 'PNZ', reason: 'expired' }]);
+    expect(result.expiring.map((c) => [c.consent_id, c.days_to_expiry])).toEqual([[soon, 8]]);
+  });
+
   it('the job run is recorded in v_runs and job_runs with the consents needing re-consent in its line', async () => {
     const ctx = jobContext();
     const soon = await authorisedConsent(emu, ctx.client, { expiration: emu.now().plus({ days: 3 }) });

@@ -134,6 +134,22 @@ export const alertsSuite = storeSuite('the alert store', (d) => {
     expect(await store.alerts.counts()).toEqual({ pending: 4, delivered: 0, failed: 0 });
   });
 
+  it('a change between two states of one quiet prefix is written and raises nothing: a consent ends once', async () => {
+    const store = await d.open();
+    const ended = (state: string) => ({ ...transition('consent:c1', state, true), quietFrom: 'ended:' });
+    expect(await apply(store, [transition('consent:c1', 'expiring', true)], '2026-11-01T10:00:00Z')).toHaveLength(1);
+    expect(await apply(store, [ended('ended:expired')], '2026-11-02T10:00:00Z')).toHaveLength(1);
+    // Read later as Consumed: the state moves, no second consent.ended.
+    expect(await apply(store, [ended('ended:Consumed')], '2026-11-03T10:00:00Z')).toEqual([]);
+    expect((await store.alerts.states('consent')).map((s) => [s.subject, s.state, s.changedAt])).toEqual([
+      ['consent:c1', 'ended:Consumed', '2026-11-03T10:00:00.000Z'],
+    ]);
+    // Registered again and back to ok, then ended again: raised again.
+    expect(await apply(store, [transition('consent:c1', 'ok', false)], '2026-11-04T10:00:00Z')).toEqual([]);
+    expect(await apply(store, [ended('ended:Revoked')], '2026-11-05T10:00:00Z')).toHaveLength(1);
+    expect((await store.alerts.list()).filter((r) => r.destination === 'webhook')).toHaveLength(3);
+  });
+
   it('queues the events of one evaluation in the order judged, whatever order the states are written in', async () => {
     const store = await d.open();
     const raised = await apply(
