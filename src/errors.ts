@@ -75,3 +75,10 @@ export class ReadOnlyDatabaseError extends DatabaseError {
     this.name = 'ReadOnlyDatabaseError';
   }
 }
+
+/**
+ * What to do about a database that does not exist or holds nothing yet: a consent registered
+ * makes it (`sync` alone makes none: it would have nothing to sync, src/cli/sync.ts).
+ */
+export const NO_DATA_HINT =
+  'register a consent with `bankdata consents add CONSENT_ID`, then run `bankdata sync`; or name the database with --db or BANKDATA_DB';

@@ -3,6 +3,7 @@
  * one run, a progress line on a TTY, a summary at the end, and the exit codes of README.md. With
  * `--workers N` (PostgreSQL) it starts N worker processes that share the run (sync-workers.ts).
  */
+import { existsSync } from 'node:fs';
 import type { Command } from 'commander';
 import { nzDateFlag } from '../export/filters';
 import { ConsentIdSchema, type ConsentId } from '@bankdata/core/schemas';
@@ -46,10 +47,13 @@ export function registerSyncCommand(program: Command): void {
     .option('--workers <n>', 'PostgreSQL only: start N worker processes that share the run (1 to 64)', '1')
     .action(async (flags: SyncFlags, command: Command) => {
       const workers = wholeNumber(flags.workers ?? '1', '--workers', 1, 64);
-      // Every flag judged before the database is opened, migrated or made (a missing SQLite file
-      // is created by a sync): a command refused for its arguments creates nothing.
-      parseFlags(flags);
+      // Every flag judged before the database is opened or migrated: a command refused for its
+      // arguments touches nothing.
+      const { consentIds } = parseFlags(flags);
       const ctx = createCliContext(globalsOf(command));
+      // A SQLite file that does not exist has no consent to sync: said so (exit 2), not made empty.
+      if (!flags.dryRun && !isPostgresUrl(ctx.config.db) && !existsSync(ctx.config.db))
+        await refuseNothingToSync(consentIds, { registered: async () => false, any: async () => false });
       if (workers > 1) {
         if (!isPostgresUrl(ctx.config.db)) {
           throw new UsageError(
@@ -105,6 +109,26 @@ function parseFlags(flags: SyncFlags): { consentIds: ConsentId[]; since: string 
   return { consentIds, since: flags.since ?? null };
 }
 
+/**
+ * A run with nothing to sync is a set-up not finished, not a run that did its work (README "Exit
+ * codes": 2): a `--consent` not registered, or no consent registered at all. A SQLite database
+ * that does not exist registers none: it is refused so, and not made empty.
+ */
+async function refuseNothingToSync(
+  consentIds: readonly ConsentId[],
+  registry: { registered(id: ConsentId): Promise<boolean>; any(): Promise<boolean> },
+): Promise<void> {
+  for (const id of consentIds) {
+    if (!(await registry.registered(id)))
+      throw new UsageError(`consent ${id} is not registered`, `bankdata consents add ${id}`);
+  }
+  if (consentIds.length === 0 && !(await registry.any()))
+    throw new UsageError(
+      'no consent is registered: there is nothing to sync',
+      'register a consent the customer authorised with `bankdata consents add CONSENT_ID`, or make one with `bankdata consents create`',
+    );
+}
+
 /** Runs the command; returns the exit code. Reused by `demo` and the scheduled job. */
 export async function syncCommand(
   config: Config,
@@ -115,16 +139,10 @@ export async function syncCommand(
   out: (s: string) => void = (s) => process.stdout.write(s),
 ): Promise<number> {
   const { consentIds, since } = parseFlags(flags);
-  for (const id of consentIds) {
-    if (!(await store.consents.get(id)))
-      throw new UsageError(`consent ${id} is not registered`, `bankdata consents add ${id}`);
-  }
-  // Nothing to sync is a set-up not finished, not a run that did its work (README "Exit codes": 2).
-  if (consentIds.length === 0 && (await store.consents.list()).length === 0)
-    throw new UsageError(
-      'no consent is registered: there is nothing to sync',
-      'register a consent the customer authorised with `bankdata consents add CONSENT_ID`, or make one with `bankdata consents create`',
-    );
+  await refuseNothingToSync(consentIds, {
+    registered: async (id) => (await store.consents.get(id)) !== null,
+    any: async () => (await store.consents.list()).length > 0,
+  });
   if (flags.dryRun) {
     const plan = await planDryRun({ store, client, settings: config.sync, consentIds, since, full: flags.full });
     out(flags.json ? `${JSON.stringify(plan, null, 2)}\n` : formatDryRun(plan));

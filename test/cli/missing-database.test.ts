@@ -5,7 +5,8 @@
  * the live reads of consents and payments included, and `payments create` (its rerun guard finds
  * earlier attempts only in the database that holds them: a new one on purpose takes
  * `--new-database`, test/payments/cli.test.ts). Only the commands that bring something new to
- * store (a sync, a consent: store-commands.ts `creates`) make it. The cases are every leaf of the
+ * store (a consent, the metadata, the scheduler's service: store-commands.ts `creates`) make it;
+ * `sync` says that no consent is registered (exit 2) and makes nothing. The cases are every leaf of the
  * registered program (store-commands.ts); a missing database is SQLite's alone.
  */
 import { existsSync, mkdtempSync, readdirSync } from 'node:fs';
@@ -31,7 +32,6 @@ const refusing = STORE_COMMANDS.filter((c) => c.creates === undefined && (c.dial
 describe('a SQLite database that does not exist', () => {
   it('is made only by the commands that bring something new to store', () => {
     expect(creating.map((c) => c.name)).toEqual([
-      'sync',
       'payments create',
       'consents add',
       'consents create',
@@ -51,10 +51,10 @@ describe('a SQLite database that does not exist', () => {
         cwd: dir,
         env: ENV,
       });
-      if (c.name === 'db copy') {
-        // The database is its --from argument here: a usage error naming it (exit 2).
-        expect(r.code, r.stderr).toBe(2);
-        expect(r.stderr.trimEnd().split('\n')[0]).toBe(`bankdata: no database at ${typo}`);
+      const said = c.missing?.(typo);
+      if (said) {
+        expect(r.code, r.stderr).toBe(said.code);
+        expect(r.stderr.trimEnd().split('\n')[0]).toBe(said.line);
       } else {
         expect(r.code, r.stderr).toBe(6);
         expect(r.stderr.trimEnd().split('\n')).toEqual([
@@ -79,7 +79,8 @@ describe('a command that makes the database, refusing its arguments', () => {
     expect(creating.filter((c) => (c.badArgs ?? []).length === 0).map((c) => c.name)).toEqual([]);
   });
 
-  const cases = creating.flatMap((c) =>
+  // Every case with bad arguments, creating or not: refused for them first (exit 2), whatever the database.
+  const cases = STORE_COMMANDS.flatMap((c) =>
     (c.badArgs ?? []).map(
       (bad) => [`${c.name} ${bad.args.join(' ')}`, [...c.name.split(' '), ...bad.args], bad.says] as const,
     ),

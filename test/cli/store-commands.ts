@@ -27,6 +27,11 @@ export interface StoreCommand {
    * nothing, so each is judged before the database is made (missing-database.test.ts).
    */
   badArgs?: readonly BadArgs[];
+  /**
+   * What a case that does not create says of a missing database `db` when it is not exit 6
+   * `database … does not exist`: its exit code and first line (it creates nothing either way).
+   */
+  missing?: (db: string) => { code: number; line: string };
 }
 
 /** Arguments a command refuses, and a text of the line it refuses them with. */
@@ -53,7 +58,8 @@ export const STORE_COMMANDS: readonly StoreCommand[] = [
   {
     name: 'sync',
     args: () => [],
-    creates: 'the first sync makes the database it fills',
+    // A missing database registers no consent: the set-up is not finished (exit 2), nothing made.
+    missing: () => ({ code: 2, line: 'bankdata: no consent is registered: there is nothing to sync' }),
     badArgs: [
       { args: ['--since', '2025-02-30'], says: '--since is not a date: "2025-02-30"' },
       { args: ['--since', '2025-01-01', '--full'], says: '--since and --full exclude each other' },
@@ -174,6 +180,8 @@ export const STORE_COMMANDS: readonly StoreCommand[] = [
       db.startsWith('postgres')
         ? ['--from', db, '--to', join(dir, 'copy.sqlite')]
         : ['--from', db, '--to', 'postgres://bankdata@127.0.0.1:1/unused'],
+    // The database is its --from argument here: a usage error naming it (exit 2).
+    missing: (db) => ({ code: 2, line: `bankdata: no database at ${db}` }),
   },
 ];
 

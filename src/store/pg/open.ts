@@ -10,7 +10,7 @@ import { nameRepeatedStatements } from './named-statements';
 import pg from 'pg';
 import { parse as parseConnectionString } from 'pg-connection-string';
 import { redactPostgresUrl } from '../../database-url';
-import { DatabaseError } from '../../errors';
+import { DatabaseError, NO_DATA_HINT } from '../../errors';
 import {
   migrationFailed,
   readJournal,
@@ -176,11 +176,7 @@ export async function checkPostgresSchema(pool: pg.Pool, options: { refuseEmpty?
   const state = await postgresSchemaState(pool, location);
   if (state.applied === 0) {
     if (options.refuseEmpty)
-      throw new DatabaseError(
-        location,
-        'is empty: nothing has been synced into it',
-        'run `bankdata sync` first, or name the database with --db or BANKDATA_DB',
-      );
+      throw new DatabaseError(location, 'is empty: nothing has been synced into it', NO_DATA_HINT);
     return;
   }
   if (state.pending.length > 0)

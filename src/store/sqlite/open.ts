@@ -22,7 +22,7 @@ import { basename, dirname, resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import { drizzle } from 'drizzle-orm/better-sqlite3';
 import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
-import { DatabaseError, ReadOnlyDatabaseError } from '../../errors';
+import { DatabaseError, NO_DATA_HINT, ReadOnlyDatabaseError } from '../../errors';
 import { markDataDirectory } from '../../fs/data-dir';
 import { pathToFileURL } from 'node:url';
 import { MIGRATIONS_PATH } from '../../paths';
@@ -214,12 +214,7 @@ export function openDatabase(path: string, options: OpenDatabaseOptions = {}): O
   lastOpened = file;
   const { exists } = checkFile(file);
   if (options.readOnly) {
-    if (!exists)
-      throw new DatabaseError(
-        file,
-        'does not exist',
-        'run `bankdata sync` first, or name the database with --db or BANKDATA_DB',
-      );
+    if (!exists) throw new DatabaseError(file, 'does not exist', NO_DATA_HINT);
     return openReadOnly(file, options.allowPending ?? false);
   }
   if (!exists) create(file);
@@ -326,12 +321,7 @@ function openReadOnly(file: string, allowPending: boolean): OpenedDatabase {
     refuseForeignDatabase(sqlite, file);
     const state = migrationState(sqlite, file);
     if (allowPending) return { sqlite, db: drizzle(sqlite), path: file };
-    if (state.applied === 0)
-      throw new DatabaseError(
-        file,
-        'is empty: nothing has been synced into it',
-        'run `bankdata sync` first, or name the database with --db or BANKDATA_DB',
-      );
+    if (state.applied === 0) throw new DatabaseError(file, 'is empty: nothing has been synced into it', NO_DATA_HINT);
     if (state.pending.length > 0)
       throw new DatabaseError(
         file,
