@@ -13,7 +13,7 @@ import { displayLocation, isPostgresUrl, type RunWork, type Store } from '../sto
 import { AuthenticationError, UnavailableError, type DataApiClient } from '../api';
 import { paymentsPass, type PaymentsPassResult } from '../payments/sync-pass';
 import { planDryRun, type DryRunPlan } from '../sync/dry-run';
-import { runSync, type SyncSummary } from '../sync/run';
+import { NOTHING_TO_SYNC, runSync, type SyncSummary } from '../sync/run';
 import { migrateWithBackup } from '../store/sqlite/backup';
 import { createCliContext, globalsOf } from './command-context';
 import { CliError, ExitCode, UsageError } from './exit-codes';
@@ -123,10 +123,7 @@ async function refuseNothingToSync(
       throw new UsageError(`consent ${id} is not registered`, `bankdata consents add ${id}`);
   }
   if (consentIds.length === 0 && !(await registry.any()))
-    throw new UsageError(
-      'no consent is registered: there is nothing to sync',
-      'register a consent the customer authorised with `bankdata consents add CONSENT_ID`, or make one with `bankdata consents create`',
-    );
+    throw new UsageError(NOTHING_TO_SYNC.message, NOTHING_TO_SYNC.hint);
 }
 
 /** Runs the command; returns the exit code. Reused by `demo` and the scheduled job. */

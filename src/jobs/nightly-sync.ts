@@ -2,9 +2,11 @@
  * The nightly sync job: one `runSync` with the scheduler's AbortSignal. The run takes the
  * database lease, so a `bankdata sync` started by cron at the same time exits 4 instead of
  * running beside it (and if that one holds the lease, this run is skipped). On SIGTERM the unit
- * in flight finishes and the lease is released before the scheduler exits.
+ * in flight finishes and the lease is released before the scheduler exits. With no consent
+ * registered it records a failed run (NOTHING_TO_SYNC) and sends nothing.
  */
-import { RunLockedError, runSync } from '../sync/run';
+import { NOTHING_TO_SYNC, RunLockedError, runSync } from '../sync/run';
+import { runRecorded } from './recorded-run';
 import { describeError } from '../sync/unit-outcome';
 import type { JobContext } from './job-context';
 import type { Job, JobReport } from './scheduler';
@@ -17,6 +19,22 @@ export function nightlySyncJob(ctx: JobContext, expression: string): Job {
     name: NIGHTLY_SYNC,
     expression,
     async run(signal, firedFor): Promise<JobReport> {
+      // No consent registered (a service started before its set-up, or pointed at another
+      // database): a failed run that status and alerts show, as `bankdata sync` exits 2 for it,
+      // not an ok run of nothing every night.
+      if ((await ctx.store.consents.list()).length === 0) {
+        ctx.logger.error(NOTHING_TO_SYNC.message, { hint: NOTHING_TO_SYNC.hint });
+        return runRecorded(ctx, NIGHTLY_SYNC, firedFor, () =>
+          Promise.resolve({
+            outcome: 'failed',
+            consents: 0,
+            rowsWritten: 0,
+            failedUnits: 0,
+            errorSummary: NOTHING_TO_SYNC.message,
+            details: { error: NOTHING_TO_SYNC.message },
+          }),
+        );
+      }
       try {
         const summary = await runSync({
           store: ctx.store,

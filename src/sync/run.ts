@@ -148,6 +148,16 @@ export const EXCLUSIVE_RUN_REASON =
   'a run with --full, --since or --consent needs a run of its own (the open run would not do its work)';
 
 /** Consents this run walks: the given ones (registered, or an error), else every active one. */
+/**
+ * A registry with no consent: nothing to sync, a set-up not finished (README "Exit codes": 2 for
+ * `bankdata sync`; a failed run for the nightly sync, src/jobs/nightly-sync.ts), never a run that
+ * did its work.
+ */
+export const NOTHING_TO_SYNC = {
+  message: 'no consent is registered: there is nothing to sync',
+  hint: 'register a consent the customer authorised with `bankdata consents add CONSENT_ID`, or make one with `bankdata consents create`',
+} as const;
+
 export async function consentsToSync(store: Store, consentIds: readonly ConsentId[] | undefined): Promise<ConsentId[]> {
   if (!consentIds || consentIds.length === 0)
     return (await store.consents.list({ active: true })).map((c) => c.consentId);

@@ -76,13 +76,45 @@ function counts(): { n: number; decided: number } {
     .get() as { n: number; decided: number };
 }
 
+/** The emulator's consents registered, as a set-up does before the first night. */
+async function registered(): Promise<void> {
+  for (const id of emu.consentIds) await store.consents.add(id as ConsentId);
+}
+
 describe('nightly sync job', () => {
   it('a clean sync with every payment read is ok', async () => {
+    await registered();
     const report = await nightly(PASS).run(new AbortController().signal, new Date());
     expect(report.outcome).toBe('ok');
   });
 
+  it('with no consent registered: a failed run that says so, as `bankdata sync` exits 2, and nothing sent', async () => {
+    const lines: string[] = [];
+    const logger = createLogger({ level: 'warn', sink: (line) => lines.push(line) });
+    const before = emu.requests().length;
+    const report = await nightly(PASS, undefined, { logger }).run(new AbortController().signal, new Date());
+    expect(report.outcome).toBe('failed');
+    expect(report.details?.payments).toBeUndefined();
+    expect(emu.requests().length).toBe(before);
+    const runs = store.sqlite.prepare('SELECT run_id, outcome, consents, error_summary FROM v_runs').all();
+    expect(runs).toEqual([
+      {
+        run_id: report.runId,
+        outcome: 'failed',
+        consents: 0,
+        error_summary: 'no consent is registered: there is nothing to sync',
+      },
+    ]);
+    expect(store.sqlite.prepare('SELECT run_id, job FROM job_runs').all()).toEqual([
+      { run_id: report.runId, job: NIGHTLY_SYNC },
+    ]);
+    expect(lines.map((l) => JSON.parse(l) as Record<string, unknown>)).toEqual([
+      expect.objectContaining({ level: 'error', msg: 'no consent is registered: there is nothing to sync' }),
+    ]);
+  });
+
   it('a run it cannot tag with its job (job_runs busy) keeps its outcome and its payments pass; the failure is a warning', async () => {
+    await registered();
     const lines: string[] = [];
     const logger = createLogger({ level: 'warn', sink: (line) => lines.push(line) });
     const report = await nightly(PASS, undefined, { store: untaggableStore(store), logger }).run(
@@ -103,6 +135,7 @@ describe('nightly sync job', () => {
   });
 
   it('payments that could not be read make the job partial, not ok with failures inside', async () => {
+    await registered();
     const failing = { ...PASS, failures: [{ paymentId: 'pay-1', reason: 'BP102: payment does not exist' }] };
     const report = await nightly(failing).run(new AbortController().signal, new Date());
     expect(report.outcome).toBe('partial');
