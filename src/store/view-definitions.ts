@@ -74,6 +74,20 @@ FROM duplicate_suspicions s
 LEFT JOIN transactions t ON t.bank = s.bank AND t.account_id = s.account_id AND t.transaction_id = s.transaction_id
 WHERE s.cleared_at IS NULL`,
   },
+  {
+    // docs/data-model.md "v_balances": every balance statement held, restated ones included. The
+    // columns before `last_seen_at` are those of migration 0006 (pg 0001), unchanged; `last_seen_at`
+    // (migration 0020 / pg 0019), last, says which statement of an instant and type the bank's
+    // latest fetch returned, the one the check, the report and the OFX export read.
+    name: 'v_balances',
+    select: (d) => sql`SELECT
+  b.bank, b.account_id, b.type, ${exactAmount(d, sql`b.amount`)} AS amount, b.amount_minor, b.currency,
+  b.credit_debit_indicator, b.date_time, b.fetched_at,
+  b.amount AS amount_text,
+  ${nzDateOfInstant(d, sql`b.date_time`)} AS date,
+  b.last_seen_at
+FROM balances b`,
+  },
   // docs/data-model.md "v_transfers": own-account transfers the latest matching linked.
   { name: 'v_transfers', select: (d) => transferSelect(d, 'linked') },
   // docs/data-model.md "v_transfer_ambiguities": pairs left unchosen, another being as good.

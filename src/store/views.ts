@@ -103,6 +103,7 @@ export const VIEW_COLUMNS = {
     'fetched_at',
     'amount_text',
     'date',
+    'last_seen_at',
   ],
   v_statements: [
     'bank',

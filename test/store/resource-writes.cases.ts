@@ -16,7 +16,7 @@ function fileOf(bytes: number): { localPath: string; sha256: string } {
 }
 
 const ctx = { bank: BANK, consentId: CONSENT, fetchedAt: NOW };
-const balance = (amount: string, dateTime = '2025-03-04T12:05:00+13:00') =>
+const balance = (amount: string, dateTime = '2025-03-04T12:05:00+13:00', fetchedAt: Date | string = NOW) =>
   toBalanceRow(
     Balance.parse({
       AccountId: ACCOUNT,
@@ -25,7 +25,7 @@ const balance = (amount: string, dateTime = '2025-03-04T12:05:00+13:00') =>
       Type: 'InterimBooked',
       DateTime: dateTime,
     }),
-    ctx,
+    { ...ctx, fetchedAt },
   );
 
 export const resourceWritesSuite = storeSuite('resource writes', (d) => {
@@ -93,6 +93,35 @@ export const resourceWritesSuite = storeSuite('resource writes', (d) => {
       });
       expect(await stored()).toEqual([
         { consent_id: CONSENT, fetched_at: '2025-03-05T01:00:00.000Z', last_seen_at: '2025-03-06T01:00:00.000Z' },
+      ]);
+    });
+  });
+
+  describe('v_balances', () => {
+    it('a balance restated and restated back (A, B, A): the latest word, by the view alone, is A (docs/data-model.md "v_balances")', async () => {
+      const store = await freshStoreOn(d);
+      const at = (amount: string, now: string) => ({
+        bank: BANK,
+        accountId: ACCOUNT,
+        consentId: CONSENT,
+        runId: null,
+        now,
+        rows: [balance(amount, undefined, now)],
+      });
+      await store.commitBalances(at('2315.07', '2025-03-05T01:00:00.000Z'));
+      await store.commitBalances(at('2400.00', '2025-03-06T01:00:00.000Z'));
+      await store.commitBalances(at('2315.07', '2025-03-07T01:00:00.000Z'));
+      // The query docs/data-model.md "v_balances" gives for the bank's latest word per instant and type.
+      const latest = await queryRows(
+        store,
+        `SELECT amount_text, fetched_at, last_seen_at FROM (
+           SELECT b.*, row_number() OVER (
+             PARTITION BY bank, account_id, type, date_time
+             ORDER BY last_seen_at DESC, fetched_at DESC) AS n
+           FROM v_balances b) latest WHERE n = 1`,
+      );
+      expect(latest).toEqual([
+        { amount_text: '2315.07', fetched_at: '2025-03-05T01:00:00.000Z', last_seen_at: '2025-03-07T01:00:00.000Z' },
       ]);
     });
   });

@@ -23,7 +23,8 @@ const ARCHITECTURE_COLUMNS: Record<string, string> = {
     'bank, account_id, consent_id, currency, nickname, description, account_type, account_subtype, ' +
     'scheme_name, identification, account_name, first_seen_at, updated_at',
   v_balances:
-    'bank, account_id, type, amount, amount_minor, currency, credit_debit_indicator, date_time, fetched_at, amount_text, date',
+    'bank, account_id, type, amount, amount_minor, currency, credit_debit_indicator, date_time, fetched_at, amount_text, date, ' +
+    'last_seen_at',
   v_statements:
     'bank, account_id, statement_id, type, start_date_time, end_date_time, creation_date_time, reference, ' +
     'file_path, file_content_type, file_sha256, file_bytes, start_date, end_date',
