@@ -74,7 +74,7 @@ export async function exportDataset(store: Store, options: ExportOptions): Promi
   }
   if (options.ofxDialect !== undefined && request.format !== 'ofx')
     throw new UsageError('--ofx-dialect applies to --format ofx only');
-  await refuseUnknownFilterTargets(store, request.filters);
+  await refuseUnknownFilterTargets(store, request);
   const warnings = await partialExportWarnings(store, request);
   const counter = { rows: 0 };
   const chunks =

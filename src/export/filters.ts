@@ -188,11 +188,17 @@ export function validateExportRequest(dataset: string, format: string, filters: 
  * Refuses a filter naming an account, consent or bank the database does not hold (exit 2, in the
  * words of `check` and `report`): a mistyped id would otherwise give a header-only file and exit
  * 0, indistinguishable from a quiet period. It reads the public views the export reads (an
- * account is a v_accounts row; a consent or a bank a v_consents row, a bank a v_accounts row too).
- * An empty date range is no such mistake and stays a valid empty export; so do filters that each
- * exist but match no row together.
+ * account is a v_accounts row; a bank a v_consents or a v_accounts row; a consent a v_consents
+ * row, except for the payments dataset, whose `--consent` is the payment consent: a v_payments
+ * row with that consent_id, docs/exports.md "Filters"). Every export passes through it with its
+ * dataset. An empty date range is no such mistake and stays a valid empty export; so do filters
+ * that each exist but match no row together.
  */
-export async function refuseUnknownFilterTargets(store: Store, filters: ValidFilters): Promise<void> {
+export async function refuseUnknownFilterTargets(
+  store: Store,
+  request: Pick<ExportRequest, 'dataset' | 'filters'>,
+): Promise<void> {
+  const { filters } = request;
   for (const accountId of filters.accountIds ?? []) {
     if ((await store.views.accounts({ accountId })).length === 0)
       throw new UsageError(
@@ -201,16 +207,20 @@ export async function refuseUnknownFilterTargets(store: Store, filters: ValidFil
       );
   }
   const consentId = filters.consentId;
-  if (consentId !== undefined && !(await holdsConsents(store, { consentId, status: 'all' })))
-    throw new UsageError(
-      `--consent ${consentId}: no such consent in the database`,
-      'bankdata export consents lists them',
-    );
+  if (consentId !== undefined) {
+    // Payment consents live only as v_payments.consent_id; v_consents holds the data consents.
+    const payment = request.dataset === 'payments';
+    if (!(await holdsRows(store, payment ? 'payments' : 'consents', { consentId, status: 'all' })))
+      throw new UsageError(
+        `--consent ${consentId}: no such ${payment ? 'payment consent' : 'consent'} in the database`,
+        payment ? 'bankdata export payments lists them (consent_id)' : 'bankdata export consents lists them',
+      );
+  }
   const bank = filters.bank;
   if (
     bank !== undefined &&
     (await store.views.accounts({ bank })).length === 0 &&
-    !(await holdsConsents(store, { bank, status: 'all' }))
+    !(await holdsRows(store, 'consents', { bank, status: 'all' }))
   )
     throw new UsageError(
       `--bank ${bank}: no such bank in the database`,
@@ -218,9 +228,9 @@ export async function refuseUnknownFilterTargets(store: Store, filters: ValidFil
     );
 }
 
-/** Whether v_consents has a row for these filters: one row read, the cursor closed after it. */
-async function holdsConsents(store: Store, filters: ValidFilters): Promise<boolean> {
-  const { batches } = await store.views.rows('consents', filters, { batchSize: 1 });
+/** Whether the dataset's view has a row for these filters: one row read, the cursor closed after it. */
+async function holdsRows(store: Store, dataset: 'consents' | 'payments', filters: ValidFilters): Promise<boolean> {
+  const { batches } = await store.views.rows(dataset, filters, { batchSize: 1 });
   for await (const batch of batches) return batch.length > 0;
   return false;
 }

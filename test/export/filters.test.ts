@@ -4,7 +4,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { UsageError } from '../../src/cli/exit-codes';
 import { exportDataset, validateExportRequest, type ExportFilters } from '../../src/export';
 import { DATASETS, DATASET_SPECS, FORMATS, STATEMENT_FORMATS } from '../../src/export/datasets';
-import { createFixtureStore, PNZ_CONSENT, ANZ_CONSENT, type FixtureStore } from './fixture-store';
+import {
+  createFixtureStore,
+  PNZ_CONSENT,
+  ANZ_CONSENT,
+  PAYMENT_CONSENT,
+  PAYMENT_ID,
+  type FixtureStore,
+} from './fixture-store';
 
 let fx: FixtureStore;
 beforeAll(async () => {
@@ -163,6 +170,55 @@ describe('filters select rows by NZ dates, inclusive', () => {
       'stmt-2025-01',
       'stmt-2025-02',
     ]);
+  });
+
+  /**
+   * `--consent` of payments is the payment consent (docs/exports.md "Filters"): it lives only as
+   * v_payments.consent_id, and the guard against mistyped ids looked it up among the data consents
+   * (v_consents), so every `export payments --consent` exited 2 "no such consent in the database".
+   */
+  it('--consent of payments selects by the payment consent; every other dataset by a data consent; a mistyped one is refused', async () => {
+    const out = join(fx.dir, 'payments-of-consent.csv');
+    const result = await exportDataset(fx.store, {
+      dataset: 'payments',
+      format: 'csv',
+      out,
+      filters: { consentId: PAYMENT_CONSENT },
+    });
+    expect(result.rows).toBe(1);
+    expect(readFileSync(out, 'utf8')).toContain(PAYMENT_ID);
+
+    // Every dataset the docs give --consent, with the consent of its kind: rows, exit 0.
+    const withConsent = DATASETS.filter((d) => DATASET_SPECS[d].consent !== undefined);
+    expect(withConsent).toEqual([
+      'transactions',
+      'accounts',
+      'balances',
+      'statements',
+      'parties',
+      'consents',
+      'payments',
+    ]);
+    const key = { payments: 'payment_id', consents: 'consent_id' } as Record<string, string>;
+    for (const dataset of withConsent) {
+      const consentId = dataset === 'payments' ? PAYMENT_CONSENT : PNZ_CONSENT;
+      expect((await ids(dataset, { consentId }, key[dataset] ?? 'account_id')).length, dataset).toBeGreaterThan(0);
+    }
+    // A consent of the other kind, or one mistyped, is no consent of the dataset: exit 2, one line naming it.
+    const refused = (dataset: string, consentId: string) =>
+      exportDataset(fx.store, { dataset, format: 'csv', out, filters: { consentId } });
+    const mistyped = '00000000-0000-4000-8000-000000000000';
+    for (const consentId of [PNZ_CONSENT, mistyped])
+      await expect(refused('payments', consentId)).rejects.toMatchObject({
+        exitCode: 2,
+        message: `--consent ${consentId}: no such payment consent in the database`,
+      });
+    for (const dataset of withConsent.filter((d) => d !== 'payments'))
+      for (const consentId of [PAYMENT_CONSENT, mistyped])
+        await expect(refused(dataset, consentId), dataset).rejects.toMatchObject({
+          exitCode: 2,
+          message: `--consent ${consentId}: no such consent in the database`,
+        });
   });
 
   it('--account and --bank narrow to one bank when an id exists at two', async () => {

@@ -16,6 +16,9 @@ export const PNZ_CONSENT = 'c0a8012e-7d3b-4f5e-9a61-2b9f4c1d8e70' as ConsentId;
 export const ANZ_CONSENT = '5f1c2a34-9b8d-4e6f-a1b2-c3d4e5f60718' as ConsentId;
 export const EVERYDAY = 'acc-0001' as AccountId;
 export const CARD = 'acc-card-77' as AccountId;
+/** The payment consent of the one payment (Payments API): held in v_payments only, not in v_consents. */
+export const PAYMENT_CONSENT = 'a1b2c3d4-e5f6-4789-8abc-def012345678';
+export const PAYMENT_ID = '0d6f1c2e-3b4a-4c5d-8e9f-a0b1c2d3e4f5';
 
 /** Descriptions a spreadsheet would run as formulas (OWASP CSV injection). */
 export const HOSTILE = [
@@ -373,8 +376,8 @@ export async function createFixtureStore(): Promise<FixtureStore> {
   // A settled payment (Payments API) whose PCR starts like a formula, matched to pmt-1.
   await store.payments.record(
     Payment.parse({
-      payment_id: '0d6f1c2e-3b4a-4c5d-8e9f-a0b1c2d3e4f5',
-      consent_id: 'a1b2c3d4-e5f6-4789-8abc-def012345678',
+      payment_id: PAYMENT_ID,
+      consent_id: PAYMENT_CONSENT,
       status: 'AcceptedSettlementCompleted',
       creation_timestamp: '2025-03-03T10:00:00+13:00',
       status_updated_timestamp: '2025-03-03T10:01:00+13:00',
