@@ -9,6 +9,7 @@
 import type { Writable } from 'node:stream';
 import { UsageError } from '../errors';
 import type { Store } from '../store';
+import type { ViewReads } from '../store/view-reads';
 import { bankCsvChunks, XERO_MAX_LINES } from './bank-csv';
 import { refuseUnknownFilterTargets, validateExportRequest, type ExportFilters, type ExportRequest } from './filters';
 import { jsonChunks, ndjsonChunks } from './json';
@@ -77,11 +78,19 @@ export async function exportDataset(store: Store, options: ExportOptions): Promi
   await refuseUnknownFilterTargets(store, request);
   const warnings = await partialExportWarnings(store, request);
   const counter = { rows: 0 };
-  const chunks =
+  const written =
     request.format === 'ofx'
-      ? await ofxDocument(store, request, options, dialect as OfxDialect, counter)
-      : await tabular(store, request, options, counter);
-  const written = await writeOutput(options.out, chunks, options.stdout);
+      ? // One read snapshot for the whole document, held while its rows stream to the output: the
+        // STMTTRNs, DTEND and LEDGERBAL of a statement describe the same rows whatever a sync
+        // commits meanwhile (docs/exports.md "OFX").
+        await store.views.snapshot(async (views) =>
+          writeOutput(
+            options.out,
+            await ofxDocument(views, request, options, dialect as OfxDialect, counter),
+            options.stdout,
+          ),
+        )
+      : await writeOutput(options.out, await tabular(store, request, options, counter), options.stdout);
   if (request.format === 'xero' && counter.rows > XERO_MAX_LINES) {
     warnings.push(
       `Xero imports at most ${XERO_MAX_LINES} statement lines per file and this one has ${counter.rows}: split it with --from / --to`,
@@ -104,7 +113,7 @@ async function tabular(
   const bank =
     statement && accountId !== undefined
       ? // A bank of v_accounts: one of the bank names the filter takes.
-        ((await resolveAccount(store, accountId, request.filters.bank)).bank as typeof request.filters.bank)
+        ((await resolveAccount(store.views, accountId, request.filters.bank)).bank as typeof request.filters.bank)
       : request.filters.bank;
   const filters = statement
     ? { ...request.filters, status: 'booked' as const, ...(bank !== undefined ? { bank } : {}) }
@@ -136,17 +145,18 @@ async function tabular(
 /**
  * OFX: one statement per account (resolved first, so two banks' same id never mix), each with
  * its booked rows and a LEDGERBAL; an account whose LEDGERBAL cannot be known fails the export
- * with the reason (a statement without one is refused by libofx) before a byte is written.
+ * with the reason (a statement without one is refused by libofx) before a byte is written. Every
+ * read is through `views`, the export's one read snapshot (its rows stream from it as well).
  */
 async function ofxDocument(
-  store: Store,
+  views: ViewReads,
   request: ExportRequest,
   options: ExportOptions,
   dialect: OfxDialect,
   counter: { rows: number },
 ) {
   const now = (options.now ?? (() => new Date()))();
-  const accounts = await resolveStatementAccounts(store, request.filters);
+  const accounts = await resolveStatementAccounts(views, request.filters);
   const statements: OfxStatement[] = [];
   for (const account of accounts) {
     const filters = {
@@ -155,8 +165,8 @@ async function ofxDocument(
       bank: account.bank as typeof request.filters.bank,
       status: 'booked' as const,
     };
-    const range = await store.views.range(filters);
-    const ledger = await ledgerBalance(store, account, range, filters);
+    const range = await views.range(filters);
+    const ledger = await ledgerBalance(views, account, range, filters);
     if (!ledger.ok) {
       throw new UsageError(
         `cannot write an OFX LEDGERBAL: ${ledger.reason}`,
@@ -164,14 +174,14 @@ async function ofxDocument(
       );
     }
     const period = statementPeriod(range, filters, now);
-    const { columns, batches } = await store.views.rows('transactions', filters);
+    const { columns, batches } = await views.rows('transactions', filters);
     statements.push({
       account: ofxAccount(account),
       currency: account.currency,
       dtStart: period.dtStart,
       dtEnd: period.dtEnd,
       ledger: ledger.balance,
-      available: await availableBalance(store, account, filters),
+      available: await availableBalance(views, account, filters),
       columns,
       rows: countedBatches(batches, counter),
     });

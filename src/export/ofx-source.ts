@@ -8,8 +8,7 @@ import { nzDateOf, nzMidnightAfter } from '@bankdata/core/nz-time';
 import { creditDebitFilter } from '@bankdata/core/endpoint-access';
 import { UsageError } from '../errors';
 import { sumDecimals } from '@bankdata/core/money';
-import type { Store } from '../store';
-import type { ViewAccount, ViewRange } from '../store/view-reads';
+import type { ViewAccount, ViewRange, ViewReads } from '../store/view-reads';
 import { toStoredInstant } from '../store/time';
 import type { ValidFilters } from './filters';
 import type { OfxBalance } from './ofx';
@@ -33,11 +32,11 @@ function toAccount(row: ViewAccount): StatementAccount {
 
 /** One account by id; an account id held at two banks needs --bank. */
 export async function resolveAccount(
-  store: Store,
+  views: ViewReads,
   accountId: string,
   bank: string | undefined,
 ): Promise<StatementAccount> {
-  const rows = await store.views.accounts({ accountId, bank });
+  const rows = await views.accounts({ accountId, bank });
   const first = rows[0];
   if (!first) {
     throw new UsageError(
@@ -58,13 +57,13 @@ export async function resolveAccount(
  * The statement's accounts: each --account (in the order given), else every account of
  * --consent. One bank per file: OFX has one FI for the whole download.
  */
-export async function resolveStatementAccounts(store: Store, filters: ValidFilters): Promise<StatementAccount[]> {
+export async function resolveStatementAccounts(views: ViewReads, filters: ValidFilters): Promise<StatementAccount[]> {
   let accounts: StatementAccount[] = [];
   if (filters.accountIds) {
-    for (const id of filters.accountIds) accounts.push(await resolveAccount(store, id, filters.bank));
+    for (const id of filters.accountIds) accounts.push(await resolveAccount(views, id, filters.bank));
     if (filters.consentId !== undefined) accounts = accounts.filter((a) => a.consentId === filters.consentId);
   } else {
-    accounts = (await store.views.accounts({ consentId: filters.consentId, bank: filters.bank })).map(toAccount);
+    accounts = (await views.accounts({ consentId: filters.consentId, bank: filters.bank })).map(toAccount);
   }
   if (accounts.length === 0)
     throw new UsageError(
@@ -116,12 +115,12 @@ interface BalanceRead {
  * At the same instant a closing balance wins over an interim one.
  */
 function latestBalance(
-  store: Store,
+  views: ViewReads,
   account: StatementAccount,
   types: readonly string[],
   asOf: string | null,
 ): Promise<BalanceRead | null> {
-  return store.views.latestBalance(account, types, asOf);
+  return views.latestBalance(account, types, asOf);
 }
 
 /** The last instant of --to's NZ day, as the views store instants (UTC ISO, milliseconds). */
@@ -129,8 +128,8 @@ function endOfNzDay(date: string): string {
   return toStoredInstant(nzMidnightAfter(date).minus({ milliseconds: 1 }));
 }
 
-async function consentFilter(store: Store, consentId: string): Promise<'Credit' | 'Debit' | null> {
-  return creditDebitFilter(((await store.views.consentPermissions(consentId)) ?? '').split(' '));
+async function consentFilter(views: ViewReads, consentId: string): Promise<'Credit' | 'Debit' | null> {
+  return creditDebitFilter(((await views.consentPermissions(consentId)) ?? '').split(' '));
 }
 
 export type LedgerBalance = { ok: true; balance: OfxBalance } | { ok: false; reason: string };
@@ -141,7 +140,7 @@ export type LedgerBalance = { ok: true; balance: OfxBalance } | { ok: false; rea
  * row) by the booked rows between; else the reason it cannot be known.
  */
 export async function ledgerBalance(
-  store: Store,
+  views: ViewReads,
   account: StatementAccount,
   range: StatementRange,
   filters: ValidFilters,
@@ -149,7 +148,7 @@ export async function ledgerBalance(
   if (range.last?.balanceAfter)
     return { ok: true, balance: { amount: range.last.balanceAfter, nzDate: range.last.bookingDate } };
   const toEnd = filters.to ? endOfNzDay(filters.to) : null;
-  const read = await latestBalance(store, account, LEDGER_TYPES, toEnd);
+  const read = await latestBalance(views, account, LEDGER_TYPES, toEnd);
   if (!read) {
     return {
       ok: false,
@@ -159,7 +158,7 @@ export async function ledgerBalance(
   const target = range.last?.bookingDateTime ?? toEnd ?? read.dateTime;
   const targetDate = range.last?.bookingDate ?? filters.to ?? nzDateOf(read.dateTime);
   if (target === read.dateTime) return { ok: true, balance: { amount: read.amount, nzDate: targetDate } };
-  const only = await consentFilter(store, account.consentId);
+  const only = await consentFilter(views, account.consentId);
   if (only) {
     return {
       ok: false,
@@ -170,7 +169,7 @@ export async function ledgerBalance(
   const [after, upTo] = forward ? [read.dateTime, target] : [target, read.dateTime];
   // The rows the export leaves out as served twice are no movement of the bank's balance either.
   const excludeDuplicates = filters.excludeDuplicates === true;
-  const between = (await store.views.bookedAmounts(account, after, upTo, { excludeDuplicates })).map((amount) =>
+  const between = (await views.bookedAmounts(account, after, upTo, { excludeDuplicates })).map((amount) =>
     forward ? amount : amount.startsWith('-') ? amount.slice(1) : `-${amount}`,
   );
   return { ok: true, balance: { amount: sumDecimals([read.amount, ...between]), nzDate: targetDate } };
@@ -178,10 +177,10 @@ export async function ledgerBalance(
 
 /** AVAILBAL: the latest available balance read at or before --to, as of its own NZ date. */
 export async function availableBalance(
-  store: Store,
+  views: ViewReads,
   account: StatementAccount,
   filters: ValidFilters,
 ): Promise<OfxBalance | null> {
-  const read = await latestBalance(store, account, AVAILABLE_TYPES, filters.to ? endOfNzDay(filters.to) : null);
+  const read = await latestBalance(views, account, AVAILABLE_TYPES, filters.to ? endOfNzDay(filters.to) : null);
   return read ? { amount: read.amount, nzDate: nzDateOf(read.dateTime) } : null;
 }

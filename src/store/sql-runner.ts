@@ -38,6 +38,15 @@ export interface SqlRunner {
    * is given.
    */
   transaction<T>(work: (runner: SqlRunner) => Promise<T>, options?: TransactionOptions): Promise<T>;
+  /**
+   * Runs `work` on one read snapshot: every read through the runner it is given, streams
+   * included, sees the database as it was when the snapshot began, whatever another connection or
+   * process commits meanwhile (a sync). For reads only. SQLite: a read transaction on this
+   * connection, its snapshot taken at once, holding the connection (the gate) until `work`
+   * settles; PostgreSQL: REPEATABLE READ, READ ONLY, on one connection of the pool (a cursor on it
+   * too). Inside a transaction it joins it.
+   */
+  snapshot<T>(work: (runner: SqlRunner) => Promise<T>): Promise<T>;
 }
 
 export interface TransactionOptions {
@@ -216,6 +225,7 @@ export function sqliteRunner(sqlite: Database.Database, options: RunnerOptions =
         .map((c) => c.name),
     // Already in the transaction (or holding the connection): `work` joins it.
     transaction: (work) => work(direct),
+    snapshot: (work) => work(direct),
   };
 
   return {
@@ -236,6 +246,21 @@ export function sqliteRunner(sqlite: Database.Database, options: RunnerOptions =
         }
         sqlite.exec('BEGIN IMMEDIATE');
         try {
+          const result = await work(direct);
+          sqlite.exec('COMMIT');
+          return result;
+        } catch (error) {
+          if (sqlite.inTransaction) sqlite.exec('ROLLBACK');
+          throw error;
+        }
+      }),
+    snapshot: (work) =>
+      holding(gate, async () => {
+        // A deferred transaction reads one snapshot from its first read on (WAL: a writer in
+        // another connection or process commits meanwhile, unseen here); that read is made now.
+        sqlite.exec('BEGIN');
+        try {
+          sqlite.prepare('SELECT count(*) FROM sqlite_master').get();
           const result = await work(direct);
           sqlite.exec('COMMIT');
           return result;

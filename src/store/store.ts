@@ -403,5 +403,7 @@ export interface Store {
     consentPermissions: ViewReads['consentPermissions'];
     /** The accounts a transactions export covers, with their consent's permissions and window. */
     exportScope: ViewReads['exportScope'];
+    /** These reads on one read snapshot of the database, for a document read in several queries (OFX). */
+    snapshot: ViewReads['snapshot'];
   };
 }

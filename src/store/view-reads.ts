@@ -69,6 +69,13 @@ export interface ViewReads {
   ): Promise<string[]>;
   consentPermissions(consentId: string): Promise<string | null>;
   exportScope(filters: ViewFilters): Promise<ExportScopeRow[]>;
+  /**
+   * Runs `work` with these reads on one read snapshot of the database (SqlRunner `snapshot`):
+   * a document read in several queries (an OFX file's range, balances and rows) describes one
+   * state, whatever a sync commits meanwhile. The rows must be read to their end before `work`
+   * settles; on SQLite nothing else uses the connection until then.
+   */
+  snapshot<T>(work: (views: ViewReads) => Promise<T>): Promise<T>;
 }
 
 /**
@@ -345,6 +352,8 @@ export function viewReads(runner: SqlRunner): ViewReads {
         end_date_time: strOrNull(r.end_date_time),
       }));
     },
+
+    snapshot: (work) => runner.snapshot((tx) => work(viewReads(tx))),
   };
 }
 

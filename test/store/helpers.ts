@@ -31,7 +31,7 @@ export async function freshStore(): Promise<SqliteStore> {
 }
 
 /** The same on the suite's dialect (../support/dialects.ts), closed after the test. */
-export async function freshStoreOn(d: DialectContext): Promise<Store> {
+export async function freshStoreOn(d: Pick<DialectContext, 'dialect' | 'open'>): Promise<Store> {
   return seeded(await d.open({ now: () => NOW }));
 }
 

@@ -44,6 +44,8 @@ export type StoreSuite = (setup: DialectSetup) => void;
 export interface DialectContext {
   dialect: Dialect;
   open(options?: { now?: Clock }): Promise<Store>;
+  /** A second store on the database of a store `open` gave: another connection, as another process's would be. */
+  reopen(store: Store, options?: { now?: Clock }): Promise<Store>;
 }
 
 /** Defines a suite over both dialects; the returned function runs it for one. */
@@ -51,13 +53,24 @@ export function storeSuite(name: string, body: (d: DialectContext) => void): Sto
   return (setup) =>
     setup.describe(name, () => {
       const opened: Store[] = [];
+      const locations = new Map<Store, string>();
       afterEach(async () => {
         for (const store of opened.splice(0)) await store.close();
+        locations.clear();
       });
       body({
         dialect: setup.dialect,
         async open(options = {}) {
-          const store = await openDatabaseStore(await setup.location(), options);
+          const location = await setup.location();
+          const store = await openDatabaseStore(location, options);
+          opened.push(store);
+          locations.set(store, location);
+          return store;
+        },
+        async reopen(first, options = {}) {
+          const location = locations.get(first);
+          if (location === undefined) throw new Error('reopen: a store this suite did not open');
+          const store = await openDatabaseStore(location, options);
           opened.push(store);
           return store;
         },

@@ -77,5 +77,12 @@ function pgRunner(on: pg.Pool | pg.PoolClient, types: PgTypes): SqlRunner {
       if (!(on instanceof pg.Pool)) return work(pgRunner(on, types));
       return inPgTransaction(on, (client) => work(pgRunner(client, types)));
     },
+    snapshot: async (work) => {
+      if (!(on instanceof pg.Pool)) return work(pgRunner(on, types));
+      // One connection, its snapshot taken by its first statement: every read and cursor of `work` on it.
+      return inPgTransaction(on, (client) => work(pgRunner(client, types)), {
+        begin: 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY',
+      });
+    },
   };
 }
