@@ -1,7 +1,8 @@
 /**
- * Online backup through SQLite's backup API (better-sqlite3 `backup`): a consistent copy while
- * other connections read and write. `bankdata db backup FILE`, and the copy a migration of a
- * database that holds data takes first (`bankdata db migrate`, and `sync` by itself).
+ * Online backup through SQLite's backup API (better-sqlite3 `backup`): a consistent copy, the
+ * database at one instant (a read transaction held across the copy's steps), while other
+ * connections read and write. `bankdata db backup FILE`, and the copy a migration of a database
+ * that holds data takes first (`bankdata db migrate`, and `sync` by itself).
  *
  * A backup is written to a temporary file beside the target, checked (`PRAGMA quick_check`: a
  * damaged database is not passed off as a backup) and only then linked to its name, so the name
@@ -113,10 +114,24 @@ export async function backupDatabase(source: string, target: string): Promise<st
       } catch (error) {
         throw toLocalFileError(to, error);
       }
+      // One snapshot for the whole copy: a read transaction held across the backup's steps (100
+      // pages each, the event loop free between them, so Ctrl-C still stops a long copy). Without
+      // it each step read the database afresh, and SQLite starts an online backup again from page
+      // 1 whenever another connection has written the source between two steps: under a sync
+      // committing every few steps, a large database's copy never finished. In WAL mode a reader
+      // never blocks a writer: a sync keeps committing while the copy is taken.
+      try {
+        opened.sqlite.exec('BEGIN');
+        opened.sqlite.prepare('SELECT count(*) FROM sqlite_master').get();
+      } catch (error) {
+        throw toDatabaseError(from, error);
+      }
       try {
         await opened.sqlite.backup(temp);
       } catch (error) {
         throw backupError(from, to, error);
+      } finally {
+        if (opened.sqlite.inTransaction) opened.sqlite.exec('ROLLBACK');
       }
       checkCopy(from, temp);
       return { keep: true, value: undefined };
