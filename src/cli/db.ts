@@ -48,7 +48,7 @@ export function registerDbCommand(program: Command): void {
         'where the backup goes (default: beside the database, .before-migrate-<from>-to-<to>.sqlite; the newest 3 kept)',
       ),
     )
-    .option('--json', 'print the outcome as one JSON document on stdout: {database, applied, backup, reused, removed}')
+    .option('--json', 'print the outcome as one JSON document on stdout: {database, applied, backup, removed}')
     .action(async (flags: { backup?: string; json?: boolean }, command: Command) => {
       const config = configOf(globalsOf(command));
       if (isPostgresUrl(config.db)) {
@@ -62,9 +62,7 @@ export function registerDbCommand(program: Command): void {
         await store.close();
         const where = displayLocation(config.db);
         if (flags.json)
-          process.stdout.write(
-            `${JSON.stringify({ database: where, applied, backup: null, reused: false, removed: [] })}\n`,
-          );
+          process.stdout.write(`${JSON.stringify({ database: where, applied, backup: null, removed: [] })}\n`);
         else if (applied === 0) loggerOf(command).notice(`${where} is up to date`);
         else loggerOf(command).notice(`${where}: applied ${applied} migration(s)`);
         process.exitCode = ExitCode.Ok;
@@ -76,7 +74,7 @@ export function registerDbCommand(program: Command): void {
       const result = await migrateWithBackup(config.db, flags.backup !== undefined ? { backupTo: flags.backup } : {});
       if (flags.json) {
         process.stdout.write(
-          `${JSON.stringify({ database: config.db, applied: result.applied, backup: result.backup ?? null, reused: result.reused ?? false, removed: result.removed })}\n`,
+          `${JSON.stringify({ database: config.db, applied: result.applied, backup: result.backup ?? null, removed: result.removed })}\n`,
         );
         process.exitCode = ExitCode.Ok;
         return;
@@ -84,9 +82,7 @@ export function registerDbCommand(program: Command): void {
       const logger = loggerOf(command);
       if (result.applied === 0) logger.notice(`${config.db} is up to date`);
       else {
-        const copy = result.backup
-          ? `; backup in ${result.backup}${result.reused ? ' (taken by an earlier attempt)' : ''}`
-          : '';
+        const copy = result.backup ? `; backup in ${result.backup}` : '';
         logger.notice(`applied ${result.applied} migration(s) to ${config.db}${copy}`);
       }
       for (const old of result.removed) logger.notice(`removed an older pre-migration copy: ${old}`);

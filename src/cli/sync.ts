@@ -74,7 +74,6 @@ export function registerSyncCommand(program: Command): void {
             ctx.logger.warn('database migrated', {
               applied: migrated.applied,
               backup: migrated.backup,
-              reused: migrated.reused,
               removed: migrated.removed,
             });
         }

@@ -223,7 +223,9 @@ export async function syncDirectory(dir: string): Promise<void> {
  * fsynced and linked to the final name, which fails if a file appeared there meanwhile (never
  * replaced), and removed. On any failure the temp file and its SQLite side files are removed and nothing is
  * left under the final name. `build` may return `{ keep: false }` to discard the file (nothing
- * worth keeping was made).
+ * worth keeping was made). With `replace`, a file already at `finalPath` (a file of this program's
+ * own, as the copy before a migration) is replaced by a rename once the new one is whole, and
+ * stays as it was when the build fails.
  */
 async function fsyncFile(path: string): Promise<void> {
   const handle = await open(path, 'r');
@@ -258,6 +260,8 @@ export async function buildNewFile<T>(
      * when a stop signal ends the process mid-build: the caller's own clean-up never runs then.
      */
     onStop?: () => void;
+    /** Replace a file already at `finalPath` (renamed over it when whole) instead of refusing it. */
+    replace?: boolean;
   } = {},
 ): Promise<T> {
   // A copy to the same name that a process left when it died (kill -9, a reboot mid-copy): its
@@ -274,7 +278,7 @@ export async function buildNewFile<T>(
       await fsyncFile(tempPath).catch((error: unknown) => {
         throw toLocalFileError(finalPath, error);
       });
-      await linkNew(tempPath, finalPath).catch((error: unknown) => {
+      await (options.replace ? rename(tempPath, finalPath) : linkNew(tempPath, finalPath)).catch((error: unknown) => {
         throw toLocalFileError(finalPath, error);
       });
       await syncDirectory(dirname(finalPath));

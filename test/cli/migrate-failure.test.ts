@@ -1,11 +1,13 @@
 /**
  * A migration that fails, through the `bankdata` command (docs/security.md "Versions and
  * migrations"): it is rolled back and reported as exit 6 with the migration and SQLite's message;
- * the copy taken before it is taken once per step (a second `db migrate`, or `sync` under cron,
- * reuses it instead of copying the database again); once the step succeeds, only the newest
- * KEPT_MIGRATION_COPIES pre-migration copies stay beside the database.
+ * one copy is kept per step (a second `db migrate`, or `sync` under cron, copies the database
+ * again in its place: the database may have changed since, and a copy from before would lack
+ * it); once the step succeeds, only the newest KEPT_MIGRATION_COPIES pre-migration copies stay
+ * beside the database.
  */
-import { readdirSync, readFileSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -13,6 +15,7 @@ import { readJournal } from '../../src/store/migration-versions';
 import { KEPT_MIGRATION_COPIES } from '../../src/store/sqlite/backup';
 import { MIGRATIONS_DIR } from '../../src/store/sqlite/open';
 import { createFixtureStore, type FixtureStore } from '../export/fixture-store';
+import { createOlderSqliteDatabase } from '../support/older-sqlite';
 import { runCliInProcess } from './cli-process';
 
 let fx: FixtureStore;
@@ -25,10 +28,19 @@ const journal = readJournal(MIGRATIONS_DIR);
 const last = journal.at(-1)!;
 const previous = journal.at(-2)!;
 
-const copies = () =>
-  readdirSync(dirname(fx.path))
-    .filter((name) => name.startsWith(`${basename(fx.path)}.before-migrate-`))
+const copiesOf = (database: string) =>
+  readdirSync(dirname(database))
+    .filter((name) => name.startsWith(`${basename(database)}.before-migrate-`))
     .sort();
+const copies = () => copiesOf(fx.path);
+/** Drops what the newest migration makes (tables, indexes, triggers, views, and the columns it adds). */
+function dropNewest(db: Database.Database): void {
+  const sql = readFileSync(join(MIGRATIONS_DIR, `${last.tag}.sql`), 'utf8');
+  const created = sql.matchAll(/^CREATE (?:UNIQUE )?(TABLE|INDEX|TRIGGER|VIEW) [`"]?(\w+)[`"]?/gm);
+  for (const [, kind, name] of [...created].reverse()) db.exec(`DROP ${kind} IF EXISTS ${name}`);
+  const added = sql.matchAll(/^ALTER TABLE [`"]?(\w+)[`"]? ADD (?:COLUMN )?[`"]?(\w+)[`"]?/gm);
+  for (const [, table, column] of [...added].reverse()) db.exec(`ALTER TABLE ${table} DROP COLUMN ${column}`);
+}
 const migrationRows = () => {
   const db = new Database(fx.path, { readonly: true });
   try {
@@ -46,7 +58,7 @@ const CREDENTIALS = {
 const bankdata = (args: string[]) => runCliInProcess(['--db', fx.path, ...args], { cwd: fx.dir, env: CREDENTIALS });
 
 describe('a migration that fails', () => {
-  it('is rolled back with exit 6 and its cause; the copy is taken once per step; the newest copies are kept', async () => {
+  it('is rolled back with exit 6 and its cause; one copy is kept per step; the newest copies are kept', async () => {
     // The database one migration behind, with what that migration creates already there: the
     // migration's CREATE TABLE fails, as a migration meeting an unforeseen state would.
     const db = new Database(fx.path);
@@ -67,22 +79,19 @@ describe('a migration that fails', () => {
       ),
     );
     expect(hint).toBe(
-      `hint: the database is as it was before; nothing was applied; the copy taken before is ${join(dirname(fx.path), step)} (kept: the next attempt uses it)`,
+      `hint: the database is as it was before; nothing was applied; the copy taken before is ${join(dirname(fx.path), step)} (kept until the next attempt copies the database again)`,
     );
     expect(rest).toEqual([]);
     expect(migrationRows()).toEqual(rowsBefore);
     expect(copies()).toEqual([step]);
-    const copyStat = statSync(join(dirname(fx.path), step));
 
-    // Attempts again, by hand and by the nightly sync: the same exit, no second copy.
+    // Attempts again, by hand and by the nightly sync: the same exit, still one copy (taken again in its place).
     for (const args of [['db', 'migrate'], ['sync']]) {
       const again = await bankdata(args);
       expect(again.code, again.stderr).toBe(6);
       expect(again.stderr).toContain(`migration ${last.tag} failed and was rolled back`);
       expect(copies()).toEqual([step]);
     }
-    expect(statSync(join(dirname(fx.path), step)).ino).toBe(copyStat.ino);
-    expect(statSync(join(dirname(fx.path), step)).mtimeMs).toBe(copyStat.mtimeMs);
 
     // Older copies from earlier steps, oldest first.
     const older = [0, 1, 2, 3].map((i) => {
@@ -93,24 +102,13 @@ describe('a migration that fails', () => {
       return name;
     });
 
-    // The cause removed, the step succeeds with the copy already taken.
+    // The cause removed, the step succeeds.
     const fixed = new Database(fx.path);
-    // What the newest migration creates, dropped (whatever it is: tables, indexes, triggers).
-    const created = readFileSync(join(MIGRATIONS_DIR, `${last.tag}.sql`), 'utf8').matchAll(
-      /^CREATE (?:UNIQUE )?(TABLE|INDEX|TRIGGER|VIEW) [`"]?(\w+)[`"]?/gm,
-    );
-    for (const [, kind, name] of [...created].reverse()) fixed.exec(`DROP ${kind} IF EXISTS ${name}`);
-    // And the columns it adds to tables that were there before it.
-    const added = readFileSync(join(MIGRATIONS_DIR, `${last.tag}.sql`), 'utf8').matchAll(
-      /^ALTER TABLE [`"]?(\w+)[`"]? ADD (?:COLUMN )?[`"]?(\w+)[`"]?/gm,
-    );
-    for (const [, table, column] of [...added].reverse()) fixed.exec(`ALTER TABLE ${table} DROP COLUMN ${column}`);
+    dropNewest(fixed);
     fixed.close();
     const done = await bankdata(['db', 'migrate']);
     expect(done.code, done.stderr).toBe(0);
-    expect(done.stderr).toContain(
-      `applied 1 migration(s) to ${fx.path}; backup in ${join(dirname(fx.path), step)} (taken by an earlier attempt)`,
-    );
+    expect(done.stderr).toContain(`applied 1 migration(s) to ${fx.path}; backup in ${join(dirname(fx.path), step)}\n`);
     expect(migrationRows()).toHaveLength(rowsBefore.length + 1);
     const kept = [step, ...older.slice(-(KEPT_MIGRATION_COPIES - 1))].sort();
     expect(copies()).toEqual(kept);
@@ -120,5 +118,54 @@ describe('a migration that fails', () => {
     const copy = new Database(join(dirname(fx.path), step), { readonly: true });
     expect(copy.prepare('SELECT count(*) AS n FROM __drizzle_migrations').get()).toEqual({ n: rowsBefore.length });
     copy.close();
+  });
+
+  it('the next attempt after one that failed copies the database again: a copy from before lacks what was written since', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'bankdata-migrate-again-'));
+    try {
+      const file = join(dir, 'bankdata.sqlite');
+      const consent = (id: string) =>
+        `INSERT INTO consents (consent_id, registered_at) VALUES ('${id}', '2026-03-01T00:00:00.000Z')`;
+      // A database of the version before, holding a consent, where the newest migration fails.
+      const older = createOlderSqliteDatabase(file);
+      older.exec(consent('11111111-1111-4111-8111-111111111111'));
+      for (const statement of readFileSync(join(MIGRATIONS_DIR, `${last.tag}.sql`), 'utf8').split(
+        '--> statement-breakpoint',
+      ))
+        older.exec(statement);
+      older.close();
+      const migrate = () => runCliInProcess(['--db', file, 'db', 'migrate'], { cwd: dir });
+      const step = join(dir, `${basename(file)}.before-migrate-${previous.tag}-to-${last.tag}.sqlite`);
+
+      const first = await migrate();
+      expect(first.code, first.stderr).toBe(6);
+      expect(copiesOf(file)).toEqual([basename(step)]);
+
+      // Written after that attempt (an older version's sync goes on), then the cause removed.
+      const later = new Database(file);
+      later.exec(consent('22222222-2222-4222-8222-222222222222'));
+      dropNewest(later);
+      later.close();
+
+      const done = await migrate();
+      expect(done.code, done.stderr).toBe(0);
+      expect(copiesOf(file)).toEqual([basename(step)]);
+      // The copy is the database just before the step: every consent, the migration not yet applied.
+      const copy = new Database(step, { readonly: true });
+      try {
+        expect(copy.prepare('SELECT consent_id FROM consents ORDER BY consent_id').all()).toEqual([
+          { consent_id: '11111111-1111-4111-8111-111111111111' },
+          { consent_id: '22222222-2222-4222-8222-222222222222' },
+        ]);
+        expect(copy.prepare('SELECT count(*) AS n FROM __drizzle_migrations').get()).toEqual({
+          n: journal.length - 1,
+        });
+      } finally {
+        copy.close();
+      }
+      expect(done.stderr).toContain(`applied 1 migration(s) to ${file}; backup in ${step}\n`);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -97,45 +97,59 @@ function checkCopy(from: string, temp: string): void {
     throw new DatabaseError(from, `is damaged (quick_check: ${first}); no backup was written`, DAMAGED_HINT);
 }
 
-/** Copies the database at `source` to `target` (a new file, 0600); resolves to the target's path. */
-export async function backupDatabase(source: string, target: string): Promise<string> {
+/**
+ * Copies the database at `source` to `target` (a new file, 0600); resolves to the target's path.
+ * With `replace` (the copy before a migration, this program's own file), a file already at
+ * `target` is replaced once the new copy is whole and checked, and kept when the copy fails.
+ */
+export async function backupDatabase(
+  source: string,
+  target: string,
+  options: { replace?: boolean } = {},
+): Promise<string> {
   const from = resolve(source);
   const to = resolve(target);
   if (from === to) throw new LocalFileError(to, 'is the database itself; name another file');
-  if (existsSync(to)) throw new LocalFileError(to, 'already exists; a backup never replaces a file');
+  if (!options.replace && existsSync(to))
+    throw new LocalFileError(to, 'already exists; a backup never replaces a file');
   const opened = openDatabase(from, { readOnly: true, allowPending: true });
   try {
     // Built under a temp name, checked, and linked into place when whole (src/fs/atomic-file.ts
-    // buildNewFile): a full disk or a damaged database leaves nothing under FILE.
-    await buildNewFile(to, async (temp) => {
-      // Created here with 0600 so the copy is as private as the database.
-      try {
-        closeSync(openSync(temp, 'wx', 0o600));
-      } catch (error) {
-        throw toLocalFileError(to, error);
-      }
-      // One snapshot for the whole copy: a read transaction held across the backup's steps (100
-      // pages each, the event loop free between them, so Ctrl-C still stops a long copy). Without
-      // it each step read the database afresh, and SQLite starts an online backup again from page
-      // 1 whenever another connection has written the source between two steps: under a sync
-      // committing every few steps, a large database's copy never finished. In WAL mode a reader
-      // never blocks a writer: a sync keeps committing while the copy is taken.
-      try {
-        opened.sqlite.exec('BEGIN');
-        opened.sqlite.prepare('SELECT count(*) FROM sqlite_master').get();
-      } catch (error) {
-        throw toDatabaseError(from, error);
-      }
-      try {
-        await opened.sqlite.backup(temp);
-      } catch (error) {
-        throw backupError(from, to, error);
-      } finally {
-        if (opened.sqlite.inTransaction) opened.sqlite.exec('ROLLBACK');
-      }
-      checkCopy(from, temp);
-      return { keep: true, value: undefined };
-    });
+    // buildNewFile; renamed over the file with `replace`): a full disk or a damaged database
+    // leaves nothing under FILE, or what was there before.
+    await buildNewFile(
+      to,
+      async (temp) => {
+        // Created here with 0600 so the copy is as private as the database.
+        try {
+          closeSync(openSync(temp, 'wx', 0o600));
+        } catch (error) {
+          throw toLocalFileError(to, error);
+        }
+        // One snapshot for the whole copy: a read transaction held across the backup's steps (100
+        // pages each, the event loop free between them, so Ctrl-C still stops a long copy). Without
+        // it each step read the database afresh, and SQLite starts an online backup again from page
+        // 1 whenever another connection has written the source between two steps: under a sync
+        // committing every few steps, a large database's copy never finished. In WAL mode a reader
+        // never blocks a writer: a sync keeps committing while the copy is taken.
+        try {
+          opened.sqlite.exec('BEGIN');
+          opened.sqlite.prepare('SELECT count(*) FROM sqlite_master').get();
+        } catch (error) {
+          throw toDatabaseError(from, error);
+        }
+        try {
+          await opened.sqlite.backup(temp);
+        } catch (error) {
+          throw backupError(from, to, error);
+        } finally {
+          if (opened.sqlite.inTransaction) opened.sqlite.exec('ROLLBACK');
+        }
+        checkCopy(from, temp);
+        return { keep: true, value: undefined };
+      },
+      options,
+    );
     return to;
   } finally {
     opened.sqlite.close();
@@ -147,8 +161,6 @@ export interface MigrateResult {
   applied: number;
   /** Where the copy before the migration is; null when nothing needed one (current, or no data yet). */
   backup: string | null;
-  /** True when that copy was there already, from an earlier attempt at the same step. */
-  reused: boolean;
   /** Older pre-migration copies removed (only the newest KEPT_MIGRATION_COPIES are kept). */
   removed: string[];
 }
@@ -183,15 +195,17 @@ export function pruneMigrationCopies(database: string, keep = KEPT_MIGRATION_COP
 
 /**
  * Applies pending migrations to the database at `path`, after an online backup when it
- * already holds migrated data. The copy is taken once per step: an attempt that fails (the
- * migration is rolled back) leaves the copy, and the next attempt at the same step uses it
- * instead of copying again. After a migration that succeeds, only the newest
- * KEPT_MIGRATION_COPIES copies beside the database are kept (a copy named with `backupTo` is
- * the user's and is never counted or removed). A missing database is left missing.
+ * already holds migrated data. One copy is kept per step: an attempt that fails (the migration
+ * is rolled back) leaves its copy, and the next attempt at the same step copies the database
+ * again and replaces it once the new copy is whole (the database may have changed in between:
+ * a sync of an older version, or one that held it busy; a copy from before would lack what it
+ * wrote). After a migration that succeeds, only the newest KEPT_MIGRATION_COPIES copies beside
+ * the database are kept (a copy named with `backupTo` is the user's and is never counted or
+ * removed). A missing database is left missing.
  */
 export async function migrateWithBackup(path: string, options: { backupTo?: string } = {}): Promise<MigrateResult> {
   const file = resolve(path);
-  if (!existsSync(file)) return { applied: 0, backup: null, reused: false, removed: [] };
+  if (!existsSync(file)) return { applied: 0, backup: null, removed: [] };
   const state = (() => {
     const probe = openDatabase(file, { readOnly: true, allowPending: true });
     try {
@@ -200,16 +214,16 @@ export async function migrateWithBackup(path: string, options: { backupTo?: stri
       probe.sqlite.close();
     }
   })();
-  if (state.pending.length === 0) return { applied: 0, backup: null, reused: false, removed: [] };
+  if (state.pending.length === 0) return { applied: 0, backup: null, removed: [] };
   let backup: string | null = null;
-  let reused = false;
   if (state.applied > 0) {
     const step = stepBackupPath(file, state.current?.tag ?? 'unknown', state.newest.tag);
-    if (options.backupTo === undefined && existsSync(step)) {
-      // Written whole or not at all (backupDatabase): a copy of this same step from an attempt that failed.
-      backup = step;
-      reused = true;
-    } else backup = await backupDatabase(file, options.backupTo ?? step);
+    // Never the copy of an earlier attempt as it is: the database may hold more since. A fresh
+    // copy replaces it only when whole and checked (backupDatabase), so one copy per step is kept.
+    backup =
+      options.backupTo === undefined
+        ? await backupDatabase(file, step, { replace: true })
+        : await backupDatabase(file, options.backupTo);
   }
   try {
     openDatabase(file, { migrate: 'apply' }).sqlite.close();
@@ -219,10 +233,10 @@ export async function migrateWithBackup(path: string, options: { backupTo?: stri
       throw new DatabaseError(
         file,
         mapped.message.replace(`database ${file}: `, ''),
-        `${mapped.hint ?? 'nothing was applied'}; the copy taken before is ${backup} (kept: the next attempt uses it)`,
+        `${mapped.hint ?? 'nothing was applied'}; the copy taken before is ${backup} (kept until the next attempt copies the database again)`,
       );
     throw mapped;
   }
   const removed = options.backupTo === undefined ? pruneMigrationCopies(file) : [];
-  return { applied: state.pending.length, backup, reused, removed };
+  return { applied: state.pending.length, backup, removed };
 }
