@@ -150,7 +150,8 @@ async function sqliteToPostgres(
     throw error;
   });
   try {
-    // A target holding any row is refused inside the copy's transaction (copy-tables.ts).
+    // A target holding any row was refused before it was migrated (connect), and is again inside
+    // the copy's transaction (copy-tables.ts).
     return await copySqliteToPostgres(source.sqlite, target.pool, {
       dataDir: dataDir ?? dirname(resolve(file)),
       onRefused,
@@ -233,13 +234,26 @@ async function refuseForeign(pool: pg.Pool, url: string): Promise<void> {
     );
 }
 
+/**
+ * A copy's target judged before anything is migrated into it: another application's tables
+ * (refuseForeign), then any row of bankdata's (refuseHeld, src/store/pg/copy-tables.ts). An older
+ * bankdata database holding data was migrated first and refused after, leaving it at a schema
+ * the older version's workers refuse. The copy's transaction checks for rows again (a writer
+ * may come between).
+ */
+async function refuseBeforeMigrating(pool: pg.Pool, url: string): Promise<void> {
+  await refuseForeign(pool, url);
+  const { refuseHeld } = await import('../store/pg/copy-tables');
+  await refuseHeld(pool, redactPostgresUrl(url));
+}
+
 async function connect(url: string, options: { readOnly?: boolean; copyInto?: boolean } = {}) {
   checkPostgresUrl(url);
   try {
     return await openPostgres(url, {
       max: 2,
       readOnly: options.readOnly ?? false,
-      ...(options.copyInto ? { beforeMigrate: (pool: pg.Pool) => refuseForeign(pool, url) } : {}),
+      ...(options.copyInto ? { beforeMigrate: (pool: pg.Pool) => refuseBeforeMigrating(pool, url) } : {}),
     });
   } catch (error) {
     const why = describeUnusablePostgres(error, url);

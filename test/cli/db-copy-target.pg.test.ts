@@ -3,14 +3,19 @@
  * target holding any row of bankdata's tables is refused (exit 2) inside the copy's transaction,
  * and one holding another application's tables is refused before anything is created in it. It
  * merged into a target that held a payment but no consent, failed as an internal error (exit 70)
- * on one where `bankdata meta` had run, and created its tables beside another application's.
+ * on one where `bankdata meta` had run, and created its tables beside another application's. A
+ * target an older bankdata made and that holds data is refused before it is migrated: it was
+ * migrated first and refused after, and the older version's workers then refused it (found by
+ * review).
  */
 import pg from 'pg';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { Payment } from '@bankdata/core/payment-schemas';
 import { openDatabaseStore } from '../../src/store';
+import { readJournal } from '../../src/store/migration-versions';
+import { PG_MIGRATIONS_DIR } from '../../src/store/pg/open';
 import { createFixtureStore, type FixtureStore } from '../export/fixture-store';
-import { createTestDatabase, describePostgres } from '../support/postgres';
+import { createOlderTestDatabase, createTestDatabase, describePostgres } from '../support/postgres';
 import { runCliInProcess } from './cli-process';
 
 describePostgres('db copy into a PostgreSQL database that already holds data', () => {
@@ -67,6 +72,32 @@ describePostgres('db copy into a PostgreSQL database that already holds data', (
     const copy = await copyInto(url);
     expect(copy.code, copy.stderr).toBe(2);
     expect(copy.stderr).toContain('already holds data (table bank_meta)');
+  });
+
+  it('refuses an older bankdata database that holds a consent before migrating it: its migrations and columns as they were', async () => {
+    const url = await createOlderTestDatabase(readJournal(PG_MIGRATIONS_DIR).length - 1);
+    await rowsOf(
+      url,
+      `INSERT INTO consents (consent_id, registered_at) VALUES ('11111111-1111-4111-8111-111111111111', '2026-03-01T00:00:00.000Z')`,
+    );
+    const schema = () =>
+      rowsOf(
+        url,
+        `SELECT table_name, column_name FROM information_schema.columns
+         WHERE table_schema = current_schema() ORDER BY table_name, column_name`,
+      );
+    const migrations = () => rowsOf(url, 'SELECT count(*)::int AS n FROM drizzle.__drizzle_migrations');
+    const [columnsBefore, migrationsBefore] = [await schema(), await migrations()];
+
+    const copy = await copyInto(url);
+    expect(copy.code, copy.stderr).toBe(2);
+    expect(copy.stderr).toContain('already holds data (table consents)');
+    // Not migrated: an older bankdata's workers still use it.
+    expect(await migrations()).toEqual(migrationsBefore);
+    expect(await schema()).toEqual(columnsBefore);
+    expect(await rowsOf(url, 'SELECT consent_id FROM consents')).toEqual([
+      { consent_id: '11111111-1111-4111-8111-111111111111' },
+    ]);
   });
 
   it("refuses another application's database before creating anything in it", async () => {

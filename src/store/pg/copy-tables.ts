@@ -201,10 +201,12 @@ export async function copySqliteToPostgres(
  * Refuses a target one of whose tables holds a row (exit 2): a copy goes into an empty database,
  * never merged into another's rows (a database where `bankdata meta` or a payment was already
  * stored has no consent, and was merged into, or refused as an internal error). Checked in the
- * copy's own transaction, so every caller passes it. `change_log_identity` holds its one row in
- * every new database (its migration makes the log's id): not data.
+ * copy's own transaction, so every caller passes it; `db copy` checks it before the target is
+ * migrated too (src/cli/db-copy.ts), so that an older bankdata's database holding data is refused
+ * as it is, not migrated first (the older version's workers would then refuse it). `change_log_identity`
+ * holds its one row in every new database (its migration makes the log's id): not data.
  */
-async function refuseHeld(client: pg.PoolClient, location: string): Promise<void> {
+export async function refuseHeld(client: pg.Pool | pg.PoolClient, location: string): Promise<void> {
   const tables = await client.query<{ name: string }>(
     `SELECT table_name AS name FROM information_schema.tables
      WHERE table_schema = current_schema() AND table_type = 'BASE TABLE' ORDER BY table_name`,
