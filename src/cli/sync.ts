@@ -51,9 +51,6 @@ export function registerSyncCommand(program: Command): void {
       // arguments touches nothing.
       const { consentIds } = parseFlags(flags);
       const ctx = createCliContext(globalsOf(command));
-      // A SQLite file that does not exist has no consent to sync: said so (exit 2), not made empty.
-      if (!flags.dryRun && !isPostgresUrl(ctx.config.db) && !existsSync(ctx.config.db))
-        await refuseNothingToSync(consentIds, { registered: async () => false, any: async () => false });
       if (workers > 1) {
         if (!isPostgresUrl(ctx.config.db)) {
           throw new UsageError(
@@ -65,6 +62,9 @@ export function registerSyncCommand(program: Command): void {
         process.exitCode = await runWorkers(workers, flags.json ?? false);
         return;
       }
+      // A SQLite file that does not exist has no consent to sync: said so (exit 2), not made empty.
+      if (!flags.dryRun && !isPostgresUrl(ctx.config.db) && !existsSync(ctx.config.db))
+        await refuseNothingToSync(consentIds, { registered: async () => false, any: async () => false });
       try {
         // An older SQLite database is migrated by sync itself, after an online backup (every row
         // kept); PostgreSQL migrates on open, under an advisory lock (src/store/pg/open.ts).
