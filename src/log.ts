@@ -28,6 +28,12 @@ export interface Logger {
    * no word before the message in text. Not a level of its own to choose.
    */
   notice(msg: string, fields?: Record<string, unknown>): void;
+  /**
+   * A line the user must see for the command to go on (the URL a customer opens while
+   * `consents create --json` waits): written whatever the level, `-q` and `silent` included, as
+   * the final error is; level `prompt` in JSON, no word before the message in text.
+   */
+  prompt(msg: string, fields?: Record<string, unknown>): void;
   warn(msg: string, fields?: Record<string, unknown>): void;
   error(msg: string, fields?: Record<string, unknown>): void;
   child(fields: Record<string, unknown>): Logger;
@@ -45,15 +51,19 @@ export interface LoggerOptions {
   fields?: Record<string, unknown>;
 }
 
-/** What a record is: a level, or a notice (written as a warning is, README "Output"). */
-type RecordLevel = Exclude<LogLevel, 'silent'> | 'notice';
-const RANK: Record<RecordLevel, number> = { ...ORDER, notice: ORDER.warn };
+/**
+ * What a record is: a level, a notice (written as a warning is, README "Output"), or a prompt
+ * (written whatever the level).
+ */
+type RecordLevel = Exclude<LogLevel, 'silent'> | 'notice' | 'prompt';
+const RANK: Record<RecordLevel, number> = { ...ORDER, notice: ORDER.warn, prompt: ORDER.silent + 1 };
 
 /** The word a text line puts before the message, by level (an info line and a notice have none). */
 const TEXT_PREFIX: Record<RecordLevel, string> = {
   debug: 'debug: ',
   info: '',
   notice: '',
+  prompt: '',
   warn: 'warning: ',
   error: 'error: ',
 };
@@ -82,6 +92,7 @@ export function createLogger(options: LoggerOptions = {}): Logger {
     debug: (m, f) => emit('debug', m, f),
     info: (m, f) => emit('info', m, f),
     notice: (m, f) => emit('notice', m, f),
+    prompt: (m, f) => emit('prompt', m, f),
     warn: (m, f) => emit('warn', m, f),
     error: (m, f) => emit('error', m, f),
     child: (fields) => createLogger({ level, format, sink, fields: { ...base, ...fields } }),

@@ -1,7 +1,8 @@
 /**
  * `bankdata consents create --bank B --flow gateway|redirect|decoupled …`: checks the request
  * locally by the bank's rules (docs/bank-api.md §4.1) (exit 2 naming the rule and its code, nothing sent), creates it
- * with a stored idempotency key, prints the URL to open, polls until the consent settles, and
+ * with a stored idempotency key, prints the URL to open (on stderr, whatever the log level, with
+ * `--json`, whose stdout is the outcome's one document), polls until the consent settles, and
  * registers an authorised consent for sync. Rejected, GatewayTimeout or polling timed out: exit 1.
  */
 import { Option, type Command } from 'commander';
@@ -15,6 +16,7 @@ import {
   type CreatedInfo,
 } from '../sync/consent-create';
 import { ConsentInputError, type ConsentRequestInput } from '../sync/consent-request';
+import type { Logger } from '../log';
 import { createCliContext, globalsOf } from './command-context';
 import { CliError, ExitCode, UsageError } from './exit-codes';
 import { createSpinner } from './spinner';
@@ -90,7 +92,11 @@ export function registerConsentCreateCommand(consents: Command): void {
             redirectWhitelist: ctx.config.redirectWhitelist,
             baseUrl: credentials.baseUrl,
             logger: ctx.logger,
-            onCreated: (info) => out(describeCreated(info, input)),
+            onCreated: (info) => {
+              out(describeCreated(info, input));
+              // --no-wait --json: the document, URL included, follows at once.
+              if (flags.json && flags.wait) promptCreated(ctx.logger, info, input);
+            },
             onStatus: (status) => spinner.update(`waiting for the customer: ${status}`),
           },
           input,
@@ -144,6 +150,17 @@ function describeCreated(info: CreatedInfo, input: ConsentRequestInput): string 
   if (info.url) lines.push(`open this URL to authorise:`, `  ${info.url}`);
   else lines.push('the customer approves it in their banking app (decoupled flow)');
   return `${lines.join('\n')}\n`;
+}
+
+/**
+ * Under `--json`, while the command waits: stdout holds the one JSON document of the outcome, so
+ * what the customer must do goes to stderr. The URL to open is a prompt (written whatever the
+ * log level, a JSON record with `--log-format json`); the decoupled flow's note is a notice.
+ */
+function promptCreated(logger: Logger, info: CreatedInfo, input: ConsentRequestInput): void {
+  const fields = { consent_id: info.consentId, bank: input.bank, flow: input.flow };
+  if (info.url) logger.prompt(`open this URL to authorise: ${info.url}`, fields);
+  else logger.notice('the customer approves it in their banking app (decoupled flow)', fields);
 }
 
 function describeResult(result: CreateConsentResult): string {

@@ -11,7 +11,7 @@ import type { ConsentId } from '@bankdata/core/schemas';
 import type { RequestLogEntry, StartedEmulator } from '@bankdata/emulator';
 import { openStore } from '../../src/store';
 import { REDIRECT_URI, startTestEmulator } from '../api/emulator-helpers';
-import { runCliInProcess, spawnCli } from './cli-process';
+import { runCliInProcess, spawnCli, waitFor } from './cli-process';
 import { emulatorEnv } from '../fixtures/cli-env';
 import { requestHook } from '../fixtures/request-log';
 
@@ -174,6 +174,44 @@ describe('consents create / revoke, meta', () => {
       expect((await registered()).map((r) => r.id)).not.toContain(id);
     } finally {
       onRequest = () => {};
+    }
+  });
+
+  it('--json while waiting: the URL to open reaches stderr at once (even -q, a JSON record with --log-format json); stdout stays one document', async () => {
+    for (const logArgs of [[], ['-q', '--log-format', 'json']]) {
+      const run = spawnCli(['consents', 'create', '--bank', 'PNZ', '--flow', 'redirect', '--json', ...logArgs], {
+        env,
+      });
+      try {
+        // The customer's URL, while the command polls (before this fix: nothing until request_timeout).
+        const url = await waitFor(
+          () => /https?:\/\/\S+\/__emulator\/authorise\?cid=[0-9a-f-]+/.exec(run.stderr())?.[0],
+        );
+        if (logArgs.length > 0) {
+          const record = JSON.parse(run.stderr().split('\n')[0]!) as Record<string, unknown>;
+          expect(record).toMatchObject({ level: 'prompt', msg: `open this URL to authorise: ${url}` });
+        } else {
+          expect(run.stderr()).toContain(`bankdata: open this URL to authorise: ${url}`);
+        }
+        expect(run.stdout()).toBe('');
+        // The customer opens the page and approves it with its form.
+        const page = await (await fetch(url, { headers: { accept: 'text/html' } })).text();
+        const action = /<form method="post" action="([^"]+\/authorise)">/.exec(page)?.[1];
+        expect(action).toBeDefined();
+        const approved = await fetch(new URL(action!, url), {
+          method: 'POST',
+          headers: { 'content-type': 'application/x-www-form-urlencoded' },
+          body: '',
+          redirect: 'manual',
+        });
+        expect(approved.status).toBe(303);
+        expect(await run.exited).toBe(0);
+        const result = JSON.parse(run.stdout()) as { consentId: string; url: string; status: string };
+        expect(result).toMatchObject({ url, status: 'Authorised' });
+        expect((await registered()).map((r) => r.id)).toContain(result.consentId);
+      } finally {
+        if (run.child.exitCode === null && run.child.signalCode === null) process.kill(run.child.pid!);
+      }
     }
   });
 
