@@ -4,7 +4,7 @@
  * changed) and removed since the cursor, and the next cursor. `--prune` deletes what the log keeps
  * beyond `--keep-days`. Reads the database only (`--prune` writes it).
  */
-import type { Command } from 'commander';
+import { Option, type Command } from 'commander';
 import { MAX_CHANGE_LIMIT, type Change, type ChangePage } from '../store';
 import { createCliContext, globalsOf } from './command-context';
 import { withExamples } from './command-help';
@@ -37,7 +37,9 @@ export function registerChangesCommand(program: Command): void {
       `at most this many changes in the page (1 to ${MAX_CHANGE_LIMIT})`,
       String(DEFAULT_CHANGE_LIMIT),
     )
-    .option('--format <format>', `${FORMATS.join(' | ')} (default ndjson: one change a line, the cursor last)`)
+    .addOption(
+      new Option('--format <format>', 'default ndjson: one change a line, the cursor last').choices([...FORMATS]),
+    )
     .option('--json', 'the page as one JSON document (the same as --format json)')
     .option('--prune', 'delete the entries logged more than --keep-days ago (older cursors are then refused)')
     .option('--keep-days <days>', 'with --prune: the days of changes kept', String(DEFAULT_KEEP_DAYS))

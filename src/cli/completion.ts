@@ -4,8 +4,8 @@
  * so it follows the program as commands are added. The script is static: a TAB runs no node.
  *
  * Values come from commander's `.choices()` where a command declares them, else from VALUES
- * by the placeholder's name (`<dataset>`, `--format <format>`…). An option or argument without
- * known values falls back to file names. Install: docs/packaging.md "Shell completion".
+ * by command path and flag (`export <dataset>`, `export --format`…). An option or argument
+ * without known values falls back to file names. Install: docs/packaging.md "Shell completion".
  */
 import { type Argument, type Command, type Option } from 'commander';
 import { DATASETS, FORMATS, OFX_DIALECTS, STATUSES } from '../export';
@@ -18,16 +18,16 @@ import { notPaths } from './path-roles';
 
 export const SHELLS = ['bash', 'zsh', 'fish'] as const;
 
-/** Known values by placeholder name, for options and arguments that do not declare choices. */
-const VALUES: Record<string, readonly string[]> = {
-  dataset: DATASETS,
-  format: FORMATS,
-  status: STATUSES,
-  dialect: OFX_DIALECTS,
-  shell: SHELLS,
-  level: ['debug', 'info', 'warn', 'error', 'silent'],
-  profile: ['none', 'light', 'heavy'],
-  env: ['sandbox', 'production'],
+/**
+ * Known values of the options and arguments that declare no choices, by command path (as
+ * Node.path) and then by long flag or `<argument>`: each list is what that command's own check
+ * accepts (test/cli/completion-values.test.ts runs every value through it). Keyed by command, so
+ * no command inherits another's list by sharing a placeholder name; declared choices win.
+ */
+const VALUES: Record<string, Record<string, readonly string[]>> = {
+  export: { '<dataset>': DATASETS, '--format': FORMATS, '--status': STATUSES, '--ofx-dialect': OFX_DIALECTS },
+  emulator: { '--faults': ['none', 'light', 'heavy'], '--environment': ['sandbox', 'production'] },
+  completion: { '<shell>': SHELLS },
 };
 
 /** One command's completion data; `path` is its command names joined by '/', '' for the root. */
@@ -45,16 +45,12 @@ interface Node {
   argumentValues: (readonly string[] | null)[];
 }
 
-function placeholder(text: string): string {
-  return /[<[]([\w-]+)(?:\.\.\.)?[>\]]/.exec(text)?.[1] ?? '';
+function optionValues(option: Option, owner: string): readonly string[] | null {
+  return option.argChoices ?? VALUES[owner]?.[option.long ?? option.short ?? ''] ?? null;
 }
 
-function optionValues(option: Option): readonly string[] | null {
-  return option.argChoices ?? VALUES[placeholder(option.flags)] ?? null;
-}
-
-function argumentValues(argument: Argument): readonly string[] | null {
-  return argument.argChoices ?? VALUES[argument.name()] ?? null;
+function argumentValues(argument: Argument, owner: string): readonly string[] | null {
+  return argument.argChoices ?? VALUES[owner]?.[`<${argument.name()}>`] ?? null;
 }
 
 export function completionNodes(program: Command): Node[] {
@@ -71,10 +67,11 @@ export function completionNodes(program: Command): Node[] {
       options: [...options.flatMap(flags), '--help'],
       valued: options.filter((o) => o.required || o.optional).flatMap(flags),
       optionValues: new Map(),
-      argumentValues: command.registeredArguments.map(argumentValues),
+      argumentValues: command.registeredArguments.map((a) => argumentValues(a, path)),
     };
     for (const o of options) {
-      const values = optionValues(o);
+      // An inherited option is the root's (path '').
+      const values = optionValues(o, command.options.includes(o) ? path : '');
       if (values && (o.required || o.optional)) for (const f of flags(o)) node.optionValues.set(f, values);
     }
     nodes.push(node);

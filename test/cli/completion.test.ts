@@ -95,6 +95,8 @@ describe('bankdata completion bash', () => {
     expect(bashOffers(script, ['bankdata', 'export', 'transactions', '--format', ''])).toEqual([...FORMATS]);
     // bash splits --format=… at '=' (COMP_WORDBREAKS)
     expect(bashOffers(script, ['bankdata', 'export', 'transactions', '--format', '=', 'n'])).toEqual(['ndjson']);
+    // changes declares its own formats: the export list is not offered there.
+    expect(bashOffers(script, ['bankdata', 'changes', '--format', ''])).toEqual(['ndjson', 'json']);
     expect(bashOffers(script, ['bankdata', 'consents', 'create', '--flow', ''])).toEqual([
       'gateway',
       'redirect',
