@@ -10,7 +10,7 @@
 import { type Argument, type Command, type Option } from 'commander';
 import { DATASETS, FORMATS, OFX_DIALECTS, STATUSES } from '../export';
 import { UsageError } from './exit-codes';
-import { buildFullProgram } from './main';
+import { HELP_DESCRIPTION, buildFullProgram } from './main';
 import { printsOnStdout, readsNoConfig } from './command-needs';
 import { commandNamed } from './command-needs';
 import { withExamples } from './command-help';
@@ -55,9 +55,10 @@ function argumentValues(argument: Argument, owner: string): readonly string[] | 
 
 export function completionNodes(program: Command): Node[] {
   const nodes: Node[] = [];
-  const walk = (command: Command, path: string, inherited: readonly Option[]) => {
+  // namesOnly: the words of `help COMMAND [SUBCOMMAND]`, the command tree's names alone.
+  const walk = (command: Command, path: string, inherited: readonly Option[], namesOnly = false) => {
     // Program options are accepted after a sub-command too (commander's default).
-    const options = [...command.options, ...inherited];
+    const options = namesOnly ? [...inherited] : [...command.options, ...inherited];
     const flags = (o: Option) => [o.long, o.short].filter((f): f is string => f !== undefined);
     const node: Node = {
       path,
@@ -67,19 +68,34 @@ export function completionNodes(program: Command): Node[] {
       options: [...options.flatMap(flags), '--help'],
       valued: options.filter((o) => o.required || o.optional).flatMap(flags),
       optionValues: new Map(),
-      argumentValues: command.registeredArguments.map((a) => argumentValues(a, path)),
+      argumentValues: namesOnly ? [] : command.registeredArguments.map((a) => argumentValues(a, path)),
     };
     for (const o of options) {
       // An inherited option is the root's (path '').
-      const values = optionValues(o, command.options.includes(o) ? path : '');
+      const values = optionValues(o, command.options.includes(o) && !namesOnly ? path : '');
       if (values && (o.required || o.optional)) for (const f of flags(o)) node.optionValues.set(f, values);
     }
     nodes.push(node);
     // The root's --version belongs to the root alone.
     const passed = path === '' ? command.options.filter((o) => o.long !== '--version') : inherited;
-    for (const sub of command.commands) walk(sub, path === '' ? sub.name() : `${path}/${sub.name()}`, passed);
+    for (const sub of command.commands)
+      walk(sub, path === '' ? sub.name() : `${path}/${sub.name()}`, passed, namesOnly);
   };
   walk(program, '', []);
+  // `bankdata help COMMAND [SUBCOMMAND]` is a command of the first parse (src/cli/main.ts
+  // buildProgram), not of the full program: offered after the commands, as --help lists it, and
+  // followed by the names of the commands and their sub-commands.
+  const root = nodes[0];
+  if (root && !root.subcommands.includes('help')) {
+    root.subcommands.push('help');
+    root.subcommandDescriptions.set('help', HELP_DESCRIPTION);
+    walk(
+      program,
+      'help',
+      program.options.filter((o) => o.long !== '--version'),
+      true,
+    );
+  }
   return nodes;
 }
 

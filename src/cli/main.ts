@@ -221,6 +221,9 @@ function checkDeferredMandatory(action: Command): void {
   }
 }
 
+/** The `help` command's description, as commander describes its own (the completion shows it too). */
+export const HELP_DESCRIPTION = 'display help for command';
+
 /**
  * The program of the first parse: one stub per command, which takes any options and arguments,
  * loads its module and hands the whole argv to the real command; and the `help` command.
@@ -257,7 +260,7 @@ export function buildProgram(argv: readonly string[], format: ErrorFormat = erro
   const helpCommand = program
     .command('help')
     .argument('[command]')
-    .description('display help for command')
+    .description(HELP_DESCRIPTION)
     .helpOption(false)
     .allowUnknownOption()
     .allowExcessArguments()

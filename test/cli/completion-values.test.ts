@@ -75,9 +75,10 @@ interface Offered {
   choices: readonly string[] | undefined;
 }
 
-function commandAt(program: Command, path: string): Command {
-  let command = program;
-  for (const name of path === '' ? [] : path.split('/')) command = command.commands.find((c) => c.name() === name)!;
+/** The command at a node's path; none for `help …`, which offers command names and no values of its own. */
+function commandAt(program: Command, path: string): Command | undefined {
+  let command: Command | undefined = program;
+  for (const name of path === '' ? [] : path.split('/')) command = command?.commands.find((c) => c.name() === name);
   return command;
 }
 
@@ -93,7 +94,8 @@ async function offered(): Promise<Offered[]> {
       if (values) found.push({ key: `${words} ${option.long ?? option.short}`, values, choices: option.argChoices });
     }
     node.argumentValues.forEach((values, i) => {
-      const argument: Argument | undefined = command.registeredArguments[i];
+      const argument: Argument | undefined = command?.registeredArguments[i];
+      expect(argument, `${words} argument ${i}`).toBeDefined();
       if (values && argument)
         found.push({ key: `${words} <${argument.name()}>`, values, choices: argument.argChoices });
     });

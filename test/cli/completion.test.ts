@@ -66,6 +66,7 @@ const TOP = [
   'schedule',
   'db',
   'completion',
+  'help',
 ];
 
 describe('bankdata completion bash', () => {
@@ -79,6 +80,28 @@ describe('bankdata completion bash', () => {
   it('offers the commands, and those that start with the word', () => {
     expect(bashOffers(script, ['bankdata', ''])).toEqual(TOP);
     expect(bashOffers(script, ['bankdata', 'co'])).toEqual(['consents', 'completion']);
+  });
+
+  it('offers help (README: bankdata help COMMAND [SUBCOMMAND]), then the commands, then their sub-commands; each help page it leads to exits 0', async () => {
+    expect(bashOffers(script, ['bankdata', 'he'])).toEqual(['help']);
+    const commands = bashOffers(script, ['bankdata', 'help', '']);
+    expect(commands).toEqual(TOP.filter((c) => c !== 'help'));
+    expect(bashOffers(script, ['bankdata', '--db', 'x.sqlite', 'help', 'consents', ''])).toEqual([
+      'add',
+      'list',
+      'show',
+      'revoke',
+      'create',
+      'forget',
+    ]);
+    for (const words of [...commands.map((c) => [c]), ['consents', 'create'], ['db', 'copy']]) {
+      const run = await runCliInProcess(['help', ...words]);
+      // The page `bankdata WORDS --help` prints, whose usage line names the command.
+      expect({ code: run.code, usage: run.stdout.split('\n')[0] }, words.join(' ')).toEqual({
+        code: 0,
+        usage: expect.stringMatching(new RegExp(`^Usage: bankdata ${words.join(' ')} `)) as unknown,
+      });
+    }
   });
 
   it('offers the dataset names after export, with or without global options before', () => {
@@ -148,6 +171,8 @@ describe.skipIf(!hasZsh && !process.env.CI)(`bankdata completion zsh${hasZsh ? '
 
   it('offers the same: commands, datasets, option values, options; files where nothing is known', () => {
     expect(zshOffers(script, ['bankdata', ''])).toEqual(TOP);
+    expect(zshOffers(script, ['bankdata', 'he'])).toEqual(['help']);
+    expect(zshOffers(script, ['bankdata', 'help', 'cons'])).toEqual(['consents']);
     expect(zshOffers(script, ['bankdata', 'export', ''])).toEqual([...DATASETS]);
     expect(zshOffers(script, ['bankdata', 'export', 'accounts', '--format=n'])).toEqual(['--format=ndjson']);
     expect(zshOffers(script, ['bankdata', 'consents', 'create', '--flow', ''])).toEqual([
@@ -188,8 +213,9 @@ describe.skipIf(!hasFish && !process.env.CI)(`bankdata completion fish${hasFish 
     const globals = program.options.filter((o) => o.long !== '--version').map((o) => o.long!);
     const walk = (command: Command, path: string[]) => {
       const line = ['bankdata', ...path].join(' ');
-      if (command.commands.length > 0)
-        expect(fishOffers(script, `${line} `).sort(), line).toEqual(command.commands.map((c) => c.name()).sort());
+      // The root offers help too, which is no command of the full program (src/cli/main.ts buildProgram).
+      const names = [...command.commands.map((c) => c.name()), ...(path.length === 0 ? ['help'] : [])];
+      if (command.commands.length > 0) expect(fishOffers(script, `${line} `).sort(), line).toEqual(names.sort());
       const longs = [...command.options.map((o) => o.long!), ...(path.length > 0 ? globals : []), '--help'];
       expect(fishOffers(script, `${line} --`), line).toEqual(expect.arrayContaining(longs));
       for (const sub of command.commands) walk(sub, [...path, sub.name()]);
@@ -202,6 +228,16 @@ describe.skipIf(!hasFish && !process.env.CI)(`bankdata completion fish${hasFish 
     expect(fishOffers(script, 'bankdata export transactions --format ').sort()).toEqual([...FORMATS].sort());
     expect(fishOffers(script, 'bankdata consents create --flow ').sort()).toEqual(['decoupled', 'gateway', 'redirect']);
     expect(fishOffers(script, 'bankdata completion ').sort()).toEqual(['bash', 'fish', 'zsh']);
+    expect(fishOffers(script, 'bankdata he')).toEqual(['help']);
+    expect(fishOffers(script, 'bankdata help cons')).toEqual(['consents']);
+    expect(fishOffers(script, 'bankdata help consents ').sort()).toEqual([
+      'add',
+      'create',
+      'forget',
+      'list',
+      'revoke',
+      'show',
+    ]);
     expect(fishOffers(script, 'bankdata --data-dir sync export --f').sort()).toEqual(['--format', '--from']);
   });
 });
