@@ -1,5 +1,6 @@
 /**
- * `bankdata meta [--json] [--offline]`: GET /v1/meta (or, offline, the stored copy), stored, and shown per bank: flows with their
+ * `bankdata meta [--json] [--offline]`: GET /v1/meta (or, offline, the stored copy; none stored
+ * is said as such, `"stored": false`, never as no banks), stored, and shown per bank: flows with their
  * timeouts, decoupled identifiers, resources, statement file types, history and permissions; and the
  * pacing stored per bank API and client (pacing.ts).
  */
@@ -16,7 +17,10 @@ export function registerMetaCommand(program: Command): void {
   program
     .command('meta')
     .description("fetch and show each bank's features (GET /v1/meta)")
-    .option('--json', 'print the meta response and the stored pacing as JSON: {"banks": […], "pacing": […]}')
+    .option(
+      '--json',
+      'print the meta response and the stored pacing as JSON: {"banks": […], "pacing": […]} (--offline: and "stored")',
+    )
     .option('--offline', 'show what the last fetch stored; no request, the database opened read-only')
     .action(async (flags: { json?: boolean; offline?: boolean }, command: Command) => {
       const ctx = createCliContext(globalsOf(command));
@@ -38,10 +42,14 @@ export function registerMetaCommand(program: Command): void {
           for (const bank of meta) await store.meta.save(bank);
           pacing = await store.pacing.list();
         }
+        // Offline with no bank's meta stored: no fetch stored any, which says nothing of the banks.
+        const stored = meta.length > 0;
+        const json = { banks: meta, pacing: pacingJson(pacing), ...(flags.offline ? { stored } : {}) };
+        const banks = flags.offline && !stored ? NO_STORED_META : formatMeta(meta);
         process.stdout.write(
           flags.json
-            ? `${JSON.stringify({ banks: meta, pacing: pacingJson(pacing) }, null, 2)}\n`
-            : `${formatMeta(meta)}\npacing stored (bankdata pacing reset forgets it):\n${formatPacing(pacing)}`,
+            ? `${JSON.stringify(json, null, 2)}\n`
+            : `${banks}\npacing stored (bankdata pacing reset forgets it):\n${formatPacing(pacing)}`,
         );
         process.exitCode = ExitCode.Ok;
       } finally {
@@ -54,6 +62,9 @@ export function registerMetaCommand(program: Command): void {
     { line: 'bankdata meta --offline --json', says: 'what the last fetch stored, as JSON' },
   ]);
 }
+
+/** `meta --offline` when no fetch stored any bank's meta (not that the organisation has no banks). */
+export const NO_STORED_META = 'no meta stored yet: bankdata meta fetches it (GET /v1/meta) and stores it\n';
 
 function flowCell(flow: { enabled: boolean; request_timeout?: string | undefined }): string {
   return flow.enabled ? `yes ${flow.request_timeout ?? ''}`.trim() : 'no';

@@ -232,5 +232,11 @@ describe('consents create / revoke, meta', () => {
     expect(table.stdout).toContain('PNZ   yes PT10M');
     const json = await runCliInProcess(['meta', '--json'], { env });
     expect((JSON.parse(json.stdout) as { banks: { name: string }[] }).banks.map((b) => b.name)).toEqual(['PNZ']);
+    // What the fetch stored, offline: the same banks, marked stored.
+    const offline = JSON.parse((await runCliInProcess(['meta', '--offline', '--json'], { env })).stdout) as {
+      banks: { name: string }[];
+      stored: boolean;
+    };
+    expect([offline.banks.map((b) => b.name), offline.stored]).toEqual([['PNZ'], true]);
   });
 });
