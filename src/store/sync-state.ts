@@ -15,10 +15,17 @@ import { toStoredInstant, toStoredInstantOrNull, type Instant } from './time';
 /**
  * What a sync_state row's watermark is of: the transactions read up to it; the instant from which
  * every window of the last complete read of an ended consent's transactions was fetched
- * (`transactions_read`, src/sync/transactions.ts `endedAndSettled`); the last listing of an
- * account's statements; the last listing of their whole list (src/sync/statements-due.ts).
+ * (`transactions_read`, src/sync/transactions.ts `endedAndSettled`); the floor the reads of the
+ * account's transactions reached (`transactions_floor`: an earlier floor is read back to, src/sync/windows.ts
+ * `SyncRange.backfill`); the last listing of an account's statements; the last listing of their
+ * whole list (src/sync/statements-due.ts).
  */
-export type SyncResource = 'transactions' | 'transactions_read' | 'statements' | 'statements_whole';
+export type SyncResource =
+  | 'transactions'
+  | 'transactions_read'
+  | 'transactions_floor'
+  | 'statements'
+  | 'statements_whole';
 
 export interface WatermarkKey {
   bank: BankName;

@@ -17,7 +17,7 @@ import { DEFAULT_STATEMENT_SAFETY_DAYS, listsWhole, statementListing } from './s
 import { consentsToSync } from './run';
 import { endedAndSettled, transactionRange, type RangeContext } from './transactions';
 import { describeError } from './unit-outcome';
-import { planWindows } from './windows';
+import { planWindows, readRanges } from './windows';
 import { systemClock, type Clock } from '@bankdata/core/clock';
 
 export interface DryRunConsent {
@@ -109,15 +109,17 @@ export async function planDryRun(options: {
               endDateTime: consent.end_date_time ?? null,
             };
             const range = await transactionRange(ctx, dated, step.bank, accountId);
-            // An ended consent read to its end and settled is read no more (as the run decides it).
-            if (range && (await endedAndSettled(ctx, { bank, consentId, accountId }, dated, range))) break;
+            if (!range) break;
+            // An ended consent read to its end and settled is read no more, but for a floor moved
+            // earlier (as the run decides it: the backfill, then the usual read).
+            const settled = await endedAndSettled(ctx, { bank, consentId, accountId }, dated, range);
             const days = (await store.syncState.getWindowDays(bank)) ?? options.settings.windowDays;
-            for (const w of range
-              ? planWindows({ start: range.start, ceiling: range.ceiling, windowDays: days })
-              : []) {
-              entry.requests.push(
-                `GET ${path}/transactions?${q}&fromBookingDateTime=${iso(w.from)}&toBookingDateTime=${iso(w.to)}`,
-              );
+            for (const read of readRanges(range, settled)) {
+              for (const w of planWindows({ start: read.from, ceiling: read.to, windowDays: days })) {
+                entry.requests.push(
+                  `GET ${path}/transactions?${q}&fromBookingDateTime=${iso(w.from)}&toBookingDateTime=${iso(w.to)}`,
+                );
+              }
             }
             break;
           }

@@ -4,7 +4,8 @@
  * BDT263 halves a window, down to one NZ day; each window commits its rows, its vanished
  * pending rows and the watermark in one SQLite transaction. A read of an ended consent that
  * reached its end with every window committed is recorded (`transactions_read`): it decides when
- * the consent is read no more (`endedAndSettled`).
+ * the consent is read no more (`endedAndSettled`). The floor the reads reached is recorded
+ * (`transactions_floor`): a floor that moved earlier since is read back to (`SyncRange.backfill`).
  */
 import { DateTime } from 'luxon';
 import { SplitNeededError } from '../api';
@@ -23,11 +24,13 @@ import {
   chooseWindowDays,
   lookbackDaysFor,
   isLastWindow,
+  readRanges,
   splitWindow,
   syncRange,
   takeWindow,
   windowSpanDays,
   type DateWindow,
+  type SyncRange,
 } from './windows';
 
 export interface AccountRef {
@@ -36,19 +39,33 @@ export interface AccountRef {
   bank: BankMeta['name'];
 }
 
-/** The range this run would fetch for an account, or null (nothing to fetch). */
 export type RangeContext = Pick<SyncContext, 'store' | 'client' | 'settings' | 'now' | 'since' | 'full'>;
 
+/** An account's range for this run, with what transactionRange read to make it. */
+export interface AccountRange extends SyncRange {
+  /** The floor recorded as reached (sync_state `transactions_floor`), or null. */
+  readonly floorReached: DateTime | null;
+  /** True when the account was read through this consent before (a watermark is stored). */
+  readonly readBefore: boolean;
+}
+
+/** The range this run would fetch for an account, or null (nothing to fetch). */
 export async function transactionRange(
   ctx: RangeContext,
   consent: ConsentRecord,
   bank: BankMeta,
   accountId: AccountId,
-) {
+): Promise<AccountRange | null> {
   const key = { bank: bank.name, accountId };
   if (!consent.startDateTime) return null;
   const now = bankNow(ctx);
   const watermark = await ctx.store.syncState.getWatermark({ ...key, consentId: consent.consentId });
+  const reached = await ctx.store.syncState.getWatermark({
+    ...key,
+    consentId: consent.consentId,
+    resource: 'transactions_floor',
+  });
+  const floorReached = reached === null ? null : DateTime.fromISO(reached, { zone: 'utc' });
   // A later run's look-back, sized so that one page holds the account's night where one page can.
   let lookbackDays = ctx.settings.lookbackDays;
   if (watermark !== null && !ctx.full) {
@@ -81,12 +98,14 @@ export async function transactionRange(
     lookbackDays,
     since: ctx.since,
     full: ctx.full,
+    floorReached,
   };
   // The open pending rows this consent can read again: within its range, of its filter.
   const bounds = syncRange(input);
   if (bounds === null) return null;
   const oldestOpenPending = await ctx.store.syncState.oldestOpenPending(key, pendingReach(consent, bounds));
-  return syncRange({ ...input, oldestOpenPending });
+  const range = syncRange({ ...input, oldestOpenPending });
+  return range === null ? null : { ...range, floorReached, readBefore: watermark !== null };
 }
 
 /** The pending rows a consent's fetches can return again: between its range's floor and ceiling, of its filter. */
@@ -110,14 +129,19 @@ export async function syncTransactions(
   const readFrom = bankNow(ctx);
   const range = await transactionRange(ctx, consent, bank, ref.accountId);
   if (!range) return;
-  if (await endedAndSettled(ctx, ref, consent, range)) {
+  const key = { bank: ref.bank, accountId: ref.accountId, consentId: ref.consentId };
+  // A database from before `transactions_floor`: the floor its first read reached is not known;
+  // this run's is taken (reads since covered it), so a floor that moves earlier from now on is read.
+  if (range.floorReached === null && range.readBefore) await recordFloorReached(ctx, key, range.floor);
+  const settled = await endedAndSettled(ctx, ref, consent, range);
+  const reads = readRanges(range, settled);
+  if (reads.length === 0) {
     ctx.logger.debug('transactions not read: the consent window ended and its rows had time to settle', {
       account_id: ref.accountId,
     });
     return;
   }
   const learning = await windowLearning(ctx, ref.bank);
-  const key = { bank: ref.bank, accountId: ref.accountId, consentId: ref.consentId };
   const me = `${ref.consentId}|${ref.accountId}`;
   // refusedPerDay: 1 / the fewest NZ days of a window the bank refused for this account; that
   // window held more rows than the bank's limit, so the account is at least that dense.
@@ -140,105 +164,139 @@ export async function syncTransactions(
       maxDays: ctx.settings.windowDays,
       pageSize: ctx.settings.pageSize ?? BANK_PAGE_SIZE,
     });
-  const queue: DateWindow[] = [];
   const refused: { window: DateWindow; rows: number; covered: number; counted: boolean }[] = [];
-  let cursor = range.start;
-  let planned = false; // true once the last window up to the ceiling has been taken
-  // The watermark advances only over an unbroken run of committed windows: after a failed
-  // window the rest still lands, but the next run starts again before the gap.
-  let contiguous = true;
+  // The usual read (up to the ceiling) took and committed every window.
+  let complete = false;
+  // The end of the unbroken run of windows committed from the floor: the floor is reached once it
+  // passes the floor reached before (or on a first read, once any window from the floor committed).
+  let floorReadTo: DateTime | null = null;
 
   try {
-    while (queue.length > 0 || !planned) {
-      if (ctx.stopping()) break;
-      let window: DateWindow;
-      const queued = queue.shift();
-      if (queued !== undefined) {
-        // A half of a refused window is sized again with what is known now (the bank's limit may
-        // have been learned since the split): a half still too large is cut before it is asked.
-        window = takeWindow({
-          from: queued.from,
-          ceiling: queued.to,
-          windowDays: windowDaysFor(windowSpanDays(queued)),
-        });
-        if (!isLastWindow(window, queued.to)) queue.unshift({ from: window.to, to: queued.to });
-      } else {
-        const remainingDays = windowSpanDays({ from: cursor, to: range.ceiling });
-        let windowDays = windowDaysFor(remainingDays);
-        // While the bank's limit is unknown, one account at a time asks a window that may be over
-        // it; the others wait for what its refusal teaches instead of each being refused. The
-        // window is judged by the days it will span (a nightly's few, not `windowDays`' 3,650).
-        while (learning.mayExceed(rowsPerDay(), Math.min(windowDays, remainingDays)) && !(await learning.turn(me)))
-          windowDays = windowDaysFor(remainingDays);
-        window = takeWindow({ from: cursor, ceiling: range.ceiling, windowDays });
-        cursor = window.to;
-        planned = isLastWindow(window, range.ceiling);
-      }
-      const unit = `transactions ${ref.accountId} ${iso(window.from)}..${iso(window.to)}`;
-      const outcome = await runUnit(ctx, ref.consentId, unit, 'transactions', async () => {
-        try {
-          return await fetchAndCommit(ctx, ref, window, creditDebitFilter, contiguous);
-        } catch (error) {
-          if (error instanceof SplitNeededError) return { split: true as const, error };
-          throw error;
+    for (const read of reads) {
+      const queue: DateWindow[] = [];
+      let cursor = read.from;
+      let planned = false; // true once the last window up to the read's end has been taken
+      // The watermark advances only over an unbroken run of committed windows of the usual read:
+      // after a failed window the rest still lands, but the next run starts again before the gap.
+      // A backfill's windows leave the watermark as it is (they lie before it).
+      let contiguous = true;
+      const fromFloor = read.from.toMillis() === range.floor.toMillis();
+      while (queue.length > 0 || !planned) {
+        if (ctx.stopping()) break;
+        let window: DateWindow;
+        const queued = queue.shift();
+        if (queued !== undefined) {
+          // A half of a refused window is sized again with what is known now (the bank's limit may
+          // have been learned since the split): a half still too large is cut before it is asked.
+          window = takeWindow({
+            from: queued.from,
+            ceiling: queued.to,
+            windowDays: windowDaysFor(windowSpanDays(queued)),
+          });
+          if (!isLastWindow(window, queued.to)) queue.unshift({ from: window.to, to: queued.to });
+        } else {
+          const remainingDays = windowSpanDays({ from: cursor, to: read.to });
+          let windowDays = windowDaysFor(remainingDays);
+          // While the bank's limit is unknown, one account at a time asks a window that may be over
+          // it; the others wait for what its refusal teaches instead of each being refused. The
+          // window is judged by the days it will span (a nightly's few, not `windowDays`' 3,650).
+          while (learning.mayExceed(rowsPerDay(), Math.min(windowDays, remainingDays)) && !(await learning.turn(me)))
+            windowDays = windowDaysFor(remainingDays);
+          window = takeWindow({ from: cursor, ceiling: read.to, windowDays });
+          cursor = window.to;
+          planned = isLastWindow(window, read.to);
         }
-      });
-      if (!outcome.ok) {
-        contiguous = false;
-        continue;
-      }
-      if ('split' in outcome.value) {
-        // BDT263: halve on an NZ midnight; a single NZ day still refused is a failed unit.
-        const halves = splitWindow(window);
-        if (!halves) {
-          recordFailure(ctx, ref.consentId, unit, outcome.value.error);
+        const unit = `transactions ${ref.accountId} ${iso(window.from)}..${iso(window.to)}`;
+        const outcome = await runUnit(ctx, ref.consentId, unit, 'transactions', async () => {
+          try {
+            return await fetchAndCommit(ctx, ref, window, creditDebitFilter, read.usual && contiguous);
+          } catch (error) {
+            if (error instanceof SplitNeededError) return { split: true as const, error };
+            throw error;
+          }
+        });
+        if (!outcome.ok) {
           contiguous = false;
           continue;
         }
-        ctx.counters.splits += 1;
-        if (learning.minRefusedRows === null) learning.claim(me);
-        refused.push({ window, rows: 0, covered: 0, counted: false });
-        account.refusedPerDay = Math.max(account.refusedPerDay, 1 / windowSpanDays(window));
-        queue.unshift(...halves);
-        continue;
-      }
-      const { rows } = outcome.value;
-      learning.accepted(rows);
-      if (window.to > window.from) {
-        account.rows += rows;
-        account.days += (window.to.toMillis() - window.from.toMillis()) / 86_400_000;
-        learning.density(me, account.rows / account.days, like);
-      }
-      // A refused window's count is the sum of the windows that cover it, once all have landed.
-      for (const r of refused) {
-        if (window.from >= r.window.from && window.to <= r.window.to) {
-          r.rows += rows;
-          r.covered += window.to.toMillis() - window.from.toMillis();
-          if (!r.counted && r.covered >= r.window.to.toMillis() - r.window.from.toMillis()) {
-            r.counted = true;
-            learning.refused(r.rows);
+        if ('split' in outcome.value) {
+          // BDT263: halve on an NZ midnight; a single NZ day still refused is a failed unit.
+          const halves = splitWindow(window);
+          if (!halves) {
+            recordFailure(ctx, ref.consentId, unit, outcome.value.error);
+            contiguous = false;
+            continue;
+          }
+          ctx.counters.splits += 1;
+          if (learning.minRefusedRows === null) learning.claim(me);
+          refused.push({ window, rows: 0, covered: 0, counted: false });
+          account.refusedPerDay = Math.max(account.refusedPerDay, 1 / windowSpanDays(window));
+          queue.unshift(...halves);
+          continue;
+        }
+        const { rows } = outcome.value;
+        if (fromFloor && contiguous) floorReadTo = window.to;
+        learning.accepted(rows);
+        if (window.to > window.from) {
+          account.rows += rows;
+          account.days += (window.to.toMillis() - window.from.toMillis()) / 86_400_000;
+          learning.density(me, account.rows / account.days, like);
+        }
+        // A refused window's count is the sum of the windows that cover it, once all have landed.
+        for (const r of refused) {
+          if (window.from >= r.window.from && window.to <= r.window.to) {
+            r.rows += rows;
+            r.covered += window.to.toMillis() - window.from.toMillis();
+            if (!r.counted && r.covered >= r.window.to.toMillis() - r.window.from.toMillis()) {
+              r.counted = true;
+              learning.refused(r.rows);
+            }
           }
         }
+        // The turn is given up once its lesson is learned: an accepted window, or the limit counted.
+        if (learning.minRefusedRows !== null || refused.every((r) => r.counted)) learning.release(me);
       }
-      // The turn is given up once its lesson is learned: an accepted window, or the limit counted.
-      if (learning.minRefusedRows !== null || refused.every((r) => r.counted)) learning.release(me);
+      if (read.usual) complete = contiguous && planned && queue.length === 0;
     }
   } finally {
     learning.release(me);
   }
   if (account.days > 0) await ctx.store.syncState.setRowsPerDay({ ...key, rowsPerDay: account.rows / account.days });
   await learning.save();
+  // The floor is reached once the windows from it committed without a gap up to the floor reached
+  // before (or the ceiling): a backfill that failed or stopped leaves the old floor, so the next
+  // run reads it again.
+  const reached = range.floorReached;
+  if (
+    floorReadTo !== null &&
+    (reached === null || (range.floor < reached && floorReadTo >= DateTime.min(reached, range.ceiling)))
+  )
+    await recordFloorReached(ctx, key, range.floor);
   // A complete read of an ended consent up to its end: every window of the range taken and
   // committed (none failed, none left to a stop). One that failed or stopped is not recorded, so
   // the consent is read again until a complete read comes late enough (`endedAndSettled`).
   const end = consentEnd(consent);
-  if (contiguous && planned && queue.length === 0 && end !== null && range.ceiling >= end)
+  if (complete && end !== null && range.ceiling >= end)
     await ctx.store.syncState.setWatermark({
       ...key,
       resource: 'transactions_read',
       watermark: readFrom.toJSDate(),
       now: ctx.now(),
     });
+}
+
+/** Records `floor` as the floor the account's reads through the consent reached. */
+async function recordFloorReached(
+  ctx: SyncContext,
+  key: { bank: BankMeta['name']; accountId: AccountId; consentId: ConsentId },
+  floor: DateTime,
+): Promise<void> {
+  await ctx.store.syncState.setWatermark({
+    ...key,
+    resource: 'transactions_floor',
+    watermark: floor.toJSDate(),
+    now: ctx.now(),
+  });
 }
 
 /** The consent's `end_date_time` to the second, or null (open-ended). */

@@ -39,6 +39,11 @@ export interface SyncRangeInput {
   since?: string | null | undefined;
   /** `--full`: re-fetch everything from the floor. */
   full?: boolean | undefined;
+  /**
+   * The floor this account's reads through this consent reached (sync_state `transactions_floor`);
+   * absent or null: none recorded.
+   */
+  floorReached?: Instant | null | undefined;
 }
 
 export interface SyncRange {
@@ -46,8 +51,14 @@ export interface SyncRange {
   readonly floor: DateTime;
   /** The newest instant: never after the consent's end nor after `now`. */
   readonly ceiling: DateTime;
-  /** Where this run starts: floor ≤ start ≤ ceiling. */
+  /** Where this run's usual read starts: floor ≤ start ≤ ceiling. */
   readonly start: DateTime;
+  /**
+   * [floor, the floor reached] (never past the ceiling) when the floor moved earlier than the one
+   * reached (the bank's `max_history_days` grew or became null, `sync.floor` was lowered): rows
+   * the consent may now read that no read asked for. Read before [start, ceiling] (`readRanges`).
+   */
+  readonly backfill: DateWindow | null;
 }
 
 /**
@@ -64,8 +75,36 @@ export function syncRange(input: SyncRangeInput): SyncRange | null {
   // ceiling ≤ now, so its NZ date is never after today (BDT238), and every start ≤ ceiling
   // is never in the future (BDT239).
   const start = startOf(input, floor);
-  if (start > ceiling) return null;
-  return { floor, ceiling, start };
+  const backfill = backfillOf(input.floorReached, floor, ceiling);
+  if (start > ceiling) return backfill === null ? null : { floor, ceiling, start: floor, backfill };
+  return { floor, ceiling, start, backfill };
+}
+
+/** [floor, reached] within the ceiling when the floor lies before the one reached, else null. */
+function backfillOf(floorReached: Instant | null | undefined, floor: DateTime, ceiling: DateTime): DateWindow | null {
+  if (floorReached == null) return null;
+  const reached = toInstant(floorReached);
+  if (floor >= reached || floor > ceiling) return null;
+  return { from: floor, to: earliest([floorToSecond(reached), ceiling]) };
+}
+
+/** One range a run reads; `usual`: the one that ends at the ceiling and advances the watermark. */
+export interface ReadRange extends DateWindow {
+  readonly usual: boolean;
+}
+
+/**
+ * What a run reads of an account's range, in order: the backfill (when the floor moved earlier),
+ * then [start, ceiling]; one range [floor, ceiling] when the two meet. `settled` (an ended consent
+ * read no more, src/sync/transactions.ts `endedAndSettled`): the backfill only, or nothing.
+ */
+export function readRanges(range: SyncRange, settled = false): ReadRange[] {
+  const { backfill } = range;
+  if (settled) return backfill === null ? [] : [{ ...backfill, usual: false }];
+  const usual = { from: range.start, to: range.ceiling, usual: true };
+  if (backfill === null) return [usual];
+  if (range.start <= backfill.to) return [{ ...usual, from: backfill.from }];
+  return [{ ...backfill, usual: false }, usual];
 }
 
 function floorCandidates(input: SyncRangeInput, now: DateTime): DateTime[] {

@@ -34,9 +34,18 @@ function stubContext(options: {
     rowTimesSince: (key: { indicator?: 'Credit' | 'Debit' | null; limit: number }) =>
       Promise.resolve(key.indicator === 'Credit' ? [] : debits.slice(-key.limit)),
     syncState: {
-      // The transactions' watermark; a complete read (`transactions_read`) at the stub's now.
+      // The transactions' watermark; a complete read (`transactions_read`) at the stub's now; the
+      // floor reached (`transactions_floor`) long before any floor, so nothing is read back to.
       getWatermark: (key: { resource?: string }) =>
-        Promise.resolve(utc(key.resource === 'transactions_read' ? options.now : options.watermark)),
+        Promise.resolve(
+          utc(
+            key.resource === 'transactions_read'
+              ? options.now
+              : key.resource === 'transactions_floor'
+                ? '2000-01-01T00:00:00Z'
+                : options.watermark,
+          ),
+        ),
       getRowsPerDay: () => Promise.resolve(options.debitsHeld ? 4 : 1),
       oldestOpenPending: (_key: unknown, reach: PendingReach = {}) => {
         const ms = (v: unknown) => (v === undefined ? null : new Date(v as Date).getTime());

@@ -3,6 +3,7 @@ import { DateTime } from 'luxon';
 import { formatNz, toInstant } from '@bankdata/core/nz-time';
 import {
   planWindows,
+  readRanges,
   splitWindow,
   syncRange,
   takeWindow,
@@ -27,6 +28,7 @@ describe('syncRange', () => {
       floor: at('2024-06-01T10:00:00+12:00'),
       ceiling: at('2025-03-04T12:00:00+13:00'),
       start: at('2024-06-01T10:00:00+12:00'),
+      backfill: null,
     });
     const history = syncRange({ ...base, maxHistoryDays: 90 })!;
     expect(formatNz(history.floor)).toBe('2024-12-04T12:00:00+13:00');
@@ -123,6 +125,57 @@ describe('syncRange', () => {
   it('rejects a negative lookback or a zero max_history_days', () => {
     expect(() => syncRange({ ...base, watermark: base.now, lookbackDays: -1 })).toThrow(RangeError);
     expect(() => syncRange({ ...base, maxHistoryDays: 0 })).toThrow(RangeError);
+  });
+});
+
+describe('syncRange: the floor moved earlier than the one reached (backfill)', () => {
+  const base = {
+    consentStart: '2024-06-01T10:00:00+12:00',
+    maxHistoryDays: null,
+    now: '2025-03-04T12:00:00+13:00',
+    lookbackDays: 14,
+    watermark: '2025-03-03T02:00:00+13:00',
+  };
+  const shown = (ranges: ReturnType<typeof readRanges>) =>
+    ranges.map((r) => [formatNz(r.from), formatNz(r.to), r.usual ? 'usual' : 'backfill']);
+
+  it('reads [floor, floor reached] before the usual range when max_history_days became null', () => {
+    const r = syncRange({ ...base, floorReached: '2025-02-02T12:00:00+13:00' })!;
+    expect(formatNz(r.floor)).toBe('2024-06-01T10:00:00+12:00');
+    expect(shown(readRanges(r))).toEqual([
+      ['2024-06-01T10:00:00+12:00', '2025-02-02T12:00:00+13:00', 'backfill'],
+      ['2025-02-17T02:00:00+13:00', '2025-03-04T12:00:00+13:00', 'usual'],
+    ]);
+  });
+
+  it('reads from a lowered sync.floor; nothing more when the floor did not move earlier', () => {
+    const lowered = syncRange({ ...base, configFloor: '2025-01-01', floorReached: '2025-02-01T00:00:00+13:00' })!;
+    expect(shown(readRanges(lowered))[0]).toEqual([
+      '2025-01-01T00:00:00+13:00',
+      '2025-02-01T00:00:00+13:00',
+      'backfill',
+    ]);
+    // The floor reached is the floor (a nightly), or earlier (max_history_days slides the floor later).
+    for (const floorReached of ['2025-01-01T00:00:00+13:00', '2024-12-01T00:00:00+13:00']) {
+      const r = syncRange({ ...base, configFloor: '2025-01-01', floorReached })!;
+      expect(r.backfill).toBeNull();
+      expect(shown(readRanges(r))).toEqual([['2025-02-17T02:00:00+13:00', '2025-03-04T12:00:00+13:00', 'usual']]);
+    }
+    expect(syncRange({ ...base, maxHistoryDays: 30, floorReached: '2024-06-01T10:00:00+12:00' })!.backfill).toBeNull();
+  });
+
+  it('one range from the floor when the backfill meets the usual range', () => {
+    const r = syncRange({ ...base, configFloor: '2025-01-01', floorReached: '2025-02-20T00:00:00+13:00' })!;
+    expect(shown(readRanges(r))).toEqual([['2025-01-01T00:00:00+13:00', '2025-03-04T12:00:00+13:00', 'usual']]);
+  });
+
+  it('an ended consent read no more (settled) reads only the backfill, never past its end', () => {
+    const ended = { ...base, consentEnd: '2025-02-10T00:00:00+13:00', watermark: '2025-02-10T00:00:00+13:00' };
+    const r = syncRange({ ...ended, configFloor: '2025-01-01', floorReached: '2025-03-01T00:00:00+13:00' })!;
+    expect(shown(readRanges(r, true))).toEqual([
+      ['2025-01-01T00:00:00+13:00', '2025-02-10T00:00:00+13:00', 'backfill'],
+    ]);
+    expect(readRanges(syncRange({ ...ended, floorReached: '2024-06-01T10:00:00+12:00' })!, true)).toEqual([]);
   });
 });
 
