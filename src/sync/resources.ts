@@ -19,6 +19,7 @@ import {
   type TransformContext,
 } from './transform';
 import { utcNow } from '@bankdata/core/clock';
+import { addNzDays, nzDateOf } from '@bankdata/core/nz-time';
 import { isStoreLost, recordFailure } from './unit-outcome';
 
 interface Scope {
@@ -243,7 +244,10 @@ export async function settleStatementFiles(
 
 /**
  * Whether party data is due: always for a consent never synced before and with `--full`, else
- * when it was last read `sync.partyRefreshDays` (7) or more days ago (or never).
+ * when it was never read, or when the NZ date of now is at least the NZ date of its last read plus
+ * `sync.partyRefreshDays` (7): NZ calendar days, whatever the time of day, so a nightly at the same
+ * hour reads it on the 7th night, across a DST change (a 23- or 25-hour day) or a run that reaches
+ * it a few seconds earlier in the day than the last one.
  */
 export async function partyDue(
   ctx: Pick<SyncContext, 'store' | 'full' | 'settings' | 'now'>,
@@ -255,7 +259,7 @@ export async function partyDue(
   const last = await ctx.store.partyLastSeen({ bank: scope.bank, consentId: scope.consentId, accountId });
   if (last === null) return true;
   const days = ctx.settings.partyRefreshDays ?? 7;
-  return utcNow(ctx.now).diff(DateTime.fromISO(last, { zone: 'utc' }), 'days').days >= days;
+  return nzDateOf(utcNow(ctx.now)) >= addNzDays(nzDateOf(last), days);
 }
 
 /** The consenting customer (accountId null, GET /v1/party) or an account's owner. */
