@@ -32,13 +32,17 @@ const DESCRIPTION = 'the alert outbox (pending, delivered, failed); `test` sends
 export function registerAlertsCommand(program: Command): void {
   const stateOption = () =>
     new Option('--state <state>', 'only rows in this state').choices([...ALERT_DELIVERY_STATES]);
-  const list = async (flags: { state?: AlertDeliveryState; json?: boolean }, command: Command) => {
+  // `alerts` and `alerts list` both declare --state and --json, and commander gives an option
+  // written after `list` to the parent: the action reads its own and its parent's together, so
+  // `alerts list --state failed` filters (test/cli/shadowed-options.test.ts).
+  const list = async (_flags: unknown, command: Command) => {
+    const flags = command.optsWithGlobals<{ state?: AlertDeliveryState; json?: boolean }>();
     const ctx = createCliContext(globalsOf(command));
     try {
       const store = await ctx.readStore();
       const rows = await store.alerts.list(flags.state === undefined ? {} : { state: flags.state });
       const counts = await store.alerts.counts();
-      const json = flags.json === true || command.optsWithGlobals<{ json?: boolean }>().json === true;
+      const json = flags.json === true;
       process.stdout.write(
         json ? `${JSON.stringify({ counts, events: rows.map(outboxJson) }, null, 2)}\n` : formatOutbox(rows, counts),
       );
