@@ -127,9 +127,10 @@ export function loadConfig(options: LoadConfigOptions = {}): Config {
   const defaults = readJsonLayer(DEFAULT_CONFIG_FILE, 'config/default.json');
   if (!defaults) throw new ConfigError(`the defaults file is missing: ${DEFAULT_CONFIG_FILE}`, 'reinstall bankdata');
   const userFile = options.userConfigFile === undefined ? userConfigFile() : options.userConfigFile;
+  const userLayer = userFile === null ? null : readJsonLayer(userFile, userFile);
   const layers: Array<[string, ConfigLayer | null]> = [
     ['config/default.json', defaults],
-    ...(userFile === null ? [] : [[userFile, readJsonLayer(userFile, userFile)] as [string, ConfigLayer | null]]),
+    ...(userFile === null ? [] : [[userFile, userLayer] as [string, ConfigLayer | null]]),
     [localFile, readJsonLayer(localFile, 'config/local.json')],
     ['environment', readEnvLayer(env)],
     ['flags', readFlagsLayer(options.flags ?? {})],
@@ -172,9 +173,12 @@ export function loadConfig(options: LoadConfigOptions = {}): Config {
       on: [...values.alerts.on],
     },
     categories: {
-      // Relative to the configuration directory: the user's config.json's, else the working
-      // directory's config/ (where local.json is), docs/categories.md "The rules file".
-      rulesFile: resolve(userFile === null ? resolve(cwd, 'config') : dirname(userFile), values.categories.rulesFile),
+      // Relative to the configuration directory: the user's config.json's when there is one, else
+      // the working directory's config/ (where local.json is), docs/categories.md "The rules file".
+      rulesFile: resolve(
+        userFile === null || userLayer === null ? resolve(cwd, 'config') : dirname(userFile),
+        values.categories.rulesFile,
+      ),
       accountCodes: { ...values.categories.accountCodes },
     },
     transfers: { maxDays: values.transfers.maxDays, groups: { ...values.transfers.groups } },

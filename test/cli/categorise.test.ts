@@ -1,6 +1,7 @@
 /**
  * `bankdata categorise` (docs/categories.md) through the built command: the rules file found in
- * the configuration directory (XDG_CONFIG_HOME/bankdata), `--check` naming each error's line with
+ * the configuration directory (XDG_CONFIG_HOME/bankdata, which holds a config.json; without one
+ * the working directory's config/), `--check` naming each error's line with
  * exit 2, a valid file exit 0; after a sync every row has a decision; `--dry-run` changes nothing
  * in the database; `categorise` then stores what the new rules decide and says what moved.
  */
@@ -24,6 +25,8 @@ describe('bankdata categorise', () => {
     dir = mkdtempSync(join(tmpdir(), 'bankdata-categorise-'));
     const xdg = join(dir, 'xdg');
     mkdirSync(join(xdg, 'bankdata'), { recursive: true });
+    // A user config.json makes its folder the configuration directory (docs/configuration.md).
+    writeFileSync(join(xdg, 'bankdata', 'config.json'), '{}');
     rulesFile = join(xdg, 'bankdata', 'categories.yaml');
     env = { ...emulatorEnv(emu, join(dir, 'data')), XDG_CONFIG_HOME: xdg };
   });
@@ -68,6 +71,28 @@ describe('bankdata categorise', () => {
     writeFileSync(rulesFile, 'rules:\n  - description: salary\n    direction: credit\n    category: income\n');
     const good = await runCli(['categorise', '--check'], { env, cwd: dir });
     expect([good.code, good.stdout]).toEqual([0, `${rulesFile}: 1 rule(s), valid\n`]);
+  });
+
+  it("with no user config.json, the rules file is read from the working directory's config/, beside local.json", async () => {
+    const own = mkdtempSync(join(tmpdir(), 'bankdata-categorise-cwd-'));
+    try {
+      mkdirSync(join(own, 'config'));
+      mkdirSync(join(own, 'xdg'));
+      writeFileSync(join(own, 'config', 'categories.yaml'), 'rules:\n  - description: rent\n    category: housing\n');
+      const r = await runCli(['categorise', '--check', '--json'], {
+        env: { ...env, XDG_CONFIG_HOME: join(own, 'xdg') },
+        cwd: own,
+      });
+      expect(r.code, r.stderr).toBe(0);
+      expect(JSON.parse(r.stdout)).toMatchObject({
+        rules_file: join(own, 'config', 'categories.yaml'),
+        rules_file_exists: true,
+        valid: true,
+        rules: 1,
+      });
+    } finally {
+      rmSync(own, { recursive: true, force: true });
+    }
   });
 
   it('decides every row after a sync; --dry-run changes nothing; categorise stores the new rules and says what moved', async () => {

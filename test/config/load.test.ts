@@ -1,10 +1,10 @@
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ExitCode, UsageError } from '../../src/cli/exit-codes';
 import { handleCliError } from '../../src/cli/handle-error';
-import { ConfigError, DEFAULT_CONFIG_FILE, loadConfig, userConfigFile, type Config } from '../../src/config';
+import { ConfigError, DEFAULT_CONFIG_FILE, loadConfig, type Config } from '../../src/config';
 
 function workdir(local?: unknown): string {
   const dir = mkdtempSync(join(tmpdir(), 'bankdata-config-'));
@@ -67,8 +67,9 @@ describe('loadConfig defaults', () => {
         retryMaxMs: 21600000,
         budgetMs: 15000,
       },
-      // docs/categories.md "The rules file": beside the user's config.json.
-      categories: { rulesFile: join(dirname(userConfigFile()), 'categories.yaml'), accountCodes: {} },
+      // docs/categories.md "The rules file": with no user config.json (the run's is an empty
+      // folder), beside ./config/local.json.
+      categories: { rulesFile: join(cwd, 'config', 'categories.yaml'), accountCodes: {} },
       transfers: { maxDays: 3, groups: {} },
       sources: ['config/default.json', 'environment', 'flags'],
     } satisfies Config);
@@ -86,6 +87,21 @@ describe('loadConfig defaults', () => {
 
   it('ships config/default.json without secrets', () => {
     expect(readFileSync(DEFAULT_CONFIG_FILE, 'utf8')).not.toMatch(/secret|token|password/i);
+  });
+
+  it("takes categories.rulesFile from the user config.json's folder when there is one, else from ./config/", () => {
+    const cwd = workdir({ categories: { rulesFile: 'rules/mine.yaml' } });
+    const userDir = mkdtempSync(join(tmpdir(), 'bankdata-user-config-'));
+    const userFile = join(userDir, 'config.json');
+    // No user config.json: the working directory's config/, where local.json is.
+    expect(loadConfig({ cwd, env: {}, userConfigFile: userFile }).categories.rulesFile).toBe(
+      join(cwd, 'config', 'rules', 'mine.yaml'),
+    );
+    expect(loadConfig({ cwd, env: {} }).categories.rulesFile).toBe(join(cwd, 'config', 'rules', 'mine.yaml'));
+    writeFileSync(userFile, '{}');
+    expect(loadConfig({ cwd, env: {}, userConfigFile: userFile }).categories.rulesFile).toBe(
+      join(userDir, 'rules', 'mine.yaml'),
+    );
   });
 
   it('accepts config/example.local.json as a local.json', () => {
