@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ExitCode, UsageError } from '../../src/cli/exit-codes';
 import { handleCliError } from '../../src/cli/handle-error';
+import { runCliInProcess } from '../cli/cli-process';
 import { ConfigError, DEFAULT_CONFIG_FILE, loadConfig, type Config } from '../../src/config';
 
 function workdir(local?: unknown): string {
@@ -248,6 +249,17 @@ describe('loadConfig validation: the error names the key and the expected form (
     expect(error.message).toContain('sync.floor: expected an NZ date YYYY-MM-DD, or null, got "2025-02-30"');
     expect(error.message).toContain('sync.lookbakDays: unknown key');
     expect(error.message).toContain('schedule.sync: expected a cron expression');
+  });
+
+  it('the sample at the top of docs/configuration.md is what `bankdata status` prints for its local.json', async () => {
+    const doc = readFileSync(join(__dirname, '..', '..', 'docs', 'configuration.md'), 'utf8');
+    const local = /`config\/local\.json` holding `(\{[^`]*\})`/.exec(doc)?.[1];
+    const sample = /^```\n(bankdata: invalid configuration[\s\S]*?)```$/m.exec(doc)?.[1];
+    expect([local, sample]).not.toContain(undefined);
+    const cwd = workdir(JSON.parse(local!));
+    const r = await runCliInProcess(['status'], { cwd, env: { HOME: cwd } });
+    expect(r.code).toBe(ExitCode.Usage);
+    expect(r.stderr).toBe(sample);
   });
 
   it('names a flag with a bad value', () => {
