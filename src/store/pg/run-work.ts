@@ -82,7 +82,11 @@ export async function beginPostgresRun(pool: pg.Pool, input: BeginInput): Promis
       },
       renew: async () => {
         const before = [...held];
-        const still = new Set(await renewWorkerLeases(pool, { runId, workerId, leaseTtlMs }));
+        const renewed = await renewWorkerLeases(pool, { runId, workerId, leaseTtlMs });
+        // Judged gone and taken over (its term lapsed: a pause, a stalled host): it must stop even
+        // holding nothing, as the next lease would be refused.
+        if (renewed === 'gone') return false;
+        const still = new Set(renewed);
         // Lost: held before and after the renewal, yet not renewed (another worker took it over).
         // One finished meanwhile (`done`) is no longer held and is not a loss.
         return before.every((id) => still.has(id) || !held.has(id));

@@ -189,26 +189,35 @@ export interface LeasedConsent {
 
 /**
  * Leases a consent whose lease expired (its worker died), else the next queued one; null when none
- * is left. One statement, one round trip: each branch is a partial-index scan that stops at the
- * first row no other worker holds locked (SKIP LOCKED), and that row is leased in the same
- * statement.
+ * is left, or when this worker is no longer in the run (judged gone and taken over: it must stop,
+ * docs/postgres.md "Cooperating workers") or the run has finished. One statement, one round trip:
+ * each branch is a partial-index scan that stops at the first row no other worker holds locked
+ * (SKIP LOCKED), and that row is leased in the same statement. The worker's own row is locked
+ * (FOR SHARE) first, in the order a take-over writes (worker, then consents): a take-over marking
+ * it gone at that moment either waits for this lease and requeues the consent with the others, or
+ * commits first and this statement, reading the row again, leases nothing.
  */
 export async function leaseNextConsent(
   pool: Queryable,
   input: { runId: string; workerId: string; leaseTtlMs: number; now: Instant },
 ): Promise<LeasedConsent | null> {
   const { rows } = await pool.query<{ consent_id: string; attempts: number; previous_worker: string | null }>(
-    `WITH expired AS (
+    `WITH me AS (
+       SELECT 1 FROM run_workers w
+       WHERE w.run_id = $1 AND w.worker_id = $2 AND w.left_at IS NULL
+         AND EXISTS (SELECT 1 FROM runs r WHERE r.run_id = $1 AND r.finished_at IS NULL)
+       FOR SHARE OF w
+     ), expired AS (
        SELECT run_id, consent_id, worker_id AS previous_worker
        FROM run_consents
-       WHERE run_id = $1 AND state = 'leased' AND lease_expires_at < clock_timestamp()
+       WHERE run_id = $1 AND state = 'leased' AND lease_expires_at < clock_timestamp() AND EXISTS (SELECT 1 FROM me)
        ORDER BY lease_expires_at
        LIMIT 1
        FOR UPDATE SKIP LOCKED
      ), queued AS (
        SELECT run_id, consent_id, NULL::text AS previous_worker
        FROM run_consents
-       WHERE run_id = $1 AND state = 'queued' AND NOT EXISTS (SELECT 1 FROM expired)
+       WHERE run_id = $1 AND state = 'queued' AND EXISTS (SELECT 1 FROM me) AND NOT EXISTS (SELECT 1 FROM expired)
        ORDER BY consent_id
        LIMIT 1
        FOR UPDATE SKIP LOCKED
@@ -231,19 +240,22 @@ export async function leaseNextConsent(
 
 /**
  * Renews the leases this worker holds and marks it alive. Returns the consents it still holds: one
- * missing was taken over after its lease expired, and the worker must stop working on it.
+ * missing was taken over after its lease expired, and the worker must stop working on it. 'gone'
+ * when the worker is no longer in the run (another judged it gone and took it over, or it left):
+ * nothing is renewed, and the worker must stop, whatever it holds.
  */
 export async function renewWorkerLeases(
   pool: pg.Pool,
   input: { runId: string; workerId: string; leaseTtlMs: number },
-): Promise<ConsentId[]> {
+): Promise<ConsentId[] | 'gone'> {
   return inPgTransaction(pool, async (client) => {
     // The worker's own term renewed with its lease time: others judge it by expires_at.
-    await client.query(
+    const { rowCount } = await client.query(
       `UPDATE run_workers SET last_seen_at = t.now, expires_at = t.now + $3 * interval '1 millisecond'
-       FROM (SELECT clock_timestamp() AS now) t WHERE run_id = $1 AND worker_id = $2`,
+       FROM (SELECT clock_timestamp() AS now) t WHERE run_id = $1 AND worker_id = $2 AND left_at IS NULL`,
       [input.runId, input.workerId, input.leaseTtlMs],
     );
+    if (rowCount !== 1) return 'gone';
     const { rows } = await client.query<{ consent_id: string }>(
       `UPDATE run_consents SET lease_expires_at = clock_timestamp() + $3 * interval '1 millisecond'
        WHERE run_id = $1 AND worker_id = $2 AND state = 'leased'

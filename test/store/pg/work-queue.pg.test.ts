@@ -376,6 +376,56 @@ describePostgres('cooperating workers: the work queue', () => {
     expect(rows[0].finished_at).not.toBeNull();
   });
 
+  it('a worker judged gone and taken over leases and renews nothing more: the consent stays with the next run', async () => {
+    const a = pool();
+    const b = pool();
+    const consentIds = CONSENTS.slice(0, 2);
+    const { runId: run1 } = await openOrJoinRun(a, {
+      worker: { workerId: 'w1', host: 'other-host', pid: 1001 },
+      consentIds,
+      runId: randomUUID(),
+      now: NOW,
+      leaseTtlMs: TTL,
+    });
+    const first = await leaseNextConsent(a, { runId: run1, workerId: 'w1', leaseTtlMs: TTL, now: NOW });
+    expect(first!.consentId).toBe(consentIds[0]);
+    // w1 paused past its term and its lease (set on the server's clock rather than waited out).
+    await a.query(`UPDATE run_workers SET expires_at = clock_timestamp() - interval '1 second' WHERE worker_id = 'w1'`);
+    await a.query(
+      `UPDATE run_consents SET lease_expires_at = clock_timestamp() - interval '1 second' WHERE worker_id = 'w1'`,
+    );
+    // The next sync judges it gone, takes it over and opens its own run (run 1 has no live worker).
+    const second = await openOrJoinRun(b, {
+      worker: { workerId: 'w2', host: 'other-host', pid: 1002 },
+      consentIds,
+      runId: randomUUID(),
+      now: NOW,
+      leaseTtlMs: TTL,
+    });
+    expect(second.opened).toBe(true);
+    const run2 = second.runId;
+    const byB = await leaseNextConsent(b, { runId: run2, workerId: 'w2', leaseTtlMs: TTL, now: NOW });
+    expect(byB!.consentId).toBe(consentIds[0]);
+    // w1 wakes: finishing is refused, it leases nothing more in its run, and its renewal says it is gone.
+    expect(
+      await finishConsent(a, { runId: run1, workerId: 'w1', consentId: consentIds[0]!, outcome: 'ok', now: NOW }),
+    ).toBe(false);
+    const again = await leaseNextConsent(a, { runId: run1, workerId: 'w1', leaseTtlMs: TTL, now: NOW });
+    const renewed = await renewWorkerLeases(a, { runId: run1, workerId: 'w1', leaseTtlMs: TTL });
+    const { rows: leased } = await a.query(
+      `SELECT run_id, consent_id, worker_id FROM run_consents WHERE state = 'leased' ORDER BY run_id = $1 DESC`,
+      [run1],
+    );
+    const { rows: w1 } = await a.query(`SELECT left_at IS NOT NULL AS left, expires_at < clock_timestamp() AS lapsed
+      FROM run_workers WHERE worker_id = 'w1'`);
+    expect({ again, renewed, leased, w1 }).toEqual({
+      again: null,
+      renewed: 'gone',
+      leased: [{ run_id: run2, consent_id: consentIds[0], worker_id: 'w2' }],
+      w1: [{ left: true, lapsed: true }],
+    });
+  });
+
   it('queues the consents a joining worker brings that the open run does not hold (sync --consent while a run is open)', async () => {
     const { runId } = await open(pool(), 1, CONSENTS.slice(0, 2));
     const joined = await open(pool(), 2, [CONSENTS[1]!, CONSENTS[3]!]);
