@@ -83,10 +83,14 @@ export async function openOrJoinRunFor(pool: pg.Pool, input: OpenOrJoinInput): P
        FOR UPDATE OF r`,
     );
     for (const { run_id: runId } of open.rows) {
-      if (await closeRunIfDone(client, { runId, now: input.now, force: true })) continue;
+      // Gone workers first: a run whose consents are all done closes only when no live worker is
+      // left in it (its last worker died after the last consent). One alive is in its closing steps
+      // (the check, transfers, categories: they write) and closes the run when it leaves; this
+      // worker does not join a run with nothing left to lease, it opens its own.
       const live = await takeOverGoneWorkers(client, { runId, host: input.worker.host, isAlive, nowText });
+      if (await closeRunIfDone(client, { runId, now: input.now })) continue;
       const first = live[0];
-      if (first === undefined) continue;
+      if (first === undefined || (await allConsentsDone(client, runId))) continue;
       if (input.exclusive && runId !== input.runId) {
         return { refused: { runId, pid: first.pid, host: first.host, expiresAt: first.expires_at } };
       }
@@ -104,6 +108,14 @@ export async function openOrJoinRunFor(pool: pg.Pool, input: OpenOrJoinInput): P
     await addWorker(client, runId, input.worker, nowText, input.leaseTtlMs);
     return { runId, opened: true };
   });
+}
+
+/** Whether every consent of the run is done (nothing left to lease in it). */
+async function allConsentsDone(client: Queryable, runId: string): Promise<boolean> {
+  const { rows } = await client.query(`SELECT 1 FROM run_consents WHERE run_id = $1 AND state <> 'done' LIMIT 1`, [
+    runId,
+  ]);
+  return rows.length === 0;
 }
 
 /** What a gone worker's row says in place of its report. */
@@ -358,27 +370,23 @@ export async function leaveRun(
         report.errorSummary,
       ],
     );
-    return closeRunIfDone(client, {
-      runId: input.runId,
-      now: input.now,
-      force: false,
-      whenAllLeft: true,
-    });
+    return closeRunIfDone(client, { runId: input.runId, now: input.now, whenAllLeft: true });
   });
 }
 
 /**
- * When every consent of the run is done, writes the run's summary as the sum of its workers'
- * reports and sets finished_at (once). Called by each worker that leaves, so a report that
- * arrives after the close is still counted. A worker that never left is counted as gone once it
- * is past its own term (expires_at); `force` closes without waiting for it (a later pass).
- * `whenAllLeft` (a worker leaving) also closes a run that every worker has left with consents
- * not done (they stopped on SIGTERM): partial, as a stopped run on SQLite, and the consents not
- * done wait for the next run.
+ * When every consent of the run is done and no live worker is left in it, writes the run's
+ * summary as the sum of its workers' reports and sets finished_at (once). Called by each worker
+ * that leaves, so a report that arrives after the close is still counted, and by the next pass
+ * (after marking the gone workers left). A worker that never left is counted as gone once it is
+ * past its own term (expires_at); one within it may still be writing (its closing steps), and the
+ * run waits for it to leave. `whenAllLeft` (a worker leaving) also closes a run that every worker
+ * has left with consents not done (they stopped on SIGTERM): partial, as a stopped run on SQLite,
+ * and the consents not done wait for the next run.
  */
 async function closeRunIfDone(
   client: Queryable,
-  input: { runId: string; now: Instant; force: boolean; whenAllLeft?: boolean },
+  input: { runId: string; now: Instant; whenAllLeft?: boolean },
 ): Promise<boolean> {
   const { rows } = await client.query<{ run_id: string }>(
     `WITH c AS (
@@ -405,9 +413,9 @@ async function closeRunIfDone(
          CASE WHEN c.open > 0 THEN c.open || ' consent(s) not synced: every worker stopped before them' END, w.errors), 2000), '')
      FROM c, w
      WHERE runs.run_id = $1
-       AND ((c.open = 0 AND ($3 OR w.live = 0 OR runs.finished_at IS NOT NULL)) OR ($4 AND w.unreported = 0))
+       AND ((c.open = 0 AND (w.live = 0 OR runs.finished_at IS NOT NULL)) OR ($3 AND w.unreported = 0))
      RETURNING runs.run_id`,
-    [input.runId, toStoredInstant(input.now), input.force, input.whenAllLeft ?? false],
+    [input.runId, toStoredInstant(input.now), input.whenAllLeft ?? false],
   );
   return rows.length === 1;
 }

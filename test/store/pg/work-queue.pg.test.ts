@@ -363,7 +363,9 @@ describePostgres('cooperating workers: the work queue', () => {
     const { runId } = await open(a, 1, CONSENTS.slice(0, 1));
     const leased = await leaseNextConsent(a, { runId, workerId: 'w1', leaseTtlMs: TTL, now: NOW });
     await finishConsent(a, { runId, workerId: 'w1', consentId: leased!.consentId, outcome: 'ok', now: NOW });
-    // w1 is killed here: it never leaves. The next pass closes that run and opens its own.
+    // w1 is killed here: it never leaves, and its term lapses (set on the server's clock rather
+    // than waited out). The next pass closes that run and opens its own.
+    await a.query(`UPDATE run_workers SET expires_at = clock_timestamp() - interval '1 second' WHERE worker_id = 'w1'`);
     const next = await open(pool(), 2);
     expect(next.opened).toBe(true);
     expect(next.runId).not.toBe(runId);
@@ -372,8 +374,40 @@ describePostgres('cooperating workers: the work queue', () => {
     ]);
     // Its consent was done, but the worker never reported its requests and rows: partial, said so.
     expect(rows[0]).toMatchObject({ outcome: 'partial', consents: 1 });
-    expect(rows[0].error_summary).toContain('1 worker(s) stopped without reporting');
+    expect(rows[0].error_summary).toContain('stopped without reporting');
     expect(rows[0].finished_at).not.toBeNull();
+  });
+
+  it('leaves a finished run to its last worker while it lives (its closing steps): the next pass opens its own run and does not close it', async () => {
+    const a = pool();
+    const b = pool();
+    const { runId: run1 } = await open(a, 1, CONSENTS.slice(0, 1));
+    const leased = await leaseNextConsent(a, { runId: run1, workerId: 'w1', leaseTtlMs: TTL, now: NOW });
+    await finishConsent(a, { runId: run1, workerId: 'w1', consentId: leased!.consentId, outcome: 'ok', now: NOW });
+    // w1 is in its closing steps (the check, transfers, categories), renewing its term.
+    expect(await renewWorkerLeases(a, { runId: run1, workerId: 'w1', leaseTtlMs: TTL })).toEqual([]);
+    // A sync elsewhere (w2 on another host: its pid says nothing here) starts.
+    const second = await openOrJoinRun(b, {
+      worker: { workerId: 'w2', host: 'other-host', pid: 2002 },
+      consentIds: CONSENTS.slice(0, 1),
+      runId: randomUUID(),
+      now: new Date(NOW.getTime() + 1000),
+      leaseTtlMs: TTL,
+    });
+    expect(second.opened).toBe(true);
+    expect(second.runId).not.toBe(run1);
+    const { rows } = await a.query(`SELECT finished_at, outcome, error_summary FROM v_runs WHERE run_id = $1`, [run1]);
+    expect(rows[0]).toEqual({ finished_at: null, outcome: null, error_summary: null });
+    // w1 leaves: the run closes with its report, ok.
+    const later = new Date(NOW.getTime() + 2000);
+    expect(
+      await leaveRun(a, { runId: run1, workerId: 'w1', report: report({ consents: 1 }), now: later, leaseTtlMs: TTL }),
+    ).toBe(true);
+    const { rows: closed } = await a.query(
+      `SELECT finished_at, outcome, consents, error_summary FROM v_runs WHERE run_id = $1`,
+      [run1],
+    );
+    expect(closed[0]).toEqual({ finished_at: later.toISOString(), outcome: 'ok', consents: 1, error_summary: null });
   });
 
   it('a worker judged gone and taken over leases and renews nothing more: the consent stays with the next run', async () => {
