@@ -382,7 +382,9 @@ export async function leaveRun(
  * past its own term (expires_at); one within it may still be writing (its closing steps), and the
  * run waits for it to leave. `whenAllLeft` (a worker leaving) also closes a run that every worker
  * has left with consents not done (they stopped on SIGTERM): partial, as a stopped run on SQLite,
- * and the consents not done wait for the next run.
+ * and the consents not done wait for the next run. `consents` counts the consents walked (done;
+ * one row per consent, so one taken over counts once), as SQLite's run counts those it walked,
+ * not those queued and never reached.
  */
 async function closeRunIfDone(
   client: Queryable,
@@ -390,7 +392,7 @@ async function closeRunIfDone(
 ): Promise<boolean> {
   const { rows } = await client.query<{ run_id: string }>(
     `WITH c AS (
-       SELECT count(*) AS consents,
+       SELECT count(*) FILTER (WHERE state = 'done') AS consents,
               count(*) FILTER (WHERE state <> 'done') AS open,
               count(*) FILTER (WHERE outcome IN ('failed', 'partial')) AS not_ok
        FROM run_consents WHERE run_id = $1

@@ -460,6 +460,37 @@ describePostgres('cooperating workers: the work queue', () => {
     });
   });
 
+  it("counts the consents a run walked, not those queued and never reached (v_runs.consents, as SQLite's)", async () => {
+    const a = pool();
+    const b = pool();
+    const { runId } = await open(a, 1, CONSENTS.slice(0, 3));
+    // w1 does one consent, and w2 takes over a second from w1 (a lease w1 let lapse) and does it.
+    const one = await leaseNextConsent(a, { runId, workerId: 'w1', leaseTtlMs: TTL, now: NOW });
+    await finishConsent(a, { runId, workerId: 'w1', consentId: one!.consentId, outcome: 'ok', now: NOW });
+    await open(b, 2, CONSENTS.slice(0, 3));
+    const two = await leaseNextConsent(a, { runId, workerId: 'w1', leaseTtlMs: TTL, now: NOW });
+    await a.query(
+      `UPDATE run_consents SET lease_expires_at = clock_timestamp() - interval '1 second' WHERE consent_id = $1`,
+      [two!.consentId],
+    );
+    const taken = await leaseNextConsent(b, { runId, workerId: 'w2', leaseTtlMs: TTL, now: NOW });
+    expect(taken).toEqual({ consentId: two!.consentId, attempts: 2, tookOverFrom: 'w1' });
+    await finishConsent(b, { runId, workerId: 'w2', consentId: two!.consentId, outcome: 'ok', now: NOW });
+    // Both stop on a signal before the third: each reports what it walked (w1 counts the one it lost).
+    const stopped = { outcome: 'partial' as const, errorSummary: 'interrupted: stopped after the unit in flight' };
+    for (const [p, w, consents] of [
+      [a, 'w1', 2],
+      [b, 'w2', 1],
+    ] as const) {
+      await leaveRun(p, { runId, workerId: w, report: report({ consents, ...stopped }), now: NOW, leaseTtlMs: TTL });
+    }
+    const { rows } = await a.query(
+      `SELECT consents, outcome, finished_at IS NOT NULL AS closed FROM v_runs WHERE run_id = $1`,
+      [runId],
+    );
+    expect(rows[0]).toEqual({ consents: 2, outcome: 'partial', closed: true });
+  });
+
   it('queues the consents a joining worker brings that the open run does not hold (sync --consent while a run is open)', async () => {
     const { runId } = await open(pool(), 1, CONSENTS.slice(0, 2));
     const joined = await open(pool(), 2, [CONSENTS[1]!, CONSENTS[3]!]);
