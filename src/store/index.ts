@@ -23,7 +23,7 @@ export type {
   TransferViewRow,
 } from './transfers';
 export type { RunRow, RunSummary } from './runs';
-export type { BeginResult, RunWork } from './run-work';
+export { LeaseLostError, type BeginResult, type RunWork } from './run-work';
 export {
   DEFAULT_LEASE_RENEW_MS,
   DEFAULT_LEASE_TTL_MS,

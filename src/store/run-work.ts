@@ -30,6 +30,21 @@ export interface RunWork {
   abandon(): Promise<void>;
 }
 
+/**
+ * A unit's write refused because this worker no longer holds its consent (PostgreSQL: another
+ * worker took it over, or this worker was judged gone): the unit's transaction is rolled back, so
+ * a stale fetch never overwrites what the consent's new holder wrote (docs/postgres.md
+ * "Cooperating workers"). The sync records the unit failed and stops, as for a lease lost.
+ */
+export class LeaseLostError extends Error {
+  constructor(readonly unit: { runId: string; consentId: ConsentId }) {
+    super(
+      `lease lost: this worker no longer holds consent ${unit.consentId} in run ${unit.runId} (taken over); the unit's writes were rolled back`,
+    );
+    this.name = 'LeaseLostError';
+  }
+}
+
 export type BeginResult =
   | { ok: true; work: RunWork }
   | { ok: false; heldBy: { pid: number; host: string; expiresAt: string } };

@@ -7,7 +7,7 @@
  * out from the store's clock and checks its input before it reaches SQL.
  */
 import { hostname } from 'node:os';
-import type { AccountId } from '@bankdata/core/schemas';
+import type { AccountId, ConsentId } from '@bankdata/core/schemas';
 import * as categories from './categories';
 import { pruneChanges, readChanges } from './changes';
 import * as creations from './consent-creations';
@@ -56,6 +56,12 @@ export interface DialectParts {
   readonly rateBudget?: Store['rateBudget'];
   close(): Promise<void>;
   commitTransactionWindow(input: TransactionWindowInput): Promise<WindowCounts>;
+  /**
+   * The runner a consent's unit writes through (PostgreSQL: each transaction checks, just before
+   * it commits, that this worker still holds the unit's consent in its run, pg/run-work.ts
+   * `LocalWorkers`); absent: `runner` (SQLite: one process holds the run's lease).
+   */
+  unitRunner?(unit: { runId: string | null; consentId: ConsentId }): SqlRunner;
   /** What PostgreSQL stores beside a statement's file columns in their transaction (the bytes). */
   statementFileAlongside?(input: writes.StatementFileInput): Promise<(tx: SqlRunner, now: string) => Promise<void>>;
   /** What PostgreSQL deletes beside a forgotten consent's rows in their transaction (the files' bytes). */
@@ -66,6 +72,8 @@ export interface DialectParts {
 export function storeOf(parts: DialectParts): Store {
   const { runner: r, exact, clock } = parts;
   const at = <T extends { now?: Instant }>(input: T): T & { now: Instant } => ({ ...input, now: input.now ?? clock() });
+  /** The runner of a consent's unit: fenced by the dialect (PostgreSQL), else the store's. */
+  const unit = (input: { runId: string | null; consentId: ConsentId }): SqlRunner => parts.unitRunner?.(input) ?? r;
   /** The files' rows in one transaction, each after what the dialect stores beside it (PostgreSQL: the bytes). */
   const recordStatementFiles = async (inputs: readonly WithNow<writes.StatementFileInput>[]): Promise<void> => {
     const full = inputs.map(at);
@@ -106,15 +114,15 @@ export function storeOf(parts: DialectParts): Store {
       get: (bank) => registry.getBankMeta(r, bank),
     }),
 
-    commitAccounts: async (input) => writes.commitAccounts(r, at(input)),
+    commitAccounts: async (input) => writes.commitAccounts(unit(input), at(input)),
     commitBalances: async (input) => {
       checkAccount(input.accountId, input.rows);
-      return writes.commitBalances(r, at(input));
+      return writes.commitBalances(unit(input), at(input));
     },
     commitTransactionWindow: async (input) => parts.commitTransactionWindow(at(input)),
     commitStatements: async (input) => {
       checkAccount(input.accountId, input.rows);
-      return writes.commitStatements(r, at(input));
+      return writes.commitStatements(unit(input), at(input));
     },
     recordStatementFile: async (input) => recordStatementFiles([input]),
     recordStatementFiles: async (inputs) => recordStatementFiles(inputs),
@@ -122,7 +130,7 @@ export function storeOf(parts: DialectParts): Store {
     newestStatementPeriod: async (key) => newestStatementPeriod(r, key),
     rowTimesSince: async (key) => rowTimesSince(r, key),
     partyLastSeen: async (key) => writes.partyLastSeen(r, key),
-    commitParty: async (input) => writes.commitParty(r, at(input)),
+    commitParty: async (input) => writes.commitParty(unit(input), at(input)),
 
     changes: settled({
       read: (options) => readChanges(r, options),

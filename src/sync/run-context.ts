@@ -112,6 +112,11 @@ export interface SyncContext {
   runStartedAt?: Date;
   /** True once a stop was asked for: no new unit starts. */
   stopping: () => boolean;
+  /**
+   * A unit's write was refused: this worker no longer holds its consent (LeaseLostError, a
+   * PostgreSQL worker taken over). The run stops after the unit in flight, as for a lease lost.
+   */
+  onLeaseLost?: () => void;
   /** Progress callback (TTY bar); called after each window and consent. */
   onProgress: () => void;
   /**

@@ -338,6 +338,13 @@ async function syncRun(options: SyncOptions, requests: RequestCount): Promise<Sy
     now,
     runStartedAt: startedAt,
     stopping: () => stopAsked() || fatal !== null,
+    // A unit's write refused (its consent taken over while it was in flight): stop, as a renewal
+    // that finds the lease lost does.
+    onLeaseLost: () => {
+      if (!takenOver) logger.error('consent taken over by another worker: stopping after the unit in flight');
+      takenOver = true;
+      leaseLost = true;
+    },
     onProgress: report,
     syncedAccounts: new Map(),
     statementFileClaims: new Map(),

@@ -6,6 +6,8 @@
  *   to the consent (recorded and skipped) or the run (exit 3).
  * - permission or scope missing, resource unsupported: that resource is skipped with its reason.
  * - the store's database lost (PostgreSQL): the run stops (isStoreLost).
+ * - its write refused, the consent taken over by another worker (LeaseLostError, PostgreSQL): a
+ *   failed unit (nothing of it committed), and the run stops as for a lease lost.
  * - anything else (unavailable after retries, a protocol fault, a date rule, a local I/O error):
  *   a failed unit, recorded, retried next run; the rest of the run still lands.
  */
@@ -21,6 +23,7 @@ import {
 import type { ConsentId } from '@bankdata/core/schemas';
 import { redact } from '@bankdata/core/secrets';
 import { isPostgresConnectionLoss } from '../database-url';
+import { LeaseLostError } from '../store';
 import type { SyncContext } from './run-context';
 
 /** Errors that end the consent's sync (or the run); a unit never swallows them. */
@@ -82,6 +85,7 @@ export async function runUnit<T>(
       return { ok: false };
     }
     recordFailure(ctx, consentId, unit, error);
+    if (error instanceof LeaseLostError) ctx.onLeaseLost?.();
     return { ok: false };
   }
 }

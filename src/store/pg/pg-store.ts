@@ -14,7 +14,8 @@ import { storeOf } from '../store-of';
 import { systemClock, type Clock } from '../time';
 import { createPool, migratePostgres, type PgDb } from './open';
 import { postgresRunner } from './pg-runner';
-import { beginPostgresRun } from './run-work';
+import { beginPostgresRun, LocalWorkers } from './run-work';
+import type { SqlRunner } from '../sql-runner';
 import { commitTransactionWindowPg } from './window-commit';
 import { countRefusal, reserveRequestSlotAt } from './work-queue';
 
@@ -48,6 +49,23 @@ export async function openPgStore(url: string, options: OpenPgStoreOptions = {})
     throw error;
   }
   const runner = postgresRunner(pool);
+  // This process's workers, by run: a unit of theirs commits only while its worker holds its
+  // consent (docs/postgres.md "Cooperating workers"): one taken over while its unit was in flight
+  // (paused past its term) must not write over what the consent's new holder wrote.
+  const local = new LocalWorkers();
+  const unitRunner = (unit: Parameters<LocalWorkers['fenceOf']>[0]): SqlRunner => {
+    const fence = local.fenceOf(unit);
+    if (!fence) return runner;
+    return {
+      ...runner,
+      transaction: (work, options) =>
+        runner.transaction(async (tx) => {
+          const result = await work(tx);
+          await fence(tx);
+          return result;
+        }, options),
+    };
+  };
   const store = storeOf({
     path: redactPostgresUrl(url),
     dialect: 'postgres',
@@ -61,7 +79,8 @@ export async function openPgStore(url: string, options: OpenPgStoreOptions = {})
     },
     close: () => pool.end(),
     // An advisory lock per account and one statement per window (not per row): window-commit.ts.
-    commitTransactionWindow: (input) => commitTransactionWindowPg(runner, input),
+    commitTransactionWindow: (input) => commitTransactionWindowPg(unitRunner(input), input),
+    unitRunner,
     // The file's bytes live in the database (docs/postgres.md "Statement files"), checked first.
     statementFileAlongside: async (input) => {
       if (!input.localPath)
@@ -87,7 +106,7 @@ export async function openPgStore(url: string, options: OpenPgStoreOptions = {})
       if (n) report.deleted.statement_files = n;
     },
     // Any number of workers share a run through the work queue (run-work.ts, work-queue.ts).
-    beginRun: (input) => beginPostgresRun(pool, input),
+    beginRun: (input) => beginPostgresRun(pool, input, local),
   });
   return { ...store, pool, db: drizzle(pool) };
 }

@@ -6,10 +6,12 @@
  * v_run_workers who did what).
  */
 import { randomBytes, randomUUID } from 'node:crypto';
+import { sql } from 'drizzle-orm';
 import type pg from 'pg';
 import type { ConsentId } from '@bankdata/core/schemas';
 import { isProcessAlive } from '../../fs/writers';
-import type { BeginInput, BeginResult } from '../run-work';
+import { LeaseLostError, type BeginInput, type BeginResult } from '../run-work';
+import type { SqlRunner } from '../sql-runner';
 import {
   abandonWorker,
   finishConsent,
@@ -34,7 +36,74 @@ async function untilNextExpiry(pool: pg.Pool, runId: string, workerId: string): 
   return wait === null || wait === undefined ? null : Number(wait);
 }
 
-export async function beginPostgresRun(pool: pg.Pool, input: BeginInput): Promise<BeginResult> {
+/** One worker of this process in a run: its id and the consents it holds (leased, not done). */
+interface LocalWorker {
+  workerId: string;
+  held: Set<ConsentId>;
+}
+
+/**
+ * The workers this process runs, by run (one store's; pg-store.ts): whom a unit's write is fenced
+ * for. A unit names its run and consent (`runId`, `consentId`), and its worker is the one of this
+ * process that holds that consent in that run.
+ */
+export class LocalWorkers {
+  private readonly byRun = new Map<string, Set<LocalWorker>>();
+
+  add(runId: string, worker: LocalWorker): void {
+    let workers = this.byRun.get(runId);
+    if (!workers) this.byRun.set(runId, (workers = new Set()));
+    workers.add(worker);
+  }
+
+  remove(runId: string, worker: LocalWorker): void {
+    const workers = this.byRun.get(runId);
+    workers?.delete(worker);
+    if (workers?.size === 0) this.byRun.delete(runId);
+  }
+
+  /**
+   * What a unit of this consent in this run must check before it commits: null when the run is
+   * none of this process's work queue (a write outside a sync, or a test's), else the fence. A
+   * unit whose consent no worker of this process holds any more fails at once.
+   */
+  fenceOf(unit: { runId: string | null; consentId: ConsentId }): ((tx: SqlRunner) => Promise<void>) | null {
+    const { runId, consentId } = unit;
+    if (runId === null) return null;
+    const workers = this.byRun.get(runId);
+    if (!workers) return null;
+    const holder = [...workers].find((w) => w.held.has(consentId));
+    return async (tx) => {
+      if (!holder || !(await holdsConsent(tx, { runId, workerId: holder.workerId, consentId })))
+        throw new LeaseLostError({ runId, consentId });
+    };
+  }
+}
+
+/**
+ * Whether this worker still holds the consent in the run: its `run_consents` row leased to it and
+ * its `run_workers` row not left (judged gone, it was taken over). Run inside the unit's
+ * transaction just before it commits, the consent's row locked (FOR SHARE) until then: a take-over
+ * (requeue, or a lease of the expired row, which skips a locked one) waits for the commit, or came
+ * first and this check, reading the row again, finds it no longer this worker's.
+ */
+export async function holdsConsent(
+  tx: SqlRunner,
+  input: { runId: string; workerId: string; consentId: ConsentId },
+): Promise<boolean> {
+  const row = await tx.get(sql`SELECT 1 AS held FROM run_consents c
+    WHERE c.run_id = ${input.runId} AND c.consent_id = ${input.consentId} AND c.worker_id = ${input.workerId}
+      AND c.state = 'leased'
+      AND EXISTS (SELECT 1 FROM run_workers w WHERE w.run_id = c.run_id AND w.worker_id = c.worker_id AND w.left_at IS NULL)
+    FOR SHARE OF c`);
+  return row !== undefined;
+}
+
+export async function beginPostgresRun(
+  pool: pg.Pool,
+  input: BeginInput,
+  local: LocalWorkers = new LocalWorkers(),
+): Promise<BeginResult> {
   const worker = {
     workerId: `${input.holder.host}:${input.holder.pid}:${randomBytes(3).toString('hex')}`,
     host: input.holder.host,
@@ -58,6 +127,9 @@ export async function beginPostgresRun(pool: pg.Pool, input: BeginInput): Promis
   const workerId = worker.workerId;
   /** Consents this worker holds now (leased, not done). */
   const held = new Set<ConsentId>();
+  // Its units' writes are fenced for it until it leaves (LocalWorkers.fenceOf).
+  const self: LocalWorker = { workerId, held };
+  local.add(runId, self);
   return {
     ok: true,
     work: {
@@ -95,6 +167,7 @@ export async function beginPostgresRun(pool: pg.Pool, input: BeginInput): Promis
         // A consent still held (stopped before it) goes back to the queue for the others at once.
         for (const consentId of held) await releaseConsent(pool, { runId, workerId, consentId });
         held.clear();
+        local.remove(runId, self);
         await leaveRun(pool, {
           runId,
           workerId,
@@ -105,6 +178,7 @@ export async function beginPostgresRun(pool: pg.Pool, input: BeginInput): Promis
       },
       abandon: async () => {
         held.clear();
+        local.remove(runId, self);
         await abandonWorker(pool, { runId, workerId, now: new Date() });
       },
     },
