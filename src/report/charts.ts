@@ -101,7 +101,15 @@ export function balanceChart(
 ): string {
   const dims = SIZES[size];
   const breaks = options.breaks ?? [];
-  const grid = { left: dims.left, right: size === 'narrow' ? 12 : 24, top: breaks.length ? 30 : 24, bottom: 40 };
+  // A span of a day or two (a one-day period) would be widened by ECharts to hours around its
+  // points, its ticks 06:00, 12:00…: it is padded a day each side with a tick per day, each NZ
+  // date written whole (room kept at the right for the last one), and its points drawn (a single
+  // point draws no line).
+  const from = utcMidnight(options.span.from);
+  const to = utcMidnight(options.span.to);
+  const short = to - from < 2 * DAY_MS;
+  const right = short ? 40 : size === 'narrow' ? 12 : 24;
+  const grid = { left: dims.left, right, top: breaks.length ? 30 : 24, bottom: 40 };
   return render(
     text,
     size,
@@ -109,9 +117,15 @@ export function balanceChart(
       grid,
       xAxis: {
         type: 'time',
-        min: utcMidnight(options.span.from),
-        max: utcMidnight(options.span.to),
-        axisLabel: { color: COLOURS.text, hideOverlap: true, fontSize: dims.fontSize },
+        min: short ? from - DAY_MS : from,
+        max: short ? to + DAY_MS : to,
+        ...(short ? { minInterval: DAY_MS, maxInterval: DAY_MS } : {}),
+        axisLabel: {
+          color: COLOURS.text,
+          hideOverlap: true,
+          fontSize: dims.fontSize,
+          ...(short ? { formatter: '{yyyy}-{MM}-{dd}' } : {}),
+        },
         axisLine: { lineStyle: { color: COLOURS.text } },
       },
       yAxis: {
@@ -127,7 +141,10 @@ export function balanceChart(
           name: 'Balance',
           type: 'line',
           step: 'end',
-          showSymbol: false,
+          showSymbol: short || points.length === 1,
+          symbol: 'circle',
+          symbolSize: 7,
+          itemStyle: { color: COLOURS.balance },
           lineStyle: { width: 2, color: COLOURS.balance },
           areaStyle: { color: COLOURS.balance, opacity: 0.08 },
           // NZ dates at UTC midnight with useUTC: the axis shows the NZ date whatever the machine's zone.
@@ -281,6 +298,8 @@ function axisLabel(currency: string, fontSize: number) {
   });
   return { color: COLOURS.text, fontSize, formatter: (value: number) => format.format(value).replace(/^-/, '−') };
 }
+
+const DAY_MS = 86_400_000;
 
 function utcMidnight(date: string): number {
   return Date.UTC(Number(date.slice(0, 4)), Number(date.slice(5, 7)) - 1, Number(date.slice(8, 10)));
