@@ -278,6 +278,9 @@ function trueBalances(
   if (points.length > 0 && breaks.length > 0) {
     const cut = breaks.reduce((m, b) => (b.to > m ? b.to : m), '');
     points = points.filter((p) => p.date > cut);
+    // The axis spans what is drawn: the kept points and the breaks, not the days cut before them.
+    const [kept] = points;
+    if (kept) span.from = breaks.reduce((m, b) => (b.from < m ? b.from : m), kept.date);
     const marked = `marked on the chart and linked to its row in the <a href="#continuity">breaks table</a>`;
     caveats.push(
       points.length > 0

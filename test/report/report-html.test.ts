@@ -1,0 +1,98 @@
+/**
+ * The report's HTML (src/report/html.ts) rendered from figures built by hand: what the page says
+ * and draws for cases the demo's database does not hold.
+ */
+import { describe, expect, it } from 'vitest';
+import { toUnits } from '@bankdata/core/money';
+import type { AccountId } from '@bankdata/core/schemas';
+import type { AccountSection, ReportData } from '../../src/report/build-report';
+import { renderReport } from '../../src/report/html';
+import type { ContinuityViewRow } from '../../src/store/continuity';
+
+const ACCOUNT = 'acc-rainy';
+
+function section(overrides: Partial<AccountSection> = {}): AccountSection {
+  return {
+    account: {
+      bank: 'PNZ',
+      accountId: ACCOUNT as AccountId,
+      currency: 'NZD',
+      nickname: 'Rainy day',
+      accountType: 'Personal',
+      accountSubtype: 'Savings',
+      consentId: '291a56bf-2338-4e1d-8c86-414521113e6b',
+    },
+    balances: [],
+    anchored: true,
+    flows: [],
+    totals: { inUnits: 0n, outUnits: 0n },
+    transfers: { inUnits: 0n, outUnits: 0n },
+    limits: { only: null, read: true, windowStart: '2025-11-01', windowEnded: null },
+    categories: { months: [], rows: [] },
+    ...overrides,
+  };
+}
+
+function report(overrides: Partial<ReportData> = {}): ReportData {
+  return {
+    generatedAt: '2026-11-29T13:11:00.000Z',
+    database: '/data/bankdata.sqlite',
+    from: null,
+    to: null,
+    accounts: [section()],
+    consents: [],
+    runs: [],
+    lastSync: null,
+    continuity: [],
+    payments: null,
+    ...overrides,
+  };
+}
+
+function finding(date: string): ContinuityViewRow {
+  return {
+    bank: 'PNZ',
+    account_id: ACCOUNT,
+    kind: 'balances',
+    from_date: date,
+    to_date: date,
+    amount_minor: -250000,
+    currency: 'NZD',
+    cause: 'duplicate',
+    transaction_id: null,
+    detail: 'booked balance 45858.05 NZD, the stored rows make it 48358.05 NZD',
+    from_date_time: `${date}T00:00:00.000Z`,
+    to_date_time: `${date}T10:00:00.000Z`,
+    run_id: null,
+    checked_at: '2026-11-29T13:11:00.000Z',
+    amount_text: '-2500.00',
+  };
+}
+
+/** The NZ dates of a year of days, 2025-11-25 to 2026-11-24, each a balance point. */
+function yearOfDays(): { date: string; units: bigint }[] {
+  const out: { date: string; units: bigint }[] = [];
+  for (let t = Date.UTC(2025, 10, 25); t <= Date.UTC(2026, 10, 24); t += 86_400_000)
+    out.push({ date: new Date(t).toISOString().slice(0, 10), units: toUnits('45000.00') });
+  return out;
+}
+
+/** The text of the wide balance chart's <text> elements. */
+function balanceChartTexts(html: string): string[] {
+  const start = html.indexOf('<div class="chart-box" data-size="wide">');
+  expect(start).toBeGreaterThan(0);
+  const svg = html.slice(start, html.indexOf('</svg>', start));
+  expect(svg).toContain('balance at each day');
+  return [...svg.matchAll(/<text[^>]*>([^<]*)<\/text>/g)].map((m) => m[1] ?? '');
+}
+
+describe('the balance chart after a continuity break', () => {
+  it('spans the break and the days after it, not the year of points cut before it', () => {
+    const data = report({ accounts: [section({ balances: yearOfDays() })], continuity: [finding('2026-11-18')] });
+    const { html } = renderReport(data);
+    expect(html).toContain('Rainy day: balance at each day&#39;s end, 2026-11-19 to 2026-11-24');
+    const labels = balanceChartTexts(html);
+    // A year-long axis is labelled by months (Jan, Mar…) and the year; a week of days by dates.
+    expect(labels.filter((t) => /^(Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Dec|2025|2026)$/.test(t))).toEqual([]);
+  });
+});
