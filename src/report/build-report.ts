@@ -35,6 +35,12 @@ export interface AccountSection {
   totals: { inUnits: Units; outUnits: Units };
   /** The own-account transfers of the period left out of `flows` and `totals` (in: credits, out: debits). */
   transfers: { inUnits: Units; outUnits: Units };
+  /**
+   * The rows of the period the check suspects the bank served twice (an open suspicion,
+   * docs/continuity.md "Duplicates the bank served"), left out of `flows`, `totals` and
+   * `categories`; the balance line keeps them, as the bank's balances are judged by the check.
+   */
+  duplicates: { rows: number; inUnits: Units; outUnits: Units };
   /** What the stored rows cannot show (accountLimits); html.ts draws no balance line there. */
   limits: AccountLimits;
   /** Spend by category per NZ month (categorySpendOf). */
@@ -44,7 +50,7 @@ export interface AccountSection {
 /**
  * Spend by category per NZ month (docs/categories.md "The report"): the booked debits of the last
  * 12 NZ months (those ending with the month of --to, else of the report's instant; from the month
- * of --from when later), own-account transfers left out. `cells[i]` is the category's sum in
+ * of --from when later), own-account transfers and suspected duplicates left out. `cells[i]` is the category's sum in
  * `months[i]` (units, negative as money out is; 0n: none); categories in name order.
  */
 export interface CategorySpend {
@@ -138,6 +144,9 @@ async function accountSection(
   // money in and out leaves them out (docs/transfers.md "Consumers").
   const transferDays = new Map((await store.reportData.transferFlows(account, scale)).map((t) => [t.date, t]));
   const transfers = { inUnits: 0n, outUnits: 0n };
+  // Rows the check suspects the bank served twice: money in and out leaves them out too.
+  const duplicateDays = new Map((await store.reportData.duplicateFlows(account, scale)).map((t) => [t.date, t]));
+  const duplicates = { rows: 0, inUnits: 0n, outUnits: 0n };
   const anchor = await store.reportData.balanceAnchor(account, { scale, nzDateOf });
   // balance(end of D) = stated balance − rows up to when it was stated + rows up to the end of D.
   let base = 0n;
@@ -163,10 +172,14 @@ async function accountSection(
     const key = day.date.slice(0, 7);
     const month = months.get(key) ?? { month: key, inUnits: 0n, outUnits: 0n, rows: 0 };
     const moved = transferDays.get(day.date);
-    month.inUnits += inUnits - (moved?.inUnits ?? 0n);
-    month.outUnits += outUnits - (moved?.outUnits ?? 0n);
+    const doubled = duplicateDays.get(day.date);
+    month.inUnits += inUnits - (moved?.inUnits ?? 0n) - (doubled?.inUnits ?? 0n);
+    month.outUnits += outUnits - (moved?.outUnits ?? 0n) - (doubled?.outUnits ?? 0n);
     transfers.inUnits += moved?.inUnits ?? 0n;
     transfers.outUnits += moved?.outUnits ?? 0n;
+    duplicates.rows += doubled?.rows ?? 0;
+    duplicates.inUnits += doubled?.inUnits ?? 0n;
+    duplicates.outUnits += doubled?.outUnits ?? 0n;
     months.set(key, month);
   }
   // The balance carried into the period starts the line at its first day.
@@ -183,6 +196,7 @@ async function accountSection(
     flows: flows.map(({ month, inUnits, outUnits }) => ({ month, inUnits, outUnits })),
     totals,
     transfers,
+    duplicates,
   };
 }
 

@@ -83,7 +83,7 @@ ${renderRuns(data)}
 ${renderContinuity(data)}
 ${renderPayments(data)}
 </main>
-<footer><p>Balances are booked balances; available balances (which count pending rows and credit lines) are not drawn. A balance line is the latest booked balance the bank stated, carried back through the booked transactions; it is left out where the stored rows are not the whole account (credits-only or debits-only consents, days up to a continuity break, after a consent's window ended), with a note saying why. Money in and out leaves out own-account transfers, the pairs linked in <code>v_transfers</code> (<code>bankdata transfers</code>); the balance line keeps them. Spend by category sums each account's booked debits of the last 12 NZ months by the <code>category</code> of <code>v_transactions</code> (<code>bankdata categorise</code>), own-account transfers left out too.</p></footer>
+<footer><p>Balances are booked balances; available balances (which count pending rows and credit lines) are not drawn. A balance line is the latest booked balance the bank stated, carried back through the booked transactions; it is left out where the stored rows are not the whole account (credits-only or debits-only consents, days up to a continuity break, after a consent's window ended), with a note saying why. Money in and out leaves out own-account transfers, the pairs linked in <code>v_transfers</code> (<code>bankdata transfers</code>), and the rows <code>bankdata check</code> suspects the bank served twice (<code>v_duplicates</code>); the balance line keeps them. Spend by category sums each account's booked debits of the last 12 NZ months by the <code>category</code> of <code>v_transactions</code> (<code>bankdata categorise</code>), own-account transfers and suspected duplicates left out too.</p></footer>
 </body>
 </html>
 `;
@@ -105,10 +105,17 @@ function renderAccount(section: AccountSection, index: number, data: ReportData)
   let count = 0;
   // Money in and out leaves own-account transfers out (docs/transfers.md) and says so.
   const moved = section.transfers;
-  const movedText =
+  const transferText =
     moved.inUnits !== 0n || moved.outUnits !== 0n
       ? `own-account transfers left out of money in and out: in ${money(moved.inUnits, c)}, out ${money(moved.outUnits, c)} (v_transfers)`
       : '';
+  // So do the rows the check suspects the bank served twice (docs/continuity.md "Duplicates the bank served").
+  const doubled = section.duplicates;
+  const duplicateText =
+    doubled.rows > 0
+      ? `${doubled.rows} row(s) the check suspects the bank served twice left out of money in and out: in ${money(doubled.inUnits, c)}, out ${money(doubled.outUnits, c)} (v_duplicates)`
+      : '';
+  const movedText = [transferText, duplicateText].filter(Boolean).join('; ');
   parts.push(`<article class="account" id="${id}" aria-labelledby="${id}-h">
 <h3 id="${id}-h">${esc(name)} <span class="muted">${esc(account.bank)} · ${esc(account.accountId)} · ${esc(c)}</span></h3>
 <p class="facts">${esc(kind)}${latest ? ` · balance ${esc(money(latest.units, c))} on ${esc(latest.date)}` : ''} · in ${esc(money(totals.inUnits, c))} · out ${esc(money(totals.outUnits, c))}${limits.only ? ' (partial)' : ''}${movedText ? ` · ${esc(movedText)}` : ''}</p>`);
@@ -192,7 +199,8 @@ function categoryTable(section: AccountSection, name: string, id: string): strin
   const first = months[0] ?? '';
   const last = months[months.length - 1] ?? '';
   const title = `${name}: spend by category per month, ${first} to ${last}`;
-  const description = 'Booked debits by the category in v_transactions, own-account transfers left out (v_transfers).';
+  const description =
+    'Booked debits by the category in v_transactions, own-account transfers (v_transfers) and suspected duplicates (v_duplicates) left out.';
   return `<section class="categories" id="${id}-cat" aria-labelledby="${id}-cat-h">
 <h4 id="${id}-cat-h">${esc(title)}</h4>
 ${table(

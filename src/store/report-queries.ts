@@ -28,6 +28,11 @@ export interface DailyFlow {
   outUnits: bigint;
 }
 
+/** The part of dailyFlows the check suspects the bank served twice (duplicateFlows), and how many rows. */
+export interface DuplicateFlow extends DailyFlow {
+  rows: number;
+}
+
 export interface CategoryMonthSpend {
   category: string;
   /** NZ month (YYYY-MM) of the booking date. */
@@ -64,6 +69,7 @@ export interface ReportReads {
   accounts(filter?: { accountId?: string }): Promise<ReportAccount[]>;
   dailyFlows(key: AccountKey, scale: bigint): Promise<DailyFlow[]>;
   transferFlows(key: AccountKey, scale: bigint): Promise<DailyFlow[]>;
+  duplicateFlows(key: AccountKey, scale: bigint): Promise<DuplicateFlow[]>;
   categorySpend(key: AccountKey, options: { scale: bigint; from: string; to: string }): Promise<CategoryMonthSpend[]>;
   balanceAnchor(
     key: AccountKey,
@@ -77,6 +83,10 @@ export function reportReads(runner: SqlRunner): ReportReads {
   const d = runner.dialect;
   const booked = (key: AccountKey) =>
     sql`t.bank = ${key.bank} AND t.account_id = ${key.accountId} AND t.status = 'Booked' AND t.removed_at IS NULL`;
+  // A row the check suspects the bank served twice: an open suspicion (docs/continuity.md
+  // "Duplicates the bank served"; v_transactions.suspected_duplicate).
+  const suspected = sql`EXISTS (SELECT 1 FROM duplicate_suspicions s WHERE s.bank = t.bank
+      AND s.account_id = t.account_id AND s.transaction_id = t.transaction_id AND s.cleared_at IS NULL)`;
 
   return {
     async accounts(filter = {}) {
@@ -141,11 +151,42 @@ export function reportReads(runner: SqlRunner): ReportReads {
     },
 
     /**
+     * The part of dailyFlows the check suspects the bank served twice (an open suspicion,
+     * docs/continuity.md "Duplicates the bank served"): money in and out per NZ booking date and the
+     * rows, which money in and out and spend by category leave out. A row linked as an own-account
+     * transfer is left to transferFlows (taken out once). Read through duplicate_suspicions' key:
+     * the suspicions are few, no pass over the rows.
+     */
+    async duplicateFlows(key, scale) {
+      const units = amountUnits(d, 't', scale);
+      const linked = sql`EXISTS (SELECT 1 FROM transfer_links l WHERE l.status = 'linked' AND (
+          (l.debit_bank = t.bank AND l.debit_account_id = t.account_id AND l.debit_transaction_id = t.transaction_id)
+          OR (l.credit_bank = t.bank AND l.credit_account_id = t.account_id AND l.credit_transaction_id = t.transaction_id)))`;
+      const rows = await runner.all(
+        sql`SELECT t.booking_date AS date, count(*) AS n,
+                   coalesce(sum(CASE WHEN ${units} > 0 THEN ${units} END), 0) AS in_units,
+                   coalesce(sum(CASE WHEN ${units} < 0 THEN ${units} END), 0) AS out_units
+            FROM duplicate_suspicions s
+            JOIN transactions t ON t.bank = s.bank AND t.account_id = s.account_id AND t.transaction_id = s.transaction_id
+            WHERE s.bank = ${key.bank} AND s.account_id = ${key.accountId} AND s.cleared_at IS NULL
+              AND t.status = 'Booked' AND t.removed_at IS NULL AND NOT ${linked}
+            GROUP BY t.booking_date ORDER BY t.booking_date`,
+      );
+      return rows.map((r) => ({
+        date: str(r.date),
+        rows: toNumber(r.n),
+        inUnits: toBigInt(r.in_units),
+        outUnits: toBigInt(r.out_units),
+      }));
+    },
+
+    /**
      * Spend by category per NZ month (docs/categories.md "The report"): the account's booked
      * debits between two NZ dates (inclusive), grouped by v_transactions' category (no decision
      * yet: 'uncategorised', as the view says) and by the month of the booking date, summed in
-     * exact units. Rows linked as an own-account transfer (either side, docs/transfers.md) are
-     * left out, as money in and out leaves them out. Ordered by category, then month.
+     * exact units. Rows linked as an own-account transfer (either side, docs/transfers.md) and
+     * rows the check suspects the bank served twice (an open suspicion) are left out, as money in
+     * and out leaves them out. Ordered by category, then month.
      */
     async categorySpend(key, options) {
       const units = amountUnits(d, 't', options.scale);
@@ -163,7 +204,7 @@ export function reportReads(runner: SqlRunner): ReportReads {
               ON c.bank = t.bank AND c.account_id = t.account_id AND c.transaction_id = t.transaction_id
             WHERE ${booked(key)} AND t.credit_debit_indicator = 'Debit'
               AND t.booking_date >= ${options.from} AND t.booking_date <= ${options.to}
-              AND NOT ${linkedAsDebit}
+              AND NOT ${linkedAsDebit} AND NOT ${suspected}
             GROUP BY 1, 2
             ORDER BY 1, 2`,
       );

@@ -330,7 +330,9 @@ export interface Store {
     dailyFlows: ReportReads['dailyFlows'];
     /** The part of dailyFlows that is own-account transfers (linked in v_transfers), per NZ date. */
     transferFlows: ReportReads['transferFlows'];
-    /** Booked debits per category and NZ month between two NZ dates, own-account transfers left out, in units. */
+    /** The part of dailyFlows the check suspects the bank served twice (open suspicions, not transfers), per NZ date. */
+    duplicateFlows: ReportReads['duplicateFlows'];
+    /** Booked debits per category and NZ month between two NZ dates, own-account transfers and suspected duplicates left out, in units. */
     categorySpend: ReportReads['categorySpend'];
     /** The latest booked balance held, else the latest running balance a row carries, in units; or null. */
     balanceAnchor: ReportReads['balanceAnchor'];

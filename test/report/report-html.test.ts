@@ -27,6 +27,7 @@ function section(overrides: Partial<AccountSection> = {}): AccountSection {
     flows: [],
     totals: { inUnits: 0n, outUnits: 0n },
     transfers: { inUnits: 0n, outUnits: 0n },
+    duplicates: { rows: 0, inUnits: 0n, outUnits: 0n },
     limits: { only: null, read: true, windowStart: '2025-11-01', windowEnded: null },
     categories: { months: [], rows: [] },
     ...overrides,

@@ -1,11 +1,13 @@
 /**
  * The report's SQL (src/store/report-queries.ts) on both dialects: the balance line an account's
- * running balances anchor when no stated balance is held. Run by report-sql.test.ts and
+ * running balances anchor when no stated balance is held; the rows the check suspects the bank
+ * served twice left out of money in and out and of spend by category. Run by report-sql.test.ts and
  * report-sql.pg.test.ts.
  */
 import { expect, it } from 'vitest';
 import { toUnits } from '@bankdata/core/money';
 import { gatherReport } from '../../src/report/build-report';
+import { renderReport } from '../../src/report/html';
 import { nzDateOf } from '@bankdata/core/nz-time';
 import type { AccountId, BankName } from '@bankdata/core/schemas';
 import { account, CONSENT, fresh } from '../check/check-sql.cases';
@@ -77,5 +79,49 @@ export const reportSqlSuite = storeSuite('the report’s balance anchor', (d) =>
       const ledger = await store.views.latestBalance(key, ['ClosingBooked', 'InterimBooked'], null);
       expect(ledger?.amount, accountId).toBe('92.00');
     }
+  });
+  it('leaves a row the check suspects the bank served twice out of money in and out and spend by category, and says so', async () => {
+    const store = await d.open();
+    await fresh(store);
+    await account(store, 'dup', [
+      ['p', '2025-06-01T00:00:00.000Z', '100.00', '100.00'],
+      ['a', '2025-06-02T00:00:00.000Z', '50.00', '150.00'],
+      ['a-dup', '2025-06-02T00:00:00.000Z', '50.00', '150.00'],
+      ['d', '2025-06-03T00:00:00.000Z', '-20.00', '130.00'],
+      ['d-dup', '2025-06-03T00:00:00.000Z', '-20.00', '130.00'],
+      ['e', '2025-06-04T00:00:00.000Z', '-5.00', '125.00'],
+      ['e-2', '2025-06-04T00:00:00.000Z', '-5.00', '120.00'],
+    ]);
+    // Open suspicions on a-dup and d-dup; one on e-2 a later check cleared (counted again).
+    for (const [id, twin, cleared] of [
+      ['a-dup', 'a', null],
+      ['d-dup', 'd', null],
+      ['e-2', 'e', '2025-06-20T00:00:00.000Z'],
+    ] as const)
+      await execute(
+        store,
+        `INSERT INTO duplicate_suspicions (bank, account_id, transaction_id, twin_transaction_id, evidence, balance,
+           balance_date_time, balance_date, counted_balance, amount_off, amount_off_minor, currency, detail,
+           suspected_at, checked_at, run_id, cleared_at)
+         VALUES ('PNZ', 'dup', ?, ?, 'running_balance', '0.00', '2025-06-04T00:00:00.000Z', '2025-06-04', '0.00',
+           '0.00', 0, 'NZD', 'planted', '2025-06-10T00:00:00.000Z', '2025-06-10T00:00:00.000Z', NULL, ?)`,
+        id,
+        twin,
+        cleared,
+      );
+    const report = await gatherReport(store, { now: new Date('2025-06-30T00:00:00.000Z') });
+    const [section] = report.accounts;
+    expect(section?.totals).toEqual({ inUnits: toUnits('150.00'), outUnits: toUnits('-30.00') });
+    expect(section?.flows).toEqual([{ month: '2025-06', inUnits: toUnits('150.00'), outUnits: toUnits('-30.00') }]);
+    expect(section?.duplicates).toEqual({ rows: 2, inUnits: toUnits('50.00'), outUnits: toUnits('-20.00') });
+    expect(section?.categories.rows.map((r) => [r.category, r.totalUnits])).toEqual([
+      ['uncategorised', toUnits('-30.00')],
+    ]);
+    // The balance line keeps the bank's rows (the check's break says where it cannot be trusted).
+    expect(section?.balances.at(-1)).toEqual({ date: '2025-06-04', units: toUnits('120.00') });
+    const { html } = renderReport(report);
+    expect(html).toContain(
+      '2 row(s) the check suspects the bank served twice left out of money in and out: in 50.00 NZD, out −20.00 NZD (v_duplicates)',
+    );
   });
 });
