@@ -40,6 +40,7 @@ export function renderReport(data: ReportData): { html: string; charts: number }
   const period =
     data.from || data.to ? `${data.from ?? 'the first row'} to ${data.to ?? 'the last row'}` : 'all rows held';
   const breaks = data.continuity.length;
+  const checked = continuityChecked(data);
   // The latest sync, whatever job ran after it: an expiry check's ok after a failed nightly sync
   // is not the data's state.
   const lastRun = data.lastSync;
@@ -70,7 +71,7 @@ export function renderReport(data: ReportData): { html: string; charts: number }
 <div><dt>Accounts</dt><dd>${data.accounts.length}</dd></div>
 <div><dt>Consents</dt><dd>${data.consents.length}</dd></div>
 <div><dt>Last run</dt><dd>${lastRun ? `${outcomeBadge(lastRun.outcome)}<span class="when">${esc(jobName(lastRun.job))} ${esc(nzDateTime(lastRun.started_at))} NZ</span>` : 'no sync yet'}</dd></div>
-<div><dt>Continuity breaks</dt><dd>${breaks === 0 ? '<span class="badge ok">none</span>' : `<span class="badge bad">${breaks}</span>`}</dd></div>
+<div><dt>Continuity breaks</dt><dd>${breaks > 0 ? `<span class="badge bad">${breaks}</span>` : checked ? '<span class="badge ok">none</span>' : '<span class="badge none">not checked yet</span>'}</dd></div>
 ${data.payments ? `<div><dt>Payments reconciled</dt><dd>${data.payments.matched} of ${data.payments.settled} settled</dd></div>` : ''}
 </dl>
 ${BACK_LINK}
@@ -440,6 +441,16 @@ ${BACK_LINK}
 </section>`;
 }
 
+/**
+ * Whether a check can have judged the accounts: none is stored (nothing to check), or no sync is
+ * recorded (the check runs as each sync's last step) and no finding either. "No break" is said only
+ * after one; before, the report says "not checked yet".
+ */
+function continuityChecked(data: ReportData): boolean {
+  if (data.continuity.length > 0) return true;
+  return data.accounts.length > 0 && data.lastSync !== null;
+}
+
 function renderContinuity(data: ReportData): string {
   const rows = data.continuity.map((f, i) => {
     const amount = String(f['amount_text']);
@@ -460,7 +471,9 @@ function renderContinuity(data: ReportData): string {
         undefined,
         rows.map((_, i) => breakAnchor(i)),
       )}`
-    : "<p>No break: at the last check every account's booked balances and booked transactions added up.</p>";
+    : continuityChecked(data)
+      ? "<p>No break: at the last check every account's booked balances and booked transactions added up.</p>"
+      : `<p>Not checked yet: ${data.accounts.length === 0 ? 'no account is stored' : 'no sync is recorded'}, so no check has run (each <code>bankdata sync</code> checks the accounts it read as its last step; <code>bankdata check</code> checks them all).</p>`;
   return `<section id="continuity" aria-labelledby="continuity-h"><h2 id="continuity-h">Continuity</h2>\n${body}\n${BACK_LINK}\n</section>`;
 }
 
@@ -509,7 +522,7 @@ a{color:var(--accent)}
 .cards dt{color:var(--muted);font-size:.85rem}
 .cards dd{margin:2px 0 0;font-size:1.3rem;font-weight:600}
 .badge{display:inline-block;padding:0 8px;border-radius:10px;font-size:.9rem;font-weight:600}
-.badge.ok{background:#e3f4e8;color:#14532d}.badge.warn{background:#fff4d6;color:#6b4500}.badge.bad{background:#fde4e2;color:#8a1c14}
+.badge.none{background:#e4e7eb;color:#1f2933}.badge.ok{background:#e3f4e8;color:#14532d}.badge.warn{background:#fff4d6;color:#6b4500}.badge.bad{background:#fde4e2;color:#8a1c14}
 .account{border:1px solid var(--line);border-radius:10px;padding:14px 16px;margin:0 0 18px;break-inside:avoid}
 .facts{margin:0 0 8px;color:var(--muted)}
 figure{margin:8px 0 12px}

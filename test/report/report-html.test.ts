@@ -50,6 +50,33 @@ function report(overrides: Partial<ReportData> = {}): ReportData {
   };
 }
 
+/** A consent registered and never read (bankdata consents add, no sync yet). */
+const UNREAD: ReportData['consents'][number] = {
+  consent_id: '291a56bf-2338-4e1d-8c86-414521113e6b',
+  bank: null,
+  status: null,
+  start_date_time: null,
+  end_date_time: null,
+  expiration_date_time: null,
+  days_to_expiry: null,
+  last_synced_at: null,
+  last_outcome: null,
+  ended_reason: null,
+};
+
+const RUN: ReportData['runs'][number] = {
+  run_id: 'run-1',
+  started_at: '2026-11-29T13:00:00.000Z',
+  finished_at: '2026-11-29T13:01:00.000Z',
+  outcome: 'ok',
+  consents: 1,
+  requests: 12,
+  rows_written: 40,
+  failed_units: 0,
+  error_summary: null,
+  job: null,
+};
+
 function finding(date: string): ContinuityViewRow {
   return {
     bank: 'PNZ',
@@ -95,5 +122,35 @@ describe('the balance chart after a continuity break', () => {
     const labels = balanceChartTexts(html);
     // A year-long axis is labelled by months (Jan, Mar…) and the year; a week of days by dates.
     expect(labels.filter((t) => /^(Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Dec|2025|2026)$/.test(t))).toEqual([]);
+  });
+});
+
+describe('continuity before any check', () => {
+  it('a database with a consent and no sync: not checked yet, never "no break"', () => {
+    const { html } = renderReport(report({ accounts: [], consents: [UNREAD] }));
+    const card = html.slice(
+      html.indexOf('<dt>Continuity breaks</dt>'),
+      html.indexOf('</div>', html.indexOf('<dt>Continuity breaks</dt>')),
+    );
+    expect(card).toContain('not checked yet');
+    expect(card).not.toContain('badge ok');
+    const section = html.slice(
+      html.indexOf('<section id="continuity"'),
+      html.indexOf('</section>', html.indexOf('<section id="continuity"')),
+    );
+    expect(section).toContain('Not checked yet');
+    expect(section).not.toContain('No break');
+  });
+
+  it('accounts held but no sync (nor its closing check) recorded: not checked yet', () => {
+    const { html } = renderReport(report());
+    expect(html).toContain('not checked yet');
+    expect(html).not.toContain('No break');
+  });
+
+  it('after a sync with no finding: no break', () => {
+    const { html } = renderReport(report({ lastSync: RUN }));
+    expect(html).toContain('<dt>Continuity breaks</dt><dd><span class="badge ok">none</span>');
+    expect(html).toContain('No break: at the last check');
   });
 });
