@@ -98,7 +98,8 @@ export function formatStatus(report: StatusReport, expiryWarningDays: number): s
           c.consent_id,
           c.bank ?? '?',
           c.status ?? 'unread',
-          c.days_to_expiry === null ? 'no expiry' : expiryWords(c.days_to_expiry),
+          // Never read: the expiry is unknown, not absent.
+          c.status === null ? 'not read yet' : c.days_to_expiry === null ? 'no expiry' : expiryWords(c.days_to_expiry),
           `${c.last_outcome ?? '-'}${c.last_synced_at ? ` ${nzTimeText(c.last_synced_at)}` : ''}`,
         ]),
         '  ',

@@ -397,12 +397,15 @@ function accountContents(data: ReportData): string {
 }
 
 function renderConsents(data: ReportData): string {
+  // A consent never read (no status yet): its window and expiry are unknown, not open or absent.
   const rows = data.consents.map((c) => [
     c.consent_id,
     c.bank,
-    consentStatusText(c),
-    `${nzDateTime(c.start_date_time).slice(0, 10) || '…'} to ${nzDateTime(c.end_date_time).slice(0, 10) || 'open'}`,
-    expiry(c.expiration_date_time, c.days_to_expiry),
+    c.status === null ? NOT_READ : consentStatusText(c),
+    c.status === null
+      ? NOT_READ
+      : `${nzDateTime(c.start_date_time).slice(0, 10) || '…'} to ${nzDateTime(c.end_date_time).slice(0, 10) || 'open'}`,
+    c.status === null ? NOT_READ : expiry(c.expiration_date_time, c.days_to_expiry),
     c.last_synced_at ? `${nzDateTime(c.last_synced_at)} (${c.last_outcome ?? ''})` : 'never',
   ]);
   return `<section id="consents" aria-labelledby="consents-h"><h2 id="consents-h">Consents</h2>
@@ -410,6 +413,8 @@ ${rows.length ? table(['Consent', 'Bank', 'Status', 'Window (NZ dates)', 'Expire
 ${BACK_LINK}
 </section>`;
 }
+
+const NOT_READ = 'not read yet';
 
 /** A consent's status, and why it ended when the status does not say so (BDT409 leaves it Authorised). */
 function consentStatusText(c: ReportData['consents'][number]): string | null {

@@ -1,5 +1,6 @@
 /**
- * Whether a consent has ended, one rule (src/store/consent-state.ts) read by `bankdata status`,
+ * A consent never read (its status, window and expiry unknown, not absent) in `bankdata status`
+ * and the report; and whether a consent has ended, one rule (src/store/consent-state.ts) read by `bankdata status`,
  * `consents list|show` and the report: a code such as BDT409 ends a consent whose status stays
  * Authorised (src/sync/consent.ts `consentError`). Run by status-consents.test.ts and
  * status-consents.pg.test.ts.
@@ -77,6 +78,22 @@ export const statusConsentsSuite = storeSuite('a consent the bank ended with a c
     expect(report.nearExpiry.map((c) => c.consent_id)).toEqual([ID]);
     const view = await consentView(store, ID, null, 14);
     expect({ ended: view.ended, expiring_soon: view.expiring_soon }).toEqual({ ended: null, expiring_soon: true });
+  });
+
+  it('a consent registered and never read: its expiry is "not read yet" in status and the report, never "no expiry" or an open window', async () => {
+    const store = await d.open();
+    await store.consents.add(ID);
+    const text = formatStatus(await readStatus(store, 14), 14);
+    const row = text.split('\n').find((line) => line.includes(ID));
+    expect(row).toMatch(/unread\s+not read yet\s/);
+    expect(text).not.toContain('no expiry');
+    const { html } = renderReport(await gatherReport(store, { now: new Date(LAST_SYNC) }));
+    const consents = html.slice(
+      html.indexOf('<section id="consents"'),
+      html.indexOf('</section>', html.indexOf('<section id="consents"')),
+    );
+    const cells = [...consents.matchAll(/<td[^>]*>([^<]*)<\/td>/g)].map((m) => m[1]);
+    expect(cells).toEqual([ID, '', 'not read yet', 'not read yet', 'not read yet', 'never']);
   });
 });
 
