@@ -200,13 +200,23 @@ function categoryTable(section: AccountSection, name: string, id: string): strin
   const first = months[0] ?? '';
   const last = months[months.length - 1] ?? '';
   const title = `${name}: spend by category per month, ${first} to ${last}`;
-  const description =
-    'Booked debits by the category in v_transactions, own-account transfers (v_transfers) and suspected duplicates (v_duplicates) left out.';
+  // A month wholly before the consents' window started, or after it ended, was never read: its
+  // spend is unknown, not 0.00.
+  const { windowStart, windowEnded } = section.limits;
+  const unread = months.map(
+    (m) =>
+      (windowStart !== null && m < windowStart.slice(0, 7)) || (windowEnded !== null && m > windowEnded.slice(0, 7)),
+  );
+  const description = `Booked debits by the category in v_transactions, own-account transfers (v_transfers) and suspected duplicates (v_duplicates) left out${unread.some(Boolean) ? "; a month outside the consents' window was not read" : ''}.`;
   return `<section class="categories" id="${id}-cat" aria-labelledby="${id}-cat-h">
 <h4 id="${id}-cat-h">${esc(title)}</h4>
 ${table(
   ['Category', ...months.map((m) => `${m} (${c})`), `Total (${c})`],
-  rows.map((r) => [r.category, ...r.cells.map((u) => money(u, c)), money(r.totalUnits, c)]),
+  rows.map((r) => [
+    r.category,
+    ...r.cells.map((u, i) => (unread[i] ? UNREAD_MONTH : money(u, c))),
+    money(r.totalUnits, c),
+  ]),
   `${esc(title)}. ${esc(description)}`,
   undefined,
   `Table: ${title}`,
@@ -349,6 +359,8 @@ ${table(head, rows, `${esc(title)}. ${esc(description)}`)}
 }
 
 const NUMERIC = /^−?[\d,]+(\.\d+)?( [A-Z]{3})?$/;
+/** A month of a figures column that no consent's window covered (categoryTable): kept on one line, aligned as the figures. */
+const UNREAD_MONTH = 'not read';
 const IDENTIFIER = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 /** A table; a column whose every filled cell is a number or an amount is right-aligned, header included. */
@@ -363,7 +375,7 @@ function table(
   const text = (v: string | number | null) => (v === null ? '' : String(v));
   const numeric = head.map((_, i) => {
     const cells = rows.map((r) => text(r[i] ?? null)).filter((t) => t !== '');
-    return cells.length > 0 && cells.every((t) => NUMERIC.test(t));
+    return cells.length > 0 && cells.every((t) => NUMERIC.test(t) || t === UNREAD_MONTH);
   });
   // Columns of long text (a run's failures, a break's detail) wrap at a set width; the others keep
   // their cells on one line, and a table wider than the page scrolls in its wrapper.

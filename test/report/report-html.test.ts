@@ -154,3 +154,34 @@ describe('continuity before any check', () => {
     expect(html).toContain('No break: at the last check');
   });
 });
+
+describe('spend by category', () => {
+  it('a month no consent window covered is "not read", not 0.00', () => {
+    const months = Array.from({ length: 12 }, (_, i) => `2025-${String(i + 1).padStart(2, '0')}`);
+    const cells = months.map((m) => (m === '2025-07' ? toUnits('-12.50') : 0n));
+    const data = report({
+      accounts: [
+        section({
+          limits: { only: null, read: true, windowStart: '2025-06-15', windowEnded: '2025-10-03' },
+          categories: { months, rows: [{ category: 'groceries', cells, totalUnits: toUnits('-12.50') }] },
+        }),
+      ],
+    });
+    const { html } = renderReport(data);
+    const at = html.indexOf('spend by category per month');
+    const table = html.slice(at, html.indexOf('</table>', at));
+    const row = [...table.slice(table.indexOf('<tbody>')).matchAll(/<td[^>]*>([^<]*)<\/td>/g)].map((m) => m[1]);
+    expect(row).toEqual([
+      'groceries',
+      ...['01', '02', '03', '04', '05'].map(() => 'not read'),
+      '0.00 NZD', // June: the window starts on the 15th (partial, read)
+      '−12.50 NZD',
+      '0.00 NZD',
+      '0.00 NZD',
+      '0.00 NZD', // October: the window ended on the 3rd
+      'not read',
+      'not read',
+      '−12.50 NZD',
+    ]);
+  });
+});
