@@ -95,7 +95,7 @@ function renderAccount(section: AccountSection, index: number, data: ReportData)
   const { account, flows, totals, limits } = section;
   const c = account.currency;
   // The bank's text inside sentences of ours (chart titles, also in SVG, where <bdi> cannot go).
-  const name = isolateBidi(account.nickname ?? account.accountId);
+  const name = isolateBidi(accountName(account));
   const id = accountAnchor(index);
   const kind = [account.accountType, account.accountSubtype].filter(Boolean).join(', ');
   const breaks = accountBreaks(data, section);
@@ -118,7 +118,7 @@ function renderAccount(section: AccountSection, index: number, data: ReportData)
       : '';
   const movedText = [transferText, duplicateText].filter(Boolean).join('; ');
   parts.push(`<article class="account" id="${id}" aria-labelledby="${id}-h">
-<h3 id="${id}-h">${esc(name)} <span class="muted">${esc(account.bank)} · ${esc(account.accountId)} · ${esc(c)}</span></h3>
+<h3 id="${id}-h">${esc(name)} <span class="muted">${esc(account.bank)} · ${accountName(account) === account.accountId ? '' : `${esc(account.accountId)} · `}${esc(c)}</span></h3>
 <p class="facts">${esc(kind)}${latest ? ` · balance ${esc(money(latest.units, c))} on ${esc(latest.date)}` : ''} · in ${esc(money(totals.inUnits, c))} · out ${esc(money(totals.outUnits, c))}${limits.only ? ' (partial)' : ''}${movedText ? ` · ${esc(movedText)}` : ''}</p>`);
   if (truth.caveats.length > 0)
     parts.push(
@@ -398,12 +398,18 @@ function table(
 <tbody>${rows.map((r, i) => `<tr${rowIds?.[i] ? ` id="${rowIds[i]}"` : ''}>${r.map(cell).join('')}</tr>`).join('\n')}</tbody></table></div>`;
 }
 
+/** What the report calls an account: its nickname, else the bank's description, else its id (then not written twice). */
+function accountName(account: AccountSection['account']): string {
+  return account.nickname ?? account.description ?? account.accountId;
+}
+
 /** The contents' list of accounts: one link per account section, in the page's order. */
 function accountContents(data: ReportData): string {
   if (data.accounts.length === 0) return '';
   const items = data.accounts.map((section, i) => {
-    const name = section.account.nickname ?? section.account.accountId;
-    return `<li><a href="#${accountAnchor(i)}">${esc(name)}</a> <span class="muted">${esc(section.account.accountId)} · ${esc(section.account.currency)}</span></li>`;
+    const name = accountName(section.account);
+    const idText = name === section.account.accountId ? '' : `${esc(section.account.accountId)} · `;
+    return `<li><a href="#${accountAnchor(i)}">${esc(name)}</a> <span class="muted">${idText}${esc(section.account.currency)}</span></li>`;
   });
   return `\n<ul class="toc-accounts">\n${items.join('\n')}\n</ul>`;
 }

@@ -16,6 +16,8 @@ import { chainEnd } from './balance-chain';
 export interface ReportAccount extends AccountKey {
   currency: string;
   nickname: string | null;
+  /** The bank's description of the account (v_accounts), the report's name for it when it has no nickname. */
+  description: string | null;
   accountType: string | null;
   accountSubtype: string | null;
   consentId: string;
@@ -92,7 +94,7 @@ export function reportReads(runner: SqlRunner): ReportReads {
     async accounts(filter = {}) {
       const where = filter.accountId === undefined ? sql`` : sql` WHERE account_id = ${filter.accountId}`;
       const rows = await runner.all(
-        sql`SELECT bank, account_id, currency, nickname, account_type, account_subtype, consent_id
+        sql`SELECT bank, account_id, currency, nickname, description, account_type, account_subtype, consent_id
             FROM v_accounts${where} ORDER BY bank, account_id`,
       );
       return rows.map((r) => ({
@@ -100,6 +102,7 @@ export function reportReads(runner: SqlRunner): ReportReads {
         accountId: str(r.account_id) as AccountId,
         currency: str(r.currency),
         nickname: strOrNull(r.nickname),
+        description: strOrNull(r.description),
         accountType: strOrNull(r.account_type),
         accountSubtype: strOrNull(r.account_subtype),
         consentId: str(r.consent_id),

@@ -18,6 +18,7 @@ function section(overrides: Partial<AccountSection> = {}): AccountSection {
       accountId: ACCOUNT as AccountId,
       currency: 'NZD',
       nickname: 'Rainy day',
+      description: null,
       accountType: 'Personal',
       accountSubtype: 'Savings',
       consentId: '291a56bf-2338-4e1d-8c86-414521113e6b',
@@ -183,5 +184,33 @@ describe('spend by category', () => {
       'not read',
       '−12.50 NZD',
     ]);
+  });
+});
+
+describe('an account without a nickname', () => {
+  const heading = (html: string) => {
+    const at = html.indexOf('<h3 id="acct-0-h">');
+    return html.slice(at, html.indexOf('</h3>', at));
+  };
+  const contents = (html: string) => {
+    const at = html.indexOf('<ul class="toc-accounts">');
+    return html.slice(at, html.indexOf('</ul>', at));
+  };
+  const base = section().account;
+
+  it('is named by its description', () => {
+    const { html } = renderReport(
+      report({ accounts: [section({ account: { ...base, nickname: null, description: 'Bonus Saver' } })] }),
+    );
+    expect(heading(html)).toContain('Bonus Saver <span class="muted">PNZ · acc-rainy · NZD</span>');
+    expect(contents(html)).toContain('>Bonus Saver</a>');
+  });
+
+  it('with no description either, its id is written once', () => {
+    const { html } = renderReport(
+      report({ accounts: [section({ account: { ...base, nickname: null, description: null } })] }),
+    );
+    expect(heading(html).split(ACCOUNT)).toHaveLength(2);
+    expect(contents(html).split(ACCOUNT)).toHaveLength(2);
   });
 });
