@@ -202,14 +202,36 @@ function breakBands(
   return { svg: svg.join(''), html: html.join('') };
 }
 
-/** Bars per month: money in above zero, money out below it. */
+/**
+ * Bars per month: money in above zero, money out below it. `only`: the account's consents read
+ * credits only ('Credit') or debits only ('Debit'): the other series, never read, is not drawn nor
+ * in the legend.
+ */
 export function flowsChart(
   points: readonly FlowPoint[],
   currency: string,
   text: ChartText,
   size: ChartSize = 'wide',
+  only: 'Credit' | 'Debit' | null = null,
 ): string {
   const dims = SIZES[size];
+  const series: BarSeriesOption[] = [];
+  if (only !== 'Debit')
+    series.push({
+      name: 'Money in',
+      type: 'bar',
+      stack: 'flow',
+      itemStyle: { color: COLOURS.moneyIn },
+      data: points.map((p) => toChartNumber(p.inUnits)),
+    });
+  if (only !== 'Credit')
+    series.push({
+      name: 'Money out',
+      type: 'bar',
+      stack: 'flow',
+      itemStyle: { color: COLOURS.moneyOut },
+      data: points.map((p) => toChartNumber(p.outUnits)),
+    });
   return render(text, size, {
     grid: { left: dims.left, right: size === 'narrow' ? 12 : 24, top: 36, bottom: 40 },
     legend: { top: 0, right: size === 'narrow' ? 12 : 24, textStyle: { color: COLOURS.text, fontSize: dims.fontSize } },
@@ -226,22 +248,7 @@ export function flowsChart(
       axisLabel: axisLabel(currency, dims.fontSize),
       splitLine: { lineStyle: { color: COLOURS.grid } },
     },
-    series: [
-      {
-        name: 'Money in',
-        type: 'bar',
-        stack: 'flow',
-        itemStyle: { color: COLOURS.moneyIn },
-        data: points.map((p) => toChartNumber(p.inUnits)),
-      },
-      {
-        name: 'Money out',
-        type: 'bar',
-        stack: 'flow',
-        itemStyle: { color: COLOURS.moneyOut },
-        data: points.map((p) => toChartNumber(p.outUnits)),
-      },
-    ],
+    series,
   });
 }
 

@@ -165,7 +165,13 @@ function renderAccount(section: AccountSection, index: number, data: ReportData)
     const title = `${name}: ${what}`;
     const description = `${flows.length} month(s) from ${firstMonth.month} to ${lastMonth.month}; in ${money(totals.inUnits, c)}, out ${money(totals.outUnits, c)} in all${anyPartial ? `; partial: ${flows.filter((_, i) => partial[i]).length} month(s)` : ''}${movedText ? `; ${movedText}` : ''}.`;
     const both = (size: 'wide' | 'narrow') =>
-      flowsChart(flows, c, { id: chartId(`${id}-flow`, size), title, description }, size);
+      flowsChart(
+        flows,
+        c,
+        { id: chartId(`${id}-flow`, size), title, description },
+        size,
+        limits.only?.kept === 'Credit' || limits.only?.kept === 'Debit' ? limits.only.kept : null,
+      );
     parts.push(
       figure(
         `${id}-flow`,

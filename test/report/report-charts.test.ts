@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { toUnits } from '@bankdata/core/money';
-import { balanceChart } from '../../src/report/charts';
+import { balanceChart, flowsChart } from '../../src/report/charts';
 
 /** The text of every <text> element of the chart, in the SVG's order. */
 const texts = (svg: string) => [...svg.matchAll(/<text[^>]*>([^<]*)<\/text>/g)].map((m) => m[1] ?? '');
@@ -43,5 +43,21 @@ describe('balanceChart', () => {
     const labels = texts(svg);
     expect(labels.filter((t) => /\d:\d\d/.test(t))).toEqual([]);
     expect(labels).toEqual(expect.arrayContaining(['2026-11-18', '2026-11-19']));
+  });
+});
+
+describe('flowsChart', () => {
+  const flows = [{ month: '2026-10', inUnits: toUnits('120.00'), outUnits: 0n }];
+  it('a credits-only account: the legend lists money in alone', () => {
+    const svg = flowsChart(flows, 'NZD', { id: 'in', title: 'in', description: 'in' }, 'wide', 'Credit');
+    expect(texts(svg)).toContain('Money in');
+    expect(texts(svg)).not.toContain('Money out');
+  });
+  it('a debits-only account: money out alone; a complete one: both', () => {
+    const out = flowsChart(flows, 'NZD', { id: 'out', title: 'out', description: 'out' }, 'wide', 'Debit');
+    expect(texts(out)).toContain('Money out');
+    expect(texts(out)).not.toContain('Money in');
+    const both = flowsChart(flows, 'NZD', { id: 'both', title: 'both', description: 'both' }, 'wide');
+    expect(texts(both)).toEqual(expect.arrayContaining(['Money in', 'Money out']));
   });
 });
