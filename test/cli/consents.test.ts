@@ -90,6 +90,14 @@ describe('consents list / show', () => {
       [false, null],
       [false, null],
     ]);
+    // Never read: its expiry is not known, not "never" (as status and the report say it).
+    const table = await runCliInProcess(['consents', 'list', '--offline'], { env });
+    const unread = table.stdout.split('\n').filter((l) => / unread /.test(l));
+    expect(unread).toHaveLength(3);
+    for (const line of unread) expect(line).toMatch(/ unread +not read yet /);
+    const shown = await runCliInProcess(['consents', 'show', rows[0]!.consent_id, '--offline'], { env });
+    expect(shown.stdout).toMatch(/not read yet/);
+    expect(shown.stdout).not.toMatch(/never/);
 
     const live = await runCliInProcess(['consents', 'list', '--json'], { env });
     expect(live.code).toBe(0);
