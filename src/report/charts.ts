@@ -215,23 +215,16 @@ export function flowsChart(
   only: 'Credit' | 'Debit' | null = null,
 ): string {
   const dims = SIZES[size];
+  const bar = (name: string, color: string, units: (p: (typeof points)[number]) => bigint): BarSeriesOption => ({
+    name,
+    type: 'bar',
+    stack: 'flow',
+    itemStyle: { color },
+    data: points.map((p) => toChartNumber(units(p))),
+  });
   const series: BarSeriesOption[] = [];
-  if (only !== 'Debit')
-    series.push({
-      name: 'Money in',
-      type: 'bar',
-      stack: 'flow',
-      itemStyle: { color: COLOURS.moneyIn },
-      data: points.map((p) => toChartNumber(p.inUnits)),
-    });
-  if (only !== 'Credit')
-    series.push({
-      name: 'Money out',
-      type: 'bar',
-      stack: 'flow',
-      itemStyle: { color: COLOURS.moneyOut },
-      data: points.map((p) => toChartNumber(p.outUnits)),
-    });
+  if (only !== 'Debit') series.push(bar('Money in', COLOURS.moneyIn, (p) => p.inUnits));
+  if (only !== 'Credit') series.push(bar('Money out', COLOURS.moneyOut, (p) => p.outUnits));
   return render(text, size, {
     grid: { left: dims.left, right: size === 'narrow' ? 12 : 24, top: 36, bottom: 40 },
     legend: { top: 0, right: size === 'narrow' ? 12 : 24, textStyle: { color: COLOURS.text, fontSize: dims.fontSize } },

@@ -244,30 +244,29 @@ export function sqliteRunner(sqlite: Database.Database, options: RunnerOptions =
           sqlite.pragma('temp_store = MEMORY');
           memoryTempStore.add(sqlite);
         }
-        sqlite.exec('BEGIN IMMEDIATE');
-        try {
-          const result = await work(direct);
-          sqlite.exec('COMMIT');
-          return result;
-        } catch (error) {
-          if (sqlite.inTransaction) sqlite.exec('ROLLBACK');
-          throw error;
-        }
+        return inSqliteTransaction(sqlite, 'BEGIN IMMEDIATE', () => work(direct));
       }),
     snapshot: (work) =>
-      holding(gate, async () => {
+      holding(gate, () =>
         // A deferred transaction reads one snapshot from its first read on (WAL: a writer in
         // another connection or process commits meanwhile, unseen here); that read is made now.
-        sqlite.exec('BEGIN');
-        try {
+        inSqliteTransaction(sqlite, 'BEGIN', () => {
           sqlite.prepare('SELECT count(*) FROM sqlite_master').get();
-          const result = await work(direct);
-          sqlite.exec('COMMIT');
-          return result;
-        } catch (error) {
-          if (sqlite.inTransaction) sqlite.exec('ROLLBACK');
-          throw error;
-        }
-      }),
+          return work(direct);
+        }),
+      ),
   };
+}
+
+/** `work` inside a transaction begun with `begin`: committed when it resolves, rolled back when it throws. */
+async function inSqliteTransaction<T>(sqlite: Database.Database, begin: string, work: () => Promise<T>): Promise<T> {
+  sqlite.exec(begin);
+  try {
+    const result = await work();
+    sqlite.exec('COMMIT');
+    return result;
+  } catch (error) {
+    if (sqlite.inTransaction) sqlite.exec('ROLLBACK');
+    throw error;
+  }
 }
