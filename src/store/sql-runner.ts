@@ -247,14 +247,30 @@ export function sqliteRunner(sqlite: Database.Database, options: RunnerOptions =
         return inSqliteTransaction(sqlite, 'BEGIN IMMEDIATE', () => work(direct));
       }),
     snapshot: (work) =>
-      holding(gate, () =>
+      holding(gate, () => {
+        // The streams read in it are closed before it ends: one its reader left open (an output
+        // that failed mid-stream: the pipeline rejects before it closes its source) keeps the
+        // connection busy, and SQLite then refuses the ROLLBACK.
+        const streams = new Set<AsyncGenerator<unknown>>();
+        const opened = <R>(stream: AsyncGenerator<R>): AsyncGenerator<R> => (streams.add(stream), stream);
+        const inner: SqlRunner = {
+          ...direct,
+          iterate: (query, batchSize) => opened(direct.iterate(query, batchSize)),
+          iterateArrays: (query, batchSize) => opened(direct.iterateArrays(query, batchSize)),
+          transaction: (w) => w(inner),
+          snapshot: (w) => w(inner),
+        };
         // A deferred transaction reads one snapshot from its first read on (WAL: a writer in
         // another connection or process commits meanwhile, unseen here); that read is made now.
-        inSqliteTransaction(sqlite, 'BEGIN', () => {
+        return inSqliteTransaction(sqlite, 'BEGIN', async () => {
           sqlite.prepare('SELECT count(*) FROM sqlite_master').get();
-          return work(direct);
-        }),
-      ),
+          try {
+            return await work(inner);
+          } finally {
+            for (const stream of streams) await stream.return(undefined);
+          }
+        });
+      }),
   };
 }
 
@@ -266,7 +282,12 @@ async function inSqliteTransaction<T>(sqlite: Database.Database, begin: string, 
     sqlite.exec('COMMIT');
     return result;
   } catch (error) {
-    if (sqlite.inTransaction) sqlite.exec('ROLLBACK');
+    // The work's own error is the one raised: a ROLLBACK SQLite refuses does not hide it.
+    try {
+      if (sqlite.inTransaction) sqlite.exec('ROLLBACK');
+    } catch {
+      // Left as it is: the connection's next BEGIN says so.
+    }
     throw error;
   }
 }

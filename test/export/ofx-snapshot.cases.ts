@@ -10,6 +10,7 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Writable } from 'node:stream';
 import { afterAll, expect, it } from 'vitest';
 import type { AccountId } from '@bankdata/core/schemas';
 import { exportDataset } from '../../src/export';
@@ -102,6 +103,53 @@ export const ofxSnapshotSuite = storeSuite('an OFX file read from one state of t
       amounts: ['100.00', '-15.00', '-15.00'],
       dtEnd: '20250304',
       ledger: '2300.07',
+    });
+  });
+
+  it('an output that fails mid-stream: its own error is raised, and the store is left out of any transaction', async () => {
+    const store = await d.open();
+    await fresh(store);
+    // Enough rows for the file to be written in several chunks.
+    const rows: [string, string, string, string][] = [];
+    for (let i = 0; i < 3000; i++)
+      rows.push([
+        `r-${i}`,
+        new Date(Date.UTC(2024, 0, 1) + i * 3_600_000).toISOString(),
+        '-1.00',
+        `${100_000 - i - 1}.00`,
+      ]);
+    await account(store, ACCOUNT, rows);
+    let writes = 0;
+    const broken = new Writable({
+      write(_chunk, _encoding, done) {
+        writes += 1;
+        done(writes > 2 ? Object.assign(new Error('write EPIPE'), { code: 'EPIPE' }) : null);
+      },
+    });
+    const failed = await exportDataset(store, {
+      dataset: 'transactions',
+      format: 'ofx',
+      out: '-',
+      stdout: broken,
+      filters: { accountId: ACCOUNT, bank: 'PNZ' },
+      now: NOW,
+    }).then(
+      () => null,
+      (error: unknown) => error as Error,
+    );
+    // The output's own error (exit 7 at the command), not the database's "busy executing a query".
+    expect(failed?.message).toMatch(/EPIPE/);
+    // The store goes on: a read, and a write (which a transaction left open refused).
+    expect(await store.views.accounts({ accountId: ACCOUNT })).toHaveLength(1);
+    await store.commitTransactionWindow({
+      bank: 'PNZ',
+      accountId: ACCOUNT,
+      consentId: CONSENT,
+      range: { from: '2025-03-04T00:00:00+13:00', to: '2025-03-04T23:00:00+13:00' },
+      creditDebitFilter: null,
+      rows: [],
+      checkpoint: null,
+      runId: null,
     });
   });
 });
