@@ -62,7 +62,10 @@ export function statementListDue(input: StatementDueInput): StatementDue {
   if (input.lastWholeAt === null) return { due: true, reason: 'safety interval' };
   const now = input.now.toUTC();
   const safety = { days: input.safetyDays };
-  const safetyAt = DateTime.fromISO(input.lastWholeAt, { zone: 'utc' }).setZone(NZ).plus(safety).toUTC();
+  // NZ calendar days, from 00:00 of the day `safetyDays` after the last whole listing: a nightly
+  // run that reaches the account a few seconds earlier in the day than the last one lists on that
+  // night, not the next (as sync.partyRefreshDays counts).
+  const safetyAt = DateTime.fromISO(input.lastWholeAt, { zone: 'utc' }).setZone(NZ).plus(safety).startOf('day').toUTC();
   if (!safetyAt.isValid || now >= safetyAt) return { due: true, reason: 'safety interval' };
   const canExistAt = input.newest === null ? null : nextPeriodEnd(input.newest);
   if (canExistAt !== null) {

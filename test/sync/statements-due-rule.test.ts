@@ -88,7 +88,7 @@ describe('statementListDue', () => {
 
   it('counts the safety interval from the last whole listing, not from the listings a new period brings', () => {
     // Listed whole on 10 March; on 1 April from the newest on (March's statement then held): whole
-    // again on 10 April 10:00, though the next statement cannot exist before 1 May.
+    // again from 00:00 NZ on 10 April, though the next statement cannot exist before 1 May.
     const march = {
       type: 'RegularPeriodic',
       start: stored('2026-03-01T00:00:00'),
@@ -96,9 +96,15 @@ describe('statementListDue', () => {
       created: stored('2026-04-01T06:00:00'),
     };
     const since = { ...base, newest: march, lastListedAt: stored('2026-04-01T10:00:00') };
-    expect(statementListDue({ ...since, now: nz('2026-04-10T09:00:00') }).due).toBe(false);
-    const due = statementListDue({ ...since, now: nz('2026-04-10T10:00:00') });
+    expect(statementListDue({ ...since, now: nz('2026-04-09T23:59:59') })).toEqual({
+      due: false,
+      nextAt: nz('2026-04-10T00:00:00').toUTC(),
+    });
+    const due = statementListDue({ ...since, now: nz('2026-04-10T00:00:00') });
     expect(due).toEqual({ due: true, reason: 'safety interval' });
+    // A nightly run that reaches the account a few seconds earlier in the day than the last whole
+    // listing lists it that night, not the next.
+    expect(statementListDue({ ...since, now: nz('2026-04-10T09:59:55') })).toEqual(due);
     // A database from before the whole listing was recorded: whole once at once (an interval
     // counted from the listings a new period brings would keep moving: months without one).
     expect(statementListDue({ ...since, lastWholeAt: null, now: nz('2026-04-02T10:00:00') })).toEqual({
