@@ -16,10 +16,10 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { hasPermissionFor } from '@bankdata/core/endpoint-access';
 import type { ConsentId } from '@bankdata/core/schemas';
-import { UnavailableError, type DataApiClient } from '../../src/api';
 import type { Store } from '../../src/store';
 import type { DialectSetup } from '../support/dialects';
 import { startHarnessOn, SETTINGS, type Harness } from '../fixtures/sync-harness';
+import { bankDown, overriding } from '../fixtures/client-overrides';
 
 /** A promise and the function that resolves it. */
 function signal(): { promise: Promise<void>; fire: () => void } {
@@ -56,36 +56,29 @@ export function consentOutcomeOwnSuite(setup: DialectSetup): void {
       const otherStarted = signal();
       const badFailed = signal();
       let gated = false;
-      const client = new Proxy(h.client, {
-        get(target, prop, receiver) {
-          if (prop === 'getConsent')
-            return async (...args: Parameters<DataApiClient['getConsent']>) => {
-              if (args[0] !== bad && !gated) {
-                // One other consent has begun its sync and is still running when the failure is recorded.
-                gated = true;
-                otherStarted.fire();
-                await badFailed.promise;
-              }
-              return target.getConsent(...args);
-            };
-          if (prop === 'listTransactions')
-            return async (...args: Parameters<DataApiClient['listTransactions']>) => {
-              if (args[0] === bad) {
-                await otherStarted.promise;
-                // The failure is recorded (runUnit) before the event loop's next turn.
-                setImmediate(badFailed.fire);
-                throw new UnavailableError('bank down (injected)', {
-                  status: 503,
-                  code: 'BDT601',
-                  path: '',
-                  requestId: null,
-                });
-              }
-              return target.listTransactions(...args);
-            };
-          const value = Reflect.get(target, prop, receiver) as unknown;
-          return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
-        },
+      const client = overriding(h.client, {
+        getConsent:
+          (real) =>
+          async (...args) => {
+            if (args[0] !== bad && !gated) {
+              // One other consent has begun its sync and is still running when the failure is recorded.
+              gated = true;
+              otherStarted.fire();
+              await badFailed.promise;
+            }
+            return real(...args);
+          },
+        listTransactions:
+          (real) =>
+          async (...args) => {
+            if (args[0] === bad) {
+              await otherStarted.promise;
+              // The failure is recorded (runUnit) before the event loop's next turn.
+              setImmediate(badFailed.fire);
+              throw bankDown();
+            }
+            return real(...args);
+          },
       });
       const summary = await h.sync({ settings: { ...SETTINGS, concurrency: 8 }, client });
       const failedConsents = new Set(summary.counters.failedUnits.map((f) => f.consentId));

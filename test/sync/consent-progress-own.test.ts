@@ -12,10 +12,10 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { hasPermissionFor } from '@bankdata/core/endpoint-access';
 import type { ConsentId } from '@bankdata/core/schemas';
-import type { DataApiClient } from '../../src/api';
 import type { Store } from '../../src/store';
 import type { ConsentProgress } from '../../src/sync/run';
 import { startHarness, SETTINGS, type Harness } from '../fixtures/sync-harness';
+import { overriding } from '../fixtures/client-overrides';
 
 let h: Harness;
 beforeAll(async () => {
@@ -101,16 +101,13 @@ it('each consent’s progress counts the rows and windows it wrote, not those of
       return typeof value === 'function' ? (value as (...x: unknown[]) => unknown).bind(target) : value;
     },
   });
-  const client = new Proxy(h.client, {
-    get(target, prop, receiver) {
-      if (prop === 'getBalances')
-        return async (...args: Parameters<DataApiClient['getBalances']>) => {
-          if (args[0] === b) await aPartyCounted.promise;
-          return target.getBalances(...args);
-        };
-      const value = Reflect.get(target, prop, receiver) as unknown;
-      return typeof value === 'function' ? (value as (...x: unknown[]) => unknown).bind(target) : value;
-    },
+  const client = overriding(h.client, {
+    getBalances:
+      (real) =>
+      async (...args) => {
+        if (args[0] === b) await aPartyCounted.promise;
+        return real(...args);
+      },
   });
   const last = new Map<string, ConsentProgress>();
   const summary = await h.sync({

@@ -18,12 +18,13 @@ import { DateTime } from 'luxon';
 import { formatNz } from '@bankdata/core/nz-time';
 import type { AccountId, ConsentId, Transaction } from '@bankdata/core/schemas';
 import { FULL_PERMISSIONS } from '@bankdata/emulator';
-import { UnavailableError, type DataApiClient } from '../../src/api';
+import type { DataApiClient } from '../../src/api';
 import type { ListResult } from '../../src/api/paginate';
 import type { Store } from '../../src/store';
 import { planDryRun } from '../../src/sync/dry-run';
 import { queryRows, type DialectSetup } from '../support/dialects';
 import { startHarnessOn, SETTINGS, type Harness } from '../fixtures/sync-harness';
+import { bankDown, overriding } from '../fixtures/client-overrides';
 
 const DAY = 86_400_000;
 
@@ -36,31 +37,22 @@ interface BankState {
 }
 
 function wrapped(client: DataApiClient, bank: BankState): DataApiClient {
-  return new Proxy(client, {
-    get(target, prop, receiver) {
-      if (prop === 'listTransactions')
-        return async (...args: Parameters<DataApiClient['listTransactions']>) => {
-          bank.calls += 1;
-          if (bank.fail)
-            throw new UnavailableError('bank down (injected)', {
-              status: 503,
-              code: 'BDT601',
-              path: '',
-              requestId: null,
-            });
-          const result: ListResult<Transaction> = await target.listTransactions(...args);
-          const held = bank.held;
-          if (held === null || bank.revealed) return result;
-          return {
-            ...result,
-            records: result.records.filter(
-              (r) => !(r.AccountId === held.accountId && r.TransactionId === held.transactionId),
-            ),
-          };
+  return overriding(client, {
+    listTransactions:
+      (real) =>
+      async (...args) => {
+        bank.calls += 1;
+        if (bank.fail) throw bankDown();
+        const result: ListResult<Transaction> = await real(...args);
+        const held = bank.held;
+        if (held === null || bank.revealed) return result;
+        return {
+          ...result,
+          records: result.records.filter(
+            (r) => !(r.AccountId === held.accountId && r.TransactionId === held.transactionId),
+          ),
         };
-      const value = Reflect.get(target, prop, receiver) as unknown;
-      return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
-    },
+      },
   });
 }
 

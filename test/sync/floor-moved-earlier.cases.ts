@@ -17,7 +17,7 @@ import { afterEach, expect, it } from 'vitest';
 import { DateTime } from 'luxon';
 import type { RequestLogEntry } from '@bankdata/emulator';
 import { toInstant } from '@bankdata/core/nz-time';
-import { createDataApiClient, UnavailableError, type DataApiClient } from '../../src/api';
+import { createDataApiClient, type DataApiClient } from '../../src/api';
 import { formatQueryDate } from '../../src/api/endpoints/accounts';
 import type { Store } from '../../src/store';
 import { planDryRun } from '../../src/sync/dry-run';
@@ -27,6 +27,7 @@ import { startBankProxy, type BankProxy } from '../fixtures/bank-proxy';
 import { windowOf } from '../fixtures/request-log';
 import { startHarnessOn, storedTransactions, type Harness } from '../fixtures/sync-harness';
 import { truthTransactions } from '../fixtures/sync-truth';
+import { bankDown, overriding } from '../fixtures/client-overrides';
 
 const DAY = 86_400_000;
 const SETTINGS: SyncSettings = { lookbackDays: 14, floor: null, concurrency: 4, windowDays: 3650, minWindowDays: 1 };
@@ -181,22 +182,13 @@ function transactionWindows(emu: { requests(): RequestLogEntry[] }, after: numbe
 
 /** The client, its transactions requests failing (503) while they ask before `bank.failBefore`. */
 function failingBefore(client: DataApiClient, bank: { failBefore: DateTime | null }): DataApiClient {
-  return new Proxy(client, {
-    get(target, prop, receiver) {
-      if (prop === 'listTransactions')
-        return (...args: Parameters<DataApiClient['listTransactions']>) => {
-          const from = toInstant(formatQueryDate(args[2].from));
-          if (bank.failBefore !== null && from < bank.failBefore)
-            throw new UnavailableError('bank down (injected)', {
-              status: 503,
-              code: 'BDT601',
-              path: '',
-              requestId: null,
-            });
-          return target.listTransactions(...args);
-        };
-      const value = Reflect.get(target, prop, receiver) as unknown;
-      return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
-    },
+  return overriding(client, {
+    listTransactions:
+      (real) =>
+      (...args) => {
+        const from = toInstant(formatQueryDate(args[2].from));
+        if (bank.failBefore !== null && from < bank.failBefore) throw bankDown();
+        return real(...args);
+      },
   });
 }

@@ -10,11 +10,11 @@
  * refresh, started once that request is asked, has finished.
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import type { DataApiClient } from '../../src/api';
 import { META_REFRESH, buildJobs, type JobContext, type JobReport } from '../../src/jobs';
 import { silentLogger } from '../../src/log';
 import { queryRows } from '../support/dialects';
 import { startHarness, SETTINGS, type Harness } from '../fixtures/sync-harness';
+import { overriding } from '../fixtures/client-overrides';
 
 let h: Harness;
 beforeAll(async () => {
@@ -58,20 +58,17 @@ it('the sync and a job run beside it on one client each record their own request
     }
   })();
   let first = true;
-  const client = new Proxy(h.client, {
-    get(target, prop, receiver) {
-      if (prop === 'listTransactions')
-        return async (...args: Parameters<DataApiClient['listTransactions']>) => {
-          if (first) {
-            first = false;
-            syncAsking.fire();
-            await jobDone.promise;
-          }
-          return target.listTransactions(...args);
-        };
-      const value = Reflect.get(target, prop, receiver) as unknown;
-      return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
-    },
+  const client = overriding(h.client, {
+    listTransactions:
+      (real) =>
+      async (...args) => {
+        if (first) {
+          first = false;
+          syncAsking.fire();
+          await jobDone.promise;
+        }
+        return real(...args);
+      },
   });
 
   const before = h.client.stats().requests;
