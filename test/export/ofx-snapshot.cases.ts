@@ -14,7 +14,7 @@ import { Writable } from 'node:stream';
 import { afterAll, expect, it } from 'vitest';
 import type { AccountId } from '@bankdata/core/schemas';
 import { exportDataset } from '../../src/export';
-import type { Store } from '../../src/store';
+import type { Store, TransactionRow } from '../../src/store';
 import type { ViewReads } from '../../src/store/view-reads';
 import { account, CONSENT, fresh } from '../check/check-sql.cases';
 import { storeSuite } from '../support/dialects';
@@ -35,6 +35,20 @@ function rangeHooked(views: ViewReads, late: () => Promise<void>): ViewReads {
     },
     snapshot: (work) => views.snapshot((inner) => work(rangeHooked(inner, late))),
   };
+}
+
+/** A sync's window of 4 March NZ for the account, committed with `rows`. */
+function commitMarch4(store: Store, rows: TransactionRow[]) {
+  return store.commitTransactionWindow({
+    bank: 'PNZ',
+    accountId: ACCOUNT,
+    consentId: CONSENT,
+    range: { from: '2025-03-04T00:00:00+13:00', to: '2025-03-04T23:00:00+13:00' },
+    creditDebitFilter: null,
+    rows,
+    checkpoint: null,
+    runId: null,
+  });
 }
 
 /** The account's OFX statement: its amounts in order, DTEND and LEDGERBAL. */
@@ -74,23 +88,14 @@ export const ofxSnapshotSuite = storeSuite('an OFX file read from one state of t
     const late = async () => {
       if (committed) return;
       committed = true;
-      await sync.commitTransactionWindow({
-        bank: 'PNZ',
-        accountId: ACCOUNT,
-        consentId: CONSENT,
-        range: { from: '2025-03-04T00:00:00+13:00', to: '2025-03-04T23:00:00+13:00' },
-        creditDebitFilter: null,
-        rows: [
-          txn('PNZ', ACCOUNT, CONSENT, {
-            id: 'late-1',
-            at: '2025-03-04T10:00:00+13:00',
-            amount: '-15.00',
-            balanceAfter: '2300.07',
-          }),
-        ],
-        checkpoint: null,
-        runId: null,
-      });
+      await commitMarch4(sync, [
+        txn('PNZ', ACCOUNT, CONSENT, {
+          id: 'late-1',
+          at: '2025-03-04T10:00:00+13:00',
+          amount: '-15.00',
+          balanceAfter: '2300.07',
+        }),
+      ]);
     };
     store.views = rangeHooked(store.views, late);
 
@@ -141,15 +146,6 @@ export const ofxSnapshotSuite = storeSuite('an OFX file read from one state of t
     expect(failed?.message).toMatch(/EPIPE/);
     // The store goes on: a read, and a write (which a transaction left open refused).
     expect(await store.views.accounts({ accountId: ACCOUNT })).toHaveLength(1);
-    await store.commitTransactionWindow({
-      bank: 'PNZ',
-      accountId: ACCOUNT,
-      consentId: CONSENT,
-      range: { from: '2025-03-04T00:00:00+13:00', to: '2025-03-04T23:00:00+13:00' },
-      creditDebitFilter: null,
-      rows: [],
-      checkpoint: null,
-      runId: null,
-    });
+    await commitMarch4(store, []);
   });
 });
