@@ -29,7 +29,7 @@ export interface LeaseTerm {
 }
 
 export type AcquireResult =
-  | { ok: true; expiresAt: string; tookOver: LeaseHolder | null }
+  | { ok: true; acquiredAt: string; expiresAt: string; tookOver: LeaseHolder | null }
   | { ok: false; heldBy: LeaseHolder & { expiresAt: string } };
 
 /** An arbitrary constant: the PostgreSQL advisory lock key "bankdata run lease". */
@@ -98,7 +98,7 @@ export function decideAcquire(
     }
   }
   const tookOver = current && !mine ? { pid: current.holderPid, host: current.holderHost } : null;
-  return { result: { ok: true, expiresAt, tookOver }, values };
+  return { result: { ok: true, acquiredAt: values.acquiredAt, expiresAt, tookOver }, values };
 }
 
 /** Extends our lease; false when it is no longer ours (taken over after it lapsed). */
@@ -109,6 +109,18 @@ export function renewLease(r: SqlRunner, holder: LeaseHolder & LeaseTerm & { now
     await tx.run(sql`${updateSet(lease, { expiresAt })} WHERE ${LEASE_KEY}`);
     return true;
   });
+}
+
+/**
+ * Whether the lease is still the one this holder acquired (same pid, host and acquisition: not
+ * taken over, nor acquired again by a later run of the same process), read in the caller's
+ * transaction: a unit's fence (run-work.ts SqliteRuns). Its expiry passing alone does not lose it.
+ */
+export async function holdsLease(tx: SqlRunner, held: LeaseHolder & { acquiredAt: string }): Promise<boolean> {
+  const row = await tx.get(sql`${selectFrom(lease)} WHERE ${LEASE_KEY}`);
+  if (!row) return false;
+  const current = leaseRowOf(row);
+  return ours(current, held) && toInstantMs(current.acquiredAt) === toInstantMs(held.acquiredAt);
 }
 
 /** Gives the lease up; false when it was not ours. */

@@ -6,7 +6,7 @@
  * is refused: exit 4); on PostgreSQL any number of workers share it (pg/run-work.ts).
  */
 import type { ConsentId } from '@bankdata/core/schemas';
-import { acquireLease, releaseLease, renewLease, type LeaseHolder } from './lease';
+import { acquireLease, holdsLease, releaseLease, renewLease, type LeaseHolder } from './lease';
 import type { SqlRunner } from './sql-runner';
 import { finishRun, startRun, type RunSummary } from './runs';
 import type { ConsentOutcome } from './sqlite/schema';
@@ -31,17 +31,70 @@ export interface RunWork {
 }
 
 /**
- * A unit's write refused because this worker no longer holds its consent (PostgreSQL: another
- * worker took it over, or this worker was judged gone): the unit's transaction is rolled back, so
- * a stale fetch never overwrites what the consent's new holder wrote (docs/postgres.md
- * "Cooperating workers"). The sync records the unit failed and stops, as for a lease lost.
+ * A unit's write refused because this process no longer holds its consent (SQLite: another run
+ * took the lease over after it lapsed; PostgreSQL: another worker took the consent over, or this
+ * worker was judged gone): the unit's transaction is rolled back, so a stale fetch never
+ * overwrites what the consent's new holder wrote (docs/configuration.md "Sync rules",
+ * docs/postgres.md "Cooperating workers"). The sync records the unit failed and stops, as for a
+ * lease lost.
  */
 export class LeaseLostError extends Error {
   constructor(readonly unit: { runId: string; consentId: ConsentId }) {
     super(
-      `lease lost: this worker no longer holds consent ${unit.consentId} in run ${unit.runId} (taken over); the unit's writes were rolled back`,
+      `lease lost: this process no longer holds consent ${unit.consentId} in run ${unit.runId} (taken over after its lease lapsed); the unit's writes were rolled back`,
     );
     this.name = 'LeaseLostError';
+  }
+}
+
+/**
+ * What a unit's transaction runs just before it commits: throws LeaseLostError when this process
+ * no longer holds the unit's consent in its run, so the transaction is rolled back.
+ */
+export type UnitFence = (tx: SqlRunner) => Promise<void>;
+
+/** `runner` whose every transaction runs `fence` just before it commits; `runner` itself without one. */
+export function fencedRunner(runner: SqlRunner, fence: UnitFence | null): SqlRunner {
+  if (!fence) return runner;
+  return {
+    ...runner,
+    transaction: (work, options) =>
+      runner.transaction(async (tx) => {
+        const result = await work(tx);
+        await fence(tx);
+        return result;
+      }, options),
+  };
+}
+
+/**
+ * The SQLite runs this process holds, by run id, with the lease each acquired: whom a unit's
+ * write is fenced for. A process paused past its lease's expiry (a laptop asleep, SIGSTOP) whose
+ * lease another run took over would otherwise wake and commit the window it fetched before over
+ * what the new run wrote since; the renewals notice a lost lease only every `sync.leaseRenewMs`.
+ * Under SQLite's one write lock, the lease row read in the unit's own transaction is the truth
+ * at its commit (docs/configuration.md "Sync rules").
+ */
+export class SqliteRuns {
+  private readonly held = new Map<string, LeaseHolder & { acquiredAt: string }>();
+
+  add(runId: string, lease: LeaseHolder & { acquiredAt: string }): void {
+    this.held.set(runId, lease);
+  }
+
+  remove(runId: string): void {
+    this.held.delete(runId);
+  }
+
+  /** The fence of a unit of this run, or null when the run is not this process's (a write outside a sync). */
+  fenceOf(unit: { runId: string | null; consentId: ConsentId }): UnitFence | null {
+    const { runId, consentId } = unit;
+    if (runId === null) return null;
+    const lease = this.held.get(runId);
+    if (!lease) return null;
+    return async (tx) => {
+      if (!(await holdsLease(tx, lease))) throw new LeaseLostError({ runId, consentId });
+    };
   }
 }
 
@@ -65,16 +118,23 @@ export interface BeginInput {
 }
 
 /** SQLite: one process per run, under the single-run lease; its queue is its own list. */
-export async function beginSqliteRun(r: SqlRunner, input: BeginInput): Promise<BeginResult> {
+export async function beginSqliteRun(
+  r: SqlRunner,
+  input: BeginInput,
+  local: SqliteRuns = new SqliteRuns(),
+): Promise<BeginResult> {
   const lease = await acquireLease(r, { ...input.holder, now: input.now, ttlMs: input.leaseTtlMs });
   if (!lease.ok) return lease;
   const runId = await startRun(r, { now: input.now });
   const queue = [...input.consentIds];
   const holder = input.holder;
+  // Its units' writes are fenced by this lease until it is given up (SqliteRuns.fenceOf).
+  local.add(runId, { ...holder, acquiredAt: lease.acquiredAt });
   let released = false;
   const release = async () => {
     if (released) return;
     released = true;
+    local.remove(runId);
     await releaseLease(r, holder);
   };
   return {

@@ -57,11 +57,12 @@ export interface DialectParts {
   close(): Promise<void>;
   commitTransactionWindow(input: TransactionWindowInput): Promise<WindowCounts>;
   /**
-   * The runner a consent's unit writes through (PostgreSQL: each transaction checks, just before
-   * it commits, that this worker still holds the unit's consent in its run, pg/run-work.ts
-   * `LocalWorkers`); absent: `runner` (SQLite: one process holds the run's lease).
+   * The runner a consent's unit writes through: each transaction checks, just before it commits,
+   * that this process still holds the unit's consent in its run (SQLite: the run's lease,
+   * run-work.ts `SqliteRuns`; PostgreSQL: the worker's lease of the consent, pg/run-work.ts
+   * `LocalWorkers`), else it is rolled back with LeaseLostError.
    */
-  unitRunner?(unit: { runId: string | null; consentId: ConsentId }): SqlRunner;
+  unitRunner(unit: { runId: string | null; consentId: ConsentId }): SqlRunner;
   /** What PostgreSQL stores beside a statement's file columns in their transaction (the bytes). */
   statementFileAlongside?(input: writes.StatementFileInput): Promise<(tx: SqlRunner, now: string) => Promise<void>>;
   /** What PostgreSQL deletes beside a forgotten consent's rows in their transaction (the files' bytes). */
@@ -72,8 +73,8 @@ export interface DialectParts {
 export function storeOf(parts: DialectParts): Store {
   const { runner: r, exact, clock } = parts;
   const at = <T extends { now?: Instant }>(input: T): T & { now: Instant } => ({ ...input, now: input.now ?? clock() });
-  /** The runner of a consent's unit: fenced by the dialect (PostgreSQL), else the store's. */
-  const unit = (input: { runId: string | null; consentId: ConsentId }): SqlRunner => parts.unitRunner?.(input) ?? r;
+  /** The runner of a consent's unit: fenced by the run that holds it (DialectParts.unitRunner). */
+  const unit = (input: { runId: string | null; consentId: ConsentId }): SqlRunner => parts.unitRunner(input);
   /** The files' rows in one transaction, each after what the dialect stores beside it (PostgreSQL: the bytes). */
   const recordStatementFiles = async (inputs: readonly WithNow<writes.StatementFileInput>[]): Promise<void> => {
     const full = inputs.map(at);

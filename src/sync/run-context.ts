@@ -113,8 +113,9 @@ export interface SyncContext {
   /** True once a stop was asked for: no new unit starts. */
   stopping: () => boolean;
   /**
-   * A unit's write was refused: this worker no longer holds its consent (LeaseLostError, a
-   * PostgreSQL worker taken over). The run stops after the unit in flight, as for a lease lost.
+   * A unit's write was refused: this process no longer holds its consent (LeaseLostError: a
+   * SQLite run's lease or a PostgreSQL worker's consent taken over). The run stops after the unit
+   * in flight, as for a lease lost.
    */
   onLeaseLost?: () => void;
   /** Progress callback (TTY bar); called after each window and consent. */

@@ -341,7 +341,7 @@ async function syncRun(options: SyncOptions, requests: RequestCount): Promise<Sy
     // A unit's write refused (its consent taken over while it was in flight): stop, as a renewal
     // that finds the lease lost does.
     onLeaseLost: () => {
-      if (!takenOver) logger.error('consent taken over by another worker: stopping after the unit in flight');
+      if (!takenOver) logger.error('consent taken over by another run or worker: stopping after the unit in flight');
       takenOver = true;
       leaseLost = true;
     },

@@ -6,7 +6,7 @@
  *   to the consent (recorded and skipped) or the run (exit 3).
  * - permission or scope missing, resource unsupported: that resource is skipped with its reason.
  * - the store's database lost (PostgreSQL): the run stops (isStoreLost).
- * - its write refused, the consent taken over by another worker (LeaseLostError, PostgreSQL): a
+ * - its write refused, the consent taken over by another run or worker (LeaseLostError): a
  *   failed unit (nothing of it committed), and the run stops as for a lease lost.
  * - anything else (unavailable after retries, a protocol fault, a date rule, a local I/O error):
  *   a failed unit, recorded, retried next run; the rest of the run still lands.

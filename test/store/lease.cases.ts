@@ -43,6 +43,7 @@ export const leaseSuite = storeSuite('the run lease', (d) => {
       await store.lease.acquire({ pid: gone, host: HOST, now: T0 });
       expect(await store.lease.acquire({ pid: process.pid, host: HOST, now: T0 + 1_000 })).toEqual({
         ok: true,
+        acquiredAt: new Date(T0 + 1_000).toISOString(),
         expiresAt: new Date(T0 + 1_000 + DEFAULT_LEASE_TTL_MS).toISOString(),
         tookOver: { pid: gone, host: HOST },
       });

@@ -15,6 +15,7 @@ import { systemClock, type Clock } from '../time';
 import { createPool, migratePostgres, type PgDb } from './open';
 import { postgresRunner } from './pg-runner';
 import { beginPostgresRun, LocalWorkers } from './run-work';
+import { fencedRunner } from '../run-work';
 import type { SqlRunner } from '../sql-runner';
 import { commitTransactionWindowPg } from './window-commit';
 import { countRefusal, reserveRequestSlotAt } from './work-queue';
@@ -53,19 +54,8 @@ export async function openPgStore(url: string, options: OpenPgStoreOptions = {})
   // consent (docs/postgres.md "Cooperating workers"): one taken over while its unit was in flight
   // (paused past its term) must not write over what the consent's new holder wrote.
   const local = new LocalWorkers();
-  const unitRunner = (unit: Parameters<LocalWorkers['fenceOf']>[0]): SqlRunner => {
-    const fence = local.fenceOf(unit);
-    if (!fence) return runner;
-    return {
-      ...runner,
-      transaction: (work, options) =>
-        runner.transaction(async (tx) => {
-          const result = await work(tx);
-          await fence(tx);
-          return result;
-        }, options),
-    };
-  };
+  const unitRunner = (unit: Parameters<LocalWorkers['fenceOf']>[0]): SqlRunner =>
+    fencedRunner(runner, local.fenceOf(unit));
   const store = storeOf({
     path: redactPostgresUrl(url),
     dialect: 'postgres',

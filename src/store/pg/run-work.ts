@@ -10,7 +10,7 @@ import { sql } from 'drizzle-orm';
 import type pg from 'pg';
 import type { ConsentId } from '@bankdata/core/schemas';
 import { isProcessAlive } from '../../fs/writers';
-import { LeaseLostError, type BeginInput, type BeginResult } from '../run-work';
+import { LeaseLostError, type BeginInput, type BeginResult, type UnitFence } from '../run-work';
 import type { SqlRunner } from '../sql-runner';
 import {
   abandonWorker,
@@ -67,7 +67,7 @@ export class LocalWorkers {
    * none of this process's work queue (a write outside a sync, or a test's), else the fence. A
    * unit whose consent no worker of this process holds any more fails at once.
    */
-  fenceOf(unit: { runId: string | null; consentId: ConsentId }): ((tx: SqlRunner) => Promise<void>) | null {
+  fenceOf(unit: { runId: string | null; consentId: ConsentId }): UnitFence | null {
     const { runId, consentId } = unit;
     if (runId === null) return null;
     const workers = this.byRun.get(runId);

@@ -8,7 +8,7 @@
 import type Database from 'better-sqlite3';
 import type { BankdataDb } from './db';
 import { openDatabase, type OpenDatabaseOptions } from './open';
-import { beginSqliteRun } from '../run-work';
+import { beginSqliteRun, fencedRunner, SqliteRuns } from '../run-work';
 import type { Store } from '../store';
 import { storeOf } from '../store-of';
 import { sqliteExclusive, sqliteRunner } from '../sql-runner';
@@ -30,6 +30,10 @@ export interface SqliteStore extends Store {
 export async function openStore(path: string, options: OpenStoreOptions = {}): Promise<SqliteStore> {
   const { sqlite, db, path: file } = openDatabase(path, options);
   const runner = sqliteRunner(sqlite);
+  // This process's runs: a unit of theirs commits only while its run still holds the lease (a
+  // process paused past the lease's expiry and taken over must not write over the new run).
+  const runs = new SqliteRuns();
+  const unitRunner = (unit: Parameters<SqliteRuns['fenceOf']>[0]) => fencedRunner(runner, runs.fenceOf(unit));
   const store = storeOf({
     path: file,
     dialect: 'sqlite',
@@ -41,9 +45,10 @@ export async function openStore(path: string, options: OpenStoreOptions = {}): P
         sqlite.close();
       }),
     // Per-row prepared statements, run synchronously in the runner's transaction: the sync's hot path.
-    commitTransactionWindow: (input) => commitTransactionWindow(runner, db, sqlite, input),
+    commitTransactionWindow: (input) => commitTransactionWindow(unitRunner(input), db, sqlite, input),
+    unitRunner,
     // One process per run under the single-run lease; PostgreSQL shares a run through its work queue.
-    beginRun: (input) => beginSqliteRun(runner, input),
+    beginRun: (input) => beginSqliteRun(runner, input, runs),
   });
   return { ...store, db, sqlite };
 }

@@ -72,6 +72,7 @@ describePostgres('Store operations on both dialects', () => {
       await store.lease.acquire(a);
       expect(await store.lease.acquire({ ...b, now: '2026-11-20T01:02:00.000Z' })).toEqual({
         ok: true,
+        acquiredAt: '2026-11-20T01:02:00.000Z',
         expiresAt: '2026-11-20T01:03:00.000Z',
         tookOver: a,
       });

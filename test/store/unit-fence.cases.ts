@@ -1,12 +1,13 @@
 /**
- * Every unit write of a consent in a PostgreSQL run commits only while this worker holds the
- * consent (docs/postgres.md "Cooperating workers"): once another worker took it over (this one
- * judged gone), the write is refused with LeaseLostError and its transaction rolled back, so a
- * worker that wakes from a pause never writes over the consent's new holder.
+ * Every unit write of a consent in a run commits only while this process still holds the
+ * consent in that run, on both dialects (SQLite: the run's lease, docs/configuration.md "Sync
+ * rules"; PostgreSQL: the worker's lease of the consent, docs/postgres.md "Cooperating workers"):
+ * once another run or worker took it over (this one paused past its term), the write is refused
+ * with LeaseLostError and its transaction rolled back, so a process that wakes from a pause never
+ * writes over what the consent's new holder wrote. The writers are every unit write of the store.
  */
 import { randomUUID } from 'node:crypto';
-import type pg from 'pg';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import {
   Balance,
   Party,
@@ -16,12 +17,9 @@ import {
   type BankName,
   type ConsentId,
 } from '@bankdata/core/schemas';
-import { LeaseLostError, type RunWork } from '../../../src/store';
-import { createPool } from '../../../src/store/pg/open';
-import { openPgStore, type PgStore } from '../../../src/store/pg/pg-store';
-import { openOrJoinRun } from '../../../src/store/pg/work-queue';
-import { toAccountRow, toBalanceRow, toPartyRow, toStatementRow, toTransactionRow } from '../../../src/sync/transform';
-import { createTestDatabase, describePostgres } from '../../support/postgres';
+import { LeaseLostError, type RunWork, type Store } from '../../src/store';
+import { toAccountRow, toBalanceRow, toPartyRow, toStatementRow, toTransactionRow } from '../../src/sync/transform';
+import { execute, queryRows, storeSuite, type DialectContext } from '../support/dialects';
 
 const NOW = new Date('2025-03-05T00:00:00.000Z');
 const TTL = 60_000;
@@ -31,7 +29,7 @@ const A1 = 'acc-1' as AccountId;
 const ctx = { bank: BANK, consentId: CONSENT, fetchedAt: NOW };
 
 /** Each unit write of the consent, its n-th call writing a row of its own, and the table it writes. */
-const writers: [string, string, (store: PgStore, runId: string, n: number) => Promise<unknown>][] = [
+const writers: [string, string, (store: Store, runId: string, n: number) => Promise<unknown>][] = [
   [
     'commitAccounts',
     'accounts',
@@ -127,21 +125,46 @@ const writers: [string, string, (store: PgStore, runId: string, n: number) => Pr
   ],
 ];
 
-describePostgres('unit writes fenced by the consent held (PostgreSQL workers)', () => {
-  let store: PgStore;
-  let other: pg.Pool;
+/** The table's rows, whole, as sorted text: what a refused write must leave as it was. */
+const rowsOf = async (store: Store, table: string) =>
+  (await queryRows(store, `SELECT * FROM ${table}`)).map((row) => JSON.stringify(row)).sort();
+
+/**
+ * Another process takes the consent over from the run begun at NOW, its holder paused past its
+ * term: SQLite, a new run whose lease acquisition finds the old one expired; PostgreSQL, a worker
+ * that finds the old one's term lapsed (its stored expiry, judged by the server's clock) and opens
+ * a run of its own.
+ */
+async function takeOver(d: DialectContext, store: Store, runId: string): Promise<void> {
+  const later = new Date(NOW.getTime() + TTL);
+  const other = await d.reopen(store, { now: () => later });
+  if (d.dialect === 'postgres')
+    await execute(
+      store,
+      `UPDATE run_workers SET expires_at = clock_timestamp() - interval '1 second' WHERE run_id = ?`,
+      runId,
+    );
+  const begun = await other.runs.begin({
+    consentIds: [CONSENT],
+    holder: { host: 'other-host', pid: 4343 },
+    leaseTtlMs: TTL,
+    now: later,
+  });
+  expect(begun.ok).toBe(true);
+}
+
+export const unitFenceSuite = storeSuite('unit writes fenced by the run that holds the consent', (d) => {
+  let store: Store;
   let work: RunWork;
   beforeEach(async () => {
-    const url = await createTestDatabase();
-    store = await openPgStore(url, { now: () => NOW });
-    other = createPool(url, { max: 2 });
+    store = await d.open({ now: () => NOW });
     await store.consents.add(CONSENT);
     await store.commitAccounts({
       ...ctx,
       rows: [toAccountRow({ AccountId: A1, Currency: 'NZD', Nickname: 'Bills' }, ctx)],
       runId: null,
     });
-    // A worker on another host: only its term can say it is gone.
+    // A holder on another host: only its term can say it is gone.
     const begun = await store.runs.begin({
       consentIds: [CONSENT],
       holder: { host: 'other-host', pid: 4242 },
@@ -152,41 +175,33 @@ describePostgres('unit writes fenced by the consent held (PostgreSQL workers)', 
     work = begun.work;
     expect(await work.next(NOW)).toBe(CONSENT);
   });
-  afterEach(async () => {
-    await other.end();
-    await store.close();
-  });
-
-  /** The table's rows, whole, as text: what a refused write must leave as it was. */
-  const rowsOf = async (table: string) =>
-    (await store.pool.query(`SELECT to_jsonb(t)::text AS row FROM ${table} t ORDER BY 1`)).rows.map((r) => r.row);
 
   describe.each(writers)('%s', (_name, table, write) => {
-    it('commits while the worker holds the consent; once it is taken over, is refused and writes nothing', async () => {
+    it('commits while the run holds the consent; once it is taken over, is refused and writes nothing', async () => {
       await write(store, work.runId, 1);
-      const held = await rowsOf(table);
-      // The worker paused past its term: the next worker judges it gone, takes its consent back
-      // to the queue and (the run having no live worker left) opens its own run.
-      await store.pool.query(
-        `UPDATE run_workers SET expires_at = clock_timestamp() - interval '1 second' WHERE run_id = $1`,
-        [work.runId],
-      );
-      const next = await openOrJoinRun(other, {
-        worker: { workerId: 'w2', host: 'other-host', pid: 4343 },
-        consentIds: [CONSENT],
-        runId: randomUUID(),
-        now: NOW,
-        leaseTtlMs: TTL,
-      });
-      expect(next.opened).toBe(true);
+      const held = await rowsOf(store, table);
+      expect(held.some((row) => row.includes('1'))).toBe(true);
+      await takeOver(d, store, work.runId);
       await expect(write(store, work.runId, 2)).rejects.toBeInstanceOf(LeaseLostError);
-      expect(await rowsOf(table)).toEqual(held);
+      expect(await rowsOf(store, table)).toEqual(held);
     });
   });
 
-  it('a write naming a run no worker of this process is in is not fenced (a write outside a sync)', async () => {
+  it('a write past the term that nobody took over commits (the term alone does not lose the consent)', async () => {
+    const [, table, write] = writers.at(-1)!;
+    if (d.dialect === 'postgres')
+      await execute(
+        store,
+        `UPDATE run_workers SET expires_at = clock_timestamp() - interval '1 second' WHERE run_id = ?`,
+        work.runId,
+      );
+    await write(store, work.runId, 3);
+    expect((await rowsOf(store, table)).length).toBe(1);
+  });
+
+  it('a write naming a run this process does not hold is not fenced (a write outside a sync)', async () => {
     const [, , write] = writers[0]!;
     await write(store, randomUUID(), 1);
-    expect((await rowsOf('accounts')).length).toBe(2);
+    expect((await rowsOf(store, 'accounts')).length).toBe(2);
   });
 });
