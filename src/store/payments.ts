@@ -69,8 +69,11 @@ export async function getPaymentRow(r: SqlRunner, paymentId: string): Promise<Pa
 }
 
 export async function listPaymentHistory(r: SqlRunner, paymentId: string): Promise<PaymentStatusRow[]> {
+  // Statuses the bank stamped with the same instant (a bank stamping whole seconds) in the order
+  // they were seen, then by name: a total order, the same on both dialects.
   const rows = await r.all(
-    sql`${selectFrom(paymentStatusHistory)} WHERE ${eq(paymentStatusHistory.paymentId, paymentId)} ORDER BY status_updated_at`,
+    sql`${selectFrom(paymentStatusHistory)} WHERE ${eq(paymentStatusHistory.paymentId, paymentId)}
+        ORDER BY status_updated_at, observed_at, status`,
   );
   return rowsOf(paymentStatusHistory, rows);
 }

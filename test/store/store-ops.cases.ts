@@ -78,6 +78,22 @@ export const storeOpsSuite = storeSuite('the store operations written once', (d)
       expect(await store.payments.get('00000000-0000-4000-8000-000000000000')).toBeNull();
     });
 
+    it('lists statuses the bank stamped with the same instant in the order they were seen', async () => {
+      const store = await freshStoreOn(d);
+      // A bank that stamps in whole seconds: both statuses carry 10:00:00.
+      await store.payments.record(payment('Pending', '2025-03-05T10:00:00+13:00'), '2025-03-04T21:00:01Z');
+      await store.payments.record(
+        payment('AcceptedSettlementInProcess', '2025-03-05T10:00:00+13:00'),
+        '2025-03-04T21:00:02Z',
+      );
+      expect(
+        (await store.payments.history('1e2d3c4b-5a69-4788-9a0b-1c2d3e4f5a6b')).map((h) => [h.status, h.observedAt]),
+      ).toEqual([
+        ['Pending', '2025-03-04T21:00:01.000Z'],
+        ['AcceptedSettlementInProcess', '2025-03-04T21:00:02.000Z'],
+      ]);
+    });
+
     it('never takes a status read earlier than the stored one, nor leaves a terminal status', async () => {
       const store = await freshStoreOn(d);
       await store.payments.record(
