@@ -178,7 +178,7 @@ async function checkAccount(
       evidence.runningRepeats.push(b);
     } else if (abs(b.units) < scale) cause = 'minor_unit';
     else if (hasPendingOfAmount({ ...range, units: b.units })) cause = 'pending_row';
-    else cause = runningCause(snapshots, snapshotBreaks, b.row.bookingDateTime, b.units);
+    else cause = runningCause(snapshots, snapshotBreaks, b.row.bookingDateTime);
     const expected = b.before.balanceAfter + b.row.units;
     findings.push(
       finding(account, b.units, cause, {
@@ -285,19 +285,16 @@ export function pendingLookup(pending: readonly PendingAmount[]): (range: UnitsR
 }
 
 /**
- * A running-balance break the balances confirm (a break of the same amount around it, or no
- * two balances around it to say otherwise) is a row missing; one the balances contradict (they
- * add up across it) is the running balance itself jumping.
+ * A running-balance break within the span of a balances break (two booked balances around it that
+ * do not add up, whatever the amount: two rows missing between them are each a break of their own
+ * amount, and the balances' break is their sum), or with no two balances around it to say
+ * otherwise, is a row missing; one across which the balances add up (no balances break around it)
+ * is the running balance itself jumping.
  */
-function runningCause(
-  snapshots: readonly Snapshot[],
-  breaks: readonly SnapshotBreak[],
-  at: string,
-  units: Units,
-): ContinuityCause {
+function runningCause(snapshots: readonly Snapshot[], breaks: readonly SnapshotBreak[], at: string): ContinuityCause {
   const around = (b: { from: number; to: number }) =>
     snapshotAt(snapshots, b.from).dateTime < at && at <= snapshotAt(snapshots, b.to).dateTime;
-  if (breaks.some((b) => b.units === units && around(b))) return 'missing_transaction';
+  if (breaks.some(around)) return 'missing_transaction';
   const spanned = snapshots.some((s, i) => i > 0 && around({ from: i - 1, to: i }));
   return spanned ? 'running_balance_jump' : 'missing_transaction';
 }

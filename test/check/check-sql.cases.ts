@@ -5,7 +5,9 @@
  * row by row (RunningBalanceWalk over every booked row in booking order, the oracle) and to the
  * findings each edge must give: rows of one instant in an order their ids do not follow, a row
  * stored twice, pending rows, a credits-only consent, the settle horizon and the consent's start,
- * a break at the first rows, and amounts that binary floating point would round; and the balance
+ * a break at the first rows, and amounts that binary floating point would round; a running-balance
+ * break's cause from the balances around it (two rows missing between two balances, a jump across
+ * balances that add up); and the balance
  * snapshots' edges: a row posted late, a balance the bank restated for one instant (restated back
  * to its first amount too, and two statements of one fetch), the report's anchor and the OFX
  * export's ledger balance taking the same statement as the check. Balances are stored by the
@@ -431,6 +433,46 @@ export const checkSqlSuite = storeSuite('the running-balance walk in SQL', (d) =
     expect(found.map((f) => [f.transactionId, f.amount, f.cause])).toEqual([['p-copy', '40.00', 'duplicate']]);
     expect(result.duplicates.map((s) => [s.transactionId, s.twinTransactionId])).toEqual([['p-copy', 'p']]);
     expect(await queryRows(store, 'SELECT transaction_id FROM v_duplicates')).toEqual([{ transaction_id: 'p-copy' }]);
+  });
+
+  it('two rows missing between two booked balances: each running-balance break is a missing transaction, not a jump; across balances that add up it is a jump', async () => {
+    const store = await d.open();
+    await fresh(store);
+    // Credits of 50.00 (before r2) and 30.00 (before r3) were never served: the balances of 1 and
+    // 7 January moved 80.00 more than the stored rows, the running balance 50.00 then 30.00.
+    await accountSeenWhenBooked(store, 'two-missing', [
+      ['r1', day(2), '10.00', '1010.00'],
+      ['r2', day(4), '10.00', '1070.00'],
+      ['r3', day(6), '10.00', '1110.00'],
+      ...tail('1110.00'),
+    ]);
+    // The same rows where the balances add up (1000.00 + 30.00): the bank's running balance itself
+    // jumps by 50.00 at r2 and goes on from there.
+    await accountSeenWhenBooked(store, 'jump', [
+      ['r1', day(2), '10.00', '1010.00'],
+      ['r2', day(4), '10.00', '1070.00'],
+      ['r3', day(6), '10.00', '1080.00'],
+      ...tail('1080.00'),
+    ]);
+    for (const [accountId, closing] of [
+      ['two-missing', '1110.00'],
+      ['jump', '1030.00'],
+    ] as const) {
+      await balances(store, accountId, [
+        ['ClosingBooked', day(1), '1000.00', day(1, '12:00')],
+        ['ClosingBooked', day(7), closing, day(7, '12:00')],
+      ]);
+    }
+    const found = async (accountId: string) => {
+      const result = await checkContinuity(store, { accountId, save: false, now: new Date(NOW) });
+      return result.findings.map((f) => [f.kind, f.transactionId, f.amount, f.cause]);
+    };
+    expect(await found('two-missing')).toEqual([
+      ['balances', null, '80.00', 'missing_transaction'],
+      ['running_balance', 'r2', '50.00', 'missing_transaction'],
+      ['running_balance', 'r3', '30.00', 'missing_transaction'],
+    ]);
+    expect(await found('jump')).toEqual([['running_balance', 'r2', '50.00', 'running_balance_jump']]);
   });
 
   it('a balance the bank restated for one instant: the check chains through the statement fetched last, whatever the ids, and the two statements are no break', async () => {
