@@ -32,7 +32,8 @@ export interface SnapshotBreak {
  * the latest snapshot, the most complete (the rows the bank showed when it was read are stored),
  * back to the oldest: an offset that differs from the level after it is a break, unless leaving
  * out the rows first seen only later (rows the bank posted late, with an earlier booking date)
- * makes it agree. A break changes the level for the older snapshots.
+ * makes it agree. A break changes the level for the older snapshots: to the snapshot's offset
+ * without its late rows, as its break's amount is taken (docs/continuity.md "Rows posted late").
  */
 export function findSnapshotBreaks(snapshots: readonly Snapshot[]): SnapshotBreak[] {
   if (snapshots.length < 2) return [];
@@ -47,9 +48,13 @@ export function findSnapshotBreaks(snapshots: readonly Snapshot[]): SnapshotBrea
   let level = offset;
   // From the one before the latest back to the oldest.
   for (const [i, at] of [...offsets.entries()].slice(0, -1).reverse()) {
-    if (at.offset === level || at.offset + at.lateUnits === level) continue;
-    breaks.push({ from: i, to: i + 1, units: level - at.offset });
-    level = at.offset;
+    // The offset without the rows posted after this balance was read (it did not count them).
+    const withoutLate = at.offset + at.lateUnits;
+    if (at.offset === level || withoutLate === level) continue;
+    // A break all the same: measured, and walked on from, without the late rows too. With them, a
+    // late row would add its amount to this break and be a break of its own at the older balances.
+    breaks.push({ from: i, to: i + 1, units: level - withoutLate });
+    level = withoutLate;
   }
   return breaks.reverse();
 }

@@ -7,12 +7,11 @@
  * stored twice, pending rows, a credits-only consent, the settle horizon and the consent's start,
  * a break at the first rows, and amounts that binary floating point would round; a running-balance
  * break's cause from the balances around it (two rows missing between two balances, a jump across
- * balances that add up); and the balance
- * snapshots' edges: a row posted late, a balance the bank restated for one instant (restated back
- * to its first amount too, and two statements of one fetch), the report's anchor and the OFX
- * export's ledger balance taking the same statement as the check. Balances are stored by the
- * store's own write (commitBalances), one fetch at a time. Run by check-sql.test.ts and
- * check-sql.pg.test.ts.
+ * balances that add up); and the balance snapshots' edges: a row posted late (beside a row never
+ * served too), a balance the bank restated for one instant (restated back to its first amount
+ * too, and two statements of one fetch), the report's anchor and the OFX export's ledger balance
+ * taking the same statement as the check. Balances are stored by the store's own write
+ * (commitBalances), one fetch at a time. Run by check-sql.test.ts and check-sql.pg.test.ts.
  */
 import { expect, it } from 'vitest';
 import { toUnits, unitsPerMinor } from '@bankdata/core/money';
@@ -364,6 +363,38 @@ export const checkSqlSuite = storeSuite('the running-balance walk in SQL', (d) =
       now: new Date('2025-10-30T00:00:00.000Z'),
     });
     expect(result.findings.map((f) => `${f.kind} ${f.amount}`)).toEqual([]);
+  });
+
+  it('a row posted late beside a row never served: one break, the missing row’s, at its amount; the late row is no break', async () => {
+    const store = await d.open();
+    await fresh(store);
+    // R (+20.00, booked 2 January) was posted after the balances of 3 and 5 January were read: it
+    // was first seen by the run that read the 8 January balance (balances are read first). M
+    // (+50.00, booked 4 January) was never served.
+    await account(store, 'late-and-missing', [['R', day(2), '20.00', null]]);
+    await execute(
+      store,
+      'UPDATE transactions SET first_seen_at = ? WHERE account_id = ?',
+      day(8, '00:05'),
+      'late-and-missing',
+    );
+    await balances(store, 'late-and-missing', [
+      ['InterimBooked', day(1), '1000.00', day(1)], // before R
+      ['InterimBooked', day(3), '1000.00', day(3)], // R booked, not yet posted
+      ['InterimBooked', day(5), '1050.00', day(5)], // R not yet posted; M booked
+      ['InterimBooked', day(8), '1070.00', day(8)], // R posted
+    ]);
+    const result = await checkContinuity(store, { accountId: 'late-and-missing', save: false, now: new Date(NOW) });
+    expect(result.findings.map((f) => [f.kind, f.fromDateTime, f.toDateTime, f.amount, f.cause, f.detail])).toEqual([
+      [
+        'balances',
+        day(3),
+        day(5),
+        '50.00',
+        'missing_transaction',
+        'booked balance 1000.00 NZD then 1050.00 NZD: moved by 50.00 NZD, the stored booked transactions between them sum to 0.00 NZD',
+      ],
+    ]);
   });
 
   it('amounts that binary floating point rounds add up exactly, five-decimal amounts and balances included', async () => {

@@ -51,6 +51,17 @@ describe('findSnapshotBreaks', () => {
     expect(breaks).toEqual([]);
   });
 
+  it('takes a break at a balance with rows posted late without those rows, and goes on from there', () => {
+    // A +20 row booked before b, posted after b and c were read; a +50 row between b and c never served.
+    const breaks = findSnapshotBreaks([
+      snap('a', '1000', '0'),
+      snap('b', '1000', '20', '20'),
+      snap('c', '1050', '0', '20'),
+      snap('d', '1070', '0'),
+    ]);
+    expect(breaks).toEqual([{ from: 1, to: 2, units: toUnits('50') }]);
+  });
+
   it('reports both edges of a balance that was off for one reading', () => {
     const breaks = findSnapshotBreaks([snap('a', '100', '0'), snap('b', '105', '0'), snap('c', '100', '0')]);
     expect(breaks).toEqual([
