@@ -176,8 +176,20 @@ export async function lockAccounts<A extends { bank: string; accountId: string }
   return sorted.map(([, account]) => account);
 }
 
-/** Ids per read of storedTransactionKeys (one parameter: a JSON array, or a PostgreSQL array). */
-const IDS_PER_READ = 5000;
+/** Ids per read of a list bound as one parameter (`textAmong`: a JSON array, or a PostgreSQL array). */
+export const IDS_PER_READ = 5000;
+
+/**
+ * `column` is one of `texts`, bound as one parameter whatever their number (a JSON array read by
+ * json_each on SQLite, a text[] on PostgreSQL), never one parameter per text: an `IN (…)` of one
+ * parameter each fails past SQLite's 32,766 (PostgreSQL's 65,535), and PostgreSQL plans one of
+ * hundreds slowly (125,000 findings' ids took minutes). Callers still read IDS_PER_READ at a time.
+ */
+export function textAmong(dialect: Dialect, column: SQL, texts: readonly string[]): SQL {
+  return dialect === 'postgres'
+    ? sql`${column} = ANY(${sql.param([...texts])}::text[])`
+    : sql`${column} IN (SELECT value FROM json_each(${JSON.stringify(texts)}))`;
+}
 
 /** A transaction's key as one text (storedTransactionKeys' set). */
 export const transactionKeyText = (k: { bank: string; accountId: string; transactionId: string }): string =>
@@ -205,13 +217,7 @@ export async function storedTransactionKeys(
   for (const { bank, accountId, ids } of byAccount.values()) {
     const all = [...ids];
     for (let i = 0; i < all.length; i += IDS_PER_READ) {
-      const chunk = all.slice(i, i + IDS_PER_READ);
-      // One parameter a read, not one per id: PostgreSQL plans an `IN` of hundreds of parameters
-      // slowly (125,000 findings' ids took minutes).
-      const among =
-        tx.dialect === 'postgres'
-          ? sql`transaction_id = ANY(${sql.param(chunk)}::text[])`
-          : sql`transaction_id IN (SELECT value FROM json_each(${JSON.stringify(chunk)}))`;
+      const among = textAmong(tx.dialect, sql`transaction_id`, all.slice(i, i + IDS_PER_READ));
       const rows = await tx.all(
         sql`SELECT transaction_id FROM transactions WHERE bank = ${bank} AND account_id = ${accountId} AND ${among}`,
       );

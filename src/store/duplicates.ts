@@ -8,11 +8,13 @@ import { sql } from 'drizzle-orm';
 import type { TransactionId } from '@bankdata/core/schemas';
 import {
   amountUnits,
+  IDS_PER_READ,
   lockAccounts,
   storedTransactionKeys,
   toNumberOrNull,
   str,
   strOrNull,
+  textAmong,
   transactionKeyText,
 } from './dialect-sql';
 import type { AccountKey, UnitsRange } from './continuity';
@@ -155,15 +157,17 @@ export function duplicateOps(runner: SqlRunner): DuplicateOps {
 
     async firstSeen(key, ids) {
       const seen = new Map<TransactionId, string>();
-      if (ids.length === 0) return seen;
-      const rows = await runner.all(
-        sql`SELECT transaction_id, first_seen_at FROM transactions
-            WHERE bank = ${key.bank} AND account_id = ${key.accountId} AND transaction_id IN (${sql.join(
-              ids.map((id) => sql`${id}`),
-              sql`, `,
-            )})`,
-      );
-      for (const r of rows) seen.set(str(r.transaction_id) as TransactionId, str(r.first_seen_at));
+      // Every id of every repeat pair of the account, unbounded (a row served twice is a pair):
+      // one parameter a read (dialect-sql.ts `textAmong`), IDS_PER_READ ids at a time.
+      const all = [...new Set(ids)];
+      for (let i = 0; i < all.length; i += IDS_PER_READ) {
+        const among = textAmong(d, sql`transaction_id`, all.slice(i, i + IDS_PER_READ));
+        const rows = await runner.all(
+          sql`SELECT transaction_id, first_seen_at FROM transactions
+              WHERE bank = ${key.bank} AND account_id = ${key.accountId} AND ${among}`,
+        );
+        for (const r of rows) seen.set(str(r.transaction_id) as TransactionId, str(r.first_seen_at));
+      }
       return seen;
     },
 

@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, expect, it } from 'vitest';
 import { toUnits } from '@bankdata/core/money';
-import type { AccountId, ConsentId } from '@bankdata/core/schemas';
+import type { AccountId, ConsentId, TransactionId } from '@bankdata/core/schemas';
 import { checkContinuity } from '../../src/check/check-accounts';
 import { exportDataset } from '../../src/export';
 import type { Store } from '../../src/store';
@@ -325,6 +325,74 @@ export const duplicatesSuite = storeSuite('duplicates the bank served', ({ open 
         filters: { excludeDuplicates: true },
       }),
     ).rejects.toThrow('--exclude-duplicates does not apply to the accounts dataset');
+  });
+
+  it('17,000 rows served twice in one account: every copy is named (one parameter a read, not one per id)', async () => {
+    // Each row and its copy share instant, amount and running balance: a repeat pair each, whose
+    // 34,000 ids the first-seen look-up reads. Bound one parameter per id they were over SQLite's
+    // 32,766 ("too many SQL variables") and the check died; docs/continuity.md: no ceiling.
+    const store = await open();
+    await setUp(store, []);
+    await execute(
+      store,
+      'UPDATE consents SET start_date_time = ? WHERE consent_id = ?',
+      '2021-12-01T00:00:00.000Z',
+      CONSENT,
+    );
+    const INSTANTS = 17_000;
+    const T0 = Date.parse('2022-01-01T00:00:00.000Z');
+    const SEEN = '2024-01-02T00:00:00.000Z';
+    const EARLIER = '2024-01-01T00:00:00.000Z';
+    const PER_STATEMENT = 500;
+    for (let start = 0; start < INSTANTS; start += PER_STATEMENT) {
+      const params: unknown[] = [];
+      const tuples: string[] = [];
+      for (let i = start; i < Math.min(INSTANTS, start + PER_STATEMENT); i++) {
+        const at = new Date(T0 + i * 3_600_000).toISOString();
+        // The copy is first seen earlier at every even instant: the original is the one named there.
+        for (const [id, seen] of [
+          [`t-${i}`, SEEN],
+          [`t-${i}-dup`, i % 2 === 0 ? EARLIER : SEEN],
+        ]) {
+          tuples.push("('PNZ', ?, ?, ?, 'Booked', ?, ?, '1.00', 100, 'NZD', 'Credit', ?, '{}', ?, ?, ?)");
+          params.push(ACCOUNT, id, CONSENT, at, at.slice(0, 10), `${i + 1}.00`, seen, seen, seen);
+        }
+      }
+      await execute(
+        store,
+        `INSERT INTO transactions (bank, account_id, transaction_id, consent_id, status, booking_date_time, booking_date,
+           amount, amount_minor, currency, credit_debit_indicator, balance_after, raw_json, first_seen_at, last_seen_at, updated_at)
+         VALUES ${tuples.join(', ')}`,
+        ...params,
+      );
+    }
+    const result = await checkContinuity(store, { now: new Date(NOW), save: false });
+    // Every instant but those within SETTLE_DAYS (3 days: 72 hourly instants) of the latest row.
+    const JUDGED = INSTANTS - 72;
+    expect(result.findings).toHaveLength(JUDGED);
+    expect(result.findings.every((f) => f.cause === 'duplicate')).toBe(true);
+    expect(result.duplicates).toHaveLength(JUDGED);
+    // The row first seen later is marked, its twin the other: first seen read for every id, across reads.
+    const named = (i: number) =>
+      i % 2 === 0 ? [`t-${i}`, `t-${i}-dup`, 'running_balance'] : [`t-${i}-dup`, `t-${i}`, 'running_balance'];
+    expect(result.duplicates.map((s) => [s.transactionId, s.twinTransactionId, s.evidence])).toEqual(
+      Array.from({ length: JUDGED }, (_, i) => named(i)),
+    );
+  });
+
+  it('first seen of more ids than either dialect binds (70,000): the stored ones, read one parameter at a time', async () => {
+    // PostgreSQL's limit is 65,535 parameters: past it too, the ids a read are one array.
+    const store = await open();
+    await setUp(store, COFFEES);
+    const ids = Array.from({ length: 70_000 }, (_, i) => `absent-${i}` as TransactionId);
+    ids.splice(40_000, 0, 'tx-2' as TransactionId);
+    ids.push('tx-0' as TransactionId, 'tx-0' as TransactionId);
+    const seen = await store.duplicates.firstSeen({ bank: 'PNZ', accountId: ACCOUNT as AccountId }, ids);
+    expect([...seen].sort()).toEqual([
+      ['tx-0', '2025-06-07T00:00:00.000Z'],
+      ['tx-2', '2025-06-07T00:00:00.000Z'],
+    ]);
+    expect(await store.duplicates.firstSeen({ bank: 'PNZ', accountId: ACCOUNT as AccountId }, [])).toEqual(new Map());
   });
 
   it('a check that may not write (read-only) stores no suspicion', async () => {
