@@ -14,8 +14,8 @@
  * never send the same row at once; a process killed mid-attempt leaves the row due again after
  * that time.
  */
-import { and, asc, desc, eq, inArray, lte, notInArray, sql } from 'drizzle-orm';
-import { takeLock } from './dialect-sql';
+import { and, asc, desc, eq, inArray, lte, sql } from 'drizzle-orm';
+import { integerAmong, takeLock } from './dialect-sql';
 import { insertInto, rowsOf, selectFrom, updateSet } from './sql-build';
 import { listConsents, type ConsentRecord } from './registry';
 import type { SqlRunner } from './sql-runner';
@@ -211,8 +211,10 @@ export async function claimDue(
     eq(alertOutbox.state, 'pending'),
     lte(alertOutbox.nextAttemptAt, now),
     options.eventIds ? inArray(alertOutbox.eventId, [...options.eventIds]) : undefined,
+    // Every row a delivery pass has attempted (deliver.ts), as many as its budget allowed: one
+    // parameter, not one per id (past SQLite's 32,766 parameters the claim failed).
     options.excludeIds && options.excludeIds.length > 0
-      ? notInArray(alertOutbox.id, [...options.excludeIds])
+      ? sql`NOT (${integerAmong(r.dialect, sql`${alertOutbox.id}`, options.excludeIds)})`
       : undefined,
   );
   const candidates = await r.all(

@@ -191,6 +191,13 @@ export function textAmong(dialect: Dialect, column: SQL, texts: readonly string[
     : sql`${column} IN (SELECT value FROM json_each(${JSON.stringify(texts)}))`;
 }
 
+/** `column` (an integer id) is one of `ids`, bound as one parameter whatever their number, as `textAmong`. */
+export function integerAmong(dialect: Dialect, column: SQL, ids: readonly number[]): SQL {
+  return dialect === 'postgres'
+    ? sql`${column} = ANY(${sql.param([...ids])}::bigint[])`
+    : sql`${column} IN (SELECT value FROM json_each(${JSON.stringify(ids)}))`;
+}
+
 /** A transaction's key as one text (storedTransactionKeys' set). */
 export const transactionKeyText = (k: { bank: string; accountId: string; transactionId: string }): string =>
   JSON.stringify([k.bank, k.accountId, k.transactionId]);

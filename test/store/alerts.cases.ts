@@ -280,6 +280,30 @@ export const alertsSuite = storeSuite('the alert store', (d) => {
     expect((await store.alerts.list({ state: 'failed' })).map((r) => [r.eventId, r.lastStatus])).toEqual([['b', 3]]);
   });
 
+  it('skips the rows a delivery pass already attempted, however many (one parameter, not one per id)', async () => {
+    // A pass excludes every row it attempted (src/alerts/deliver.ts): 70,000 ids, past SQLite's
+    // 32,766 parameters and PostgreSQL's 65,535, were one parameter each and the claim failed.
+    const store = await d.open();
+    for (const eventId of ['a', 'b', 'c'])
+      await store.alerts.enqueue(
+        { eventId, type: 'test', subject: 'test', payloadJson: '{}', destinations: ['command'] },
+        '2026-11-01T10:00:00Z',
+      );
+    const rows = await queryRows<{ id: number | string; event_id: string }>(
+      store,
+      'SELECT id, event_id FROM alert_outbox ORDER BY id',
+    );
+    const idOf = (eventId: string) => Number(rows.find((r) => r.event_id === eventId)!.id);
+    const attempted = [idOf('a'), ...Array.from({ length: 70_000 }, (_, i) => 1_000_000 + i), idOf('c')];
+    const claimed = await store.alerts.claimDue({
+      now: '2026-11-01T10:00:00Z',
+      claimUntil: '2026-11-01T10:01:00Z',
+      limit: 5,
+      excludeIds: attempted,
+    });
+    expect(claimed.map((r) => [r.eventId, r.attempts])).toEqual([['b', 1]]);
+  });
+
   it('reads the newest finished runs with their job, and the rejected payments', async () => {
     const store = await d.open();
     const summary = { consents: 1, requests: 2, rowsWritten: 0, failedUnits: 1, errorSummary: 'boom' };
