@@ -99,8 +99,11 @@ const MCC_CODES: Readonly<Record<string, Category>> = {
   '9405': 'government',
 };
 
-/** Ranges, inclusive, in code order; the first that holds the code decides. */
-const MCC_RANGES: readonly (readonly [number, number, Category])[] = [
+/**
+ * Ranges, inclusive, in code order; the first that holds the code decides. docs/categories.md
+ * "MCC table" lists each one (test/categories/rules.test.ts compares the two).
+ */
+export const MCC_RANGES: readonly (readonly [number, number, Category])[] = [
   [1, 1499, 'services'], // agricultural services
   [1500, 2999, 'services'], // contracted services (builders, plumbers, electricians)
   [3000, 3350, 'travel'], // airlines

@@ -4,8 +4,9 @@
  * (a YAML number is refused); a counterparty rule by name and by account number (a number
  * compared whole); the MCC and bank-code tables (3-digit MCCs with their leading zero).
  */
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { categoryOfCodes, categoryOfMcc } from '../../src/categories/category-table';
+import { categoryOfCodes, categoryOfMcc, MCC_RANGES } from '../../src/categories/category-table';
 import { decide, ruleMatches } from '../../src/categories/decide';
 import { parseRules, type Rule } from '../../src/categories/rules';
 import { categorisableRow } from '../fixtures/categorisable-row';
@@ -132,6 +133,33 @@ describe('the fallback tables', () => {
       expect(categoryOfMcc(code)).toBeNull();
       expect(decide(row({ merchantCategoryCode: code }), []).source).toBe('none');
     }
+  });
+
+  it('docs/categories.md "MCC table" lists every range of the table, as the code has it', () => {
+    // The docs once left out 7600–7799 and 8100–8199 (saying such a code fell through to the bank
+    // code) while the table mapped both to services: the two are compared range by range.
+    const doc = readFileSync(new URL('../../docs/categories.md', import.meta.url), 'utf8');
+    const section = doc.slice(doc.indexOf('\n## MCC table\n') + 1);
+    const lines = section.slice(0, section.indexOf('\n## ')).split('\n');
+    const rows = lines.filter((l) => l.startsWith('| ')).slice(2);
+    const documented = rows.map((l) => {
+      const m = /^\| (\d{4})–(\d{4}) \| [^|]+ \| ([a-z]+) \|$/.exec(l);
+      expect(m, l).not.toBeNull();
+      return [Number(m![1]), Number(m![2]), m![3]];
+    });
+    expect(documented).toEqual(MCC_RANGES.map(([from, to, category]) => [from, to, category]));
+  });
+
+  it('repair (7600–7799) and legal services (8100–8199) are services by their MCC; a code in no range falls to the bank code', () => {
+    const debit = (mcc: string) => row({ merchantCategoryCode: mcc, bankTransactionCode: 'IssuedDirectDebits' });
+    for (const mcc of ['7600', '7699', '7799', '8100', '8111', '8199'])
+      expect(decide(debit(mcc), [])).toEqual({ category: 'services', payee: null, source: 'mcc', rule: mcc });
+    expect(decide(debit('0000'), [])).toEqual({
+      category: 'bills',
+      payee: null,
+      source: 'code',
+      rule: 'IssuedDirectDebits/',
+    });
   });
 
   it('maps bank transaction codes: subcode, then code, then the proprietary code', () => {
