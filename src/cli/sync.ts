@@ -184,7 +184,9 @@ export async function syncCommand(
       store,
       client,
       onFatal: (error) => (fatalError = error),
-      onRun: (begun) => (work = begun),
+      onRun: (begun) => {
+        work = begun;
+      },
       dataDir: config.dataDir,
       settings: config.sync,
       transfers: config.transfers,

@@ -35,6 +35,19 @@ export function nightlySyncJob(ctx: JobContext, expression: string): Job {
           }),
         );
       }
+      // The run tagged with its job as soon as it is begun (runSync's onRun, before its work), so
+      // that a run which then fails, recorded `failed` by runSync before it throws, is still the
+      // nightly sync's: not a command-line sync to status, nor `job: null` in its run.failed alert.
+      // A tag that cannot be written (a busy or lost database) is said, and neither turns the
+      // sync's outcome into failed nor skips the payments pass (docs/consents-and-jobs.md "Jobs").
+      const tag = (runId: string) =>
+        ctx.store.runs.recordJob(runId, NIGHTLY_SYNC, firedFor).catch((error: unknown) =>
+          ctx.logger.warn('the run was not tagged with its job', {
+            run_id: runId,
+            job: NIGHTLY_SYNC,
+            error: describeError(error),
+          }),
+        );
       try {
         const summary = await runSync({
           store: ctx.store,
@@ -46,17 +59,8 @@ export function nightlySyncJob(ctx: JobContext, expression: string): Job {
           logger: ctx.logger,
           signal,
           now: ctx.now,
+          onRun: (run) => tag(run.runId),
         });
-        // The run is recorded and finished already (runSync): a tag that cannot be written (a busy
-        // or lost database) is said, and neither turns the sync's outcome into failed nor skips the
-        // payments pass (docs/consents-and-jobs.md "Jobs").
-        await ctx.store.runs.recordJob(summary.runId, NIGHTLY_SYNC, firedFor).catch((error: unknown) =>
-          ctx.logger.warn('the run was not tagged with its job', {
-            run_id: summary.runId,
-            job: NIGHTLY_SYNC,
-            error: describeError(error),
-          }),
-        );
         const payments = summary.fatal || summary.interrupted || !ctx.payments ? null : await ctx.payments();
         const c = summary.counters;
         // Payments that could not be read make the job partial, as they make `bankdata sync` exit 1.

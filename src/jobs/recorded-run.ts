@@ -1,7 +1,8 @@
 /**
  * A job run recorded as a run (v_runs) and tagged with its job (job_runs), both in one
  * transaction: started before the work, finished with what the work reports, or finished as
- * `failed` when it throws. The nightly sync records its own run (runSync); the other jobs use this.
+ * `failed` when it throws. The nightly sync records its own run (runSync) and tags it as soon as it
+ * is begun (runSync's onRun, src/jobs/nightly-sync.ts); the other jobs use this.
  */
 import { countingRequests, type RequestCount } from '../api';
 import type { RunOutcome } from '../store';

@@ -47,8 +47,12 @@ export interface SyncOptions {
   /** Aborted on SIGTERM/SIGINT: the unit in flight finishes, nothing new starts. */
   signal?: AbortSignal;
   onProgress?: (progress: SyncProgress) => void;
-  /** Told the run's work once it is begun: a hard stop gives it up (`abandon`) before exiting. */
-  onRun?: (run: RunWork) => void;
+  /**
+   * Told the run's work once it is begun: a hard stop gives it up (`abandon`) before exiting; the
+   * nightly sync tags the run with its job here, so that a run which then fails is still its job's
+   * (src/jobs/nightly-sync.ts). Awaited before the run's work starts; a rejection fails the run.
+   */
+  onRun?: (run: RunWork) => void | Promise<void>;
   /**
    * Told the error that ends the run (SyncSummary.fatal holds its kind and message only), so that
    * the command reports it with its own text, request details and hint, as other commands do.
@@ -236,7 +240,6 @@ async function syncRun(options: SyncOptions, requests: RequestCount): Promise<Sy
       store.dialect === 'postgres' && exclusive ? EXCLUSIVE_RUN_REASON : undefined,
     );
   const run = begun.work;
-  options.onRun?.(run);
   let leaseLost = false;
   /** The store's database was lost (isStoreLost): the run stops and raises it, writing nothing more. */
   let storeLost: { error: unknown } | null = null;
@@ -357,6 +360,8 @@ async function syncRun(options: SyncOptions, requests: RequestCount): Promise<Sy
   logger.info('sync started', { run_id: runId, consents: consentIds.length });
 
   try {
+    // Told at once (a hard stop may come during any await); its work awaited before the run's.
+    await options.onRun?.(run);
     const swept = await sweepTempFiles(join(options.dataDir, 'statements'));
     if (swept > 0) logger.info('removed temp files of an interrupted run', { files: swept });
     // The pacer starts from what the last run learned; only a long run probes above its ceiling.

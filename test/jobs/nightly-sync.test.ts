@@ -3,7 +3,7 @@
  * partial, never ok (as `bankdata sync` exits 1 for it). The job decides the rows' categories at
  * its end, as `bankdata sync` does (docs/categories.md "When rows are decided"), and a rules file
  * it cannot read makes it partial (as it makes `bankdata sync` exit 2). A run it cannot tag with its
- * job keeps its outcome and its payments pass.
+ * job keeps its outcome and its payments pass; a run that fails by throwing is tagged all the same.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -15,6 +15,7 @@ import type { ConsentId } from '@bankdata/core/schemas';
 import { createLogger, silentLogger } from '../../src/log';
 import type { PaymentsPassResult } from '../../src/payments/sync-pass';
 import { openStore, type SqliteStore } from '../../src/store';
+import { readStatus } from '../../src/cli/status';
 import { clientFor, startTestEmulator } from '../api/emulator-helpers';
 import { untaggableStore } from './untaggable-store';
 
@@ -132,6 +133,21 @@ describe('nightly sync job', () => {
         error: 'SQLITE_BUSY: database is locked',
       }),
     ]);
+  });
+
+  it('a run that fails by throwing (runSync recorded it failed) is still tagged nightly-sync, with its slot', async () => {
+    await registered();
+    // A file where the statements directory goes: the run fails, as `bankdata sync` exits 7 for it.
+    writeFileSync(join(dir, 'statements'), 'not a directory');
+    const slot = new Date('2025-06-01T14:00:00.000Z');
+    await expect(nightly(PASS).run(new AbortController().signal, slot)).rejects.toThrow();
+    const runs = store.sqlite.prepare('SELECT run_id, outcome FROM v_runs').all() as { run_id: string }[];
+    expect(runs).toEqual([{ run_id: expect.any(String), outcome: 'failed' }]);
+    // Before, the tag was written only once runSync returned: status showed a command-line sync.
+    expect(store.sqlite.prepare('SELECT run_id, job, scheduled_for FROM job_runs').all()).toEqual([
+      { run_id: runs[0]!.run_id, job: NIGHTLY_SYNC, scheduled_for: slot.toISOString() },
+    ]);
+    expect((await readStatus(store, 14)).runs.map((r) => [r.job, r.outcome])).toEqual([[NIGHTLY_SYNC, 'failed']]);
   });
 
   it('payments that could not be read make the job partial, not ok with failures inside', async () => {
