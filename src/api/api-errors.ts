@@ -105,6 +105,14 @@ export const CONSENT_ENDED_CODES: Readonly<Record<string, ConsentEndReason>> = {
   BDT415: 'unusable',
 };
 
+/**
+ * Whether an answer's code says the consent has ended (CONSENT_ENDED_CODES): a read answered so
+ * told the consent's state (it is recorded ended, as the sync records it), it did not fail to.
+ */
+export function isConsentEndedCode(code: string | null): boolean {
+  return code !== null && Object.hasOwn(CONSENT_ENDED_CODES, code);
+}
+
 /** BDT009, 013, 101, 409, 410, 412, 415: record the status, stop using the consent. */
 export class ConsentEndedError extends apiErrorClass('consent_ended', 'ConsentEndedError') {
   readonly reason: ConsentEndReason;

@@ -5,6 +5,7 @@
  */
 import { nzDateOf, nzDaysBetween } from '@bankdata/core/nz-time';
 import type { ConsentId } from '@bankdata/core/schemas';
+import { isConsentEndedCode } from '../api/api-errors';
 import type { Store } from '../store';
 import { consentEnded, consentStanding } from '../store/consent-state';
 import type { RefreshOutcome } from '../sync/consent-refresh';
@@ -29,7 +30,10 @@ export interface ConsentView {
   ended: string | null;
   last_synced_at: string | null;
   last_outcome: string | null;
-  /** The live read's failure, when it failed. */
+  /**
+   * The live read's failure, when it failed; or the code it was answered that ends the consent
+   * (BDT101…, recorded as its end: `ended` names it), which is no failure of the read.
+   */
   error: { code: string; message: string } | null;
 }
 
@@ -96,13 +100,18 @@ export function expiryWords(days: number): string {
   return days > 0 ? `expires in ${n} ${unit}` : `expired ${n} ${unit} ago`;
 }
 
-/** The note of a consent's row, by its state: what it means and what to do. */
+/**
+ * The note of a consent's row, by its state: what it means and what to do. A consent that needs a
+ * new one says so first, as `status` lists it (docs/consents-and-jobs.md "Ended"), whatever its
+ * live read: a code that ends it (BDT101…) is the bank's answer, recorded as its end, not a read
+ * that failed; an Authorised consent past its expiration is ended whether or not it was read now.
+ */
 function note(v: ConsentView, warnDays: number): string {
-  if (v.error) return `${v.error.code}: live read failed`;
   if (v.ended) return `ended (${v.ended}): not synced; a new consent is needed`;
   // The bank may still say Authorised on the day after expiry: the date decides.
   if (v.status === 'Authorised' && v.days_to_expiry !== null && v.days_to_expiry < 0)
     return `${expiryWords(v.days_to_expiry)}: a new consent is needed`;
+  if (v.error) return `${v.error.code}: live read failed`;
   if (v.expiring_soon && v.days_to_expiry !== null)
     return `${expiryWords(v.days_to_expiry)} (warning at ${warnDays}): ask the customer to re-consent`;
   if (v.status === 'AwaitingAuthorisation' || v.status === 'GatewayAwaitingSubmission') return 'awaiting the customer';
@@ -125,7 +134,14 @@ export function formatConsentDetail(v: ConsentView & { creation?: Record<string,
     ['synced', v.ended ? `no: ended (${v.ended})` : v.registered ? 'yes' : 'no'],
     ['last sync', `${nzTimeText(v.last_synced_at)} ${v.last_outcome ?? ''}`],
   ];
-  if (v.error) fields.push(['live read', `failed: ${v.error.code} ${v.error.message}`]);
+  // A code that ends the consent (BDT101…) is the bank's answer, recorded as its end: not a failure.
+  if (v.error)
+    fields.push([
+      'live read',
+      isConsentEndedCode(v.error.code)
+        ? `answered ended: ${v.error.message}`
+        : `failed: ${v.error.code} ${v.error.message}`,
+    ]);
   if (v.creation) {
     const c = v.creation;
     fields.push([

@@ -143,6 +143,30 @@ describe('consents list / show', () => {
     );
   });
 
+  it('a consent the bank answers BDT101 for: list and show say it ended (BDT101), as status does, not a failed live read', async () => {
+    // A database of its own: the other cases count this file's consents.
+    const own = mkdtempSync(join(tmpdir(), 'bankdata-consents-bdt101-'));
+    try {
+      const ownEnv = emulatorEnv(emu, own, { BANKDATA_REDIRECT_WHITELIST: REDIRECT_URI });
+      const gone = randomUUID();
+      expect((await runCliInProcess(['consents', 'add', gone], { env: ownEnv })).code).toBe(0);
+      const list = await runCliInProcess(['consents', 'list'], { env: ownEnv });
+      expect(list.code).toBe(0);
+      const status = await runCliInProcess(['status'], { env: ownEnv });
+      expect(status.stdout).toContain(`ended (a new consent is needed):\n  ${gone}: BDT101`);
+      const row = list.stdout.split('\n').find((l) => l.startsWith(gone))!;
+      expect(row).toMatch(/ended \(BDT101\): not synced; a new consent is needed$/);
+      expect(row).not.toContain('live read failed');
+      const show = await runCliInProcess(['consents', 'show', gone], { env: ownEnv });
+      expect(show.code).toBe(0);
+      expect(show.stdout).toContain('synced       no: ended (BDT101)');
+      expect(show.stdout).toMatch(/live read +answered ended: BDT101: consent can no longer be used \(not_found\)/);
+      expect(show.stdout).not.toMatch(/live read +failed/);
+    } finally {
+      rmSync(own, { recursive: true, force: true });
+    }
+  });
+
   it('show of an unregistered consent with refused credentials is an authentication error (exit 3), never hidden as "not registered"', async () => {
     const r = await runCliInProcess(['consents', 'show', randomUUID()], {
       env: { ...env, BANKDATA_CLIENT_SECRET: 'not-the-secret-of-this-client' },

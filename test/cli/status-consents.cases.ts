@@ -2,13 +2,13 @@
  * A consent never read (its status, window and expiry unknown, not absent) in `bankdata status`
  * and the report; and whether a consent has ended, one rule (src/store/consent-state.ts) read by `bankdata status`,
  * `consents list|show` and the report: a code such as BDT409 ends a consent whose status stays
- * Authorised (src/sync/consent.ts `consentError`). Run by status-consents.test.ts and
- * status-consents.pg.test.ts.
+ * Authorised (src/sync/consent.ts `consentError`), and `consents list|show` say so whatever the
+ * live read answered. Run by status-consents.test.ts and status-consents.pg.test.ts.
  */
 import { DateTime } from 'luxon';
 import { expect, it } from 'vitest';
 import type { ConsentId } from '@bankdata/core/schemas';
-import { consentView } from '../../src/cli/consents-view';
+import { consentView, formatConsentDetail, formatConsentTable } from '../../src/cli/consents-view';
 import { formatStatus, readStatus } from '../../src/cli/status';
 import { gatherReport } from '../../src/report/build-report';
 import { renderReport } from '../../src/report/html';
@@ -58,6 +58,41 @@ export const statusConsentsSuite = storeSuite('a consent the bank ended with a c
     await endedByCode(store);
     const view = await consentView(store, ID, null, 14);
     expect({ ended: view.ended, expiring_soon: view.expiring_soon }).toEqual({ ended: 'BDT409', expiring_soon: false });
+  });
+
+  it('consents list and show after the live read answered the code: ended (BDT409), as status lists it, never a failed read', async () => {
+    const store = await d.open();
+    await endedByCode(store);
+    // The read refreshConsentStatuses returns when the bank answers the code (and records it ended).
+    const message = `BDT409: consent can no longer be used (rejected), 403 BDT409 on /v1/consents/${ID}`;
+    const view = await consentView(store, ID, { consentId: ID, status: null, error: { code: 'BDT409', message } }, 14);
+    const row = formatConsentTable([view], 14)
+      .split('\n')
+      .find((line) => line.startsWith(ID));
+    expect(row).toMatch(/ended \(BDT409\): not synced; a new consent is needed$/);
+    expect(row).not.toContain('live read failed');
+    const detail = formatConsentDetail(view);
+    expect(detail).toContain('synced       no: ended (BDT409)');
+    expect(detail).toContain(`live read    answered ended: ${message}`);
+    expect(detail).not.toMatch(/live read +failed/);
+  });
+
+  it('consents list: an Authorised consent past its expiration whose live read failed is noted expired, as status lists it', async () => {
+    const store = await d.open();
+    await store.consents.add(ID);
+    const expired = DateTime.now().setZone('Pacific/Auckland').minus({ days: 3 }).startOf('day').toISO()!;
+    await store.consents.recordStatus(authorisedRecord({ consent_id: ID, expiration_date_time: expired }));
+    expect(formatStatus(await readStatus(store, 14), 14)).toMatch(
+      new RegExp(`ended \\(a new consent is needed\\):\n  ${ID} PNZ: expired 3 days ago`),
+    );
+    const unreachable = { code: 'unreachable', message: 'the service could not be reached' };
+    const view = await consentView(store, ID, { consentId: ID, status: null, error: unreachable }, 14);
+    const row = formatConsentTable([view], 14)
+      .split('\n')
+      .find((line) => line.startsWith(ID));
+    expect(row).toMatch(/Authorised\* .* expired 3 days ago: a new consent is needed$/);
+    // The read that failed is still said: the status marked as last stored, and in `show`.
+    expect(formatConsentDetail(view)).toContain('live read    failed: unreachable');
   });
 
   it("the report: the consent's window ended at its last sync, and its status names the code", async () => {
