@@ -7,6 +7,7 @@
  */
 import { nzDateOf, nzDaysBetween } from '@bankdata/core/nz-time';
 import type { ConsentId } from '@bankdata/core/schemas';
+import { isConsentEndedCode } from '../api/api-errors';
 import { EXPIRED_REASON, consentStanding } from '../store/consent-state';
 import { refreshConsentStatuses } from '../sync/consent-refresh';
 import type { JobContext } from './job-context';
@@ -31,7 +32,11 @@ export interface EndedConsent {
 export interface ExpiryCheckResult {
   expiring: ExpiringConsent[];
   ended: EndedConsent[];
-  /** Live reads that failed (the last stored status was judged instead). */
+  /**
+   * Live reads that failed (the last stored status was judged instead). Not a read answered with a
+   * code that ends the consent (BDT101…): the refresh records it ended, and it is listed under
+   * `ended`, as the sync takes the same answer for an ended consent, not a failure.
+   */
   unread: ConsentId[];
 }
 
@@ -42,7 +47,7 @@ export async function checkConsentExpiry(ctx: JobContext): Promise<ExpiryCheckRe
   const result: ExpiryCheckResult = {
     expiring: [],
     ended: [],
-    unread: live.filter((o) => o.error).map((o) => o.consentId),
+    unread: live.filter((o) => o.error && !isConsentEndedCode(o.error.code)).map((o) => o.consentId),
   };
   for (const c of await ctx.store.consents.list()) {
     const id = c.consentId;

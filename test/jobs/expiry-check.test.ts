@@ -1,15 +1,18 @@
 /**
  * The consent-expiry check against the emulator: Authorised consents whose expiration_date_time
- * is within expiryWarningDays whole NZ days are warned about; ended ones are listed for
- * re-consent; the run is recorded in v_runs and job_runs, and finished as failed when it cannot
- * be tagged with its job (every job of runRecorded).
+ * is within expiryWarningDays whole NZ days are warned about; ended ones (a code such as BDT101
+ * answered to the live read among them, not a read that failed) are listed for re-consent; the
+ * run is recorded in v_runs and job_runs, and finished as failed when it cannot be tagged with its
+ * job (every job of runRecorded).
  */
+import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { EXPIRY_CHECK, META_REFRESH, buildJobs, checkConsentExpiry, type JobContext } from '../../src/jobs';
 import type { StartedEmulator } from '@bankdata/emulator';
+import type { ConsentId } from '@bankdata/core/schemas';
 import { silentLogger } from '../../src/log';
 import { openStore, type SqliteStore } from '../../src/store';
 import { authorisedConsent, clientFor, consentBody, control, startTestEmulator } from '../api/emulator-helpers';
@@ -77,6 +80,24 @@ describe('consent-expiry check (warns expiryWarningDays before expiration_date_t
     expect(result.unread.sort()).toEqual([past, soon].sort());
     expect(result.ended).toEqual([{ consent_id: past, bank: 'PNZ', reason: 'expired' }]);
     expect(result.expiring.map((c) => [c.consent_id, c.days_to_expiry])).toEqual([[soon, 8]]);
+  });
+
+  it('a consent the bank answers BDT101 for is ended (BDT101), not a live read that failed: the run stays ok', async () => {
+    const ctx = jobContext();
+    const soon = await authorisedConsent(emu, ctx.client, { expiration: emu.now().plus({ days: 3 }) });
+    const gone = randomUUID() as ConsentId; // the bank does not know it
+    for (const id of [soon, gone]) await store.consents.add(id);
+    const job = buildJobs(ctx, { sync: '0 2 * * *', expiryCheck: '0 8 * * *', metaRefresh: '0 6 * * 1' }).find(
+      (j) => j.name === EXPIRY_CHECK,
+    )!;
+    const report = await job.run(new AbortController().signal, new Date('2025-06-02T20:00:00Z'));
+    expect(report.details?.ended).toEqual([{ consent_id: gone, bank: null, reason: 'BDT101' }]);
+    // Before, it was also counted unread: the run partial, "status not read live", and run.partial raised.
+    expect({ outcome: report.outcome, unread: report.details?.unread }).toEqual({ outcome: 'ok', unread: [] });
+    expect(store.sqlite.prepare('SELECT outcome, failed_units, error_summary FROM v_runs').all()).toEqual([
+      { outcome: 'ok', failed_units: 0, error_summary: null },
+    ]);
+    expect((await store.consents.get(gone))?.endedReason).toBe('BDT101');
   });
 
   it('the job run is recorded in v_runs and job_runs with the consents needing re-consent in its line', async () => {
