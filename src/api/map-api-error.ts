@@ -8,6 +8,7 @@
 import {
   AuthenticationError,
   CONSENT_ENDED_CODES,
+  isConsentEndedCode,
   ConfigurationError,
   ConsentEndedError,
   ConsentNotAuthorisedError,
@@ -185,7 +186,8 @@ export function toApiError(answer: ErrorAnswer): ApiError {
     return new AuthenticationError(`token request refused (403): ${AUTHENTICATION_HINT}`, details);
   }
   if (code !== null) {
-    if (code in CONSENT_ENDED_CODES) {
+    // Own keys only: a code named like an object's property (`constructor`) is no consent's end.
+    if (isConsentEndedCode(code)) {
       return new ConsentEndedError(`consent can no longer be used (${CONSENT_ENDED_CODES[code]}), ${what}${said}`, {
         ...details,
         code,

@@ -143,7 +143,9 @@ export function ofxAccount(facts: AccountFacts): OfxAccount {
   if (facts.subtype && CARD_SUBTYPES.has(facts.subtype)) {
     return { kind: 'creditcard', acctId: fitToLimit(ident ?? facts.accountId, OFX_LIMITS.acctId) };
   }
-  const acctType = (facts.subtype && ACCT_TYPES[facts.subtype]) || 'CHECKING';
+  // Own keys only: a subtype named like an object's property (`constructor`) is no account type.
+  const acctType =
+    (facts.subtype && Object.hasOwn(ACCT_TYPES, facts.subtype) && ACCT_TYPES[facts.subtype]) || 'CHECKING';
   // An NZ BECS account number (core's account-number.ts: bank 2, branch 4, account 7, suffix 2 or 3 digits).
   const becs = ident === null ? null : parseAccountNumber(ident);
   if (ident !== null && becs) {

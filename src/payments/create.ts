@@ -123,7 +123,10 @@ export function checkPaymentArguments(input: PaymentRequestInput, options: Creat
 function actionOf(error: unknown): PaymentsClientAction | 'no_clear_answer' | 'end' {
   if (error instanceof PaymentsApiError) return error.action;
   if (error instanceof UnavailableError) {
-    const known = error.code !== null ? PAYMENT_CODE_ACTIONS[error.code] : undefined;
+    const known =
+      error.code !== null && Object.hasOwn(PAYMENT_CODE_ACTIONS, error.code)
+        ? PAYMENT_CODE_ACTIONS[error.code]
+        : undefined;
     if (known) return known.action;
     return error.status === 429 ? 'retry_same_key' : 'no_clear_answer';
   }

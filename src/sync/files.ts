@@ -20,7 +20,9 @@ export function mediaType(contentType: string): string {
 }
 
 export function extensionFor(contentType: string): string | null {
-  return EXTENSIONS[mediaType(contentType)] ?? null;
+  const type = mediaType(contentType);
+  // Own keys only: a bank's `constructor` or `__proto__` is no type we name files for.
+  return Object.hasOwn(EXTENSIONS, type) ? (EXTENSIONS[type] ?? null) : null;
 }
 
 function digest(value: string): string {

@@ -168,6 +168,13 @@ describe('toApiError maps status and code per docs/bank-api.md §7.3', () => {
     expect(toApiError(answer(406, undefined, { kind: 'statement_file' }))).toBeInstanceOf(RequestRejectedError);
   });
 
+  it("a code named like an object's own property (constructor, toString) is an unknown code, not a consent ended", () => {
+    for (const code of ['constructor', 'toString', '__proto__', 'hasOwnProperty']) {
+      expect(toApiError(answer(503, code))).toBeInstanceOf(UnavailableError);
+      expect(toApiError(answer(400, code))).not.toBeInstanceOf(ConsentEndedError);
+    }
+  });
+
   it('R-ERR-2 the `error` field is never read: only status and code decide', () => {
     // The mapper has no `error` input at all; the same status and code always give the same class.
     const a = toApiError(answer(422, 'BDT410', { message: 'UNAUTHORIZED' }));

@@ -277,6 +277,13 @@ describe('OFX bank statement of one account', () => {
     );
   });
 
+  it("a subtype named like an object's property (constructor, toString) is CHECKING, not that property's text", () => {
+    for (const subtype of ['constructor', 'toString', '__proto__'])
+      expect(ofxAccount({ bank: 'ANZ', accountId: 'acc-0001', subtype, identification: null })).toMatchObject({
+        acctType: 'CHECKING',
+      });
+  });
+
   it('no balance read and no running balance: the export says LEDGERBAL cannot be known, and why (no file)', async () => {
     await expect(exportOfx('anz.ofx', { accountId: 'acc-0001', bank: 'ANZ' })).rejects.toThrow(
       /cannot write an OFX LEDGERBAL: no booked balance of acc-0001 was read/,

@@ -157,6 +157,14 @@ describe("toPaymentsError: every BP code to its class and the bank's client acti
     expect(toPaymentsError(answer(403, null))).toBeInstanceOf(PaymentsScopeError);
     expect(toPaymentsError(answer(409, 'BP799'))).toBeInstanceOf(PaymentsRequestRejectedError);
     expect(toPaymentsError(answer(503, 'BP699'))).toBeInstanceOf(UnavailableError);
+    // A code named like an object's property is unknown too, not a row of the table.
+    const unknown = toPaymentsError(answer(409, 'BP799'));
+    for (const code of ['constructor', 'toString', '__proto__']) {
+      const error = toPaymentsError(answer(409, code));
+      expect(error).toBeInstanceOf(PaymentsRequestRejectedError);
+      expect(error.message).toBe(unknown.message.replace('BP799', code));
+      expect(toPaymentsError(answer(503, code))).toBeInstanceOf(UnavailableError);
+    }
   });
 
   it('BP703/BP710: the payment is read from the message only by the strict pattern; anything else gives nulls (GET instead)', () => {

@@ -25,6 +25,11 @@ describe('statement file names', () => {
   it('refuses content types it does not know', () => {
     expect(extensionFor('text/html')).toBeNull();
     expect(() => statementFilePath('PNZ', 'a', 's', 'text/html')).toThrow(/unsupported/);
+    // A content type named like an object's property is not a known type either.
+    for (const type of ['constructor', 'toString', '__proto__', 'valueOf; charset=utf-8']) {
+      expect(extensionFor(type)).toBeNull();
+      expect(() => statementFilePath('PNZ', 'a', 's', type)).toThrow(/unsupported/);
+    }
   });
 });
 

@@ -53,7 +53,8 @@ export function toPaymentsError(
 ): PaymentsApiError | UnavailableError | AuthenticationError {
   const { status } = answer;
   const { code, details, what, said } = describeAnswer(answer);
-  const known = code === null ? undefined : PAYMENT_CODE_ACTIONS[code];
+  // Own keys only: a code named like an object's property (`constructor`) is an unknown code.
+  const known = code === null || !Object.hasOwn(PAYMENT_CODE_ACTIONS, code) ? undefined : PAYMENT_CODE_ACTIONS[code];
   if (code !== null && known) {
     switch (known.kind) {
       case 'consent_state':
