@@ -11,7 +11,14 @@ export { WATCHED_COLUMNS } from './change-feed';
 export type * from './reports';
 export type { AddConsentResult, ConsentRecord, StoredBankMeta } from './registry';
 export type { TransactionWindowInput, WindowCounts } from './window-commit';
-export type { InsertCounts, PartyInput, StatementFileInput, UnitInput, UpsertCounts } from './resource-writes';
+export type {
+  InsertCounts,
+  PartyInput,
+  StatementFileInput,
+  StatementFileUnit,
+  UnitInput,
+  UpsertCounts,
+} from './resource-writes';
 export type { PendingReach, StoredDensity, SyncResource } from './sync-state';
 export type { StatementPeriod } from './statement-dates';
 export type {

@@ -179,6 +179,12 @@ export interface StatementFileInput {
   now: Instant;
 }
 
+/** Whose unit a batch of statement files is: its consent, and the run writing it (null outside a sync). */
+export interface StatementFileUnit {
+  runId: string | null;
+  consentId: ConsentId;
+}
+
 /** Throws unless the path is relative and the hash and size well formed. */
 export function checkStatementFile(input: StatementFileInput): void {
   if (input.filePath.startsWith('/') || input.filePath.split(/[\\/]/).includes('..')) {

@@ -75,13 +75,19 @@ export function storeOf(parts: DialectParts): Store {
   const at = <T extends { now?: Instant }>(input: T): T & { now: Instant } => ({ ...input, now: input.now ?? clock() });
   /** The runner of a consent's unit: fenced by the run that holds it (DialectParts.unitRunner). */
   const unit = (input: { runId: string | null; consentId: ConsentId }): SqlRunner => parts.unitRunner(input);
-  /** The files' rows in one transaction, each after what the dialect stores beside it (PostgreSQL: the bytes). */
-  const recordStatementFiles = async (inputs: readonly WithNow<writes.StatementFileInput>[]): Promise<void> => {
+  /**
+   * The files' rows in one transaction of the consent's unit (fenced as every unit write), each
+   * after what the dialect stores beside it (PostgreSQL: the bytes).
+   */
+  const recordStatementFiles = async (
+    inputs: readonly WithNow<writes.StatementFileInput>[],
+    owner: writes.StatementFileUnit,
+  ): Promise<void> => {
     const full = inputs.map(at);
     for (const input of full) writes.checkStatementFile(input);
     const alongside = parts.statementFileAlongside;
     const extra = alongside ? await Promise.all(full.map((input) => alongside(input))) : [];
-    return writes.recordStatementFiles(r, full, extra);
+    return writes.recordStatementFiles(unit(owner), full, extra);
   };
   return {
     path: parts.path,
@@ -125,8 +131,8 @@ export function storeOf(parts: DialectParts): Store {
       checkAccount(input.accountId, input.rows);
       return writes.commitStatements(unit(input), at(input));
     },
-    recordStatementFile: async (input) => recordStatementFiles([input]),
-    recordStatementFiles: async (inputs) => recordStatementFiles(inputs),
+    recordStatementFile: async (input, owner) => recordStatementFiles([input], owner),
+    recordStatementFiles: async (inputs, owner) => recordStatementFiles(inputs, owner),
     listStatementsWithoutFile: async (key) => writes.listStatementsWithoutFile(r, key),
     newestStatementPeriod: async (key) => newestStatementPeriod(r, key),
     rowTimesSince: async (key) => rowTimesSince(r, key),

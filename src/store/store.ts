@@ -62,7 +62,14 @@ import type {
   UnmatchedPaymentRow,
   UnresolvedCandidateRow,
 } from './reports';
-import type { InsertCounts, PartyInput, StatementFileInput, UnitInput, UpsertCounts } from './resource-writes';
+import type {
+  InsertCounts,
+  PartyInput,
+  StatementFileInput,
+  StatementFileUnit,
+  UnitInput,
+  UpsertCounts,
+} from './resource-writes';
 import type { AccountRow, BalanceRow, RejectInput, RejectRow, StatementRow } from './rows';
 import type { ReportReads } from './report-queries';
 import type { RunRow, RunSummary } from './runs';
@@ -128,9 +135,13 @@ export interface Store {
   commitBalances(input: WithNow<UnitInput<BalanceRow>> & { accountId: AccountId }): Promise<InsertCounts>;
   commitTransactionWindow(input: WithNow<TransactionWindowInput>): Promise<WindowCounts>;
   commitStatements(input: WithNow<UnitInput<StatementRow>> & { accountId: AccountId }): Promise<UpsertCounts>;
-  recordStatementFile(input: WithNow<StatementFileInput>): Promise<void>;
+  /**
+   * A statement's file (already durable on disk), written as a unit of `unit`'s consent in its run:
+   * fenced as every unit write is (store-of.ts DialectParts.unitRunner); `runId` null outside a sync.
+   */
+  recordStatementFile(input: WithNow<StatementFileInput>, unit: StatementFileUnit): Promise<void>;
   /** Several statements' files (each already durable on disk) in one transaction: all or none. */
-  recordStatementFiles(inputs: readonly WithNow<StatementFileInput>[]): Promise<void>;
+  recordStatementFiles(inputs: readonly WithNow<StatementFileInput>[], unit: StatementFileUnit): Promise<void>;
   listStatementsWithoutFile(key: AccountKey): Promise<StatementId[]>;
   /** Booking instants (ms, oldest first) of the account's rows held since `since`, the newest `limit` (recent-rows.ts). */
   rowTimesSince(

@@ -5,6 +5,7 @@
 import { DateTime } from 'luxon';
 import type { Account, AccountId, BankName, ConsentId, StatementFileType, StatementId } from '@bankdata/core/schemas';
 import type { InsertCounts, StatementFileInput, UnitInput, UpsertCounts } from '../store';
+import { LeaseLostError } from '../store';
 import { AtomicFileGroup } from '../fs/atomic-file';
 import { commitAnswer, type Answer } from './answer';
 import { bankNow, type SyncContext } from './run-context';
@@ -217,12 +218,22 @@ export async function settleStatementFiles(
     for (const f of files) recordFailure(ctx, consentId, f.unit, error);
     return;
   }
+  const owner = { runId: ctx.runId, consentId };
   try {
-    await ctx.store.recordStatementFiles(files.map((f) => f.input));
+    await ctx.store.recordStatementFiles(
+      files.map((f) => f.input),
+      owner,
+    );
     ctx.counters.filesWritten += files.length;
     return;
   } catch (error) {
     if (isStoreLost(ctx, error)) throw error;
+    // The consent taken over (LeaseLostError): none of the batch is recorded, each of its units
+    // failed (recordFailure stops the run), none tried again on its own.
+    if (error instanceof LeaseLostError) {
+      for (const f of files) recordFailure(ctx, consentId, f.unit, error);
+      return;
+    }
     // A batch of one: that file's own failure.
     const [only, ...others] = files;
     if (only && others.length === 0) {
@@ -233,7 +244,7 @@ export async function settleStatementFiles(
   // One file failed the batch's transaction (which recorded none): each on its own.
   for (const f of files) {
     try {
-      await ctx.store.recordStatementFiles([f.input]);
+      await ctx.store.recordStatementFiles([f.input], owner);
       ctx.counters.filesWritten += 1;
     } catch (error) {
       if (isStoreLost(ctx, error)) throw error;

@@ -85,13 +85,17 @@ export async function runUnit<T>(
       return { ok: false };
     }
     recordFailure(ctx, consentId, unit, error);
-    if (error instanceof LeaseLostError) ctx.onLeaseLost?.();
     return { ok: false };
   }
 }
 
+/**
+ * Records a failed unit; its write refused because the consent was taken over (LeaseLostError)
+ * also stops the run, wherever the failure is recorded (a unit, a batch of statement files).
+ */
 export function recordFailure(ctx: SyncContext, consentId: ConsentId, unit: string, error: unknown): void {
   const reason = describeError(error);
   ctx.counters.failedUnits.push({ consentId, unit, reason });
   ctx.logger.error('unit failed', { consent_id: consentId, unit, reason });
+  if (error instanceof LeaseLostError) ctx.onLeaseLost?.();
 }

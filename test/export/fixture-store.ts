@@ -334,15 +334,18 @@ export async function createFixtureStore(): Promise<FixtureStore> {
       },
     ],
   });
-  await store.recordStatementFile({
-    bank: 'PNZ',
-    accountId: EVERYDAY,
-    statementId: 'stmt-2025-02' as StatementId,
-    filePath: 'statements/PNZ/abc/def.pdf',
-    contentType: 'application/pdf',
-    sha256: 'a'.repeat(64),
-    bytes: 20480,
-  });
+  await store.recordStatementFile(
+    {
+      bank: 'PNZ',
+      accountId: EVERYDAY,
+      statementId: 'stmt-2025-02' as StatementId,
+      filePath: 'statements/PNZ/abc/def.pdf',
+      contentType: 'application/pdf',
+      sha256: 'a'.repeat(64),
+      bytes: 20480,
+    },
+    { runId: null, consentId: PNZ_CONSENT },
+  );
 
   const party = (accountId: AccountId | null, name: string) => ({
     bank: 'PNZ' as const,

@@ -237,16 +237,19 @@ export const resourceWritesSuite = storeSuite('resource writes', (d) => {
       });
       expect(await store.listStatementsWithoutFile({ bank: BANK, accountId: ACCOUNT })).toEqual(['stm-2025-02']);
       const { localPath, sha256 } = fileOf(1843);
-      await store.recordStatementFile({
-        bank: BANK,
-        accountId: ACCOUNT,
-        statementId: 'stm-2025-02' as StatementId,
-        filePath: 'statements/PNZ/acc-0001/stm-2025-02.pdf',
-        localPath,
-        contentType: 'application/pdf',
-        sha256,
-        bytes: 1843,
-      });
+      await store.recordStatementFile(
+        {
+          bank: BANK,
+          accountId: ACCOUNT,
+          statementId: 'stm-2025-02' as StatementId,
+          filePath: 'statements/PNZ/acc-0001/stm-2025-02.pdf',
+          localPath,
+          contentType: 'application/pdf',
+          sha256,
+          bytes: 1843,
+        },
+        { runId: null, consentId: CONSENT },
+      );
       expect(await store.commitStatements({ ...unit, rows: [toStatementRow(statement, ctx)] })).toEqual({
         added: 0,
         updated: 0,
@@ -282,12 +285,17 @@ export const resourceWritesSuite = storeSuite('resource writes', (d) => {
         ...fileOf(1),
         bytes: 1,
       };
-      await expect(store.recordStatementFile({ ...file, filePath: '/etc/passwd' })).rejects.toThrow(RangeError);
-      await expect(store.recordStatementFile({ ...file, filePath: 'statements/../../x.csv' })).rejects.toThrow(
-        RangeError,
-      );
       await expect(
-        store.recordStatementFile({ ...file, statementId: 'nope' as StatementId, filePath: 'x.csv' }),
+        store.recordStatementFile({ ...file, filePath: '/etc/passwd' }, { runId: null, consentId: CONSENT }),
+      ).rejects.toThrow(RangeError);
+      await expect(
+        store.recordStatementFile({ ...file, filePath: 'statements/../../x.csv' }, { runId: null, consentId: CONSENT }),
+      ).rejects.toThrow(RangeError);
+      await expect(
+        store.recordStatementFile(
+          { ...file, statementId: 'nope' as StatementId, filePath: 'x.csv' },
+          { runId: null, consentId: CONSENT },
+        ),
       ).rejects.toThrow(/no stored statement/);
     });
     it('records several files in one call, or none when one statement is not stored', async () => {
@@ -305,13 +313,19 @@ export const resourceWritesSuite = storeSuite('resource writes', (d) => {
       });
       // The second names a statement never stored: the first is not recorded either.
       await expect(
-        store.recordStatementFiles([fileFor('stm-2025-02', 10), fileFor('stm-2099-01', 11)]),
+        store.recordStatementFiles([fileFor('stm-2025-02', 10), fileFor('stm-2099-01', 11)], {
+          runId: null,
+          consentId: CONSENT,
+        }),
       ).rejects.toThrow(/no stored statement/);
       expect(await store.listStatementsWithoutFile({ bank: BANK, accountId: ACCOUNT })).toEqual([
         'stm-2025-02',
         'stm-2025-03',
       ]);
-      await store.recordStatementFiles([fileFor('stm-2025-02', 10), fileFor('stm-2025-03', 12)]);
+      await store.recordStatementFiles([fileFor('stm-2025-02', 10), fileFor('stm-2025-03', 12)], {
+        runId: null,
+        consentId: CONSENT,
+      });
       expect(await store.listStatementsWithoutFile({ bank: BANK, accountId: ACCOUNT })).toEqual([]);
       expect(
         await queryRows(store, 'SELECT statement_id, file_path, file_bytes FROM v_statements ORDER BY statement_id'),

@@ -6,7 +6,10 @@
  * with LeaseLostError and its transaction rolled back, so a process that wakes from a pause never
  * writes over what the consent's new holder wrote. The writers are every unit write of the store.
  */
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import {
   Balance,
@@ -16,6 +19,7 @@ import {
   type AccountId,
   type BankName,
   type ConsentId,
+  type StatementId,
 } from '@bankdata/core/schemas';
 import { LeaseLostError, type RunWork, type Store } from '../../src/store';
 import { toAccountRow, toBalanceRow, toPartyRow, toStatementRow, toTransactionRow } from '../../src/sync/transform';
@@ -27,6 +31,38 @@ const BANK = 'PNZ' as BankName;
 const CONSENT = 'c0a8012e-7d3b-4f5e-9a61-2b9f4c1d8e70' as ConsentId;
 const A1 = 'acc-1' as AccountId;
 const ctx = { bank: BANK, consentId: CONSENT, fetchedAt: NOW };
+
+/** A statement listed before the run (`f1`…`f3`), whose file a writer records. */
+const listedStatement = (id: string) =>
+  toStatementRow(
+    Statement.parse({
+      AccountId: A1,
+      StatementId: id,
+      StatementReference: id,
+      Type: 'RegularPeriodic',
+      StartDateTime: '2025-01-01T00:00:00+13:00',
+      EndDateTime: '2025-01-31T23:59:59+13:00',
+      CreationDateTime: '2025-02-01T06:00:00+13:00',
+    }),
+    ctx,
+  );
+
+/** Statement `f${n}`'s file as it lies on disk after its download (PostgreSQL copies its bytes in). */
+function downloadedFile(n: number) {
+  const content = Buffer.from(`%PDF-1.4 statement f${n}\n`);
+  const localPath = join(mkdtempSync(join(tmpdir(), 'bankdata-fence-')), `f${n}.pdf`);
+  writeFileSync(localPath, content);
+  return {
+    bank: BANK,
+    accountId: A1,
+    statementId: `f${n}` as StatementId,
+    filePath: `statements/PNZ/acc-1/f${n}.pdf`,
+    localPath,
+    contentType: 'application/pdf',
+    sha256: createHash('sha256').update(content).digest('hex'),
+    bytes: content.byteLength,
+  };
+}
 
 /** Each unit write of the consent, its n-th call writing a row of its own, and the table it writes. */
 const writers: [string, string, (store: Store, runId: string, n: number) => Promise<unknown>][] = [
@@ -98,6 +134,11 @@ const writers: [string, string, (store: Store, runId: string, n: number) => Prom
       }),
   ],
   [
+    'recordStatementFiles',
+    'statements',
+    (s, runId, n) => s.recordStatementFiles([downloadedFile(n)], { runId, consentId: CONSENT }),
+  ],
+  [
     'commitTransactionWindow',
     'transactions',
     (s, runId, n) =>
@@ -162,6 +203,12 @@ export const unitFenceSuite = storeSuite('unit writes fenced by the run that hol
     await store.commitAccounts({
       ...ctx,
       rows: [toAccountRow({ AccountId: A1, Currency: 'NZD', Nickname: 'Bills' }, ctx)],
+      runId: null,
+    });
+    await store.commitStatements({
+      ...ctx,
+      accountId: A1,
+      rows: ['f1', 'f2', 'f3'].map(listedStatement),
       runId: null,
     });
     // A holder on another host: only its term can say it is gone.

@@ -95,7 +95,7 @@ const writers: [string, (store: PgStore) => Promise<unknown>][] = [
       }),
   ],
   ['commitStatements', (s) => s.commitStatements({ ...ctx, accountId: A1, rows: [statement('s2')], runId: null })],
-  ['recordStatementFiles', (s) => s.recordStatementFiles([fileOf('s1')])],
+  ['recordStatementFiles', (s) => s.recordStatementFiles([fileOf('s1')], { runId: null, consentId: ctx.consentId })],
   [
     'commitParty',
     (s) =>

@@ -8,10 +8,13 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
-import type { AccountId, BankName, StatementId } from '@bankdata/core/schemas';
+import type { AccountId, BankName, ConsentId, StatementId } from '@bankdata/core/schemas';
 import { openPgStore, type PgStore } from '../../../src/store/pg/pg-store';
 import { readStatementFile } from '../../../src/store/pg/statement-files';
 import { createTestDatabase, describePostgres } from '../../support/postgres';
+
+/** The consent whose unit writes the files (seeded below as 'c1'), outside any run. */
+const CONSENT = 'c1' as ConsentId;
 
 const NOW = new Date('2025-03-05T00:00:00.000Z');
 const KEY = { bank: 'PNZ' as BankName, accountId: 'a1' as AccountId, statementId: 's1' as StatementId };
@@ -48,7 +51,7 @@ describePostgres('statement files in PostgreSQL', () => {
   it('stores the bytes and points the statement at them, with their SHA-256 and size', async () => {
     const content = Buffer.from('%PDF-1.4\n\u0000\u00ff binary\n');
     const file = fileOf(content);
-    await store.recordStatementFile(file);
+    await store.recordStatementFile(file, { runId: null, consentId: CONSENT });
     const stored = await readStatementFile(store.pool, FILE_PATH);
     expect(stored!.content.equals(content)).toBe(true);
     expect(stored!.sha256).toBe(file.sha256);
@@ -65,23 +68,27 @@ describePostgres('statement files in PostgreSQL', () => {
 
   it('stores nothing when the statement is not there (one transaction)', async () => {
     const file = { ...fileOf(Buffer.from('x')), statementId: 'nope' as StatementId };
-    await expect(store.recordStatementFile(file)).rejects.toThrow(/no stored statement/);
+    await expect(store.recordStatementFile(file, { runId: null, consentId: CONSENT })).rejects.toThrow(
+      /no stored statement/,
+    );
     expect(await readStatementFile(store.pool, FILE_PATH)).toBeNull();
   });
 
   it('refuses bytes on disk that differ from those recorded, and a stored file whose bytes no longer match its hash', async () => {
     const file = fileOf(Buffer.from('original'));
-    await expect(store.recordStatementFile({ ...file, sha256: 'f'.repeat(64) })).rejects.toThrow(
-      'the bytes on disk differ',
-    );
+    await expect(
+      store.recordStatementFile({ ...file, sha256: 'f'.repeat(64) }, { runId: null, consentId: CONSENT }),
+    ).rejects.toThrow('the bytes on disk differ');
     expect(await readStatementFile(store.pool, FILE_PATH)).toBeNull();
-    await store.recordStatementFile(file);
+    await store.recordStatementFile(file, { runId: null, consentId: CONSENT });
     await store.pool.query(`UPDATE statement_files SET content = 'tampered'::bytea`);
     await expect(readStatementFile(store.pool, FILE_PATH)).rejects.toThrow('does not match its SHA-256');
   });
 
   it('refuses a path outside the data dir', async () => {
     const file = fileOf(Buffer.from('x'));
-    await expect(store.recordStatementFile({ ...file, filePath: '../etc/passwd' })).rejects.toThrow('must be relative');
+    await expect(
+      store.recordStatementFile({ ...file, filePath: '../etc/passwd' }, { runId: null, consentId: CONSENT }),
+    ).rejects.toThrow('must be relative');
   });
 });
