@@ -170,15 +170,19 @@ async function checkAccount(
   const latest = await store.continuity.latestBookingDateTime(account);
   const horizon = latest === null ? null : new Date(Date.parse(latest) - SETTLE_DAYS * DAY_MS).toISOString();
   const runningBreaks = await findRunningBreaks(store, account, { from, horizon, scale });
-  for (const b of runningBreaks) {
+  const ownCauses = runningBreaks.map((b): ContinuityCause | null => {
     const range = { from: b.before.bookingDateTime, to: b.row.bookingDateTime, scale };
-    let cause: ContinuityCause;
     if (b.repeats) {
-      cause = 'duplicate';
       evidence.runningRepeats.push(b);
-    } else if (abs(b.units) < scale) cause = 'minor_unit';
-    else if (hasPendingOfAmount({ ...range, units: b.units })) cause = 'pending_row';
-    else cause = runningCause(snapshots, snapshotBreaks, b.row.bookingDateTime);
+      return 'duplicate';
+    }
+    if (abs(b.units) < scale) return 'minor_unit';
+    if (hasPendingOfAmount({ ...range, units: b.units })) return 'pending_row';
+    return null;
+  });
+  const causes = runningCauses(snapshots, evidence.snapshotBreaks, runningBreaks, ownCauses);
+  for (const [i, b] of runningBreaks.entries()) {
+    const cause = itemAt(causes, i);
     const expected = b.before.balanceAfter + b.row.units;
     findings.push(
       finding(account, b.units, cause, {
@@ -285,18 +289,85 @@ export function pendingLookup(pending: readonly PendingAmount[]): (range: UnitsR
 }
 
 /**
- * A running-balance break within the span of a balances break (two booked balances around it that
- * do not add up, whatever the amount: two rows missing between them are each a break of their own
- * amount, and the balances' break is their sum), or with no two balances around it to say
- * otherwise, is a row missing; one across which the balances add up (no balances break around it)
- * is the running balance itself jumping.
+ * The cause of each running-balance break that names none of its own (`own[i]` null: not a repeat,
+ * not below the minor unit, no pending row of its amount), from the booked balances around its row:
+ * - no two balances around it to say otherwise: a row missing (`missing_transaction`);
+ * - two balances around it that add up (no balances break between them): the running balance
+ *   itself jumping (`running_balance_jump`);
+ * - within a balances break that names a row the stored rows lack (`missing_transaction` or
+ *   `pending_row`): a row missing as far as the break accounts for it (`accountedFor`: the one
+ *   running break of the span of its amount, else the span's running breaks that add up to it),
+ *   every other a jump: a missing credit of 50.00 beside a jump of 100.00 is 50.00 missing, not
+ *   150.00, and two credits of 50.00 and 30.00 beside the balances' 80.00 are both missing;
+ * - within a balances break that names no row missing (`minor_unit`, `duplicate`): a jump.
+ * A running break that names its own cause still counts in the span's sum (a row served twice
+ * moves the balances too) and keeps its cause.
  */
-function runningCause(snapshots: readonly Snapshot[], breaks: readonly SnapshotBreak[], at: string): ContinuityCause {
-  const around = (b: { from: number; to: number }) =>
-    snapshotAt(snapshots, b.from).dateTime < at && at <= snapshotAt(snapshots, b.to).dateTime;
-  if (breaks.some(around)) return 'missing_transaction';
-  const spanned = snapshots.some((s, i) => i > 0 && around({ from: i - 1, to: i }));
-  return spanned ? 'running_balance_jump' : 'missing_transaction';
+function runningCauses(
+  snapshots: readonly Snapshot[],
+  balanceBreaks: DuplicateEvidence['snapshotBreaks'],
+  breaks: readonly RunningBreak[],
+  own: readonly (ContinuityCause | null)[],
+): ContinuityCause[] {
+  const times = snapshots.map((s) => s.dateTime);
+  // The snapshot ending the span (times[k - 1] < at <= times[k]) of each running break; null with no two around it.
+  const spanEnd = breaks.map((b) => {
+    const k = partitionPoint(times, (t) => t < b.row.bookingDateTime);
+    return k > 0 && k < times.length ? k : null;
+  });
+  // Balances breaks lie between consecutive snapshots (findSnapshotBreaks): each is named by its `to`.
+  const byEnd = new Map(balanceBreaks.map((b) => [b.brk.to, b]));
+  const within = new Map<number, number[]>();
+  for (const [i, k] of spanEnd.entries()) {
+    if (k === null || !byEnd.has(k)) continue;
+    const list = within.get(k) ?? [];
+    list.push(i);
+    within.set(k, list);
+  }
+  const missing = new Set<number>();
+  for (const [k, indices] of within) {
+    const balances = byEnd.get(k);
+    if (!balances || (balances.cause !== 'missing_transaction' && balances.cause !== 'pending_row')) continue;
+    const amounts = indices.map((i) => itemAt(breaks, i).units);
+    for (const j of accountedFor(amounts, balances.brk.units)) missing.add(itemAt(indices, j));
+  }
+  return breaks.map((_, i) => {
+    const cause = own[i] ?? null;
+    if (cause !== null) return cause;
+    const k = spanEnd[i] ?? null;
+    if (k === null) return 'missing_transaction';
+    if (!byEnd.has(k)) return 'running_balance_jump';
+    return missing.has(i) ? 'missing_transaction' : 'running_balance_jump';
+  });
+}
+
+/** Past this many running breaks in one balances break's span, no subset of them is searched for. */
+const SUBSET_SEARCH_LIMIT = 16;
+
+/**
+ * Which of a span's running-break amounts (in booking order) account for its balances break of
+ * `target`, by index: the first of exactly its amount; else all of them, when they add up to it;
+ * else the fewest that add up to it (the earliest such set), searched among up to
+ * SUBSET_SEARCH_LIMIT breaks; else none.
+ */
+function accountedFor(amounts: readonly Units[], target: Units): number[] {
+  const one = amounts.indexOf(target);
+  if (one >= 0) return [one];
+  const all = amounts.map((_, i) => i);
+  if (amounts.reduce((sum, a) => sum + a, 0n) === target) return all;
+  if (amounts.length > SUBSET_SEARCH_LIMIT) return [];
+  const chosen: number[] = [];
+  const search = (from: number, left: number, sum: Units): boolean => {
+    if (left === 0) return sum === target;
+    for (let i = from; i <= amounts.length - left; i++) {
+      chosen.push(i);
+      if (search(i + 1, left - 1, sum + itemAt(amounts, i))) return true;
+      chosen.pop();
+    }
+    return false;
+  };
+  for (let size = 2; size < amounts.length; size++) if (search(0, size, 0n)) return chosen;
+  return [];
 }
 
 function finding(

@@ -6,8 +6,9 @@
  * findings each edge must give: rows of one instant in an order their ids do not follow, a row
  * stored twice, pending rows, a credits-only consent, the settle horizon and the consent's start,
  * a break at the first rows, and amounts that binary floating point would round; a running-balance
- * break's cause from the balances around it (two rows missing between two balances, a jump across
- * balances that add up); and the balance snapshots' edges: a row posted late (beside a row never
+ * break's cause from the balances around it (two rows missing between two balances, with a jump
+ * beside them too, a missing row beside a jump, a jump across balances that add up, jumps within a
+ * `duplicate` and a `minor_unit` balances break); and the balance snapshots' edges: a row posted late (beside a row never
  * served too), a balance the bank restated for one instant (restated back to its first amount
  * too, and two statements of one fetch), the report's anchor and the OFX export's ledger balance
  * taking the same statement as the check. Balances are stored by the store's own write
@@ -504,6 +505,99 @@ export const checkSqlSuite = storeSuite('the running-balance walk in SQL', (d) =
       ['running_balance', 'r3', '30.00', 'missing_transaction'],
     ]);
     expect(await found('jump')).toEqual([['running_balance', 'r2', '50.00', 'running_balance_jump']]);
+  });
+
+  it('a running-balance jump between the same two balances as a missing row stays a jump: the missing row is the break, or the breaks, that add up to the balances break', async () => {
+    const store = await d.open();
+    await fresh(store);
+    // A credit of 50.00 never served before r2 (the balances of 1 and 7 January moved 50.00 more
+    // than the stored rows), and at r3 the bank's running balance jumps by 100.00 (1180.00 for
+    // 1080.00): the balances do not move by it.
+    await accountSeenWhenBooked(store, 'missing-and-jump', [
+      ['r1', day(2), '10.00', '1010.00'],
+      ['r2', day(4), '10.00', '1070.00'],
+      ['r3', day(6), '10.00', '1180.00'],
+      ...tail('1180.00'),
+    ]);
+    // Credits of 50.00 (before r2) and 30.00 (before r3) never served, and a jump of 100.00 at r4:
+    // no one break is the balances' 80.00, the breaks of r2 and r3 add up to it.
+    await accountSeenWhenBooked(store, 'two-missing-and-jump', [
+      ['r1', day(2), '10.00', '1010.00'],
+      ['r2', day(3), '10.00', '1070.00'],
+      ['r3', day(4), '10.00', '1110.00'],
+      ['r4', day(6), '10.00', '1220.00'],
+      ...tail('1220.00'),
+    ]);
+    for (const [accountId, closing] of [
+      ['missing-and-jump', '1080.00'],
+      ['two-missing-and-jump', '1120.00'],
+    ] as const) {
+      await balances(store, accountId, [
+        ['ClosingBooked', day(1), '1000.00', day(1, '12:00')],
+        ['ClosingBooked', day(7), closing, day(7, '12:00')],
+      ]);
+    }
+    const found = async (accountId: string) => {
+      const result = await checkContinuity(store, { accountId, save: false, now: new Date(NOW) });
+      return result.findings.map((f) => [f.kind, f.transactionId, f.amount, f.cause]);
+    };
+    expect(await found('missing-and-jump')).toEqual([
+      ['balances', null, '50.00', 'missing_transaction'],
+      ['running_balance', 'r2', '50.00', 'missing_transaction'],
+      ['running_balance', 'r3', '100.00', 'running_balance_jump'],
+    ]);
+    expect(await found('two-missing-and-jump')).toEqual([
+      ['balances', null, '80.00', 'missing_transaction'],
+      ['running_balance', 'r2', '50.00', 'missing_transaction'],
+      ['running_balance', 'r3', '30.00', 'missing_transaction'],
+      ['running_balance', 'r4', '100.00', 'running_balance_jump'],
+    ]);
+  });
+
+  it('a balances break of cause duplicate or minor_unit confirms no missing row: the running-balance breaks within it are jumps, whatever their amounts', async () => {
+    const store = await d.open();
+    await fresh(store);
+    // The debit d of 20.00 served twice (d and d-copy, one instant), the bank's running balance
+    // counting both and then going back up by 20.00 at r3: the balances of 1 and 7 January (both
+    // 1000.00) show one row extra (a `duplicate` break of 20.00), and r3's break of 20.00 is the
+    // running balance jumping back, not a credit of 20.00 never served.
+    await accountSeenWhenBooked(store, 'served-twice', [
+      ['r1', day(2), '10.00', '1010.00'],
+      ['d', day(3), '-20.00', '990.00'],
+      ['d-copy', day(3), '-20.00', '970.00'],
+      ['r3', day(5), '10.00', '1000.00'],
+      ...tail('1000.00'),
+    ]);
+    // The running balance jumps by 50.00 at r2 and by -49.996 at r3: the balances moved 0.004
+    // beyond the stored rows (`minor_unit`), which the two breaks add up to, and no row is missing.
+    await accountSeenWhenBooked(store, 'sub-cent', [
+      ['r1', day(2), '10.00', '1010.00'],
+      ['r2', day(4), '10.00', '1070.00'],
+      ['r3', day(6), '10.00', '1030.004'],
+      ...tail('1030.004'),
+    ]);
+    for (const [accountId, closing] of [
+      ['served-twice', '1000.00'],
+      ['sub-cent', '1030.004'],
+    ] as const) {
+      await balances(store, accountId, [
+        ['ClosingBooked', day(1), '1000.00', day(1, '12:00')],
+        ['ClosingBooked', day(7), closing, day(7, '12:00')],
+      ]);
+    }
+    const found = async (accountId: string) => {
+      const result = await checkContinuity(store, { accountId, save: false, now: new Date(NOW) });
+      return result.findings.map((f) => [f.kind, f.transactionId, f.amount, f.cause]);
+    };
+    expect(await found('served-twice')).toEqual([
+      ['balances', null, '20.00', 'duplicate'],
+      ['running_balance', 'r3', '20.00', 'running_balance_jump'],
+    ]);
+    expect(await found('sub-cent')).toEqual([
+      ['balances', null, '0.004', 'minor_unit'],
+      ['running_balance', 'r2', '50.00', 'running_balance_jump'],
+      ['running_balance', 'r3', '-49.996', 'running_balance_jump'],
+    ]);
   });
 
   it('a balance the bank restated for one instant: the check chains through the statement fetched last, whatever the ids, and the two statements are no break', async () => {
