@@ -10,10 +10,12 @@
  * A trigger records the row's key (bank, account_id, transaction_id), the kind (`insert`: the row
  * appeared in the view; `update`; `remove`: a pending row marked removed; `delete`) and which
  * watched view columns changed (old against new, NULLs equal: SQLite `IS NOT`, PostgreSQL
- * `IS DISTINCT FROM`). An update that changes no watched column (`last_seen_at` only: the sync's
+ * `IS DISTINCT FROM`), as the view shows them: a joined row inserted or deleted is compared with the
+ * view's defaults (`defaults`), and a row the view does not show (`shownWhen`) counts as none. An update that changes no watched column (`last_seen_at` only: the sync's
  * re-fetch of an unchanged row) writes nothing.
  */
 import type { SqlRunner } from './sql-runner';
+import { CATEGORY_DEFAULTS, openSuspicion } from './view-definitions';
 import { VIEW_COLUMNS } from './views';
 
 type Dialect = SqlRunner['dialect'];
@@ -35,6 +37,17 @@ export interface ChangeSource {
   removedWhen?: string;
   /** role `joined`: view columns that change when a row appears or goes, whatever its values (a flag). */
   presence?: readonly string[];
+  /**
+   * role `joined`: what the view shows in a column's place when the transaction has no row, or the
+   * row's column is NULL (the view's COALESCE; text). A column not named shows NULL. A row inserted
+   * or deleted is compared with this, so one that leaves the view as it was logs nothing.
+   */
+  defaults?: Readonly<Record<string, string>>;
+  /**
+   * role `joined`: the condition on a row (`row`: OLD or NEW) under which the view shows it; a row
+   * failing it shows as none (a cleared duplicate suspicion). Omitted: every row.
+   */
+  shownWhen?: (row: string) => string;
 }
 
 const TRANSACTION_KEY = ['bank', 'account_id', 'transaction_id'] as const;
@@ -61,18 +74,21 @@ export const CHANGE_SOURCES: readonly ChangeSource[] = [
   },
   // Issue 36: each row's category and payee (docs/categories.md), and the check's duplicate
   // suspicions (a cleared one keeps its row with cleared_at set: docs/continuity.md).
+  // The view's defaults and which suspicions it shows come from its definition (view-definitions.ts).
   {
     table: 'transaction_categories',
     role: 'joined',
     key: TRANSACTION_KEY,
     columns: same('category', 'payee', 'category_source', 'category_rule'),
+    defaults: CATEGORY_DEFAULTS,
   },
   {
     table: 'duplicate_suspicions',
     role: 'joined',
     key: TRANSACTION_KEY,
-    columns: { cleared_at: ['suspected_duplicate'] },
+    columns: {},
     presence: ['suspected_duplicate'],
+    shownWhen: openSuspicion,
   },
 ];
 
@@ -113,11 +129,37 @@ const WORDS: Record<Dialect, DialectWords> = {
 
 const quoteText = (text: string) => `'${text.replaceAll("'", "''")}'`;
 
-/** Old and new value of a column in the event: an inserted joined row was NULL before, a deleted one is NULL after. */
-function sides(event: Event, column: string): [string, string] {
-  if (event === 'insert') return ['NULL', `NEW.${column}`];
-  if (event === 'delete') return [`OLD.${column}`, 'NULL'];
-  return [`OLD.${column}`, `NEW.${column}`];
+/**
+ * Old and new value of a column in the event, as the view shows it: a transactions column as
+ * stored; a joined table's column with the view's default when the row is missing (before an
+ * insert, after a delete), not shown (`shownWhen`) or NULL.
+ */
+function sides(source: ChangeSource, event: Event, column: string): [string, string] {
+  if (source.role === 'transactions') return [`OLD.${column}`, `NEW.${column}`];
+  const absent = source.defaults?.[column];
+  const missing = absent === undefined ? 'NULL' : quoteText(absent);
+  const value = (row: string) => {
+    const stored = absent === undefined ? `${row}.${column}` : `COALESCE(${row}.${column}, ${missing})`;
+    return source.shownWhen ? `CASE WHEN ${source.shownWhen(row)} THEN ${stored} ELSE ${missing} END` : stored;
+  };
+  return [event === 'insert' ? missing : value('OLD'), event === 'delete' ? missing : value('NEW')];
+}
+
+/**
+ * A joined row's presence in the view before and after the event (its `presence` flags); null when
+ * it cannot differ (an update of a row every state of which is shown).
+ */
+function presenceSides(source: ChangeSource, event: Event): [string, string] | null {
+  if (source.role !== 'joined' || !source.presence?.length) return null;
+  const shown = (row: string) => (source.shownWhen ? `(${source.shownWhen(row)})` : 'TRUE');
+  if (event === 'update' && !source.shownWhen) return null;
+  return [event === 'insert' ? 'FALSE' : shown('OLD'), event === 'delete' ? 'FALSE' : shown('NEW')];
+}
+
+/** Whether the two sides differ, NULLs equal; null when they are constants that differ (always). */
+function differs(before: string, after: string, words: DialectWords): string | null {
+  const constant = (v: string) => v === 'TRUE' || v === 'FALSE';
+  return constant(before) && constant(after) ? null : `${before} ${words.distinct} ${after}`;
 }
 
 /** The condition under which the event is logged; null: always. */
@@ -125,27 +167,32 @@ function condition(source: ChangeSource, event: Event, words: DialectWords): str
   if (source.role === 'transactions') {
     if (event === 'delete') return null;
     if (event === 'insert') return source.removedWhen ? `NEW.${source.removedWhen} IS NULL` : null;
-  } else if (event !== 'update' && (source.presence ?? []).length > 0) return null;
+  }
+  const tests: string[] = [];
+  const presence = presenceSides(source, event);
+  if (presence) {
+    const test = differs(...presence, words);
+    if (test === null) return null;
+    tests.push(test);
+  }
   const watched = Object.keys(source.columns);
   if (source.role === 'transactions' && source.removedWhen) watched.unshift(source.removedWhen);
-  if (watched.length === 0) return null;
-  return watched
-    .map((c) => {
-      const [before, after] = sides(event, c);
-      return `${before} ${words.distinct} ${after}`;
-    })
-    .join(' OR ');
+  for (const c of watched) tests.push(`${sides(source, event, c).join(` ${words.distinct} `)}`);
+  return tests.length === 0 ? null : tests.join(' OR ');
 }
 
 /** The `changed` expression: the view columns whose table column differs, comma-separated. */
 function changedExpression(source: ChangeSource, event: Event, words: DialectWords): string {
   if (source.role === 'transactions' && event !== 'update') return `''`;
   const parts = Object.entries(source.columns).map(([column, viewColumns]) => {
-    const [before, after] = sides(event, column);
+    const [before, after] = sides(source, event, column);
     return `CASE WHEN ${before} ${words.distinct} ${after} THEN ${quoteText(`${viewColumns.join(',')},`)} ELSE '' END`;
   });
-  if (source.role === 'joined' && event !== 'update' && source.presence?.length) {
-    parts.unshift(quoteText(`${source.presence.join(',')},`));
+  const presence = presenceSides(source, event);
+  if (presence && source.presence) {
+    const flags = quoteText(`${source.presence.join(',')},`);
+    const test = differs(...presence, words);
+    parts.unshift(test === null ? flags : `CASE WHEN ${test} THEN ${flags} ELSE '' END`);
   }
   return parts.length === 0 ? `''` : `rtrim(${parts.join('\n    || ')}, ',')`;
 }

@@ -52,7 +52,7 @@ FROM continuity_findings f`,
   t.amount AS amount_text,
   t.balance_after AS balance_after_text,
   ${nzDateOfInstant(d, sql`t.value_date_time`)} AS value_date,
-  COALESCE(c.category, 'uncategorised') AS category, c.payee, COALESCE(c.category_source, 'none') AS category_source,
+  ${sql.raw(categoryShown('c', 'category'))} AS category, c.payee, ${sql.raw(categoryShown('c', 'category_source'))} AS category_source,
   c.category_rule,
   ${suspectedDuplicate(d)} AS suspected_duplicate
 FROM transactions t
@@ -117,11 +117,31 @@ WHERE l.status = ${sql.raw(`'${status}'`)} AND t_d.removed_at IS NULL AND t_c.re
 }
 
 /**
+ * What v_transactions shows in a transaction_categories column when the transaction has no decision
+ * (the LEFT JOIN found none) or the decision's column is NULL: the view's COALESCE. Columns not
+ * named show NULL then. The change feed compares a decision inserted or deleted with these
+ * (src/store/change-feed.ts), so a first decision of the defaults is no change.
+ */
+export const CATEGORY_DEFAULTS = { category: 'uncategorised', category_source: 'none' } as const;
+
+/** A transaction_categories column of the row `row` as v_transactions shows it. */
+export function categoryShown(row: string, column: keyof typeof CATEGORY_DEFAULTS): string {
+  return `COALESCE(${row}.${column}, '${CATEGORY_DEFAULTS[column]}')`;
+}
+
+/**
+ * The duplicate_suspicions rows v_transactions shows as `suspected_duplicate`: the open ones (a
+ * cleared suspicion keeps its row, docs/continuity.md). The change feed logs a suspicion's
+ * presence by the same condition.
+ */
+export const openSuspicion = (row: string): string => `${row}.cleared_at IS NULL`;
+
+/**
  * Whether the row is a suspected duplicate the bank served (an open duplicate_suspicions row):
  * 0/1 on SQLite (it has no boolean), a boolean on PostgreSQL.
  */
 function suspectedDuplicate(d: Dialect): SQL {
-  const open = sql`EXISTS (SELECT 1 FROM duplicate_suspicions s WHERE s.bank = t.bank AND s.account_id = t.account_id AND s.transaction_id = t.transaction_id AND s.cleared_at IS NULL)`;
+  const open = sql`EXISTS (SELECT 1 FROM duplicate_suspicions s WHERE s.bank = t.bank AND s.account_id = t.account_id AND s.transaction_id = t.transaction_id AND ${sql.raw(openSuspicion('s'))})`;
   return d === 'sqlite' ? sql`CASE WHEN ${open} THEN 1 ELSE 0 END` : open;
 }
 

@@ -15,11 +15,15 @@ import { runCliInProcess } from './cli-process';
 
 // The newest migration that creates something (tables, indexes, functions; triggers go with their
 // functions; or columns it adds): present before it runs, they make it fail; dropped, it applies.
-// A newer one that only alters what exists (0016: the text columns' collation) runs after it.
+// A newer one that only alters what exists (0016: the text columns' collation), or drops what it
+// creates first (0022: the change feed's triggers re-created), runs after it.
 const creating = (tag: string) => {
   const text = readFileSync(join(PG_MIGRATIONS_DIR, `${tag}.sql`), 'utf8');
+  const dropped = (kind: string, name: string) => new RegExp(`^DROP ${kind} IF EXISTS "?${name}"?\\b`, 'm').test(text);
   const created = (kind: string) =>
-    [...text.matchAll(new RegExp(`^CREATE (?:UNIQUE )?${kind} (?:IF NOT EXISTS )?"?(\\w+)"?`, 'gm'))].map((m) => m[1]!);
+    [...text.matchAll(new RegExp(`^CREATE (?:UNIQUE )?${kind} (?:IF NOT EXISTS )?"?(\\w+)"?`, 'gm'))]
+      .map((m) => m[1]!)
+      .filter((name) => !dropped(kind, name));
   const addedColumns = [...text.matchAll(/^ALTER TABLE "?(\w+)"? ADD (?:COLUMN )?"?(\w+)"?/gm)].map((m) => ({
     table: m[1]!,
     column: m[2]!,

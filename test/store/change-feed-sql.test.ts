@@ -10,6 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { MIGRATIONS_PATH, PG_MIGRATIONS_PATH } from '../../src/paths';
 import { VIEW_COLUMNS } from '../../src/store';
 import { CHANGE_SOURCES, changeFeedTriggersSql, UNWATCHED_COLUMNS, WATCHED_COLUMNS } from '../../src/store/change-feed';
+import { createViewSql, viewDefinition } from '../../src/store/view-definitions';
 
 const MIGRATIONS = { sqlite: MIGRATIONS_PATH, postgres: PG_MIGRATIONS_PATH } as const;
 
@@ -39,6 +40,22 @@ describe('the change feed generated from one list', () => {
     const view: readonly string[] = VIEW_COLUMNS.v_transactions;
     expect([...WATCHED_COLUMNS, ...UNWATCHED_COLUMNS].sort()).toEqual([...view].sort());
     expect(new Set(CHANGE_SOURCES.map((s) => s.table)).size).toBe(CHANGE_SOURCES.length);
+  });
+
+  it("compares a joined row inserted or deleted with the view's defaults (its COALESCE), so the two cannot drift", () => {
+    const categories = CHANGE_SOURCES.find((s) => s.table === 'transaction_categories')!;
+    for (const dialect of ['sqlite', 'postgres'] as const) {
+      const view = createViewSql(viewDefinition('v_transactions')!, dialect);
+      const coalesced = [...view.matchAll(/COALESCE\(c\.(\w+), '([^']*)'\)/g)].map(([, column, value]) => [
+        column,
+        value,
+      ]);
+      expect(coalesced.length).toBeGreaterThan(0);
+      expect(Object.fromEntries(coalesced)).toEqual(categories.defaults);
+      // The view's suspected_duplicate is an open suspicion; the feed logs a suspicion's presence by the same test.
+      const suspicions = CHANGE_SOURCES.find((s) => s.table === 'duplicate_suspicions')!;
+      expect(view).toContain(suspicions.shownWhen!('s'));
+    }
   });
 
   for (const dialect of ['sqlite', 'postgres'] as const) {

@@ -412,6 +412,87 @@ export const changeFeedSuite = (setup: DialectSetup): void =>
       expect(early.rows.get(keyText(row))!.suspected_duplicate).toBe(0);
     });
 
+    it("a decision or suspicion that leaves the view row as it was logs nothing (the view's defaults, an open suspicion only)", async () => {
+      await feedSettled(h.store);
+      await early.poll(h.store);
+      const logged = await logCount(h.store);
+      const viewRow = async (k: Row) =>
+        (await queryRow<Row>(
+          h.store,
+          'SELECT * FROM v_transactions WHERE bank = ? AND account_id = ? AND transaction_id = ?',
+          k.bank,
+          k.account_id,
+          k.transaction_id,
+        ))!;
+      // A row decided as nothing (the view shows `uncategorised`, `none` with or without its decision).
+      const row = (await queryRow<Row>(
+        h.store,
+        `SELECT t.* FROM v_transactions t JOIN transaction_categories c
+           ON c.bank = t.bank AND c.account_id = t.account_id AND c.transaction_id = t.transaction_id
+         WHERE c.category = 'uncategorised' AND c.category_source = 'none' AND c.payee IS NULL AND c.category_rule IS NULL
+         ORDER BY t.bank, t.account_id, t.transaction_id LIMIT 1`,
+      ))!;
+      expect(row).toBeDefined();
+      const key = [row.bank, row.account_id, row.transaction_id];
+      const where = 'bank = ? AND account_id = ? AND transaction_id = ?';
+      // Its decision deleted: the view row is the same, nothing is logged.
+      await execute(h.store, `DELETE FROM transaction_categories WHERE ${where}`, ...key);
+      expect(await viewRow(row)).toEqual(row);
+      expect(await logCount(h.store)).toBe(logged);
+      // A first decision of the defaults (no rule, MCC or code matched): the same.
+      await h.store.categories.save([
+        {
+          bank: row.bank,
+          accountId: row.account_id,
+          transactionId: row.transaction_id,
+          category: 'uncategorised',
+          payee: null,
+          source: 'none',
+          rule: null,
+          rowUpdatedAt: String(row.first_seen_at),
+        } as unknown as Parameters<Store['categories']['save']>[0][number],
+      ]);
+      expect(await viewRow(row)).toEqual(row);
+      expect(await logCount(h.store)).toBe(logged);
+
+      // A cleared suspicion (the case before left one): cleared again later, then deleted. The view
+      // showed no suspicion throughout: nothing is logged. Raised again (open): logged.
+      const cleared = (await queryRow<Row>(
+        h.store,
+        'SELECT * FROM duplicate_suspicions WHERE cleared_at IS NOT NULL ORDER BY bank, account_id, transaction_id LIMIT 1',
+      ))!;
+      expect(cleared).toBeDefined();
+      const suspect = [cleared.bank, cleared.account_id, cleared.transaction_id];
+      const suspectRow = await viewRow(cleared);
+      await execute(
+        h.store,
+        `UPDATE duplicate_suspicions SET cleared_at = ? WHERE ${where}`,
+        '2026-03-13T00:00:00.000Z',
+        ...suspect,
+      );
+      await execute(h.store, `DELETE FROM duplicate_suspicions WHERE ${where}`, ...suspect);
+      expect(await viewRow(cleared)).toEqual(suspectRow);
+      expect(await logCount(h.store)).toBe(logged);
+      // Put back as it was (cleared): still nothing; opened: "modified" suspected_duplicate.
+      const columns = Object.keys(cleared);
+      const insert = `INSERT INTO duplicate_suspicions (${columns.join(', ')}) VALUES (${columns.map(() => '?').join(', ')})`;
+      await execute(h.store, insert, ...columns.map((c) => cleared[c]));
+      expect(await logCount(h.store)).toBe(logged);
+      await execute(h.store, `UPDATE duplicate_suspicions SET cleared_at = NULL WHERE ${where}`, ...suspect);
+      await feedSettled(h.store);
+      const page = await h.store.changes.read({ since: early.cursor!, limit: 10 });
+      early.apply(page.changes);
+      early.cursor = page.cursor;
+      expect(page.changes.map((c) => (c.change === 'modified' ? [c.change, c.key, c.changed] : [c.change]))).toEqual([
+        [
+          'modified',
+          { bank: cleared.bank, account_id: cleared.account_id, transaction_id: cleared.transaction_id },
+          ['suspected_duplicate'],
+        ],
+      ]);
+      await expectEqualToView(early, h.store);
+    });
+
     it('consents forget: the rows deleted are removed, those handed over modified', async () => {
       // The customer cancels a consent that holds rows; the next sync records it as ended.
       const holders = await queryRows<{ consent_id: string }>(
