@@ -176,11 +176,14 @@ async function entryAt(r: SqlRunner, p: Position): Promise<SqlRow | undefined> {
 
 /**
  * The position a snapshot starts from: every change a later read could miss is after it, and
- * the fingerprint of the entry there when there is one. SQLite: the last number given (the log may
- * be empty after a prune). PostgreSQL: the newest entry of a transaction older than the oldest
- * one running (every entry after it is of that one or a later one; those of ended transactions
- * below it are in what the reads see, and no more can come below it), or just below that oldest
- * transaction when the log holds none.
+ * the fingerprint of the entry there: the entry's, or when a prune took it the one the horizon
+ * recorded. SQLite: the last number given (the log may be empty after a prune). PostgreSQL: the
+ * newest entry of a transaction older than the oldest one running (every entry after it is of that
+ * one or a later one; those of ended transactions below it are in what the reads see, and no more
+ * can come below it), or when the log holds none the horizon (every entry below it was pruned), or
+ * just below that oldest transaction when nothing was ever pruned. A position without a
+ * fingerprint (a log nothing was pruned from, or pruned before horizons recorded one) has no
+ * entry at or before it, and never will in this log (refuseOtherEntry).
  */
 async function startPosition(r: SqlRunner): Promise<Position & { entry?: string }> {
   if (r.dialect === 'postgres') {
@@ -191,21 +194,37 @@ async function startPosition(r: SqlRunner): Promise<Position & { entry?: string 
             SELECT * FROM change_log WHERE xid < bound.xmin ORDER BY xid DESC, seq DESC LIMIT 1
           ) e ON TRUE`,
     );
-    if (row?.seq === null || row?.seq === undefined) return { xid: Number(row?.xmin), seq: 0 };
-    return { xid: Number(row.xid), seq: Number(row.seq), entry: entryFingerprint(row) };
+    if (row?.seq !== null && row?.seq !== undefined) {
+      return { xid: Number(row.xid), seq: Number(row.seq), entry: entryFingerprint(row) };
+    }
+    // Read after the entries: a prune that took them meanwhile has written its horizon.
+    return (await horizon(r)) ?? { xid: Number(row?.xmin), seq: 0 };
   }
   const row = await r.get(sql`SELECT ${sql.raw(SQLITE_LAST_SEQ)} AS seq`);
   const position = { xid: 0, seq: Number(row?.seq) };
   const entry = await entryAt(r, position);
-  return entry ? { ...position, entry: entryFingerprint(entry) } : position;
+  if (entry) return { ...position, entry: entryFingerprint(entry) };
+  // No entry at the last number: a prune took it, and the horizon is there.
+  const kept = await horizon(r);
+  return kept && samePosition(kept, position) ? kept : position;
 }
 
-async function horizon(r: SqlRunner): Promise<Position | null> {
-  const row = await r.get(sql`SELECT xid, seq FROM change_log_horizon WHERE id = 1`);
-  return row ? { xid: Number(row.xid), seq: Number(row.seq) } : null;
+/** How far the log was pruned, and the fingerprint of the last entry it took (none: pruned before migration SQLite 0024 / PostgreSQL 0023). */
+async function horizon(r: SqlRunner): Promise<(Position & { entry?: string }) | null> {
+  const row = await r.get(sql`SELECT xid, seq, fingerprint FROM change_log_horizon WHERE id = 1`);
+  if (!row) return null;
+  const position = { xid: Number(row.xid), seq: Number(row.seq) };
+  return typeof row.fingerprint === 'string' ? { ...position, entry: row.fingerprint } : position;
 }
 
 const before = (a: Position, b: Position) => a.xid < b.xid || (a.xid === b.xid && a.seq < b.seq);
+const samePosition = (a: Position, b: Position) => a.xid === b.xid && a.seq === b.seq;
+
+/** The log's first entry's position (null: the log is empty). */
+async function firstPosition(r: SqlRunner): Promise<Position | null> {
+  const row = await r.get(sql`SELECT xid, seq FROM change_log ORDER BY ${ORDER(r)} LIMIT 1`);
+  return row ? { xid: Number(row.xid ?? 0), seq: Number(row.seq) } : null;
+}
 
 /**
  * Which log this database's is, and how far it has given positions (docs/changes.md "Cursors").
@@ -253,19 +272,28 @@ const otherLog = () =>
 
 /**
  * Refuses a cursor whose entry this log does not hold as the cursor saw it: another entry at its
- * position, or none where nothing was pruned (the log forked after it: a copy put back or a dump
- * restored, and its own entries took the positions). An entry pruned since is for the horizon to
- * judge (refusePruned).
+ * position, or none where nothing was pruned, or a horizon there that recorded another entry (the
+ * log forked after it: a copy put back or a dump restored, and its own entries took the
+ * positions). An entry pruned since is for the horizon to judge (refusePruned). A cursor with no
+ * fingerprint was given where the log held no entry at or before its position (startPosition), and
+ * this log never gets one there: a log that holds one forked after it. Only a cursor of before
+ * logs had a name (version 1, no log named) is served unchecked, where `legacy` says so.
  */
 async function refuseOtherEntry(r: SqlRunner, cursor: Cursor): Promise<void> {
-  if (cursor.entry === undefined) return;
+  if (cursor.entry === undefined) {
+    if (cursor.log === undefined) return;
+    const first = await firstPosition(r);
+    if (first && !before(cursor, first)) throw otherLog();
+    return;
+  }
   const entry = await entryAt(r, cursor);
   if (entry) {
     if (entryFingerprint(entry) === cursor.entry) return;
     throw otherLog();
   }
   const kept = await horizon(r);
-  if (kept && !before(kept, cursor)) return;
+  if (kept && before(cursor, kept)) return;
+  if (kept && samePosition(kept, cursor) && (kept.entry === undefined || kept.entry === cursor.entry)) return;
   throw otherLog();
 }
 
@@ -449,19 +477,21 @@ export async function pruneChanges(r: SqlRunner, options: { keepDays: number; no
     await takeLock(tx, 'changeLogPrune');
     const log = (await logIdentity(tx)).id;
     const newest = await tx.get(
-      sql`SELECT xid, seq FROM change_log WHERE ${servable(tx)} AND logged_at <= ${cutoff}
+      sql`SELECT xid, seq, ${ENTRY_COLUMNS} FROM change_log WHERE ${servable(tx)} AND logged_at <= ${cutoff}
           ORDER BY ${tx.dialect === 'postgres' ? sql`xid DESC, seq DESC` : sql`seq DESC`} LIMIT 1`,
     );
     const kept = await horizon(tx);
     if (!newest) return { pruned: 0, horizon: kept ? encodeCursor({ dialect: tx.dialect, ...kept, log }) : null };
-    const upTo: Position = { xid: Number(newest.xid ?? 0), seq: Number(newest.seq) };
+    const upTo = { xid: Number(newest.xid ?? 0), seq: Number(newest.seq), entry: entryFingerprint(newest) };
     const atOrBefore =
       tx.dialect === 'postgres' ? sql`(xid, seq) <= (${upTo.xid}, ${upTo.seq})` : sql`seq <= ${upTo.seq}`;
     const pruned = await tx.changes(sql`DELETE FROM change_log WHERE ${atOrBefore}`);
     const at = kept && before(upTo, kept) ? kept : upTo;
     await tx.run(
-      sql`INSERT INTO change_log_horizon (id, xid, seq, pruned_at) VALUES (1, ${at.xid}, ${at.seq}, ${toStoredInstant(options.now)})
-          ON CONFLICT (id) DO UPDATE SET xid = excluded.xid, seq = excluded.seq, pruned_at = excluded.pruned_at`,
+      sql`INSERT INTO change_log_horizon (id, xid, seq, fingerprint, pruned_at)
+          VALUES (1, ${at.xid}, ${at.seq}, ${at.entry ?? null}, ${toStoredInstant(options.now)})
+          ON CONFLICT (id) DO UPDATE SET xid = excluded.xid, seq = excluded.seq, fingerprint = excluded.fingerprint,
+            pruned_at = excluded.pruned_at`,
     );
     return { pruned, horizon: encodeCursor({ dialect: tx.dialect, ...at, log }) };
   });

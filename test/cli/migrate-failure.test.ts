@@ -6,7 +6,7 @@
  * it); once the step succeeds, only the newest KEPT_MIGRATION_COPIES pre-migration copies stay
  * beside the database.
  */
-import { mkdtempSync, readdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -44,6 +44,12 @@ function plantFailure(db: Database.Database): void {
     `CREATE TRIGGER zz_migration_fails BEFORE INSERT ON __drizzle_migrations BEGIN SELECT RAISE(ABORT, '${FAILURE}'); END`,
   );
 }
+/** Drops the columns the newest migration adds, so that once the failure is gone it applies again. */
+function undoAddedColumns(db: Database.Database): void {
+  const text = readFileSync(join(MIGRATIONS_DIR, `${last.tag}.sql`), 'utf8');
+  for (const [, table, column] of text.matchAll(/^ALTER TABLE `(\w+)` ADD `(\w+)`/gm))
+    db.exec(`ALTER TABLE \`${table}\` DROP COLUMN \`${column}\``);
+}
 function removeFailure(db: Database.Database): void {
   db.exec('DROP TRIGGER zz_migration_fails');
 }
@@ -68,6 +74,7 @@ describe('a migration that fails', () => {
     // The database one migration behind, where that migration fails.
     const db = new Database(fx.path);
     db.prepare('DELETE FROM __drizzle_migrations WHERE created_at = ?').run(last.when);
+    undoAddedColumns(db);
     plantFailure(db);
     db.close();
     const rowsBefore = migrationRows();

@@ -139,3 +139,66 @@ describe('a SQLite change log and its copies', () => {
     );
   });
 });
+
+describe('a SQLite change log emptied by a prune, and a copy by hand put back', () => {
+  const opened: SqliteStore[] = [];
+  const open = async (file: string) => {
+    const store = (await openDatabaseStore(file)) as SqliteStore;
+    opened.push(store);
+    return store;
+  };
+  afterAll(async () => {
+    for (const store of opened) await store.close();
+  });
+  /** A database whose log held s-1 when copied by hand, then s-2 and s-3, all pruned (keep 0 days). */
+  const prunedWithCopy = async () => {
+    const dir = tempDir();
+    const file = join(dir, 'bankdata.sqlite');
+    const db = await open(file);
+    await db.consents.add(CONSENT);
+    account(db, 'acc-1');
+    insert(db, 's-1');
+    db.sqlite.pragma('wal_checkpoint(TRUNCATE)');
+    const copy = join(dir, 'by-hand.sqlite');
+    copyFileSync(file, copy);
+    insert(db, 's-2');
+    insert(db, 's-3');
+    const pruned = await db.changes.prune({ keepDays: 0, now: new Date(Date.now() + 60_000) });
+    expect(pruned.pruned).toBe(3);
+    return { db, copy, horizon: pruned.horizon! };
+  };
+
+  it("a consumer starting on the empty log gets the last pruned entry's fingerprint; the copy put back, written past it, refuses it", async () => {
+    const { db, copy, horizon } = await prunedWithCopy();
+    const consumer = new Consumer(100);
+    await consumer.poll(db);
+    expect(consumer.rows.size).toBe(3);
+    // The horizon's own cursor and the consumer's: the position of s-3's entry, with its fingerprint.
+    expect(cursorBody(consumer.cursor!)).toMatchObject({ s: 3, f: expect.stringMatching(/^[0-9a-f]{16}$/) as string });
+    expect(cursorBody(horizon)).toMatchObject({ s: 3, f: cursorBody(consumer.cursor!).f });
+    const mine = consumer.cursor!;
+    // Served by its own database, before and after more is logged.
+    insert(db, 's-7');
+    await consumer.poll(db);
+    await expectEqualToView(consumer, db);
+
+    // The copy put back: s-4 to s-6 take the numbers 2 to 4 (3: the consumer's position).
+    const restored = await open(copy);
+    for (const id of ['s-4', 's-5', 's-6']) insert(restored, id);
+    await expectRefused(restored.changes.read({ since: mine, limit: 10 }), /another database's change log/);
+    // The same cursor without its fingerprint (as versions before this one gave it): refused too,
+    // its position holds an entry.
+    const { f: _f, ...bare } = cursorBody(mine);
+    const unchecked = Buffer.from(JSON.stringify(bare)).toString('base64url');
+    await expectRefused(restored.changes.read({ since: unchecked, limit: 10 }), /another database's change log/);
+    expect((await db.changes.read({ since: unchecked, limit: 10 })).changes.length).toBeGreaterThan(0);
+    // Pruned there too, to the consumer's position: its horizon recorded another entry (s-5's).
+    const prunedThere = await restored.changes.prune({ keepDays: 0, now: new Date(Date.now() + 60_000) });
+    expect(cursorBody(prunedThere.horizon!)).toMatchObject({ s: 4 });
+    restored.sqlite.prepare('UPDATE change_log_horizon SET seq = 3').run();
+    restored.sqlite
+      .prepare('UPDATE change_log_horizon SET fingerprint = ?')
+      .run(String(cursorBody(mine).f).replace(/^./, (c) => (c === '0' ? '1' : '0')));
+    await expectRefused(restored.changes.read({ since: mine, limit: 10 }), /another database's change log/);
+  });
+});

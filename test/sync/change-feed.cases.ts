@@ -625,6 +625,36 @@ export const changeFeedSuite = (setup: DialectSetup): void =>
       await feedSettled(h.store);
       await again.poll(h.store);
       await expectEqualToView(again, h.store);
+      // The log is empty: its cursor is the horizon's, with the fingerprint of the last entry pruned
+      // (a log forked after it, such as a copy put back, is told apart: test/store/change-log-fork.test.ts).
+      expect(cursorBody(pruned.horizon!).f).toMatch(/^[0-9a-f]{16}$/);
+      expect(cursorBody(again.cursor!)).toMatchObject({
+        x: cursorBody(pruned.horizon!).x,
+        s: cursorBody(pruned.horizon!).s,
+        f: cursorBody(pruned.horizon!).f,
+      });
+      // A cursor with no fingerprint is given only where the log holds no entry at or before it: one
+      // whose position holds an entry, or comes after one, is of a log that forked after it.
+      await execute(
+        h.store,
+        'UPDATE transactions SET description = ? WHERE bank = ? AND account_id = ? AND transaction_id = ?',
+        'changed after the prune',
+        row.bank,
+        row.account_id,
+        row.transaction_id,
+      );
+      await feedSettled(h.store);
+      await again.poll(h.store);
+      await expectEqualToView(again, h.store);
+      const { f: _entry, ...bare } = cursorBody(again.cursor!);
+      await expectRefused(
+        h.store.changes.read({ since: cursorText(bare), limit: 10 }),
+        /another database's change log/,
+      );
+      // The horizon's cursor as versions before this one gave it (no fingerprint): no entry at or
+      // before it, so served as then.
+      const { f: _kept, ...bareHorizon } = cursorBody(pruned.horizon!);
+      expect((await h.store.changes.read({ since: cursorText(bareHorizon), limit: 10 })).changes).toHaveLength(1);
       for (const bad of ['x', 'not a cursor!', Buffer.from('{"v":2}').toString('base64url')]) {
         await expect(h.store.changes.read({ since: bad, limit: 10 })).rejects.toBeInstanceOf(UsageError);
       }

@@ -788,6 +788,8 @@ export const changeLogHorizon = pgTable('change_log_horizon', {
   id: integer('id').primaryKey(),
   xid: bigint('xid', { mode: 'number' }).notNull(),
   seq: bigint('seq', { mode: 'number' }).notNull(),
+  /** The fingerprint of the last entry pruned, the one at (xid, seq) (docs/changes.md "Cursors"); NULL: pruned before it was recorded. */
+  fingerprint: text('fingerprint'),
   prunedAt: text('pruned_at').notNull(),
 });
 

@@ -734,6 +734,8 @@ export const changeLogHorizon = sqliteTable('change_log_horizon', {
   id: integer('id').primaryKey(),
   xid: integer('xid').notNull(),
   seq: integer('seq').notNull(),
+  /** The fingerprint of the last entry pruned, the one at (xid, seq) (docs/changes.md "Cursors"); NULL: pruned before it was recorded. */
+  fingerprint: text('fingerprint'),
   prunedAt: text('pruned_at').notNull(),
 });
 
