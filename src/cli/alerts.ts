@@ -26,6 +26,7 @@ import { commandNamed } from './command-needs';
 import { withExamples } from './command-help';
 import { notPaths } from './path-roles';
 import { formatTable, nzTimeText } from './table';
+import { printData, printText } from './stdout';
 
 const DESCRIPTION = 'the alert outbox (pending, delivered, failed); `test` sends a sample event';
 
@@ -43,9 +44,8 @@ export function registerAlertsCommand(program: Command): void {
       const rows = await store.alerts.list(flags.state === undefined ? {} : { state: flags.state });
       const counts = await store.alerts.counts();
       const json = flags.json === true;
-      process.stdout.write(
-        json ? `${JSON.stringify({ counts, events: rows.map(outboxJson) }, null, 2)}\n` : formatOutbox(rows, counts),
-      );
+      if (json) printData(`${JSON.stringify({ counts, events: rows.map(outboxJson) }, null, 2)}\n`);
+      else printText(formatOutbox(rows, counts));
       process.exitCode = ExitCode.Ok;
     } finally {
       await ctx.close();
@@ -96,11 +96,9 @@ export function registerAlertsCommand(program: Command): void {
         });
         const attempts = await deliverOutbox(store, deliverySettings(ctx.config), { eventIds: [event.id] });
         const json = flags.json === true || command.optsWithGlobals<{ json?: boolean }>().json === true;
-        process.stdout.write(
-          json
-            ? `${JSON.stringify({ event_id: event.id, attempts: attempts.map(attemptJson) }, null, 2)}\n`
-            : formatAttempts(event.id, attempts),
-        );
+        if (json)
+          printData(`${JSON.stringify({ event_id: event.id, attempts: attempts.map(attemptJson) }, null, 2)}\n`);
+        else printText(formatAttempts(event.id, attempts));
         process.exitCode = attempts.length > 0 && attempts.every((a) => a.delivered) ? ExitCode.Ok : ExitCode.Partial;
       } finally {
         await ctx.close();

@@ -15,6 +15,7 @@ import { ExitCode } from './exit-codes';
 import { commandNamed } from './command-needs';
 import { withExamples } from './command-help';
 import { formatTable } from './table';
+import { printData, printText } from './stdout';
 
 const percent = (n: number, total: number) => (total === 0 ? '0.0' : ((n * 100) / total).toFixed(1));
 
@@ -103,13 +104,13 @@ export function registerCategoriseCommand(program: Command): void {
           const errors = 'errors' in state ? state.errors : [];
           const count = 'rules' in state ? state.rules.length : 0;
           if (flags.json) {
-            process.stdout.write(
+            printData(
               `${JSON.stringify({ rules_file: rulesFile, rules_file_exists: state.exists, valid: errors.length === 0, rules: count, errors })}\n`,
             );
           } else if (errors.length > 0) {
-            process.stdout.write(`${formatRuleErrors(terminalSafe(rulesFile), errors).map(terminalSafe).join('\n')}\n`);
+            printText(`${formatRuleErrors(terminalSafe(rulesFile), errors).map(terminalSafe).join('\n')}\n`);
           } else {
-            process.stdout.write(
+            printText(
               state.exists
                 ? `${terminalSafe(rulesFile)}: ${count} rule(s), valid\n`
                 : `${terminalSafe(rulesFile)}: no such file; rows are decided by MCC and bank code only\n`,
@@ -121,11 +122,9 @@ export function registerCategoriseCommand(program: Command): void {
         const { rules, exists } = loadRules(rulesFile);
         const store = flags.dryRun ? await ctx.readStore() : await ctx.existingStore();
         const result = await applyCategories(store, { rules, all: true, dryRun: flags.dryRun === true });
-        process.stdout.write(
-          flags.json
-            ? `${JSON.stringify(categoriseJson(result, rulesFile, rules.length, exists), null, 2)}\n`
-            : formatCategorise(result, rulesFile, rules.length, exists),
-        );
+        if (flags.json)
+          printData(`${JSON.stringify(categoriseJson(result, rulesFile, rules.length, exists), null, 2)}\n`);
+        else printText(formatCategorise(result, rulesFile, rules.length, exists));
         process.exitCode = ExitCode.Ok;
       } finally {
         await ctx.close();

@@ -11,6 +11,7 @@ import { withExamples } from './command-help';
 import { ExitCode, UsageError } from './exit-codes';
 import { wholeNumber } from './flags';
 import { notPaths } from './path-roles';
+import { printData } from './stdout';
 
 const FORMATS = ['ndjson', 'json'] as const;
 type Format = (typeof FORMATS)[number];
@@ -53,7 +54,7 @@ export function registerChangesCommand(program: Command): void {
         if (flags.prune) {
           const result = await (await ctx.existingStore()).changes.prune({ keepDays });
           // One JSON line in either format: how many entries went, and the oldest cursor still served.
-          process.stdout.write(`${JSON.stringify({ pruned: result.pruned, oldest_cursor: result.horizon })}\n`);
+          printData(`${JSON.stringify({ pruned: result.pruned, oldest_cursor: result.horizon })}\n`);
         } else {
           const page = await (
             await ctx.readStore()
@@ -61,7 +62,7 @@ export function registerChangesCommand(program: Command): void {
             ...(flags.since !== undefined ? { since: flags.since } : {}),
             limit,
           });
-          process.stdout.write(format === 'json' ? pageJson(page) : pageNdjson(page));
+          printData(format === 'json' ? pageJson(page) : pageNdjson(page));
         }
         process.exitCode = ExitCode.Ok;
       } finally {

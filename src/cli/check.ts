@@ -12,6 +12,7 @@ import { ExitCode, UsageError } from './exit-codes';
 import { commandNamed, raisesAlerts } from './command-needs';
 import { withExamples } from './command-help';
 import { notPaths } from './path-roles';
+import { printData, printText } from './stdout';
 
 export function formatCheck(result: CheckResult): string {
   const lines: string[] = [];
@@ -59,7 +60,8 @@ export function registerCheckCommand(program: Command): void {
           );
         }
         const result = await checkContinuity(store, { accountId: flags.account, save: writable });
-        process.stdout.write(flags.json ? `${JSON.stringify(result, null, 2)}\n` : formatCheck(result));
+        if (flags.json) printData(`${JSON.stringify(result, null, 2)}\n`);
+        else printText(formatCheck(result));
         if (!writable)
           ctx.logger.warn(`the findings were not stored in v_continuity: ${store.path} is read-only for this user`);
         process.exitCode = result.findings.length > 0 ? ExitCode.Partial : ExitCode.Ok;

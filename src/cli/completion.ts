@@ -15,6 +15,7 @@ import { printsOnStdout, readsNoConfig } from './command-needs';
 import { commandNamed } from './command-needs';
 import { withExamples } from './command-help';
 import { notPaths } from './path-roles';
+import { printData } from './stdout';
 
 export const SHELLS = ['bash', 'zsh', 'fish'] as const;
 
@@ -356,7 +357,7 @@ export function registerCompletionCommand(program: Command): void {
     .description('print a shell completion script: bankdata completion bash|zsh|fish')
     .argument('<shell>', SHELLS.join(' | '))
     .action(async (shell: string) => {
-      process.stdout.write(completionScript(shell, await buildFullProgram()));
+      printData(completionScript(shell, await buildFullProgram()));
     });
   withExamples(commandNamed(program, 'completion'), [
     {

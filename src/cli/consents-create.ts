@@ -23,6 +23,7 @@ import { createSpinner } from './spinner';
 import { commandNamed, needsCredentials, raisesAlerts } from './command-needs';
 import { withExamples } from './command-help';
 import { notPaths } from './path-roles';
+import { printData, printText } from './stdout';
 
 /** The request as `sync/consent-request.ts` takes it, and how to show the outcome. */
 interface CreateFlags extends ConsentRequestInput {
@@ -62,7 +63,7 @@ export function registerConsentCreateCommand(consents: Command): void {
     .action(async (flags: CreateFlags, command: Command) => {
       const ctx = createCliContext(globalsOf(command));
       const out = (s: string) => {
-        if (!flags.json) process.stdout.write(s);
+        if (!flags.json) printText(s);
       };
       const spinner = createSpinner();
       try {
@@ -103,7 +104,7 @@ export function registerConsentCreateCommand(consents: Command): void {
           { wait: flags.wait },
         );
         spinner.stop();
-        if (flags.json) process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+        if (flags.json) printData(`${JSON.stringify(result, null, 2)}\n`);
         else out(describeResult(result));
         process.exitCode = exitCodeOf(result);
       } catch (error) {

@@ -17,6 +17,7 @@ import { parseConsentId } from './consents';
 import { commandNamed } from './command-needs';
 import { withExamples } from './command-help';
 import { notPaths } from './path-roles';
+import { printData, printText } from './stdout';
 
 export function registerConsentForgetCommand(consents: Command): void {
   consents
@@ -56,23 +57,23 @@ export function registerConsentForgetCommand(consents: Command): void {
             ctx.logger.warn(`statement file ${error.message}; ${flags.dryRun ? 'would not be' : 'not'} deleted`);
           }
         }
-        process.stdout.write(
-          flags.json
-            ? `${JSON.stringify(
-                {
-                  consent_id: report.consentId,
-                  dry_run: flags.dryRun ?? false,
-                  deleted: report.deleted,
-                  handed_over: report.handedOver,
-                  accounts_at_basic: report.accountsAtBasic,
-                  kept_for_rows: report.keptForRows,
-                  statement_files: { removed: removedFiles, refused },
-                },
-                null,
-                2,
-              )}\n`
-            : describe(report, flags.dryRun ?? false, removedFiles, refused),
-        );
+        if (flags.json)
+          printData(
+            `${JSON.stringify(
+              {
+                consent_id: report.consentId,
+                dry_run: flags.dryRun ?? false,
+                deleted: report.deleted,
+                handed_over: report.handedOver,
+                accounts_at_basic: report.accountsAtBasic,
+                kept_for_rows: report.keptForRows,
+                statement_files: { removed: removedFiles, refused },
+              },
+              null,
+              2,
+            )}\n`,
+          );
+        else printText(describe(report, flags.dryRun ?? false, removedFiles, refused));
         process.exitCode = refused > 0 ? ExitCode.Partial : ExitCode.Ok;
       } finally {
         await ctx.close();

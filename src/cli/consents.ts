@@ -18,6 +18,7 @@ import { inputPathOption } from './output-paths';
 import { commandNamed, needsCredentials, raisesAlerts } from './command-needs';
 import { withExamples } from './command-help';
 import { notPaths } from './path-roles';
+import { printData, printText } from './stdout';
 
 export function registerConsentsCommand(program: Command): void {
   const consents = program.command('consents').description('register, create, list, show and revoke consents');
@@ -36,9 +37,9 @@ export function registerConsentsCommand(program: Command): void {
         for (const id of wanted) {
           const result = await store.consents.add(id);
           added.push({ consent_id: id, outcome: result });
-          if (!flags.json) process.stdout.write(`${ADD_WORDS[result]} ${id}\n`);
+          if (!flags.json) printText(`${ADD_WORDS[result]} ${id}\n`);
         }
-        if (flags.json) process.stdout.write(`${JSON.stringify(added, null, 2)}\n`);
+        if (flags.json) printData(`${JSON.stringify(added, null, 2)}\n`);
         return ExitCode.Ok;
       }),
     );
@@ -61,9 +62,8 @@ export function registerConsentsCommand(program: Command): void {
             consentView(store, id, live.find((o) => o.consentId === id) ?? null, ctx.config.expiryWarningDays),
           ),
         );
-        process.stdout.write(
-          flags.json ? `${JSON.stringify(views, null, 2)}\n` : formatConsentTable(views, ctx.config.expiryWarningDays),
-        );
+        if (flags.json) printData(`${JSON.stringify(views, null, 2)}\n`);
+        else printText(formatConsentTable(views, ctx.config.expiryWarningDays));
         return liveExitCode(live);
       }),
     );
@@ -107,7 +107,8 @@ export function registerConsentsCommand(program: Command): void {
               }
             : {}),
         };
-        process.stdout.write(flags.json ? `${JSON.stringify(detail, null, 2)}\n` : formatConsentDetail(detail));
+        if (flags.json) printData(`${JSON.stringify(detail, null, 2)}\n`);
+        else printText(formatConsentDetail(detail));
         return liveExitCode(live ? [live] : []);
       }),
     );
@@ -123,7 +124,7 @@ export function registerConsentsCommand(program: Command): void {
         const consentId = parseConsentId(id);
         const result = await revokeConsentOp(await ctx.store(), ctx.client(), consentId);
         if (flags.json) {
-          process.stdout.write(
+          printData(
             `${JSON.stringify(
               {
                 consent_id: result.consentId,
@@ -144,7 +145,7 @@ export function registerConsentsCommand(program: Command): void {
             : result.outcome === 'already-revoked'
               ? 'already revoked (BDT702)'
               : `already ended${result.status ? ` (${result.status})` : ''} (BDT009)`;
-        process.stdout.write(`${result.consentId} ${said}${result.registered ? '; no longer synced' : ''}\n`);
+        printText(`${result.consentId} ${said}${result.registered ? '; no longer synced' : ''}\n`);
         return ExitCode.Ok;
       }),
     );

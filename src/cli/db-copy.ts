@@ -32,6 +32,7 @@ import { dataPathOption, outputPathOption } from './output-paths';
 import { commandNamed } from './command-needs';
 import { withExamples } from './command-help';
 import { notPaths } from './path-roles';
+import { printData } from './stdout';
 
 interface CopyFlags {
   from: string;
@@ -116,7 +117,7 @@ export function registerDbCopyCommand(db: Command): void {
         );
       if (nul && nul.escaped > 0)
         logger.notice(`${nul.escaped} row(s) with a NUL character (U+0000) written with it escaped as \\u0000`);
-      process.stdout.write(`${JSON.stringify(nul ? { ...counts, nul } : counts)}\n`);
+      printData(`${JSON.stringify(nul ? { ...counts, nul } : counts)}\n`);
       // A row kept aside is not in the target's tables: partial, as a refused statement file is.
       process.exitCode = refused > 0 || (nul?.keptAside ?? 0) > 0 ? ExitCode.Partial : ExitCode.Ok;
     });

@@ -16,6 +16,7 @@ import { ExitCode } from './exit-codes';
 import { outputPathArgument, outputPathOption } from './output-paths';
 import { commandNamed } from './command-needs';
 import { withExamples } from './command-help';
+import { printData } from './stdout';
 
 export function registerDbCommand(program: Command): void {
   const db = program
@@ -35,7 +36,7 @@ export function registerDbCommand(program: Command): void {
         );
       }
       const written = await backupDatabase(config.db, file);
-      if (flags.json) process.stdout.write(`${JSON.stringify({ database: config.db, backup: written })}\n`);
+      if (flags.json) printData(`${JSON.stringify({ database: config.db, backup: written })}\n`);
       else loggerOf(command).notice(`backed up ${config.db} to ${written}`);
       process.exitCode = ExitCode.Ok;
     });
@@ -61,8 +62,7 @@ export function registerDbCommand(program: Command): void {
         const store = await openDatabaseStore(config.db, { onMigrated: (n) => (applied = n) });
         await store.close();
         const where = displayLocation(config.db);
-        if (flags.json)
-          process.stdout.write(`${JSON.stringify({ database: where, applied, backup: null, removed: [] })}\n`);
+        if (flags.json) printData(`${JSON.stringify({ database: where, applied, backup: null, removed: [] })}\n`);
         else if (applied === 0) loggerOf(command).notice(`${where} is up to date`);
         else loggerOf(command).notice(`${where}: applied ${applied} migration(s)`);
         process.exitCode = ExitCode.Ok;
@@ -73,7 +73,7 @@ export function registerDbCommand(program: Command): void {
       if (!existsSync(config.db)) await (await openDatabaseStore(config.db, { readOnly: true })).close();
       const result = await migrateWithBackup(config.db, flags.backup !== undefined ? { backupTo: flags.backup } : {});
       if (flags.json) {
-        process.stdout.write(
+        printData(
           `${JSON.stringify({ database: config.db, applied: result.applied, backup: result.backup ?? null, removed: result.removed })}\n`,
         );
         process.exitCode = ExitCode.Ok;

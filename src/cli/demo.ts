@@ -29,6 +29,7 @@ import { exitCodeOf, formatSummary } from './sync';
 import { commandNamed, printsOnStdout } from './command-needs';
 import { withExamples } from './command-help';
 import { notPaths } from './path-roles';
+import { printText } from './stdout';
 
 const DAY_MS = 24 * 3600 * 1000;
 
@@ -102,7 +103,7 @@ export function registerDemoCommand(program: Command): void {
         settings: ctx.config.sync,
         transfers: ctx.config.transfers,
         seed,
-        out: (s) => process.stdout.write(s),
+        out: printText,
       });
     });
   printsOnStdout(commandNamed(program, 'demo'), 'walkthrough');

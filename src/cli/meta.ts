@@ -12,6 +12,7 @@ import { ExitCode } from './exit-codes';
 import { commandNamed, needsCredentials } from './command-needs';
 import { withExamples } from './command-help';
 import { formatPacing, pacingJson } from './pacing';
+import { printData, printText } from './stdout';
 
 export function registerMetaCommand(program: Command): void {
   program
@@ -46,11 +47,8 @@ export function registerMetaCommand(program: Command): void {
         const stored = meta.length > 0;
         const json = { banks: meta, pacing: pacingJson(pacing), ...(flags.offline ? { stored } : {}) };
         const banks = flags.offline && !stored ? NO_STORED_META : formatMeta(meta);
-        process.stdout.write(
-          flags.json
-            ? `${JSON.stringify(json, null, 2)}\n`
-            : `${banks}\npacing stored (bankdata pacing reset forgets it):\n${formatPacing(pacing)}`,
-        );
+        if (flags.json) printData(`${JSON.stringify(json, null, 2)}\n`);
+        else printText(`${banks}\npacing stored (bankdata pacing reset forgets it):\n${formatPacing(pacing)}`);
         process.exitCode = ExitCode.Ok;
       } finally {
         await ctx.close();

@@ -12,6 +12,7 @@ import { commandNamed } from './command-needs';
 import { withExamples } from './command-help';
 import { notPaths } from './path-roles';
 import { formatTable, nzTimeText } from './table';
+import { printData, printText } from './stdout';
 
 export function registerPacingCommand(program: Command): void {
   const pacing = program
@@ -22,7 +23,8 @@ export function registerPacingCommand(program: Command): void {
       const ctx = createCliContext(globalsOf(command));
       try {
         const stored = await (await ctx.readStore()).pacing.list();
-        process.stdout.write(flags.json ? `${JSON.stringify(pacingJson(stored), null, 2)}\n` : formatPacing(stored));
+        if (flags.json) printData(`${JSON.stringify(pacingJson(stored), null, 2)}\n`);
+        else printText(formatPacing(stored));
         process.exitCode = ExitCode.Ok;
       } finally {
         await ctx.close();
@@ -43,13 +45,13 @@ export function registerPacingCommand(program: Command): void {
         const which = flags.api === undefined ? '' : ` of ${terminalSafe(flags.api)}`;
         // `pacing --json` is the parent's option too, which commander also reads after `reset`.
         const json = flags.json === true || command.optsWithGlobals<{ json?: boolean }>().json === true;
-        process.stdout.write(
-          json
-            ? `${JSON.stringify({ api: flags.api ?? null, removed })}\n`
-            : removed === 0
+        if (json) printData(`${JSON.stringify({ api: flags.api ?? null, removed })}\n`);
+        else
+          printText(
+            removed === 0
               ? `no pacing stored${which}: nothing to reset\n`
               : `forgot the pacing${which} (${removed} client${removed === 1 ? '' : 's'})\n`,
-        );
+          );
         process.exitCode = ExitCode.Ok;
       } finally {
         await ctx.close();

@@ -37,6 +37,7 @@ import { CliError, ExitCode, UsageError } from './exit-codes';
 import { commandNamed, needsCredentials, raisesAlerts } from './command-needs';
 import { withExamples } from './command-help';
 import { notPaths } from './path-roles';
+import { printData, printText } from './stdout';
 
 interface CreateFlags {
   consent: string;
@@ -271,11 +272,11 @@ export function registerPaymentsCommand(program: Command): void {
           }
         }
         if (flags.json)
-          process.stdout.write(
+          printData(
             JSON.stringify({ ...payment, resumed: result.resumed, duplicate_of_earlier: result.duplicateOf }) + '\n',
           );
         else
-          process.stdout.write(
+          printText(
             `${terminalSafe(line(payment))}${result.duplicateOf ? '  (made earlier by the same request)' : result.resumed ? '  (resumed an earlier request)' : ''}\n`,
           );
         // A payment the bank rejected is a refused operation (exit 1).
@@ -314,7 +315,8 @@ export function registerPaymentsCommand(program: Command): void {
           },
         );
         for (const payment of result.payments)
-          process.stdout.write(flags.json ? JSON.stringify(payment) + '\n' : `${line(payment)}\n`);
+          if (flags.json) printData(JSON.stringify(payment) + '\n');
+          else printText(`${line(payment)}\n`);
         // Nothing asked for and nothing in flight: said on stderr (stdout stays the payments, none).
         if (wanted.length === 0 && result.payments.length === 0 && result.failures.length === 0)
           context.logger.warn('no payment is in flight: nothing to track', {
@@ -361,10 +363,10 @@ export function registerPaymentsCommand(program: Command): void {
         const match = await store.reports.paymentMatch(id);
         const view = await store.reports.payment(id);
         if (flags.json) {
-          process.stdout.write(JSON.stringify({ payment: view, history, match }) + '\n');
+          printData(JSON.stringify({ payment: view, history, match }) + '\n');
           return;
         }
-        process.stdout.write(formatPaymentDetail(view ?? null, history, match));
+        printText(formatPaymentDetail(view ?? null, history, match));
       });
     });
 
@@ -378,18 +380,18 @@ export function registerPaymentsCommand(program: Command): void {
       await withContext(command, async (context) => {
         const summary = await reconciliationSummary(await context.readStore());
         if (flags.json) {
-          process.stdout.write(JSON.stringify(summary) + '\n');
+          printData(JSON.stringify(summary) + '\n');
           return;
         }
-        process.stdout.write(
+        printText(
           `settled ${summary.settled}, matched ${summary.matched}, unmatched ${summary.unmatched.length}, ambiguous ${summary.ambiguous.length}\n`,
         );
         for (const u of summary.unmatched)
-          process.stdout.write(
+          printText(
             `  unmatched ${u.payment_id}  ${u.amount} ${u.currency}  ${[u.particulars, u.code, u.reference].join('/')}\n`,
           );
         for (const a of summary.ambiguous) {
-          process.stdout.write(
+          printText(
             `  ambiguous ${a.payment_id}  ${a.reason}: ${a.candidates.map((c) => `${c.bank}/${c.account_id}/${c.transaction_id}`).join(', ')}\n`,
           );
         }

@@ -71,7 +71,8 @@ export function createProgress(stream: NodeJS.WriteStream = process.stderr, logg
       `${bar} consents ${state.consentsDone}/${state.consentsTotal}  windows ${state.windowsDone}` +
       `  rows ${state.rows}${current ? `  ${current}` : ''}`;
     const columns = stream.columns || 120;
-    stream.write(`\r${text.slice(0, columns - 1)}\x1b[K`);
+    // Our own CR and erase-line only: the text (account ids among it) made safe first.
+    stream.write(`\r${terminalSafe(text).slice(0, columns - 1)}\x1b[K`);
   };
   let ended = false;
   return {

@@ -13,6 +13,7 @@ import { outputPathOption } from './output-paths';
 import { commandNamed } from './command-needs';
 import { withExamples } from './command-help';
 import { notPaths } from './path-roles';
+import { printData, printText } from './stdout';
 
 interface ReportFlags {
   /** Checked and absolute (src/cli/output-paths.ts), the default filled in. */
@@ -67,12 +68,9 @@ export function registerReportCommand(program: Command): void {
         // The report on stdout: its summary is a diagnostic, through the logger (-q leaves it out,
         // --log-format json makes it a JSON line; README "Output"); else the command's result.
         if (onStdout) ctx.logger.notice(summary);
-        else
-          process.stdout.write(
-            flags.json
-              ? `${JSON.stringify({ path: written.path, accounts: written.accounts, charts: written.charts })}\n`
-              : `${summary}\n`,
-          );
+        else if (flags.json)
+          printData(`${JSON.stringify({ path: written.path, accounts: written.accounts, charts: written.charts })}\n`);
+        else printText(`${summary}\n`);
         process.exitCode = ExitCode.Ok;
       } finally {
         await ctx.close();

@@ -17,6 +17,7 @@ import { onStop, signalExitCode, type StopSignal } from './stop-signals';
 import { systemClock } from '@bankdata/core/clock';
 import { commandNamed, needsCredentials, printsOnStdout } from './command-needs';
 import { withExamples } from './command-help';
+import { printData } from './stdout';
 
 export function registerScheduleCommand(program: Command): void {
   program
@@ -27,7 +28,7 @@ export function registerScheduleCommand(program: Command): void {
     .action(async (_flags: unknown, command: Command) => {
       const ctx = createCliContext(globalsOf(command));
       const print = (line: Record<string, unknown>) =>
-        process.stdout.write(`${redactedJsonLine({ time: new Date().toISOString(), ...line })}\n`);
+        printData(`${redactedJsonLine({ time: new Date().toISOString(), ...line })}\n`);
       try {
         const store = await ctx.store();
         const client = ctx.client();

@@ -2,6 +2,8 @@
  * A one-line spinner on a TTY (stderr) while a consent awaits the customer. Off a TTY (cron,
  * pipes, tests) it prints nothing, so stdout and logs stay clean.
  */
+import { terminalSafe } from '@bankdata/core/terminal-text';
+
 const FRAMES = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
 
 export interface Spinner {
@@ -23,12 +25,13 @@ export function createSpinner(stream: NodeJS.WriteStream = process.stderr, inter
   timer.unref();
   return {
     update(next) {
-      text = next;
+      // The bank's status is drawn between our own CR and erase-line: made safe first.
+      text = terminalSafe(next);
       render();
     },
     stop(finalText) {
       clearInterval(timer);
-      stream.write(`\r\x1b[K${finalText ? `${finalText}\n` : ''}`);
+      stream.write(`\r\x1b[K${finalText ? `${terminalSafe(finalText)}\n` : ''}`);
     },
   };
 }

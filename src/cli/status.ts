@@ -15,6 +15,7 @@ import { notPaths } from './path-roles';
 import { expiryWords } from './consents-view';
 import { consentEnded, consentStanding, type ConsentStanding } from '../store/consent-state';
 import { formatTable, nzTimeText } from './table';
+import { printData, printText } from './stdout';
 
 export interface StatusReport {
   database: string;
@@ -162,9 +163,8 @@ export function registerStatusCommand(program: Command): void {
           ...(await readStatus(store, ctx.config.expiryWarningDays, runs)),
           continuityBreaks: await store.continuity.countFindings(),
         };
-        process.stdout.write(
-          flags.json ? `${JSON.stringify(report, null, 2)}\n` : formatStatus(report, ctx.config.expiryWarningDays),
-        );
+        if (flags.json) printData(`${JSON.stringify(report, null, 2)}\n`);
+        else printText(formatStatus(report, ctx.config.expiryWarningDays));
         process.exitCode = ExitCode.Ok;
       } finally {
         await ctx.close();

@@ -12,6 +12,7 @@ import { constants } from 'node:os';
 import { ExitCode } from '../errors';
 import { BIN_PATH } from '../paths';
 import { onStop, signalExitCode, type StopSignal } from './stop-signals';
+import { printData, printText } from './stdout';
 
 /** The command line of this process without `--workers N`: what each worker runs. */
 export function workerArgs(argv: readonly string[]): string[] {
@@ -66,10 +67,10 @@ export async function runWorkers(count: number, json: boolean): Promise<number> 
     if (received === 'SIGPIPE') return signalExitCode('SIGPIPE');
     if (json) {
       const summaries = results.map((r, i) => ({ worker: i + 1, exitCode: r.code, summary: parseJson(r.stdout) }));
-      process.stdout.write(`${JSON.stringify({ workers: summaries }, null, 2)}\n`);
+      printData(`${JSON.stringify({ workers: summaries }, null, 2)}\n`);
     } else {
       results.forEach((r, i) =>
-        process.stdout.write(`worker ${i + 1} (exit ${r.code}):\n${r.stdout.replace(/^/gm, '  ').trimEnd()}\n`),
+        printText(`worker ${i + 1} (exit ${r.code}):\n${r.stdout.replace(/^/gm, '  ').trimEnd()}\n`),
       );
     }
     return Math.max(...results.map((r) => r.code));

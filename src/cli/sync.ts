@@ -25,6 +25,7 @@ import { onStop, signalExitCode, type StopSignal } from './stop-signals';
 import { commandNamed, needsCredentials, raisesAlerts } from './command-needs';
 import { withExamples } from './command-help';
 import { notPaths } from './path-roles';
+import { stdoutWriter, type StdoutWriter } from './stdout';
 
 interface SyncFlags {
   consent?: string[];
@@ -132,7 +133,7 @@ export async function syncCommand(
   client: DataApiClient,
   logger: Logger,
   flags: SyncFlags,
-  out: (s: string) => void = (s) => process.stdout.write(s),
+  out: StdoutWriter = stdoutWriter,
 ): Promise<number> {
   const { consentIds, since } = parseFlags(flags);
   await refuseNothingToSync(consentIds, {
@@ -141,7 +142,8 @@ export async function syncCommand(
   });
   if (flags.dryRun) {
     const plan = await planDryRun({ store, client, settings: config.sync, consentIds, since, full: flags.full });
-    out(flags.json ? `${JSON.stringify(plan, null, 2)}\n` : formatDryRun(plan));
+    if (flags.json) out.data(`${JSON.stringify(plan, null, 2)}\n`);
+    else out.text(formatDryRun(plan));
     return ExitCode.Ok;
   }
   const progress = createProgress(process.stderr, logger);
@@ -205,11 +207,8 @@ export async function syncCommand(
   }
   // Payments not yet terminal are polled with the run, when the Payments API is configured.
   const payments = summary.fatal || summary.interrupted || received ? null : await paymentsPass(config, store, logger);
-  out(
-    flags.json
-      ? `${JSON.stringify({ ...summary, payments }, null, 2)}\n`
-      : formatSummary(summary, config) + formatPayments(payments),
-  );
+  if (flags.json) out.data(`${JSON.stringify({ ...summary, payments }, null, 2)}\n`);
+  else out.text(formatSummary(summary, config) + formatPayments(payments));
   if (received) return signalExitCode(received);
   const code = exitCodeOf(summary);
   // A run that ended fatally (exit 3 or 5) says so on stderr as well, as every failing command

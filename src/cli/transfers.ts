@@ -13,6 +13,7 @@ import { ExitCode } from './exit-codes';
 import { commandNamed } from './command-needs';
 import { withExamples } from './command-help';
 import { formatTable } from './table';
+import { printData, printText } from './stdout';
 
 export interface TransfersResult {
   pairs: number;
@@ -80,7 +81,8 @@ export function registerTransfersCommand(program: Command): void {
           ambiguous_candidates: writable ? await store.transfers.list('ambiguous') : [],
           unknown_group_entries: matching.unknownGroupEntries,
         };
-        process.stdout.write(flags.json ? `${JSON.stringify(result, null, 2)}\n` : formatTransfers(result));
+        if (flags.json) printData(`${JSON.stringify(result, null, 2)}\n`);
+        else printText(formatTransfers(result));
         if (!writable)
           ctx.logger.warn(`the transfers were not stored in v_transfers: ${store.path} is read-only for this user`);
         process.exitCode = ExitCode.Ok;

@@ -11,6 +11,7 @@ import { silentLogger } from '../../src/log';
 import { createPayment } from '../../src/payments';
 import { startHarness, type Harness } from '../fixtures/sync-harness';
 import { consentOf, START } from '../payments/helpers';
+import { writerInto } from '../../src/cli/stdout';
 
 let h: Harness;
 beforeAll(async () => {
@@ -60,14 +61,30 @@ describe('sync and status with payments', () => {
     // Without payments configured, the sync leaves payments alone.
     let out = '';
     expect(
-      await syncCommand(configFor(false), h.store, h.client, silentLogger, { json: true }, (s) => (out += s)),
+      await syncCommand(
+        configFor(false),
+        h.store,
+        h.client,
+        silentLogger,
+        { json: true },
+        writerInto((s) => (out += s)),
+      ),
     ).toBe(0);
     expect(JSON.parse(out).payments).toBeNull();
     expect(status()).not.toBe('AcceptedSettlementCompleted');
 
     h.emu.advance(2 * 60_000); // settles on the emulator's clock
     out = '';
-    expect(await syncCommand(configFor(true), h.store, h.client, silentLogger, {}, (s) => (out += s))).toBe(0);
+    expect(
+      await syncCommand(
+        configFor(true),
+        h.store,
+        h.client,
+        silentLogger,
+        {},
+        writerInto((s) => (out += s)),
+      ),
+    ).toBe(0);
     expect(status()).toBe('AcceptedSettlementCompleted');
     expect(out).toMatch(/payments\s+1 tracked, 0 still in flight, 0 could not be read/);
 
@@ -111,7 +128,7 @@ describe('sync and status with payments', () => {
         h.client,
         silentLogger,
         {},
-        (s) => (out += s),
+        writerInto((s) => (out += s)),
       );
     } finally {
       stderr.mockRestore();
