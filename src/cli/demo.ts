@@ -10,7 +10,7 @@
  * alone and the demo takes `demo-2`, `demo-3`, … instead. The demo deletes only the files it
  * makes (DEMO_OUTPUTS), and only inside a directory that carries its marker.
  */
-import { lstatSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { lstatSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import type { Command } from 'commander';
 import { createDataApiClient } from '../api';
@@ -19,6 +19,7 @@ import { creditDebitFilter } from '@bankdata/core/endpoint-access';
 import { startEmulator, type StartedEmulator } from '@bankdata/emulator';
 import { exportDataset } from '../export';
 import { openStore, type Store } from '../store';
+import { removeInDataDirSync } from '../fs/data-dir';
 import { EXAMPLE_CATEGORIES_PATH } from '../paths';
 import { runSync, type SyncSummary } from '../sync/run';
 import type { TransferRules } from '../transfers/match';
@@ -77,7 +78,7 @@ export function claimDemoDirectory(dataDir: string): { dir: string; skipped: str
   for (let n = 1; ; n++) {
     const dir = join(dataDir, n === 1 ? 'demo' : `demo-${n}`);
     if (isDemoDirectory(dir)) {
-      for (const name of DEMO_OUTPUTS) rmSync(join(dir, name), { recursive: true, force: true });
+      for (const name of DEMO_OUTPUTS) removeInDataDirSync(dataDir, join(dir, name), { recursive: true });
       return { dir, skipped };
     }
     if (!exists(dir)) {

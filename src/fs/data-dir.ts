@@ -15,11 +15,17 @@
  * - `readStoredFile`, `removeStoredFile` and `StoredFilesBatch` (a copy's files, undone on
  *   failure) read, delete and write such paths through it.
  * - `noLinksBelow(dataDir, path)`: the stricter rule for statement files that sync writes: no
- *   symbolic link at all between the data directory and the file.
+ *   symbolic link at all between the data directory and the file (`LinkInDataDir` otherwise).
+ * - `removeInDataDir(dataDir, path)` (and `removeInDataDirSync`): the one way anything under the
+ *   data directory is deleted (sync's sweep of temp files, `consents forget` through
+ *   `removeStoredFile`, a copy's undo, the demo's outputs). It applies the rule of writes,
+ *   `noLinksBelow` on the path's directory, before it deletes: a link at any level below the data
+ *   directory refuses the deletion, so nothing on its other side is ever deleted; a link in the
+ *   path's own place is removed itself (rm never follows the last part), never its target.
  */
 import { closeSync, existsSync, lstatSync, openSync, realpathSync, rmdirSync, rmSync, writeSync } from 'node:fs';
-import { readFile, rm } from 'node:fs/promises';
-import { dirname, join, relative, resolve, sep } from 'node:path';
+import { readFile, rm, rmdir } from 'node:fs/promises';
+import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { LocalFileError } from '../errors';
 import { openAtomicFile } from './atomic-file';
 import { toLocalFileError } from './output-path';
@@ -117,12 +123,31 @@ export function storedPathInDataDir(dataDir: string, stored: string): string {
 }
 
 /**
- * Throws LocalFileError when a directory between `dataDir` (exclusive) and `dir` is a symbolic
- * link, or `dir` is outside `dataDir`: statement files that sync writes never go through a link.
+ * A symbolic link between the data directory and a path written or deleted under it (exit 7):
+ * statement files are never written, nor anything deleted, through a link.
+ */
+export class LinkInDataDir extends LocalFileError {
+  constructor(
+    /** The link itself. */
+    readonly link: string,
+    readonly dataDir: string,
+  ) {
+    super(
+      link,
+      'is a symbolic link inside the data directory; refused (statement files are never written or deleted through links)',
+    );
+    this.name = 'LinkInDataDir';
+  }
+}
+
+/**
+ * Throws LinkInDataDir when a directory between `dataDir` (exclusive) and `dir` (inclusive) is a
+ * symbolic link, or LocalFileError when `dir` is outside `dataDir`: statement files that sync
+ * writes never go through a link, and nothing is deleted through one (`removeInDataDir`).
  */
 export function noLinksBelow(dataDir: string, dir: string): void {
   const rel = relative(dataDir, dir);
-  if (rel.startsWith('..')) throw new LocalFileError(dir, `is outside the data directory ${dataDir}`);
+  if (climbs(rel)) throw new LocalFileError(dir, `is outside the data directory ${dataDir}`);
   let current = dataDir;
   for (const part of rel.split(sep).filter(Boolean)) {
     current = join(current, part);
@@ -132,17 +157,68 @@ export function noLinksBelow(dataDir: string, dir: string): void {
     } catch {
       return; // missing from here on: created owner-only by openAtomicFile
     }
-    if (stat.isSymbolicLink())
-      throw new LocalFileError(
-        current,
-        'is a symbolic link inside the data directory; refused (statement files are never written through links)',
-      );
+    if (stat.isSymbolicLink()) throw new LinkInDataDir(current, dataDir);
   }
 }
 
-/** Deletes the file a database names (after `storedPathInDataDir`); a missing file is no error. */
+/** How `removeInDataDir` deletes: a file (default), an empty directory, or a whole tree. */
+export interface RemoveOptions {
+  /** A directory and all below it (`rm -r`; links inside are removed, never followed). */
+  recursive?: boolean;
+  /** An empty directory (`rmdir`); one that is not empty throws ENOTEMPTY. */
+  directory?: boolean;
+}
+
+/** Whether `path` is strictly below `dataDir` (by name; links are `noLinksBelow`'s). */
+function under(dataDir: string, path: string): boolean {
+  const rel = relative(dataDir, path);
+  return rel !== '' && !climbs(rel);
+}
+
+/** Whether a relative path leaves where it is relative to (`..`, `../x`, another drive). */
+const climbs = (rel: string) => rel === '..' || rel.startsWith(`..${sep}`) || isAbsolute(rel);
+
+/** The guard of a deletion: the path strictly inside `dataDir`, no link on the way to it. */
+function guardRemoval(dataDir: string, path: string): void {
+  if (!under(dataDir, path)) throw new LocalFileError(path, `is outside the data directory ${dataDir}; not deleted`);
+  noLinksBelow(dataDir, dirname(resolve(path)));
+}
+
+/**
+ * Deletes `path`, under `dataDir`, after the guard of writes (`noLinksBelow` on its directory):
+ * throws LinkInDataDir, deleting nothing, when a part between the data directory and it is a
+ * symbolic link. A missing path is no error.
+ */
+export async function removeInDataDir(dataDir: string, path: string, options: RemoveOptions = {}): Promise<void> {
+  guardRemoval(dataDir, path);
+  if (options.directory) await rmdir(path);
+  else await rm(path, { force: true, recursive: options.recursive ?? false });
+}
+
+/** `removeInDataDir` at once (a stop signal's handler, a synchronous command step). */
+export function removeInDataDirSync(dataDir: string, path: string, options: RemoveOptions = {}): void {
+  guardRemoval(dataDir, path);
+  if (options.directory) rmdirSync(path);
+  else rmSync(path, { force: true, recursive: options.recursive ?? false });
+}
+
+/**
+ * Deletes the file a database names (after `storedPathInDataDir`, through `removeInDataDir`); a
+ * missing file is no error. A link on its way, even one that stays inside, refuses the row
+ * (RefusedStoredPath): the file is not deleted.
+ */
 export async function removeStoredFile(dataDir: string, stored: string): Promise<void> {
-  await rm(storedPathInDataDir(dataDir, stored), { force: true });
+  const path = storedPathInDataDir(dataDir, stored);
+  try {
+    await removeInDataDir(resolve(dataDir), path);
+  } catch (error) {
+    if (!(error instanceof LinkInDataDir)) throw error;
+    throw new RefusedStoredPath(
+      stored,
+      dataDir,
+      `passes ${error.link}, which is a symbolic link inside the data directory; files are never deleted through links`,
+    );
+  }
 }
 
 /** Reads the file a database names (after `storedPathInDataDir`). */
@@ -200,12 +276,21 @@ export class StoredFilesBatch {
 
   /** `undo` at once: also for a stop signal's handler, which the process does not outlive. */
   undoSync(): void {
-    for (const file of this.createdFiles.splice(0)) rmSync(file, { force: true });
+    for (const file of this.createdFiles.splice(0)) {
+      try {
+        removeInDataDirSync(this.dataDir, file);
+      } catch (error) {
+        // A link on its way (written through one that stays inside, or planted since): left as it is.
+        if (!(error instanceof LinkInDataDir)) throw error;
+      }
+    }
     for (const dir of this.createdDirs.splice(0).sort((a, b) => b.length - a.length)) {
       try {
-        rmdirSync(dir);
+        // The data directory itself, or one above it, that this batch made: no part below to check.
+        if (!under(this.dataDir, dir)) rmdirSync(dir);
+        else removeInDataDirSync(this.dataDir, dir, { directory: true });
       } catch {
-        // Not empty (another writer's file) or gone: left as it is, as `undo` leaves it.
+        // Not empty (another writer's file), gone, or behind a link: left as it is, as `undo` leaves it.
       }
     }
   }

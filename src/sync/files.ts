@@ -3,12 +3,12 @@
  * atomically (src/fs/atomic-file.ts: temp file, fsync, rename) with their SHA-256 and size.
  */
 import { createHash } from 'node:crypto';
-import { readdir, rm } from 'node:fs/promises';
+import { readdir } from 'node:fs/promises';
 import { dirname, join, posix } from 'node:path';
 import { Writable } from 'node:stream';
 import { finished } from 'node:stream/promises';
 import { openAtomicFile, type AtomicFileGroup } from '../fs/atomic-file';
-import { markDataDirectory, noLinksBelow } from '../fs/data-dir';
+import { LinkInDataDir, markDataDirectory, noLinksBelow, removeInDataDir } from '../fs/data-dir';
 import { writerGone } from '../fs/writers';
 
 const EXTENSIONS: Record<string, string> = { 'application/pdf': 'pdf', 'text/csv': 'csv' };
@@ -102,12 +102,29 @@ export function resolveInDataDir(dataDir: string, relative: string): string {
 }
 
 /**
- * Removes temp files a killed run left behind: those whose writer is gone (src/fs/writers.ts
- * `writerGone`: it ran on this host and no longer exists). Never one a live process is writing:
- * on PostgreSQL a worker joining a run sweeps while the other workers write theirs. Returns how
- * many were removed.
+ * Removes temp files a killed run left behind under `<dataDir>/statements`: those whose writer is
+ * gone (src/fs/writers.ts `writerGone`: it ran on this host and no longer exists). Never one a live
+ * process is writing: on PostgreSQL a worker joining a run sweeps while the other workers write
+ * theirs. Nothing is deleted through a symbolic link (docs/security.md): `statements` itself a
+ * link skips the sweep, links further down are not entered, and each file is deleted through
+ * src/fs/data-dir.ts `removeInDataDir`; each refusal is handed to `onRefused` (the run warns).
+ * Returns how many were removed.
  */
-export async function sweepTempFiles(dir: string): Promise<number> {
+export async function sweepTempFiles(
+  dataDir: string,
+  onRefused: (refusal: LinkInDataDir) => void = () => undefined,
+): Promise<number> {
+  const dir = join(dataDir, 'statements');
+  const refused = (error: unknown) => {
+    if (!(error instanceof LinkInDataDir)) throw error;
+    onRefused(error);
+  };
+  try {
+    noLinksBelow(dataDir, dir);
+  } catch (error) {
+    refused(error);
+    return 0;
+  }
   let removed = 0;
   let entries;
   try {
@@ -118,8 +135,15 @@ export async function sweepTempFiles(dir: string): Promise<number> {
   }
   for (const entry of entries) {
     if (entry.isFile() && writerGone(entry.name)) {
-      await rm(join(entry.parentPath ?? (entry as unknown as { path: string }).path, entry.name), { force: true });
-      removed += 1;
+      try {
+        await removeInDataDir(
+          dataDir,
+          join(entry.parentPath ?? (entry as unknown as { path: string }).path, entry.name),
+        );
+        removed += 1;
+      } catch (error) {
+        refused(error);
+      }
     }
   }
   return removed;

@@ -5,7 +5,6 @@
  */
 import { tracingChannel } from 'node:diagnostics_channel';
 import { hostname } from 'node:os';
-import { join } from 'node:path';
 import { AuthenticationError, UnavailableError, countingRequests, type DataApiClient, type RequestCount } from '../api';
 import type { BankMeta, ConsentId } from '@bankdata/core/schemas';
 import { checkContinuity } from '../check/check-accounts';
@@ -362,7 +361,9 @@ async function syncRun(options: SyncOptions, requests: RequestCount): Promise<Sy
   try {
     // Told at once (a hard stop may come during any await); its work awaited before the run's.
     await options.onRun?.(run);
-    const swept = await sweepTempFiles(join(options.dataDir, 'statements'));
+    const swept = await sweepTempFiles(options.dataDir, (refusal) =>
+      logger.warn(`temp files not swept: ${refusal.message}`),
+    );
     if (swept > 0) logger.info('removed temp files of an interrupted run', { files: swept });
     // The pacer starts from what the last run learned; only a long run probes above its ceiling.
     await resumePacing(store, client, { long: await isLongRun(store, consentIds, ctx.full), logger });

@@ -145,13 +145,14 @@ describe('a group of atomic files', () => {
 describe('temp files of a killed run', () => {
   it('are swept, and finished files are kept', async () => {
     const { sweepTempFiles } = await import('../../src/sync/files');
-    const dir = await mkdtemp(join(tmpdir(), 'bankdata-files-'));
+    const data = await mkdtemp(join(tmpdir(), 'bankdata-files-'));
+    const dir = join(data, 'statements');
     await mkdir(join(dir, 'PNZ/abc'), { recursive: true });
     await writeFile(join(dir, 'PNZ/abc/x.pdf'), 'done');
     await writeFile(join(dir, 'PNZ/abc/x.pdf.0123456789ab.tmp'), 'partial');
-    expect(await sweepTempFiles(dir)).toBe(1);
+    expect(await sweepTempFiles(data)).toBe(1);
     expect(await readdir(join(dir, 'PNZ/abc'))).toEqual(['x.pdf']);
-    expect(await sweepTempFiles(join(dir, 'missing'))).toBe(0);
+    expect(await sweepTempFiles(join(data, 'missing'))).toBe(0);
   });
 });
 
@@ -170,12 +171,13 @@ describe('temp files: only those of a writer that is gone are removed (src/fs/wr
 
   it('sync’s sweep keeps a temp file a live process is writing (a worker joining a PostgreSQL run sweeps beside the others)', async () => {
     const { sweepTempFiles } = await import('../../src/sync/files');
-    const dir = await mkdtemp(join(tmpdir(), 'bankdata-files-'));
+    const data = await mkdtemp(join(tmpdir(), 'bankdata-files-'));
+    const dir = join(data, 'statements');
     await mkdir(join(dir, 'PNZ/abc'), { recursive: true });
     const live = `x.pdf.${writerMark()}.0123456789ab.tmp`;
     await writeFile(join(dir, 'PNZ/abc', live), 'being written');
     await writeFile(join(dir, 'PNZ/abc', `y.pdf.${markOf(deadPid())}.0123456789ab.tmp`), 'left by a kill -9');
-    expect(await sweepTempFiles(dir)).toBe(1);
+    expect(await sweepTempFiles(data)).toBe(1);
     expect(await readdir(join(dir, 'PNZ/abc'))).toEqual([live]);
   });
 
