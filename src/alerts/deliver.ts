@@ -182,9 +182,12 @@ async function webhookSender(settings: DeliverySettings): Promise<{
  * Environment variables the hook does not inherit (docs/alerts.md "Delivery"): the secrets of
  * this process and of whatever started it stay here. Dropped: every variable whose name says it
  * holds a secret (`*SECRET*`, `*PASSWORD*`, `*PASSWD*`, `*TOKEN*`, `*API_KEY*`, `*CREDENTIAL*`,
- * any case: BANKDATA_CLIENT_SECRET, PGPASSWORD, GITHUB_TOKEN, AWS_SECRET_ACCESS_KEY…), and every
- * variable whose value `redact` would change: a registered secret, or a URL's password in its
- * user info or its `password=` / `sslpassword=` query (a postgres:// BANKDATA_DB or DATABASE_URL).
+ * any case: BANKDATA_CLIENT_SECRET, PGPASSWORD, GITHUB_TOKEN, AWS_SECRET_ACCESS_KEY…), every
+ * variable whose value `redact` would change (a registered secret, or a URL's password in its
+ * user info or its `password=` / `sslpassword=` query), and every variable whose value a URL
+ * parser reads as a URL with a password or such a query (a postgres:// BANKDATA_DB or
+ * DATABASE_URL): whatever `redact`'s patterns miss, a value node-postgres would take a password
+ * from never reaches the hook.
  */
 const SECRET_ENV_NAME = /SECRET|PASSWORD|PASSWD|TOKEN|API_KEY|CREDENTIAL/i;
 
@@ -192,8 +195,23 @@ const SECRET_ENV_NAME = /SECRET|PASSWORD|PASSWD|TOKEN|API_KEY|CREDENTIAL/i;
 function hookEnvironment(env: NodeJS.ProcessEnv): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [name, value] of Object.entries(env))
-    if (value !== undefined && !SECRET_ENV_NAME.test(name) && redact(value) === value) out[name] = value;
+    if (value !== undefined && !SECRET_ENV_NAME.test(name) && redact(value) === value && !holdsUrlPassword(value))
+      out[name] = value;
   return out;
+}
+
+/** A value that parses as a URL carrying a password: in its user info, or a `password=` / `sslpassword=` query. */
+function holdsUrlPassword(value: string): boolean {
+  if (!value.includes(':')) return false;
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return false;
+  }
+  if (url.password !== '') return true;
+  for (const key of url.searchParams.keys()) if (/^(?:ssl)?password$/i.test(key)) return true;
+  return false;
 }
 
 /**

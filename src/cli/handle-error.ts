@@ -112,7 +112,9 @@ function writeReport(error: unknown): string | null {
       ? `${error.stack ?? error.message}\n${error.cause ? `cause: ${String(error.cause)}\n` : ''}`
       : `${String(error)}\n`;
   try {
-    writeFileSync(file, redact(`bankdata ${process.argv.slice(2).join(' ')}\n${text}`), { mode: 0o600, flag: 'wx' });
+    // Each argument redacted alone: a password written with spaces ends where its argument does.
+    const args = process.argv.slice(2).map(redact).join(' ');
+    writeFileSync(file, `bankdata ${args}\n${redact(text)}`, { mode: 0o600, flag: 'wx' });
     return file;
   } catch {
     return null;

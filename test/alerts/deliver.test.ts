@@ -15,6 +15,7 @@ import { deliverySettings, evaluateAlerts, raiseAlerts } from '../../src/alerts/
 import { loadConfig, type Config } from '../../src/config';
 import { openStore, type SqliteStore } from '../../src/store';
 import { startReceiver, type Receiver } from './receiver';
+import { runCli } from '../cli/cli-process';
 
 const SECRET = 'whsec-test-0123456789abcdef';
 const dirs: string[] = [];
@@ -254,6 +255,42 @@ describe('the command hook', () => {
     expect(Object.keys(secrets).filter((name) => name in env)).toEqual([]);
     for (const value of Object.values(secrets)) expect(text).not.toContain(value);
     expect(env).toMatchObject({ ...kept, BANKDATA_ALERT_EVENT_TYPE: 'run.failed' });
+  });
+
+  it("runs the hook without a URL's password written with spaces, or any value a URL parser reads a password from (bankdata alerts test)", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'bankdata-alerts-'));
+    dirs.push(dir);
+    const out = join(dir, 'hook-env.json');
+    const script = join(dir, 'env.cjs');
+    writeFileSync(
+      script,
+      `process.stdin.resume();process.stdin.on('end',()=>{require('fs').writeFileSync(process.argv[2],JSON.stringify(process.env))});`,
+    );
+    mkdirSync(join(dir, 'config'));
+    writeFileSync(
+      join(dir, 'config', 'local.json'),
+      JSON.stringify({ alerts: { command: [process.execPath, script, out] } }),
+    );
+    // node-postgres takes each of these passwords as written (pg-connection-string encodes the spaces).
+    const secrets: Record<string, string> = {
+      DATABASE_URL: 'postgres://app:correct horse battery staple@db.internal:5432/app',
+      REPORT_DSN: 'postgres://db.internal/app?sslmode=require&password=two words query',
+      // Past what redact's patterns read (a JSON string's end, a line break), not past a URL parser.
+      ODD_DSN: 'postgres://app:quote",comma spaced-pw@db.internal/app',
+      BROKEN_DSN: 'postgres://app:line\nbroken-pw@db.internal/app',
+    };
+    const kept = { REPLICA_URL: 'postgres://app@db/app', HOME_PAGE: 'https://example.nz/a b@c', PLAIN: 'x:y z@w' };
+    const r = await runCli(['alerts', 'test'], {
+      cwd: dir,
+      env: { BANKDATA_DATA_DIR: join(dir, 'data'), ...secrets, ...kept },
+    });
+    expect(r.code, r.stderr).toBe(0);
+    const text = readFileSync(out, 'utf8');
+    const env = JSON.parse(text) as Record<string, string>;
+    expect(env.BANKDATA_ALERT_EVENT_TYPE).toBe('test');
+    expect(Object.keys(secrets).filter((name) => name in env)).toEqual([]);
+    for (const word of ['horse', 'two words', 'comma', 'broken-pw']) expect(text).not.toContain(word);
+    expect(env).toMatchObject(kept);
   });
 
   it('records a failing exit code and what the hook said, and retries it later', async () => {

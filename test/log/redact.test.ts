@@ -38,6 +38,48 @@ describe('redact', () => {
     }
   });
 
+  it('hides a password holding spaces whole, up to the last @ before the host (node-postgres takes it as given)', () => {
+    const password = 'correct horse battery staple';
+    expect(redact(`postgres://app:${password}@db.internal:5432/app`)).toBe(
+      'postgres://app:[redacted]@db.internal:5432/app',
+    );
+    expect(redact(`--db postgres://app:${password}@db/app --since 2025-01-01`)).toBe(
+      '--db postgres://app:[redacted]@db/app --since 2025-01-01',
+    );
+    expect(redact('postgres://u:two words @ more@h/db')).toBe('postgres://u:[redacted]@h/db');
+    // A path, another address on the line, a line break: where the password ends at the latest.
+    expect(redact('postgres://u:p w@h/db seen by op@example.nz')).toBe(
+      'postgres://u:[redacted]@h/db seen by op@example.nz',
+    );
+    expect(redact('postgres://u:a b@h/db and https://v:c d@k/x')).toBe(
+      'postgres://u:[redacted]@h/db and https://v:[redacted]@k/x',
+    );
+    expect(redact('postgres://u:p@h/db\nseen at x@y')).toBe('postgres://u:[redacted]@h/db\nseen at x@y');
+    // In a JSON line: not past the string's end, nor an escaped line break; the line stays JSON.
+    const json = JSON.stringify({ db: `postgres://app:${password}@db/app`, who: 'op@example.nz' });
+    expect(redact(json)).not.toContain('horse');
+    expect(JSON.parse(redact(json))).toEqual({ db: 'postgres://app:[redacted]@db/app', who: 'op@example.nz' });
+    const stack = JSON.stringify({
+      msg: 'GET http://127.0.0.1:4010/a failed\n at /n/node_modules/@bankdata/core/x.js',
+    });
+    expect(redact(stack)).toBe(stack);
+    // Redacting twice changes nothing more.
+    expect(redact(redact(json))).toBe(redact(json));
+  });
+
+  it('hides a password= query value holding spaces to its end', () => {
+    expect(redact('postgres://db.internal/app?password=two words')).toBe(
+      'postgres://db.internal/app?password=[redacted]',
+    );
+    expect(redact('postgres://h/app?sslmode=require&password=two words&x=1')).toBe(
+      'postgres://h/app?sslmode=require&password=[redacted]&x=1',
+    );
+    expect(redact('postgres://h/app?sslpassword=key with spaces')).toBe('postgres://h/app?sslpassword=[redacted]');
+    const json = JSON.stringify({ db: 'postgres://h/app?password=two words', n: 1 });
+    expect(JSON.parse(redact(json))).toEqual({ db: 'postgres://h/app?password=[redacted]', n: 1 });
+    expect(redact(redact(json))).toBe(redact(json));
+  });
+
   it('a log line never carries a URL password', () => {
     const lines: string[] = [];
     const logger = createLogger({ level: 'info', sink: (l) => lines.push(l) });
