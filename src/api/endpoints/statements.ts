@@ -13,6 +13,7 @@ import {
   type StatementFileType,
   type StatementId,
 } from '@bankdata/core/schemas';
+import type { StreamAnswer } from '../http';
 import type { Transport } from '../transport';
 import { accountPath, formatQueryDate, listAll, type QueryDate } from './accounts';
 
@@ -106,57 +107,68 @@ export function downloadStatementFile(
       timeoutMs: options.timeoutMs,
     },
     async (answer) => {
-      const details = { status: answer.status, code: null, path: answer.path, requestId: answer.requestId };
-      const contentType = mediaTypeOf(answer.headers['content-type']);
-      // Checked before anything is written: an error or an unexpected body never becomes a file.
-      if (answer.status !== 200 || !isStatementFileType(contentType)) {
-        answer.body.resume();
-        throw new ProtocolError(
-          `statement file answered ${answer.status} with Content-Type "${contentType || 'none'}"`,
-          details,
-        );
-      }
-      const declaredRaw = answer.headers['content-length'];
-      const declared =
-        declaredRaw === undefined ? null : Number(Array.isArray(declaredRaw) ? declaredRaw[0] : declaredRaw);
-      if (declared !== null && declared > options.maxBytes) {
-        answer.body.destroy();
-        throw new ProtocolError(`statement file too large (${declared} bytes, cap ${options.maxBytes})`, details);
-      }
-      let bodyError: unknown = null;
-      answer.body.once('error', (error) => {
-        bodyError = error;
-      });
-      const target = typeof sink === 'function' ? await sink(contentType) : sink;
-      if (typeof sink !== 'function') plainSinkUsed = true;
-      const hash = createHash('sha256');
-      let bytes = 0;
-      const meter = new Transform({
-        transform(chunk: Buffer, _encoding, callback) {
-          bytes += chunk.length;
-          if (bytes > options.maxBytes) {
-            callback(
-              new ProtocolError(`statement file too large (over the cap of ${options.maxBytes} bytes)`, details),
-            );
-            return;
-          }
-          hash.update(chunk);
-          callback(null, chunk);
-        },
-      });
       try {
-        await pipeline(answer.body, meter, target);
+        return await receiveFile(answer);
       } catch (error) {
-        if (error instanceof ProtocolError) throw error;
-        // A dropped connection or timeout is the service's; a write failure is the sink's own.
-        if (bodyError !== null) throw answer.streamError(bodyError);
+        // Whatever fails before the body is read to its end (the sink cannot be opened: the data
+        // directory refused the write) lets go of it: destroyed, its connection closes and the
+        // download's timeout is cleared (src/api/http.ts clears it on the body's close). Left
+        // paused, both kept the process alive until that timeout: `bankdata sync` printed its
+        // summary and hung.
+        if (!answer.body.readableEnded) answer.body.destroy();
         throw error;
       }
-      if (declared !== null && bytes !== declared) {
-        throw new ProtocolError(`statement file truncated: ${bytes} of ${declared} bytes`, details);
-      }
-      return { contentType, bytes, sha256: hash.digest('hex') };
     },
     () => !plainSinkUsed,
   );
+
+  async function receiveFile(answer: StreamAnswer): Promise<StatementFileResult> {
+    const details = { status: answer.status, code: null, path: answer.path, requestId: answer.requestId };
+    const contentType = mediaTypeOf(answer.headers['content-type']);
+    // Checked before anything is written: an error or an unexpected body never becomes a file.
+    if (answer.status !== 200 || !isStatementFileType(contentType)) {
+      throw new ProtocolError(
+        `statement file answered ${answer.status} with Content-Type "${contentType || 'none'}"`,
+        details,
+      );
+    }
+    const declaredRaw = answer.headers['content-length'];
+    const declared =
+      declaredRaw === undefined ? null : Number(Array.isArray(declaredRaw) ? declaredRaw[0] : declaredRaw);
+    if (declared !== null && declared > options.maxBytes) {
+      answer.body.destroy();
+      throw new ProtocolError(`statement file too large (${declared} bytes, cap ${options.maxBytes})`, details);
+    }
+    let bodyError: unknown = null;
+    answer.body.once('error', (error) => {
+      bodyError = error;
+    });
+    const target = typeof sink === 'function' ? await sink(contentType) : sink;
+    if (typeof sink !== 'function') plainSinkUsed = true;
+    const hash = createHash('sha256');
+    let bytes = 0;
+    const meter = new Transform({
+      transform(chunk: Buffer, _encoding, callback) {
+        bytes += chunk.length;
+        if (bytes > options.maxBytes) {
+          callback(new ProtocolError(`statement file too large (over the cap of ${options.maxBytes} bytes)`, details));
+          return;
+        }
+        hash.update(chunk);
+        callback(null, chunk);
+      },
+    });
+    try {
+      await pipeline(answer.body, meter, target);
+    } catch (error) {
+      if (error instanceof ProtocolError) throw error;
+      // A dropped connection or timeout is the service's; a write failure is the sink's own.
+      if (bodyError !== null) throw answer.streamError(bodyError);
+      throw error;
+    }
+    if (declared !== null && bytes !== declared) {
+      throw new ProtocolError(`statement file truncated: ${bytes} of ${declared} bytes`, details);
+    }
+    return { contentType, bytes, sha256: hash.digest('hex') };
+  }
 }
