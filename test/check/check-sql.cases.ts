@@ -158,6 +158,12 @@ async function running(store: Store, accountId: string) {
   return result.findings.filter((f) => f.kind === 'running_balance');
 }
 
+/** Each finding of the account as [kind, transaction id, amount, cause], the check run without saving. */
+async function causes(store: Store, accountId: string) {
+  const result = await checkContinuity(store, { accountId, save: false, now: new Date(NOW) });
+  return result.findings.map((f) => [f.kind, f.transactionId, f.amount, f.cause]);
+}
+
 /** [type, instant, amount, fetched at] of a booked balance, fetched in the order given. */
 type BalanceSpec = [string, string, string, string];
 
@@ -176,6 +182,14 @@ function balanceRow(accountId: string, [type, at, amount]: BalanceSpec, fetched:
     rawJson: '{}',
     fetchedAt: fetched,
   };
+}
+
+/** Closing balances of 1000.00 on 1 January and `closing` on 7 January, each read at noon that day. */
+async function closings(store: Store, accountId: string, closing: string) {
+  await balances(store, accountId, [
+    ['ClosingBooked', day(1), '1000.00', day(1, '12:00')],
+    ['ClosingBooked', day(7), closing, day(7, '12:00')],
+  ]);
 }
 
 /** Each balance stored by the store's own write (commitBalances), one fetch each, at its fetch time. */
@@ -486,25 +500,14 @@ export const checkSqlSuite = storeSuite('the running-balance walk in SQL', (d) =
       ['r3', day(6), '10.00', '1080.00'],
       ...tail('1080.00'),
     ]);
-    for (const [accountId, closing] of [
-      ['two-missing', '1110.00'],
-      ['jump', '1030.00'],
-    ] as const) {
-      await balances(store, accountId, [
-        ['ClosingBooked', day(1), '1000.00', day(1, '12:00')],
-        ['ClosingBooked', day(7), closing, day(7, '12:00')],
-      ]);
-    }
-    const found = async (accountId: string) => {
-      const result = await checkContinuity(store, { accountId, save: false, now: new Date(NOW) });
-      return result.findings.map((f) => [f.kind, f.transactionId, f.amount, f.cause]);
-    };
-    expect(await found('two-missing')).toEqual([
+    await closings(store, 'two-missing', '1110.00');
+    await closings(store, 'jump', '1030.00');
+    expect(await causes(store, 'two-missing')).toEqual([
       ['balances', null, '80.00', 'missing_transaction'],
       ['running_balance', 'r2', '50.00', 'missing_transaction'],
       ['running_balance', 'r3', '30.00', 'missing_transaction'],
     ]);
-    expect(await found('jump')).toEqual([['running_balance', 'r2', '50.00', 'running_balance_jump']]);
+    expect(await causes(store, 'jump')).toEqual([['running_balance', 'r2', '50.00', 'running_balance_jump']]);
   });
 
   it('a running-balance jump between the same two balances as a missing row stays a jump: the missing row is the break, or the breaks, that add up to the balances break', async () => {
@@ -528,25 +531,14 @@ export const checkSqlSuite = storeSuite('the running-balance walk in SQL', (d) =
       ['r4', day(6), '10.00', '1220.00'],
       ...tail('1220.00'),
     ]);
-    for (const [accountId, closing] of [
-      ['missing-and-jump', '1080.00'],
-      ['two-missing-and-jump', '1120.00'],
-    ] as const) {
-      await balances(store, accountId, [
-        ['ClosingBooked', day(1), '1000.00', day(1, '12:00')],
-        ['ClosingBooked', day(7), closing, day(7, '12:00')],
-      ]);
-    }
-    const found = async (accountId: string) => {
-      const result = await checkContinuity(store, { accountId, save: false, now: new Date(NOW) });
-      return result.findings.map((f) => [f.kind, f.transactionId, f.amount, f.cause]);
-    };
-    expect(await found('missing-and-jump')).toEqual([
+    await closings(store, 'missing-and-jump', '1080.00');
+    await closings(store, 'two-missing-and-jump', '1120.00');
+    expect(await causes(store, 'missing-and-jump')).toEqual([
       ['balances', null, '50.00', 'missing_transaction'],
       ['running_balance', 'r2', '50.00', 'missing_transaction'],
       ['running_balance', 'r3', '100.00', 'running_balance_jump'],
     ]);
-    expect(await found('two-missing-and-jump')).toEqual([
+    expect(await causes(store, 'two-missing-and-jump')).toEqual([
       ['balances', null, '80.00', 'missing_transaction'],
       ['running_balance', 'r2', '50.00', 'missing_transaction'],
       ['running_balance', 'r3', '30.00', 'missing_transaction'],
@@ -576,24 +568,13 @@ export const checkSqlSuite = storeSuite('the running-balance walk in SQL', (d) =
       ['r3', day(6), '10.00', '1030.004'],
       ...tail('1030.004'),
     ]);
-    for (const [accountId, closing] of [
-      ['served-twice', '1000.00'],
-      ['sub-cent', '1030.004'],
-    ] as const) {
-      await balances(store, accountId, [
-        ['ClosingBooked', day(1), '1000.00', day(1, '12:00')],
-        ['ClosingBooked', day(7), closing, day(7, '12:00')],
-      ]);
-    }
-    const found = async (accountId: string) => {
-      const result = await checkContinuity(store, { accountId, save: false, now: new Date(NOW) });
-      return result.findings.map((f) => [f.kind, f.transactionId, f.amount, f.cause]);
-    };
-    expect(await found('served-twice')).toEqual([
+    await closings(store, 'served-twice', '1000.00');
+    await closings(store, 'sub-cent', '1030.004');
+    expect(await causes(store, 'served-twice')).toEqual([
       ['balances', null, '20.00', 'duplicate'],
       ['running_balance', 'r3', '20.00', 'running_balance_jump'],
     ]);
-    expect(await found('sub-cent')).toEqual([
+    expect(await causes(store, 'sub-cent')).toEqual([
       ['balances', null, '0.004', 'minor_unit'],
       ['running_balance', 'r2', '50.00', 'running_balance_jump'],
       ['running_balance', 'r3', '-49.996', 'running_balance_jump'],
