@@ -32,14 +32,19 @@ const CONSENT = 'c0a8012e-7d3b-4f5e-9a61-2b9f4c1d8e70' as ConsentId;
 // 34 characters: clear the screen, set the window title, then a forged line after a CR.
 const HOSTILE_ID = 'a\u001b[2J\u001b]0;pwned\u0007\rbankdata: ok' as AccountId;
 const HOSTILE_TXN = 't\u001b[31m\u0007\rbankdata: sent';
-const HOSTILE_NICKNAME = 'Everyday\u001b]0;owned\u0007\r\u001b[2K';
-const HOSTILE_REASON = 'BDT500 \u001b[2J\u001b[31mboom\r\nbankdata: payment sent to attacker\u0007';
-/** What must never reach a terminal: ESC, BEL, or a CR that is not the end of a CRLF. */
+// A C1 CSI (0x9b, a one-byte ESC [) and a right-to-left override, which JSON.stringify leaves raw.
+const HOSTILE_NICKNAME = 'Everyday\u001b]0;owned\u0007\r\u001b[2K\u009b2J\u202eyadyreve';
+const HOSTILE_REASON =
+  'BDT500 \u001b[2J\u001b[31mboom\r\nbankdata: payment sent to attacker\u0007\u009b2J\u202eyadyreve';
+/** What must never reach a terminal: ESC, BEL, a CR that is not the end of a CRLF, a C1 CSI, a bidi override. */
 // eslint-disable-next-line no-control-regex
-const RAW = /\u001b|\u0007|\r(?!\n)/;
+const RAW = /\u001b|\u0007|\r(?!\n)|\u009b|\u202e/;
 /** Every C0 and C1 control but LF. */
 // eslint-disable-next-line no-control-regex
 const ANY_CONTROL = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/;
+/** The same, and the bidirectional overrides and isolates. */
+// eslint-disable-next-line no-control-regex
+const ANY_CONTROL_OR_BIDI = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]/;
 
 const dirs: string[] = [];
 afterAll(() => {
@@ -144,6 +149,16 @@ describe('bankdata check: a bank id reaching the terminal', () => {
     // ...and no control character of the bank's reaches the terminal.
     expect(r.stdout).not.toMatch(ANY_CONTROL);
     expect(r.stderr).not.toMatch(RAW);
+  });
+
+  it('--json documents carry the C1 and bidi controls JSON.stringify leaves raw as \\u escapes, the values unchanged', async () => {
+    const { dir, db } = await databaseWithHostileAccount();
+    for (const args of [['status', '--json']]) {
+      const r = await runCli(['--db', db, ...args], { cwd: dir });
+      expect(r.stdout, r.stderr).not.toMatch(ANY_CONTROL_OR_BIDI);
+      expect(r.stdout, args.join(' ')).toContain('\\u009b2J\\u202eyadyreve');
+      expect(JSON.stringify(JSON.parse(r.stdout))).toContain(JSON.stringify(HOSTILE_REASON).slice(1, -1));
+    }
   });
 
   it('--json keeps the id exactly (JSON escapes the controls itself)', async () => {
