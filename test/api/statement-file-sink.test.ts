@@ -62,16 +62,8 @@ describe('a statement file whose sink cannot be opened', () => {
     expect(sinkAsked).toBe(1);
     expect(server.seen.filter((r) => r.url.includes('/file'))).toHaveLength(1);
     // The server sees the client close the connection; before the fix it stayed open (the body
-    // paused, unread) until the file timeout, ten minutes here, and this wait never ended.
-    let stillOpen: NodeJS.Timeout | undefined;
-    await Promise.race([
-      started.closed,
-      new Promise((_, reject) => {
-        stillOpen = setTimeout(
-          () => reject(new Error('the connection is still open 5 s after the download failed')),
-          5_000,
-        );
-      }),
-    ]).finally(() => clearTimeout(stillOpen));
+    // paused, unread) until the file timeout, ten minutes here, so this wait ran into the test's
+    // own timeout. Awaited as an event, not against a clock: a busy machine only makes it later.
+    await started.closed;
   });
 });

@@ -12,9 +12,6 @@
  *   run's reason hold ESC, BEL and CR: none of them reaches stdout or stderr raw.
  */
 import { copyFileSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { once } from 'node:events';
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -23,6 +20,7 @@ import type { StartedEmulator } from '@bankdata/emulator';
 import { openStore, type AccountRow, type BalanceRow } from '../../src/store';
 import { startTestEmulator } from '../api/emulator-helpers';
 import { txn } from '../export/fixture-store';
+import { startBankProxy } from '../fixtures/bank-proxy';
 import { emulatorEnv } from '../fixtures/cli-env';
 import { runCli, runCliInProcess } from './cli-process';
 import { leafCommands } from './store-commands';
@@ -173,48 +171,15 @@ describe("bankdata sync: a bank's error message in the summary", () => {
   it("a failed unit's reason is shown as visible text on stdout, as on stderr", async () => {
     const emu = await startTestEmulator();
     const forged = '\u001b[2J\u001b[31mboom\r\nbankdata: payment sent to attacker\u009b1;1H';
-    let proxyUrl = '';
-    const proxy = createServer((req: IncomingMessage, res: ServerResponse) => {
-      void (async () => {
-        const url = new URL(req.url!, proxyUrl);
-        if (/\/balances$/.test(url.pathname)) {
-          res.writeHead(400, { 'content-type': 'application/json', date: new Date().toUTCString() });
-          res.end(
-            JSON.stringify({
-              timestamp: new Date().toISOString(),
-              path: url.pathname,
-              status: 400,
-              error: '400 BAD_REQUEST',
-              message: forged,
-            }),
-          );
-          return;
-        }
-        const chunks: Buffer[] = [];
-        for await (const chunk of req) chunks.push(chunk as Buffer);
-        const headers: Record<string, string> = {};
-        for (const [k, v] of Object.entries(req.headers))
-          if (typeof v === 'string' && k !== 'host' && k !== 'content-length') headers[k] = v;
-        const answer = await fetch(new URL(url.pathname + url.search, emu.baseUrl), {
-          method: req.method!,
-          headers,
-          ...(chunks.length > 0 ? { body: Buffer.concat(chunks) } : {}),
-        });
-        const body = Buffer.from(await answer.arrayBuffer())
-          .toString('latin1')
-          .split(new URL(emu.baseUrl).origin)
-          .join(new URL(proxyUrl).origin);
-        const out: Record<string, string> = {};
-        answer.headers.forEach((v, k) => {
-          if (k !== 'content-length' && k !== 'content-encoding' && k !== 'transfer-encoding') out[k] = v;
-        });
-        res.writeHead(answer.status, out);
-        res.end(Buffer.from(body, 'latin1'));
-      })();
-    });
-    proxy.listen(0, '127.0.0.1');
-    await once(proxy, 'listening');
-    proxyUrl = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
+    // The bank refuses the balances with a message of escape codes and a forged line.
+    const proxy = await startBankProxy(emu);
+    proxy.answer = (path) =>
+      /\/balances$/.test(path)
+        ? {
+            status: 400,
+            body: { timestamp: new Date().toISOString(), path, status: 400, error: '400 BAD_REQUEST', message: forged },
+          }
+        : null;
     try {
       const dir = scratch('bankdata-esc-sync-');
       const data = join(dir, 'data');
@@ -223,14 +188,14 @@ describe("bankdata sync: a bank's error message in the summary", () => {
       const authorised = emu.consentIds.find((id) => emu.consent(id)?.status === 'Authorised')!;
       await store.consents.add(authorised as ConsentId);
       await store.close();
-      const r = await runCli(['sync'], { cwd: dir, env: emulatorEnv({ ...emu, baseUrl: proxyUrl }, data) });
+      const r = await runCli(['sync'], { cwd: dir, env: emulatorEnv({ ...emu, baseUrl: proxy.baseUrl }, data) });
       // The failure is there, made visible on stderr by the logger and on stdout by the summary.
       expect(r.stderr, r.stderr).toContain('\\u{1b}[2J');
       expect(r.stdout).toContain('failed');
       expect(r.stdout).toContain('\\u{1b}[2J\\u{1b}[31mboom');
       expect(r.stdout).not.toMatch(ANY_CONTROL);
     } finally {
-      proxy.close();
+      await proxy.close();
       await emu.close();
     }
   }, 120_000);
