@@ -7,6 +7,7 @@
 import { redact } from '@bankdata/core/secrets';
 import type { Endpoint } from '@bankdata/core/endpoint-access';
 import type { Permission, Scope } from '@bankdata/core/schemas';
+import { ownValue } from '@bankdata/core/own-value';
 
 export type ApiErrorKind =
   | 'consent_ended'
@@ -110,7 +111,7 @@ export const CONSENT_ENDED_CODES: Readonly<Record<string, ConsentEndReason>> = {
  * told the consent's state (it is recorded ended, as the sync records it), it did not fail to.
  */
 export function isConsentEndedCode(code: string | null): boolean {
-  return code !== null && Object.hasOwn(CONSENT_ENDED_CODES, code);
+  return ownValue(CONSENT_ENDED_CODES, code) !== undefined;
 }
 
 /** BDT009, 013, 101, 409, 410, 412, 415: record the status, stop using the consent. */

@@ -186,7 +186,7 @@ export function toApiError(answer: ErrorAnswer): ApiError {
     return new AuthenticationError(`token request refused (403): ${AUTHENTICATION_HINT}`, details);
   }
   if (code !== null) {
-    // Own keys only: a code named like an object's property (`constructor`) is no consent's end.
+    // Own keys only (isConsentEndedCode): a code named `constructor` is no consent's end.
     if (isConsentEndedCode(code)) {
       return new ConsentEndedError(`consent can no longer be used (${CONSENT_ENDED_CODES[code]}), ${what}${said}`, {
         ...details,

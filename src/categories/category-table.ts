@@ -10,6 +10,7 @@
  * `merchant-category-code`) each have one maintainer, few users and no release in the last year
  * (docs/categories.md "MCC table"). Pure: no I/O.
  */
+import { ownValue } from '@bankdata/core/own-value';
 
 /** The documented category set (docs/categories.md "Categories"); a rule may name others. */
 export const CATEGORIES = [
@@ -148,7 +149,7 @@ export function mccCode(mcc: string | null): string | null {
 export function categoryOfMcc(mcc: string | null): Category | null {
   const code = mccCode(mcc);
   if (code === null) return null;
-  const single = Object.hasOwn(MCC_CODES, code) ? MCC_CODES[code] : undefined;
+  const single = ownValue(MCC_CODES, code);
   if (single) return single;
   const n = Number(code);
   for (const [from, to, category] of MCC_RANGES) if (n >= from && n <= to) return category;
@@ -190,12 +191,12 @@ export function categoryOfCodes(row: BankCodes): { category: Category; rule: str
   const code = row.bankTransactionCode;
   const sub = row.bankTransactionSubcode;
   const both = `${code ?? ''}/${sub ?? ''}`;
-  const bySub = sub !== null && Object.hasOwn(SUBCODES, sub) ? SUBCODES[sub] : undefined;
+  const bySub = ownValue(SUBCODES, sub);
   if (bySub) return { category: bySub, rule: both };
-  const byCode = code !== null && Object.hasOwn(CODES, code) ? CODES[code] : undefined;
+  const byCode = ownValue(CODES, code);
   if (byCode) return { category: byCode, rule: both };
   const own = row.proprietaryCode;
-  const byOwn = own !== null && Object.hasOwn(PROPRIETARY, own) ? PROPRIETARY[own] : undefined;
+  const byOwn = ownValue(PROPRIETARY, own);
   if (byOwn) return { category: byOwn, rule: `proprietary:${own}` };
   return null;
 }

@@ -7,6 +7,7 @@ import { createHash } from 'node:crypto';
 import { DateTime } from 'luxon';
 import { parseAccountNumber } from '@bankdata/core/account-number';
 import { toInstant, type Instant } from '@bankdata/core/nz-time';
+import { ownValue } from '@bankdata/core/own-value';
 
 /** OFX 2.2 field limits (A-n): NAME 32, MEMO 255, ACCTID 22, BANKID 9. */
 export const OFX_LIMITS = { name: 32, memo: 255, acctId: 22, bankId: 9 } as const;
@@ -144,8 +145,7 @@ export function ofxAccount(facts: AccountFacts): OfxAccount {
     return { kind: 'creditcard', acctId: fitToLimit(ident ?? facts.accountId, OFX_LIMITS.acctId) };
   }
   // Own keys only: a subtype named like an object's property (`constructor`) is no account type.
-  const acctType =
-    (facts.subtype && Object.hasOwn(ACCT_TYPES, facts.subtype) && ACCT_TYPES[facts.subtype]) || 'CHECKING';
+  const acctType = ownValue(ACCT_TYPES, facts.subtype) || 'CHECKING';
   // An NZ BECS account number (core's account-number.ts: bank 2, branch 4, account 7, suffix 2 or 3 digits).
   const becs = ident === null ? null : parseAccountNumber(ident);
   if (ident !== null && becs) {

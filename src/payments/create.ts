@@ -55,6 +55,7 @@ import { silentLogger, type Logger } from '../log';
 import type { PaymentAttemptRow, Store } from '../store';
 import { canonicalRequest, checkPaymentForm, checkPaymentRequest, type PaymentRequestInput } from './request';
 import { systemClock, type Clock } from '@bankdata/core/clock';
+import { ownValue } from '@bankdata/core/own-value';
 
 export interface CreatePaymentDeps {
   client: PaymentsClient;
@@ -123,10 +124,8 @@ export function checkPaymentArguments(input: PaymentRequestInput, options: Creat
 function actionOf(error: unknown): PaymentsClientAction | 'no_clear_answer' | 'end' {
   if (error instanceof PaymentsApiError) return error.action;
   if (error instanceof UnavailableError) {
-    const known =
-      error.code !== null && Object.hasOwn(PAYMENT_CODE_ACTIONS, error.code)
-        ? PAYMENT_CODE_ACTIONS[error.code]
-        : undefined;
+    // Own keys only: a code named like an object's property (`constructor`) is an unknown code.
+    const known = ownValue(PAYMENT_CODE_ACTIONS, error.code);
     if (known) return known.action;
     return error.status === 429 ? 'retry_same_key' : 'no_clear_answer';
   }

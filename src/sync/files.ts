@@ -10,6 +10,7 @@ import { finished } from 'node:stream/promises';
 import { openAtomicFile, type AtomicFileGroup } from '../fs/atomic-file';
 import { LinkInDataDir, markDataDirectory, noLinksBelow, removeInDataDir } from '../fs/data-dir';
 import { writerGone } from '../fs/writers';
+import { ownValue } from '@bankdata/core/own-value';
 
 const EXTENSIONS: Record<string, string> = { 'application/pdf': 'pdf', 'text/csv': 'csv' };
 
@@ -22,7 +23,7 @@ export function mediaType(contentType: string): string {
 export function extensionFor(contentType: string): string | null {
   const type = mediaType(contentType);
   // Own keys only: a bank's `constructor` or `__proto__` is no type we name files for.
-  return Object.hasOwn(EXTENSIONS, type) ? (EXTENSIONS[type] ?? null) : null;
+  return ownValue(EXTENSIONS, type) ?? null;
 }
 
 function digest(value: string): string {

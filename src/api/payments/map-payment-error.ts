@@ -26,6 +26,7 @@ import {
   type PaymentsApiError,
 } from './payment-errors';
 import { BP703_PATTERN, BP710_PATTERN, type PaymentStatus } from '@bankdata/core/payment-schemas';
+import { ownValue } from '@bankdata/core/own-value';
 
 /** A Payments API answer that is not a success: the Data API's, without the request kind. */
 export type PaymentsErrorAnswer = AnswerFacts;
@@ -54,7 +55,7 @@ export function toPaymentsError(
   const { status } = answer;
   const { code, details, what, said } = describeAnswer(answer);
   // Own keys only: a code named like an object's property (`constructor`) is an unknown code.
-  const known = code === null || !Object.hasOwn(PAYMENT_CODE_ACTIONS, code) ? undefined : PAYMENT_CODE_ACTIONS[code];
+  const known = ownValue(PAYMENT_CODE_ACTIONS, code);
   if (code !== null && known) {
     switch (known.kind) {
       case 'consent_state':
